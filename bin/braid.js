@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// Entry point of the `braid` CLI; the bundle is built by `npm run build`.
+const path = require('node:path');
+const fs = require('node:fs');
+const bundle = path.join(__dirname, '..', 'dist', 'braid.js');
+if (!fs.existsSync(bundle)) {
+  console.error('braid: the CLI is not built yet. Run `npm run build` in ' + path.join(__dirname, '..'));
+  process.exit(2);
+}
+require(bundle);

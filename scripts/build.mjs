@@ -1,0 +1,41 @@
+// Builds the esbuild bundles (CLI, and later language server, client, webviews)
+// and, when a JDK is present, the Java recorder agent.
+import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const production = process.argv.includes('--production');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+const entries = [
+  { in: 'server/src/cli/braid.ts', out: 'dist/braid.js' },
+  { in: 'server/src/server.ts', out: 'dist/server.js', optional: true },
+  { in: 'server/src/analysisWorker.ts', out: 'dist/analysisWorker.js', optional: true },
+];
+for (const e of entries) {
+  if (e.optional && !existsSync(path.join(root, e.in))) continue;
+  await build({ ...common, entryPoints: [e.in], outfile: e.out });
+}
+if (existsSync(path.join(root, 'client/src/extension.ts'))) {
+  await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] });
+}
+
+// Java agent (issue 4): built with javac when the build script exists.
+const agentScript = path.join(root, 'scripts/build-agent.mjs');
+if (existsSync(agentScript) && !process.argv.includes('--no-agent')) {
+  const r = spawnSync(process.execPath, [agentScript], { stdio: 'inherit', cwd: root });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
