@@ -1,0 +1,69 @@
+package dev.braid.agent;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Options of the agent, given as {@code -javaagent:braid-agent.jar=key=value,key=value}.
+ * List values (include, exclude) are separated by ';'. Unknown keys are reported on stderr.
+ */
+public final class AgentOptions {
+  /** Trace file to write; required for recording. */
+  public String out;
+  public String execution;
+  public String program;
+  public String test;
+  public double noise;
+  public String seed = "0";
+  /** Upper bound of a noise sleep, in microseconds. */
+  public int noiseSleepMaxMicros = 1000;
+  public final List<String> include = new ArrayList<>();
+  public final List<String> exclude = new ArrayList<>();
+  public boolean verbose;
+
+  public static AgentOptions parse(String args) {
+    AgentOptions o = new AgentOptions();
+    if (args == null || args.isEmpty()) return o;
+    for (String part : args.split(",")) {
+      if (part.isEmpty()) continue;
+      int eq = part.indexOf('=');
+      String key = eq < 0 ? part : part.substring(0, eq);
+      String value = eq < 0 ? "true" : part.substring(eq + 1);
+      switch (key) {
+        case "out": o.out = value; break;
+        case "execution": o.execution = value; break;
+        case "program": o.program = value; break;
+        case "test": o.test = value; break;
+        case "noise": o.noise = parseDouble(key, value); break;
+        case "seed": o.seed = value; break;
+        case "noiseSleepMaxUs": o.noiseSleepMaxMicros = (int) parseDouble(key, value); break;
+        case "include": addList(o.include, value); break;
+        case "exclude": addList(o.exclude, value); break;
+        case "verbose": o.verbose = !"false".equals(value); break;
+        default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
+      }
+    }
+    if (o.noise < 0 || o.noise > 1) {
+      System.err.println("[braid-agent] option noise=" + o.noise + " must be between 0 and 1; using 0");
+      o.noise = 0;
+    }
+    return o;
+  }
+
+  private static void addList(List<String> list, String value) {
+    for (String s : value.split("[;:]")) {
+      String t = s.trim();
+      if (t.endsWith(".*")) t = t.substring(0, t.length() - 2);
+      if (!t.isEmpty()) list.add(t);
+    }
+  }
+
+  private static double parseDouble(String key, String value) {
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      System.err.println("[braid-agent] option " + key + "=" + value + " is not a number; using 0");
+      return 0;
+    }
+  }
+}

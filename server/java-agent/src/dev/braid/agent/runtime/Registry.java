@@ -1,0 +1,88 @@
+package dev.braid.agent.runtime;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Static names of the trace: source locations and variables, registered while classes are
+ * instrumented. Ids are dense, from 0. Access is synchronized: registration happens at class
+ * transformation and the writer reads each entry once per trace.
+ */
+public final class Registry {
+  private Registry() {}
+
+  private static final Map<String, Integer> LOC_KEYS = new HashMap<>();
+  private static String[] locFile = new String[1024];
+  private static String[] locMethod = new String[1024];
+  private static int[] locLine = new int[1024];
+  private static boolean[] locJdk = new boolean[1024];
+  private static int locCount;
+
+  private static final Map<String, Integer> VAR_KEYS = new HashMap<>();
+  private static String[] varName = new String[256];
+  private static String[] varClass = new String[256];
+  private static String[] varField = new String[256];
+  private static boolean[] varArray = new boolean[256];
+  private static int varCount;
+
+  /** Registers a source location; {@code line} 0 means "not known yet", see {@link #setLineIfUnknown}. */
+  public static synchronized int loc(String file, int line, String method, boolean jdk, String uniqueTag) {
+    String key = file + '\u0000' + line + '\u0000' + method + '\u0000' + (uniqueTag == null ? "" : uniqueTag);
+    Integer id = LOC_KEYS.get(key);
+    if (id != null) return id;
+    int n = locCount++;
+    if (n == locFile.length) {
+      int cap = n * 2;
+      locFile = java.util.Arrays.copyOf(locFile, cap);
+      locMethod = java.util.Arrays.copyOf(locMethod, cap);
+      locLine = java.util.Arrays.copyOf(locLine, cap);
+      locJdk = java.util.Arrays.copyOf(locJdk, cap);
+    }
+    locFile[n] = file;
+    locMethod[n] = method;
+    locLine[n] = line;
+    locJdk[n] = jdk;
+    LOC_KEYS.put(key, n);
+    return n;
+  }
+
+  public static synchronized void setLineIfUnknown(int loc, int line) {
+    if (locLine[loc] == 0) locLine[loc] = line;
+  }
+
+  public static synchronized String locFile(int id) { return locFile[id]; }
+  public static synchronized String locMethod(int id) { return locMethod[id]; }
+  public static synchronized int locLine(int id) { return Math.max(1, locLine[id]); }
+
+  /** Snapshot of the "location is in a JDK class" flags, read without locking by the hooks. */
+  static volatile boolean[] jdkLocs = new boolean[0];
+
+  public static synchronized void publishJdkFlags() {
+    jdkLocs = java.util.Arrays.copyOf(locJdk, locCount);
+  }
+
+  public static synchronized int var(String className, String field, boolean array) {
+    String name = array ? (field == null ? className + "[]" : className + "." + field + "[]") : className + "." + field;
+    Integer id = VAR_KEYS.get(name);
+    if (id != null) return id;
+    int n = varCount++;
+    if (n == varName.length) {
+      int cap = n * 2;
+      varName = java.util.Arrays.copyOf(varName, cap);
+      varClass = java.util.Arrays.copyOf(varClass, cap);
+      varField = java.util.Arrays.copyOf(varField, cap);
+      varArray = java.util.Arrays.copyOf(varArray, cap);
+    }
+    varName[n] = name;
+    varClass[n] = className;
+    varField[n] = field;
+    varArray[n] = array;
+    VAR_KEYS.put(name, n);
+    return n;
+  }
+
+  public static synchronized String varName(int id) { return varName[id]; }
+  public static synchronized String varClass(int id) { return varClass[id]; }
+  public static synchronized String varField(int id) { return varField[id]; }
+  public static synchronized boolean varArray(int id) { return varArray[id]; }
+}

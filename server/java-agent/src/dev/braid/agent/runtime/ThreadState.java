@@ -1,0 +1,115 @@
+package dev.braid.agent.runtime;
+
+/**
+ * Per-thread recorder state: trace thread id, recursion guard, shadow call stack and the noise
+ * random generator. Uses only arrays so that creating it never runs instrumented JDK code.
+ */
+final class ThreadState {
+  /** Trace thread id, assigned when the thread first appears in the trace (0 = not yet). */
+  int id;
+  final Thread thread;
+  /** Non-zero while the recorder itself runs on this thread; hooks then return at once. */
+  int busy;
+  /** Set for the recorder's own threads. */
+  boolean recorderThread;
+
+  int depth;
+  int[] frameLoc = new int[64];
+  /** Interned stack of frames 0..d (entry locs), or -2 when not computed yet. */
+  int[] frameStack = new int[64];
+  /** Number of application (non-JDK) frames among frames 0..d. */
+  int[] appFrames = new int[64];
+
+  private long rnd;
+
+  /** Direct-mapped per-thread cache of stack interning. */
+  private final long[] cacheKey = new long[1024];
+  private final int[] cacheVal = new int[1024];
+
+  ThreadState(Thread thread, long seed) {
+    this.thread = thread;
+    long s = seed ^ (0x9E3779B97F4A7C15L * (thread.getId() + 1));
+    this.rnd = s == 0 ? 1 : s;
+    java.util.Arrays.fill(cacheKey, -1L);
+  }
+
+  long nextLong() {
+    long x = rnd;
+    x ^= x << 13;
+    x ^= x >>> 7;
+    x ^= x << 17;
+    rnd = x;
+    return x;
+  }
+
+  double nextDouble() {
+    return (nextLong() >>> 11) * 0x1.0p-53;
+  }
+
+  void push(int loc, boolean jdk) {
+    if (depth == frameLoc.length) {
+      int cap = depth * 2;
+      frameLoc = java.util.Arrays.copyOf(frameLoc, cap);
+      frameStack = java.util.Arrays.copyOf(frameStack, cap);
+      appFrames = java.util.Arrays.copyOf(appFrames, cap);
+    }
+    frameLoc[depth] = loc;
+    frameStack[depth] = -2;
+    appFrames[depth] = (depth > 0 ? appFrames[depth - 1] : 0) + (jdk ? 0 : 1);
+    depth++;
+  }
+
+  /** Pops frames down to and including the nearest frame entered at {@code loc}. */
+  void popTo(int loc) {
+    for (int d = depth - 1; d >= 0; d--) {
+      if (frameLoc[d] == loc) {
+        depth = d;
+        return;
+      }
+    }
+  }
+
+  /** Pops frames above the nearest frame entered at {@code loc} (an exception handler of it runs). */
+  void unwindTo(int loc) {
+    for (int d = depth - 1; d >= 0; d--) {
+      if (frameLoc[d] == loc) {
+        depth = d + 1;
+        return;
+      }
+    }
+  }
+
+  boolean inApplicationCode() {
+    return depth > 0 && appFrames[depth - 1] > 0;
+  }
+
+  private int intern(int parent, int frame) {
+    long k = Stacks.key(parent, frame);
+    int h = (int) (k ^ (k >>> 29) ^ (k >>> 41)) * 0x9E3779B1;
+    int slot = (h >>> 22) & (cacheKey.length - 1);
+    if (cacheKey[slot] == k) return cacheVal[slot];
+    int id = Stacks.intern(parent, frame);
+    cacheKey[slot] = k;
+    cacheVal[slot] = id;
+    return id;
+  }
+
+  private int stackOfFrame(int d) {
+    if (frameStack[d] != -2) return frameStack[d];
+    int lo = d;
+    while (lo > 0 && frameStack[lo - 1] == -2) lo--;
+    int parent = lo == 0 ? -1 : frameStack[lo - 1];
+    for (int k = lo; k <= d; k++) {
+      int s = intern(parent, frameLoc[k]);
+      frameStack[k] = s;
+      parent = s;
+    }
+    return frameStack[d];
+  }
+
+  /** Stack id of an access at {@code loc} in the current (top) method. */
+  int stackAt(int loc) {
+    int parent = depth >= 2 ? stackOfFrame(depth - 2) : -1;
+    return intern(parent, loc);
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The `braid` command line: headless analysis for terminals and CI.
+ *
+ *   braid analyze <files or dirs...> [--format text|json|sarif] [--access-window N]
+ *         [--pair-window N] [--formula jaccard|ochiai|tarantula] [--top N]
+ *         [--strategy unicorn|falcon] [--output FILE]
+ *   braid record --runs N ... -- <command...>
+ */
+import { writeFileSync } from 'node:fs';
+import { analyzeTraceFiles, AnalysisOptions, Strategy } from '../engine/analysis';
+import { Formula } from '../engine/ranking/suspiciousness';
+import { formatDiagnostic } from '../engine/trace/traceFormat';
+import { jsonReport } from '../engine/report/jsonReport';
+import { textReport } from '../engine/report/textReport';
+import { sarifReport } from '../engine/report/sarifReport';
+import { extraCommands } from './commands';
+
+const VERSION = '0.1.0';
+
+const USAGE = `Braid ${VERSION} — finds the memory-access patterns behind flaky concurrency failures
+
+Usage:
+  braid analyze <trace files or folders...> [options]
+      --format text|json|sarif   output format (default text)
+      --strategy unicorn|falcon  pattern collection (default unicorn)
+      --access-window N          access window size (default 5)
+      --pair-window N            pair window size (default 100)
+      --formula jaccard|ochiai|tarantula   suspiciousness (default jaccard)
+      --top N                    patterns to print (default: 20 for text and sarif, all for json)
+      --output FILE              write the report to FILE instead of stdout
+${Object.values(extraCommands)
+  .map((c) => c.usage)
+  .join('\n')}
+  braid --version | --help
+
+Traces are *.trace.jsonl or *.trace.jsonl.gz files (docs/trace-format.md); folders are searched recursively.`;
+
+export class UsageError extends Error {}
+
+interface AnalyzeArgs {
+  inputs: string[];
+  format: 'text' | 'json' | 'sarif';
+  top?: number;
+  output?: string;
+  options: Partial<AnalysisOptions>;
+}
+
+function intArg(flag: string, v: string | undefined, min: number): number {
+  if (v === undefined) throw new UsageError(`${flag} needs a value`);
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be an integer ≥ ${min}, got "${v}"`);
+  return n;
+}
+
+export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
+  const a: AnalyzeArgs = { inputs: [], format: 'text', options: {} };
+  for (let k = 0; k < argv.length; k++) {
+    const arg = argv[k];
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const next = () => (inline !== undefined ? inline : argv[++k]);
+    switch (flag) {
+      case '--format': {
+        const v = next();
+        if (v !== 'text' && v !== 'json' && v !== 'sarif') throw new UsageError(`--format must be text, json or sarif, got "${v}"`);
+        a.format = v;
+        break;
+      }
+      case '--strategy': {
+        const v = next();
+        if (v !== 'unicorn' && v !== 'falcon') throw new UsageError(`--strategy must be unicorn or falcon, got "${v}"`);
+        a.options.strategy = v as Strategy;
+        break;
+      }
+      case '--formula': {
+        const v = next();
+        if (v !== 'jaccard' && v !== 'ochiai' && v !== 'tarantula') throw new UsageError(`--formula must be jaccard, ochiai or tarantula, got "${v}"`);
+        a.options.formula = v as Formula;
+        break;
+      }
+      case '--access-window':
+        a.options.accessWindow = intArg(flag, next(), 2);
+        break;
+      case '--pair-window':
+        a.options.pairWindow = intArg(flag, next(), 0);
+        break;
+      case '--top':
+        a.top = intArg(flag, next(), 0);
+        break;
+      case '--output':
+      case '-o': {
+        const v = next();
+        if (!v) throw new UsageError(`${flag} needs a file name`);
+        a.output = v;
+        break;
+      }
+      default:
+        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+        a.inputs.push(arg);
+    }
+  }
+  if (!a.inputs.length) throw new UsageError('give at least one trace file or folder');
+  return a;
+}
+
+async function analyzeCommand(argv: string[]): Promise<number> {
+  const args = parseAnalyzeArgs(argv);
+  const result = await analyzeTraceFiles(args.inputs, args.options);
+  for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  let text: string;
+  const extra = extraCommands.__report ? await extraCommands.__report.extend(result) : undefined;
+  if (args.format === 'json') text = JSON.stringify(jsonReport(result, { top: args.top, extra }), null, 2);
+  else if (args.format === 'sarif') text = JSON.stringify(sarifReport(result, args.top ?? 20), null, 2);
+  else text = textReport(result, args.top ?? 20) + (extraCommands.__report ? extraCommands.__report.text(extra) : '');
+  if (args.output) writeFileSync(args.output, text + '\n');
+  else process.stdout.write(text + '\n');
+  return result.executions.total === 0 ? 1 : 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+      process.stdout.write(USAGE + '\n');
+      return cmd ? 0 : 2;
+    }
+    if (cmd === '--version' || cmd === '-v') {
+      process.stdout.write(VERSION + '\n');
+      return 0;
+    }
+    if (cmd === 'analyze') return await analyzeCommand(rest);
+    const extra = extraCommands[cmd];
+    if (extra && cmd !== '__report') return await extra.run(rest);
+    throw new UsageError(`unknown command "${cmd}"`);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`braid: ${err.message}\nRun "braid --help" for usage.\n`);
+      return 2;
+    }
+    process.stderr.write(`braid: ${(err as Error).message ?? err}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`braid: ${err?.stack ?? err}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

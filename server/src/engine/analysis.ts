@@ -1,0 +1,297 @@
+/**
+ * The analysis engine's entry point: reads traces (one execution each),
+ * collects each run's patterns (UNICORN Steps 1–2, or FALCON), then counts
+ * pattern occurrences in passing and failing runs and ranks the patterns by
+ * suspiciousness (UNICORN Step 3, Algorithm 2 lines 27–42).
+ *
+ * `Analyzer` keeps per-run results so that adding or removing one trace does
+ * not redo the others (the language server relies on this).
+ */
+import path from 'node:path';
+import { Diagnostic, Outcome, UncaughtInfo } from './trace/traceFormat';
+import { readTrace } from './trace/traceReader';
+import { findTraceFiles } from './traceDiscovery';
+import { PatternRegistry } from './unicorn/patternRegistry';
+import { CollectorStats, RunCollector, UnicornCollector } from './unicorn/unicornCollector';
+import { FalconCollector } from './falcon/falconCollector';
+import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
+import { competitionRanks } from './ranking/competitionRanking';
+import { PatternCategory } from './unicorn/patternCatalog';
+
+export type Strategy = 'unicorn' | 'falcon';
+
+export interface AnalysisOptions {
+  strategy: Strategy;
+  /** access window size w (UNICORN Step 1, FALCON window) */
+  accessWindow: number;
+  /** pair window size (UNICORN Step 2) */
+  pairWindow: number;
+  formula: Formula;
+}
+
+export const DEFAULT_OPTIONS: AnalysisOptions = {
+  strategy: 'unicorn',
+  accessWindow: 5,
+  pairWindow: 100,
+  formula: 'jaccard',
+};
+
+export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
+  const r = { ...DEFAULT_OPTIONS, ...o };
+  if (r.strategy !== 'unicorn' && r.strategy !== 'falcon') throw new Error(`unknown strategy "${r.strategy}" (use unicorn or falcon)`);
+  if (!FORMULAS.includes(r.formula)) throw new Error(`unknown formula "${r.formula}" (use ${FORMULAS.join(', ')})`);
+  if (!Number.isInteger(r.accessWindow) || r.accessWindow < 2) throw new Error(`access window must be an integer ≥ 2, got ${r.accessWindow}`);
+  if (!Number.isInteger(r.pairWindow) || r.pairWindow < 0) throw new Error(`pair window must be an integer ≥ 0, got ${r.pairWindow}`);
+  return r;
+}
+
+export interface RunResult {
+  file: string;
+  execution: string;
+  outcome: Outcome;
+  outcomeReason?: string;
+  outcomeDetail?: string;
+  program?: string;
+  test?: string;
+  seed?: string;
+  events: number;
+  /** pattern ids (PatternRegistry) found in this run */
+  patterns: number[];
+  stats: CollectorStats;
+  uncaught: UncaughtInfo[];
+}
+
+export interface PatternAccess {
+  /** thread role: 1 = the thread of the first access */
+  thread: 1 | 2;
+  type: 'R' | 'W';
+  variable: string;
+  file: string;
+  line: number;
+  method: string;
+  /** call stack of the first occurrence, bottom first (may be empty) */
+  stack: { file: string; line: number; method: string }[];
+}
+
+export interface RankedPattern {
+  rank: number;
+  score: number;
+  /** "P1".."P17" */
+  id: string;
+  /** access types in execution order, e.g. "RWR" */
+  kind: string;
+  category: PatternCategory;
+  failed: number;
+  passed: number;
+  accesses: PatternAccess[];
+  /** stable static signature */
+  key: string;
+  /** id in the analyzer's registry (not stable across processes) */
+  index: number;
+}
+
+export interface AnalysisResult {
+  options: AnalysisOptions;
+  executions: { total: number; failed: number; passed: number };
+  patterns: RankedPattern[];
+  runs: RunResult[];
+  diagnostics: Diagnostic[];
+  /** a sentence for the user when the result needs explaining (e.g. no failing runs) */
+  message?: string;
+  stats: { events: number; pairs: number; patterns: number; latePairs: number };
+}
+
+export class Analyzer {
+  readonly options: AnalysisOptions;
+  readonly registry = new PatternRegistry();
+  private readonly runs = new Map<string, RunResult>();
+  private readonly fileDiagnostics = new Map<string, Diagnostic[]>();
+
+  constructor(options: Partial<AnalysisOptions> = {}) {
+    this.options = validateOptions(options);
+  }
+
+  private collector(): RunCollector {
+    const o = this.options;
+    return o.strategy === 'falcon' ? new FalconCollector(this.registry, o.accessWindow) : new UnicornCollector(this.registry, o.accessWindow, o.pairWindow);
+  }
+
+  /** Reads and analyzes one trace; replaces an earlier result for the file. */
+  async addTrace(file: string): Promise<RunResult | undefined> {
+    const collector = this.collector();
+    const r = await readTrace(file, collector);
+    const diags = [...r.diagnostics];
+    this.runs.delete(file);
+    if (!r.ok || !r.header || !r.outcome) {
+      this.fileDiagnostics.set(file, diags);
+      return undefined;
+    }
+    const found = collector.finish();
+    const stats = collector.stats();
+    if (stats.latePairs > 0) {
+      diags.push({
+        severity: 'warning',
+        file,
+        message: `${stats.latePairs} memory-access pairs arrived after the pair ordering buffer was full; they were combined approximately`,
+      });
+    }
+    this.fileDiagnostics.set(file, diags);
+    const seed = r.header.recorder?.options?.seed;
+    const run: RunResult = {
+      file,
+      execution: r.header.execution,
+      outcome: r.outcome,
+      outcomeReason: r.outcomeReason,
+      outcomeDetail: r.outcomeDetail,
+      program: r.header.program,
+      test: r.header.test,
+      seed: seed === undefined ? undefined : String(seed),
+      events: r.eventCount,
+      patterns: [...found].sort((a, b) => a - b),
+      stats,
+      uncaught: r.uncaught,
+    };
+    this.runs.set(file, run);
+    return run;
+  }
+
+  removeTrace(file: string): void {
+    this.runs.delete(file);
+    this.fileDiagnostics.delete(file);
+  }
+
+  runResults(): RunResult[] {
+    return [...this.runs.values()].sort((a, b) => a.execution.localeCompare(b.execution, undefined, { numeric: true }) || a.file.localeCompare(b.file));
+  }
+
+  diagnostics(): Diagnostic[] {
+    const out: Diagnostic[] = [];
+    for (const d of this.fileDiagnostics.values()) out.push(...d);
+    const byExec = new Map<string, string>();
+    for (const r of this.runs.values()) {
+      const other = byExec.get(r.execution);
+      if (other) out.push({ severity: 'warning', file: r.file, message: `execution id "${r.execution}" is also used by ${other}` });
+      else byExec.set(r.execution, r.file);
+    }
+    return out;
+  }
+
+  /** Pattern id → indices (in runResults() order) of the runs containing it. */
+  coverage(runs = this.runResults()): Map<number, number[]> {
+    const m = new Map<number, number[]>();
+    runs.forEach((r, k) => {
+      for (const p of r.patterns) {
+        let l = m.get(p);
+        if (!l) m.set(p, (l = []));
+        l.push(k);
+      }
+    });
+    return m;
+  }
+
+  /** UNICORN Step 3: counts, suspiciousness, competition ranking. */
+  rank(): AnalysisResult {
+    const runs = this.runResults();
+    const totalFailed = runs.filter((r) => r.outcome === 'fail').length;
+    const totalPassed = runs.length - totalFailed;
+    const failed = new Map<number, number>();
+    const passed = new Map<number, number>();
+    for (const r of runs) {
+      const m = r.outcome === 'fail' ? failed : passed;
+      for (const p of r.patterns) m.set(p, (m.get(p) ?? 0) + 1);
+    }
+    const ids = new Set<number>([...failed.keys(), ...passed.keys()]);
+    const reg = this.registry;
+    const rows = [...ids].map((id) => {
+      const f = failed.get(id) ?? 0;
+      const p = passed.get(id) ?? 0;
+      return { id, f, p, score: totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed), info: reg.patterns[id] };
+    });
+    rows.sort(
+      (a, b) =>
+        b.score - a.score ||
+        b.f - a.f ||
+        a.p - b.p ||
+        b.info.accesses.length - a.info.accesses.length ||
+        (a.info.key < b.info.key ? -1 : a.info.key > b.info.key ? 1 : 0),
+    );
+    const ranks = competitionRanks(rows.map((r) => r.score));
+    const patterns: RankedPattern[] = rows.map((r, k) => this.describe(r.id, ranks[k], r.score, r.f, r.p));
+    let message: string | undefined;
+    if (runs.length === 0) message = 'No traces could be analyzed.';
+    else if (totalFailed === 0)
+      message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
+    else if (totalPassed === 0) message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart well.`;
+    let events = 0;
+    let pairs = 0;
+    let late = 0;
+    for (const r of runs) {
+      events += r.events;
+      pairs += r.stats.pairs;
+      late += r.stats.latePairs;
+    }
+    return {
+      options: this.options,
+      executions: { total: runs.length, failed: totalFailed, passed: totalPassed },
+      patterns,
+      runs,
+      diagnostics: this.diagnostics(),
+      message,
+      stats: { events, pairs, patterns: patterns.length, latePairs: late },
+    };
+  }
+
+  describe(id: number, rank: number, score: number, failed: number, passed: number): RankedPattern {
+    const reg = this.registry;
+    const info = reg.patterns[id];
+    const frames = (stack: number) =>
+      stack < 0
+        ? []
+        : reg.stacks[stack].map((l) => {
+            const loc = reg.locs[l];
+            return { file: loc.file, line: loc.line, method: loc.method };
+          });
+    return {
+      rank,
+      score,
+      id: info.def.id,
+      kind: info.def.kind,
+      category: info.def.category,
+      failed,
+      passed,
+      accesses: info.accesses.map((s, k) => {
+        const a = reg.accesses[s];
+        const loc = reg.locs[a.loc];
+        return {
+          thread: info.roles[k],
+          type: a.write ? 'W' : 'R',
+          variable: reg.variables[a.variable],
+          file: loc.file,
+          line: loc.line,
+          method: loc.method,
+          stack: frames(info.stacks[k]),
+        };
+      }),
+      key: info.key,
+      index: id,
+    };
+  }
+}
+
+/** Analyzes trace files and folders (searched for *.trace.jsonl[.gz]). */
+export async function analyzeTraceFiles(inputs: string[], options: Partial<AnalysisOptions> = {}): Promise<AnalysisResult> {
+  const analyzer = new Analyzer(options);
+  const { files, diagnostics } = await findTraceFiles(inputs);
+  for (const f of files) await analyzer.addTrace(f);
+  const result = analyzer.rank();
+  result.diagnostics.unshift(...diagnostics);
+  if (files.length === 0 && diagnostics.length === 0) {
+    result.diagnostics.push({ severity: 'error', file: inputs.join(' '), message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) found' });
+  }
+  return result;
+}
+
+export function displayPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') ? rel : file;
+}

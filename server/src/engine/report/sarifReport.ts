@@ -1,0 +1,71 @@
+/**
+ * SARIF 2.1.0 output: one result per top pattern, its accesses as
+ * locations (in execution order, the first also the primary location), and
+ * rank and score in the message.
+ */
+import { AnalysisResult } from '../analysis';
+import { PATTERNS } from '../unicorn/patternCatalog';
+
+const TOOL_VERSION = '0.1.0';
+
+export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): object {
+  const patterns = r.patterns.slice(0, top);
+  const rules = PATTERNS.map((p) => ({
+    id: p.id,
+    name: `${p.category.replace(/(^|[\s-])(\w)/g, (_m, a: string, b: string) => a.replace(/[\s-]/, '') + b.toUpperCase())}${p.kind}`,
+    shortDescription: { text: `${p.kind} ${p.category} pattern` },
+    fullDescription: { text: `Memory-access pattern ${p.id} (${p.notation}) of Park's Table 1: ${p.category} violation candidate.` },
+    help: { text: `Accesses ${p.notation} interleaved between two threads. Check whether these accesses must be atomic or ordered.` },
+    defaultConfiguration: { level: 'warning' },
+  }));
+  const results = patterns.map((p) => {
+    const locations = p.accesses.map((a, k) => ({
+      id: k,
+      physicalLocation: {
+        artifactLocation: { uri: toUri(a.file), ...(uriBase ? { uriBaseId: 'SRCROOT' } : {}) },
+        region: { startLine: Math.max(1, a.line) },
+      },
+      message: { text: `${k + 1}. thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}${a.method ? ` in ${a.method}` : ''}` },
+    }));
+    return {
+      ruleId: p.id,
+      ruleIndex: p.id ? Number(p.id.slice(1)) - 1 : 0,
+      level: p.rank === 1 && p.score > 0 ? 'error' : 'warning',
+      message: {
+        text: `Rank ${p.rank}, suspiciousness ${p.score.toFixed(3)} (${r.options.formula}): ${p.id} ${p.kind} ${p.category} pattern seen in ${p.failed} failing and ${p.passed} passing runs.`,
+      },
+      locations: locations.slice(0, 1).map(({ physicalLocation }) => ({ physicalLocation })),
+      relatedLocations: locations,
+      partialFingerprints: { braidPatternKey: p.key },
+      properties: { rank: p.rank, score: p.score, failed: p.failed, passed: p.passed, kind: p.kind },
+    };
+  });
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'Braid',
+            version: TOOL_VERSION,
+            semanticVersion: TOOL_VERSION,
+            informationUri: 'https://github.com/braid-dev/braid',
+            rules,
+          },
+        },
+        ...(uriBase ? { originalUriBaseIds: { SRCROOT: { uri: uriBase.endsWith('/') ? uriBase : uriBase + '/' } } } : {}),
+        results,
+        properties: { executions: r.executions, formula: r.options.formula, strategy: r.options.strategy },
+      },
+    ],
+  };
+}
+
+function toUri(file: string): string {
+  return file
+    .replace(/\\/g, '/')
+    .split('/')
+    .map((s) => encodeURIComponent(s))
+    .join('/');
+}

@@ -1,0 +1,48 @@
+/**
+ * UNICORN Step 2, isPattern/makePattern (Algorithm 2, lines 19–20): whether
+ * two pairs, p1 before p2 in pair order, form one of P4–P17 (Table 1).
+ *
+ * - The pairs must involve the same two threads in opposite directions:
+ *   p1 = T1 → T2 and p2 = T2 → T1.
+ * - P4–P8: one location, and p2 starts with p1's second access (the same
+ *   dynamic access): a(T1) b(T2) c(T1).
+ * - P9–P17: two different locations x (p1) and y (p2); thread 1 accesses x
+ *   and y with the same type, thread 2 too; the placement of the y-pair
+ *   relative to the x-pair (sequential, interleaved, nested) picks the row.
+ */
+import { WindowAccess } from './accessWindow';
+import { PairRelation, multiVariablePatternNumber, singleVariablePatternNumber } from './patternCatalog';
+
+export interface Combination {
+  n: number;
+  rel: PairRelation;
+  /** the accesses in execution order */
+  ordered: WindowAccess[];
+}
+
+/** Returns the pattern p1+p2 form, or null. Allocation only on success. */
+export function combinePairs(a1: WindowAccess, a2: WindowAccess, b1: WindowAccess, b2: WindowAccess): Combination | null {
+  if (a1.thread !== b2.thread || a2.thread !== b1.thread) return null;
+  if (a1.win === b1.win) {
+    if (a2 !== b1) return null;
+    const n = singleVariablePatternNumber(a1.write, a2.write, b2.write);
+    return n ? { n, rel: PairRelation.SharedMiddle, ordered: [a1, a2, b2] } : null;
+  }
+  // thread 1 does a1 (x) and b2 (y); thread 2 does a2 (x) and b1 (y)
+  if (a1.write !== b2.write || a2.write !== b1.write) return null;
+  let rel: PairRelation;
+  let ordered: WindowAccess[];
+  if (a2.idx < b1.idx) {
+    rel = PairRelation.Sequential;
+    ordered = [a1, a2, b1, b2];
+  } else if (a2.idx < b2.idx) {
+    rel = PairRelation.Interleaved;
+    ordered = [a1, b1, a2, b2];
+  } else {
+    rel = PairRelation.Nested;
+    ordered = [a1, b1, b2, a2];
+  }
+  if (a1.idx > b1.idx) return null; // p1 must start first
+  const n = multiVariablePatternNumber(rel, a1.write, a2.write);
+  return n ? { n, rel, ordered } : null;
+}

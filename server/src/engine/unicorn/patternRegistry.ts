@@ -1,0 +1,151 @@
+/**
+ * Static signatures, interned once for all runs of an analysis so that the
+ * same pattern in different runs is the same id: variables, source
+ * locations, call stacks, static accesses (type, variable, statement), pairs
+ * of static accesses (roles T1 → T2 implied) and patterns.
+ */
+import { PairRelation, patternDefinition, PatternDefinition } from './patternCatalog';
+
+export interface LocInfo {
+  file: string;
+  line: number;
+  method: string;
+}
+
+export interface StaticAccess {
+  write: boolean;
+  variable: number;
+  loc: number;
+}
+
+export interface PatternInfo {
+  /** dense id in this registry */
+  id: number;
+  def: PatternDefinition;
+  /** static access ids in execution order */
+  accesses: number[];
+  /** thread roles (1|2) in execution order */
+  roles: (1 | 2)[];
+  /** call stack ids (global) of the first occurrence, per access */
+  stacks: number[];
+  /** stable text key of the static signature (same across processes) */
+  key: string;
+}
+
+/** The dynamic access as the collectors see it (only what patterns need). */
+export interface AccessRef {
+  idx: number;
+  thread: number;
+  write: boolean;
+  sacc: number;
+  stack: number;
+}
+
+export class PatternRegistry {
+  readonly variables: string[] = [];
+  private readonly variableIds = new Map<string, number>();
+  readonly locs: LocInfo[] = [];
+  private readonly locIds = new Map<string, number>();
+  /** frames (global loc ids, bottom first) per global stack id */
+  readonly stacks: number[][] = [];
+  private readonly stackIds = new Map<string, number>();
+  readonly accesses: StaticAccess[] = [];
+  private readonly accessIds = new Map<number, Map<number, number>>();
+  /** pair signature → [first sacc, second sacc] */
+  readonly pairs: [number, number][] = [];
+  private readonly pairIds = new Map<number, Map<number, number>>();
+  readonly patterns: PatternInfo[] = [];
+  private readonly patternIds = new Map<number, Map<number, number>>();
+
+  internVariable(name: string): number {
+    let id = this.variableIds.get(name);
+    if (id === undefined) {
+      id = this.variables.length;
+      this.variables.push(name);
+      this.variableIds.set(name, id);
+    }
+    return id;
+  }
+
+  internLoc(file: string, line: number, method: string): number {
+    const key = `${file}\u0000${line}\u0000${method}`;
+    let id = this.locIds.get(key);
+    if (id === undefined) {
+      id = this.locs.length;
+      this.locs.push({ file, line, method });
+      this.locIds.set(key, id);
+    }
+    return id;
+  }
+
+  internStack(frames: number[]): number {
+    const key = frames.join(',');
+    let id = this.stackIds.get(key);
+    if (id === undefined) {
+      id = this.stacks.length;
+      this.stacks.push(frames);
+      this.stackIds.set(key, id);
+    }
+    return id;
+  }
+
+  internAccess(write: boolean, variable: number, loc: number): number {
+    let byVar = this.accessIds.get(loc);
+    if (!byVar) this.accessIds.set(loc, (byVar = new Map()));
+    const k = variable * 2 + (write ? 1 : 0);
+    let id = byVar.get(k);
+    if (id === undefined) {
+      id = this.accesses.length;
+      this.accesses.push({ write, variable, loc });
+      byVar.set(k, id);
+    }
+    return id;
+  }
+
+  internPair(first: number, second: number): number {
+    let bySecond = this.pairIds.get(first);
+    if (!bySecond) this.pairIds.set(first, (bySecond = new Map()));
+    let id = bySecond.get(second);
+    if (id === undefined) {
+      id = this.pairs.length;
+      this.pairs.push([first, second]);
+      bySecond.set(second, id);
+    }
+    return id;
+  }
+
+  /**
+   * The pattern made of pair signature p1 (and p2 with relation rel, or
+   * rel = Pair for P1–P3). `n` is its Table 1 number; `ordered` are the
+   * dynamic accesses in execution order (for roles and first-seen stacks).
+   */
+  internPattern(p1: number, p2: number, rel: PairRelation, n: number, ordered: AccessRef[]): number {
+    let inner = this.patternIds.get(p1);
+    if (!inner) this.patternIds.set(p1, (inner = new Map()));
+    const k = rel === PairRelation.Pair ? -1 : p2 * 8 + rel;
+    let id = inner.get(k);
+    if (id === undefined) {
+      id = this.patterns.length;
+      const t1 = ordered[0].thread;
+      const roles = ordered.map((a) => (a.thread === t1 ? 1 : 2) as 1 | 2);
+      const accesses = ordered.map((a) => a.sacc);
+      const def = patternDefinition(n);
+      this.patterns.push({
+        id,
+        def,
+        accesses,
+        roles,
+        stacks: ordered.map((a) => a.stack),
+        key: `${def.id}|${accesses.map((s, j) => this.accessKey(s, roles[j])).join('|')}`,
+      });
+      inner.set(k, id);
+    }
+    return id;
+  }
+
+  accessKey(sacc: number, role: number): string {
+    const a = this.accesses[sacc];
+    const l = this.locs[a.loc];
+    return `${a.write ? 'W' : 'R'}${role}:${this.variables[a.variable]}@${l.file}:${l.line}`;
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * UNICORN Steps 1 and 2 for one execution, as a trace visitor: accesses go
+ * into per-location access windows (keyed by the dynamic location, var +
+ * object + element), the pairs they emit are put in order of their first
+ * access and go through the pair window, which combines them into patterns.
+ * The result is the set of pattern ids (PatternRegistry) of the run.
+ */
+import { EventKind, TraceEvent } from '../trace/traceFormat';
+import { TraceSymbols } from '../trace/traceSymbols';
+import { TraceVisitor } from '../trace/traceReader';
+import { StaticAccessMapper } from '../staticAccessMapper';
+import { AccessWindow, WindowAccess } from './accessWindow';
+import { PairOrdering } from './pairOrdering';
+import { PairWindow } from './pairWindow';
+import { PatternRegistry } from './patternRegistry';
+
+export interface CollectorStats {
+  accesses: number;
+  locations: number;
+  pairs: number;
+  /** pairs that arrived after later pairs had been released (approximation) */
+  latePairs: number;
+}
+
+export interface RunCollector extends TraceVisitor {
+  /** Ends the run (flushes windows) and returns the patterns found. */
+  finish(): Set<number>;
+  stats(): CollectorStats;
+}
+
+/** Dynamic location → window: obj → (var, elem) → window. */
+export class LocationTable<W> {
+  private readonly byObj = new Map<number, Map<number, W>>();
+  size = 0;
+
+  get(variable: number, obj: number, elem: number, create: () => W): W {
+    let inner = this.byObj.get(obj);
+    if (!inner) this.byObj.set(obj, (inner = new Map()));
+    const k = variable * 4294967296 + (elem + 1);
+    let w = inner.get(k);
+    if (w === undefined) {
+      w = create();
+      inner.set(k, w);
+      this.size++;
+    }
+    return w;
+  }
+
+  *values(): IterableIterator<W> {
+    for (const inner of this.byObj.values()) yield* inner.values();
+  }
+}
+
+export class UnicornCollector implements RunCollector {
+  private readonly mapper: StaticAccessMapper;
+  private readonly windows = new LocationTable<AccessWindow>();
+  private readonly found = new Set<number>();
+  private readonly pairWindow: PairWindow;
+  private readonly ordering: PairOrdering;
+  private accesses = 0;
+  private pairs = 0;
+  private readonly sink: (a: WindowAccess, b: WindowAccess) => void;
+
+  constructor(
+    private readonly registry: PatternRegistry,
+    private readonly accessWindowSize: number,
+    pairWindowSize: number,
+  ) {
+    this.mapper = new StaticAccessMapper(registry);
+    this.pairWindow = new PairWindow(pairWindowSize, registry, this.found);
+    this.ordering = new PairOrdering((p) => this.pairWindow.push(p));
+    this.sink = (a, b) => {
+      this.pairs++;
+      this.ordering.push(a, b, this.registry.internPair(a.sacc, b.sacc));
+    };
+  }
+
+  event(ev: TraceEvent, symbols: TraceSymbols): void {
+    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+    this.accesses++;
+    let created = false;
+    const win = this.windows.get(ev.a, ev.d, ev.e, () => {
+      created = true;
+      return new AccessWindow(this.accessWindowSize);
+    });
+    const a: WindowAccess = {
+      idx: ev.i,
+      thread: ev.t,
+      write: ev.kind === EventKind.Write,
+      sacc: this.mapper.staticAccess(ev, symbols),
+      stack: ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1,
+      win,
+    };
+    win.add(a, this.sink);
+    if (created) this.ordering.track(win);
+  }
+
+  finish(): Set<number> {
+    for (const w of this.windows.values()) w.flush(this.sink);
+    this.ordering.finish();
+    return this.found;
+  }
+
+  stats(): CollectorStats {
+    return { accesses: this.accesses, locations: this.windows.size, pairs: this.pairs, latePairs: this.ordering.lateArrivals };
+  }
+}
