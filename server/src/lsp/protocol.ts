@@ -1,0 +1,157 @@
+/**
+ * The custom LSP messages between Braid's language server and its client
+ * (and, through the client, the webviews). Shared types only: no runtime
+ * dependencies, importable from server, client and webview bundles.
+ */
+
+export interface PatternAccessDto {
+  thread: 1 | 2;
+  type: 'R' | 'W';
+  variable: string;
+  file: string;
+  line: number;
+  method: string;
+  /** workspace file URI when the trace path resolves to a workspace file */
+  uri?: string;
+  stack: { file: string; line: number; method: string; uri?: string }[];
+}
+
+export interface PatternDto {
+  rank: number;
+  score: number;
+  id: string; // "P1".."P17"
+  kind: string; // "RWR", ...
+  category: 'order' | 'single-variable atomicity' | 'multi-variable atomicity';
+  failed: number;
+  passed: number;
+  accesses: PatternAccessDto[];
+  /** stable static signature; use it to refer to a pattern */
+  key: string;
+}
+
+export interface RunDto {
+  execution: string;
+  file: string;
+  outcome: 'pass' | 'fail';
+  reason?: string;
+  events: number;
+  patterns: number;
+  seed?: string;
+}
+
+export interface AnalysisSummaryDto {
+  state: 'idle' | 'analyzing' | 'done';
+  executions: { total: number; failed: number; passed: number };
+  topScore: number;
+  patternCount: number;
+  bugCount: number;
+  message?: string;
+}
+
+/** braid/patterns */
+export const PatternsRequest = 'braid/patterns';
+export interface PatternsParams {
+  offset?: number;
+  limit?: number;
+  /** filter: pattern ids ("P9") or kinds */
+  ids?: string[];
+  file?: string;
+}
+export interface PatternsResult {
+  summary: AnalysisSummaryDto;
+  total: number;
+  patterns: PatternDto[];
+}
+
+/** braid/runs */
+export const RunsRequest = 'braid/runs';
+export interface RunsResult {
+  runs: RunDto[];
+}
+
+/** braid/bugs — GRIFFIN (shape of the engine's Bug with pattern keys resolved) */
+export const BugsRequest = 'braid/bugs';
+export interface BugsResult {
+  bugs: unknown[];
+}
+
+/** braid/bugGraph */
+export const BugGraphRequest = 'braid/bugGraph';
+export interface BugGraphParams {
+  bug: number;
+}
+
+/** braid/traceEvents — paged events of one run, for the Tracer */
+export const TraceEventsRequest = 'braid/traceEvents';
+export interface TraceEventsParams {
+  /** execution id or trace file path */
+  run: string;
+  offset: number;
+  limit: number;
+  /** only these thread ids */
+  threads?: number[];
+  /** substring of the variable name */
+  variable?: string;
+  /** free-text search over variable, file, method */
+  search?: string;
+  /** only accesses (R/W), not locks/threads/method events */
+  accessesOnly?: boolean;
+}
+export interface TraceEventDto {
+  i: number;
+  thread: number;
+  threadName: string;
+  kind: 'R' | 'W' | 'ACQ' | 'REL' | 'START' | 'JOIN' | 'END' | 'ENTER' | 'EXIT';
+  variable?: string;
+  file?: string;
+  line?: number;
+  method?: string;
+  uri?: string;
+  value?: unknown;
+  /** object id, lock id or child thread id */
+  target?: number;
+}
+export interface TraceEventsResult {
+  run: string;
+  /** total events matching the filters */
+  total: number;
+  offset: number;
+  events: TraceEventDto[];
+  threads: { id: number; name: string }[];
+}
+
+/** braid/lineScores (server → client notification): heat per line */
+export const LineScoresNotification = 'braid/lineScores';
+export interface LineScoresParams {
+  files: { uri: string; lines: { line: number; score: number; rank: number }[] }[];
+}
+
+/** braid/status (server → client notification) */
+export const StatusNotification = 'braid/status';
+export type StatusParams = AnalysisSummaryDto;
+
+/** braid/reanalyze (client → server request) */
+export const ReanalyzeRequest = 'braid/reanalyze';
+
+/** braid/exportSarif (client → server request): returns the SARIF JSON text */
+export const ExportSarifRequest = 'braid/exportSarif';
+
+/** braid/record (client → server request): runs the recorder (trusted workspaces only) */
+export const RecordRequest = 'braid/record';
+export interface RecordParams {
+  command: string[];
+  runs: number;
+  noise?: number;
+  include?: string[];
+  timeoutSeconds?: number;
+  jobs?: number;
+  /** work-done token for progress; cancellation via $/cancelRequest */
+  workDoneToken?: string | number;
+}
+export interface RecordResult {
+  runs: number;
+  failed: number;
+  passed: number;
+  outDir: string;
+  cancelled: boolean;
+}
