@@ -7,4 +7,14 @@ if (!fs.existsSync(bundle)) {
   console.error('braid: the CLI is not built yet. Run `npm run build` in ' + path.join(__dirname, '..'));
   process.exit(2);
 }
-require(bundle);
+require(bundle)
+  .main(process.argv.slice(2))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      console.error('braid: ' + (err && err.stack ? err.stack : err));
+      process.exitCode = 1;
+    },
+  );

@@ -83,7 +83,13 @@ export async function readTrace(file: string, visitor: TraceVisitor, options: Re
 /** Reads a trace held in memory (tests, fuzzing, imports). */
 export async function readTraceBuffer(file: string, data: Uint8Array, visitor: TraceVisitor, options: ReadTraceOptions = {}): Promise<ReadTraceResult> {
   const reader = new TraceLineReader(file, visitor, options);
-  await reader.consume(Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+  const source = Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
+  const stream = isGzipPath(file) ? source.pipe(createGunzip()) : source;
+  try {
+    await reader.consume(stream);
+  } finally {
+    stream.destroy();
+  }
   return reader.result;
 }
 
@@ -154,7 +160,7 @@ class TraceLineReader {
       if (err instanceof TraceLineError) {
         this.error(err.message, err.line);
       } else if (isZlibError(err)) {
-        this.error(`gzip data is truncated or corrupt after line ${this.line} (${(err as Error).message}); the file is skipped`);
+        this.error(`gzip data is truncated or corrupt after line ${this.line} (${(err as Error).message}); the file is skipped`, this.line + 1);
       } else if (isFsError(err)) {
         this.error(`cannot read the file: ${(err as Error).message}`);
       } else {
@@ -195,7 +201,7 @@ class TraceLineReader {
     }
     if (!this.result.outcome) {
       this.result.ok = false;
-      this.error('the trace has no outcome: add "outcome":"pass"|"fail" to the header or an {"outcome":...} line');
+      this.error('the trace has no outcome: add "outcome":"pass"|"fail" to the header or an {"outcome":...} line at the end', Math.max(1, this.line));
     }
   }
 
@@ -262,6 +268,7 @@ class TraceLineReader {
   private processObject(o: Record<string, unknown>): void {
     if (o === null || Array.isArray(o)) throw new TraceLineError(this.line, 'expected an object');
     if (typeof o.def === 'string') return this.processDef(o);
+    if (o.braid === 'trace') throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
     if ('outcome' in o) {
       if (o.outcome !== 'pass' && o.outcome !== 'fail') throw new TraceLineError(this.line, `"outcome" must be "pass" or "fail", got ${JSON.stringify(o.outcome)}`);
       this.result.outcome = o.outcome;
@@ -273,7 +280,6 @@ class TraceLineReader {
       this.result.uncaught.push(o.uncaught as UncaughtInfo);
       return;
     }
-    if (o.braid === 'trace') throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
     if (!this.warnedUnknownLine) {
       this.warnedUnknownLine = true;
       this.warn(`ignored an object line of unknown kind (keys: ${Object.keys(o).slice(0, 5).join(', ')})`, this.line);

@@ -1,0 +1,111 @@
+/**
+ * getSuspiciousPatterns(C, M, F, t) of Algorithms 3 and 4: the top t patterns
+ * of a cluster of failing runs C, scored with the analysis' formula against
+ * the failing runs of C only and all passing runs (a pattern's failed count
+ * is the number of runs of C covering it, totalFailed is |C|). Only patterns
+ * seen in at least one run of C qualify. Ties keep the global ranking order F
+ * (lower row first), after more failing and fewer passing runs.
+ *
+ * A cluster's counts are a sparse vector (sorted rows + counts) so that
+ * merging two clusters costs O(patterns seen in them), not O(all patterns).
+ */
+import { Formula, suspiciousness } from '../ranking/suspiciousness';
+import { sameScore } from '../ranking/competitionRanking';
+import type { CoverageMatrix } from './coverageMatrix';
+
+export interface ClusterCounts {
+  /** pattern rows seen in the cluster's runs, ascending */
+  rows: Int32Array;
+  /** per entry of rows: how many runs of the cluster cover it */
+  counts: Int32Array;
+  /** number of failing runs in the cluster */
+  size: number;
+}
+
+export interface ScoredPattern {
+  row: number;
+  score: number;
+  failed: number;
+  passed: number;
+}
+
+export function countsOfRuns(m: CoverageMatrix, runs: readonly number[]): ClusterCounts {
+  let c: ClusterCounts = { rows: new Int32Array(0), counts: new Int32Array(0), size: 0 };
+  for (const r of runs) c = mergeCounts(c, { rows: m.runPatterns[r], counts: new Int32Array(m.runPatterns[r].length).fill(1), size: 1 });
+  return c;
+}
+
+export function mergeCounts(a: ClusterCounts, b: ClusterCounts): ClusterCounts {
+  const rows = new Int32Array(a.rows.length + b.rows.length);
+  const counts = new Int32Array(rows.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.rows.length || j < b.rows.length) {
+    const ra = i < a.rows.length ? a.rows[i] : 0x7fffffff;
+    const rb = j < b.rows.length ? b.rows[j] : 0x7fffffff;
+    if (ra === rb) {
+      rows[n] = ra;
+      counts[n++] = a.counts[i++] + b.counts[j++];
+    } else if (ra < rb) {
+      rows[n] = ra;
+      counts[n++] = a.counts[i++];
+    } else {
+      rows[n] = rb;
+      counts[n++] = b.counts[j++];
+    }
+  }
+  return { rows: rows.slice(0, n), counts: counts.slice(0, n), size: a.size + b.size };
+}
+
+/** Is `a` ranked before `b`? */
+function before(a: ScoredPattern, b: ScoredPattern): boolean {
+  if (!sameScore(a.score, b.score)) return a.score > b.score;
+  if (a.failed !== b.failed) return a.failed > b.failed;
+  if (a.passed !== b.passed) return a.passed < b.passed;
+  return a.row < b.row;
+}
+
+/** The cluster's top t patterns, best first. */
+export function getSuspiciousPatterns(m: CoverageMatrix, c: ClusterCounts, formula: Formula, t: number): ScoredPattern[] {
+  const top: ScoredPattern[] = [];
+  if (t <= 0 || c.size === 0) return top;
+  const tp = m.totalPassed;
+  for (let k = 0; k < c.rows.length; k++) {
+    const row = c.rows[k];
+    const f = c.counts[k];
+    if (f === 0) continue;
+    const p = m.passed[row];
+    const cand = { row, score: suspiciousness(formula, f, p, c.size, tp), failed: f, passed: p };
+    if (top.length === t && !before(cand, top[t - 1])) continue;
+    let at = top.length === t ? t - 1 : top.length;
+    if (top.length < t) top.push(cand);
+    while (at > 0 && before(cand, top[at - 1])) {
+      top[at] = top[at - 1];
+      at--;
+    }
+    top[at] = cand;
+  }
+  return top;
+}
+
+/** Jaccard similarity index of two ascending row sets (Equation 4); 0 for two empty sets. */
+export function jaccardSimilarity(a: Int32Array, b: Int32Array): number {
+  if (a.length === 0 && b.length === 0) return 0;
+  let i = 0;
+  let j = 0;
+  let common = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      common++;
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return common / (a.length + b.length - common);
+}
+
+export function rowSet(top: readonly ScoredPattern[]): Int32Array {
+  return Int32Array.from(top, (p) => p.row).sort();
+}

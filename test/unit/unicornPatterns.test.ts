@@ -1,0 +1,103 @@
+/**
+ * One test per pattern P1–P17 of Table 1, each from a minimal interleaving:
+ * the analysis must find exactly that pattern with its accesses in
+ * execution order and thread roles.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { analyzeTraceFiles } from '../../server/src/engine/analysis';
+import { PATTERNS } from '../../server/src/engine/unicorn/patternCatalog';
+import { writeTraces } from '../helpers/traceBuilder';
+
+/** Thread role r is thread 10+r so ids differ from roles. */
+function interleaving(notation: string): string[] {
+  // "R1(x) W2(x) R1(x)" → events at lines 1..n
+  return notation.split(' ').map((tok, k) => {
+    const m = /^([RW])([12])\((\w)\)$/.exec(tok)!;
+    return `${m[1]}${Number(m[2]) + 10} ${m[3]} S${k + 1}`;
+  });
+}
+
+for (const def of PATTERNS) {
+  test(`${def.id} ${def.notation} is found from its minimal interleaving`, async () => {
+    const dir = writeTraces([{ execution: 'run', outcome: 'fail', events: interleaving(def.notation) }]);
+    const r = await analyzeTraceFiles([dir]);
+    const full = r.patterns.filter((p) => p.accesses.length === def.kind.length && p.id === def.id);
+    assert.equal(full.length, 1, `expected one ${def.id}; got ${r.patterns.map((p) => p.id + ':' + p.accesses.map((a) => a.line).join('')).join(', ')}`);
+    const p = full[0];
+    assert.equal(p.kind, def.kind);
+    assert.equal(p.category, def.category);
+    assert.deepEqual(
+      p.accesses.map((a) => a.line),
+      def.kind.split('').map((_, k) => k + 1),
+      'accesses in execution order',
+    );
+    assert.deepEqual(p.accesses.map((a) => a.thread), def.roles);
+    assert.deepEqual(p.accesses.map((a) => a.variable), def.vars);
+    assert.equal(p.score, 1);
+    // no pattern of the same length but another id: the interleaving is unambiguous
+    const others = r.patterns.filter((q) => q.accesses.length === def.kind.length && q.id !== def.id);
+    assert.deepEqual(others.map((q) => q.id), []);
+  });
+}
+
+test('pairs of two reads, or of one thread, are not patterns', async () => {
+  const dir = writeTraces([{ execution: 'r', outcome: 'fail', events: ['R1 x S1', 'R2 x S2', 'W3 y S3', 'W3 y S4'] }]);
+  const r = await analyzeTraceFiles([dir]);
+  assert.deepEqual(r.patterns, []);
+});
+
+test('different objects of one field are different locations; the same static pattern matches across runs', async () => {
+  const dir = writeTraces([
+    // object 1: R W R (P4); object 2: only one thread
+    { execution: 'f1', outcome: 'fail', events: ['R1 x S1 @obj=1', 'W2 x S2 @obj=1', 'R1 x S3 @obj=1', 'W2 x S2 @obj=2'] },
+    { execution: 'f2', outcome: 'fail', events: ['R1 x S1 @obj=7', 'W2 x S2 @obj=7', 'R1 x S3 @obj=7'] },
+    { execution: 'p1', outcome: 'pass', events: ['R1 x S1 @obj=3', 'W2 x S2 @obj=4', 'R1 x S3 @obj=3'] },
+  ]);
+  const r = await analyzeTraceFiles([dir]);
+  const p4 = r.patterns.find((p) => p.id === 'P4');
+  assert.ok(p4);
+  assert.deepEqual([p4.failed, p4.passed, p4.rank, p4.score], [2, 0, 1, 1]);
+});
+
+test('array elements are separate locations', async () => {
+  const dir = writeTraces([{ execution: 'a', outcome: 'fail', events: ['W1 items S1 @obj=9 @elem=0', 'W2 items S2 @obj=9 @elem=1'] }]);
+  const r = await analyzeTraceFiles([dir]);
+  assert.deepEqual(r.patterns, []);
+});
+
+test('FALCON finds P1–P8 online and no multi-variable pattern', async () => {
+  const dir = writeTraces([
+    { execution: 'f', outcome: 'fail', events: interleaving('W1(x) R2(x) W1(x)') },
+    { execution: 'g', outcome: 'fail', events: interleaving('W1(x) W2(x) W2(y) W1(y)') },
+  ]);
+  const r = await analyzeTraceFiles([dir], { strategy: 'falcon' });
+  const ids = r.patterns.map((p) => p.id).sort();
+  assert.ok(ids.includes('P6'), ids.join(','));
+  assert.ok(ids.every((id) => Number(id.slice(1)) <= 8), ids.join(','));
+  // the W-R pair inside the P6 triplet is not counted again as an order pattern
+  const f = r.runs.find((x) => x.execution === 'f')!;
+  assert.equal(f.patterns.length, 2, 'P6 from the oldest access, then the R2-W1 pair of the remaining window');
+});
+
+test('formulas: ochiai and tarantula are selectable', async () => {
+  const dir = writeTraces([
+    { execution: 'f1', outcome: 'fail', events: interleaving('W1(x) R2(x)') },
+    { execution: 'f2', outcome: 'fail', events: ['W1 y S9', 'W2 y S8'] },
+    { execution: 'p1', outcome: 'pass', events: interleaving('W1(x) R2(x)') },
+  ]);
+  const o = await analyzeTraceFiles([dir], { formula: 'ochiai' });
+  const t = await analyzeTraceFiles([dir], { formula: 'tarantula' });
+  const wr = (r: typeof o) => r.patterns.find((p) => p.kind === 'WR')!.score;
+  assert.equal(wr(o), 1 / Math.sqrt(2 * 2)); // failed 1, passed 1, totalFailed 2
+  assert.equal(wr(t), 0.5 / (0.5 + 1)); // %failed 0.5, %passed 1
+});
+
+test('zero failing runs: every score is 0 and a message says why', async () => {
+  const dir = writeTraces([{ execution: 'p', outcome: 'pass', events: interleaving('W1(x) R2(x)') }]);
+  const r = await analyzeTraceFiles([dir]);
+  assert.equal(r.executions.failed, 0);
+  assert.ok(r.patterns.length > 0);
+  assert.ok(r.patterns.every((p) => p.score === 0 && p.rank === 1));
+  assert.match(r.message ?? '', /None of the 1 runs failed/);
+});
