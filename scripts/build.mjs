@@ -33,6 +33,12 @@ if (existsSync(path.join(root, 'client/src/extension.ts'))) {
   await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] });
 }
 
+// Webviews (Tracer, UNICORN, GRIFFIN, bug graph) → dist/webview/
+if (existsSync(path.join(root, 'scripts/build-webviews.mjs'))) {
+  const { buildWebviews } = await import('./build-webviews.mjs');
+  await buildWebviews({ production });
+}
+
 // Java agent (issue 4): built with javac when the build script exists.
 const agentScript = path.join(root, 'scripts/build-agent.mjs');
 if (existsSync(agentScript) && !process.argv.includes('--no-agent')) {

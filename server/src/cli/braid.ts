@@ -14,6 +14,7 @@ import { jsonReport } from '../engine/report/jsonReport';
 import { textReport } from '../engine/report/textReport';
 import { sarifReport } from '../engine/report/sarifReport';
 import { extraCommands } from './commands';
+import { bugsTextReport, explainBugs } from '../engine/griffin/griffin';
 
 const VERSION = '0.1.0';
 
@@ -28,6 +29,9 @@ Usage:
       --formula jaccard|ochiai|tarantula   suspiciousness (default jaccard)
       --top N                    patterns to print (default: 20 for text and sarif, all for json)
       --output FILE              write the report to FILE instead of stdout
+      --griffin-t N              GRIFFIN: top patterns compared per failing-run cluster (default 30)
+      --griffin-s S              GRIFFIN: similarity to merge failing-run clusters, 0..1 (default 0.8)
+      --no-bugs                  skip GRIFFIN (no bug sections)
 ${Object.values(extraCommands)
   .map((c) => c.usage)
   .join('\n')}
@@ -43,6 +47,7 @@ interface AnalyzeArgs {
   top?: number;
   output?: string;
   options: Partial<AnalysisOptions>;
+  griffin: { t?: number; s?: number; enabled: boolean };
 }
 
 function intArg(flag: string, v: string | undefined, min: number): number {
@@ -53,7 +58,7 @@ function intArg(flag: string, v: string | undefined, min: number): number {
 }
 
 export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
-  const a: AnalyzeArgs = { inputs: [], format: 'text', options: {} };
+  const a: AnalyzeArgs = { inputs: [], format: 'text', options: {}, griffin: { enabled: true } };
   for (let k = 0; k < argv.length; k++) {
     const arg = argv[k];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -83,6 +88,19 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--pair-window':
         a.options.pairWindow = intArg(flag, next(), 0);
         break;
+      case '--griffin-t':
+        a.griffin.t = intArg(flag, next(), 1);
+        break;
+      case '--griffin-s': {
+        const v = next();
+        const x = Number(v);
+        if (v === undefined || !Number.isFinite(x) || x < 0 || x > 1) throw new UsageError(`--griffin-s must be a number from 0 to 1, got "${v}"`);
+        a.griffin.s = x;
+        break;
+      }
+      case '--no-bugs':
+        a.griffin.enabled = false;
+        break;
       case '--top':
         a.top = intArg(flag, next(), 0);
         break;
@@ -107,10 +125,10 @@ async function analyzeCommand(argv: string[]): Promise<number> {
   const result = await analyzeTraceFiles(args.inputs, args.options);
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   let text: string;
-  const extra = extraCommands.__report ? await extraCommands.__report.extend(result) : undefined;
-  if (args.format === 'json') text = JSON.stringify(jsonReport(result, { top: args.top, extra }), null, 2);
+  const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, { t: args.griffin.t, s: args.griffin.s }) : undefined;
+  if (args.format === 'json') text = JSON.stringify(jsonReport(result, { top: args.top, extra: bugs ? { bugs } : undefined }), null, 2);
   else if (args.format === 'sarif') text = JSON.stringify(sarifReport(result, args.top ?? 20), null, 2);
-  else text = textReport(result, args.top ?? 20) + (extraCommands.__report ? extraCommands.__report.text(extra) : '');
+  else text = textReport(result, args.top ?? 20) + (bugs ? '\n\n' + bugsTextReport(bugs, result) : '');
   if (args.output) writeFileSync(args.output, text + '\n');
   else process.stdout.write(text + '\n');
   return result.executions.total === 0 ? 1 : 0;
@@ -129,7 +147,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (cmd === 'analyze') return await analyzeCommand(rest);
     const extra = extraCommands[cmd];
-    if (extra && cmd !== '__report') return await extra.run(rest);
+    if (extra) return await extra.run(rest);
     throw new UsageError(`unknown command "${cmd}"`);
   } catch (err) {
     if (err instanceof UsageError) {

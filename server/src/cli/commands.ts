@@ -1,20 +1,14 @@
 /**
- * Commands beyond `analyze`, registered here so each lives in its own
- * module: `record` (the Java recorder runner) and, as `__report`, the
- * GRIFFIN sections that extend `analyze` output.
+ * Commands beyond `analyze`, each in its own module: `record` runs a
+ * program many times under the Java recorder (server/src/recorder).
  */
-import type { AnalysisResult } from '../engine/analysis';
+import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
 
 export interface ExtraCommand {
   usage: string;
   run(argv: string[]): Promise<number>;
 }
 
-export interface ReportExtension {
-  usage: string;
-  run(argv: string[]): Promise<number>;
-  extend(result: AnalysisResult): Promise<Record<string, unknown> | undefined>;
-  text(extra: Record<string, unknown> | undefined): string;
-}
-
-export const extraCommands: Record<string, ExtraCommand> & { __report?: ReportExtension } = {};
+export const extraCommands: Record<string, ExtraCommand> = {
+  record: { usage: RECORD_USAGE, run: runRecordCommand },
+};

@@ -79,7 +79,7 @@ export class FalconCollector implements RunCollector {
         if (!n) continue;
         const p1 = reg.internPair(a.sacc, b.sacc);
         const p2 = reg.internPair(b.sacc, c.sacc);
-        this.found.add(reg.internPattern(p1, p2, PairRelation.SharedMiddle, n, [a, b, c]));
+        this.found.add(reg.internPattern(p1, p2, PairRelation.SharedMiddle, n, a, b, b, c));
         triplets++;
       }
     }
@@ -89,7 +89,7 @@ export class FalconCollector implements RunCollector {
       if (b.thread === a.thread || !(a.write || b.write)) continue;
       this.pairs++;
       const sig = reg.internPair(a.sacc, b.sacc);
-      this.found.add(reg.internPattern(sig, -1, PairRelation.Pair, pairPatternNumber(a.write, b.write), [a, b]));
+      this.found.add(reg.internPattern(sig, -1, PairRelation.Pair, pairPatternNumber(a.write, b.write), a, b));
     }
   }
 

@@ -3,8 +3,10 @@
  * of a cluster of failing runs C, scored with the analysis' formula against
  * the failing runs of C only and all passing runs (a pattern's failed count
  * is the number of runs of C covering it, totalFailed is |C|). Only patterns
- * seen in at least one run of C qualify. Ties keep the global ranking order F
- * (lower row first), after more failing and fewer passing runs.
+ * seen in at least one run of C qualify. Exactly t are kept; ties are broken
+ * by more failing runs, fewer passing runs, then the global ranking order F.
+ * (ties = true also keeps every pattern tied with the t-th, as competition
+ * ranking would; on the generated datasets that clustered worse, so it is off.)
  *
  * A cluster's counts are a sparse vector (sorted rows + counts) so that
  * merging two clusters costs O(patterns seen in them), not O(all patterns).
@@ -67,7 +69,7 @@ function before(a: ScoredPattern, b: ScoredPattern): boolean {
 }
 
 /** The cluster's top t patterns, best first. */
-export function getSuspiciousPatterns(m: CoverageMatrix, c: ClusterCounts, formula: Formula, t: number): ScoredPattern[] {
+export function getSuspiciousPatterns(m: CoverageMatrix, c: ClusterCounts, formula: Formula, t: number, ties = false): ScoredPattern[] {
   const top: ScoredPattern[] = [];
   if (t <= 0 || c.size === 0) return top;
   const tp = m.totalPassed;
@@ -85,6 +87,22 @@ export function getSuspiciousPatterns(m: CoverageMatrix, c: ClusterCounts, formu
       at--;
     }
     top[at] = cand;
+  }
+  if (top.length === t && ties) {
+    // competition ranking: every pattern tied with the t-th one also has a rank ≤ t
+    const last = top[t - 1];
+    const inTop = new Set(top.map((x) => x.row));
+    const extra: ScoredPattern[] = [];
+    for (let k = 0; k < c.rows.length; k++) {
+      const row = c.rows[k];
+      const f = c.counts[k];
+      if (f === 0 || inTop.has(row)) continue;
+      const p = m.passed[row];
+      const score = suspiciousness(formula, f, p, c.size, tp);
+      if (sameScore(score, last.score)) extra.push({ row, score, failed: f, passed: p });
+    }
+    extra.sort((a, b) => (before(a, b) ? -1 : 1));
+    top.push(...extra);
   }
   return top;
 }

@@ -10,7 +10,7 @@
  * - A pair is the oldest access with each later access of another thread,
  *   at least one of the two being a write (P1–P3).
  */
-import { AccessRef } from './patternRegistry';
+import type { AccessRef } from './patternRegistry';
 
 export interface WindowAccess extends AccessRef {
   /** the window (dynamic location) the access belongs to */

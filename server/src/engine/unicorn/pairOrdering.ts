@@ -11,11 +11,15 @@
  * lazy min-heap of windows: a window's oldest index only grows, so stale
  * keys are fixed up when they reach the top.
  *
+ * Buffered pairs sit in buckets of BUCKET consecutive indices; a bucket is
+ * sorted and released once the watermark has passed it, so each pair is
+ * sorted once, in a small, nearly sorted array.
+ *
  * If a location is touched once and then never again, the watermark stays
- * low and the buffer grows; past `maxBuffered` pairs the oldest are released
- * anyway and later stragglers are counted in `lateArrivals` (they are then
- * combined with the pairs around the current position, an approximation the
- * analysis reports as a warning).
+ * low and the buffer grows; past `maxBuffered` pairs the oldest buckets are
+ * released anyway and later stragglers are counted in `lateArrivals` (they
+ * are then combined with the pairs around the current position, an
+ * approximation the analysis reports as a warning).
  */
 import { AccessWindow, WindowAccess } from './accessWindow';
 
@@ -28,8 +32,17 @@ export interface OrderedPair {
   seq: number;
 }
 
+/** Width (in global index units) of one reorder bucket. */
+const BUCKET = 1024;
+
 export class PairOrdering {
-  private buffer: OrderedPair[] = [];
+  /** buffered pairs by bucket = floor(first.idx / BUCKET), each unsorted */
+  private readonly buckets = new Map<number, OrderedPair[]>();
+  /** lowest bucket that may still hold pairs */
+  private nextBucket = 0;
+  private maxBucket = -1;
+  private count = 0;
+  private sinceDrain = 0;
   private readonly heap: AccessWindow[] = [];
   private seq = 0;
   private lastReleased = -1;
@@ -37,8 +50,8 @@ export class PairOrdering {
 
   constructor(
     private readonly release: (p: OrderedPair) => void,
-    private readonly batch = 8192,
-    private readonly maxBuffered = 1 << 21,
+    private readonly batch = 4096,
+    private readonly maxBuffered = 1 << 20,
   ) {}
 
   /** Registers a new window for the watermark. */
@@ -46,50 +59,61 @@ export class PairOrdering {
     w.heapKey = w.oldestIndex();
     w.heapPos = this.heap.length;
     this.heap.push(w);
-    this.siftUp(w.heapPos);
+    this.siftUpWindow(w.heapPos);
   }
 
   push(first: WindowAccess, second: WindowAccess, sig: number): void {
-    if (first.idx < this.lastReleased) this.lateArrivals++;
-    this.buffer.push({ first, second, sig, seq: this.seq++ });
-    if (this.buffer.length >= this.batch) this.drain();
+    const p: OrderedPair = { first, second, sig, seq: this.seq++ };
+    const b = Math.floor(first.idx / BUCKET);
+    if (b < this.nextBucket) {
+      // its bucket was released already: the pair is late (see above)
+      this.lateArrivals++;
+      this.emit(p);
+      return;
+    }
+    let arr = this.buckets.get(b);
+    if (!arr) this.buckets.set(b, (arr = []));
+    arr.push(p);
+    if (b > this.maxBucket) this.maxBucket = b;
+    this.count++;
+    if (++this.sinceDrain >= this.batch) this.drain();
   }
 
-  /** Releases every pair below the current watermark. */
+  /** Releases every bucket entirely below the current watermark. */
   drain(): void {
+    this.sinceDrain = 0;
     const wm = this.watermark();
-    this.releaseBelow(wm);
-    if (this.buffer.length > this.maxBuffered) {
-      // cap memory: release the oldest half regardless of the watermark
-      this.sortBuffer();
-      const half = this.buffer.length >> 1;
-      const out = this.buffer.slice(0, half);
-      this.buffer = this.buffer.slice(half);
-      for (const p of out) this.emit(p);
-    }
+    this.releaseBuckets(wm === Infinity ? Infinity : Math.floor(wm / BUCKET));
+    // cap memory: release the oldest buckets regardless of the watermark
+    while (this.count > this.maxBuffered) this.releaseBuckets(this.nextBucket + 1);
   }
 
   /** End of the run (all windows flushed): releases everything. */
   finish(): void {
-    this.releaseBelow(Infinity);
+    this.releaseBuckets(Infinity);
   }
 
-  private releaseBelow(wm: number): void {
-    if (!this.buffer.length) return;
-    this.sortBuffer();
-    const b = this.buffer;
-    let k = 0;
-    while (k < b.length && b[k].first.idx < wm) this.emit(b[k++]);
-    this.buffer = k === b.length ? [] : b.slice(k);
+  get buffered(): number {
+    return this.count;
+  }
+
+  /** Releases, in order, all buckets below `limit`. */
+  private releaseBuckets(limit: number): void {
+    const end = Math.min(limit, this.maxBucket + 1);
+    for (let b = this.nextBucket; b < end; b++) {
+      const arr = this.buckets.get(b);
+      if (!arr) continue;
+      this.buckets.delete(b);
+      this.count -= arr.length;
+      if (arr.length > 1) arr.sort(compare);
+      for (let k = 0; k < arr.length; k++) this.emit(arr[k]);
+    }
+    if (end > this.nextBucket) this.nextBucket = end;
   }
 
   private emit(p: OrderedPair): void {
     if (p.first.idx > this.lastReleased) this.lastReleased = p.first.idx;
     this.release(p);
-  }
-
-  private sortBuffer(): void {
-    this.buffer.sort((x, y) => x.first.idx - y.first.idx || x.seq - y.seq);
   }
 
   private watermark(): number {
@@ -99,12 +123,12 @@ export class PairOrdering {
       const actual = top.oldestIndex();
       if (actual === top.heapKey) return actual;
       top.heapKey = actual;
-      this.siftDown(0);
+      this.siftDownWindow(0);
     }
     return Infinity;
   }
 
-  private siftUp(i: number): void {
+  private siftUpWindow(i: number): void {
     const h = this.heap;
     const w = h[i];
     while (i > 0) {
@@ -118,7 +142,7 @@ export class PairOrdering {
     w.heapPos = i;
   }
 
-  private siftDown(i: number): void {
+  private siftDownWindow(i: number): void {
     const h = this.heap;
     const n = h.length;
     const w = h[i];
@@ -135,4 +159,8 @@ export class PairOrdering {
     h[i] = w;
     w.heapPos = i;
   }
+}
+
+function compare(x: OrderedPair, y: OrderedPair): number {
+  return x.first.idx - y.first.idx || x.seq - y.seq;
 }

@@ -4,49 +4,84 @@
  * pair is combined with the `size` pairs before it (Algorithm 2's nested
  * loop, for j, k in j+1..j+w, done as a stream). Every pair is also a
  * pattern itself (P1–P3).
+ *
+ * Two pairs can only combine when they run between the same two threads in
+ * opposite directions (T1 → T2, then T2 → T1), so the window is kept as one
+ * queue per direction: a new pair u → v looks only at the v → u pairs of the
+ * last `size` positions — the same combinations as the full scan, without
+ * visiting the pairs that cannot match.
  */
 import { OrderedPair } from './pairOrdering';
 import { combinePairs } from './patternCombination';
 import { PairRelation, pairPatternNumber } from './patternCatalog';
 import { PatternRegistry } from './patternRegistry';
 
+/** A FIFO of (position, pair) for one thread direction. */
+class DirectionQueue {
+  pos: number[] = [];
+  pairs: OrderedPair[] = [];
+  head = 0;
+
+  push(position: number, p: OrderedPair): void {
+    if (this.head > 1024 && this.head * 2 > this.pos.length) {
+      this.pos = this.pos.slice(this.head);
+      this.pairs = this.pairs.slice(this.head);
+      this.head = 0;
+    }
+    this.pos.push(position);
+    this.pairs.push(p);
+  }
+
+  /** Drops entries older than `minPosition`. */
+  expire(minPosition: number): void {
+    while (this.head < this.pos.length && this.pos[this.head] < minPosition) {
+      this.pairs[this.head] = undefined as unknown as OrderedPair;
+      this.head++;
+    }
+  }
+}
+
 export class PairWindow {
-  private readonly ring: OrderedPair[];
-  private head = 0;
-  private count = 0;
+  private readonly queues = new Map<number, Map<number, DirectionQueue>>();
   pairCount = 0;
 
   constructor(
     readonly size: number,
     private readonly registry: PatternRegistry,
     private readonly found: Set<number>,
-  ) {
-    this.ring = new Array(Math.max(1, size));
+  ) {}
+
+  private queue(from: number, to: number, create: boolean): DirectionQueue | undefined {
+    let m = this.queues.get(from);
+    if (!m) {
+      if (!create) return undefined;
+      this.queues.set(from, (m = new Map()));
+    }
+    let q = m.get(to);
+    if (!q && create) m.set(to, (q = new DirectionQueue()));
+    return q;
   }
 
   push(q: OrderedPair): void {
-    this.pairCount++;
+    const position = this.pairCount++;
     const reg = this.registry;
-    const n = pairPatternNumber(q.first.write, q.second.write);
-    this.found.add(reg.internPattern(q.sig, -1, PairRelation.Pair, n, [q.first, q.second]));
-    const ring = this.ring;
-    const cap = ring.length;
     const qf = q.first;
     const qs = q.second;
-    for (let k = 0; k < this.count; k++) {
-      const p = ring[(this.head + k) % cap];
-      // quick reject: same two threads, opposite directions
-      if (p.first.thread !== qs.thread || p.second.thread !== qf.thread) continue;
-      const c = combinePairs(p.first, p.second, qf, qs);
-      if (c) this.found.add(reg.internPattern(p.sig, q.sig, c.rel, c.n, c.ordered));
-    }
+    this.found.add(reg.internPattern(q.sig, -1, PairRelation.Pair, pairPatternNumber(qf.write, qs.write), qf, qs));
     if (this.size <= 0) return;
-    if (this.count < cap) {
-      ring[(this.head + this.count) % cap] = q;
-      this.count++;
-    } else {
-      ring[this.head] = q;
-      this.head = (this.head + 1) % cap;
+    const opposite = this.queue(qs.thread, qf.thread, false);
+    if (opposite) {
+      opposite.expire(position - this.size);
+      const pos = opposite.pos;
+      const pairs = opposite.pairs;
+      for (let k = opposite.head; k < pos.length; k++) {
+        const p = pairs[k];
+        const code = combinePairs(p.first, p.second, qf, qs);
+        if (code) this.found.add(reg.internPattern(p.sig, q.sig, code & 7, code >> 3, p.first, p.second, qf, qs));
+      }
     }
+    const own = this.queue(qf.thread, qs.thread, true)!;
+    own.expire(position - this.size + 1);
+    own.push(position, q);
   }
 }

@@ -82,24 +82,20 @@ export function pairPatternNumber(w1: boolean, w2: boolean): number {
   return 0; // RR is not a pattern
 }
 
+/** P4–P8 by the types of a, b (shared), c as bits a·4 + b·2 + c (W = 1). */
+const SINGLE_VARIABLE = [0, 0, 4, 7, 0, 6, 5, 8]; // RRR RRW RWR RWW WRR WRW WWR WWW
+
 /** P4–P8 from the types of a, b (shared), c. 0 when not a pattern. */
 export function singleVariablePatternNumber(wa: boolean, wb: boolean, wc: boolean): number {
-  const k = (wa ? 'W' : 'R') + (wb ? 'W' : 'R') + (wc ? 'W' : 'R');
-  switch (k) {
-    case 'RWR':
-      return 4;
-    case 'WWR':
-      return 5;
-    case 'WRW':
-      return 6;
-    case 'RWW':
-      return 7;
-    case 'WWW':
-      return 8;
-    default:
-      return 0;
-  }
+  return SINGLE_VARIABLE[(wa ? 4 : 0) + (wb ? 2 : 0) + (wc ? 1 : 0)];
 }
+
+/** rows: relation (Sequential, Interleaved, Nested); columns: T1 W+T2 W, T1 W+T2 R, T1 R+T2 W */
+const MULTI_VARIABLE = [
+  [9, 12, 14],
+  [10, 13, 15],
+  [11, 17, 16],
+];
 
 /**
  * P9–P17 from the relation of the x-pair (T1→T2) and the y-pair (T2→T1),
@@ -107,16 +103,8 @@ export function singleVariablePatternNumber(wa: boolean, wb: boolean, wc: boolea
  * and thread 2. The two accesses of one thread must have the same type.
  */
 export function multiVariablePatternNumber(rel: PairRelation, t1Write: boolean, t2Write: boolean): number {
-  const col = t1Write && t2Write ? 0 : t1Write && !t2Write ? 1 : !t1Write && t2Write ? 2 : -1;
-  if (col < 0) return 0;
-  switch (rel) {
-    case PairRelation.Sequential:
-      return [9, 12, 14][col];
-    case PairRelation.Interleaved:
-      return [10, 13, 15][col];
-    case PairRelation.Nested:
-      return [11, 17, 16][col];
-    default:
-      return 0;
-  }
+  const col = t1Write ? (t2Write ? 0 : 1) : t2Write ? 2 : -1;
+  const row = rel - PairRelation.Sequential;
+  if (col < 0 || row < 0 || row > 2) return 0;
+  return MULTI_VARIABLE[row][col];
 }

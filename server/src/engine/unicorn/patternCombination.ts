@@ -10,39 +10,39 @@
  *   and y with the same type, thread 2 too; the placement of the y-pair
  *   relative to the x-pair (sequential, interleaved, nested) picks the row.
  */
-import { WindowAccess } from './accessWindow';
+import type { WindowAccess } from './accessWindow';
 import { PairRelation, multiVariablePatternNumber, singleVariablePatternNumber } from './patternCatalog';
 
-export interface Combination {
-  n: number;
-  rel: PairRelation;
-  /** the accesses in execution order */
-  ordered: WindowAccess[];
-}
-
-/** Returns the pattern p1+p2 form, or null. Allocation only on success. */
-export function combinePairs(a1: WindowAccess, a2: WindowAccess, b1: WindowAccess, b2: WindowAccess): Combination | null {
-  if (a1.thread !== b2.thread || a2.thread !== b1.thread) return null;
+/**
+ * Returns the pattern p1 = (a1, a2) + p2 = (b1, b2) forms, packed as
+ * n·8 + relation, or 0. Allocates nothing.
+ */
+export function combinePairs(a1: WindowAccess, a2: WindowAccess, b1: WindowAccess, b2: WindowAccess): number {
+  if (a1.thread !== b2.thread || a2.thread !== b1.thread) return 0;
   if (a1.win === b1.win) {
-    if (a2 !== b1) return null;
+    if (a2 !== b1) return 0;
     const n = singleVariablePatternNumber(a1.write, a2.write, b2.write);
-    return n ? { n, rel: PairRelation.SharedMiddle, ordered: [a1, a2, b2] } : null;
+    return n ? n * 8 + PairRelation.SharedMiddle : 0;
   }
   // thread 1 does a1 (x) and b2 (y); thread 2 does a2 (x) and b1 (y)
-  if (a1.write !== b2.write || a2.write !== b1.write) return null;
-  let rel: PairRelation;
-  let ordered: WindowAccess[];
-  if (a2.idx < b1.idx) {
-    rel = PairRelation.Sequential;
-    ordered = [a1, a2, b1, b2];
-  } else if (a2.idx < b2.idx) {
-    rel = PairRelation.Interleaved;
-    ordered = [a1, b1, a2, b2];
-  } else {
-    rel = PairRelation.Nested;
-    ordered = [a1, b1, b2, a2];
-  }
-  if (a1.idx > b1.idx) return null; // p1 must start first
+  if (a1.write !== b2.write || a2.write !== b1.write || a1.idx > b1.idx) return 0;
+  const rel = a2.idx < b1.idx ? PairRelation.Sequential : a2.idx < b2.idx ? PairRelation.Interleaved : PairRelation.Nested;
   const n = multiVariablePatternNumber(rel, a1.write, a2.write);
-  return n ? { n, rel, ordered } : null;
+  return n ? n * 8 + rel : 0;
+}
+
+/** The four (or three) accesses of a combination in execution order. */
+export function orderedAccesses<T>(rel: PairRelation, a1: T, a2: T, b1: T, b2: T): T[] {
+  switch (rel) {
+    case PairRelation.SharedMiddle:
+      return [a1, a2, b2];
+    case PairRelation.Sequential:
+      return [a1, a2, b1, b2];
+    case PairRelation.Interleaved:
+      return [a1, b1, a2, b2];
+    case PairRelation.Nested:
+      return [a1, b1, b2, a2];
+    default:
+      return [a1, a2];
+  }
 }

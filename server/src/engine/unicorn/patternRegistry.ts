@@ -5,6 +5,7 @@
  * of static accesses (roles T1 → T2 implied) and patterns.
  */
 import { PairRelation, patternDefinition, PatternDefinition } from './patternCatalog';
+import { orderedAccesses } from './patternCombination';
 
 export interface LocInfo {
   file: string;
@@ -116,16 +117,17 @@ export class PatternRegistry {
 
   /**
    * The pattern made of pair signature p1 (and p2 with relation rel, or
-   * rel = Pair for P1–P3). `n` is its Table 1 number; `ordered` are the
-   * dynamic accesses in execution order (for roles and first-seen stacks).
+   * rel = Pair for P1–P3). `n` is its Table 1 number; a1, a2 (and b1, b2)
+   * are the dynamic accesses of the pairs (for roles and first-seen stacks).
    */
-  internPattern(p1: number, p2: number, rel: PairRelation, n: number, ordered: AccessRef[]): number {
+  internPattern(p1: number, p2: number, rel: PairRelation, n: number, a1: AccessRef, a2: AccessRef, b1?: AccessRef, b2?: AccessRef): number {
     let inner = this.patternIds.get(p1);
     if (!inner) this.patternIds.set(p1, (inner = new Map()));
     const k = rel === PairRelation.Pair ? -1 : p2 * 8 + rel;
     let id = inner.get(k);
     if (id === undefined) {
       id = this.patterns.length;
+      const ordered = rel === PairRelation.Pair || !b1 || !b2 ? [a1, a2] : orderedAccesses(rel, a1, a2, b1, b2);
       const t1 = ordered[0].thread;
       const roles = ordered.map((a) => (a.thread === t1 ? 1 : 2) as 1 | 2);
       const accesses = ordered.map((a) => a.sacc);

@@ -12,7 +12,7 @@ public final class ClassFilter {
   /** JDK classes the recorder itself uses; instrumenting them would recurse or deadlock. */
   private static final String[] JDK_DENY = {
     "java.lang", "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.atomic",
-    "java.util.concurrent.locks", "java.io", "java.nio", "java.security", "java.lang.invoke",
+    "java.util.concurrent.locks", "java.util.Arrays", "java.io", "java.nio", "java.security", "java.lang.invoke",
     "java.util.jar", "java.util.zip", "jdk", "sun", "com.sun"
   };
   /** Build tools and test frameworks that run in the same JVMs; skipped unless included. */

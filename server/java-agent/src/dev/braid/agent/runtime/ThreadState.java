@@ -30,7 +30,7 @@ final class ThreadState {
     this.thread = thread;
     long s = seed ^ (0x9E3779B97F4A7C15L * (thread.getId() + 1));
     this.rnd = s == 0 ? 1 : s;
-    java.util.Arrays.fill(cacheKey, -1L);
+    for (int k = 0; k < cacheKey.length; k++) cacheKey[k] = -1L;
   }
 
   long nextLong() {

@@ -1,0 +1,31 @@
+/**
+ * Engine benchmark, one measurement per process (so peak memory is the
+ * measurement's own): `node --import tsx bench/engine-bench.ts parse|analyze FILE`
+ * prints one JSON line {mode, events, ms, maxRssMiB}.
+ */
+import { readTrace } from '../server/src/engine/trace/traceReader';
+import { Analyzer } from '../server/src/engine/analysis';
+
+async function main() {
+  const [mode, file] = process.argv.slice(2);
+  const t0 = process.hrtime.bigint();
+  let events = 0;
+  if (mode === 'parse') {
+    const r = await readTrace(file, { event: () => {} });
+    if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
+    events = r.eventCount;
+  } else {
+    const a = new Analyzer();
+    const run = await a.addTrace(file);
+    if (!run) throw new Error('analysis failed');
+    const res = a.rank();
+    events = run.events;
+    if (!res.patterns.length) throw new Error('no patterns');
+  }
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  console.log(JSON.stringify({ mode, events, ms, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
+}
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+// `npm run bench`: the engine benchmark (parse-only vs full UNICORN analysis
+// over synthetic traces of 10^4…10^7 events) and every other bench/*-bench.mjs.
+// Figures are printed, never asserted. BENCH_MAX_EVENTS caps the sizes.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const outDir = path.join(root, 'bench/out');
+mkdirSync(outDir, { recursive: true });
+const max = Number(process.env.BENCH_MAX_EVENTS ?? 1e7);
+const sizes = [1e4, 1e5, 1e6, 1e7].filter((n) => n <= max);
+const only = process.argv.slice(2);
+
+function node(args) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`${args.join(' ')} failed:\n${r.stderr}`);
+  return r.stdout;
+}
+
+if (!only.length || only.includes('engine')) {
+  console.log('UNICORN engine: parse-only vs full analysis (one synthetic failing run per size, 4 threads)');
+  console.log('events      file MiB  parse ms  analyze ms  ratio  events/s (end to end)  parse RSS MiB  analyze RSS MiB');
+  for (const n of sizes) {
+    const file = path.join(outDir, `synthetic-${n}.trace.jsonl`);
+    if (!existsSync(file)) node(['bench/syntheticTraceGenerator.ts', file, String(n)]);
+    const best = (mode) => {
+      let b;
+      for (let k = 0; k < (n >= 1e7 ? 1 : 3); k++) {
+        const m = JSON.parse(node(['bench/engine-bench.ts', mode, file]).trim().split('\n').pop());
+        if (!b || m.ms < b.ms) b = m;
+      }
+      return b;
+    };
+    const p = best('parse');
+    const a = best('analyze');
+    const mib = statSync(file).size / 2 ** 20;
+    console.log(
+      `${String(n).padEnd(12)}${mib.toFixed(1).padStart(8)}  ${p.ms.toFixed(0).padStart(8)}  ${a.ms.toFixed(0).padStart(10)}  ${(a.ms / p.ms).toFixed(2).padStart(5)}  ${Math.round(a.events / (a.ms / 1000)).toLocaleString('en-US').padStart(21)}  ${p.maxRssMiB.toFixed(0).padStart(13)}  ${a.maxRssMiB.toFixed(0).padStart(15)}`,
+    );
+  }
+  console.log('');
+}
+
+for (const f of readdirSync(path.join(root, 'bench')).sort()) {
+  if (!f.endsWith('-bench.mjs')) continue;
+  const name = f.replace(/-bench\.mjs$/, '');
+  if (only.length && !only.includes(name)) continue;
+  console.log(`--- ${f}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join('bench', f)], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) console.log(`(${f} exited with ${r.status})`);
+  console.log('');
+}

@@ -1,0 +1,55 @@
+package dev.braid.agent.instrument;
+
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/** Collects the class's source file name and instruments each method with code. */
+final class InstrumentingClassVisitor extends ClassVisitor {
+  private final boolean jdk;
+  private String internalName;
+  private String sourceFile;
+  private int version;
+
+  InstrumentingClassVisitor(ClassVisitor next, boolean jdk) {
+    super(Opcodes.ASM9, next);
+    this.jdk = jdk;
+  }
+
+  @Override
+  public void visit(int version, int access, String name, String signature, String superName, String[] interfaces) {
+    this.version = version;
+    this.internalName = name;
+    super.visit(version, access, name, signature, superName, interfaces);
+  }
+
+  @Override
+  public void visitSource(String source, String debug) {
+    this.sourceFile = source;
+    super.visitSource(source, debug);
+  }
+
+  /** Source path as javac knows it: package path + SourceFile attribute, e.g. {@code bank/Account.java}. */
+  private String sourcePath() {
+    int slash = internalName.lastIndexOf('/');
+    String pkg = slash < 0 ? "" : internalName.substring(0, slash + 1);
+    String file = sourceFile;
+    if (file == null) {
+      String simple = internalName.substring(slash + 1);
+      int dollar = simple.indexOf('$');
+      file = (dollar > 0 ? simple.substring(0, dollar) : simple) + ".java";
+    }
+    return pkg + file;
+  }
+
+  @Override
+  public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+    MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
+    boolean noCode = (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0;
+    boolean bridge = (access & Opcodes.ACC_BRIDGE) != 0;
+    if (mv == null || noCode || bridge || name.equals("<clinit>")) return mv;
+    String method = internalName.replace('/', '.') + "." + name;
+    return new MethodInstrumenter(mv, access, name, descriptor, internalName, sourcePath(), method, jdk,
+        (version & 0xFFFF) >= Opcodes.V1_5);
+  }
+}

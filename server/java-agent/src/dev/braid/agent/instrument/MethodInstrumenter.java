@@ -1,0 +1,406 @@
+package dev.braid.agent.instrument;
+
+import dev.braid.agent.runtime.Registry;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.commons.AdviceAdapter;
+
+/**
+ * Inserts recorder hook calls into one method: method entry/exit and exception handlers (shadow
+ * stack), field and array accesses, monitors and synchronized methods, {@code Lock} calls, thread
+ * start and join. Inserted code only duplicates operands on the stack (no new locals), so the
+ * existing stack map frames stay valid. In constructors nothing is recorded before the super or
+ * this constructor call ({@code this} is uninitialized there).
+ */
+final class MethodInstrumenter extends AdviceAdapter {
+  private static final String RT = "dev/braid/agent/runtime/Rt";
+  private static final Set<String> LOCK_OWNERS = new HashSet<>(java.util.Arrays.asList(
+      "java/util/concurrent/locks/Lock", "java/util/concurrent/locks/ReentrantLock",
+      "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock",
+      "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock"));
+
+  private final String owner;
+  private final String file;
+  private final String method;
+  private final boolean jdk;
+  private final boolean isStatic;
+  private final boolean isSynchronized;
+  private final boolean canLoadClassConstant;
+  private final String uniqueTag;
+
+  private boolean started;
+  private int entryLoc = -1;
+  private int firstLine;
+  private int currentLine;
+  private final Set<Label> handlers = new HashSet<>();
+  private boolean handlerPending;
+
+  /** Best-effort names of the array references on the operand stack (field that holds them). */
+  private final ArrayDeque<String> arraySources = new ArrayDeque<>();
+  private final Map<Integer, String> localArrays = new HashMap<>();
+  private String lastLoadedArrayField;
+
+  MethodInstrumenter(MethodVisitor mv, int access, String name, String descriptor, String owner, String file,
+      String method, boolean jdk, boolean canLoadClassConstant) {
+    super(Opcodes.ASM9, mv, access, name, descriptor);
+    this.owner = owner;
+    this.file = file;
+    this.method = method;
+    this.jdk = jdk;
+    this.isStatic = (access & Opcodes.ACC_STATIC) != 0;
+    this.isSynchronized = (access & Opcodes.ACC_SYNCHRONIZED) != 0;
+    this.canLoadClassConstant = canLoadClassConstant;
+    this.uniqueTag = "enter " + name + descriptor;
+  }
+
+  private int loc() {
+    return Registry.loc(file, currentLine, method, jdk, null);
+  }
+
+  private void pushInt(int v) {
+    if (v >= -1 && v <= 5) super.visitInsn(Opcodes.ICONST_0 + v);
+    else if (v >= Byte.MIN_VALUE && v <= Byte.MAX_VALUE) super.visitIntInsn(Opcodes.BIPUSH, v);
+    else if (v >= Short.MIN_VALUE && v <= Short.MAX_VALUE) super.visitIntInsn(Opcodes.SIPUSH, v);
+    else super.visitLdcInsn(v);
+  }
+
+  private void callRt(String name, String descriptor) {
+    super.visitMethodInsn(Opcodes.INVOKESTATIC, RT, name, descriptor, false);
+  }
+
+  // ---- entry, exit, handlers ----
+
+  @Override
+  protected void onMethodEnter() {
+    started = true;
+    entryLoc = Registry.loc(file, firstLine, method, jdk, uniqueTag);
+    pushInt(entryLoc);
+    callRt("enter", "(I)V");
+    if (isSynchronized) {
+      pushMonitorObject();
+      pushInt(entryLoc);
+      callRt("acquire", "(Ljava/lang/Object;I)V");
+    }
+  }
+
+  @Override
+  protected void onMethodExit(int opcode) {
+    if (!started) return;
+    if (isSynchronized) {
+      pushMonitorObject();
+      pushInt(loc());
+      callRt("release", "(Ljava/lang/Object;I)V");
+    }
+    pushInt(entryLoc);
+    callRt("exit", "(I)V");
+  }
+
+  private void pushMonitorObject() {
+    if (!isStatic) super.visitVarInsn(Opcodes.ALOAD, 0);
+    else if (canLoadClassConstant) super.visitLdcInsn(Type.getObjectType(owner));
+    else super.visitInsn(Opcodes.ACONST_NULL);
+  }
+
+  @Override
+  public void visitLineNumber(int line, Label start) {
+    currentLine = line;
+    if (firstLine == 0) {
+      firstLine = line;
+      if (entryLoc >= 0) Registry.setLineIfUnknown(entryLoc, line);
+    }
+    super.visitLineNumber(line, start);
+  }
+
+  @Override
+  public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
+    handlers.add(handler);
+    super.visitTryCatchBlock(start, end, handler, type);
+  }
+
+  @Override
+  public void visitLabel(Label label) {
+    super.visitLabel(label);
+    if (started && handlers.contains(label)) handlerPending = true;
+  }
+
+  @Override
+  public void visitFrame(int type, int numLocal, Object[] local, int numStack, Object[] stack) {
+    super.visitFrame(type, numLocal, local, numStack, stack);
+    flushHandler();
+  }
+
+  /** At the start of an exception handler (after its frame): drop the frames of callees that threw. */
+  private void flushHandler() {
+    if (!handlerPending) return;
+    handlerPending = false;
+    arraySources.clear();
+    pushInt(entryLoc);
+    callRt("handler", "(I)V");
+  }
+
+  // ---- fields ----
+
+  @Override
+  public void visitFieldInsn(int opcode, String fieldOwner, String name, String descriptor) {
+    flushHandler();
+    boolean arrayTyped = descriptor.startsWith("[");
+    if (started && !fieldOwner.startsWith("dev/braid/") && !isSyntheticField(name)
+        && (jdk || !isJdkClass(fieldOwner))) {
+      int var = Registry.var(fieldOwner.replace('/', '.'), name, false);
+      int loc = loc();
+      boolean wide = descriptor.equals("J") || descriptor.equals("D");
+      switch (opcode) {
+        case Opcodes.GETFIELD:
+          super.visitInsn(Opcodes.DUP);
+          pushInt(var);
+          pushInt(loc);
+          callRt("read", "(Ljava/lang/Object;II)V");
+          break;
+        case Opcodes.PUTFIELD:
+          if (wide) {
+            super.visitInsn(Opcodes.DUP2_X1);
+            super.visitInsn(Opcodes.POP2);
+            super.visitInsn(Opcodes.DUP_X2);
+          } else {
+            super.visitInsn(Opcodes.DUP2);
+            super.visitInsn(Opcodes.POP);
+          }
+          pushInt(var);
+          pushInt(loc);
+          callRt("write", "(Ljava/lang/Object;II)V");
+          break;
+        case Opcodes.GETSTATIC:
+          pushInt(var);
+          pushInt(loc);
+          callRt("readStatic", "(II)V");
+          break;
+        case Opcodes.PUTSTATIC:
+          pushInt(var);
+          pushInt(loc);
+          callRt("writeStatic", "(II)V");
+          break;
+        default:
+          break;
+      }
+    }
+    super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+    lastLoadedArrayField = null;
+    if (arrayTyped && (opcode == Opcodes.GETFIELD || opcode == Opcodes.GETSTATIC)) {
+      String holder = fieldOwner.replace('/', '.') + "." + name;
+      pushArraySource(holder);
+      lastLoadedArrayField = holder;
+    }
+  }
+
+  /** Fields of JDK classes read by application code (System.out, ...) are not shared state of interest. */
+  private static boolean isJdkClass(String internalName) {
+    return internalName.startsWith("java/") || internalName.startsWith("javax/") || internalName.startsWith("jdk/")
+        || internalName.startsWith("sun/") || internalName.startsWith("com/sun/");
+  }
+
+  private static boolean isSyntheticField(String name) {
+    return name.startsWith("this$") || name.startsWith("val$") || name.equals("$assertionsDisabled");
+  }
+
+  private void pushArraySource(String holder) {
+    if (arraySources.size() >= 8) arraySources.removeFirst();
+    arraySources.addLast(holder);
+  }
+
+  // ---- local variables holding arrays (best-effort array naming) ----
+
+  @Override
+  public void visitVarInsn(int opcode, int var) {
+    flushHandler();
+    if (opcode == Opcodes.ASTORE) {
+      if (lastLoadedArrayField != null) {
+        localArrays.put(var, lastLoadedArrayField);
+        arraySources.pollLast();
+      } else {
+        localArrays.remove(var);
+      }
+    } else if (opcode == Opcodes.ALOAD && localArrays.containsKey(var)) {
+      pushArraySource(localArrays.get(var));
+    }
+    lastLoadedArrayField = null;
+    super.visitVarInsn(opcode, var);
+  }
+
+  // ---- plain instructions: arrays and monitors ----
+
+  @Override
+  public void visitInsn(int opcode) {
+    flushHandler();
+    lastLoadedArrayField = null;
+    if (opcode == Opcodes.ARRAYLENGTH) {
+      arraySources.pollLast();
+    } else if (opcode >= Opcodes.IALOAD && opcode <= Opcodes.SALOAD) {
+      String holder = arraySources.pollLast();
+      if (started) {
+        int var = arrayVar(holder, opcode - Opcodes.IALOAD);
+        super.visitInsn(Opcodes.DUP2);
+        pushInt(var);
+        pushInt(loc());
+        callRt("arrayRead", "(Ljava/lang/Object;III)V");
+      }
+    } else if (opcode >= Opcodes.IASTORE && opcode <= Opcodes.SASTORE) {
+      String holder = arraySources.pollLast();
+      if (started) {
+        int var = arrayVar(holder, opcode - Opcodes.IASTORE);
+        if (opcode == Opcodes.LASTORE || opcode == Opcodes.DASTORE) {
+          super.visitInsn(Opcodes.DUP2_X2);
+          super.visitInsn(Opcodes.POP2);
+          super.visitInsn(Opcodes.DUP2_X2);
+        } else {
+          super.visitInsn(Opcodes.DUP_X2);
+          super.visitInsn(Opcodes.POP);
+          super.visitInsn(Opcodes.DUP2_X1);
+        }
+        pushInt(var);
+        pushInt(loc());
+        callRt("arrayWrite", "(Ljava/lang/Object;III)V");
+      }
+    } else if (opcode == Opcodes.MONITORENTER && started) {
+      super.visitInsn(Opcodes.DUP);
+      super.visitInsn(Opcodes.MONITORENTER);
+      pushInt(loc());
+      callRt("acquire", "(Ljava/lang/Object;I)V");
+      return;
+    } else if (opcode == Opcodes.MONITOREXIT && started) {
+      super.visitInsn(Opcodes.DUP);
+      pushInt(loc());
+      callRt("release", "(Ljava/lang/Object;I)V");
+    }
+    super.visitInsn(opcode);
+  }
+
+  private static final String[] ELEMENT_TYPES = {
+    "int", "long", "float", "double", "java.lang.Object", "byte", "char", "short"
+  };
+
+  /** Array variable: the field holding the array when known, else the element type. */
+  private static int arrayVar(String holder, int typeIndex) {
+    if (holder != null) {
+      int dot = holder.lastIndexOf('.');
+      return Registry.var(holder.substring(0, dot), holder.substring(dot + 1), true);
+    }
+    return Registry.var(ELEMENT_TYPES[typeIndex], null, true);
+  }
+
+  // ---- calls: threads and locks ----
+
+  @Override
+  public void visitMethodInsn(int opcode, String callOwner, String name, String descriptor, boolean isInterface) {
+    flushHandler();
+    lastLoadedArrayField = null;
+    for (Type arg : Type.getArgumentTypes(descriptor)) {
+      if (arg.getSort() == Type.ARRAY) arraySources.pollLast();
+    }
+    if (!started || callOwner.startsWith("dev/braid/")) {
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+      return;
+    }
+    boolean virtual = opcode == Opcodes.INVOKEVIRTUAL || opcode == Opcodes.INVOKEINTERFACE;
+    if (virtual && name.equals("start") && descriptor.equals("()V")) {
+      super.visitInsn(Opcodes.DUP);
+      pushInt(loc());
+      callRt("beforeStart", "(Ljava/lang/Object;I)V");
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+    } else if (virtual && name.equals("join") && descriptor.equals("()V")) {
+      super.visitInsn(Opcodes.DUP);
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+      pushInt(loc());
+      callRt("afterJoin", "(Ljava/lang/Object;I)V");
+    } else if (virtual && name.equals("join") && descriptor.equals("(J)V") && callOwner.equals("java/lang/Thread")) {
+      pushInt(loc());
+      callRt("joinTimed", "(Ljava/lang/Thread;JI)V");
+    } else if (virtual && LOCK_OWNERS.contains(callOwner) && descriptor.equals("()V")
+        && (name.equals("lock") || name.equals("lockInterruptibly"))) {
+      super.visitInsn(Opcodes.DUP);
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+      pushInt(loc());
+      callRt("acquire", "(Ljava/lang/Object;I)V");
+    } else if (virtual && LOCK_OWNERS.contains(callOwner) && descriptor.equals("()V") && name.equals("unlock")) {
+      super.visitInsn(Opcodes.DUP);
+      pushInt(loc());
+      callRt("release", "(Ljava/lang/Object;I)V");
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+    } else if (virtual && LOCK_OWNERS.contains(callOwner) && descriptor.equals("()Z") && name.equals("tryLock")) {
+      super.visitInsn(Opcodes.DUP);
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+      super.visitInsn(Opcodes.DUP_X1);
+      pushInt(loc());
+      callRt("tryAcquired", "(Ljava/lang/Object;ZI)V");
+    } else {
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+    }
+  }
+
+  // Other instructions only flush a pending handler hook and reset the array-naming state.
+
+  @Override
+  public void visitIntInsn(int opcode, int operand) {
+    flushHandler();
+    lastLoadedArrayField = null;
+    super.visitIntInsn(opcode, operand);
+  }
+
+  @Override
+  public void visitTypeInsn(int opcode, String type) {
+    flushHandler();
+    lastLoadedArrayField = null;
+    super.visitTypeInsn(opcode, type);
+  }
+
+  @Override
+  public void visitJumpInsn(int opcode, Label label) {
+    flushHandler();
+    lastLoadedArrayField = null;
+    super.visitJumpInsn(opcode, label);
+  }
+
+  @Override
+  public void visitLdcInsn(Object value) {
+    flushHandler();
+    lastLoadedArrayField = null;
+    super.visitLdcInsn(value);
+  }
+
+  @Override
+  public void visitIincInsn(int var, int increment) {
+    flushHandler();
+    super.visitIincInsn(var, increment);
+  }
+
+  @Override
+  public void visitTableSwitchInsn(int min, int max, Label dflt, Label... labels) {
+    flushHandler();
+    super.visitTableSwitchInsn(min, max, dflt, labels);
+  }
+
+  @Override
+  public void visitLookupSwitchInsn(Label dflt, int[] keys, Label[] labels) {
+    flushHandler();
+    super.visitLookupSwitchInsn(dflt, keys, labels);
+  }
+
+  @Override
+  public void visitMultiANewArrayInsn(String descriptor, int numDimensions) {
+    flushHandler();
+    super.visitMultiANewArrayInsn(descriptor, numDimensions);
+  }
+
+  @Override
+  public void visitInvokeDynamicInsn(String name, String descriptor, org.objectweb.asm.Handle bsm, Object... args) {
+    flushHandler();
+    lastLoadedArrayField = null;
+    super.visitInvokeDynamicInsn(name, descriptor, bsm, args);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * Fix advice per bug, in plain words (thesis §6.7.2.3: participants could
+ * name the bug but fixed it no better with the tools; they asked for fix
+ * advice). From the bug's pattern kinds and suspicious methods it names the
+ * bug type, the variables, the methods and lines involved, the interleaving,
+ * and the usual fix strategies. Advice only: Braid never edits code.
+ */
+import type { CoverageMatrix, MatrixAccess } from './coverageMatrix';
+import { laneOf, PatternMember } from './clusterSuspiciousPatterns';
+import type { SuspiciousMethod } from './suspiciousMethods';
+
+export type BugKind = 'atomicity-violation' | 'multi-variable-atomicity-violation' | 'order-violation';
+
+export interface FixAdvice {
+  kind: BugKind;
+  /** one or two sentences: what goes wrong, where */
+  summary: string;
+  /** the bug's most suspicious interleaving, access by access */
+  interleaving: string;
+  /** fix strategies, most usual first, each naming methods and lines */
+  steps: string[];
+}
+
+interface LaneAccess {
+  lane: 1 | 2;
+  access: MatrixAccess;
+}
+
+export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[], methods: readonly SuspiciousMethod[]): FixAdvice {
+  // the best-ranked atomicity pattern explains the bug; pairs only → order violation
+  const main = members.find((x) => m.patterns[x.row].accesses.length > 2) ?? members[0];
+  const p = m.patterns[main.row];
+  const seq: LaneAccess[] = p.accesses.map((a, k) => ({ lane: laneOf(m, main, k), access: a }));
+  const interleaving = seq.map((x) => `T${x.lane} ${x.access.type} ${shortVar(x.access.variable)} @ ${loc(x.access.file, [x.access.line])} (${shortMethod(x.access.method)})`).join(' → ');
+  const variables = unique(members.flatMap((x) => m.patterns[x.row].accesses.map((a) => shortVar(a.variable))));
+  const varText = listText(variables);
+  const all: LaneAccess[] = members.flatMap((x) => m.patterns[x.row].accesses.map((a, k) => ({ lane: laneOf(m, x, k), access: a })));
+
+  if (p.accesses.length === 2) return orderAdvice(seq, methods, varText, interleaving);
+
+  const kind: BugKind = p.category === 'multi-variable atomicity' ? 'multi-variable-atomicity-violation' : 'atomicity-violation';
+  const atomicLane = seq[0].lane;
+  const otherLane = (3 - atomicLane) as 1 | 2;
+  const region = place(methods, atomicLane, all);
+  const intruder = place(methods, otherLane, all);
+  const outer = seq.filter((x) => x.lane === atomicLane);
+  const inner = seq.filter((x) => x.lane === otherLane);
+  const first = outer[0].access;
+  const last = outer[outer.length - 1].access;
+  const summary =
+    `${kind === 'multi-variable-atomicity-violation' ? 'Multi-variable atomicity violation' : 'Atomicity violation'} on ${varText}: ` +
+    `thread ${atomicLane} in ${region.text} ${verb(first)} ${shortVar(first.variable)} (${loc(first.file, [first.line])}) and later ${verb(last)} ${shortVar(last.variable)} (${loc(last.file, [last.line])}), ` +
+    `but in between thread ${otherLane} in ${intruder.text} ${inner.map((x) => `${verb(x.access)} ${shortVar(x.access.variable)} (${loc(x.access.file, [x.access.line])})`).join(' and ')}. ` +
+    `The failing runs see a mix of the state before and after thread ${otherLane}'s change.`;
+  const steps = [
+    `Make ${region.text} atomic with respect to ${intruder.text}: guard both with the same lock (e.g. synchronize on the object that holds ${varText}), so that ${shortName(intruder.method)} cannot run between ${loc(first.file, [first.line])} and ${loc(last.file, [last.line])}.`,
+    `Or read once: in ${region.text}, take one consistent snapshot of ${varText} (copy it under the lock, or ask for it in a single call) and use only that snapshot; re-check before use if the data may have changed.`,
+    `Or remove the sharing: if the object must not change while ${shortName(region.method)} uses it, confine it to one thread or use a thread-safe / immutable (copy-on-write) structure for ${varText}.`,
+    `Afterwards record runs again: the bug's patterns (${interleavingShort(seq)}) should no longer show up in failing runs.`,
+  ];
+  return { kind, summary, interleaving, steps };
+}
+
+function orderAdvice(seq: LaneAccess[], methods: readonly SuspiciousMethod[], varText: string, interleaving: string): FixAdvice {
+  const [a, b] = seq;
+  const pa = place(methods, a.lane, [a]);
+  const pb = place(methods, b.lane, [b]);
+  const A = `${verb(a.access)} of ${shortVar(a.access.variable)} at ${loc(a.access.file, [a.access.line])}`;
+  const B = `${verb(b.access)} of ${shortVar(b.access.variable)} at ${loc(b.access.file, [b.access.line])}`;
+  const summary =
+    `Order violation on ${varText}: in the failing runs thread ${a.lane}'s ${A} (in ${pa.text}) happens before thread ${b.lane}'s ${B} (in ${pb.text}); ` +
+    `the passing runs have the other order, or no such interleaving.`;
+  const steps = [
+    `Enforce the intended order: make ${shortName(pa.method)} wait until ${shortName(pb.method)} has done its ${verb(b.access)} at ${loc(b.access.file, [b.access.line])} (join the thread, a latch / future / condition variable, or do the ${verb(b.access)} before the other thread is started).`,
+    `Or, if either order is legal, make ${shortName(pa.method)} tolerate it: check the state of ${varText} at ${loc(a.access.file, [a.access.line])} under a lock and wait or retry until it is ready, instead of assuming it.`,
+    a.access.type === 'W' && b.access.type === 'W'
+      ? `Both are writes: decide which value must win and make the other write conditional (compare-and-set) or ordered after it.`
+      : `Publish ${varText} safely (a volatile field, an atomic, or a lock held by both sides) so the ${b.access.type === 'R' ? 'reader' : 'writer'} cannot see a stale or half-built value.`,
+    `Afterwards record runs again: the ordering ${interleavingShort(seq)} should no longer show up in failing runs.`,
+  ];
+  return { kind: 'order-violation', summary, interleaving, steps };
+}
+
+/** The suspicious method of a lane with its lines, or the lane's access methods when no common stack is known. */
+function place(methods: readonly SuspiciousMethod[], lane: 1 | 2, all: readonly LaneAccess[]): { text: string; method: string } {
+  const sm = methods.find((x) => x.thread === lane);
+  if (sm) return { text: `${shortMethod(sm.method)} (${loc(sm.file, sm.lines)})`, method: sm.method };
+  const mine = all.filter((x) => x.lane === lane).map((x) => x.access);
+  const names = unique(mine.map((a) => shortMethod(a.method)));
+  return { text: `${listText(names)} (${unique(mine.map((a) => loc(a.file, [a.line]))).join(', ')})`, method: mine[0]?.method ?? '?' };
+}
+
+/** "fixture.Vector.size" → "Vector.size" */
+export function shortVar(v: string): string {
+  const parts = v.split('.');
+  return parts.length > 2 ? parts.slice(-2).join('.') : v;
+}
+
+function verb(a: MatrixAccess): string {
+  return a.type === 'W' ? 'writes' : 'reads';
+}
+
+function interleavingShort(seq: readonly LaneAccess[]): string {
+  return seq.map((x) => `${x.access.type}${x.lane} ${shortVar(x.access.variable)}:${x.access.line}`).join(' → ');
+}
+
+/** "Vector.java:150–152" or "Vector.java:150, 152" */
+export function loc(file: string, lines: readonly number[]): string {
+  const base = file.split(/[\\/]/).pop() ?? file;
+  const ls = [...new Set(lines)].sort((a, b) => a - b);
+  if (ls.length === 0) return base;
+  if (ls.length === 1) return `${base}:${ls[0]}`;
+  const contiguous = ls.every((l, k) => k === 0 || l - ls[k - 1] <= 2);
+  return contiguous ? `${base}:${ls[0]}–${ls[ls.length - 1]}` : `${base}:${ls.join(', ')}`;
+}
+
+/** "java.util.Vector.<init>" → "Vector.<init> (constructor)"; "a.b.C.m" → "C.m" */
+export function shortMethod(m: string): string {
+  const parts = m.split('.');
+  const s = parts.length > 2 ? parts.slice(-2).join('.') : m;
+  return s.endsWith('.<init>') ? `${s.slice(0, -'.<init>'.length)} constructor` : s;
+}
+
+function shortName(m: string): string {
+  const parts = m.split('.');
+  return parts.length > 2 ? parts.slice(-2).join('.') : m;
+}
+
+function unique<T>(xs: readonly T[]): T[] {
+  return [...new Set(xs)];
+}
+
+function listText(xs: readonly string[]): string {
+  if (xs.length <= 1) return xs.join('');
+  return `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+}

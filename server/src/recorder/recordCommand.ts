@@ -1,0 +1,79 @@
+/**
+ * `braid record ...` (argv = the arguments after `record`): records runs of a Java command and
+ * prints progress and a summary. Exit code: 0 when the runs were recorded, 2 on a usage error,
+ * 1 on another error, 130 when stopped with Ctrl-C (finished traces are kept).
+ */
+import path from 'node:path';
+import { ProgressPrinter } from './progressPrinter';
+import { parseRecordArgs, RECORD_USAGE, UsageError } from './recordOptions';
+import { recordRuns } from './recordRuns';
+
+export { RECORD_USAGE } from './recordOptions';
+export { recordRuns } from './recordRuns';
+export type { RecordProgress, RecordSummary } from './recordRuns';
+export type { RecordOptions } from './recordOptions';
+
+export async function runRecordCommand(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    const dash = argv.indexOf('--');
+    if (dash < 0 || argv.indexOf('--help') < dash) {
+      console.log(RECORD_USAGE);
+      return 0;
+    }
+  }
+  let options;
+  try {
+    options = parseRecordArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`braid record: ${e.message}\n\n${RECORD_USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      process.stderr.write('\nbraid record: stopping (Ctrl-C again to quit at once); finished traces are kept\n');
+      controller.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSigint);
+  const printer = new ProgressPrinter();
+  const rel = path.relative(process.cwd(), options.outDir) || '.';
+  console.error(
+    `braid record: ${options.runs} run(s) of \`${options.command.join(' ')}\`, noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}` +
+      `${options.include.length ? `, include ${options.include.join(' ')}` : ''} → ${rel}`,
+  );
+  try {
+    const summary = await recordRuns(options, (p) => printer.update(p), controller.signal);
+    printer.endLine();
+    const secs = (summary.durationMs / 1000).toFixed(1);
+    console.log(
+      `${summary.interrupted ? 'interrupted: ' : ''}recorded ${summary.total} run(s) in ${secs} s: ${summary.passed} passed, ${summary.failed} failed → ${rel}`,
+    );
+    const reasons = new Map<string, number>();
+    for (const r of summary.runs) if (r.outcome === 'fail') reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
+    if (reasons.size) console.log(`failures by reason: ${[...reasons].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (summary.empty > 0) {
+      console.error(
+        `warning: ${summary.empty} run(s) recorded no event: no instrumented class ran. Check --include ` +
+          `(package or class names, e.g. --include com.example) and that the command runs a JVM.`,
+      );
+    }
+    if (summary.total > 0 && summary.failed === 0) console.error('note: no run failed; try more runs or more noise (--noise 0.2)');
+    if (summary.total > 0 && summary.passed === 0) console.error('note: every run failed; the analysis needs passing runs too (check the command, or use less noise)');
+    if (summary.total > 0) console.log(`next: braid analyze ${rel}`);
+    return summary.interrupted ? 130 : 0;
+  } catch (e) {
+    printer.endLine();
+    console.error(`braid record: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * Options of `braid record` and their command-line parsing.
+ */
+import os from 'node:os';
+import path from 'node:path';
+
+export interface RecordOptions {
+  /** command to run (program and arguments), e.g. ['java', '-cp', 'out', 'bank.Bank'] */
+  command: string[];
+  /** number of runs (executions) to record */
+  runs: number;
+  /** noise probability p at each instrumented point (0 = off) */
+  noise: number;
+  /** packages or classes to instrument (empty = all application classes) */
+  include: string[];
+  exclude: string[];
+  /** folder of the traces */
+  outDir: string;
+  /** per-run time limit in seconds; the process tree is killed after it */
+  timeoutSeconds: number;
+  /** a run whose output (stdout or stderr) matches this fails */
+  failOnOutput?: RegExp;
+  /** runs in parallel */
+  jobs: number;
+  /** base noise seed; run k uses seed + k */
+  seed: number;
+  /** name used in execution ids and file names (default: derived from the command) */
+  name: string;
+  /** working directory of the command */
+  cwd: string;
+  /** extra environment for the command */
+  env?: Record<string, string>;
+  /** agent jar (default: next to the CLI bundle) */
+  agentJar?: string;
+  /** extra raw agent options, key=value */
+  agentOptions?: string[];
+}
+
+export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
+  Runs <command> N times with the Braid Java agent (through JAVA_TOOL_OPTIONS, so it also works
+  under Maven and Gradle), one trace per run, each ending with its pass/fail outcome.
+  --runs N              number of runs (default 100)
+  --noise P             noise probability at each instrumented point, 0..1 (default 0.1; 0 = off)
+  --include PKG...      packages/classes to record (default: all application classes);
+                        JDK classes only when named, e.g. --include java.util.ArrayList
+  --exclude PKG...      packages/classes not to record
+  --out DIR             trace folder (default .braid/traces/<name>-<time>)
+  --timeout S           per-run time limit in seconds; the process tree is killed (default 60)
+  --fail-on-output RE   a run whose output matches the regular expression RE fails
+  --jobs J              runs in parallel (default 1; "auto" = number of cores)
+  --seed S              base noise seed (run k uses S+k; default random)
+  --name NAME           name of the executions (default: the main class or tool name)
+  --agent-option K=V    extra agent option (repeatable)
+  A run fails on a non-zero exit code, a timeout, matching output, or an uncaught exception in
+  any thread. Ctrl-C stops; finished traces are kept.`;
+
+export class UsageError extends Error {}
+
+function takeList(argv: string[], i: number): [string[], number] {
+  const out: string[] = [];
+  while (i < argv.length && !argv[i].startsWith('--')) {
+    for (const part of argv[i].split(',')) if (part.trim()) out.push(part.trim());
+    i++;
+  }
+  return [out, i];
+}
+
+function number(flag: string, value: string | undefined, check: (n: number) => boolean, what: string): number {
+  if (value === undefined) throw new UsageError(`${flag} needs a value (${what})`);
+  const n = Number(value);
+  if (!Number.isFinite(n) || !check(n)) throw new UsageError(`${flag} ${value}: expected ${what}`);
+  return n;
+}
+
+/** Name of the executions, from the command: the Java main class, the jar, or the tool. */
+export function deriveName(command: string[]): string {
+  const tool = path.basename(command[0] ?? 'run').replace(/\.(exe|cmd|bat)$/i, '');
+  if (tool === 'java') {
+    const withValue = new Set(['-cp', '-classpath', '--class-path', '-p', '--module-path', '--add-modules', '--add-opens', '--add-exports']);
+    for (let i = 1; i < command.length; i++) {
+      const a = command[i];
+      if (a === '-jar' && command[i + 1]) return path.basename(command[i + 1]).replace(/\.jar$/, '');
+      if (withValue.has(a)) {
+        i++;
+        continue;
+      }
+      if (a.startsWith('-')) continue;
+      return a;
+    }
+  }
+  return tool;
+}
+
+export function sanitizeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'run';
+}
+
+function timestamp(d = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOptions {
+  const dash = argv.indexOf('--');
+  const flags = dash < 0 ? argv : argv.slice(0, dash);
+  const command = dash < 0 ? [] : argv.slice(dash + 1);
+  if (command.length === 0) throw new UsageError('no command to record: put it after "--", e.g. braid record --runs 100 -- java -cp out bank.Bank');
+  let runs = 100;
+  let noise = 0.1;
+  let include: string[] = [];
+  let exclude: string[] = [];
+  let outDir: string | undefined;
+  let timeoutSeconds = 60;
+  let failOnOutput: RegExp | undefined;
+  let jobs = 1;
+  let seed = Math.floor(Math.random() * 1_000_000_000);
+  let name: string | undefined;
+  const agentOptions: string[] = [];
+  for (let i = 0; i < flags.length; ) {
+    const flag = flags[i];
+    const value = flags[i + 1];
+    switch (flag) {
+      case '--runs':
+        runs = number(flag, value, (n) => Number.isInteger(n) && n >= 1, 'a whole number ≥ 1');
+        i += 2;
+        break;
+      case '--noise':
+        noise = number(flag, value, (n) => n >= 0 && n <= 1, 'a probability between 0 and 1');
+        i += 2;
+        break;
+      case '--include': {
+        const [list, next] = takeList(flags, i + 1);
+        if (list.length === 0) throw new UsageError('--include needs at least one package or class');
+        include = include.concat(list);
+        i = next;
+        break;
+      }
+      case '--exclude': {
+        const [list, next] = takeList(flags, i + 1);
+        if (list.length === 0) throw new UsageError('--exclude needs at least one package or class');
+        exclude = exclude.concat(list);
+        i = next;
+        break;
+      }
+      case '--out':
+        if (!value) throw new UsageError('--out needs a folder');
+        outDir = value;
+        i += 2;
+        break;
+      case '--timeout':
+        timeoutSeconds = number(flag, value, (n) => n > 0, 'a number of seconds > 0');
+        i += 2;
+        break;
+      case '--fail-on-output':
+        if (value === undefined) throw new UsageError('--fail-on-output needs a regular expression');
+        try {
+          failOnOutput = new RegExp(value, 'm');
+        } catch (e) {
+          throw new UsageError(`--fail-on-output ${value}: not a valid regular expression (${(e as Error).message})`);
+        }
+        i += 2;
+        break;
+      case '--jobs':
+        jobs = value === 'auto' ? os.availableParallelism() : number(flag, value, (n) => Number.isInteger(n) && n >= 1, 'a whole number ≥ 1 or "auto"');
+        i += 2;
+        break;
+      case '--seed':
+        seed = number(flag, value, (n) => Number.isSafeInteger(n) && n >= 0, 'a whole number ≥ 0');
+        i += 2;
+        break;
+      case '--name':
+        if (!value) throw new UsageError('--name needs a value');
+        name = value;
+        i += 2;
+        break;
+      case '--agent-option':
+        if (!value || !value.includes('=')) throw new UsageError('--agent-option needs key=value');
+        agentOptions.push(value);
+        i += 2;
+        break;
+      default:
+        throw new UsageError(`unknown option ${flag} for braid record`);
+    }
+  }
+  const finalName = sanitizeName(name ?? deriveName(command));
+  return {
+    command,
+    runs,
+    noise,
+    include,
+    exclude,
+    outDir: path.resolve(cwd, outDir ?? path.join('.braid', 'traces', `${finalName}-${timestamp()}`)),
+    timeoutSeconds,
+    failOnOutput,
+    jobs,
+    seed,
+    name: finalName,
+    cwd,
+    agentOptions,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Shared helpers of the recorder tests: builds the agent, compiles the Java fixtures once, records
+ * runs programmatically, and reads `// @bug` tags from fixture sources.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { recordRuns, RecordSummary } from '../../server/src/recorder/recordRuns';
+import { RecordOptions } from '../../server/src/recorder/recordOptions';
+
+export const root = path.resolve(__dirname, '..', '..');
+export const fixturesDir = path.join(root, 'test', 'fixtures', 'java');
+export const workDir = path.join(root, 'test-output', 'recorder');
+export const classesDir = path.join(workDir, 'classes');
+/** JVM flags that make the many short runs start faster. */
+export const FAST_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
+function javaFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) javaFiles(p, out);
+    else if (name.endsWith('.java')) out.push(p);
+  }
+  return out;
+}
+
+let prepared = false;
+
+/** Builds dist/braid-agent.jar (skipped when up to date) and compiles the fixtures. */
+export function prepare(): void {
+  if (prepared) return;
+  const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-agent.mjs')], { cwd: root, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`building the agent failed:\n${build.stdout}${build.stderr}`);
+  const sources = javaFiles(fixturesDir);
+  const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
+  const stamp = path.join(classesDir, 'bank', 'Bank.class');
+  if (!existsSync(stamp) || statSync(stamp).mtimeMs < newest) {
+    rmSync(classesDir, { recursive: true, force: true });
+    mkdirSync(classesDir, { recursive: true });
+    const javac = spawnSync('javac', ['-g', '-d', classesDir, ...sources], { encoding: 'utf8' });
+    if (javac.status !== 0) throw new Error(`javac of the fixtures failed:\n${javac.stdout}${javac.stderr}`);
+  }
+  prepared = true;
+}
+
+export async function record(
+  name: string,
+  mainClass: string,
+  options: Partial<RecordOptions> & { runs: number },
+): Promise<RecordSummary> {
+  const outDir = path.join(workDir, 'traces', name);
+  rmSync(outDir, { recursive: true, force: true });
+  const o: RecordOptions = {
+    command: ['java', ...FAST_JVM, '-cp', classesDir, mainClass],
+    noise: 0.1,
+    include: [],
+    exclude: [],
+    outDir,
+    timeoutSeconds: 20,
+    jobs: 2,
+    seed: 1000,
+    name,
+    cwd: root,
+    ...options,
+  };
+  return recordRuns(o);
+}
+
+export interface BugTag {
+  name: string;
+  file: string;
+  line: number;
+  /** for bugs inside another source file (a JDK class): that file */
+  inFile?: string;
+}
+
+/** The `// @bug <name> [file=<path>]` tags of one fixture folder; file paths relative to the source root. */
+export function bugTags(pkg: string): BugTag[] {
+  const tags: BugTag[] = [];
+  for (const f of javaFiles(path.join(fixturesDir, pkg))) {
+    const rel = path.relative(fixturesDir, f).split(path.sep).join('/');
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .forEach((text, k) => {
+        const m = /\/\/ @bug (\S+)(?:\s+file=(\S+))?/.exec(text);
+        if (m) tags.push({ name: m[1], file: rel, line: k + 1, inFile: m[2] });
+      });
+  }
+  return tags;
+}

@@ -1,0 +1,642 @@
+/**
+ * Tracer: a run's full event list (after ConcurrencyExplorer), virtualized.
+ * Only the rows on screen exist in the DOM; pages of events are fetched from
+ * the host on demand ({type:'fetchEvents'} → {type:'events'}) and cached.
+ * A custom scrollbar maps its (capped) pixel range onto any number of rows,
+ * so 10 million events scroll like 10 thousand.
+ */
+import '../common/base.css';
+import './tracer.css';
+import type { PatternDto, PatternsResult, RunsResult, TraceEventDto, TraceEventsParams, TraceEventsResult, RunDto } from '../../../server/src/lsp/protocol';
+import { h, clear, basename, chip, debounce, threadColorClass, kindTitle } from '../common/dom';
+import { post, loadState, saveState, onMessage, request, newRequestId } from '../common/vscode';
+import { registerToolkit, valueOf, checkedOf } from '../common/toolkit';
+import { Pager, PagerQuery } from './pager';
+
+registerToolkit();
+
+/** events may carry the source statement text when the server can read it */
+type EventRow = TraceEventDto & { statement?: string };
+
+interface TracerState {
+  run?: string;
+  thread: number | null;
+  variable: string;
+  search: string;
+  accessesOnly: boolean;
+  top: number;
+  selected: number | null;
+  highlightPatternKey?: string;
+}
+
+const ROW_H = 22;
+/** pixel height of the scrollbar's content; rows beyond it are reached by proportional mapping */
+const MAX_SCROLL_PX = 1_000_000;
+const PAGE_SIZE = 200;
+
+const state = loadState<TracerState>({ thread: null, variable: '', search: '', accessesOnly: false, top: 0, selected: null });
+
+// ---------------------------------------------------------------- fetch via host
+const pendingEvents = new Map<number, { resolve: (r: TraceEventsResult) => void; reject: (e: Error) => void }>();
+function fetchEvents(params: TraceEventsParams): Promise<TraceEventsResult> {
+  const requestId = newRequestId();
+  return new Promise((resolve, reject) => {
+    pendingEvents.set(requestId, { resolve, reject });
+    post({ type: 'fetchEvents', requestId, params });
+  });
+}
+const pager = new Pager(fetchEvents, { pageSize: PAGE_SIZE, maxPages: 600, maxInFlight: 4 });
+
+// ---------------------------------------------------------------- DOM
+const runSelect = h('vscode-dropdown', { id: 'run', 'aria-label': 'Run', title: 'Run' });
+const threadSelect = h('vscode-dropdown', { id: 'thread', 'aria-label': 'Thread', title: 'Thread' });
+const varField = h('vscode-text-field', { id: 'variable', placeholder: 'variable', 'aria-label': 'Variable filter' });
+const searchField = h('vscode-text-field', { id: 'search', placeholder: 'search variable, file, method', 'aria-label': 'Search' });
+const accessesBox = h('vscode-checkbox', { id: 'accessesOnly' }, 'R/W only');
+const gotoField = h('vscode-text-field', { id: 'goto', placeholder: '#', size: 8, 'aria-label': 'Go to event index' });
+const countLabel = h('span', { class: 'muted', id: 'count', 'aria-live': 'polite' });
+const toolbar = h('div', { class: 'toolbar', role: 'toolbar' }, runSelect, threadSelect, varField, searchField, accessesBox, h('span', { class: 'spacer' }), h('span', { class: 'muted' }, 'Go to'), gotoField, countLabel);
+
+const patternBar = h('div', { class: 'pattern-bar', id: 'patternBar', hidden: true });
+const header = h(
+  'div',
+  { class: 'row header', role: 'row' },
+  ...['#', 'Thread', 'Kind', 'Variable', 'Value', 'Location', 'Statement', 'Method'].map((t) => h('span', { role: 'columnheader' }, t)),
+);
+const rowsEl = h('div', { class: 'rows' });
+const viewport = h('div', { class: 'viewport', id: 'viewport', tabindex: 0, role: 'grid', 'aria-label': 'Trace events' }, rowsEl);
+const scrollInner = h('div', { class: 'scroll-inner' });
+const scrollbar = h('div', { class: 'scrollbar', id: 'scrollbar', 'aria-hidden': 'true' }, scrollInner);
+const body = h('div', { class: 'body' }, viewport, scrollbar);
+const status = h('div', { class: 'status muted', id: 'status' });
+const main = h('main', { class: 'tracer' }, toolbar, patternBar, h('div', { class: 'grid' }, header, body), status);
+document.body.append(main);
+
+// ---------------------------------------------------------------- state
+let runs: RunDto[] = [];
+let pattern: PatternDto | undefined;
+let visibleRows = 20;
+let maxTopCache = 0;
+let firstPaintDone = false;
+
+function total(): number {
+  return pager.total ?? 0;
+}
+function maxTop(): number {
+  return Math.max(0, total() - Math.max(1, visibleRows - 1));
+}
+function persist(): void {
+  saveState(state);
+}
+const persistSoon = debounce(persist, 150);
+
+// ---------------------------------------------------------------- rows (pooled)
+interface RowEls {
+  el: HTMLElement;
+  idx: HTMLElement;
+  thread: HTMLElement;
+  tdot: HTMLElement;
+  tname: HTMLElement;
+  kind: HTMLElement;
+  variable: HTMLElement;
+  value: HTMLElement;
+  loc: HTMLElement;
+  stmt: HTMLElement;
+  method: HTMLElement;
+  pos: number;
+}
+const pool: RowEls[] = [];
+function makeRow(): RowEls {
+  const tdot = h('span', { class: 'tdot' });
+  const tname = h('span', { class: 'tname' });
+  const r: RowEls = {
+    el: h('div', { class: 'row', role: 'row' }),
+    idx: h('span', { class: 'idx mono', role: 'gridcell' }),
+    thread: h('span', { class: 'thread', role: 'gridcell' }, tdot, tname),
+    tdot,
+    tname,
+    kind: h('span', { class: 'kind', role: 'gridcell' }),
+    variable: h('span', { class: 'var mono', role: 'gridcell' }),
+    value: h('span', { class: 'val mono', role: 'gridcell' }),
+    loc: h('span', { class: 'loc-cell mono', role: 'gridcell' }),
+    stmt: h('span', { class: 'stmt mono', role: 'gridcell' }),
+    method: h('span', { class: 'method mono', role: 'gridcell' }),
+    pos: -1,
+  };
+  r.el.append(r.idx, r.thread, r.kind, r.variable, r.value, r.loc, r.stmt, r.method);
+  rowsEl.append(r.el);
+  return r;
+}
+
+function fmtValue(e: EventRow): string {
+  if (e.value !== undefined) {
+    let s: string;
+    if (typeof e.value === 'string') s = JSON.stringify(e.value);
+    else {
+      try {
+        s = JSON.stringify(e.value) ?? String(e.value);
+      } catch {
+        s = String(e.value);
+      }
+    }
+    return s.length > 80 ? s.slice(0, 79) + '…' : s;
+  }
+  if (e.target !== undefined) {
+    if (e.kind === 'ACQ' || e.kind === 'REL') return `lock #${e.target}`;
+    if (e.kind === 'START' || e.kind === 'JOIN') return `thread #${e.target}`;
+    return `#${e.target}`;
+  }
+  return '';
+}
+
+function sameFile(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return false;
+  if (a === b) return true;
+  const na = a.replace(/\\/g, '/');
+  const nb = b.replace(/\\/g, '/');
+  return na.endsWith('/' + nb) || nb.endsWith('/' + na) || basename(na) === basename(nb);
+}
+
+/** which access of the highlighted pattern (1-based) this event matches, or 0 */
+function patternMatch(e: EventRow): number {
+  if (!pattern) return 0;
+  for (let k = 0; k < pattern.accesses.length; k++) {
+    const a = pattern.accesses[k];
+    if (e.kind === a.type && e.line === a.line && e.variable === a.variable && sameFile(e.file, a.file)) return k + 1;
+  }
+  return 0;
+}
+
+function fillRow(r: RowEls, pos: number): void {
+  r.pos = pos;
+  r.el.style.transform = `translateY(${(pos - state.top) * ROW_H}px)`;
+  r.el.setAttribute('aria-rowindex', String(pos + 1));
+  r.el.dataset.pos = String(pos);
+  const e = pager.get(pos) as EventRow | undefined;
+  r.el.classList.toggle('selected', state.selected === pos);
+  r.el.setAttribute('aria-selected', state.selected === pos ? 'true' : 'false');
+  if (!e) {
+    r.el.className = 'row pending' + (state.selected === pos ? ' selected' : '');
+    r.idx.textContent = '';
+    r.tname.textContent = '';
+    r.tdot.className = 'tdot';
+    clear(r.kind);
+    r.variable.textContent = '…';
+    r.value.textContent = '';
+    r.loc.textContent = '';
+    r.stmt.textContent = '';
+    r.method.textContent = '';
+    delete r.el.dataset.i;
+    return;
+  }
+  const m = patternMatch(e);
+  r.el.className = `row ${threadColorClass(e.thread)}` + (state.selected === pos ? ' selected' : '') + (m ? ' hl' : '') + (e.kind === 'R' || e.kind === 'W' ? '' : ' other');
+  r.el.dataset.i = String(e.i);
+  r.idx.textContent = String(e.i);
+  r.tdot.className = 'tdot';
+  r.tname.textContent = e.threadName || `T${e.thread}`;
+  r.thread.title = `thread ${e.thread}${e.threadName ? ' (' + e.threadName + ')' : ''}`;
+  clear(r.kind);
+  r.kind.append(chip(e.kind, m ? `#${m}` : undefined));
+  r.kind.title = kindTitle(e.kind);
+  r.variable.textContent = e.variable ?? '';
+  r.variable.title = e.variable ?? '';
+  r.value.textContent = fmtValue(e);
+  r.value.title = r.value.textContent;
+  r.loc.textContent = e.file ? `${basename(e.file)}${e.line ? ':' + e.line : ''}` : '';
+  r.loc.title = e.file ? `${e.file}${e.line ? ':' + e.line : ''}` : '';
+  r.loc.classList.toggle('link', !!e.file && !!e.line);
+  r.stmt.textContent = e.statement ?? '';
+  r.stmt.title = e.statement ?? '';
+  if (e.statement) document.body.classList.add('has-statements');
+  r.method.textContent = e.method ?? '';
+  r.method.title = e.method ?? '';
+}
+
+// ---------------------------------------------------------------- render
+let renderQueued = false;
+function scheduleRender(): void {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    render();
+  });
+}
+
+/** the scrollTop we last set ourselves: its scroll event is not a user scroll */
+let syncedScrollTop = -1;
+function syncScrollbar(): void {
+  const t = total();
+  const contentPx = Math.min(t * ROW_H, MAX_SCROLL_PX) + (viewport.clientHeight % ROW_H);
+  scrollInner.style.height = `${Math.max(contentPx, scrollbar.clientHeight)}px`;
+  const range = scrollInner.offsetHeight - scrollbar.clientHeight;
+  const mt = maxTop();
+  const want = mt > 0 ? Math.round((state.top / mt) * range) : 0;
+  if (Math.abs(scrollbar.scrollTop - want) > 1) {
+    scrollbar.scrollTop = want;
+    syncedScrollTop = scrollbar.scrollTop;
+  }
+}
+
+function render(): void {
+  visibleRows = Math.max(1, Math.ceil(viewport.clientHeight / ROW_H));
+  const t = total();
+  maxTopCache = maxTop();
+  // keep a restored position until the total is known
+  if (pager.total !== undefined) state.top = Math.max(0, Math.min(state.top, maxTopCache));
+  const first = state.top;
+  const last = Math.min(t - 1, first + visibleRows);
+  const n = t === 0 ? 0 : last - first + 1;
+  while (pool.length < n) pool.push(makeRow());
+  for (let k = 0; k < pool.length; k++) {
+    const r = pool[k];
+    if (k < n) {
+      r.el.hidden = false;
+      fillRow(r, first + k);
+    } else {
+      r.el.hidden = true;
+      r.pos = -1;
+    }
+  }
+  viewport.setAttribute('aria-rowcount', String(t));
+  if (pager.currentQuery) pager.want(first, Math.max(first, last));
+  syncScrollbar();
+  updateCount();
+  if (!firstPaintDone && n > 0 && pool.slice(0, n).every((r) => r.el.dataset.i !== undefined)) {
+    firstPaintDone = true;
+    performance.mark('braid-tracer-first-rows');
+  }
+  document.body.dataset.rendered = `${first}:${n}:${pool.slice(0, n).filter((r) => r.el.dataset.i !== undefined).length}`;
+}
+
+function updateCount(): void {
+  if (!pager.currentQuery) {
+    countLabel.textContent = runs.length ? '' : 'no runs';
+    return;
+  }
+  if (pager.total === undefined) {
+    countLabel.textContent = pager.error ? '' : 'loading…';
+  } else {
+    const shown = pager.total === 0 ? 0 : state.top + 1;
+    countLabel.textContent = `${shown.toLocaleString('en-US')}–${Math.min(pager.total, state.top + visibleRows).toLocaleString('en-US')} of ${pager.total.toLocaleString('en-US')} events`;
+  }
+  status.textContent = pager.error ? `Could not load events: ${pager.error}` : '';
+  status.classList.toggle('error', !!pager.error);
+}
+
+pager.onUpdate = scheduleRender;
+
+// ---------------------------------------------------------------- scrolling & keys
+function scrollToTop(top: number): void {
+  const clamped = Math.max(0, Math.min(Math.round(top), maxTop()));
+  if (clamped !== state.top) {
+    state.top = clamped;
+    persistSoon();
+  }
+  scheduleRender();
+}
+
+/** scrolls so that row `pos` is visible (centred if far away) */
+function reveal(pos: number, center = false): void {
+  const vis = Math.max(1, visibleRows - 1);
+  if (center || pos < state.top || pos >= state.top + vis) {
+    scrollToTop(center ? pos - Math.floor(vis / 2) : pos < state.top ? pos : pos - vis + 1);
+  }
+}
+
+function select(pos: number | null, doReveal = true): void {
+  if (pos !== null) pos = Math.max(0, Math.min(pos, total() - 1));
+  state.selected = pos;
+  if (pos !== null && doReveal) reveal(pos);
+  persistSoon();
+  scheduleRender();
+}
+
+let wheelAcc = 0;
+viewport.addEventListener(
+  'wheel',
+  (ev) => {
+    ev.preventDefault();
+    const px = ev.deltaMode === 1 ? ev.deltaY * ROW_H : ev.deltaMode === 2 ? ev.deltaY * viewport.clientHeight : ev.deltaY;
+    wheelAcc += px / ROW_H;
+    const rows = wheelAcc < 0 ? Math.ceil(wheelAcc) : Math.floor(wheelAcc);
+    if (rows !== 0) {
+      wheelAcc -= rows;
+      scrollToTop(state.top + rows);
+    }
+  },
+  { passive: false },
+);
+
+scrollbar.addEventListener('scroll', () => {
+  if (Math.abs(scrollbar.scrollTop - syncedScrollTop) <= 1) return;
+  syncedScrollTop = -1;
+  const range = scrollInner.offsetHeight - scrollbar.clientHeight;
+  if (range <= 0) return;
+  const top = Math.round((scrollbar.scrollTop / range) * maxTop());
+  if (top !== state.top) {
+    state.top = top;
+    persistSoon();
+    scheduleRender();
+  }
+});
+
+viewport.addEventListener('keydown', (ev) => {
+  const t = total();
+  if (!t) return;
+  const cur = state.selected ?? state.top;
+  const page = Math.max(1, visibleRows - 2);
+  let next: number | undefined;
+  switch (ev.key) {
+    case 'ArrowDown': next = state.selected === null ? state.top : cur + 1; break;
+    case 'ArrowUp': next = cur - 1; break;
+    case 'PageDown': next = cur + page; break;
+    case 'PageUp': next = cur - page; break;
+    case 'Home': next = 0; break;
+    case 'End': next = t - 1; break;
+    case 'Enter':
+    case ' ':
+      if (state.selected !== null) openEvent(state.selected);
+      ev.preventDefault();
+      return;
+    default:
+      return;
+  }
+  ev.preventDefault();
+  select(next);
+});
+
+viewport.addEventListener('click', (ev) => {
+  const rowEl = (ev.target as Element).closest('.row') as HTMLElement | null;
+  if (!rowEl || rowEl.dataset.pos === undefined) return;
+  const pos = Number(rowEl.dataset.pos);
+  select(pos, false);
+  viewport.focus();
+  if ((ev.target as Element).closest('.loc-cell') || ev.detail >= 2) openEvent(pos);
+});
+
+function openEvent(pos: number): void {
+  const e = pager.get(pos);
+  if (!e || !e.file || !e.line) return;
+  post({ type: 'openLocation', file: e.file, line: e.line, ...(e.uri ? { uri: e.uri } : {}) });
+}
+
+new ResizeObserver(() => scheduleRender()).observe(viewport);
+
+// ---------------------------------------------------------------- filters
+function filtersActive(): boolean {
+  return state.thread !== null || !!state.variable || !!state.search || state.accessesOnly;
+}
+
+function applyQuery(resetPosition: boolean): void {
+  if (!state.run) {
+    pager.setQuery({ run: '' });
+    scheduleRender();
+    return;
+  }
+  const q: PagerQuery = { run: state.run };
+  if (state.thread !== null) q.threads = [state.thread];
+  if (state.variable) q.variable = state.variable;
+  if (state.search) q.search = state.search;
+  if (state.accessesOnly) q.accessesOnly = true;
+  if (pager.setQuery(q) && resetPosition) {
+    state.top = 0;
+    state.selected = null;
+  }
+  persist();
+  scheduleRender();
+}
+
+const onFilterInput = debounce(() => {
+  state.variable = valueOf(varField).trim();
+  state.search = valueOf(searchField).trim();
+  applyQuery(true);
+}, 200);
+varField.addEventListener('input', onFilterInput);
+searchField.addEventListener('input', onFilterInput);
+accessesBox.addEventListener('change', () => {
+  state.accessesOnly = checkedOf(accessesBox);
+  applyQuery(true);
+});
+threadSelect.addEventListener('change', () => {
+  const v = valueOf(threadSelect);
+  state.thread = v === '' || v === 'all' ? null : Number(v);
+  applyQuery(true);
+});
+runSelect.addEventListener('change', () => {
+  const v = valueOf(runSelect);
+  if (v && v !== state.run) {
+    state.run = v;
+    state.thread = null;
+    refreshThreadOptions();
+    applyQuery(true);
+  }
+});
+gotoField.addEventListener('keydown', (ev) => {
+  if ((ev as KeyboardEvent).key !== 'Enter') return;
+  const n = Number(valueOf(gotoField).trim());
+  if (Number.isInteger(n) && n >= 0) void jumpToEvent(n);
+});
+
+/** Unfiltered, position == event index; with filters active they are cleared first. */
+async function jumpToEvent(i: number): Promise<void> {
+  if (filtersActive()) {
+    state.thread = null;
+    state.variable = '';
+    state.search = '';
+    state.accessesOnly = false;
+    syncControls();
+    applyQuery(false);
+    status.textContent = `Filters cleared to show event #${i}.`;
+  }
+  await waitForTotal();
+  if (i >= total()) return;
+  select(i, false);
+  reveal(i, true);
+  viewport.focus();
+}
+
+function waitForTotal(): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (pager.total !== undefined || pager.error) resolve();
+      else setTimeout(check, 16);
+    };
+    pager.want(0, 0);
+    check();
+  });
+}
+
+// ---------------------------------------------------------------- toolbar contents
+function option(value: string, label: string, selected: boolean): HTMLElement {
+  return h('vscode-option', { value, selected: selected || null }, label);
+}
+
+function refreshRunOptions(): void {
+  clear(runSelect);
+  if (!runs.length) {
+    runSelect.append(option('', 'no runs', true));
+    return;
+  }
+  for (const r of runs) {
+    runSelect.append(option(r.execution, `${r.outcome === 'fail' ? '✗' : '✓'} ${r.execution} · ${r.events.toLocaleString('en-US')} events`, r.execution === state.run));
+  }
+  (runSelect as unknown as { value: string }).value = state.run ?? '';
+}
+
+let threadsKey = '';
+function refreshThreadOptions(): void {
+  const threads = pager.threads;
+  const key = JSON.stringify([state.run, threads, state.thread]);
+  if (key === threadsKey) return;
+  threadsKey = key;
+  clear(threadSelect);
+  threadSelect.append(option('all', 'All threads', state.thread === null));
+  for (const t of threads) threadSelect.append(option(String(t.id), `${t.name || 'T' + t.id} (#${t.id})`, state.thread === t.id));
+  if (state.thread !== null && !threads.some((t) => t.id === state.thread)) {
+    threadSelect.append(option(String(state.thread), `#${state.thread}`, true));
+  }
+  (threadSelect as unknown as { value: string }).value = state.thread === null ? 'all' : String(state.thread);
+}
+
+function syncControls(): void {
+  (varField as unknown as { value: string }).value = state.variable;
+  (searchField as unknown as { value: string }).value = state.search;
+  (accessesBox as unknown as { checked: boolean }).checked = state.accessesOnly;
+  threadsKey = '';
+  refreshThreadOptions();
+}
+
+const prevUpdate = pager.onUpdate;
+pager.onUpdate = () => {
+  refreshThreadOptions();
+  prevUpdate();
+};
+
+// ---------------------------------------------------------------- pattern highlight
+async function loadPattern(key: string | undefined, jump = true): Promise<void> {
+  pattern = undefined;
+  clear(patternBar);
+  patternBar.hidden = true;
+  state.highlightPatternKey = key;
+  persist();
+  if (!key) {
+    scheduleRender();
+    return;
+  }
+  let res: PatternsResult;
+  try {
+    res = await request<PatternsResult>('patterns', {});
+  } catch {
+    return;
+  }
+  pattern = res.patterns.find((p) => p.key === key);
+  if (!pattern) {
+    patternBar.hidden = false;
+    patternBar.append(h('span', { class: 'muted' }, 'The highlighted pattern is no longer in the results.'));
+    return;
+  }
+  const p = pattern;
+  patternBar.hidden = false;
+  patternBar.append(
+    h('span', { class: 'pb-title' }, `#${p.rank} ${p.id} ${p.kind}`),
+    h('span', { class: 'muted' }, 'next occurrence of:'),
+    ...p.accesses.map((a, k) => {
+      const b = h('button', { class: 'pb-access', type: 'button', title: `next ${a.type} of ${a.variable} at ${a.file}:${a.line}` }, chip(a.type, `#${k + 1}`), h('span', { class: 'mono' }, ` ${a.variable} `), h('span', { class: 'muted mono' }, `${basename(a.file)}:${a.line}`));
+      b.addEventListener('click', () => void findNext(k));
+      return b;
+    }),
+    (() => {
+      const c = h('vscode-button', { appearance: 'icon', 'aria-label': 'Clear highlight', title: 'Clear highlight' }, '✕');
+      c.addEventListener('click', () => void loadPattern(undefined));
+      return c;
+    })(),
+  );
+  scheduleRender();
+  // reveal the interleaving access (the middle one, from the other thread) first
+  if (jump) void findNext(Math.min(1, p.accesses.length - 1), -1);
+}
+
+/** finds the next event (after the selection) matching access k of the pattern, by a filtered scan */
+async function findNext(k: number, from?: number): Promise<void> {
+  if (!pattern || !state.run) return;
+  const a = pattern.accesses[k];
+  const fromI = from ?? (state.selected !== null ? pager.get(state.selected)?.i ?? -1 : -1);
+  const limit = 2000;
+  status.textContent = `Searching ${a.type} ${a.variable} at ${basename(a.file)}:${a.line}…`;
+  status.classList.remove('error');
+  for (let offset = 0, scanned = 0; scanned < 200; scanned++) {
+    let r: TraceEventsResult;
+    try {
+      r = await fetchEvents({ run: state.run, offset, limit, variable: a.variable, accessesOnly: true });
+    } catch (e) {
+      status.textContent = `Search failed: ${e instanceof Error ? e.message : String(e)}`;
+      return;
+    }
+    const hit = r.events.find((e) => e.i > fromI && e.kind === a.type && e.line === a.line && e.variable === a.variable && sameFile(e.file, a.file));
+    if (hit) {
+      status.textContent = '';
+      await jumpToEvent(hit.i);
+      return;
+    }
+    offset += r.events.length;
+    if (r.events.length < limit || offset >= r.total) break;
+  }
+  status.textContent = fromI >= 0 ? 'No later occurrence.' : 'No occurrence in this run.';
+}
+
+// ---------------------------------------------------------------- host messages & startup
+onMessage((m) => {
+  switch (m.type) {
+    case 'events': {
+      const p = pendingEvents.get(m.requestId);
+      if (!p) return;
+      pendingEvents.delete(m.requestId);
+      if (m.error !== undefined || !m.result) p.reject(new Error(m.error ?? 'no result'));
+      else p.resolve(m.result);
+      return;
+    }
+    case 'showRun':
+      if (typeof m.run === 'string' && m.run && m.run !== state.run) {
+        state.run = m.run;
+        state.thread = null;
+        state.variable = '';
+        state.search = '';
+        state.accessesOnly = false;
+        syncControls();
+        refreshRunOptions();
+        applyQuery(true);
+      }
+      if (m.highlightPatternKey !== undefined || m.run) void loadPattern(typeof m.highlightPatternKey === 'string' ? m.highlightPatternKey : undefined);
+      return;
+    case 'changed':
+      void loadRuns(true);
+      return;
+  }
+});
+
+async function loadRuns(changed: boolean): Promise<void> {
+  try {
+    const r = await request<RunsResult>('runs');
+    runs = Array.isArray(r.runs) ? r.runs : [];
+  } catch (e) {
+    status.textContent = `Could not load runs: ${e instanceof Error ? e.message : String(e)}`;
+    status.classList.add('error');
+    runs = [];
+  }
+  if (!state.run || !runs.some((r) => r.execution === state.run)) {
+    state.run = (runs.find((r) => r.outcome === 'fail') ?? runs[0])?.execution;
+    state.top = 0;
+    state.selected = null;
+  }
+  refreshRunOptions();
+  if (changed) pager.setQuery({ run: '' });
+  applyQuery(false);
+}
+
+syncControls();
+void loadRuns(false).then(() => {
+  if (state.highlightPatternKey) void loadPattern(state.highlightPatternKey, false);
+});
+post({ type: 'ready' });
