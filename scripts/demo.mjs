@@ -53,7 +53,7 @@ run(process.execPath, [cli, 'record', '--runs', runs, '--noise', '0.1', '--jobs'
   '--out', traces, '--', 'java', '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-cp', classes, sample], 'braid record');
 
 console.log(`\n== Analysis (braid analyze) ==`);
-run(process.execPath, [cli, 'analyze', traces], 'braid analyze');
+run(process.execPath, [cli, 'analyze', traces, '--top', '8'], 'braid analyze');
 
 if (args.includes('--open')) {
   console.log('\n--open: opening the result in VS Code is not available yet (see the end-to-end issue).');
