@@ -9,6 +9,7 @@ import { analyzeTraceFiles } from '../../server/src/engine/analysis';
 import { AccessWindow, WindowAccess } from '../../server/src/engine/unicorn/accessWindow';
 import { PairWindow } from '../../server/src/engine/unicorn/pairWindow';
 import { PatternRegistry } from '../../server/src/engine/unicorn/patternRegistry';
+import { PatternSet } from '../../server/src/engine/unicorn/patternSet';
 import { competitionRanks } from '../../server/src/engine/ranking/competitionRanking';
 import { jaccard } from '../../server/src/engine/ranking/suspiciousness';
 import { writeTraces } from '../helpers/traceBuilder';
@@ -89,7 +90,7 @@ test('access window: same-thread accesses replace the latest slot, but a read ne
 test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z)W2(y)W4(y); size 2 misses the second (its pairs are 3 apart)', () => {
   for (const size of [4, 2]) {
     const reg = new PatternRegistry();
-    const found = new Set<number>();
+    const found = new PatternSet();
     const pw = new PairWindow(size, reg, found);
     const x = new AccessWindow(3);
     const z = new AccessWindow(3);
@@ -113,13 +114,13 @@ test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z
       [W3S8, R5S9], // an unrelated pair of two other threads
       [W2S6, W4S7],
     ];
-    ordered.forEach(([a, b], k) => pw.push({ first: a, second: b, sig: reg.internPair(a.sacc, b.sacc), seq: k }));
-    const combined = [...found].map((id) => reg.patterns[id]).filter((p) => p.accesses.length > 2);
+    ordered.forEach(([a, b], k) => pw.push({ first: a, second: b, sig: reg.internPair(a.sacc, b.sacc), seq: k, lastCombination: -1 }));
+    const combined = found.ids.map((id) => reg.patterns[id]).filter((p) => p.accesses.length > 2);
     const names = combined.map((p) => `${p.def.id}:${p.accesses.map((s) => reg.locs[reg.accesses[s].loc].line).join('')}`).sort();
     if (size === 4) assert.deepEqual(names, ['P4:123', 'P9:4567']);
     else assert.deepEqual(names, ['P4:123']);
     // every pair is also a pattern (P1–P3)
-    assert.equal([...found].filter((id) => reg.patterns[id].accesses.length === 2).length, 5);
+    assert.equal(found.ids.filter((id) => reg.patterns[id].accesses.length === 2).length, 5);
   }
 });
 

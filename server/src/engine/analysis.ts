@@ -147,7 +147,7 @@ export class Analyzer {
       test: r.header.test,
       seed: seed === undefined ? undefined : String(seed),
       events: r.eventCount,
-      patterns: [...found].sort((a, b) => a - b),
+      patterns: found.ids.slice().sort((a, b) => a - b),
       stats,
       uncaught: r.uncaught,
     };

@@ -8,6 +8,7 @@
  * (a pair already part of a triplet is not counted twice); then the window
  * slides. Windows are flushed the same way at the end of the run.
  */
+import { PatternSet } from '../unicorn/patternSet';
 import { EventKind, TraceEvent } from '../trace/traceFormat';
 import { TraceSymbols } from '../trace/traceSymbols';
 import { StaticAccessMapper } from '../staticAccessMapper';
@@ -24,7 +25,7 @@ class FalconWindow {
 export class FalconCollector implements RunCollector {
   private readonly mapper: StaticAccessMapper;
   private readonly windows = new LocationTable<FalconWindow>();
-  private readonly found = new Set<number>();
+  private readonly found = new PatternSet();
   private accesses = 0;
   private pairs = 0;
 
@@ -38,7 +39,11 @@ export class FalconCollector implements RunCollector {
   event(ev: TraceEvent, symbols: TraceSymbols): void {
     if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
     this.accesses++;
-    const w = this.windows.get(ev.a, ev.d, ev.e, () => new FalconWindow(Math.max(2, this.windowSize)));
+    let w = this.windows.get(ev.a, ev.d, ev.e);
+    if (w === undefined) {
+      w = new FalconWindow(Math.max(2, this.windowSize));
+      this.windows.set(ev.a, ev.d, ev.e, w);
+    }
     const a: AccessRef = {
       idx: ev.i,
       thread: ev.t,
@@ -93,7 +98,7 @@ export class FalconCollector implements RunCollector {
     }
   }
 
-  finish(): Set<number> {
+  finish(): PatternSet {
     for (const w of this.windows.values()) {
       while (w.slots.length) {
         this.gatherPatterns(w.slots);

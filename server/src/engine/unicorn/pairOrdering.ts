@@ -30,6 +30,8 @@ export interface OrderedPair {
   sig: number;
   /** emission order, to keep the sort stable */
   seq: number;
+  /** the last combination made with this pair in the pair window (sig·256 + code), to skip repeats */
+  lastCombination: number;
 }
 
 /** Width (in global index units) of one reorder bucket. */
@@ -63,7 +65,7 @@ export class PairOrdering {
   }
 
   push(first: WindowAccess, second: WindowAccess, sig: number): void {
-    const p: OrderedPair = { first, second, sig, seq: this.seq++ };
+    const p: OrderedPair = { first, second, sig, seq: this.seq++, lastCombination: -1 };
     const b = Math.floor(first.idx / BUCKET);
     if (b < this.nextBucket) {
       // its bucket was released already: the pair is late (see above)
@@ -105,10 +107,32 @@ export class PairOrdering {
       if (!arr) continue;
       this.buckets.delete(b);
       this.count -= arr.length;
-      if (arr.length > 1) arr.sort(compare);
-      for (let k = 0; k < arr.length; k++) this.emit(arr[k]);
+      const sorted = arr.length > 1 ? this.countingSort(arr, b * BUCKET) : arr;
+      for (let k = 0; k < sorted.length; k++) this.emit(sorted[k]);
     }
     if (end > this.nextBucket) this.nextBucket = end;
+  }
+
+  private readonly counts = new Int32Array(BUCKET + 1);
+  private scratch: OrderedPair[] = [];
+
+  /**
+   * Stable counting sort of one bucket by first index (pairs were pushed in
+   * seq order, so equal indices keep their emission order).
+   */
+  private countingSort(arr: OrderedPair[], base: number): OrderedPair[] {
+    const c = this.counts;
+    c.fill(0);
+    for (let k = 0; k < arr.length; k++) c[arr[k].first.idx - base + 1]++;
+    for (let k = 1; k <= BUCKET; k++) c[k] += c[k - 1];
+    const out = this.scratch.length >= arr.length ? this.scratch : (this.scratch = new Array(arr.length));
+    for (let k = 0; k < arr.length; k++) {
+      const p = arr[k];
+      out[c[p.first.idx - base]++] = p;
+    }
+    // hand back a copy-free view: copy into arr (reused by the caller only for emitting)
+    for (let k = 0; k < arr.length; k++) arr[k] = out[k];
+    return arr;
   }
 
   private emit(p: OrderedPair): void {
@@ -161,6 +185,4 @@ export class PairOrdering {
   }
 }
 
-function compare(x: OrderedPair, y: OrderedPair): number {
-  return x.first.idx - y.first.idx || x.seq - y.seq;
-}
+

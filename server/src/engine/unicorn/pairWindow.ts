@@ -11,6 +11,7 @@
  * last `size` positions — the same combinations as the full scan, without
  * visiting the pairs that cannot match.
  */
+import { PatternSet } from './patternSet';
 import { OrderedPair } from './pairOrdering';
 import { combinePairs } from './patternCombination';
 import { PairRelation, pairPatternNumber } from './patternCatalog';
@@ -48,7 +49,7 @@ export class PairWindow {
   constructor(
     readonly size: number,
     private readonly registry: PatternRegistry,
-    private readonly found: Set<number>,
+    private readonly found: PatternSet,
   ) {}
 
   private queue(from: number, to: number, create: boolean): DirectionQueue | undefined {
@@ -77,7 +78,13 @@ export class PairWindow {
       for (let k = opposite.head; k < pos.length; k++) {
         const p = pairs[k];
         const code = combinePairs(p.first, p.second, qf, qs);
-        if (code) this.found.add(reg.internPattern(p.sig, q.sig, code & 7, code >> 3, p.first, p.second, qf, qs));
+        if (code) {
+          // the same combination as last time with this pair: already in this run's set
+          const combination = q.sig * 256 + code;
+          if (p.lastCombination === combination) continue;
+          p.lastCombination = combination;
+          this.found.add(reg.internPattern(p.sig, q.sig, code & 7, code >> 3, p.first, p.second, qf, qs));
+        }
       }
     }
     const own = this.queue(qf.thread, qs.thread, true)!;

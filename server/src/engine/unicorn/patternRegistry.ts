@@ -42,6 +42,10 @@ export interface AccessRef {
   stack: number;
 }
 
+const PAIR_KEY_LIMIT = 2 ** 26;
+/** pair signatures below this use the flat combination key (2^22 · 2^22 · 8 < 2^53) */
+const COMBO_SIG_LIMIT = 2 ** 22;
+
 export class PatternRegistry {
   readonly variables: string[] = [];
   private readonly variableIds = new Map<string, number>();
@@ -55,8 +59,12 @@ export class PatternRegistry {
   /** pair signature → [first sacc, second sacc] */
   readonly pairs: [number, number][] = [];
   private readonly pairIds = new Map<number, Map<number, number>>();
+  private readonly flatPairIds = new Map<number, number>();
   readonly patterns: PatternInfo[] = [];
   private readonly patternIds = new Map<number, Map<number, number>>();
+  /** pair signature → its P1–P3 pattern id */
+  private readonly pairPatterns: number[] = [];
+  private readonly comboPatterns = new Map<number, number>();
 
   internVariable(name: string): number {
     let id = this.variableIds.get(name);
@@ -104,6 +112,17 @@ export class PatternRegistry {
   }
 
   internPair(first: number, second: number): number {
+    // one flat key while static access ids fit in 26 bits (67M), else nested
+    if (first < PAIR_KEY_LIMIT && second < PAIR_KEY_LIMIT) {
+      const key = first * PAIR_KEY_LIMIT + second;
+      let id = this.flatPairIds.get(key);
+      if (id === undefined) {
+        id = this.pairs.length;
+        this.pairs.push([first, second]);
+        this.flatPairIds.set(key, id);
+      }
+      return id;
+    }
     let bySecond = this.pairIds.get(first);
     if (!bySecond) this.pairIds.set(first, (bySecond = new Map()));
     let id = bySecond.get(second);
@@ -121,6 +140,14 @@ export class PatternRegistry {
    * are the dynamic accesses of the pairs (for roles and first-seen stacks).
    */
   internPattern(p1: number, p2: number, rel: PairRelation, n: number, a1: AccessRef, a2: AccessRef, b1?: AccessRef, b2?: AccessRef): number {
+    // fast paths: a pair's own pattern by array index; combinations by one flat key
+    if (rel === PairRelation.Pair) {
+      const known = this.pairPatterns[p1];
+      if (known !== undefined) return known;
+    } else if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) {
+      const known = this.comboPatterns.get(p1 * COMBO_SIG_LIMIT * 8 + p2 * 8 + rel);
+      if (known !== undefined) return known;
+    }
     let inner = this.patternIds.get(p1);
     if (!inner) this.patternIds.set(p1, (inner = new Map()));
     const k = rel === PairRelation.Pair ? -1 : p2 * 8 + rel;
@@ -142,6 +169,8 @@ export class PatternRegistry {
       });
       inner.set(k, id);
     }
+    if (rel === PairRelation.Pair) this.pairPatterns[p1] = id;
+    else if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.comboPatterns.set(p1 * COMBO_SIG_LIMIT * 8 + p2 * 8 + rel, id);
     return id;
   }
 

@@ -5,6 +5,7 @@
  * access and go through the pair window, which combines them into patterns.
  * The result is the set of pattern ids (PatternRegistry) of the run.
  */
+import { PatternSet } from './patternSet';
 import { EventKind, TraceEvent } from '../trace/traceFormat';
 import { TraceSymbols } from '../trace/traceSymbols';
 import { TraceVisitor } from '../trace/traceReader';
@@ -24,7 +25,7 @@ export interface CollectorStats {
 
 export interface RunCollector extends TraceVisitor {
   /** Ends the run (flushes windows) and returns the patterns found. */
-  finish(): Set<number>;
+  finish(): PatternSet;
   stats(): CollectorStats;
 }
 
@@ -33,17 +34,22 @@ export class LocationTable<W> {
   private readonly byObj = new Map<number, Map<number, W>>();
   size = 0;
 
-  get(variable: number, obj: number, elem: number, create: () => W): W {
+  private lastObj = NaN;
+  private lastInner: Map<number, W> | undefined;
+
+  get(variable: number, obj: number, elem: number): W | undefined {
+    const inner = obj === this.lastObj ? this.lastInner : this.byObj.get(obj);
+    if (!inner) return undefined;
+    this.lastObj = obj;
+    this.lastInner = inner;
+    return inner.get(variable * 4294967296 + (elem + 1));
+  }
+
+  set(variable: number, obj: number, elem: number, w: W): void {
     let inner = this.byObj.get(obj);
     if (!inner) this.byObj.set(obj, (inner = new Map()));
-    const k = variable * 4294967296 + (elem + 1);
-    let w = inner.get(k);
-    if (w === undefined) {
-      w = create();
-      inner.set(k, w);
-      this.size++;
-    }
-    return w;
+    inner.set(variable * 4294967296 + (elem + 1), w);
+    this.size++;
   }
 
   *values(): IterableIterator<W> {
@@ -54,7 +60,7 @@ export class LocationTable<W> {
 export class UnicornCollector implements RunCollector {
   private readonly mapper: StaticAccessMapper;
   private readonly windows = new LocationTable<AccessWindow>();
-  private readonly found = new Set<number>();
+  private readonly found = new PatternSet();
   private readonly pairWindow: PairWindow;
   private readonly ordering: PairOrdering;
   private accesses = 0;
@@ -78,11 +84,12 @@ export class UnicornCollector implements RunCollector {
   event(ev: TraceEvent, symbols: TraceSymbols): void {
     if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
     this.accesses++;
-    let created = false;
-    const win = this.windows.get(ev.a, ev.d, ev.e, () => {
-      created = true;
-      return new AccessWindow(this.accessWindowSize);
-    });
+    let win = this.windows.get(ev.a, ev.d, ev.e);
+    const created = win === undefined;
+    if (win === undefined) {
+      win = new AccessWindow(this.accessWindowSize);
+      this.windows.set(ev.a, ev.d, ev.e, win);
+    }
     const a: WindowAccess = {
       idx: ev.i,
       thread: ev.t,
@@ -95,7 +102,7 @@ export class UnicornCollector implements RunCollector {
     if (created) this.ordering.track(win);
   }
 
-  finish(): Set<number> {
+  finish(): PatternSet {
     for (const w of this.windows.values()) w.flush(this.sink);
     this.ordering.finish();
     return this.found;
