@@ -37,6 +37,12 @@ export interface RunDto {
   events: number;
   patterns: number;
   seed?: string;
+  /** outcome detail, e.g. the exception (added by the server) */
+  detail?: string;
+  program?: string;
+  test?: string;
+  /** file URI of the trace file */
+  uri?: string;
 }
 
 export interface AnalysisSummaryDto {
@@ -154,4 +160,14 @@ export interface RecordResult {
   passed: number;
   outDir: string;
   cancelled: boolean;
+}
+
+/** braid/recordProgress (server → client notification) while braid/record runs */
+export const RecordProgressNotification = 'braid/recordProgress';
+export interface RecordProgressParams {
+  done: number;
+  total: number;
+  failed: number;
+  passed: number;
+  message?: string;
 }

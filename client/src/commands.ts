@@ -1,0 +1,230 @@
+/**
+ * Braid's commands: Record Runs, Import Traces, Re-analyze, Open Bug Graph,
+ * Open Tracer, Export SARIF, and the internal ones behind clicks and hover
+ * links (open an access, reveal a pattern or bug in the views).
+ */
+import * as vscode from 'vscode';
+import * as path from 'path';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  AnalysisSummaryDto,
+  ExportSarifRequest,
+  ReanalyzeRequest,
+  RecordParams,
+  RecordProgressNotification,
+  RecordProgressParams,
+  RecordRequest,
+  RecordResult,
+} from '../../server/src/lsp/protocol';
+import { splitCommandLine } from './argv';
+import type { BraidModel } from './model';
+import type { BugsTree, Node, PatternsTree } from './trees';
+
+export interface Webviews {
+  openTracer(run?: string, highlightPatternKey?: string): void;
+  openUnicorn(): void;
+  openGriffin(): void;
+  openBugGraph(bug?: number): void;
+}
+
+export interface CommandDeps {
+  context: vscode.ExtensionContext;
+  client: LanguageClient;
+  model: BraidModel;
+  log: vscode.LogOutputChannel;
+  webviews: Webviews;
+  patternsView: vscode.TreeView<Node>;
+  patternsTree: PatternsTree;
+  bugsView: vscode.TreeView<Node>;
+  bugsTree: BugsTree;
+}
+
+const LAST_COMMAND_KEY = 'braid.record.lastCommand';
+
+export function registerCommands(d: CommandDeps): void {
+  const { context, client, model, log } = d;
+  const reg = (id: string, fn: (...args: any[]) => unknown) =>
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+        try {
+          return await fn(...args);
+        } catch (err) {
+          const msg = (err as Error)?.message ?? String(err);
+          log.error(`${id}: ${msg}`);
+          void vscode.window.showErrorMessage(`Braid: ${msg}`);
+        }
+      }),
+    );
+
+  reg('braid.openAccess', async (uri: string, line: number) => {
+    if (typeof uri !== 'string') return;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    const l = Math.max(0, Math.min(doc.lineCount - 1, (Number(line) || 1) - 1));
+    const text = doc.lineAt(l);
+    const sel = new vscode.Selection(l, text.firstNonWhitespaceCharacterIndex, l, text.range.end.character);
+    await vscode.window.showTextDocument(doc, { selection: sel, preview: true });
+  });
+
+  reg('braid.revealPattern', async (key: unknown) => {
+    const k = typeof key === 'string' ? key : (key as Node | undefined)?.kind === 'pattern' ? (key as Node & { kind: 'pattern' }).pattern.key : undefined;
+    if (!k) return;
+    if (!model.patternByKey(k)) await model.refresh();
+    const node = d.patternsTree.node(k);
+    if (!node) {
+      void vscode.window.showInformationMessage('Braid: this pattern is not among the patterns shown in the view (see braid.views.maxPatterns).');
+      return;
+    }
+    await d.patternsView.reveal(node, { select: true, focus: true, expand: true });
+  });
+
+  reg('braid.revealBug', async (id: unknown) => {
+    const node = d.bugsTree.node(Number(id));
+    if (node) await d.bugsView.reveal(node, { select: true, focus: true, expand: true });
+  });
+
+  reg('braid.openTracer', (arg?: unknown, key?: string) => {
+    let run: string | undefined;
+    let pattern = key;
+    if (typeof arg === 'string') run = arg;
+    else if (arg && typeof arg === 'object') {
+      const n = arg as Node;
+      if (n.kind === 'run') run = n.run.execution;
+      else if (n.kind === 'pattern') {
+        pattern = n.pattern.key;
+        run = undefined;
+      }
+    }
+    if (!run && !pattern) run = model.runs.find((r) => r.outcome === 'fail')?.execution ?? model.runs[0]?.execution;
+    d.webviews.openTracer(run, pattern);
+  });
+
+  reg('braid.openBugGraph', (arg?: unknown) => {
+    let bug: number | undefined;
+    if (typeof arg === 'number') bug = arg;
+    else if (typeof arg === 'string' && /^\d+$/.test(arg)) bug = Number(arg);
+    else if (arg && typeof arg === 'object' && (arg as Node).kind === 'bug') bug = (arg as Node & { kind: 'bug' }).bug.id;
+    if (bug === undefined && model.bugs.length === 0) {
+      void vscode.window.showInformationMessage('Braid: no bug to show yet. Bugs appear once some recorded runs fail.');
+    }
+    d.webviews.openBugGraph(bug ?? model.bugs[0]?.id);
+  });
+  reg('braid.openUnicorn', () => d.webviews.openUnicorn());
+  reg('braid.openGriffin', () => d.webviews.openGriffin());
+
+  reg('braid.reanalyze', () =>
+    vscode.window.withProgress({ location: { viewId: 'braid.patterns' }, title: 'Braid: re-analyzing' }, async () => {
+      const s = await client.sendRequest<AnalysisSummaryDto>(ReanalyzeRequest);
+      log.info(`re-analyzed: ${s.executions.total} runs, ${s.patternCount} patterns, ${s.bugCount} bugs`);
+      await model.refresh();
+    }),
+  );
+
+  reg('braid.exportSarif', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: folder ? vscode.Uri.joinPath(folder, 'braid.sarif') : undefined,
+      filters: { SARIF: ['sarif', 'json'] },
+      title: 'Export Braid results as SARIF',
+    });
+    if (!target) return;
+    const top = vscode.workspace.getConfiguration('braid').get<number>('sarif.top', 50);
+    const text = await client.sendRequest<string>(ExportSarifRequest, { top });
+    await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
+    const open = await vscode.window.showInformationMessage(`Braid: wrote ${path.basename(target.fsPath)}`, 'Open');
+    if (open) await vscode.window.showTextDocument(target);
+  });
+
+  reg('braid.importTraces', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (!folder) throw new Error('open a folder first: traces are copied into its .braid/traces folder');
+    const files = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      canSelectFolders: false,
+      filters: { 'Braid traces': ['jsonl', 'gz'] },
+      openLabel: 'Import',
+      title: 'Import Braid traces (*.trace.jsonl, *.trace.jsonl.gz)',
+    });
+    if (!files?.length) return;
+    const dest = vscode.Uri.joinPath(folder, '.braid', 'traces', 'imported');
+    await vscode.workspace.fs.createDirectory(dest);
+    let n = 0;
+    const skipped: string[] = [];
+    for (const f of files) {
+      const name = path.basename(f.fsPath);
+      if (!/\.trace\.jsonl(\.gz)?$/.test(name)) {
+        skipped.push(name);
+        continue;
+      }
+      await vscode.workspace.fs.copy(f, vscode.Uri.joinPath(dest, name), { overwrite: true });
+      n++;
+    }
+    log.info(`imported ${n} traces into ${dest.fsPath}${skipped.length ? `; skipped ${skipped.join(', ')}` : ''}`);
+    void vscode.window.showInformationMessage(
+      `Braid: imported ${n} trace${n === 1 ? '' : 's'} into .braid/traces/imported${skipped.length ? ` (skipped ${skipped.length} files not named *.trace.jsonl[.gz])` : ''}.`,
+    );
+    await client.sendRequest(ReanalyzeRequest).catch(() => undefined);
+  });
+
+  reg('braid.recordRuns', async (commandArg?: unknown) => {
+    if (!vscode.workspace.isTrusted) {
+      const pick = await vscode.window.showWarningMessage(
+        'Braid: recording runs your program, so it needs a trusted workspace. Analyzing existing traces works without trust.',
+        'Manage Workspace Trust',
+      );
+      if (pick) await vscode.commands.executeCommand('workbench.trust.manage');
+      return;
+    }
+    const cfg = vscode.workspace.getConfiguration('braid.record');
+    let line = typeof commandArg === 'string' ? commandArg : cfg.get<string>('command', '');
+    if (!line) {
+      line =
+        (await vscode.window.showInputBox({
+          title: 'Braid: Record Runs',
+          prompt: 'Command that runs the flaky program or test (set braid.record.command to skip this question)',
+          placeHolder: 'java -cp out shop.Inventory   or   mvn -q test -Dtest=AccountTest',
+          value: context.workspaceState.get<string>(LAST_COMMAND_KEY, ''),
+          ignoreFocusOut: true,
+        })) ?? '';
+      if (!line.trim()) return;
+      await context.workspaceState.update(LAST_COMMAND_KEY, line);
+    }
+    const command = splitCommandLine(line);
+    const params: RecordParams = {
+      command,
+      runs: cfg.get<number>('runs', 20),
+      noise: cfg.get<number>('noise', 0.1),
+      include: cfg.get<string[]>('include', []),
+      timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
+      jobs: cfg.get<number>('jobs', 1),
+    };
+    log.info(`recording ${params.runs} runs of ${command.join(' ')}`);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Braid: recording', cancellable: true },
+      async (progress, token) => {
+        let last = 0;
+        const sub = client.onNotification(RecordProgressNotification, (p: RecordProgressParams) => {
+          const pct = p.total ? (p.done / p.total) * 100 : 0;
+          progress.report({ message: `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`, increment: pct - last });
+          last = pct;
+        });
+        try {
+          return await client.sendRequest<RecordResult>(RecordRequest, params, token);
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+    const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs — ${result.failed} failed, ${result.passed} passed.`;
+    log.info(`${msg} Traces in ${result.outDir}`);
+    const next = result.failed === 0 ? 'None failed: raise braid.record.noise or the number of runs.' : '';
+    void vscode.window.showInformationMessage(`${msg} ${next}`.trim(), 'Show Ranked Patterns').then((a) => {
+      if (a) void vscode.commands.executeCommand('braid.patterns.focus');
+    });
+  });
+
+  reg('braid.toggleHeat', async () => {
+    const cfg = vscode.workspace.getConfiguration('braid');
+    await cfg.update('heat.enabled', !cfg.get<boolean>('heat.enabled', true), vscode.ConfigurationTarget.Global);
+  });
+  reg('braid.showOutput', () => log.show(true));
+}

@@ -1,0 +1,149 @@
+/**
+ * Braid's VS Code extension (the thin client): starts the language server,
+ * shows its results in the Braid activity-bar views, the status bar, heat
+ * decorations and webviews, and forwards commands to it.
+ */
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { AnalysisSummaryDto, LineScoresNotification, LineScoresParams } from '../../server/src/lsp/protocol';
+import { registerCommands } from './commands';
+import { HeatDecorations } from './heat';
+import { BraidModel } from './model';
+import { BugsTree, PatternsTree, RunsTree } from './trees';
+import { registerWebviews } from './webviews/panels';
+
+let client: LanguageClient | undefined;
+
+/** Commands the hover's command links may run (markdown isTrusted). */
+const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess'];
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+export interface BraidApi {
+  client: LanguageClient;
+  model: BraidModel;
+  heat: HeatDecorations;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<BraidApi> {
+  const log = vscode.window.createOutputChannel('Braid', { log: true });
+  context.subscriptions.push(log);
+
+  const serverModule = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module: serverModule, transport: TransportKind.ipc },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+  };
+  const restarts: number[] = [];
+  const clientOptions: LanguageClientOptions = {
+    // any source file may be named by a trace (Java, Kotlin, Scala, …)
+    documentSelector: [{ scheme: 'file' }],
+    outputChannel: log,
+    markdown: { isTrusted: { enabledCommands: HOVER_COMMANDS }, supportHtml: false },
+    initializationOptions: { settings: vscode.workspace.getConfiguration('braid') },
+    errorHandler: {
+      error: (error, _message, count) => {
+        log.error(`connection error: ${error?.message ?? error}`);
+        return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
+      },
+      closed: () => {
+        const now = Date.now();
+        while (restarts.length && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
+        restarts.push(now);
+        if (restarts.length <= MAX_RESTARTS) {
+          log.warn(`the language server stopped unexpectedly; restarting (${restarts.length}/${MAX_RESTARTS} in 3 minutes)`);
+          void vscode.window.showWarningMessage('Braid: the language server stopped unexpectedly and was restarted.', 'Show Output').then((a) => {
+            if (a) log.show(true);
+          });
+          return { action: CloseAction.Restart, handled: true };
+        }
+        return {
+          action: CloseAction.DoNotRestart,
+          message: `Braid: the language server crashed ${MAX_RESTARTS} times in 3 minutes and stays stopped. See the Braid output; run "Developer: Reload Window" to start it again.`,
+        };
+      },
+    },
+  };
+  client = new LanguageClient('braid', 'Braid', serverOptions, clientOptions);
+  const c = client;
+
+  const model = new BraidModel(c, log);
+  context.subscriptions.push(model);
+  const heat = new HeatDecorations(context);
+  context.subscriptions.push(heat);
+  c.onNotification(LineScoresNotification, (p: LineScoresParams) => heat.update(p));
+
+  const runsTree = new RunsTree(model);
+  const patternsTree = new PatternsTree(model);
+  const bugsTree = new BugsTree(model);
+  const runsView = vscode.window.createTreeView('braid.runs', { treeDataProvider: runsTree, showCollapseAll: false });
+  const patternsView = vscode.window.createTreeView('braid.patterns', { treeDataProvider: patternsTree, showCollapseAll: true });
+  const bugsView = vscode.window.createTreeView('braid.bugs', { treeDataProvider: bugsTree, showCollapseAll: true });
+  context.subscriptions.push(runsView, patternsView, bugsView);
+
+  const status = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 10);
+  status.name = 'Braid';
+  status.command = 'workbench.view.extension.braid';
+  const showStatus = (s: AnalysisSummaryDto) => {
+    const ex = s.executions;
+    if (s.state === 'analyzing') {
+      status.text = '$(sync~spin) Braid: analyzing…';
+      status.tooltip = s.message ?? 'Braid is analyzing the traces';
+    } else if (ex.total === 0) {
+      status.text = '$(pulse) Braid: no runs';
+      status.tooltip = 'No traces found (braid.traceGlobs). Record runs or import traces.';
+    } else {
+      status.text = `$(pulse) Braid: ${ex.total} runs (${ex.failed} failed) · top ${s.topScore.toFixed(2)}`;
+      status.tooltip = new vscode.MarkdownString(
+        `**Braid**: ${ex.total} runs, ${ex.failed} failed, ${ex.passed} passed\n\n${s.patternCount} ranked patterns, top score ${s.topScore.toFixed(3)}, ${s.bugCount} bugs${s.message ? `\n\n${s.message}` : ''}`,
+      );
+    }
+    patternsView.message = s.state === 'done' && s.message ? s.message : undefined;
+    runsView.description = ex.total ? `${ex.failed} failed / ${ex.total}` : undefined;
+    bugsView.description = s.bugCount ? String(s.bugCount) : undefined;
+    status.show();
+  };
+  context.subscriptions.push(status, model.onDidChangeStatus(showStatus));
+  showStatus(model.summary);
+
+  const webviews = registerWebviews(context, {
+    request: <R>(method: string, params?: unknown) => model.request<R>(method, params),
+    onDidChange: (listener: () => void) => model.onDidChange(listener),
+  });
+
+  registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree });
+
+  context.subscriptions.push(
+    c.onDidChangeState((e) => {
+      if (e.newState === State.Running) void model.refresh();
+      if (e.newState === State.Stopped) {
+        status.text = '$(error) Braid: server stopped';
+        status.tooltip = 'The Braid language server is not running. See the Braid output.';
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => log.info('workspace trusted: Record Runs is available')),
+  );
+  void vscode.commands.executeCommand('setContext', 'braid.active', true);
+
+  try {
+    await c.start();
+    log.info('Braid language server started');
+  } catch (err) {
+    log.error(`could not start the Braid language server: ${(err as Error)?.message ?? err}`);
+    void vscode.window.showErrorMessage(`Braid: could not start the language server: ${(err as Error)?.message ?? err}`);
+  }
+  return { client: c, model, heat };
+}
+
+export async function deactivate(): Promise<void> {
+  if (client) await client.stop().catch(() => undefined);
+  client = undefined;
+}

@@ -1,0 +1,238 @@
+/**
+ * The native tree views of the Braid activity-bar container: Runs, Ranked
+ * Patterns (UNICORN) and Bugs (GRIFFIN). Clicking an access or a method
+ * opens the source at its line.
+ */
+import * as vscode from 'vscode';
+import type { PatternAccessDto, PatternDto, RunDto } from '../../server/src/lsp/protocol';
+import type { BraidModel, BugDto, BugMethodDto } from './model';
+
+export type Node =
+  | { kind: 'run'; run: RunDto }
+  | { kind: 'pattern'; pattern: PatternDto; parentBug?: number }
+  | { kind: 'access'; access: PatternAccessDto; pattern: PatternDto; index: number; parentBug?: number }
+  | { kind: 'bug'; bug: BugDto }
+  | { kind: 'group'; bug: BugDto; group: 'methods' | 'advice' | 'patterns' | 'runs' }
+  | { kind: 'method'; bug: BugDto; method: BugMethodDto }
+  | { kind: 'text'; id: string; label: string; tooltip?: string; icon?: string; command?: vscode.Command }
+  | { kind: 'message'; label: string };
+
+function shortFile(f: string): string {
+  return f.replace(/\\/g, '/').split('/').pop() ?? f;
+}
+function shortMethod(m: string): string {
+  const p = m.split('.');
+  return p.length > 1 ? p.slice(-2).join('.') : m;
+}
+
+export function openAccessCommand(uri: string | undefined, line: number, title = 'Open Source'): vscode.Command | undefined {
+  if (!uri) return undefined;
+  return { command: 'braid.openAccess', title, arguments: [uri, line] };
+}
+
+/** "W1 W2 W2 W1": the kind with the thread role of each access */
+export function kindWithThreads(p: PatternDto): string {
+  return p.accesses.map((a) => `${a.type}${a.thread}`).join(' ');
+}
+
+abstract class BaseTree implements vscode.TreeDataProvider<Node> {
+  protected readonly emitter = new vscode.EventEmitter<Node | undefined | void>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  constructor(protected readonly model: BraidModel) {
+    model.onDidChange(() => this.changed());
+  }
+  protected changed(): void {
+    this.emitter.fire();
+  }
+  abstract getChildren(element?: Node): Node[];
+  getParent(_e: Node): Node | undefined {
+    return undefined;
+  }
+  getTreeItem(n: Node): vscode.TreeItem {
+    return treeItem(n);
+  }
+}
+
+export function treeItem(n: Node): vscode.TreeItem {
+  switch (n.kind) {
+    case 'run': {
+      const r = n.run;
+      const item = new vscode.TreeItem(r.execution, vscode.TreeItemCollapsibleState.None);
+      item.id = `run:${r.file}`;
+      item.description = `${r.outcome === 'fail' ? 'failed' : 'passed'} · ${r.events.toLocaleString()} events · ${r.patterns} patterns`;
+      item.iconPath = r.outcome === 'fail' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown(`**${escapeMd(r.execution)}** — ${r.outcome}`);
+      if (r.reason) md.appendMarkdown(` (${escapeMd(r.reason)})`);
+      if (r.detail) md.appendMarkdown(`\n\n${escapeMd(r.detail)}`);
+      if (r.seed) md.appendMarkdown(`\n\nnoise seed ${escapeMd(r.seed)}`);
+      md.appendMarkdown(`\n\n${escapeMd(r.file)}`);
+      item.tooltip = md;
+      item.contextValue = 'braid.run';
+      item.command = { command: 'braid.openTracer', title: 'Open in Tracer', arguments: [r.execution] };
+      return item;
+    }
+    case 'pattern': {
+      const p = n.pattern;
+      const item = new vscode.TreeItem(`#${p.rank} ${p.id} ${kindWithThreads(p)}`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}pattern:${p.key}`;
+      const vars = [...new Set(p.accesses.map((a) => a.variable))].join(', ');
+      item.description = `${p.score.toFixed(3)} · ${p.failed} failed / ${p.passed} passed · ${vars}`;
+      item.tooltip = new vscode.MarkdownString(
+        `**Rank ${p.rank}**, suspiciousness **${p.score.toFixed(3)}**\n\n${p.id} \`${p.kind}\` — ${p.category} pattern\n\nin ${p.failed} failed and ${p.passed} passed runs`,
+      );
+      item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : p.score > 0 ? 'warning' : 'circle-outline', p.score > 0 ? new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground') : undefined);
+      item.contextValue = 'braid.pattern';
+      return item;
+    }
+    case 'access': {
+      const a = n.access;
+      const item = new vscode.TreeItem(`${n.index + 1}. T${a.thread} ${a.type === 'W' ? 'W' : 'R'} ${a.variable}`, vscode.TreeItemCollapsibleState.None);
+      item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}access:${n.pattern.key}:${n.index}`;
+      item.description = `${shortFile(a.file)}:${a.line} · ${shortMethod(a.method)}`;
+      item.iconPath = new vscode.ThemeIcon(a.type === 'W' ? 'edit' : 'eye', new vscode.ThemeColor(a.type === 'W' ? 'charts.red' : 'charts.blue'));
+      item.tooltip = `Thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}\n${a.file}:${a.line} in ${a.method}${a.uri ? '' : '\n(source not found in the workspace; see braid.sourceRoots)'}`;
+      item.command = openAccessCommand(a.uri, a.line);
+      item.contextValue = 'braid.access';
+      return item;
+    }
+    case 'bug': {
+      const b = n.bug;
+      const item = new vscode.TreeItem(`Bug ${b.id}: ${(b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ')}`, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `bug:${b.id}`;
+      item.description = `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}${b.score !== undefined ? ` · score ${b.score.toFixed(3)}` : ''}`;
+      item.tooltip = b.advice?.summary;
+      item.iconPath = new vscode.ThemeIcon('bug', new vscode.ThemeColor('errorForeground'));
+      item.contextValue = 'braid.bug';
+      return item;
+    }
+    case 'group': {
+      const labels = { methods: 'Suspicious methods', advice: 'How to fix it', patterns: 'Patterns', runs: 'Failing runs' };
+      const item = new vscode.TreeItem(labels[n.group], n.group === 'runs' ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `bug:${n.bug.id}:${n.group}`;
+      item.iconPath = new vscode.ThemeIcon({ methods: 'symbol-method', advice: 'lightbulb', patterns: 'list-ordered', runs: 'error' }[n.group]);
+      return item;
+    }
+    case 'method': {
+      const m = n.method;
+      const item = new vscode.TreeItem(`Thread ${m.thread}: ${shortMethod(m.method)}`, vscode.TreeItemCollapsibleState.None);
+      item.id = `bug:${n.bug.id}:method:${m.thread}:${m.method}`;
+      item.description = `${shortFile(m.file)}:${m.lines?.length ? m.lines.join(', ') : m.line}`;
+      item.tooltip = `${m.method}\n${m.file}`;
+      item.iconPath = new vscode.ThemeIcon('symbol-method');
+      item.command = openAccessCommand(m.uri, m.line);
+      return item;
+    }
+    case 'text': {
+      const item = new vscode.TreeItem(n.label, vscode.TreeItemCollapsibleState.None);
+      item.id = n.id;
+      item.tooltip = n.tooltip ?? n.label;
+      if (n.icon) item.iconPath = new vscode.ThemeIcon(n.icon);
+      item.command = n.command;
+      return item;
+    }
+    case 'message': {
+      const item = new vscode.TreeItem(n.label, vscode.TreeItemCollapsibleState.None);
+      item.iconPath = new vscode.ThemeIcon('info');
+      return item;
+    }
+  }
+}
+
+function escapeMd(s: string): string {
+  return s.replace(/[\\`*_[\]<>|]/g, (c) => '\\' + c);
+}
+
+export class RunsTree extends BaseTree {
+  getChildren(element?: Node): Node[] {
+    if (element) return [];
+    return this.model.runs.map((run) => ({ kind: 'run', run }));
+  }
+}
+
+export class PatternsTree extends BaseTree {
+  private roots = new Map<string, Node & { kind: 'pattern' }>();
+  getChildren(element?: Node): Node[] {
+    if (!element) {
+      this.roots = new Map(this.model.patterns.map((pattern) => [pattern.key, { kind: 'pattern' as const, pattern }]));
+      const list: Node[] = [...this.roots.values()];
+      if (this.model.patternTotal > this.model.patterns.length) {
+        list.push({ kind: 'message', label: `${this.model.patternTotal - this.model.patterns.length} more patterns (raise braid.views.maxPatterns, or use the UNICORN view)` });
+      }
+      return list;
+    }
+    if (element.kind === 'pattern') return element.pattern.accesses.map((access, index) => ({ kind: 'access', access, pattern: element.pattern, index }));
+    return [];
+  }
+  override getParent(e: Node): Node | undefined {
+    if (e.kind === 'access') return this.roots.get(e.pattern.key);
+    return undefined;
+  }
+  node(key: string): Node | undefined {
+    if (!this.roots.size) this.getChildren();
+    return this.roots.get(key);
+  }
+}
+
+export class BugsTree extends BaseTree {
+  private roots = new Map<number, Node & { kind: 'bug' }>();
+  getChildren(element?: Node): Node[] {
+    if (!element) {
+      this.roots = new Map(this.model.bugs.map((bug) => [bug.id, { kind: 'bug' as const, bug }]));
+      if (!this.roots.size && this.model.summary.state === 'done' && this.model.summary.executions.failed > 0) {
+        return [{ kind: 'message', label: 'No bug found: no failing run has a suspicious pattern.' }];
+      }
+      return [...this.roots.values()];
+    }
+    if (element.kind === 'bug') {
+      const b = element.bug;
+      const groups: Node[] = [];
+      if (b.suspiciousMethods?.length) groups.push({ kind: 'group', bug: b, group: 'methods' });
+      if (b.advice) groups.push({ kind: 'group', bug: b, group: 'advice' });
+      groups.push({ kind: 'group', bug: b, group: 'patterns' });
+      groups.push({ kind: 'group', bug: b, group: 'runs' });
+      groups.push({
+        kind: 'text',
+        id: `bug:${b.id}:graph`,
+        label: 'Open bug graph',
+        icon: 'type-hierarchy',
+        command: { command: 'braid.openBugGraph', title: 'Open Bug Graph', arguments: [b.id] },
+      });
+      return groups;
+    }
+    if (element.kind === 'group') {
+      const b = element.bug;
+      if (element.group === 'methods') return b.suspiciousMethods.map((method) => ({ kind: 'method', bug: b, method }));
+      if (element.group === 'advice') {
+        const out: Node[] = [];
+        if (b.advice?.summary) out.push({ kind: 'text', id: `bug:${b.id}:summary`, label: b.advice.summary, icon: 'info' });
+        if (b.advice?.interleaving) out.push({ kind: 'text', id: `bug:${b.id}:interleaving`, label: b.advice.interleaving, icon: 'debug-step-over' });
+        (b.advice?.steps ?? []).forEach((s, k) => out.push({ kind: 'text', id: `bug:${b.id}:step${k}`, label: `${k + 1}. ${s}`, icon: 'lightbulb' }));
+        return out;
+      }
+      if (element.group === 'patterns') {
+        return (b.patternKeys ?? [])
+          .map((k) => this.model.patternByKey(k))
+          .filter((p): p is PatternDto => !!p)
+          .map((pattern) => ({ kind: 'pattern', pattern, parentBug: b.id }));
+      }
+      if (element.group === 'runs') {
+        return b.failingRuns.map((r) => ({
+          kind: 'text',
+          id: `bug:${b.id}:run:${r}`,
+          label: r,
+          icon: 'error',
+          command: { command: 'braid.openTracer', title: 'Open in Tracer', arguments: [r] },
+        }));
+      }
+    }
+    if (element.kind === 'pattern') {
+      return element.pattern.accesses.map((access, index) => ({ kind: 'access', access, pattern: element.pattern, index, parentBug: element.parentBug }));
+    }
+    return [];
+  }
+  node(id: number): Node | undefined {
+    if (!this.roots.size) this.getChildren();
+    return this.roots.get(id);
+  }
+}

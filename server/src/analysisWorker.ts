@@ -1,0 +1,86 @@
+/**
+ * The analysis worker (worker_threads): owns the Analyzer, so reading and
+ * ranking traces never blocks the language server's main thread. Keeps
+ * per-trace results between rounds: a round re-reads only new or changed
+ * files (by mtime and size) and drops removed ones; changed analysis options
+ * start a new Analyzer.
+ */
+import { parentPort } from 'node:worker_threads';
+import { Analyzer } from './engine/analysis';
+import { explain } from './lsp/griffinBridge';
+import type { AnalyzeMessage, FromWorker, ToWorker } from './lsp/workerProtocol';
+
+let analyzer: Analyzer | undefined;
+let optionsKey = '';
+const known = new Map<string, { mtimeMs: number; size: number }>();
+
+function post(m: FromWorker): void {
+  parentPort!.postMessage(m);
+}
+
+async function analyze(m: AnalyzeMessage): Promise<void> {
+  const t0 = performance.now();
+  const key = JSON.stringify(m.options);
+  if (!analyzer || key !== optionsKey || m.force) {
+    analyzer = new Analyzer(m.options);
+    optionsKey = key;
+    known.clear();
+  }
+  const wanted = new Map(m.files.map((f) => [f.path, f]));
+  let removed = 0;
+  for (const file of [...known.keys()]) {
+    if (!wanted.has(file)) {
+      analyzer.removeTrace(file);
+      known.delete(file);
+      removed++;
+    }
+  }
+  const todo = m.files.filter((f) => {
+    const k = known.get(f.path);
+    return !k || k.mtimeMs !== f.mtimeMs || k.size !== f.size;
+  });
+  const reused = m.files.length - todo.length;
+  let done = 0;
+  let lastPost = 0;
+  for (const f of todo) {
+    const now = performance.now();
+    if (now - lastPost > 100 || done === 0) {
+      post({ type: 'progress', id: m.id, done, total: todo.length, file: f.path });
+      lastPost = now;
+    }
+    try {
+      await analyzer.addTrace(f.path);
+    } catch (err) {
+      // readTrace reports problems as diagnostics; this is a last resort
+      analyzer.removeTrace(f.path);
+      post({ type: 'progress', id: m.id, done, total: todo.length, file: `${f.path}: ${(err as Error).message}` });
+    }
+    known.set(f.path, { mtimeMs: f.mtimeMs, size: f.size });
+    done++;
+  }
+  post({ type: 'progress', id: m.id, done, total: todo.length });
+  const result = analyzer.rank();
+  let bugs: unknown[] = [];
+  let griffinError: string | undefined;
+  try {
+    bugs = explain(analyzer, result, m.griffin);
+  } catch (err) {
+    griffinError = (err as Error)?.stack ?? String(err);
+  }
+  // Only the top patterns cross to the main thread (structured clone of 750k patterns takes ~20 s).
+  const totalPatterns = result.patterns.length;
+  if (totalPatterns > m.maxPatterns) result.patterns = result.patterns.slice(0, m.maxPatterns);
+  post({ type: 'result', id: m.id, result, totalPatterns, bugs, griffinError, read: todo.length, removed, reused, ms: performance.now() - t0 });
+}
+
+let queue: Promise<void> = Promise.resolve();
+parentPort?.on('message', (m: ToWorker) => {
+  if (m.type === 'shutdown') {
+    process.exit(0);
+  }
+  if (m.type === 'analyze') {
+    queue = queue.then(() =>
+      analyze(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
+    );
+  }
+});

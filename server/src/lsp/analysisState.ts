@@ -1,0 +1,204 @@
+/**
+ * One analysis result as the language features use it: ranked patterns as
+ * DTOs with workspace URIs, an index source file → line → patterns (for
+ * hover, heat and diagnostics), runs, and GRIFFIN's bugs with URIs.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { AnalysisResult, RankedPattern, RunResult } from '../engine/analysis';
+import type { SourceResolver } from '../workspace/sourceResolver';
+import type { AnalysisSummaryDto, LineScoresParams, PatternAccessDto, PatternDto, RunDto } from './protocol';
+
+export interface SuspiciousMethodView {
+  bug: number;
+  thread: number;
+  method: string;
+  file: string;
+  line: number;
+  fsPath?: string;
+  /** best rank among the bug's patterns */
+  rank?: number;
+}
+
+export function fileUri(fsPath: string): string {
+  return pathToFileURL(fsPath).href;
+}
+
+export class AnalysisState {
+  readonly patterns: PatternDto[];
+  /** fsPath → 1-based line → indices into `patterns`, best rank first */
+  readonly lines = new Map<string, Map<number, number[]>>();
+  readonly runs: RunDto[];
+  readonly bugs: Record<string, unknown>[];
+  readonly methods: SuspiciousMethodView[] = [];
+  private readonly byKey = new Map<string, number>();
+
+  constructor(
+    readonly result: AnalysisResult,
+    rawBugs: unknown[],
+    readonly resolver: SourceResolver,
+    /** all ranked patterns, of which `patterns` holds the best */
+    readonly totalPatterns = result.patterns.length,
+  ) {
+    const fsPathOf = (file: string) => resolver.resolve(file);
+    this.patterns = result.patterns.map((p, k) => {
+      this.byKey.set(p.key, k);
+      return toPatternDto(p, fsPathOf);
+    });
+    this.patterns.forEach((p, k) => {
+      const seen = new Set<string>();
+      for (const a of result.patterns[k].accesses) {
+        const fsPath = fsPathOf(a.file);
+        if (!fsPath) continue;
+        const id = `${fsPath}:${a.line}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        let byLine = this.lines.get(fsPath);
+        if (!byLine) this.lines.set(fsPath, (byLine = new Map()));
+        let l = byLine.get(a.line);
+        if (!l) byLine.set(a.line, (l = []));
+        l.push(k); // patterns are in rank order already
+      }
+    });
+    this.runs = result.runs.map(toRunDto);
+    this.bugs = rawBugs.map((b) => withUris(b, fsPathOf) as Record<string, unknown>);
+    for (const b of this.bugs) {
+      const id = typeof b.id === 'number' ? b.id : this.bugs.indexOf(b) + 1;
+      const idx = Array.isArray(b.patterns) ? (b.patterns as unknown[]).filter((x): x is number => typeof x === 'number') : [];
+      const ranks = idx.map((i) => result.patterns[i]?.rank).filter((r): r is number => typeof r === 'number');
+      const rank = ranks.length ? Math.min(...ranks) : undefined;
+      const sms = Array.isArray(b.suspiciousMethods) ? (b.suspiciousMethods as Record<string, unknown>[]) : [];
+      for (const sm of sms) {
+        const file = String(sm.file ?? '');
+        this.methods.push({
+          bug: id,
+          thread: Number(sm.thread ?? 0),
+          method: String(sm.method ?? ''),
+          file,
+          line: Number(sm.line ?? 0),
+          fsPath: fsPathOf(file),
+          rank,
+        });
+      }
+    }
+  }
+
+  patternByKey(key: string): PatternDto | undefined {
+    const k = this.byKey.get(key);
+    return k === undefined ? undefined : this.patterns[k];
+  }
+
+  rankedByKey(key: string): RankedPattern | undefined {
+    const k = this.byKey.get(key);
+    return k === undefined ? undefined : this.result.patterns[k];
+  }
+
+  /** Patterns with an access at this line of this file, best rank first. */
+  patternsAt(fsPath: string, line: number): number[] {
+    return this.lines.get(fsPath)?.get(line) ?? [];
+  }
+
+  /** A failing run (else any run) that contains the pattern. */
+  runWithPattern(key: string): RunResult | undefined {
+    const p = this.rankedByKey(key);
+    if (!p) return undefined;
+    const has = (r: RunResult) => binaryIncludes(r.patterns, p.index);
+    return this.result.runs.find((r) => r.outcome === 'fail' && has(r)) ?? this.result.runs.find(has);
+  }
+
+  summary(state: AnalysisSummaryDto['state'] = 'done'): AnalysisSummaryDto {
+    return {
+      state,
+      executions: this.result.executions,
+      topScore: this.result.patterns[0]?.score ?? 0,
+      patternCount: this.totalPatterns,
+      bugCount: this.bugs.length,
+      message: this.result.message,
+    };
+  }
+
+  lineScores(): LineScoresParams {
+    const files: LineScoresParams['files'] = [];
+    for (const [fsPath, byLine] of this.lines) {
+      const lines: { line: number; score: number; rank: number }[] = [];
+      for (const [line, idx] of byLine) {
+        const best = this.patterns[idx[0]];
+        if (best.score > 0) lines.push({ line, score: best.score, rank: best.rank });
+      }
+      if (lines.length) files.push({ uri: fileUri(fsPath), lines: lines.sort((a, b) => a.line - b.line) });
+    }
+    return { files };
+  }
+}
+
+export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => string | undefined): PatternDto {
+  const uri = (file: string) => {
+    const f = fsPathOf(file);
+    return f ? fileUri(f) : undefined;
+  };
+  return {
+    rank: p.rank,
+    score: p.score,
+    id: p.id,
+    kind: p.kind,
+    category: p.category,
+    failed: p.failed,
+    passed: p.passed,
+    key: p.key,
+    accesses: p.accesses.map(
+      (a): PatternAccessDto => ({
+        thread: a.thread,
+        type: a.type,
+        variable: a.variable,
+        file: a.file,
+        line: a.line,
+        method: a.method,
+        uri: uri(a.file),
+        stack: a.stack.map((f) => ({ ...f, uri: uri(f.file) })),
+      }),
+    ),
+  };
+}
+
+export function toRunDto(r: RunResult): RunDto {
+  return {
+    execution: r.execution,
+    file: r.file,
+    outcome: r.outcome,
+    reason: r.outcomeReason,
+    events: r.events,
+    patterns: r.patterns.length,
+    seed: r.seed,
+    detail: r.outcomeDetail,
+    program: r.program,
+    test: r.test,
+    uri: fileUri(path.resolve(r.file)),
+  };
+}
+
+/** Deep copy that adds `uri` next to every `file` string that resolves. */
+export function withUris(v: unknown, fsPathOf: (file: string) => string | undefined, depth = 0): unknown {
+  if (depth > 20 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => withUris(x, fsPathOf, depth + 1));
+  if (v instanceof Map) return withUris(Object.fromEntries(v), fsPathOf, depth);
+  if (v instanceof Set) return withUris([...v], fsPathOf, depth);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = withUris(x, fsPathOf, depth + 1);
+  if (typeof out.file === 'string' && out.uri === undefined) {
+    const f = fsPathOf(out.file);
+    if (f) out.uri = fileUri(f);
+  }
+  return out;
+}
+
+function binaryIncludes(sorted: number[], x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] === x) return true;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}

@@ -1,0 +1,440 @@
+/**
+ * Braid's language server: finds and watches the workspace's traces, has
+ * the analysis worker rank them, and serves hovers, code lenses, heat
+ * (braid/lineScores), optional diagnostics and the braid/... requests.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CancellationToken,
+  CodeLensRefreshRequest,
+  Connection,
+  DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  Diagnostic as LspDiagnostic,
+  DiagnosticSeverity,
+  InitializeParams,
+  InitializeResult,
+  ResponseError,
+  TextDocumentSyncKind,
+  TextDocuments,
+  WatchKind,
+  WorkDoneProgressServerReporter,
+} from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { sarifReport } from '../engine/report/sarifReport';
+import type { AnalysisResult } from '../engine/analysis';
+import { SourceResolver } from '../workspace/sourceResolver';
+import { TraceFinder } from '../workspace/traceFinder';
+import { AnalysisState, fileUri } from './analysisState';
+import { codeLensesFor, diagnosticsFor, hoverFor } from './features';
+import {
+  AnalysisSummaryDto,
+  BugGraphParams,
+  BugGraphRequest,
+  BugsRequest,
+  BugsResult,
+  ExportSarifRequest,
+  LineScoresNotification,
+  PatternsParams,
+  PatternsRequest,
+  PatternsResult,
+  ReanalyzeRequest,
+  RecordParams,
+  RecordRequest,
+  RunsRequest,
+  RunsResult,
+  StatusNotification,
+  TraceEventsParams,
+  TraceEventsRequest,
+  TraceEventsResult,
+} from './protocol';
+import { BraidSettings, DEFAULT_SETTINGS, normalizeSettings } from './settings';
+import { TraceEventPager } from './traceEvents';
+import { AnalysisWorkerClient } from './workerClient';
+import { recordRunsFromServer } from './record';
+
+export function uriToPath(uri: string): string | undefined {
+  try {
+    return uri.startsWith('file:') ? path.normalize(fileURLToPath(uri)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class BraidServer {
+  private folders: string[] = [];
+  private settings: BraidSettings = DEFAULT_SETTINGS;
+  private readonly documents = new TextDocuments(TextDocument);
+  private readonly worker: AnalysisWorkerClient;
+  private state: AnalysisState | undefined;
+  private resolver: SourceResolver | undefined;
+  private finder: TraceFinder | undefined;
+  private pager: TraceEventPager | undefined;
+  private analyzing = false;
+  private pending: { force: boolean } | undefined;
+  private running: Promise<void> | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
+  private supportsConfiguration = false;
+  private supportsWatchRegistration = false;
+  private supportsProgress = false;
+  private supportsCodeLensRefresh = false;
+  private supportsWorkspaceFolders = false;
+  private diagnosedUris = new Set<string>();
+  private traceProblemUris = new Set<string>();
+  private reportedTraceProblems = new Set<string>();
+  private unresolvedThisRound: string[] = [];
+  private initialized = false;
+  private analyses = 0;
+
+  constructor(private readonly connection: Connection) {
+    this.worker = new AnalysisWorkerClient((m) => connection.console.error(m));
+  }
+
+  listen(): void {
+    const c = this.connection;
+    c.onInitialize((p) => this.onInitialize(p));
+    c.onInitialized(() => void this.onInitialized());
+    c.onDidChangeConfiguration(() => void this.reloadSettings().then(() => this.schedule(false)));
+    c.onDidChangeWatchedFiles((p) => {
+      let relevant = false;
+      for (const ch of p.changes) {
+        const f = uriToPath(ch.uri);
+        if (f && (this.finder?.matches(f) ?? true)) relevant = true;
+        else if (f) this.resolver?.invalidate();
+      }
+      if (relevant) this.debounceRescan();
+    });
+    c.onHover((p) => {
+      const f = uriToPath(p.textDocument.uri);
+      if (!f || !this.state) return null;
+      return hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula);
+    });
+    c.onCodeLens((p) => {
+      const f = uriToPath(p.textDocument.uri);
+      if (!f || !this.state) return [];
+      return codeLensesFor(this.state, f, this.documents.get(p.textDocument.uri)?.getText());
+    });
+    c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
+    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [] }));
+    c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
+    c.onRequest(BugGraphRequest, (p: BugGraphParams) => this.bugGraph(p));
+    c.onRequest(TraceEventsRequest, (p: TraceEventsParams) => this.traceEvents(p));
+    c.onRequest(ReanalyzeRequest, async () => {
+      this.resolver?.invalidate();
+      await this.analyze(true);
+      return this.summary();
+    });
+    c.onRequest(ExportSarifRequest, (p: { top?: number } | undefined) => this.exportSarif(p?.top));
+    c.onRequest(RecordRequest, (p: RecordParams, token: CancellationToken) =>
+      recordRunsFromServer(this.connection, p, token, {
+        folder: this.folders[0],
+        outDir: this.settings.record.outDir,
+        afterRun: () => this.debounceRescan(),
+      }),
+    );
+    c.onShutdown(async () => {
+      if (this.watchTimer) clearTimeout(this.watchTimer);
+      await this.worker.dispose();
+    });
+    this.documents.listen(c);
+    c.listen();
+  }
+
+  private onInitialize(p: InitializeParams): InitializeResult {
+    const folders = p.workspaceFolders?.map((f) => uriToPath(f.uri)).filter((f): f is string => !!f) ?? [];
+    if (!folders.length && p.rootUri) {
+      const r = uriToPath(p.rootUri);
+      if (r) folders.push(r);
+    }
+    if (!folders.length && p.rootPath) folders.push(p.rootPath);
+    this.folders = folders;
+    const caps = p.capabilities;
+    this.supportsConfiguration = !!caps.workspace?.configuration;
+    this.supportsWatchRegistration = !!caps.workspace?.didChangeWatchedFiles?.dynamicRegistration;
+    this.supportsProgress = !!caps.window?.workDoneProgress;
+    this.supportsCodeLensRefresh = !!caps.workspace?.codeLens?.refreshSupport;
+    this.supportsWorkspaceFolders = !!caps.workspace?.workspaceFolders;
+    if (p.initializationOptions && typeof p.initializationOptions === 'object' && 'settings' in p.initializationOptions) {
+      this.settings = normalizeSettings((p.initializationOptions as { settings: unknown }).settings);
+    }
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        hoverProvider: true,
+        codeLensProvider: { resolveProvider: false },
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      },
+      serverInfo: { name: 'braid-language-server', version: '0.1.0' },
+    };
+  }
+
+  private async onInitialized(): Promise<void> {
+    const c = this.connection;
+    if (this.supportsConfiguration) {
+      void c.client.register(DidChangeConfigurationNotification.type, { section: 'braid' }).catch(() => undefined);
+    }
+    if (this.supportsWatchRegistration) {
+      // Broad patterns, filtered here by braid.traceGlobs (so changing the setting needs no re-registration).
+      await c.client
+        .register(DidChangeWatchedFilesNotification.type, {
+          watchers: [
+            { globPattern: '**/*.trace.jsonl', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
+            { globPattern: '**/*.trace.jsonl.gz', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
+          ],
+        })
+        .catch((err) => c.console.warn(`could not watch trace files: ${err}`));
+    }
+    if (this.supportsWorkspaceFolders) c.workspace.onDidChangeWorkspaceFolders((e) => {
+      const removed = new Set(e.removed.map((f) => uriToPath(f.uri)));
+      this.folders = this.folders.filter((f) => !removed.has(f));
+      for (const f of e.added) {
+        const p = uriToPath(f.uri);
+        if (p && !this.folders.includes(p)) this.folders.push(p);
+      }
+      this.schedule(false);
+    });
+    await this.reloadSettings();
+    this.initialized = true;
+    c.console.info(`Braid language server started; workspace folders: ${this.folders.join(', ') || '(none)'}`);
+    this.schedule(false);
+  }
+
+  private async reloadSettings(): Promise<void> {
+    if (this.supportsConfiguration) {
+      try {
+        const raw = await this.connection.workspace.getConfiguration('braid');
+        this.settings = normalizeSettings(raw);
+      } catch (err) {
+        this.connection.console.warn(`could not read the braid settings: ${err}`);
+      }
+    }
+    this.resolver = new SourceResolver(this.folders, this.settings.sourceRoots, (tracePath, tried) => {
+      this.unresolvedThisRound.push(tracePath);
+      this.connection.console.warn(
+        `Cannot find the source file "${tracePath}" named in the traces in the workspace (tried ${tried.length} places, e.g. ${tried.slice(0, 3).join(', ')}). ` +
+          'Set "braid.sourceRoots" to the folders your source paths are relative to.',
+      );
+    });
+    this.pager = new TraceEventPager((file) => {
+      const f = this.resolver?.resolve(file);
+      return f ? fileUri(f) : undefined;
+    });
+  }
+
+  private debounceRescan(): void {
+    if (this.watchTimer) clearTimeout(this.watchTimer);
+    this.watchTimer = setTimeout(() => {
+      this.watchTimer = undefined;
+      this.schedule(false);
+    }, 200);
+  }
+
+  /** Runs an analysis now, or once more after the running one. */
+  private schedule(force: boolean): void {
+    if (!this.initialized) return;
+    void this.analyze(force);
+  }
+
+  private analyze(force: boolean): Promise<void> {
+    if (this.analyzing) {
+      this.pending = { force: force || (this.pending?.force ?? false) };
+      return this.running!.then(() => (this.running ? this.running : undefined));
+    }
+    this.analyzing = true;
+    this.running = (async () => {
+      let f = force;
+      for (;;) {
+        try {
+          await this.analyzeOnce(f);
+        } catch (err) {
+          this.connection.console.error(`analysis failed: ${(err as Error)?.stack ?? err}`);
+          void this.connection.window.showErrorMessage(`Braid: the analysis failed: ${(err as Error)?.message ?? err}`);
+        }
+        if (!this.pending) break;
+        f = this.pending.force;
+        this.pending = undefined;
+      }
+      this.analyzing = false;
+    })();
+    return this.running;
+  }
+
+  private async analyzeOnce(force: boolean): Promise<void> {
+    const c = this.connection;
+    const t0 = performance.now();
+    this.finder = new TraceFinder(this.folders, this.settings.traceGlobs);
+    const files = await this.finder.find();
+    const resolver = this.resolver!;
+    let progress: WorkDoneProgressServerReporter | undefined;
+    if (this.supportsProgress) {
+      try {
+        progress = await c.window.createWorkDoneProgress();
+        progress.begin('Braid: analyzing traces', 0, `${files.length} trace files`, false);
+      } catch {
+        progress = undefined;
+      }
+    }
+    this.sendStatus({ ...(this.state?.summary() ?? emptySummary()), state: 'analyzing', message: `Analyzing ${files.length} trace files…` });
+    try {
+      const [res] = await Promise.all([
+        this.worker.analyze(
+          { options: this.settings.analysis, griffin: this.settings.griffin, files, force, maxPatterns: this.settings.maxPatterns },
+          (done, total, file) => {
+            if (total > 0) progress?.report(Math.round((done / total) * 100), `${done}/${total}${file ? ` ${path.basename(file)}` : ''}`);
+          },
+        ),
+        resolver.prepare(),
+      ]);
+      this.unresolvedThisRound = [];
+      this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns);
+      this.analyses++;
+      if (res.griffinError) c.console.error(`GRIFFIN failed; bugs are not shown: ${res.griffinError}`);
+      this.reportTraceProblems(res.result);
+      if (this.unresolvedThisRound.length) {
+        const n = this.unresolvedThisRound.length;
+        void c.window.showWarningMessage(
+          `Braid: ${n} source file${n > 1 ? 's' : ''} named in the traces ${n > 1 ? 'are' : 'is'} not in the workspace (${this.unresolvedThisRound.slice(0, 3).join(', ')}${n > 3 ? ', …' : ''}). Check "braid.sourceRoots"; details in the Braid output.`,
+        );
+      }
+      this.publishDiagnostics();
+      void c.sendNotification(LineScoresNotification, this.state.lineScores());
+      this.sendStatus(this.state.summary('done'));
+      if (this.supportsCodeLensRefresh) c.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+      const ex = res.result.executions;
+      c.console.info(
+        `Analysis ${this.analyses}: ${files.length} trace files (${res.read} read, ${res.reused} cached, ${res.removed} removed), ` +
+          `${ex.total} runs (${ex.failed} failed, ${ex.passed} passed), ${res.result.patterns.length} patterns, ${res.bugs.length} bugs; ` +
+          `worker ${res.ms.toFixed(0)} ms, total ${(performance.now() - t0).toFixed(0)} ms`,
+      );
+    } finally {
+      progress?.done();
+    }
+  }
+
+  private reportTraceProblems(result: AnalysisResult): void {
+    const c = this.connection;
+    const byUri = new Map<string, LspDiagnostic[]>();
+    let newErrors = 0;
+    for (const d of result.diagnostics) {
+      const text = `${d.file}${d.line !== undefined ? `:${d.line}` : ''}: ${d.message}`;
+      if (!this.reportedTraceProblems.has(text)) {
+        this.reportedTraceProblems.add(text);
+        if (d.severity === 'error') {
+          newErrors++;
+          c.console.error(`Trace error: ${text}`);
+        } else c.console.warn(`Trace ${d.severity}: ${text}`);
+      }
+      const uri = fileUri(path.resolve(d.file));
+      let l = byUri.get(uri);
+      if (!l) byUri.set(uri, (l = []));
+      const line = Math.max(0, (d.line ?? 1) - 1);
+      l.push({
+        range: { start: { line, character: 0 }, end: { line, character: 2147483647 } },
+        severity: d.severity === 'error' ? DiagnosticSeverity.Error : d.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
+        source: 'braid',
+        message: d.message,
+      });
+    }
+    for (const uri of this.traceProblemUris) if (!byUri.has(uri)) void c.sendDiagnostics({ uri, diagnostics: [] });
+    for (const [uri, diagnostics] of byUri) void c.sendDiagnostics({ uri, diagnostics });
+    this.traceProblemUris = new Set(byUri.keys());
+    if (newErrors > 0) {
+      void c.window.showWarningMessage(
+        `Braid: ${newErrors} problem${newErrors > 1 ? 's' : ''} reading trace files; the other traces were analyzed. See Problems or the Braid output.`,
+      );
+    }
+  }
+
+  private publishDiagnostics(): void {
+    const c = this.connection;
+    const next = new Map<string, LspDiagnostic[]>();
+    if (this.settings.diagnostics.enabled && this.state) {
+      for (const [fsPath, d] of diagnosticsFor(this.state, this.settings.diagnostics.maxRank)) next.set(fileUri(fsPath), d);
+    }
+    for (const uri of this.diagnosedUris) if (!next.has(uri)) void c.sendDiagnostics({ uri, diagnostics: [] });
+    for (const [uri, diagnostics] of next) void c.sendDiagnostics({ uri, diagnostics });
+    this.diagnosedUris = new Set(next.keys());
+  }
+
+  private sendStatus(s: AnalysisSummaryDto): void {
+    void this.connection.sendNotification(StatusNotification, s);
+  }
+
+  private summary(): AnalysisSummaryDto {
+    if (this.state) return this.state.summary(this.analyzing ? 'analyzing' : 'done');
+    return { ...emptySummary(), state: this.analyzing ? 'analyzing' : 'idle' };
+  }
+
+  /** Waits for a running analysis so requests right after startup see results. */
+  private async settled(): Promise<void> {
+    while (this.analyzing && this.running) await this.running;
+  }
+
+  private async patterns(p: PatternsParams): Promise<PatternsResult> {
+    if (!this.state) await this.settled();
+    const s = this.state;
+    if (!s) return { summary: this.summary(), total: 0, patterns: [] };
+    let list = s.patterns;
+    if (p.ids?.length) {
+      const ids = new Set(p.ids);
+      list = list.filter((x) => ids.has(x.id) || ids.has(x.kind));
+    }
+    if (p.file) {
+      const f = p.file;
+      const fsPath = uriToPath(f);
+      list = list.filter((x) => x.accesses.some((a) => a.file.includes(f) || a.uri === f || (fsPath !== undefined && s.resolver.resolve(a.file) === fsPath)));
+    }
+    const offset = Math.max(0, p.offset ?? 0);
+    const limit = p.limit === undefined ? list.length : Math.max(0, p.limit);
+    const unfiltered = !p.ids?.length && !p.file;
+    return { summary: this.summary(), total: unfiltered ? s.totalPatterns : list.length, patterns: list.slice(offset, offset + limit) };
+  }
+
+  private bugGraph(p: BugGraphParams): unknown {
+    const s = this.state;
+    if (!s) return null;
+    const bug = s.bugs.find((b) => b.id === p?.bug) ?? (typeof p?.bug === 'number' ? s.bugs[p.bug - 1] : undefined);
+    if (!bug) return null;
+    return { bug: bug.id ?? p.bug, graph: bug.graph ?? null, advice: bug.advice, suspiciousMethods: bug.suspiciousMethods, patternKeys: bug.patternKeys };
+  }
+
+  private async traceEvents(p: TraceEventsParams): Promise<TraceEventsResult> {
+    if (!this.state) await this.settled();
+    const run = p?.run;
+    if (typeof run !== 'string' || !run) throw new ResponseError(-32602, 'braid/traceEvents needs "run" (an execution id or a trace file path)');
+    const s = this.state;
+    const byExec = s?.result.runs.find((r) => r.execution === run);
+    let file = byExec?.file;
+    if (!file) {
+      const asPath = uriToPath(run) ?? (path.isAbsolute(run) ? run : undefined);
+      if (asPath && this.finder?.matches(asPath)) file = asPath;
+      else if (s?.result.runs.some((r) => r.file === run)) file = run;
+    }
+    if (!file) throw new ResponseError(-32602, `no run "${run}" among the analyzed traces`);
+    return this.pager!.page(file, byExec?.execution ?? run, p);
+  }
+
+  private async exportSarif(top = 50): Promise<string> {
+    if (!this.state) await this.settled();
+    const s = this.state;
+    if (!s) throw new ResponseError(-32603, 'no analysis result yet');
+    const folder = this.folders[0];
+    // Paths relative to the workspace folder when the sources resolve, so SARIF viewers find them.
+    const result: AnalysisResult = {
+      ...s.result,
+      patterns: s.result.patterns.map((p) => ({
+        ...p,
+        accesses: p.accesses.map((a) => {
+          const f = s.resolver.resolve(a.file);
+          return f && folder && !path.relative(folder, f).startsWith('..') ? { ...a, file: path.relative(folder, f).split(path.sep).join('/') } : a;
+        }),
+      })),
+    };
+    return JSON.stringify(sarifReport(result, top, folder ? fileUri(folder) : undefined), null, 2);
+  }
+}
+
+function emptySummary(): AnalysisSummaryDto {
+  return { state: 'idle', executions: { total: 0, failed: 0, passed: 0 }, topScore: 0, patternCount: 0, bugCount: 0 };
+}

@@ -1,0 +1,177 @@
+/**
+ * Hover text, code lenses and diagnostics computed from an AnalysisState.
+ * Pure functions of the state (and the document text), so they are fast:
+ * a hover is two map lookups and some string building.
+ */
+import type { CodeLens, Diagnostic, Hover } from 'vscode-languageserver';
+import { DiagnosticSeverity, MarkupKind } from 'vscode-languageserver';
+import type { AnalysisState } from './analysisState';
+import type { PatternDto } from './protocol';
+
+export const REVEAL_PATTERN_COMMAND = 'braid.revealPattern';
+export const OPEN_TRACER_COMMAND = 'braid.openTracer';
+export const OPEN_BUG_GRAPH_COMMAND = 'braid.openBugGraph';
+export const REVEAL_BUG_COMMAND = 'braid.revealBug';
+
+export function commandUri(command: string, args: unknown[]): string {
+  return `command:${command}?${encodeURIComponent(JSON.stringify(args))}`;
+}
+
+function code(s: string): string {
+  // inline code that survives backticks in trace strings
+  const t = s.replace(/[\r\n]+/g, ' ');
+  return t.includes('`') ? '`` ' + t + ' ``' : '`' + t + '`';
+}
+
+function esc(s: string): string {
+  return s.replace(/[\\`*_[\]|<>&]/g, (c) => '\\' + c);
+}
+
+function shortFile(f: string): string {
+  const parts = f.replace(/\\/g, '/').split('/');
+  return parts[parts.length - 1];
+}
+
+function shortMethod(m: string): string {
+  const parts = m.split('.');
+  return parts.length > 1 ? parts.slice(-2).join('.') : m;
+}
+
+export function hoverFor(state: AnalysisState, fsPath: string, line1: number, maxPatterns: number, formula: string): Hover | null {
+  const idx = state.patternsAt(fsPath, line1);
+  if (!idx.length) return null;
+  const total = state.totalPatterns;
+  const ex = state.result.executions;
+  const out: string[] = [];
+  for (const k of idx.slice(0, maxPatterns)) {
+    const p = state.patterns[k];
+    out.push(patternMarkdown(state, p, fsPath, line1, total, ex, formula));
+  }
+  if (idx.length > maxPatterns) out.push(`_…and ${idx.length - maxPatterns} more ranked patterns on this line._`);
+  return { contents: { kind: MarkupKind.Markdown, value: out.join('\n\n---\n\n') } };
+}
+
+function patternMarkdown(
+  state: AnalysisState,
+  p: PatternDto,
+  fsPath: string,
+  line1: number,
+  total: number,
+  ex: { failed: number; passed: number },
+  formula: string,
+): string {
+  const lines: string[] = [];
+  lines.push(`**Braid** · rank **${p.rank}** of ${total} · suspiciousness **${p.score.toFixed(3)}** (${formula})`);
+  lines.push('');
+  lines.push(
+    `${p.id} ${code(p.kind)} — ${p.category} pattern · in **${p.failed}** of ${ex.failed} failed runs, ${p.passed} of ${ex.passed} passed runs`,
+  );
+  lines.push('');
+  lines.push('| | thread | access | variable | where |');
+  lines.push('|--:|:--|:--:|:--|:--|');
+  p.accesses.forEach((a, k) => {
+    const here = a.line === line1 && state.resolver.resolve(a.file) === fsPath;
+    const where = `${esc(shortFile(a.file))}:${a.line} ${code(shortMethod(a.method))}`;
+    const link = a.uri ? `[${where}](${a.uri}#L${a.line})` : where;
+    lines.push(`| ${k + 1} | T${a.thread} | **${a.type}** | ${code(a.variable)} | ${here ? `**this line** ${code(shortMethod(a.method))}` : link} |`);
+  });
+  lines.push('');
+  const links = [`[Reveal in Ranked Patterns](${commandUri(REVEAL_PATTERN_COMMAND, [p.key])})`];
+  const run = state.runWithPattern(p.key);
+  if (run) links.push(`[Open run ${esc(run.execution)} in Tracer](${commandUri(OPEN_TRACER_COMMAND, [run.execution, p.key])})`);
+  lines.push(links.join(' · '));
+  return lines.join('\n');
+}
+
+/** The 0-based line of the declaration of `method` at or above `line0`, when the text shows it. */
+export function findMethodDeclaration(text: string, method: string, line0: number): number | undefined {
+  const simple = method.split(/[.$]/).pop() ?? '';
+  if (!simple || simple.startsWith('lambda') || /^\d+$/.test(simple)) return undefined;
+  let name = simple;
+  if (simple === '<init>') {
+    const parts = method.split('.');
+    name = (parts[parts.length - 2] ?? '').split('$').pop() ?? '';
+    if (!name) return undefined;
+  }
+  if (simple === '<clinit>') return undefined;
+  const lines = text.split(/\r?\n/);
+  const re = new RegExp(`\\b${name.replace(/[^\w$]/g, '\\$&')}\\s*\\(`);
+  for (let l = Math.min(line0, lines.length - 1); l >= 0 && l >= line0 - 400; l--) {
+    const s = lines[l];
+    if (!re.test(s)) continue;
+    const trimmed = s.trim();
+    if (/;\s*$/.test(trimmed) || /^(return|if|while|for|switch|new)\b/.test(trimmed) || /=\s*[^=]/.test(trimmed.split('(')[0])) continue;
+    return l;
+  }
+  return undefined;
+}
+
+export function codeLensesFor(state: AnalysisState, fsPath: string, text: string | undefined): CodeLens[] {
+  const lenses: CodeLens[] = [];
+  const placed = new Set<string>();
+  const at = (line1: number, method: string) => {
+    const l0 = Math.max(0, line1 - 1);
+    const decl = text !== undefined ? findMethodDeclaration(text, method, l0) : undefined;
+    return decl ?? l0;
+  };
+  for (const m of state.methods) {
+    if (m.fsPath !== fsPath) continue;
+    const line = at(m.line, m.method);
+    const id = `bug${m.bug}:${line}`;
+    if (placed.has(id)) continue;
+    placed.add(id);
+    const rank = m.rank !== undefined ? ` · top pattern rank ${m.rank}` : '';
+    lenses.push({
+      range: { start: { line, character: 0 }, end: { line, character: 0 } },
+      command: { title: `Braid: Bug ${m.bug} — suspicious method of thread ${m.thread}${rank}`, command: OPEN_BUG_GRAPH_COMMAND, arguments: [m.bug] },
+    });
+  }
+  if (state.bugs.length === 0) {
+    // Without GRIFFIN's bugs: a lens above each method holding an access of a top-ranked pattern.
+    const top = state.patterns[0];
+    if (top && top.score > 0) {
+      for (const p of state.patterns) {
+        if (p.score < top.score) break;
+        for (const a of p.accesses) {
+          if (state.resolver.resolve(a.file) !== fsPath) continue;
+          const line = at(a.line, a.method);
+          const id = `${p.key}:${line}`;
+          if (placed.has(id)) continue;
+          placed.add(id);
+          lenses.push({
+            range: { start: { line, character: 0 }, end: { line, character: 0 } },
+            command: {
+              title: `Braid: rank ${p.rank} ${p.id} ${p.kind} pattern (score ${p.score.toFixed(3)}) — thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}`,
+              command: REVEAL_PATTERN_COMMAND,
+              arguments: [p.key],
+            },
+          });
+        }
+      }
+    }
+  }
+  return lenses.sort((a, b) => a.range.start.line - b.range.start.line);
+}
+
+/** Information diagnostics at the accesses of the top patterns, grouped by file path. */
+export function diagnosticsFor(state: AnalysisState, maxRank: number): Map<string, Diagnostic[]> {
+  const out = new Map<string, Diagnostic[]>();
+  for (const p of state.patterns) {
+    if (p.rank > maxRank || p.score <= 0) continue;
+    p.accesses.forEach((a, k) => {
+      const fsPath = state.resolver.resolve(a.file);
+      if (!fsPath) return;
+      let l = out.get(fsPath);
+      if (!l) out.set(fsPath, (l = []));
+      const line = Math.max(0, a.line - 1);
+      l.push({
+        range: { start: { line, character: 0 }, end: { line, character: 2147483647 } },
+        severity: DiagnosticSeverity.Information,
+        source: 'braid',
+        code: p.id,
+        message: `Rank ${p.rank} ${p.id} ${p.kind} ${p.category} pattern (score ${p.score.toFixed(3)}), access ${k + 1} of ${p.accesses.length}: thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}`,
+      });
+    });
+  }
+  return out;
+}

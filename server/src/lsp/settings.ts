@@ -1,0 +1,57 @@
+/**
+ * The `braid.*` settings the server reads (workspace/configuration), with
+ * their defaults. package.json's `contributes.configuration` declares the
+ * same keys for the settings UI.
+ */
+import type { AnalysisOptions } from '../engine/analysis';
+
+export interface BraidSettings {
+  traceGlobs: string[];
+  sourceRoots: string[];
+  analysis: AnalysisOptions;
+  /** GRIFFIN Algorithm 3: t = top patterns compared per failing-run cluster, s = similarity threshold */
+  griffin: { t: number; s: number };
+  diagnostics: { enabled: boolean; maxRank: number };
+  hover: { maxPatterns: number };
+  /** ranked patterns kept for hovers, views and heat (the best ones) */
+  maxPatterns: number;
+  record: { outDir: string };
+}
+
+export const DEFAULT_SETTINGS: BraidSettings = {
+  traceGlobs: ['.braid/traces/**/*.trace.jsonl{,.gz}'],
+  sourceRoots: ['.', 'src/main/java', 'src/test/java', 'src'],
+  analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' },
+  griffin: { t: 30, s: 0.8 },
+  diagnostics: { enabled: false, maxRank: 10 },
+  hover: { maxPatterns: 3 },
+  maxPatterns: 20000,
+  record: { outDir: '.braid/traces' },
+};
+
+/** Merges the client's `braid` section over the defaults, ignoring bad values. */
+export function normalizeSettings(raw: unknown): BraidSettings {
+  const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, any>;
+  const d = DEFAULT_SETTINGS;
+  const strArr = (v: unknown, def: string[]) => (Array.isArray(v) && v.every((x) => typeof x === 'string') && v.length ? (v as string[]) : def);
+  const int = (v: unknown, def: number, min: number) => (typeof v === 'number' && Number.isInteger(v) && v >= min ? v : def);
+  const num = (v: unknown, def: number, min: number, max: number) => (typeof v === 'number' && v >= min && v <= max ? v : def);
+  const a = r.analysis ?? {};
+  const g = r.griffin ?? {};
+  const diag = r.diagnostics ?? {};
+  return {
+    traceGlobs: strArr(r.traceGlobs, d.traceGlobs),
+    sourceRoots: strArr(r.sourceRoots, d.sourceRoots),
+    analysis: {
+      strategy: a.strategy === 'falcon' ? 'falcon' : 'unicorn',
+      accessWindow: int(a.accessWindow, d.analysis.accessWindow, 2),
+      pairWindow: int(a.pairWindow, d.analysis.pairWindow, 0),
+      formula: ['jaccard', 'ochiai', 'tarantula'].includes(a.formula) ? a.formula : d.analysis.formula,
+    },
+    griffin: { t: int(g.t, d.griffin.t, 1), s: num(g.s, d.griffin.s, 0, 1) },
+    diagnostics: { enabled: diag.enabled === true, maxRank: int(diag.maxRank, d.diagnostics.maxRank, 1) },
+    hover: { maxPatterns: int(r.hover?.maxPatterns, d.hover.maxPatterns, 1) },
+    maxPatterns: int(r.analysis?.maxPatterns, d.maxPatterns, 1),
+    record: { outDir: typeof r.record?.outDir === 'string' && r.record.outDir ? r.record.outDir : d.record.outDir },
+  };
+}

@@ -1,0 +1,48 @@
+/** Messages between the language server's main thread and the analysis worker. */
+import type { AnalysisOptions, AnalysisResult } from '../engine/analysis';
+import type { TraceFileInfo } from '../workspace/traceFinder';
+
+export interface AnalyzeMessage {
+  type: 'analyze';
+  id: number;
+  options: AnalysisOptions;
+  griffin: { t: number; s: number };
+  files: TraceFileInfo[];
+  /** patterns sent back (the best ranked); the rest are only counted */
+  maxPatterns: number;
+  /** re-read every trace, even unchanged ones */
+  force?: boolean;
+}
+
+export type ToWorker = AnalyzeMessage | { type: 'shutdown' };
+
+export interface ProgressMessage {
+  type: 'progress';
+  id: number;
+  done: number;
+  total: number;
+  file?: string;
+}
+
+export interface ResultMessage {
+  type: 'result';
+  id: number;
+  /** its patterns are the top `maxPatterns` only */
+  result: AnalysisResult;
+  totalPatterns: number;
+  bugs: unknown[];
+  griffinError?: string;
+  /** trace files read in this round (new or changed) */
+  read: number;
+  removed: number;
+  reused: number;
+  ms: number;
+}
+
+export interface ErrorMessage {
+  type: 'error';
+  id: number;
+  message: string;
+}
+
+export type FromWorker = ProgressMessage | ResultMessage | ErrorMessage;
