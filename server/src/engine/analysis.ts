@@ -106,6 +106,8 @@ export class Analyzer {
   readonly registry = new PatternRegistry();
   private readonly runs = new Map<string, RunResult>();
   private readonly fileDiagnostics = new Map<string, Diagnostic[]>();
+  /** described call stacks, shared by all patterns (read-only) */
+  private readonly framesCache = new Map<number, { file: string; line: number; method: string }[]>();
 
   constructor(options: Partial<AnalysisOptions> = {}) {
     this.options = validateOptions(options);
@@ -244,13 +246,18 @@ export class Analyzer {
   describe(id: number, rank: number, score: number, failed: number, passed: number): RankedPattern {
     const reg = this.registry;
     const info = reg.patterns[id];
-    const frames = (stack: number) =>
-      stack < 0
-        ? []
-        : reg.stacks[stack].map((l) => {
-            const loc = reg.locs[l];
-            return { file: loc.file, line: loc.line, method: loc.method };
-          });
+    const frames = (stack: number) => {
+      if (stack < 0) return [];
+      let f = this.framesCache.get(stack);
+      if (!f) {
+        f = reg.stacks[stack].map((l) => {
+          const loc = reg.locs[l];
+          return { file: loc.file, line: loc.line, method: loc.method };
+        });
+        this.framesCache.set(stack, f);
+      }
+      return f;
+    };
     return {
       rank,
       score,
