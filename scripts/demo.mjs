@@ -1,6 +1,7 @@
 // `npm run demo` (after `npm run build`): records 100 runs of a sample program with noise into
 // .braid/demo/, then analyzes them with the CLI and prints the ranked patterns.
-// Usage: node scripts/demo.mjs [--sample tablelog.TableLog] [--runs 100] [--open]
+// Usage: node scripts/demo.mjs [--sample tablelog.TableLog] [--runs 100] [--open [--port 8080]]
+// --open then starts code-server with the extension and the recorded sample (scripts/open-demo.mjs).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -56,5 +57,7 @@ console.log(`\n== Analysis (braid analyze) ==`);
 run(process.execPath, [cli, 'analyze', traces, '--top', '8'], 'braid analyze');
 
 if (args.includes('--open')) {
-  console.log('\n--open: opening the result in VS Code is not available yet (see the end-to-end issue).');
+  // a real VS Code in the browser (code-server) with the extension and this recording (docs/e2e.md)
+  const { openDemo } = await import('./open-demo.mjs');
+  await openDemo({ sample, traces, include, port: Number(option('--port', '0')) }).catch((e) => fail(`--open: ${e.message}`));
 }

@@ -75,6 +75,8 @@ export class BraidServer {
   private pending: { force: boolean } | undefined;
   private running: Promise<void> | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
+  /** recordings in progress: folder → its finished traces (the others are still being written) */
+  private readonly recordings = new Map<string, ReadonlySet<string>>();
   private supportsConfiguration = false;
   private supportsWatchRegistration = false;
   private supportsProgress = false;
@@ -131,6 +133,10 @@ export class BraidServer {
         folder: this.folders[0],
         outDir: this.settings.record.outDir,
         afterRun: () => this.debounceRescan(),
+        recording: (outDir, finished) => {
+          if (finished) this.recordings.set(path.resolve(outDir), finished);
+          else this.recordings.delete(path.resolve(outDir));
+        },
       }),
     );
     c.onShutdown(async () => {
@@ -222,6 +228,12 @@ export class BraidServer {
     });
   }
 
+  private beingRecorded(file: string): boolean {
+    const f = path.resolve(file);
+    for (const [dir, finished] of this.recordings) if (f.startsWith(dir + path.sep) && !finished.has(f)) return true;
+    return false;
+  }
+
   private debounceRescan(): void {
     if (this.watchTimer) clearTimeout(this.watchTimer);
     this.watchTimer = setTimeout(() => {
@@ -264,7 +276,8 @@ export class BraidServer {
     const c = this.connection;
     const t0 = performance.now();
     this.finder = new TraceFinder(this.folders, this.settings.traceGlobs);
-    const files = await this.finder.find();
+    // a trace of a recording in progress gets its outcome line only when its run ends: not read before
+    const files = (await this.finder.find()).filter((f) => !this.beingRecorded(f.path));
     const resolver = this.resolver!;
     let progress: WorkDoneProgressServerReporter | undefined;
     if (this.supportsProgress) {

@@ -14,6 +14,9 @@ export interface RecordContext {
   folder: string | undefined;
   outDir: string;
   afterRun(): void;
+  /** the traces of a recording in `outDir` finished so far (each run's trace is complete once
+   * reported); `undefined` when the recording ended. The analysis skips the unfinished ones. */
+  recording?(outDir: string, finished: ReadonlySet<string> | undefined): void;
 }
 
 export function recordArgv(p: RecordParams, outDir: string | undefined): string[] {
@@ -40,6 +43,9 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     const first = parseRecordArgs(recordArgv(p, undefined), ctx.folder);
     const out = custom ? path.resolve(ctx.folder, ctx.outDir, path.basename(first.outDir)) : undefined;
     options = out ? parseRecordArgs(recordArgv(p, out), ctx.folder) : first;
+    // execution ids name the runs in the views and the Tracer: each recording gets its own
+    // (<name>-<time>-NNNN), so recording the same program again does not repeat earlier ids
+    options = { ...options, name: path.basename(first.outDir) };
   } catch (err) {
     if (err instanceof UsageError) throw new ResponseError(-32602, err.message);
     throw err;
@@ -49,15 +55,19 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   const notify = (x: RecordProgressParams) => void connection.sendNotification(RecordProgressNotification, x);
   connection.console.info(`Recording ${p.runs} runs of: ${p.command.join(' ')} → ${options.outDir}`);
   notify({ done: 0, total: p.runs, failed: 0, passed: 0, message: `Starting ${p.command[0]}…` });
+  const finished = new Set<string>();
+  ctx.recording?.(options.outDir, finished);
   try {
     const summary = await recordRuns(
       options,
       (pr) => {
+        for (const t of pr.run.traces) finished.add(path.resolve(t));
         notify({ done: pr.done, total: pr.total, failed: pr.failed, passed: pr.passed, message: `${pr.run.execution}: ${pr.run.outcome}` });
         ctx.afterRun();
       },
       abort.signal,
     );
+    ctx.recording?.(options.outDir, undefined);
     ctx.afterRun();
     connection.console.info(`Recorded ${summary.total} runs (${summary.failed} failed, ${summary.passed} passed) in ${(summary.durationMs / 1000).toFixed(1)} s${summary.empty ? `; ${summary.empty} recorded no events (check the include list)` : ''}`);
     if (summary.empty > 0) {
@@ -67,6 +77,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   } catch (err) {
     throw new ResponseError(-32603, `Recording failed: ${(err as Error).message}`);
   } finally {
+    ctx.recording?.(options.outDir, undefined);
     sub.dispose();
   }
 }

@@ -1,0 +1,179 @@
+/**
+ * Playwright helpers for driving the VS Code workbench (code-server 1.100) as a user would:
+ * command palette, quick input, side-bar tree views, editor state (tab + "Ln X, Col Y"),
+ * notifications, webviews (nested iframes), and a screenshot per step.
+ */
+import path from 'node:path';
+import type { Frame, Locator, Page } from 'playwright-core';
+
+export const UI_TIMEOUT = 30_000;
+
+export class StepError extends Error {}
+
+export class Workbench {
+  private shot = 0;
+  readonly screenshots: string[] = [];
+  constructor(
+    readonly page: Page,
+    readonly outDir: string,
+    /** extra context for failure messages (e.g. the tail of the code-server log) */
+    private readonly context: () => string = () => '',
+  ) {}
+
+  /** Runs one user step; screenshots it (also on failure, whose message names the screenshot). */
+  async step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const n = String(++this.shot).padStart(2, '0');
+    this.extra = 0;
+    const slug = name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+    try {
+      const r = await fn();
+      await this.screenshot(`${n}-${slug}.png`);
+      return r;
+    } catch (err) {
+      const file = await this.screenshot(`${n}-${slug}-FAILED.png`).catch((e: Error) => `(no screenshot: ${e.message})`);
+      const notes = await this.notifications().catch(() => [] as string[]);
+      const status = await this.statusBar().catch(() => [] as string[]);
+      throw new StepError(
+        `step "${name}" failed: ${(err as Error).message}\n  screenshot: ${file}\n  status bar: ${status.join(' | ')}\n  notifications: ${notes.join(' | ') || '(none)'}${this.context() ? `\n${this.context()}` : ''}`,
+        { cause: err },
+      );
+    }
+  }
+
+  /** A screenshot in the middle of the current step (numbered after it: 05a-…). */
+  async extraScreenshot(name: string): Promise<string> {
+    return this.screenshot(`${String(this.shot).padStart(2, '0')}${String.fromCharCode(96 + ++this.extra)}-${name}.png`);
+  }
+  private extra = 0;
+
+  async screenshot(name: string): Promise<string> {
+    const file = path.join(this.outDir, name);
+    await this.page.screenshot({ path: file, timeout: 10_000 });
+    this.screenshots.push(file);
+    return file;
+  }
+
+  async statusBar(): Promise<string[]> {
+    return (await this.page.locator('.statusbar-item').allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+  }
+
+  async notifications(): Promise<string[]> {
+    return (await this.page.locator('.notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  }
+
+  /** Waits for a status bar item whose text matches; returns its text. */
+  async waitStatus(re: RegExp, timeout = UI_TIMEOUT): Promise<string> {
+    const item = this.page.locator('.statusbar-item').filter({ hasText: re }).first();
+    await item.waitFor({ state: 'visible', timeout }).catch(async () => {
+      throw new Error(`no status bar item matches ${re} within ${timeout} ms (status bar: ${(await this.statusBar()).join(' | ')})`);
+    });
+    return (await item.innerText()).trim();
+  }
+
+  /** Command palette: runs the command with this exact title (e.g. "Braid: Record Runs"). */
+  async runCommand(title: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    // F1 needs the focus inside the workbench; Escape closes a hover or an old quick pick first
+    await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await input.fill(`>${title}`);
+    const row = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: title }).first();
+    await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT }).catch(() => {
+      throw new Error(`the command palette has no command "${title}"`);
+    });
+    await row.click();
+    await this.page.locator('.quick-input-widget').filter({ hasText: title }).waitFor({ state: 'hidden', timeout: UI_TIMEOUT }).catch(() => undefined);
+  }
+
+  /** Answers an input box (showInputBox) whose title matches. */
+  async answerInput(title: string, text: string): Promise<void> {
+    const widget = this.page.locator('.quick-input-widget').filter({ hasText: title });
+    await widget.waitFor({ state: 'visible', timeout: UI_TIMEOUT }).catch(() => {
+      throw new Error(`no input box titled "${title}" appeared`);
+    });
+    const input = widget.locator('.quick-input-box input');
+    await input.fill(text);
+    await input.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
+  }
+
+  /** A view (pane) of the side bar by its title, e.g. "Ranked Patterns". */
+  pane(title: string): Locator {
+    return this.page.locator('.pane').filter({ has: this.page.locator(`.pane-header[aria-label^="${title}"]`) });
+  }
+
+  rows(paneTitle: string): Locator {
+    return this.pane(paneTitle).locator('.monaco-list-row');
+  }
+
+  /** The active editor: tab label, breadcrumbs path, cursor line and column. */
+  async activeEditor(): Promise<{ tab: string; breadcrumbs: string; line: number; column: number; selection: string }> {
+    const tab = this.page.locator('.editor-group-container.active .tab.active').first();
+    const sel = (await this.page.locator('[id="status.editor.selection"]').innerText({ timeout: 2000 }).catch(() => '')).trim();
+    const m = /Ln (\d+), Col (\d+)/.exec(sel);
+    return {
+      tab: ((await tab.getAttribute('aria-label', { timeout: 2000 }).catch(() => '')) ?? '').trim(),
+      breadcrumbs: (await this.page.locator('.editor-group-container.active .breadcrumbs-control').first().innerText({ timeout: 2000 }).catch(() => '')).replace(/\s+/g, ' ').trim(),
+      line: m ? Number(m[1]) : NaN,
+      column: m ? Number(m[2]) : NaN,
+      selection: sel,
+    };
+  }
+
+  /** Waits until the active editor shows `file` (tab label) with the cursor on `line`. */
+  async waitEditorAt(file: string, line: number | ((l: number) => boolean), what: string, timeout = UI_TIMEOUT): Promise<{ tab: string; breadcrumbs: string; line: number }> {
+    const ok = typeof line === 'number' ? (l: number) => l === line : line;
+    const deadline = Date.now() + timeout;
+    let last = await this.activeEditor();
+    while (Date.now() < deadline) {
+      last = await this.activeEditor();
+      if (last.tab.startsWith(file) && ok(last.line)) return last;
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error(`${what}: expected the active editor to be ${file} at line ${typeof line === 'number' ? line : '(see test)'}, but it is "${last.tab}" (${last.breadcrumbs}) with "${last.selection}"`);
+  }
+
+  /** The inner frame of the webview whose document title is `title` (webviews are nested iframes). */
+  async webview(title: string, timeout = UI_TIMEOUT): Promise<Frame> {
+    const deadline = Date.now() + timeout;
+    while (Date.now() < deadline) {
+      for (const f of this.page.frames()) {
+        if (f.name() !== 'active-frame' && !f.url().includes('fake.html') && !/index\.html/.test(f.url())) continue;
+        const t = await f.title().catch(() => '');
+        if (t === title) {
+          const visible = await f
+            .frameElement()
+            .then((el) => el.isVisible())
+            .catch(() => false);
+          if (visible) return f;
+        }
+      }
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error(`no visible webview titled "${title}" within ${timeout} ms (frames: ${this.page.frames().map((f) => f.name() || f.url().slice(0, 60)).join(', ')})`);
+  }
+}
+
+/** 1-based [first, last] line of each declaration of `name(` in a Java source (brace matching). */
+export function methodRanges(source: string, name: string): Array<[number, number]> {
+  const lines = source.split('\n');
+  const out: Array<[number, number]> = [];
+  const decl = new RegExp(`^\\s*(?:(?:public|private|protected|static|final|synchronized)\\s+)*(?:[\\w<>\\[\\],.]+\\s+)?${name.replace(/\$/g, '\\$')}\\s*\\([^;]*$`);
+  lines.forEach((text, k) => {
+    if (!decl.test(text) || /^\s*(return|new|if|while|for)\b/.test(text)) return;
+    let depth = 0;
+    let opened = false;
+    for (let j = k; j < lines.length; j++) {
+      for (const ch of lines[j].replace(/\/\/.*$/, '').replace(/"(?:[^"\\]|\\.)*"/g, '""')) {
+        if (ch === '{') (depth++, (opened = true));
+        else if (ch === '}') depth--;
+      }
+      if (opened && depth === 0) {
+        out.push([k + 1, j + 1]);
+        return;
+      }
+    }
+  });
+  return out;
+}

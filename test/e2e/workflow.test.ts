@@ -1,0 +1,265 @@
+/**
+ * Issue 7: the user's whole workflow in a real VS Code (code-server 1.100 in Chromium, driven by
+ * playwright-core): a sample program with runs recorded by `braid record`, the packaged VSIX
+ * installed into a fresh extensions folder, the workspace trusted through its dialog, then
+ * Braid view → first ranked pattern's access → hover → bug graph → Tracer → Record Runs.
+ * One screenshot per step in test-output/e2e/ (CI artifacts). See docs/e2e.md.
+ */
+import { after, before, describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { bugTags } from '../recorder/recorderHarness';
+import { methodRanges, UI_TIMEOUT, Workbench } from './workbench';
+import * as lib from '../../scripts/e2e-lib.mjs';
+
+const OUT = path.join(lib.root, 'test-output', 'e2e');
+const SAMPLE = { main: 'vectorcopy.VectorCopy', pkg: 'vectorcopy', file: 'VectorCopy.java' };
+const INITIAL_RUNS = 24;
+const RECORD_RUNS = 12;
+
+const found = lib.findCodeServer({ install: !process.env.BRAID_E2E_NO_INSTALL });
+const skip = found.bin ? false : `code-server is not available: ${found.reason}`;
+if (skip) console.log(`# e2e skipped: ${skip}`);
+
+describe('end to end in VS Code (code-server)', { skip, timeout: 10 * 60_000 }, () => {
+  let tmp = '';
+  let server: Awaited<ReturnType<typeof lib.startCodeServer>> | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let wb: Workbench;
+  let recorded: { runs: number; failed: number; passed: number };
+  let failedStep: string | undefined;
+  const log = (m: string) => console.log(`# e2e: ${m}`);
+  const t0 = Date.now();
+
+  /** Each test is one user step; after a failed step the later ones are skipped (they depend on it). */
+  function step(name: string, fn: () => Promise<void>) {
+    test(name, { timeout: 3 * 60_000 }, async (t: TestContext) => {
+      if (failedStep) return t.skip(`skipped: the earlier step "${failedStep}" failed`);
+      try {
+        await wb.step(name, fn);
+      } catch (e) {
+        failedStep = name;
+        throw e;
+      }
+    });
+  }
+
+  before(async () => {
+    mkdirSync(OUT, { recursive: true });
+    for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f.endsWith('.log') || f === 'vscode-logs') rmSync(path.join(OUT, f), { recursive: true, force: true });
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-'));
+    const chrome = lib.chromiumPath();
+    assert.ok(chrome, 'Chromium not found: apt-get install -y chromium (or set CHROMIUM_PATH)');
+
+    const tPack = Date.now();
+    const vsix = await lib.packageVsix(path.join(OUT, 'braid.vsix'), { stage: path.join(tmp, 'stage') });
+    const configFile = path.join(tmp, 'code-server.yaml');
+    const extensionsDir = path.join(tmp, 'extensions');
+    lib.installExtension(found.bin!, vsix, extensionsDir, configFile);
+    log(`packaged and installed ${path.relative(lib.root, vsix)} in ${Date.now() - tPack} ms`);
+
+    const tRec = Date.now();
+    const ws = lib.prepareWorkspace({ dir: path.join(tmp, 'vectorcopy-sample'), sample: SAMPLE.main, runs: INITIAL_RUNS, jobs: 4, recordSettings: { 'braid.record.runs': RECORD_RUNS }, log });
+    recorded = { runs: ws.runs, failed: ws.failed, passed: ws.passed };
+    log(`recorded ${ws.runs} runs (${ws.failed} failed) in ${Date.now() - tRec} ms`);
+
+    server = await lib.startCodeServer({
+      bin: found.bin!,
+      folder: ws.dir,
+      dataDir: path.join(tmp, 'data'),
+      extensionsDir,
+      configFile,
+      logFile: path.join(OUT, 'code-server.log'),
+    });
+    log(`code-server at ${server.url}`);
+    browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    page.setDefaultTimeout(UI_TIMEOUT);
+    wb = new Workbench(page, OUT, () => `  code-server log: ${server?.logFile}`);
+    await page.goto(server.folderUrl);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await server?.stop().catch(() => undefined);
+    if (tmp) {
+      // keep the extension host's logs (Braid output) next to the screenshots
+      const logs = path.join(tmp, 'data', 'logs');
+      if (existsSync(logs)) cpSync(logs, path.join(OUT, 'vscode-logs'), { recursive: true });
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots in ${path.relative(lib.root, OUT)}/`);
+  });
+
+  step('trust the workspace', async () => {
+    await page.getByRole('button', { name: 'Yes, I trust the authors' }).click({ timeout: 60_000 });
+    await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
+  });
+
+  let first = { file: '', line: 0, score: '' };
+
+  step('open the Braid view and wait for the analysis', async () => {
+    await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
+    await wb.waitStatus(new RegExp(`Braid: ${recorded.runs} runs \\(${recorded.failed} failed\\) · top \\d\\.\\d\\d`), 60_000);
+    const top = wb.rows('Ranked Patterns').first();
+    await top.waitFor({ state: 'visible' });
+    const label = (await top.getAttribute('aria-label')) ?? '';
+    const m = /^#1 P\d+ [RW]\d( [RW]\d)+ (\d\.\d{3}) · (\d+) failed \/ (\d+) passed/.exec(label);
+    assert.ok(m, `the first ranked pattern reads "${label}"`);
+    first.score = m[2];
+    assert.ok(Number(m[3]) > 0, `the top pattern occurs in failing runs: "${label}"`);
+    await wb.pane('Runs').locator(`.pane-header[aria-label="Runs - ${recorded.failed} failed / ${recorded.runs} Section"]`).waitFor();
+  });
+
+  step("click the first ranked pattern's first access: the editor shows the tagged bug line", async () => {
+    const top = wb.rows('Ranked Patterns').first();
+    await top.click();
+    const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. T\d [RW] / }).first();
+    await access.waitFor({ state: 'visible' });
+    const label = (await access.getAttribute('aria-label')) ?? '';
+    const m = /(\w+\.java):(\d+)/.exec(label);
+    assert.ok(m, `the access row names file:line: "${label}"`);
+    first = { ...first, file: m[1], line: Number(m[2]) };
+    const tags = bugTags(SAMPLE.pkg).filter((t) => path.basename(t.file) === first.file);
+    assert.ok(
+      tags.some((t) => t.line === first.line),
+      `the first access of rank 1 (${first.file}:${first.line}) is a // @bug line (${tags.map((t) => t.line).join(', ')})`,
+    );
+    await access.click();
+    const ed = await wb.waitEditorAt(first.file, first.line, 'after clicking the access');
+    assert.match(ed.breadcrumbs, new RegExp(`${SAMPLE.pkg}.*${SAMPLE.file}`), 'the editor shows the sample file');
+  });
+
+  step('hover the bug line: rank and score', async () => {
+    // the line's text in the editor: find its line number in the gutter, then the view line at the same height
+    const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+    const num = editor.locator('.margin-view-overlays .line-numbers').filter({ hasText: new RegExp(`^${first.line}$`) }).first();
+    const nb = await num.boundingBox();
+    assert.ok(nb, `line number ${first.line} is visible in the editor`);
+    const lineBox = await editor.locator('.view-lines .view-line').evaluateAll(
+      (els, y) => {
+        for (const el of els) {
+          const r = el.getBoundingClientRect();
+          if (Math.abs(r.top + r.height / 2 - y) < r.height / 2) {
+            const span = el.querySelector('span span:not(:empty)') ?? el;
+            // the first non-blank token
+            const tokens = Array.from(el.querySelectorAll('span span')).filter((s) => (s.textContent ?? '').trim());
+            const t = (tokens[0] ?? span).getBoundingClientRect();
+            return { x: t.left + Math.min(t.width / 2, 20), y: r.top + r.height / 2 };
+          }
+        }
+        return null;
+      },
+      nb.y + nb.height / 2,
+    );
+    assert.ok(lineBox, `no text of line ${first.line} found in the editor`);
+    await page.mouse.move(lineBox.x - 30, lineBox.y + 60);
+    await page.mouse.move(lineBox.x, lineBox.y, { steps: 4 });
+    const hover = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: /rank \d+ of \d+/ }).first();
+    await hover.waitFor({ state: 'visible' });
+    const text = (await hover.innerText()).replace(/\s+/g, ' ');
+    assert.match(text, /Braid · rank 1 of \d+ · suspiciousness \d\.\d{3}/, `hover text: ${text}`);
+    assert.ok(text.includes(`suspiciousness ${first.score}`), `the hover shows the score of the first pattern (${first.score}): ${text}`);
+  });
+
+  step('open the bug graph and click the suspicious method: the editor jumps to the method', async () => {
+    await page.keyboard.press('Escape');
+    await wb.runCommand('Braid: Open Bug Graph');
+    const frame = await wb.webview('Braid: Bug Graph');
+    const suspicious = frame.locator('g.frame.suspicious');
+    await suspicious.first().waitFor({ state: 'visible' });
+    // the lanes' headers name each thread's suspicious method; click its box (a named method rather than a constructor)
+    const named = (await frame.locator('.lane-label').evaluateAll((els) => els.map((e) => e.textContent ?? ''))).map((t) => t.split('·').pop()!.trim());
+    const methods = await frame.locator('g.frame').evaluateAll((els) => els.map((e) => ({ method: e.getAttribute('data-method') ?? '', title: e.querySelector(':scope > title')?.textContent ?? '' })));
+    const isNamed = (m: string) => named.some((n) => m.endsWith(n));
+    let pick = methods.findIndex((m) => isNamed(m.method) && !m.method.endsWith('<init>'));
+    if (pick < 0) pick = methods.findIndex((m) => isNamed(m.method));
+    assert.ok(pick >= 0, `a method box of the suspicious methods ${named.join(', ')} (boxes: ${methods.map((m) => m.method).join(', ')})`);
+    const target = methods[pick];
+    const loc = /([\w/$.-]+\.java):(\d+)/.exec(target.title);
+    assert.ok(loc, `the suspicious method node names its location: ${JSON.stringify(target)}`);
+    const name = target.method.split('.').pop()!.replace('<init>', target.method.split('.').slice(-2)[0].split('$').pop()!);
+    const source = readFileSync(path.join(lib.root, 'test', 'fixtures', 'java', loc[1]), 'utf8');
+    const ranges = methodRanges(source, name);
+    assert.ok(ranges.length, `method ${name} is declared in ${loc[1]}`);
+    await wb.extraScreenshot('bug-graph');
+    // click the method's own label (the middle of its box is covered by the nested boxes)
+    await frame.locator('g.frame').nth(pick).locator(':scope > text.frame-label').click();
+    const ed = await wb.waitEditorAt(path.basename(loc[1]), (l) => ranges.some(([a, b]) => l >= a && l <= b), `after clicking ${target.method} in the bug graph`);
+    assert.equal(ed.line, Number(loc[2]), `the editor is at the node's line (${target.title})`);
+  });
+
+  step('open the Tracer for a failing run and filter by one thread', async () => {
+    await wb.runCommand('Braid: Open Tracer');
+    const frame = await wb.webview('Braid: Tracer');
+    const rendered = () => frame.evaluate(() => document.body.dataset.rendered ?? '');
+    await frame.waitForFunction(() => {
+      const d = document.body.dataset.rendered;
+      if (!d) return false;
+      const [, n, filled] = d.split(':').map(Number);
+      return n > 0 && filled === n;
+    });
+    // the run selector's current option (vscode-dropdown renders it in its shadow root)
+    const runText = await frame.locator('#run').evaluate((el) => {
+      const v = (el as HTMLElement & { value: string }).value;
+      return Array.from(el.querySelectorAll('vscode-option')).find((o) => o.getAttribute('value') === v)?.textContent?.trim() ?? `(value ${v})`;
+    });
+    assert.match(runText, /✗/, `the Tracer opened a failing run: "${runText}"`);
+    const names = async () =>
+      frame.locator('.rows .row[data-i]').evaluateAll((els) => [...new Set(els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => e.querySelector('.tname')?.textContent ?? ''))]);
+    const before = await names();
+    assert.ok(before.length >= 2, `the run has events of several threads: ${before.join(', ')} (${await rendered()})`);
+    await frame.locator('#thread').click();
+    const options = frame.locator('#thread vscode-option');
+    const labels = await options.allInnerTexts();
+    const k = labels.findIndex((l) => /copier|adder/.test(l));
+    assert.ok(k >= 0, `the thread selector lists the sample's threads: ${labels.join(', ')}`);
+    const threadName = /^(\S+)/.exec(labels[k].trim())![1];
+    await options.nth(k).click();
+    await frame.waitForFunction(
+      (tn) => {
+        // the rows a user sees (hidden pooled rows do not count)
+        const rows = Array.from(document.querySelectorAll<HTMLElement>('.rows .row[data-i]')).filter((r) => r.offsetParent !== null).map((r) => r.querySelector('.tname')!);
+        const d = document.body.dataset.rendered;
+        const [, n, filled] = (d ?? '0:0:0').split(':').map(Number);
+        return rows.length > 0 && n > 0 && filled === n && rows.every((r) => r.textContent === tn);
+      },
+      threadName,
+    );
+  });
+
+  step('Record Runs from the command palette: progress, then the new runs appear', async () => {
+    await page.keyboard.press('Escape');
+    await wb.runCommand('Braid: Record Runs');
+    await wb.answerInput('Braid: Record Runs', lib.sampleCommand(SAMPLE.main).join(' '));
+    const progress = page.locator('.notification-toast').filter({ hasText: 'Braid: recording' });
+    await progress.waitFor({ state: 'visible' });
+    await progress.filter({ hasText: new RegExp(`\\d+/${RECORD_RUNS} runs`) }).waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.extraScreenshot('recording-progress');
+    const done = page.locator('.notification-toast').filter({ hasText: new RegExp(`Braid: recorded ${RECORD_RUNS} runs — \\d+ failed, \\d+ passed`) });
+    await done.waitFor({ state: 'visible', timeout: 120_000 });
+    const m = /recorded \d+ runs — (\d+) failed, (\d+) passed/.exec(await done.innerText())!;
+    const total = recorded.runs + RECORD_RUNS;
+    const failed = recorded.failed + Number(m[1]);
+    await wb.waitStatus(new RegExp(`Braid: ${total} runs \\(${failed} failed\\)`), 60_000);
+    await wb.pane('Runs').locator(`.pane-header[aria-label="Runs - ${failed} failed / ${total} Section"]`).waitFor();
+    // the new runs have their own execution ids: no "execution id is also used by" warnings
+    const problems = (await page.locator('[id="status.problems"]').innerText()).replace(/\s+/g, ' ').trim();
+    assert.match(problems, /^0 0$/, `no errors or warnings in the Problems view after recording (status: "${problems}")`);
+    // traces still being written are not read (they would lack their outcome line)
+    const notes = await wb.notifications();
+    assert.ok(!notes.some((n) => /problem reading trace/i.test(n)), `no trace problem was reported while recording: ${notes.join(' | ')}`);
+    // the open Tracer reloads its run after the analysis changed
+    const tracer = await wb.webview('Braid: Tracer');
+    await tracer.waitForFunction(() => {
+      const d = document.body.dataset.rendered;
+      const [, n, filled] = (d ?? '0:0:0').split(':').map(Number);
+      return n > 0 && filled === n;
+    });
+  });
+});
