@@ -147,6 +147,14 @@ export function shortMethod(m: string): string {
   return parts.length > 2 ? parts.slice(-2).join('.') : noArgs;
 }
 
+/** `pkg.Outer$Inner.field` → `Inner.field` (the full name is in the tooltip). */
+export function shortVariable(v: string): string {
+  const parts = v.split('.');
+  if (parts.length < 2) return v;
+  const cls = parts[parts.length - 2];
+  return `${cls.slice(cls.lastIndexOf('$') + 1)}.${parts[parts.length - 1]}`;
+}
+
 export function truncate(s: string, maxChars: number): string {
   return s.length > maxChars ? s.slice(0, Math.max(1, maxChars - 1)) + '…' : s;
 }

@@ -12,7 +12,7 @@ import { h, clear, basename } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit, valueOf } from '../common/toolkit';
 import { normalizeBugGraph, normalizeBugs, BugGraphView, BugView, FrameView, GraphAccessView } from '../common/model';
-import { layoutGraph, GraphLayout, shortMethod, truncate } from './layout';
+import { layoutGraph, GraphLayout, shortMethod, shortVariable, truncate } from './layout';
 
 registerToolkit();
 
@@ -206,7 +206,11 @@ function draw(g: BugGraphView): void {
     .attr('class', 'access-var')
     .attr('x', (d) => d.x + 32)
     .attr('y', (d) => d.y + d.h / 2 + 4.5)
-    .text((d) => truncate(d.access.variable, Math.max(6, Math.floor((d.w - 130) / 7))));
+    .text((d) => {
+      // the file:line label takes ~8 px per character on the right
+      const loc = Math.min(22, `${basename(d.access.file)}:${d.access.line}`.length);
+      return truncate(shortVariable(d.access.variable), Math.max(6, Math.floor((d.w - 56 - loc * 8) / 8.5)));
+    });
   acc
     .append('text')
     .attr('class', 'access-loc')
