@@ -57,6 +57,8 @@ if (javac.status !== 0) {
   process.exit(1);
 }
 
+const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
 function runOnce(agentOptions) {
   const args = [];
   let trace;
@@ -66,9 +68,16 @@ function runOnce(agentOptions) {
   }
   args.push('-cp', classes, 'benchrec.Work');
   const t0 = process.hrtime.bigint();
-  const r = spawnSync('java', args, { encoding: 'utf8' });
+  // CPU time (user + system) is also measured, with /usr/bin/time when present: on a loaded
+  // machine it is steadier than wall time.
+  const r = timeTool
+    ? spawnSync(timeTool, ['-f', 'BRAIDCPU %U %S', 'java', ...args], { encoding: 'utf8' })
+    : spawnSync('java', args, { encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`benchmark run failed: ${r.stderr}`);
+  let cpuMs = NaN;
+  const m = /BRAIDCPU ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
+  if (m) cpuMs = (Number(m[1]) + Number(m[2])) * 1000;
   let bytes = 0;
   let events = 0;
   if (trace && existsSync(trace)) {
@@ -77,7 +86,7 @@ function runOnce(agentOptions) {
     for (let i = text.indexOf('\n['); i >= 0; i = text.indexOf('\n[', i + 2)) events++;
     rmSync(trace);
   }
-  return { ms, bytes, events };
+  return { ms, cpuMs, bytes, events };
 }
 
 function median(xs) {
@@ -88,17 +97,19 @@ function median(xs) {
 function measure(label, agentOptions) {
   const rs = [];
   for (let i = 0; i < repeat; i++) rs.push(runOnce(agentOptions));
-  return { label, ms: median(rs.map((r) => r.ms)), bytes: median(rs.map((r) => r.bytes)), events: median(rs.map((r) => r.events)) };
+  return { label, ms: median(rs.map((r) => r.ms)), cpuMs: median(rs.map((r) => r.cpuMs)), bytes: median(rs.map((r) => r.bytes)), events: median(rs.map((r) => r.events)) };
 }
 
 runOnce(undefined); // warm the file cache
 const base = measure('uninstrumented', undefined);
 const rows = [base, measure('agent, noise 0', 'noise=0,seed=1'), measure('agent, noise 0.01', 'noise=0.01,seed=1')];
 console.log(`Recorder overhead (median of ${repeat} runs; whole JVM wall time, 4 threads x 200000 iterations)`);
-console.log('| configuration | time (ms) | overhead | events | trace MB | bytes/event |');
-console.log('|---|---:|---:|---:|---:|---:|');
+console.log('| configuration | time (ms) | overhead | CPU (ms) | CPU overhead | events | trace MB | bytes/event |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   const over = (r.ms / base.ms).toFixed(2) + 'x';
+  const cpu = Number.isNaN(r.cpuMs) ? '-' : r.cpuMs.toFixed(0);
+  const cpuOver = Number.isNaN(r.cpuMs) ? '-' : (r.cpuMs / base.cpuMs).toFixed(2) + 'x';
   const bpe = r.events ? (r.bytes / r.events).toFixed(1) : '-';
-  console.log(`| ${r.label} | ${r.ms.toFixed(0)} | ${over} | ${r.events || '-'} | ${r.bytes ? (r.bytes / 1e6).toFixed(1) : '-'} | ${bpe} |`);
+  console.log(`| ${r.label} | ${r.ms.toFixed(0)} | ${over} | ${cpu} | ${cpuOver} | ${r.events || '-'} | ${r.bytes ? (r.bytes / 1e6).toFixed(1) : '-'} | ${bpe} |`);
 }

@@ -12,20 +12,14 @@ interface Sample {
   main: string;
   include: string[];
   noise: number;
-  /** known gap, reported but not failing the suite */
-  todo?: string;
 }
-
-const INVERSION =
-  'recorder order index is taken just before each access, not atomically with it: in some failing runs ' +
-  'the trace shows a write order that differs from the real one, so the expected pattern misses a few failing runs';
 
 const RUNS = 100;
 const SAMPLES: Sample[] = [
   { pkg: 'bank', main: 'bank.Bank', include: ['bank'], noise: 0.3 },
-  { pkg: 'airline', main: 'airline.Airline', include: ['airline'], noise: 0.3, todo: INVERSION },
+  { pkg: 'airline', main: 'airline.Airline', include: ['airline'], noise: 0.3 },
   { pkg: 'shop', main: 'shop.Shop', include: ['shop'], noise: 0.3 },
-  { pkg: 'tablelog', main: 'tablelog.TableLog', include: ['tablelog'], noise: 0.1, todo: INVERSION },
+  { pkg: 'tablelog', main: 'tablelog.TableLog', include: ['tablelog'], noise: 0.1 },
   { pkg: 'orderviolation', main: 'orderviolation.OrderViolation', include: ['orderviolation'], noise: 0.1 },
   { pkg: 'vectorcopy', main: 'vectorcopy.VectorCopy', include: ['vectorcopy'], noise: 0.1 },
   { pkg: 'unsafelist', main: 'unsafelist.UnsafeList', include: ['unsafelist', 'java.util.ArrayList'], noise: 0.1 },
@@ -34,7 +28,7 @@ const SAMPLES: Sample[] = [
 before(() => prepare());
 
 for (const s of SAMPLES) {
-  test(`sample ${s.main}: ${RUNS} runs with noise ${s.noise} fail sometimes and the bug pattern is at rank 1`, { todo: s.todo }, async () => {
+  test(`sample ${s.main}: ${RUNS} runs with noise ${s.noise} fail sometimes and the bug pattern is at rank 1`, async () => {
     const summary = await record(s.pkg, s.main, { runs: RUNS, noise: s.noise, include: s.include });
     assert.equal(summary.total, RUNS);
     assert.ok(summary.failed > 0, `${s.main}: no failing run`);

@@ -15,9 +15,12 @@ import org.objectweb.asm.commons.AdviceAdapter;
 /**
  * Inserts recorder hook calls into one method: method entry/exit and exception handlers (shadow
  * stack), field and array accesses, monitors and synchronized methods, {@code Lock} calls, thread
- * start and join. Inserted code only duplicates operands on the stack (no new locals), so the
- * existing stack map frames stay valid. In constructors nothing is recorded before the super or
- * this constructor call ({@code this} is uninitialized there).
+ * start and join. A field or array access becomes: hook (locks the location's stripe, takes the
+ * index, returns a handle), the access, {@code Rt.after(handle)} (unlocks); the handle is moved
+ * below the access's operands on the stack, and a stored long/double or array element value is
+ * parked in a temporary local (five per method, created and initialized at method entry so that all
+ * stack map frames stay valid). In constructors nothing is recorded before the super or this
+ * constructor call ({@code this} is uninitialized there).
  */
 final class MethodInstrumenter extends AdviceAdapter {
   private static final String RT = "dev/braid/agent/runtime/Rt";
@@ -80,6 +83,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   @Override
   protected void onMethodEnter() {
     started = true;
+    createTemps();
     entryLoc = Registry.loc(file, firstLine, method, jdk, uniqueTag);
     pushInt(entryLoc);
     callRt("enter", "(I)V");
@@ -155,42 +159,67 @@ final class MethodInstrumenter extends AdviceAdapter {
         && (jdk || !isJdkClass(fieldOwner))) {
       int var = Registry.var(fieldOwner.replace('/', '.'), name, false);
       int loc = loc();
-      boolean wide = descriptor.equals("J") || descriptor.equals("D");
+      // Stripe key: the field name (a field reached through a subclass owner is the same location).
+      int key = name.hashCode();
+      Type valueType = Type.getType(descriptor);
       switch (opcode) {
         case Opcodes.GETFIELD:
+          // [obj] -> [obj obj var loc key] -> hook -> [obj h] -> [h obj] -> access -> [h v] -> [v h] -> after
           super.visitInsn(Opcodes.DUP);
-          pushInt(var);
-          pushInt(loc);
-          callRt("read", "(Ljava/lang/Object;II)V");
+          pushHookArgs(var, loc, key);
+          callRt("read", "(Ljava/lang/Object;III)I");
+          super.visitInsn(Opcodes.SWAP);
+          super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+          handleBelowValue(valueType);
           break;
         case Opcodes.PUTFIELD:
-          if (wide) {
-            super.visitInsn(Opcodes.DUP2_X1);
-            super.visitInsn(Opcodes.POP2);
-            super.visitInsn(Opcodes.DUP_X2);
-          } else {
+          if (valueType.getSize() == 1) {
+            // [obj v] -> [obj v obj ...] -> hook -> [obj v h] -> [h obj v] -> access -> [h] -> after
             super.visitInsn(Opcodes.DUP2);
             super.visitInsn(Opcodes.POP);
+            pushHookArgs(var, loc, key);
+            callRt("write", "(Ljava/lang/Object;III)I");
+            super.visitInsn(Opcodes.DUP_X2);
+            super.visitInsn(Opcodes.POP);
+          } else {
+            // [obj v] -> temp = v -> [obj obj ...] -> hook -> [obj h] -> [h obj v] -> access -> [h] -> after
+            int temp = temp(valueType);
+            storeLocal(temp);
+            super.visitInsn(Opcodes.DUP);
+            pushHookArgs(var, loc, key);
+            callRt("write", "(Ljava/lang/Object;III)I");
+            super.visitInsn(Opcodes.SWAP);
+            loadLocal(temp);
           }
-          pushInt(var);
-          pushInt(loc);
-          callRt("write", "(Ljava/lang/Object;II)V");
+          super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
           break;
         case Opcodes.GETSTATIC:
-          pushInt(var);
-          pushInt(loc);
-          callRt("readStatic", "(II)V");
+          pushHookArgs(var, loc, key);
+          callRt("readStatic", "(III)I");
+          super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+          handleBelowValue(valueType);
           break;
         case Opcodes.PUTSTATIC:
-          pushInt(var);
-          pushInt(loc);
-          callRt("writeStatic", "(II)V");
+          // [v] -> [v h] -> [h v] -> access -> [h] -> after
+          pushHookArgs(var, loc, key);
+          callRt("writeStatic", "(III)I");
+          if (valueType.getSize() == 2) {
+            super.visitInsn(Opcodes.DUP_X2);
+            super.visitInsn(Opcodes.POP);
+          } else {
+            super.visitInsn(Opcodes.SWAP);
+          }
+          super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
           break;
         default:
-          break;
+          super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+          return;
       }
+      // The access is done: unlock the stripe the hook locked.
+      callRt("after", "(I)V");
+    } else {
+      super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
     }
-    super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
     lastLoadedArrayField = null;
     if (arrayTyped && (opcode == Opcodes.GETFIELD || opcode == Opcodes.GETSTATIC)) {
       String holder = fieldOwner.replace('/', '.') + "." + name;
@@ -244,28 +273,36 @@ final class MethodInstrumenter extends AdviceAdapter {
     } else if (opcode >= Opcodes.IALOAD && opcode <= Opcodes.SALOAD) {
       String holder = arraySources.pollLast();
       if (started) {
+        // [a i] -> [a i a i var loc] -> hook -> [a i h] -> [h a i] -> access -> [h v] -> [v h] -> after
         int var = arrayVar(holder, opcode - Opcodes.IALOAD);
         super.visitInsn(Opcodes.DUP2);
         pushInt(var);
         pushInt(loc());
-        callRt("arrayRead", "(Ljava/lang/Object;III)V");
+        callRt("arrayRead", "(Ljava/lang/Object;III)I");
+        super.visitInsn(Opcodes.DUP_X2);
+        super.visitInsn(Opcodes.POP);
+        super.visitInsn(opcode);
+        handleBelowValue(opcode == Opcodes.LALOAD || opcode == Opcodes.DALOAD ? Type.LONG_TYPE : Type.INT_TYPE);
+        callRt("after", "(I)V");
+        return;
       }
     } else if (opcode >= Opcodes.IASTORE && opcode <= Opcodes.SASTORE) {
       String holder = arraySources.pollLast();
       if (started) {
+        // [a i v] -> temp = v -> [a i a i var loc] -> hook -> [a i h] -> [h a i v] -> access -> [h] -> after
         int var = arrayVar(holder, opcode - Opcodes.IASTORE);
-        if (opcode == Opcodes.LASTORE || opcode == Opcodes.DASTORE) {
-          super.visitInsn(Opcodes.DUP2_X2);
-          super.visitInsn(Opcodes.POP2);
-          super.visitInsn(Opcodes.DUP2_X2);
-        } else {
-          super.visitInsn(Opcodes.DUP_X2);
-          super.visitInsn(Opcodes.POP);
-          super.visitInsn(Opcodes.DUP2_X1);
-        }
+        int temp = temp(ARRAY_VALUE_TYPES[opcode - Opcodes.IASTORE]);
+        storeLocal(temp);
+        super.visitInsn(Opcodes.DUP2);
         pushInt(var);
         pushInt(loc());
-        callRt("arrayWrite", "(Ljava/lang/Object;III)V");
+        callRt("arrayWrite", "(Ljava/lang/Object;III)I");
+        super.visitInsn(Opcodes.DUP_X2);
+        super.visitInsn(Opcodes.POP);
+        loadLocal(temp);
+        super.visitInsn(opcode);
+        callRt("after", "(I)V");
+        return;
       }
     } else if (opcode == Opcodes.MONITORENTER && started) {
       super.visitInsn(Opcodes.DUP);
@@ -279,6 +316,56 @@ final class MethodInstrumenter extends AdviceAdapter {
       callRt("release", "(Ljava/lang/Object;I)V");
     }
     super.visitInsn(opcode);
+  }
+
+  private static final Type OBJECT = Type.getObjectType("java/lang/Object");
+  private static final Type[] ARRAY_VALUE_TYPES = {
+    Type.INT_TYPE, Type.LONG_TYPE, Type.FLOAT_TYPE, Type.DOUBLE_TYPE, OBJECT, Type.INT_TYPE, Type.INT_TYPE, Type.INT_TYPE
+  };
+  /**
+   * One temporary local per value kind (int, long, float, double, reference) that holds the value of
+   * a store while its hook runs. Created and initialized at method entry, so that every later stack
+   * map frame (which includes them) is valid also at branch targets reached before their first use.
+   */
+  private final int[] temps = {-1, -1, -1, -1, -1};
+
+  private int temp(Type t) {
+    int k;
+    Type lt;
+    switch (t.getSort()) {
+      case Type.LONG: k = 1; lt = Type.LONG_TYPE; break;
+      case Type.FLOAT: k = 2; lt = Type.FLOAT_TYPE; break;
+      case Type.DOUBLE: k = 3; lt = Type.DOUBLE_TYPE; break;
+      case Type.OBJECT: case Type.ARRAY: k = 4; lt = OBJECT; break;
+      default: k = 0; lt = Type.INT_TYPE; break;
+    }
+    return temps[k];
+  }
+
+  private void createTemps() {
+    Type[] types = {Type.INT_TYPE, Type.LONG_TYPE, Type.FLOAT_TYPE, Type.DOUBLE_TYPE, OBJECT};
+    int[] zero = {Opcodes.ICONST_0, Opcodes.LCONST_0, Opcodes.FCONST_0, Opcodes.DCONST_0, Opcodes.ACONST_NULL};
+    for (int k = 0; k < types.length; k++) {
+      temps[k] = newLocal(types[k]);
+      super.visitInsn(zero[k]);
+      storeLocal(temps[k]);
+    }
+  }
+
+  private void pushHookArgs(int var, int loc, int key) {
+    pushInt(var);
+    pushInt(loc);
+    pushInt(key);
+  }
+
+  /** [h v] -> [v h] for a value of type {@code t}. */
+  private void handleBelowValue(Type t) {
+    if (t.getSize() == 2) {
+      super.visitInsn(Opcodes.DUP2_X1);
+      super.visitInsn(Opcodes.POP2);
+    } else {
+      super.visitInsn(Opcodes.SWAP);
+    }
   }
 
   private static final String[] ELEMENT_TYPES = {

@@ -14,7 +14,7 @@ public final class Rt {
 
   private static volatile boolean enabled;
   private static volatile boolean closed;
-  private static EventRing ring;
+  private static Events events;
   private static TraceWriter writer;
   private static Thread writerThread;
   private static double noise;
@@ -45,8 +45,8 @@ public final class Rt {
     seed = noiseSeed;
     noiseSleepMaxNanos = Math.max(1, noiseSleepMaxMicros) * 1000L;
     executionId = execution;
-    ring = new EventRing();
-    writer = new TraceWriter(ring, outPath, headerTemplate);
+    events = new Events();
+    writer = new TraceWriter(events, outPath, headerTemplate);
     ThreadState main = STATE.get();
     main.busy++;
     try {
@@ -84,12 +84,13 @@ public final class Rt {
   private static void shutdown() {
     markRecorderThread();
     if (writer == null) return;
+    ThreadState s = STATE.get();
     synchronized (THREAD_LOCK) {
       for (int id = 1; id <= threadCount; id++) {
         Thread t = threads[id];
         if (threadPhase[id] == 1 && t != null && !t.isAlive()) {
           threadPhase[id] = 2;
-          ring.publish(id, EventRing.KIND_END, 0, -1, -1, 0, 0);
+          publish(s, id, Events.KIND_END, 0, -1, -1, 0, 0);
         }
       }
     }
@@ -205,46 +206,82 @@ public final class Rt {
     s.unwindTo(loc);
   }
 
+  private static ThreadBuffer bufferOf(ThreadState s) {
+    ThreadBuffer b = s.buffer;
+    if (b == null) s.buffer = b = new ThreadBuffer(events, s.thread);
+    return b;
+  }
+
+  /** Publishes an event of the current thread (state {@code s}, busy) with the next index. */
+  private static void publish(ThreadState s, int t, int kind, int ref, int loc, int stack, int obj, int elem) {
+    ThreadBuffer b = bufferOf(s);
+    if (b.reserve()) b.publish(t, kind, ref, loc, stack, obj, elem);
+  }
+
   // ---- hooks: memory accesses ----
+  // Each access hook is followed by the access instruction and then by after(handle): the hook
+  // locks the location's stripe (Stripes) before it takes the index, after() unlocks it. An access
+  // that will throw (null object, index out of bounds) is not recorded and locks nothing.
 
-  public static void read(Object o, int var, int loc) {
-    access(EventRing.KIND_R, o, var, loc, EventRing.ELEM_FIELD);
+  public static int read(Object o, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_R, o, var, loc, Events.ELEM_FIELD, key);
   }
 
-  public static void write(Object o, int var, int loc) {
-    access(EventRing.KIND_W, o, var, loc, EventRing.ELEM_FIELD);
+  public static int write(Object o, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key);
   }
 
-  public static void readStatic(int var, int loc) {
-    access(EventRing.KIND_R, null, var, loc, EventRing.ELEM_STATIC);
+  public static int readStatic(int var, int loc, int key) {
+    return access(Events.KIND_R, null, var, loc, Events.ELEM_STATIC, key);
   }
 
-  public static void writeStatic(int var, int loc) {
-    access(EventRing.KIND_W, null, var, loc, EventRing.ELEM_STATIC);
+  public static int writeStatic(int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key);
   }
 
-  public static void arrayRead(Object array, int index, int var, int loc) {
-    if (array == null || index < 0) return;
-    access(EventRing.KIND_R, array, var, loc, index);
+  public static int arrayRead(Object array, int index, int var, int loc) {
+    return index >= 0 && index < length(array) ? access(Events.KIND_R, array, var, loc, index, index) : 0;
   }
 
-  public static void arrayWrite(Object array, int index, int var, int loc) {
-    if (array == null || index < 0) return;
-    access(EventRing.KIND_W, array, var, loc, index);
+  public static int arrayWrite(Object array, int index, int var, int loc) {
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index) : 0;
   }
 
-  private static void access(int kind, Object o, int var, int loc, int elem) {
-    if (!enabled) return;
+  /** Length of an array, -1 for null. */
+  private static int length(Object a) {
+    if (a instanceof Object[]) return ((Object[]) a).length;
+    if (a instanceof int[]) return ((int[]) a).length;
+    if (a instanceof long[]) return ((long[]) a).length;
+    if (a instanceof byte[]) return ((byte[]) a).length;
+    if (a instanceof char[]) return ((char[]) a).length;
+    if (a instanceof double[]) return ((double[]) a).length;
+    if (a instanceof boolean[]) return ((boolean[]) a).length;
+    if (a instanceof float[]) return ((float[]) a).length;
+    if (a instanceof short[]) return ((short[]) a).length;
+    return -1;
+  }
+
+  /** Called right after each instrumented access instruction with the hook's handle: unlocks the stripe. */
+  public static void after(int handle) {
+    if (handle != 0) Stripes.unlock(handle);
+  }
+
+  private static int access(int kind, Object o, int var, int loc, int elem, int key) {
+    if (!enabled) return 0;
     ThreadState s = STATE.get();
-    if (s.busy != 0) return;
-    if (isJdkLoc(loc) && !s.inApplicationCode()) return;
+    if (s.busy != 0) return 0;
+    if (isJdkLoc(loc) && !s.inApplicationCode()) return 0;
     s.busy++;
     try {
       noise(s);
       int t = idOf(s);
       int stack = s.stackAt(loc);
       int obj = o == null ? 0 : System.identityHashCode(o);
-      ring.publish(t, kind, var, loc, stack, obj, elem);
+      ThreadBuffer b = bufferOf(s);
+      if (!b.reserve()) return 0;
+      int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W);
+      b.publish(t, kind, var, loc, stack, obj, elem);
+      return h;
     } finally {
       s.busy--;
     }
@@ -253,15 +290,15 @@ public final class Rt {
   // ---- hooks: locks ----
 
   public static void acquire(Object lock, int loc) {
-    lockEvent(EventRing.KIND_ACQ, lock, loc);
+    lockEvent(Events.KIND_ACQ, lock, loc);
   }
 
   public static void release(Object lock, int loc) {
-    lockEvent(EventRing.KIND_REL, lock, loc);
+    lockEvent(Events.KIND_REL, lock, loc);
   }
 
   public static void tryAcquired(Object lock, boolean acquired, int loc) {
-    if (acquired) lockEvent(EventRing.KIND_ACQ, lock, loc);
+    if (acquired) lockEvent(Events.KIND_ACQ, lock, loc);
   }
 
   private static void lockEvent(int kind, Object lock, int loc) {
@@ -272,7 +309,7 @@ public final class Rt {
     s.busy++;
     try {
       int t = idOf(s);
-      ring.publish(t, kind, System.identityHashCode(lock), loc, s.stackAt(loc), 0, 0);
+      publish(s, t, kind, System.identityHashCode(lock), loc, s.stackAt(loc), 0, 0);
     } finally {
       s.busy--;
     }
@@ -290,7 +327,7 @@ public final class Rt {
       noise(s);
       int t = idOf(s);
       int child = threadId((Thread) thread);
-      ring.publish(t, EventRing.KIND_START, child, loc, -1, 0, 0);
+      publish(s, t, Events.KIND_START, child, loc, -1, 0, 0);
     } finally {
       s.busy--;
     }
@@ -307,8 +344,8 @@ public final class Rt {
     try {
       int t = idOf(s);
       int c = threadId(child);
-      if (markEnded(c)) ring.publish(c, EventRing.KIND_END, 0, -1, -1, 0, 0);
-      ring.publish(t, EventRing.KIND_JOIN, c, loc, -1, 0, 0);
+      if (markEnded(c)) publish(s, c, Events.KIND_END, 0, -1, -1, 0, 0);
+      publish(s, t, Events.KIND_JOIN, c, loc, -1, 0, 0);
     } finally {
       s.busy--;
     }

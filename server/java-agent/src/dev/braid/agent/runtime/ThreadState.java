@@ -12,6 +12,8 @@ final class ThreadState {
   int busy;
   /** Set for the recorder's own threads. */
   boolean recorderThread;
+  /** This thread's event buffer, created at its first event. */
+  ThreadBuffer buffer;
 
   int depth;
   int[] frameLoc = new int[64];

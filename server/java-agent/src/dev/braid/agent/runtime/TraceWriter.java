@@ -21,14 +21,14 @@ final class TraceWriter implements Runnable {
   private static final long LIVENESS_NANOS = 20_000_000L;
   private static final long SHUTDOWN_WAIT_NANOS = 300_000_000L;
 
-  private final EventRing ring;
+  private final Events events;
   private final String outPath;
   private final String headerTemplate;
   private final ConcurrentLinkedQueue<String> extraLines = new ConcurrentLinkedQueue<>();
 
   private OutputStream out;
   private boolean failed;
-  private final byte[] buf = new byte[1 << 16];
+  private final byte[] buf = new byte[1 << 17];
   private int len;
   private long lastFlush = System.nanoTime();
   private long lastLiveness = System.nanoTime();
@@ -48,8 +48,8 @@ final class TraceWriter implements Runnable {
   private volatile long stopAt = Long.MAX_VALUE;
   private volatile boolean finished;
 
-  TraceWriter(EventRing ring, String outPath, String headerTemplate) {
-    this.ring = ring;
+  TraceWriter(Events events, String outPath, String headerTemplate) {
+    this.events = events;
     this.outPath = outPath;
     this.headerTemplate = headerTemplate;
   }
@@ -63,7 +63,7 @@ final class TraceWriter implements Runnable {
 
   /** Asks the writer to write everything published before now and finish; waits up to 3 s. */
   void stopAndWait(Thread writerThread) {
-    stopAt = ring.counter.get();
+    stopAt = events.counter.get();
     LockSupport.unpark(writerThread);
     try {
       writerThread.join(3000);
@@ -75,46 +75,51 @@ final class TraceWriter implements Runnable {
   @Override
   public void run() {
     Rt.markRecorderThread();
-    long cursor = 1;
     int idle = 0;
     long waitingSince = 0;
     try {
       while (true) {
         long stop = stopAt;
-        if (cursor >= stop) break;
-        if (selfHead < selfTail && selfIndex[selfHead] == cursor) {
-          writeEnd(cursor, selfThread[selfHead]);
-          selfHead++;
-          cursor++;
-          continue;
+        // Every index below c has been taken, by threads whose buffers are registered (a buffer is
+        // registered before its first index is taken, so read c first); a thread between taking an
+        // index and publishing its event has a non-zero floor, below which it has published everything.
+        long c = events.counter.get();
+        ThreadBuffer[] bs = events.buffers;
+        long w = c;
+        for (ThreadBuffer b : bs) {
+          long f = b.floorAcquire();
+          if (f != 0 && f < w) w = f;
         }
-        if (ring.isPublished(cursor)) {
-          writeEvent(cursor);
-          cursor++;
-          if ((cursor & 255) == 0) ring.consumed = cursor;
-          idle = 0;
-          waitingSince = 0;
-          continue;
-        }
-        ring.consumed = cursor;
-        drainExtraLines();
-        long now = System.nanoTime();
+        long now = 0;
         if (stop != Long.MAX_VALUE) {
-          // Shutting down: a slot that stays unpublished (its thread was stopped) is skipped.
-          if (waitingSince == 0) waitingSince = now;
-          else if (now - waitingSince > SHUTDOWN_WAIT_NANOS) {
-            cursor++;
-            waitingSince = 0;
+          if (w < stop) {
+            // Shutting down: a thread that stays between index and publication is not waited for.
+            now = System.nanoTime();
+            if (waitingSince == 0) waitingSince = now;
+            else if (now - waitingSince > SHUTDOWN_WAIT_NANOS) w = stop;
           }
+          if (w > stop) w = stop;
+        }
+        int n = emitBelow(bs, w);
+        if (stop != Long.MAX_VALUE && w >= stop) break;
+        if (n > 0) {
+          idle = 0;
+          if ((++rounds & 63) != 0) continue;
+        }
+        drainExtraLines();
+        if (now == 0) now = System.nanoTime();
+        if (stop != Long.MAX_VALUE) {
           Thread.onSpinWait();
           continue;
         }
         if (now - lastLiveness > LIVENESS_NANOS) {
           lastLiveness = now;
           emitEndsOfDeadThreads();
+          forgetDrainedBuffers(bs);
         }
         if (len > 0 && now - lastFlush > FLUSH_NANOS) flush();
-        if (cursor < ring.counter.get()) {
+        if (n > 0) continue;
+        if (w < c) {
           if (++idle < 50) Thread.onSpinWait();
           else LockSupport.parkNanos(20_000);
         } else {
@@ -122,7 +127,6 @@ final class TraceWriter implements Runnable {
           LockSupport.parkNanos(idle < 100 ? 50_000 : 1_000_000);
         }
       }
-      ring.consumed = cursor;
       drainExtraLines();
       flush();
     } catch (Throwable t) {
@@ -133,13 +137,77 @@ final class TraceWriter implements Runnable {
     }
   }
 
+  private long rounds;
+  /**
+   * Reordering window: the indexes are dense (every index taken is published, except at a forced
+   * shutdown), so each event is put at slot (index - next) and the window is then written in order,
+   * without comparisons.
+   */
+  private static final int WINDOW = 1 << 15;
+  private final long[] stage = new long[WINDOW * Events.REC];
+  /** The next index to write; everything below it is written. */
+  private long next = 1;
+
+  /** Writes, in index order, every published event with an index below {@code w}; returns how many. */
+  private int emitBelow(ThreadBuffer[] bs, long w) {
+    int n = 0;
+    long[] st = stage;
+    while (next < w) {
+      long base = next;
+      long lim = Math.min(w, base + WINDOW);
+      for (ThreadBuffer b : bs) {
+        while (true) {
+          long k = b.peek();
+          if (k >= lim) break;
+          if (k >= base) {
+            long[] r = b.rchunk.rec;
+            int o = b.rpos * Events.REC;
+            int d = (int) (k - base) * Events.REC;
+            st[d] = k;
+            st[d + 1] = r[o + 1];
+            st[d + 2] = r[o + 2];
+            st[d + 3] = r[o + 3];
+          } // (k < base: published after a forced shutdown skipped it)
+          b.rpos++;
+        }
+      }
+      while (selfHead < selfTail && selfIndex[selfHead] < lim) {
+        long k = selfIndex[selfHead];
+        if (k >= base) {
+          int d = (int) (k - base) * Events.REC;
+          st[d] = k;
+          st[d + 1] = ((long) selfThread[selfHead] << 40) | ((long) Events.KIND_END << 32);
+          st[d + 2] = 0;
+          st[d + 3] = 0;
+        }
+        selfHead++;
+      }
+      int end = (int) (lim - base);
+      for (int j = 0; j < end; j++) {
+        int d = j * Events.REC;
+        long k = base + j;
+        if (st[d] != k) continue; // an index given up at shutdown
+        writeEvent(k, st[d + 1], st[d + 2], st[d + 3]);
+        n++;
+      }
+      next = lim;
+    }
+    return n;
+  }
+
+  private void forgetDrainedBuffers(ThreadBuffer[] bs) {
+    for (ThreadBuffer b : bs) {
+      if (b.drained()) events.unregister(b);
+    }
+  }
+
   boolean isFinished() { return finished; }
 
   private void emitEndsOfDeadThreads() {
     int n = Rt.threadCount();
     for (int id = 1; id <= n; id++) {
       if (Rt.isDeadAndNotEnded(id)) {
-        long i = ring.reserve();
+        long i = events.reserve();
         if (selfTail == selfIndex.length) {
           System.arraycopy(selfIndex, selfHead, selfIndex, 0, selfTail - selfHead);
           System.arraycopy(selfThread, selfHead, selfThread, 0, selfTail - selfHead);
@@ -185,95 +253,222 @@ final class TraceWriter implements Runnable {
     ascii("\"END\"")
   };
 
-  private void writeEvent(long i) {
-    int s = (int) (i & EventRing.MASK);
-    int t = ring.thread[s];
-    int k = ring.kind[s];
-    int ref = ring.ref[s];
-    int loc = ring.loc[s];
-    int stack = ring.stack[s];
-    int obj = ring.obj[s];
-    int elem = ring.elem[s];
-    defineThread(t);
+  private void writeEvent(long i, long r1, long r2, long r3) {
+    int t = (int) (r1 >>> 40);
+    int k = (int) (r1 >>> 32) & 0xff;
+    int elem = (int) r1;
+    int ref = (int) (r2 >>> 32);
+    int loc = (int) r2;
+    int stack = (int) (r3 >>> 32);
+    int obj = (int) r3;
+    if (t >= threadDefined.length || !threadDefined[t]) defineThread(t);
     switch (k) {
-      case EventRing.KIND_R:
-      case EventRing.KIND_W:
-        defineVar(ref);
+      case Events.KIND_R:
+      case Events.KIND_W:
+        if (ref >= varDefined.length || !varDefined[ref]) defineVar(ref);
+        if (loc >= locDefined.length || !locDefined[loc]) defineLoc(loc);
+        if (stack >= 0 && (stack >= stackDefined.length || !stackDefined[stack])) defineStack(stack);
+        break;
+      case Events.KIND_ACQ:
+      case Events.KIND_REL:
         defineLoc(loc);
         defineStack(stack);
         break;
-      case EventRing.KIND_ACQ:
-      case EventRing.KIND_REL:
-        defineLoc(loc);
-        defineStack(stack);
-        break;
-      case EventRing.KIND_START:
-      case EventRing.KIND_JOIN:
+      case Events.KIND_START:
+      case Events.KIND_JOIN:
         defineThread(ref);
         defineLoc(loc);
         break;
       default:
         break;
     }
-    appendByte('[');
-    appendLong(i);
-    appendByte(',');
-    appendLong(t);
-    appendByte(',');
-    appendBytes(KIND_NAMES[k]);
+    if (len + 128 > buf.length) flushBuffer();
+    byte[] b = buf;
+    int p = len;
+    b[p++] = '[';
+    p = putIndex(b, p, i);
+    b[p++] = ',';
+    p = putInt(b, p, t);
+    b[p++] = ',';
+    byte[] name = KIND_NAMES[k];
+    System.arraycopy(name, 0, b, p, name.length);
+    p += name.length;
     switch (k) {
-      case EventRing.KIND_R:
-      case EventRing.KIND_W:
-        appendByte(',');
-        appendLong(ref);
-        appendByte(',');
-        appendLong(loc);
-        appendByte(',');
-        appendStack(stack);
-        if (elem != EventRing.ELEM_STATIC) {
-          appendByte(',');
-          appendLong(obj);
+      case Events.KIND_R:
+      case Events.KIND_W:
+        b[p++] = ',';
+        p = putInt(b, p, ref);
+        b[p++] = ',';
+        p = putInt(b, p, loc);
+        b[p++] = ',';
+        p = putStack(b, p, stack);
+        if (elem != Events.ELEM_STATIC) {
+          b[p++] = ',';
+          p = putObj(b, p, obj);
           if (elem >= 0) {
-            appendByte(',');
-            appendLong(elem);
+            b[p++] = ',';
+            p = putInt(b, p, elem);
           }
         }
         break;
-      case EventRing.KIND_ACQ:
-      case EventRing.KIND_REL:
-        appendByte(',');
-        appendLong(ref);
-        appendByte(',');
-        appendLong(loc);
-        appendByte(',');
-        appendStack(stack);
+      case Events.KIND_ACQ:
+      case Events.KIND_REL:
+        b[p++] = ',';
+        p = putInt(b, p, ref);
+        b[p++] = ',';
+        p = putInt(b, p, loc);
+        b[p++] = ',';
+        p = putStack(b, p, stack);
         break;
-      case EventRing.KIND_START:
-      case EventRing.KIND_JOIN:
-        appendByte(',');
-        appendLong(ref);
-        appendByte(',');
-        appendLong(loc);
+      case Events.KIND_START:
+      case Events.KIND_JOIN:
+        b[p++] = ',';
+        p = putInt(b, p, ref);
+        b[p++] = ',';
+        p = putInt(b, p, loc);
         break;
       default:
         break;
     }
-    appendByte(']');
-    appendByte('\n');
+    b[p++] = ']';
+    b[p++] = '\n';
+    len = p;
     eventsWritten++;
   }
 
-  private void writeEnd(long i, int t) {
-    defineThread(t);
-    appendByte('[');
-    appendLong(i);
-    appendByte(',');
-    appendLong(t);
-    appendByte(',');
-    appendBytes(KIND_NAMES[EventRing.KIND_END]);
-    appendByte(']');
-    appendByte('\n');
-    eventsWritten++;
+  private static final byte[] NULL = ascii("null");
+
+  private static int putStack(byte[] b, int p, int stack) {
+    if (stack >= 0) return putInt(b, p, stack);
+    System.arraycopy(NULL, 0, b, p, 4);
+    return p + 4;
+  }
+
+  /** "00" .. "99" as pairs of ASCII digits. */
+  private static final byte[] PAIRS = new byte[200];
+
+  static {
+    for (int k = 0; k < 100; k++) {
+      PAIRS[2 * k] = (byte) ('0' + k / 10);
+      PAIRS[2 * k + 1] = (byte) ('0' + k % 10);
+    }
+  }
+
+  // Number formatting without allocation. Most numbers of an event repeat or are small: the index
+  // is usually the previous one + 1 (kept as ASCII digits and incremented), ids below SMALL come
+  // from a table, object ids from a direct-mapped cache of their digits.
+
+  private final byte[] idxDigits = new byte[20];
+  private int idxLen;
+  private long idxValue = -1;
+
+  private int putIndex(byte[] b, int p, long i) {
+    byte[] d = idxDigits;
+    if (i == idxValue + 1 && idxLen > 0) {
+      int k = idxLen - 1;
+      while (k >= 0 && d[k] == '9') d[k--] = '0';
+      if (k >= 0) {
+        d[k]++;
+      } else {
+        System.arraycopy(d, 0, d, 1, idxLen);
+        d[0] = '1';
+        idxLen++;
+      }
+    } else {
+      idxLen = putLong(d, 0, i);
+    }
+    idxValue = i;
+    System.arraycopy(d, 0, b, p, idxLen);
+    return p + idxLen;
+  }
+
+  private static final int SMALL = 1 << 14;
+  private static final byte[] SMALL_DIGITS = new byte[SMALL * 5];
+  private static final byte[] SMALL_LEN = new byte[SMALL];
+
+  static {
+    byte[] tmp = new byte[12];
+    for (int v = 0; v < SMALL; v++) {
+      int n = putIntSlow(tmp, 0, v);
+      System.arraycopy(tmp, 0, SMALL_DIGITS, v * 5, n);
+      SMALL_LEN[v] = (byte) n;
+    }
+  }
+
+  private static int putInt(byte[] b, int p, int v) {
+    if (v >= 0 && v < SMALL) {
+      int n = SMALL_LEN[v];
+      int o = v * 5;
+      for (int k = 0; k < n; k++) b[p + k] = SMALL_DIGITS[o + k];
+      return p + n;
+    }
+    return putIntSlow(b, p, v);
+  }
+
+  private static final int OBJ_CACHE = 4096;
+  private final int[] objKey = new int[OBJ_CACHE];
+  private final byte[] objDigits = new byte[OBJ_CACHE * 11];
+  private final byte[] objLen = new byte[OBJ_CACHE];
+
+  private int putObj(byte[] b, int p, int v) {
+    int slot = ((v * 0x9E3779B1) >>> 20) & (OBJ_CACHE - 1);
+    int o = slot * 11;
+    int n = objLen[slot];
+    if (n == 0 || objKey[slot] != v) {
+      n = putIntSlow(objDigits, o, v) - o;
+      objKey[slot] = v;
+      objLen[slot] = (byte) n;
+    }
+    System.arraycopy(objDigits, o, b, p, n);
+    return p + n;
+  }
+
+  /** Writes the decimal digits of {@code v} at {@code p}; returns the new position. */
+  private static int putIntSlow(byte[] b, int p, int v) {
+    if (v < 0) {
+      if (v == Integer.MIN_VALUE) return putLong(b, p, v);
+      b[p++] = '-';
+      v = -v;
+    }
+    if (v < 10) {
+      b[p] = (byte) ('0' + v);
+      return p + 1;
+    }
+    int n = v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7
+        : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+    int q = p + n;
+    while (v >= 100) {
+      int d = v / 100;
+      int r = (v - d * 100) << 1;
+      b[--q] = PAIRS[r + 1];
+      b[--q] = PAIRS[r];
+      v = d;
+    }
+    if (v >= 10) {
+      int r = v << 1;
+      b[--q] = PAIRS[r + 1];
+      b[--q] = PAIRS[r];
+    } else {
+      b[--q] = (byte) ('0' + v);
+    }
+    return p + n;
+  }
+
+  private static int putLong(byte[] b, int p, long v) {
+    if (v >= 0 && v <= Integer.MAX_VALUE) return putInt(b, p, (int) v);
+    if (v < 0) {
+      b[p++] = '-';
+      v = -v;
+    }
+    int n = 0;
+    for (long x = v; x != 0; x /= 10) n++;
+    if (n == 0) n = 1;
+    int e = p + n;
+    for (int q = e - 1; q >= p; q--) {
+      b[q] = (byte) ('0' + (v % 10));
+      v /= 10;
+    }
+    return e;
   }
 
   private void appendStack(int stack) {

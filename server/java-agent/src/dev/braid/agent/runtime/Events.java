@@ -1,0 +1,129 @@
+package dev.braid.agent.runtime;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Event capture: one global order counter and one single-producer buffer per recording thread
+ * ({@link ThreadBuffer}, a list of {@link Chunk}s of binary records). A thread appends its events
+ * in index order; the writer merges the buffers by index (k-way merge) and emits index i only
+ * when no thread can still publish an index below i (see {@link ThreadBuffer#floor}).
+ *
+ * <p>Record layout (4 longs): index; thread id &lt;&lt; 40 | kind &lt;&lt; 32 | elem; ref &lt;&lt; 32 | loc;
+ * stack &lt;&lt; 32 | obj.
+ */
+final class Events {
+  static final int KIND_R = 0, KIND_W = 1, KIND_ACQ = 2, KIND_REL = 3, KIND_START = 4, KIND_JOIN = 5, KIND_END = 6;
+  /** Value of {@code elem} for a static field access (no object, no element). */
+  static final int ELEM_STATIC = -2;
+  static final int ELEM_FIELD = -1;
+
+  static final int REC = 4;
+  static final int SMALL_CHUNK = 256;
+  static final int BIG_CHUNK = 4096;
+  /** Events held in chunks not yet consumed by the writer, at most (producers wait beyond). */
+  static final long MAX_OUTSTANDING = 1L << 18;
+
+  final AtomicLong counter = new AtomicLong(1);
+  final AtomicLong outstanding = new AtomicLong();
+
+  private ThreadBuffer[] all = new ThreadBuffer[16];
+  private int count;
+  /** Snapshot of the registered buffers read by the writer. */
+  volatile ThreadBuffer[] buffers = new ThreadBuffer[0];
+
+  private final Chunk[] free = new Chunk[32];
+  private int freeCount;
+
+  synchronized void register(ThreadBuffer b) {
+    if (count == all.length) all = java.util.Arrays.copyOf(all, count * 2);
+    all[count++] = b;
+    buffers = java.util.Arrays.copyOf(all, count);
+  }
+
+  /** Writer: forgets buffers of ended threads that are fully consumed. */
+  synchronized void unregister(ThreadBuffer b) {
+    for (int k = 0; k < count; k++) {
+      if (all[k] == b) {
+        System.arraycopy(all, k + 1, all, k, count - k - 1);
+        all[--count] = null;
+        buffers = java.util.Arrays.copyOf(all, count);
+        return;
+      }
+    }
+  }
+
+  /** A new chunk; waits while too many events are outstanding. Returns null when recording is closed. */
+  Chunk newChunk(boolean big) {
+    int cap = big ? BIG_CHUNK : SMALL_CHUNK;
+    int spins = 0;
+    while (outstanding.get() + cap > MAX_OUTSTANDING) {
+      if (Rt.isClosed()) return null;
+      if (++spins < 4) Thread.yield();
+      else java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+    }
+    outstanding.addAndGet(cap);
+    if (big) {
+      synchronized (this) {
+        if (freeCount > 0) {
+          Chunk c = free[--freeCount];
+          free[freeCount] = null;
+          c.reset();
+          return c;
+        }
+      }
+    }
+    return new Chunk(cap);
+  }
+
+  /** Writer: a chunk it has consumed completely. */
+  void recycle(Chunk c) {
+    outstanding.addAndGet(-c.cap);
+    if (c.cap != BIG_CHUNK) return;
+    synchronized (this) {
+      if (freeCount < free.length) free[freeCount++] = c;
+    }
+  }
+
+  /** Takes an index for an event the writer produces itself. */
+  long reserve() {
+    return counter.getAndIncrement();
+  }
+}
+
+/** A block of binary event records; {@code count} is published with release semantics. */
+final class Chunk {
+  private static final VarHandle COUNT;
+  private static final VarHandle NEXT;
+
+  static {
+    try {
+      MethodHandles.Lookup l = MethodHandles.lookup();
+      COUNT = l.findVarHandle(Chunk.class, "count", int.class);
+      NEXT = l.findVarHandle(Chunk.class, "next", Chunk.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  final int cap;
+  final long[] rec;
+  private int count;
+  private Chunk next;
+
+  Chunk(int cap) {
+    this.cap = cap;
+    this.rec = new long[cap * Events.REC];
+  }
+
+  void reset() {
+    COUNT.setRelease(this, 0);
+    NEXT.setRelease(this, (Chunk) null);
+  }
+
+  void publishCount(int n) { COUNT.setRelease(this, n); }
+  int countAcquire() { return (int) COUNT.getAcquire(this); }
+  void setNext(Chunk c) { NEXT.setRelease(this, c); }
+  Chunk nextAcquire() { return (Chunk) NEXT.getAcquire(this); }
+}

@@ -1,0 +1,93 @@
+package dev.braid.agent.runtime;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Striped reader-writer locks that make "take the order index + perform the access" atomic per
+ * memory location: an access hook locks the location's stripe before it takes the index and returns
+ * a handle; {@link Rt#after(int)}, called right after the access instruction with that handle,
+ * unlocks it. So a write and any other access to the same location get indexes in the order in
+ * which they really happened (reads of the same location may share the stripe: their relative order
+ * does not matter). Lock word: bit 30 = writer, bits 0..29 = readers.
+ *
+ * <p>A waiter that waits longer than {@link #STEAL_NANOS} (a lock left by an access that threw and
+ * was caught in code the recorder does not see, or a class initializer run by a static access that
+ * needs the same stripe) resets the lock and goes on; unlocking never makes the count negative.
+ */
+final class Stripes {
+  private Stripes() {}
+
+  static final int STRIPES = 4096;
+  /** Ints per stripe: one lock per 64-byte cache line. */
+  private static final int STRIDE = 16;
+  private static final int WRITER = 1 << 30;
+  private static final int READERS = WRITER - 1;
+  private static final long STEAL_NANOS = 50_000_000L;
+  private static final int[] LOCKS = new int[STRIPES * STRIDE];
+  private static final VarHandle AH = MethodHandles.arrayElementVarHandle(int[].class);
+
+  static int stripeOf(int objHash, int key) {
+    int h = (objHash * 0x9E3779B1) ^ (key * 0x85EBCA6B);
+    h ^= h >>> 15;
+    h *= 0x2C1B3C6D;
+    h ^= h >>> 13;
+    return h & (STRIPES - 1);
+  }
+
+  /** Locks a stripe, shared for a read, exclusive for a write; returns the handle for {@link #unlock}. */
+  static int lock(int stripe, boolean write) {
+    int slot = stripe * STRIDE;
+    if (write) {
+      if (!AH.compareAndSet(LOCKS, slot, 0, WRITER)) lockSlow(slot, true);
+    } else {
+      int v = (int) AH.getOpaque(LOCKS, slot);
+      if ((v & WRITER) != 0 || !AH.compareAndSet(LOCKS, slot, v, v + 1)) lockSlow(slot, false);
+    }
+    return ((slot + 1) << 1) | (write ? 1 : 0);
+  }
+
+  private static void lockSlow(int slot, boolean write) {
+    long start = 0;
+    for (int spins = 0;; spins++) {
+      int v = (int) AH.getOpaque(LOCKS, slot);
+      if (write) {
+        if (v == 0 && AH.compareAndSet(LOCKS, slot, 0, WRITER)) return;
+      } else {
+        if ((v & WRITER) == 0 && AH.compareAndSet(LOCKS, slot, v, v + 1)) return;
+      }
+      if (spins < 100) {
+        Thread.onSpinWait();
+      } else {
+        Thread.yield();
+        if ((spins & 15) == 0) {
+          long now = System.nanoTime();
+          if (start == 0) {
+            start = now;
+          } else if (now - start > STEAL_NANOS) {
+            AH.setVolatile(LOCKS, slot, write ? WRITER : 1);
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  static void unlock(int handle) {
+    if (handle == 0) return;
+    int slot = (handle >>> 1) - 1;
+    if ((handle & 1) != 0) {
+      if (!AH.compareAndSet(LOCKS, slot, WRITER, 0)) {
+        while (true) {
+          int v = (int) AH.getVolatile(LOCKS, slot);
+          if ((v & WRITER) == 0 || AH.compareAndSet(LOCKS, slot, v, v & ~WRITER)) return;
+        }
+      }
+    } else {
+      while (true) {
+        int v = (int) AH.getVolatile(LOCKS, slot);
+        if ((v & READERS) == 0 || AH.compareAndSet(LOCKS, slot, v, v - 1)) return;
+      }
+    }
+  }
+}
