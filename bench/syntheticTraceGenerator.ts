@@ -7,6 +7,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { rng } from '../test/helpers/seededRandom';
 
 export interface GeneratorOptions {
   events: number;
@@ -16,17 +17,6 @@ export interface GeneratorOptions {
   seed?: number;
   outcome?: 'pass' | 'fail';
   execution?: string;
-}
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export async function generateTrace(file: string, o: GeneratorOptions): Promise<number> {

@@ -5,18 +5,7 @@
  */
 import { CoverageMatrix, MatrixPattern } from '../../server/src/engine/griffin/coverageMatrix';
 import { suspiciousness } from '../../server/src/engine/ranking/suspiciousness';
-
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from './seededRandom';
 
 /**
  * Van Rijsbergen's F-measure of a clustering C against the optimal

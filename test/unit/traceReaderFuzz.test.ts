@@ -11,17 +11,7 @@ import { readTraceBuffer } from '../../server/src/engine/trace/traceReader';
 import { PatternRegistry } from '../../server/src/engine/unicorn/patternRegistry';
 import { UnicornCollector } from '../../server/src/engine/unicorn/unicornCollector';
 import { buildTraceText } from '../helpers/traceBuilder';
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../helpers/seededRandom';
 
 const base = buildTraceText({
   execution: 'fuzz',
