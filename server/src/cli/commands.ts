@@ -1,8 +1,11 @@
 /**
  * Commands beyond `analyze`, each in its own module: `record` runs a
- * program many times under the Java recorder (server/src/recorder).
+ * program many times under the Java recorder (server/src/recorder); `mine`
+ * and `explain` are the sequential-pattern-mining explanations
+ * (server/src/engine/mining).
  */
 import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
+import { EXPLAIN_USAGE, MINE_USAGE, runExplainCommand, runMineCommand } from './mineCommand';
 
 export interface ExtraCommand {
   usage: string;
@@ -11,4 +14,6 @@ export interface ExtraCommand {
 
 export const extraCommands: Record<string, ExtraCommand> = {
   record: { usage: RECORD_USAGE, run: runRecordCommand },
+  mine: { usage: MINE_USAGE, run: runMineCommand },
+  explain: { usage: EXPLAIN_USAGE, run: runExplainCommand },
 };

@@ -1,0 +1,267 @@
+/**
+ * Sequential pattern mining over sequences of single items (seed 002 §3.2, seed 000 Algorithm 1).
+ *
+ * - `closed: true` — BIDE+ (Wang & Han, ICDE 2004): depth-first prefix growth on a
+ *   pseudo-projected database, closure checking by forward extension (an item in every
+ *   projected suffix) and backward extension (an item in every i-th maximum period), and
+ *   BackScan pruning (an item in every i-th semi-maximum period). No candidate set is kept.
+ * - `closed: false` — PrefixSpan: every frequent sequential pattern.
+ *
+ * Memory: sequences are Int32Arrays of dense item ids; a projected database is two
+ * Int32Arrays (sequence index, start position) per tree node, and the first-instance
+ * position of every prefix item is kept in one Int32Array per depth indexed by sequence,
+ * so nothing is copied.
+ *
+ * Max length: with `maxLength` L, a pattern is reported when it is frequent, |p| ≤ L and (closed
+ * mode) no super-pattern of length ≤ L has the same support — "closed within the patterns of
+ * length ≤ L". So every frequent pattern of length exactly L is reported. BackScan then only
+ * skips closure checks below L (it cannot skip the length-L descendants).
+ */
+
+export interface MinedPattern {
+  /** dense item ids (see SequenceDb.items to map back) */
+  items: number[];
+  /** number of sequences that contain the pattern */
+  support: number;
+}
+
+export interface MineOptions {
+  /** a fraction of the sequences (when ≤ 1, unless minSupportIsFraction is false) or an absolute count */
+  minSupport: number;
+  /** force the meaning of `minSupport` (default: fraction when ≤ 1, count otherwise) */
+  minSupportIsFraction?: boolean;
+  closed?: boolean;
+  maxLength?: number;
+  /** stop after this many patterns (safety valve for huge outputs; `truncated` is set) */
+  maxPatterns?: number;
+}
+
+export interface MineResult {
+  patterns: MinedPattern[];
+  minSupportCount: number;
+  truncated: boolean;
+  /** tree nodes visited (for benchmarks) */
+  nodes: number;
+}
+
+/** Absolute support count of a `minSupport` option for `n` sequences. */
+export function supportCount(minSupport: number, n: number, isFraction?: boolean): number {
+  if (!(minSupport > 0)) throw new Error(`minimum support must be > 0, got ${minSupport}`);
+  if (isFraction ?? minSupport <= 1) {
+    if (minSupport > 1) throw new Error(`a fractional minimum support must be ≤ 1, got ${minSupport}`);
+    return Math.max(1, Math.ceil(minSupport * n - 1e-9));
+  }
+  return Math.max(1, Math.ceil(minSupport));
+}
+
+/**
+ * Mines `seqs` (dense item ids 0..itemCount-1). Patterns come out in depth-first,
+ * item-id order (deterministic).
+ */
+export function mineSequences(seqs: readonly Int32Array[], itemCount: number, options: MineOptions): MineResult {
+  const n = seqs.length;
+  const minSup = supportCount(options.minSupport, n, options.minSupportIsFraction);
+  const closed = options.closed ?? true;
+  const maxLen = options.maxLength ?? Infinity;
+  if (!(maxLen >= 1)) throw new Error(`max length must be ≥ 1, got ${options.maxLength}`);
+  const maxPatterns = options.maxPatterns ?? Infinity;
+  const out: MinedPattern[] = [];
+  const res: MineResult = { patterns: out, minSupportCount: minSup, truncated: false, nodes: 0 };
+  if (n === 0 || minSup > n) return res;
+
+  // per-item scratch
+  const count = new Int32Array(itemCount);
+  const seen = new Int32Array(itemCount).fill(-1);
+  const mark = new Int32Array(itemCount).fill(-1);
+  let markStamp = 0;
+  const slot = new Int32Array(itemCount).fill(-1);
+  // first[d][sid]: position of the d-th prefix item in the first instance of the prefix in sequence sid
+  const first: Int32Array[] = [];
+  const prefix: number[] = [];
+  const scratchLL: number[] = [];
+
+  const firstAt = (d: number): Int32Array => {
+    while (first.length <= d) first.push(new Int32Array(n));
+    return first[d];
+  };
+
+  /** Is there an item that occurs in [lo[k], hi[k]) of sequence sids[k] for every k < m? */
+  const itemInEveryPeriod = (sids: Int32Array, m: number, lo: Int32Array, hi: Int32Array): boolean => {
+    let candidates: number[] | null = null;
+    for (let k = 0; k < m; k++) {
+      const s = seqs[sids[k]];
+      const stamp = ++markStamp;
+      if (candidates === null) {
+        candidates = [];
+        for (let p = lo[k]; p < hi[k]; p++) {
+          const it = s[p];
+          if (mark[it] !== stamp) {
+            mark[it] = stamp;
+            candidates.push(it);
+          }
+        }
+      } else {
+        for (let p = lo[k]; p < hi[k]; p++) mark[s[p]] = stamp;
+        let w = 0;
+        for (const it of candidates) if (mark[it] === stamp) candidates[w++] = it;
+        candidates.length = w;
+      }
+      if (candidates.length === 0) return false;
+    }
+    return candidates !== null && candidates.length > 0;
+  };
+
+  /** Computes last-in-last (mode 0) or last-in-first (mode 1) positions of the prefix in `sid` into scratchLL. */
+  const lastIn = (sid: number, depth: number, mode: 0 | 1): void => {
+    const s = seqs[sid];
+    let p: number;
+    if (mode === 0) {
+      // LL_n: last occurrence of e_n
+      p = s.length - 1;
+      while (s[p] !== prefix[depth - 1]) p--;
+    } else p = first[depth - 1][sid];
+    scratchLL[depth - 1] = p;
+    for (let i = depth - 2; i >= 0; i--) {
+      p--;
+      while (s[p] !== prefix[i]) p--;
+      scratchLL[i] = p;
+    }
+  };
+
+  /**
+   * Backward extension (mode 0, maximum periods) or BackScan (mode 1, semi-maximum periods):
+   * is there, for some i, an item in the i-th period of every supporting sequence?
+   */
+  const hasBackward = (sids: Int32Array, m: number, depth: number, mode: 0 | 1): boolean => {
+    const pos = new Int32Array(m * depth);
+    for (let k = 0; k < m; k++) {
+      lastIn(sids[k], depth, mode);
+      for (let i = 0; i < depth; i++) pos[k * depth + i] = scratchLL[i];
+    }
+    const lo = new Int32Array(m);
+    const hi = new Int32Array(m);
+    for (let i = 0; i < depth; i++) {
+      for (let k = 0; k < m; k++) {
+        lo[k] = i === 0 ? 0 : first[i - 1][sids[k]] + 1;
+        hi[k] = pos[k * depth + i];
+      }
+      if (itemInEveryPeriod(sids, m, lo, hi)) return true;
+    }
+    return false;
+  };
+
+  const grow = (sids: Int32Array, starts: Int32Array, m: number, depth: number, pruned: boolean): void => {
+    if (depth > 0) res.nodes++;
+    // depth = |prefix| ≥ 1 here; m = support
+    const atMax = depth >= maxLen;
+    let children: { item: number; sids: Int32Array; starts: Int32Array; m: number }[] = [];
+    let forwardClosed = true;
+    {
+      // count items in the projected suffixes (growth, and the forward-extension check)
+      const touched: number[] = [];
+      if (!atMax) {
+        for (let k = 0; k < m; k++) {
+          const sid = sids[k];
+          const s = seqs[sid];
+          for (let p = starts[k]; p < s.length; p++) {
+            const it = s[p];
+            if (seen[it] !== sid) {
+              seen[it] = sid;
+              if (count[it] === 0) touched.push(it);
+              count[it]++;
+            }
+          }
+        }
+        const frequent: number[] = [];
+        for (const it of touched) {
+          if (count[it] === m) forwardClosed = false;
+          if (count[it] >= minSup) frequent.push(it);
+        }
+        frequent.sort((a, b) => a - b);
+        for (const it of frequent) children.push({ item: it, sids: new Int32Array(count[it]), starts: new Int32Array(count[it]), m: 0 });
+        if (children.length) {
+          children.forEach((c, k) => (slot[c.item] = k));
+          for (let k = 0; k < m; k++) {
+            const sid = sids[k];
+            const s = seqs[sid];
+            for (let p = starts[k]; p < s.length; p++) {
+              const it = s[p];
+              if (seen[it] !== -2 - sid) {
+                seen[it] = -2 - sid; // first occurrence in this sequence
+                const c = slot[it];
+                if (c >= 0) {
+                  const ch = children[c];
+                  ch.sids[ch.m] = sid;
+                  ch.starts[ch.m] = p + 1;
+                  ch.m++;
+                }
+              }
+            }
+          }
+        }
+        for (const it of touched) {
+          count[it] = 0;
+          slot[it] = -1;
+        }
+        // pass 2 leaves -2-sid marks, which never equal a sid, so the next node's pass 1 needs no
+        // reset; without a pass 2, clear this node's sid marks
+        if (!children.length)
+          for (let k = 0; k < m; k++) {
+            const s = seqs[sids[k]];
+            for (let p = starts[k]; p < s.length; p++) seen[s[p]] = -1;
+          }
+      }
+    }
+    // report
+    let report: boolean;
+    if (depth === 0) report = false;
+    else if (!closed) report = true;
+    else if (atMax) report = true;
+    else if (pruned) report = false;
+    else report = forwardClosed && !hasBackward(sids, m, depth, 0);
+    if (report) {
+      if (out.length >= maxPatterns) {
+        res.truncated = true;
+        return;
+      }
+      out.push({ items: prefix.slice(0, depth), support: m });
+    }
+    if (atMax) return;
+    // BackScan: an item in every semi-maximum period means no descendant (shorter than L) is closed
+    let childPruned = pruned;
+    if (closed && depth > 0 && !pruned && hasBackward(sids, m, depth, 1)) {
+      if (maxLen === Infinity) return;
+      childPruned = true;
+    }
+    const fd = firstAt(depth);
+    for (const c of children) {
+      if (res.truncated) return;
+      for (let k = 0; k < c.m; k++) fd[c.sids[k]] = c.starts[k] - 1;
+      prefix[depth] = c.item;
+      grow(c.sids, c.starts, c.m, depth + 1, childPruned);
+    }
+    children = [];
+  };
+
+  // the root: the empty prefix, every sequence from position 0
+  const all = new Int32Array(n);
+  for (let sid = 0; sid < n; sid++) all[sid] = sid;
+  grow(all, new Int32Array(n), n, 0, false);
+  return res;
+}
+
+/** Is `p` a (not necessarily contiguous) subsequence of `s`? */
+export function isSubsequence(p: ArrayLike<number>, s: ArrayLike<number>): boolean {
+  let k = 0;
+  for (let i = 0; i < s.length && k < p.length; i++) if (s[i] === p[k]) k++;
+  return k === p.length;
+}
+
+/** Is `p` a substring (contiguous) of `s`? */
+export function isSubstring(p: ArrayLike<number>, s: ArrayLike<number>): boolean {
+  outer: for (let i = 0; i + p.length <= s.length; i++) {
+    for (let j = 0; j < p.length; j++) if (s[i + j] !== p[j]) continue outer;
+    return true;
+  }
+  return false;
+}
