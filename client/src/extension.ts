@@ -17,7 +17,7 @@ import { AnalysisSummaryDto, LineScoresNotification, LineScoresParams } from '..
 import { registerCommands } from './commands';
 import { HeatDecorations } from './heat';
 import { BraidModel } from './model';
-import { BugsTree, PatternsTree, RunsTree } from './trees';
+import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
 
 let client: LanguageClient | undefined;
@@ -87,7 +87,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   const runsView = vscode.window.createTreeView('braid.runs', { treeDataProvider: runsTree, showCollapseAll: false });
   const patternsView = vscode.window.createTreeView('braid.patterns', { treeDataProvider: patternsTree, showCollapseAll: true });
   const bugsView = vscode.window.createTreeView('braid.bugs', { treeDataProvider: bugsTree, showCollapseAll: true });
-  context.subscriptions.push(runsView, patternsView, bugsView);
+  const explanationsTree = new ExplanationsTree(model);
+  const explanationsView = vscode.window.createTreeView('braid.explanations', { treeDataProvider: explanationsTree, showCollapseAll: true });
+  context.subscriptions.push(runsView, patternsView, bugsView, explanationsTree, explanationsView);
+  context.subscriptions.push(vscode.commands.registerCommand('braid.refreshExplanations', () => explanationsTree.refresh()));
 
   const status = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Braid';

@@ -1,10 +1,20 @@
 /**
  * The native tree views of the Braid activity-bar container: Runs, Ranked
- * Patterns (UNICORN) and Bugs (GRIFFIN). Clicking an access or a method
- * opens the source at its line.
+ * Patterns (UNICORN), Bugs (GRIFFIN) and Explanations (mining). Clicking an
+ * access or a method opens the source at its line.
  */
 import * as vscode from 'vscode';
-import type { PatternAccessDto, PatternDto, RunDto } from '../../server/src/lsp/protocol';
+import {
+  ExplainedEventDto,
+  ExplanationDependencyDto,
+  ExplanationGroupDto,
+  ExplanationPatternDto,
+  ExplanationsRequest,
+  ExplanationsResult,
+  PatternAccessDto,
+  PatternDto,
+  RunDto,
+} from '../../server/src/lsp/protocol';
 import type { BraidModel, BugDto, BugMethodDto } from './model';
 
 export type Node =
@@ -15,7 +25,12 @@ export type Node =
   | { kind: 'group'; bug: BugDto; group: 'methods' | 'advice' | 'patterns' | 'runs' }
   | { kind: 'method'; bug: BugDto; method: BugMethodDto }
   | { kind: 'text'; id: string; label: string; tooltip?: string; icon?: string; command?: vscode.Command }
-  | { kind: 'message'; label: string };
+  | { kind: 'message'; label: string }
+  | { kind: 'explanation'; group: ExplanationGroupDto }
+  | { kind: 'xpattern'; group: ExplanationGroupDto; pattern: ExplanationPatternDto; index: number }
+  | { kind: 'xmacro'; id: string; macro: ExplanationPatternDto['macros'][number]; index: number }
+  | { kind: 'xevent'; id: string; event: ExplainedEventDto }
+  | { kind: 'xdependency'; id: string; dependency: ExplanationDependencyDto };
 
 function shortFile(f: string): string {
   return f.replace(/\\/g, '/').split('/').pop() ?? f;
@@ -136,6 +151,58 @@ export function treeItem(n: Node): vscode.TreeItem {
       item.iconPath = new vscode.ThemeIcon('info');
       return item;
     }
+    case 'explanation': {
+      const g = n.group;
+      const threads = g.patterns[0]?.macros.map((m) => m.thread).join(' → ') ?? '';
+      const item = new vscode.TreeItem(`#${g.rank} ${threads}`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `explanation:${g.order}`;
+      const deps = [...new Set(g.dependencies.map((d) => d.kind))].join('/');
+      item.description = `rel. support ${g.relSupport.toFixed(2)}${g.causal ? '' : ' · symptom'}${deps ? ` · ${deps}` : ''}`;
+      item.tooltip = new vscode.MarkdownString(
+        `**Explanation rank ${g.rank}**${g.causal ? '' : ' (symptom)'}\n\nrelative support **${g.relSupport.toFixed(3)}** · in ${(g.failingSupport * 100).toFixed(0)}% of failing and ${(g.passingSupport * 100).toFixed(0)}% of passing runs\n\n${g.patterns.length} pattern${g.patterns.length === 1 ? '' : 's'}, ${g.dependencies.length} dependenc${g.dependencies.length === 1 ? 'y' : 'ies'}`,
+      );
+      item.iconPath = new vscode.ThemeIcon(g.causal ? 'lightbulb' : 'debug-hint', g.causal && g.rank === 1 ? new vscode.ThemeColor('errorForeground') : undefined);
+      item.contextValue = 'braid.explanation';
+      return item;
+    }
+    case 'xpattern': {
+      const p = n.pattern;
+      const item = new vscode.TreeItem(`Pattern ${n.index + 1}: ${p.macros.map((m) => m.thread).join(' → ')}`, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `explanation:${n.group.order}:pattern:${n.index}`;
+      item.description = `${p.failing} failed / ${p.passing} passed · rel. support ${p.relSupport.toFixed(2)}`;
+      item.iconPath = new vscode.ThemeIcon('list-ordered');
+      return item;
+    }
+    case 'xmacro': {
+      const m = n.macro;
+      const item = new vscode.TreeItem(`${n.index + 1}. ${m.thread}`, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = n.id;
+      item.description = `${m.events.length} event${m.events.length === 1 ? '' : 's'}${m.context ? ' · context' : ''}`;
+      item.tooltip = m.context ? 'Context: no dependency with another macro of the pattern' : `Macro of thread ${m.thread}`;
+      item.iconPath = new vscode.ThemeIcon(m.context ? 'circle-outline' : 'debug-stackframe');
+      return item;
+    }
+    case 'xevent': {
+      const e = n.event;
+      const item = new vscode.TreeItem(`${e.kind} ${e.target}`, vscode.TreeItemCollapsibleState.None);
+      item.id = n.id;
+      item.description = `${e.file ? shortFile(e.file) : ''}${e.line !== undefined ? `:${e.line}` : ''}${e.method ? ` · ${shortMethod(e.method)}` : ''}`;
+      item.tooltip = `${e.label}${e.method ? `\nin ${e.method}` : ''}${e.file && !e.uri ? '\n(source not found in the workspace; see braid.sourceRoots)' : ''}`;
+      item.iconPath = new vscode.ThemeIcon(e.kind === 'W' ? 'edit' : e.kind === 'R' ? 'eye' : 'symbol-event', e.kind === 'W' || e.kind === 'R' ? new vscode.ThemeColor(e.kind === 'W' ? 'charts.red' : 'charts.blue') : undefined);
+      item.command = e.line !== undefined ? openAccessCommand(e.uri, e.line) : undefined;
+      item.contextValue = 'braid.access';
+      return item;
+    }
+    case 'xdependency': {
+      const d = n.dependency;
+      const end = (e: ExplainedEventDto) => `${e.kind} ${e.thread} ${e.target}${e.line !== undefined ? ` :${e.line}` : ''}`;
+      const item = new vscode.TreeItem(`${d.kind} ${end(d.from)} → ${end(d.to)}`, vscode.TreeItemCollapsibleState.None);
+      item.id = n.id;
+      item.tooltip = `${d.kind} dependency on ${d.variable}\n${d.from.label}\n→ ${d.to.label}`;
+      item.iconPath = new vscode.ThemeIcon('arrow-right');
+      item.command = d.to.line !== undefined ? openAccessCommand(d.to.uri, d.to.line) : undefined;
+      return item;
+    }
   }
 }
 
@@ -234,5 +301,79 @@ export class BugsTree extends BaseTree {
   node(id: number): Node | undefined {
     if (!this.roots.size) this.getChildren();
     return this.roots.get(id);
+  }
+}
+
+/**
+ * Explanations (mining, docs/mining.md): groups → patterns → macros per thread → accesses.
+ * Fetched from the server only while the view is shown (the server computes them on the first
+ * braid/explanations request and caches them until the traces change).
+ */
+export class ExplanationsTree implements vscode.TreeDataProvider<Node> {
+  private readonly emitter = new vscode.EventEmitter<Node | undefined | void>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private result: ExplanationsResult | undefined;
+  private loading: Promise<ExplanationsResult | undefined> | undefined;
+  private stale = true;
+  private error: string | undefined;
+
+  constructor(private readonly model: BraidModel) {
+    model.onDidChange(() => this.refresh());
+  }
+
+  /** Fetches the explanations again the next time the view asks for them. */
+  refresh(): void {
+    this.stale = true;
+    this.emitter.fire();
+  }
+
+  private load(): Promise<ExplanationsResult | undefined> {
+    if (!this.stale && this.result) return Promise.resolve(this.result);
+    if (this.loading) return this.loading;
+    this.stale = false;
+    this.loading = this.model
+      .request<ExplanationsResult>(ExplanationsRequest, {})
+      .then((r) => {
+        this.error = undefined;
+        return (this.result = r);
+      })
+      .catch((err) => {
+        this.error = (err as Error)?.message ?? String(err);
+        this.stale = true;
+        return undefined;
+      })
+      .finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  getTreeItem(n: Node): vscode.TreeItem {
+    return treeItem(n);
+  }
+
+  async getChildren(element?: Node): Promise<Node[]> {
+    if (!element) {
+      const r = await this.load();
+      if (!r) return [{ kind: 'message', label: `Could not compute explanations: ${this.error ?? 'no result'}` }];
+      if (!r.groups.length) return [{ kind: 'message', label: r.message ?? 'No explanation found.' }];
+      return r.groups.map((group) => ({ kind: 'explanation', group }));
+    }
+    if (element.kind === 'explanation') {
+      const g = element.group;
+      const out: Node[] = g.patterns.map((pattern, index) => ({ kind: 'xpattern', group: g, pattern, index }));
+      g.dependencies.forEach((dependency, k) => out.push({ kind: 'xdependency', id: `explanation:${g.order}:dep:${k}`, dependency }));
+      return out;
+    }
+    if (element.kind === 'xpattern') {
+      const base = `explanation:${element.group.order}:pattern:${element.index}`;
+      return element.pattern.macros.map((macro, index) => ({ kind: 'xmacro', id: `${base}:macro:${index}`, macro, index }));
+    }
+    if (element.kind === 'xmacro') {
+      return element.macro.events.map((event, k) => ({ kind: 'xevent', id: `${element.id}:event:${k}`, event }));
+    }
+    return [];
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
   }
 }

@@ -8,7 +8,8 @@
 import { parentPort } from 'node:worker_threads';
 import { Analyzer } from './engine/analysis';
 import { explain } from './lsp/griffinBridge';
-import type { AnalyzeMessage, FromWorker, ToWorker } from './lsp/workerProtocol';
+import { explainByMining } from './engine/mining';
+import type { AnalyzeMessage, ExplainMessage, FromWorker, ToWorker } from './lsp/workerProtocol';
 
 let analyzer: Analyzer | undefined;
 let optionsKey = '';
@@ -73,6 +74,12 @@ async function analyze(m: AnalyzeMessage): Promise<void> {
   post({ type: 'result', id: m.id, result, totalPatterns, bugs, griffinError, read: todo.length, removed, reused, ms: performance.now() - t0 });
 }
 
+async function explainTraces(m: ExplainMessage): Promise<void> {
+  const t0 = performance.now();
+  const report = await explainByMining(m.files, m.options);
+  post({ type: 'explanations', id: m.id, report, ms: performance.now() - t0 });
+}
+
 let queue: Promise<void> = Promise.resolve();
 parentPort?.on('message', (m: ToWorker) => {
   if (m.type === 'shutdown') {
@@ -81,6 +88,11 @@ parentPort?.on('message', (m: ToWorker) => {
   if (m.type === 'analyze') {
     queue = queue.then(() =>
       analyze(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
+    );
+  }
+  if (m.type === 'explain') {
+    queue = queue.then(() =>
+      explainTraces(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
     );
   }
 });

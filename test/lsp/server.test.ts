@@ -8,7 +8,7 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LspSession, cleanup, copyFixture } from './lspHarness';
 import { FAIL, traceText } from './fixtureTraces';
-import type { PatternsResult, RunsResult, TraceEventsResult, BugsResult } from '../../server/src/lsp/protocol';
+import type { PatternsResult, RunsResult, TraceEventsResult, BugsResult, ExplanationsResult } from '../../server/src/lsp/protocol';
 
 const SRC = 'src/main/java/shop/Inventory.java';
 const LOG_ERROR = 1;
@@ -102,6 +102,40 @@ describe('language server on the fixture workspace', () => {
       const h = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line, character: 8 } });
       assert.equal(h, null, `line ${line + 1} is clean`);
     }
+  });
+
+  test('braid/explanations returns the ranked mining groups; the hover then names the explanation', async () => {
+    const before: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 9, character: 12 } });
+    assert.doesNotMatch(before.contents.value, /Explanation rank/, 'not computed before the first request');
+    const r: ExplanationsResult = await s.connection.sendRequest('braid/explanations', {});
+    assert.equal(r.state, 'done');
+    assert.deepEqual([r.stats.failing, r.stats.passing], [2, 4]);
+    assert.ok(r.groups.length >= 1 && r.total === r.groups.length);
+    const g = r.groups[0];
+    assert.equal(g.rank, 1);
+    assert.equal(g.relSupport, 1);
+    assert.equal(g.causal, true);
+    for (const k of ['order', 'failingSupport', 'passingSupport']) assert.equal(typeof (g as any)[k], 'number', k);
+    assert.ok(Array.isArray(g.dependencies) && Array.isArray(g.dependencyLines));
+    // the bug: take's writes (lines 10, 11) interleaved with restock's (16, 17)
+    assert.deepEqual(g.lines.map((l) => l.line).sort((x, y) => x - y), [10, 11, 16, 17]);
+    for (const l of g.lines) assert.equal(l.uri, uri, 'trace path resolved like the patterns');
+    const p = g.patterns[0];
+    assert.deepEqual([p.failing, p.passing], [2, 0]);
+    assert.deepEqual(
+      p.macros.map((m) => `${m.thread}: ${m.events.map((e) => `${e.kind} ${e.target} ${e.line}`).join(', ')}`),
+      ['T1: W stock 10', 'T2: W stock 16', 'T2: W sold 17', 'T1: W sold 11'],
+    );
+    assert.ok(p.macros.every((m) => m.events.every((e) => e.uri === uri && typeof e.label === 'string')));
+    const top: ExplanationsResult = await s.connection.sendRequest('braid/explanations', { top: 0 });
+    assert.deepEqual([top.groups.length, top.total], [0, r.total]);
+    assert.ok(s.logs().filter((m) => /^Explanations: /.test(m)).length === 1, 'computed once, then cached');
+
+    const h: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 15, character: 8 } });
+    assert.match(h.contents.value, /Explanation rank \*\*1\*\* \(rel\. support 1\.00\): `T1 W stock :10 → T2 W stock :16 → T2 W sold :17 → T1 W sold :11`/);
+    assert.match(h.contents.value, /rank \*\*1\*\* of 5/, 'the pattern part of the hover is still there');
+    const clean = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 20, character: 8 } });
+    assert.equal(clean, null);
   });
 
   test('code lenses sit above the suspicious methods', async () => {

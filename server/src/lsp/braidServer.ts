@@ -34,6 +34,9 @@ import {
   BugGraphRequest,
   BugsRequest,
   BugsResult,
+  ExplanationsParams,
+  ExplanationsRequest,
+  ExplanationsResult,
   ExportSarifRequest,
   LineScoresNotification,
   PatternsParams,
@@ -53,6 +56,7 @@ import { BraidSettings, DEFAULT_SETTINGS, normalizeSettings } from './settings';
 import { TraceEventPager } from './traceEvents';
 import { AnalysisWorkerClient } from './workerClient';
 import { recordRunsFromServer } from './record';
+import { ExplanationState } from './explanationState';
 
 export function uriToPath(uri: string): string | undefined {
   try {
@@ -88,6 +92,12 @@ export class BraidServer {
   private unresolvedThisRound: string[] = [];
   private initialized = false;
   private analyses = 0;
+  /** trace files of the last analysis, and a counter bumped whenever they (or their contents) change */
+  private traceFiles: string[] = [];
+  private traceGen = 0;
+  /** mining explanations: the computation for a trace generation, and the latest finished one (hover) */
+  private explaining: { gen: number; promise: Promise<ExplanationState> } | undefined;
+  private explanations: ExplanationState | undefined;
 
   constructor(private readonly connection: Connection) {
     this.worker = new AnalysisWorkerClient((m) => connection.console.error(m));
@@ -110,7 +120,7 @@ export class BraidServer {
     c.onHover((p) => {
       const f = uriToPath(p.textDocument.uri);
       if (!f || !this.state) return null;
-      return hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula);
+      return hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula, this.explanations);
     });
     c.onCodeLens((p) => {
       const f = uriToPath(p.textDocument.uri);
@@ -122,6 +132,7 @@ export class BraidServer {
     c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
     c.onRequest(BugGraphRequest, (p: BugGraphParams) => this.bugGraph(p));
     c.onRequest(TraceEventsRequest, (p: TraceEventsParams) => this.traceEvents(p));
+    c.onRequest(ExplanationsRequest, (p: ExplanationsParams | undefined) => this.explanationsRequest(p ?? {}));
     c.onRequest(ReanalyzeRequest, async () => {
       this.resolver?.invalidate();
       await this.analyze(true);
@@ -300,6 +311,13 @@ export class BraidServer {
         resolver.prepare(),
       ]);
       this.unresolvedThisRound = [];
+      const traceFiles = files.map((f) => f.path).sort();
+      if (force || res.read > 0 || res.removed > 0 || traceFiles.join('\n') !== this.traceFiles.join('\n')) {
+        // the explanations are computed again on the next braid/explanations request
+        this.traceFiles = traceFiles;
+        this.traceGen++;
+        this.explanations = undefined;
+      }
       this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns);
       this.analyses++;
       if (res.griffinError) c.console.error(`GRIFFIN failed; bugs are not shown: ${res.griffinError}`);
@@ -402,6 +420,34 @@ export class BraidServer {
     const limit = p.limit === undefined ? list.length : Math.max(0, p.limit);
     const unfiltered = !p.ids?.length && !p.file;
     return { summary: this.summary(), total: unfiltered ? s.totalPatterns : list.length, patterns: list.slice(offset, offset + limit) };
+  }
+
+  private async explanationsRequest(p: ExplanationsParams): Promise<ExplanationsResult> {
+    await this.settled();
+    const e = await this.explanationsOfTraces();
+    return e.result(typeof p.top === 'number' ? p.top : undefined);
+  }
+
+  /** The mining explanations of the current traces: computed in the worker once per trace generation. */
+  private explanationsOfTraces(): Promise<ExplanationState> {
+    const gen = this.traceGen;
+    if (this.explaining?.gen === gen) return this.explaining.promise;
+    const resolver = this.resolver!;
+    const files = this.traceFiles;
+    const promise = this.worker.explain({ files, options: {} }).then((m) => {
+      const st = new ExplanationState(m.report, (f) => resolver.resolve(f), m.ms);
+      if (this.traceGen === gen) this.explanations = st;
+      this.connection.console.info(
+        `Explanations: ${files.length} trace files, ${st.groups.length} groups (min support ${m.report.stats.minSupport}); ${m.ms.toFixed(0)} ms`,
+      );
+      return st;
+    });
+    promise.catch((err) => {
+      if (this.explaining?.promise === promise) this.explaining = undefined;
+      this.connection.console.error(`mining explanations failed: ${(err as Error)?.stack ?? err}`);
+    });
+    this.explaining = { gen, promise };
+    return promise;
   }
 
   private bugGraph(p: BugGraphParams): unknown {

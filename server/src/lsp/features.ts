@@ -7,6 +7,7 @@ import type { CodeLens, Diagnostic, Hover } from 'vscode-languageserver';
 import { DiagnosticSeverity, MarkupKind } from 'vscode-languageserver';
 import type { AnalysisState } from './analysisState';
 import type { PatternDto } from './protocol';
+import { explanationSummary, type ExplanationState } from './explanationState';
 
 export const REVEAL_PATTERN_COMMAND = 'braid.revealPattern';
 export const OPEN_TRACER_COMMAND = 'braid.openTracer';
@@ -37,12 +38,28 @@ function shortMethod(m: string): string {
   return parts.length > 1 ? parts.slice(-2).join('.') : m;
 }
 
-export function hoverFor(state: AnalysisState, fsPath: string, line1: number, maxPatterns: number, formula: string): Hover | null {
+export function hoverFor(
+  state: AnalysisState,
+  fsPath: string,
+  line1: number,
+  maxPatterns: number,
+  formula: string,
+  explanations?: ExplanationState,
+): Hover | null {
   const idx = state.patternsAt(fsPath, line1);
-  if (!idx.length) return null;
+  const groups = explanations?.groupsAt(fsPath, line1) ?? [];
+  if (!idx.length && !groups.length) return null;
   const total = state.totalPatterns;
   const ex = state.result.executions;
   const out: string[] = [];
+  if (groups.length) {
+    // one line: the best explanation group (mining, docs/mining.md) with an event on this line
+    const g = groups[0];
+    const more = groups.length > 1 ? ` _(+${groups.length - 1} more)_` : '';
+    out.push(
+      `**Braid** · Explanation rank **${g.rank}** (rel. support ${g.relSupport.toFixed(2)}${g.causal ? '' : ', symptom'}): ${code(explanationSummary(g))}${more}`,
+    );
+  }
   for (const k of idx.slice(0, maxPatterns)) {
     const p = state.patterns[k];
     out.push(patternMarkdown(state, p, fsPath, line1, total, ex, formula));

@@ -171,3 +171,65 @@ export interface RecordProgressParams {
   passed: number;
   message?: string;
 }
+
+/**
+ * braid/explanations (client → server request): the mining explanations of the workspace's
+ * traces (seed 000, docs/mining.md), computed on the first request and cached until the traces
+ * change. `file`/`line` are as in the trace; `uri` is added when the file is in the workspace.
+ */
+export const ExplanationsRequest = 'braid/explanations';
+export interface ExplanationsParams {
+  /** only the best `top` groups (default all) */
+  top?: number;
+}
+export interface ExplainedEventDto {
+  thread: string;
+  kind: string;
+  /** variable (accesses) or statement */
+  target: string;
+  file?: string;
+  line?: number;
+  method?: string;
+  label: string;
+  uri?: string;
+}
+export interface ExplanationDependencyDto {
+  kind: 'flow' | 'anti' | 'output';
+  from: ExplainedEventDto;
+  to: ExplainedEventDto;
+  variable: string;
+}
+export interface ExplanationPatternDto {
+  /** one entry per macro (consecutive events of one thread); `context`: no dependency with another macro */
+  macros: { thread: string; events: ExplainedEventDto[]; context?: boolean }[];
+  failing: number;
+  passing: number;
+  relSupport: number;
+  dependencies: ExplanationDependencyDto[];
+}
+export interface ExplanationLineDto {
+  file: string;
+  line: number;
+  uri?: string;
+}
+export interface ExplanationGroupDto {
+  rank: number;
+  order: number;
+  relSupport: number;
+  failingSupport: number;
+  passingSupport: number;
+  causal: boolean;
+  dependencies: ExplanationDependencyDto[];
+  patterns: ExplanationPatternDto[];
+  lines: ExplanationLineDto[];
+  dependencyLines: ExplanationLineDto[];
+}
+export interface ExplanationsResult {
+  /** 'none' when there are no traces (or no failing ones) to explain */
+  state: 'done' | 'none';
+  groups: ExplanationGroupDto[];
+  /** groups in all (before `top`) */
+  total: number;
+  stats: { failing: number; passing: number; minSupport: number; truncated: boolean; ms: number };
+  message?: string;
+}

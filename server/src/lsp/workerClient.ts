@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AnalyzeMessage, FromWorker, ResultMessage } from './workerProtocol';
+import type { AnalyzeMessage, ExplainMessage, ExplanationsMessage, FromWorker, ResultMessage } from './workerProtocol';
 
 /** Where the worker's code is: next to the bundle, or the TypeScript source under tsx. */
 export function workerEntry(): { file: string; eval?: boolean } {
@@ -22,7 +22,7 @@ export function workerEntry(): { file: string; eval?: boolean } {
 export class AnalysisWorkerClient {
   private worker: Worker | undefined;
   private nextId = 1;
-  private pending = new Map<number, { resolve(r: ResultMessage): void; reject(e: Error): void; progress?(done: number, total: number, file?: string): void }>();
+  private pending = new Map<number, { resolve(r: ResultMessage | ExplanationsMessage): void; reject(e: Error): void; progress?(done: number, total: number, file?: string): void }>();
 
   constructor(private readonly log: (msg: string) => void) {}
 
@@ -34,7 +34,7 @@ export class AnalysisWorkerClient {
       const p = this.pending.get(m.id);
       if (!p) return;
       if (m.type === 'progress') p.progress?.(m.done, m.total, m.file);
-      else if (m.type === 'result') {
+      else if (m.type === 'result' || m.type === 'explanations') {
         this.pending.delete(m.id);
         p.resolve(m);
       } else if (m.type === 'error') {
@@ -64,8 +64,18 @@ export class AnalysisWorkerClient {
     const w = this.ensure();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, progress });
+      this.pending.set(id, { resolve: resolve as (r: ResultMessage | ExplanationsMessage) => void, reject, progress });
       w.postMessage({ type: 'analyze', id, ...msg } satisfies AnalyzeMessage);
+    });
+  }
+
+  /** Mining explanations (seed 000) in the worker, queued after any running analysis. */
+  explain(msg: Omit<ExplainMessage, 'type' | 'id'>): Promise<ExplanationsMessage> {
+    const w = this.ensure();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: ResultMessage | ExplanationsMessage) => void, reject });
+      w.postMessage({ type: 'explain', id, ...msg } satisfies ExplainMessage);
     });
   }
 

@@ -1,6 +1,7 @@
 /** Messages between the language server's main thread and the analysis worker. */
 import type { AnalysisOptions, AnalysisResult } from '../engine/analysis';
 import type { TraceFileInfo } from '../workspace/traceFinder';
+import type { MiningOptions, MiningReport } from '../engine/mining';
 
 export interface AnalyzeMessage {
   type: 'analyze';
@@ -14,7 +15,15 @@ export interface AnalyzeMessage {
   force?: boolean;
 }
 
-export type ToWorker = AnalyzeMessage | { type: 'shutdown' };
+/** mining explanations (seed 000) of these trace files */
+export interface ExplainMessage {
+  type: 'explain';
+  id: number;
+  files: string[];
+  options: MiningOptions;
+}
+
+export type ToWorker = AnalyzeMessage | ExplainMessage | { type: 'shutdown' };
 
 export interface ProgressMessage {
   type: 'progress';
@@ -45,4 +54,11 @@ export interface ErrorMessage {
   message: string;
 }
 
-export type FromWorker = ProgressMessage | ResultMessage | ErrorMessage;
+export interface ExplanationsMessage {
+  type: 'explanations';
+  id: number;
+  report: MiningReport;
+  ms: number;
+}
+
+export type FromWorker = ProgressMessage | ResultMessage | ExplanationsMessage | ErrorMessage;
