@@ -13,6 +13,24 @@ export const fixturesDir = path.join(root, 'test', 'fixtures', 'java');
 export const workDir = path.join(root, 'test-output', 'recorder');
 export const classesDir = path.join(workDir, 'classes');
 /** JVM flags that make the many short runs start faster. */
+/** The sample programs of test/fixtures/java, with the noise that makes each fail sometimes. */
+export interface SampleProgram {
+  pkg: string;
+  main: string;
+  include: string[];
+  noise: number;
+}
+
+export const SAMPLE_PROGRAMS: readonly SampleProgram[] = [
+  { pkg: 'bank', main: 'bank.Bank', include: ['bank'], noise: 0.3 },
+  { pkg: 'airline', main: 'airline.Airline', include: ['airline'], noise: 0.3 },
+  { pkg: 'shop', main: 'shop.Shop', include: ['shop'], noise: 0.3 },
+  { pkg: 'tablelog', main: 'tablelog.TableLog', include: ['tablelog'], noise: 0.1 },
+  { pkg: 'orderviolation', main: 'orderviolation.OrderViolation', include: ['orderviolation'], noise: 0.1 },
+  { pkg: 'vectorcopy', main: 'vectorcopy.VectorCopy', include: ['vectorcopy'], noise: 0.1 },
+  { pkg: 'unsafelist', main: 'unsafelist.UnsafeList', include: ['unsafelist', 'java.util.ArrayList'], noise: 0.1 },
+];
+
 export const FAST_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 function javaFiles(dir: string, out: string[] = []): string[] {

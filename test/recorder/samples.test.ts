@@ -5,25 +5,10 @@
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
-import { bugTags, prepare, record } from './recorderHarness';
-
-interface Sample {
-  pkg: string;
-  main: string;
-  include: string[];
-  noise: number;
-}
+import { bugTags, prepare, record, SAMPLE_PROGRAMS } from './recorderHarness';
 
 const RUNS = 100;
-const SAMPLES: Sample[] = [
-  { pkg: 'bank', main: 'bank.Bank', include: ['bank'], noise: 0.3 },
-  { pkg: 'airline', main: 'airline.Airline', include: ['airline'], noise: 0.3 },
-  { pkg: 'shop', main: 'shop.Shop', include: ['shop'], noise: 0.3 },
-  { pkg: 'tablelog', main: 'tablelog.TableLog', include: ['tablelog'], noise: 0.1 },
-  { pkg: 'orderviolation', main: 'orderviolation.OrderViolation', include: ['orderviolation'], noise: 0.1 },
-  { pkg: 'vectorcopy', main: 'vectorcopy.VectorCopy', include: ['vectorcopy'], noise: 0.1 },
-  { pkg: 'unsafelist', main: 'unsafelist.UnsafeList', include: ['unsafelist', 'java.util.ArrayList'], noise: 0.1 },
-];
+const SAMPLES = SAMPLE_PROGRAMS;
 
 before(() => prepare());
 
