@@ -34,14 +34,5 @@ export function bruteForce(seqs: number[][], minSup: number, maxLen: number, clo
   return out;
 }
 
-/** Deterministic pseudo-random generator (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random generator (re-exported for the mining tests). */
+export { rng } from './seededRandom';
