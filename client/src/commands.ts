@@ -25,6 +25,7 @@ export interface Webviews {
   openUnicorn(): void;
   openGriffin(): void;
   openBugGraph(bug?: number): void;
+  openExplanations(): void;
 }
 
 export interface CommandDeps {
@@ -110,6 +111,7 @@ export function registerCommands(d: CommandDeps): void {
   });
   reg('braid.openUnicorn', () => d.webviews.openUnicorn());
   reg('braid.openGriffin', () => d.webviews.openGriffin());
+  reg('braid.openExplanations', () => d.webviews.openExplanations());
 
   reg('braid.reanalyze', () =>
     vscode.window.withProgress({ location: { viewId: 'braid.patterns' }, title: 'Braid: re-analyzing' }, async () => {

@@ -4,7 +4,7 @@
  * of the thesis). `evil()` swaps every name for markup that would run script
  * if it were ever parsed as HTML.
  */
-import type { PatternDto, RunDto, TraceEventDto, AnalysisSummaryDto } from '../../server/src/lsp/protocol';
+import type { PatternDto, RunDto, TraceEventDto, AnalysisSummaryDto, ExplanationsResult, ExplainedEventDto } from '../../server/src/lsp/protocol';
 
 export interface Fixture {
   runs: RunDto[];
@@ -15,6 +15,8 @@ export interface Fixture {
   summary: AnalysisSummaryDto;
   bugs: unknown[];
   graphs: Record<number, unknown>;
+  /** braid/explanations result */
+  explanations?: ExplanationsResult;
 }
 
 const VEC = 'src/main/java/java/util/Vector.java';
@@ -165,7 +167,91 @@ export function makeFixture(names: { v1: string; v2: string; file: string; metho
     ],
     edges: [{ from: 'b1', to: 'b2', patterns: ['P3'] }],
   };
+  // mining explanations (docs/mining.md): a causal group (R main / W worker / R main on v1) and a symptom group
+  const xe = (thread: string, kind: string, target: string, line: number, method = init, file = names.file): ExplainedEventDto => ({
+    thread,
+    kind,
+    target,
+    file,
+    line,
+    method,
+    label: `${kind} ${thread} ${target} ${file}:${line}`,
+  });
+  const r1 = xe('main', 'R', names.v1, 271);
+  const w2 = xe(names.thread, 'W', names.v1, 852, names.method);
+  const w2b = xe(names.thread, 'W', names.v2, 851, names.method);
+  const r3 = xe('main', 'R', names.v2, 681);
+  const deps1 = [
+    { kind: 'anti' as const, from: r1, to: w2, variable: names.v1 },
+    { kind: 'flow' as const, from: w2b, to: r3, variable: names.v2 },
+  ];
+  const explanations: ExplanationsResult = {
+    state: 'done',
+    total: 2,
+    stats: { failing: 8, passing: 12, minSupport: 0.5, truncated: false, ms: 42 },
+    groups: [
+      {
+        rank: 1,
+        order: 0,
+        relSupport: 1,
+        failingSupport: 0.875,
+        passingSupport: 0,
+        causal: true,
+        dependencies: deps1,
+        patterns: [
+          {
+            macros: [
+              { thread: 'main', events: [r1] },
+              { thread: names.thread, events: [w2b, w2] },
+              { thread: 'main', events: [r3] },
+            ],
+            failing: 7,
+            passing: 0,
+            relSupport: 1,
+            dependencies: deps1,
+          },
+          {
+            macros: [
+              { thread: 'main', events: [r1] },
+              { thread: names.thread, events: [w2] },
+              { thread: 'worker-2', events: [xe('worker-2', 'R', 'modCount', 30, 'app.Worker.run()', WORKER)], context: true },
+            ],
+            failing: 6,
+            passing: 0,
+            relSupport: 1,
+            dependencies: [deps1[0]],
+          },
+        ],
+        lines: [{ file: names.file, line: 271 }, { file: names.file, line: 852 }],
+        dependencyLines: [{ file: names.file, line: 271 }, { file: names.file, line: 852 }],
+      },
+      {
+        rank: 2,
+        order: 1,
+        relSupport: 0.6,
+        failingSupport: 0.5,
+        passingSupport: 0.333,
+        causal: false,
+        dependencies: [],
+        patterns: [
+          {
+            macros: [
+              { thread: 'worker-2', events: [xe('worker-2', 'W', 'size', 22, 'app.VectorTest.main(String[])', MAIN)] },
+              { thread: 'main', events: [xe('main', 'W', 'size', 22, 'app.VectorTest.main(String[])', MAIN)] },
+            ],
+            failing: 4,
+            passing: 4,
+            relSupport: 0.6,
+            dependencies: [],
+          },
+        ],
+        lines: [{ file: MAIN, line: 22 }],
+        dependencyLines: [],
+      },
+    ],
+  };
   return {
+    explanations,
     runs,
     events: { 'run-003': events, 'run-001': events.slice(0, 1000) },
     threads: { 'run-003': threads, 'run-001': threads },

@@ -72,6 +72,9 @@ function stub(cfg) {
         case 'bugs':
           result = { bugs: fx.bugs };
           break;
+        case 'explanations':
+          result = fx.explanations || { state: 'none', groups: [], total: 0, stats: { failing: 0, passing: 0, minSupport: 0, truncated: false, ms: 0 } };
+          break;
         case 'bugGraph':
           result = fx.graphs[Number(params.bug)];
           if (!result) {

@@ -23,6 +23,11 @@ test('requests: whitelisted methods, params checked and copied', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 7, method: 'bugGraph', params: { bug: 2, x: 1 } }), { type: 'request', requestId: 7, method: 'bugGraph', lspMethod: 'braid/bugGraph', params: { bug: 2 } });
   assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 8, method: 'patterns', params: { offset: 0, limit: 1000 } }), { type: 'request', requestId: 8, method: 'patterns', lspMethod: 'braid/patterns', params: { offset: 0, limit: 1000 } });
   assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 9, method: 'runs', params: { evil: 1 } }), { type: 'request', requestId: 9, method: 'runs', lspMethod: 'braid/runs', params: undefined });
+  assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 10, method: 'explanations', params: { evil: 1 } }), { type: 'request', requestId: 10, method: 'explanations', lspMethod: 'braid/explanations', params: {} });
+  assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 11, method: 'explanations', params: { top: 3 } }), { type: 'request', requestId: 11, method: 'explanations', lspMethod: 'braid/explanations', params: { top: 3 } });
+  assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 12, method: 'explanations' }), { type: 'request', requestId: 12, method: 'explanations', lspMethod: 'braid/explanations', params: {} });
+  assert.equal(parseWebviewMessage({ type: 'request', requestId: 13, method: 'explanations', params: { top: 0 } }), undefined);
+  assert.equal(parseWebviewMessage({ type: 'request', requestId: 14, method: 'explanations', params: 'x' }), undefined);
 });
 
 test('fetchEvents params', () => {

@@ -1,5 +1,6 @@
 /**
- * Hosts Braid's webview panels (Tracer, UNICORN, GRIFFIN, bug graph): strict
+ * Hosts Braid's webview panels (Tracer, UNICORN, GRIFFIN, bug graph,
+ * Explanations): strict
  * CSP with a nonce, resources only from dist/webview via asWebviewUri, every
  * message from a webview validated before acting, panels restored after a
  * reload through serializers (the views keep their own state with setState).
@@ -20,14 +21,16 @@ export interface BraidWebviews {
   openUnicorn(): void;
   openGriffin(): void;
   openBugGraph(bug?: number): void;
+  openExplanations(): void;
 }
 
-type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph';
+type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
 const VIEWS: Record<ViewKind, { viewType: string; title: string; findWidget: boolean }> = {
   tracer: { viewType: 'braid.tracer', title: 'Braid: Tracer', findWidget: false },
   unicorn: { viewType: 'braid.unicorn', title: 'Braid: Ranked Patterns', findWidget: true },
   griffin: { viewType: 'braid.griffin', title: 'Braid: Bugs', findWidget: true },
   bugGraph: { viewType: 'braid.bugGraph', title: 'Braid: Bug Graph', findWidget: false },
+  explanations: { viewType: 'braid.explanations', title: 'Braid: Explanations', findWidget: true },
 };
 
 /** viewType of each panel, for package.json `onWebviewPanel:` activation events */
@@ -169,6 +172,9 @@ export function registerWebviews(context: vscode.ExtensionContext, source: Webvi
     openBugGraph(bug?: number): void {
       const h = open('bugGraph');
       if (bug !== undefined && Number.isSafeInteger(bug) && bug >= 0) send(h, { type: 'showBug', bug });
+    },
+    openExplanations(): void {
+      open('explanations');
     },
   };
 

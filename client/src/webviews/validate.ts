@@ -16,6 +16,7 @@ export const REQUEST_METHODS = {
   runs: 'braid/runs',
   bugs: 'braid/bugs',
   bugGraph: 'braid/bugGraph',
+  explanations: 'braid/explanations',
 } as const;
 export type RequestMethod = keyof typeof REQUEST_METHODS;
 
@@ -57,6 +58,12 @@ function requestParams(method: RequestMethod, p: unknown): Record<string, unknow
   if (method === 'bugGraph') {
     if (!isObj(p) || !isInt(p.bug, 0, 1_000_000)) return null;
     return { bug: p.bug };
+  }
+  if (method === 'explanations') {
+    if (p === undefined) return {};
+    if (!isObj(p)) return null;
+    if (p.top === undefined) return {};
+    return isInt(p.top, 1, 10_000) ? { top: p.top } : null;
   }
   // patterns
   if (p === undefined) return {};

@@ -4,8 +4,8 @@
  */
 import type { TraceEventsParams, TraceEventsResult } from '../../../server/src/lsp/protocol';
 
-export type RequestMethod = 'patterns' | 'runs' | 'bugs' | 'bugGraph';
-export type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph';
+export type RequestMethod = 'patterns' | 'runs' | 'bugs' | 'bugGraph' | 'explanations';
+export type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
 
 export type WebviewToHost =
   | { type: 'ready' }
