@@ -482,7 +482,14 @@ function refreshRunOptions(): void {
   for (const r of runs) {
     runSelect.append(option(r.execution, `${r.outcome === 'fail' ? '✗' : '✓'} ${r.execution} · ${r.events.toLocaleString('en-US')} events`, r.execution === state.run));
   }
-  (runSelect as unknown as { value: string }).value = state.run ?? '';
+  const want = state.run ?? '';
+  (runSelect as unknown as { value: string }).value = want;
+  // the toolkit dropdown processes new options asynchronously and may fall back to the first
+  // one; select the current run again once it has (otherwise the selector can show the wrong run)
+  requestAnimationFrame(() => {
+    const sel = runSelect as unknown as { value: string };
+    if (state.run === want && sel.value !== want) sel.value = want;
+  });
 }
 
 let threadsKey = '';
