@@ -20,6 +20,8 @@ public final class AgentOptions {
   public final List<String> include = new ArrayList<>();
   public final List<String> exclude = new ArrayList<>();
   public boolean verbose;
+  /** Longest wait of an application thread for the trace writer before its events are dropped, ms. */
+  public long maxWaitMillis = 1000;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -40,6 +42,7 @@ public final class AgentOptions {
         case "include": addList(o.include, value); break;
         case "exclude": addList(o.exclude, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
+        case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }
     }
