@@ -52,7 +52,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   MethodInstrumenter(MethodVisitor mv, int access, String name, String descriptor, String owner, String file,
       String method, boolean jdk, boolean canLoadClassConstant) {
-    super(Opcodes.ASM9, mv, access, name, descriptor);
+    super(AsmApi.VERSION, mv, access, name, descriptor);
     this.owner = owner;
     this.file = file;
     this.method = method;
