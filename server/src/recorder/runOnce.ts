@@ -8,6 +8,7 @@ import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
 import { RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
+import { JvmNoticeFilter } from './jvmNoticeFilter';
 
 export interface RunSpec {
   index: number;
@@ -89,12 +90,17 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
   let aborted = false;
 
   const child = spawnGroup(o.command, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const onData = (data: Buffer) => {
-    log.write(data);
-    if (output.length < MAX_OUTPUT_CHARS) output += data.toString('utf8');
+  // The JVM's "Picked up JAVA_TOOL_OPTIONS" notices are the runner's doing: not part of the output.
+  const take = (text: string) => {
+    if (!text) return;
+    log.write(text);
+    if (output.length < MAX_OUTPUT_CHARS) output += text;
   };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
+  const filters = [new JvmNoticeFilter(), new JvmNoticeFilter()];
+  child.stdout?.setEncoding('utf8');
+  child.stderr?.setEncoding('utf8');
+  child.stdout?.on('data', (text: string) => take(filters[0].push(text)));
+  child.stderr?.on('data', (text: string) => take(filters[1].push(text)));
 
   const exited = new Promise<{ code: number | null; sig: NodeJS.Signals | null; error?: Error }>((resolve) => {
     child.once('error', (error) => resolve({ code: null, sig: null, error }));
@@ -113,6 +119,7 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
 
   const { code, sig, error } = await exited;
   clearTimeout(timer);
+  for (const f of filters) take(f.end());
   signal?.removeEventListener('abort', onAbort);
   if (!timedOut && !aborted) await stopGroup(child, 0); // leftover processes of the group
   await new Promise<void>((resolve) => log.end(resolve));
