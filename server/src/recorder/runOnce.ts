@@ -3,7 +3,9 @@
  * limit, captures the output, decides the outcome and completes the trace file(s).
  */
 import { createWriteStream, promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
 import { RecordOptions } from './recordOptions';
@@ -36,7 +38,22 @@ export interface RunResult extends TraceOutcome {
 
 const MAX_OUTPUT_CHARS = 1 << 20;
 
-export function agentArgument(jar: string, spec: RunSpec, o: RecordOptions): string {
+/**
+ * Quotes one JAVA_TOOL_OPTIONS word the way HotSpot splits that variable: whitespace separates
+ * words, and inside a word '…' or "…" quote everything up to the same quote (no backslash escapes).
+ * So a `"` is written as '"', a `'` as "'", and other runs that need it in double quotes.
+ */
+export function quoteToolOption(word: string): string {
+  if (/^[^\s"']+$/.test(word)) return word;
+  return word
+    .split(/(["'])/)
+    .filter((p) => p.length > 0)
+    .map((p) => (p === '"' ? `'"'` : p === "'" ? `"'"` : /[\s]/.test(p) ? `"${p}"` : p))
+    .join('');
+}
+
+/** The agent's options, one `key=value` per line (the agent reads them from a file, see agentArgument). */
+export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
   const opts = [
     `out=${spec.tracePath}`,
     `execution=${spec.execution}`,
@@ -47,10 +64,20 @@ export function agentArgument(jar: string, spec: RunSpec, o: RecordOptions): str
   if (o.exclude.length) opts.push(`exclude=${o.exclude.join(';')}`);
   for (const extra of o.agentOptions ?? []) opts.push(extra);
   for (const v of opts) {
-    if (v.includes(',')) throw new Error(`agent option "${v}" must not contain a comma`);
+    if (/[\r\n\0]/.test(v)) throw new Error(`agent option ${JSON.stringify(v)} must not contain a line break or NUL (check the output folder, --include and --agent-option)`);
   }
-  const arg = `-javaagent:${jar}=${opts.join(',')}`;
-  return /\s/.test(arg) ? `"${arg.replace(/"/g, '\\"')}"` : arg;
+  return opts;
+}
+
+/**
+ * The -javaagent word for JAVA_TOOL_OPTIONS. The options (trace path, include list…, which may
+ * hold any character) go through an options file, `-javaagent:<jar>=@<file>`; the jar and file
+ * paths are quoted for HotSpot's splitting (quoteToolOption).
+ */
+export function agentArgument(jar: string, optionsFile: string): string {
+  if (/[\0\r\n=]/.test(jar)) throw new Error(`the agent jar path ${JSON.stringify(jar)} must not contain '=' or a line break (the JVM splits -javaagent at the first '='); move braid-agent.jar or set BRAID_AGENT_JAR`);
+  if (/[\0\r\n]/.test(optionsFile)) throw new Error(`the temporary folder ${JSON.stringify(os.tmpdir())} must not contain a line break`);
+  return quoteToolOption(`-javaagent:${jar}=@${optionsFile}`);
 }
 
 /** Trace files of a run: the main one and those of further JVMs (`<name>~<pid>.trace.jsonl`). */
@@ -76,12 +103,22 @@ async function removeRunFiles(spec: RunSpec): Promise<void> {
 export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
   await removeRunFiles(spec);
   const started = Date.now();
-  const startedAt = new Date(started).toISOString();
   const inherited = process.env.JAVA_TOOL_OPTIONS;
+  const optionsFile = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.agent-options`);
+  await fs.writeFile(optionsFile, agentOptionLines(spec, o).join('\n') + '\n', 'utf8');
+  try {
+    return await runWithAgent(spec, o, jar, signal, started, [inherited, agentArgument(jar, optionsFile)].filter(Boolean).join(' '));
+  } finally {
+    await fs.rm(optionsFile, { force: true });
+  }
+}
+
+async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal: AbortSignal | undefined, started: number, toolOptions: string): Promise<RunResult> {
+  const startedAt = new Date(started).toISOString();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...o.env,
-    JAVA_TOOL_OPTIONS: [inherited, agentArgument(jar, spec, o)].filter(Boolean).join(' '),
+    JAVA_TOOL_OPTIONS: toolOptions,
     BRAID_EXECUTION: spec.execution,
   };
   const log = createWriteStream(spec.logPath);
