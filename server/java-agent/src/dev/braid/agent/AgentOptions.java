@@ -22,8 +22,10 @@ public final class AgentOptions {
   public final List<String> include = new ArrayList<>();
   public final List<String> exclude = new ArrayList<>();
   public boolean verbose;
-  /** Longest wait of an application thread for the trace writer before its events are dropped, ms. */
-  public long maxWaitMillis = 1000;
+  /** Longest wait of an application thread for a trace writer that makes no progress before events are dropped, ms. */
+  public long maxWaitMillis = 5000;
+  /** Record the value of each access (primitives, Strings cut to 64 characters, objects as Type@id). */
+  public boolean values = true;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -57,6 +59,7 @@ public final class AgentOptions {
         case "include": addList(o.include, value); break;
         case "exclude": addList(o.exclude, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
+        case "values": o.values = !"false".equals(value); break;
         case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }

@@ -11,6 +11,8 @@ import java.lang.invoke.VarHandle;
  */
 final class ThreadBuffer {
   private static final VarHandle FLOOR;
+  /** Floor bit: the thread's last event is a read whose value is still being stored (see {@link #publishRead}). */
+  static final long VALUE_PENDING = 1L << 62;
 
   static {
     try {
@@ -61,8 +63,66 @@ final class ThreadBuffer {
     return true;
   }
 
+  /** Slot of a read published by {@link #publishRead} whose value is not stored yet, or -1. */
+  private Chunk pendingChunk;
+  private int pendingPos = -1;
+
+  /**
+   * Publishes a read whose value is known only after the access instruction: the floor stays set
+   * (with {@link #VALUE_PENDING}) until {@link #completeRead} stores the value, so the writer
+   * does not write the event before. Returns the index.
+   */
+  long publishRead(int t, int kind, int ref, int loc, int stack, int obj, int elem) {
+    Chunk c = cur;
+    int p = pos;
+    c.rec[p * Events.REC + 5] = Events.V_NONE;
+    long i = publish(t, kind, ref, loc, stack, obj, elem, false);
+    pendingChunk = c;
+    pendingPos = p;
+    return i;
+  }
+
+  /** The read published last gets its value (when still pending); the writer may then write it. */
+  void completeRead(int vtype, long bits, Object value) {
+    int p = pendingPos;
+    if (p < 0) return;
+    pendingPos = -1;
+    Chunk c = pendingChunk;
+    pendingChunk = null;
+    int o = p * Events.REC;
+    c.rec[o + 4] = bits;
+    c.rec[o + 5] = vtype;
+    if (vtype == Events.V_REF && value != null) {
+      if (c.refs == null) c.refs = new Object[c.cap];
+      c.refs[p] = value;
+    }
+    FLOOR.setRelease(this, 0L);
+  }
+
+  /** A write (or other event) with its value. */
+  long publishValue(int t, int kind, int ref, int loc, int stack, int obj, int elem, int vtype, long bits, Object value) {
+    Chunk c = cur;
+    int p = pos;
+    int o = p * Events.REC;
+    c.rec[o + 4] = bits;
+    c.rec[o + 5] = vtype;
+    if (vtype == Events.V_REF && value != null) {
+      if (c.refs == null) c.refs = new Object[c.cap];
+      c.refs[p] = value;
+    }
+    return publish(t, kind, ref, loc, stack, obj, elem, true);
+  }
+
   /** Takes the next global index and publishes the event; {@link #reserve()} must have succeeded. */
   long publish(int t, int kind, int ref, int loc, int stack, int obj, int elem) {
+    Chunk c = cur;
+    int o = pos * Events.REC;
+    c.rec[o + 5] = Events.V_NONE;
+    return publish(t, kind, ref, loc, stack, obj, elem, true);
+  }
+
+  private long publish(int t, int kind, int ref, int loc, int stack, int obj, int elem, boolean done) {
+    pendingPos = -1; // a nested event (class initializer) before a pending read's value: that value is lost
     FLOOR.setRelease(this, lastIndex + 1);
     long i = events.counter.getAndIncrement();
     lastIndex = i;
@@ -76,7 +136,7 @@ final class ThreadBuffer {
     r[o + 3] = ((long) stack << 32) | (obj & 0xffffffffL);
     pos = p + 1;
     c.publishCount(p + 1);
-    FLOOR.setRelease(this, 0L);
+    FLOOR.setRelease(this, done ? 0L : i | VALUE_PENDING);
     return i;
   }
 
@@ -84,6 +144,21 @@ final class ThreadBuffer {
   boolean hasUnconsumedOlderChunks() {
     Chunk r = rchunk;
     return r != null && r != cur;
+  }
+
+  // writer side: a pending value that never comes (the thread died between the read and its value)
+  private long stuckFloor;
+  private long stuckSince;
+
+  /** Writer: true when this pending-value floor has not moved for a second (write the read without value). */
+  boolean valuePendingTooLong(long f) {
+    long now = System.nanoTime();
+    if (f != stuckFloor) {
+      stuckFloor = f;
+      stuckSince = now;
+      return false;
+    }
+    return now - stuckSince > 1_000_000_000L;
   }
 
   long floorAcquire() {
@@ -124,6 +199,7 @@ final class ThreadBuffer {
 
   /** True when the owner has ended and everything it published was consumed. */
   boolean drained() {
-    return !owner.isAlive() && floorAcquire() == 0 && peek() == Long.MAX_VALUE;
+    long f = floorAcquire();
+    return !owner.isAlive() && (f == 0 || (f & VALUE_PENDING) != 0) && peek() == Long.MAX_VALUE;
   }
 }

@@ -88,7 +88,13 @@ final class TraceWriter implements Runnable {
         long w = c;
         for (ThreadBuffer b : bs) {
           long f = b.floorAcquire();
-          if (f != 0 && f < w) w = f;
+          if (f == 0) continue;
+          if ((f & ThreadBuffer.VALUE_PENDING) != 0) {
+            // a read whose value is being stored: its index is f; wait for it, but not for ever
+            f &= ~ThreadBuffer.VALUE_PENDING;
+            if (b.valuePendingTooLong(f)) continue;
+          }
+          if (f < w) w = f;
         }
         long now = 0;
         if (stop != Long.MAX_VALUE) {
@@ -101,6 +107,7 @@ final class TraceWriter implements Runnable {
           if (w > stop) w = stop;
         }
         int n = emitBelow(bs, w);
+        if (n > 0) events.writerProgress++;
         if (stop != Long.MAX_VALUE && w >= stop) break;
         if (n > 0) {
           idle = 0;
@@ -147,6 +154,7 @@ final class TraceWriter implements Runnable {
    */
   private static final int WINDOW = 1 << 15;
   private final long[] stage = new long[WINDOW * Events.REC];
+  private final Object[] stageRefs = new Object[WINDOW];
   /** The next index to write; everything below it is written. */
   private long next = 1;
 
@@ -162,13 +170,20 @@ final class TraceWriter implements Runnable {
           long k = b.peek();
           if (k >= lim) break;
           if (k >= base) {
-            long[] r = b.rchunk.rec;
+            Chunk ch = b.rchunk;
+            long[] r = ch.rec;
             int o = b.rpos * Events.REC;
             int d = (int) (k - base) * Events.REC;
             st[d] = k;
             st[d + 1] = r[o + 1];
             st[d + 2] = r[o + 2];
             st[d + 3] = r[o + 3];
+            st[d + 4] = r[o + 4];
+            st[d + 5] = r[o + 5];
+            if (r[o + 5] == Events.V_REF) {
+              Object[] refs = ch.refs;
+              stageRefs[(int) (k - base)] = refs == null ? null : refs[b.rpos];
+            }
           } // (k < base: published after a forced shutdown skipped it)
           b.rpos++;
         }
@@ -181,6 +196,7 @@ final class TraceWriter implements Runnable {
           st[d + 1] = ((long) selfThread[selfHead] << 40) | ((long) Events.KIND_END << 32);
           st[d + 2] = 0;
           st[d + 3] = 0;
+          st[d + 5] = Events.V_NONE;
         }
         selfHead++;
       }
@@ -189,7 +205,9 @@ final class TraceWriter implements Runnable {
         int d = j * Events.REC;
         long k = base + j;
         if (st[d] != k) continue; // an index given up at shutdown
-        writeEvent(k, st[d + 1], st[d + 2], st[d + 3]);
+        int vt = (int) st[d + 5];
+        writeEvent(k, st[d + 1], st[d + 2], st[d + 3], vt, st[d + 4], vt == Events.V_REF ? stageRefs[j] : null);
+        if (vt == Events.V_REF) stageRefs[j] = null;
         n++;
       }
       next = lim;
@@ -270,7 +288,7 @@ final class TraceWriter implements Runnable {
     ascii("\"END\"")
   };
 
-  private void writeEvent(long i, long r1, long r2, long r3) {
+  private void writeEvent(long i, long r1, long r2, long r3, int vtype, long vbits, Object vref) {
     int t = (int) (r1 >>> 40);
     int k = (int) (r1 >>> 32) & 0xff;
     int elem = (int) r1;
@@ -319,7 +337,23 @@ final class TraceWriter implements Runnable {
         p = putInt(b, p, loc);
         b[p++] = ',';
         p = putStack(b, p, stack);
-        if (elem != Events.ELEM_STATIC) {
+        if (vtype != Events.V_NONE) {
+          // [i,t,k,var,loc,stack,obj,elem,value]: obj 0 for a static, elem -1 for a field
+          b[p++] = ',';
+          p = elem == Events.ELEM_STATIC ? putInt(b, p, 0) : putObj(b, p, obj);
+          b[p++] = ',';
+          p = elem >= 0 ? putInt(b, p, elem) : putIntSlow(b, p, -1);
+          b[p++] = ',';
+          len = p;
+          appendValue(vtype, vbits, vref);
+          b = buf;
+          p = len;
+          if (p + 4 > b.length) {
+            flushBuffer();
+            b = buf;
+            p = len;
+          }
+        } else if (elem != Events.ELEM_STATIC) {
           b[p++] = ',';
           p = putObj(b, p, obj);
           if (elem >= 0) {
@@ -354,6 +388,51 @@ final class TraceWriter implements Runnable {
   }
 
   private static final byte[] NULL = ascii("null");
+  private static final int MAX_STRING_VALUE = 64;
+
+  /** Appends a value as JSON: numbers, true/false, a char or String (cut to 64 characters) as a string, objects as "Type@id". */
+  private void appendValue(int vtype, long bits, Object ref) {
+    switch (vtype) {
+      case Events.V_INT:
+        appendLong((int) bits);
+        break;
+      case Events.V_BOOL:
+        appendAscii(bits != 0 ? "true" : "false");
+        break;
+      case Events.V_CHAR:
+        appendAscii(Json.quote(String.valueOf((char) bits)));
+        break;
+      case Events.V_LONG:
+        if (bits == Long.MIN_VALUE) appendAscii(Long.toString(bits));
+        else appendLong(bits);
+        break;
+      case Events.V_FLOAT: {
+        float f = Float.intBitsToFloat((int) bits);
+        if (Float.isNaN(f) || Float.isInfinite(f) || (f == Math.rint(f) && Math.abs(f) < 1e15)) appendNumber(f);
+        else appendAscii(Float.toString(f));
+        break;
+      }
+      case Events.V_DOUBLE:
+        appendNumber(Double.longBitsToDouble(bits));
+        break;
+      default:
+        if (ref == null) {
+          appendAscii("null");
+        } else if (ref instanceof String) {
+          String str = (String) ref;
+          appendAscii(Json.quote(str.length() > MAX_STRING_VALUE ? str.substring(0, MAX_STRING_VALUE) + "\u2026" : str));
+        } else {
+          appendAscii(Json.quote(ref.getClass().getName() + "@" + System.identityHashCode(ref)));
+        }
+    }
+  }
+
+  /** A float or double as JSON: NaN and infinities are not JSON numbers, so they are strings. */
+  private void appendNumber(double v) {
+    if (Double.isNaN(v) || Double.isInfinite(v)) appendAscii("\"" + v + "\"");
+    else if (v == Math.rint(v) && Math.abs(v) < 1e15) appendLong((long) v);
+    else appendAscii(Double.toString(v));
+  }
 
   private static int putStack(byte[] b, int p, int stack) {
     if (stack >= 0) return putInt(b, p, stack);
