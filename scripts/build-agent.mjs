@@ -7,6 +7,8 @@
 //      (their org.objectweb.asm imports rewritten), nothing is shipped, and the agent exports those
 //      packages to itself at start-up (Instrumentation.redefineModule, see Premain).
 // So a machine with only Node 20 and a JDK builds the agent.
+// String concatenation is compiled to StringBuilder calls (-XDstringConcat=inline): the default
+// invokedynamic form costs tens of milliseconds of start-up at its first use in every recorded JVM.
 // Skips quickly when the jar is newer than every input. Options: --force (always rebuild).
 // Environment: BRAID_ASM_DIR overrides /usr/share/java (an empty folder hides Debian's ASM, which
 // selects way 2); JAVA_HOME selects the JDK.
@@ -100,7 +102,7 @@ const relocatedDir = path.join(buildDir, 'relocated');
 for (const d of [classesDir, toolClassesDir, relocatedDir, path.dirname(outJar)]) mkdirSync(d, { recursive: true });
 if (debianAsm) {
   const cp = asmJars.join(path.delimiter);
-  run(tool('javac'), ['--release', '11', '-nowarn', '-encoding', 'UTF-8', '-cp', cp, '-d', classesDir, ...sources]);
+  run(tool('javac'), ['--release', '11', '-nowarn', '-XDstringConcat=inline', '-encoding', 'UTF-8', '-cp', cp, '-d', classesDir, ...sources]);
   run(tool('javac'), ['--release', '11', '-nowarn', '-encoding', 'UTF-8', '-cp', cp, '-d', toolClassesDir, ...tools]);
   run(tool('java'), ['-cp', [toolClassesDir, cp].join(path.delimiter), 'dev.braid.build.Relocate', relocatedDir, classesDir, ...asmJars]);
 } else {
@@ -117,7 +119,7 @@ if (debianAsm) {
     return to;
   });
   const exportsArgs = JDK_ASM_PACKAGES.flatMap((p) => ['--add-exports', `java.base/${p}=ALL-UNNAMED`]);
-  run(tool('javac'), ['-source', '11', '-target', '11', '-Xlint:-options', '-nowarn', '-encoding', 'UTF-8', ...exportsArgs, '-d', relocatedDir, ...copied]);
+  run(tool('javac'), ['-source', '11', '-target', '11', '-Xlint:-options', '-nowarn', '-XDstringConcat=inline', '-encoding', 'UTF-8', ...exportsArgs, '-d', relocatedDir, ...copied]);
 }
 
 const manifest = path.join(buildDir, 'MANIFEST.MF');

@@ -26,6 +26,8 @@ public final class AgentOptions {
   public long maxWaitMillis = 5000;
   /** Record the value of each access (primitives, Strings cut to 64 characters, objects as Type@id). */
   public boolean values = true;
+  /** Write the trace gzip-compressed (to out + ".gz" unless out ends with ".gz"). */
+  public boolean gzip;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -59,6 +61,7 @@ public final class AgentOptions {
         case "include": addList(o.include, value); break;
         case "exclude": addList(o.exclude, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
+        case "gzip": o.gzip = !"false".equals(value); break;
         case "values": o.values = !"false".equals(value); break;
         case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");

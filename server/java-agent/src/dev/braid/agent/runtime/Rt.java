@@ -58,7 +58,13 @@ public final class Rt {
       writerThread = new Thread(writer, "braid-trace-writer");
       writerThread.setDaemon(true);
       writerThread.start();
-      Runtime.getRuntime().addShutdownHook(new Thread(Rt::shutdown, "braid-trace-flush"));
+      // (no lambda or method reference in the agent: their first use costs start-up time)
+      Runtime.getRuntime().addShutdownHook(new Thread("braid-trace-flush") {
+        @Override
+        public void run() {
+          shutdown();
+        }
+      });
     } finally {
       main.busy--;
     }
@@ -66,6 +72,22 @@ public final class Rt {
   }
 
   static boolean isClosed() { return closed; }
+
+  private static long pid = -1;
+
+  /**
+   * This JVM's process id. Read from /proc/self on Linux: ProcessHandle.current() starts a thread
+   * pool and spins lambdas, tens of milliseconds of start-up in every recorded JVM.
+   */
+  public static synchronized long pid() {
+    if (pid >= 0) return pid;
+    try {
+      pid = Long.parseLong(new java.io.File("/proc/self").getCanonicalFile().getName());
+    } catch (java.io.IOException | RuntimeException e) {
+      pid = ProcessHandle.current().pid();
+    }
+    return pid;
+  }
 
   /** Bounded back-pressure: longest wait for the trace writer before events are dropped. */
   public static void setMaxWaitMillis(long millis) {

@@ -392,19 +392,19 @@ final class TraceWriter implements Runnable {
 
   /** Appends a value as JSON: numbers, true/false, a char or String (cut to 64 characters) as a string, objects as "Type@id". */
   private void appendValue(int vtype, long bits, Object ref) {
+    if (len + 160 > buf.length) flushBuffer();
     switch (vtype) {
       case Events.V_INT:
-        appendLong((int) bits);
+        len = putIntSlow(buf, len, (int) bits);
         break;
       case Events.V_BOOL:
-        appendAscii(bits != 0 ? "true" : "false");
+        appendBytes(bits != 0 ? TRUE : FALSE);
         break;
       case Events.V_CHAR:
-        appendAscii(Json.quote(String.valueOf((char) bits)));
+        appendJsonString(String.valueOf((char) bits), 1);
         break;
       case Events.V_LONG:
-        if (bits == Long.MIN_VALUE) appendAscii(Long.toString(bits));
-        else appendLong(bits);
+        len = putLong(buf, len, bits);
         break;
       case Events.V_FLOAT: {
         float f = Float.intBitsToFloat((int) bits);
@@ -419,12 +419,52 @@ final class TraceWriter implements Runnable {
         if (ref == null) {
           appendAscii("null");
         } else if (ref instanceof String) {
-          String str = (String) ref;
-          appendAscii(Json.quote(str.length() > MAX_STRING_VALUE ? str.substring(0, MAX_STRING_VALUE) + "\u2026" : str));
+          appendJsonString((String) ref, MAX_STRING_VALUE);
         } else {
-          appendAscii(Json.quote(ref.getClass().getName() + "@" + System.identityHashCode(ref)));
+          // "Type@id": the quoted type name and '@' are cached per class
+          appendBytes(TYPE_PREFIX.get(ref.getClass()));
+          len = putObj(buf, len, System.identityHashCode(ref));
+          buf[len++] = '"';
         }
     }
+  }
+
+  private static final byte[] TRUE = ascii("true");
+  private static final byte[] FALSE = ascii("false");
+  private static final ClassValue<byte[]> TYPE_PREFIX = new ClassValue<byte[]>() {
+    @Override
+    protected byte[] computeValue(Class<?> type) {
+      String q = Json.quote(type.getName() + "@");
+      return q.substring(0, q.length() - 1).getBytes(StandardCharsets.UTF_8);
+    }
+  };
+
+  /** Appends {@code s} (at most {@code max} characters, then "…") as a JSON string, without allocating for ASCII text. */
+  private void appendJsonString(String s, int max) {
+    int n = Math.min(s.length(), max);
+    if (len + n + 8 > buf.length) flushBuffer();
+    byte[] b = buf;
+    int p = len;
+    int start = p;
+    b[p++] = '"';
+    for (int k = 0; k < n; k++) {
+      char c = s.charAt(k);
+      if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+        // rare: escape or non-ASCII text; the slow path
+        len = start;
+        String cut = s.length() > max ? s.substring(0, max) + "\u2026" : s;
+        appendAscii(Json.quote(cut));
+        return;
+      }
+      b[p++] = (byte) c;
+    }
+    if (s.length() > max) {
+      b[p++] = (byte) 0xE2; // U+2026 in UTF-8
+      b[p++] = (byte) 0x80;
+      b[p++] = (byte) 0xA6;
+    }
+    b[p++] = '"';
+    len = p;
   }
 
   /** A float or double as JSON: NaN and infinities are not JSON numbers, so they are strings. */
@@ -550,8 +590,15 @@ final class TraceWriter implements Runnable {
     return p + n;
   }
 
+  private static final byte[] LONG_MIN = ascii(Long.toString(Long.MIN_VALUE));
+
   private static int putLong(byte[] b, int p, long v) {
     if (v >= 0 && v <= Integer.MAX_VALUE) return putInt(b, p, (int) v);
+    if (v > Integer.MIN_VALUE && v < 0) return putIntSlow(b, p, (int) v);
+    if (v == Long.MIN_VALUE) {
+      System.arraycopy(LONG_MIN, 0, b, p, LONG_MIN.length);
+      return p + LONG_MIN.length;
+    }
     if (v < 0) {
       b[p++] = '-';
       v = -v;
@@ -700,18 +747,28 @@ final class TraceWriter implements Runnable {
     File parent = f.getAbsoluteFile().getParentFile();
     if (parent != null) parent.mkdirs();
     OutputStream os;
-    try {
-      os = Files.newOutputStream(f.toPath(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    } catch (java.nio.file.FileAlreadyExistsException e) {
+    // java.io rather than java.nio.file: its classes are in the JDK's class-data archive (start-up)
+    if (f.createNewFile()) {
+      os = new java.io.FileOutputStream(f);
+    } else {
       // Another JVM of the same run (e.g. a forked test JVM) already writes this trace.
-      long pid = ProcessHandle.current().pid();
-      String p = outPath.endsWith(".trace.jsonl")
-          ? outPath.substring(0, outPath.length() - ".trace.jsonl".length()) + "~" + pid + ".trace.jsonl"
+      long pid = Rt.pid();
+      String suffix = outPath.endsWith(".trace.jsonl.gz") ? ".trace.jsonl.gz" : ".trace.jsonl";
+      String p = outPath.endsWith(suffix)
+          ? outPath.substring(0, outPath.length() - suffix.length()) + "~" + pid + suffix
           : outPath + "~" + pid;
       f = new File(p);
       execution = execution + "~" + pid;
-      os = Files.newOutputStream(f.toPath(), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-          StandardOpenOption.WRITE);
+      os = new java.io.FileOutputStream(f);
+    }
+    if (outPath.endsWith(".gz")) {
+      // gzip on this (the writer) thread, fastest level; each periodic flush is a sync flush, so
+      // the part written so far stays readable
+      os = new java.util.zip.GZIPOutputStream(os, 1 << 16, true) {
+        {
+          def.setLevel(java.util.zip.Deflater.BEST_SPEED);
+        }
+      };
     }
     out = os;
     byte[] header = (headerTemplate.replace("\u0000EXECUTION\u0000", Json.quote(execution)) + "\n")
