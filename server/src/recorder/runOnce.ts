@@ -62,7 +62,10 @@ export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
   ];
   if (o.include.length) opts.push(`include=${o.include.join(';')}`);
   if (o.exclude.length) opts.push(`exclude=${o.exclude.join(';')}`);
-  for (const extra of o.agentOptions ?? []) opts.push(extra);
+  for (const extra of o.agentOptions ?? []) {
+    if (/^gzip(=|$)/.test(extra) && !/^gzip=false$/.test(extra)) throw new Error('agent option gzip is for the agent used directly (java -javaagent:…=out=run.trace.jsonl,gzip); braid record writes plain .trace.jsonl files');
+    opts.push(extra);
+  }
   for (const v of opts) {
     if (/[\r\n\0]/.test(v)) throw new Error(`agent option ${JSON.stringify(v)} must not contain a line break or NUL (check the output folder, --include and --agent-option)`);
   }

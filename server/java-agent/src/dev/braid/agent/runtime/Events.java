@@ -94,6 +94,7 @@ final class Events {
       if (dropping && outstanding.get() <= MAX_OUTSTANDING / 2) dropping = false;
       long since = 0;
       long progress = writerProgress;
+      long park = 50_000;
       int spins = 0;
       while (outstanding.get() + cap > MAX_OUTSTANDING && b.hasUnconsumedOlderChunks()) {
         if (Rt.isClosed()) return null;
@@ -111,7 +112,9 @@ final class Events {
           dropping = true;
           return DROP;
         }
-        java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+        // back off (50 µs up to 2 ms): each wake-up costs the waiting application thread CPU
+        java.util.concurrent.locks.LockSupport.parkNanos(park);
+        if (park < 2_000_000) park *= 2;
       }
       if (outstanding.get() + cap > MAX_OUTSTANDING) cap = SMALL_CHUNK;
     }
@@ -144,8 +147,31 @@ final class Events {
   }
 }
 
+/** Chunk fields the writer reads but the producer does not write per event. */
+abstract class ChunkHead {
+  final int cap;
+  final long[] rec;
+  /** Reference values (String or object) by event slot, allocated at the first one. */
+  Object[] refs;
+
+  ChunkHead(int cap) {
+    this.cap = cap;
+    this.rec = new long[cap * Events.REC];
+  }
+}
+
+/** Padding: {@code count}, stored per event by the producer, gets a cache line of its own. */
+@SuppressWarnings("unused")
+abstract class ChunkPad extends ChunkHead {
+  long p0, p1, p2, p3, p4, p5, p6, p7;
+
+  ChunkPad(int cap) {
+    super(cap);
+  }
+}
+
 /** A block of binary event records; {@code count} is published with release semantics. */
-final class Chunk {
+final class Chunk extends ChunkPad {
   private static final VarHandle COUNT;
   private static final VarHandle NEXT;
 
@@ -159,16 +185,11 @@ final class Chunk {
     }
   }
 
-  final int cap;
-  final long[] rec;
-  /** Reference values (String or object) by event slot, allocated at the first one. */
-  Object[] refs;
   private int count;
   private Chunk next;
 
   Chunk(int cap) {
-    this.cap = cap;
-    this.rec = new long[cap * Events.REC];
+    super(cap);
   }
 
   void reset() {

@@ -9,14 +9,14 @@ import java.lang.invoke.VarHandle;
  * it is not between taking an index and publishing the event, else one more than the last index
  * it published (its pending index is at least that).
  */
-final class ThreadBuffer {
+final class ThreadBuffer extends ThreadBufferFields.Pad2 {
   private static final VarHandle FLOOR;
   /** Floor bit: the thread's last event is a read whose value is still being stored (see {@link #publishRead}). */
   static final long VALUE_PENDING = 1L << 62;
 
   static {
     try {
-      FLOOR = MethodHandles.lookup().findVarHandle(ThreadBuffer.class, "floor", long.class);
+      FLOOR = MethodHandles.lookup().findVarHandle(ThreadBufferFields.Producer.class, "floor", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -25,17 +25,10 @@ final class ThreadBuffer {
   final Events events;
   final Thread owner;
 
-  // ---- producer side ----
-  private Chunk cur;
-  private int pos;
-  private long lastIndex;
-  @SuppressWarnings("unused") private long floor;
-
-  // ---- writer side ----
-  /** The chunk the writer reads; written only by the writer, read by the producer (back-pressure). */
-  volatile Chunk rchunk;
-  int rpos;
-  int rlimit;
+  // The producer's fields (cur, pos, lastIndex, floor, pending read) and the writer's (rchunk,
+  // rpos, rlimit, …) live in superclasses, on cache lines of their own (ThreadBufferFields):
+  // sharing one line made the writer's per-event cursor updates and the producer's per-event
+  // stores invalidate each other.
 
   ThreadBuffer(Events events, Thread owner) {
     this.events = events;
@@ -63,9 +56,6 @@ final class ThreadBuffer {
     return true;
   }
 
-  /** Slot of a read published by {@link #publishRead} whose value is not stored yet, or -1. */
-  private Chunk pendingChunk;
-  private int pendingPos = -1;
 
   /**
    * Publishes a read whose value is known only after the access instruction: the floor stays set
@@ -146,9 +136,6 @@ final class ThreadBuffer {
     return r != null && r != cur;
   }
 
-  // writer side: a pending value that never comes (the thread died between the read and its value)
-  private long stuckFloor;
-  private long stuckSince;
 
   /** Writer: true when this pending-value floor has not moved for a second (write the read without value). */
   boolean valuePendingTooLong(long f) {
@@ -192,8 +179,6 @@ final class ThreadBuffer {
     retired = true;
     return c;
   }
-
-  private boolean retired;
 
   boolean isRetired() { return retired; }
 

@@ -603,13 +603,16 @@ final class TraceWriter implements Runnable {
       b[p++] = '-';
       v = -v;
     }
-    int n = 0;
-    for (long x = v; x != 0; x /= 10) n++;
-    if (n == 0) n = 1;
-    int e = p + n;
-    for (int q = e - 1; q >= p; q--) {
-      b[q] = (byte) ('0' + (v % 10));
-      v /= 10;
+    // beyond int: the low 8 digits at a time as an int, the rest recursively
+    long hi = v / 100_000_000L;
+    int lo = (int) (v - hi * 100_000_000L);
+    p = putLong(b, p, hi);
+    int e = p + 8;
+    for (int q = e - 1; q >= p; q -= 2) {
+      int d = lo % 100;
+      lo /= 100;
+      b[q] = PAIRS[2 * d + 1];
+      b[q - 1] = PAIRS[2 * d];
     }
     return e;
   }
