@@ -155,6 +155,7 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
         method: a.method,
         uri: uri(a.file),
         stack: a.stack.map((f) => ({ ...f, uri: uri(f.file) })),
+        ...(a.value !== undefined ? { value: a.value } : {}),
       }),
     ),
   };

@@ -14,6 +14,8 @@ export interface PatternAccessDto {
   /** workspace file URI when the trace path resolves to a workspace file */
   uri?: string;
   stack: { file: string; line: number; method: string; uri?: string }[];
+  /** value read or written at the first occurrence (traces with values) */
+  value?: unknown;
 }
 
 export interface PatternDto {
