@@ -19,6 +19,7 @@ import { HeatDecorations } from './heat';
 import { BraidModel } from './model';
 import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
+import { registerMethodsView } from './methodsTree';
 
 let client: LanguageClient | undefined;
 
@@ -91,6 +92,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   const explanationsView = vscode.window.createTreeView('braid.explanations', { treeDataProvider: explanationsTree, showCollapseAll: true });
   context.subscriptions.push(runsView, patternsView, bugsView, explanationsTree, explanationsView);
   context.subscriptions.push(vscode.commands.registerCommand('braid.refreshExplanations', () => explanationsTree.refresh()));
+  registerMethodsView(context, model);
 
   const status = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Braid';

@@ -10,7 +10,7 @@ import { readTrace } from '../trace/traceReader';
 import { findTraceFiles } from '../traceDiscovery';
 import { CallGraphBuilder, MethodInfo, MethodTable } from './callGraph';
 import { methodExtent } from './linesOfCode';
-import { MethodRanking, MethodRankingOptions, rankMethods } from './methodRanking';
+import { compareMethods, MethodRanking, MethodRankingOptions, rankMethods } from './methodRanking';
 import { InterThreadReading, TemporalEdgeTracker } from './temporalEdges';
 import { WeightedGraphSet } from './totalReduction';
 
@@ -67,6 +67,24 @@ export function sourceLinesOfCode(readSource: (file: string) => string | undefin
     if (!ext || ext.endLine < m.maxLine) return undefined;
     return { loc: ext.loc, line: ext.line };
   };
+}
+
+/**
+ * Lines of code from the sources for methods ranked without them (e.g. in a worker that cannot
+ * read the workspace's sources): updates `loc`/`line` and re-sorts by the same criteria.
+ */
+export function applySourceLinesOfCode(ranking: MethodRanking, readSource: (file: string) => string | undefined): void {
+  const loc = sourceLinesOfCode(readSource);
+  for (const m of ranking.methods) {
+    if (m.locSource === 'source') continue;
+    const got = loc({ id: 0, name: m.method, file: m.file, minLine: m.span.min, maxLine: m.span.max, entryLine: m.span.entry });
+    if (!got) continue;
+    m.loc = got.loc;
+    m.line = got.line;
+    m.locSource = 'source';
+  }
+  ranking.methods.sort(compareMethods);
+  ranking.methods.forEach((m, k) => (m.rank = k + 1));
 }
 
 export async function rankMethodsOfTraceFiles(inputs: string[], options: CallGraphOptions = {}): Promise<CallGraphResult> {

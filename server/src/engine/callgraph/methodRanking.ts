@@ -60,6 +60,8 @@ export interface RankedMethod {
   /** lines of code (tie-breaker) and where the figure comes from */
   loc: number;
   locSource: 'source' | 'span';
+  /** smallest and largest recorded line, and the entry line (0: none) */
+  span: { min: number; max: number; entry: number };
   /** the outgoing edge with the largest InfoGain (absent for a method that calls nothing) */
   edge?: ScoredEdge;
   /** runs in which the method was called (or called something) */
@@ -218,7 +220,8 @@ export function rankMethods(graphs: WeightedGraphSet, table: MethodTable, option
     for (let k = graphs.runStart[r]; k < graphs.runStart[r + 1]; k++) {
       const e = re[k];
       if (types[e] !== EdgeType.Call) continue;
-      for (const m of [sources[e], targets[e]]) {
+      for (let side = 0; side < 2; side++) {
+        const m = side === 0 ? sources[e] : targets[e];
         if (stamp[m] === r) continue;
         stamp[m] = r;
         if (failed[r]) inFailed[m]++;
@@ -241,6 +244,7 @@ export function rankMethods(graphs: WeightedGraphSet, table: MethodTable, option
       line: fromSource?.line ?? (info.entryLine || info.minLine),
       loc: fromSource ? fromSource.loc : span,
       locSource: fromSource ? 'source' : 'span',
+      span: { min: info.minLine, max: info.maxLine, entry: info.entryLine },
       edge: best[m] >= 0 ? describe(best[m]) : undefined,
       runs: { failed: inFailed[m], passed: inPassed[m] },
     });
