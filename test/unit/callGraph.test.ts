@@ -7,7 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CallGraphBuilder, MethodTable, ROOT_METHOD } from '../../server/src/engine/callgraph/callGraph';
 import { EdgeType, WeightedGraphSet } from '../../server/src/engine/callgraph/totalReduction';
@@ -344,6 +344,16 @@ test('braid methods --format json on trace files: documented shape', async () =>
   const top = j.methods[0];
   for (const k of ['rank', 'score', 'method', 'file', 'line', 'edge']) assert.ok(k in top, `method has ${k}`);
   assert.deepEqual([top.rank, top.score, top.method, top.file, top.line, top.edge.kind, top.edge.target], [1, 1, 'F.f', 'F.java', 10, 'inter', 'F.main']);
+  const sarifFile = path.join(dir, 'methods.sarif');
+  const sarif = spawnSync(process.execPath, [path.join(root, 'bin/braid.js'), 'methods', dir, '--format', 'sarif', '-o', sarifFile], { encoding: 'utf8' });
+  assert.equal(sarif.status, 0, sarif.stderr);
+  const doc = JSON.parse(readFileSync(sarifFile, 'utf8'));
+  assert.equal(doc.runs[0].results[0].locations[0].physicalLocation.region.startLine, 10);
+  assert.match(doc.runs[0].results[0].message.text, /^Rank 1, suspiciousness 1\.000/);
+  const tool = path.join(root, 'node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool');
+  const v = spawnSync(tool, ['validate', sarifFile], { encoding: 'utf8', env: { ...process.env, DOTNET_SYSTEM_GLOBALIZATION_INVARIANT: '1' } });
+  assert.equal(v.status, 0, v.stderr);
+  assert.deepEqual(v.stdout.split('\n').filter((l) => /: (error|warning) [A-Z]+\d+/.test(l)), []);
   const usage = spawnSync(process.execPath, [path.join(root, 'bin/braid.js'), 'methods', dir, '--graph', 'nope'], { encoding: 'utf8' });
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /--graph must be/);
