@@ -10,42 +10,20 @@
  *   npm run build && node dist/braid.js record --runs 50 --noise 0.3 --include bank \
  *     --out <trace root>/bank -- java -cp <classes> bank.Bank
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeTraceFiles } from '../server/src/engine/analysis';
 import { explainBugs } from '../server/src/engine/griffin/griffin';
 import { rankMethodsOfTraceFiles } from '../server/src/engine/callgraph/localizationProcess';
 import type { GraphRepresentation } from '../server/src/engine/callgraph/methodRanking';
 import { sourceReader } from '../server/src/cli/methodsCommand';
-import { bugTags, fixturesDir, SAMPLE_PROGRAMS } from '../test/recorder/recorderHarness';
-import { readTrace } from '../server/src/engine/trace/traceReader';
+import { fixturesDir, SAMPLE_PROGRAMS } from '../test/recorder/recorderHarness';
+import { bugMethods } from '../test/helpers/bugMethods';
 import { findTraceFiles } from '../server/src/engine/traceDiscovery';
 
 const root = process.argv[2];
 if (!root) {
   process.stderr.write('usage: node --import tsx scripts/callgraph-compare.ts <trace root>\n');
   process.exit(2);
-}
-
-/** The methods that hold the @bug lines (from the traces' loc definitions), or the JDK method a tag names. */
-async function bugMethods(pkg: string, dir: string): Promise<Set<string>> {
-  const tags = bugTags(pkg);
-  const out = new Set<string>();
-  const { files } = await findTraceFiles([dir]);
-  for (const f of files.slice(0, 5)) {
-    const res = await readTrace(f, { event() {} });
-    for (const loc of res.symbols.locs.values()) {
-      for (const t of tags) {
-        if (t.inFile) {
-          // "list.add(i); // @bug … file=java/util/ArrayList.java": the method the tagged line calls
-          const text = readFileSync(path.join(fixturesDir, t.file), 'utf8').split('\n')[t.line - 1];
-          const called = /\.(\w+)\(/.exec(text)?.[1];
-          if (loc.file === t.inFile && called && loc.method.endsWith(`.${called}`)) out.add(loc.method);
-        } else if (loc.file === t.file && loc.line === t.line && loc.method) out.add(loc.method);
-      }
-    }
-  }
-  return out;
 }
 
 function position(list: string[], bug: Set<string>): string {
@@ -61,7 +39,7 @@ rows.push(`| sample | runs (failed) | @bug methods | methods | ${REPS.map((r) =>
 rows.push(`|:--|--:|:--|--:|${REPS.map(() => '--:').join('|')}|--:|--:|--:|`);
 for (const s of SAMPLE_PROGRAMS) {
   const dir = path.join(root, s.pkg);
-  const bug = await bugMethods(s.pkg, dir);
+  const bug = await bugMethods(s.pkg, (await findTraceFiles([dir])).files);
   const read = sourceReader([fixturesDir]);
   const cg: string[] = [];
   let methods = 0;
