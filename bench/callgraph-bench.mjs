@@ -3,7 +3,7 @@
 // builder from in-memory tapes, no parsing), then to rank the methods (InfoGain per edge, max per
 // method) for each graph representation; and the end-to-end time of `rankMethodsOfTraceFiles` on a
 // few trace files of 10^5 events (parsing included). Target: ranking 300 runs ≤ 2 s. Figures are
-// printed, never asserted.
+// printed, never asserted; the load average is printed with them (the machine is shared).
 //   node --import tsx bench/callgraph-bench.mjs [runs] [eventsPerRun]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,7 +68,7 @@ function tape(seed, failing) {
 
 const mib = (b) => (b / 2 ** 20).toFixed(0);
 const passTapes = Array.from({ length: TAPES }, (_, k) => tape(100 + k, false));
-const failTapes = Array.from({ length: TAPES }, (_, k) => tape(200 + k, true));
+const failTapes = Array.from({ length: TAPES }, (_, k) => tape(100 + k, true)); // the same walks, plus the planted interruption
 global.gc?.();
 const rss0 = process.memoryUsage().rss;
 
@@ -94,12 +94,18 @@ const rssBuild = process.memoryUsage().rss;
 console.log(`call-graph ranking: ${RUNS} runs × ${EVENTS.toLocaleString('en-US')} method events (${events.toLocaleString('en-US')} events, ${c.calls.toLocaleString('en-US')} calls, ${c.table.size - 1} methods, ${c.graphs.edges.size.toLocaleString('en-US')} distinct edges, ${c.graphs.nonZeros.toLocaleString('en-US')} run×edge weights)`);
 console.log(`  build graphs (calls + next/inter/intra edges): ${buildMs.toFixed(0)} ms (${Math.round(events / (buildMs / 1000)).toLocaleString('en-US')} events/s), RSS +${mib(rssBuild - rss0)} MiB`);
 for (const rep of ['call', 'inter', 'next', 'intra', 'all']) {
-  const t1 = performance.now();
-  const res = rankMethods(c.graphs, c.table, { representation: rep });
-  const ms = performance.now() - t1;
+  // best of 3: the machine is shared, the ranking is deterministic
+  let ms = Infinity;
+  let res;
+  for (let k = 0; k < 3; k++) {
+    const t1 = performance.now();
+    res = rankMethods(c.graphs, c.table, { representation: rep });
+    ms = Math.min(ms, performance.now() - t1);
+  }
   const planted = res.methods.find((m) => m.method === 'bench.C7.m7');
-  console.log(`  rank (${rep.padEnd(5)}): ${ms.toFixed(0).padStart(5)} ms   planted method bench.C7.m7 at rank ${planted?.rank} (score ${planted?.score.toFixed(3)}, edge ${planted?.edge?.text ?? '-'})`);
+  console.log(`  rank (${rep.padEnd(5)}): ${ms.toFixed(0).padStart(5)} ms (best of 3)   planted method bench.C7.m7 at rank ${planted?.rank} (score ${planted?.score.toFixed(3)}, edge ${planted?.edge?.text ?? '-'})`);
 }
+console.log(`  load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')} on ${(await import('node:os')).cpus().length} cores`);
 console.log(`  max RSS ${mib(process.resourceUsage().maxRSS * 1024)} MiB`);
 
 // end to end from files (parsing included), a few runs

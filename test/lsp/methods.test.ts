@@ -133,6 +133,8 @@ describe('braid/methods: call-graph method ranking in the language server', () =
     assert.ok(h, 'a hover on line 9');
     assert.match(h.contents.value, /call-graph method rank \*\*1\*\* of 2 · score \*\*1\.000\*\*/);
     assert.match(h.contents.value, /2\/2 failed, 3\/3 passed runs/);
+    const brace: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 9, character: 2 } });
+    assert.match(brace?.contents.value ?? '', /call-graph method rank \*\*1\*\*/, 'up to the closing brace of deposit (from the source)');
     const outside = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 2, character: 6 } });
     assert.equal(outside, null);
     const lenses: any[] = await s.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } });

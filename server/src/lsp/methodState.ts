@@ -77,9 +77,9 @@ export class MethodState {
     let bestSpan = Infinity;
     for (const k of this.byFile.get(fsPath) ?? []) {
       const m = this.methods[k];
-      const span = this.ranking.methods[k].span;
-      const from = Math.min(m.line, span.min || m.line);
-      const to = Math.max(span.max, m.line + Math.max(0, m.loc - 1));
+      const r = this.ranking.methods[k];
+      const from = Math.min(m.line, r.span.min || m.line);
+      const to = r.endLine;
       if (line1 < from || line1 > to) continue;
       if (to - from < bestSpan) {
         best = m;

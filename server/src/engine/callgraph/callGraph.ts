@@ -101,6 +101,8 @@ class ThreadFrames {
  * (`beginRun` resets it); per event it allocates nothing once a thread's frames have grown.
  */
 export class CallGraphBuilder {
+  /** frames by thread id: an array for small ids (the common case), a map beyond */
+  private readonly threadList: (ThreadFrames | undefined)[] = [];
   private readonly threads = new Map<number, ThreadFrames>();
   /** loc id → method id of the current trace file (-1: not yet mapped) */
   private locMethod = new Int32Array(64).fill(-1);
@@ -116,6 +118,7 @@ export class CallGraphBuilder {
 
   beginRun(symbols?: TraceSymbols): void {
     for (const f of this.threads.values()) f.depth = 0;
+    for (const f of this.threadList) if (f) f.depth = 0;
     this.locMethod.fill(-1);
     this.symbols = symbols;
     this.sawEnter = false;
@@ -145,9 +148,21 @@ export class CallGraphBuilder {
   }
 
   private frames(thread: number): ThreadFrames {
+    if (thread < 4096) {
+      let f = this.threadList[thread];
+      if (!f) {
+        while (this.threadList.length <= thread) this.threadList.push(undefined);
+        this.threadList[thread] = f = new ThreadFrames();
+      }
+      return f;
+    }
     let f = this.threads.get(thread);
     if (!f) this.threads.set(thread, (f = new ThreadFrames()));
     return f;
+  }
+
+  private existing(thread: number): ThreadFrames | undefined {
+    return thread < 4096 ? this.threadList[thread] : this.threads.get(thread);
   }
 
   private emit(thread: number, caller: number, callee: number, depth: number): void {
@@ -168,13 +183,13 @@ export class CallGraphBuilder {
 
   /** A method exit of the thread's current method. */
   exit(thread: number): void {
-    const f = this.threads.get(thread);
+    const f = this.existing(thread);
     if (f && f.depth > 0) this.sink.ret(thread, --f.depth);
   }
 
   /** The thread ended: its remaining frames return. */
   end(thread: number): void {
-    const f = this.threads.get(thread);
+    const f = this.existing(thread);
     if (!f) return;
     while (f.depth > 0) this.sink.ret(thread, --f.depth);
   }

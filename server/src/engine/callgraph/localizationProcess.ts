@@ -55,7 +55,7 @@ export class CallGraphCollector {
 }
 
 /** LOC of methods from their source files, cached per file. */
-export function sourceLinesOfCode(readSource: (file: string) => string | undefined): (m: MethodInfo) => { loc: number; line: number } | undefined {
+export function sourceLinesOfCode(readSource: (file: string) => string | undefined): (m: MethodInfo) => { loc: number; line: number; endLine: number } | undefined {
   const texts = new Map<string, string | undefined>();
   return (m) => {
     if (!m.file || m.minLine <= 0) return undefined;
@@ -65,7 +65,7 @@ export function sourceLinesOfCode(readSource: (file: string) => string | undefin
     const ext = methodExtent(text, m.name, m.entryLine || m.minLine);
     // the declaration found must enclose the recorded lines
     if (!ext || ext.endLine < m.maxLine) return undefined;
-    return { loc: ext.loc, line: ext.line };
+    return { loc: ext.loc, line: ext.line, endLine: ext.endLine };
   };
 }
 
@@ -81,6 +81,7 @@ export function applySourceLinesOfCode(ranking: MethodRanking, readSource: (file
     if (!got) continue;
     m.loc = got.loc;
     m.line = got.line;
+    m.endLine = Math.max(m.endLine, got.endLine);
     m.locSource = 'source';
   }
   ranking.methods.sort(compareMethods);

@@ -31,7 +31,7 @@ export interface MethodRankingOptions {
   /** seed of the `subsample` shuffle (default 1) */
   seed?: number;
   /** lines of code of a method from its source, when it can be found; else the span of recorded lines is used */
-  linesOfCode?: (m: MethodInfo) => { loc: number; line?: number } | undefined;
+  linesOfCode?: (m: MethodInfo) => { loc: number; line?: number; endLine?: number } | undefined;
 }
 
 export interface ScoredEdge {
@@ -57,6 +57,8 @@ export interface RankedMethod {
   file: string;
   /** declaration line from the source, else the entry line, else the smallest recorded line */
   line: number;
+  /** last line of the method: its closing brace from the source, else the largest recorded line */
+  endLine: number;
   /** lines of code (tie-breaker) and where the figure comes from */
   loc: number;
   locSource: 'source' | 'span';
@@ -242,6 +244,7 @@ export function rankMethods(graphs: WeightedGraphSet, table: MethodTable, option
       method: info.name,
       file: info.file,
       line: fromSource?.line ?? (info.entryLine || info.minLine),
+      endLine: Math.max(fromSource?.endLine ?? 0, info.maxLine),
       loc: fromSource ? fromSource.loc : span,
       locSource: fromSource ? 'source' : 'span',
       span: { min: info.minLine, max: info.maxLine, entry: info.entryLine },
