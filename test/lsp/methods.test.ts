@@ -143,4 +143,21 @@ describe('braid/methods: call-graph method ranking in the language server', () =
     assert.equal(lens.range.start.line, 5, 'on the declaration of deposit (line 6)');
     assert.deepEqual(lens.command.arguments, ['bank.Bank.deposit']);
   });
+
+  test('the braid.methods.graph setting changes the representation (the plain call graph sees no difference)', async () => {
+    s.settings = { methods: { graph: 'call' } };
+    const since = s.notes.length;
+    await s.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+    await s.analysisDone(since);
+    const r: MethodsResult = await s.connection.sendRequest('braid/methods', {});
+    assert.equal(r.representation, 'call');
+    assert.ok(r.methods.every((m) => m.score === 0), 'clerk → deposit once in every run');
+    assert.equal(r.methods[0].method, 'bank.Bank.deposit', 'ties: more lines of code first (4 vs 3)');
+    s.settings = {};
+    const since2 = s.notes.length;
+    await s.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+    await s.analysisDone(since2);
+    const back: MethodsResult = await s.connection.sendRequest('braid/methods', {});
+    assert.deepEqual([back.representation, back.methods[0].score], ['inter', 1]);
+  });
 });

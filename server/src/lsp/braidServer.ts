@@ -103,7 +103,7 @@ export class BraidServer {
   private explaining: { gen: number; promise: Promise<ExplanationState> } | undefined;
   private explanations: ExplanationState | undefined;
   /** call-graph method ranking (seed 003): the computation for a trace generation, and the latest finished one */
-  private rankingMethods: { gen: number; promise: Promise<MethodState> } | undefined;
+  private rankingMethods: { gen: number; key: string; promise: Promise<MethodState> } | undefined;
   private methodState: MethodState | undefined;
 
   constructor(private readonly connection: Connection) {
@@ -344,6 +344,8 @@ export class BraidServer {
       this.sendStatus(this.state.summary('done'));
       if (this.supportsCodeLensRefresh) c.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
       // the call-graph ranking feeds the hover and code lens: computed in the background after each change
+      const methodKey = JSON.stringify({ representation: this.settings.methods.graph, interThread: this.settings.methods.interThread });
+      if (this.rankingMethods?.key !== methodKey) this.methodState = undefined;
       if (!this.methodState && res.result.executions.total > 0) void this.methodsOfTraces().catch(() => undefined);
       const ex = res.result.executions;
       c.console.info(
@@ -472,12 +474,14 @@ export class BraidServer {
   /** The call-graph method ranking of the current traces: computed in the worker once per trace generation. */
   private methodsOfTraces(): Promise<MethodState> {
     const gen = this.traceGen;
-    if (this.rankingMethods?.gen === gen) return this.rankingMethods.promise;
+    const options = { representation: this.settings.methods.graph, interThread: this.settings.methods.interThread };
+    const key = JSON.stringify(options);
+    if (this.rankingMethods?.gen === gen && this.rankingMethods.key === key) return this.rankingMethods.promise;
     const resolver = this.resolver!;
     const files = this.traceFiles;
-    const promise = this.worker.methods({ files, options: {} }).then((m) => {
+    const promise = this.worker.methods({ files, options }).then((m) => {
       const st = new MethodState(m.ranking, (f) => resolver.resolve(f), m.ms);
-      if (this.traceGen === gen) {
+      if (this.traceGen === gen && this.rankingMethods?.key === key) {
         this.methodState = st;
         if (this.supportsCodeLensRefresh) this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
       }
@@ -488,7 +492,7 @@ export class BraidServer {
       if (this.rankingMethods?.promise === promise) this.rankingMethods = undefined;
       this.connection.console.error(`call-graph method ranking failed: ${(err as Error)?.stack ?? err}`);
     });
-    this.rankingMethods = { gen, promise };
+    this.rankingMethods = { gen, key, promise };
     return promise;
   }
 
