@@ -92,7 +92,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   const explanationsView = vscode.window.createTreeView('braid.explanations', { treeDataProvider: explanationsTree, showCollapseAll: true });
   context.subscriptions.push(runsView, patternsView, bugsView, explanationsTree, explanationsView);
   context.subscriptions.push(vscode.commands.registerCommand('braid.refreshExplanations', () => explanationsTree.refresh()));
-  registerMethodsView(context, model);
 
   const status = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Braid';
@@ -125,6 +124,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   });
 
   registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree });
+  registerMethodsView(context, model, () => webviews.openMethods());
 
   context.subscriptions.push(
     c.onDidChangeState((e) => {

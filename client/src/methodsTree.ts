@@ -1,17 +1,13 @@
 /**
  * The "Suspicious Methods" view: the call-graph method ranking (seed 003, braid/methods) — method,
- * score, the edge that gave the score, runs — and the comparison with GRIFFIN's suspicious methods
- * of the same traces, shown as a Markdown preview of a read-only virtual document (every trace
- * string escaped; the preview applies VS Code's own content security policy).
+ * score, the edge that gave the score, runs — and the command that opens the comparison with
+ * GRIFFIN's suspicious methods of the same traces (webview/src/methods).
  */
 import * as vscode from 'vscode';
 import { MethodDto, MethodsRequest, MethodsResult } from '../../server/src/lsp/protocol';
 import type { BraidModel } from './model';
 
 type MethodNode = { kind: 'method'; method: MethodDto } | { kind: 'detail'; id: string; label: string; description?: string; tooltip?: string } | { kind: 'message'; label: string };
-
-const COMPARE_SCHEME = 'braid-methods';
-const COMPARE_URI = vscode.Uri.parse(`${COMPARE_SCHEME}:/Suspicious%20Methods%20-%20Call%20Graph%20vs%20GRIFFIN.md`);
 
 /** Escapes text for Markdown (and the HTML it may contain). */
 export function escapeMarkdown(s: string): string {
@@ -119,49 +115,15 @@ export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.
     out.push({ kind: 'detail', id: `${id}:where`, label: `${m.file}:${m.line}`, description: `${m.loc} LOC${m.locSource === 'span' ? ' (recorded span)' : ''}` });
     return out;
   }
-
-  /** The comparison with GRIFFIN as Markdown. */
-  async comparisonMarkdown(): Promise<string> {
-    const r = await this.load();
-    if (!r) return `# Suspicious methods\n\nCould not rank methods: ${escapeMarkdown(this.error ?? 'no result')}\n`;
-    const lines: string[] = [];
-    lines.push('# Suspicious methods: call graph vs GRIFFIN');
-    lines.push('');
-    lines.push(
-      `${r.executions.total} runs (${r.executions.failed} failed, ${r.executions.passed} passed). Call-graph ranking: ${escapeMarkdown(r.representation)} graph, InfoGain (seed 003). GRIFFIN: the suspicious method of each thread of each bug.`,
-    );
-    if (r.message) lines.push('', escapeMarkdown(r.message));
-    lines.push('', '## GRIFFIN\'s suspicious methods and their call-graph rank', '');
-    if (!r.griffin.length) lines.push('GRIFFIN found no bug (no failing runs, or no pattern explains them).');
-    else {
-      lines.push('| bug | thread | method | where | call-graph rank | score |', '|--:|--:|:--|:--|--:|--:|');
-      for (const g of r.griffin) {
-        lines.push(
-          `| ${g.bug} | ${g.thread} | ${escapeMarkdown(g.method)} | ${escapeMarkdown(g.file)}:${g.line} | ${g.callGraphRank ?? '—'} | ${g.callGraphScore !== undefined ? g.callGraphScore.toFixed(3) : '—'} |`,
-        );
-      }
-    }
-    const griffinNames = new Set(r.griffin.map((g) => g.method));
-    lines.push('', '## Call-graph ranking (top 15)', '', '| rank | score | method | edge | failed / passed runs | GRIFFIN |', '|--:|--:|:--|:--|:--|:--|');
-    for (const m of r.methods.slice(0, 15)) {
-      lines.push(
-        `| ${m.rank} | ${m.score.toFixed(3)} | ${escapeMarkdown(m.method)} | ${m.edge ? escapeMarkdown(m.edge.text) : '—'} | ${m.runs.failed} / ${m.runs.passed} | ${griffinNames.has(m.method) ? 'yes' : ''} |`,
-      );
-    }
-    return lines.join('\n') + '\n';
-  }
 }
 
-export function registerMethodsView(context: vscode.ExtensionContext, model: BraidModel): MethodsTree {
+/** Registers the view and its commands; `openComparison` opens the comparison webview. */
+export function registerMethodsView(context: vscode.ExtensionContext, model: BraidModel, openComparison: () => void): MethodsTree {
   const tree = new MethodsTree(model);
   const view = vscode.window.createTreeView('braid.methods', { treeDataProvider: tree, showCollapseAll: true });
-  const changed = new vscode.EventEmitter<vscode.Uri>();
-  let text = '';
   context.subscriptions.push(
     tree,
     view,
-    changed,
-    vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, { onDidChange: changed.event, provideTextDocumentContent: () => text }),
     vscode.commands.registerCommand('braid.refreshMethods', () => tree.refresh()),
     vscode.commands.registerCommand('braid.revealMethod', async (name: unknown) => {
       await vscode.commands.executeCommand('braid.methods.focus');
@@ -169,11 +131,7 @@ export function registerMethodsView(context: vscode.ExtensionContext, model: Bra
       const m = r?.methods.find((x) => x.method === name);
       if (m) await view.reveal({ kind: 'method', method: m }, { select: true, focus: true });
     }),
-    vscode.commands.registerCommand('braid.compareSuspiciousMethods', async () => {
-      text = await tree.comparisonMarkdown();
-      changed.fire(COMPARE_URI);
-      await vscode.commands.executeCommand('markdown.showPreview', COMPARE_URI);
-    }),
+    vscode.commands.registerCommand('braid.compareSuspiciousMethods', () => openComparison()),
   );
   return tree;
 }
