@@ -149,11 +149,13 @@ export function rankMethods(graphs: WeightedGraphSet, table: MethodTable, option
   // transpose the run rows into edge columns (CSR by edge), selected edge types only
   const E = graphs.edges.size;
   const types = graphs.edges.types;
+  const sel = new Uint8Array(E);
+  for (let e = 0; e < E; e++) sel[e] = includes(rep, types[e]) ? 1 : 0;
   const start = new Int32Array(E + 1);
   const re = graphs.runEdges;
   const rw = graphs.runWeights;
   const nnz = graphs.nonZeros;
-  for (let k = 0; k < nnz; k++) if (includes(rep, types[re[k]])) start[re[k] + 1]++;
+  for (let k = 0; k < nnz; k++) if (sel[re[k]]) start[re[k] + 1]++;
   for (let e = 0; e < E; e++) start[e + 1] += start[e];
   const fill = start.slice(0, E);
   const packed = new Float64Array(start[E]);
@@ -164,7 +166,7 @@ export function rankMethods(graphs: WeightedGraphSet, table: MethodTable, option
   for (let r = 0; r < runs; r++) {
     for (let k = graphs.runStart[r]; k < graphs.runStart[r + 1]; k++) {
       const e = re[k];
-      if (!includes(rep, types[e])) continue;
+      if (!sel[e]) continue;
       packed[fill[e]++] = rw[k] * scale + r;
       if (failed[r]) {
         failedRunsOf[e]++;
