@@ -108,7 +108,7 @@ export async function rankMethodsOfTraceFiles(inputs: string[], options: CallGra
     linesOfCode: options.readSource ? sourceLinesOfCode(options.readSource) : undefined,
   });
   const t2 = performance.now();
-  if (!files.length) diagnostics.push({ severity: 'error', file: inputs.join(', ') || '(no input)', message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) found' });
+  if (!files.length && !diagnostics.length) diagnostics.push({ severity: 'error', file: inputs.join(', ') || '(no input)', message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) found' });
   return {
     ...ranking,
     diagnostics,

@@ -69,8 +69,8 @@ export function methodsTextReport(r: CallGraphResult, top = 20): string {
   out.push('');
   const rows = r.methods.slice(0, top);
   if (!rows.length) {
-    out.push('No methods: the traces have no ENTER events and no call stacks.');
-    return out.join('\n');
+    if (ex.total > 0) out.push('No methods: the traces have no ENTER events and no call stacks.');
+    return out.join('\n').trimEnd();
   }
   out.push('rank  score   LOC  method / where / edge');
   for (const m of rows) {
