@@ -4,6 +4,8 @@
  * same keys for the settings UI.
  */
 import type { AnalysisOptions } from '../engine/analysis';
+import type { GraphRepresentation } from '../engine/callgraph/methodRanking';
+import type { InterThreadReading } from '../engine/callgraph/temporalEdges';
 
 export interface BraidSettings {
   traceGlobs: string[];
@@ -16,6 +18,8 @@ export interface BraidSettings {
   /** ranked patterns kept for hovers, views and heat (the best ones) */
   maxPatterns: number;
   record: { outDir: string };
+  /** call-graph method ranking (docs/callgraph.md) */
+  methods: { graph: GraphRepresentation; interThread: InterThreadReading };
 }
 
 export const DEFAULT_SETTINGS: BraidSettings = {
@@ -27,6 +31,7 @@ export const DEFAULT_SETTINGS: BraidSettings = {
   hover: { maxPatterns: 3 },
   maxPatterns: 20000,
   record: { outDir: '.braid/traces' },
+  methods: { graph: 'inter', interThread: 'interrupting' },
 };
 
 /** Merges the client's `braid` section over the defaults, ignoring bad values. */
@@ -53,5 +58,9 @@ export function normalizeSettings(raw: unknown): BraidSettings {
     hover: { maxPatterns: int(r.hover?.maxPatterns, d.hover.maxPatterns, 1) },
     maxPatterns: int(r.analysis?.maxPatterns, d.maxPatterns, 1),
     record: { outDir: typeof r.record?.outDir === 'string' && r.record.outDir ? r.record.outDir : d.record.outDir },
+    methods: {
+      graph: ['call', 'next', 'inter', 'intra', 'all'].includes(r.methods?.graph) ? r.methods.graph : d.methods.graph,
+      interThread: r.methods?.interThread === 'adjacent' ? 'adjacent' : d.methods.interThread,
+    },
   };
 }

@@ -2,6 +2,7 @@
 import type { AnalysisOptions, AnalysisResult } from '../engine/analysis';
 import type { TraceFileInfo } from '../workspace/traceFinder';
 import type { MiningOptions, MiningReport } from '../engine/mining';
+import type { CallGraphOptions, CallGraphResult } from '../engine/callgraph/localizationProcess';
 
 export interface AnalyzeMessage {
   type: 'analyze';
@@ -23,7 +24,15 @@ export interface ExplainMessage {
   options: MiningOptions;
 }
 
-export type ToWorker = AnalyzeMessage | ExplainMessage | { type: 'shutdown' };
+/** call-graph method ranking (seed 003) of these trace files */
+export interface MethodsMessage {
+  type: 'methods';
+  id: number;
+  files: string[];
+  options: Omit<CallGraphOptions, 'readSource'>;
+}
+
+export type ToWorker = AnalyzeMessage | ExplainMessage | MethodsMessage | { type: 'shutdown' };
 
 export interface ProgressMessage {
   type: 'progress';
@@ -61,4 +70,11 @@ export interface ExplanationsMessage {
   ms: number;
 }
 
-export type FromWorker = ProgressMessage | ResultMessage | ExplanationsMessage | ErrorMessage;
+export interface MethodsResultMessage {
+  type: 'methodsResult';
+  id: number;
+  ranking: CallGraphResult;
+  ms: number;
+}
+
+export type FromWorker = ProgressMessage | ResultMessage | ExplanationsMessage | MethodsResultMessage | ErrorMessage;
