@@ -38,6 +38,7 @@ Usage:
       --griffin-scoring global|cluster   top patterns from the global ranking (thesis, default) or re-scored per cluster
       --griffin-min-score-ratio R   drop pattern clusters scoring below R × their failing cluster's best, 0..1 (default 0 = keep all)
       --griffin-weak-runs N      bugs explaining at most N failing runs are "weak evidence", listed last (default 2)
+      --griffin-alpha P          merge step: a pattern cluster whose best pattern has Fisher p > P joins a bug, never starts one (default 0.05)
       --test-code GLOB           test code (never a suspicious method when code under test is on the stack); repeatable
       --no-bugs                  skip GRIFFIN (no bug sections)
 ${Object.values(extraCommands)
@@ -67,6 +68,7 @@ interface GriffinCliOptions {
   scoring?: Scoring;
   minScoreRatio?: number;
   weakRuns?: number;
+  alpha?: number;
   testCode: string[];
 }
 
@@ -140,6 +142,9 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
         break;
       case '--griffin-weak-runs':
         a.griffin.weakRuns = intArg(flag, next(), 0);
+        break;
+      case '--griffin-alpha':
+        a.griffin.alpha = ratioArg(flag, next());
         break;
       case '--test-code': {
         const v = next();

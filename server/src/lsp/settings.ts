@@ -28,13 +28,14 @@ export interface GriffinSettings {
   scoring: 'global' | 'cluster';
   minScoreRatio: number;
   weakRuns: number;
+  alpha: number;
 }
 
 export const DEFAULT_SETTINGS: BraidSettings = {
   traceGlobs: ['.braid/traces/**/*.trace.jsonl{,.gz}'],
   sourceRoots: ['.', 'src/main/java', 'src/test/java', 'src'],
   analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' },
-  griffin: { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2 },
+  griffin: { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 },
   testCode: [],
   diagnostics: { enabled: false, maxRank: 10 },
   hover: { maxPatterns: 3 },
@@ -69,6 +70,7 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       scoring: g.scoring === 'cluster' ? 'cluster' : 'global',
       minScoreRatio: num(g.minScoreRatio, d.griffin.minScoreRatio, 0, 1),
       weakRuns: int(g.weakRuns, d.griffin.weakRuns, 0),
+      alpha: num(g.alpha, d.griffin.alpha, 0, 1),
     },
     testCode: Array.isArray(r.testCode) ? (r.testCode as unknown[]).filter((x): x is string => typeof x === 'string' && x.length > 0) : d.testCode,
     diagnostics: { enabled: diag.enabled === true, maxRank: int(diag.maxRank, d.diagnostics.maxRank, 1) },

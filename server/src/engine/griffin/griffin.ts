@@ -50,8 +50,9 @@ export interface GriffinOptions {
   weakRuns?: number;
   /**
    * Merge step: a pattern cluster whose best pattern has a one-sided Fisher
-   * p-value above alpha is not associated with failing; it joins a bug
-   * instead of starting one and adds no failing runs (default 0.05).
+   * p-value above alpha is not associated with failing; it joins a bug it
+   * shares failing runs with instead of starting one, and adds no failing
+   * runs (default 0.05).
    */
   alpha?: number;
   /** test code is never a suspicious method while code under test is on the stacks */
@@ -96,7 +97,7 @@ export interface BugEvidence {
   fraction: number;
   /** one-sided Fisher exact p-value of the bug's best pattern (failing vs passing runs) */
   pValue: number;
-  /** explains at most `weakRuns` (2) failing runs, or (merge step on) its best pattern's p-value is above `alpha` */
+  /** explains at most `weakRuns` (2) failing runs */
   weak: boolean;
 }
 
@@ -192,8 +193,8 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
       b.runs.size - a.runs.size ||
       a.cluster - b.cluster,
   );
-  const groups = o.merge ? mergeCandidates(candidates, o.alpha) : candidates.map((c) => [{ candidate: c, addsRuns: true }]);
-  const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns, o.alpha, o.merge));
+  const groups = o.merge ? mergeCandidates(candidates, o.alpha) : candidates.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]);
+  const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns));
   // weak evidence last; otherwise keep the order
   const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
   ordered.forEach((b, k) => (b.id = k + 1));
@@ -212,14 +213,27 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
  * failing runs only when its lead pattern is associated with failing.
  * A group's failing runs are those of its members that add runs.
  */
-export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | 'common' | 'pValue'>>(candidates: readonly C[], alpha = DEFAULT_ALPHA): { candidate: C; addsRuns: boolean }[][] {
+export interface GroupMember<C> {
+  candidate: C;
+  /** its failing runs count for the bug */
+  addsRuns: boolean;
+  /** the group's first candidate, or joined by the first rule (same methods / common call stacks) */
+  sameBug: boolean;
+  /** (sameBug) its lanes are the group lead's the other way round */
+  flip: boolean;
+}
+
+export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | 'common' | 'pValue'>>(candidates: readonly C[], alpha = DEFAULT_ALPHA): GroupMember<C>[][] {
   const groups: { members: C[]; runs: Set<number> }[] = [];
   const explained = new Set<number>();
   const adds = new Set<C>();
+  /** candidates that joined by the first rule, and whether their lanes are the other way round */
+  const related = new Map<C, boolean>();
   for (const c of candidates) {
     const associated = c.pValue <= alpha;
     let target = groups.find((g) => (sameMethods(g.members[0], c) || sameCommon(g.members[0], c)) && overlaps(g.runs, c.runs));
     const same = target !== undefined;
+    if (same) related.set(c, lanesFlipped(target!.members[0], c));
     if (!target && ([...c.runs].every((r) => explained.has(r)) || (!associated && overlaps(explained, c.runs)))) {
       let best = -1;
       for (const g of groups) {
@@ -242,7 +256,20 @@ export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | '
     }
     if (adds.has(c)) for (const r of c.runs) explained.add(r);
   }
-  return groups.map((g) => g.members.map((c) => ({ candidate: c, addsRuns: adds.has(c) })));
+  return groups.map((g) => g.members.map((c, k) => ({ candidate: c, addsRuns: adds.has(c), sameBug: k === 0 || related.has(c), flip: related.get(c) ?? false })));
+}
+
+/** Whether b's lanes line up with a's the other way round (by suspicious methods, else by common call stacks). */
+function lanesFlipped(a: Pick<Candidate, 'methods' | 'common'>, b: Pick<Candidate, 'methods' | 'common'>): boolean {
+  if (a.methods.length === 2 && b.methods.length === 2) {
+    const [a1, a2] = a.methods.map(methodKey);
+    const [b1, b2] = b.methods.map(methodKey);
+    if (a1 === b1 && a2 === b2) return false;
+    if (a1 === b2 && a2 === b1) return true;
+  }
+  const [a1, a2] = a.common;
+  const [b1, b2] = b.common;
+  return !(sameCallStack(a1, b1) && sameCallStack(a2, b2)) && sameCallStack(a1, b2) && sameCallStack(a2, b1);
 }
 
 function methodKey(x: { method: string; file: string }): string {
@@ -270,7 +297,7 @@ function overlaps(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   return false;
 }
 
-function toBug(m: CoverageMatrix, members: readonly { candidate: Candidate; addsRuns: boolean }[], formula: Formula, weakRuns: number, alpha: number, merge: boolean): Bug {
+function toBug(m: CoverageMatrix, members: readonly GroupMember<Candidate>[], formula: Formula, weakRuns: number): Bug {
   const group = members.map((x) => x.candidate);
   const lead = group[0];
   const runs = new Set<number>();
@@ -283,7 +310,18 @@ function toBug(m: CoverageMatrix, members: readonly { candidate: Candidate; adds
         seen.add(x.row);
         rows.push(x.row);
       }
-  const methods = lead.methods;
+  // the suspicious methods' lines: every line of the same method in the candidates of the same bug
+  const methods = lead.methods.map((sm) => {
+    const lines = new Set(sm.lines);
+    for (const x of members) {
+      if (!x.sameBug || x.candidate === lead) continue;
+      const lane = x.flip ? 3 - sm.thread : sm.thread;
+      const other = x.candidate.methods.find((o) => o.thread === lane && o.method === sm.method && o.file === sm.file);
+      if (other) for (const l of other.lines) lines.add(l);
+    }
+    const sorted = [...lines].sort((a, b) => a - b);
+    return { ...sm, line: sorted[0], lines: sorted };
+  });
   const graph = bugGraph(m, lead.members, methods);
   const advice = fixAdvice(m, lead.members, methods);
   const failingRuns = [...runs].sort((a, b) => a - b);
@@ -300,7 +338,7 @@ function toBug(m: CoverageMatrix, members: readonly { candidate: Candidate; adds
       totalFailing,
       fraction: totalFailing ? failingRuns.length / totalFailing : 0,
       pValue: lead.pValue,
-      weak: failingRuns.length <= weakRuns || (merge && lead.pValue > alpha),
+      weak: failingRuns.length <= weakRuns,
     },
     patterns: rows,
     patternKeys: rows.map((r) => m.patterns[r].key),
