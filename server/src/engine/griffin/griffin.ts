@@ -18,7 +18,7 @@ import { suspiciousMethods, SuspiciousMethod } from './suspiciousMethods';
 import { CommonFrame, sameCallStack } from './commonCallStack';
 import { globalScore, Scoring } from './suspiciousPatterns';
 import { fisherOneSided } from '../ranking/fisherExact';
-import type { TestCodeClassifier } from '../testCode';
+import { TestCodeClassifier } from '../testCode';
 import { bugGraph, BugGraph } from './bugGraph';
 import { BugKind, fixAdvice, FixAdvice, loc, shortMethod, shortVar } from './fixAdvice';
 
@@ -132,7 +132,10 @@ export interface Bug {
  */
 export function explainBugs(analyzer: Pick<Analyzer, 'options'> | undefined, result: AnalysisResult, options: GriffinOptions = {}): Bug[] {
   const m = CoverageMatrix.fromAnalysis(result);
-  return explainMatrix(m, { formula: analyzer?.options.formula ?? result.options.formula, ...options });
+  // test code: the caller's classifier, else the analysis' --test-code globs (when the analysis has them)
+  const globs = (result.options as { testCode?: string[] }).testCode;
+  const testCode = options.testCode ?? new TestCodeClassifier(Array.isArray(globs) ? globs : []);
+  return explainMatrix(m, { formula: analyzer?.options.formula ?? result.options.formula, ...options, testCode });
 }
 
 /** One Algorithm 4 pattern cluster of one failing-run cluster: a candidate bug. */
