@@ -492,3 +492,24 @@ test('settings: braid.griffin.* and braid.testCode are read, bad values fall bac
   for (const k of Object.keys(d.griffin)) assert.ok(props[`braid.griffin.${k}`], `package.json declares braid.griffin.${k}`);
   for (const [k, v] of Object.entries(d.griffin)) assert.deepEqual(props[`braid.griffin.${k}`].default, v, `default of braid.griffin.${k}`);
 });
+
+test('merge step with the ranking\'s groups: a cause leads over a symptom seen in the same failing runs', () => {
+  // the failing runs' report of the error (a symptom, precision 1) and the real atomicity violation (precision 4/5)
+  const patterns = [
+    pat(0, 'P2', 'order', [
+      [1, 'W', 'app.Main.errors', ['Main.java:30:app.Main.lambda$main$0']],
+      [2, 'R', 'app.Main.errors', ['Main.java:47:app.Main.main']],
+    ]),
+    pat(1, 'P4', 'single-variable atomicity', [
+      [1, 'R', 'app.Account.balance', ['Main.java:31:app.Main.lambda$main$0', 'Account.java:10:app.Account.withdraw']],
+      [2, 'W', 'app.Account.balance', ['Main.java:32:app.Main.lambda$main$1', 'Account.java:20:app.Account.deposit']],
+      [1, 'W', 'app.Account.balance', ['Main.java:31:app.Main.lambda$main$0', 'Account.java:11:app.Account.withdraw']],
+    ]),
+  ];
+  const runs = ['F1', 'F2', 'F3', 'F4', 'P1', 'P2', 'P3', 'P4'].map((e) => ({ execution: e, failing: e.startsWith('F') }));
+  const m = new CoverageMatrix(patterns, runs, runs.map((r) => (r.failing ? [0, 1] : r.execution === 'P1' ? [1] : [])));
+  const lead = (bugs: ReturnType<typeof explainMatrix>) => bugs.map((b) => [b.suspiciousMethods.map((x) => x.method).join(' | '), b.patterns]);
+  assert.deepEqual(lead(explainMatrix(m)), [['app.Main.lambda$main$0 | app.Main.main', [0, 1]]], 'without groups the symptom leads (precision 1)');
+  m.groups = ['symptom', 'cause'];
+  assert.deepEqual(lead(explainMatrix(m)), [['app.Account.withdraw | app.Account.deposit', [1, 0]]]);
+});

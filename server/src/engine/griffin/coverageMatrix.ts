@@ -68,6 +68,8 @@ export class CoverageMatrix {
   readonly failingRuns: number[];
   /** per row: its score in the ranked list F (set by fromAnalysis; otherwise computed from the formula) */
   scores?: Float64Array;
+  /** per row: the ranking's group ("cause", "harness", "symptom") when the analysis has one */
+  groups?: (string | undefined)[];
 
   /**
    * @param patterns rows of M in ranking order (F)
@@ -151,6 +153,8 @@ export class CoverageMatrix {
     });
     const m = new CoverageMatrix(patterns, runs, covers);
     m.scores = Float64Array.from(result.patterns, (p) => p.score);
+    const groups = result.patterns.map((p) => (p as { group?: string }).group);
+    if (groups.some((g) => g !== undefined)) m.groups = groups;
     return m;
   }
 }

@@ -179,17 +179,20 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
       });
     }
   });
-  // merge order (docs/griffin.md): candidates resting on more than `weakRuns` failing runs first; then by the lead
-  // pattern's precision (share of failing runs among the runs showing it), its p-value, its rank in F, more failing
+  // merge order (docs/griffin.md): candidates resting on more than `weakRuns` failing runs first; then those whose
+  // lead the ranking groups as a cause (when it groups); then by the lead pattern's precision (share of failing runs among the runs showing it), its p-value, its rank in F, more failing
   // runs, cluster order
   for (const c of candidates) {
     c.pValue = fisherOneSided(m.failed[c.lead], m.passed[c.lead], m.totalFailed, m.totalPassed);
     c.precision = m.failed[c.lead] / (m.failed[c.lead] + m.passed[c.lead]);
   }
   const weak = (c: Candidate) => (c.runs.size <= o.weakRuns ? 1 : 0);
+  // with the ranking's groups: a lead that is a symptom of the failure or only test code comes after causes
+  const notCause = (c: Candidate) => (m.groups && m.groups[c.lead] !== undefined && m.groups[c.lead] !== 'cause' ? 1 : 0);
   candidates.sort(
     (a, b) =>
       weak(a) - weak(b) ||
+      notCause(a) - notCause(b) ||
       (Math.abs(a.precision - b.precision) > 1e-9 ? b.precision - a.precision : 0) ||
       a.pValue - b.pValue ||
       a.lead - b.lead ||
@@ -305,14 +308,28 @@ function toBug(m: CoverageMatrix, members: readonly GroupMember<Candidate>[], fo
   const lead = group[0];
   const runs = new Set<number>();
   for (const x of members) if (x.addsRuns) for (const r of x.candidate.runs) runs.add(r);
-  const rows: number[] = [];
+  // the bug's own patterns: its first candidate's and those of candidates joined by the first rule (lanes lined up),
+  // in ranking order; then the patterns of folded candidates
+  const core: PatternMember[] = [];
   const seen = new Set<number>();
-  for (const c of group)
-    for (const x of c.members)
-      if (!seen.has(x.row)) {
-        seen.add(x.row);
-        rows.push(x.row);
+  for (const x of members) {
+    if (!x.sameBug) continue;
+    for (const p of x.candidate.members)
+      if (!seen.has(p.row)) {
+        seen.add(p.row);
+        core.push(x.flip ? { ...p, flip: !p.flip } : p);
       }
+  }
+  core.sort((a, b) => a.row - b.row);
+  const rows = core.map((p) => p.row);
+  for (const x of members) {
+    if (x.sameBug) continue;
+    for (const p of x.candidate.members.slice().sort((a, b) => a.row - b.row))
+      if (!seen.has(p.row)) {
+        seen.add(p.row);
+        rows.push(p.row);
+      }
+  }
   // the suspicious methods' lines: every line of the same method in the candidates of the same bug
   const methods = lead.methods.map((sm) => {
     const lines = new Set(sm.lines);
@@ -325,8 +342,8 @@ function toBug(m: CoverageMatrix, members: readonly GroupMember<Candidate>[], fo
     const sorted = [...lines].sort((a, b) => a - b);
     return { ...sm, line: sorted[0], lines: sorted };
   });
-  const graph = bugGraph(m, lead.members, methods);
-  const advice = fixAdvice(m, lead.members, methods);
+  const graph = bugGraph(m, core, methods);
+  const advice = fixAdvice(m, core, methods);
   const failingRuns = [...runs].sort((a, b) => a - b);
   const totalFailing = m.totalFailed;
   return {
