@@ -180,8 +180,8 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
     }
   });
   // merge order (docs/griffin.md): candidates resting on more than `weakRuns` failing runs first; then those whose
-  // lead the ranking groups as a cause (when it groups); then by the lead pattern's precision (share of failing runs among the runs showing it), its p-value, its rank in F, more failing
-  // runs, cluster order
+  // lead the ranking groups as a cause (when it groups); then by the lead pattern's precision (share of failing runs
+  // among the runs showing it), its p-value, its rank in F, more failing runs, cluster order
   for (const c of candidates) {
     c.pValue = fisherOneSided(m.failed[c.lead], m.passed[c.lead], m.totalFailed, m.totalPassed);
     c.precision = m.failed[c.lead] / (m.failed[c.lead] + m.passed[c.lead]);
@@ -207,6 +207,17 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
   return ordered;
 }
 
+/** A candidate in a merged group (a bug). */
+export interface GroupMember<C> {
+  candidate: C;
+  /** its failing runs count for the bug */
+  addsRuns: boolean;
+  /** the group's first candidate, or joined by the first rule (same methods / common call stacks) */
+  sameBug: boolean;
+  /** (sameBug) its lanes are the group lead's the other way round */
+  flip: boolean;
+}
+
 /**
  * The merge step (docs/griffin.md "Merge step"). Candidates are taken in
  * order. A candidate joins the first group above it that names the same pair
@@ -219,16 +230,6 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
  * failing runs only when its lead pattern is associated with failing.
  * A group's failing runs are those of its members that add runs.
  */
-export interface GroupMember<C> {
-  candidate: C;
-  /** its failing runs count for the bug */
-  addsRuns: boolean;
-  /** the group's first candidate, or joined by the first rule (same methods / common call stacks) */
-  sameBug: boolean;
-  /** (sameBug) its lanes are the group lead's the other way round */
-  flip: boolean;
-}
-
 export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | 'common' | 'pValue'>>(candidates: readonly C[], alpha = DEFAULT_ALPHA): GroupMember<C>[][] {
   const groups: { members: C[]; runs: Set<number> }[] = [];
   const explained = new Set<number>();
