@@ -6,6 +6,12 @@
  *   Step 3  per failing-run cluster, cluster its top patterns by call stack
  *           (Algorithm 4); per pattern cluster report the suspicious methods,
  *           the bug graph and fix advice.
+ *   Merge   (on by default; off = the thesis' output) one bug per root cause:
+ *           pattern clusters with the same suspicious methods or common call
+ *           stacks and overlapping failing runs are one bug, and a cluster
+ *           that explains no new failing run joins the bug above it.
+ *   Evidence per bug: failing runs explained, their share, the Fisher p-value
+ *           of its best pattern; one or two runs = weak evidence, listed last.
  *
  *   const bugs = explainBugs(analyzer, analyzer.rank());
  */
