@@ -470,21 +470,15 @@ test('CLI: every GRIFFIN parameter is an option, checked', () => {
     'x',
     '--griffin-t', '5', '--griffin-s', '0.5', '--griffin-pattern-top', '7', '--griffin-merge', 'off',
     '--griffin-scoring', 'cluster', '--griffin-min-score-ratio', '0.25', '--griffin-weak-runs', '1', '--griffin-alpha', '0.01',
-    '--test-code', '**/it/**', '--test-code=app.Fixtures.*',
   ]);
-  const o = griffinOptions(a.griffin);
-  assert.deepEqual({ ...o, testCode: undefined }, { t: 5, s: 0.5, patternTop: 7, merge: false, scoring: 'cluster', minScoreRatio: 0.25, weakRuns: 1, alpha: 0.01, testCode: undefined });
-  assert.equal(o.testCode!.isTestCode({ file: 'a/it/B.java', method: 'x.B.m' }), true);
-  assert.equal(o.testCode!.isTestCode({ file: 'F.java', method: 'app.Fixtures.make' }), true);
-  assert.equal(o.testCode!.isTestCode({ file: 'F.java', method: 'app.Pool.take' }), false);
+  assert.deepEqual(griffinOptions(a.griffin), { t: 5, s: 0.5, patternTop: 7, merge: false, scoring: 'cluster', minScoreRatio: 0.25, weakRuns: 1, alpha: 0.01 });
   for (const bad of [['--griffin-merge', 'maybe'], ['--griffin-scoring', 'local'], ['--griffin-min-score-ratio', '2'], ['--griffin-pattern-top', '0'], ['--griffin-alpha', '-1'], ['--griffin-weak-runs', 'x']])
     assert.throws(() => parseAnalyzeArgs(['x', ...bad]), (e: unknown) => e instanceof UsageError && e.message.includes(bad[0]));
 });
 
-test('settings: braid.griffin.* and braid.testCode are read, bad values fall back to the defaults', () => {
-  const s = normalizeSettings({ griffin: { t: 5, s: 0.5, patternTop: 3, merge: false, scoring: 'cluster', minScoreRatio: 0.3, weakRuns: 0, alpha: 0.2 }, testCode: ['**/fixtures/**'] });
+test('settings: braid.griffin.* are read, bad values fall back to the defaults', () => {
+  const s = normalizeSettings({ griffin: { t: 5, s: 0.5, patternTop: 3, merge: false, scoring: 'cluster', minScoreRatio: 0.3, weakRuns: 0, alpha: 0.2 } });
   assert.deepEqual(s.griffin, { t: 5, s: 0.5, patternTop: 3, merge: false, scoring: 'cluster', minScoreRatio: 0.3, weakRuns: 0, alpha: 0.2 });
-  assert.deepEqual(s.testCode, ['**/fixtures/**']);
   const d = normalizeSettings({ griffin: { t: 0, s: 2, patternTop: 'x', merge: 'yes', scoring: 'local', minScoreRatio: -1, weakRuns: -1, alpha: 3 } });
   assert.deepEqual(d.griffin, { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 });
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));

@@ -16,7 +16,6 @@ import { sarifReport } from '../engine/report/sarifReport';
 import { extraCommands } from './commands';
 import { bugsTextReport, explainBugs, GriffinOptions } from '../engine/griffin/griffin';
 import type { Scoring } from '../engine/griffin/suspiciousPatterns';
-import { TestCodeClassifier } from '../engine/testCode';
 
 const VERSION = '0.1.0';
 
@@ -39,7 +38,6 @@ Usage:
       --griffin-min-score-ratio R   drop pattern clusters scoring below R × their failing cluster's best, 0..1 (default 0 = keep all)
       --griffin-weak-runs N      bugs explaining at most N failing runs are "weak evidence", listed last (default 2)
       --griffin-alpha P          merge step: a pattern cluster whose best pattern has Fisher p > P joins a bug, never starts one (default 0.05)
-      --test-code GLOB           test code (never a suspicious method when code under test is on the stack); repeatable
       --no-bugs                  skip GRIFFIN (no bug sections)
 ${Object.values(extraCommands)
   .map((c) => c.usage)
@@ -69,7 +67,6 @@ interface GriffinCliOptions {
   minScoreRatio?: number;
   weakRuns?: number;
   alpha?: number;
-  testCode: string[];
 }
 
 function ratioArg(flag: string, v: string | undefined): number {
@@ -86,7 +83,7 @@ function intArg(flag: string, v: string | undefined, min: number): number {
 }
 
 export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
-  const a: AnalyzeArgs = { inputs: [], format: 'text', options: {}, griffin: { enabled: true, testCode: [] } };
+  const a: AnalyzeArgs = { inputs: [], format: 'text', options: {}, griffin: { enabled: true } };
   for (let k = 0; k < argv.length; k++) {
     const arg = argv[k];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -146,12 +143,7 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--griffin-alpha':
         a.griffin.alpha = ratioArg(flag, next());
         break;
-      case '--test-code': {
-        const v = next();
-        if (!v) throw new UsageError(`${flag} needs a glob`);
-        a.griffin.testCode.push(v);
-        break;
-      }
+
       case '--no-bugs':
         a.griffin.enabled = false;
         break;
@@ -174,9 +166,10 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
   return a;
 }
 
+/** GRIFFIN options from the command line (test code: the analysis' test-code globs, when it has them). */
 export function griffinOptions(g: GriffinCliOptions): GriffinOptions {
-  const { enabled: _enabled, testCode, ...rest } = g;
-  return { ...rest, testCode: new TestCodeClassifier(testCode) };
+  const { enabled: _enabled, ...rest } = g;
+  return rest;
 }
 
 async function analyzeCommand(argv: string[]): Promise<number> {

@@ -303,7 +303,7 @@ export class BraidServer {
     try {
       const [res] = await Promise.all([
         this.worker.analyze(
-          { options: this.settings.analysis, griffin: { ...this.settings.griffin, testCode: this.settings.testCode }, files, force, maxPatterns: this.settings.maxPatterns },
+          { options: this.settings.analysis, griffin: this.settings.griffin, files, force, maxPatterns: this.settings.maxPatterns },
           (done, total, file) => {
             if (total > 0) progress?.report(Math.round((done / total) * 100), `${done}/${total}${file ? ` ${path.basename(file)}` : ''}`);
           },

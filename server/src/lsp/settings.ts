@@ -11,8 +11,6 @@ export interface BraidSettings {
   analysis: AnalysisOptions;
   /** GRIFFIN options (docs/griffin.md): Algorithm 3 t and s, Algorithm 4 patternTop, the merge step and the extensions */
   griffin: GriffinSettings;
-  /** globs of test code (testCode.ts), never named as a suspicious method while code under test is on the stack */
-  testCode: string[];
   diagnostics: { enabled: boolean; maxRank: number };
   hover: { maxPatterns: number };
   /** ranked patterns kept for hovers, views and heat (the best ones) */
@@ -36,7 +34,6 @@ export const DEFAULT_SETTINGS: BraidSettings = {
   sourceRoots: ['.', 'src/main/java', 'src/test/java', 'src'],
   analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' },
   griffin: { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 },
-  testCode: [],
   diagnostics: { enabled: false, maxRank: 10 },
   hover: { maxPatterns: 3 },
   maxPatterns: 20000,
@@ -72,7 +69,6 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       weakRuns: int(g.weakRuns, d.griffin.weakRuns, 0),
       alpha: num(g.alpha, d.griffin.alpha, 0, 1),
     },
-    testCode: Array.isArray(r.testCode) ? (r.testCode as unknown[]).filter((x): x is string => typeof x === 'string' && x.length > 0) : d.testCode,
     diagnostics: { enabled: diag.enabled === true, maxRank: int(diag.maxRank, d.diagnostics.maxRank, 1) },
     hover: { maxPatterns: int(r.hover?.maxPatterns, d.hover.maxPatterns, 1) },
     maxPatterns: int(r.analysis?.maxPatterns, d.maxPatterns, 1),

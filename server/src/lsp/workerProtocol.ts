@@ -8,7 +8,7 @@ export interface AnalyzeMessage {
   type: 'analyze';
   id: number;
   options: AnalysisOptions;
-  griffin: GriffinSettings & { testCode?: string[] };
+  griffin: GriffinSettings;
   files: TraceFileInfo[];
   /** patterns sent back (the best ranked); the rest are only counted */
   maxPatterns: number;
