@@ -102,7 +102,7 @@ describe('Bugs view, 40 bugs at 1,000 px', () => {
       assert.equal(await c.locator('.card-body').count(), 0, `weak bug ${id} starts collapsed`);
     }
     await page.locator('.group-head').scrollIntoViewIfNeeded();
-    await page.evaluate('window.scrollBy(0, -500)');
+    await page.evaluate('window.scrollBy(0, -120)');
     await page.screenshot({ path: path.join(OUT, 'griffin-many-1000-weak.png') });
     const firstWeak = order[at + 1];
     await page.click(`.card[data-bug="${firstWeak}"] .twisty`);
@@ -133,6 +133,12 @@ describe('Bugs view, 40 bugs at 1,000 px', () => {
     assert.ok(n.patterns.length > 5);
     assert.equal(await stock.locator('section[data-section="patterns"] > ol.patterns > li').count(), 5);
     assert.equal(await stock.locator('section[data-section="patterns"] details li').count(), n.patterns.length - 5);
+    // failing runs: twelve shown, the rest folded
+    const runs = stock.locator('section[data-section="failing runs"]');
+    assert.equal(await runs.locator('.run-chip:visible').count(), 12);
+    assert.equal(await runs.locator('details summary').textContent(), `${n.failingRuns.length - 12} more`);
+    await runs.locator('details summary').click();
+    assert.equal(await runs.locator('.run-chip:visible').count(), n.failingRuns.length);
     await page.close();
   });
 

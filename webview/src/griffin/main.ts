@@ -151,13 +151,20 @@ function card(b: BugView): HTMLElement {
   }
   body.append(section('Calling contexts', b.contexts.length ? ctx : h('p', { class: 'muted' }, 'none')));
 
-  const runs = h('div', { class: 'runs' });
-  for (const r of b.failingRuns.slice(0, 50)) {
+  const chip = (r: string) => {
     const rb = h('button', { class: 'run-chip', type: 'button', title: `Open run ${r} in the Tracer` }, r);
     rb.addEventListener('click', () => post({ type: 'openTracer', run: r }));
-    runs.append(rb);
+    return rb;
+  };
+  const RUNS_SHOWN = 12;
+  const RUNS_MAX = 200;
+  const runs = h('div', { class: 'runs' }, ...b.failingRuns.slice(0, RUNS_SHOWN).map(chip));
+  if (b.failingRuns.length > RUNS_SHOWN) {
+    const rest = b.failingRuns.slice(RUNS_SHOWN, RUNS_MAX);
+    const more = h('div', { class: 'runs' }, ...rest.map(chip));
+    if (b.failingRuns.length > RUNS_MAX) more.append(h('span', { class: 'muted' }, `+${b.failingRuns.length - RUNS_MAX} more`));
+    runs.append(h('details', { class: 'fold runs-more' }, h('summary', null, `${b.failingRuns.length - RUNS_SHOWN} more`), more));
   }
-  if (b.failingRuns.length > 50) runs.append(h('span', { class: 'muted' }, `+${b.failingRuns.length - 50} more`));
   body.append(section('Failing runs', runs));
   el.append(body);
   return el;
