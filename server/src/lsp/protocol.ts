@@ -50,6 +50,7 @@ export interface AnalysisSummaryDto {
   executions: { total: number; failed: number; passed: number };
   topScore: number;
   patternCount: number;
+  /** bugs with more than weak evidence (GRIFFIN) */
   bugCount: number;
   message?: string;
 }
