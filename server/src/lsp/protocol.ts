@@ -50,7 +50,6 @@ export interface AnalysisSummaryDto {
   executions: { total: number; failed: number; passed: number };
   topScore: number;
   patternCount: number;
-  /** bugs with more than weak evidence (GRIFFIN) */
   bugCount: number;
   message?: string;
 }
