@@ -211,6 +211,9 @@ test('bugsTextReport: one section per bug naming methods and lines, evidence, we
   const weakAt = text.indexOf('Weak evidence');
   assert.ok(weakAt > text.indexOf('Bug 1:') && weakAt < text.indexOf('Bug 2:'), 'the weak-evidence heading sits between bug 1 and bug 2');
   assert.match(text, /Bug 2: .*— Vector constructor ⇄ Vector\.(removeAllElements|remove)\n {2}Evidence: 2 of 7 failing runs \(29%\), best pattern p = 0\.2, score 0\.286 — weak evidence/);
+  // only weak evidence: the headline says so
+  const weakOnly = bugsTextReport(explainBugs(analyzer, result, { weakRuns: 3 }), result);
+  assert.match(weakOnly, /^GRIFFIN — 3 bugs with weak evidence explaining 7 of 7 failing runs\n\nWeak evidence/);
   // long pattern lists are cut: patternTop 20 keeps 5 here; maxPatterns 2 prints 2
   const short = bugsTextReport(explainBugs(analyzer, result), result, 2);
   assert.match(short, /Patterns \(5, best 2 shown\):/);

@@ -174,7 +174,8 @@ function render(): void {
   clear(cards);
   const weak = bugs.filter((b) => b.evidence?.weak);
   const strong = bugs.length - weak.length;
-  summary.textContent = bugs.length ? `${strong} bug${strong === 1 ? '' : 's'}${weak.length ? ` + ${weak.length} with weak evidence` : ''}` : '';
+  const count = (n: number) => `${n} bug${n === 1 ? '' : 's'}`;
+  summary.textContent = !bugs.length ? '' : strong === 0 ? `${count(weak.length)} with weak evidence` : `${count(strong)}${weak.length ? ` + ${weak.length} with weak evidence` : ''}`;
   if (!bugs.length) {
     cards.append(h('div', { class: 'empty' }, message || 'No bugs yet: GRIFFIN needs failing runs.'));
     return;

@@ -393,11 +393,9 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
   const strong = bugs.filter((b) => !b.evidence?.weak);
   const weak = bugs.filter((b) => b.evidence?.weak);
   const explained = new Set(bugs.flatMap((b) => b.failingRuns));
-  out.push(
-    `GRIFFIN — ${strong.length} bug${strong.length === 1 ? '' : 's'}` +
-      (weak.length ? ` (+ ${weak.length} with weak evidence)` : '') +
-      ` explaining ${explained.size} of ${failed} failing run${failed === 1 ? '' : 's'}`,
-  );
+  const count = (n: number) => `${n} bug${n === 1 ? '' : 's'}`;
+  const head = strong.length === 0 && weak.length ? `${count(weak.length)} with weak evidence` : `${count(strong.length)}${weak.length ? ` (+ ${weak.length} with weak evidence)` : ''}`;
+  out.push(`GRIFFIN — ${head} explaining ${explained.size} of ${failed} failing run${failed === 1 ? '' : 's'}`);
   if (!bugs.length) {
     out.push(failed === 0 ? 'No failing runs, nothing to explain.' : 'No failing run has a pattern to explain it.');
     return out.join('\n');
