@@ -510,3 +510,31 @@ test('merge step with the ranking\'s groups: a cause leads over a symptom seen i
   m.groups = ['symptom', 'cause'];
   assert.deepEqual(lead(explainMatrix(m)), [['app.Account.withdraw | app.Account.deposit', [1, 0]]]);
 });
+
+test('merge step, alpha: a pattern cluster not associated with failing joins the bug it shares runs with instead of starting one', () => {
+  const W = ['Main.java:31:app.Main.lambda$main$0', 'Account.java:10:app.Account.withdraw'];
+  const D = ['Main.java:32:app.Main.lambda$main$1', 'Account.java:20:app.Account.deposit'];
+  const patterns = [
+    pat(0, 'P4', 'single-variable atomicity', [
+      [1, 'R', 'app.Account.balance', W],
+      [2, 'W', 'app.Account.balance', D],
+      [1, 'W', 'app.Account.balance', [W[0], 'Account.java:11:app.Account.withdraw']],
+    ]),
+    // a benign pair in two failing runs and in every passing run
+    pat(1, 'P2', 'order', [
+      [1, 'W', 'app.Log.n', ['Main.java:40:app.Main.main', 'Log.java:5:app.Log.add']],
+      [2, 'R', 'app.Log.n', ['Main.java:41:app.Main.lambda$main$2', 'Log.java:9:app.Log.size']],
+    ]),
+  ];
+  const runs = ['F1', 'F2', 'F3', 'F4', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6'].map((e) => ({ execution: e, failing: e.startsWith('F') }));
+  const cover: Record<string, number[]> = { F1: [0], F2: [0], F3: [0, 1], F4: [1] };
+  const m = new CoverageMatrix(patterns, runs, runs.map((r) => cover[r.execution] ?? [1]));
+  // the pair: 2 of 4 failing and all 6 passing runs show it: p = 1 (not associated)
+  const bugs = explainMatrix(m, { weakRuns: 0 });
+  assert.deepEqual(bugs.map((b) => [b.suspiciousMethods.map((x) => x.method).join(' | '), b.failingRuns, b.patterns]), [
+    ['app.Account.withdraw | app.Account.deposit', ['F1', 'F2', 'F3'], [0, 1]],
+  ]);
+  // alpha = 1 counts every pattern as associated: the pair explains F4, which no bug above explains, so it is a bug
+  const all = explainMatrix(m, { weakRuns: 0, alpha: 1 });
+  assert.deepEqual(all.map((b) => b.failingRuns), [['F1', 'F2', 'F3'], ['F3', 'F4']]);
+});
