@@ -143,7 +143,6 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--griffin-alpha':
         a.griffin.alpha = ratioArg(flag, next());
         break;
-
       case '--no-bugs':
         a.griffin.enabled = false;
         break;
