@@ -3,12 +3,13 @@ import type { AnalysisOptions, AnalysisResult } from '../engine/analysis';
 import type { TraceFileInfo } from '../workspace/traceFinder';
 import type { MiningOptions, MiningReport } from '../engine/mining';
 import type { CallGraphOptions, CallGraphResult } from '../engine/callgraph/localizationProcess';
+import type { GriffinSettings } from './settings';
 
 export interface AnalyzeMessage {
   type: 'analyze';
   id: number;
   options: AnalysisOptions;
-  griffin: { t: number; s: number };
+  griffin: GriffinSettings;
   files: TraceFileInfo[];
   /** patterns sent back (the best ranked); the rest are only counted */
   maxPatterns: number;
