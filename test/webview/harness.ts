@@ -19,7 +19,8 @@ import type { Fixture } from './fixtures';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const OUT = path.join(ROOT, 'test-output/webview');
-const BUNDLES = path.join(OUT, 'dist');
+/** Built once by scripts/test.mjs (BRAID_TEST_WEBVIEW_BUNDLES); a file run on its own builds into a folder of its own process. */
+const BUNDLES = process.env.BRAID_TEST_WEBVIEW_BUNDLES ?? path.join(OUT, `dist-${process.pid}`);
 
 export type ViewName = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
 
@@ -54,6 +55,7 @@ function stubSource(): Promise<string> {
 let built: Promise<void> | undefined;
 export function buildBundles(): Promise<void> {
   built ??= (async () => {
+    if (process.env.BRAID_TEST_WEBVIEW_BUNDLES) return;
     const mod = (await import(pathToFileURL(path.join(ROOT, 'scripts/build-webviews.mjs')).href)) as {
       buildWebviews(o: { outdir: string; production?: boolean }): Promise<unknown>;
     };
