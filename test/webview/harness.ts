@@ -145,3 +145,16 @@ export async function shot(page: Page, name: string): Promise<string> {
   return file;
 }
 
+/**
+ * For negative XSS checks after the view has rendered: waits up to `ms` (polling) for an injected
+ * script to run (window.__xss set, e.g. by an image's onerror that fires late) and returns its
+ * value, or undefined when none ran in that time. Bounded, unlike a fixed sleep before one look.
+ */
+export async function lateXss(page: Page, ms = 1500): Promise<unknown> {
+  try {
+    const h = await page.waitForFunction(() => (window as unknown as { __xss?: number }).__xss, null, { timeout: ms, polling: 50 });
+    return await h.jsonValue();
+  } catch {
+    return undefined;
+  }
+}

@@ -7,7 +7,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startHarness, Harness, posted, hostSend, shot } from './harness';
+import { startHarness, Harness, posted, hostSend, shot, lateXss } from './harness';
 import { makeFixture, evilFixture, EVIL_VAR, EVIL_FILE, EVIL_METHOD, EVIL_THREAD } from './fixtures';
 
 let H: Harness;
@@ -367,18 +367,19 @@ describe('XSS: trace-derived names render as text and no script runs', () => {
         }
         if (view === 'griffin') await page.waitForSelector('.card');
         if (view === 'bugGraph') await page.waitForSelector('g.node');
-        await page.waitForTimeout(150);
+        assert.equal(await lateXss(page), undefined, 'no injected script ran');
         const text = await page.evaluate(() => document.body.innerText + ' ' + Array.from(document.querySelectorAll('svg text, svg title')).map((t) => t.textContent).join(' '));
         const names = { tracer: [EVIL_VAR, EVIL_THREAD], unicorn: [EVIL_VAR], griffin: [EVIL_THREAD, '</script><b>bold</b>'], bugGraph: [EVIL_VAR] }[view];
         for (const n of names) assert.ok(text.includes(n), `${n} shown as text`);
         if (view !== 'bugGraph') assert.ok(text.includes(EVIL_FILE.split('/').pop()!) || text.includes(EVIL_METHOD.slice(0, 10)), 'evil file/method shown as text');
         const injected = await page.evaluate(() => ({
           xss: (window as unknown as { __xss?: number }).__xss,
+          csp: (window as unknown as { __cspViolations: string[] }).__cspViolations.length,
           imgs: document.querySelectorAll('img').length,
           svgOnload: document.querySelectorAll('[onload],[onerror]').length,
           bold: document.querySelectorAll('b').length,
         }));
-        assert.deepEqual(injected, { xss: undefined, imgs: 0, svgOnload: 0, bold: 0 });
+        assert.deepEqual(injected, { xss: undefined, csp: 0, imgs: 0, svgOnload: 0, bold: 0 });
         assert.equal(dialog, false);
         assert.deepEqual(errors, []);
         await page.close();
