@@ -34,7 +34,7 @@ function fail(message) {
 const env = { ...process.env };
 
 // Java: agent jar + fixture classes (compiled to a temp dir, then moved into place)
-const usesJava = (f) => f.startsWith(path.join('test', 'recorder')) || f.includes('miningJava') || f.startsWith(path.join('test', 'e2e'));
+const usesJava = (f) => f.startsWith(path.join('test', 'recorder')) || f.includes('miningJava') || f.startsWith(path.join('test', 'e2e')) || f === path.join('test', 'lsp', 'record.test.ts');
 if (files.some(usesJava)) {
   const agent = spawnSync(process.execPath, [path.join(root, 'scripts/build-agent.mjs')], { cwd: root, stdio: 'inherit' });
   if (agent.status !== 0) fail('building the Java agent failed (needs a JDK and the Debian package libasm-java)');
