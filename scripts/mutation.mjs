@@ -52,6 +52,13 @@ const FAULTS = [
     tests: ENGINE_TESTS,
   },
   {
+    name: 'pair ordering releases the bucket the watermark is in',
+    file: 'server/src/engine/unicorn/pairOrdering.ts',
+    find: 'this.releaseBuckets(wm === Infinity ? Infinity : Math.floor(wm / BUCKET));',
+    replace: 'this.releaseBuckets(wm === Infinity ? Infinity : Math.floor(wm / BUCKET) + 1);',
+    tests: [...ENGINE_TESTS, 'test/unit/pairOrdering'],
+  },
+  {
     name: 'Jaccard denominator failed(p) + passed(p) instead of totalFailed + passed(p)',
     file: 'server/src/engine/ranking/suspiciousness.ts',
     find: 'const d = totalFailed + passed;',
