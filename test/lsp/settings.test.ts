@@ -74,7 +74,7 @@ test('hover.maxPatterns limits the patterns of a hover and says how many more th
   }
 });
 
-test('sourceRoots: a custom root resolves; otherwise a unique file-name suffix does', async () => {
+test('sourceRoots: a custom root resolves; otherwise a unique file-name suffix does, an ambiguous one does not', async () => {
   const move = (to: string) => (ws: string) => {
     mkdirSync(path.dirname(path.join(ws, to)), { recursive: true });
     renameSync(path.join(ws, SRC), path.join(ws, to));
@@ -91,6 +91,19 @@ test('sourceRoots: a custom root resolves; otherwise a unique file-name suffix d
   x = await session({}, move('lib/deep/shop/Inventory.java'));
   try {
     assert.equal(await uriOfTop(x.s), x.s.uri('lib/deep/shop/Inventory.java'));
+  } finally {
+    await x.done();
+  }
+  // two files end in shop/Inventory.java: no guess; the user is told once to set braid.sourceRoots
+  x = await session({}, (ws) => {
+    move('a/shop/Inventory.java')(ws);
+    mkdirSync(path.join(ws, 'b/shop'), { recursive: true });
+    cpSync(path.join(ws, 'a/shop/Inventory.java'), path.join(ws, 'b/shop/Inventory.java'));
+  });
+  try {
+    const u = await uriOfTop(x.s);
+    assert.ok(!u, `ambiguous suffix resolved to ${u}`);
+    assert.equal(x.s.logs(2).filter((m) => m.includes('shop/Inventory.java') && /braid\.sourceRoots/.test(m)).length, 1);
   } finally {
     await x.done();
   }

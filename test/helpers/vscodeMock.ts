@@ -1,0 +1,93 @@
+/**
+ * The few `vscode` APIs that client/src/webviews/panels.ts's file resolution uses (Uri,
+ * workspace folders, workspace.fs.stat, findFiles, FileType), backed by the real file system, so
+ * host-side code can be unit-tested without VS Code. Install with `useVscodeMock(folders)` before
+ * requiring the module under test.
+ */
+import Module from 'node:module';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly authority: string,
+    readonly path: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri('file', '', path.resolve(p).split(path.sep).join('/'));
+  }
+  static parse(text: string, strict?: boolean): Uri {
+    const u = new URL(text);
+    if (strict && !u.protocol) throw new Error('no scheme');
+    return new Uri(u.protocol.replace(/:$/, ''), u.host, decodeURIComponent(u.pathname));
+  }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, base.authority, path.posix.join(base.path, ...parts));
+  }
+  with(change: { path?: string }): Uri {
+    return new Uri(this.scheme, this.authority, change.path ?? this.path);
+  }
+  get fsPath(): string {
+    return this.scheme === 'file' ? fileURLToPath(pathToFileURL(this.path)) : this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.authority}${this.path}`;
+  }
+}
+
+export const FileType = { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 };
+
+export interface WorkspaceFolder {
+  uri: Uri;
+  name: string;
+  index: number;
+}
+
+const state: { folders: WorkspaceFolder[] } = { folders: [] };
+
+function walk(dir: string, base: string, out: string[]): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === 'node_modules') continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, base, out);
+    else if (e.name === base) out.push(p);
+  }
+}
+
+export const workspace = {
+  get workspaceFolders(): WorkspaceFolder[] | undefined {
+    return state.folders.length ? state.folders : undefined;
+  },
+  getWorkspaceFolder(u: Uri): WorkspaceFolder | undefined {
+    return state.folders.find((f) => f.uri.scheme === u.scheme && (u.path === f.uri.path || u.path.startsWith(f.uri.path + '/')));
+  },
+  fs: {
+    async stat(u: Uri): Promise<{ type: number }> {
+      const st = statSync(u.fsPath); // follows symlinks, as VS Code's stat reports the target's type
+      return { type: st.isFile() ? FileType.File : st.isDirectory() ? FileType.Directory : FileType.Unknown };
+    },
+  },
+  /** only the `**\/<name>` form panels.ts uses */
+  async findFiles(glob: string, _exclude?: string, max = Infinity): Promise<Uri[]> {
+    const m = /^\*\*\/([^/*]+)$/.exec(glob);
+    if (!m) throw new Error(`vscode mock: unsupported glob ${glob}`);
+    const out: string[] = [];
+    for (const f of state.folders) walk(f.uri.fsPath, m[1], out);
+    return out.slice(0, max).map((p) => Uri.file(p));
+  },
+};
+
+/** Makes `require('vscode')` return this mock, with these workspace folders. */
+export function useVscodeMock(folders: string[]): void {
+  state.folders = folders.map((f, index) => ({ uri: Uri.file(f), name: path.basename(f), index }));
+  const M = Module as unknown as { _resolveFilename(request: string, ...rest: unknown[]): string; __braidVscodeMock?: boolean };
+  if (M.__braidVscodeMock) return;
+  const orig = M._resolveFilename;
+  M._resolveFilename = function (request: string, ...rest: unknown[]) {
+    if (request === 'vscode') return __filename;
+    return orig.call(this, request, ...rest);
+  };
+  M.__braidVscodeMock = true;
+}
