@@ -1,8 +1,9 @@
 /**
- * The few `vscode` APIs that client/src/webviews/panels.ts's file resolution uses (Uri,
- * workspace folders, workspace.fs.stat, findFiles, FileType), backed by the real file system, so
- * host-side code can be unit-tested without VS Code. Install with `useVscodeMock(folders)` before
- * requiring the module under test.
+ * The few `vscode` APIs that client code under unit test uses: for panels.ts's file resolution
+ * (Uri, workspace folders, workspace.fs.stat, findFiles, FileType, backed by the real file
+ * system) and for heat.ts (decoration types, visible editors that record setDecorations, the
+ * `braid` configuration, change events). Install with `useVscodeMock(folders)` before requiring
+ * the module under test.
  */
 import Module from 'node:module';
 import { readdirSync, statSync } from 'node:fs';
@@ -47,6 +48,50 @@ export interface WorkspaceFolder {
 
 const state: { folders: WorkspaceFolder[] } = { folders: [] };
 
+type Listener = (e: unknown) => void;
+const listeners = { editors: [] as Listener[], config: [] as Listener[] };
+/** the `braid` settings getConfiguration('braid') answers from (keys like 'heat.enabled') */
+export const settings: Record<string, unknown> = {};
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+export const OverviewRulerLane = { Left: 1, Center: 2, Right: 4, Full: 7 };
+
+export interface MockEditor {
+  document: { uri: Uri; lineCount: number; lineAt(l: number): { range: { line: number } } };
+  /** decoration type id → the 1-based lines last set */
+  decorations: Map<string, number[]>;
+  setDecorations(type: { id: string }, ranges: { range: { line: number } }[]): void;
+}
+
+/** A visible editor on `file` with `lineCount` lines. */
+export function mockEditor(file: string, lineCount: number): MockEditor {
+  const decorations = new Map<string, number[]>();
+  return {
+    document: { uri: Uri.file(file), lineCount, lineAt: (l: number) => ({ range: { line: l } }) },
+    decorations,
+    setDecorations: (type, ranges) => decorations.set(type.id, ranges.map((r) => r.range.line + 1)),
+  };
+}
+
+let decorationTypes = 0;
+export const window = {
+  visibleTextEditors: [] as MockEditor[],
+  createTextEditorDecorationType(options: { backgroundColor?: ThemeColor }) {
+    return { id: `${++decorationTypes}:${options.backgroundColor?.id ?? ''}`, dispose() {} };
+  },
+  onDidChangeVisibleTextEditors(l: Listener) {
+    listeners.editors.push(l);
+    return { dispose() {} };
+  },
+};
+
+/** Fires onDidChangeConfiguration for a changed `braid.*` section. */
+export function changeConfiguration(section: string): void {
+  for (const l of listeners.config) l({ affectsConfiguration: (s: string) => section.startsWith(s) || s.startsWith(section) });
+}
+
 function walk(dir: string, base: string, out: string[]): void {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     if (e.name === 'node_modules') continue;
@@ -57,6 +102,13 @@ function walk(dir: string, base: string, out: string[]): void {
 }
 
 export const workspace = {
+  getConfiguration(section: string) {
+    return { get: <T>(key: string, def: T): T => (section === 'braid' && key in settings ? (settings[key] as T) : def) };
+  },
+  onDidChangeConfiguration(l: Listener) {
+    listeners.config.push(l);
+    return { dispose() {} };
+  },
   get workspaceFolders(): WorkspaceFolder[] | undefined {
     return state.folders.length ? state.folders : undefined;
   },
