@@ -6,7 +6,7 @@
  * the module under test.
  */
 import Module from 'node:module';
-import { readdirSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
@@ -75,8 +75,56 @@ export function mockEditor(file: string, lineCount: number): MockEditor {
   };
 }
 
+/**
+ * What the user answers and what the extension showed: dialogs and messages return the queued
+ * answers (undefined when none), every call is recorded in `ui.calls`.
+ */
+export const ui = {
+  calls: [] as { fn: string; args: unknown[] }[],
+  answers: new Map<string, unknown[]>(),
+  answer(fn: string, value: unknown): void {
+    if (!this.answers.has(fn)) this.answers.set(fn, []);
+    this.answers.get(fn)!.push(value);
+  },
+  reset(): void {
+    this.calls = [];
+    this.answers.clear();
+  },
+};
+const asked = (fn: string) => async (...args: unknown[]) => {
+  ui.calls.push({ fn, args });
+  return ui.answers.get(fn)?.shift();
+};
+
+/** commands registered through vscode.commands.registerCommand, and the ones executed */
+export const commands = {
+  registered: new Map<string, (...a: unknown[]) => unknown>(),
+  executed: [] as unknown[][],
+  registerCommand(id: string, fn: (...a: unknown[]) => unknown) {
+    this.registered.set(id, fn);
+    return { dispose() {} };
+  },
+  async executeCommand(...args: unknown[]) {
+    this.executed.push(args);
+  },
+};
+
+export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
+export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
+
 let decorationTypes = 0;
 export const window = {
+  showSaveDialog: asked('showSaveDialog'),
+  showOpenDialog: asked('showOpenDialog'),
+  showInformationMessage: asked('showInformationMessage'),
+  showWarningMessage: asked('showWarningMessage'),
+  showErrorMessage: asked('showErrorMessage'),
+  showInputBox: asked('showInputBox'),
+  showTextDocument: asked('showTextDocument'),
+  async withProgress<T>(options: unknown, task: (p: { report(x: unknown): void }, token: unknown) => Promise<T>): Promise<T> {
+    ui.calls.push({ fn: 'withProgress', args: [options] });
+    return task({ report: (x) => ui.calls.push({ fn: 'progress', args: [x] }) }, { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) });
+  },
   visibleTextEditors: [] as MockEditor[],
   createTextEditorDecorationType(options: { backgroundColor?: ThemeColor }) {
     return { id: `${++decorationTypes}:${options.backgroundColor?.id ?? ''}`, dispose() {} };
@@ -102,8 +150,18 @@ function walk(dir: string, base: string, out: string[]): void {
 }
 
 export const workspace = {
+  /** workspace trust (Restricted Mode when false) */
+  isTrusted: true,
+  /** configuration updates: [section.key, value, target] */
+  updates: [] as unknown[][],
   getConfiguration(section: string) {
-    return { get: <T>(key: string, def: T): T => (section === 'braid' && key in settings ? (settings[key] as T) : def) };
+    const full = (key: string) => (section === 'braid' ? key : `${section.replace(/^braid\./, '')}.${key}`);
+    return {
+      get: <T>(key: string, def: T): T => (section.startsWith('braid') && full(key) in settings ? (settings[full(key)] as T) : def),
+      update: async (key: string, value: unknown, target: unknown) => {
+        workspace.updates.push([`${section}.${key}`, value, target]);
+      },
+    };
   },
   onDidChangeConfiguration(l: Listener) {
     listeners.config.push(l);
@@ -116,6 +174,15 @@ export const workspace = {
     return state.folders.find((f) => f.uri.scheme === u.scheme && (u.path === f.uri.path || u.path.startsWith(f.uri.path + '/')));
   },
   fs: {
+    async writeFile(u: Uri, data: Uint8Array): Promise<void> {
+      writeFileSync(u.fsPath, data);
+    },
+    async createDirectory(u: Uri): Promise<void> {
+      mkdirSync(u.fsPath, { recursive: true });
+    },
+    async copy(from: Uri, to: Uri): Promise<void> {
+      copyFileSync(from.fsPath, to.fsPath);
+    },
     async stat(u: Uri): Promise<{ type: number }> {
       const st = statSync(u.fsPath); // follows symlinks, as VS Code's stat reports the target's type
       return { type: st.isFile() ? FileType.File : st.isDirectory() ? FileType.Directory : FileType.Unknown };
