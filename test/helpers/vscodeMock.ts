@@ -109,6 +109,20 @@ export const commands = {
   },
 };
 
+export class EventEmitter<T> {
+  private listeners: ((x: T) => void)[] = [];
+  readonly event = (l: (x: T) => void) => {
+    this.listeners.push(l);
+    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
+  };
+  fire(x: T): void {
+    for (const l of this.listeners) l(x);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
 export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
 export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
 
