@@ -1,7 +1,7 @@
 /**
  * Documented interactions of the views (docs/views.md) not covered by views.test.ts: the Tracer's
  * "R/W only", PageDown/PageUp, "Go to" clearing active filters, and a 10-million-event run; the
- * UNICORN view's `o` and `/` keys; the bug graph's − and Fit; the 20 MB limit of saveSvg.
+ * UNICORN view's `o` and `/` keys; the bug graph's −, Fit and arrow panning; the 20 MB limit of saveSvg.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,7 +101,7 @@ describe('UNICORN view', () => {
 });
 
 describe('Bug graph', () => {
-  test('− zooms out, Fit goes back to the fitted view', async () => {
+  test('− zooms out, Fit goes back to the fitted view, arrows pan', async () => {
     const page = await H.open('bugGraph', { fixture: fx });
     await page.waitForSelector('g.node');
     const scale = () => page.evaluate(() => {
@@ -121,6 +121,12 @@ describe('Bug graph', () => {
       const m = /scale\(([\d.e-]+)/.exec(document.querySelector('g.root')?.getAttribute('transform') ?? '');
       return !!m && Math.abs(Number(m[1]) - f) < 1e-6;
     }, fitted);
+    assert.ok(Math.abs((await scale()) - fitted) < 1e-6);
+    // arrows pan (the translation changes, the scale does not)
+    const before = await page.getAttribute('g.root', 'transform');
+    await page.focus('#bug-graph-svg');
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction((b) => document.querySelector('g.root')?.getAttribute('transform') !== b, before);
     assert.ok(Math.abs((await scale()) - fitted) < 1e-6);
     await page.close();
   });
