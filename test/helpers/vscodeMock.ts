@@ -126,8 +126,63 @@ export class EventEmitter<T> {
 export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
 export const ProgressLocation = { SourceControl: 1, Window: 10, Notification: 15 };
 
+export const ViewColumn = { Active: -1, Beside: -2, One: 1, Two: 2 };
+
+/** A webview panel that records what the host posts and lets a test send the view's messages. */
+export class MockPanel {
+  visible = true;
+  viewColumn = 1;
+  posted: unknown[] = [];
+  revealed = 0;
+  private readonly on = { message: [] as Listener[], state: [] as Listener[], dispose: [] as Listener[] };
+  readonly webview = {
+    options: {} as unknown,
+    html: '',
+    cspSource: 'vscode-resource:',
+    asWebviewUri: (u: Uri) => u,
+    postMessage: async (m: unknown) => {
+      this.posted.push(m);
+      return true;
+    },
+    onDidReceiveMessage: (l: Listener) => this.listen(this.on.message, l),
+  };
+  constructor(
+    readonly viewType: string,
+    readonly title: string,
+  ) {}
+  private listen(list: Listener[], l: Listener) {
+    list.push(l);
+    return { dispose: () => list.splice(list.indexOf(l), 1) };
+  }
+  onDidChangeViewState = (l: Listener) => this.listen(this.on.state, l);
+  onDidDispose = (l: Listener) => this.listen(this.on.dispose, l);
+  reveal(): void {
+    this.revealed++;
+  }
+  /** the view posts a message to the host */
+  fromView(m: unknown): void {
+    for (const l of [...this.on.message]) l(m);
+  }
+  setVisible(v: boolean): void {
+    this.visible = v;
+    for (const l of [...this.on.state]) l({ webviewPanel: this });
+  }
+  dispose(): void {
+    for (const l of [...this.on.dispose]) l(undefined);
+  }
+}
+
 let decorationTypes = 0;
 export const window = {
+  panels: [] as MockPanel[],
+  createWebviewPanel(viewType: string, title: string) {
+    const p = new MockPanel(viewType, title);
+    window.panels.push(p);
+    return p;
+  },
+  registerWebviewPanelSerializer() {
+    return { dispose() {} };
+  },
   showSaveDialog: asked('showSaveDialog'),
   showOpenDialog: asked('showOpenDialog'),
   showInformationMessage: asked('showInformationMessage'),
