@@ -229,7 +229,9 @@ export async function resolveWorkspaceFile(file: string, uriText?: string): Prom
   const base = path.posix.basename(norm);
   if (!base || /[*?[\]{}!]/.test(base) || path.isAbsolute(file)) return undefined;
   const found = await vscode.workspace.findFiles(`**/${base}`, '**/node_modules/**', 50);
-  const best = found.find((u) => u.path.endsWith('/' + norm)) ?? (found.length === 1 ? found[0] : undefined);
+  // a unique match only (docs/views.md): with two candidates there is no telling which one the trace means
+  const matching = found.filter((u) => u.path.endsWith('/' + norm));
+  const best = matching.length === 1 ? matching[0] : matching.length === 0 && found.length === 1 ? found[0] : undefined;
   return best ? checkedWorkspaceFile(best) : undefined;
 }
 
