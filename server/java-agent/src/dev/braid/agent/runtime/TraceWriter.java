@@ -434,7 +434,8 @@ final class TraceWriter implements Runnable {
   private static final ClassValue<byte[]> TYPE_PREFIX = new ClassValue<byte[]>() {
     @Override
     protected byte[] computeValue(Class<?> type) {
-      String q = Json.quote(type.getName() + "@");
+      // getTypeName: "long[]", "java.lang.Object[]" rather than "[J", "[Ljava.lang.Object;"
+      String q = Json.quote(type.getTypeName() + "@");
       return q.substring(0, q.length() - 1).getBytes(StandardCharsets.UTF_8);
     }
   };
