@@ -135,6 +135,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     vscode.workspace.onDidGrantWorkspaceTrust(() => log.info('workspace trusted: Record Runs is available')),
   );
   void vscode.commands.executeCommand('setContext', 'braid.active', true);
+  // "Find the Root Cause" in the Testing view's context menu when the Java test runner provides the tests
+  const javaTestRunner = () => void vscode.commands.executeCommand('setContext', 'braid.javaTestRunner', !!vscode.extensions.getExtension('vscjava.vscode-java-test'));
+  javaTestRunner();
+  context.subscriptions.push(vscode.extensions.onDidChange(javaTestRunner));
 
   try {
     await c.start();

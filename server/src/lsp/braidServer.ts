@@ -45,7 +45,13 @@ import {
   ReanalyzeRequest,
   RecordParams,
   RecordRequest,
+  RecordTestArgs,
   RunsRequest,
+  SuggestCommandParams,
+  SuggestCommandRequest,
+  SuggestCommandResult,
+  TestCommandRequest,
+  TestCommandResult,
   RunsResult,
   StatusNotification,
   TraceEventsParams,
@@ -56,6 +62,8 @@ import { BraidSettings, DEFAULT_SETTINGS, normalizeSettings } from './settings';
 import { TraceEventPager } from './traceEvents';
 import { AnalysisWorkerClient } from './workerClient';
 import { recordRunsFromServer } from './record';
+import { testCodeLenses } from './testLenses';
+import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
 import { ExplanationState } from './explanationState';
 
 export function uriToPath(uri: string): string | undefined {
@@ -124,9 +132,13 @@ export class BraidServer {
     });
     c.onCodeLens((p) => {
       const f = uriToPath(p.textDocument.uri);
-      if (!f || !this.state) return [];
-      return codeLensesFor(this.state, f, this.documents.get(p.textDocument.uri)?.getText());
+      const text = this.documents.get(p.textDocument.uri)?.getText();
+      const tests = this.settings.testLens.enabled ? testCodeLenses(p.textDocument.uri, text) : [];
+      if (!f || !this.state) return tests;
+      return [...tests, ...codeLensesFor(this.state, f, text)];
     });
+    c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
+    c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
     c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [] }));
     c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
@@ -472,6 +484,39 @@ export class BraidServer {
     }
     if (!file) throw new ResponseError(-32602, `no run "${run}" among the analyzed traces`);
     return this.pager!.page(file, byExec?.execution ?? run, p);
+  }
+
+  /** The workspace folder holding `fsPath` (the first one when none does). */
+  private folderOf(fsPath: string | undefined): string | undefined {
+    if (fsPath) {
+      const hits = this.folders.filter((f) => !path.relative(f, fsPath).startsWith('..')).sort((a, b) => b.length - a.length);
+      if (hits.length) return hits[0];
+    }
+    return this.folders[0];
+  }
+
+  private testCommand(p: RecordTestArgs): TestCommandResult {
+    const file = typeof p?.uri === 'string' ? uriToPath(p.uri) : undefined;
+    if (!file || typeof p.className !== 'string' || !p.className) throw new ResponseError(-32602, 'braid/testCommand needs "uri" (a file URI) and "className"');
+    const folder = this.folderOf(file);
+    if (!folder) throw new ResponseError(-32602, 'Recording a test needs an open workspace folder.');
+    const framework = p.framework === 'junit4' || p.framework === 'testng' ? p.framework : 'junit5';
+    try {
+      const plan = inferTestCommand(folder, { file, className: p.className, method: typeof p.method === 'string' ? p.method : undefined, framework });
+      return { ...plan, commandLine: commandLine(plan.command) };
+    } catch (err) {
+      if (err instanceof TestCommandError) throw new ResponseError(-32602, err.message);
+      throw err;
+    }
+  }
+
+  private suggestCommand(p: SuggestCommandParams): SuggestCommandResult {
+    const file = typeof p.uri === 'string' ? uriToPath(p.uri) : undefined;
+    const folder = this.folderOf(file);
+    if (!folder) return {};
+    const text = p.uri ? this.documents.get(p.uri)?.getText() : undefined;
+    const argv = suggestRecordCommand(folder, file && text !== undefined ? { file, text } : undefined);
+    return argv ? { commandLine: commandLine(argv) } : {};
   }
 
   private async exportSarif(top = 50): Promise<string> {

@@ -16,6 +16,8 @@ export interface BraidSettings {
   /** ranked patterns kept for hovers, views and heat (the best ones) */
   maxPatterns: number;
   record: { outDir: string };
+  /** the "find the root cause" code lens above test classes and methods */
+  testLens: { enabled: boolean };
 }
 
 export const DEFAULT_SETTINGS: BraidSettings = {
@@ -27,6 +29,7 @@ export const DEFAULT_SETTINGS: BraidSettings = {
   hover: { maxPatterns: 3 },
   maxPatterns: 20000,
   record: { outDir: '.braid/traces' },
+  testLens: { enabled: true },
 };
 
 /** Merges the client's `braid` section over the defaults, ignoring bad values. */
@@ -53,5 +56,6 @@ export function normalizeSettings(raw: unknown): BraidSettings {
     hover: { maxPatterns: int(r.hover?.maxPatterns, d.hover.maxPatterns, 1) },
     maxPatterns: int(r.analysis?.maxPatterns, d.maxPatterns, 1),
     record: { outDir: typeof r.record?.outDir === 'string' && r.record.outDir ? r.record.outDir : d.record.outDir },
+    testLens: { enabled: r.testLens?.enabled !== false },
   };
 }
