@@ -52,6 +52,7 @@ import {
   SuggestCommandResult,
   TestCommandRequest,
   TestCommandResult,
+  UnreadableTraceDto,
   RunsResult,
   StatusNotification,
   TraceEventsParams,
@@ -140,7 +141,7 @@ export class BraidServer {
     c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
     c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
-    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [] }));
+    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [], unreadable: this.unreadableTraces() }));
     c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
     c.onRequest(BugGraphRequest, (p: BugGraphParams) => this.bugGraph(p));
     c.onRequest(TraceEventsRequest, (p: TraceEventsParams) => this.traceEvents(p));
@@ -484,6 +485,20 @@ export class BraidServer {
     }
     if (!file) throw new ResponseError(-32602, `no run "${run}" among the analyzed traces`);
     return this.pager!.page(file, byExec?.execution ?? run, p);
+  }
+
+  /** Trace files with an error and no analyzed run (a corrupted trace): shown in the Runs view with the error. */
+  private unreadableTraces(): UnreadableTraceDto[] {
+    const s = this.state;
+    if (!s) return [];
+    const analyzed = new Set(s.result.runs.map((r) => path.resolve(r.file)));
+    const out = new Map<string, UnreadableTraceDto>();
+    for (const d of s.result.diagnostics) {
+      const f = path.resolve(d.file);
+      if (d.severity !== 'error' || analyzed.has(f) || out.has(f) || !this.finder?.matches(f)) continue;
+      out.set(f, { file: d.file, uri: fileUri(f), ...(d.line !== undefined ? { line: d.line } : {}), message: d.message });
+    }
+    return [...out.values()];
   }
 
   /** The workspace folder holding `fsPath` (the first one when none does). */

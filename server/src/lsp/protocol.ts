@@ -73,6 +73,15 @@ export interface PatternsResult {
 export const RunsRequest = 'braid/runs';
 export interface RunsResult {
   runs: RunDto[];
+  /** trace files that could not be read (their runs are missing from `runs`), with the first error */
+  unreadable?: UnreadableTraceDto[];
+}
+export interface UnreadableTraceDto {
+  file: string;
+  uri: string;
+  /** 1-based line of the error in the trace file */
+  line?: number;
+  message: string;
 }
 
 /** braid/bugs — GRIFFIN (shape of the engine's Bug with pattern keys resolved) */
