@@ -109,7 +109,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         `**Braid**: ${ex.total} runs, ${ex.failed} failed, ${ex.passed} passed\n\n${s.patternCount} ranked patterns, top score ${s.topScore.toFixed(3)}, ${s.bugCount} bugs${s.message ? `\n\n${s.message}` : ''}`,
       );
     }
-    patternsView.message = s.state === 'done' && s.message ? s.message : undefined;
+    // no runs at all: the views' welcome text says what to do (no error-like message above it)
+    patternsView.message = s.state === 'done' && s.message && ex.total > 0 ? s.message : undefined;
     runsView.description = ex.total ? `${ex.failed} failed / ${ex.total}` : undefined;
     bugsView.description = s.bugCount ? String(s.bugCount) : undefined;
     status.show();
