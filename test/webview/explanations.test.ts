@@ -116,7 +116,8 @@ describe('Explanations view', () => {
 
   test('the header rounds the mining time (421 ms, 1.2 s), never 421.3938930000295 ms', async () => {
     for (const [ms, text] of [[421.3938930000295, '421 ms'], [1234.5, '1.2 s']] as const) {
-      const { page, errors } = await open({ fixture: { ...fx, explanations: { ...fx.explanations, stats: { ...fx.explanations.stats, ms } } } });
+      const ex = fx.explanations!;
+      const { page, errors } = await open({ fixture: { ...fx, explanations: { ...ex, stats: { ...ex.stats, ms } } } });
       await page.waitForSelector('.card');
       const header = (await page.locator('#summary').textContent()) ?? '';
       assert.ok(header.endsWith(`· ${text}`), header);
