@@ -12,7 +12,7 @@ export interface RunLike {
 
 const REASONS: Record<string, string> = { 'exit-code': 'exit code', 'output-match': 'output', 'exception': 'exception', timeout: 'timeout', killed: 'killed' };
 
-/** The program's short name: `bank.Bank` → Bank, `src_bank_Bank.java` → Bank, `AccountTest.transfer` stays. */
+/** The program's short name: `bank.Bank` → Bank, `src_bank_Bank.java` → Bank, `AccountTest.transfer` → AccountTest. */
 export function shortProgramName(name: string): string {
   let n = name.replace(/\.(java|jar|class|kt)$/i, '');
   n = n.slice(Math.max(n.lastIndexOf('/'), n.lastIndexOf('\\'), n.lastIndexOf('_')) + 1) || n;
@@ -20,8 +20,8 @@ export function shortProgramName(name: string): string {
   if (parts.length < 2) return n;
   const last = parts[parts.length - 1];
   const prev = parts[parts.length - 2];
-  // Class.method (a recorded test) keeps both; a qualified class keeps its simple name
-  if (/^[a-z]/.test(last) && /^[A-Z]/.test(prev)) return `${prev}.${last}`;
+  // Class.method (a recorded test): the class, so the run number and outcome fit the sidebar (the method is in the tooltip)
+  if (/^[a-z]/.test(last) && /^[A-Z]/.test(prev)) return prev;
   return last;
 }
 

@@ -9,10 +9,10 @@ test('execution ids split into name and run number, with or without the recordin
   assert.deepEqual(splitExecution('bad'), { name: 'bad' });
 });
 
-test('program names shorten to the class (or Class.method of a recorded test)', () => {
+test('program names shorten to the class (the class of a recorded test)', () => {
   assert.equal(shortProgramName('src_bank_Bank.java'), 'Bank');
   assert.equal(shortProgramName('vectorcopy.VectorCopy'), 'VectorCopy');
-  assert.equal(shortProgramName('AccountTest.concurrentDepositsAreAllKept'), 'AccountTest.concurrentDepositsAreAllKept');
+  assert.equal(shortProgramName('AccountTest.concurrentDepositsAreAllKept'), 'AccountTest');
   assert.equal(shortProgramName('mvn'), 'mvn');
 });
 
@@ -21,4 +21,5 @@ test('labels: name, number, ✗ and the reason or ✓', () => {
   assert.equal(runLabel({ execution: 'bank.Bank-0003', outcome: 'fail', reason: 'exit-code' }), 'Bank #3 ✗ exit code');
   assert.equal(runLabel({ execution: 'bank.Bank-0004', outcome: 'pass', reason: 'ok' }), 'Bank #4 ✓');
   assert.equal(runLabel({ execution: 'imported', outcome: 'fail' }), 'imported ✗ failed');
+  assert.equal(runLabel({ execution: 'AccountTest.concurrentDepositsAreAllKept-20261123-161500-0003', outcome: 'fail', reason: 'exit-code' }), 'AccountTest #3 ✗ exit code');
 });
