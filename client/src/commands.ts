@@ -14,7 +14,7 @@ import {
   RecordTestArgs,
 } from '../../server/src/lsp/protocol';
 import { splitCommandLine } from './argv';
-import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordTest, recordWithProgress, requireTrust, testItemArgs } from './recording';
+import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordTest, recordWithProgress, requireTrust, testItemArgs, withLastTest } from './recording';
 import type { BraidModel } from './model';
 import type { BugsTree, Node, PatternsTree } from './trees';
 
@@ -180,7 +180,7 @@ export function registerCommands(d: CommandDeps): void {
       await context.workspaceState.update(LAST_COMMAND_KEY, line);
     }
     const command = splitCommandLine(line);
-    const params: RecordParams = recordParams(command);
+    const params: RecordParams = withLastTest(context, line, recordParams(command));
     log.info(`recording ${params.runs} runs of ${command.join(' ')}`);
     const result = await recordWithProgress(client, params);
     const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs — ${result.failed} failed, ${result.passed} passed.`;

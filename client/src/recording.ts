@@ -19,6 +19,22 @@ import {
 } from '../../server/src/lsp/protocol';
 
 export const LAST_COMMAND_KEY = 'braid.record.lastCommand';
+/** the last test recorded from the code lens: Record Runs of the same command keeps its package, name and folder */
+const LAST_TEST_KEY = 'braid.record.lastTest';
+
+interface LastTest {
+  commandLine: string;
+  include: string[];
+  name: string;
+  cwd: string;
+}
+
+/** Record Runs of the command the test lens used last: the same include list (the test's package), name and folder. */
+export function withLastTest(context: vscode.ExtensionContext, line: string, params: RecordParams): RecordParams {
+  const t = context.workspaceState.get<LastTest>(LAST_TEST_KEY);
+  if (!t || t.commandLine !== line) return params;
+  return { ...params, include: params.include?.length ? params.include : t.include, name: t.name, cwd: t.cwd };
+}
 
 /** Shown when recording is asked for in an untrusted workspace; false then. */
 export async function requireTrust(): Promise<boolean> {
@@ -89,6 +105,7 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
   // at least one minute per run: a build tool starts slower than a plain program
   params.timeoutSeconds = Math.max(params.timeoutSeconds ?? 60, plan.tool === 'maven' || plan.tool === 'gradle' ? 300 : 60);
   await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
+  await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
   log.info(`recording ${params.runs} runs of the test ${what} (${plan.tool}): ${plan.commandLine}`);
   const result = await recordWithProgress(client, params, `Braid: recording ${what}`);
   const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs of ${what} — ${result.failed} failed, ${result.passed} passed.`;

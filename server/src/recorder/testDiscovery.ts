@@ -137,14 +137,14 @@ export function findTests(text: string): FoundTest[] {
     for (const c of classes) if (c.open < off && off < c.close && (!best || c.open > best.open)) best = c;
     return best;
   };
-  const depthIn = (c: Cls, off: number) => {
-    let d = 0;
-    for (let k = c.open + 1; k < off; k++) {
-      if (t[k] === '{') d++;
-      else if (t[k] === '}') d--;
-    }
-    return d;
-  };
+  // brace depth before each offset (one pass), so a method's depth inside its class is a subtraction
+  const depth = new Int32Array(t.length + 1);
+  for (let k = 0, d = 0; k < t.length; k++) {
+    if (t[k] === '{') d++;
+    else if (t[k] === '}') d--;
+    depth[k + 1] = d;
+  }
+  const depthIn = (c: Cls, off: number) => depth[off] - depth[c.open + 1];
   const annRe = /@\s*([A-Za-z_$][\w$.]*)/g;
   const seen = new Set<string>();
   for (let m; (m = annRe.exec(t)); ) {
