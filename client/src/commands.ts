@@ -192,9 +192,9 @@ export function registerCommands(d: CommandDeps): void {
   });
 
   reg('braid.recordTest', async (arg?: unknown) => {
-    // from the code lens: RecordTestArgs; from the Testing view's context menu: a TestItem
-    const item = arg as vscode.TestItem | undefined;
-    const args = item && typeof item === 'object' && 'uri' in item && item.uri instanceof vscode.Uri ? await testItemArgs(item) : (arg as RecordTestArgs | undefined);
+    // from the code lens: RecordTestArgs (uri is a string); from the Testing view's context menu: a test item
+    const item = arg as { uri?: unknown } | undefined;
+    const args = item && typeof item === 'object' && item.uri && typeof item.uri === 'object' ? await testItemArgs(arg as vscode.TestItem) : (arg as RecordTestArgs | undefined);
     if (!args) throw new Error('no JUnit or TestNG test found here: open the test file and use the "Braid: find the root cause" code lens');
     return recordTest(context, client, log, args);
   });

@@ -127,10 +127,12 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
 /** The argument of braid.recordTest from the Testing view: the test item's lens found through the code lens provider. */
 export async function testItemArgs(item: vscode.TestItem): Promise<RecordTestArgs | undefined> {
   if (!item?.uri) return undefined;
-  const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', item.uri)) ?? [];
+  // another extension's item may arrive as plain data: uri components, range {start, end}
+  const uri = item.uri instanceof vscode.Uri ? item.uri : vscode.Uri.from(item.uri as vscode.Uri);
+  const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
   const ours = lenses.filter((l) => l.command?.command === 'braid.recordTest' && l.command.arguments?.[0]);
-  const range = item.range;
-  const inside = range ? ours.filter((l) => range.contains(l.range.start)) : ours;
+  const r = item.range as { start: { line: number }; end: { line: number } } | undefined;
+  const inside = r ? ours.filter((l) => l.range.start.line >= r.start.line && l.range.start.line <= r.end.line) : ours;
   // the first lens inside the item's range: the class's name comes before its methods, a method's after its annotations
   const hit = inside.sort((a, b) => a.range.start.line - b.range.start.line)[0] ?? ours[0];
   return hit?.command?.arguments?.[0] as RecordTestArgs | undefined;
