@@ -89,6 +89,10 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     const welcome = wb.pane('Runs').locator('.welcome-view-content');
     await welcome.getByText('No recorded runs yet.').waitFor();
     await welcome.getByRole('button', { name: 'Record Runs' }).waitFor();
+    // the whole welcome text is visible (not clipped by the pane)
+    const [textBottom, paneBottom] = await wb.pane('Runs').evaluate((p) => [p.querySelector('.welcome-view-content')!.getBoundingClientRect().bottom, p.querySelector('.pane-body')!.getBoundingClientRect().bottom]);
+    assert.ok(textBottom <= paneBottom + 1, `the Runs welcome text ends at ${textBottom}px, inside the pane (${paneBottom}px)`);
+    await welcome.getByText('it needs a trusted workspace.').waitFor();
     const patterns = (await wb.pane('Ranked Patterns').innerText()).replace(/\s+/g, ' ');
     assert.doesNotMatch(patterns, /could not|No traces could be analyzed/i, `no error-like message in an empty workspace: ${patterns}`);
   });
