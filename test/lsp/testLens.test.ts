@@ -104,6 +104,19 @@ describe('test code lens on the sample JUnit 5 project', () => {
     );
   });
 
+  test('braid.testLens.enabled false: no test lenses', async () => {
+    const off = new LspSession(ws, { testLens: { enabled: false } });
+    try {
+      await off.initialize();
+      await off.analysisDone();
+      const u = await off.open(TEST, text);
+      const lenses: any[] = await off.connection.sendRequest('textDocument/codeLens', { textDocument: { uri: u } });
+      assert.deepEqual(lenses.filter((l) => l.command?.command === 'braid.recordTest'), []);
+    } finally {
+      await off.close();
+    }
+  });
+
   test('braid/record refuses a working folder outside the workspace', async () => {
     await assert.rejects(s.connection.sendRequest('braid/record', { command: ['java', '-version'], runs: 1, cwd: '/' }), /outside the workspace folder/);
   });
