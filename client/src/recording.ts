@@ -102,8 +102,11 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
   params.cwd = plan.cwd;
   params.prepare = plan.prepare;
   if (!params.include?.length) params.include = plan.include;
-  // at least one minute per run: a build tool starts slower than a plain program
-  params.timeoutSeconds = Math.max(params.timeoutSeconds ?? 60, plan.tool === 'maven' || plan.tool === 'gradle' ? 300 : 60);
+  if (plan.tool === 'maven' || plan.tool === 'gradle') {
+    // a build tool starts slower than a plain program, and parallel builds of one module share target/ (build/)
+    params.timeoutSeconds = Math.max(params.timeoutSeconds ?? 60, 300);
+    params.jobs = 1;
+  }
   await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
   await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
   log.info(`recording ${params.runs} runs of the test ${what} (${plan.tool}): ${plan.commandLine}`);
