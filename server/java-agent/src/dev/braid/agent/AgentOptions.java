@@ -20,6 +20,10 @@ public final class AgentOptions {
   public final List<String> include = new ArrayList<>();
   public final List<String> exclude = new ArrayList<>();
   public boolean verbose;
+  /** Calls to JDK collections/builders recorded as accesses of the object (issue 11); off: libraryCalls=false. */
+  public boolean libraryCalls = true;
+  /** Lines of System.out/err recorded as OUT events; off: output=false. */
+  public boolean output = true;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -40,6 +44,8 @@ public final class AgentOptions {
         case "include": addList(o.include, value); break;
         case "exclude": addList(o.exclude, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
+        case "libraryCalls": o.libraryCalls = !"false".equals(value); break;
+        case "output": o.output = !"false".equals(value); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }
     }
