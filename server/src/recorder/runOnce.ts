@@ -5,7 +5,7 @@
 import { createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
+import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
 import { RecordOptions } from './recordOptions';
 
 export interface RunSpec {
@@ -154,6 +154,10 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
     startedAt,
   };
   if (empty) traces = [spec.tracePath];
-  for (const t of traces) await finalizeTrace(t, outcome, header);
+  for (const t of traces) {
+    // The failure point of an output match: the index of the matching OUT event of this trace.
+    const failAt = outcome.outcome === 'fail' && o.failOnOutput && !empty ? await findOutputMatch(t, o.failOnOutput) : undefined;
+    await finalizeTrace(t, failAt === undefined ? outcome : { ...outcome, failAt }, header);
+  }
   return { ...base, ...outcome, traces, aborted: false, empty };
 }
