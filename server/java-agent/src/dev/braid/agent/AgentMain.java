@@ -29,6 +29,7 @@ public final class AgentMain {
     ClassFilter filter = new ClassFilter(options.include, options.exclude);
     dev.braid.agent.instrument.Calls.configure(options.libraryCalls, filter.hasJdkIncludes());
     dev.braid.agent.runtime.LibraryAccess.excludeTypes(options.include);
+    dev.braid.agent.runtime.Registry.setTestCodeEntries(options.testCode);
     if (options.output) dev.braid.agent.runtime.OutputTap.install();
     BraidTransformer transformer = new BraidTransformer(filter, options.verbose);
     inst.addTransformer(transformer, true);

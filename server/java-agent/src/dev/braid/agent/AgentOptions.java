@@ -19,6 +19,8 @@ public final class AgentOptions {
   public int noiseSleepMaxMicros = 1000;
   public final List<String> include = new ArrayList<>();
   public final List<String> exclude = new ArrayList<>();
+  /** Classes or packages that are test code (loc.harness), besides those with JUnit/TestNG annotations. */
+  public final List<String> testCode = new ArrayList<>();
   public boolean verbose;
   /** Calls to JDK collections/builders recorded as accesses of the object (issue 11); off: libraryCalls=false. */
   public boolean libraryCalls = true;
@@ -43,6 +45,7 @@ public final class AgentOptions {
         case "noiseSleepMaxUs": o.noiseSleepMaxMicros = (int) parseDouble(key, value); break;
         case "include": addList(o.include, value); break;
         case "exclude": addList(o.exclude, value); break;
+        case "testCode": addList(o.testCode, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
         case "libraryCalls": o.libraryCalls = !"false".equals(value); break;
         case "output": o.output = !"false".equals(value); break;

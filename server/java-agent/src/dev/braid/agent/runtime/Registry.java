@@ -69,14 +69,27 @@ public final class Registry {
     HARNESS_CLASSES.add(className);
   }
 
+  private static java.util.List<String> testCodeEntries = java.util.Collections.emptyList();
+
+  /** Classes/packages named test code by the agent option testCode (same matching as include). */
+  public static synchronized void setTestCodeEntries(java.util.List<String> entries) {
+    testCodeEntries = new java.util.ArrayList<>(entries);
+  }
+
   public static synchronized boolean isHarnessClass(String className) {
     if (HARNESS_CLASSES.contains(className)) return true;
+    for (String e : testCodeEntries) {
+      if (className.equals(e) || (className.startsWith(e) && (className.charAt(e.length()) == '.'
+          || className.charAt(e.length()) == '$'))) {
+        return true;
+      }
+    }
     int dollar = className.indexOf('$');
     return dollar > 0 && HARNESS_CLASSES.contains(className.substring(0, dollar));
   }
 
   private static boolean isHarnessMethod(String method) {
-    if (HARNESS_CLASSES.isEmpty() || method == null) return false;
+    if ((HARNESS_CLASSES.isEmpty() && testCodeEntries.isEmpty()) || method == null) return false;
     int dot = method.lastIndexOf('.');
     return dot > 0 && isHarnessClass(method.substring(0, dot));
   }
