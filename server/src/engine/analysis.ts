@@ -59,6 +59,8 @@ export interface RunResult {
   patterns: number[];
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
+  /** events the recorder dropped in this run (its writer fell behind); 0 normally */
+  droppedEvents: number;
 }
 
 export interface PatternAccess {
@@ -137,6 +139,13 @@ export class Analyzer {
         message: `${stats.latePairs} memory-access pairs arrived after the pair ordering buffer was full; they were combined approximately`,
       });
     }
+    if (r.droppedEvents > 0) {
+      diags.push({
+        severity: 'warning',
+        file,
+        message: `the recorder dropped ${r.droppedEvents} events of this run (its trace writer fell behind); patterns of this run may be missing`,
+      });
+    }
     this.fileDiagnostics.set(file, diags);
     const seed = r.header.recorder?.options?.seed;
     const run: RunResult = {
@@ -152,6 +161,7 @@ export class Analyzer {
       patterns: found.ids.slice().sort((a, b) => a - b),
       stats,
       uncaught: r.uncaught,
+      droppedEvents: r.droppedEvents,
     };
     this.runs.set(file, run);
     return run;

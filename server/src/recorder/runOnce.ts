@@ -7,6 +7,7 @@ import path from 'node:path';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
 import { RecordOptions } from './recordOptions';
+import { countDroppedEvents } from './droppedEvents';
 
 export interface RunSpec {
   index: number;
@@ -133,7 +134,12 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
   for (const t of traces) uncaught.push(...(await readUncaught(t)));
 
   let outcome: TraceOutcome;
-  if (timedOut) outcome = { outcome: 'fail', reason: 'timeout', detail: `no exit within ${o.timeoutSeconds} s; process tree killed` };
+  let dropped = 0;
+  if (timedOut) for (const t of traces) dropped += await countDroppedEvents(t);
+  if (timedOut && dropped > 0) {
+    // The agent only drops events after a bounded wait for its trace writer: the recorder, not the program, held this run up.
+    outcome = { outcome: 'fail', reason: 'recorder-blocked', detail: `recorder blocked: its trace writer fell behind (${dropped} events dropped) and the run did not exit within ${o.timeoutSeconds} s` };
+  } else if (timedOut) outcome = { outcome: 'fail', reason: 'timeout', detail: `no exit within ${o.timeoutSeconds} s; process tree killed` };
   else if (sig) outcome = { outcome: 'fail', reason: 'killed', detail: `terminated by signal ${sig}` };
   else if (uncaught.length > 0) {
     const u = uncaught[0];

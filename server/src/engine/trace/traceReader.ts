@@ -35,6 +35,8 @@ export interface ReadTraceResult {
   outcomeReason?: string;
   outcomeDetail?: string;
   uncaught: UncaughtInfo[];
+  /** events the recorder dropped (sum of the `{"dropped":N}` lines): its writer fell behind */
+  droppedEvents: number;
   eventCount: number;
   lineCount: number;
   symbols: TraceSymbols;
@@ -118,6 +120,7 @@ class TraceLineReader {
       file,
       ok: true,
       uncaught: [],
+      droppedEvents: 0,
       eventCount: 0,
       lineCount: 0,
       symbols: this.symbols,
@@ -278,6 +281,10 @@ class TraceLineReader {
     }
     if (o.uncaught && typeof o.uncaught === 'object') {
       this.result.uncaught.push(o.uncaught as UncaughtInfo);
+      return;
+    }
+    if ('dropped' in o) {
+      this.result.droppedEvents += this.id(o, 'dropped');
       return;
     }
     if (!this.warnedUnknownLine) {

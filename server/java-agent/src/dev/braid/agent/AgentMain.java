@@ -23,6 +23,7 @@ public final class AgentMain {
     }
     String program = options.program != null ? options.program : mainClassName();
     String execution = options.execution != null ? options.execution : "run-" + ProcessHandle.current().pid();
+    Rt.setMaxWaitMillis(options.maxWaitMillis);
     Rt.start(options.out, header(options, program), execution, options.noise, seedOf(options.seed),
         options.noiseSleepMaxMicros);
 

@@ -26,6 +26,8 @@ public final class AgentOptions {
   public boolean libraryCalls = true;
   /** Lines of System.out/err recorded as OUT events; off: output=false. */
   public boolean output = true;
+  /** Longest wait of an application thread for the trace writer before its events are dropped, ms. */
+  public long maxWaitMillis = 1000;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -49,6 +51,7 @@ public final class AgentOptions {
         case "verbose": o.verbose = !"false".equals(value); break;
         case "libraryCalls": o.libraryCalls = !"false".equals(value); break;
         case "output": o.output = !"false".equals(value); break;
+        case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }
     }

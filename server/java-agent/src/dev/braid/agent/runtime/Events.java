@@ -45,29 +45,69 @@ final class Events {
     buffers = java.util.Arrays.copyOf(all, count);
   }
 
-  /** Writer: forgets buffers of ended threads that are fully consumed. */
-  synchronized void unregister(ThreadBuffer b) {
-    for (int k = 0; k < count; k++) {
-      if (all[k] == b) {
-        System.arraycopy(all, k + 1, all, k, count - k - 1);
-        all[--count] = null;
-        buffers = java.util.Arrays.copyOf(all, count);
-        return;
-      }
+  /**
+   * Writer: forgets the buffers of ended threads that are fully consumed, and returns their last
+   * chunk to the budget (a dead thread holds no chunk).
+   */
+  synchronized void unregisterDrained(ThreadBuffer[] drained, int n) {
+    if (n == 0) return;
+    for (int j = 0; j < n; j++) {
+      Chunk last = drained[j].retire();
+      if (last != null) recycle(last);
     }
+    int kept = 0;
+    for (int k = 0; k < count; k++) {
+      ThreadBuffer b = all[k];
+      if (!b.isRetired()) all[kept++] = b;
+    }
+    for (int k = kept; k < count; k++) all[k] = null;
+    count = kept;
+    buffers = java.util.Arrays.copyOf(all, count);
   }
 
-  /** A new chunk; waits while too many events are outstanding. Returns null when recording is closed. */
-  Chunk newChunk(boolean big) {
+  /** Returned by {@link #newChunk} when the event is dropped (the writer fell behind for too long). */
+  static final Chunk DROP = new Chunk(0);
+  /** Longest time a thread waits for the writer before events are dropped (agent option maxWaitMs). */
+  static volatile long maxWaitNanos = 1_000_000_000L;
+
+  /** Events dropped because the writer fell behind (reported in the trace as {@code {"dropped":N}} lines). */
+  final AtomicLong dropped = new AtomicLong();
+  /** Set when a thread gave up waiting: further over-budget chunks are dropped at once until the writer catches up. */
+  private volatile boolean dropping;
+
+  /**
+   * A new chunk for {@code b}, or {@link #DROP}, or null when recording is closed. Back-pressure:
+   * when more than {@link #MAX_OUTSTANDING} events are held, a thread whose older chunks the
+   * writer has not consumed yet waits for it, at most {@link #maxWaitNanos}; past that the event
+   * is dropped (and counted). A thread whose older chunks are all consumed never waits (it gets a
+   * small chunk when over budget), so threads that hold partly filled chunks — live or dead —
+   * never block one another.
+   */
+  Chunk newChunk(ThreadBuffer b, boolean big) {
     int cap = big ? BIG_CHUNK : SMALL_CHUNK;
-    int spins = 0;
-    while (outstanding.get() + cap > MAX_OUTSTANDING) {
-      if (Rt.isClosed()) return null;
-      if (++spins < 4) Thread.yield();
-      else java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+    if (outstanding.get() + cap > MAX_OUTSTANDING) {
+      if (dropping && outstanding.get() <= MAX_OUTSTANDING / 2) dropping = false;
+      long since = 0;
+      int spins = 0;
+      while (outstanding.get() + cap > MAX_OUTSTANDING && b.hasUnconsumedOlderChunks()) {
+        if (Rt.isClosed()) return null;
+        if (dropping) return DROP;
+        if (++spins < 4) {
+          Thread.yield();
+          continue;
+        }
+        long now = System.nanoTime();
+        if (since == 0) since = now;
+        else if (now - since > maxWaitNanos) {
+          dropping = true;
+          return DROP;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+      }
+      if (outstanding.get() + cap > MAX_OUTSTANDING) cap = SMALL_CHUNK;
     }
     outstanding.addAndGet(cap);
-    if (big) {
+    if (cap == BIG_CHUNK) {
       synchronized (this) {
         if (freeCount > 0) {
           Chunk c = free[--freeCount];

@@ -37,6 +37,9 @@ public final class Rt {
   /** 0 = unknown, 1 = started (seen running), 2 = END written. */
   private static byte[] threadPhase = new byte[64];
   private static int threadCount;
+  /** Ids of the threads in phase 1 (started, no END yet), so the writer's scan for dead threads is short. */
+  private static int[] running = new int[64];
+  private static int runningCount;
 
   /** Starts recording into {@code outPath}; called once by the agent. */
   public static void start(String outPath, String headerTemplate, String execution, double noiseProbability,
@@ -63,6 +66,11 @@ public final class Rt {
   }
 
   static boolean isClosed() { return closed; }
+
+  /** Bounded back-pressure: longest wait for the trace writer before events are dropped. */
+  public static void setMaxWaitMillis(long millis) {
+    Events.maxWaitNanos = millis * 1_000_000L;
+  }
 
   static String executionId() { return executionId; }
 
@@ -122,7 +130,37 @@ public final class Rt {
 
   private static void markRunning(int id) {
     synchronized (THREAD_LOCK) {
-      if (threadPhase[id] == 0) threadPhase[id] = 1;
+      if (threadPhase[id] == 0) {
+        threadPhase[id] = 1;
+        if (runningCount == running.length) running = java.util.Arrays.copyOf(running, runningCount * 2);
+        running[runningCount++] = id;
+      }
+    }
+  }
+
+  /**
+   * Writer: the ids of the threads that ran, have terminated and have no END event yet, marked
+   * ended (the caller writes their END). Forgets ended threads' Thread objects.
+   */
+  static int[] takeDeadThreads() {
+    synchronized (THREAD_LOCK) {
+      int n = 0;
+      int kept = 0;
+      int[] dead = null;
+      for (int k = 0; k < runningCount; k++) {
+        int id = running[k];
+        if (threadPhase[id] != 1) continue;
+        Thread t = threads[id];
+        if (t != null && !t.isAlive()) {
+          threadPhase[id] = 2;
+          if (dead == null) dead = new int[runningCount - k];
+          dead[n++] = id;
+        } else {
+          running[kept++] = id;
+        }
+      }
+      runningCount = kept;
+      return dead == null ? new int[0] : java.util.Arrays.copyOf(dead, n);
     }
   }
 
@@ -135,18 +173,6 @@ public final class Rt {
   static String threadName(int id) {
     synchronized (THREAD_LOCK) {
       return id <= threadCount ? threadNames[id] : "thread-" + id;
-    }
-  }
-
-  /** True once for a thread that ran, has terminated, and has no END event yet (marks it ended). */
-  static boolean isDeadAndNotEnded(int id) {
-    synchronized (THREAD_LOCK) {
-      Thread t = threads[id];
-      if (threadPhase[id] == 1 && t != null && !t.isAlive()) {
-        threadPhase[id] = 2;
-        return true;
-      }
-      return false;
     }
   }
 

@@ -30,7 +30,8 @@ final class ThreadBuffer {
   @SuppressWarnings("unused") private long floor;
 
   // ---- writer side ----
-  Chunk rchunk;
+  /** The chunk the writer reads; written only by the writer, read by the producer (back-pressure). */
+  volatile Chunk rchunk;
   int rpos;
   int rlimit;
 
@@ -43,8 +44,12 @@ final class ThreadBuffer {
   boolean reserve() {
     Chunk c = cur;
     if (c != null && pos < c.cap) return true;
-    Chunk n = events.newChunk(c != null);
+    Chunk n = events.newChunk(this, c != null);
     if (n == null) return false;
+    if (n == Events.DROP) {
+      events.dropped.incrementAndGet();
+      return false;
+    }
     pos = 0;
     cur = n;
     if (c == null) {
@@ -75,6 +80,12 @@ final class ThreadBuffer {
     return i;
   }
 
+  /** Producer: true while the writer has not reached this thread's current chunk. */
+  boolean hasUnconsumedOlderChunks() {
+    Chunk r = rchunk;
+    return r != null && r != cur;
+  }
+
   long floorAcquire() {
     return (long) FLOOR.getAcquire(this);
   }
@@ -98,6 +109,18 @@ final class ThreadBuffer {
       events.recycle(c);
     }
   }
+
+  /** Writer, for a drained buffer: detaches and returns its last chunk (null when there is none). */
+  Chunk retire() {
+    Chunk c = rchunk;
+    rchunk = null;
+    retired = true;
+    return c;
+  }
+
+  private boolean retired;
+
+  boolean isRetired() { return retired; }
 
   /** True when the owner has ended and everything it published was consumed. */
   boolean drained() {

@@ -107,6 +107,7 @@ final class TraceWriter implements Runnable {
           if ((++rounds & 63) != 0) continue;
         }
         drainExtraLines();
+        reportDropped();
         if (now == 0) now = System.nanoTime();
         if (stop != Long.MAX_VALUE) {
           Thread.onSpinWait();
@@ -128,6 +129,7 @@ final class TraceWriter implements Runnable {
         }
       }
       drainExtraLines();
+      reportDropped();
       flush();
     } catch (Throwable t) {
       System.err.println("[braid-agent] trace writer stopped: " + t);
@@ -195,33 +197,48 @@ final class TraceWriter implements Runnable {
     return n;
   }
 
+  private ThreadBuffer[] drainedScratch = new ThreadBuffer[64];
+
   private void forgetDrainedBuffers(ThreadBuffer[] bs) {
+    int n = 0;
     for (ThreadBuffer b : bs) {
-      if (b.drained()) events.unregister(b);
+      if (b.drained()) {
+        if (n == drainedScratch.length) drainedScratch = java.util.Arrays.copyOf(drainedScratch, n * 2);
+        drainedScratch[n++] = b;
+      }
     }
+    events.unregisterDrained(drainedScratch, n);
+    java.util.Arrays.fill(drainedScratch, 0, n, null);
+  }
+
+  private long droppedReported;
+
+  /** Writes a {@code {"dropped":N}} line for the events dropped since the last such line. */
+  private void reportDropped() {
+    long d = events.dropped.get();
+    if (d == droppedReported) return;
+    appendAscii("{\"dropped\":" + (d - droppedReported) + "}\n");
+    droppedReported = d;
   }
 
   boolean isFinished() { return finished; }
 
   private void emitEndsOfDeadThreads() {
-    int n = Rt.threadCount();
-    for (int id = 1; id <= n; id++) {
-      if (Rt.isDeadAndNotEnded(id)) {
-        long i = events.reserve();
+    for (int id : Rt.takeDeadThreads()) {
+      long i = events.reserve();
+      if (selfTail == selfIndex.length) {
+        System.arraycopy(selfIndex, selfHead, selfIndex, 0, selfTail - selfHead);
+        System.arraycopy(selfThread, selfHead, selfThread, 0, selfTail - selfHead);
+        selfTail -= selfHead;
+        selfHead = 0;
         if (selfTail == selfIndex.length) {
-          System.arraycopy(selfIndex, selfHead, selfIndex, 0, selfTail - selfHead);
-          System.arraycopy(selfThread, selfHead, selfThread, 0, selfTail - selfHead);
-          selfTail -= selfHead;
-          selfHead = 0;
-          if (selfTail == selfIndex.length) {
-            selfIndex = java.util.Arrays.copyOf(selfIndex, selfTail * 2);
-            selfThread = java.util.Arrays.copyOf(selfThread, selfTail * 2);
-          }
+          selfIndex = java.util.Arrays.copyOf(selfIndex, selfTail * 2);
+          selfThread = java.util.Arrays.copyOf(selfThread, selfTail * 2);
         }
-        selfIndex[selfTail] = i;
-        selfThread[selfTail] = id;
-        selfTail++;
       }
+      selfIndex[selfTail] = i;
+      selfThread[selfTail] = id;
+      selfTail++;
     }
   }
 
