@@ -58,7 +58,7 @@ test('hand-offs: submit → task → Future.get, countDown → await, barrier, C
   const token = submitted[3];
   const started = sync.find((e) => e[2] === 'RCV' && e[3] === token && e[1] !== main);
   assert.ok(started && (started[0] as number) > (submitted[0] as number), 'the task receives the submit token');
-  const ended = sync.find((e) => e[2] === 'SND' && e[3] === token && e[1] === started[1] && e[0] > started[0]);
+  const ended = sync.find((e) => e[2] === 'SND' && e[3] === token && e[1] === started[1] && (e[0] as number) > (started[0] as number));
   assert.ok(ended, 'the task sends its token when it ends');
   const [got] = on('RCV', lineOf('get'));
   assert.equal(got[1], main);

@@ -101,7 +101,7 @@ test('a worker that dies with an uncaught exception fails the run (exit code 0)'
     assert.equal(fails.length, 1, 'one failure point');
     assert.equal(fails[0][5], 'uncaught');
     assert.match(fails[0][6] as string, /IllegalStateException/);
-    assert.equal(t.locs.get(fails[0][3])?.line, 10, 'at the throw in Crash.java');
+    assert.equal(t.locs.get(fails[0][3] as number)?.line, 10, 'at the throw in Crash.java');
   }
 });
 
