@@ -82,13 +82,26 @@ public final class HappensBefore {
 
   // ---- executors ----
 
+  /**
+   * Tasks that are more than a Runnable/Callable (a FutureTask the caller keeps, a Comparable task
+   * of a priority executor) are passed on unwrapped, so the executor sees the same object.
+   */
+  private static boolean keep(Object task) {
+    return task instanceof Future || task instanceof Comparable;
+  }
+
   public static void execute(Executor e, Runnable r, int loc) {
+    if (keep(r)) {
+      e.execute(r);
+      return;
+    }
     HandOff h = HandOff.of(r, 0, loc);
     snd(h.token, loc);
     e.execute(h);
   }
 
   public static Future<?> submit(ExecutorService e, Runnable r, int loc) {
+    if (keep(r)) return e.submit(r);
     HandOff h = HandOff.of(r, 0, loc);
     snd(h.token, loc);
     Future<?> f = e.submit((Runnable) h);
@@ -97,6 +110,7 @@ public final class HappensBefore {
   }
 
   public static <T> Future<T> submit(ExecutorService e, Runnable r, T result, int loc) {
+    if (keep(r)) return e.submit(r, result);
     HandOff h = HandOff.of(r, 0, loc);
     snd(h.token, loc);
     Future<T> f = e.submit((Runnable) h, result);
@@ -106,6 +120,7 @@ public final class HappensBefore {
 
   @SuppressWarnings("unchecked")
   public static <T> Future<T> submit(ExecutorService e, Callable<T> c, int loc) {
+    if (keep(c)) return e.submit(c);
     HandOff h = HandOff.of(c, 0, loc);
     snd(h.token, loc);
     Future<T> f = e.submit((Callable<T>) h);
