@@ -488,11 +488,18 @@ final class MethodInstrumenter extends AdviceAdapter {
       callRt("assertionCreated", "(Ljava/lang/Object;I)V");
       return true;
     }
-    if (CallStubs.jdkIncludes || !isJdkClass(callOwner)) {
+    if (CallStubs.jdkIncludes || !isJdkClass(callOwner) || isCallbackType(callOwner)) {
       pushInt(loc());
       callRt("at", "(I)V");
     }
     return false;
+  }
+
+  /** JDK interfaces through which application code usually calls application code (lambdas, tasks). */
+  private static boolean isCallbackType(String owner) {
+    return owner.startsWith("java/util/function/") || owner.equals("java/lang/Runnable")
+        || owner.equals("java/util/concurrent/Callable") || owner.equals("java/util/Comparator")
+        || owner.equals("java/lang/Comparable");
   }
 
   // Other instructions only flush a pending handler hook and reset the array-naming state.
