@@ -71,6 +71,8 @@ export interface PatternAccess {
   file: string;
   line: number;
   method: string;
+  /** value read or written at the first occurrence (when the trace records values) */
+  value?: unknown;
   /** call stack of the first occurrence, bottom first (may be empty) */
   stack: { file: string; line: number; method: string }[];
 }
@@ -287,6 +289,7 @@ export class Analyzer {
           line: loc.line,
           method: loc.method,
           stack: frames(info.stacks[k]),
+          ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
       }),
       key: info.key,

@@ -13,7 +13,7 @@ final class InstrumentingClassVisitor extends ClassVisitor {
   private CallStubs stubs;
 
   InstrumentingClassVisitor(ClassVisitor next, boolean jdk) {
-    super(Opcodes.ASM9, next);
+    super(AsmApi.VERSION, next);
     this.jdk = jdk;
   }
 
@@ -23,6 +23,15 @@ final class InstrumentingClassVisitor extends ClassVisitor {
     this.internalName = name;
     this.stubs = new CallStubs(name, !jdk && (access & Opcodes.ACC_INTERFACE) == 0);
     super.visit(version, access, name, signature, superName, interfaces);
+  }
+
+  /**
+   * Sealed classes: passed straight to the writer (the base class refuses them below API ASM9, the
+   * level of JDK 17's internal ASM; the build renames this method to that ASM's name for it).
+   */
+  @Override
+  public void visitPermittedSubclass(String permittedSubclass) {
+    if (cv != null) cv.visitPermittedSubclass(permittedSubclass);
   }
 
   @Override

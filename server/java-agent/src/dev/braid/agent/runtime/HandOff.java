@@ -111,12 +111,15 @@ class HandOff implements Runnable, Callable, Supplier, Function, Consumer, BiCon
     }
 
     BiFunction asBiFunction() {
-      return (a, b) -> {
-        begin();
-        try {
-          return ((BiFunction) target).apply(a, b);
-        } finally {
-          end();
+      return new BiFunction() {
+        @Override
+        public Object apply(Object a, Object b) {
+          begin();
+          try {
+            return ((BiFunction) target).apply(a, b);
+          } finally {
+            end();
+          }
         }
       };
     }

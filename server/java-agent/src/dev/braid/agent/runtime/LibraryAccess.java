@@ -133,7 +133,12 @@ public final class LibraryAccess {
     }
   }
 
-  private static final ThreadLocal<int[]> SCRATCH = ThreadLocal.withInitial(() -> new int[2]);
+  private static final ThreadLocal<int[]> SCRATCH = new ThreadLocal<int[]>() {
+    @Override
+    protected int[] initialValue() {
+      return new int[2];
+    }
+  };
 
   /** Before the call at {@code site} on {@code receiver}: one R or W of the (backing) object. */
   public static void call(Object receiver, int site) {
