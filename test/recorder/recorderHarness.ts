@@ -49,6 +49,7 @@ export const EVALUATION_SUBJECTS: readonly SampleProgram[] = [
   { pkg: 'threeslots', main: 'threeslots.PermitGate', include: ['threeslots'], noise: 0.1 },
   { pkg: 'manythreads', main: 'manythreads.RequestLog', include: ['manythreads'], noise: 0.1, runs: 30 },
   { pkg: 'racytest', main: 'racytest.ChecksumTest', include: ['racytest'], noise: 0.1, testCode: ['racytest.ChecksumTest'] },
+  { pkg: 'auditlog', main: 'auditlog.Wallet', include: ['auditlog'], noise: 0.2 },
 ];
 
 /** Every bundled sample and evaluation subject. */
