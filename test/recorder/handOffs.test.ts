@@ -175,3 +175,8 @@ test('JUnit 4: an annotated class is test code; a failing Assert call is a failu
   assert.deepEqual(fails.map((e) => [t.at(e, 3)?.line, e[5]]), [[6, 'assert'], [9, 'exit']]);
   assert.match(fails[0][6] as string, /AssertionError: sum expected:<3> but was:<2>/);
 });
+
+test('output of a JVM that runs no recorded class creates no trace (a build tool JVM)', async () => {
+  const s = await record('no-recorded-class', 'lifecycle.HandOffs', { runs: 1, include: ['no.such.pkg'], noise: 0 });
+  assert.equal(s.runs[0].empty, true, 'no events, no trace file from the agent');
+});

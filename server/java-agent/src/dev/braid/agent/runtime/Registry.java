@@ -46,6 +46,7 @@ public final class Registry {
       locHarness = java.util.Arrays.copyOf(locHarness, cap);
     }
     locHarness[n] = isHarnessMethod(method);
+    if (!jdk) applicationCode = true;
     locFile[n] = file;
     locMethod[n] = method;
     locLine[n] = line;
@@ -53,6 +54,12 @@ public final class Registry {
     LOC_KEYS.put(key, n);
     return n;
   }
+
+  /**
+   * True once a class of the application has been instrumented in this JVM. Output lines are
+   * recorded only then, so that a build tool's own JVM (which runs no recorded class) writes no trace.
+   */
+  static volatile boolean applicationCode;
 
   /** A location of a library call ({@code call}, e.g. {@code java.util.HashMap.put}) at a user line. */
   public static synchronized int callLoc(String file, int line, String method, String call) {

@@ -625,7 +625,7 @@ public final class Rt {
 
   /** A line written to System.out (1) or System.err (2). */
   static void output(int stream, String text) {
-    if (!enabled) return;
+    if (!enabled || !Registry.applicationCode) return;
     ThreadState s = STATE.get();
     if (s.busy != 0) return;
     s.busy++;
