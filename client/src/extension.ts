@@ -19,13 +19,13 @@ import { HeatDecorations } from './heat';
 import { BraidModel } from './model';
 import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
+import { registerMethodsView } from './methodsTree';
+import { MAX_RESTARTS, restartAfterStop } from './restartPolicy';
 
 let client: LanguageClient | undefined;
 
 /** Commands the hover's command links may run (markdown isTrusted). */
 const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess'];
-const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 export interface BraidApi {
   client: LanguageClient;
@@ -55,10 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
       },
       closed: () => {
-        const now = Date.now();
-        while (restarts.length && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
-        restarts.push(now);
-        if (restarts.length <= MAX_RESTARTS) {
+        if (restartAfterStop(restarts, Date.now())) {
           log.warn(`the language server stopped unexpectedly; restarting (${restarts.length}/${MAX_RESTARTS} in 3 minutes)`);
           void vscode.window.showWarningMessage('Braid: the language server stopped unexpectedly and was restarted.', 'Show Output').then((a) => {
             if (a) log.show(true);
@@ -123,6 +120,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   });
 
   registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree });
+  registerMethodsView(context, model, () => webviews.openMethods());
 
   context.subscriptions.push(
     c.onDidChangeState((e) => {

@@ -128,7 +128,8 @@ export class Workbench {
     let last = await this.activeEditor();
     while (Date.now() < deadline) {
       last = await this.activeEditor();
-      if (last.tab.startsWith(file) && ok(last.line)) return last;
+      // the breadcrumbs render a moment after the tab and the cursor: wait for them too
+      if (last.tab.startsWith(file) && ok(last.line) && last.breadcrumbs) return last;
       await this.page.waitForTimeout(100);
     }
     throw new Error(`${what}: expected the active editor to be ${file} at line ${typeof line === 'number' ? line : '(see test)'}, but it is "${last.tab}" (${last.breadcrumbs}) with "${last.selection}"`);

@@ -22,15 +22,18 @@ export interface BraidWebviews {
   openGriffin(): void;
   openBugGraph(bug?: number): void;
   openExplanations(): void;
+  /** the Suspicious Methods comparison (call graph vs GRIFFIN) */
+  openMethods(): void;
 }
 
-type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
+type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations' | 'methods';
 const VIEWS: Record<ViewKind, { viewType: string; title: string; findWidget: boolean }> = {
   tracer: { viewType: 'braid.tracer', title: 'Braid: Tracer', findWidget: false },
   unicorn: { viewType: 'braid.unicorn', title: 'Braid: Ranked Patterns', findWidget: true },
   griffin: { viewType: 'braid.griffin', title: 'Braid: Bugs', findWidget: true },
   bugGraph: { viewType: 'braid.bugGraph', title: 'Braid: Bug Graph', findWidget: false },
   explanations: { viewType: 'braid.explanations', title: 'Braid: Explanations', findWidget: true },
+  methods: { viewType: 'braid.methodsCompare', title: 'Braid: Suspicious Methods', findWidget: true },
 };
 
 /** viewType of each panel, for package.json `onWebviewPanel:` activation events */
@@ -176,6 +179,9 @@ export function registerWebviews(context: vscode.ExtensionContext, source: Webvi
     openExplanations(): void {
       open('explanations');
     },
+    openMethods(): void {
+      open('methods');
+    },
   };
 
   for (const kind of Object.keys(VIEWS) as ViewKind[]) {
@@ -223,7 +229,9 @@ export async function resolveWorkspaceFile(file: string, uriText?: string): Prom
   const base = path.posix.basename(norm);
   if (!base || /[*?[\]{}!]/.test(base) || path.isAbsolute(file)) return undefined;
   const found = await vscode.workspace.findFiles(`**/${base}`, '**/node_modules/**', 50);
-  const best = found.find((u) => u.path.endsWith('/' + norm)) ?? (found.length === 1 ? found[0] : undefined);
+  // a unique match only (docs/views.md): with two candidates there is no telling which one the trace means
+  const matching = found.filter((u) => u.path.endsWith('/' + norm));
+  const best = matching.length === 1 ? matching[0] : matching.length === 0 && found.length === 1 ? found[0] : undefined;
   return best ? checkedWorkspaceFile(best) : undefined;
 }
 
