@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
+import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
 import { RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
@@ -207,6 +207,10 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     startedAt,
   };
   if (empty) traces = [spec.tracePath];
-  for (const t of traces) await finalizeTrace(t, outcome, header);
+  for (const t of traces) {
+    // The failure point of an output match: the index of the matching OUT event of this trace.
+    const failAt = outcome.outcome === 'fail' && o.failOnOutput && !empty ? await findOutputMatch(t, o.failOnOutput) : undefined;
+    await finalizeTrace(t, failAt === undefined ? outcome : { ...outcome, failAt }, header);
+  }
   return { ...base, ...outcome, traces, aborted: false, empty };
 }
