@@ -107,7 +107,7 @@ export interface TraceEventDto {
   i: number;
   thread: number;
   threadName: string;
-  kind: 'R' | 'W' | 'ACQ' | 'REL' | 'START' | 'JOIN' | 'END' | 'ENTER' | 'EXIT';
+  kind: 'R' | 'W' | 'ACQ' | 'REL' | 'START' | 'JOIN' | 'END' | 'ENTER' | 'EXIT' | 'SND' | 'RCV' | 'FAIL' | 'OUT';
   variable?: string;
   file?: string;
   line?: number;
