@@ -114,6 +114,7 @@ export class AnalysisState {
       patternCount: this.totalPatterns,
       bugCount: this.bugs.length,
       message: this.result.message,
+      confidence: this.result.confidence,
     };
   }
 
@@ -145,6 +146,10 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
     failed: p.failed,
     passed: p.passed,
     key: p.key,
+    pValue: p.pValue,
+    group: p.group,
+    tie: p.tie,
+    tieSize: p.tieSize,
     accesses: p.accesses.map(
       (a): PatternAccessDto => ({
         thread: a.thread,
@@ -155,6 +160,9 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
         method: a.method,
         uri: uri(a.file),
         stack: a.stack.map((f) => ({ ...f, uri: uri(f.file) })),
+        ...(a.library ? { library: a.library } : {}),
+        ...(a.call !== undefined ? { call: a.call } : {}),
+        ...(a.harness ? { harness: true } : {}),
       }),
     ),
   };
