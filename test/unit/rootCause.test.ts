@@ -8,10 +8,12 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { analyzeTraceFiles, AnalysisOptions } from '../../server/src/engine/analysis';
 import { textReport } from '../../server/src/engine/report/textReport';
 import { BuiltTrace, writeTraces } from '../helpers/traceBuilder';
-import { BugLine, isRootCause, rootCauseFirst } from '../helpers/rootCause';
+import { BugLine, bugLinesIn, isRootCause, rootCauseFirst } from '../helpers/rootCause';
 
 const THESIS: Partial<AnalysisOptions> = { happensBefore: false, grouping: false };
 
@@ -158,3 +160,31 @@ test('confidence: p-values on every pattern; few failing runs are said plainly w
   assert.ok(Math.abs(many.patterns[0].pValue - 1 / 38760) < 1e-15);
   assert.equal(many.confidence, undefined);
 });
+
+// ---- the committed recordings of every bundled sample and evaluation subject (scripts/record-subjects.mjs)
+
+const ROOT = path.resolve(__dirname, '../..');
+const RECORDED = path.join(ROOT, 'test/fixtures/recorded');
+const SOURCES = path.join(ROOT, 'test/fixtures/java');
+const manifest: Record<string, { testCode?: string[] }> = existsSync(path.join(RECORDED, 'manifest.json'))
+  ? JSON.parse(readFileSync(path.join(RECORDED, 'manifest.json'), 'utf8'))
+  : {};
+
+test('every bundled sample and evaluation subject has committed traces', () => {
+  const subjects = readdirSync(SOURCES).filter((d) => bugLinesIn(SOURCES).some((b) => b.file.startsWith(d + '/')));
+  assert.ok(subjects.length >= 15, `sample and subject folders with @bug lines: ${subjects.join(', ')}`);
+  const missing = subjects.filter((s) => !manifest[s]);
+  assert.deepEqual(missing, [], 'record them with node scripts/record-subjects.mjs <subject>');
+});
+
+for (const pkg of Object.keys(manifest)) {
+  test(`subject ${pkg}: the first pattern is a root cause, with no other pattern tied with it among the causes`, async () => {
+    const bugs = bugLinesIn(SOURCES).filter((b) => b.file.startsWith(pkg + '/'));
+    assert.ok(bugs.length > 0, `no // @bug line in test/fixtures/java/${pkg}`);
+    const r = await analyzeTraceFiles([path.join(RECORDED, pkg)], { testCode: manifest[pkg].testCode ?? [] });
+    assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []);
+    assert.ok(r.executions.failed > 0 && r.executions.passed > 0, `${pkg}: needs failing and passing runs`);
+    const check = rootCauseFirst(r, bugs);
+    assert.ok(check.ok, `${pkg}: ${check.why}`);
+  });
+}
