@@ -9,6 +9,7 @@
 import type { CoverageMatrix } from './coverageMatrix';
 import type { CommonFrame } from './commonCallStack';
 import { laneCommonStacks, PatternMember } from './clusterSuspiciousPatterns';
+import { isLibraryCode } from '../libraryCode';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -27,8 +28,15 @@ export function suspiciousMethods(m: CoverageMatrix, members: readonly Pick<Patt
   const common = laneCommonStacks(m, members);
   const out: SuspiciousMethod[] = [];
   common.forEach((frames: CommonFrame[], k) => {
-    const top = frames[frames.length - 1];
+    // the top frame in the user's code: a race inside ArrayList.add names the user's method that calls it
+    let top = frames[frames.length - 1];
     if (!top) return;
+    for (let j = frames.length - 1; j >= 0; j--) {
+      if (!isLibraryCode(frames[j].file, frames[j].method)) {
+        top = frames[j];
+        break;
+      }
+    }
     out.push({
       thread: (k + 1) as 1 | 2,
       method: top.method,
