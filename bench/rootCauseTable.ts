@@ -15,7 +15,8 @@ import { formatP, TieOrder } from '../server/src/engine/ranking/rootCauseOrder';
 import { bugLinesIn, BugLine, firstRootPosition, isRootCause } from '../test/helpers/rootCause';
 
 const root = path.resolve(__dirname, '..');
-const recorded = path.join(root, 'test/fixtures/recorded');
+const recorded = process.env.BRAID_RECORDED ?? path.join(root, 'test/fixtures/recorded');
+const sources = process.env.BRAID_SOURCES ?? path.join(root, 'test/fixtures/java');
 const manifestPath = path.join(recorded, 'manifest.json');
 if (!existsSync(manifestPath)) {
   console.log('root-cause table: no committed traces (test/fixtures/recorded/manifest.json); run scripts/record-subjects.mjs');
@@ -45,8 +46,7 @@ async function analyze(dir: string, options: ConstructorParameters<typeof Analyz
   for (const pkg of Object.keys(manifest)) {
     if (only.length && !only.includes(pkg)) continue;
     const dir = path.join(recorded, pkg);
-    const src = path.join(root, 'test/fixtures/java');
-    const bugs = bugLinesIn(src).filter((b) => b.file.startsWith(pkg + '/'));
+    const bugs = bugLinesIn(sources).filter((b) => b.file.startsWith(pkg + '/'));
     const testCode = manifest[pkg].testCode ?? [];
     const [before] = await analyze(dir, { happensBefore: false, grouping: false, testCode }, ['shorter']);
     const [after, longer] = await analyze(dir, { testCode }, ['shorter', 'longer']);
