@@ -8,7 +8,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { analyzeTraceFiles, AnalysisOptions } from '../../server/src/engine/analysis';
 import { textReport } from '../../server/src/engine/report/textReport';
@@ -188,3 +188,19 @@ for (const pkg of Object.keys(manifest)) {
     assert.ok(check.ok, `${pkg}: ${check.why}`);
   });
 }
+
+test("the outcome's failAt (the output line that matched --fail-on-output) is a failure point too", async () => {
+  const pass = ['R1 count S10', 'W1 count S11', 'R2 count S10', 'W2 count S11', 'R2 errors S51'];
+  const fail = ['R1 count S10', 'R2 count S10', 'W2 count S11', 'W1 count S11', 'OUT1 FAIL: lost update', 'W1 errors S50', 'R2 errors S51', 'W2 errors S52'];
+  const dir = writeTraces(runs(pass, fail));
+  // the runner appends {"outcome":"fail","failAt":5} (index of the OUT event) instead of a header outcome
+  for (let k = 0; k < 6; k++) {
+    const f = path.join(dir, `F${k}.trace.jsonl`);
+    const text = readFileSync(f, 'utf8').replace('"outcome":"fail",', '');
+    writeFileSync(f, text + JSON.stringify({ outcome: 'fail', reason: 'output-match', failAt: 5 }) + '\n');
+  }
+  const r = await analyzeTraceFiles([dir]);
+  assert.ok(r.runs.filter((x) => x.outcome === 'fail').every((x) => x.failPoint === 5));
+  assert.ok(rootCauseFirst(r, COUNTER_BUG).ok);
+  assert.ok(r.patterns.filter((p) => p.failed > 0 && p.accesses.some((a) => a.line >= 50)).every((p) => p.group === 'symptom'));
+});
