@@ -15,7 +15,6 @@ import { PatternRegistry } from './unicorn/patternRegistry';
 import { CollectorStats, RunCollector, UnicornCollector } from './unicorn/unicornCollector';
 import { FalconCollector } from './falcon/falconCollector';
 import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
-import { competitionRanks } from './ranking/competitionRanking';
 import { PatternCategory } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
