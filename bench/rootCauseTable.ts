@@ -7,7 +7,7 @@
  * p-value and failed/passed runs; and the two tie orders compared.
  *   node --import tsx bench/rootCauseTable.ts [subject...]
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Analyzer, AnalysisResult } from '../server/src/engine/analysis';
 import { findTraceFiles } from '../server/src/engine/traceDiscovery';
@@ -42,12 +42,14 @@ async function analyze(dir: string, options: ConstructorParameters<typeof Analyz
 }
 
 (async () => {
-  const rows: string[][] = [['subject', 'runs F/P', 'before pos', 'before rank', 'after pos', 'non-root tied', 'score', 'p-value', 'first F/P', 'group', 'ordered pairs', 'longer-first pos', 'longer non-root tied']];
-  for (const pkg of Object.keys(manifest)) {
+  const rows: string[][] = [['subject', 'runs F/P', 'before pos', 'before rank', 'before non-root tied', 'after pos', 'non-root tied', 'score', 'p-value', 'first F/P', 'group', 'ordered pairs', 'longer-first pos', 'longer non-root tied']];
+  // subjects of the manifest, and any other recorded folder (a recording in progress)
+  const pkgs = [...new Set([...Object.keys(manifest), ...readdirSync(recorded).filter((d) => statSync(path.join(recorded, d)).isDirectory())])].sort();
+  for (const pkg of pkgs) {
     if (only.length && !only.includes(pkg)) continue;
     const dir = path.join(recorded, pkg);
     const bugs = bugLinesIn(sources).filter((b) => b.file.startsWith(pkg + '/'));
-    const testCode = manifest[pkg].testCode ?? [];
+    const testCode = manifest[pkg]?.testCode ?? [];
     const [before] = await analyze(dir, { happensBefore: false, grouping: false, testCode }, ['shorter']);
     const [after, longer] = await analyze(dir, { testCode }, ['shorter', 'longer']);
     const bp = firstRootPosition(before, bugs);
@@ -59,6 +61,7 @@ async function analyze(dir: string, options: ConstructorParameters<typeof Analyz
       `${after.executions.failed}/${after.executions.passed}`,
       bp ? String(bp) : '—',
       bp ? String(before.patterns[bp - 1].rank) : '—',
+      String(nonRootTied(before, bugs)),
       ap ? String(ap) : '—',
       String(nonRootTied(after, bugs)),
       f ? f.score.toFixed(3) : '—',
