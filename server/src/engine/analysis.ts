@@ -84,6 +84,8 @@ export interface RunResult {
   afterFailure?: number[];
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
+  /** events the recorder dropped in this run (its writer fell behind); 0 normally */
+  droppedEvents: number;
 }
 
 export interface PatternAccess {
@@ -94,6 +96,8 @@ export interface PatternAccess {
   file: string;
   line: number;
   method: string;
+  /** value read or written at the first occurrence (when the trace records values) */
+  value?: unknown;
   /** call stack of the first occurrence, bottom first (may be empty) */
   stack: { file: string; line: number; method: string }[];
   /**
@@ -188,6 +192,13 @@ export class Analyzer {
         message: `${stats.latePairs} memory-access pairs arrived after the pair ordering buffer was full; they were combined approximately`,
       });
     }
+    if (r.droppedEvents > 0) {
+      diags.push({
+        severity: 'warning',
+        file,
+        message: `the recorder dropped ${r.droppedEvents} events of this run (its trace writer fell behind); patterns of this run may be missing`,
+      });
+    }
     this.fileDiagnostics.set(file, diags);
     const seed = r.header.recorder?.options?.seed;
     let failPoint: number | undefined;
@@ -216,6 +227,7 @@ export class Analyzer {
       afterFailure,
       stats,
       uncaught: r.uncaught,
+      droppedEvents: r.droppedEvents,
     };
     this.runs.set(file, run);
     return run;
@@ -392,6 +404,7 @@ export class Analyzer {
           line: user ? user.line : loc.line,
           method: user ? user.method : loc.method,
           stack,
+          ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
         if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
         if (loc.call !== undefined) access.call = loc.call;

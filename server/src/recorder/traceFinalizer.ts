@@ -5,12 +5,14 @@
  */
 import { promises as fs } from 'node:fs';
 
-export type OutcomeReason = 'exit-code' | 'timeout' | 'output-match' | 'exception' | 'killed' | 'ok';
+export type OutcomeReason = 'exit-code' | 'timeout' | 'recorder-blocked' | 'output-match' | 'exception' | 'killed' | 'ok';
 
 export interface TraceOutcome {
   outcome: 'pass' | 'fail';
   reason: OutcomeReason;
   detail?: string;
+  /** index of the OUT event whose line matched --fail-on-output (docs/trace-format.md, outcome `failAt`) */
+  failAt?: number;
 }
 
 export interface UncaughtLine {
@@ -47,6 +49,37 @@ export async function truncatePartialLine(file: string): Promise<number> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Index of the first OUT event of a trace (`[i,t,"OUT",stream,text]`) whose text matches `re`, or
+ * undefined. Lines that do not parse (a killed process's partial line) are skipped.
+ */
+export async function findOutputMatch(file: string, re: RegExp): Promise<number | undefined> {
+  let buf: Buffer;
+  try {
+    buf = await fs.readFile(file);
+  } catch {
+    return undefined;
+  }
+  const key = Buffer.from(',"OUT",');
+  const plain = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
+  let at = buf.indexOf(key);
+  while (at >= 0) {
+    const start = buf.lastIndexOf(0x0a, at) + 1;
+    const end = buf.indexOf(0x0a, at);
+    if (buf[start] === 0x5b /* [ */) {
+      try {
+        const ev = JSON.parse(buf.subarray(start, end < 0 ? buf.length : end).toString('utf8')) as unknown[];
+        if (ev[2] === 'OUT' && typeof ev[0] === 'number' && typeof ev[4] === 'string' && plain.test(ev[4])) return ev[0];
+      } catch {
+        // partial line
+      }
+    }
+    if (end < 0) break;
+    at = buf.indexOf(key, end);
+  }
+  return undefined;
 }
 
 /** The agent's `{"uncaught":...}` lines of a trace. */
@@ -106,5 +139,6 @@ export async function finalizeTrace(file: string, outcome: TraceOutcome, header:
   if (size <= 0) await fs.writeFile(file, headerLine(header) + '\n');
   const line: Record<string, unknown> = { outcome: outcome.outcome, reason: outcome.reason };
   if (outcome.detail) line.detail = outcome.detail;
+  if (outcome.failAt !== undefined) line.failAt = outcome.failAt;
   await fs.appendFile(file, JSON.stringify(line) + '\n');
 }

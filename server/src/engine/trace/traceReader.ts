@@ -40,6 +40,8 @@ export interface ReadTraceResult {
   firstFail?: number;
   /** the outcome line's `failAt`: index of the failure point the runner found */
   failAt?: number;
+  /** events the recorder dropped (sum of the `{"dropped":N}` lines): its writer fell behind */
+  droppedEvents: number;
   eventCount: number;
   lineCount: number;
   symbols: TraceSymbols;
@@ -123,6 +125,7 @@ class TraceLineReader {
       file,
       ok: true,
       uncaught: [],
+      droppedEvents: 0,
       eventCount: 0,
       lineCount: 0,
       symbols: this.symbols,
@@ -284,6 +287,10 @@ class TraceLineReader {
     }
     if (o.uncaught && typeof o.uncaught === 'object') {
       this.result.uncaught.push(o.uncaught as UncaughtInfo);
+      return;
+    }
+    if ('dropped' in o) {
+      this.result.droppedEvents += this.id(o, 'dropped');
       return;
     }
     if (!this.warnedUnknownLine) {

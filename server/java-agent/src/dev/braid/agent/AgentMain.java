@@ -22,11 +22,18 @@ public final class AgentMain {
       return;
     }
     String program = options.program != null ? options.program : mainClassName();
-    String execution = options.execution != null ? options.execution : "run-" + ProcessHandle.current().pid();
+    String execution = options.execution != null ? options.execution : "run-" + Rt.pid();
+    if (options.gzip && !options.out.endsWith(".gz")) options.out = options.out + ".gz";
+    Rt.setMaxWaitMillis(options.maxWaitMillis);
+    Rt.setValues(options.values);
     Rt.start(options.out, header(options, program), execution, options.noise, seedOf(options.seed),
         options.noiseSleepMaxMicros);
 
     ClassFilter filter = new ClassFilter(options.include, options.exclude);
+    dev.braid.agent.instrument.Calls.configure(options.libraryCalls, filter.hasJdkIncludes());
+    dev.braid.agent.runtime.LibraryAccess.excludeTypes(options.include);
+    dev.braid.agent.runtime.Registry.setTestCodeEntries(options.testCode);
+    if (options.output) dev.braid.agent.runtime.OutputTap.install();
     BraidTransformer transformer = new BraidTransformer(filter, options.verbose);
     inst.addTransformer(transformer, true);
     if (filter.hasJdkIncludes()) retransformJdkClasses(inst, filter);
@@ -82,7 +89,8 @@ public final class AgentMain {
     b.append(",\"seed\":").append(Json.quote(o.seed));
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));
-    b.append(",\"pid\":").append(ProcessHandle.current().pid());
+    if (!o.libraryCalls) b.append(",\"libraryCalls\":false");
+    b.append(",\"pid\":").append(Rt.pid());
     b.append("}},\"startedAt\":").append(Json.quote(Instant.now().toString())).append('}');
     return b.toString();
   }

@@ -52,7 +52,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   MethodInstrumenter(MethodVisitor mv, int access, String name, String descriptor, String owner, String file,
       String method, boolean jdk, boolean canLoadClassConstant) {
-    super(Opcodes.ASM9, mv, access, name, descriptor);
+    super(AsmApi.VERSION, mv, access, name, descriptor);
     this.owner = owner;
     this.file = file;
     this.method = method;
@@ -164,59 +164,63 @@ final class MethodInstrumenter extends AdviceAdapter {
       Type valueType = Type.getType(descriptor);
       switch (opcode) {
         case Opcodes.GETFIELD:
-          // [obj] -> [obj obj var loc key] -> hook -> [obj h] -> [h obj] -> access -> [h v] -> [v h] -> after
+          // [obj] -> [obj obj var loc key] -> hook -> [obj h] -> [h obj] -> access -> [h v] -> [v h v] -> afterT
           super.visitInsn(Opcodes.DUP);
           pushHookArgs(var, loc, key);
           callRt("read", "(Ljava/lang/Object;III)I");
           super.visitInsn(Opcodes.SWAP);
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
-          handleBelowValue(valueType);
+          afterWithValue(valueType);
           break;
         case Opcodes.PUTFIELD:
           if (valueType.getSize() == 1) {
-            // [obj v] -> [obj v obj ...] -> hook -> [obj v h] -> [h obj v] -> access -> [h] -> after
+            // [obj v] -> [obj v obj v ...] -> hook(obj, v, ...) -> [obj v h] -> [h obj v] -> access -> [h] -> after
             super.visitInsn(Opcodes.DUP2);
-            super.visitInsn(Opcodes.POP);
             pushHookArgs(var, loc, key);
-            callRt("write", "(Ljava/lang/Object;III)I");
+            callRt("write", "(Ljava/lang/Object;" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.DUP_X2);
             super.visitInsn(Opcodes.POP);
           } else {
-            // [obj v] -> temp = v -> [obj obj ...] -> hook -> [obj h] -> [h obj v] -> access -> [h] -> after
+            // [obj v] -> temp = v -> [obj obj v ...] -> hook(obj, v, ...) -> [obj h] -> [h obj v] -> access -> [h] -> after
             int temp = temp(valueType);
             storeLocal(temp);
             super.visitInsn(Opcodes.DUP);
+            loadLocal(temp);
             pushHookArgs(var, loc, key);
-            callRt("write", "(Ljava/lang/Object;III)I");
+            callRt("write", "(Ljava/lang/Object;" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.SWAP);
             loadLocal(temp);
           }
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+          callRt("after", "(I)V");
           break;
         case Opcodes.GETSTATIC:
           pushHookArgs(var, loc, key);
           callRt("readStatic", "(III)I");
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
-          handleBelowValue(valueType);
+          afterWithValue(valueType);
           break;
         case Opcodes.PUTSTATIC:
-          // [v] -> [v h] -> [h v] -> access -> [h] -> after
-          pushHookArgs(var, loc, key);
-          callRt("writeStatic", "(III)I");
+          // [v] -> [v v ...] -> hook(v, ...) -> [v h] -> [h v] -> access -> [h] -> after
           if (valueType.getSize() == 2) {
+            super.visitInsn(Opcodes.DUP2);
+            pushHookArgs(var, loc, key);
+            callRt("writeStatic", "(" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.DUP_X2);
             super.visitInsn(Opcodes.POP);
           } else {
+            super.visitInsn(Opcodes.DUP);
+            pushHookArgs(var, loc, key);
+            callRt("writeStatic", "(" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.SWAP);
           }
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+          callRt("after", "(I)V");
           break;
         default:
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
           return;
       }
-      // The access is done: unlock the stripe the hook locked.
-      callRt("after", "(I)V");
     } else {
       super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
     }
@@ -282,8 +286,7 @@ final class MethodInstrumenter extends AdviceAdapter {
         super.visitInsn(Opcodes.DUP_X2);
         super.visitInsn(Opcodes.POP);
         super.visitInsn(opcode);
-        handleBelowValue(opcode == Opcodes.LALOAD || opcode == Opcodes.DALOAD ? Type.LONG_TYPE : Type.INT_TYPE);
-        callRt("after", "(I)V");
+        afterWithValue(ARRAY_VALUE_TYPES[opcode - Opcodes.IALOAD]);
         return;
       }
     } else if (opcode >= Opcodes.IASTORE && opcode <= Opcodes.SASTORE) {
@@ -291,12 +294,14 @@ final class MethodInstrumenter extends AdviceAdapter {
       if (started) {
         // [a i v] -> temp = v -> [a i a i var loc] -> hook -> [a i h] -> [h a i v] -> access -> [h] -> after
         int var = arrayVar(holder, opcode - Opcodes.IASTORE);
-        int temp = temp(ARRAY_VALUE_TYPES[opcode - Opcodes.IASTORE]);
+        Type valueType = ARRAY_VALUE_TYPES[opcode - Opcodes.IASTORE];
+        int temp = temp(valueType);
         storeLocal(temp);
         super.visitInsn(Opcodes.DUP2);
+        loadLocal(temp);
         pushInt(var);
         pushInt(loc());
-        callRt("arrayWrite", "(Ljava/lang/Object;III)I");
+        callRt("arrayWrite", "(Ljava/lang/Object;I" + hookValue(valueType) + "II)I");
         super.visitInsn(Opcodes.DUP_X2);
         super.visitInsn(Opcodes.POP);
         loadLocal(temp);
@@ -319,9 +324,31 @@ final class MethodInstrumenter extends AdviceAdapter {
   }
 
   private static final Type OBJECT = Type.getObjectType("java/lang/Object");
+  /** Element types of xALOAD/xASTORE (I L F D A B C S); BALOAD also serves boolean[] (recorded as 0/1). */
   private static final Type[] ARRAY_VALUE_TYPES = {
-    Type.INT_TYPE, Type.LONG_TYPE, Type.FLOAT_TYPE, Type.DOUBLE_TYPE, OBJECT, Type.INT_TYPE, Type.INT_TYPE, Type.INT_TYPE
+    Type.INT_TYPE, Type.LONG_TYPE, Type.FLOAT_TYPE, Type.DOUBLE_TYPE, OBJECT, Type.INT_TYPE, Type.CHAR_TYPE, Type.INT_TYPE
   };
+
+  /** Descriptor of the value parameter of the write hooks for a value of type {@code t}. */
+  private static String hookValue(Type t) {
+    switch (t.getSort()) {
+      case Type.BOOLEAN: return "Z";
+      case Type.CHAR: return "C";
+      case Type.LONG: return "J";
+      case Type.FLOAT: return "F";
+      case Type.DOUBLE: return "D";
+      case Type.OBJECT: case Type.ARRAY: return "Ljava/lang/Object;";
+      default: return "I"; // int, short, byte
+    }
+  }
+
+  /** After a read: [h v] -> [v h v] -> Rt.afterT(h, v) -> [v] (stores the value read, unlocks the stripe). */
+  private void afterWithValue(Type t) {
+    super.visitInsn(t.getSize() == 2 ? Opcodes.DUP2_X1 : Opcodes.DUP_X1);
+    String v = hookValue(t);
+    String name = v.length() > 1 ? "afterA" : "after" + v;
+    callRt(name, "(I" + v + ")V");
+  }
   /**
    * One temporary local per value kind (int, long, float, double, reference) that holds the value of
    * a store while its hook runs. Created and initialized at method entry, so that every later stack
@@ -358,16 +385,6 @@ final class MethodInstrumenter extends AdviceAdapter {
     pushInt(key);
   }
 
-  /** [h v] -> [v h] for a value of type {@code t}. */
-  private void handleBelowValue(Type t) {
-    if (t.getSize() == 2) {
-      super.visitInsn(Opcodes.DUP2_X1);
-      super.visitInsn(Opcodes.POP2);
-    } else {
-      super.visitInsn(Opcodes.SWAP);
-    }
-  }
-
   private static final String[] ELEMENT_TYPES = {
     "int", "long", "float", "double", "java.lang.Object", "byte", "char", "short"
   };
@@ -394,6 +411,7 @@ final class MethodInstrumenter extends AdviceAdapter {
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
       return;
     }
+    if (redirectCall(opcode, callOwner, name, descriptor, isInterface)) return;
     boolean virtual = opcode == Opcodes.INVOKEVIRTUAL || opcode == Opcodes.INVOKEINTERFACE;
     if (virtual && name.equals("start") && descriptor.equals("()V")) {
       super.visitInsn(Opcodes.DUP);
@@ -428,6 +446,77 @@ final class MethodInstrumenter extends AdviceAdapter {
     } else {
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
     }
+  }
+
+  // ---- calls: hand-offs, library calls, failure points, call-site lines (issue 11) ----
+
+  /** Stubs of the class (set by the class visitor); null: no stubs for this class. */
+  CallStubs stubs;
+  /** The class may hold stack map frames (version 50+), needed by assertion stubs. */
+  boolean framesAllowed;
+
+  private static final Set<String> ASSERTION_TYPES = new HashSet<>(java.util.Arrays.asList(
+      "java/lang/AssertionError", "org/junit/ComparisonFailure", "junit/framework/AssertionFailedError",
+      "junit/framework/ComparisonFailure", "org/opentest4j/AssertionFailedError",
+      "org/opentest4j/MultipleFailuresError", "org/junit/internal/ArrayComparisonFailure"));
+
+  /**
+   * Handles a call that is a happens-before hand-off, a library call, a failure point or a test
+   * assertion; otherwise only precedes a call into application code with the call-site hook.
+   * Returns true when the call instruction has been written.
+   */
+  private boolean redirectCall(int opcode, String callOwner, String name, String descriptor, boolean itf) {
+    if (jdk) return false;
+    String hb = HappensBeforeCalls.replacement(opcode, callOwner, name, descriptor);
+    if (hb != null) {
+      pushInt(loc());
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, HappensBeforeCalls.HB, name, hb, false);
+      return true;
+    }
+    if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) {
+      String stub = stubs.libraryStub(opcode, callOwner, name, descriptor, itf);
+      pushInt(dev.braid.agent.runtime.LibraryAccess.site(file, currentLine, method, callOwner.replace('/', '.'), name,
+          CallStubs.isWrite(name)));
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, stub, CallStubs.libraryStubDescriptor(callOwner, descriptor),
+          false);
+      return true;
+    }
+    if (stubs != null && stubs.enabled() && framesAllowed && CallStubs.isAssertion(opcode, callOwner, name)) {
+      String stub = stubs.assertStub(callOwner, name, descriptor, itf);
+      pushInt(loc());
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, stub, CallStubs.assertStubDescriptor(descriptor), false);
+      return true;
+    }
+    boolean exit = (opcode == Opcodes.INVOKESTATIC && callOwner.equals("java/lang/System") && name.equals("exit"))
+        || (opcode == Opcodes.INVOKEVIRTUAL && callOwner.equals("java/lang/Runtime")
+            && (name.equals("exit") || name.equals("halt")));
+    if (exit && descriptor.equals("(I)V")) {
+      super.visitInsn(Opcodes.DUP);
+      pushInt(loc());
+      callRt("exitCall", "(II)V");
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, itf);
+      return true;
+    }
+    if (opcode == Opcodes.INVOKESPECIAL && name.equals("<init>") && ASSERTION_TYPES.contains(callOwner)) {
+      // new X; dup; args; invokespecial <init> leaves the new object on the stack
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, itf);
+      super.visitInsn(Opcodes.DUP);
+      pushInt(loc());
+      callRt("assertionCreated", "(Ljava/lang/Object;I)V");
+      return true;
+    }
+    if (CallStubs.jdkIncludes || !isJdkClass(callOwner) || isCallbackType(callOwner)) {
+      pushInt(loc());
+      callRt("at", "(I)V");
+    }
+    return false;
+  }
+
+  /** JDK interfaces through which application code usually calls application code (lambdas, tasks). */
+  private static boolean isCallbackType(String owner) {
+    return owner.startsWith("java/util/function/") || owner.equals("java/lang/Runnable")
+        || owner.equals("java/util/concurrent/Callable") || owner.equals("java/util/Comparator")
+        || owner.equals("java/lang/Comparable");
   }
 
   // Other instructions only flush a pending handler hook and reset the array-naming state.
