@@ -136,7 +136,9 @@ export function treeItem(n: Node): vscode.TreeItem {
       item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}access:${n.pattern.key}:${n.index}`;
       item.description = `${a.library ? `${shortFile(a.library.file)}:${a.library.line}, called from ` : a.call ? `${shortMethod(a.call)} at ` : ''}${shortFile(a.file)}:${a.line} · ${shortMethod(a.method)}`;
       item.iconPath = new vscode.ThemeIcon(a.type === 'W' ? 'edit' : 'eye', new vscode.ThemeColor(a.type === 'W' ? 'charts.red' : 'charts.blue'));
-      item.tooltip = `Thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}\n${a.file}:${a.line} in ${a.method}${a.uri ? '' : '\n(source not found in the workspace; see braid.sourceRoots)'}`;
+      item.tooltip = `Thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}\n${
+        a.library ? `${shortFile(a.library.file)}:${a.library.line} in ${a.library.method}, called from ` : a.call ? `${shortMethod(a.call)} at ` : ''
+      }${a.file}:${a.line} in ${a.method}${a.uri ? '' : '\n(source not found in the workspace; see braid.sourceRoots)'}`;
       item.command = openAccessCommand(a.uri, a.line);
       item.contextValue = 'braid.access';
       return item;
