@@ -5,7 +5,7 @@
 //   - end-to-end overhead: whole JVM wall and CPU time with the agent (noise 0 and 0.01) / without;
 //   - bytes per event on disk (trace file size / events), plain and gzip (agent option gzip);
 //   - per-run fixed cost: wall time of a tiny program (a few events) with the agent minus without.
-// Usage: node bench/recorder-bench.mjs [--repeat 5] [--n 200000]   (needs dist/braid-agent.jar and a JDK)
+// Usage: node bench/recorder-bench.mjs [--repeat 5] [--n 200000] [--jar other-agent.jar]   (needs dist/braid-agent.jar and a JDK)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -13,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const jar = path.join(root, 'dist', 'braid-agent.jar');
+const jarArg = process.argv.indexOf('--jar');
+// --jar: another agent build (e.g. an older one, for a before/after comparison in one session)
+const jar = jarArg >= 0 ? path.resolve(process.argv[jarArg + 1]) : path.join(root, 'dist', 'braid-agent.jar');
 const out = path.join(root, 'bench', 'out', 'recorder');
 const arg = (name, fallback) => {
   const k = process.argv.indexOf(name);

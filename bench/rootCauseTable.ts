@@ -44,10 +44,13 @@ async function analyze(dir: string, options: ConstructorParameters<typeof Analyz
 (async () => {
   const rows: string[][] = [['subject', 'runs F/P', 'before pos', 'before rank', 'before non-root tied', 'after pos', 'non-root tied', 'score', 'p-value', 'first F/P', 'group', 'ordered pairs', 'longer-first pos', 'longer non-root tied']];
   // subjects of the manifest, and any other recorded folder (a recording in progress)
-  const pkgs = [...new Set([...Object.keys(manifest), ...readdirSync(recorded).filter((d) => statSync(path.join(recorded, d)).isDirectory())])].sort();
+  // and the other committed recordings of a subject with @bug lines (test/fixtures/traces/<pkg>)
+  const others = path.join(root, 'test/fixtures/traces');
+  const extra = readdirSync(others).filter((d) => statSync(path.join(others, d)).isDirectory() && existsSync(path.join(sources, d)) && !existsSync(path.join(recorded, d)));
+  const pkgs = [...new Set([...Object.keys(manifest), ...readdirSync(recorded).filter((d) => statSync(path.join(recorded, d)).isDirectory()), ...extra])].sort();
   for (const pkg of pkgs) {
     if (only.length && !only.includes(pkg)) continue;
-    const dir = path.join(recorded, pkg);
+    const dir = extra.includes(pkg) ? path.join(others, pkg) : path.join(recorded, pkg);
     const bugs = bugLinesIn(sources).filter((b) => b.file.startsWith(pkg + '/'));
     const testCode = manifest[pkg]?.testCode ?? [];
     const [before] = await analyze(dir, { happensBefore: false, grouping: false, testCode }, ['shorter']);

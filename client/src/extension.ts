@@ -19,6 +19,7 @@ import { HeatDecorations } from './heat';
 import { BraidModel } from './model';
 import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
+import { registerMethodsView } from './methodsTree';
 
 let client: LanguageClient | undefined;
 
@@ -123,6 +124,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   });
 
   registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree });
+  registerMethodsView(context, model, () => webviews.openMethods());
 
   context.subscriptions.push(
     c.onDidChangeState((e) => {

@@ -36,6 +36,8 @@ export interface BugDto {
   patternKeys: string[];
   suspiciousMethods: BugMethodDto[];
   advice?: { kind?: string; summary?: string; interleaving?: string; steps?: string[] };
+  /** GRIFFIN evidence (docs/griffin.md) */
+  evidence?: { failingRuns: number; totalFailing: number; fraction: number; pValue: number; weak: boolean };
 }
 
 export class BraidModel implements vscode.Disposable {

@@ -145,9 +145,14 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'bug': {
       const b = n.bug;
-      const item = new vscode.TreeItem(`Bug ${b.id}: ${(b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ')}`, vscode.TreeItemCollapsibleState.Expanded);
+      const weak = b.evidence?.weak === true;
+      const item = new vscode.TreeItem(`Bug ${b.id}: ${(b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ')}`, weak ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
       item.id = `bug:${b.id}`;
-      item.description = `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}${b.score !== undefined ? ` · score ${b.score.toFixed(3)}` : ''}`;
+      const ev = b.evidence;
+      item.description =
+        (ev ? `${ev.failingRuns} of ${ev.totalFailing} failing runs · p = ${ev.pValue >= 0.001 ? Number(ev.pValue.toPrecision(2)) : ev.pValue.toExponential(1)}` : `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`) +
+        (b.score !== undefined ? ` · score ${b.score.toFixed(3)}` : '') +
+        (weak ? ' · weak evidence' : '');
       item.tooltip = b.advice?.summary;
       item.iconPath = new vscode.ThemeIcon('bug', new vscode.ThemeColor('errorForeground'));
       item.contextValue = 'braid.bug';

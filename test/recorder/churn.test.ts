@@ -42,8 +42,9 @@ function countTrace(file: string): Counted {
   return { writes, ends, dropped, outcome };
 }
 
-async function churn(name: string, threads: number, writes: number, parallel: number): Promise<Counted> {
+async function churn(name: string, threads: number, writes: number, parallel: number, agentOptions: string[] = []): Promise<Counted> {
   const s = await record(name, 'churn.Churn', {
+    agentOptions,
     runs: 1,
     jobs: 1,
     noise: 0,
@@ -70,4 +71,12 @@ test('200 threads x 10,000 events: the run completes and every event is in the t
   assert.equal(c.dropped, 0, 'no event dropped');
   assert.equal(c.writes, 2_000_000);
   assert.ok(c.ends >= 200, `${c.ends} END events`);
+});
+
+test('bounded back-pressure (maxWaitMs=0): the run completes, and every write is either in the trace or counted as dropped', { timeout: 400_000 }, async () => {
+  const c = await churn('churn-nowait', 200, 10_000, 200, ['maxWaitMs=0']);
+  assert.deepEqual(c.outcome.outcome, 'pass', `run outcome: ${JSON.stringify(c.outcome)}`);
+  assert.ok(c.writes <= 2_000_000, `${c.writes} writes`);
+  // dropped events may also be START/JOIN/END or the main thread's array writes, hence ≥
+  assert.ok(c.writes + c.dropped >= 2_000_000, `${c.writes} writes in the trace + ${c.dropped} dropped`);
 });

@@ -21,7 +21,7 @@ export const ROOT = path.resolve(__dirname, '../..');
 export const OUT = path.join(ROOT, 'test-output/webview');
 const BUNDLES = path.join(OUT, 'dist');
 
-export type ViewName = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
+export type ViewName = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations' | 'methods';
 
 export interface OpenOptions {
   theme?: ThemeName;
@@ -74,7 +74,7 @@ export async function startHarness(): Promise<Harness> {
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const m = /^\/view\/(tracer|unicorn|griffin|bugGraph|explanations)$/.exec(url.pathname);
+      const m = /^\/view\/(tracer|unicorn|griffin|bugGraph|explanations|methods)$/.exec(url.pathname);
       if (m) {
         const theme = THEMES[(url.searchParams.get('theme') as ThemeName) ?? 'light'] ?? THEMES.light;
         const csp = url.searchParams.get('csp') !== '0';

@@ -49,3 +49,19 @@ test('Tracer: the value cells show the values the agent recorded', { timeout: 18
   assert.deepEqual(slotWrites, ['0', '1', '2'], `value cells of the writes of slot; rows: ${JSON.stringify(rows)}`);
   await view.close();
 });
+
+test('UNICORN view: pattern details show the values of the first occurrence, as text', { timeout: 60_000 }, async () => {
+  const base = makeFixture();
+  const evil = '<img src=x onerror="window.__xss=9">';
+  const patterns = base.patterns.map((p, k) =>
+    k === 0 ? { ...p, accesses: p.accesses.map((a, j) => ({ ...a, value: [3, 4, evil][j] })) } : p,
+  );
+  const view = await H.open('unicorn', { fixture: { ...base, patterns } });
+  await view.waitForSelector('.item');
+  await view.click('.item >> nth=0 >> .head');
+  await view.waitForSelector('.item.open .columns');
+  const vals = await view.$$eval('.item.open .access', (els) => els.map((e) => e.querySelector('.val')?.textContent ?? ''));
+  assert.deepEqual(vals, ['= 3', '= 4', '= "<img src=x onerror=\\"window.__xss=9\\">"']);
+  assert.equal(await view.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined, 'a value is never parsed as HTML');
+  await view.close();
+});

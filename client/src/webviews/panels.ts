@@ -22,15 +22,18 @@ export interface BraidWebviews {
   openGriffin(): void;
   openBugGraph(bug?: number): void;
   openExplanations(): void;
+  /** the Suspicious Methods comparison (call graph vs GRIFFIN) */
+  openMethods(): void;
 }
 
-type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
+type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations' | 'methods';
 const VIEWS: Record<ViewKind, { viewType: string; title: string; findWidget: boolean }> = {
   tracer: { viewType: 'braid.tracer', title: 'Braid: Tracer', findWidget: false },
   unicorn: { viewType: 'braid.unicorn', title: 'Braid: Ranked Patterns', findWidget: true },
   griffin: { viewType: 'braid.griffin', title: 'Braid: Bugs', findWidget: true },
   bugGraph: { viewType: 'braid.bugGraph', title: 'Braid: Bug Graph', findWidget: false },
   explanations: { viewType: 'braid.explanations', title: 'Braid: Explanations', findWidget: true },
+  methods: { viewType: 'braid.methodsCompare', title: 'Braid: Suspicious Methods', findWidget: true },
 };
 
 /** viewType of each panel, for package.json `onWebviewPanel:` activation events */
@@ -175,6 +178,9 @@ export function registerWebviews(context: vscode.ExtensionContext, source: Webvi
     },
     openExplanations(): void {
       open('explanations');
+    },
+    openMethods(): void {
+      open('methods');
     },
   };
 

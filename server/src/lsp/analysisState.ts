@@ -112,7 +112,8 @@ export class AnalysisState {
       executions: this.result.executions,
       topScore: this.result.patterns[0]?.score ?? 0,
       patternCount: this.totalPatterns,
-      bugCount: this.bugs.length,
+      // bugs with weak evidence (one or two failing runs) are not counted
+      bugCount: this.bugs.filter((b) => !(b.evidence as { weak?: boolean } | undefined)?.weak).length,
       message: this.result.message,
       confidence: this.result.confidence,
     };
@@ -163,6 +164,7 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
         ...(a.library ? { library: a.library } : {}),
         ...(a.call !== undefined ? { call: a.call } : {}),
         ...(a.harness ? { harness: true } : {}),
+        ...(a.value !== undefined ? { value: a.value } : {}),
       }),
     ),
   };

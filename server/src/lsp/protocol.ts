@@ -20,6 +20,8 @@ export interface PatternAccessDto {
   call?: string;
   /** the access is in test code */
   harness?: boolean;
+  /** value read or written at the first occurrence (traces with values) */
+  value?: unknown;
 }
 
 export interface PatternDto {
@@ -246,5 +248,61 @@ export interface ExplanationsResult {
   /** groups in all (before `top`) */
   total: number;
   stats: { failing: number; passing: number; minSupport: number; truncated: boolean; ms: number };
+  message?: string;
+}
+
+/**
+ * braid/methods (client → server request): the call-graph method ranking of the workspace's traces
+ * (seed 003, docs/callgraph.md), computed in the worker and cached until the traces change, with
+ * GRIFFIN's suspicious methods of the same traces for comparison.
+ */
+export const MethodsRequest = 'braid/methods';
+export interface MethodsParams {
+  /** only the best `top` methods (default all) */
+  top?: number;
+}
+export interface MethodEdgeDto {
+  kind: 'call' | 'next' | 'inter' | 'intra';
+  source: string;
+  target: string;
+  /** "a →it b" */
+  text: string;
+  failedRuns: number;
+  passedRuns: number;
+  meanFailed: number;
+  meanPassed: number;
+}
+export interface MethodDto {
+  rank: number;
+  score: number;
+  method: string;
+  file: string;
+  line: number;
+  loc: number;
+  locSource: 'source' | 'span';
+  runs: { failed: number; passed: number };
+  edge?: MethodEdgeDto;
+  uri?: string;
+}
+/** one suspicious method of a GRIFFIN bug, with its position in the call-graph ranking */
+export interface GriffinMethodComparisonDto {
+  bug: number;
+  thread: number;
+  method: string;
+  file: string;
+  line: number;
+  uri?: string;
+  /** rank of the same method in the call-graph ranking (absent: not in it) */
+  callGraphRank?: number;
+  callGraphScore?: number;
+}
+export interface MethodsResult {
+  state: 'done' | 'none';
+  methods: MethodDto[];
+  total: number;
+  executions: { total: number; failed: number; passed: number };
+  representation: string;
+  griffin: GriffinMethodComparisonDto[];
+  stats: { calls: number; edges: number; ms: number };
   message?: string;
 }

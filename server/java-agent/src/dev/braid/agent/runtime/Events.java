@@ -138,6 +138,7 @@ final class Events {
   /** Writer: a chunk it has consumed completely. */
   void recycle(Chunk c) {
     outstanding.addAndGet(-c.cap);
+    if (c.refs != null) java.util.Arrays.fill(c.refs, null); // do not keep the program's objects alive
     if (c.cap != BIG_CHUNK) return;
     synchronized (this) {
       if (freeCount < free.length) free[freeCount++] = c;

@@ -69,6 +69,7 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
     long i = publish(t, kind, ref, loc, stack, obj, elem, false);
     pendingChunk = c;
     pendingPos = p;
+    pendingIndex = i;
     return i;
   }
 
@@ -80,6 +81,11 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
     Chunk c = pendingChunk;
     pendingChunk = null;
     int o = p * Events.REC;
+    // the writer gave up waiting (> 1 s) and may have recycled the chunk for another thread
+    if (c.rec[o] != pendingIndex) {
+      FLOOR.setRelease(this, 0L);
+      return;
+    }
     c.rec[o + 4] = bits;
     c.rec[o + 5] = vtype;
     if (vtype == Events.V_REF && value != null) {

@@ -23,6 +23,7 @@ final class ThreadBufferFields {
     /** Slot of a read published by publishRead whose value is not stored yet, or -1. */
     Chunk pendingChunk;
     int pendingPos = -1;
+    long pendingIndex;
   }
 
   @SuppressWarnings("unused")
