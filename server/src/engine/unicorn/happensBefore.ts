@@ -44,8 +44,12 @@ export class HappensBefore {
   /** sync events applied */
   syncEvents = 0;
 
+  private lastThread = -1;
+  private lastSlot = -1;
+
   /** Dense slot of thread `t` (created with clock 1 on first sight). */
   slot(t: number): number {
+    if (t === this.lastThread) return this.lastSlot;
     let s = this.slots.get(t);
     if (s === undefined) {
       s = this.clocks.length;
@@ -55,6 +59,8 @@ export class HappensBefore {
       this.clocks.push(vc);
       if (this.clocks.length > MAX_HB_THREADS) this.disable();
     }
+    this.lastThread = t;
+    this.lastSlot = s;
     return s;
   }
 
