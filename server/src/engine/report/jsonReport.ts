@@ -28,6 +28,7 @@ export function jsonPattern(p: RankedPattern) {
       line: a.line,
       method: a.method,
       stack: a.stack,
+      ...(a.value !== undefined ? { value: a.value } : {}),
       ...(a.library ? { library: a.library } : {}),
       ...(a.call !== undefined ? { call: a.call } : {}),
       ...(a.harness ? { harness: true } : {}),
