@@ -31,15 +31,18 @@ test('analyze --format json prints the documented shape', () => {
   const r = braid('analyze', fixtures, '--format', 'json');
   assert.equal(r.code, 0, r.err);
   const j = JSON.parse(r.out);
-  // every documented top-level key (docs/cli.md "JSON"); no message: the result needs no explaining
-  assert.deepEqual(Object.keys(j).sort(), ['bugs', 'diagnostics', 'executions', 'formatVersion', 'options', 'patterns', 'runs', 'stats', 'tool', 'totalPatterns']);
+  // every documented top-level key (docs/cli.md "JSON"); no message: the result needs no explaining;
+  // a confidence note: only 2 failing runs
+  assert.deepEqual(Object.keys(j).sort(), ['bugs', 'confidence', 'diagnostics', 'executions', 'formatVersion', 'groups', 'options', 'patterns', 'runs', 'stats', 'tool', 'totalPatterns']);
+  assert.match(j.confidence, /only 2 of 6 runs failed/);
+  assert.deepEqual(j.groups, { cause: 5, harness: 0, symptom: 0 });
   assert.deepEqual([j.tool, j.formatVersion], ['braid', 1]);
-  assert.deepEqual(j.options, { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' });
+  assert.deepEqual(j.options, { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [] });
   assert.deepEqual(j.executions, { total: 6, failed: 2, passed: 4 });
   assert.equal(j.totalPatterns, 5);
   assert.deepEqual(j.diagnostics, []);
   // 6 runs of 4 events; each run has 2 pairs (one per variable); Table 5's I1–I5
-  assert.deepEqual(j.stats, { events: 24, pairs: 12, patterns: 5, latePairs: 0 });
+  assert.deepEqual(j.stats, { events: 24, pairs: 12, patterns: 5, latePairs: 0, orderedPairs: 0 });
   assert.deepEqual(
     j.runs.map((x: Record<string, unknown>) => [x.execution, path.basename(String(x.file)), x.outcome, x.events, x.patterns]),
     [
@@ -116,7 +119,9 @@ test('text output is a ranked table; options are applied', () => {
   assert.match(r.out, /pair window 0, formula ochiai/);
   // with a pair window of 0 no pair is combined: the top pattern is a pair
   assert.match(r.out, /^1\s+0\.707\s+P3\s+WW/m);
-  assert.match(r.out, /3 more \(use --top N\)/);
+  // the LOG pair is tied with the first (same score, same methods): always printed with it
+  assert.match(r.out, /2 tied patterns over TableLog.remove \| TableLog.insert/);
+  assert.match(r.out, /2 more \(use --top N\)/);
 });
 
 test('falcon strategy is selectable', () => {
@@ -195,10 +200,13 @@ test('--griffin-t, --griffin-s and --no-bugs', () => {
 });
 
 test('--top defaults: 20 in text and SARIF, all in JSON; -o writes the report to a file', () => {
-  // 25 pairs on 25 variables, all thread 1 → thread 2 (no two combine)
+  // 25 pairs on 25 variables, all thread 1 → thread 2 (no two combine); v21–v25 also in a passing run (score 0.5)
   const events: string[] = [];
   for (let k = 1; k <= 25; k++) events.push(`W1 v${k} S${k}`, `W2 v${k} S${k + 100}`);
-  const dir = writeTraces([{ execution: 'f', outcome: 'fail', events }]);
+  const dir = writeTraces([
+    { execution: 'f', outcome: 'fail', events },
+    { execution: 'p', outcome: 'pass', events: events.slice(40) },
+  ]);
   const text = braid('analyze', dir);
   assert.equal(text.code, 0, text.err);
   assert.equal(text.out.match(/^\s*1\s+1\.000\s+P3\s/gm)?.length, 20);
@@ -210,6 +218,10 @@ test('--top defaults: 20 in text and SARIF, all in JSON; -o writes the report to
   assert.equal(sarif.code, 0, sarif.err);
   assert.equal(sarif.out, '');
   assert.equal(JSON.parse(readFileSync(out, 'utf8')).runs[0].results.length, 20);
+  // every pattern tied with the first is printed, whatever --top says
+  const top3 = braid('analyze', dir, '--top', '3');
+  assert.equal(top3.out.match(/^\s*1\s+1\.000\s+P3\s/gm)?.length, 20);
+  assert.match(top3.out, /5 more \(use --top N\)/);
 });
 
 test('exit code 1 when no trace could be analyzed', () => {

@@ -22,6 +22,7 @@ import type { CoverageMatrix, Frame } from './coverageMatrix';
 import { commonCallStack, CommonFrame, sameMethod } from './commonCallStack';
 import { laneOf, PatternMember } from './clusterSuspiciousPatterns';
 import type { TestCodeClassifier } from '../testCode';
+import { isLibraryCode } from '../libraryCode';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -92,9 +93,12 @@ function laneMethod(stacks: Frame[][], testCode?: TestCodeClassifier): LaneMetho
 }
 
 function fromCommon(common: CommonFrame[], rule: 1 | 4): LaneMethod | undefined {
-  const top = common[common.length - 1];
+  // the top frame in the user's code: a race inside ArrayList.add names the user's method that calls it
+  let k = common.length - 1;
+  while (k > 0 && isLibraryCode(common[k].file, common[k].method)) k--;
+  const top = common[k];
   if (!top) return undefined;
-  return { method: top.method, file: top.file, line: top.line, lines: top.lines, commonStack: common.map((f) => ({ file: f.file, line: f.line, method: f.method })), rule };
+  return { method: top.method, file: top.file, line: top.line, lines: top.lines, commonStack: common.slice(0, k + 1).map((f) => ({ file: f.file, line: f.line, method: f.method })), rule };
 }
 
 /** The frames of the first stack holding `f`, from the bottom up to it. */

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import {
   Diagnostic,
   EventKind,
+  LocDef,
   Outcome,
   TRACE_FORMAT_VERSION,
   TraceEvent,
@@ -35,6 +36,10 @@ export interface ReadTraceResult {
   outcomeReason?: string;
   outcomeDetail?: string;
   uncaught: UncaughtInfo[];
+  /** index `i` of the first FAIL event (a failure point recorded by the agent) */
+  firstFail?: number;
+  /** the outcome line's `failAt`: index of the failure point the runner found */
+  failAt?: number;
   /** events the recorder dropped (sum of the `{"dropped":N}` lines): its writer fell behind */
   droppedEvents: number;
   eventCount: number;
@@ -277,6 +282,7 @@ class TraceLineReader {
       this.result.outcome = o.outcome;
       this.result.outcomeReason = typeof o.reason === 'string' ? o.reason : undefined;
       this.result.outcomeDetail = typeof o.detail === 'string' ? o.detail : undefined;
+      if (o.failAt !== undefined && o.failAt !== null) this.result.failAt = this.id(o, 'failAt');
       return;
     }
     if (o.uncaught && typeof o.uncaught === 'object') {
@@ -328,7 +334,14 @@ class TraceLineReader {
         const file = this.str(o, 'file')!;
         const line = o.line;
         if (typeof line !== 'number' || !Number.isInteger(line) || line < 0) throw new TraceLineError(this.line, '"line" must be a non-negative integer');
-        s.locs.set(id, { id, file, line, method: this.str(o, 'method', false) ?? '' });
+        const loc: LocDef = { id, file, line, method: this.str(o, 'method', false) ?? '' };
+        const call = this.str(o, 'call', false);
+        if (call !== undefined) loc.call = call;
+        if (o.harness !== undefined) {
+          if (typeof o.harness !== 'boolean') throw new TraceLineError(this.line, '"harness" must be true or false');
+          if (o.harness) loc.harness = true;
+        }
+        s.locs.set(id, loc);
         return;
       }
       case 'stack': {
@@ -386,7 +399,14 @@ class TraceLineReader {
       case EventKind.Release:
       case EventKind.Start:
       case EventKind.Join:
+      case EventKind.Send:
+      case EventKind.Receive:
         if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        break;
+      case EventKind.Fail:
+        if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        if (this.validateRefs && ev.c >= 0 && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
+        if (this.result.firstFail === undefined) this.result.firstFail = ev.i;
         break;
       default:
         break;
