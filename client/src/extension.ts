@@ -20,13 +20,12 @@ import { BraidModel } from './model';
 import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
 import { registerMethodsView } from './methodsTree';
+import { MAX_RESTARTS, restartAfterStop } from './restartPolicy';
 
 let client: LanguageClient | undefined;
 
 /** Commands the hover's command links may run (markdown isTrusted). */
 const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess'];
-const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 export interface BraidApi {
   client: LanguageClient;
@@ -56,10 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
       },
       closed: () => {
-        const now = Date.now();
-        while (restarts.length && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
-        restarts.push(now);
-        if (restarts.length <= MAX_RESTARTS) {
+        if (restartAfterStop(restarts, Date.now())) {
           log.warn(`the language server stopped unexpectedly; restarting (${restarts.length}/${MAX_RESTARTS} in 3 minutes)`);
           void vscode.window.showWarningMessage('Braid: the language server stopped unexpectedly and was restarted.', 'Show Output').then((a) => {
             if (a) log.show(true);
@@ -110,7 +106,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         `**Braid**: ${ex.total} runs, ${ex.failed} failed, ${ex.passed} passed\n\n${s.patternCount} ranked patterns, top score ${s.topScore.toFixed(3)}, ${s.bugCount} bugs${s.message ? `\n\n${s.message}` : ''}`,
       );
     }
-    patternsView.message = s.state === 'done' && s.message ? s.message : undefined;
+    // no runs at all: the views' welcome text says what to do (no error-like message above it)
+    patternsView.message = s.state === 'done' && s.message && ex.total > 0 ? s.message : undefined;
     runsView.description = ex.total ? `${ex.failed} failed / ${ex.total}` : undefined;
     bugsView.description = s.bugCount ? String(s.bugCount) : undefined;
     status.show();
@@ -137,6 +134,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     vscode.workspace.onDidGrantWorkspaceTrust(() => log.info('workspace trusted: Record Runs is available')),
   );
   void vscode.commands.executeCommand('setContext', 'braid.active', true);
+  // "Find the Root Cause" in the Testing view's context menu when the Java test runner provides the tests
+  const javaTestRunner = () => void vscode.commands.executeCommand('setContext', 'braid.javaTestRunner', !!vscode.extensions.getExtension('vscjava.vscode-java-test'));
+  javaTestRunner();
+  context.subscriptions.push(vscode.extensions.onDidChange(javaTestRunner));
 
   try {
     await c.start();

@@ -137,7 +137,7 @@ test('Table 9: ties share a rank (competition ranking 1,1,1,1,5,6,6,6,6) on the 
   // the R column through the real pipeline (Figure 11's 7 failing runs) is asserted in griffin.test.ts
 });
 
-test('Table 9 ranking through the analysis: equal scores share a rank and the next rank skips', async () => {
+test('competition ranking (as in Table 9) through the analysis, on invented patterns A–D: equal scores share a rank and the next rank skips', async () => {
   // three single-pair patterns: A in 2 of 2 failing runs (score 1), B and C in 1 failing run each (0.5, tie), D only passing (0)
   const A = ['W1 a S1', 'W2 a S2'];
   const B = ['W1 b S3', 'R2 b S4'];
