@@ -106,7 +106,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         `**Braid**: ${ex.total} runs, ${ex.failed} failed, ${ex.passed} passed\n\n${s.patternCount} ranked patterns, top score ${s.topScore.toFixed(3)}, ${s.bugCount} bugs${s.message ? `\n\n${s.message}` : ''}`,
       );
     }
-    patternsView.message = s.state === 'done' && s.message ? s.message : undefined;
+    // no runs at all: the views' welcome text says what to do (no error-like message above it)
+    patternsView.message = s.state === 'done' && s.message && ex.total > 0 ? s.message : undefined;
     runsView.description = ex.total ? `${ex.failed} failed / ${ex.total}` : undefined;
     bugsView.description = s.bugCount ? String(s.bugCount) : undefined;
     status.show();
@@ -133,6 +134,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     vscode.workspace.onDidGrantWorkspaceTrust(() => log.info('workspace trusted: Record Runs is available')),
   );
   void vscode.commands.executeCommand('setContext', 'braid.active', true);
+  // "Find the Root Cause" in the Testing view's context menu when the Java test runner provides the tests
+  const javaTestRunner = () => void vscode.commands.executeCommand('setContext', 'braid.javaTestRunner', !!vscode.extensions.getExtension('vscjava.vscode-java-test'));
+  javaTestRunner();
+  context.subscriptions.push(vscode.extensions.onDidChange(javaTestRunner));
 
   try {
     await c.start();

@@ -84,6 +84,10 @@ export class Workbench {
     });
     await row.click();
     await this.page.locator('.quick-input-widget').filter({ hasText: title }).waitFor({ state: 'hidden', timeout: UI_TIMEOUT }).catch(() => undefined);
+    // the mouse stays where the palette row was, over the editor tabs: move it to the empty middle of
+    // the status bar, so a tab's hover does not cover what the next step clicks
+    const vp = this.page.viewportSize();
+    if (vp) await this.page.mouse.move(vp.width / 2, vp.height - 4);
   }
 
   /** Answers an input box (showInputBox) whose title matches. */

@@ -316,6 +316,13 @@ describe('language server with bad input', () => {
       assert.ok(diag, 'the bad trace gets a diagnostic');
       assert.equal(diag!.params.diagnostics[0].severity, 1);
       assert.equal(diag!.params.diagnostics[0].range.start.line, 1);
+      // the run of the bad trace stays in the Runs view, with its error
+      const runs: RunsResult = await s.connection.sendRequest('braid/runs');
+      assert.equal(runs.runs.length, 6);
+      assert.equal(runs.unreadable?.length, 1);
+      assert.ok(runs.unreadable![0].file.endsWith('bad.trace.jsonl'));
+      assert.equal(runs.unreadable![0].line, 2);
+      assert.ok(runs.unreadable![0].uri.startsWith('file:'));
     } finally {
       await s.close();
       cleanup(ws);

@@ -114,6 +114,18 @@ describe('Explanations view', () => {
     await again.page.close();
   });
 
+  test('the header rounds the mining time (421 ms, 1.2 s), never 421.3938930000295 ms', async () => {
+    for (const [ms, text] of [[421.3938930000295, '421 ms'], [1234.5, '1.2 s']] as const) {
+      const ex = fx.explanations!;
+      const { page, errors } = await open({ fixture: { ...fx, explanations: { ...ex, stats: { ...ex.stats, ms } } } });
+      await page.waitForSelector('.card');
+      const header = (await page.locator('#summary').textContent()) ?? '';
+      assert.ok(header.endsWith(`· ${text}`), header);
+      await noErrors(page, errors);
+      await page.close();
+    }
+  });
+
   test('no explanations: the server message is shown', async () => {
     const { page, errors } = await open({ fixture: { ...fx, explanations: { state: 'none', groups: [], total: 0, stats: { failing: 0, passing: 3, minSupport: 0.5, truncated: false, ms: 1 }, message: 'No failing traces to explain.' } } });
     await page.waitForSelector('.empty');

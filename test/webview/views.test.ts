@@ -366,6 +366,34 @@ describe('Bug graph', () => {
     await page.close();
   });
 
+  test('re-fits when the panel is resized (an editor opened beside it), but keeps a view the user zoomed', async () => {
+    const page = await open('bugGraph', { viewport: { width: 1200, height: 720 } });
+    await page.waitForSelector('g.node');
+    const fits = () => page.evaluate(() => {
+      const root = (document.querySelector('g.root') as SVGGElement).getBoundingClientRect();
+      const box = (document.querySelector('svg') as SVGSVGElement).getBoundingClientRect();
+      return root.left >= box.left - 1 && root.right <= box.right + 1;
+    });
+    const wide = await page.getAttribute('g.root', 'transform');
+    assert.ok(await fits(), 'fits at 1200 px');
+    await page.setViewportSize({ width: 420, height: 720 });
+    await page.waitForFunction((b) => document.querySelector('g.root')?.getAttribute('transform') !== b, wide);
+    await page.waitForFunction(() => {
+      const root = (document.querySelector('g.root') as SVGGElement).getBoundingClientRect();
+      return root.right <= (document.querySelector('svg') as SVGSVGElement).getBoundingClientRect().right + 1;
+    });
+    assert.ok(await fits(), 'fits again at 420 px');
+    await shot(page, 'bugGraph-narrow');
+    await page.click('#zoomIn');
+    await page.waitForTimeout(400);
+    const zoomed = await page.getAttribute('g.root', 'transform');
+    await page.setViewportSize({ width: 1000, height: 720 });
+    await page.waitForTimeout(400);
+    assert.equal(await page.getAttribute('g.root', 'transform'), zoomed, 'the user\'s zoom is kept');
+    await noErrors(page);
+    await page.close();
+  });
+
   test('high contrast screenshot', async () => {
     const page = await open('bugGraph', { theme: 'hc' });
     await page.waitForSelector('g.node');

@@ -258,13 +258,23 @@ async function checkedWorkspaceFile(u: vscode.Uri): Promise<vscode.Uri | undefin
   return normalized;
 }
 
+/**
+ * Where a click in a webview opens a file: an existing editor group other than the webview's (the
+ * first one, normally the main group), else the main group itself. Never a new split: the webview
+ * would lose half its width and every later panel would open in the narrow group.
+ */
+export function sourceColumn(panelColumn: vscode.ViewColumn | undefined): vscode.ViewColumn {
+  const others = vscode.window.tabGroups.all.map((g) => g.viewColumn).filter((c) => c !== panelColumn).sort((a, b) => a - b);
+  return others[0] ?? vscode.ViewColumn.One;
+}
+
 async function openAt(uri: vscode.Uri, line: number, panelColumn: vscode.ViewColumn | undefined): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(uri);
   const l = Math.max(0, Math.min(line - 1, doc.lineCount - 1));
   const text = doc.lineAt(l);
   const range = new vscode.Range(l, text.firstNonWhitespaceCharacterIndex, l, text.range.end.character);
   const editor = await vscode.window.showTextDocument(doc, {
-    viewColumn: panelColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Beside : vscode.ViewColumn.One,
+    viewColumn: sourceColumn(panelColumn),
     preserveFocus: false,
     preview: true,
     selection: new vscode.Selection(range.start, range.end),

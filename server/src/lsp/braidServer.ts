@@ -49,7 +49,14 @@ import {
   ReanalyzeRequest,
   RecordParams,
   RecordRequest,
+  RecordTestArgs,
   RunsRequest,
+  SuggestCommandParams,
+  SuggestCommandRequest,
+  SuggestCommandResult,
+  TestCommandRequest,
+  TestCommandResult,
+  UnreadableTraceDto,
   RunsResult,
   StatusNotification,
   TraceEventsParams,
@@ -60,6 +67,8 @@ import { BraidSettings, DEFAULT_SETTINGS, normalizeSettings } from './settings';
 import { TraceEventPager } from './traceEvents';
 import { AnalysisWorkerClient } from './workerClient';
 import { recordRunsFromServer } from './record';
+import { testCodeLenses } from './testLenses';
+import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
 import { ExplanationState } from './explanationState';
 
 export function uriToPath(uri: string): string | undefined {
@@ -132,13 +141,16 @@ export class BraidServer {
     });
     c.onCodeLens((p) => {
       const f = uriToPath(p.textDocument.uri);
-      if (!f || !this.state) return [];
       const text = this.documents.get(p.textDocument.uri)?.getText();
-      return this.withMethodLenses(codeLensesFor(this.state, f, text), f, text);
+      const tests = this.settings.testLens.enabled ? testCodeLenses(p.textDocument.uri, text) : [];
+      if (!f || !this.state) return tests;
+      return [...tests, ...this.withMethodLenses(codeLensesFor(this.state, f, text), f, text)];
     });
     c.onRequest(MethodsRequest, (p: MethodsParams | undefined) => this.methodsRequest(p ?? {}));
+    c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
+    c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
-    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [] }));
+    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [], unreadable: this.unreadableTraces() }));
     c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
     c.onRequest(BugGraphRequest, (p: BugGraphParams) => this.bugGraph(p));
     c.onRequest(TraceEventsRequest, (p: TraceEventsParams) => this.traceEvents(p));
@@ -537,6 +549,53 @@ export class BraidServer {
     }
     if (!file) throw new ResponseError(-32602, `no run "${run}" among the analyzed traces`);
     return this.pager!.page(file, byExec?.execution ?? run, p);
+  }
+
+  /** Trace files with an error and no analyzed run (a corrupted trace): shown in the Runs view with the error. */
+  private unreadableTraces(): UnreadableTraceDto[] {
+    const s = this.state;
+    if (!s) return [];
+    const analyzed = new Set(s.result.runs.map((r) => path.resolve(r.file)));
+    const out = new Map<string, UnreadableTraceDto>();
+    for (const d of s.result.diagnostics) {
+      const f = path.resolve(d.file);
+      if (d.severity !== 'error' || analyzed.has(f) || out.has(f) || !this.finder?.matches(f)) continue;
+      out.set(f, { file: d.file, uri: fileUri(f), ...(d.line !== undefined ? { line: d.line } : {}), message: d.message });
+    }
+    return [...out.values()];
+  }
+
+  /** The workspace folder holding `fsPath` (the first one when none does). */
+  private folderOf(fsPath: string | undefined): string | undefined {
+    if (fsPath) {
+      const hits = this.folders.filter((f) => !path.relative(f, fsPath).startsWith('..')).sort((a, b) => b.length - a.length);
+      if (hits.length) return hits[0];
+    }
+    return this.folders[0];
+  }
+
+  private testCommand(p: RecordTestArgs): TestCommandResult {
+    const file = typeof p?.uri === 'string' ? uriToPath(p.uri) : undefined;
+    if (!file || typeof p.className !== 'string' || !p.className) throw new ResponseError(-32602, 'braid/testCommand needs "uri" (a file URI) and "className"');
+    const folder = this.folderOf(file);
+    if (!folder) throw new ResponseError(-32602, 'Recording a test needs an open workspace folder.');
+    const framework = p.framework === 'junit4' || p.framework === 'testng' ? p.framework : 'junit5';
+    try {
+      const plan = inferTestCommand(folder, { file, className: p.className, method: typeof p.method === 'string' ? p.method : undefined, framework });
+      return { ...plan, commandLine: commandLine(plan.command) };
+    } catch (err) {
+      if (err instanceof TestCommandError) throw new ResponseError(-32602, err.message);
+      throw err;
+    }
+  }
+
+  private suggestCommand(p: SuggestCommandParams): SuggestCommandResult {
+    const file = typeof p.uri === 'string' ? uriToPath(p.uri) : undefined;
+    const folder = this.folderOf(file);
+    if (!folder) return {};
+    const text = p.uri ? this.documents.get(p.uri)?.getText() : undefined;
+    const argv = suggestRecordCommand(folder, file && text !== undefined ? { file, text } : undefined);
+    return argv ? { commandLine: commandLine(argv) } : {};
   }
 
   private async exportSarif(top = 50): Promise<string> {

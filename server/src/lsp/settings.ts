@@ -20,6 +20,8 @@ export interface BraidSettings {
   record: { outDir: string };
   /** call-graph method ranking (docs/callgraph.md) */
   methods: { graph: GraphRepresentation; interThread: InterThreadReading };
+  /** the "find the root cause" code lens above test classes and methods */
+  testLens: { enabled: boolean };
 }
 
 export interface GriffinSettings {
@@ -43,6 +45,7 @@ export const DEFAULT_SETTINGS: BraidSettings = {
   maxPatterns: 20000,
   record: { outDir: '.braid/traces' },
   methods: { graph: 'inter', interThread: 'interrupting' },
+  testLens: { enabled: true },
 };
 
 /** Merges the client's `braid` section over the defaults, ignoring bad values. */
@@ -82,5 +85,6 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       graph: ['call', 'next', 'inter', 'intra', 'all'].includes(r.methods?.graph) ? r.methods.graph : d.methods.graph,
       interThread: r.methods?.interThread === 'adjacent' ? 'adjacent' : d.methods.interThread,
     },
+    testLens: { enabled: r.testLens?.enabled !== false },
   };
 }
