@@ -64,8 +64,8 @@ function laneMethod(stacks: Frame[][], testCode?: TestCodeClassifier): LaneMetho
   const isTest = (f: Frame) => (testCode ? testCode.isTestCode(f) : false);
   const top = common[common.length - 1];
   if (!testCode || (top && !isTest({ file: top.file, method: top.method, line: top.line, harness: stacks.some((s) => s.some((f) => f.harness && sameMethod(f, top))) }))) return thesis;
-  // rule 2: the common call stack of the stacks without their test frames
-  const cut = stacks.map((s) => s.filter((f) => !isTest(f)));
+  // rule 2: the common call stack of the stacks without their test (and library) frames
+  const cut = stacks.map((s) => s.filter((f) => !isTest(f) && !isLibraryCode(f.file, f.method)));
   if (cut.every((s) => s.length === 0)) return thesis && { ...thesis, rule: 4 };
   const commonCut = cut.some((s) => s.length === 0) ? [] : commonCallStack(cut);
   if (commonCut.length) {
