@@ -73,10 +73,10 @@ const FAULTS = [
     tests: ENGINE_TESTS,
   },
   {
-    name: 'tie order: fewer failing runs first',
-    file: 'server/src/engine/analysis.ts',
-    find: 'b.f - a.f ||',
-    replace: 'a.f - b.f ||',
+    name: 'tie order (thesis order, grouping off): fewer failing runs first',
+    file: 'server/src/engine/ranking/rootCauseOrder.ts',
+    find: '(a, b) => b.score - a.score || b.f - a.f || a.p - b.p',
+    replace: '(a, b) => b.score - a.score || a.f - b.f || a.p - b.p',
     tests: ENGINE_TESTS,
   },
   {
