@@ -250,7 +250,7 @@ export class Analyzer {
       if (stack < 0) return [];
       let f = this.framesCache.get(stack);
       if (!f) {
-        f = reg.stacks[stack].map((l) => {
+        f = reg.stackFrames(stack).map((l) => {
           const loc = reg.locs[l];
           return { file: loc.file, line: loc.line, method: loc.method };
         });

@@ -11,6 +11,7 @@ export class StaticAccessMapper {
   private readonly saccByLoc = new Map<number, Map<number, number>>();
   private readonly stackCache = new Map<number, number>();
   private readonly locCache = new Map<number, number>();
+  private readonly pending: number[] = [];
 
   constructor(private readonly registry: PatternRegistry) {}
 
@@ -39,14 +40,32 @@ export class StaticAccessMapper {
     return id;
   }
 
-  /** Global stack id of a local stack id (-1 stays -1). */
+  /**
+   * Global stack id of a local stack node (-1 stays -1). Walks down to the
+   * nearest node already mapped, then interns the frames above it: each
+   * local node is mapped once, whatever the depth.
+   */
   stack(local: number, symbols: TraceSymbols): number {
     if (local < 0) return -1;
-    let id = this.stackCache.get(local);
-    if (id === undefined) {
-      id = this.registry.internStack(symbols.stackFrames(local).map((f) => this.loc(f, symbols)));
-      this.stackCache.set(local, id);
+    const cached = this.stackCache.get(local);
+    if (cached !== undefined) return cached;
+    const path = this.pending;
+    path.length = 0;
+    let node = local;
+    let below = -1;
+    while (node >= 0) {
+      const c = this.stackCache.get(node);
+      if (c !== undefined) {
+        below = c;
+        break;
+      }
+      path.push(node);
+      node = symbols.parentNode(node);
     }
-    return id;
+    for (let k = path.length - 1; k >= 0; k--) {
+      below = this.registry.internStackNode(below, this.loc(symbols.nodeLoc(path[k]), symbols));
+      this.stackCache.set(path[k], below);
+    }
+    return below;
   }
 }

@@ -16,8 +16,8 @@ import {
   TraceHeader,
   UncaughtInfo,
 } from './traceFormat';
-import { TraceSymbols } from './traceSymbols';
-import { EventLineError, decodeEventValue, parseEventLineFast } from './eventLineParser';
+import { MAX_STACK_DEPTH, TraceSymbols } from './traceSymbols';
+import { EventLineError, decodeEventValue, excerpt, parseEventLineFast } from './eventLineParser';
 
 export interface TraceVisitor {
   /** Called once, after the header line was validated. */
@@ -48,7 +48,17 @@ export interface ReadTraceOptions {
   maxEvents?: number;
   /** Checks symbol references (default true). */
   validateRefs?: boolean;
+  /** Longest line accepted (bytes); longer is an error (default 16 MiB). */
+  maxLineBytes?: number;
+  /** Gzip traces may expand to at most this many times their size (default 200; at least 64 MiB are always allowed). */
+  maxGzipRatio?: number;
 }
+
+/** Deepest nesting of arrays/objects in one line (an event's value, a header). */
+export const MAX_NESTING = 64;
+const DEFAULT_MAX_LINE_BYTES = 16 << 20;
+const DEFAULT_MAX_GZIP_RATIO = 200;
+const GZIP_FLOOR_BYTES = 64 << 20;
 
 /** An error at a line of the file being read; skips the file. */
 class TraceLineError extends Error {
@@ -71,6 +81,7 @@ export async function readTrace(file: string, visitor: TraceVisitor, options: Re
   const stream: Readable = isGzipPath(file) ? source.pipe(createGunzip({ chunkSize: options.chunkSize ?? 1 << 20 })) : source;
   if (isGzipPath(file)) source.on('error', (e) => stream.destroy(e));
   const reader = new TraceLineReader(file, visitor, options);
+  if (isGzipPath(file)) source.on('data', (chunk) => (reader.compressedBytes += chunk.length));
   try {
     await reader.consume(stream);
   } finally {
@@ -83,6 +94,7 @@ export async function readTrace(file: string, visitor: TraceVisitor, options: Re
 /** Reads a trace held in memory (tests, fuzzing, imports). */
 export async function readTraceBuffer(file: string, data: Uint8Array, visitor: TraceVisitor, options: ReadTraceOptions = {}): Promise<ReadTraceResult> {
   const reader = new TraceLineReader(file, visitor, options);
+  reader.compressedBytes = data.byteLength;
   const source = Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
   const stream = isGzipPath(file) ? source.pipe(createGunzip()) : source;
   try {
@@ -103,7 +115,13 @@ class TraceLineReader {
   private warnedUnknownLine = false;
   private readonly validateRefs: boolean;
   private readonly maxEvents: number;
-  /** Per-thread shadow stacks (synthetic stack ids) from ENTER/EXIT. */
+  private readonly maxLineBytes: number;
+  private readonly maxGzipRatio: number;
+  private readonly gzip: boolean;
+  /** bytes of the gzip file read so far (for the expansion cap) */
+  compressedBytes = 0;
+  private warnedTruncatedStack = false;
+  /** Per-thread shadow stacks (stack nodes) from ENTER/EXIT. */
   private readonly shadow = new Map<number, number[]>();
   private usesShadowStacks = false;
 
@@ -114,6 +132,9 @@ class TraceLineReader {
   ) {
     this.validateRefs = options.validateRefs ?? true;
     this.maxEvents = options.maxEvents ?? Infinity;
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.maxGzipRatio = options.maxGzipRatio ?? DEFAULT_MAX_GZIP_RATIO;
+    this.gzip = isGzipPath(file);
     this.result = {
       file,
       ok: true,
@@ -126,30 +147,48 @@ class TraceLineReader {
   }
 
   async consume(stream: Readable): Promise<void> {
-    let carry: Buffer | null = null;
+    // The start of a line that spans chunks: its pieces, joined once when the
+    // line ends (linear in the line's length), and never more than maxLineBytes.
+    const carry: Buffer[] = [];
+    let carryBytes = 0;
+    let bytes = 0;
+    const tooLong = () => new TraceLineError(this.line + 1, `line ${this.line + 1} is longer than ${formatBytes(this.maxLineBytes)}; the file is skipped`);
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (this.gzip && bytes > Math.max(GZIP_FLOOR_BYTES, this.maxGzipRatio * this.compressedBytes)) {
+          throw new TraceLineError(this.line + 1, `the gzip data expands to more than ${formatBytes(bytes)} from ${formatBytes(this.compressedBytes)} (over ${this.maxGzipRatio}×; a gzip bomb?); the file is skipped`);
+        }
         let start = 0;
-        if (carry) {
+        if (carry.length) {
           const nl = chunk.indexOf(10);
           if (nl === -1) {
-            carry = Buffer.concat([carry, chunk]);
-            if (carry.length > 256 << 20) throw new TraceLineError(this.line + 1, 'line longer than 256 MiB');
+            carryBytes += chunk.length;
+            if (carryBytes > this.maxLineBytes) throw tooLong();
+            carry.push(chunk);
             continue;
           }
-          const joined = Buffer.concat([carry, chunk.subarray(0, nl)]);
-          carry = null;
+          if (carryBytes + nl > this.maxLineBytes) throw tooLong();
+          carry.push(chunk.subarray(0, nl));
+          const joined = Buffer.concat(carry, carryBytes + nl);
+          carry.length = 0;
+          carryBytes = 0;
           this.processLine(joined, 0, joined.length);
           start = nl + 1;
         }
         let nl: number;
         while ((nl = chunk.indexOf(10, start)) !== -1) {
+          if (nl - start > this.maxLineBytes) throw tooLong();
           this.processLine(chunk, start, nl);
           start = nl + 1;
         }
-        if (start < chunk.length) carry = Buffer.from(chunk.subarray(start));
+        if (start < chunk.length) {
+          if (chunk.length - start > this.maxLineBytes) throw tooLong();
+          carry.push(Buffer.from(chunk.subarray(start)));
+          carryBytes = chunk.length - start;
+        }
       }
-      if (carry && carry.length > 0) this.processLastLine(carry);
+      if (carryBytes > 0) this.processLastLine(Buffer.concat(carry, carryBytes));
       this.finish();
     } catch (err) {
       if (err instanceof StopReading) {
@@ -162,7 +201,7 @@ class TraceLineReader {
       } else if (isZlibError(err)) {
         this.error(`gzip data is truncated or corrupt after line ${this.line} (${(err as Error).message}); the file is skipped`, this.line + 1);
       } else if (isFsError(err)) {
-        this.error(`cannot read the file: ${(err as Error).message}`);
+        this.error(`cannot read the file: ${fsErrorText(err)}`, 1);
       } else {
         this.error(`unexpected error at line ${this.line}: ${(err as Error)?.stack ?? err}`, this.line);
       }
@@ -231,11 +270,12 @@ class TraceLineReader {
     } else if (first === 0x7b /* { */) {
       this.processObject(this.parseJson(buf.toString('utf8', start, end)) as Record<string, unknown>);
     } else {
-      throw new TraceLineError(this.line, `expected a JSON array (event) or object (definition/outcome), found ${JSON.stringify(buf.toString('utf8', start, Math.min(end, start + 20)))}`);
+      throw new TraceLineError(this.line, `expected a JSON array (event) or object (definition/outcome), found ${excerpt(JSON.stringify(buf.toString('utf8', start, Math.min(end, start + 20))))}`);
     }
   }
 
   private parseJson(text: string): unknown {
+    if (nestingExceeds(text, MAX_NESTING)) throw new TraceLineError(this.line, `arrays and objects are nested more than ${MAX_NESTING} levels deep`);
     try {
       return JSON.parse(text);
     } catch (err) {
@@ -282,13 +322,13 @@ class TraceLineReader {
     }
     if (!this.warnedUnknownLine) {
       this.warnedUnknownLine = true;
-      this.warn(`ignored an object line of unknown kind (keys: ${Object.keys(o).slice(0, 5).join(', ')})`, this.line);
+      this.warn(`ignored an object line of unknown kind (keys: ${excerpt(Object.keys(o).slice(0, 5).join(', '), 80)})`, this.line);
     }
   }
 
   private id(o: Record<string, unknown>, key: string): number {
     const v = o[key];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new TraceLineError(this.line, `"${key}" must be a non-negative integer`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TraceLineError(this.line, `"${key}" must be a non-negative integer (up to 2^53 − 1)`);
     return v;
   }
 
@@ -320,29 +360,41 @@ class TraceLineReader {
       case 'loc': {
         const file = this.str(o, 'file')!;
         const line = o.line;
-        if (typeof line !== 'number' || !Number.isInteger(line) || line < 0) throw new TraceLineError(this.line, '"line" must be a non-negative integer');
+        if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0) throw new TraceLineError(this.line, '"line" must be a non-negative integer');
         s.locs.set(id, { id, file, line, method: this.str(o, 'method', false) ?? '' });
         return;
       }
       case 'stack': {
+        // A stack id is defined once and only on top of defined stacks, so
+        // stacks form a tree (no cycles); see TraceSymbols for the depth cap.
+        if (s.hasStack(id)) throw new TraceLineError(this.line, `stack ${id} is defined twice`);
         if (Array.isArray(o.frames)) {
+          if (o.frame !== undefined) throw new TraceLineError(this.line, 'a stack has either "frames" or "frame" (with "parent"), not both');
           for (const f of o.frames) {
-            if (typeof f !== 'number' || !Number.isInteger(f)) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
+            if (typeof f !== 'number' || !Number.isSafeInteger(f) || f < 0) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
             if (this.validateRefs && !s.locs.has(f)) throw new TraceLineError(this.line, `stack ${id} uses loc ${f}, which is not defined`);
           }
           s.defineStackFrames(id, o.frames as number[]);
         } else {
+          if (o.frames !== undefined) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
           const frame = this.id(o, 'frame');
           const parent = o.parent === undefined || o.parent === null ? -1 : this.id(o, 'parent');
           if (this.validateRefs && !s.locs.has(frame)) throw new TraceLineError(this.line, `stack ${id} uses loc ${frame}, which is not defined`);
-          if (this.validateRefs && parent >= 0 && !s.hasStack(parent)) throw new TraceLineError(this.line, `stack ${id} has parent stack ${parent}, which is not defined`);
+          if (parent >= 0 && !s.hasStack(parent)) throw new TraceLineError(this.line, `stack ${id} has parent stack ${parent}, which is not defined`);
           s.defineStackNode(id, parent, frame);
         }
+        this.warnTruncatedStack();
         return;
       }
       default:
-        throw new TraceLineError(this.line, `unknown definition kind ${JSON.stringify(o.def)} (expected thread, var, loc or stack)`);
+        throw new TraceLineError(this.line, `unknown definition kind ${excerpt(JSON.stringify(o.def))} (expected thread, var, loc or stack)`);
     }
+  }
+
+  private warnTruncatedStack(): void {
+    if (this.warnedTruncatedStack || !this.symbols.truncatedStacks) return;
+    this.warnedTruncatedStack = true;
+    this.warn(`a call stack is deeper than ${MAX_STACK_DEPTH} frames (runaway recursion, or ENTER without EXIT?); frames above ${MAX_STACK_DEPTH} are dropped from this trace's stacks`, this.line);
   }
 
   private processEvent(ev: TraceEvent): void {
@@ -357,6 +409,7 @@ class TraceLineReader {
           if (!s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined (add {"def":"loc","id":${ev.b},...} before this line)`);
           if (ev.c >= 0 && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
         }
+        if (ev.c >= 0) ev.c = s.stackNode(ev.c);
         if (ev.c < 0 && this.usesShadowStacks) {
           const sh = this.shadow.get(ev.t);
           if (sh && sh.length) ev.c = sh[sh.length - 1];
@@ -367,7 +420,8 @@ class TraceLineReader {
         this.usesShadowStacks = true;
         let sh = this.shadow.get(ev.t);
         if (!sh) this.shadow.set(ev.t, (sh = []));
-        sh.push(s.pushSynthetic(sh.length ? sh[sh.length - 1] : -1, ev.b));
+        sh.push(s.pushFrame(sh.length ? sh[sh.length - 1] : -1, ev.b));
+        this.warnTruncatedStack();
         break;
       }
       case EventKind.Exit: {
@@ -380,6 +434,10 @@ class TraceLineReader {
       case EventKind.Start:
       case EventKind.Join:
         if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        if ((ev.kind === EventKind.Acquire || ev.kind === EventKind.Release) && ev.c >= 0) {
+          if (this.validateRefs && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
+          ev.c = s.stackNode(ev.c);
+        }
         break;
       default:
         break;
@@ -390,6 +448,36 @@ class TraceLineReader {
   }
 }
 
+/** True when `text` (JSON) nests arrays/objects deeper than `limit`; strings are skipped. */
+export function nestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (inString) {
+      if (c === 0x5c) k++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+function formatBytes(n: number): string {
+  return n >= 1 << 20 ? `${Math.round(n / (1 << 20))} MiB` : `${Math.round(n / 1024)} KiB`;
+}
+
+function fsErrorText(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  if (code === 'ELOOP') return 'too many levels of symbolic links';
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a folder';
+  return excerpt((err as Error).message, 120);
+}
+
 function isZlibError(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? '';
   return typeof code === 'string' && (code.startsWith('Z_') || code === 'ERR_ZLIB_INITIALIZATION_FAILED');
@@ -397,5 +485,5 @@ function isZlibError(err: unknown): boolean {
 
 function isFsError(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? '';
-  return ['ENOENT', 'EACCES', 'EISDIR', 'EMFILE', 'EIO'].includes(code);
+  return ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'EMFILE', 'ENFILE', 'EIO', 'ELOOP', 'ENAMETOOLONG', 'ENOTDIR', 'ENXIO'].includes(code);
 }

@@ -51,9 +51,14 @@ export class PatternRegistry {
   private readonly variableIds = new Map<string, number>();
   readonly locs: LocInfo[] = [];
   private readonly locIds = new Map<string, number>();
-  /** frames (global loc ids, bottom first) per global stack id */
-  readonly stacks: number[][] = [];
-  private readonly stackIds = new Map<string, number>();
+  /**
+   * Call stacks as a tree shared by all runs: per global stack id its parent
+   * stack (-1 bottom) and top frame (global loc id), so a stack costs one
+   * node whatever its depth (see stackFrames).
+   */
+  private readonly stackParents: number[] = [];
+  private readonly stackLocs: number[] = [];
+  private readonly stackIds = new Map<number | string, number>();
   readonly accesses: StaticAccess[] = [];
   private readonly accessIds = new Map<number, Map<number, number>>();
   /** pair signature → [first sacc, second sacc] */
@@ -87,15 +92,36 @@ export class PatternRegistry {
     return id;
   }
 
-  internStack(frames: number[]): number {
-    const key = frames.join(',');
+  /** Global id of the stack `frames` (global loc ids, bottom first); [] is -1. */
+  internStack(frames: readonly number[]): number {
+    let id = -1;
+    for (const f of frames) id = this.internStackNode(id, f);
+    return id;
+  }
+
+  /** Global id of the stack `parent` (-1: none) with frame `loc` pushed on top. */
+  internStackNode(parent: number, loc: number): number {
+    const key: number | string = parent + 1 < 2 ** 26 && loc < 2 ** 26 ? (parent + 1) * 2 ** 26 + loc : `${parent},${loc}`;
     let id = this.stackIds.get(key);
     if (id === undefined) {
-      id = this.stacks.length;
-      this.stacks.push(frames);
+      id = this.stackParents.length;
+      this.stackParents.push(parent);
+      this.stackLocs.push(loc);
       this.stackIds.set(key, id);
     }
     return id;
+  }
+
+  /** Number of interned call stacks. */
+  get stackCount(): number {
+    return this.stackParents.length;
+  }
+
+  /** Frames (global loc ids, bottom first) of a global stack id. */
+  stackFrames(id: number): number[] {
+    const rev: number[] = [];
+    for (let s = id; s >= 0; s = this.stackParents[s]) rev.push(this.stackLocs[s]);
+    return rev.reverse();
   }
 
   internAccess(write: boolean, variable: number, loc: number): number {
