@@ -279,7 +279,9 @@ class TraceLineReader {
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new TraceLineError(this.line, `invalid JSON: ${(err as Error).message}`);
+      // V8 quotes the start of the text in its message: keep only the short, escaped reason
+      const reason = String((err as Error).message).replace(/,? "[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
+      throw new TraceLineError(this.line, `invalid JSON: ${excerpt(reason, 100)}`);
     }
   }
 
@@ -289,7 +291,7 @@ class TraceLineReader {
       throw new TraceLineError(this.line, 'missing header: the first line must be {"braid":"trace","version":1,...}');
     }
     if (h.version !== TRACE_FORMAT_VERSION) {
-      throw new TraceLineError(this.line, `unknown trace format version ${JSON.stringify(h.version)}; this Braid reads version ${TRACE_FORMAT_VERSION}`);
+      throw new TraceLineError(this.line, `unknown trace format version ${excerpt(JSON.stringify(h.version))}; this Braid reads version ${TRACE_FORMAT_VERSION}`);
     }
     if (typeof h.execution !== 'string' || h.execution === '') {
       const fallback = this.file.replace(/^.*[\\/]/, '').replace(/\.trace\.jsonl(\.gz)?$/, '');
@@ -297,7 +299,7 @@ class TraceLineReader {
       h.execution = fallback;
     }
     if (h.outcome !== undefined) {
-      if (h.outcome !== 'pass' && h.outcome !== 'fail') throw new TraceLineError(this.line, `header "outcome" must be "pass" or "fail", got ${JSON.stringify(h.outcome)}`);
+      if (h.outcome !== 'pass' && h.outcome !== 'fail') throw new TraceLineError(this.line, `header "outcome" must be "pass" or "fail", got ${excerpt(JSON.stringify(h.outcome))}`);
       this.result.outcome = h.outcome;
     }
     this.sawHeader = true;
@@ -310,7 +312,7 @@ class TraceLineReader {
     if (typeof o.def === 'string') return this.processDef(o);
     if (o.braid === 'trace') throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
     if ('outcome' in o) {
-      if (o.outcome !== 'pass' && o.outcome !== 'fail') throw new TraceLineError(this.line, `"outcome" must be "pass" or "fail", got ${JSON.stringify(o.outcome)}`);
+      if (o.outcome !== 'pass' && o.outcome !== 'fail') throw new TraceLineError(this.line, `"outcome" must be "pass" or "fail", got ${excerpt(JSON.stringify(o.outcome))}`);
       this.result.outcome = o.outcome;
       this.result.outcomeReason = typeof o.reason === 'string' ? o.reason : undefined;
       this.result.outcomeDetail = typeof o.detail === 'string' ? o.detail : undefined;
