@@ -8,7 +8,7 @@ import { TraceSymbols } from './trace/traceSymbols';
 import { PatternRegistry } from './unicorn/patternRegistry';
 
 export class StaticAccessMapper {
-  private readonly saccByLoc = new Map<number, Map<number, number>>();
+  private readonly saccByKey = new Map<number | string, number>();
   private readonly stackCache = new Map<number, number>();
   private readonly locCache = new Map<number, number>();
   private readonly pending: number[] = [];
@@ -17,15 +17,15 @@ export class StaticAccessMapper {
 
   /** Static access id of a R/W event. */
   staticAccess(ev: TraceEvent, symbols: TraceSymbols): number {
-    let byVar = this.saccByLoc.get(ev.b);
-    if (!byVar) this.saccByLoc.set(ev.b, (byVar = new Map()));
-    const k = ev.a * 2 + ev.kind; // kind: 0 read, 1 write
-    let id = byVar.get(k);
+    // one flat table (no Map per loc): key loc · 2^27 + var · 2 + kind while both ids are small
+    const small = ev.b < 2 ** 25 && ev.a < 2 ** 26;
+    const key: number | string = small ? ev.b * 2 ** 27 + ev.a * 2 + ev.kind : `${ev.b},${ev.a},${ev.kind}`; // kind: 0 read, 1 write
+    let id = this.saccByKey.get(key);
     if (id === undefined) {
       const v = symbols.vars.get(ev.a);
       const gvar = this.registry.internVariable(v ? v.name : `var#${ev.a}`);
       id = this.registry.internAccess(ev.kind === 1, gvar, this.loc(ev.b, symbols));
-      byVar.set(k, id);
+      this.saccByKey.set(key, id);
     }
     return id;
   }

@@ -15,6 +15,7 @@ import {
   TraceEvent,
   TraceHeader,
   UncaughtInfo,
+  VarDef,
 } from './traceFormat';
 import { MAX_STACK_DEPTH, TraceSymbols } from './traceSymbols';
 import { EventLineError, decodeEventValue, excerpt, parseEventLineFast } from './eventLineParser';
@@ -121,6 +122,7 @@ class TraceLineReader {
   /** bytes of the gzip file read so far (for the expansion cap) */
   compressedBytes = 0;
   private warnedTruncatedStack = false;
+  private readonly strings = new Map<string, string>();
   /** Per-thread shadow stacks (stack nodes) from ENTER/EXIT. */
   private readonly shadow = new Map<number, number[]>();
   private usesShadowStacks = false;
@@ -334,6 +336,14 @@ class TraceLineReader {
     return v;
   }
 
+  /** One copy of each file and method name (many locs share them). */
+  private intern(x: string): string {
+    const known = this.strings.get(x);
+    if (known !== undefined) return known;
+    this.strings.set(x, x);
+    return x;
+  }
+
   private str(o: Record<string, unknown>, key: string, required = true): string | undefined {
     const v = o[key];
     if (v === undefined && !required) return undefined;
@@ -349,21 +359,21 @@ class TraceLineReader {
         s.threads.set(id, { id, name: this.str(o, 'name', false) ?? `thread ${id}` });
         return;
       case 'var': {
-        const name = this.str(o, 'name')!;
-        s.vars.set(id, {
-          id,
-          name,
-          class: this.str(o, 'class', false),
-          field: this.str(o, 'field', false),
-          array: o.array === true || undefined,
-        });
+        // only the fields present: a VarDef without optional fields is a small object
+        const v: VarDef = { id, name: this.str(o, 'name')! };
+        const cls = this.str(o, 'class', false);
+        const field = this.str(o, 'field', false);
+        if (cls !== undefined) v.class = cls;
+        if (field !== undefined) v.field = field;
+        if (o.array === true) v.array = true;
+        s.vars.set(id, v);
         return;
       }
       case 'loc': {
         const file = this.str(o, 'file')!;
         const line = o.line;
         if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0) throw new TraceLineError(this.line, '"line" must be a non-negative integer');
-        s.locs.set(id, { id, file, line, method: this.str(o, 'method', false) ?? '' });
+        s.locs.set(id, { id, file: this.intern(file), line, method: this.intern(this.str(o, 'method', false) ?? '') });
         return;
       }
       case 'stack': {

@@ -50,7 +50,8 @@ export class PatternRegistry {
   readonly variables: string[] = [];
   private readonly variableIds = new Map<string, number>();
   readonly locs: LocInfo[] = [];
-  private readonly locIds = new Map<string, number>();
+  private readonly locIds = new Map<number | string, number>();
+  private readonly names = new Map<string, number>();
   /**
    * Call stacks as a tree shared by all runs: per global stack id its parent
    * stack (-1 bottom) and top frame (global loc id), so a stack costs one
@@ -60,7 +61,7 @@ export class PatternRegistry {
   private readonly stackLocs: number[] = [];
   private readonly stackIds = new Map<number | string, number>();
   readonly accesses: StaticAccess[] = [];
-  private readonly accessIds = new Map<number, Map<number, number>>();
+  private readonly accessIds = new Map<number | string, number>();
   /** pair signature → [first sacc, second sacc] */
   readonly pairs: [number, number][] = [];
   private readonly pairIds = new Map<number, Map<number, number>>();
@@ -81,8 +82,17 @@ export class PatternRegistry {
     return id;
   }
 
+  private nameId(s: string): number {
+    let id = this.names.get(s);
+    if (id === undefined) this.names.set(s, (id = this.names.size));
+    return id;
+  }
+
   internLoc(file: string, line: number, method: string): number {
-    const key = `${file}\u0000${line}\u0000${method}`;
+    // numeric key from interned file and method names (no key string per loc) while it fits in 53 bits
+    const f = this.nameId(file);
+    const m = this.nameId(method);
+    const key: number | string = f < 2 ** 14 && m < 2 ** 20 && line >= 0 && line < 2 ** 19 ? (f * 2 ** 20 + m) * 2 ** 19 + line : `${f},${m},${line}`;
     let id = this.locIds.get(key);
     if (id === undefined) {
       id = this.locs.length;
@@ -125,14 +135,13 @@ export class PatternRegistry {
   }
 
   internAccess(write: boolean, variable: number, loc: number): number {
-    let byVar = this.accessIds.get(loc);
-    if (!byVar) this.accessIds.set(loc, (byVar = new Map()));
-    const k = variable * 2 + (write ? 1 : 0);
-    let id = byVar.get(k);
+    // one flat table (no Map per loc) while the ids fit in 53 bits
+    const k: number | string = loc < 2 ** 25 && variable < 2 ** 26 ? loc * 2 ** 27 + variable * 2 + (write ? 1 : 0) : `${loc},${variable},${write ? 1 : 0}`;
+    let id = this.accessIds.get(k);
     if (id === undefined) {
       id = this.accesses.length;
       this.accesses.push({ write, variable, loc });
-      byVar.set(k, id);
+      this.accessIds.set(k, id);
     }
     return id;
   }
