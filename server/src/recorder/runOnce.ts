@@ -5,7 +5,8 @@
 import { createWriteStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
+import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { RecordOptions } from './recordOptions';
 
 export interface RunSpec {
@@ -69,6 +70,7 @@ export async function runTraceFiles(tracePath: string): Promise<string[]> {
 
 async function removeRunFiles(spec: RunSpec): Promise<void> {
   for (const f of await runTraceFiles(spec.tracePath)) await fs.rm(f, { force: true });
+  for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
 }
 
 export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
@@ -79,10 +81,15 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...o.env,
-    JAVA_TOOL_OPTIONS: [inherited, agentArgument(jar, spec, o)].filter(Boolean).join(' '),
+    // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
+    JAVA_TOOL_OPTIONS: [inherited, agentArgument(jar, { ...spec, tracePath: inProgressPath(spec.tracePath) }, o)].filter(Boolean).join(' '),
     BRAID_EXECUTION: spec.execution,
+    // the agent's watchdog stops the JVM when this process dies (SIGKILL, crash)
+    BRAID_RECORDER_PID: String(process.pid),
   };
   const log = createWriteStream(spec.logPath);
+  let logError: Error | undefined;
+  log.on('error', (e) => (logError ??= e));
   let output = '';
   let timedOut = false;
   let aborted = false;
@@ -127,10 +134,11 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
     return { ...base, outcome: 'fail', reason: 'killed', detail: 'stopped by the user', traces: [], aborted: true, empty: true };
   }
 
-  let traces = await runTraceFiles(spec.tracePath);
+  if (logError) throw new TraceWriteError(spec.logPath, logError);
+  let traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
   const uncaught = [];
-  for (const t of traces) uncaught.push(...(await readUncaught(t)));
+  for (const t of traces) uncaught.push(...(await readUncaught(t).catch(() => [])));
 
   let outcome: TraceOutcome;
   if (timedOut) outcome = { outcome: 'fail', reason: 'timeout', detail: `no exit within ${o.timeoutSeconds} s; process tree killed` };
@@ -153,7 +161,13 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
     exclude: o.exclude,
     startedAt,
   };
-  if (empty) traces = [spec.tracePath];
-  for (const t of traces) await finalizeTrace(t, outcome, header);
-  return { ...base, ...outcome, traces, aborted: false, empty };
+  if (empty) traces = [inProgressPath(spec.tracePath)];
+  const finished: string[] = [];
+  for (const t of traces) {
+    await finalizeTrace(t, outcome, header);
+    const final = finalTracePath(t);
+    await fs.rename(t, final);
+    finished.push(final);
+  }
+  return { ...base, ...outcome, traces: finished, aborted: false, empty };
 }
