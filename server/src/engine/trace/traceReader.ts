@@ -304,6 +304,14 @@ class TraceLineReader {
       if (h.outcome !== 'pass' && h.outcome !== 'fail') throw new TraceLineError(this.line, `header "outcome" must be "pass" or "fail", got ${excerpt(JSON.stringify(h.outcome))}`);
       this.result.outcome = h.outcome;
     }
+    // optional fields of the wrong type are dropped with a warning (docs/trace-format.schema.json)
+    const wrong: string[] = [];
+    for (const key of ['program', 'test', 'startedAt']) if (h[key] !== undefined && typeof h[key] !== 'string') wrong.push(key);
+    if (h.recorder !== undefined && !validRecorder(h.recorder)) wrong.push('recorder');
+    if (wrong.length) {
+      for (const key of wrong) delete h[key];
+      this.warn(`header ${wrong.map((k) => `"${k}"`).join(', ')} ${wrong.length > 1 ? 'have' : 'has'} the wrong type (see docs/trace-format.md); ignored`, this.line);
+    }
     this.sawHeader = true;
     this.result.header = h as unknown as TraceHeader;
     this.visitor.header?.(this.result.header, this.symbols);
@@ -318,10 +326,13 @@ class TraceLineReader {
       this.result.outcome = o.outcome;
       this.result.outcomeReason = typeof o.reason === 'string' ? o.reason : undefined;
       this.result.outcomeDetail = typeof o.detail === 'string' ? o.detail : undefined;
+      const wrong = ['reason', 'detail'].filter((k) => o[k] !== undefined && typeof o[k] !== 'string');
+      if (wrong.length) this.warn(`outcome ${wrong.map((k) => `"${k}"`).join(' and ')} must be text; ignored`, this.line);
       return;
     }
-    if (o.uncaught && typeof o.uncaught === 'object') {
-      this.result.uncaught.push(o.uncaught as UncaughtInfo);
+    if ('uncaught' in o) {
+      if (validUncaught(o.uncaught)) this.result.uncaught.push(o.uncaught as UncaughtInfo);
+      else this.warn('an "uncaught" line must be {"thread":int,"exception":text,"message":text|null,"frames":[text]}; ignored', this.line);
       return;
     }
     if (!this.warnedUnknownLine) {
@@ -366,6 +377,7 @@ class TraceLineReader {
         if (cls !== undefined) v.class = cls;
         if (field !== undefined) v.field = field;
         if (o.array === true) v.array = true;
+        else if (o.array !== undefined && o.array !== false) this.warn('"array" must be true or false; ignored', this.line);
         s.vars.set(id, v);
         return;
       }
@@ -445,6 +457,7 @@ class TraceLineReader {
       case EventKind.Release:
       case EventKind.Start:
       case EventKind.Join:
+        if ((ev.kind === EventKind.Start || ev.kind === EventKind.Join) && ev.a < 0) throw new TraceLineError(this.line, 'element 4 (child thread id) must be a non-negative integer');
         if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
         if ((ev.kind === EventKind.Acquire || ev.kind === EventKind.Release) && ev.c >= 0) {
           if (this.validateRefs && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
@@ -475,6 +488,26 @@ export function nestingExceeds(text: string, limit: number): boolean {
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return false;
+}
+
+function validRecorder(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  if ((r.name !== undefined && typeof r.name !== 'string') || (r.version !== undefined && typeof r.version !== 'string')) return false;
+  if (r.options === undefined) return true;
+  if (typeof r.options !== 'object' || r.options === null || Array.isArray(r.options)) return false;
+  const o = r.options as Record<string, unknown>;
+  if (o.seed !== undefined && typeof o.seed !== 'string' && !Number.isInteger(o.seed)) return false;
+  return o.noise === undefined || typeof o.noise === 'number';
+}
+
+function validUncaught(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const u = v as Record<string, unknown>;
+  if (u.thread !== undefined && !Number.isInteger(u.thread)) return false;
+  if (u.exception !== undefined && typeof u.exception !== 'string') return false;
+  if (u.message !== undefined && u.message !== null && typeof u.message !== 'string') return false;
+  return u.frames === undefined || (Array.isArray(u.frames) && u.frames.every((f) => typeof f === 'string'));
 }
 
 function formatBytes(n: number): string {
