@@ -19,13 +19,12 @@ import { HeatDecorations } from './heat';
 import { BraidModel } from './model';
 import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
+import { ServerRestartPolicy } from './restartPolicy';
 
 let client: LanguageClient | undefined;
 
 /** Commands the hover's command links may run (markdown isTrusted). */
 const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess'];
-const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 export interface BraidApi {
   client: LanguageClient;
@@ -42,7 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     run: { module: serverModule, transport: TransportKind.ipc },
     debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
   };
-  const restarts: number[] = [];
+  const restarts = new ServerRestartPolicy();
   const clientOptions: LanguageClientOptions = {
     // any source file may be named by a trace (Java, Kotlin, Scala, …)
     documentSelector: [{ scheme: 'file' }],
@@ -55,20 +54,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
       },
       closed: () => {
-        const now = Date.now();
-        while (restarts.length && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
-        restarts.push(now);
-        if (restarts.length <= MAX_RESTARTS) {
-          log.warn(`the language server stopped unexpectedly; restarting (${restarts.length}/${MAX_RESTARTS} in 3 minutes)`);
+        // client/src/restartPolicy.ts (tested in test/lsp/serverRestart.test.ts)
+        const decision = restarts.closed();
+        if (decision.restart) {
+          log.warn(decision.message);
           void vscode.window.showWarningMessage('Braid: the language server stopped unexpectedly and was restarted.', 'Show Output').then((a) => {
             if (a) log.show(true);
           });
           return { action: CloseAction.Restart, handled: true };
         }
-        return {
-          action: CloseAction.DoNotRestart,
-          message: `Braid: the language server crashed ${MAX_RESTARTS} times in 3 minutes and stays stopped. See the Braid output; run "Developer: Reload Window" to start it again.`,
-        };
+        return { action: CloseAction.DoNotRestart, message: decision.message };
       },
     },
   };
