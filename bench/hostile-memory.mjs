@@ -5,13 +5,14 @@
  * Target: peak RSS < 300 MiB, and the good traces are still analyzed.
  *
  *   npm run build && node bench/hostile-memory.mjs [--symbols 2000000]
+ * (JSON report of the top 50 patterns: the full JSON of a pattern explosion is itself huge.)
  */
 import { mkdtempSync, writeFileSync, cpSync, statSync, existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stackCycle, nestedEnter, manySymbols } from './hostileTraces.mjs';
+import { stackCycle, nestedEnter, manySymbols, deepStackFanout } from './hostileTraces.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -19,6 +20,7 @@ const symbols = Number(argv[argv.indexOf('--symbols') + 1]) || 200000;
 const cases = [
   ['stack cycle of 6,000', 'cycle.trace.jsonl', () => stackCycle(6000)],
   ['32,000 nested ENTERs', 'nested.trace.jsonl', () => nestedEnter(32000)],
+  ['20,000 stacks 800–1,000 deep', 'fanout.trace.jsonl', () => deepStackFanout(20000)],
   [`${symbols.toLocaleString('en')} distinct symbols`, 'symbols.trace.jsonl', () => manySymbols(symbols)],
 ];
 const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
@@ -28,7 +30,7 @@ for (const [name, file, make] of cases) {
   cpSync(path.join(root, 'test/fixtures/traces/tablelog'), dir, { recursive: true });
   writeFileSync(path.join(dir, file), make());
   const size = statSync(path.join(dir, file)).size;
-  const cmd = [process.execPath, path.join(root, 'bin/braid.js'), 'analyze', dir, '--format', 'json'];
+  const cmd = [process.execPath, path.join(root, 'bin/braid.js'), 'analyze', dir, '--format', 'json', '--top', '50'];
   const t0 = Date.now();
   const r = timeBin ? spawnSync(timeBin, ['-v', ...cmd], { encoding: 'utf8', maxBuffer: 1 << 30 }) : spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8', maxBuffer: 1 << 30 });
   const ms = Date.now() - t0;

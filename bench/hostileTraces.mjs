@@ -43,3 +43,23 @@ export function manySymbols(n) {
   }
   return out.join('\n') + '\n';
 }
+
+/**
+ * Many distinct deep stacks: a chain of `depth` frames, then `n` accesses by
+ * two threads, each on its own stack (a frame pushed at a varying depth of
+ * the chain) and its own line, so that reported patterns carry deep stacks.
+ */
+export function deepStackFanout(n, depth = 1000) {
+  const out = [HEADER('deep-fanout'), '{"def":"thread","id":1,"name":"T1"}', '{"def":"thread","id":2,"name":"T2"}', '{"def":"var","id":0,"name":"x"}'];
+  const locs = 16 + n;
+  for (let l = 0; l < locs; l++) out.push(JSON.stringify({ def: 'loc', id: l, file: 'Fan.java', line: l + 1, method: `Fan.m${l % 16}` }));
+  out.push('{"def":"stack","id":0,"frame":0}');
+  for (let k = 1; k < depth; k++) out.push(`{"def":"stack","id":${k},"parent":${k - 1},"frame":${k % 16}}`);
+  let i = 0;
+  for (let k = 0; k < n; k++) {
+    const id = depth + k;
+    out.push(`{"def":"stack","id":${id},"parent":${depth - 1 - (k % 200)},"frame":${16 + k}}`);
+    out.push(`[${++i},${1 + (k % 2)},"${k % 3 ? 'W' : 'R'}",0,${16 + k},${id}]`);
+  }
+  return out.join('\n') + '\n';
+}

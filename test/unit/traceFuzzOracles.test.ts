@@ -101,3 +101,11 @@ test('review #23: an accepted mutant (lines deleted, duplicated, swapped, cut) h
   }
   assert.ok(ok > 300, `accepted mutants ${ok}`);
 });
+
+test('review #22: found by npm run fuzz — a header-like line later in the file is not taken for an outcome line', async () => {
+  const line = '{"braid":[3,889,false],"version":1,"execution":"e","outcome":"fail"}';
+  assert.equal(traceLineSchema()(JSON.parse(line)), false);
+  const r = await readTraceBuffer('h.trace.jsonl', Buffer.from([HEADER, line, '{"outcome":"pass"}'].join('\n') + '\n'), { event() {} });
+  assert.equal(r.ok, false);
+  assert.deepEqual([r.diagnostics[0].line, r.diagnostics[0].message], [2, 'a second header line; one trace file holds one execution']);
+});

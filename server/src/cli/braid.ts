@@ -6,13 +6,14 @@
  *         [--strategy unicorn|falcon] [--output FILE]
  *   braid record --runs N ... -- <command...>
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { analyzeTraceFiles, AnalysisOptions, Strategy } from '../engine/analysis';
 import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { jsonReport } from '../engine/report/jsonReport';
 import { textReport } from '../engine/report/textReport';
 import { sarifReport } from '../engine/report/sarifReport';
+import { writeJsonPretty } from './jsonOutput';
 import { extraCommands } from './commands';
 import { bugsTextReport, explainBugs } from '../engine/griffin/griffin';
 
@@ -120,14 +121,36 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
   return a;
 }
 
+/** writeSync until everything is written (stdout may be a non-blocking pipe: EAGAIN is retried). */
+function writeAllSync(fd: number, s: string): void {
+  const buf = Buffer.from(s);
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off, buf.length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
+}
+
 async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
   const result = await analyzeTraceFiles(args.inputs, args.options);
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   let text: string;
   const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, { t: args.griffin.t, s: args.griffin.s }) : undefined;
-  if (args.format === 'json') text = JSON.stringify(jsonReport(result, { top: args.top, extra: bugs ? { bugs } : undefined }), null, 2);
-  else if (args.format === 'sarif') text = JSON.stringify(sarifReport(result, args.top ?? 20), null, 2);
+  if (args.format === 'json') {
+    // streamed (server/src/cli/jsonOutput.ts): the same text as JSON.stringify(report, null, 2), never one huge string
+    const fd = args.output ? openSync(args.output, 'w') : 1;
+    try {
+      writeJsonPretty(jsonReport(result, { top: args.top, extra: bugs ? { bugs } : undefined }) as Record<string, unknown>, (s) => writeAllSync(fd, s));
+      writeAllSync(fd, '\n');
+    } finally {
+      if (args.output) closeSync(fd);
+    }
+    return result.executions.total === 0 ? 1 : 0;
+  } else if (args.format === 'sarif') text = JSON.stringify(sarifReport(result, args.top ?? 20), null, 2);
   else text = textReport(result, args.top ?? 20) + (bugs ? '\n\n' + bugsTextReport(bugs, result) : '');
   if (args.output) writeFileSync(args.output, text + '\n');
   else process.stdout.write(text + '\n');

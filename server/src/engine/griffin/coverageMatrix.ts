@@ -158,7 +158,8 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
     category: p.category,
     key: p.key,
     accesses: p.accesses.map((a) => {
-      const frames = a.stack.map((f) => ({ file: f.file, line: f.line, method: f.method }));
+      // read-only and shared: no copy per pattern (a deep stack copied per access made GRIFFIN's memory patterns × depth)
+      const frames = a.stack;
       return {
         thread: a.thread,
         type: a.type,

@@ -320,7 +320,7 @@ class TraceLineReader {
   private processObject(o: Record<string, unknown>): void {
     if (o === null || Array.isArray(o)) throw new TraceLineError(this.line, 'expected an object');
     if (typeof o.def === 'string') return this.processDef(o);
-    if (o.braid === 'trace') throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
+    if ('braid' in o) throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
     if ('outcome' in o) {
       if (o.outcome !== 'pass' && o.outcome !== 'fail') throw new TraceLineError(this.line, `"outcome" must be "pass" or "fail", got ${excerpt(JSON.stringify(o.outcome))}`);
       this.result.outcome = o.outcome;
