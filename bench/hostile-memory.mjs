@@ -39,7 +39,8 @@ for (const [name, file, make] of cases) {
   try {
     executions = JSON.parse(r.stdout).executions.total;
   } catch {}
-  const diag = (r.stderr ?? '').split('\n').find((l) => l.includes(file)) ?? '';
+  const diags = (r.stderr ?? '').split('\n').filter((l) => l.includes(file));
+  const diag = (diags.find((l) => l.includes(': error: ')) ?? diags[0] ?? '').replace(dir + path.sep, '');
   console.log(
     `${name.padEnd(28)} ${(size / 1024).toFixed(0).padStart(7)} KB  peak ${rss ? (Number(rss[1]) / 1024).toFixed(0).padStart(4) + ' MiB' : '   ?'}  ${(ms / 1000).toFixed(1)} s  exit ${r.status}  executions analyzed ${executions}  ${diag.slice(0, 160)}`,
   );
