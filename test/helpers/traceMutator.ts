@@ -103,8 +103,17 @@ export function eventLine(r: Rand): string {
 
 const ID_TOKENS = (r: Rand) => (r() < 0.8 ? String(int(r, 6)) : numberToken(r));
 
-/** A definition, header, outcome or uncaught line with random (sometimes wrong) fields. */
+/** A definition, header, outcome or uncaught line with random (sometimes wrong) fields; sometimes two kinds merged. */
 export function objectLine(r: Rand): string {
+  if (r() < 0.05) {
+    const a = oneObjectLine(r);
+    const b = oneObjectLine(r);
+    return a.length > 2 && b.length > 2 ? a.slice(0, -1) + ',' + b.slice(1) : a;
+  }
+  return oneObjectLine(r);
+}
+
+function oneObjectLine(r: Rand): string {
   const o: Record<string, string> = {};
   switch (int(r, 7)) {
     case 0:

@@ -319,6 +319,8 @@ class TraceLineReader {
 
   private processObject(o: Record<string, unknown>): void {
     if (o === null || Array.isArray(o)) throw new TraceLineError(this.line, 'expected an object');
+    const kinds = ['def', 'outcome', 'uncaught'].filter((k) => k in o);
+    if (kinds.length > 1) throw new TraceLineError(this.line, `a line is a definition, an outcome or an uncaught report, not several (has ${kinds.map((k) => `"${k}"`).join(' and ')})`);
     if (typeof o.def === 'string') return this.processDef(o);
     if ('braid' in o) throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
     if ('outcome' in o) {
@@ -393,7 +395,7 @@ class TraceLineReader {
         // stacks form a tree (no cycles); see TraceSymbols for the depth cap.
         if (s.hasStack(id)) throw new TraceLineError(this.line, `stack ${id} is defined twice`);
         if (Array.isArray(o.frames)) {
-          if (o.frame !== undefined) throw new TraceLineError(this.line, 'a stack has either "frames" or "frame" (with "parent"), not both');
+          if (o.frame !== undefined || (o.parent !== undefined && o.parent !== null)) throw new TraceLineError(this.line, 'a stack has either "frames" or "frame" (with "parent"), not both');
           for (const f of o.frames) {
             if (typeof f !== 'number' || !Number.isSafeInteger(f) || f < 0) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
             if (this.validateRefs && !s.locs.has(f)) throw new TraceLineError(this.line, `stack ${id} uses loc ${f}, which is not defined`);
