@@ -114,7 +114,7 @@ test('review #22: a line with two kinds in one object (the schema rejects it), o
   const cases: [string, string][] = [
     ['{"def":"thread","id":2,"name":"T","outcome":"pass"}', 'a line is a definition, an outcome or an uncaught report, not several (has "def" and "outcome")'],
     ['{"uncaught":{"thread":2,"exception":"E"},"outcome":"pass"}', 'a line is a definition, an outcome or an uncaught report, not several (has "outcome" and "uncaught")'],
-    ['{"def":"stack","id":3,"frames":[1,0],"parent":0}', 'a stack has either "frames" or "frame" (with "parent"), not both'],
+    ['{"def":"stack","id":9,"frames":[1,0],"parent":0}', 'a stack has either "frames" or "frame" (with "parent"), not both'],
   ];
   for (const [line, message] of cases) {
     // (the schema rejects the mixed kinds; a parent with frames it allows, the reader is stricter: docs/trace-format.md has two forms)
