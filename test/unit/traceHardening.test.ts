@@ -13,6 +13,7 @@ import { TraceEvent } from '../../server/src/engine/trace/traceFormat';
 import { MAX_STACK_DEPTH } from '../../server/src/engine/trace/traceSymbols';
 import { parseEventLineFast } from '../../server/src/engine/trace/eventLineParser';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
+import { writeJsonPretty } from '../../server/src/cli/jsonOutput';
 import { PatternRegistry } from '../../server/src/engine/unicorn/patternRegistry';
 import { UnicornCollector } from '../../server/src/engine/unicorn/unicornCollector';
 import { tempDir } from '../helpers/traceBuilder';
@@ -170,4 +171,27 @@ test('finding 14: per-symbol memory of reading + UNICORN stays compact (heap byt
   assert.deepEqual(Object.keys(r.symbols.vars.get(7)!), ['id', 'name']);
   assert.equal(r.symbols.locs.get(1)!.file, r.symbols.locs.get(2)!.file);
   assert.equal(reg.accesses.length, n);
+});
+
+test('finding 1: reported stacks keep the bottom and top 64 frames around a marker; JSON is streamed with the same text', async () => {
+  // @ts-expect-error plain ES module
+  const { deepStackFanout } = await import('../../bench/hostileTraces.mjs');
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'fan.trace.jsonl'), deepStackFanout(60, 300));
+  const res = await analyzeTraceFiles([dir]);
+  const stacks = res.patterns.flatMap((p) => p.accesses.map((a) => a.stack));
+  assert.ok(stacks.length > 0);
+  for (const s of stacks) {
+    // the accesses' stacks are 101–300 frames deep (a frame pushed at depth 100–299 of a 300-frame chain)
+    assert.equal(s.length, s.some((f) => f.method.startsWith('…')) ? 129 : s.length);
+    assert.ok(s.length <= 129);
+  }
+  const deep = stacks.find((s) => s.length === 129)!;
+  assert.ok(deep, 'some stack deeper than 128 frames');
+  assert.deepEqual(deep[0], { file: 'Fan.java', line: 1, method: 'Fan.m0' });
+  assert.match(deep[64].method, /^… \d+ frames …$/);
+  const report = { tool: 'braid', n: 1, none: undefined, empty: [], patterns: res.patterns.slice(0, 5), runs: res.runs, nested: { a: [1, { b: 2 }] } };
+  let text = '';
+  writeJsonPretty(report, (s) => (text += s));
+  assert.equal(text, JSON.stringify(report, null, 2));
 });
