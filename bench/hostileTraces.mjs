@@ -1,6 +1,6 @@
 /**
  * Hostile trace files from the hardening review (issue 15), written so that
- * tests and bench/hostile-memory.mjs use the same inputs.
+ * tests and bench/hostile-memory-bench.mjs use the same inputs.
  *
  * - stackCycle(n): n stack definitions, then stack 0 redefined on top of the
  *   last one, making a cycle (finding 1: 411 KB at n = 6,000);

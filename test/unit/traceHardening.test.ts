@@ -17,7 +17,7 @@ import { writeJsonPretty } from '../../server/src/cli/jsonOutput';
 import { PatternRegistry } from '../../server/src/engine/unicorn/patternRegistry';
 import { UnicornCollector } from '../../server/src/engine/unicorn/unicornCollector';
 import { tempDir } from '../helpers/traceBuilder';
-// @ts-expect-error plain ES module shared with bench/hostile-memory.mjs
+// @ts-expect-error plain ES module shared with bench/hostile-memory-bench.mjs
 import { stackCycle, nestedEnter } from '../../bench/hostileTraces.mjs';
 
 const HEADER = '{"braid":"trace","version":1,"execution":"e1","outcome":"fail"}';

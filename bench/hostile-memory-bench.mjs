@@ -4,7 +4,7 @@
  * next to the good Table 5 traces, measured with /usr/bin/time -v.
  * Target: peak RSS < 300 MiB, and the good traces are still analyzed.
  *
- *   npm run build && node bench/hostile-memory.mjs [--symbols 2000000]
+ *   npm run build && node bench/hostile-memory-bench.mjs [--symbols 2000000]
  * (JSON report of the top 50 patterns: the full JSON of a pattern explosion is itself huge.)
  */
 import { mkdtempSync, writeFileSync, cpSync, statSync, existsSync } from 'node:fs';
