@@ -1,16 +1,28 @@
-// Recorder overhead benchmark (issue 4): time of a CPU-bound concurrent Java sample with the
-// agent (noise off / on) divided by the time without it, and trace bytes per event.
-// Usage: node bench/recorder-bench.mjs [--repeat 5]   (needs dist/braid-agent.jar and a JDK)
+// Recorder benchmark (issues 4, 12). Prints, median of --repeat runs:
+//   - ns per recorded event on the application thread: the loop's thread CPU time with the agent
+//     minus without it, divided by that thread's events (4 threads; CPU time, so machine load
+//     matters little);
+//   - end-to-end overhead: whole JVM wall and CPU time with the agent (noise 0 and 0.01) / without;
+//   - bytes per event on disk (trace file size / events), plain and gzip (agent option gzip);
+//   - per-run fixed cost: wall time of a tiny program (a few events) with the agent minus without.
+// Usage: node bench/recorder-bench.mjs [--repeat 5] [--n 200000] [--jar other-agent.jar]   (needs dist/braid-agent.jar and a JDK)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const jar = path.join(root, 'dist', 'braid-agent.jar');
+const jarArg = process.argv.indexOf('--jar');
+// --jar: another agent build (e.g. an older one, for a before/after comparison in one session)
+const jar = jarArg >= 0 ? path.resolve(process.argv[jarArg + 1]) : path.join(root, 'dist', 'braid-agent.jar');
 const out = path.join(root, 'bench', 'out', 'recorder');
-const k = process.argv.indexOf('--repeat');
-const repeat = k >= 0 ? Number(process.argv[k + 1]) : 5;
+const arg = (name, fallback) => {
+  const k = process.argv.indexOf(name);
+  return k >= 0 ? Number(process.argv[k + 1]) : fallback;
+};
+const repeat = arg('--repeat', 5);
+const n = arg('--n', 200000);
 if (!existsSync(jar)) {
   console.error('recorder-bench: dist/braid-agent.jar is missing; run `npm run build` first');
   process.exit(1);
@@ -19,9 +31,13 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(path.join(out, 'src', 'benchrec'), { recursive: true });
 
 // Four threads update striped counters and a shared array: field and array accesses, monitors.
+// Each thread prints the CPU time of its loop.
 writeFileSync(path.join(out, 'src', 'benchrec', 'Work.java'), `package benchrec;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 public class Work {
   static final int THREADS = 4, N = Integer.parseInt(System.getProperty("n", "200000"));
+  static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
   final long[] cells = new long[64];
   long total;
   static final class Counter { long value; }
@@ -29,14 +45,22 @@ public class Work {
     Work w = new Work();
     Counter[] counters = new Counter[THREADS];
     Thread[] ts = new Thread[THREADS];
+    long[] cpu = new long[THREADS];
     for (int t = 0; t < THREADS; t++) {
       final int id = t;
       counters[t] = new Counter();
-      ts[t] = new Thread(() -> w.run(id, counters[id]));
+      ts[t] = new Thread(() -> {
+        long c0 = MX.getCurrentThreadCpuTime();
+        w.run(id, counters[id]);
+        cpu[id] = MX.getCurrentThreadCpuTime() - c0;
+      });
     }
     long start = System.nanoTime();
     for (Thread t : ts) t.start();
     for (Thread t : ts) t.join();
+    StringBuilder b = new StringBuilder("loopcpu");
+    for (long c : cpu) b.append(' ').append(c);
+    System.out.println(b);
     System.out.println("ms " + (System.nanoTime() - start) / 1e6 + " total " + w.total);
   }
   void run(int id, Counter c) {
@@ -50,8 +74,21 @@ public class Work {
   }
 }
 `);
+// A tiny program: the per-run fixed cost (JVM start-up with the agent, instrumentation, writer).
+writeFileSync(path.join(out, 'src', 'benchrec', 'Tiny.java'), `package benchrec;
+public class Tiny {
+  static int x;
+  public static void main(String[] a) throws Exception {
+    Thread t = new Thread(() -> { for (int i = 0; i < 10; i++) x++; });
+    t.start();
+    for (int i = 0; i < 10; i++) x++;
+    t.join();
+    System.out.println(x > 0 ? "ok" : "?");
+  }
+}
+`);
 const classes = path.join(out, 'classes');
-const javac = spawnSync('javac', ['-d', classes, path.join(out, 'src', 'benchrec', 'Work.java')], { encoding: 'utf8' });
+const javac = spawnSync('javac', ['-d', classes, path.join(out, 'src', 'benchrec', 'Work.java'), path.join(out, 'src', 'benchrec', 'Tiny.java')], { encoding: 'utf8' });
 if (javac.status !== 0) {
   console.error(`recorder-bench: javac failed:\n${javac.stderr}`);
   process.exit(1);
@@ -59,17 +96,16 @@ if (javac.status !== 0) {
 
 const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
-function runOnce(agentOptions) {
-  const args = [];
+function runOnce(main, agentOptions, jvm = []) {
+  const args = [...jvm, `-Dn=${n}`];
   let trace;
   if (agentOptions !== undefined) {
     trace = path.join(out, `t-${Date.now()}-${Math.random().toString(36).slice(2)}.trace.jsonl`);
-    args.push(`-javaagent:${jar}=out=${trace},include=benchrec,${agentOptions}`);
+    args.push(`-javaagent:${jar}=out=${trace},include=benchrec${agentOptions ? ',' + agentOptions : ''}`);
   }
-  args.push('-cp', classes, 'benchrec.Work');
+  args.push('-cp', classes, main);
   const t0 = process.hrtime.bigint();
-  // CPU time (user + system) is also measured, with /usr/bin/time when present: on a loaded
-  // machine it is steadier than wall time.
+  // CPU time (user + system) of the whole JVM, with /usr/bin/time when present.
   const r = timeTool
     ? spawnSync(timeTool, ['-f', 'BRAIDCPU %U %S', 'java', ...args], { encoding: 'utf8' })
     : spawnSync('java', args, { encoding: 'utf8' });
@@ -78,38 +114,67 @@ function runOnce(agentOptions) {
   let cpuMs = NaN;
   const m = /BRAIDCPU ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
   if (m) cpuMs = (Number(m[1]) + Number(m[2])) * 1000;
+  const lc = /loopcpu ([\d ]+)/.exec(r.stdout ?? '');
+  const loopCpu = lc ? lc[1].trim().split(' ').map(Number) : [];
   let bytes = 0;
   let events = 0;
-  if (trace && existsSync(trace)) {
-    bytes = statSync(trace).size;
-    const text = readFileSync(trace, 'utf8');
+  for (const f of trace ? [trace, `${trace}.gz`] : []) {
+    if (!existsSync(f)) continue;
+    bytes = statSync(f).size;
+    const raw = readFileSync(f);
+    const text = (f.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
     for (let i = text.indexOf('\n['); i >= 0; i = text.indexOf('\n[', i + 2)) events++;
-    rmSync(trace);
+    rmSync(f);
   }
-  return { ms, cpuMs, bytes, events };
+  return { ms, cpuMs, bytes, events, loopCpu };
 }
 
 function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
 }
 
-function measure(label, agentOptions) {
+function measure(label, main, agentOptions, jvm) {
   const rs = [];
-  for (let i = 0; i < repeat; i++) rs.push(runOnce(agentOptions));
-  return { label, ms: median(rs.map((r) => r.ms)), cpuMs: median(rs.map((r) => r.cpuMs)), bytes: median(rs.map((r) => r.bytes)), events: median(rs.map((r) => r.events)) };
+  for (let i = 0; i < repeat; i++) rs.push(runOnce(main, agentOptions, jvm));
+  return {
+    label,
+    ms: median(rs.map((r) => r.ms)),
+    cpuMs: median(rs.map((r) => r.cpuMs)),
+    bytes: median(rs.map((r) => r.bytes)),
+    events: median(rs.map((r) => r.events)),
+    loopCpu: median(rs.flatMap((r) => r.loopCpu)),
+  };
 }
 
-runOnce(undefined); // warm the file cache
-const base = measure('uninstrumented', undefined);
-const rows = [base, measure('agent, noise 0', 'noise=0,seed=1'), measure('agent, noise 0.01', 'noise=0.01,seed=1')];
-console.log(`Recorder overhead (median of ${repeat} runs; whole JVM wall time, 4 threads x 200000 iterations)`);
-console.log('| configuration | time (ms) | overhead | CPU (ms) | CPU overhead | events | trace MB | bytes/event |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+runOnce('benchrec.Work', undefined); // warm the file cache
+const base = measure('uninstrumented', 'benchrec.Work', undefined);
+const quiet = measure('agent, noise 0', 'benchrec.Work', 'noise=0,seed=1');
+const noisy = measure('agent, noise 0.01', 'benchrec.Work', 'noise=0.01,seed=1');
+const noValues = measure('agent, noise 0, values=false', 'benchrec.Work', 'noise=0,seed=1,values=false');
+const gz = measure('agent, noise 0, gzip', 'benchrec.Work', 'noise=0,seed=1,gzip=true');
+const rows = [base, quiet, noisy, noValues, gz];
+console.log(`Recorder overhead (median of ${repeat} runs; 4 threads x ${n} iterations; whole JVM wall and CPU time)`);
+console.log('| configuration | time (ms) | overhead | CPU (ms) | CPU overhead | events | trace MB | bytes/event | app-thread ns/event |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   const over = (r.ms / base.ms).toFixed(2) + 'x';
   const cpu = Number.isNaN(r.cpuMs) ? '-' : r.cpuMs.toFixed(0);
   const cpuOver = Number.isNaN(r.cpuMs) ? '-' : (r.cpuMs / base.cpuMs).toFixed(2) + 'x';
   const bpe = r.events ? (r.bytes / r.events).toFixed(1) : '-';
-  console.log(`| ${r.label} | ${r.ms.toFixed(0)} | ${over} | ${cpu} | ${cpuOver} | ${r.events || '-'} | ${r.bytes ? (r.bytes / 1e6).toFixed(1) : '-'} | ${bpe} |`);
+  // events of one loop thread: the trace's events / 4 (main's few events are negligible)
+  const nsPerEvent = r.events ? ((r.loopCpu - base.loopCpu) / (r.events / 4)).toFixed(1) : '-';
+  console.log(`| ${r.label} | ${r.ms.toFixed(0)} | ${over} | ${cpu} | ${cpuOver} | ${r.events || '-'} | ${r.bytes ? (r.bytes / 1e6).toFixed(1) : '-'} | ${bpe} | ${nsPerEvent} |`);
 }
+
+const tinyBase = measure('plain java', 'benchrec.Tiny', undefined);
+const tinyAgent = measure('with the agent', 'benchrec.Tiny', 'noise=0,seed=1');
+console.log(`\nPer-run fixed cost (tiny program, 2 threads x 10 events; median of ${repeat} runs)`);
+console.log('| configuration | wall (ms) | CPU (ms) |');
+console.log('|---|---:|---:|');
+for (const r of [tinyBase, tinyAgent]) console.log(`| ${r.label} | ${r.ms.toFixed(0)} | ${r.cpuMs.toFixed(0)} |`);
+console.log(`fixed cost: +${(tinyAgent.ms - tinyBase.ms).toFixed(0)} ms wall, +${(tinyAgent.cpuMs - tinyBase.cpuMs).toFixed(0)} ms CPU per run`);
+console.log(`\nSummary: app-thread ${((quiet.loopCpu - base.loopCpu) / (quiet.events / 4)).toFixed(1)} ns/event (target ≤ 40); ` +
+  `end-to-end ${(quiet.ms / base.ms).toFixed(2)}x without noise, ${(noisy.ms / base.ms).toFixed(2)}x with noise 0.01 (target ≤ 5x without); ` +
+  `${(quiet.bytes / quiet.events).toFixed(1)} bytes/event plain, ${(gz.bytes / gz.events).toFixed(1)} gzip (target ≤ 12); ` +
+  `fixed cost +${(tinyAgent.ms - tinyBase.ms).toFixed(0)} ms per run (target ≤ 100)`);

@@ -1,10 +1,18 @@
-// Builds the Java recorder agent dist/braid-agent.jar (issue 4):
-//   javac the agent sources against ASM from /usr/share/java (Debian libasm-java),
-//   relocate ASM into dev.braid.shaded.asm (build tool server/java-agent/tools/.../Relocate.java),
-//   and package everything with the agent manifest.
+// Builds the Java recorder agent dist/braid-agent.jar (issues 4, 12). Two ways, chosen automatically:
+//   1. Debian's ASM (libasm-java: asm.jar, asm-commons.jar, asm-tree.jar in /usr/share/java) when
+//      present: javac against it, relocate ASM into dev.braid.shaded.asm (build tool
+//      server/java-agent/tools/.../Relocate.java) and ship it inside the jar;
+//   2. otherwise the ASM copy inside the JDK (JDK 17–23 carry it in java.base as
+//      jdk.internal.org.objectweb.asm): the sources are compiled against it with --add-exports
+//      (their org.objectweb.asm imports rewritten), nothing is shipped, and the agent exports those
+//      packages to itself at start-up (Instrumentation.redefineModule, see Premain).
+// So a machine with only Node 20 and a JDK builds the agent.
+// String concatenation is compiled to StringBuilder calls (-XDstringConcat=inline): the default
+// invokedynamic form costs tens of milliseconds of start-up at its first use in every recorded JVM.
 // Skips quickly when the jar is newer than every input. Options: --force (always rebuild).
-// Environment: BRAID_ASM_DIR overrides /usr/share/java; JAVA_HOME selects the JDK.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Environment: BRAID_ASM_DIR overrides /usr/share/java (an empty folder hides Debian's ASM, which
+// selects way 2); JAVA_HOME selects the JDK.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -48,22 +56,36 @@ function listFiles(dir, ext, out = []) {
 }
 
 // ---- prerequisites ----
-for (const jar of asmJars) {
-  if (!existsSync(jar)) {
-    fail(`${jar} is missing. Install ASM (Debian/Ubuntu: sudo apt-get install libasm-java) or set BRAID_ASM_DIR to a folder with asm.jar, asm-commons.jar and asm-tree.jar.`);
-  }
-}
-for (const t of ['javac', 'jar', 'java']) {
+for (const t of ['javac', 'jar', 'java', 'javap']) {
   const r = spawnSync(tool(t), ['-version'], { stdio: 'ignore' });
   if (r.error) fail(`'${t}' was not found (JDK 11 or newer is needed to build the Java agent). Install a JDK or set JAVA_HOME.`);
 }
+const JDK_ASM = 'jdk.internal.org.objectweb.asm';
+const JDK_ASM_PACKAGES = [JDK_ASM, `${JDK_ASM}.commons`];
+/** Methods of the JDK's ClassVisitor, or null when the JDK has no internal ASM (JDK 24+). */
+function jdkClassVisitorMethods() {
+  const r = spawnSync(tool('javap'), [`${JDK_ASM}.ClassVisitor`, `${JDK_ASM}.commons.AdviceAdapter`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : null;
+}
+const debianAsm = asmJars.every((j) => existsSync(j));
+let jdkMethods = null;
+if (!debianAsm) {
+  jdkMethods = jdkClassVisitorMethods();
+  if (jdkMethods === null) {
+    fail(`ASM was not found: ${asmJars.filter((j) => !existsSync(j)).join(', ')} missing, and this JDK has no internal ASM (${JDK_ASM}, JDK 17–23 have it). ` +
+      'Install ASM (Debian/Ubuntu: sudo apt-get install libasm-java), set BRAID_ASM_DIR to a folder with asm.jar, asm-commons.jar and asm-tree.jar, or build with a JDK 17–23 (JAVA_HOME).');
+  }
+}
+const mode = debianAsm ? `debian ${asmDir}` : 'jdk-internal';
+const modeStamp = path.join(buildDir, 'asm-mode.txt');
 
 // ---- up to date? ----
 const sources = listFiles(srcDir, '.java');
 const tools = listFiles(toolsDir, '.java');
 if (sources.length === 0) fail(`no Java sources under ${srcDir}`);
-const inputs = [...sources, ...tools, ...asmJars, fileURLToPath(import.meta.url)];
-if (!force && existsSync(outJar)) {
+const inputs = [...sources, ...tools, ...(debianAsm ? asmJars : []), fileURLToPath(import.meta.url)];
+const sameMode = existsSync(modeStamp) && readFileSync(modeStamp, 'utf8') === mode;
+if (!force && sameMode && existsSync(outJar)) {
   const jarTime = statSync(outJar).mtimeMs;
   if (inputs.every((f) => statSync(f).mtimeMs < jarTime)) {
     console.log('build-agent: dist/braid-agent.jar is up to date');
@@ -78,11 +100,27 @@ const classesDir = path.join(buildDir, 'classes');
 const toolClassesDir = path.join(buildDir, 'tools');
 const relocatedDir = path.join(buildDir, 'relocated');
 for (const d of [classesDir, toolClassesDir, relocatedDir, path.dirname(outJar)]) mkdirSync(d, { recursive: true });
-const cp = asmJars.join(path.delimiter);
-
-run(tool('javac'), ['--release', '11', '-nowarn', '-encoding', 'UTF-8', '-cp', cp, '-d', classesDir, ...sources]);
-run(tool('javac'), ['--release', '11', '-nowarn', '-encoding', 'UTF-8', '-cp', cp, '-d', toolClassesDir, ...tools]);
-run(tool('java'), ['-cp', [toolClassesDir, cp].join(path.delimiter), 'dev.braid.build.Relocate', relocatedDir, classesDir, ...asmJars]);
+if (debianAsm) {
+  const cp = asmJars.join(path.delimiter);
+  run(tool('javac'), ['--release', '11', '-nowarn', '-XDstringConcat=inline', '-encoding', 'UTF-8', '-cp', cp, '-d', classesDir, ...sources]);
+  run(tool('javac'), ['--release', '11', '-nowarn', '-encoding', 'UTF-8', '-cp', cp, '-d', toolClassesDir, ...tools]);
+  run(tool('java'), ['-cp', [toolClassesDir, cp].join(path.delimiter), 'dev.braid.build.Relocate', relocatedDir, classesDir, ...asmJars]);
+} else {
+  // The JDK's own ASM: same sources with the package renamed (JDK 17's copy names one method
+  // visitPermittedSubclassExperimental); --add-exports cannot be combined with --release.
+  const experimental = /visitPermittedSubclassExperimental/.test(jdkMethods);
+  const copyDir = path.join(buildDir, 'src-jdk-asm');
+  const copied = sources.map((f) => {
+    let text = readFileSync(f, 'utf8').replace(/(?<![\w.])org\.objectweb\.asm\.(?=[A-Za-z*])/g, `${JDK_ASM}.`);
+    if (experimental) text = text.replace(/\bvisitPermittedSubclass\(/g, 'visitPermittedSubclassExperimental(');
+    const to = path.join(copyDir, path.relative(srcDir, f));
+    mkdirSync(path.dirname(to), { recursive: true });
+    writeFileSync(to, text);
+    return to;
+  });
+  const exportsArgs = JDK_ASM_PACKAGES.flatMap((p) => ['--add-exports', `java.base/${p}=ALL-UNNAMED`]);
+  run(tool('javac'), ['-source', '11', '-target', '11', '-Xlint:-options', '-nowarn', '-XDstringConcat=inline', '-encoding', 'UTF-8', ...exportsArgs, '-d', relocatedDir, ...copied]);
+}
 
 const manifest = path.join(buildDir, 'MANIFEST.MF');
 writeFileSync(
@@ -100,4 +138,5 @@ writeFileSync(
 );
 rmSync(outJar, { force: true });
 run(tool('jar'), ['cfm', outJar, manifest, '-C', relocatedDir, '.']);
-console.log(`build-agent: built dist/braid-agent.jar (${Math.round(statSync(outJar).size / 1024)} KiB) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+writeFileSync(modeStamp, mode);
+console.log(`build-agent: built dist/braid-agent.jar (${Math.round(statSync(outJar).size / 1024)} KiB, ${debianAsm ? `ASM from ${asmDir}` : "the JDK's internal ASM"}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);

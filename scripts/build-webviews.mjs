@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const VIEWS = ['tracer', 'unicorn', 'griffin', 'bugGraph', 'explanations'];
+export const VIEWS = ['tracer', 'unicorn', 'griffin', 'bugGraph', 'explanations', 'methods'];
 
 export async function buildWebviews({ production = false, outdir = path.join(root, 'dist/webview'), views = VIEWS } = {}) {
   const entryPoints = views

@@ -31,7 +31,7 @@ function run(cmd, cmdArgs, what) {
 }
 
 if (!existsSync(cli)) fail('dist/braid.js is missing; run `npm run build` first');
-if (!existsSync(path.join(root, 'dist', 'braid-agent.jar'))) fail('dist/braid-agent.jar is missing; run `npm run build` (needs a JDK and libasm-java)');
+if (!existsSync(path.join(root, 'dist', 'braid-agent.jar'))) fail('dist/braid-agent.jar is missing; run `npm run build` (needs a JDK)');
 
 // Compile the sample programs.
 const fixtures = path.join(root, 'test', 'fixtures', 'java');

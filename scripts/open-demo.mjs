@@ -25,6 +25,8 @@ export async function openDemo({ sample = 'vectorcopy.VectorCopy', traces, port 
     dir: path.join(demoDir, 'workspace'),
     sample,
     include,
+    // Record Runs then records the sample without asking (the command printed below)
+    recordSettings: { 'braid.record.command': sampleCommand(sample).join(' ') },
     ...(traces && existsSync(traces) ? { copyTraces: traces } : { runs: 60 }),
     log: (m) => console.log(m),
   });

@@ -11,12 +11,10 @@ import {
   ExportSarifRequest,
   ReanalyzeRequest,
   RecordParams,
-  RecordProgressNotification,
-  RecordProgressParams,
-  RecordRequest,
-  RecordResult,
+  RecordTestArgs,
 } from '../../server/src/lsp/protocol';
 import { splitCommandLine } from './argv';
+import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordTest, recordWithProgress, requireTrust, testItemArgs, withLastTest } from './recording';
 import type { BraidModel } from './model';
 import type { BugsTree, Node, PatternsTree } from './trees';
 import { workspaceFileOfUri } from './openAccessGuard';
@@ -40,8 +38,6 @@ export interface CommandDeps {
   bugsView: vscode.TreeView<Node>;
   bugsTree: BugsTree;
 }
-
-const LAST_COMMAND_KEY = 'braid.record.lastCommand';
 
 export function registerCommands(d: CommandDeps): void {
   const { context, client, model, log } = d;
@@ -176,14 +172,7 @@ export function registerCommands(d: CommandDeps): void {
   });
 
   reg('braid.recordRuns', async (commandArg?: unknown) => {
-    if (!vscode.workspace.isTrusted) {
-      const pick = await vscode.window.showWarningMessage(
-        'Braid: recording runs your program, so it needs a trusted workspace. Analyzing existing traces works without trust.',
-        'Manage Workspace Trust',
-      );
-      if (pick) await vscode.commands.executeCommand('workbench.trust.manage');
-      return;
-    }
+    if (!(await requireTrust())) return;
     const cfg = vscode.workspace.getConfiguration('braid.record');
     let line = typeof commandArg === 'string' ? commandArg : cfg.get<string>('command', '');
     if (!line) {
@@ -191,45 +180,31 @@ export function registerCommands(d: CommandDeps): void {
         (await vscode.window.showInputBox({
           title: 'Braid: Record Runs',
           prompt: 'Command that runs the flaky program or test (set braid.record.command to skip this question)',
-          placeHolder: 'java -cp out shop.Inventory   or   mvn -q test -Dtest=AccountTest',
-          value: context.workspaceState.get<string>(LAST_COMMAND_KEY, ''),
+          placeHolder: 'java -cp out bank.Bank   or   mvn -o -q test -Dtest=AccountTest',
+          value: await prefillCommand(context, client),
           ignoreFocusOut: true,
         })) ?? '';
       if (!line.trim()) return;
       await context.workspaceState.update(LAST_COMMAND_KEY, line);
     }
     const command = splitCommandLine(line);
-    const params: RecordParams = {
-      command,
-      runs: cfg.get<number>('runs', 20),
-      noise: cfg.get<number>('noise', 0.1),
-      include: cfg.get<string[]>('include', []),
-      timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
-      jobs: cfg.get<number>('jobs', 1),
-    };
+    const params: RecordParams = withLastTest(context, line, recordParams(command));
     log.info(`recording ${params.runs} runs of ${command.join(' ')}`);
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Braid: recording', cancellable: true },
-      async (progress, token) => {
-        let last = 0;
-        const sub = client.onNotification(RecordProgressNotification, (p: RecordProgressParams) => {
-          const pct = p.total ? (p.done / p.total) * 100 : 0;
-          progress.report({ message: `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`, increment: pct - last });
-          last = pct;
-        });
-        try {
-          return await client.sendRequest<RecordResult>(RecordRequest, params, token);
-        } finally {
-          sub.dispose();
-        }
-      },
-    );
+    const result = await recordWithProgress(client, params);
     const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs — ${result.failed} failed, ${result.passed} passed.`;
     log.info(`${msg} Traces in ${result.outDir}`);
     const next = result.failed === 0 ? 'None failed: raise braid.record.noise or the number of runs.' : '';
     void vscode.window.showInformationMessage(`${msg} ${next}`.trim(), 'Show Ranked Patterns').then((a) => {
       if (a) void vscode.commands.executeCommand('braid.patterns.focus');
     });
+  });
+
+  reg('braid.recordTest', async (arg?: unknown) => {
+    // from the code lens: RecordTestArgs (uri is a string); from the Testing view's context menu: a test item
+    const item = arg as { uri?: unknown } | undefined;
+    const args = item && typeof item === 'object' && item.uri && typeof item.uri === 'object' ? await testItemArgs(arg as vscode.TestItem) : (arg as RecordTestArgs | undefined);
+    if (!args) throw new Error('no JUnit or TestNG test found here: open the test file and use the "Braid: find the root cause" code lens');
+    return recordTest(context, client, log, args);
   });
 
   reg('braid.toggleHeat', async () => {

@@ -19,7 +19,8 @@ import { HeatDecorations } from './heat';
 import { BraidModel } from './model';
 import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
-import { ServerRestartPolicy } from './restartPolicy';
+import { registerMethodsView } from './methodsTree';
+import { MAX_RESTARTS, restartAfterStop } from './restartPolicy';
 
 let client: LanguageClient | undefined;
 
@@ -41,7 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     run: { module: serverModule, transport: TransportKind.ipc },
     debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
   };
-  const restarts = new ServerRestartPolicy();
+  const restarts: number[] = [];
   const clientOptions: LanguageClientOptions = {
     // any source file may be named by a trace (Java, Kotlin, Scala, …)
     documentSelector: [{ scheme: 'file' }],
@@ -54,16 +55,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         return { action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown };
       },
       closed: () => {
-        // client/src/restartPolicy.ts (tested in test/lsp/serverRestart.test.ts)
-        const decision = restarts.closed();
-        if (decision.restart) {
-          log.warn(decision.message);
+        if (restartAfterStop(restarts, Date.now())) {
+          log.warn(`the language server stopped unexpectedly; restarting (${restarts.length}/${MAX_RESTARTS} in 3 minutes)`);
           void vscode.window.showWarningMessage('Braid: the language server stopped unexpectedly and was restarted.', 'Show Output').then((a) => {
             if (a) log.show(true);
           });
           return { action: CloseAction.Restart, handled: true };
         }
-        return { action: CloseAction.DoNotRestart, message: decision.message };
+        return {
+          action: CloseAction.DoNotRestart,
+          message: `Braid: the language server crashed ${MAX_RESTARTS} times in 3 minutes and stays stopped. See the Braid output; run "Developer: Reload Window" to start it again.`,
+        };
       },
     },
   };
@@ -104,7 +106,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
         `**Braid**: ${ex.total} runs, ${ex.failed} failed, ${ex.passed} passed\n\n${s.patternCount} ranked patterns, top score ${s.topScore.toFixed(3)}, ${s.bugCount} bugs${s.message ? `\n\n${s.message}` : ''}`,
       );
     }
-    patternsView.message = s.state === 'done' && s.message ? s.message : undefined;
+    // no runs at all: the views' welcome text says what to do (no error-like message above it)
+    patternsView.message = s.state === 'done' && s.message && ex.total > 0 ? s.message : undefined;
     runsView.description = ex.total ? `${ex.failed} failed / ${ex.total}` : undefined;
     bugsView.description = s.bugCount ? String(s.bugCount) : undefined;
     status.show();
@@ -118,6 +121,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   });
 
   registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree });
+  registerMethodsView(context, model, () => webviews.openMethods());
 
   context.subscriptions.push(
     c.onDidChangeState((e) => {
@@ -130,6 +134,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     vscode.workspace.onDidGrantWorkspaceTrust(() => log.info('workspace trusted: Record Runs is available')),
   );
   void vscode.commands.executeCommand('setContext', 'braid.active', true);
+  // "Find the Root Cause" in the Testing view's context menu when the Java test runner provides the tests
+  const javaTestRunner = () => void vscode.commands.executeCommand('setContext', 'braid.javaTestRunner', !!vscode.extensions.getExtension('vscjava.vscode-java-test'));
+  javaTestRunner();
+  context.subscriptions.push(vscode.extensions.onDidChange(javaTestRunner));
 
   try {
     await c.start();

@@ -16,6 +16,7 @@ import {
   RunsRequest,
   RunsResult,
   StatusNotification,
+  UnreadableTraceDto,
 } from '../../server/src/lsp/protocol';
 
 export interface BugMethodDto {
@@ -36,6 +37,8 @@ export interface BugDto {
   patternKeys: string[];
   suspiciousMethods: BugMethodDto[];
   advice?: { kind?: string; summary?: string; interleaving?: string; steps?: string[] };
+  /** GRIFFIN evidence (docs/griffin.md) */
+  evidence?: { failingRuns: number; totalFailing: number; fraction: number; pValue: number; weak: boolean };
 }
 
 export class BraidModel implements vscode.Disposable {
@@ -43,6 +46,8 @@ export class BraidModel implements vscode.Disposable {
   patterns: PatternDto[] = [];
   patternTotal = 0;
   runs: RunDto[] = [];
+  /** trace files that could not be read, with their error (shown in the Runs view) */
+  unreadable: UnreadableTraceDto[] = [];
   bugs: BugDto[] = [];
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.emitter.event;
@@ -85,6 +90,7 @@ export class BraidModel implements vscode.Disposable {
           this.patterns = p.patterns;
           this.patternTotal = p.total;
           this.runs = r.runs;
+          this.unreadable = r.unreadable ?? [];
           this.bugs = (b.bugs as BugDto[]).filter((x) => x && typeof x === 'object');
           this.statusEmitter.fire(this.summary);
           this.emitter.fire();

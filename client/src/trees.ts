@@ -4,6 +4,7 @@
  * access or a method opens the source at its line.
  */
 import * as vscode from 'vscode';
+import { runLabel } from './runLabel';
 import {
   ExplainedEventDto,
   ExplanationDependencyDto,
@@ -72,9 +73,9 @@ export function treeItem(n: Node): vscode.TreeItem {
   switch (n.kind) {
     case 'run': {
       const r = n.run;
-      const item = new vscode.TreeItem(r.execution, vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(runLabel(r), vscode.TreeItemCollapsibleState.None);
       item.id = `run:${r.file}`;
-      item.description = `${r.outcome === 'fail' ? 'failed' : 'passed'} · ${r.events.toLocaleString()} events · ${r.patterns} patterns`;
+      item.description = `${r.events.toLocaleString()} events · ${r.patterns} patterns`;
       item.iconPath = r.outcome === 'fail' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
       const md = new vscode.MarkdownString();
       md.appendMarkdown(`**${escapeMd(r.execution)}** — ${r.outcome}`);
@@ -113,9 +114,14 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'bug': {
       const b = n.bug;
-      const item = new vscode.TreeItem(`Bug ${b.id}: ${(b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ')}`, vscode.TreeItemCollapsibleState.Expanded);
+      const weak = b.evidence?.weak === true;
+      const item = new vscode.TreeItem(`Bug ${b.id}: ${(b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ')}`, weak ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
       item.id = `bug:${b.id}`;
-      item.description = `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}${b.score !== undefined ? ` · score ${b.score.toFixed(3)}` : ''}`;
+      const ev = b.evidence;
+      item.description =
+        (ev ? `${ev.failingRuns} of ${ev.totalFailing} failing runs · p = ${ev.pValue >= 0.001 ? Number(ev.pValue.toPrecision(2)) : ev.pValue.toExponential(1)}` : `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`) +
+        (b.score !== undefined ? ` · score ${b.score.toFixed(3)}` : '') +
+        (weak ? ' · weak evidence' : '');
       item.tooltip = b.advice?.summary;
       item.iconPath = new vscode.ThemeIcon('bug', new vscode.ThemeColor('errorForeground'));
       item.contextValue = 'braid.bug';
@@ -214,7 +220,20 @@ function escapeMd(s: string): string {
 export class RunsTree extends BaseTree {
   getChildren(element?: Node): Node[] {
     if (element) return [];
-    return this.model.runs.map((run) => ({ kind: 'run', run }));
+    const runs: Node[] = this.model.runs.map((run) => ({ kind: 'run', run }));
+    // a corrupted trace's run stays visible, with its error (click: the trace at the bad line)
+    for (const u of this.model.unreadable) {
+      const name = u.file.replace(/\\/g, '/').split('/').pop() ?? u.file;
+      runs.push({
+        kind: 'text',
+        id: `unreadable:${u.file}`,
+        label: `${name.replace(/\.trace\.jsonl(\.gz)?$/, '')} ⚠ unreadable trace`,
+        tooltip: `${u.file}${u.line !== undefined ? `:${u.line}` : ''}: ${u.message}`,
+        icon: 'warning',
+        command: openAccessCommand(u.uri, u.line ?? 1, 'Open Trace'),
+      });
+    }
+    return runs;
   }
 }
 

@@ -9,7 +9,8 @@ import { parentPort } from 'node:worker_threads';
 import { Analyzer } from './engine/analysis';
 import { explain } from './lsp/griffinBridge';
 import { explainByMining } from './engine/mining';
-import type { AnalyzeMessage, ExplainMessage, FromWorker, ToWorker } from './lsp/workerProtocol';
+import { rankMethodsOfTraceFiles } from './engine/callgraph/localizationProcess';
+import type { AnalyzeMessage, ExplainMessage, FromWorker, MethodsMessage, ToWorker } from './lsp/workerProtocol';
 
 let analyzer: Analyzer | undefined;
 let optionsKey = '';
@@ -80,6 +81,14 @@ async function explainTraces(m: ExplainMessage): Promise<void> {
   post({ type: 'explanations', id: m.id, report, ms: performance.now() - t0 });
 }
 
+async function rankMethodsOfTraces(m: MethodsMessage): Promise<void> {
+  const t0 = performance.now();
+  const ranking = await rankMethodsOfTraceFiles(m.files, m.options);
+  // only the best edges cross to the main thread
+  ranking.edges = ranking.edges.slice(0, 200);
+  post({ type: 'methodsResult', id: m.id, ranking, ms: performance.now() - t0 });
+}
+
 let queue: Promise<void> = Promise.resolve();
 parentPort?.on('message', (m: ToWorker) => {
   if (m.type === 'shutdown') {
@@ -88,6 +97,11 @@ parentPort?.on('message', (m: ToWorker) => {
   if (m.type === 'analyze') {
     queue = queue.then(() =>
       analyze(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
+    );
+  }
+  if (m.type === 'methods') {
+    queue = queue.then(() =>
+      rankMethodsOfTraces(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
     );
   }
   if (m.type === 'explain') {

@@ -84,6 +84,10 @@ export class Workbench {
     });
     await row.click();
     await this.page.locator('.quick-input-widget').filter({ hasText: title }).waitFor({ state: 'hidden', timeout: UI_TIMEOUT }).catch(() => undefined);
+    // the mouse stays where the palette row was, over the editor tabs: move it to the empty middle of
+    // the status bar, so a tab's hover does not cover what the next step clicks
+    const vp = this.page.viewportSize();
+    if (vp) await this.page.mouse.move(vp.width / 2, vp.height - 4);
   }
 
   /** Answers an input box (showInputBox) whose title matches. */
@@ -128,7 +132,8 @@ export class Workbench {
     let last = await this.activeEditor();
     while (Date.now() < deadline) {
       last = await this.activeEditor();
-      if (last.tab.startsWith(file) && ok(last.line)) return last;
+      // the breadcrumbs render a moment after the tab and the cursor: wait for them too
+      if (last.tab.startsWith(file) && ok(last.line) && last.breadcrumbs) return last;
       await this.page.waitForTimeout(100);
     }
     throw new Error(`${what}: expected the active editor to be ${file} at line ${typeof line === 'number' ? line : '(see test)'}, but it is "${last.tab}" (${last.breadcrumbs}) with "${last.selection}"`);

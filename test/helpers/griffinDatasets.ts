@@ -162,6 +162,7 @@ export function syntheticDataset(o: SyntheticOptions): SyntheticDataset {
     failing.map((x, r) => ({ execution: `R${r + 1}`, failing: x })),
     covers.map((c) => c.map((id) => rowOf[id])),
   );
+  assertRanked(matrix);
   return { matrix, truth, bugRows: bugPats.map((l) => l.map((id) => rowOf[id])) };
 }
 
@@ -224,18 +225,34 @@ export function figure11(): { matrix: CoverageMatrix; optimal: number[][] } {
     E15: [11, 13, 15],
   };
   const runs = Object.keys(cells).map((e, k) => ({ execution: e, failing: k < 7 }));
-  const patterns: MatrixPattern[] = Array.from({ length: 15 }, (_, k) => ({
-    row: k,
+  // M's rows are the ranked list F. Global Jaccard (7 failing runs), worked out by hand from the
+  // cells: PI1–PI4 3/7, PI5 3/10, PI6–PI9 2/7, PI10 2/13, PI12 2/13, PI13–PI15 2/14, PI11 1/14.
+  const order = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 11];
+  const rowOf = new Map(order.map((pi, row) => [pi, row]));
+  const patterns: MatrixPattern[] = order.map((pi, row) => ({
+    row,
     id: 'P1',
     kind: 'RW',
     category: 'order',
-    key: `PI${k + 1}`,
+    key: `PI${pi}`,
     accesses: [],
   }));
   const matrix = new CoverageMatrix(
     patterns,
     runs,
-    Object.values(cells).map((l) => l.map((pi) => pi - 1)),
+    Object.values(cells).map((l) => l.map((pi) => rowOf.get(pi)!)),
   );
+  assertRanked(matrix);
   return { matrix, optimal: [[0, 1, 2], [3, 4], [5, 6]] };
+}
+
+/** Throws unless M's rows are in ranking order (non-increasing global Jaccard), as getSuspiciousPatterns requires. */
+export function assertRanked(m: CoverageMatrix): void {
+  let prev = Infinity;
+  for (let row = 0; row < m.patterns.length; row++) {
+    const f = m.failed[row];
+    const score = f / (m.totalFailed + m.passed[row]);
+    if (score > prev + 1e-12) throw new Error(`row ${row} (${m.patterns[row].key}) scores ${score}, above the row before it (${prev}): rows must follow the ranking`);
+    prev = score;
+  }
 }

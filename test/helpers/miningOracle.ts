@@ -2,7 +2,12 @@
  * Brute-force reference for the miner tests: all frequent subsequences (by enumerating the
  * distinct subsequences of every sequence up to a length) and the closed ones among them.
  */
-import { isSubsequence } from '../../server/src/engine/mining/closedMiner';
+/** Whether a occurs in b in order (gaps allowed); the oracle's own, not the miner's. */
+function isSubsequence(a: number[], b: number[]): boolean {
+  let k = 0;
+  for (let i = 0; i < b.length && k < a.length; i++) if (b[i] === a[k]) k++;
+  return k === a.length;
+}
 
 export function bruteForce(seqs: number[][], minSup: number, maxLen: number, closed: boolean): Map<string, number> {
   const support = new Map<string, number>();

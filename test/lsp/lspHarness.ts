@@ -112,7 +112,7 @@ export class LspSession {
   }
 
   /** Waits for a notification matching `pred` that arrived after `since` (an index into notes). */
-  waitFor(method: string, pred: (params: any) => boolean = () => true, since = 0, timeoutMs = 20000): Promise<any> {
+  waitFor(method: string, pred: (params: any) => boolean = () => true, since = 0, timeoutMs = 60000): Promise<any> {  // a hang guard, generous for a busy machine
     return new Promise((resolve, reject) => {
       const check = () => {
         for (let k = since; k < this.notes.length; k++) {

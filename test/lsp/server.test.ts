@@ -48,11 +48,18 @@ describe('language server on the fixture workspace', () => {
       runs.runs.map((r) => `${r.execution}:${r.outcome}`),
       ['run-001:pass', 'run-002:pass', 'run-003:fail', 'run-004:pass', 'run-005:pass', 'run-006:fail'],
     );
-    for (const r of runs.runs) {
-      assert.equal(typeof r.file, 'string');
-      assert.equal(r.events, 4);
-      assert.equal(typeof r.patterns, 'number');
-    }
+    // a passing run has one pair per variable; a failing run also has the P9 of the two pairs
+    assert.deepEqual(
+      runs.runs.map((r) => [path.basename(r.file), r.events, r.patterns]),
+      [
+        ['run-001.trace.jsonl', 4, 2],
+        ['run-002.trace.jsonl', 4, 2],
+        ['run-003.trace.jsonl', 4, 3],
+        ['run-004.trace.jsonl', 4, 2],
+        ['run-005.trace.jsonl', 4, 2],
+        ['run-006.trace.jsonl', 4, 3],
+      ],
+    );
     const p: PatternsResult = await s.connection.sendRequest('braid/patterns', {});
     assert.equal(p.summary.state, 'done');
     assert.deepEqual(p.summary.executions, { total: 6, failed: 2, passed: 4 });
@@ -80,6 +87,14 @@ describe('language server on the fixture workspace', () => {
     assert.deepEqual(paged.patterns.map((x) => x.key), p.patterns.slice(1, 3).map((x) => x.key));
     const onlyP9: PatternsResult = await s.connection.sendRequest('braid/patterns', { ids: ['P9'] });
     assert.equal(onlyP9.total, 1);
+    assert.deepEqual(onlyP9.patterns.map((x) => x.id), ['P9']);
+    // the file filter: every pattern touches Inventory.java (by URI or trace path); none another file
+    const inFile: PatternsResult = await s.connection.sendRequest('braid/patterns', { file: uri });
+    assert.equal(inFile.total, 5);
+    const byPath: PatternsResult = await s.connection.sendRequest('braid/patterns', { file: 'shop/Inventory.java', ids: ['P3'] });
+    assert.equal(byPath.total, 4);
+    const other: PatternsResult = await s.connection.sendRequest('braid/patterns', { file: 'shop/Other.java' });
+    assert.deepEqual([other.total, other.patterns], [0, []]);
   });
 
   test('hover on a bug line shows score, rank, kind, counts, the other accesses and command links', async () => {
@@ -143,8 +158,10 @@ describe('language server on the fixture workspace', () => {
     assert.ok(lenses.length >= 2, `lenses: ${JSON.stringify(lenses)}`);
     for (const l of lenses) {
       assert.ok(l.range && l.command, 'resolved lens');
-      assert.match(l.command.title, /^Braid: /);
-      assert.ok(['braid.openBugGraph', 'braid.revealPattern'].includes(l.command.command));
+      // GRIFFIN found bug 1 here, so the lenses are its suspicious methods (not the top-pattern fallback)
+      assert.match(l.command.title, /^Braid: Bug 1 — suspicious method of thread [12]/);
+      assert.equal(l.command.command, 'braid.openBugGraph');
+      assert.deepEqual(l.command.arguments, [1]);
     }
     const lines = new Set(lenses.map((l) => l.range.start.line));
     assert.ok(lines.has(7), 'above `public void take()` (line 8)');
@@ -188,7 +205,38 @@ describe('language server on the fixture workspace', () => {
 
   test('braid/bugs, braid/bugGraph and braid/exportSarif', async () => {
     const bugs: BugsResult = await s.connection.sendRequest('braid/bugs');
-    assert.ok(Array.isArray(bugs.bugs));
+    // one bug: the two failing runs, take (thread 1) against restock (thread 2)
+    assert.equal(bugs.bugs.length, 1);
+    const bug = bugs.bugs[0] as any;
+    assert.equal(bug.id, 1);
+    assert.deepEqual(bug.failingRuns, ['run-003', 'run-006']);
+    assert.equal(bug.kind, 'multi-variable-atomicity-violation');
+    assert.deepEqual(
+      bug.suspiciousMethods.map((m: any) => [m.thread, m.method, m.line]),
+      [
+        [1, 'shop.Inventory.take', 10],
+        [2, 'shop.Inventory.restock', 16],
+      ],
+    );
+    const r: any = await s.connection.sendRequest('braid/bugGraph', { bug: 1 });
+    assert.equal(r?.bug, 1);
+    assert.equal(r.advice.kind, 'multi-variable-atomicity-violation');
+    const g = r.graph;
+    assert.ok(g, 'bug 1 has a graph');
+    assert.deepEqual(g.lanes.map((l: any) => [l.thread, l.suspiciousMethod.method]), [
+      [1, 'shop.Inventory.take'],
+      [2, 'shop.Inventory.restock'],
+    ]);
+    // the P9 interleaving: take writes stock (10), restock writes stock and sold (16, 17), take writes sold (11)
+    assert.deepEqual(
+      g.nodes.map((n: any) => [n.thread, n.accesses.map((a: any) => `${a.type} ${a.variable} ${a.line}`)]),
+      [
+        [1, ['W stock 10']],
+        [2, ['W stock 16', 'W sold 17']],
+        [1, ['W sold 11']],
+      ],
+    );
+    assert.equal(g.edges.length, 2);
     const graph = await s.connection.sendRequest('braid/bugGraph', { bug: 999 });
     assert.equal(graph, null);
     const sarifText: string = await s.connection.sendRequest('braid/exportSarif', {});
@@ -268,6 +316,13 @@ describe('language server with bad input', () => {
       assert.ok(diag, 'the bad trace gets a diagnostic');
       assert.equal(diag!.params.diagnostics[0].severity, 1);
       assert.equal(diag!.params.diagnostics[0].range.start.line, 1);
+      // the run of the bad trace stays in the Runs view, with its error
+      const runs: RunsResult = await s.connection.sendRequest('braid/runs');
+      assert.equal(runs.runs.length, 6);
+      assert.equal(runs.unreadable?.length, 1);
+      assert.ok(runs.unreadable![0].file.endsWith('bad.trace.jsonl'));
+      assert.equal(runs.unreadable![0].line, 2);
+      assert.ok(runs.unreadable![0].uri.startsWith('file:'));
     } finally {
       await s.close();
       cleanup(ws);

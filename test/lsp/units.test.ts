@@ -32,7 +32,7 @@ test('settings: defaults, and bad values fall back to them', () => {
   assert.equal(s.analysis.accessWindow, 5);
   assert.equal(s.analysis.pairWindow, 7);
   assert.equal(s.analysis.formula, 'jaccard');
-  assert.deepEqual(s.griffin, { t: 10, s: 0.8 });
+  assert.deepEqual({ t: s.griffin.t, s: s.griffin.s }, { t: 10, s: 0.8 });
   assert.deepEqual(s.traceGlobs, DEFAULT_SETTINGS.traceGlobs);
 });
 

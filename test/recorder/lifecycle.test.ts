@@ -91,7 +91,9 @@ test('a worker that dies with an uncaught exception fails the run (exit code 0)'
 });
 
 test('a program that hangs is stopped at the time limit and its trace is complete', async () => {
-  const s = await record('hang', 'lifecycle.Hang', { runs: 1, include: ['lifecycle'], timeoutSeconds: 2 });
+  // the limit must cover JVM start and instrumentation on a busy 2-core machine: this test is about
+  // the trace's completeness, not speed, so it is generous
+  const s = await record('hang', 'lifecycle.Hang', { runs: 1, include: ['lifecycle'], timeoutSeconds: 10 });
   const r = s.runs[0];
   assert.equal(r.outcome, 'fail');
   assert.equal(r.reason, 'timeout');
@@ -106,7 +108,8 @@ test('a program killed with SIGKILL keeps the flushed part of its trace and fail
   assert.equal(r.outcome, 'fail');
   assert.equal(r.reason, 'killed');
   const t = checkTrace(r.traces[0]);
-  assert.ok(t.events.length > 100, 'events written before the kill are kept');
+  // Killed waits until its trace file has 300 lines before it kills itself
+  assert.ok(t.events.length > 250, `events written before the kill are kept (${t.events.length})`);
   const result = await analyzeTraceFiles(r.traces);
   assert.equal(result.executions.failed, 1);
   assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);

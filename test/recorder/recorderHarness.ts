@@ -11,7 +11,11 @@ import { RecordOptions } from '../../server/src/recorder/recordOptions';
 export const root = path.resolve(__dirname, '..', '..');
 export const fixturesDir = path.join(root, 'test', 'fixtures', 'java');
 export const workDir = path.join(root, 'test-output', 'recorder');
-export const classesDir = path.join(workDir, 'classes');
+/**
+ * The compiled Java fixtures: built once by scripts/test.mjs before the test processes start
+ * (BRAID_TEST_CLASSES); a file run on its own compiles into a folder of its own process.
+ */
+export const classesDir = process.env.BRAID_TEST_CLASSES ?? path.join(workDir, `classes-${process.pid}`);
 /** JVM flags that make the many short runs start faster. */
 /** The sample programs of test/fixtures/java, with the noise that makes each fail sometimes. */
 export interface SampleProgram {
@@ -47,6 +51,11 @@ let prepared = false;
 /** Builds dist/braid-agent.jar (skipped when up to date) and compiles the fixtures. */
 export function prepare(): void {
   if (prepared) return;
+  if (process.env.BRAID_TEST_CLASSES) {
+    if (!existsSync(path.join(classesDir, 'bank', 'Bank.class'))) throw new Error(`${classesDir} has no compiled fixtures (scripts/test.mjs builds them)`);
+    prepared = true;
+    return;
+  }
   const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-agent.mjs')], { cwd: root, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`building the agent failed:\n${build.stdout}${build.stderr}`);
   const sources = javaFiles(fixturesDir);

@@ -1,10 +1,11 @@
 /** The built `braid` CLI, run as a user would (needs `npm run build`). */
-import test from 'node:test';
+import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { tempDir } from '../helpers/traceBuilder';
+import { tempDir, writeTraces } from '../helpers/traceBuilder';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'bin/braid.js');
@@ -15,16 +16,53 @@ function braid(...args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-test('the CLI is built', () => {
-  assert.ok(existsSync(path.join(root, 'dist/braid.js')), 'run `npm run build` first');
-});
+before(() => assert.ok(existsSync(path.join(root, 'dist/braid.js')), 'dist/braid.js is missing: run `npm run build` first'));
+
+/** Table 5's keys (TableLog.java lines 11/12 insert, 21/22 remove), written by hand. */
+const KEY = {
+  I5: 'P9|W1:TABLE@TableLog.java:11|W2:TABLE@TableLog.java:21|W2:LOG@TableLog.java:22|W1:LOG@TableLog.java:12',
+  I1: 'P3|W1:TABLE@TableLog.java:11|W2:TABLE@TableLog.java:21',
+  I2: 'P3|W1:LOG@TableLog.java:22|W2:LOG@TableLog.java:12',
+  I3: 'P3|W1:TABLE@TableLog.java:21|W2:TABLE@TableLog.java:11',
+  I4: 'P3|W1:LOG@TableLog.java:12|W2:LOG@TableLog.java:22',
+};
 
 test('analyze --format json prints the documented shape', () => {
   const r = braid('analyze', fixtures, '--format', 'json');
   assert.equal(r.code, 0, r.err);
   const j = JSON.parse(r.out);
+  // every documented top-level key (docs/cli.md "JSON"); no message: the result needs no explaining
+  assert.deepEqual(Object.keys(j).sort(), ['bugs', 'diagnostics', 'executions', 'formatVersion', 'options', 'patterns', 'runs', 'stats', 'tool', 'totalPatterns']);
+  assert.deepEqual([j.tool, j.formatVersion], ['braid', 1]);
+  assert.deepEqual(j.options, { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' });
   assert.deepEqual(j.executions, { total: 6, failed: 2, passed: 4 });
-  assert.ok(Array.isArray(j.patterns) && j.patterns.length === 5);
+  assert.equal(j.totalPatterns, 5);
+  assert.deepEqual(j.diagnostics, []);
+  // 6 runs of 4 events; each run has 2 pairs (one per variable); Table 5's I1–I5
+  assert.deepEqual(j.stats, { events: 24, pairs: 12, patterns: 5, latePairs: 0 });
+  assert.deepEqual(
+    j.runs.map((x: Record<string, unknown>) => [x.execution, path.basename(String(x.file)), x.outcome, x.events, x.patterns]),
+    [
+      ['E1', 'E1.trace.jsonl', 'pass', 4, 2],
+      ['E2', 'E2.trace.jsonl', 'pass', 4, 2],
+      ['E3', 'E3.trace.jsonl', 'pass', 4, 2],
+      ['E4', 'E4.trace.jsonl', 'pass', 4, 2],
+      ['E5', 'E5.trace.jsonl', 'fail', 4, 3],
+      ['E6', 'E6.trace.jsonl', 'fail', 4, 3],
+    ],
+  );
+  assert.deepEqual(
+    j.patterns.map((p: Record<string, unknown>) => [p.key, p.category, p.failed, p.passed, p.score, p.rank]),
+    [
+      [KEY.I5, 'multi-variable atomicity', 2, 0, 1, 1],
+      [KEY.I2, 'order', 2, 2, 0.5, 2],
+      [KEY.I1, 'order', 2, 2, 0.5, 2],
+      [KEY.I4, 'order', 0, 2, 0, 4],
+      [KEY.I3, 'order', 0, 2, 0, 4],
+    ],
+  );
+  assert.equal(j.bugs.length, 1);
+  assert.deepEqual(j.bugs[0].failingRuns, ['E5', 'E6']);
   const top = j.patterns[0];
   for (const k of ['rank', 'score', 'id', 'kind', 'failed', 'passed', 'accesses']) assert.ok(k in top, `pattern has ${k}`);
   assert.deepEqual([top.rank, top.score, top.id, top.kind, top.failed, top.passed], [1, 1, 'P9', 'WWWW', 2, 0]);
@@ -48,6 +86,13 @@ test('analyze --format sarif passes the SARIF 2.1.0 validator (sarif-multitool)'
   assert.equal(sarif.runs[0].results[0].ruleId, 'P9');
   assert.match(sarif.runs[0].results[0].message.text, /Rank 1, suspiciousness 1\.000/);
   assert.equal(sarif.runs[0].results[0].relatedLocations.length, 4);
+  // one rule per pattern P1–P17; the stable pattern key as fingerprint
+  assert.deepEqual(
+    sarif.runs[0].tool.driver.rules.map((x: { id: string }) => x.id),
+    Array.from({ length: 17 }, (_, k) => `P${k + 1}`),
+  );
+  assert.equal(sarif.runs[0].results[0].partialFingerprints.braidPatternKey, KEY.I5);
+  assert.equal(sarif.runs[0].results.length, 5);
   const tool = path.join(root, 'node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool');
   const v = spawnSync(tool, ['validate', out], { encoding: 'utf8', env: { ...process.env, DOTNET_SYSTEM_GLOBALIZATION_INVARIANT: '1' } });
   assert.equal(v.status, 0, v.stderr);
@@ -79,7 +124,16 @@ test('falcon strategy is selectable', () => {
   assert.equal(r.code, 0, r.err);
   const j = JSON.parse(r.out);
   assert.equal(j.options.strategy, 'falcon');
-  assert.ok(j.patterns.every((p: { id: string }) => Number(p.id.slice(1)) <= 8));
+  // FALCON finds Table 5's four pairs and never combines them into I5 (P9)
+  assert.deepEqual(
+    j.patterns.map((p: { key: string; failed: number; passed: number }) => [p.key, p.failed, p.passed]).sort(),
+    [
+      [KEY.I2, 2, 2],
+      [KEY.I4, 0, 2],
+      [KEY.I1, 2, 2],
+      [KEY.I3, 0, 2],
+    ].sort(),
+  );
 });
 
 test('usage errors exit 2 with a clear message', () => {
@@ -99,4 +153,83 @@ test('a broken trace is reported on stderr with file and line, the rest is analy
   assert.equal(r.code, 0);
   assert.match(r.err, /bad\.trace\.jsonl:2: error: invalid JSON/);
   assert.equal(JSON.parse(r.out).executions.total, 2);
+});
+
+test('--access-window: a window of 2 drops the pair of the oldest access with the third (W1 W2 W3 on x)', () => {
+  const dir = writeTraces([{ execution: 'f', outcome: 'fail', events: ['W1 x S1', 'W2 x S2', 'W3 x S3'] }]);
+  const lines = (w: string) => {
+    const r = braid('analyze', dir, '--format', 'json', '--access-window', w);
+    assert.equal(r.code, 0, r.err);
+    const j = JSON.parse(r.out);
+    assert.equal(j.options.accessWindow, Number(w));
+    return j.patterns.map((p: { accesses: { line: number }[] }) => p.accesses.map((a) => a.line).join('-')).sort();
+  };
+  assert.deepEqual(lines('2'), ['1-2', '2-3']);
+  assert.deepEqual(lines('5'), ['1-2', '1-3', '2-3']);
+  const bad = braid('analyze', dir, '--access-window', '1');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--access-window/);
+});
+
+test('--griffin-t, --griffin-s and --no-bugs', () => {
+  // F1 has A and C, F2 has B and C: their top sets {A, C} and {B, C} are 1/3 alike
+  const dir = writeTraces([
+    { execution: 'F1', outcome: 'fail', events: ['W1 a S1', 'W2 a S2', 'W5 c S5', 'W6 c S6'] },
+    { execution: 'F2', outcome: 'fail', events: ['W3 b S3', 'W4 b S4', 'W5 c S5', 'W6 c S6'] },
+    { execution: 'P1', outcome: 'pass', events: ['W7 d S7', 'W8 d S8'] },
+  ]);
+  const clusters = (...args: string[]) => {
+    const r = braid('analyze', dir, '--format', 'json', ...args);
+    assert.equal(r.code, 0, r.err);
+    return [...new Set(JSON.parse(r.out).bugs.map((b: { failingRuns: string[] }) => b.failingRuns.join('+')))].sort();
+  };
+  assert.deepEqual(clusters(), ['F1', 'F2'], 'default s = 0.8 keeps them apart');
+  assert.deepEqual(clusters('--griffin-s', '0.33'), ['F1+F2'], '1/3 ≥ 0.33 merges');
+  assert.deepEqual(clusters('--griffin-s', '0.34'), ['F1', 'F2'], '1/3 < 0.34 does not');
+  assert.deepEqual(clusters('--griffin-t', '1'), ['F1+F2'], 'top-1 of both is C (in both failing runs)');
+  const none = braid('analyze', dir, '--format', 'json', '--no-bugs');
+  assert.equal(none.code, 0, none.err);
+  assert.ok(!('bugs' in JSON.parse(none.out)), '--no-bugs leaves no bugs key');
+  assert.equal(braid('analyze', dir, '--griffin-s', '1.5').code, 2);
+  assert.equal(braid('analyze', dir, '--griffin-t', '0').code, 2);
+});
+
+test('--top defaults: 20 in text and SARIF, all in JSON; -o writes the report to a file', () => {
+  // 25 pairs on 25 variables, all thread 1 → thread 2 (no two combine)
+  const events: string[] = [];
+  for (let k = 1; k <= 25; k++) events.push(`W1 v${k} S${k}`, `W2 v${k} S${k + 100}`);
+  const dir = writeTraces([{ execution: 'f', outcome: 'fail', events }]);
+  const text = braid('analyze', dir);
+  assert.equal(text.code, 0, text.err);
+  assert.equal(text.out.match(/^\s*1\s+1\.000\s+P3\s/gm)?.length, 20);
+  assert.match(text.out, /5 more \(use --top N\)/);
+  const json = braid('analyze', dir, '--format', 'json');
+  assert.equal(JSON.parse(json.out).patterns.length, 25);
+  const out = path.join(tempDir(), 'r.sarif');
+  const sarif = braid('analyze', dir, '--format', 'sarif', '-o', out);
+  assert.equal(sarif.code, 0, sarif.err);
+  assert.equal(sarif.out, '');
+  assert.equal(JSON.parse(readFileSync(out, 'utf8')).runs[0].results.length, 20);
+});
+
+test('exit code 1 when no trace could be analyzed', () => {
+  const r = braid('analyze', tempDir());
+  assert.equal(r.code, 1);
+  assert.match(r.err, /error: no trace files \(\*\.trace\.jsonl, \*\.trace\.jsonl\.gz\) found/);
+  assert.match(r.out, /No traces could be analyzed/);
+});
+
+test('folders are searched recursively for .trace.jsonl and .trace.jsonl.gz', () => {
+  const dir = tempDir();
+  mkdirSync(path.join(dir, 'a', 'b'), { recursive: true });
+  writeFileSync(path.join(dir, 'E1.trace.jsonl'), readFileSync(path.join(fixtures, 'E1.trace.jsonl')));
+  writeFileSync(path.join(dir, 'a', 'b', 'E5.trace.jsonl.gz'), gzipSync(readFileSync(path.join(fixtures, 'E5.trace.jsonl'))));
+  writeFileSync(path.join(dir, 'a', 'E6.trace.json'), readFileSync(path.join(fixtures, 'E6.trace.jsonl'))); // not a trace name
+  const r = braid('analyze', dir, '--format', 'json');
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.deepEqual(j.runs.map((x: { execution: string; file: string }) => [x.execution, path.basename(x.file)]), [
+    ['E1', 'E1.trace.jsonl'],
+    ['E5', 'E5.trace.jsonl.gz'],
+  ]);
 });

@@ -183,17 +183,42 @@ test('pipeline: the failure report (extra reads only failing runs do) is a sympt
   const firstSymptom = res.groups.findIndex((g) => !g.causal);
   const lastCausal = res.groups.map((g) => g.causal).lastIndexOf(true);
   assert.ok(lastCausal >= 0);
-  if (firstSymptom >= 0) assert.ok(firstSymptom > lastCausal);
+  assert.ok(firstSymptom >= 0, 'the extra R3 S17 read only failing runs do forms a non-causal group');
+  assert.ok(firstSymptom > lastCausal);
+  // every symptom group holds T3's two reads at line 17 (passing runs read once); it ranks after every cause
+  const symptoms = res.groups.filter((g) => !g.causal);
+  for (const g of symptoms)
+    for (const p of g.patterns) {
+      const t3 = p.macros.filter((m) => m.thread === 'T3');
+      assert.deepEqual(t3.flatMap((m) => m.events.map((e) => `${e.kind}${e.line}`)), ['R17', 'R17']);
+    }
+  const worstCause = Math.max(...res.groups.filter((g) => g.causal).map((g) => g.rank));
+  assert.ok(symptoms.every((g) => g.rank > worstCause), res.groups.map((g) => `${g.rank}${g.causal ? 'c' : 's'}`).join(' '));
 });
 
 test("pipeline: the seed's strict rule (every macro has a dependency) is available", () => {
+  const sig = (g: { patterns: { macros: { thread: string; context?: boolean; events: { kind: string; line?: number }[] }[] }[] }) =>
+    g.patterns.map((p) => p.macros.map((m) => `${m.thread}${m.context ? '*' : ''}:${m.events.map((e) => e.kind + e.line).join(',')}`).join(' ')).join(' | ');
   const res = explainByAbstraction(traceSetFromNotation(bankSet()), { dependencyRule: 'every-macro' });
+  const def = explainByAbstraction(traceSetFromNotation(bankSet()));
+  assert.ok(res.groups.length > 0);
   for (const g of res.groups) for (const p of g.patterns) assert.ok(p.macros.every((m) => !m.context));
+  // the default rule (every thread has a dependency) also keeps groups with a context macro (one with
+  // no dependency of its own, marked *); the strict rule drops exactly those and keeps the others
+  const withContext = def.groups.filter((g) => g.patterns.some((p) => p.macros.some((m) => m.context)));
+  assert.ok(withContext.length > 0, 'the default rule keeps context macros here');
+  assert.deepEqual(res.groups.map(sig).sort(), def.groups.filter((g) => !withContext.includes(g)).map(sig).sort());
 });
 
 test('pipeline: no failing trace → no groups; a passing-only pattern never ranks', () => {
   const only = bankSet().filter((t) => t.outcome === 'pass');
   assert.equal(explainByAbstraction(traceSetFromNotation(only)).groups.length, 0);
+  // passing runs gain a read-write pair of T4 on another variable at line 40 that no failing run has
+  const withPassOnly = bankSet().map((t) => (t.outcome === 'pass' ? { ...t, events: [...t.events, 'R4 lim S40', 'W4 lim S41', 'R1 lim S42'] } : t));
+  const res = explainByAbstraction(traceSetFromNotation(withPassOnly));
+  assert.ok(res.groups.length > 0);
+  const lines = new Set(res.groups.flatMap((g) => g.patterns.flatMap((p) => p.macros.flatMap((m) => m.events.map((e) => e.line)))));
+  for (const l of [40, 41, 42]) assert.ok(!lines.has(l), `pass-only line ${l} ranks: ${[...lines]}`);
 });
 
 test('explainByMining reads trace files (format v1) and keeps thread names across runs', async () => {
@@ -223,9 +248,17 @@ test('braid explain: text and JSON reports; usage errors exit 2', async () => {
   const j = JSON.parse(json.stdout);
   assert.equal(j.stats.minSupport, 0.5);
   assert.ok(j.groups[0].patterns[0].macros.length >= 2);
+  assert.deepEqual([j.groups[0].rank, j.groups[0].relSupport, j.groups[0].causal, j.groups[0].failingSupport, j.groups[0].passingSupport], [1, 1, true, 0.5, 0]);
   const contrast = run(dir, '--method', 'contrast', '--minsup', '0.5', '--format', 'json');
   assert.equal(contrast.status, 0, contrast.stderr);
-  assert.ok(Array.isArray(JSON.parse(contrast.stdout).groups));
+  // each failing interleaving (R1 R2 W1 W2 … and R1 R2 W2 W1 …, then T3's two reads) is in 2 of the 4
+  // failing traces and in no passing one: they are the two groups' longest patterns
+  const seq = (events: { kind: string; thread: string; line: number }[]) => events.map((e) => `${e.kind}${e.thread.slice(1)}:${e.line}`).join(' ');
+  const cg = JSON.parse(contrast.stdout).groups as { longest: { events: { kind: string; thread: string; line: number }[]; badSupport: number; goodSupport: number } }[];
+  assert.deepEqual(cg.map((g) => [seq(g.longest.events), g.longest.badSupport, g.longest.goodSupport]).sort(), [
+    ['R1:11 R2:11 W1:13 W2:13 R3:17 R3:17', 2, 0],
+    ['R1:11 R2:11 W2:13 W1:13 R3:17 R3:17', 2, 0],
+  ]);
   assert.equal(run(dir, '--method', 'nope').status, 2);
   assert.equal(run().status, 2);
   assert.equal(run(dir, '--minsup', '2').status, 2);

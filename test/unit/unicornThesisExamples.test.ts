@@ -124,25 +124,20 @@ test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z
   }
 });
 
-test('Table 9: ties share a rank (competition ranking 1,1,1,1,5,6,6,6,6)', () => {
-  // (failed, passed) of PI1–PI9 with 5 failing runs in total
-  const counts = [
-    [3, 0],
-    [3, 0],
-    [3, 0],
-    [3, 0],
-    [3, 3],
-    [2, 0],
-    [2, 0],
-    [2, 0],
-    [2, 0],
-  ];
-  const scores = counts.map(([f, p]) => jaccard(f, p, 5));
-  assert.deepEqual(scores.slice(0, 5), [0.6, 0.6, 0.6, 0.6, 0.375]);
-  assert.deepEqual(competitionRanks(scores), [1, 1, 1, 1, 5, 6, 6, 6, 6]);
+test('Table 9: ties share a rank (competition ranking 1,1,1,1,5,6,6,6,6) on the printed S column', () => {
+  // Table 9's S column as printed (PI1–PI9); competitionRanks expects the scores best first
+  const printed = [0.6, 0.6, 0.6, 0.6, 0.38, 0.2, 0.2, 0.2, 0.2];
+  assert.ok(printed.every((x, k) => k === 0 || x <= printed[k - 1]), 'input is non-increasing');
+  assert.deepEqual(competitionRanks(printed), [1, 1, 1, 1, 5, 6, 6, 6, 6]);
+  // a different tie pattern of the same shape: ranks skip by the size of each tie
+  assert.deepEqual(competitionRanks([0.9, 0.5, 0.5, 0.5, 0.1, 0.1]), [1, 2, 2, 2, 5, 5]);
+  // Table 9's F/P counts do not give its S column with any one number of failing runs: Jaccard with 5 failing runs
+  // gives 0.6 and 0.375 for PI1–PI5 but 0.4 (not 0.2) for PI6–PI9, which would rank them 5th, above PI5 (9th)
+  assert.deepEqual([jaccard(3, 0, 5), jaccard(3, 3, 5), jaccard(2, 0, 5)], [0.6, 0.375, 0.4]);
+  // the R column through the real pipeline (Figure 11's 7 failing runs) is asserted in griffin.test.ts
 });
 
-test('Table 9 ranking through the analysis: equal scores share a rank and the next rank skips', async () => {
+test('competition ranking (as in Table 9) through the analysis, on invented patterns A–D: equal scores share a rank and the next rank skips', async () => {
   // three single-pair patterns: A in 2 of 2 failing runs (score 1), B and C in 1 failing run each (0.5, tie), D only passing (0)
   const A = ['W1 a S1', 'W2 a S2'];
   const B = ['W1 b S3', 'R2 b S4'];

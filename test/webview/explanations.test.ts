@@ -7,7 +7,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startHarness, Harness, posted, hostSend, shot } from './harness';
+import { startHarness, Harness, posted, hostSend, shot, lateXss } from './harness';
 import { makeFixture, evilFixture, EVIL_VAR, EVIL_FILE, EVIL_THREAD } from './fixtures';
 
 let H: Harness;
@@ -114,6 +114,18 @@ describe('Explanations view', () => {
     await again.page.close();
   });
 
+  test('the header rounds the mining time (421 ms, 1.2 s), never 421.3938930000295 ms', async () => {
+    for (const [ms, text] of [[421.3938930000295, '421 ms'], [1234.5, '1.2 s']] as const) {
+      const ex = fx.explanations!;
+      const { page, errors } = await open({ fixture: { ...fx, explanations: { ...ex, stats: { ...ex.stats, ms } } } });
+      await page.waitForSelector('.card');
+      const header = (await page.locator('#summary').textContent()) ?? '';
+      assert.ok(header.endsWith(`· ${text}`), header);
+      await noErrors(page, errors);
+      await page.close();
+    }
+  });
+
   test('no explanations: the server message is shown', async () => {
     const { page, errors } = await open({ fixture: { ...fx, explanations: { state: 'none', groups: [], total: 0, stats: { failing: 0, passing: 3, minSupport: 0.5, truncated: false, ms: 1 }, message: 'No failing traces to explain.' } } });
     await page.waitForSelector('.empty');
@@ -133,7 +145,7 @@ describe('Explanations view', () => {
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.waitForSelector('.card');
-      await page.waitForTimeout(150);
+      assert.equal(await lateXss(page), undefined, 'no injected script ran');
       const text = await page.evaluate(() => document.body.innerText);
       for (const n of [EVIL_VAR, EVIL_THREAD, '</script><b>bold</b>']) assert.ok(text.includes(n), `${n} shown as text`);
       assert.ok(text.includes(EVIL_FILE.split('/').pop()! + ':852'), 'evil file shown as text');
@@ -141,12 +153,13 @@ describe('Explanations view', () => {
       assert.deepEqual(await lastOfType(page, 'openLocation'), { type: 'openLocation', file: EVIL_FILE, line: 271 });
       const injected = await page.evaluate(() => ({
         xss: (window as unknown as { __xss?: number }).__xss,
+          csp: (window as unknown as { __cspViolations: string[] }).__cspViolations.length,
         imgs: document.querySelectorAll('img').length,
         handlers: document.querySelectorAll('[onload],[onerror]').length,
         bold: document.querySelectorAll('b').length,
         scripts: document.querySelectorAll('script').length,
       }));
-      assert.deepEqual(injected, { xss: undefined, imgs: 0, handlers: 0, bold: 0, scripts: 1 });
+      assert.deepEqual(injected, { xss: undefined, csp: 0, imgs: 0, handlers: 0, bold: 0, scripts: 1 });
       assert.equal(dialog, false);
       assert.deepEqual(errors, []);
       await page.close();

@@ -4,7 +4,7 @@
  * of the thesis). `evil()` swaps every name for markup that would run script
  * if it were ever parsed as HTML.
  */
-import type { PatternDto, RunDto, TraceEventDto, AnalysisSummaryDto, ExplanationsResult, ExplainedEventDto } from '../../server/src/lsp/protocol';
+import type { PatternDto, RunDto, TraceEventDto, AnalysisSummaryDto, ExplanationsResult, ExplainedEventDto, MethodsResult } from '../../server/src/lsp/protocol';
 
 export interface Fixture {
   runs: RunDto[];
@@ -17,6 +17,8 @@ export interface Fixture {
   graphs: Record<number, unknown>;
   /** braid/explanations result */
   explanations?: ExplanationsResult;
+  /** braid/methods result (call-graph ranking with the GRIFFIN comparison) */
+  methods?: MethodsResult;
 }
 
 const VEC = 'src/main/java/java/util/Vector.java';
@@ -250,7 +252,45 @@ export function makeFixture(names: { v1: string; v2: string; file: string; metho
       },
     ],
   };
+  // call-graph method ranking (docs/callgraph.md) and GRIFFIN's suspicious methods of the same runs
+  const methods: MethodsResult = {
+    state: 'done',
+    total: 3,
+    executions: { total: 20, failed: 8, passed: 12 },
+    representation: 'inter',
+    stats: { calls: 1234, edges: 56, ms: 12 },
+    methods: [
+      {
+        rank: 1,
+        score: 0.8,
+        method: names.method,
+        file: names.file,
+        line: 850,
+        loc: 12,
+        locSource: 'source',
+        runs: { failed: 8, passed: 12 },
+        edge: { kind: 'inter', source: names.method, target: 'app.Worker.run()', text: `${names.method} →it app.Worker.run()`, failedRuns: 8, passedRuns: 2, meanFailed: 1, meanPassed: 0.17 },
+      },
+      {
+        rank: 2,
+        score: 0.3,
+        method: 'app.VectorTest.main(String[])',
+        file: MAIN,
+        line: 20,
+        loc: 30,
+        locSource: 'source',
+        runs: { failed: 8, passed: 12 },
+        edge: { kind: 'call', source: 'app.VectorTest.main(String[])', target: 'java.util.Vector.size()', text: 'app.VectorTest.main(String[]) → java.util.Vector.size()', failedRuns: 8, passedRuns: 12, meanFailed: 2, meanPassed: 1 },
+      },
+      { rank: 3, score: 0, method: 'app.Worker.run()', file: WORKER, line: 28, loc: 5, locSource: 'span', runs: { failed: 8, passed: 12 } },
+    ],
+    griffin: [
+      { bug: 1, thread: 12, method: names.method, file: names.file, line: 852, callGraphRank: 1, callGraphScore: 0.8 },
+      { bug: 1, thread: 1, method: 'java.util.Vector.<init>(Collection)', file: names.file, line: 271 },
+    ],
+  };
   return {
+    methods,
     explanations,
     runs,
     events: { 'run-003': events, 'run-001': events.slice(0, 1000) },

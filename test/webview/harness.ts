@@ -19,9 +19,10 @@ import type { Fixture } from './fixtures';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const OUT = path.join(ROOT, 'test-output/webview');
-const BUNDLES = path.join(OUT, 'dist');
+/** Built once by scripts/test.mjs (BRAID_TEST_WEBVIEW_BUNDLES); a file run on its own builds into a folder of its own process. */
+const BUNDLES = process.env.BRAID_TEST_WEBVIEW_BUNDLES ?? path.join(OUT, `dist-${process.pid}`);
 
-export type ViewName = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
+export type ViewName = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations' | 'methods';
 
 export interface OpenOptions {
   theme?: ThemeName;
@@ -54,6 +55,7 @@ function stubSource(): Promise<string> {
 let built: Promise<void> | undefined;
 export function buildBundles(): Promise<void> {
   built ??= (async () => {
+    if (process.env.BRAID_TEST_WEBVIEW_BUNDLES) return;
     const mod = (await import(pathToFileURL(path.join(ROOT, 'scripts/build-webviews.mjs')).href)) as {
       buildWebviews(o: { outdir: string; production?: boolean }): Promise<unknown>;
     };
@@ -74,7 +76,7 @@ export async function startHarness(): Promise<Harness> {
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      const m = /^\/view\/(tracer|unicorn|griffin|bugGraph|explanations)$/.exec(url.pathname);
+      const m = /^\/view\/(tracer|unicorn|griffin|bugGraph|explanations|methods)$/.exec(url.pathname);
       if (m) {
         const theme = THEMES[(url.searchParams.get('theme') as ThemeName) ?? 'light'] ?? THEMES.light;
         const csp = url.searchParams.get('csp') !== '0';
@@ -143,3 +145,16 @@ export async function shot(page: Page, name: string): Promise<string> {
   return file;
 }
 
+/**
+ * For negative XSS checks after the view has rendered: waits up to `ms` (polling) for an injected
+ * script to run (window.__xss set, e.g. by an image's onerror that fires late) and returns its
+ * value, or undefined when none ran in that time. Bounded, unlike a fixed sleep before one look.
+ */
+export async function lateXss(page: Page, ms = 1500): Promise<unknown> {
+  try {
+    const h = await page.waitForFunction(() => (window as unknown as { __xss?: number }).__xss, null, { timeout: ms, polling: 50 });
+    return await h.jsonValue();
+  } catch {
+    return undefined;
+  }
+}

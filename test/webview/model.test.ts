@@ -10,11 +10,14 @@ const V = 'java/util/Vector.java';
 const bug: Bug = {
   id: 1,
   cluster: 1,
+  clusters: [1],
   failingRuns: ['e3', 'e5'],
   kind: 'atomicity-violation',
   score: 0.9,
+  evidence: { failingRuns: 2, totalFailing: 4, fraction: 0.5, pValue: 0.02, weak: true },
   patterns: [0, 2],
   patternKeys: ['K1', 'K3'],
+  patternClusters: 1,
   suspiciousMethods: [
     { thread: 1, method: 'Vector.<init>', file: V, line: 140, lines: [140, 141] },
     { thread: 2, method: 'Vector.addAll', file: V, line: 849, lines: [849] },

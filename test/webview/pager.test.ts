@@ -46,8 +46,16 @@ test('bounded in-flight requests; LRU eviction', async () => {
   pager.want(0, 99);
   assert.equal(s.calls.length, 2, 'at most 2 in flight');
   await s.flush();
-  assert.ok(pager.cachedPages <= 5);
+  // pages 0–9 plus page 10 ahead were loaded in order; the 5 most recently loaded remain
+  const cached = () => Array.from({ length: 20 }, (_, p) => p).filter((p) => pager.hasPage(p));
+  assert.equal(pager.cachedPages, 5);
+  assert.deepEqual(cached(), [6, 7, 8, 9, 10]);
   assert.equal(pager.get(0), undefined, 'oldest page evicted');
+  // reading row 60 makes page 6 the most recently used: loading pages 11 and 12 evicts 7 and 8
+  assert.equal(pager.get(60)?.i, 60);
+  pager.want(110, 119);
+  await s.flush();
+  assert.deepEqual(cached(), [6, 9, 10, 11, 12]);
 });
 
 test('a new query drops stale responses and resets the total', async () => {

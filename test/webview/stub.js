@@ -75,6 +75,9 @@ function stub(cfg) {
         case 'explanations':
           result = fx.explanations || { state: 'none', groups: [], total: 0, stats: { failing: 0, passing: 0, minSupport: 0, truncated: false, ms: 0 } };
           break;
+        case 'methods':
+          result = fx.methods || { state: 'none', methods: [], total: 0, executions: { total: 0, failed: 0, passed: 0 }, representation: 'inter', griffin: [], stats: { calls: 0, edges: 0, ms: 0 }, message: 'No runs to rank.' };
+          break;
         case 'bugGraph':
           result = fx.graphs[Number(params.bug)];
           if (!result) {

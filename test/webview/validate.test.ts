@@ -27,6 +27,8 @@ test('requests: whitelisted methods, params checked and copied', () => {
   assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 11, method: 'explanations', params: { top: 3 } }), { type: 'request', requestId: 11, method: 'explanations', lspMethod: 'braid/explanations', params: { top: 3 } });
   assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 12, method: 'explanations' }), { type: 'request', requestId: 12, method: 'explanations', lspMethod: 'braid/explanations', params: {} });
   assert.equal(parseWebviewMessage({ type: 'request', requestId: 13, method: 'explanations', params: { top: 0 } }), undefined);
+  assert.deepEqual(parseWebviewMessage({ type: 'request', requestId: 14, method: 'methods', params: { top: 5, evil: 1 } }), { type: 'request', requestId: 14, method: 'methods', lspMethod: 'braid/methods', params: { top: 5 } });
+  assert.equal(parseWebviewMessage({ type: 'request', requestId: 15, method: 'methods', params: { top: -1 } }), undefined);
   assert.equal(parseWebviewMessage({ type: 'request', requestId: 14, method: 'explanations', params: 'x' }), undefined);
 });
 

@@ -7,7 +7,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startHarness, Harness, posted, hostSend, shot } from './harness';
+import { startHarness, Harness, posted, hostSend, shot, lateXss } from './harness';
 import { makeFixture, evilFixture, EVIL_VAR, EVIL_FILE, EVIL_METHOD, EVIL_THREAD } from './fixtures';
 
 let H: Harness;
@@ -68,6 +68,25 @@ async function waitRows(page: Page, firstIndex?: number): Promise<void> {
   );
 }
 
+
+/**
+ * High contrast (base.css, bugGraph.css): white text on black, and elements told apart by their
+ * borders in theme colours — cards by the contrast border (#6fc3df), read/write chips by a blue /
+ * red border on a transparent fill (charts-blue #3794ff, charts-red #f14c4c). Checked on computed
+ * styles; the screenshots are for people and are not compared.
+ */
+async function assertHighContrast(page: import('playwright-core').Page, checks: [selector: string, property: string, value: string][]) {
+  const body = await page.evaluate(() => [getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor]);
+  assert.deepEqual(body, ['rgb(255, 255, 255)', 'rgb(0, 0, 0)'], 'white on black');
+  for (const [sel, prop, value] of checks) {
+    const got = await page.evaluate(
+      ([sel, prop]) => [...new Set(Array.from(document.querySelectorAll(sel)).map((e) => getComputedStyle(e).getPropertyValue(prop)))],
+      [sel, prop] as const,
+    );
+    assert.deepEqual(got, [value], `${sel} ${prop}`);
+  }
+}
+
 describe('Tracer', () => {
   test('renders only the visible rows of the failing run, colour-coded, with R/W chips', async () => {
     const page = await open('tracer');
@@ -110,7 +129,9 @@ describe('Tracer', () => {
     await page.close();
   });
 
-  test('thread selector, variable filter and search re-query the server and show only matches', async () => {
+  // the filtering itself is the server's (lsp/traceEvents.ts, tested in test/lsp/server.test.ts); here the
+  // stub host filters, so the rows check that the view shows what the host returns
+  test('thread selector, variable filter and search re-query the host with the filter and show the rows it returns', async () => {
     const page = await open('tracer', { theme: 'dark' });
     await waitRows(page, 0);
     await selectOption(page, '#thread', 'worker-1 (#12)');
@@ -233,6 +254,12 @@ describe('UNICORN view', () => {
     const page = await open('unicorn', { theme: 'hc', state: { kind: '', file: '', text: '', expanded: ['k-rwr-1'] } });
     await page.waitForSelector('.item.open');
     await shot(page, 'unicorn-hc');
+    await assertHighContrast(page, [
+      ['.chip-R', 'border-top-color', 'rgb(55, 148, 255)'],
+      ['.chip-W', 'border-top-color', 'rgb(241, 76, 76)'],
+      ['.chip-R, .chip-W', 'background-color', 'rgba(0, 0, 0, 0)'],
+      ['.chip-R, .chip-W', 'color', 'rgb(255, 255, 255)'],
+    ]);
     await noErrors(page);
     await page.close();
   });
@@ -274,6 +301,7 @@ describe('GRIFFIN view', () => {
     const hc = await open('griffin', { theme: 'hc' });
     await hc.waitForSelector('.card');
     await shot(hc, 'griffin-hc');
+    await assertHighContrast(hc, [['.card', 'border-top-color', 'rgb(111, 195, 223)']]);
     await hc.close();
   });
 });
@@ -338,10 +366,44 @@ describe('Bug graph', () => {
     await page.close();
   });
 
+  test('re-fits when the panel is resized (an editor opened beside it), but keeps a view the user zoomed', async () => {
+    const page = await open('bugGraph', { viewport: { width: 1200, height: 720 } });
+    await page.waitForSelector('g.node');
+    const fits = () => page.evaluate(() => {
+      const root = (document.querySelector('g.root') as SVGGElement).getBoundingClientRect();
+      const box = (document.querySelector('svg') as SVGSVGElement).getBoundingClientRect();
+      return root.left >= box.left - 1 && root.right <= box.right + 1;
+    });
+    const wide = await page.getAttribute('g.root', 'transform');
+    assert.ok(await fits(), 'fits at 1200 px');
+    await page.setViewportSize({ width: 420, height: 720 });
+    await page.waitForFunction((b) => document.querySelector('g.root')?.getAttribute('transform') !== b, wide);
+    await page.waitForFunction(() => {
+      const root = (document.querySelector('g.root') as SVGGElement).getBoundingClientRect();
+      return root.right <= (document.querySelector('svg') as SVGSVGElement).getBoundingClientRect().right + 1;
+    });
+    assert.ok(await fits(), 'fits again at 420 px');
+    await shot(page, 'bugGraph-narrow');
+    await page.click('#zoomIn');
+    await page.waitForTimeout(400);
+    const zoomed = await page.getAttribute('g.root', 'transform');
+    await page.setViewportSize({ width: 1000, height: 720 });
+    await page.waitForTimeout(400);
+    assert.equal(await page.getAttribute('g.root', 'transform'), zoomed, 'the user\'s zoom is kept');
+    await noErrors(page);
+    await page.close();
+  });
+
   test('high contrast screenshot', async () => {
     const page = await open('bugGraph', { theme: 'hc' });
     await page.waitForSelector('g.node');
     await shot(page, 'bugGraph-hc');
+    await assertHighContrast(page, [
+      ['.access-R .access-chip', 'stroke', 'rgb(55, 148, 255)'],
+      ['.access-W .access-chip', 'stroke', 'rgb(241, 76, 76)'],
+      ['.access-chip', 'fill', 'rgba(0, 0, 0, 0)'],
+      ['.access-kind', 'fill', 'rgb(255, 255, 255)'],
+    ]);
     await noErrors(page);
     await page.close();
   });
@@ -367,18 +429,19 @@ describe('XSS: trace-derived names render as text and no script runs', () => {
         }
         if (view === 'griffin') await page.waitForSelector('.card');
         if (view === 'bugGraph') await page.waitForSelector('g.node');
-        await page.waitForTimeout(150);
+        assert.equal(await lateXss(page), undefined, 'no injected script ran');
         const text = await page.evaluate(() => document.body.innerText + ' ' + Array.from(document.querySelectorAll('svg text, svg title')).map((t) => t.textContent).join(' '));
         const names = { tracer: [EVIL_VAR, EVIL_THREAD], unicorn: [EVIL_VAR], griffin: [EVIL_THREAD, '</script><b>bold</b>'], bugGraph: [EVIL_VAR] }[view];
         for (const n of names) assert.ok(text.includes(n), `${n} shown as text`);
         if (view !== 'bugGraph') assert.ok(text.includes(EVIL_FILE.split('/').pop()!) || text.includes(EVIL_METHOD.slice(0, 10)), 'evil file/method shown as text');
         const injected = await page.evaluate(() => ({
           xss: (window as unknown as { __xss?: number }).__xss,
+          csp: (window as unknown as { __cspViolations: string[] }).__cspViolations.length,
           imgs: document.querySelectorAll('img').length,
           svgOnload: document.querySelectorAll('[onload],[onerror]').length,
           bold: document.querySelectorAll('b').length,
         }));
-        assert.deepEqual(injected, { xss: undefined, imgs: 0, svgOnload: 0, bold: 0 });
+        assert.deepEqual(injected, { xss: undefined, csp: 0, imgs: 0, svgOnload: 0, bold: 0 });
         assert.equal(dialog, false);
         assert.deepEqual(errors, []);
         await page.close();

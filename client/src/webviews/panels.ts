@@ -22,15 +22,18 @@ export interface BraidWebviews {
   openGriffin(): void;
   openBugGraph(bug?: number): void;
   openExplanations(): void;
+  /** the Suspicious Methods comparison (call graph vs GRIFFIN) */
+  openMethods(): void;
 }
 
-type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
+type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations' | 'methods';
 const VIEWS: Record<ViewKind, { viewType: string; title: string; findWidget: boolean }> = {
   tracer: { viewType: 'braid.tracer', title: 'Braid: Tracer', findWidget: false },
   unicorn: { viewType: 'braid.unicorn', title: 'Braid: Ranked Patterns', findWidget: true },
   griffin: { viewType: 'braid.griffin', title: 'Braid: Bugs', findWidget: true },
   bugGraph: { viewType: 'braid.bugGraph', title: 'Braid: Bug Graph', findWidget: false },
   explanations: { viewType: 'braid.explanations', title: 'Braid: Explanations', findWidget: true },
+  methods: { viewType: 'braid.methodsCompare', title: 'Braid: Suspicious Methods', findWidget: true },
 };
 
 /** viewType of each panel, for package.json `onWebviewPanel:` activation events */
@@ -176,6 +179,9 @@ export function registerWebviews(context: vscode.ExtensionContext, source: Webvi
     openExplanations(): void {
       open('explanations');
     },
+    openMethods(): void {
+      open('methods');
+    },
   };
 
   for (const kind of Object.keys(VIEWS) as ViewKind[]) {
@@ -223,7 +229,9 @@ export async function resolveWorkspaceFile(file: string, uriText?: string): Prom
   const base = path.posix.basename(norm);
   if (!base || /[*?[\]{}!]/.test(base) || path.isAbsolute(file)) return undefined;
   const found = await vscode.workspace.findFiles(`**/${base}`, '**/node_modules/**', 50);
-  const best = found.find((u) => u.path.endsWith('/' + norm)) ?? (found.length === 1 ? found[0] : undefined);
+  // a unique match only (docs/views.md): with two candidates there is no telling which one the trace means
+  const matching = found.filter((u) => u.path.endsWith('/' + norm));
+  const best = matching.length === 1 ? matching[0] : matching.length === 0 && found.length === 1 ? found[0] : undefined;
   return best ? checkedWorkspaceFile(best) : undefined;
 }
 
@@ -250,13 +258,23 @@ async function checkedWorkspaceFile(u: vscode.Uri): Promise<vscode.Uri | undefin
   return normalized;
 }
 
+/**
+ * Where a click in a webview opens a file: an existing editor group other than the webview's (the
+ * first one, normally the main group), else the main group itself. Never a new split: the webview
+ * would lose half its width and every later panel would open in the narrow group.
+ */
+export function sourceColumn(panelColumn: vscode.ViewColumn | undefined): vscode.ViewColumn {
+  const others = vscode.window.tabGroups.all.map((g) => g.viewColumn).filter((c) => c !== panelColumn).sort((a, b) => a - b);
+  return others[0] ?? vscode.ViewColumn.One;
+}
+
 async function openAt(uri: vscode.Uri, line: number, panelColumn: vscode.ViewColumn | undefined): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(uri);
   const l = Math.max(0, Math.min(line - 1, doc.lineCount - 1));
   const text = doc.lineAt(l);
   const range = new vscode.Range(l, text.firstNonWhitespaceCharacterIndex, l, text.range.end.character);
   const editor = await vscode.window.showTextDocument(doc, {
-    viewColumn: panelColumn === vscode.ViewColumn.One ? vscode.ViewColumn.Beside : vscode.ViewColumn.One,
+    viewColumn: sourceColumn(panelColumn),
     preserveFocus: false,
     preview: true,
     selection: new vscode.Selection(range.start, range.end),

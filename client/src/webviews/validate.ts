@@ -17,6 +17,7 @@ export const REQUEST_METHODS = {
   bugs: 'braid/bugs',
   bugGraph: 'braid/bugGraph',
   explanations: 'braid/explanations',
+  methods: 'braid/methods',
 } as const;
 export type RequestMethod = keyof typeof REQUEST_METHODS;
 
@@ -58,6 +59,12 @@ function requestParams(method: RequestMethod, p: unknown): Record<string, unknow
   if (method === 'bugGraph') {
     if (!isObj(p) || !isInt(p.bug, 0, 1_000_000)) return null;
     return { bug: p.bug };
+  }
+  if (method === 'methods') {
+    if (p === undefined) return {};
+    if (!isObj(p)) return null;
+    if (p.top === undefined) return {};
+    return isInt(p.top, 1, 10_000) ? { top: p.top } : null;
   }
   if (method === 'explanations') {
     if (p === undefined) return {};

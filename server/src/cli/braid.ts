@@ -15,7 +15,8 @@ import { textReport } from '../engine/report/textReport';
 import { sarifReport } from '../engine/report/sarifReport';
 import { writeJsonPretty } from './jsonOutput';
 import { extraCommands } from './commands';
-import { bugsTextReport, explainBugs } from '../engine/griffin/griffin';
+import { bugsTextReport, explainBugs, GriffinOptions } from '../engine/griffin/griffin';
+import type { Scoring } from '../engine/griffin/suspiciousPatterns';
 
 const VERSION = '0.1.0';
 
@@ -30,8 +31,14 @@ Usage:
       --formula jaccard|ochiai|tarantula   suspiciousness (default jaccard)
       --top N                    patterns to print (default: 20 for text and sarif, all for json)
       --output FILE              write the report to FILE instead of stdout
-      --griffin-t N              GRIFFIN: top patterns compared per failing-run cluster (default 30)
-      --griffin-s S              GRIFFIN: similarity to merge failing-run clusters, 0..1 (default 0.8)
+      --griffin-t N              GRIFFIN Algorithm 3: top patterns compared per failing-run cluster (default 30)
+      --griffin-s S              GRIFFIN Algorithm 3: similarity to merge failing-run clusters, 0..1 (default 0.8)
+      --griffin-pattern-top N    GRIFFIN Algorithm 4: top patterns clustered per failing-run cluster (default 20)
+      --griffin-merge on|off     GRIFFIN merge step: one bug per root cause (default on; off = thesis output)
+      --griffin-scoring global|cluster   top patterns from the global ranking (thesis, default) or re-scored per cluster
+      --griffin-min-score-ratio R   drop pattern clusters scoring below R × their failing cluster's best, 0..1 (default 0 = keep all)
+      --griffin-weak-runs N      bugs explaining at most N failing runs are "weak evidence", listed last (default 2)
+      --griffin-alpha P          merge step: a pattern cluster whose best pattern has Fisher p > P joins a bug, never starts one (default 0.05)
       --no-bugs                  skip GRIFFIN (no bug sections)
 ${Object.values(extraCommands)
   .map((c) => c.usage)
@@ -48,7 +55,25 @@ interface AnalyzeArgs {
   top?: number;
   output?: string;
   options: Partial<AnalysisOptions>;
-  griffin: { t?: number; s?: number; enabled: boolean };
+  griffin: GriffinCliOptions;
+}
+
+interface GriffinCliOptions {
+  enabled: boolean;
+  t?: number;
+  s?: number;
+  patternTop?: number;
+  merge?: boolean;
+  scoring?: Scoring;
+  minScoreRatio?: number;
+  weakRuns?: number;
+  alpha?: number;
+}
+
+function ratioArg(flag: string, v: string | undefined): number {
+  const x = Number(v);
+  if (v === undefined || v === '' || !Number.isFinite(x) || x < 0 || x > 1) throw new UsageError(`${flag} must be a number from 0 to 1, got "${v}"`);
+  return x;
 }
 
 function intArg(flag: string, v: string | undefined, min: number): number {
@@ -92,13 +117,33 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--griffin-t':
         a.griffin.t = intArg(flag, next(), 1);
         break;
-      case '--griffin-s': {
+      case '--griffin-s':
+        a.griffin.s = ratioArg(flag, next());
+        break;
+      case '--griffin-pattern-top':
+        a.griffin.patternTop = intArg(flag, next(), 1);
+        break;
+      case '--griffin-merge': {
         const v = next();
-        const x = Number(v);
-        if (v === undefined || !Number.isFinite(x) || x < 0 || x > 1) throw new UsageError(`--griffin-s must be a number from 0 to 1, got "${v}"`);
-        a.griffin.s = x;
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--griffin-merge must be on or off, got "${v}"`);
+        a.griffin.merge = v === 'on';
         break;
       }
+      case '--griffin-scoring': {
+        const v = next();
+        if (v !== 'global' && v !== 'cluster') throw new UsageError(`--griffin-scoring must be global or cluster, got "${v}"`);
+        a.griffin.scoring = v;
+        break;
+      }
+      case '--griffin-min-score-ratio':
+        a.griffin.minScoreRatio = ratioArg(flag, next());
+        break;
+      case '--griffin-weak-runs':
+        a.griffin.weakRuns = intArg(flag, next(), 0);
+        break;
+      case '--griffin-alpha':
+        a.griffin.alpha = ratioArg(flag, next());
+        break;
       case '--no-bugs':
         a.griffin.enabled = false;
         break;
@@ -134,12 +179,18 @@ function writeAllSync(fd: number, s: string): void {
   }
 }
 
+/** GRIFFIN options from the command line (test code: the analysis' test-code globs, when it has them). */
+export function griffinOptions(g: GriffinCliOptions): GriffinOptions {
+  const { enabled: _enabled, ...rest } = g;
+  return rest;
+}
+
 async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
   const result = await analyzeTraceFiles(args.inputs, args.options);
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   let text: string;
-  const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, { t: args.griffin.t, s: args.griffin.s }) : undefined;
+  const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, griffinOptions(args.griffin)) : undefined;
   if (args.format === 'json') {
     // streamed (server/src/cli/jsonOutput.ts): the same text as JSON.stringify(report, null, 2), never one huge string
     const fd = args.output ? openSync(args.output, 'w') : 1;

@@ -2,10 +2,12 @@
  * Commands beyond `analyze`, each in its own module: `record` runs a
  * program many times under the Java recorder (server/src/recorder); `mine`
  * and `explain` are the sequential-pattern-mining explanations
- * (server/src/engine/mining).
+ * (server/src/engine/mining); `methods` is the call-graph method ranking
+ * (server/src/engine/callgraph).
  */
 import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
 import { EXPLAIN_USAGE, MINE_USAGE, runExplainCommand, runMineCommand } from './mineCommand';
+import { METHODS_USAGE, runMethodsCommand } from './methodsCommand';
 
 export interface ExtraCommand {
   usage: string;
@@ -16,4 +18,5 @@ export const extraCommands: Record<string, ExtraCommand> = {
   record: { usage: RECORD_USAGE, run: runRecordCommand },
   mine: { usage: MINE_USAGE, run: runMineCommand },
   explain: { usage: EXPLAIN_USAGE, run: runExplainCommand },
+  methods: { usage: METHODS_USAGE, run: runMethodsCommand },
 };

@@ -8,6 +8,8 @@
  * not redo the others (the language server relies on this).
  */
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { Diagnostic, Outcome, UncaughtInfo } from './trace/traceFormat';
 import { readTrace } from './trace/traceReader';
 import { findTraceFiles } from './traceDiscovery';
@@ -59,6 +61,8 @@ export interface RunResult {
   patterns: number[];
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
+  /** events the recorder dropped in this run (its writer fell behind); 0 normally */
+  droppedEvents: number;
 }
 
 export interface PatternAccess {
@@ -69,6 +73,8 @@ export interface PatternAccess {
   file: string;
   line: number;
   method: string;
+  /** value read or written at the first occurrence (when the trace records values) */
+  value?: unknown;
   /** call stack of the first occurrence, bottom first (may be empty) */
   stack: { file: string; line: number; method: string }[];
 }
@@ -106,6 +112,8 @@ export class Analyzer {
   readonly registry = new PatternRegistry();
   private readonly runs = new Map<string, RunResult>();
   private readonly fileDiagnostics = new Map<string, Diagnostic[]>();
+  /** content hashes of trace files whose execution id collides with another's */
+  private readonly contentHashes = new Map<string, string>();
   /** described call stacks, shared by all patterns (read-only) */
   private readonly framesCache = new Map<number, { file: string; line: number; method: string }[]>();
   /** one frame object per location (read-only) */
@@ -126,6 +134,7 @@ export class Analyzer {
     const r = await readTrace(file, collector);
     const diags = [...r.diagnostics];
     this.runs.delete(file);
+    this.contentHashes.delete(file);
     if (!r.ok || !r.header || !r.outcome) {
       this.fileDiagnostics.set(file, diags);
       return undefined;
@@ -137,6 +146,13 @@ export class Analyzer {
         severity: 'warning',
         file,
         message: `${stats.latePairs} memory-access pairs arrived after the pair ordering buffer was full; they were combined approximately`,
+      });
+    }
+    if (r.droppedEvents > 0) {
+      diags.push({
+        severity: 'warning',
+        file,
+        message: `the recorder dropped ${r.droppedEvents} events of this run (its trace writer fell behind); patterns of this run may be missing`,
       });
     }
     this.fileDiagnostics.set(file, diags);
@@ -154,29 +170,66 @@ export class Analyzer {
       patterns: found.ids.slice().sort((a, b) => a - b),
       stats,
       uncaught: r.uncaught,
+      droppedEvents: r.droppedEvents,
     };
     this.runs.set(file, run);
+    await this.hashCollisions(run);
     return run;
   }
 
   removeTrace(file: string): void {
     this.runs.delete(file);
+    this.contentHashes.delete(file);
     this.fileDiagnostics.delete(file);
   }
 
+  /**
+   * The runs, each execution counted once: when two traces have the same
+   * execution id, the one read later is skipped — with a note when the two
+   * files have the same content (a copy), with an error naming both files
+   * when they differ.
+   */
   runResults(): RunResult[] {
-    return [...this.runs.values()].sort((a, b) => a.execution.localeCompare(b.execution, undefined, { numeric: true }) || a.file.localeCompare(b.file));
+    return this.uniqueRuns().runs.sort((a, b) => a.execution.localeCompare(b.execution, undefined, { numeric: true }) || a.file.localeCompare(b.file));
+  }
+
+  private uniqueRuns(): { runs: RunResult[]; diagnostics: Diagnostic[] } {
+    const byExec = new Map<string, RunResult>();
+    const runs: RunResult[] = [];
+    const diagnostics: Diagnostic[] = [];
+    for (const r of this.runs.values()) {
+      const first = byExec.get(r.execution);
+      if (!first) {
+        byExec.set(r.execution, r);
+        runs.push(r);
+        continue;
+      }
+      const a = this.contentHashes.get(first.file);
+      const same = a !== undefined && a === this.contentHashes.get(r.file);
+      diagnostics.push(
+        same
+          ? { severity: 'info', file: r.file, message: `same content as ${displayPath(first.file)} (execution id "${r.execution}"); counted once` }
+          : {
+              severity: 'error',
+              file: r.file,
+              message: `execution id "${r.execution}" is used by both ${displayPath(first.file)} and ${displayPath(r.file)} with different content; ${displayPath(r.file)} is skipped (give each run its own execution id)`,
+            },
+      );
+    }
+    return { runs, diagnostics };
+  }
+
+  /** Hashes the files of every run sharing `run`'s execution id (only on a collision: one extra read). */
+  private async hashCollisions(run: RunResult): Promise<void> {
+    const same = [...this.runs.values()].filter((r) => r.execution === run.execution);
+    if (same.length < 2) return;
+    for (const r of same) if (!this.contentHashes.has(r.file)) this.contentHashes.set(r.file, await fileHash(r.file));
   }
 
   diagnostics(): Diagnostic[] {
     const out: Diagnostic[] = [];
     for (const d of this.fileDiagnostics.values()) out.push(...d);
-    const byExec = new Map<string, string>();
-    for (const r of this.runs.values()) {
-      const other = byExec.get(r.execution);
-      if (other) out.push({ severity: 'warning', file: r.file, message: `execution id "${r.execution}" is also used by ${other}` });
-      else byExec.set(r.execution, r.file);
-    }
+    out.push(...this.uniqueRuns().diagnostics);
     return out;
   }
 
@@ -284,6 +337,7 @@ export class Analyzer {
           line: loc.line,
           method: loc.method,
           stack: frames(info.stacks[k]),
+          ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
       }),
       key: info.key,
@@ -318,6 +372,17 @@ export async function analyzeTraceFiles(inputs: string[], options: Partial<Analy
     result.diagnostics.push({ severity: 'error', file: inputs.join(' '), message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) found' });
   }
   return result;
+}
+
+/** SHA-1 of a file's bytes, streamed. */
+function fileHash(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const h = createHash('sha1');
+    createReadStream(file)
+      .on('data', (d) => h.update(d))
+      .on('error', reject)
+      .on('end', () => resolve(h.digest('hex')));
+  });
 }
 
 export function displayPath(file: string): string {

@@ -112,7 +112,8 @@ export class AnalysisState {
       executions: this.result.executions,
       topScore: this.result.patterns[0]?.score ?? 0,
       patternCount: this.totalPatterns,
-      bugCount: this.bugs.length,
+      // bugs with weak evidence (one or two failing runs) are not counted
+      bugCount: this.bugs.filter((b) => !(b.evidence as { weak?: boolean } | undefined)?.weak).length,
       message: this.result.message,
     };
   }
@@ -155,6 +156,7 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
         method: a.method,
         uri: uri(a.file),
         stack: a.stack.map((f) => ({ ...f, uri: uri(f.file) })),
+        ...(a.value !== undefined ? { value: a.value } : {}),
       }),
     ),
   };

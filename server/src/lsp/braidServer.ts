@@ -27,7 +27,8 @@ import type { AnalysisResult } from '../engine/analysis';
 import { SourceResolver } from '../workspace/sourceResolver';
 import { TraceFinder } from '../workspace/traceFinder';
 import { AnalysisState, fileUri } from './analysisState';
-import { codeLensesFor, diagnosticsFor, hoverFor } from './features';
+import { codeLensesFor, diagnosticsFor, findMethodDeclaration, hoverFor } from './features';
+import { MethodState, methodHoverLine } from './methodState';
 import {
   AnalysisSummaryDto,
   BugGraphParams,
@@ -39,13 +40,23 @@ import {
   ExplanationsResult,
   ExportSarifRequest,
   LineScoresNotification,
+  MethodsParams,
+  MethodsRequest,
+  MethodsResult,
   PatternsParams,
   PatternsRequest,
   PatternsResult,
   ReanalyzeRequest,
   RecordParams,
   RecordRequest,
+  RecordTestArgs,
   RunsRequest,
+  SuggestCommandParams,
+  SuggestCommandRequest,
+  SuggestCommandResult,
+  TestCommandRequest,
+  TestCommandResult,
+  UnreadableTraceDto,
   RunsResult,
   StatusNotification,
   TraceEventsParams,
@@ -56,6 +67,8 @@ import { BraidSettings, DEFAULT_SETTINGS, normalizeSettings } from './settings';
 import { TraceEventPager } from './traceEvents';
 import { AnalysisWorkerClient } from './workerClient';
 import { recordRunsFromServer } from './record';
+import { testCodeLenses } from './testLenses';
+import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
 import { ExplanationState } from './explanationState';
 
 export function uriToPath(uri: string): string | undefined {
@@ -98,6 +111,9 @@ export class BraidServer {
   /** mining explanations: the computation for a trace generation, and the latest finished one (hover) */
   private explaining: { gen: number; promise: Promise<ExplanationState> } | undefined;
   private explanations: ExplanationState | undefined;
+  /** call-graph method ranking (seed 003): the computation for a trace generation, and the latest finished one */
+  private rankingMethods: { gen: number; key: string; promise: Promise<MethodState> } | undefined;
+  private methodState: MethodState | undefined;
 
   constructor(private readonly connection: Connection) {
     this.worker = new AnalysisWorkerClient((m) => connection.console.error(m));
@@ -120,15 +136,21 @@ export class BraidServer {
     c.onHover((p) => {
       const f = uriToPath(p.textDocument.uri);
       if (!f || !this.state) return null;
-      return hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula, this.explanations);
+      const hover = hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula, this.explanations);
+      return this.withMethodHover(hover, f, p.position.line + 1);
     });
     c.onCodeLens((p) => {
       const f = uriToPath(p.textDocument.uri);
-      if (!f || !this.state) return [];
-      return codeLensesFor(this.state, f, this.documents.get(p.textDocument.uri)?.getText());
+      const text = this.documents.get(p.textDocument.uri)?.getText();
+      const tests = this.settings.testLens.enabled ? testCodeLenses(p.textDocument.uri, text) : [];
+      if (!f || !this.state) return tests;
+      return [...tests, ...this.withMethodLenses(codeLensesFor(this.state, f, text), f, text)];
     });
+    c.onRequest(MethodsRequest, (p: MethodsParams | undefined) => this.methodsRequest(p ?? {}));
+    c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
+    c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
-    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [] }));
+    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [], unreadable: this.unreadableTraces() }));
     c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
     c.onRequest(BugGraphRequest, (p: BugGraphParams) => this.bugGraph(p));
     c.onRequest(TraceEventsRequest, (p: TraceEventsParams) => this.traceEvents(p));
@@ -317,6 +339,7 @@ export class BraidServer {
         this.traceFiles = traceFiles;
         this.traceGen++;
         this.explanations = undefined;
+        this.methodState = undefined;
       }
       this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns);
       this.analyses++;
@@ -332,6 +355,10 @@ export class BraidServer {
       void c.sendNotification(LineScoresNotification, this.state.lineScores());
       this.sendStatus(this.state.summary('done'));
       if (this.supportsCodeLensRefresh) c.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+      // the call-graph ranking feeds the hover and code lens: computed in the background after each change
+      const methodKey = JSON.stringify({ representation: this.settings.methods.graph, interThread: this.settings.methods.interThread });
+      if (this.rankingMethods?.key !== methodKey) this.methodState = undefined;
+      if (!this.methodState && res.result.executions.total > 0) void this.methodsOfTraces().catch(() => undefined);
       const ex = res.result.executions;
       c.console.info(
         `Analysis ${this.analyses}: ${files.length} trace files (${res.read} read, ${res.reused} cached, ${res.removed} removed), ` +
@@ -450,6 +477,56 @@ export class BraidServer {
     return promise;
   }
 
+  private async methodsRequest(p: MethodsParams): Promise<MethodsResult> {
+    await this.settled();
+    const m = await this.methodsOfTraces();
+    return m.result(this.state?.methods ?? [], typeof p.top === 'number' ? p.top : undefined);
+  }
+
+  /** The call-graph method ranking of the current traces: computed in the worker once per trace generation. */
+  private methodsOfTraces(): Promise<MethodState> {
+    const gen = this.traceGen;
+    const options = { representation: this.settings.methods.graph, interThread: this.settings.methods.interThread };
+    const key = JSON.stringify(options);
+    if (this.rankingMethods?.gen === gen && this.rankingMethods.key === key) return this.rankingMethods.promise;
+    const resolver = this.resolver!;
+    const files = this.traceFiles;
+    const promise = this.worker.methods({ files, options }).then((m) => {
+      const st = new MethodState(m.ranking, (f) => resolver.resolve(f), m.ms);
+      if (this.traceGen === gen && this.rankingMethods?.key === key) {
+        this.methodState = st;
+        if (this.supportsCodeLensRefresh) this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+      }
+      this.connection.console.info(`Call-graph method ranking: ${files.length} trace files, ${st.methods.length} methods, ${m.ranking.stats.edges} edges; ${m.ms.toFixed(0)} ms`);
+      return st;
+    });
+    promise.catch((err) => {
+      if (this.rankingMethods?.promise === promise) this.rankingMethods = undefined;
+      this.connection.console.error(`call-graph method ranking failed: ${(err as Error)?.stack ?? err}`);
+    });
+    this.rankingMethods = { gen, key, promise };
+    return promise;
+  }
+
+  private withMethodHover(hover: ReturnType<typeof hoverFor>, fsPath: string, line1: number): ReturnType<typeof hoverFor> {
+    const m = this.methodState?.methodAt(fsPath, line1);
+    if (!m || !this.state || m.score <= 0) return hover;
+    const line = methodHoverLine(m, this.methodState!.methods.length, this.state.result.executions);
+    if (!hover) return { contents: { kind: 'markdown', value: line } };
+    const c = hover.contents as { kind: string; value: string };
+    return { ...hover, contents: { kind: c.kind, value: `${c.value}\n\n---\n\n${line}` } } as ReturnType<typeof hoverFor>;
+  }
+
+  private withMethodLenses(lenses: ReturnType<typeof codeLensesFor>, fsPath: string, text: string | undefined): ReturnType<typeof codeLensesFor> {
+    const ms = this.methodState;
+    if (!ms) return lenses;
+    const extra = ms.codeLenses(fsPath, (m) => {
+      const l0 = Math.max(0, m.line - 1);
+      return (text !== undefined ? findMethodDeclaration(text, m.method, l0) : undefined) ?? l0;
+    });
+    return extra.length ? [...lenses, ...extra].sort((a, b) => a.range.start.line - b.range.start.line) : lenses;
+  }
+
   private bugGraph(p: BugGraphParams): unknown {
     const s = this.state;
     if (!s) return null;
@@ -472,6 +549,53 @@ export class BraidServer {
     }
     if (!file) throw new ResponseError(-32602, `no run "${run}" among the analyzed traces`);
     return this.pager!.page(file, byExec?.execution ?? run, p);
+  }
+
+  /** Trace files with an error and no analyzed run (a corrupted trace): shown in the Runs view with the error. */
+  private unreadableTraces(): UnreadableTraceDto[] {
+    const s = this.state;
+    if (!s) return [];
+    const analyzed = new Set(s.result.runs.map((r) => path.resolve(r.file)));
+    const out = new Map<string, UnreadableTraceDto>();
+    for (const d of s.result.diagnostics) {
+      const f = path.resolve(d.file);
+      if (d.severity !== 'error' || analyzed.has(f) || out.has(f) || !this.finder?.matches(f)) continue;
+      out.set(f, { file: d.file, uri: fileUri(f), ...(d.line !== undefined ? { line: d.line } : {}), message: d.message });
+    }
+    return [...out.values()];
+  }
+
+  /** The workspace folder holding `fsPath` (the first one when none does). */
+  private folderOf(fsPath: string | undefined): string | undefined {
+    if (fsPath) {
+      const hits = this.folders.filter((f) => !path.relative(f, fsPath).startsWith('..')).sort((a, b) => b.length - a.length);
+      if (hits.length) return hits[0];
+    }
+    return this.folders[0];
+  }
+
+  private testCommand(p: RecordTestArgs): TestCommandResult {
+    const file = typeof p?.uri === 'string' ? uriToPath(p.uri) : undefined;
+    if (!file || typeof p.className !== 'string' || !p.className) throw new ResponseError(-32602, 'braid/testCommand needs "uri" (a file URI) and "className"');
+    const folder = this.folderOf(file);
+    if (!folder) throw new ResponseError(-32602, 'Recording a test needs an open workspace folder.');
+    const framework = p.framework === 'junit4' || p.framework === 'testng' ? p.framework : 'junit5';
+    try {
+      const plan = inferTestCommand(folder, { file, className: p.className, method: typeof p.method === 'string' ? p.method : undefined, framework });
+      return { ...plan, commandLine: commandLine(plan.command) };
+    } catch (err) {
+      if (err instanceof TestCommandError) throw new ResponseError(-32602, err.message);
+      throw err;
+    }
+  }
+
+  private suggestCommand(p: SuggestCommandParams): SuggestCommandResult {
+    const file = typeof p.uri === 'string' ? uriToPath(p.uri) : undefined;
+    const folder = this.folderOf(file);
+    if (!folder) return {};
+    const text = p.uri ? this.documents.get(p.uri)?.getText() : undefined;
+    const argv = suggestRecordCommand(folder, file && text !== undefined ? { file, text } : undefined);
+    return argv ? { commandLine: commandLine(argv) } : {};
   }
 
   private async exportSarif(top = 50): Promise<string> {

@@ -3,10 +3,12 @@
  */
 import type { Analyzer, AnalysisResult } from '../engine/analysis';
 import { explainBugs } from '../engine/griffin/griffin';
+import type { GriffinSettings } from './settings';
 
 export const griffinAvailable = true;
 
-export function explain(analyzer: Analyzer, result: AnalysisResult, params: { t: number; s: number }): unknown[] {
+/** GRIFFIN with the `braid.griffin.*` settings; test code comes from the analysis' test-code globs when it has them. */
+export function explain(analyzer: Analyzer, result: AnalysisResult, params: Partial<GriffinSettings>): unknown[] {
   if (result.executions.failed === 0) return [];
-  return explainBugs(analyzer, result, { t: params.t, s: params.s });
+  return explainBugs(analyzer, result, params);
 }

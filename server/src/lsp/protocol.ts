@@ -14,6 +14,8 @@ export interface PatternAccessDto {
   /** workspace file URI when the trace path resolves to a workspace file */
   uri?: string;
   stack: { file: string; line: number; method: string; uri?: string }[];
+  /** value read or written at the first occurrence (traces with values) */
+  value?: unknown;
 }
 
 export interface PatternDto {
@@ -73,6 +75,15 @@ export interface PatternsResult {
 export const RunsRequest = 'braid/runs';
 export interface RunsResult {
   runs: RunDto[];
+  /** trace files that could not be read (their runs are missing from `runs`), with the first error */
+  unreadable?: UnreadableTraceDto[];
+}
+export interface UnreadableTraceDto {
+  file: string;
+  uri: string;
+  /** 1-based line of the error in the trace file */
+  line?: number;
+  message: string;
 }
 
 /** braid/bugs — GRIFFIN (shape of the engine's Bug with pattern keys resolved) */
@@ -151,6 +162,12 @@ export interface RecordParams {
   include?: string[];
   timeoutSeconds?: number;
   jobs?: number;
+  /** name of the executions (default: derived from the command) */
+  name?: string;
+  /** working directory of the command inside the workspace folder (default: the folder) */
+  cwd?: string;
+  /** commands run once before recording, without the recorder (e.g. compiling a test); a failure stops the recording */
+  prepare?: { command: string[]; cwd: string }[];
   /** work-done token for progress; cancellation via $/cancelRequest */
   workDoneToken?: string | number;
 }
@@ -232,4 +249,100 @@ export interface ExplanationsResult {
   total: number;
   stats: { failing: number; passing: number; minSupport: number; truncated: boolean; ms: number };
   message?: string;
+}
+
+/**
+ * braid/methods (client → server request): the call-graph method ranking of the workspace's traces
+ * (seed 003, docs/callgraph.md), computed in the worker and cached until the traces change, with
+ * GRIFFIN's suspicious methods of the same traces for comparison.
+ */
+export const MethodsRequest = 'braid/methods';
+export interface MethodsParams {
+  /** only the best `top` methods (default all) */
+  top?: number;
+}
+export interface MethodEdgeDto {
+  kind: 'call' | 'next' | 'inter' | 'intra';
+  source: string;
+  target: string;
+  /** "a →it b" */
+  text: string;
+  failedRuns: number;
+  passedRuns: number;
+  meanFailed: number;
+  meanPassed: number;
+}
+export interface MethodDto {
+  rank: number;
+  score: number;
+  method: string;
+  file: string;
+  line: number;
+  loc: number;
+  locSource: 'source' | 'span';
+  runs: { failed: number; passed: number };
+  edge?: MethodEdgeDto;
+  uri?: string;
+}
+/** one suspicious method of a GRIFFIN bug, with its position in the call-graph ranking */
+export interface GriffinMethodComparisonDto {
+  bug: number;
+  thread: number;
+  method: string;
+  file: string;
+  line: number;
+  uri?: string;
+  /** rank of the same method in the call-graph ranking (absent: not in it) */
+  callGraphRank?: number;
+  callGraphScore?: number;
+}
+export interface MethodsResult {
+  state: 'done' | 'none';
+  methods: MethodDto[];
+  total: number;
+  executions: { total: number; failed: number; passed: number };
+  representation: string;
+  griffin: GriffinMethodComparisonDto[];
+  stats: { calls: number; edges: number; ms: number };
+  message?: string;
+}
+
+/** Arguments of the client command braid.recordTest (the "find the root cause" code lens) and of braid/testCommand. */
+export interface RecordTestArgs {
+  /** file URI of the test's source */
+  uri: string;
+  /** fully qualified class name (nested classes joined with $) */
+  className: string;
+  method?: string;
+  framework: 'junit5' | 'junit4' | 'testng';
+}
+
+/**
+ * braid/testCommand (client → server request): the command that runs just one test with the
+ * project's build tool (Maven, Gradle, or java with the JUnit console launcher); an error says what
+ * is missing. The client records it with braid/record (trusted workspaces only).
+ */
+export const TestCommandRequest = 'braid/testCommand';
+export interface TestCommandResult {
+  tool: 'maven' | 'gradle' | 'junit-console' | 'testng';
+  prepare: { command: string[]; cwd: string }[];
+  command: string[];
+  cwd: string;
+  name: string;
+  include: string[];
+  /** the command as one line, for display */
+  commandLine: string;
+}
+
+/**
+ * braid/suggestCommand (client → server request): the command Record Runs offers when none was
+ * used before: the project's tests (Maven/Gradle) or the main class of the open editor.
+ */
+export const SuggestCommandRequest = 'braid/suggestCommand';
+export interface SuggestCommandParams {
+  /** file URI of the active editor */
+  uri?: string;
+}
+export interface SuggestCommandResult {
+  commandLine?: string;
 }

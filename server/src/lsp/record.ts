@@ -4,6 +4,7 @@
  * braid/recordProgress notifications; $/cancelRequest stops the runs (the
  * finished traces are kept).
  */
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { CancellationToken, Connection, ResponseError } from 'vscode-languageserver';
 import { parseRecordArgs, UsageError } from '../recorder/recordOptions';
@@ -26,6 +27,7 @@ export function recordArgv(p: RecordParams, outDir: string | undefined): string[
   if (p.timeoutSeconds !== undefined) argv.push('--timeout', String(p.timeoutSeconds));
   if (p.jobs !== undefined) argv.push('--jobs', String(p.jobs));
   if (outDir) argv.push('--out', outDir);
+  if (p.name) argv.push('--name', p.name);
   argv.push('--', ...p.command);
   return argv;
 }
@@ -36,6 +38,18 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     throw new ResponseError(-32602, 'braid/record needs "command": the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');
   }
   if (!Number.isInteger(p.runs) || p.runs < 1) throw new ResponseError(-32602, 'braid/record needs "runs" ≥ 1');
+  const inFolder = (dir: string) => {
+    const abs = path.resolve(ctx.folder!, dir);
+    if (path.relative(ctx.folder!, abs).startsWith('..')) throw new ResponseError(-32602, `braid/record: "${dir}" is outside the workspace folder ${ctx.folder}`);
+    return abs;
+  };
+  const cwd = p.cwd ? inFolder(p.cwd) : undefined;
+  const prepare = (p.prepare ?? []).map((s) => {
+    if (!s || !Array.isArray(s.command) || !s.command.length || !s.command.every((x) => typeof x === 'string')) {
+      throw new ResponseError(-32602, 'braid/record: each "prepare" step needs "command": the program and its arguments');
+    }
+    return { command: s.command, cwd: inFolder(s.cwd ?? '.') };
+  });
   let options;
   try {
     // the default folder is .braid/traces/<name>-<time>; a custom braid.record.outDir gets the same sub-folder
@@ -45,7 +59,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     options = out ? parseRecordArgs(recordArgv(p, out), ctx.folder) : first;
     // execution ids name the runs in the views and the Tracer: each recording gets its own
     // (<name>-<time>-NNNN), so recording the same program again does not repeat earlier ids
-    options = { ...options, name: path.basename(first.outDir) };
+    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}) };
   } catch (err) {
     if (err instanceof UsageError) throw new ResponseError(-32602, err.message);
     throw err;
@@ -55,6 +69,18 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   const notify = (x: RecordProgressParams) => void connection.sendNotification(RecordProgressNotification, x);
   connection.console.info(`Recording ${p.runs} runs of: ${p.command.join(' ')} → ${options.outDir}`);
   notify({ done: 0, total: p.runs, failed: 0, passed: 0, message: `Starting ${p.command[0]}…` });
+  for (const step of prepare) {
+    if (abort.signal.aborted) break;
+    notify({ done: 0, total: p.runs, failed: 0, passed: 0, message: `Preparing: ${path.basename(step.command[0])}…` });
+    connection.console.info(`Preparing: ${step.command.join(' ')} (in ${step.cwd})`);
+    const r = await runStep(step.command, step.cwd, abort.signal);
+    if (r.code !== 0 && !abort.signal.aborted) {
+      sub.dispose();
+      const tail = r.output.trim().split('\n').slice(-15).join('\n');
+      connection.console.error(`Preparing failed (exit ${r.code}): ${step.command.join(' ')}\n${r.output}`);
+      throw new ResponseError(-32603, `Preparing the test failed (${path.basename(step.command[0])} exit ${r.code}): ${tail || r.error || 'no output'}`);
+    }
+  }
   const finished = new Set<string>();
   ctx.recording?.(options.outDir, finished);
   try {
@@ -80,4 +106,16 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     ctx.recording?.(options.outDir, undefined);
     sub.dispose();
   }
+}
+
+/** Runs one preparation step (e.g. javac) to its end; output kept for the error message. */
+function runStep(command: string[], cwd: string, signal: AbortSignal): Promise<{ code: number; output: string; error?: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(command[0], command.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });
+    child.stdout.on('data', (d) => (output = (output + d).slice(-20000)));
+    child.stderr.on('data', (d) => (output = (output + d).slice(-20000)));
+    child.on('error', (e) => resolve({ code: -1, output, error: `cannot run ${command[0]}: ${e.message}` }));
+    child.on('close', (code) => resolve({ code: code ?? -1, output }));
+  });
 }

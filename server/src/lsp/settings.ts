@@ -4,29 +4,48 @@
  * same keys for the settings UI.
  */
 import type { AnalysisOptions } from '../engine/analysis';
+import type { GraphRepresentation } from '../engine/callgraph/methodRanking';
+import type { InterThreadReading } from '../engine/callgraph/temporalEdges';
 
 export interface BraidSettings {
   traceGlobs: string[];
   sourceRoots: string[];
   analysis: AnalysisOptions;
-  /** GRIFFIN Algorithm 3: t = top patterns compared per failing-run cluster, s = similarity threshold */
-  griffin: { t: number; s: number };
+  /** GRIFFIN options (docs/griffin.md): Algorithm 3 t and s, Algorithm 4 patternTop, the merge step and the extensions */
+  griffin: GriffinSettings;
   diagnostics: { enabled: boolean; maxRank: number };
   hover: { maxPatterns: number };
   /** ranked patterns kept for hovers, views and heat (the best ones) */
   maxPatterns: number;
   record: { outDir: string };
+  /** call-graph method ranking (docs/callgraph.md) */
+  methods: { graph: GraphRepresentation; interThread: InterThreadReading };
+  /** the "find the root cause" code lens above test classes and methods */
+  testLens: { enabled: boolean };
+}
+
+export interface GriffinSettings {
+  t: number;
+  s: number;
+  patternTop: number;
+  merge: boolean;
+  scoring: 'global' | 'cluster';
+  minScoreRatio: number;
+  weakRuns: number;
+  alpha: number;
 }
 
 export const DEFAULT_SETTINGS: BraidSettings = {
   traceGlobs: ['.braid/traces/**/*.trace.jsonl{,.gz}'],
   sourceRoots: ['.', 'src/main/java', 'src/test/java', 'src'],
   analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' },
-  griffin: { t: 30, s: 0.8 },
+  griffin: { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 },
   diagnostics: { enabled: false, maxRank: 10 },
   hover: { maxPatterns: 3 },
   maxPatterns: 20000,
   record: { outDir: '.braid/traces' },
+  methods: { graph: 'inter', interThread: 'interrupting' },
+  testLens: { enabled: true },
 };
 
 /** Merges the client's `braid` section over the defaults, ignoring bad values. */
@@ -48,10 +67,24 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       pairWindow: int(a.pairWindow, d.analysis.pairWindow, 0),
       formula: ['jaccard', 'ochiai', 'tarantula'].includes(a.formula) ? a.formula : d.analysis.formula,
     },
-    griffin: { t: int(g.t, d.griffin.t, 1), s: num(g.s, d.griffin.s, 0, 1) },
+    griffin: {
+      t: int(g.t, d.griffin.t, 1),
+      s: num(g.s, d.griffin.s, 0, 1),
+      patternTop: int(g.patternTop, d.griffin.patternTop, 1),
+      merge: typeof g.merge === 'boolean' ? g.merge : d.griffin.merge,
+      scoring: g.scoring === 'cluster' ? 'cluster' : 'global',
+      minScoreRatio: num(g.minScoreRatio, d.griffin.minScoreRatio, 0, 1),
+      weakRuns: int(g.weakRuns, d.griffin.weakRuns, 0),
+      alpha: num(g.alpha, d.griffin.alpha, 0, 1),
+    },
     diagnostics: { enabled: diag.enabled === true, maxRank: int(diag.maxRank, d.diagnostics.maxRank, 1) },
     hover: { maxPatterns: int(r.hover?.maxPatterns, d.hover.maxPatterns, 1) },
     maxPatterns: int(r.analysis?.maxPatterns, d.maxPatterns, 1),
     record: { outDir: typeof r.record?.outDir === 'string' && r.record.outDir ? r.record.outDir : d.record.outDir },
+    methods: {
+      graph: ['call', 'next', 'inter', 'intra', 'all'].includes(r.methods?.graph) ? r.methods.graph : d.methods.graph,
+      interThread: r.methods?.interThread === 'adjacent' ? 'adjacent' : d.methods.interThread,
+    },
+    testLens: { enabled: r.testLens?.enabled !== false },
   };
 }

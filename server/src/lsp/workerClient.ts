@@ -5,7 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AnalyzeMessage, ExplainMessage, ExplanationsMessage, FromWorker, ResultMessage } from './workerProtocol';
+import type { AnalyzeMessage, ExplainMessage, ExplanationsMessage, FromWorker, MethodsMessage, MethodsResultMessage, ResultMessage } from './workerProtocol';
 
 /** Where the worker's code is: next to the bundle, or the TypeScript source under tsx. */
 export function workerEntry(): { file: string; eval?: boolean } {
@@ -22,7 +22,7 @@ export function workerEntry(): { file: string; eval?: boolean } {
 export class AnalysisWorkerClient {
   private worker: Worker | undefined;
   private nextId = 1;
-  private pending = new Map<number, { resolve(r: ResultMessage | ExplanationsMessage): void; reject(e: Error): void; progress?(done: number, total: number, file?: string): void }>();
+  private pending = new Map<number, { resolve(r: ResultMessage | ExplanationsMessage | MethodsResultMessage): void; reject(e: Error): void; progress?(done: number, total: number, file?: string): void }>();
 
   constructor(private readonly log: (msg: string) => void) {}
 
@@ -34,7 +34,7 @@ export class AnalysisWorkerClient {
       const p = this.pending.get(m.id);
       if (!p) return;
       if (m.type === 'progress') p.progress?.(m.done, m.total, m.file);
-      else if (m.type === 'result' || m.type === 'explanations') {
+      else if (m.type === 'result' || m.type === 'explanations' || m.type === 'methodsResult') {
         this.pending.delete(m.id);
         p.resolve(m);
       } else if (m.type === 'error') {
@@ -76,6 +76,16 @@ export class AnalysisWorkerClient {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (r: ResultMessage | ExplanationsMessage) => void, reject });
       w.postMessage({ type: 'explain', id, ...msg } satisfies ExplainMessage);
+    });
+  }
+
+  /** Call-graph method ranking (seed 003) in the worker, queued after any running analysis. */
+  methods(msg: Omit<MethodsMessage, 'type' | 'id'>): Promise<MethodsResultMessage> {
+    const w = this.ensure();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: ResultMessage | ExplanationsMessage | MethodsResultMessage) => void, reject });
+      w.postMessage({ type: 'methods', id, ...msg } satisfies MethodsMessage);
     });
   }
 

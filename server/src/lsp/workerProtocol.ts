@@ -2,12 +2,14 @@
 import type { AnalysisOptions, AnalysisResult } from '../engine/analysis';
 import type { TraceFileInfo } from '../workspace/traceFinder';
 import type { MiningOptions, MiningReport } from '../engine/mining';
+import type { CallGraphOptions, CallGraphResult } from '../engine/callgraph/localizationProcess';
+import type { GriffinSettings } from './settings';
 
 export interface AnalyzeMessage {
   type: 'analyze';
   id: number;
   options: AnalysisOptions;
-  griffin: { t: number; s: number };
+  griffin: GriffinSettings;
   files: TraceFileInfo[];
   /** patterns sent back (the best ranked); the rest are only counted */
   maxPatterns: number;
@@ -23,7 +25,15 @@ export interface ExplainMessage {
   options: MiningOptions;
 }
 
-export type ToWorker = AnalyzeMessage | ExplainMessage | { type: 'shutdown' };
+/** call-graph method ranking (seed 003) of these trace files */
+export interface MethodsMessage {
+  type: 'methods';
+  id: number;
+  files: string[];
+  options: Omit<CallGraphOptions, 'readSource'>;
+}
+
+export type ToWorker = AnalyzeMessage | ExplainMessage | MethodsMessage | { type: 'shutdown' };
 
 export interface ProgressMessage {
   type: 'progress';
@@ -61,4 +71,11 @@ export interface ExplanationsMessage {
   ms: number;
 }
 
-export type FromWorker = ProgressMessage | ResultMessage | ExplanationsMessage | ErrorMessage;
+export interface MethodsResultMessage {
+  type: 'methodsResult';
+  id: number;
+  ranking: CallGraphResult;
+  ms: number;
+}
+
+export type FromWorker = ProgressMessage | ResultMessage | ExplanationsMessage | MethodsResultMessage | ErrorMessage;

@@ -23,6 +23,6 @@ export function findAgentJar(explicit?: string): string {
   for (const c of candidates) if (existsSync(c)) return path.resolve(c);
   throw new Error(
     `the Braid Java agent (braid-agent.jar) was not found; looked in:\n  ${candidates.join('\n  ')}\n` +
-      'Build it with `npm run build` (needs a JDK and ASM: apt-get install libasm-java).',
+      'Build it with `npm run build` (needs a JDK 17–23, or any JDK 11+ with Debian\'s ASM: apt-get install libasm-java).',
   );
 }

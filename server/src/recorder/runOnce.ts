@@ -3,11 +3,15 @@
  * limit, captures the output, decides the outcome and completes the trace file(s).
  */
 import { createWriteStream, promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { RecordOptions } from './recordOptions';
+import { countDroppedEvents } from './droppedEvents';
+import { JvmNoticeFilter } from './jvmNoticeFilter';
 
 export interface RunSpec {
   index: number;
@@ -35,21 +39,50 @@ export interface RunResult extends TraceOutcome {
 
 const MAX_OUTPUT_CHARS = 1 << 20;
 
-export function agentArgument(jar: string, spec: RunSpec, o: RecordOptions): string {
+/**
+ * Quotes one JAVA_TOOL_OPTIONS word the way HotSpot splits that variable: whitespace separates
+ * words, and inside a word '…' or "…" quote everything up to the same quote (no backslash escapes).
+ * So a `"` is written as '"', a `'` as "'", and other runs that need it in double quotes.
+ */
+export function quoteToolOption(word: string): string {
+  if (/^[^\s"']+$/.test(word)) return word;
+  return word
+    .split(/(["'])/)
+    .filter((p) => p.length > 0)
+    .map((p) => (p === '"' ? `'"'` : p === "'" ? `"'"` : /[\s]/.test(p) ? `"${p}"` : p))
+    .join('');
+}
+
+/** The agent's options, one `key=value` per line (the agent reads them from a file, see agentArgument). */
+export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
   const opts = [
-    `out=${spec.tracePath}`,
+    // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
+    `out=${inProgressPath(spec.tracePath)}`,
     `execution=${spec.execution}`,
     `noise=${o.noise}`,
     `seed=${spec.seed}`,
   ];
   if (o.include.length) opts.push(`include=${o.include.join(';')}`);
   if (o.exclude.length) opts.push(`exclude=${o.exclude.join(';')}`);
-  for (const extra of o.agentOptions ?? []) opts.push(extra);
-  for (const v of opts) {
-    if (v.includes(',')) throw new Error(`agent option "${v}" must not contain a comma`);
+  for (const extra of o.agentOptions ?? []) {
+    if (/^gzip(=|$)/.test(extra) && !/^gzip=false$/.test(extra)) throw new Error('agent option gzip is for the agent used directly (java -javaagent:…=out=run.trace.jsonl,gzip); braid record writes plain .trace.jsonl files');
+    opts.push(extra);
   }
-  const arg = `-javaagent:${jar}=${opts.join(',')}`;
-  return /\s/.test(arg) ? `"${arg.replace(/"/g, '\\"')}"` : arg;
+  for (const v of opts) {
+    if (/[\r\n\0]/.test(v)) throw new Error(`agent option ${JSON.stringify(v)} must not contain a line break or NUL (check the output folder, --include and --agent-option)`);
+  }
+  return opts;
+}
+
+/**
+ * The -javaagent word for JAVA_TOOL_OPTIONS. The options (trace path, include list…, which may
+ * hold any character) go through an options file, `-javaagent:<jar>=@<file>`; the jar and file
+ * paths are quoted for HotSpot's splitting (quoteToolOption).
+ */
+export function agentArgument(jar: string, optionsFile: string): string {
+  if (/[\0\r\n=]/.test(jar)) throw new Error(`the agent jar path ${JSON.stringify(jar)} must not contain '=' or a line break (the JVM splits -javaagent at the first '='); move braid-agent.jar or set BRAID_AGENT_JAR`);
+  if (/[\0\r\n]/.test(optionsFile)) throw new Error(`the temporary folder ${JSON.stringify(os.tmpdir())} must not contain a line break`);
+  return quoteToolOption(`-javaagent:${jar}=@${optionsFile}`);
 }
 
 /** Trace files of a run: the main one and those of further JVMs (`<name>~<pid>.trace.jsonl`). */
@@ -76,13 +109,22 @@ async function removeRunFiles(spec: RunSpec): Promise<void> {
 export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
   await removeRunFiles(spec);
   const started = Date.now();
-  const startedAt = new Date(started).toISOString();
   const inherited = process.env.JAVA_TOOL_OPTIONS;
+  const optionsFile = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.agent-options`);
+  await fs.writeFile(optionsFile, agentOptionLines(spec, o).join('\n') + '\n', 'utf8');
+  try {
+    return await runWithAgent(spec, o, jar, signal, started, [inherited, agentArgument(jar, optionsFile)].filter(Boolean).join(' '));
+  } finally {
+    await fs.rm(optionsFile, { force: true });
+  }
+}
+
+async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal: AbortSignal | undefined, started: number, toolOptions: string): Promise<RunResult> {
+  const startedAt = new Date(started).toISOString();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...o.env,
-    // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
-    JAVA_TOOL_OPTIONS: [inherited, agentArgument(jar, { ...spec, tracePath: inProgressPath(spec.tracePath) }, o)].filter(Boolean).join(' '),
+    JAVA_TOOL_OPTIONS: toolOptions,
     BRAID_EXECUTION: spec.execution,
     // the agent's watchdog stops the JVM when this process dies (SIGKILL, crash)
     BRAID_RECORDER_PID: String(process.pid),
@@ -95,12 +137,17 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
   let aborted = false;
 
   const child = spawnGroup(o.command, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const onData = (data: Buffer) => {
-    log.write(data);
-    if (output.length < MAX_OUTPUT_CHARS) output += data.toString('utf8');
+  // The JVM's "Picked up JAVA_TOOL_OPTIONS" notices are the runner's doing: not part of the output.
+  const take = (text: string) => {
+    if (!text) return;
+    log.write(text);
+    if (output.length < MAX_OUTPUT_CHARS) output += text;
   };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
+  const filters = [new JvmNoticeFilter(), new JvmNoticeFilter()];
+  child.stdout?.setEncoding('utf8');
+  child.stderr?.setEncoding('utf8');
+  child.stdout?.on('data', (text: string) => take(filters[0].push(text)));
+  child.stderr?.on('data', (text: string) => take(filters[1].push(text)));
 
   const exited = new Promise<{ code: number | null; sig: NodeJS.Signals | null; error?: Error }>((resolve) => {
     child.once('error', (error) => resolve({ code: null, sig: null, error }));
@@ -119,6 +166,7 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
 
   const { code, sig, error } = await exited;
   clearTimeout(timer);
+  for (const f of filters) take(f.end());
   signal?.removeEventListener('abort', onAbort);
   if (!timedOut && !aborted) await stopGroup(child, 0); // leftover processes of the group
   await new Promise<void>((resolve) => log.end(resolve));
@@ -141,7 +189,12 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
   for (const t of traces) uncaught.push(...(await readUncaught(t).catch(() => [])));
 
   let outcome: TraceOutcome;
-  if (timedOut) outcome = { outcome: 'fail', reason: 'timeout', detail: `no exit within ${o.timeoutSeconds} s; process tree killed` };
+  let dropped = 0;
+  if (timedOut) for (const t of traces) dropped += await countDroppedEvents(t);
+  if (timedOut && dropped > 0) {
+    // The agent only drops events after a bounded wait for its trace writer: the recorder, not the program, held this run up.
+    outcome = { outcome: 'fail', reason: 'recorder-blocked', detail: `recorder blocked: its trace writer fell behind (${dropped} events dropped) and the run did not exit within ${o.timeoutSeconds} s` };
+  } else if (timedOut) outcome = { outcome: 'fail', reason: 'timeout', detail: `no exit within ${o.timeoutSeconds} s; process tree killed` };
   else if (sig) outcome = { outcome: 'fail', reason: 'killed', detail: `terminated by signal ${sig}` };
   else if (uncaught.length > 0) {
     const u = uncaught[0];

@@ -5,7 +5,7 @@
  */
 import { createReadStream, promises as fs } from 'node:fs';
 
-export type OutcomeReason = 'exit-code' | 'timeout' | 'output-match' | 'exception' | 'killed' | 'ok';
+export type OutcomeReason = 'exit-code' | 'timeout' | 'recorder-blocked' | 'output-match' | 'exception' | 'killed' | 'ok';
 
 export interface TraceOutcome {
   outcome: 'pass' | 'fail';

@@ -114,7 +114,9 @@ export class SourceResolver {
     const candidates = this.byName?.get(path.posix.basename(rel)) ?? [];
     const suffix = '/' + rel;
     const matching = candidates.filter((c) => c.split(path.sep).join('/').endsWith(suffix));
-    if (matching.length >= 1) return matching.sort((a, b) => a.length - b.length)[0];
+    // a unique match only (docs/extension.md braid.sourceRoots): with several, set braid.sourceRoots
+    if (matching.length === 1) return matching[0];
+    if (matching.length > 1) return undefined;
     // a bare file name (no folders) matching exactly one workspace file
     if (!rel.includes('/') && candidates.length === 1) return candidates[0];
     return undefined;

@@ -19,6 +19,8 @@ registerToolkit();
 interface GraphState {
   bug?: number;
   transform?: { x: number; y: number; k: number };
+  /** the view is as fit() left it (no zoom or pan since): re-fitted on resize */
+  fitted?: boolean;
 }
 const state = loadState<GraphState>({});
 
@@ -66,6 +68,8 @@ const zoom = d3
   .on('zoom', (ev: d3.D3ZoomEvent<SVGSVGElement, unknown>) => {
     root.attr('transform', ev.transform.toString());
     state.transform = { x: ev.transform.x, y: ev.transform.y, k: ev.transform.k };
+    // a wheel or drag by the user: keep the user's view when the panel is resized
+    if (ev.sourceEvent) state.fitted = false;
     saveStateSoon();
   });
 svg.call(zoom).on('dblclick.zoom', null);
@@ -265,6 +269,7 @@ function draw(g: BugGraphView): void {
 
 function fit(animate = false): void {
   if (!layout) return;
+  state.fitted = true;
   const w = container.clientWidth || 800;
   const hgt = container.clientHeight || 600;
   const k = Math.max(0.1, Math.min(1.25, (w - 20) / layout.width, (hgt - 20) / layout.height));
@@ -313,8 +318,14 @@ function exportSvg(): void {
 
 // --------------------------------------------------------------- controls
 fitBtn.addEventListener('click', () => fit(true));
-zoomIn.addEventListener('click', () => svg.transition().duration(150).call(zoom.scaleBy as never, 1.25));
-zoomOut.addEventListener('click', () => svg.transition().duration(150).call(zoom.scaleBy as never, 0.8));
+zoomIn.addEventListener('click', () => {
+  state.fitted = false;
+  svg.transition().duration(150).call(zoom.scaleBy as never, 1.25);
+});
+zoomOut.addEventListener('click', () => {
+  state.fitted = false;
+  svg.transition().duration(150).call(zoom.scaleBy as never, 0.8);
+});
 exportBtn.addEventListener('click', exportSvg);
 bugSelect.addEventListener('change', () => {
   const v = Number(valueOf(bugSelect));
@@ -322,6 +333,7 @@ bugSelect.addEventListener('change', () => {
 });
 svg.on('keydown', (ev: KeyboardEvent) => {
   const step = 60;
+  if (/^([-+=_]|Arrow\w+)$/.test(ev.key)) state.fitted = false;
   switch (ev.key) {
     case '+':
     case '=': svg.call(zoom.scaleBy as never, 1.25); break;
@@ -409,8 +421,9 @@ onMessage((m) => {
   if (m.type === 'showBug' && Number.isInteger(m.bug)) void showBug(m.bug, true);
   else if (m.type === 'changed') void load();
 });
+// the graph re-fits when the panel changes size (e.g. an editor opened beside it), unless the user zoomed or panned
 new ResizeObserver(() => {
-  if (layout && !state.transform) fit();
+  if (layout && (!state.transform || state.fitted)) fit();
 }).observe(container);
 void load();
 post({ type: 'ready' });

@@ -4,8 +4,8 @@
  */
 import type { TraceEventsParams, TraceEventsResult } from '../../../server/src/lsp/protocol';
 
-export type RequestMethod = 'patterns' | 'runs' | 'bugs' | 'bugGraph' | 'explanations';
-export type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations';
+export type RequestMethod = 'patterns' | 'runs' | 'bugs' | 'bugGraph' | 'explanations' | 'methods';
+export type ViewKind = 'tracer' | 'unicorn' | 'griffin' | 'bugGraph' | 'explanations' | 'methods';
 
 export type WebviewToHost =
   | { type: 'ready' }

@@ -44,6 +44,16 @@ export interface BugView {
   /** pattern keys that could not be resolved to PatternDto */
   patternKeys: string[];
   contexts: ContextView[];
+  /** GRIFFIN's evidence: failing runs explained (of all), p-value of the best pattern, weak evidence */
+  evidence?: EvidenceView;
+}
+
+export interface EvidenceView {
+  failingRuns: number;
+  totalFailing: number;
+  fraction: number;
+  pValue: number;
+  weak: boolean;
 }
 
 export interface GraphAccessView {
@@ -196,6 +206,12 @@ export function normalizeBugs(raw: unknown, allPatterns: PatternDto[] = []): Bug
       if (category) bug.category = category;
       const score = num(pick(b, 'score', 'topScore'));
       if (score !== undefined) bug.score = score;
+      if (isObj(b.evidence)) {
+        const e = b.evidence;
+        const runs = num(e.failingRuns) ?? failingRuns.length;
+        const total = num(e.totalFailing) ?? runs;
+        bug.evidence = { failingRuns: runs, totalFailing: total, fraction: num(e.fraction) ?? (total ? runs / total : 0), pValue: num(e.pValue) ?? 1, weak: e.weak === true };
+      }
       return bug;
     });
 }

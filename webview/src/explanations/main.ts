@@ -55,6 +55,11 @@ const allPatterns = new Set<number>();
 function str(x: unknown): string {
   return typeof x === 'string' ? x : x === undefined || x === null ? '' : String(x);
 }
+/** `421 ms`, `1.2 s`: a duration as people read it */
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
 function num(x: unknown, d = 0): number {
   return typeof x === 'number' && Number.isFinite(x) ? x : d;
 }
@@ -241,7 +246,7 @@ function render(): void {
   summary.textContent = loading
     ? 'computing…'
     : result
-      ? `${groups.length}${groups.length !== total ? ` of ${total}` : ''} group${total === 1 ? '' : 's'}${st ? ` · ${num(st.failing)} failing / ${num(st.passing)} passing traces · ${num(st.ms)} ms${st.truncated ? ' · truncated' : ''}` : ''}`
+      ? `${groups.length}${groups.length !== total ? ` of ${total}` : ''} group${total === 1 ? '' : 's'}${st ? ` · ${num(st.failing)} failing / ${num(st.passing)} passing traces · ${formatMs(num(st.ms))}${st.truncated ? ' · truncated' : ''}` : ''}`
       : '';
   if (loading && !result) {
     cards.append(h('div', { class: 'empty' }, h('vscode-progress-ring', null), 'Computing explanations…'));

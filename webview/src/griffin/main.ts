@@ -1,7 +1,10 @@
 /**
- * GRIFFIN view: one card per bug (a cluster of failing runs): its failing
- * runs, the suspicious method per thread, the fix advice, its patterns and
- * the calling contexts (common call stacks) per thread.
+ * GRIFFIN view: one card per bug (a cluster of failing runs): its evidence
+ * (failing runs explained, p-value of the best pattern), the suspicious
+ * method per thread (short names), what goes wrong with the fix advice folded
+ * under a heading, the interleaving in a collapsible block, its best
+ * patterns (the rest folded), the calling contexts and the failing runs.
+ * Bugs with weak evidence come last under their own heading, collapsed.
  */
 import '../common/base.css';
 import './griffin.css';
@@ -15,9 +18,28 @@ registerToolkit();
 
 interface GriffinState {
   collapsed: number[];
+  /** weak-evidence bugs the user opened (they start collapsed) */
+  expanded?: number[];
 }
 const state = loadState<GriffinState>({ collapsed: [] });
 const collapsed = new Set(state.collapsed);
+const expanded = new Set(state.expanded ?? []);
+/** patterns listed before the rest is folded */
+const PATTERNS_SHOWN = 5;
+
+const isCollapsedBug = (b: BugView): boolean => (b.evidence?.weak ? !expanded.has(b.id) : collapsed.has(b.id));
+
+/** "app.Account.withdraw(int)" → "Account.withdraw()", "x.Vector.<init>" → "Vector constructor" */
+function shortName(method: string): string {
+  const m = method.replace(/\(.*\)$/, '');
+  const parts = m.split('.');
+  const s = parts.length > 2 ? parts.slice(-2).join('.') : m;
+  return s.endsWith('.<init>') ? `${s.slice(0, -'.<init>'.length)} constructor` : s;
+}
+
+function fmtP(p: number): string {
+  return p >= 0.001 ? String(Number(p.toPrecision(2))) : p.toExponential(1);
+}
 
 const summary = h('span', { class: 'muted', id: 'summary', 'aria-live': 'polite' });
 const cards = h('div', { class: 'cards', id: 'cards' });
@@ -35,7 +57,7 @@ function frameButton(f: FrameView, label?: string): HTMLElement {
 }
 
 function section(title: string, ...content: (Node | string)[]): HTMLElement {
-  return h('section', null, h('h3', null, title), ...content);
+  return h('section', { 'data-section': title.replace(/ \(.*$/, '').toLowerCase() }, h('h3', null, title), ...content);
 }
 
 function patternRow(p: PatternDto, bug: BugView): HTMLElement {
@@ -60,29 +82,41 @@ function patternRow(p: PatternDto, bug: BugView): HTMLElement {
 }
 
 function card(b: BugView): HTMLElement {
-  const isCollapsed = collapsed.has(b.id);
+  const isCollapsed = isCollapsedBug(b);
   const toggle = h('button', { class: 'plain twisty', type: 'button', 'aria-expanded': isCollapsed ? 'false' : 'true', 'aria-label': `Bug ${b.id} details` }, isCollapsed ? '▸' : '▾');
   toggle.addEventListener('click', () => {
-    if (collapsed.has(b.id)) collapsed.delete(b.id);
-    else collapsed.add(b.id);
+    const set = b.evidence?.weak ? expanded : collapsed;
+    if (set.has(b.id)) set.delete(b.id);
+    else set.add(b.id);
     state.collapsed = [...collapsed];
+    if (expanded.size) state.expanded = [...expanded];
+    else delete state.expanded;
     saveState(state);
     render();
     cards.querySelector<HTMLElement>(`.card[data-bug="${b.id}"] .twisty`)?.focus();
   });
   const graph = h('vscode-button', { appearance: 'primary', class: 'open-graph' }, 'Bug graph');
   graph.addEventListener('click', () => post({ type: 'openBugGraph', bug: b.id }));
-  const top = b.methods.map((m) => m.method.replace(/\(.*\)$/, '()').split('.').slice(-2).join('.')).join(' ⇄ ');
+  const top = b.methods.map((m) => shortName(m.method)).join(' ⇄ ');
+  const ev = b.evidence;
+  const evidence = ev
+    ? h(
+        'span',
+        { class: 'evidence muted', title: `explains ${ev.failingRuns} of ${ev.totalFailing} failing runs; one-sided Fisher exact p-value of its best pattern` },
+        `${ev.failingRuns} of ${ev.totalFailing} failing runs (${Math.round(ev.fraction * 100)}%) · p = ${fmtP(ev.pValue)}`,
+      )
+    : h('span', { class: 'evidence muted' }, `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`);
   const head = h(
     'header',
     null,
     toggle,
     h('h2', null, `Bug ${b.id}`),
     b.category ? h('span', { class: 'tag' }, b.category.replace(/-/g, ' ')) : null,
-    h('span', { class: 'mono headline' }, b.title ?? top),
+    ev?.weak ? h('span', { class: 'tag weak', title: 'rests on one or two failing runs: record more runs to confirm' }, 'weak evidence') : null,
+    h('span', { class: 'mono headline', title: b.methods.map((m) => m.method).join(' ⇄ ') }, b.title ?? top),
     h('span', { class: 'spacer' }),
-    h('span', { class: 'muted' }, `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`),
-    b.score !== undefined ? h('span', { class: 'muted mono' }, `score ${fmtScore(b.score)}`) : null,
+    evidence,
+    b.score !== undefined ? h('span', { class: 'muted mono score' }, `score ${fmtScore(b.score)}`) : null,
     graph,
   );
   const el = h('article', { class: 'card', 'data-bug': b.id, 'aria-label': `Bug ${b.id}` }, head);
@@ -90,19 +124,24 @@ function card(b: BugView): HTMLElement {
 
   const methods = h('ul', { class: 'methods' });
   for (const m of b.methods) {
-    methods.append(h('li', { class: threadColorClass(m.thread - 1) }, h('span', { class: 'tdot' }), h('span', { class: 'role' }, m.role), frameButton(m)));
+    methods.append(h('li', { class: threadColorClass(m.thread - 1) }, h('span', { class: 'tdot' }), h('span', { class: 'role' }, m.role), frameButton(m, shortName(m.method))));
   }
   const body = h('div', { class: 'card-body' });
   body.append(section('Suspicious methods', b.methods.length ? methods : h('p', { class: 'muted' }, 'none reported')));
   const adv = b.advice;
   const adviceNodes: Node[] = [];
   if (adv.summary) adviceNodes.push(h('p', { class: 'advice' }, adv.summary));
-  if (adv.interleaving) adviceNodes.push(h('p', { class: 'interleaving mono', title: 'the most suspicious interleaving' }, adv.interleaving));
-  if (adv.steps.length) adviceNodes.push(h('ol', { class: 'steps' }, ...adv.steps.map((st) => h('li', null, st))));
-  body.append(section('Fix advice', ...(adviceNodes.length ? adviceNodes : [h('p', { class: 'muted' }, 'no advice')])));
+  if (adv.steps.length)
+    adviceNodes.push(h('details', { class: 'fold fix' }, h('summary', null, `How to fix it (${adv.steps.length} suggestion${adv.steps.length === 1 ? '' : 's'}, advice only)`), h('ol', { class: 'steps' }, ...adv.steps.map((st) => h('li', null, st)))));
+  if (adv.interleaving) adviceNodes.push(h('details', { class: 'fold' }, h('summary', null, 'Interleaving'), h('p', { class: 'interleaving mono', title: 'the most suspicious interleaving' }, adv.interleaving)));
+  body.append(section('What goes wrong', ...(adviceNodes.length ? adviceNodes : [h('p', { class: 'muted' }, 'no advice')])));
 
-  const pats = h('ol', { class: 'patterns' }, ...b.patterns.map((p) => patternRow(p, b)), ...b.patternKeys.map((k) => h('li', { class: 'pattern muted mono' }, k)));
-  body.append(section(`Patterns (${b.patterns.length + b.patternKeys.length})`, pats));
+  const all = [...b.patterns.map((p) => patternRow(p, b)), ...b.patternKeys.map((k) => h('li', { class: 'pattern muted mono' }, k))];
+  const pats = h('ol', { class: 'patterns' }, ...all.slice(0, PATTERNS_SHOWN));
+  const patSection = section(`Patterns (${all.length})`, pats);
+  if (all.length > PATTERNS_SHOWN) patSection.append(h('details', { class: 'fold' }, h('summary', null, `${all.length - PATTERNS_SHOWN} more`), h('ol', { class: 'patterns' }, ...all.slice(PATTERNS_SHOWN))));
+  patSection.classList.add('wide');
+  body.append(patSection);
 
   const ctx = h('div', { class: 'contexts' });
   for (const c of b.contexts) {
@@ -112,13 +151,20 @@ function card(b: BugView): HTMLElement {
   }
   body.append(section('Calling contexts', b.contexts.length ? ctx : h('p', { class: 'muted' }, 'none')));
 
-  const runs = h('div', { class: 'runs' });
-  for (const r of b.failingRuns.slice(0, 50)) {
+  const chip = (r: string) => {
     const rb = h('button', { class: 'run-chip', type: 'button', title: `Open run ${r} in the Tracer` }, r);
     rb.addEventListener('click', () => post({ type: 'openTracer', run: r }));
-    runs.append(rb);
+    return rb;
+  };
+  const RUNS_SHOWN = 12;
+  const RUNS_MAX = 200;
+  const runs = h('div', { class: 'runs' }, ...b.failingRuns.slice(0, RUNS_SHOWN).map(chip));
+  if (b.failingRuns.length > RUNS_SHOWN) {
+    const rest = b.failingRuns.slice(RUNS_SHOWN, RUNS_MAX);
+    const more = h('div', { class: 'runs' }, ...rest.map(chip));
+    if (b.failingRuns.length > RUNS_MAX) more.append(h('span', { class: 'muted' }, `+${b.failingRuns.length - RUNS_MAX} more`));
+    runs.append(h('details', { class: 'fold runs-more' }, h('summary', null, `${b.failingRuns.length - RUNS_SHOWN} more`), more));
   }
-  if (b.failingRuns.length > 50) runs.append(h('span', { class: 'muted' }, `+${b.failingRuns.length - 50} more`));
   body.append(section('Failing runs', runs));
   el.append(body);
   return el;
@@ -126,12 +172,22 @@ function card(b: BugView): HTMLElement {
 
 function render(): void {
   clear(cards);
-  summary.textContent = bugs.length ? `${bugs.length} bug${bugs.length === 1 ? '' : 's'}` : '';
+  const weak = bugs.filter((b) => b.evidence?.weak);
+  const strong = bugs.length - weak.length;
+  const count = (n: number) => `${n} bug${n === 1 ? '' : 's'}`;
+  summary.textContent = !bugs.length ? '' : strong === 0 ? `${count(weak.length)} with weak evidence` : `${count(strong)}${weak.length ? ` + ${weak.length} with weak evidence` : ''}`;
   if (!bugs.length) {
     cards.append(h('div', { class: 'empty' }, message || 'No bugs yet: GRIFFIN needs failing runs.'));
     return;
   }
-  for (const b of bugs) cards.append(card(b));
+  let weakShown = false;
+  for (const b of bugs) {
+    if (b.evidence?.weak && !weakShown) {
+      weakShown = true;
+      cards.append(h('h2', { class: 'group-head' }, 'Weak evidence', h('span', { class: 'muted' }, ' — each rests on one or two failing runs; record more runs to confirm')));
+    }
+    cards.append(card(b));
+  }
 }
 
 async function load(): Promise<void> {

@@ -85,9 +85,21 @@ function accessCell(a: PatternAccessDto, step: number): HTMLElement {
     h('span', { class: 'step muted' }, String(step)),
     chip(a.type),
     h('span', { class: 'var mono' }, a.variable),
+    ...(a.value !== undefined ? [h('span', { class: 'val mono', title: 'value at the first occurrence' }, `= ${valueText(a.value)}`)] : []),
     loc,
     h('span', { class: 'method mono muted' }, methodShort(a.method)),
   );
+}
+
+/** A recorded value as short text (JSON; at most 40 characters). */
+function valueText(v: unknown): string {
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = String(v);
+  }
+  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
 }
 
 function detail(p: PatternDto): HTMLElement {

@@ -15,7 +15,7 @@
  */
 import { Formula } from '../ranking/suspiciousness';
 import type { CoverageMatrix } from './coverageMatrix';
-import { ClusterCounts, countsOfRuns, getSuspiciousPatterns, jaccardSimilarity, mergeCounts, rowSet } from './suspiciousPatterns';
+import { ClusterCounts, countsOfRuns, getSuspiciousPatterns, jaccardSimilarity, mergeCounts, rowSet, Scoring } from './suspiciousPatterns';
 
 export interface ClusterFailingOptions {
   /** number of suspicious patterns compared per cluster (thesis default 30) */
@@ -24,6 +24,8 @@ export interface ClusterFailingOptions {
   s?: number;
   /** suspiciousness formula (default jaccard) */
   formula?: Formula;
+  /** getSuspiciousPatterns: 'global' = thesis (top t of F), 'cluster' = re-scored per cluster */
+  scoring?: Scoring;
 }
 
 export const DEFAULT_T = 30;
@@ -37,13 +39,14 @@ export function clusterFailingExecutions(m: CoverageMatrix, options: ClusterFail
   const t = options.t ?? DEFAULT_T;
   const s = options.s ?? DEFAULT_S;
   const formula = options.formula ?? 'jaccard';
+  const scoring = options.scoring ?? 'global';
   if (!Number.isInteger(t) || t < 1) throw new Error(`t must be an integer ≥ 1, got ${t}`);
   if (!(s >= 0 && s <= 1)) throw new Error(`s must be within [0, 1], got ${s}`);
 
   const k = m.failingRuns.length;
   const members: number[][] = m.failingRuns.map((r) => [r]);
   const counts: ClusterCounts[] = m.failingRuns.map((r) => countsOfRuns(m, [r]));
-  const tops: Int32Array[] = counts.map((c) => rowSet(getSuspiciousPatterns(m, c, formula, t)));
+  const tops: Int32Array[] = counts.map((c) => rowSet(getSuspiciousPatterns(m, c, formula, t, scoring)));
   const active = new Uint8Array(k).fill(1);
   const sim = new Float64Array(k * k);
   // best partner j > i of each row i: the first j with the highest similarity
@@ -87,7 +90,7 @@ export function clusterFailingExecutions(m: CoverageMatrix, options: ClusterFail
     // merge cj into ci
     members[ci].push(...members[cj]);
     counts[ci] = mergeCounts(counts[ci], counts[cj]);
-    tops[ci] = rowSet(getSuspiciousPatterns(m, counts[ci], formula, t));
+    tops[ci] = rowSet(getSuspiciousPatterns(m, counts[ci], formula, t, scoring));
     active[cj] = 0;
     members[cj] = [];
     for (let x = 0; x < k; x++) {

@@ -19,12 +19,14 @@
 import { Formula } from '../ranking/suspiciousness';
 import type { CoverageMatrix, MatrixPattern } from './coverageMatrix';
 import { CommonFrame, commonCallStack, sameCallStack } from './commonCallStack';
-import { countsOfRuns, getSuspiciousPatterns, ScoredPattern } from './suspiciousPatterns';
+import { countsOfRuns, getSuspiciousPatterns, ScoredPattern, Scoring } from './suspiciousPatterns';
 
 export interface ClusterPatternsOptions {
   /** number of suspicious patterns to cluster (thesis default 20) */
   t?: number;
   formula?: Formula;
+  /** 'global' = thesis (top t of F), 'cluster' = re-scored per cluster */
+  scoring?: Scoring;
 }
 
 export const DEFAULT_PATTERN_TOP = 20;
@@ -34,7 +36,7 @@ export interface PatternMember {
   row: number;
   /** true when the pattern's role 1 is the cluster's lane 2 */
   flip: boolean;
-  /** suspiciousness within the failing-run cluster */
+  /** score used to pick it: the global score (thesis) or within the failing-run cluster (scoring 'cluster') */
   score: number;
   /** failing runs of the failing-run cluster covering it, and passing runs covering it */
   failed: number;
@@ -117,7 +119,7 @@ function subsumption(m: CoverageMatrix, pairCl: WorkCluster, other: WorkCluster)
 export function clusterSuspiciousPatterns(m: CoverageMatrix, failingRuns: readonly number[], options: ClusterPatternsOptions = {}): PatternCluster[] {
   const t = options.t ?? DEFAULT_PATTERN_TOP;
   if (!Number.isInteger(t) || t < 1) throw new Error(`pattern top t must be an integer ≥ 1, got ${t}`);
-  const top = getSuspiciousPatterns(m, countsOfRuns(m, failingRuns), options.formula ?? 'jaccard', t);
+  const top = getSuspiciousPatterns(m, countsOfRuns(m, failingRuns), options.formula ?? 'jaccard', t, options.scoring ?? 'global');
   return clusterPatterns(m, top);
 }
 

@@ -16,6 +16,8 @@ export interface Frame {
   file: string;
   line: number;
   method: string;
+  /** the recorder marked the location as test code (trace `loc.harness`) */
+  harness?: boolean;
 }
 
 export interface MatrixAccess {
@@ -64,6 +66,10 @@ export class CoverageMatrix {
   readonly totalPassed: number;
   /** indices (into runs) of the failing runs, in run order */
   readonly failingRuns: number[];
+  /** per row: its score in the ranked list F (set by fromAnalysis; otherwise computed from the formula) */
+  scores?: Float64Array;
+  /** per row: the ranking's group ("cause", "harness", "symptom") when the analysis has one */
+  groups?: (string | undefined)[];
 
   /**
    * @param patterns rows of M in ranking order (F)
@@ -145,7 +151,11 @@ export class CoverageMatrix {
       }
       return out;
     });
-    return new CoverageMatrix(patterns, runs, covers);
+    const m = new CoverageMatrix(patterns, runs, covers);
+    m.scores = Float64Array.from(result.patterns, (p) => p.score);
+    const groups = result.patterns.map((p) => (p as { group?: string }).group);
+    if (groups.some((g) => g !== undefined)) m.groups = groups;
+    return m;
   }
 }
 
@@ -158,8 +168,8 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
     category: p.category,
     key: p.key,
     accesses: p.accesses.map((a) => {
-      // read-only and shared: no copy per pattern (a deep stack copied per access made GRIFFIN's memory patterns × depth)
-      const frames = a.stack;
+      // copied once per distinct stack array (the analysis shares them), not per pattern: memory stays patterns + stacks, not patterns × depth
+      const frames = framesOf(a.stack);
       return {
         thread: a.thread,
         type: a.type,
@@ -167,11 +177,23 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
         file: a.file,
         line: a.line,
         method: a.method,
-        stack: normalizeStack(frames, { file: a.file, line: a.line, method: a.method }),
+        stack: normalizeStack(frames, frameOf(a)),
         key: accessKey(a.type, a.variable, a.file, a.line),
       };
     }),
   };
+}
+
+/** file, line, method and the optional `harness` flag (when the analysis carries it) */
+const copiedStacks = new WeakMap<readonly object[], Frame[]>();
+function framesOf(stack: readonly { file: string; line: number; method: string; harness?: boolean }[]): Frame[] {
+  let frames = copiedStacks.get(stack);
+  if (!frames) copiedStacks.set(stack, (frames = stack.map((f) => frameOf(f))));
+  return frames;
+}
+
+function frameOf(f: { file: string; line: number; method: string; harness?: boolean }): Frame {
+  return f.harness ? { file: f.file, line: f.line, method: f.method, harness: true } : { file: f.file, line: f.line, method: f.method };
 }
 
 export function accessKey(type: string, variable: string, file: string, line: number): string {

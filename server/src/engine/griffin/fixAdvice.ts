@@ -65,13 +65,13 @@ function orderAdvice(seq: LaneAccess[], methods: readonly SuspiciousMethod[], va
   const [a, b] = seq;
   const pa = place(methods, a.lane, [a]);
   const pb = place(methods, b.lane, [b]);
-  const A = `${verb(a.access)} of ${shortVar(a.access.variable)} at ${loc(a.access.file, [a.access.line])}`;
-  const B = `${verb(b.access)} of ${shortVar(b.access.variable)} at ${loc(b.access.file, [b.access.line])}`;
+  const A = `${noun(a.access)} of ${shortVar(a.access.variable)} at ${loc(a.access.file, [a.access.line])}`;
+  const B = `${noun(b.access)} of ${shortVar(b.access.variable)} at ${loc(b.access.file, [b.access.line])}`;
   const summary =
     `Order violation on ${varText}: in the failing runs thread ${a.lane}'s ${A} (in ${pa.text}) happens before thread ${b.lane}'s ${B} (in ${pb.text}); ` +
     `the passing runs have the other order, or no such interleaving.`;
   const steps = [
-    `Enforce the intended order: make ${shortName(pa.method)} wait until ${shortName(pb.method)} has done its ${verb(b.access)} at ${loc(b.access.file, [b.access.line])} (join the thread, a latch / future / condition variable, or do the ${verb(b.access)} before the other thread is started).`,
+    `Enforce the intended order: make ${shortName(pa.method)} wait until ${shortName(pb.method)} has done its ${noun(b.access)} at ${loc(b.access.file, [b.access.line])} (join the thread, a latch / future / condition variable, or do the ${noun(b.access)} before the other thread is started).`,
     `Or, if either order is legal, make ${shortName(pa.method)} tolerate it: check the state of ${varText} at ${loc(a.access.file, [a.access.line])} under a lock and wait or retry until it is ready, instead of assuming it.`,
     a.access.type === 'W' && b.access.type === 'W'
       ? `Both are writes: decide which value must win and make the other write conditional (compare-and-set) or ordered after it.`
@@ -94,6 +94,10 @@ function place(methods: readonly SuspiciousMethod[], lane: 1 | 2, all: readonly 
 export function shortVar(v: string): string {
   const parts = v.split('.');
   return parts.length > 2 ? parts.slice(-2).join('.') : v;
+}
+
+function noun(a: MatrixAccess): string {
+  return a.type === 'W' ? 'write' : 'read';
 }
 
 function verb(a: MatrixAccess): string {

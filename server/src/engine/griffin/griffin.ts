@@ -6,6 +6,12 @@
  *   Step 3  per failing-run cluster, cluster its top patterns by call stack
  *           (Algorithm 4); per pattern cluster report the suspicious methods,
  *           the bug graph and fix advice.
+ *   Merge   (on by default; off = the thesis' output) one bug per root cause:
+ *           pattern clusters with the same suspicious methods or common call
+ *           stacks and overlapping failing runs are one bug, and a cluster
+ *           that explains no new failing run joins the bug above it.
+ *   Evidence per bug: failing runs explained, their share, the Fisher p-value
+ *           of its best pattern; one or two runs = weak evidence, listed last.
  *
  *   const bugs = explainBugs(analyzer, analyzer.rank());
  */
@@ -13,26 +19,69 @@ import type { Analyzer, AnalysisResult } from '../analysis';
 import type { Formula } from '../ranking/suspiciousness';
 import { CoverageMatrix } from './coverageMatrix';
 import { clusterFailingExecutions, DEFAULT_S, DEFAULT_T } from './clusterFailingExecutions';
-import { clusterSuspiciousPatterns, DEFAULT_PATTERN_TOP, PatternCluster } from './clusterSuspiciousPatterns';
-import { suspiciousMethods } from './suspiciousMethods';
+import { clusterSuspiciousPatterns, DEFAULT_PATTERN_TOP, laneCommonStacks, PatternCluster, PatternMember } from './clusterSuspiciousPatterns';
+import { suspiciousMethods, SuspiciousMethod } from './suspiciousMethods';
+import { CommonFrame, sameCallStack } from './commonCallStack';
+import { globalScore, Scoring } from './suspiciousPatterns';
+import { fisherOneSided } from '../ranking/fisherExact';
+import { TestCodeClassifier } from '../testCode';
 import { bugGraph, BugGraph } from './bugGraph';
-import { BugKind, fixAdvice, FixAdvice, loc, shortMethod } from './fixAdvice';
+import { BugKind, fixAdvice, FixAdvice, loc, shortMethod, shortVar } from './fixAdvice';
 
 export interface GriffinOptions {
-  /** Algorithm 3: suspicious patterns compared per failing-run cluster (default 30) */
+  /** Algorithm 3: suspicious patterns compared per failing-run cluster (default 30, Study 1) */
   t?: number;
-  /** Algorithm 3: similarity threshold (default 0.8) */
+  /** Algorithm 3: similarity threshold (default 0.8, Study 1) */
   s?: number;
-  /** Algorithm 4: patterns clustered per failing-run cluster (default 20) */
+  /** Algorithm 4: patterns clustered per failing-run cluster (default 20, Study 2) */
   patternTop?: number;
   /**
-   * A pattern cluster becomes a bug only when its best score within the
-   * failing-run cluster is at least this fraction of that cluster's best
-   * score (default 0.5; 0 reports every cluster, as the thesis does).
+   * Merge step after Algorithm 4 (default true; false = the thesis' output,
+   * one bug per pattern cluster). See docs/griffin.md "Merge step".
+   */
+  merge?: boolean;
+  /**
+   * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
+   * ranked list F; 'cluster' re-scores patterns within each failing-run
+   * cluster (an extension that splits one bug into many; kept for comparison).
+   */
+  scoring?: Scoring;
+  /**
+   * Extension, off by default (0, as the thesis): a pattern cluster becomes a
+   * bug only when its best score is at least this fraction of the best score
+   * among the pattern clusters of its failing-run cluster.
    */
   minScoreRatio?: number;
+  /** a bug explaining at most this many failing runs is "weak evidence" and listed last (default 2) */
+  weakRuns?: number;
+  /**
+   * Merge step: a pattern cluster whose best pattern has a one-sided Fisher
+   * p-value above alpha is not associated with failing; it joins a bug it
+   * shares failing runs with instead of starting one, and adds no failing
+   * runs (default 0.05).
+   */
+  alpha?: number;
+  /** test code is never a suspicious method while code under test is on the stacks */
+  testCode?: TestCodeClassifier;
   /** suspiciousness formula; default: the analysis' formula */
   formula?: Formula;
+}
+
+export const DEFAULT_ALPHA = 0.05;
+export const GRIFFIN_DEFAULTS = { t: DEFAULT_T, s: DEFAULT_S, patternTop: DEFAULT_PATTERN_TOP, merge: true, scoring: 'global' as Scoring, minScoreRatio: 0, weakRuns: 2, alpha: DEFAULT_ALPHA };
+
+/** Checks option values; throws an Error naming the bad option. */
+export function validateGriffinOptions(o: GriffinOptions): void {
+  const int = (name: string, v: number | undefined, min: number) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new Error(`GRIFFIN option ${name} must be an integer ≥ ${min}, got ${v}`);
+  };
+  int('t', o.t, 1);
+  int('patternTop', o.patternTop, 1);
+  int('weakRuns', o.weakRuns, 0);
+  if (o.s !== undefined && !(o.s >= 0 && o.s <= 1)) throw new Error(`GRIFFIN option s must be within [0, 1], got ${o.s}`);
+  if (o.minScoreRatio !== undefined && !(o.minScoreRatio >= 0 && o.minScoreRatio <= 1)) throw new Error(`GRIFFIN option minScoreRatio must be within [0, 1], got ${o.minScoreRatio}`);
+  if (o.alpha !== undefined && !(o.alpha >= 0 && o.alpha <= 1)) throw new Error(`GRIFFIN option alpha must be within [0, 1], got ${o.alpha}`);
+  if (o.scoring !== undefined && o.scoring !== 'global' && o.scoring !== 'cluster') throw new Error(`GRIFFIN option scoring must be global or cluster, got ${o.scoring}`);
 }
 
 export interface BugMethod {
@@ -45,20 +94,38 @@ export interface BugMethod {
   lines: number[];
 }
 
+export interface BugEvidence {
+  /** failing runs the bug explains (runs showing the best pattern of one of its pattern clusters) */
+  failingRuns: number;
+  /** of all failing runs */
+  totalFailing: number;
+  /** failingRuns / totalFailing */
+  fraction: number;
+  /** one-sided Fisher exact p-value of the bug's best pattern (failing vs passing runs) */
+  pValue: number;
+  /** explains at most `weakRuns` (2) failing runs */
+  weak: boolean;
+}
+
 export interface Bug {
   /** 1-based, in report order */
   id: number;
-  /** 1-based index of the failing-run cluster (Algorithm 3) the bug was found in */
+  /** 1-based index of the failing-run cluster (Algorithm 3) of the bug's best pattern cluster */
   cluster: number;
-  /** execution ids of the failing runs of that cluster */
+  /** every failing-run cluster whose pattern clusters were merged into this bug */
+  clusters: number[];
+  /** execution ids of the failing runs the bug explains, in run order */
   failingRuns: string[];
   kind: BugKind;
-  /** best suspiciousness of the bug's patterns within its failing-run cluster */
+  /** global suspiciousness of the bug's best pattern (its score in the ranked list) */
   score: number;
-  /** indices into result.patterns, best first */
+  evidence: BugEvidence;
+  /** indices into result.patterns, best first: the lead pattern cluster's, then merged ones */
   patterns: number[];
   /** the same patterns' stable keys (RankedPattern.key) */
   patternKeys: string[];
+  /** number of Algorithm 4 pattern clusters in this bug (1 without the merge step) */
+  patternClusters: number;
   suspiciousMethods: BugMethod[];
   graph: BugGraph;
   advice: FixAdvice;
@@ -71,75 +138,299 @@ export interface Bug {
  */
 export function explainBugs(analyzer: Pick<Analyzer, 'options'> | undefined, result: AnalysisResult, options: GriffinOptions = {}): Bug[] {
   const m = CoverageMatrix.fromAnalysis(result);
-  return explainMatrix(m, { formula: analyzer?.options.formula ?? result.options.formula, ...options });
+  // test code: the caller's classifier, else the analysis' --test-code globs (when the analysis has them)
+  const globs = (result.options as { testCode?: string[] }).testCode;
+  const testCode = options.testCode ?? new TestCodeClassifier(Array.isArray(globs) ? globs : []);
+  return explainMatrix(m, { formula: analyzer?.options.formula ?? result.options.formula, ...options, testCode });
 }
 
-/** GRIFFIN Steps 2–3 on a coverage matrix (rows = the ranked patterns). */
+/** One Algorithm 4 pattern cluster of one failing-run cluster: a candidate bug. */
+interface Candidate {
+  cluster: number;
+  members: PatternMember[];
+  /** best (lowest) row of M among the members */
+  lead: number;
+  /** failing runs (indices into m.runs) covering the lead pattern */
+  runs: Set<number>;
+  /** Fisher p-value of the lead pattern */
+  pValue: number;
+  /** failing / (failing + passing) runs showing the lead pattern */
+  precision: number;
+  methods: SuspiciousMethod[];
+  common: [CommonFrame[], CommonFrame[]];
+}
+
+/** GRIFFIN Steps 2–3 on a coverage matrix (rows = the ranked patterns), then the merge step. */
 export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): Bug[] {
+  validateGriffinOptions(options);
+  const o = { ...GRIFFIN_DEFAULTS, ...stripUndefined(options) };
   const formula = options.formula ?? 'jaccard';
-  const ratio = options.minScoreRatio ?? 0.5;
-  const failing = clusterFailingExecutions(m, { t: options.t ?? DEFAULT_T, s: options.s ?? DEFAULT_S, formula });
-  // larger clusters (more frequent failures) first; ties keep run order
-  const ordered = failing.map((runs, k) => ({ runs, k })).sort((a, b) => b.runs.length - a.runs.length || a.k - b.k);
-  const bugs: Bug[] = [];
-  ordered.forEach(({ runs }, c) => {
-    const clusters: PatternCluster[] = clusterSuspiciousPatterns(m, runs, { t: options.patternTop ?? DEFAULT_PATTERN_TOP, formula });
+  const failing = clusterFailingExecutions(m, { t: o.t, s: o.s, formula, scoring: o.scoring });
+  const candidates: Candidate[] = [];
+  failing.forEach((runs, c) => {
+    const clusters: PatternCluster[] = clusterSuspiciousPatterns(m, runs, { t: o.patternTop, formula, scoring: o.scoring });
     const best = Math.max(0, ...clusters.map((x) => x.members[0].score));
     for (const pc of clusters) {
-      const score = pc.members[0].score;
-      if (score <= 0 || score + 1e-12 < ratio * best) continue;
-      const methods = suspiciousMethods(m, pc.members);
-      const graph = bugGraph(m, pc.members, methods);
-      const advice = fixAdvice(m, pc.members, methods);
-      bugs.push({
-        id: bugs.length + 1,
+      if (o.minScoreRatio > 0 && pc.members[0].score + 1e-12 < o.minScoreRatio * best) continue;
+      const lead = Math.min(...pc.members.map((x) => x.row));
+      candidates.push({
         cluster: c + 1,
-        failingRuns: runs.map((r) => m.runs[r].execution),
-        kind: advice.kind,
-        score,
-        patterns: pc.members.map((x) => x.row),
-        patternKeys: pc.members.map((x) => m.patterns[x.row].key),
-        suspiciousMethods: methods.map((x) => ({ thread: x.thread, method: x.method, file: x.file, line: x.line, lines: x.lines })),
-        graph,
-        advice,
+        members: pc.members,
+        lead,
+        runs: new Set(m.runsOf(lead).filter((r) => m.runs[r].failing)),
+        pValue: 1,
+        precision: 0,
+        methods: suspiciousMethods(m, pc.members, o.testCode),
+        common: laneCommonStacks(m, pc.members),
       });
     }
   });
-  return bugs;
+  // merge order (docs/griffin.md): candidates resting on more than `weakRuns` failing runs first; then those whose
+  // lead the ranking groups as a cause (when it groups); then by the lead pattern's precision (share of failing runs
+  // among the runs showing it), its p-value, its rank in F, more failing runs, cluster order
+  for (const c of candidates) {
+    c.pValue = fisherOneSided(m.failed[c.lead], m.passed[c.lead], m.totalFailed, m.totalPassed);
+    c.precision = m.failed[c.lead] / (m.failed[c.lead] + m.passed[c.lead]);
+  }
+  const weak = (c: Candidate) => (c.runs.size <= o.weakRuns ? 1 : 0);
+  // with the ranking's groups: a lead that is a symptom of the failure or only test code comes after causes
+  const notCause = (c: Candidate) => (m.groups && m.groups[c.lead] !== undefined && m.groups[c.lead] !== 'cause' ? 1 : 0);
+  candidates.sort(
+    (a, b) =>
+      weak(a) - weak(b) ||
+      notCause(a) - notCause(b) ||
+      (Math.abs(a.precision - b.precision) > 1e-9 ? b.precision - a.precision : 0) ||
+      a.pValue - b.pValue ||
+      a.lead - b.lead ||
+      b.runs.size - a.runs.size ||
+      a.cluster - b.cluster,
+  );
+  const groups = o.merge ? mergeCandidates(candidates, o.alpha) : candidates.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]);
+  const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns));
+  // weak evidence last; otherwise keep the order
+  const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
+  ordered.forEach((b, k) => (b.id = k + 1));
+  return ordered;
 }
 
-/** `braid analyze` text output: one section per bug. */
-export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult): string {
+/** A candidate in a merged group (a bug). */
+export interface GroupMember<C> {
+  candidate: C;
+  /** its failing runs count for the bug */
+  addsRuns: boolean;
+  /** the group's first candidate, or joined by the first rule (same methods / common call stacks) */
+  sameBug: boolean;
+  /** (sameBug) its lanes are the group lead's the other way round */
+  flip: boolean;
+}
+
+/**
+ * The merge step (docs/griffin.md "Merge step"). Candidates are taken in
+ * order. A candidate joins the first group above it that names the same pair
+ * of suspicious methods or has the same common call stacks, and whose failing
+ * runs overlap its own. Otherwise, if every failing run it explains is
+ * explained by a group above — or if its lead pattern is not associated with
+ * failing (p-value > alpha) and it shares runs with a group — it joins the
+ * group sharing most of its runs, adding its patterns but no failing runs.
+ * Otherwise it starts a group. A candidate joining by the first rule adds its
+ * failing runs only when its lead pattern is associated with failing.
+ * A group's failing runs are those of its members that add runs.
+ */
+export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | 'common' | 'pValue'>>(candidates: readonly C[], alpha = DEFAULT_ALPHA): GroupMember<C>[][] {
+  const groups: { members: C[]; runs: Set<number> }[] = [];
+  const explained = new Set<number>();
+  const adds = new Set<C>();
+  /** candidates that joined by the first rule, and whether their lanes are the other way round */
+  const related = new Map<C, boolean>();
+  for (const c of candidates) {
+    const associated = c.pValue <= alpha;
+    let target = groups.find((g) => (sameMethods(g.members[0], c) || sameCommon(g.members[0], c)) && overlaps(g.runs, c.runs));
+    const same = target !== undefined;
+    if (same) related.set(c, lanesFlipped(target!.members[0], c));
+    if (!target && ([...c.runs].every((r) => explained.has(r)) || (!associated && overlaps(explained, c.runs)))) {
+      let best = -1;
+      for (const g of groups) {
+        const n = [...c.runs].filter((r) => g.runs.has(r)).length;
+        if (n > best) {
+          best = n;
+          target = g;
+        }
+      }
+    }
+    if (target) {
+      target.members.push(c);
+      if (same && associated) {
+        for (const r of c.runs) target.runs.add(r);
+        adds.add(c);
+      }
+    } else {
+      groups.push({ members: [c], runs: new Set(c.runs) });
+      adds.add(c);
+    }
+    if (adds.has(c)) for (const r of c.runs) explained.add(r);
+  }
+  return groups.map((g) => g.members.map((c, k) => ({ candidate: c, addsRuns: adds.has(c), sameBug: k === 0 || related.has(c), flip: related.get(c) ?? false })));
+}
+
+/** Whether b's lanes line up with a's the other way round (by suspicious methods, else by common call stacks). */
+function lanesFlipped(a: Pick<Candidate, 'methods' | 'common'>, b: Pick<Candidate, 'methods' | 'common'>): boolean {
+  if (a.methods.length === 2 && b.methods.length === 2) {
+    const [a1, a2] = a.methods.map(methodKey);
+    const [b1, b2] = b.methods.map(methodKey);
+    if (a1 === b1 && a2 === b2) return false;
+    if (a1 === b2 && a2 === b1) return true;
+  }
+  const [a1, a2] = a.common;
+  const [b1, b2] = b.common;
+  return !(sameCallStack(a1, b1) && sameCallStack(a2, b2)) && sameCallStack(a1, b2) && sameCallStack(a2, b1);
+}
+
+function methodKey(x: { method: string; file: string }): string {
+  return `${x.file}\u0000${x.method}`;
+}
+
+/** Same pair of suspicious methods, in either lane order. */
+function sameMethods(a: Pick<Candidate, 'methods'>, b: Pick<Candidate, 'methods'>): boolean {
+  if (a.methods.length !== 2 || b.methods.length !== 2) return false;
+  const [a1, a2] = a.methods.map(methodKey);
+  const [b1, b2] = b.methods.map(methodKey);
+  return (a1 === b1 && a2 === b2) || (a1 === b2 && a2 === b1);
+}
+
+/** Same common call stacks on both lanes (Algorithm 4's first isMergeable case), in either lane order. */
+function sameCommon(a: Pick<Candidate, 'common'>, b: Pick<Candidate, 'common'>): boolean {
+  const [a1, a2] = a.common;
+  const [b1, b2] = b.common;
+  if (!a1.length || !a2.length || !b1.length || !b2.length) return false;
+  return (sameCallStack(a1, b1) && sameCallStack(a2, b2)) || (sameCallStack(a1, b2) && sameCallStack(a2, b1));
+}
+
+function overlaps(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
+  for (const x of b) if (a.has(x)) return true;
+  return false;
+}
+
+function toBug(m: CoverageMatrix, members: readonly GroupMember<Candidate>[], formula: Formula, weakRuns: number): Bug {
+  const group = members.map((x) => x.candidate);
+  const lead = group[0];
+  const runs = new Set<number>();
+  for (const x of members) if (x.addsRuns) for (const r of x.candidate.runs) runs.add(r);
+  // the bug's own patterns: its first candidate's and those of candidates joined by the first rule (lanes lined up),
+  // in ranking order; then the patterns of folded candidates
+  const core: PatternMember[] = [];
+  const seen = new Set<number>();
+  for (const x of members) {
+    if (!x.sameBug) continue;
+    for (const p of x.candidate.members)
+      if (!seen.has(p.row)) {
+        seen.add(p.row);
+        core.push(x.flip ? { ...p, flip: !p.flip } : p);
+      }
+  }
+  core.sort((a, b) => a.row - b.row);
+  const rows = core.map((p) => p.row);
+  for (const x of members) {
+    if (x.sameBug) continue;
+    for (const p of x.candidate.members.slice().sort((a, b) => a.row - b.row))
+      if (!seen.has(p.row)) {
+        seen.add(p.row);
+        rows.push(p.row);
+      }
+  }
+  // the suspicious methods' lines: every line of the same method in the candidates of the same bug
+  const methods = lead.methods.map((sm) => {
+    const lines = new Set(sm.lines);
+    for (const x of members) {
+      if (!x.sameBug || x.candidate === lead) continue;
+      const lane = x.flip ? 3 - sm.thread : sm.thread;
+      const other = x.candidate.methods.find((o) => o.thread === lane && o.method === sm.method && o.file === sm.file);
+      if (other) for (const l of other.lines) lines.add(l);
+    }
+    const sorted = [...lines].sort((a, b) => a - b);
+    return { ...sm, line: sorted[0], lines: sorted };
+  });
+  const graph = bugGraph(m, core, methods);
+  const advice = fixAdvice(m, core, methods);
+  const failingRuns = [...runs].sort((a, b) => a - b);
+  const totalFailing = m.totalFailed;
+  return {
+    id: 0,
+    cluster: lead.cluster,
+    clusters: [...new Set(group.map((c) => c.cluster))].sort((a, b) => a - b),
+    failingRuns: failingRuns.map((r) => m.runs[r].execution),
+    kind: advice.kind,
+    score: globalScore(m, lead.lead, formula),
+    evidence: {
+      failingRuns: failingRuns.length,
+      totalFailing,
+      fraction: totalFailing ? failingRuns.length / totalFailing : 0,
+      pValue: lead.pValue,
+      weak: failingRuns.length <= weakRuns,
+    },
+    patterns: rows,
+    patternKeys: rows.map((r) => m.patterns[r].key),
+    patternClusters: group.length,
+    suspiciousMethods: methods.map((x) => ({ thread: x.thread, method: x.method, file: x.file, line: x.line, lines: x.lines })),
+    graph,
+    advice,
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/**
+ * `braid analyze` text output: one block per bug — kind, the two suspicious
+ * methods (short names), the evidence, what goes wrong, the fix advice and
+ * the best few patterns. Weak-evidence bugs come last under their own heading.
+ */
+export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, maxPatterns = 5): string {
   const out: string[] = [];
   const failed = result.runs.filter((r) => r.outcome === 'fail').length;
-  out.push(`GRIFFIN — ${bugs.length} bug${bugs.length === 1 ? '' : 's'} explaining ${failed} failing run${failed === 1 ? '' : 's'}`);
+  const strong = bugs.filter((b) => !b.evidence?.weak);
+  const weak = bugs.filter((b) => b.evidence?.weak);
+  const explained = new Set(bugs.flatMap((b) => b.failingRuns));
+  const count = (n: number) => `${n} bug${n === 1 ? '' : 's'}`;
+  const head = strong.length === 0 && weak.length ? `${count(weak.length)} with weak evidence` : `${count(strong.length)}${weak.length ? ` (+ ${weak.length} with weak evidence)` : ''}`;
+  out.push(`GRIFFIN — ${head} explaining ${explained.size} of ${failed} failing run${failed === 1 ? '' : 's'}`);
   if (!bugs.length) {
     out.push(failed === 0 ? 'No failing runs, nothing to explain.' : 'No failing run has a pattern to explain it.');
     return out.join('\n');
   }
-  const explained = new Set(bugs.flatMap((b) => b.failingRuns));
-  for (const b of bugs) {
+  bugs.forEach((b, k) => {
+    if (b.evidence?.weak && (k === 0 || !bugs[k - 1].evidence?.weak)) out.push('', 'Weak evidence (each rests on one or two failing runs; record more runs to confirm):');
     out.push('');
-    out.push(`Bug ${b.id}: ${b.kind.replace(/-/g, ' ')} — ${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'} (${runList(b.failingRuns)}), score ${b.score.toFixed(3)}`);
-    if (b.suspiciousMethods.length) {
-      out.push('  Suspicious methods:');
-      for (const sm of b.suspiciousMethods) out.push(`    thread ${sm.thread}: ${shortMethod(sm.method)} at ${loc(sm.file, sm.lines)}`);
-    }
-    out.push(`  Interleaving: ${b.advice.interleaving}`);
+    const names = b.suspiciousMethods.map((sm) => shortMethod(sm.method));
+    out.push(`Bug ${b.id}: ${b.kind.replace(/-/g, ' ')}${names.length ? ` — ${names.join(' ⇄ ')}` : ''}`);
+    const ev = b.evidence;
+    if (ev) out.push(`  Evidence: ${ev.failingRuns} of ${ev.totalFailing} failing runs (${Math.round(ev.fraction * 100)}%), best pattern p = ${formatP(ev.pValue)}, score ${b.score.toFixed(3)}${ev.weak ? ' — weak evidence' : ''}`);
+    out.push(`  Failing runs: ${runList(b.failingRuns)}`);
+    for (const sm of b.suspiciousMethods) out.push(`  Thread ${sm.thread}: ${shortMethod(sm.method)} at ${loc(sm.file, sm.lines)}`);
     out.push(`  What goes wrong: ${b.advice.summary}`);
-    out.push('  How to fix it (advice only):');
-    b.advice.steps.forEach((s, k) => out.push(`    ${k + 1}. ${s}`));
-    out.push(`  Patterns (${b.patterns.length}):`);
-    for (const i of b.patterns) {
+    out.push(`  Interleaving: ${b.advice.interleaving}`);
+    out.push('  Fix advice:');
+    b.advice.steps.forEach((s, i) => out.push(`    ${i + 1}. ${s}`));
+    const shown = b.patterns.slice(0, maxPatterns);
+    out.push(`  Patterns (${b.patterns.length}${b.patterns.length > shown.length ? `, best ${shown.length} shown` : ''}):`);
+    for (const i of shown) {
       const p = result.patterns[i];
       if (!p) continue;
-      const acc = p.accesses.map((a) => `${a.type}${a.thread} ${a.variable}:${a.line}`).join(' → ');
+      const acc = p.accesses.map((a) => `${a.type}${a.thread} ${shortVar(a.variable)}:${a.line}`).join(' → ');
       out.push(`    #${p.rank} ${p.id} ${p.kind} ${acc} (score ${p.score.toFixed(3)}, ${p.failed} fail / ${p.passed} pass)`);
     }
-  }
+  });
   const missing = result.runs.filter((r) => r.outcome === 'fail' && !explained.has(r.execution)).map((r) => r.execution);
   if (missing.length) out.push('', `${missing.length} failing run${missing.length === 1 ? ' is' : 's are'} not explained by any bug: ${runList(missing)}`);
   return out.join('\n');
+}
+
+/** "3.2e-7", "0.041", "1" */
+export function formatP(p: number): string {
+  if (p >= 0.001) return String(Number(p.toPrecision(2)));
+  return p.toExponential(1);
 }
 
 function runList(xs: readonly string[], max = 8): string {

@@ -5,10 +5,23 @@
  * where the wrong order happens (order violation). Figure 9: accesses 1 and 3
  * share main() > Vector(), access 2 is under run() > addAll(), so the
  * suspicious methods are Vector() and addAll().
+ *
+ * Test code (testCode.ts: `loc.harness`, `src/test/...`, `--test-code`
+ * globs) is never named while code under test is on the lane's stacks:
+ *   1. the top of the common call stack, when it is code under test (thesis);
+ *   2. otherwise the deepest code-under-test method common to all the lane's
+ *      access stacks (the common call stack of the stacks with their test
+ *      frames left out);
+ *   3. otherwise the code-under-test method on the most access stacks (ties:
+ *      the deepest, then the one of the best-ranked pattern);
+ *   4. otherwise (only test code on the stacks) the thesis' method.
+ * Without a classifier (or with no test code on the stacks) this is exactly
+ * the thesis' rule.
  */
-import type { CoverageMatrix } from './coverageMatrix';
-import type { CommonFrame } from './commonCallStack';
-import { laneCommonStacks, PatternMember } from './clusterSuspiciousPatterns';
+import type { CoverageMatrix, Frame } from './coverageMatrix';
+import { commonCallStack, CommonFrame, sameMethod } from './commonCallStack';
+import { laneOf, PatternMember } from './clusterSuspiciousPatterns';
+import type { TestCodeClassifier } from '../testCode';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -21,22 +34,74 @@ export interface SuspiciousMethod {
   lines: number[];
   /** frames from the bottom of the stack up to this method */
   commonStack: { file: string; line: number; method: string }[];
+  /** which rule picked it (1 = the thesis' top of the common call stack) */
+  rule: 1 | 2 | 3 | 4;
 }
 
-export function suspiciousMethods(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[]): SuspiciousMethod[] {
-  const common = laneCommonStacks(m, members);
+/** Per lane (index 0 = lane 1), the stacks of the cluster's accesses on that lane, best pattern first. */
+export function laneStacks(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[]): [Frame[][], Frame[][]] {
+  const stacks: [Frame[][], Frame[][]] = [[], []];
+  for (const mem of members) m.patterns[mem.row].accesses.forEach((a, k) => stacks[laneOf(m, mem, k) - 1].push(a.stack));
+  return stacks;
+}
+
+export function suspiciousMethods(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[], testCode?: TestCodeClassifier): SuspiciousMethod[] {
   const out: SuspiciousMethod[] = [];
-  common.forEach((frames: CommonFrame[], k) => {
-    const top = frames[frames.length - 1];
-    if (!top) return;
-    out.push({
-      thread: (k + 1) as 1 | 2,
-      method: top.method,
-      file: top.file,
-      line: top.line,
-      lines: top.lines,
-      commonStack: frames.map((f) => ({ file: f.file, line: f.line, method: f.method })),
-    });
+  laneStacks(m, members).forEach((stacks, k) => {
+    const sm = laneMethod(stacks, testCode);
+    if (sm) out.push({ thread: (k + 1) as 1 | 2, ...sm });
   });
   return out;
+}
+
+type LaneMethod = Omit<SuspiciousMethod, 'thread'>;
+
+function laneMethod(stacks: Frame[][], testCode?: TestCodeClassifier): LaneMethod | undefined {
+  if (!stacks.length) return undefined;
+  const common = commonCallStack(stacks);
+  const thesis = fromCommon(common, 1);
+  const isTest = (f: Frame) => (testCode ? testCode.isTestCode(f) : false);
+  const top = common[common.length - 1];
+  if (!testCode || (top && !isTest({ file: top.file, method: top.method, line: top.line, harness: stacks.some((s) => s.some((f) => f.harness && sameMethod(f, top))) }))) return thesis;
+  // rule 2: the common call stack of the stacks without their test frames
+  const cut = stacks.map((s) => s.filter((f) => !isTest(f)));
+  if (cut.every((s) => s.length === 0)) return thesis && { ...thesis, rule: 4 };
+  const commonCut = cut.some((s) => s.length === 0) ? [] : commonCallStack(cut);
+  if (commonCut.length) {
+    const pick = commonCut[commonCut.length - 1];
+    return { method: pick.method, file: pick.file, line: pick.line, lines: pick.lines, commonStack: stackUpTo(stacks, pick), rule: 2 };
+  }
+  // rule 3: the code-under-test method on the most stacks; ties: deepest, then first seen
+  const seen = new Map<string, { f: Frame; count: number; depth: number; first: number }>();
+  cut.forEach((s, si) => {
+    const mine = new Set<string>();
+    s.forEach((f, depth) => {
+      const key = `${f.file}\u0000${f.method}`;
+      let e = seen.get(key);
+      if (!e) seen.set(key, (e = { f, count: 0, depth, first: si }));
+      if (!mine.has(key)) {
+        mine.add(key);
+        e.count++;
+        e.depth = Math.max(e.depth, depth);
+      }
+    });
+  });
+  const best = [...seen.values()].sort((a, b) => b.count - a.count || b.depth - a.depth || a.first - b.first)[0];
+  const lines = [...new Set(stacks.flatMap((s) => s.filter((f) => sameMethod(f, best.f)).map((f) => f.line)))].sort((a, b) => a - b);
+  return { method: best.f.method, file: best.f.file, line: lines[0], lines, commonStack: stackUpTo(stacks, best.f), rule: 3 };
+}
+
+function fromCommon(common: CommonFrame[], rule: 1 | 4): LaneMethod | undefined {
+  const top = common[common.length - 1];
+  if (!top) return undefined;
+  return { method: top.method, file: top.file, line: top.line, lines: top.lines, commonStack: common.map((f) => ({ file: f.file, line: f.line, method: f.method })), rule };
+}
+
+/** The frames of the first stack holding `f`, from the bottom up to it. */
+function stackUpTo(stacks: Frame[][], f: { file: string; method: string }): { file: string; line: number; method: string }[] {
+  for (const s of stacks) {
+    const k = s.findIndex((x) => sameMethod(x, f));
+    if (k >= 0) return s.slice(0, k + 1).map((x) => ({ file: x.file, line: x.line, method: x.method }));
+  }
+  return [];
 }

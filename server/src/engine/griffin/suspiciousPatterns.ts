@@ -1,10 +1,15 @@
 /**
- * getSuspiciousPatterns(C, M, F, t) of Algorithms 3 and 4: the top t patterns
- * of a cluster of failing runs C, scored with the analysis' formula against
- * the failing runs of C only and all passing runs (a pattern's failed count
- * is the number of runs of C covering it, totalFailed is |C|). Only patterns
- * seen in at least one run of C qualify. Exactly t are kept; ties are broken
- * by more failing runs, fewer passing runs, then the global ranking order F.
+ * getSuspiciousPatterns(C, M, F, t) of Algorithms 3 and 4.
+ *
+ * Thesis (`scoring: 'global'`, the default): the first t patterns of the
+ * ranked list F (= M's row order) that are observed in at least one run of
+ * the cluster C. Scores are the global ones.
+ *
+ * Extension (`scoring: 'cluster'`): the patterns seen in C re-scored with the
+ * analysis' formula against the failing runs of C only and all passing runs
+ * (failed = runs of C covering it, totalFailed = |C|); the best t are kept,
+ * ties broken by more failing runs, fewer passing runs, then F's order. A
+ * pattern unique to a one-run cluster then scores 1, which splits bugs.
  * (ties = true also keeps every pattern tied with the t-th, as competition
  * ranking would; on the generated datasets that clustered worse, so it is off.)
  *
@@ -68,10 +73,22 @@ function before(a: ScoredPattern, b: ScoredPattern): boolean {
   return a.row < b.row;
 }
 
+/** How getSuspiciousPatterns scores: thesis = global ranking F; cluster = re-scored within the cluster. */
+export type Scoring = 'global' | 'cluster';
+
 /** The cluster's top t patterns, best first. */
-export function getSuspiciousPatterns(m: CoverageMatrix, c: ClusterCounts, formula: Formula, t: number, ties = false): ScoredPattern[] {
+export function getSuspiciousPatterns(m: CoverageMatrix, c: ClusterCounts, formula: Formula, t: number, scoring: Scoring = 'global', ties = false): ScoredPattern[] {
   const top: ScoredPattern[] = [];
   if (t <= 0 || c.size === 0) return top;
+  if (scoring === 'global') {
+    // c.rows is ascending = F's order: the first t rows the cluster covers
+    for (let k = 0; k < c.rows.length && top.length < t; k++) {
+      const row = c.rows[k];
+      if (c.counts[k] === 0) continue;
+      top.push({ row, score: globalScore(m, row, formula), failed: c.counts[k], passed: m.passed[row] });
+    }
+    return top;
+  }
   const tp = m.totalPassed;
   for (let k = 0; k < c.rows.length; k++) {
     const row = c.rows[k];
@@ -105,6 +122,12 @@ export function getSuspiciousPatterns(m: CoverageMatrix, c: ClusterCounts, formu
     top.push(...extra);
   }
   return top;
+}
+
+/** A row's score in the ranked list F (all failing and passing runs). */
+export function globalScore(m: CoverageMatrix, row: number, formula: Formula): number {
+  if (m.scores) return m.scores[row];
+  return m.totalFailed === 0 ? 0 : suspiciousness(formula, m.failed[row], m.passed[row], m.totalFailed, m.totalPassed);
 }
 
 /** Jaccard similarity index of two ascending row sets (Equation 4); 0 for two empty sets. */

@@ -15,6 +15,8 @@ export function textReport(r: AnalysisResult, top = 20): string {
       const lines = accessLines(p);
       out.push(`${pad(String(p.rank), 5)}${pad(p.score.toFixed(3), 8)}${pad(p.id, 9)}${pad(p.kind, 6)}${pad(String(p.failed), 6)}${pad(String(p.passed), 6)}${lines[0]}`);
       for (const l of lines.slice(1)) out.push(' '.repeat(40) + l);
+      const values = valueLine(p);
+      if (values) out.push(' '.repeat(40) + values);
     }
     if (r.patterns.length > shown.length) out.push('', `… ${r.patterns.length - shown.length} more (use --top N)`);
   }
@@ -26,6 +28,17 @@ export function textReport(r: AnalysisResult, top = 20): string {
 
 function accessLines(p: RankedPattern): string[] {
   return p.accesses.map((a) => `T${a.thread} ${a.type} ${a.variable} @ ${a.file}:${a.line}${a.method ? ` (${shortMethod(a.method)})` : ''}`);
+}
+
+/** "values: T1 read size = 3; T2 wrote size = 4" (first occurrence), or '' when the trace has no values. */
+export function valueLine(p: RankedPattern): string {
+  if (!p.accesses.some((a) => a.value !== undefined)) return '';
+  const parts = p.accesses.map((a) => {
+    const name = a.variable.slice(a.variable.lastIndexOf('.', a.variable.endsWith('[]') ? a.variable.length - 3 : a.variable.length) + 1);
+    const verb = a.type === 'W' ? 'wrote' : 'read';
+    return a.value === undefined ? `T${a.thread} ${verb} ${name}` : `T${a.thread} ${verb} ${name} = ${JSON.stringify(a.value)}`;
+  });
+  return `values: ${parts.join('; ')}`;
 }
 
 function shortMethod(m: string): string {

@@ -2,7 +2,7 @@
  * Decodes one event line (a JSON array, docs/trace-format.md) into the
  * reader's reusable TraceEvent. The fast path scans the bytes directly — no
  * string, no JSON.parse — for the common shape (integers, null, a kind
- * string, an optional integer value); anything else goes through JSON.parse
+ * string, an optional integer, true/false or plain ASCII string value); anything else goes through JSON.parse
  * and the same validation, so both paths accept exactly the same lines.
  */
 import { EventKind, TraceEvent, eventKindFromName } from './traceFormat';
@@ -37,11 +37,34 @@ export function parseEventLineFast(buf: Uint8Array, start: number, end: number, 
   let count = 0;
   let kind: EventKind | -1 = -1;
   let value: unknown = undefined;
+  let special: string | boolean | undefined = undefined;
   for (;;) {
     while (buf[p] === 0x20) p++;
     if (p >= end) return false;
     const c = buf[p];
-    if (count === 2) {
+    if (count === 8 && (c === 0x22 || c === 0x74 || c === 0x66)) {
+      // the value (recorded by the agent): a string of printable ASCII without escapes, true or false
+      if (c === 0x22) {
+        const s = p + 1;
+        let q = s;
+        while (q < end && buf[q] !== 0x22) {
+          if (buf[q] === 0x5c || buf[q] < 0x20 || buf[q] > 0x7e) return false;
+          q++;
+        }
+        if (q >= end) return false;
+        let str = '';
+        for (let k = s; k < q; k++) str += String.fromCharCode(buf[k]);
+        special = str;
+        p = q + 1;
+      } else if (c === 0x74 && buf[p + 1] === 0x72 && buf[p + 2] === 0x75 && buf[p + 3] === 0x65) {
+        special = true;
+        p += 4;
+      } else if (c === 0x66 && buf[p + 1] === 0x61 && buf[p + 2] === 0x6c && buf[p + 3] === 0x73 && buf[p + 4] === 0x65) {
+        special = false;
+        p += 5;
+      } else return false;
+      nums[8] = NULL;
+    } else if (count === 2) {
       // kind string
       if (c !== 0x22) return false;
       const s = p + 1;
@@ -98,7 +121,7 @@ export function parseEventLineFast(buf: Uint8Array, start: number, end: number, 
   if (kind === -1) return false;
   if (count === MAX_FIELDS) {
     const v = nums[8];
-    value = Number.isNaN(v) ? null : v;
+    value = special !== undefined ? special : Number.isNaN(v) ? null : v;
   }
   assignEvent(kind, count, value, ev);
   return true;

@@ -36,6 +36,8 @@ export interface ReadTraceResult {
   outcomeReason?: string;
   outcomeDetail?: string;
   uncaught: UncaughtInfo[];
+  /** events the recorder dropped (sum of the `{"dropped":N}` lines): its writer fell behind */
+  droppedEvents: number;
   eventCount: number;
   lineCount: number;
   symbols: TraceSymbols;
@@ -141,6 +143,7 @@ class TraceLineReader {
       file,
       ok: true,
       uncaught: [],
+      droppedEvents: 0,
       eventCount: 0,
       lineCount: 0,
       symbols: this.symbols,
@@ -335,6 +338,10 @@ class TraceLineReader {
     if ('uncaught' in o) {
       if (validUncaught(o.uncaught)) this.result.uncaught.push(o.uncaught as UncaughtInfo);
       else this.warn('an "uncaught" line must be {"thread":int,"exception":text,"message":text|null,"frames":[text]}; ignored', this.line);
+      return;
+    }
+    if ('dropped' in o) {
+      this.result.droppedEvents += this.id(o, 'dropped');
       return;
     }
     if (!this.warnedUnknownLine) {

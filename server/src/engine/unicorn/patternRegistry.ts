@@ -29,6 +29,8 @@ export interface PatternInfo {
   roles: (1 | 2)[];
   /** call stack ids (global) of the first occurrence, per access */
   stacks: number[];
+  /** values read or written at the first occurrence, per access (undefined: not recorded) */
+  values: unknown[];
   /** stable text key of the static signature (same across processes) */
   key: string;
 }
@@ -40,6 +42,8 @@ export interface AccessRef {
   write: boolean;
   sacc: number;
   stack: number;
+  /** the value read or written, when the trace has one */
+  value?: unknown;
 }
 
 const PAIR_KEY_LIMIT = 2 ** 26;
@@ -200,6 +204,7 @@ export class PatternRegistry {
         accesses,
         roles,
         stacks: ordered.map((a) => a.stack),
+        values: ordered.map((a) => a.value),
         key: `${def.id}|${accesses.map((s, j) => this.accessKey(s, roles[j])).join('|')}`,
       });
       inner.set(k, id);

@@ -96,6 +96,7 @@ export class UnicornCollector implements RunCollector {
       write: ev.kind === EventKind.Write,
       sacc: this.mapper.staticAccess(ev, symbols),
       stack: ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1,
+      value: ev.value,
       win,
     };
     win.add(a, this.sink);

@@ -23,7 +23,10 @@ public final class AgentMain {
       return;
     }
     String program = options.program != null ? options.program : mainClassName();
-    String execution = options.execution != null ? options.execution : "run-" + ProcessHandle.current().pid();
+    String execution = options.execution != null ? options.execution : "run-" + Rt.pid();
+    if (options.gzip && !options.out.endsWith(".gz")) options.out = options.out + ".gz";
+    Rt.setMaxWaitMillis(options.maxWaitMillis);
+    Rt.setValues(options.values);
     Rt.start(options.out, header(options, program), execution, options.noise, seedOf(options.seed),
         options.noiseSleepMaxMicros);
 
@@ -83,7 +86,7 @@ public final class AgentMain {
     b.append(",\"seed\":").append(Json.quote(o.seed));
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));
-    b.append(",\"pid\":").append(ProcessHandle.current().pid());
+    b.append(",\"pid\":").append(Rt.pid());
     b.append("}},\"startedAt\":").append(Json.quote(Instant.now().toString())).append('}');
     return b.toString();
   }

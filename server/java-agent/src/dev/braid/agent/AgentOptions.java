@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Options of the agent, given as {@code -javaagent:braid-agent.jar=key=value,key=value}.
+ * Options of the agent, given as {@code -javaagent:braid-agent.jar=key=value,key=value}, or as
+ * {@code -javaagent:braid-agent.jar=@<file>} with one {@code key=value} per line in the UTF-8 file
+ * (what {@code braid record} does: paths may then hold commas, quotes and spaces).
  * List values (include, exclude) are separated by ';'. Unknown keys are reported on stderr.
  */
 public final class AgentOptions {
@@ -20,11 +22,30 @@ public final class AgentOptions {
   public final List<String> include = new ArrayList<>();
   public final List<String> exclude = new ArrayList<>();
   public boolean verbose;
+  /** Longest wait of an application thread for a trace writer that makes no progress before events are dropped, ms. */
+  public long maxWaitMillis = 5000;
+  /** Record the value of each access (primitives, Strings cut to 64 characters, objects as Type@id). */
+  public boolean values = true;
+  /** Write the trace gzip-compressed (to out + ".gz" unless out ends with ".gz"). */
+  public boolean gzip;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
     if (args == null || args.isEmpty()) return o;
-    for (String part : args.split(",")) {
+    String[] parts;
+    if (args.startsWith("@")) {
+      try {
+        parts = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(args.substring(1))),
+            java.nio.charset.StandardCharsets.UTF_8).split("\r?\n");
+      } catch (java.io.IOException | RuntimeException e) {
+        System.err.println("[braid-agent] cannot read the agent options file " + args.substring(1) + ": " + e
+            + "; nothing is recorded");
+        return o;
+      }
+    } else {
+      parts = args.split(",");
+    }
+    for (String part : parts) {
       if (part.isEmpty()) continue;
       int eq = part.indexOf('=');
       String key = eq < 0 ? part : part.substring(0, eq);
@@ -40,6 +61,9 @@ public final class AgentOptions {
         case "include": addList(o.include, value); break;
         case "exclude": addList(o.exclude, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
+        case "gzip": o.gzip = !"false".equals(value); break;
+        case "values": o.values = !"false".equals(value); break;
+        case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }
     }

@@ -21,13 +21,29 @@ public final class Premain {
     start(args, inst);
   }
 
+  /**
+   * When the agent was built against the JDK's internal ASM (no Debian ASM at build time, see
+   * scripts/build-agent.mjs), java.base must export it to the agent's (bootstrap unnamed) module.
+   * Harmless otherwise; a JDK without it (24+) needs the agent built with Debian's ASM.
+   */
+  private static void exportJdkAsm(Instrumentation inst, java.lang.Module agent) {
+    java.lang.Module base = Object.class.getModule();
+    java.util.Map<String, java.util.Set<java.lang.Module>> exports = new java.util.HashMap<>();
+    for (String p : new String[] {"jdk.internal.org.objectweb.asm", "jdk.internal.org.objectweb.asm.commons"}) {
+      if (base.getPackages().contains(p) && !base.isExported(p, agent)) exports.put(p, java.util.Set.of(agent));
+    }
+    if (exports.isEmpty() || !inst.isModifiableModule(base)) return;
+    inst.redefineModule(base, java.util.Set.of(), exports, java.util.Map.of(), java.util.Set.of(), java.util.Map.of());
+  }
+
   private static void start(String args, Instrumentation inst) {
     try {
       if (Premain.class.getClassLoader() != null) {
         File jar = new File(Premain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         inst.appendToBootstrapClassLoaderSearch(new JarFile(jar));
       }
-      Class<?> main = Class.forName("dev.braid.agent.AgentMain", true, null);
+      Class<?> main = Class.forName("dev.braid.agent.AgentMain", false, null);
+      exportJdkAsm(inst, main.getModule());
       main.getMethod("start", String.class, Instrumentation.class).invoke(null, args, inst);
     } catch (URISyntaxException | java.io.IOException | ReflectiveOperationException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;

@@ -12,7 +12,7 @@ final class InstrumentingClassVisitor extends ClassVisitor {
   private int version;
 
   InstrumentingClassVisitor(ClassVisitor next, boolean jdk) {
-    super(Opcodes.ASM9, next);
+    super(AsmApi.VERSION, next);
     this.jdk = jdk;
   }
 
@@ -21,6 +21,15 @@ final class InstrumentingClassVisitor extends ClassVisitor {
     this.version = version;
     this.internalName = name;
     super.visit(version, access, name, signature, superName, interfaces);
+  }
+
+  /**
+   * Sealed classes: passed straight to the writer (the base class refuses them below API ASM9, the
+   * level of JDK 17's internal ASM; the build renames this method to that ASM's name for it).
+   */
+  @Override
+  public void visitPermittedSubclass(String permittedSubclass) {
+    if (cv != null) cv.visitPermittedSubclass(permittedSubclass);
   }
 
   @Override

@@ -52,7 +52,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   MethodInstrumenter(MethodVisitor mv, int access, String name, String descriptor, String owner, String file,
       String method, boolean jdk, boolean canLoadClassConstant) {
-    super(Opcodes.ASM9, mv, access, name, descriptor);
+    super(AsmApi.VERSION, mv, access, name, descriptor);
     this.owner = owner;
     this.file = file;
     this.method = method;
@@ -164,59 +164,63 @@ final class MethodInstrumenter extends AdviceAdapter {
       Type valueType = Type.getType(descriptor);
       switch (opcode) {
         case Opcodes.GETFIELD:
-          // [obj] -> [obj obj var loc key] -> hook -> [obj h] -> [h obj] -> access -> [h v] -> [v h] -> after
+          // [obj] -> [obj obj var loc key] -> hook -> [obj h] -> [h obj] -> access -> [h v] -> [v h v] -> afterT
           super.visitInsn(Opcodes.DUP);
           pushHookArgs(var, loc, key);
           callRt("read", "(Ljava/lang/Object;III)I");
           super.visitInsn(Opcodes.SWAP);
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
-          handleBelowValue(valueType);
+          afterWithValue(valueType);
           break;
         case Opcodes.PUTFIELD:
           if (valueType.getSize() == 1) {
-            // [obj v] -> [obj v obj ...] -> hook -> [obj v h] -> [h obj v] -> access -> [h] -> after
+            // [obj v] -> [obj v obj v ...] -> hook(obj, v, ...) -> [obj v h] -> [h obj v] -> access -> [h] -> after
             super.visitInsn(Opcodes.DUP2);
-            super.visitInsn(Opcodes.POP);
             pushHookArgs(var, loc, key);
-            callRt("write", "(Ljava/lang/Object;III)I");
+            callRt("write", "(Ljava/lang/Object;" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.DUP_X2);
             super.visitInsn(Opcodes.POP);
           } else {
-            // [obj v] -> temp = v -> [obj obj ...] -> hook -> [obj h] -> [h obj v] -> access -> [h] -> after
+            // [obj v] -> temp = v -> [obj obj v ...] -> hook(obj, v, ...) -> [obj h] -> [h obj v] -> access -> [h] -> after
             int temp = temp(valueType);
             storeLocal(temp);
             super.visitInsn(Opcodes.DUP);
+            loadLocal(temp);
             pushHookArgs(var, loc, key);
-            callRt("write", "(Ljava/lang/Object;III)I");
+            callRt("write", "(Ljava/lang/Object;" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.SWAP);
             loadLocal(temp);
           }
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+          callRt("after", "(I)V");
           break;
         case Opcodes.GETSTATIC:
           pushHookArgs(var, loc, key);
           callRt("readStatic", "(III)I");
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
-          handleBelowValue(valueType);
+          afterWithValue(valueType);
           break;
         case Opcodes.PUTSTATIC:
-          // [v] -> [v h] -> [h v] -> access -> [h] -> after
-          pushHookArgs(var, loc, key);
-          callRt("writeStatic", "(III)I");
+          // [v] -> [v v ...] -> hook(v, ...) -> [v h] -> [h v] -> access -> [h] -> after
           if (valueType.getSize() == 2) {
+            super.visitInsn(Opcodes.DUP2);
+            pushHookArgs(var, loc, key);
+            callRt("writeStatic", "(" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.DUP_X2);
             super.visitInsn(Opcodes.POP);
           } else {
+            super.visitInsn(Opcodes.DUP);
+            pushHookArgs(var, loc, key);
+            callRt("writeStatic", "(" + hookValue(valueType) + "III)I");
             super.visitInsn(Opcodes.SWAP);
           }
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+          callRt("after", "(I)V");
           break;
         default:
           super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
           return;
       }
-      // The access is done: unlock the stripe the hook locked.
-      callRt("after", "(I)V");
     } else {
       super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
     }
@@ -282,8 +286,7 @@ final class MethodInstrumenter extends AdviceAdapter {
         super.visitInsn(Opcodes.DUP_X2);
         super.visitInsn(Opcodes.POP);
         super.visitInsn(opcode);
-        handleBelowValue(opcode == Opcodes.LALOAD || opcode == Opcodes.DALOAD ? Type.LONG_TYPE : Type.INT_TYPE);
-        callRt("after", "(I)V");
+        afterWithValue(ARRAY_VALUE_TYPES[opcode - Opcodes.IALOAD]);
         return;
       }
     } else if (opcode >= Opcodes.IASTORE && opcode <= Opcodes.SASTORE) {
@@ -291,12 +294,14 @@ final class MethodInstrumenter extends AdviceAdapter {
       if (started) {
         // [a i v] -> temp = v -> [a i a i var loc] -> hook -> [a i h] -> [h a i v] -> access -> [h] -> after
         int var = arrayVar(holder, opcode - Opcodes.IASTORE);
-        int temp = temp(ARRAY_VALUE_TYPES[opcode - Opcodes.IASTORE]);
+        Type valueType = ARRAY_VALUE_TYPES[opcode - Opcodes.IASTORE];
+        int temp = temp(valueType);
         storeLocal(temp);
         super.visitInsn(Opcodes.DUP2);
+        loadLocal(temp);
         pushInt(var);
         pushInt(loc());
-        callRt("arrayWrite", "(Ljava/lang/Object;III)I");
+        callRt("arrayWrite", "(Ljava/lang/Object;I" + hookValue(valueType) + "II)I");
         super.visitInsn(Opcodes.DUP_X2);
         super.visitInsn(Opcodes.POP);
         loadLocal(temp);
@@ -319,9 +324,31 @@ final class MethodInstrumenter extends AdviceAdapter {
   }
 
   private static final Type OBJECT = Type.getObjectType("java/lang/Object");
+  /** Element types of xALOAD/xASTORE (I L F D A B C S); BALOAD also serves boolean[] (recorded as 0/1). */
   private static final Type[] ARRAY_VALUE_TYPES = {
-    Type.INT_TYPE, Type.LONG_TYPE, Type.FLOAT_TYPE, Type.DOUBLE_TYPE, OBJECT, Type.INT_TYPE, Type.INT_TYPE, Type.INT_TYPE
+    Type.INT_TYPE, Type.LONG_TYPE, Type.FLOAT_TYPE, Type.DOUBLE_TYPE, OBJECT, Type.INT_TYPE, Type.CHAR_TYPE, Type.INT_TYPE
   };
+
+  /** Descriptor of the value parameter of the write hooks for a value of type {@code t}. */
+  private static String hookValue(Type t) {
+    switch (t.getSort()) {
+      case Type.BOOLEAN: return "Z";
+      case Type.CHAR: return "C";
+      case Type.LONG: return "J";
+      case Type.FLOAT: return "F";
+      case Type.DOUBLE: return "D";
+      case Type.OBJECT: case Type.ARRAY: return "Ljava/lang/Object;";
+      default: return "I"; // int, short, byte
+    }
+  }
+
+  /** After a read: [h v] -> [v h v] -> Rt.afterT(h, v) -> [v] (stores the value read, unlocks the stripe). */
+  private void afterWithValue(Type t) {
+    super.visitInsn(t.getSize() == 2 ? Opcodes.DUP2_X1 : Opcodes.DUP_X1);
+    String v = hookValue(t);
+    String name = v.length() > 1 ? "afterA" : "after" + v;
+    callRt(name, "(I" + v + ")V");
+  }
   /**
    * One temporary local per value kind (int, long, float, double, reference) that holds the value of
    * a store while its hook runs. Created and initialized at method entry, so that every later stack
@@ -356,16 +383,6 @@ final class MethodInstrumenter extends AdviceAdapter {
     pushInt(var);
     pushInt(loc);
     pushInt(key);
-  }
-
-  /** [h v] -> [v h] for a value of type {@code t}. */
-  private void handleBelowValue(Type t) {
-    if (t.getSize() == 2) {
-      super.visitInsn(Opcodes.DUP2_X1);
-      super.visitInsn(Opcodes.POP2);
-    } else {
-      super.visitInsn(Opcodes.SWAP);
-    }
   }
 
   private static final String[] ELEMENT_TYPES = {

@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * in index order; the writer merges the buffers by index (k-way merge) and emits index i only
  * when no thread can still publish an index below i (see {@link ThreadBuffer#floor}).
  *
- * <p>Record layout (4 longs): index; thread id &lt;&lt; 40 | kind &lt;&lt; 32 | elem; ref &lt;&lt; 32 | loc;
- * stack &lt;&lt; 32 | obj.
+ * <p>Record layout (6 longs): index; thread id &lt;&lt; 40 | kind &lt;&lt; 32 | elem; ref &lt;&lt; 32 | loc;
+ * stack &lt;&lt; 32 | obj; value bits; value type ({@code V_*}). A reference value (String or object)
+ * is kept in the chunk's {@code refs} slot of the event.
  */
 final class Events {
   static final int KIND_R = 0, KIND_W = 1, KIND_ACQ = 2, KIND_REL = 3, KIND_START = 4, KIND_JOIN = 5, KIND_END = 6;
@@ -19,7 +20,9 @@ final class Events {
   static final int ELEM_STATIC = -2;
   static final int ELEM_FIELD = -1;
 
-  static final int REC = 4;
+  static final int REC = 6;
+  /** Value types of an access's value (record field 5). */
+  static final int V_NONE = 0, V_INT = 1, V_BOOL = 2, V_CHAR = 3, V_LONG = 4, V_FLOAT = 5, V_DOUBLE = 6, V_REF = 7;
   static final int SMALL_CHUNK = 256;
   static final int BIG_CHUNK = 4096;
   /** Events held in chunks not yet consumed by the writer, at most (producers wait beyond). */
@@ -42,29 +45,81 @@ final class Events {
     buffers = java.util.Arrays.copyOf(all, count);
   }
 
-  /** Writer: forgets buffers of ended threads that are fully consumed. */
-  synchronized void unregister(ThreadBuffer b) {
-    for (int k = 0; k < count; k++) {
-      if (all[k] == b) {
-        System.arraycopy(all, k + 1, all, k, count - k - 1);
-        all[--count] = null;
-        buffers = java.util.Arrays.copyOf(all, count);
-        return;
-      }
+  /**
+   * Writer: forgets the buffers of ended threads that are fully consumed, and returns their last
+   * chunk to the budget (a dead thread holds no chunk).
+   */
+  synchronized void unregisterDrained(ThreadBuffer[] drained, int n) {
+    if (n == 0) return;
+    for (int j = 0; j < n; j++) {
+      Chunk last = drained[j].retire();
+      if (last != null) recycle(last);
     }
+    int kept = 0;
+    for (int k = 0; k < count; k++) {
+      ThreadBuffer b = all[k];
+      if (!b.isRetired()) all[kept++] = b;
+    }
+    for (int k = kept; k < count; k++) all[k] = null;
+    count = kept;
+    buffers = java.util.Arrays.copyOf(all, count);
   }
 
-  /** A new chunk; waits while too many events are outstanding. Returns null when recording is closed. */
-  Chunk newChunk(boolean big) {
+  /** Returned by {@link #newChunk} when the event is dropped (the writer fell behind for too long). */
+  static final Chunk DROP = new Chunk(0);
+  /**
+   * Longest time a thread waits while the writer makes no progress before events are dropped
+   * (agent option maxWaitMs).
+   */
+  static volatile long maxWaitNanos = 5_000_000_000L;
+  /** Bumped by the writer whenever it writes events (waiting threads watch it). */
+  volatile long writerProgress;
+
+  /** Events dropped because the writer fell behind (reported in the trace as {@code {"dropped":N}} lines). */
+  final AtomicLong dropped = new AtomicLong();
+  /** Set when a thread gave up waiting: further over-budget chunks are dropped at once until the writer catches up. */
+  private volatile boolean dropping;
+
+  /**
+   * A new chunk for {@code b}, or {@link #DROP}, or null when recording is closed. Back-pressure:
+   * when more than {@link #MAX_OUTSTANDING} events are held, a thread whose older chunks the
+   * writer has not consumed yet waits for it, as long as the writer makes progress, and at most
+   * {@link #maxWaitNanos} without progress; past that the event is dropped (and counted). A thread whose older chunks are all consumed never waits (it gets a
+   * small chunk when over budget), so threads that hold partly filled chunks — live or dead —
+   * never block one another.
+   */
+  Chunk newChunk(ThreadBuffer b, boolean big) {
     int cap = big ? BIG_CHUNK : SMALL_CHUNK;
-    int spins = 0;
-    while (outstanding.get() + cap > MAX_OUTSTANDING) {
-      if (Rt.isClosed()) return null;
-      if (++spins < 4) Thread.yield();
-      else java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+    if (outstanding.get() + cap > MAX_OUTSTANDING) {
+      if (dropping && outstanding.get() <= MAX_OUTSTANDING / 2) dropping = false;
+      long since = 0;
+      long progress = writerProgress;
+      long park = 50_000;
+      int spins = 0;
+      while (outstanding.get() + cap > MAX_OUTSTANDING && b.hasUnconsumedOlderChunks()) {
+        if (Rt.isClosed()) return null;
+        if (dropping) return DROP;
+        if (++spins < 4) {
+          Thread.yield();
+          continue;
+        }
+        long now = System.nanoTime();
+        long p = writerProgress;
+        if (since == 0 || p != progress) {
+          since = now;
+          progress = p;
+        } else if (now - since > maxWaitNanos) {
+          dropping = true;
+          return DROP;
+        }
+        // back off (50 µs up to 2 ms): each wake-up costs the waiting application thread CPU
+        java.util.concurrent.locks.LockSupport.parkNanos(park);
+        if (park < 2_000_000) park *= 2;
+      }
+      if (outstanding.get() + cap > MAX_OUTSTANDING) cap = SMALL_CHUNK;
     }
     outstanding.addAndGet(cap);
-    if (big) {
+    if (cap == BIG_CHUNK) {
       synchronized (this) {
         if (freeCount > 0) {
           Chunk c = free[--freeCount];
@@ -80,6 +135,7 @@ final class Events {
   /** Writer: a chunk it has consumed completely. */
   void recycle(Chunk c) {
     outstanding.addAndGet(-c.cap);
+    if (c.refs != null) java.util.Arrays.fill(c.refs, null); // do not keep the program's objects alive
     if (c.cap != BIG_CHUNK) return;
     synchronized (this) {
       if (freeCount < free.length) free[freeCount++] = c;
@@ -92,8 +148,31 @@ final class Events {
   }
 }
 
+/** Chunk fields the writer reads but the producer does not write per event. */
+abstract class ChunkHead {
+  final int cap;
+  final long[] rec;
+  /** Reference values (String or object) by event slot, allocated at the first one. */
+  Object[] refs;
+
+  ChunkHead(int cap) {
+    this.cap = cap;
+    this.rec = new long[cap * Events.REC];
+  }
+}
+
+/** Padding: {@code count}, stored per event by the producer, gets a cache line of its own. */
+@SuppressWarnings("unused")
+abstract class ChunkPad extends ChunkHead {
+  long p0, p1, p2, p3, p4, p5, p6, p7;
+
+  ChunkPad(int cap) {
+    super(cap);
+  }
+}
+
 /** A block of binary event records; {@code count} is published with release semantics. */
-final class Chunk {
+final class Chunk extends ChunkPad {
   private static final VarHandle COUNT;
   private static final VarHandle NEXT;
 
@@ -107,17 +186,15 @@ final class Chunk {
     }
   }
 
-  final int cap;
-  final long[] rec;
   private int count;
   private Chunk next;
 
   Chunk(int cap) {
-    this.cap = cap;
-    this.rec = new long[cap * Events.REC];
+    super(cap);
   }
 
   void reset() {
+    if (refs != null) java.util.Arrays.fill(refs, null);
     COUNT.setRelease(this, 0);
     NEXT.setRelease(this, (Chunk) null);
   }

@@ -37,6 +37,9 @@ public final class Rt {
   /** 0 = unknown, 1 = started (seen running), 2 = END written. */
   private static byte[] threadPhase = new byte[64];
   private static int threadCount;
+  /** Ids of the threads in phase 1 (started, no END yet), so the writer's scan for dead threads is short. */
+  private static int[] running = new int[64];
+  private static int runningCount;
 
   /** Starts recording into {@code outPath}; called once by the agent. */
   public static void start(String outPath, String headerTemplate, String execution, double noiseProbability,
@@ -55,7 +58,13 @@ public final class Rt {
       writerThread = new Thread(writer, "braid-trace-writer");
       writerThread.setDaemon(true);
       writerThread.start();
-      Runtime.getRuntime().addShutdownHook(new Thread(Rt::shutdown, "braid-trace-flush"));
+      // (no lambda or method reference in the agent: their first use costs start-up time)
+      Runtime.getRuntime().addShutdownHook(new Thread("braid-trace-flush") {
+        @Override
+        public void run() {
+          shutdown();
+        }
+      });
     } finally {
       main.busy--;
     }
@@ -63,6 +72,27 @@ public final class Rt {
   }
 
   static boolean isClosed() { return closed; }
+
+  private static long pid = -1;
+
+  /**
+   * This JVM's process id. Read from /proc/self on Linux: ProcessHandle.current() starts a thread
+   * pool and spins lambdas, tens of milliseconds of start-up in every recorded JVM.
+   */
+  public static synchronized long pid() {
+    if (pid >= 0) return pid;
+    try {
+      pid = Long.parseLong(new java.io.File("/proc/self").getCanonicalFile().getName());
+    } catch (java.io.IOException | RuntimeException e) {
+      pid = ProcessHandle.current().pid();
+    }
+    return pid;
+  }
+
+  /** Bounded back-pressure: longest wait for the trace writer before events are dropped. */
+  public static void setMaxWaitMillis(long millis) {
+    Events.maxWaitNanos = millis * 1_000_000L;
+  }
 
   static String executionId() { return executionId; }
 
@@ -122,7 +152,37 @@ public final class Rt {
 
   private static void markRunning(int id) {
     synchronized (THREAD_LOCK) {
-      if (threadPhase[id] == 0) threadPhase[id] = 1;
+      if (threadPhase[id] == 0) {
+        threadPhase[id] = 1;
+        if (runningCount == running.length) running = java.util.Arrays.copyOf(running, runningCount * 2);
+        running[runningCount++] = id;
+      }
+    }
+  }
+
+  /**
+   * Writer: the ids of the threads that ran, have terminated and have no END event yet, marked
+   * ended (the caller writes their END). Forgets ended threads' Thread objects.
+   */
+  static int[] takeDeadThreads() {
+    synchronized (THREAD_LOCK) {
+      int n = 0;
+      int kept = 0;
+      int[] dead = null;
+      for (int k = 0; k < runningCount; k++) {
+        int id = running[k];
+        if (threadPhase[id] != 1) continue;
+        Thread t = threads[id];
+        if (t != null && !t.isAlive()) {
+          threadPhase[id] = 2;
+          if (dead == null) dead = new int[runningCount - k];
+          dead[n++] = id;
+        } else {
+          running[kept++] = id;
+        }
+      }
+      runningCount = kept;
+      return dead == null ? new int[0] : java.util.Arrays.copyOf(dead, n);
     }
   }
 
@@ -135,18 +195,6 @@ public final class Rt {
   static String threadName(int id) {
     synchronized (THREAD_LOCK) {
       return id <= threadCount ? threadNames[id] : "thread-" + id;
-    }
-  }
-
-  /** True once for a thread that ran, has terminated, and has no END event yet (marks it ended). */
-  static boolean isDeadAndNotEnded(int id) {
-    synchronized (THREAD_LOCK) {
-      Thread t = threads[id];
-      if (threadPhase[id] == 1 && t != null && !t.isAlive()) {
-        threadPhase[id] = 2;
-        return true;
-      }
-      return false;
     }
   }
 
@@ -219,32 +267,128 @@ public final class Rt {
   }
 
   // ---- hooks: memory accesses ----
-  // Each access hook is followed by the access instruction and then by after(handle): the hook
-  // locks the location's stripe (Stripes) before it takes the index, after() unlocks it. An access
-  // that will throw (null object, index out of bounds) is not recorded and locks nothing.
+  // Each access hook is followed by the access instruction and then by an after hook with the
+  // hook's handle: the hook locks the location's stripe (Stripes) before it takes the index, the
+  // after hook unlocks it. An access that will throw (null object, index out of bounds) is not
+  // recorded and locks nothing. Values (issue 12): a write hook gets the value written; a read is
+  // published with its value pending (the writer waits for it) and the after hook with the value
+  // read (afterI … afterA) stores it; plain after(h) completes a read without value.
+
+  private static volatile boolean values = true;
+
+  /** Agent option values=false: no values are recorded. */
+  public static void setValues(boolean on) {
+    values = on;
+  }
 
   public static int read(Object o, int var, int loc, int key) {
-    return o == null ? 0 : access(Events.KIND_R, o, var, loc, Events.ELEM_FIELD, key);
+    return o == null ? 0 : access(Events.KIND_R, o, var, loc, Events.ELEM_FIELD, key, Events.V_NONE, 0, null);
   }
 
   public static int write(Object o, int var, int loc, int key) {
-    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key);
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_NONE, 0, null);
   }
 
   public static int readStatic(int var, int loc, int key) {
-    return access(Events.KIND_R, null, var, loc, Events.ELEM_STATIC, key);
+    return access(Events.KIND_R, null, var, loc, Events.ELEM_STATIC, key, Events.V_NONE, 0, null);
   }
 
   public static int writeStatic(int var, int loc, int key) {
-    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key);
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_NONE, 0, null);
   }
 
   public static int arrayRead(Object array, int index, int var, int loc) {
-    return index >= 0 && index < length(array) ? access(Events.KIND_R, array, var, loc, index, index) : 0;
+    return index >= 0 && index < length(array)
+        ? access(Events.KIND_R, array, var, loc, index, index, Events.V_NONE, 0, null) : 0;
   }
 
   public static int arrayWrite(Object array, int index, int var, int loc) {
-    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index) : 0;
+    return index >= 0 && index < length(array)
+        ? access(Events.KIND_W, array, var, loc, index, index, Events.V_NONE, 0, null) : 0;
+  }
+
+  // Writes with their value, one overload per value type (byte and short go as int).
+
+  public static int write(Object o, int v, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_INT, v, null);
+  }
+
+  public static int write(Object o, boolean v, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_BOOL, v ? 1 : 0, null);
+  }
+
+  public static int write(Object o, char v, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_CHAR, v, null);
+  }
+
+  public static int write(Object o, long v, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_LONG, v, null);
+  }
+
+  public static int write(Object o, float v, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_FLOAT, Float.floatToRawIntBits(v), null);
+  }
+
+  public static int write(Object o, double v, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_DOUBLE, Double.doubleToRawLongBits(v), null);
+  }
+
+  public static int write(Object o, Object v, int var, int loc, int key) {
+    return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_REF, 0, v);
+  }
+
+  public static int writeStatic(int v, int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_INT, v, null);
+  }
+
+  public static int writeStatic(boolean v, int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_BOOL, v ? 1 : 0, null);
+  }
+
+  public static int writeStatic(char v, int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_CHAR, v, null);
+  }
+
+  public static int writeStatic(long v, int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_LONG, v, null);
+  }
+
+  public static int writeStatic(float v, int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_FLOAT, Float.floatToRawIntBits(v), null);
+  }
+
+  public static int writeStatic(double v, int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_DOUBLE, Double.doubleToRawLongBits(v), null);
+  }
+
+  public static int writeStatic(Object v, int var, int loc, int key) {
+    return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_REF, 0, v);
+  }
+
+  public static int arrayWrite(Object array, int index, int v, int var, int loc) {
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_INT, v, null) : 0;
+  }
+
+  public static int arrayWrite(Object array, int index, char v, int var, int loc) {
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_CHAR, v, null) : 0;
+  }
+
+  public static int arrayWrite(Object array, int index, long v, int var, int loc) {
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_LONG, v, null) : 0;
+  }
+
+  public static int arrayWrite(Object array, int index, float v, int var, int loc) {
+    return index >= 0 && index < length(array)
+        ? access(Events.KIND_W, array, var, loc, index, index, Events.V_FLOAT, Float.floatToRawIntBits(v), null) : 0;
+  }
+
+  public static int arrayWrite(Object array, int index, double v, int var, int loc) {
+    return index >= 0 && index < length(array)
+        ? access(Events.KIND_W, array, var, loc, index, index, Events.V_DOUBLE, Double.doubleToRawLongBits(v), null) : 0;
+  }
+
+  public static int arrayWrite(Object array, int index, Object v, int var, int loc) {
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_REF, 0, v) : 0;
   }
 
   /** Length of an array, -1 for null. */
@@ -261,12 +405,68 @@ public final class Rt {
     return -1;
   }
 
-  /** Called right after each instrumented access instruction with the hook's handle: unlocks the stripe. */
+  /**
+   * Called right after each instrumented access instruction with the hook's handle: unlocks the
+   * stripe; after a read (handle without the write bit) completes the read without a value.
+   */
   public static void after(int handle) {
-    if (handle != 0) Stripes.unlock(handle);
+    if (handle == 0) return;
+    if ((handle & 1) == 0) completeRead(Events.V_NONE, 0, null);
+    Stripes.unlock(handle);
   }
 
-  private static int access(int kind, Object o, int var, int loc, int elem, int key) {
+  // After a read, with the value read (byte and short go as int).
+
+  public static void afterI(int handle, int v) {
+    if (handle == 0) return;
+    completeRead(Events.V_INT, v, null);
+    Stripes.unlock(handle);
+  }
+
+  public static void afterZ(int handle, boolean v) {
+    if (handle == 0) return;
+    completeRead(Events.V_BOOL, v ? 1 : 0, null);
+    Stripes.unlock(handle);
+  }
+
+  public static void afterC(int handle, char v) {
+    if (handle == 0) return;
+    completeRead(Events.V_CHAR, v, null);
+    Stripes.unlock(handle);
+  }
+
+  public static void afterJ(int handle, long v) {
+    if (handle == 0) return;
+    completeRead(Events.V_LONG, v, null);
+    Stripes.unlock(handle);
+  }
+
+  public static void afterF(int handle, float v) {
+    if (handle == 0) return;
+    completeRead(Events.V_FLOAT, Float.floatToRawIntBits(v), null);
+    Stripes.unlock(handle);
+  }
+
+  public static void afterD(int handle, double v) {
+    if (handle == 0) return;
+    completeRead(Events.V_DOUBLE, Double.doubleToRawLongBits(v), null);
+    Stripes.unlock(handle);
+  }
+
+  public static void afterA(int handle, Object v) {
+    if (handle == 0) return;
+    completeRead(Events.V_REF, 0, v);
+    Stripes.unlock(handle);
+  }
+
+  private static void completeRead(int vtype, long bits, Object value) {
+    ThreadBuffer b = STATE.get().buffer;
+    if (b == null) return;
+    if (values) b.completeRead(vtype, bits, value);
+    else b.completeRead(Events.V_NONE, 0, null);
+  }
+
+  private static int access(int kind, Object o, int var, int loc, int elem, int key, int vtype, long bits, Object value) {
     if (!enabled) return 0;
     ThreadState s = STATE.get();
     if (s.busy != 0) return 0;
@@ -280,7 +480,9 @@ public final class Rt {
       ThreadBuffer b = bufferOf(s);
       if (!b.reserve()) return 0;
       int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W);
-      b.publish(t, kind, var, loc, stack, obj, elem);
+      if (kind == Events.KIND_R) b.publishRead(t, kind, var, loc, stack, obj, elem);
+      else if (vtype != Events.V_NONE && values) b.publishValue(t, kind, var, loc, stack, obj, elem, vtype, bits, value);
+      else b.publish(t, kind, var, loc, stack, obj, elem);
       return h;
     } finally {
       s.busy--;

@@ -9,12 +9,14 @@ import java.lang.invoke.VarHandle;
  * it is not between taking an index and publishing the event, else one more than the last index
  * it published (its pending index is at least that).
  */
-final class ThreadBuffer {
+final class ThreadBuffer extends ThreadBufferFields.Pad2 {
   private static final VarHandle FLOOR;
+  /** Floor bit: the thread's last event is a read whose value is still being stored (see {@link #publishRead}). */
+  static final long VALUE_PENDING = 1L << 62;
 
   static {
     try {
-      FLOOR = MethodHandles.lookup().findVarHandle(ThreadBuffer.class, "floor", long.class);
+      FLOOR = MethodHandles.lookup().findVarHandle(ThreadBufferFields.Producer.class, "floor", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -23,16 +25,10 @@ final class ThreadBuffer {
   final Events events;
   final Thread owner;
 
-  // ---- producer side ----
-  private Chunk cur;
-  private int pos;
-  private long lastIndex;
-  @SuppressWarnings("unused") private long floor;
-
-  // ---- writer side ----
-  Chunk rchunk;
-  int rpos;
-  int rlimit;
+  // The producer's fields (cur, pos, lastIndex, floor, pending read) and the writer's (rchunk,
+  // rpos, rlimit, …) live in superclasses, on cache lines of their own (ThreadBufferFields):
+  // sharing one line made the writer's per-event cursor updates and the producer's per-event
+  // stores invalidate each other.
 
   ThreadBuffer(Events events, Thread owner) {
     this.events = events;
@@ -43,8 +39,12 @@ final class ThreadBuffer {
   boolean reserve() {
     Chunk c = cur;
     if (c != null && pos < c.cap) return true;
-    Chunk n = events.newChunk(c != null);
+    Chunk n = events.newChunk(this, c != null);
     if (n == null) return false;
+    if (n == Events.DROP) {
+      events.dropped.incrementAndGet();
+      return false;
+    }
     pos = 0;
     cur = n;
     if (c == null) {
@@ -56,8 +56,69 @@ final class ThreadBuffer {
     return true;
   }
 
+
+  /**
+   * Publishes a read whose value is known only after the access instruction: the floor stays set
+   * (with {@link #VALUE_PENDING}) until {@link #completeRead} stores the value, so the writer
+   * does not write the event before. Returns the index.
+   */
+  long publishRead(int t, int kind, int ref, int loc, int stack, int obj, int elem) {
+    Chunk c = cur;
+    int p = pos;
+    c.rec[p * Events.REC + 5] = Events.V_NONE;
+    long i = publish(t, kind, ref, loc, stack, obj, elem, false);
+    pendingChunk = c;
+    pendingPos = p;
+    pendingIndex = i;
+    return i;
+  }
+
+  /** The read published last gets its value (when still pending); the writer may then write it. */
+  void completeRead(int vtype, long bits, Object value) {
+    int p = pendingPos;
+    if (p < 0) return;
+    pendingPos = -1;
+    Chunk c = pendingChunk;
+    pendingChunk = null;
+    int o = p * Events.REC;
+    // the writer gave up waiting (> 1 s) and may have recycled the chunk for another thread
+    if (c.rec[o] != pendingIndex) {
+      FLOOR.setRelease(this, 0L);
+      return;
+    }
+    c.rec[o + 4] = bits;
+    c.rec[o + 5] = vtype;
+    if (vtype == Events.V_REF && value != null) {
+      if (c.refs == null) c.refs = new Object[c.cap];
+      c.refs[p] = value;
+    }
+    FLOOR.setRelease(this, 0L);
+  }
+
+  /** A write (or other event) with its value. */
+  long publishValue(int t, int kind, int ref, int loc, int stack, int obj, int elem, int vtype, long bits, Object value) {
+    Chunk c = cur;
+    int p = pos;
+    int o = p * Events.REC;
+    c.rec[o + 4] = bits;
+    c.rec[o + 5] = vtype;
+    if (vtype == Events.V_REF && value != null) {
+      if (c.refs == null) c.refs = new Object[c.cap];
+      c.refs[p] = value;
+    }
+    return publish(t, kind, ref, loc, stack, obj, elem, true);
+  }
+
   /** Takes the next global index and publishes the event; {@link #reserve()} must have succeeded. */
   long publish(int t, int kind, int ref, int loc, int stack, int obj, int elem) {
+    Chunk c = cur;
+    int o = pos * Events.REC;
+    c.rec[o + 5] = Events.V_NONE;
+    return publish(t, kind, ref, loc, stack, obj, elem, true);
+  }
+
+  private long publish(int t, int kind, int ref, int loc, int stack, int obj, int elem, boolean done) {
+    pendingPos = -1; // a nested event (class initializer) before a pending read's value: that value is lost
     FLOOR.setRelease(this, lastIndex + 1);
     long i = events.counter.getAndIncrement();
     lastIndex = i;
@@ -71,8 +132,26 @@ final class ThreadBuffer {
     r[o + 3] = ((long) stack << 32) | (obj & 0xffffffffL);
     pos = p + 1;
     c.publishCount(p + 1);
-    FLOOR.setRelease(this, 0L);
+    FLOOR.setRelease(this, done ? 0L : i | VALUE_PENDING);
     return i;
+  }
+
+  /** Producer: true while the writer has not reached this thread's current chunk. */
+  boolean hasUnconsumedOlderChunks() {
+    Chunk r = rchunk;
+    return r != null && r != cur;
+  }
+
+
+  /** Writer: true when this pending-value floor has not moved for a second (write the read without value). */
+  boolean valuePendingTooLong(long f) {
+    long now = System.nanoTime();
+    if (f != stuckFloor) {
+      stuckFloor = f;
+      stuckSince = now;
+      return false;
+    }
+    return now - stuckSince > 1_000_000_000L;
   }
 
   long floorAcquire() {
@@ -99,8 +178,19 @@ final class ThreadBuffer {
     }
   }
 
+  /** Writer, for a drained buffer: detaches and returns its last chunk (null when there is none). */
+  Chunk retire() {
+    Chunk c = rchunk;
+    rchunk = null;
+    retired = true;
+    return c;
+  }
+
+  boolean isRetired() { return retired; }
+
   /** True when the owner has ended and everything it published was consumed. */
   boolean drained() {
-    return !owner.isAlive() && floorAcquire() == 0 && peek() == Long.MAX_VALUE;
+    long f = floorAcquire();
+    return !owner.isAlive() && (f == 0 || (f & VALUE_PENDING) != 0) && peek() == Long.MAX_VALUE;
   }
 }

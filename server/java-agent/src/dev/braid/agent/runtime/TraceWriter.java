@@ -88,7 +88,13 @@ final class TraceWriter implements Runnable {
         long w = c;
         for (ThreadBuffer b : bs) {
           long f = b.floorAcquire();
-          if (f != 0 && f < w) w = f;
+          if (f == 0) continue;
+          if ((f & ThreadBuffer.VALUE_PENDING) != 0) {
+            // a read whose value is being stored: its index is f; wait for it, but not for ever
+            f &= ~ThreadBuffer.VALUE_PENDING;
+            if (b.valuePendingTooLong(f)) continue;
+          }
+          if (f < w) w = f;
         }
         long now = 0;
         if (stop != Long.MAX_VALUE) {
@@ -101,12 +107,14 @@ final class TraceWriter implements Runnable {
           if (w > stop) w = stop;
         }
         int n = emitBelow(bs, w);
+        if (n > 0) events.writerProgress++;
         if (stop != Long.MAX_VALUE && w >= stop) break;
         if (n > 0) {
           idle = 0;
           if ((++rounds & 63) != 0) continue;
         }
         drainExtraLines();
+        reportDropped();
         if (now == 0) now = System.nanoTime();
         if (stop != Long.MAX_VALUE) {
           Thread.onSpinWait();
@@ -128,6 +136,7 @@ final class TraceWriter implements Runnable {
         }
       }
       drainExtraLines();
+      reportDropped();
       flush();
     } catch (Throwable t) {
       System.err.println("[braid-agent] trace writer stopped: " + t);
@@ -145,6 +154,7 @@ final class TraceWriter implements Runnable {
    */
   private static final int WINDOW = 1 << 15;
   private final long[] stage = new long[WINDOW * Events.REC];
+  private final Object[] stageRefs = new Object[WINDOW];
   /** The next index to write; everything below it is written. */
   private long next = 1;
 
@@ -160,13 +170,20 @@ final class TraceWriter implements Runnable {
           long k = b.peek();
           if (k >= lim) break;
           if (k >= base) {
-            long[] r = b.rchunk.rec;
+            Chunk ch = b.rchunk;
+            long[] r = ch.rec;
             int o = b.rpos * Events.REC;
             int d = (int) (k - base) * Events.REC;
             st[d] = k;
             st[d + 1] = r[o + 1];
             st[d + 2] = r[o + 2];
             st[d + 3] = r[o + 3];
+            st[d + 4] = r[o + 4];
+            st[d + 5] = r[o + 5];
+            if (r[o + 5] == Events.V_REF) {
+              Object[] refs = ch.refs;
+              stageRefs[(int) (k - base)] = refs == null ? null : refs[b.rpos];
+            }
           } // (k < base: published after a forced shutdown skipped it)
           b.rpos++;
         }
@@ -179,6 +196,7 @@ final class TraceWriter implements Runnable {
           st[d + 1] = ((long) selfThread[selfHead] << 40) | ((long) Events.KIND_END << 32);
           st[d + 2] = 0;
           st[d + 3] = 0;
+          st[d + 5] = Events.V_NONE;
         }
         selfHead++;
       }
@@ -187,7 +205,9 @@ final class TraceWriter implements Runnable {
         int d = j * Events.REC;
         long k = base + j;
         if (st[d] != k) continue; // an index given up at shutdown
-        writeEvent(k, st[d + 1], st[d + 2], st[d + 3]);
+        int vt = (int) st[d + 5];
+        writeEvent(k, st[d + 1], st[d + 2], st[d + 3], vt, st[d + 4], vt == Events.V_REF ? stageRefs[j] : null);
+        if (vt == Events.V_REF) stageRefs[j] = null;
         n++;
       }
       next = lim;
@@ -195,33 +215,48 @@ final class TraceWriter implements Runnable {
     return n;
   }
 
+  private ThreadBuffer[] drainedScratch = new ThreadBuffer[64];
+
   private void forgetDrainedBuffers(ThreadBuffer[] bs) {
+    int n = 0;
     for (ThreadBuffer b : bs) {
-      if (b.drained()) events.unregister(b);
+      if (b.drained()) {
+        if (n == drainedScratch.length) drainedScratch = java.util.Arrays.copyOf(drainedScratch, n * 2);
+        drainedScratch[n++] = b;
+      }
     }
+    events.unregisterDrained(drainedScratch, n);
+    java.util.Arrays.fill(drainedScratch, 0, n, null);
+  }
+
+  private long droppedReported;
+
+  /** Writes a {@code {"dropped":N}} line for the events dropped since the last such line. */
+  private void reportDropped() {
+    long d = events.dropped.get();
+    if (d == droppedReported) return;
+    appendAscii("{\"dropped\":" + (d - droppedReported) + "}\n");
+    droppedReported = d;
   }
 
   boolean isFinished() { return finished; }
 
   private void emitEndsOfDeadThreads() {
-    int n = Rt.threadCount();
-    for (int id = 1; id <= n; id++) {
-      if (Rt.isDeadAndNotEnded(id)) {
-        long i = events.reserve();
+    for (int id : Rt.takeDeadThreads()) {
+      long i = events.reserve();
+      if (selfTail == selfIndex.length) {
+        System.arraycopy(selfIndex, selfHead, selfIndex, 0, selfTail - selfHead);
+        System.arraycopy(selfThread, selfHead, selfThread, 0, selfTail - selfHead);
+        selfTail -= selfHead;
+        selfHead = 0;
         if (selfTail == selfIndex.length) {
-          System.arraycopy(selfIndex, selfHead, selfIndex, 0, selfTail - selfHead);
-          System.arraycopy(selfThread, selfHead, selfThread, 0, selfTail - selfHead);
-          selfTail -= selfHead;
-          selfHead = 0;
-          if (selfTail == selfIndex.length) {
-            selfIndex = java.util.Arrays.copyOf(selfIndex, selfTail * 2);
-            selfThread = java.util.Arrays.copyOf(selfThread, selfTail * 2);
-          }
+          selfIndex = java.util.Arrays.copyOf(selfIndex, selfTail * 2);
+          selfThread = java.util.Arrays.copyOf(selfThread, selfTail * 2);
         }
-        selfIndex[selfTail] = i;
-        selfThread[selfTail] = id;
-        selfTail++;
       }
+      selfIndex[selfTail] = i;
+      selfThread[selfTail] = id;
+      selfTail++;
     }
   }
 
@@ -253,7 +288,7 @@ final class TraceWriter implements Runnable {
     ascii("\"END\"")
   };
 
-  private void writeEvent(long i, long r1, long r2, long r3) {
+  private void writeEvent(long i, long r1, long r2, long r3, int vtype, long vbits, Object vref) {
     int t = (int) (r1 >>> 40);
     int k = (int) (r1 >>> 32) & 0xff;
     int elem = (int) r1;
@@ -302,7 +337,23 @@ final class TraceWriter implements Runnable {
         p = putInt(b, p, loc);
         b[p++] = ',';
         p = putStack(b, p, stack);
-        if (elem != Events.ELEM_STATIC) {
+        if (vtype != Events.V_NONE) {
+          // [i,t,k,var,loc,stack,obj,elem,value]: obj 0 for a static, elem -1 for a field
+          b[p++] = ',';
+          p = elem == Events.ELEM_STATIC ? putInt(b, p, 0) : putObj(b, p, obj);
+          b[p++] = ',';
+          p = elem >= 0 ? putInt(b, p, elem) : putIntSlow(b, p, -1);
+          b[p++] = ',';
+          len = p;
+          appendValue(vtype, vbits, vref);
+          b = buf;
+          p = len;
+          if (p + 4 > b.length) {
+            flushBuffer();
+            b = buf;
+            p = len;
+          }
+        } else if (elem != Events.ELEM_STATIC) {
           b[p++] = ',';
           p = putObj(b, p, obj);
           if (elem >= 0) {
@@ -337,6 +388,91 @@ final class TraceWriter implements Runnable {
   }
 
   private static final byte[] NULL = ascii("null");
+  private static final int MAX_STRING_VALUE = 64;
+
+  /** Appends a value as JSON: numbers, true/false, a char or String (cut to 64 characters) as a string, objects as "Type@id". */
+  private void appendValue(int vtype, long bits, Object ref) {
+    if (len + 160 > buf.length) flushBuffer();
+    switch (vtype) {
+      case Events.V_INT:
+        len = putIntSlow(buf, len, (int) bits);
+        break;
+      case Events.V_BOOL:
+        appendBytes(bits != 0 ? TRUE : FALSE);
+        break;
+      case Events.V_CHAR:
+        appendJsonString(String.valueOf((char) bits), 1);
+        break;
+      case Events.V_LONG:
+        len = putLong(buf, len, bits);
+        break;
+      case Events.V_FLOAT: {
+        float f = Float.intBitsToFloat((int) bits);
+        if (Float.isNaN(f) || Float.isInfinite(f) || (f == Math.rint(f) && Math.abs(f) < 1e15)) appendNumber(f);
+        else appendAscii(Float.toString(f));
+        break;
+      }
+      case Events.V_DOUBLE:
+        appendNumber(Double.longBitsToDouble(bits));
+        break;
+      default:
+        if (ref == null) {
+          appendAscii("null");
+        } else if (ref instanceof String) {
+          appendJsonString((String) ref, MAX_STRING_VALUE);
+        } else {
+          // "Type@id": the quoted type name and '@' are cached per class
+          appendBytes(TYPE_PREFIX.get(ref.getClass()));
+          len = putObj(buf, len, System.identityHashCode(ref));
+          buf[len++] = '"';
+        }
+    }
+  }
+
+  private static final byte[] TRUE = ascii("true");
+  private static final byte[] FALSE = ascii("false");
+  private static final ClassValue<byte[]> TYPE_PREFIX = new ClassValue<byte[]>() {
+    @Override
+    protected byte[] computeValue(Class<?> type) {
+      String q = Json.quote(type.getName() + "@");
+      return q.substring(0, q.length() - 1).getBytes(StandardCharsets.UTF_8);
+    }
+  };
+
+  /** Appends {@code s} (at most {@code max} characters, then "…") as a JSON string, without allocating for ASCII text. */
+  private void appendJsonString(String s, int max) {
+    int n = Math.min(s.length(), max);
+    if (len + n + 8 > buf.length) flushBuffer();
+    byte[] b = buf;
+    int p = len;
+    int start = p;
+    b[p++] = '"';
+    for (int k = 0; k < n; k++) {
+      char c = s.charAt(k);
+      if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+        // rare: escape or non-ASCII text; the slow path
+        len = start;
+        String cut = s.length() > max ? s.substring(0, max) + "\u2026" : s;
+        appendAscii(Json.quote(cut));
+        return;
+      }
+      b[p++] = (byte) c;
+    }
+    if (s.length() > max) {
+      b[p++] = (byte) 0xE2; // U+2026 in UTF-8
+      b[p++] = (byte) 0x80;
+      b[p++] = (byte) 0xA6;
+    }
+    b[p++] = '"';
+    len = p;
+  }
+
+  /** A float or double as JSON: NaN and infinities are not JSON numbers, so they are strings. */
+  private void appendNumber(double v) {
+    if (Double.isNaN(v) || Double.isInfinite(v)) appendAscii("\"" + v + "\"");
+    else if (v == Math.rint(v) && Math.abs(v) < 1e15) appendLong((long) v);
+    else appendAscii(Double.toString(v));
+  }
 
   private static int putStack(byte[] b, int p, int stack) {
     if (stack >= 0) return putInt(b, p, stack);
@@ -454,19 +590,29 @@ final class TraceWriter implements Runnable {
     return p + n;
   }
 
+  private static final byte[] LONG_MIN = ascii(Long.toString(Long.MIN_VALUE));
+
   private static int putLong(byte[] b, int p, long v) {
     if (v >= 0 && v <= Integer.MAX_VALUE) return putInt(b, p, (int) v);
+    if (v > Integer.MIN_VALUE && v < 0) return putIntSlow(b, p, (int) v);
+    if (v == Long.MIN_VALUE) {
+      System.arraycopy(LONG_MIN, 0, b, p, LONG_MIN.length);
+      return p + LONG_MIN.length;
+    }
     if (v < 0) {
       b[p++] = '-';
       v = -v;
     }
-    int n = 0;
-    for (long x = v; x != 0; x /= 10) n++;
-    if (n == 0) n = 1;
-    int e = p + n;
-    for (int q = e - 1; q >= p; q--) {
-      b[q] = (byte) ('0' + (v % 10));
-      v /= 10;
+    // beyond int: the low 8 digits at a time as an int, the rest recursively
+    long hi = v / 100_000_000L;
+    int lo = (int) (v - hi * 100_000_000L);
+    p = putLong(b, p, hi);
+    int e = p + 8;
+    for (int q = e - 1; q >= p; q -= 2) {
+      int d = lo % 100;
+      lo /= 100;
+      b[q] = PAIRS[2 * d + 1];
+      b[q - 1] = PAIRS[2 * d];
     }
     return e;
   }
@@ -604,18 +750,28 @@ final class TraceWriter implements Runnable {
     File parent = f.getAbsoluteFile().getParentFile();
     if (parent != null) parent.mkdirs();
     OutputStream os;
-    try {
-      os = Files.newOutputStream(f.toPath(), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    } catch (java.nio.file.FileAlreadyExistsException e) {
+    // java.io rather than java.nio.file: its classes are in the JDK's class-data archive (start-up)
+    if (f.createNewFile()) {
+      os = new java.io.FileOutputStream(f);
+    } else {
       // Another JVM of the same run (e.g. a forked test JVM) already writes this trace.
-      long pid = ProcessHandle.current().pid();
-      String p = outPath.endsWith(".trace.jsonl")
-          ? outPath.substring(0, outPath.length() - ".trace.jsonl".length()) + "~" + pid + ".trace.jsonl"
+      long pid = Rt.pid();
+      String suffix = outPath.endsWith(".trace.jsonl.gz") ? ".trace.jsonl.gz" : ".trace.jsonl";
+      String p = outPath.endsWith(suffix)
+          ? outPath.substring(0, outPath.length() - suffix.length()) + "~" + pid + suffix
           : outPath + "~" + pid;
       f = new File(p);
       execution = execution + "~" + pid;
-      os = Files.newOutputStream(f.toPath(), StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-          StandardOpenOption.WRITE);
+      os = new java.io.FileOutputStream(f);
+    }
+    if (outPath.endsWith(".gz")) {
+      // gzip on this (the writer) thread, fastest level; each periodic flush is a sync flush, so
+      // the part written so far stays readable
+      os = new java.util.zip.GZIPOutputStream(os, 1 << 16, true) {
+        {
+          def.setLevel(java.util.zip.Deflater.BEST_SPEED);
+        }
+      };
     }
     out = os;
     byte[] header = (headerTemplate.replace("\u0000EXECUTION\u0000", Json.quote(execution)) + "\n")

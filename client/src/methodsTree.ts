@@ -1,0 +1,137 @@
+/**
+ * The "Suspicious Methods" view: the call-graph method ranking (seed 003, braid/methods) — method,
+ * score, the edge that gave the score, runs — and the command that opens the comparison with
+ * GRIFFIN's suspicious methods of the same traces (webview/src/methods).
+ */
+import * as vscode from 'vscode';
+import { MethodDto, MethodsRequest, MethodsResult } from '../../server/src/lsp/protocol';
+import type { BraidModel } from './model';
+
+type MethodNode = { kind: 'method'; method: MethodDto } | { kind: 'detail'; id: string; label: string; description?: string; tooltip?: string } | { kind: 'message'; label: string };
+
+/** Escapes text for Markdown (and the HTML it may contain). */
+export function escapeMarkdown(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ').replace(/[\\`*_{}[\]()#+\-.!|<>&~]/g, (c) => '\\' + c);
+}
+
+function shortName(m: string): string {
+  const parts = m.split('.');
+  return parts.length > 2 ? parts.slice(-2).join('.') : m;
+}
+
+export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<MethodNode | undefined | void>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  private result: MethodsResult | undefined;
+  private loading: Promise<MethodsResult | undefined> | undefined;
+  private stale = true;
+  private error: string | undefined;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly model: BraidModel) {
+    this.subscription = model.onDidChange(() => this.refresh());
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+
+  refresh(): void {
+    this.stale = true;
+    this.emitter.fire();
+  }
+
+  load(): Promise<MethodsResult | undefined> {
+    if (!this.stale && this.result) return Promise.resolve(this.result);
+    if (this.loading) return this.loading;
+    this.stale = false;
+    this.loading = this.model
+      .request<MethodsResult>(MethodsRequest, {})
+      .then((r) => {
+        this.error = undefined;
+        return (this.result = r);
+      })
+      .catch((err) => {
+        this.error = (err as Error)?.message ?? String(err);
+        this.stale = true;
+        return undefined;
+      })
+      .finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  getTreeItem(n: MethodNode): vscode.TreeItem {
+    if (n.kind === 'message') return new vscode.TreeItem(n.label, vscode.TreeItemCollapsibleState.None);
+    if (n.kind === 'detail') {
+      const item = new vscode.TreeItem(n.label, vscode.TreeItemCollapsibleState.None);
+      item.id = n.id;
+      item.description = n.description;
+      item.tooltip = n.tooltip;
+      return item;
+    }
+    const m = n.method;
+    const item = new vscode.TreeItem(`#${m.rank} ${shortName(m.method)}`, vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = `method:${m.method}`;
+    const edge = m.edge ? ` · ${m.edge.kind} → ${shortName(m.edge.target)}` : '';
+    item.description = `${m.score.toFixed(3)}${edge} · ${m.runs.failed} failed / ${m.runs.passed} passed runs`;
+    const md = new vscode.MarkdownString();
+    md.appendMarkdown(`**Rank ${m.rank}**, score **${m.score.toFixed(3)}** (InfoGain of its best outgoing edge)\n\n`);
+    md.appendMarkdown(`${escapeMarkdown(m.method)}\n\n${escapeMarkdown(m.file)}:${m.line} · ${m.loc} lines of code${m.locSource === 'span' ? ' (span of recorded lines)' : ''}`);
+    if (m.edge) md.appendMarkdown(`\n\nedge ${escapeMarkdown(m.edge.text)}: ${m.edge.meanFailed.toFixed(2)} per failed vs ${m.edge.meanPassed.toFixed(2)} per passed run`);
+    item.tooltip = md;
+    item.iconPath = new vscode.ThemeIcon(m.score >= 0.5 ? 'flame' : m.score > 0 ? 'warning' : 'circle-outline', m.score > 0 ? new vscode.ThemeColor(m.score >= 0.5 ? 'errorForeground' : 'editorWarning.foreground') : undefined);
+    item.contextValue = 'braid.method';
+    if (m.uri) item.command = { command: 'braid.openAccess', title: 'Open Method', arguments: [m.uri, m.line] };
+    return item;
+  }
+
+  getParent(): MethodNode | undefined {
+    return undefined;
+  }
+
+  async getChildren(element?: MethodNode): Promise<MethodNode[]> {
+    if (!element) {
+      const r = await this.load();
+      if (!r) return [{ kind: 'message', label: `Could not rank methods: ${this.error ?? 'no result'}` }];
+      if (!r.methods.length) return [{ kind: 'message', label: r.message ?? 'No methods.' }];
+      const out: MethodNode[] = r.methods.slice(0, 200).map((method) => ({ kind: 'method', method }));
+      if (r.message) out.unshift({ kind: 'message', label: r.message });
+      return out;
+    }
+    if (element.kind !== 'method') return [];
+    const m = element.method;
+    const id = `method:${m.method}`;
+    const out: MethodNode[] = [];
+    if (m.edge) {
+      out.push({
+        kind: 'detail',
+        id: `${id}:edge`,
+        label: `edge ${m.edge.text}`,
+        description: `${m.edge.kind} · ${m.edge.meanFailed.toFixed(2)} per failed vs ${m.edge.meanPassed.toFixed(2)} per passed run`,
+      });
+      out.push({ kind: 'detail', id: `${id}:edgeRuns`, label: `edge in ${m.edge.failedRuns} failed, ${m.edge.passedRuns} passed runs` });
+    } else out.push({ kind: 'detail', id: `${id}:edge`, label: 'calls nothing (score 0)' });
+    out.push({ kind: 'detail', id: `${id}:where`, label: `${m.file}:${m.line}`, description: `${m.loc} LOC${m.locSource === 'span' ? ' (recorded span)' : ''}` });
+    return out;
+  }
+}
+
+/** Registers the view and its commands; `openComparison` opens the comparison webview. */
+export function registerMethodsView(context: vscode.ExtensionContext, model: BraidModel, openComparison: () => void): MethodsTree {
+  const tree = new MethodsTree(model);
+  const view = vscode.window.createTreeView('braid.methods', { treeDataProvider: tree, showCollapseAll: true });
+  context.subscriptions.push(
+    tree,
+    view,
+    vscode.commands.registerCommand('braid.refreshMethods', () => tree.refresh()),
+    vscode.commands.registerCommand('braid.revealMethod', async (name: unknown) => {
+      await vscode.commands.executeCommand('braid.methods.focus');
+      const r = await tree.load();
+      const m = r?.methods.find((x) => x.method === name);
+      if (m) await view.reveal({ kind: 'method', method: m }, { select: true, focus: true });
+    }),
+    vscode.commands.registerCommand('braid.compareSuspiciousMethods', () => openComparison()),
+  );
+  return tree;
+}

@@ -1,0 +1,142 @@
+/**
+ * Recording from the editor: braid/record with a cancellable progress notification (shared by
+ * Record Runs and the "find the root cause" test code lens), the command Record Runs prefills, and
+ * braid.recordTest (records runs of one test with the project's build tool, then shows the result).
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  RecordParams,
+  RecordProgressNotification,
+  RecordProgressParams,
+  RecordRequest,
+  RecordResult,
+  RecordTestArgs,
+  SuggestCommandRequest,
+  SuggestCommandResult,
+  TestCommandRequest,
+  TestCommandResult,
+} from '../../server/src/lsp/protocol';
+
+export const LAST_COMMAND_KEY = 'braid.record.lastCommand';
+/** the last test recorded from the code lens: Record Runs of the same command keeps its package, name and folder */
+const LAST_TEST_KEY = 'braid.record.lastTest';
+
+interface LastTest {
+  commandLine: string;
+  include: string[];
+  name: string;
+  cwd: string;
+}
+
+/** Record Runs of the command the test lens used last: the same include list (the test's package), name and folder. */
+export function withLastTest(context: vscode.ExtensionContext, line: string, params: RecordParams): RecordParams {
+  const t = context.workspaceState.get<LastTest>(LAST_TEST_KEY);
+  if (!t || t.commandLine !== line) return params;
+  return { ...params, include: params.include?.length ? params.include : t.include, name: t.name, cwd: t.cwd };
+}
+
+/** Shown when recording is asked for in an untrusted workspace; false then. */
+export async function requireTrust(): Promise<boolean> {
+  if (vscode.workspace.isTrusted) return true;
+  const pick = await vscode.window.showWarningMessage(
+    'Braid: recording runs your program, so it needs a trusted workspace. Analyzing existing traces works without trust.',
+    'Manage Workspace Trust',
+  );
+  if (pick) await vscode.commands.executeCommand('workbench.trust.manage');
+  return false;
+}
+
+/** The recording settings (braid.record.*) as braid/record parameters for `command`. */
+export function recordParams(command: string[]): RecordParams {
+  const cfg = vscode.workspace.getConfiguration('braid.record');
+  return {
+    command,
+    runs: cfg.get<number>('runs', 20),
+    noise: cfg.get<number>('noise', 0.1),
+    include: cfg.get<string[]>('include', []),
+    timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
+    jobs: cfg.get<number>('jobs', 1),
+  };
+}
+
+export async function recordWithProgress(client: LanguageClient, params: RecordParams, title = 'Braid: recording'): Promise<RecordResult> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    let last = 0;
+    const sub = client.onNotification(RecordProgressNotification, (p: RecordProgressParams) => {
+      const pct = p.total ? (p.done / p.total) * 100 : 0;
+      progress.report({ message: p.done === 0 && p.message ? p.message : `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`, increment: pct - last });
+      last = pct;
+    });
+    try {
+      return await client.sendRequest<RecordResult>(RecordRequest, params, token);
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
+/** What Record Runs offers in its box: the last command used, else one inferred from the workspace. */
+export async function prefillCommand(context: vscode.ExtensionContext, client: LanguageClient): Promise<string> {
+  const last = context.workspaceState.get<string>(LAST_COMMAND_KEY, '');
+  if (last) return last;
+  const doc = vscode.window.activeTextEditor?.document;
+  try {
+    const r = await client.sendRequest<SuggestCommandResult>(SuggestCommandRequest, { uri: doc?.uri.scheme === 'file' ? doc.uri.toString() : undefined });
+    return r?.commandLine ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** braid.recordTest: records runs of one test (code lens or Testing view), then shows the root cause. */
+export async function recordTest(context: vscode.ExtensionContext, client: LanguageClient, log: vscode.LogOutputChannel, args: RecordTestArgs): Promise<RecordResult | undefined> {
+  if (!(await requireTrust())) return undefined;
+  if (!args || typeof args.uri !== 'string' || typeof args.className !== 'string') throw new Error('no test to record: use the "Braid: find the root cause" code lens above a test');
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === args.uri);
+  if (doc?.isDirty) await doc.save();
+  const plan = await client.sendRequest<TestCommandResult>(TestCommandRequest, args);
+  const what = args.method ? `${args.className.replace(/^.*\./, '')}.${args.method}` : args.className.replace(/^.*\./, '');
+  const params = recordParams(plan.command);
+  params.name = plan.name;
+  params.cwd = plan.cwd;
+  params.prepare = plan.prepare;
+  if (!params.include?.length) params.include = plan.include;
+  if (plan.tool === 'maven' || plan.tool === 'gradle') {
+    // a build tool starts slower than a plain program, and parallel builds of one module share target/ (build/)
+    params.timeoutSeconds = Math.max(params.timeoutSeconds ?? 60, 300);
+    params.jobs = 1;
+  }
+  await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
+  await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
+  log.info(`recording ${params.runs} runs of the test ${what} (${plan.tool}): ${plan.commandLine}`);
+  const result = await recordWithProgress(client, params, `Braid: recording ${what}`);
+  const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs of ${what} — ${result.failed} failed, ${result.passed} passed.`;
+  log.info(`${msg} Traces in ${result.outDir}`);
+  if (result.failed === 0) {
+    void vscode.window.showInformationMessage(`${msg} None failed: raise braid.record.noise or braid.record.runs.`);
+    return result;
+  }
+  // the root cause: the ranked patterns and, when GRIFFIN found a bug, its graph
+  await vscode.commands.executeCommand('braid.reanalyze');
+  await vscode.commands.executeCommand('braid.patterns.focus');
+  void vscode.window.showInformationMessage(msg, 'Open Bug Graph', 'Open Tracer').then((a) => {
+    if (a === 'Open Bug Graph') void vscode.commands.executeCommand('braid.openBugGraph');
+    if (a === 'Open Tracer') void vscode.commands.executeCommand('braid.openTracer');
+  });
+  return result;
+}
+
+/** The argument of braid.recordTest from the Testing view: the test item's lens found through the code lens provider. */
+export async function testItemArgs(item: vscode.TestItem): Promise<RecordTestArgs | undefined> {
+  if (!item?.uri) return undefined;
+  // another extension's item may arrive as plain data: uri components, range {start, end}
+  const uri = item.uri instanceof vscode.Uri ? item.uri : vscode.Uri.from(item.uri as vscode.Uri);
+  const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+  const ours = lenses.filter((l) => l.command?.command === 'braid.recordTest' && l.command.arguments?.[0]);
+  const r = item.range as { start: { line: number }; end: { line: number } } | undefined;
+  const inside = r ? ours.filter((l) => l.range.start.line >= r.start.line && l.range.start.line <= r.end.line) : ours;
+  // the first lens inside the item's range: the class's name comes before its methods, a method's after its annotations
+  const hit = inside.sort((a, b) => a.range.start.line - b.range.start.line)[0] ?? ours[0];
+  return hit?.command?.arguments?.[0] as RecordTestArgs | undefined;
+}

@@ -1,0 +1,259 @@
+/**
+ * The command that runs ONE test (a test class or a test method) with the project's build tool, so
+ * Braid can record many runs of just that test ("Braid: find the root cause" code lens):
+ *  - Maven (pom.xml, ./mvnw when present): `mvn -o -q test -Dtest=Class#method` (offline: recording
+ *    must not download anything);
+ *  - Gradle (build.gradle[.kts] / settings.gradle[.kts], ./gradlew when present):
+ *    `gradle test --offline --no-daemon --tests pkg.Class.method`;
+ *  - neither: plain `java` with the JUnit console launcher (junit-platform-console-standalone*.jar
+ *    in the project's lib/ or libs/ folder or a system folder such as Debian's /usr/share/java), after
+ *    compiling the sources once with `javac` into .braid/build/classes; TestNG tests run with
+ *    `org.testng.TestNG` from testng*.jar instead.
+ * Also the command suggested by Record Runs (`suggestRecordCommand`): Maven/Gradle test, or the main
+ * class of the open editor.
+ * Pure file-system inspection; nothing here runs a process.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+export type TestFramework = 'junit5' | 'junit4' | 'testng';
+
+export interface TestTarget {
+  /** the test's source file */
+  file: string;
+  /** fully qualified class name, e.g. bank.AccountTest */
+  className: string;
+  /** the test method; the whole class when absent */
+  method?: string;
+  framework: TestFramework;
+}
+
+export interface TestPlan {
+  tool: 'maven' | 'gradle' | 'junit-console' | 'testng';
+  /** steps run once before recording, without the recorder (compiling the sources) */
+  prepare: { command: string[]; cwd: string }[];
+  /** the command recorded N times */
+  command: string[];
+  /** working directory of the command (the module folder holding pom.xml / build.gradle) */
+  cwd: string;
+  /** execution name, e.g. AccountTest.transfer */
+  name: string;
+  /** packages to record by default: the test class's package */
+  include: string[];
+}
+
+export class TestCommandError extends Error {}
+
+/** Folders searched for the JUnit console launcher, JUnit 4 and TestNG jars after the project's lib/ and libs/. */
+export const SYSTEM_JAVA_LIBS = ['/usr/share/java'];
+/** Where the plain-java plan puts the compiled classes (relative to the workspace folder). */
+export const BUILD_DIR = path.join('.braid', 'build', 'classes');
+
+const MAVEN_FILES = ['pom.xml'];
+const GRADLE_FILES = ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'];
+
+/** The nearest folder from `file`'s folder up to `root` (inclusive) holding one of `names`. */
+function nearest(root: string, file: string, names: string[]): string | undefined {
+  const top = path.resolve(root);
+  let dir = path.resolve(path.dirname(file));
+  if (path.relative(top, dir).startsWith('..')) dir = top;
+  for (;;) {
+    if (names.some((n) => existsSync(path.join(dir, n)))) return dir;
+    if (dir === top) return undefined;
+    const up = path.dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+/** `./mvnw` / `./gradlew` when the project has the wrapper (searched up to the root), else the tool. */
+function wrapper(root: string, dir: string, script: string, tool: string): string {
+  const top = path.resolve(root);
+  for (let d = dir; ; d = path.dirname(d)) {
+    const w = path.join(d, script);
+    if (existsSync(w) && process.platform !== 'win32') return w;
+    if (d === top || path.dirname(d) === d) break;
+  }
+  return tool;
+}
+
+function simpleName(className: string): string {
+  return className.slice(className.lastIndexOf('.') + 1);
+}
+
+function packageOf(className: string): string | undefined {
+  const k = className.lastIndexOf('.');
+  return k > 0 ? className.slice(0, k) : undefined;
+}
+
+function executionName(t: TestTarget): string {
+  return `${simpleName(t.className).replace(/\$/g, '.')}${t.method ? `.${t.method}` : ''}`;
+}
+
+/** The first jar in `dirs` whose name matches `re` (names sorted, so `x.jar` comes before `x-1.2.jar`). */
+export function findJar(dirs: string[], re: RegExp): string | undefined {
+  for (const d of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch {
+      continue;
+    }
+    const hit = names.find((n) => re.test(n));
+    if (hit) return path.join(d, hit);
+  }
+  return undefined;
+}
+
+function jarsIn(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((n) => n.endsWith('.jar'))
+      .sort()
+      .map((n) => path.join(dir, n));
+  } catch {
+    return [];
+  }
+}
+
+/** The .java files under the source folders of a plain project (src/main/java and src/test/java, else src and test, else the folder). */
+export function javaSources(folder: string): string[] {
+  const maven = ['src/main/java', 'src/test/java'].map((d) => path.join(folder, d)).filter((d) => existsSync(d));
+  const plain = ['src', 'test', 'tests'].map((d) => path.join(folder, d)).filter((d) => existsSync(d));
+  const roots = maven.length ? maven : plain.length ? plain : [folder];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.name.startsWith('.') || e.name === 'node_modules' || e.name === 'target' || e.name === 'build' || e.name === 'out') continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.java')) out.push(p);
+    }
+  };
+  for (const r of roots) walk(r);
+  return out.sort();
+}
+
+export interface InferOptions {
+  /** folders searched for jars after the project's lib/ and libs/ (default SYSTEM_JAVA_LIBS) */
+  javaLibs?: string[];
+}
+
+/** The command that runs just `target` in the workspace folder `root`; throws TestCommandError saying what is missing. */
+export function inferTestCommand(root: string, target: TestTarget, o: InferOptions = {}): TestPlan {
+  const name = executionName(target);
+  const pkg = packageOf(target.className);
+  const include = pkg ? [pkg] : [simpleName(target.className)];
+  const maven = nearest(root, target.file, MAVEN_FILES);
+  const gradle = nearest(root, target.file, GRADLE_FILES);
+  // the nearer build file wins (a Gradle module inside a Maven tree, or the reverse)
+  if (maven && (!gradle || maven.length >= gradle.length)) {
+    const cls = simpleName(target.className);
+    const test = target.method ? `${cls}#${target.method}` : cls;
+    return {
+      tool: 'maven',
+      prepare: [],
+      command: [wrapper(root, maven, 'mvnw', 'mvn'), '-o', '-q', 'test', `-Dtest=${test}`, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'],
+      cwd: maven,
+      name,
+      include,
+    };
+  }
+  if (gradle) {
+    const filter = target.method ? `${target.className}.${target.method}` : target.className;
+    return {
+      tool: 'gradle',
+      prepare: [],
+      command: [wrapper(root, gradle, 'gradlew', 'gradle'), 'test', '--offline', '--no-daemon', '--quiet', '--tests', filter],
+      cwd: gradle,
+      name,
+      include,
+    };
+  }
+  // plain java: compile once, then run the test with the JUnit console launcher (or TestNG)
+  const projectLibs = [path.join(root, 'lib'), path.join(root, 'libs')];
+  const libs = [...projectLibs, ...(o.javaLibs ?? SYSTEM_JAVA_LIBS)];
+  const sources = javaSources(root);
+  if (!sources.length) throw new TestCommandError(`no .java files under ${root}`);
+  const out = path.join(root, BUILD_DIR);
+  const projectJars = projectLibs.flatMap(jarsIn);
+  if (target.framework === 'testng') {
+    const testng = findJar(libs, /^testng.*\.jar$/);
+    if (!testng) {
+      throw new TestCommandError(
+        `cannot run the TestNG test ${target.className}: no pom.xml or build.gradle in ${root}, and no testng*.jar in ${libs.join(', ')} (put it in lib/ or install Debian's testng package)`,
+      );
+    }
+    const extra = ['jcommander', 'slf4j-api'].map((n) => findJar(libs, new RegExp(`^${n}.*\\.jar$`))).filter((j): j is string => !!j);
+    const cp = [out, ...projectJars, testng, ...extra].join(path.delimiter);
+    const select = target.method ? ['-testclass', target.className, '-methods', `${target.className}.${target.method}`] : ['-testclass', target.className];
+    return {
+      tool: 'testng',
+      prepare: [{ command: ['javac', '-g', '-nowarn', '-d', out, '-cp', cp, ...sources], cwd: root }],
+      command: ['java', '-cp', cp, 'org.testng.TestNG', '-usedefaultlisteners', 'false', ...select],
+      cwd: root,
+      name,
+      include,
+    };
+  }
+  const launcher = findJar(libs, /^junit-platform-console-standalone.*\.jar$/);
+  if (!launcher) {
+    throw new TestCommandError(
+      `cannot run the test ${target.className}: no pom.xml or build.gradle in ${root}, and no JUnit console launcher (junit-platform-console-standalone*.jar) in ${libs.join(', ')}. ` +
+        'Put it in lib/, or install Debian\'s junit5 package.',
+    );
+  }
+  const junit4 = target.framework === 'junit4' ? [findJar(libs, /^junit4?(-4[\d.]*)?\.jar$/), findJar(libs, /^hamcrest-core.*\.jar$/)].filter((j): j is string => !!j) : [];
+  if (target.framework === 'junit4' && junit4.length === 0) {
+    throw new TestCommandError(`cannot run the JUnit 4 test ${target.className}: no junit4.jar or junit-4*.jar in ${libs.join(', ')} (put it in lib/ or install Debian's junit4 package)`);
+  }
+  const libJars = projectJars.filter((j) => j !== launcher);
+  const compileCp = [launcher, ...libJars, ...junit4].join(path.delimiter);
+  const runCp = [out, ...libJars, ...junit4].join(path.delimiter);
+  const select = target.method ? ['--select-method', `${target.className}#${target.method}`] : ['--select-class', target.className];
+  return {
+    tool: 'junit-console',
+    prepare: [{ command: ['javac', '-g', '-nowarn', '-d', out, '-cp', compileCp, ...sources], cwd: root }],
+    command: ['java', '-jar', launcher, '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests', '--class-path', runCp, ...select],
+    cwd: root,
+    name,
+    include,
+  };
+}
+
+/** Quotes a command for display / the Record Runs box (splitCommandLine in the client reads it back). */
+export function commandLine(argv: string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./#-]+$/.test(a) ? a : `"${a.replace(/(["\\])/g, '\\$1')}"`)).join(' ');
+}
+
+/** The main class declared in a Java source text (`package` + the type holding `static void main`), if any. */
+export function mainClassOf(text: string, file: string): string | undefined {
+  if (!/\bstatic\s+(?:final\s+)?void\s+main\s*\(/.test(text) && !/\bpublic\s+static\s+void\s+main\b/.test(text)) return undefined;
+  const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1];
+  const cls = path.basename(file).replace(/\.java$/, '');
+  return pkg ? `${pkg}.${cls}` : cls;
+}
+
+const CLASS_DIRS = ['out', 'bin', 'classes', path.join('target', 'classes'), path.join('build', 'classes', 'java', 'main'), BUILD_DIR];
+
+/**
+ * The command Record Runs suggests: the project's tests with Maven or Gradle, else the main class
+ * of the open editor (from its compiled classes when they are found, else Java's source-file mode).
+ * `editor` is the open Java file and its text. Undefined when there is nothing to suggest.
+ */
+export function suggestRecordCommand(root: string, editor?: { file: string; text: string }): string[] | undefined {
+  const start = editor?.file ?? path.join(root, 'x');
+  const main = editor && editor.file.endsWith('.java') ? mainClassOf(editor.text, editor.file) : undefined;
+  if (main) {
+    const rel = main.replace(/\./g, path.sep) + '.class';
+    const dir = CLASS_DIRS.find((d) => existsSync(path.join(root, d, rel)) && statSync(path.join(root, d, rel)).isFile());
+    if (dir) return ['java', '-cp', dir.split(path.sep).join('/'), main];
+    return ['java', path.relative(root, editor!.file).split(path.sep).join('/')];
+  }
+  const maven = nearest(root, start, MAVEN_FILES);
+  const gradle = nearest(root, start, GRADLE_FILES);
+  const shown = (tool: string) => (path.isAbsolute(tool) ? `./${path.relative(root, tool).split(path.sep).join('/')}` : tool);
+  if (maven && (!gradle || maven.length >= gradle.length)) return [shown(wrapper(root, maven, 'mvnw', 'mvn')), '-o', '-q', 'test', ...(maven !== path.resolve(root) ? ['-f', path.relative(root, maven)] : [])];
+  if (gradle) return [shown(wrapper(root, gradle, 'gradlew', 'gradle')), 'test', '--offline', '--no-daemon', ...(gradle !== path.resolve(root) ? ['-p', path.relative(root, gradle)] : [])];
+  return undefined;
+}

@@ -1,0 +1,174 @@
+/**
+ * End to end in a real VS Code (code-server), issue 16: a new user opens a flaky JUnit 5 test and
+ * clicks "Braid: find the root cause" above it. Braid compiles the sample project
+ * (test/fixtures/junit5-sample, no build tool), records runs of just that test with the JUnit
+ * console launcher (Debian's junit5 jars), and shows the ranked patterns on the bug lines; the
+ * Runs view has short run labels; a bug-graph click opens the source in the existing editor group
+ * (no new split); Record Runs then offers the test's command. Screenshots in test-output/e2e-test-lens/.
+ */
+import { after, before, describe, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { UI_TIMEOUT, Workbench } from './workbench';
+import * as lib from '../../scripts/e2e-lib.mjs';
+
+const OUT = path.join(lib.root, 'test-output', 'e2e-test-lens');
+const LAUNCHER = '/usr/share/java/junit-platform-console-standalone.jar';
+const RUNS = 12;
+const TEST_NAME = 'AccountTest.concurrentDepositsAreAllKept';
+
+const found = lib.findCodeServer({ install: !process.env.BRAID_E2E_NO_INSTALL });
+const skip = !found.bin ? `code-server is not available: ${found.reason}` : !existsSync(LAUNCHER) ? `the JUnit console launcher is missing (apt-get install -y junit5): ${LAUNCHER}` : false;
+if (skip) console.log(`# e2e (test lens) skipped: ${skip}`);
+
+describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause', { skip, timeout: 10 * 60_000 }, () => {
+  let tmp = '';
+  let ws = '';
+  let server: Awaited<ReturnType<typeof lib.startCodeServer>> | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  let wb: Workbench;
+  let failedStep: string | undefined;
+  const log = (m: string) => console.log(`# e2e (test lens): ${m}`);
+
+  function step(name: string, fn: () => Promise<void>, timeout = 3 * 60_000) {
+    test(name, { timeout }, async (t: TestContext) => {
+      if (failedStep) return t.skip(`skipped: the earlier step "${failedStep}" failed`);
+      try {
+        await wb.step(name, fn);
+      } catch (e) {
+        failedStep = name;
+        throw e;
+      }
+    });
+  }
+
+  before(async () => {
+    mkdirSync(OUT, { recursive: true });
+    for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f.endsWith('.log') || f === 'vscode-logs') rmSync(path.join(OUT, f), { recursive: true, force: true });
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-lens-'));
+    const chrome = lib.chromiumPath();
+    assert.ok(chrome, 'Chromium not found: apt-get install -y chromium (or set CHROMIUM_PATH)');
+    const vsix = await lib.packageVsix(path.join(tmp, 'braid.vsix'), { stage: path.join(tmp, 'stage') });
+    const configFile = path.join(tmp, 'code-server.yaml');
+    const extensionsDir = path.join(tmp, 'extensions');
+    lib.installExtension(found.bin!, vsix, extensionsDir, configFile);
+    // the sample project as a user has it: sources only, no traces, no compiled classes
+    ws = path.join(tmp, 'junit5-sample');
+    cpSync(path.join(lib.root, 'test', 'fixtures', 'junit5-sample'), ws, { recursive: true });
+    mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'braid.record.runs': RUNS, 'braid.record.jobs': 2, 'braid.record.noise': 0.2 }, null, 2) + '\n');
+    server = await lib.startCodeServer({ bin: found.bin!, folder: ws, dataDir: path.join(tmp, 'data'), extensionsDir, configFile, logFile: path.join(OUT, 'code-server.log') });
+    log(`code-server at ${server.url}`);
+    browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    page.setDefaultTimeout(UI_TIMEOUT);
+    wb = new Workbench(page, OUT, () => `  code-server log: ${server?.logFile}`);
+    await page.goto(server.folderUrl);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await server?.stop().catch(() => undefined);
+    if (tmp) {
+      const logs = path.join(tmp, 'data', 'logs');
+      if (existsSync(logs)) cpSync(logs, path.join(OUT, 'vscode-logs'), { recursive: true });
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  step('trust the workspace; the empty Braid view welcomes without an error', async () => {
+    await page.getByRole('button', { name: 'Yes, I trust the authors' }).click({ timeout: 60_000 });
+    await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
+    await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
+    await wb.waitStatus(/Braid: no runs/, 60_000);
+    const welcome = wb.pane('Runs').locator('.welcome-view-content');
+    await welcome.getByText('No recorded runs yet.').waitFor();
+    await welcome.getByRole('button', { name: 'Record Runs' }).waitFor();
+    // the whole welcome text is visible (not clipped by the pane)
+    const [textBottom, paneBottom] = await wb.pane('Runs').evaluate((p) => [p.querySelector('.welcome-view-content')!.getBoundingClientRect().bottom, p.querySelector('.pane-body')!.getBoundingClientRect().bottom]);
+    assert.ok(textBottom <= paneBottom + 1, `the Runs welcome text ends at ${textBottom}px, inside the pane (${paneBottom}px)`);
+    await welcome.getByText('it needs a trusted workspace.').waitFor();
+    const patterns = (await wb.pane('Ranked Patterns').innerText()).replace(/\s+/g, ' ');
+    assert.doesNotMatch(patterns, /could not|No traces could be analyzed/i, `no error-like message in an empty workspace: ${patterns}`);
+  });
+
+  const open = async (file: string) => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(file);
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: file }).first().click();
+    await page.locator('.tab.active').filter({ hasText: file }).waitFor();
+  };
+
+  const lens = () => page.locator('.codelens-decoration a').filter({ hasText: 'Braid: find the root cause' });
+
+  step('open the JUnit 5 test: "Braid: find the root cause" above the class and each test method', async () => {
+    await open('AccountTest.java');
+    await lens().first().waitFor({ state: 'visible', timeout: 60_000 });
+    assert.equal(await lens().count(), 3, 'class + two test methods');
+  });
+
+  let result = { runs: 0, failed: 0 };
+  step('click the lens above the flaky test: compiled, recorded, counted', async () => {
+    // the method's lens: the second one (the first is the class's)
+    for (let attempt = 1; attempt <= 3 && result.failed === 0; attempt++) {
+      if (attempt > 1) await wb.runCommand('Notifications: Clear All Notifications');
+      await lens().nth(1).click();
+      const progress = page.locator('.notification-toast').filter({ hasText: `Braid: recording ${TEST_NAME}` });
+      await progress.waitFor({ state: 'visible' });
+      if (attempt === 1) {
+        await progress.filter({ hasText: new RegExp(`\\d+/${RUNS} runs`) }).waitFor({ state: 'visible', timeout: 120_000 });
+        await wb.extraScreenshot('recording-the-test');
+      }
+      const done = page.locator('.notification-toast').filter({ hasText: new RegExp(`recorded ${RUNS} runs of ${TEST_NAME.replace('.', '\\.')} — \\d+ failed`) });
+      await done.waitFor({ state: 'visible', timeout: 240_000 });
+      const m = /— (\d+) failed, (\d+) passed/.exec(await done.innerText())!;
+      result = { runs: result.runs + RUNS, failed: result.failed + Number(m[1]) };
+      log(`attempt ${attempt}: ${m[0]}`);
+    }
+    assert.ok(result.failed > 0, `some of the ${result.runs} runs of the test failed`);
+    assert.ok(existsSync(path.join(ws, '.braid', 'build', 'classes', 'bank', 'AccountTest.class')), 'compiled into .braid/build/classes');
+    await wb.waitStatus(new RegExp(`Braid: ${result.runs} runs \\(${result.failed} failed\\)`), 90_000);
+  }, 9 * 60_000);
+
+  step('the root cause: the top patterns are on Account.balance; runs read "AccountTest #n ✗ …"', async () => {
+    const top = wb.rows('Ranked Patterns').first();
+    await top.waitFor({ state: 'visible' });
+    const label = (await top.getAttribute('aria-label')) ?? '';
+    assert.match(label, /^#1 P\d+ .*balance/, `the first ranked pattern is on balance: "${label}"`);
+    const runs = (await wb.rows('Runs').evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).filter(Boolean);
+    assert.ok(runs.length > 0);
+    for (const r of runs) assert.match(r, /^AccountTest #\d+ (✓|✗ [a-z ]+)/, `short run label: "${r}"`);
+    assert.ok(runs.some((r) => r.includes('✗')), 'a failing run is marked ✗');
+  });
+
+  step('bug graph: a click opens the source in the existing editor group, no new split', async () => {
+    const groups = await page.locator('.editor-group-container').count();
+    await wb.runCommand('Braid: Open Bug Graph');
+    const frame = await wb.webview('Braid: Bug Graph');
+    const box = frame.locator('g.frame.suspicious');
+    await box.first().waitFor({ state: 'visible' });
+    await wb.extraScreenshot('bug-graph');
+    await box.first().locator(':scope > text.frame-label').click();
+    await wb.waitEditorAt('Account.java', (l) => l > 0, 'after clicking the suspicious method in the bug graph');
+    assert.equal(await page.locator('.editor-group-container').count(), groups, 'no editor group was added');
+  });
+
+  step('Record Runs offers the last command: the test just recorded', async () => {
+    await wb.runCommand('Braid: Record Runs');
+    const widget = page.locator('.quick-input-widget').filter({ hasText: 'Braid: Record Runs' });
+    const input = widget.locator('.quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    const value = await input.inputValue();
+    assert.match(value, /junit-platform-console-standalone\S*\.jar .*--select-method bank\.AccountTest#concurrentDepositsAreAllKept$/, `prefilled: ${value}`);
+    await wb.extraScreenshot('record-runs-prefilled');
+    await page.keyboard.press('Escape');
+  });
+});

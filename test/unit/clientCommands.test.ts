@@ -1,0 +1,133 @@
+/**
+ * The extension's commands (client/src/commands.ts, docs/extension.md "Commands") run against a
+ * small `vscode` mock (test/helpers/vscodeMock.ts) and a fake language client: Export SARIF
+ * (braid.sarif.top, the file the user picked), Import Traces (only *.trace.jsonl[.gz], into
+ * .braid/traces/imported, then re-analyze), Toggle Line Heat, Show Output, Open Tracer's default
+ * run, Open Bug Graph without bugs, and Record Runs refused in Restricted Mode.
+ */
+import test, { beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/traceBuilder';
+import { commands, settings, ui, Uri, useVscodeMock, workspace } from '../helpers/vscodeMock';
+
+const ws = tempDir('braid-cmd-');
+useVscodeMock([ws]);
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { registerCommands } = require('../../client/src/commands') as typeof import('../../client/src/commands');
+
+const requests: [string, unknown][] = [];
+const logged: string[] = [];
+const opened: unknown[][] = [];
+let shownOutput = 0;
+const model = {
+  runs: [
+    { execution: 'run-001', outcome: 'pass' },
+    { execution: 'run-002', outcome: 'fail' },
+  ],
+  bugs: [] as { id: number }[],
+  refresh: async () => undefined,
+};
+registerCommands({
+  context: { subscriptions: [], workspaceState: { get: (_k: string, d: unknown) => d, update: async () => undefined } },
+  client: {
+    sendRequest: async (method: string, params?: unknown) => {
+      requests.push([method, params]);
+      return method === 'braid/exportSarif' ? '{"version":"2.1.0","runs":[]}' : {};
+    },
+    onNotification: () => ({ dispose() {} }),
+  },
+  model,
+  log: { info: (m: string) => logged.push(m), error: (m: string) => logged.push(m), show: () => shownOutput++ },
+  webviews: {
+    openTracer: (...a: unknown[]) => opened.push(['tracer', ...a]),
+    openUnicorn: () => opened.push(['unicorn']),
+    openGriffin: () => opened.push(['griffin']),
+    openBugGraph: (...a: unknown[]) => opened.push(['bugGraph', ...a]),
+    openExplanations: () => opened.push(['explanations']),
+  },
+} as never);
+
+const run = (id: string, ...args: unknown[]) => {
+  const fn = commands.registered.get(id);
+  assert.ok(fn, `${id} is registered`);
+  return fn(...args);
+};
+const messages = (fn: string) => ui.calls.filter((c) => c.fn === fn).map((c) => String(c.args[0]));
+
+beforeEach(() => {
+  ui.reset();
+  requests.length = 0;
+  opened.length = 0;
+  workspace.isTrusted = true;
+});
+
+test('every command of package.json is registered (Refresh Explanations is, next to its tree, in extension.ts)', () => {
+  const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
+  const declared = pkg.contributes.commands.map((c: { command: string }) => c.command).filter((c: string) => c !== 'braid.refreshExplanations').sort();
+  assert.deepEqual([...commands.registered.keys()].sort(), declared);
+});
+
+test('Export SARIF writes the top braid.sarif.top patterns to the file the user picked; cancelling writes nothing', async () => {
+  const target = path.join(ws, 'out.sarif');
+  settings['sarif.top'] = 7;
+  ui.answer('showSaveDialog', Uri.file(target));
+  await run('braid.exportSarif');
+  assert.deepEqual(requests, [['braid/exportSarif', { top: 7 }]]);
+  assert.equal(readFileSync(target, 'utf8'), '{"version":"2.1.0","runs":[]}');
+  assert.deepEqual(messages('showInformationMessage'), ['Braid: wrote out.sarif']);
+  delete settings['sarif.top'];
+  requests.length = 0;
+  await run('braid.exportSarif'); // the dialog is cancelled (no answer)
+  assert.deepEqual(requests, []);
+});
+
+test('Import Traces copies only *.trace.jsonl[.gz] into .braid/traces/imported and re-analyzes', async () => {
+  const src = tempDir('braid-import-');
+  for (const f of ['a.trace.jsonl', 'b.trace.jsonl.gz', 'notes.txt']) writeFileSync(path.join(src, f), f);
+  ui.answer('showOpenDialog', ['a.trace.jsonl', 'b.trace.jsonl.gz', 'notes.txt'].map((f) => Uri.file(path.join(src, f))));
+  await run('braid.importTraces');
+  assert.deepEqual(readdirSync(path.join(ws, '.braid/traces/imported')).sort(), ['a.trace.jsonl', 'b.trace.jsonl.gz']);
+  assert.deepEqual(messages('showInformationMessage'), ['Braid: imported 2 traces into .braid/traces/imported (skipped 1 files not named *.trace.jsonl[.gz]).']);
+  assert.deepEqual(requests.map((r) => r[0]), ['braid/reanalyze']);
+});
+
+test('Toggle Line Heat flips braid.heat.enabled in the user settings; Show Output shows the log', async () => {
+  settings['heat.enabled'] = true;
+  workspace.updates.length = 0;
+  await run('braid.toggleHeat');
+  assert.deepEqual(workspace.updates, [['braid.heat.enabled', false, 1]]);
+  delete settings['heat.enabled'];
+  const before = shownOutput;
+  await run('braid.showOutput');
+  assert.equal(shownOutput, before + 1);
+});
+
+test('Open Tracer without a run opens the first failing run; Open Bug Graph without bugs says why', async () => {
+  await run('braid.openTracer');
+  assert.deepEqual(opened, [['tracer', 'run-002', undefined]]);
+  await run('braid.openBugGraph');
+  assert.deepEqual(messages('showInformationMessage'), ['Braid: no bug to show yet. Bugs appear once some recorded runs fail.']);
+  assert.deepEqual(opened.at(-1), ['bugGraph', undefined]);
+  await run('braid.openUnicorn');
+  await run('braid.openGriffin');
+  await run('braid.openExplanations');
+  assert.deepEqual(opened.slice(-3), [['unicorn'], ['griffin'], ['explanations']]);
+});
+
+test('Record Runs is refused in Restricted Mode: a warning, no recording', async () => {
+  workspace.isTrusted = false;
+  await run('braid.recordRuns', 'java -cp out Main');
+  assert.equal(messages('showWarningMessage').length, 1);
+  assert.match(messages('showWarningMessage')[0], /needs a trusted workspace/);
+  assert.deepEqual(requests, []);
+  // trusted: the command line and the braid.record.* settings become the request
+  workspace.isTrusted = true;
+  settings['record.runs'] = 3;
+  settings['record.include'] = ['shop'];
+  await run('braid.recordRuns', 'java -cp "my out" shop.Shop');
+  delete settings['record.runs'];
+  delete settings['record.include'];
+  assert.deepEqual(requests, [['braid/record', { command: ['java', '-cp', 'my out', 'shop.Shop'], runs: 3, noise: 0.1, include: ['shop'], timeoutSeconds: 60, jobs: 1 }]]);
+});

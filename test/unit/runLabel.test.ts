@@ -1,0 +1,25 @@
+/** Short run labels of the Runs view (issue 16: `Bank #42 ✗ exception`, not the long execution id). */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { runLabel, shortProgramName, splitExecution } from '../../client/src/runLabel';
+
+test('execution ids split into name and run number, with or without the recording time', () => {
+  assert.deepEqual(splitExecution('src_bank_Bank.java-20261123-141812-0042'), { name: 'src_bank_Bank.java', index: 42 });
+  assert.deepEqual(splitExecution('vectorcopy.VectorCopy-0007'), { name: 'vectorcopy.VectorCopy', index: 7 });
+  assert.deepEqual(splitExecution('bad'), { name: 'bad' });
+});
+
+test('program names shorten to the class (the class of a recorded test)', () => {
+  assert.equal(shortProgramName('src_bank_Bank.java'), 'Bank');
+  assert.equal(shortProgramName('vectorcopy.VectorCopy'), 'VectorCopy');
+  assert.equal(shortProgramName('AccountTest.concurrentDepositsAreAllKept'), 'AccountTest');
+  assert.equal(shortProgramName('mvn'), 'mvn');
+});
+
+test('labels: name, number, ✗ and the reason or ✓', () => {
+  assert.equal(runLabel({ execution: 'src_bank_Bank.java-20261123-141812-0042', outcome: 'fail', reason: 'exception' }), 'Bank #42 ✗ exception');
+  assert.equal(runLabel({ execution: 'bank.Bank-0003', outcome: 'fail', reason: 'exit-code' }), 'Bank #3 ✗ exit code');
+  assert.equal(runLabel({ execution: 'bank.Bank-0004', outcome: 'pass', reason: 'ok' }), 'Bank #4 ✓');
+  assert.equal(runLabel({ execution: 'imported', outcome: 'fail' }), 'imported ✗ failed');
+  assert.equal(runLabel({ execution: 'AccountTest.concurrentDepositsAreAllKept-20261123-161500-0003', outcome: 'fail', reason: 'exit-code' }), 'AccountTest #3 ✗ exit code');
+});

@@ -1,0 +1,175 @@
+/**
+ * The command that runs one test (Maven / Gradle / JUnit console launcher / TestNG) inferred from
+ * hand-made project folders, the tests found in Java sources, and the Record Runs suggestion.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { commandLine, inferTestCommand, mainClassOf, suggestRecordCommand, TestCommandError } from '../../server/src/recorder/testCommand';
+import { blankJava, findTests } from '../../server/src/recorder/testDiscovery';
+
+function project(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'braid-testcmd-'));
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    writeFileSync(path.join(dir, f), text);
+  }
+  return dir;
+}
+
+const TEST = 'src/test/java/bank/AccountTest.java';
+const target = (dir: string, method?: string) => ({ file: path.join(dir, TEST), className: 'bank.AccountTest', method, framework: 'junit5' as const });
+
+test('Maven project: mvn -o -q test -Dtest=Class#method in the folder of pom.xml', (t) => {
+  const dir = project({ 'pom.xml': '<project/>', [TEST]: 'class AccountTest {}' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const p = inferTestCommand(dir, target(dir, 'transfer'));
+  assert.equal(p.tool, 'maven');
+  assert.deepEqual(p.command.slice(0, 5), ['mvn', '-o', '-q', 'test', '-Dtest=AccountTest#transfer']);
+  assert.equal(p.cwd, dir);
+  assert.deepEqual(p.prepare, []);
+  assert.equal(p.name, 'AccountTest.transfer');
+  assert.deepEqual(p.include, ['bank']);
+  assert.equal(inferTestCommand(dir, target(dir)).command[4], '-Dtest=AccountTest', 'a whole class');
+});
+
+test('Maven module with a wrapper: ./mvnw of the root, cwd the module', (t) => {
+  const dir = project({ 'pom.xml': '<project/>', mvnw: '#!/bin/sh', 'core/pom.xml': '<project/>', ['core/' + TEST]: 'class AccountTest {}' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const p = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) });
+  assert.equal(p.command[0], path.join(dir, 'mvnw'));
+  assert.equal(p.cwd, path.join(dir, 'core'));
+});
+
+test('Gradle project: gradle test --offline --tests pkg.Class.method (./gradlew when present)', (t) => {
+  const dir = project({ 'build.gradle.kts': 'plugins { java }', [TEST]: 'class AccountTest {}' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const p = inferTestCommand(dir, target(dir, 'transfer'));
+  assert.equal(p.tool, 'gradle');
+  assert.equal(p.command[0], 'gradle');
+  assert.deepEqual(p.command.slice(-2), ['--tests', 'bank.AccountTest.transfer']);
+  assert.ok(p.command.includes('--offline') && p.command.includes('test'));
+  writeFileSync(path.join(dir, 'gradlew'), '#!/bin/sh');
+  assert.equal(inferTestCommand(dir, target(dir)).command[0], path.join(dir, 'gradlew'));
+  assert.deepEqual(inferTestCommand(dir, target(dir)).command.slice(-2), ['--tests', 'bank.AccountTest']);
+});
+
+test('no build tool: javac into .braid/build/classes, then the JUnit console launcher from lib/', (t) => {
+  const dir = project({
+    'lib/junit-platform-console-standalone-1.9.1.jar': '',
+    'lib/extra.jar': '',
+    'src/main/java/bank/Account.java': 'package bank; class Account {}',
+    [TEST]: 'package bank; class AccountTest {}',
+    'notes/Other.java': 'not compiled: outside the source folders',
+  });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const p = inferTestCommand(dir, target(dir, 'transfer'), { javaLibs: [] });
+  assert.equal(p.tool, 'junit-console');
+  const out = path.join(dir, '.braid', 'build', 'classes');
+  const launcher = path.join(dir, 'lib', 'junit-platform-console-standalone-1.9.1.jar');
+  assert.equal(p.prepare.length, 1);
+  assert.deepEqual(p.prepare[0].command.slice(0, 5), ['javac', '-g', '-nowarn', '-d', out]);
+  assert.deepEqual(p.prepare[0].command.slice(-2), [path.join(dir, 'src/main/java/bank/Account.java'), path.join(dir, TEST)]);
+  assert.deepEqual(p.command.slice(0, 3), ['java', '-jar', launcher]);
+  assert.equal(p.command[p.command.indexOf('--class-path') + 1], [out, path.join(dir, 'lib', 'extra.jar')].join(path.delimiter));
+  assert.deepEqual(p.command.slice(-2), ['--select-method', 'bank.AccountTest#transfer']);
+  assert.deepEqual(inferTestCommand(dir, target(dir), { javaLibs: [] }).command.slice(-2), ['--select-class', 'bank.AccountTest']);
+});
+
+test('no build tool and no console launcher: a clear error naming the folders searched', (t) => {
+  const dir = project({ [TEST]: 'class AccountTest {}' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  assert.throws(() => inferTestCommand(dir, target(dir), { javaLibs: ['/nowhere'] }), (e: Error) => e instanceof TestCommandError && /junit-platform-console-standalone/.test(e.message) && /\/nowhere/.test(e.message));
+});
+
+test('JUnit 4 with the console launcher adds junit4 and hamcrest; TestNG runs org.testng.TestNG', (t) => {
+  const libs = project({ 'junit-platform-console-standalone.jar': '', 'junit4.jar': '', 'hamcrest-core.jar': '', 'testng-7.5.jar': '', 'jcommander.jar': '' });
+  const dir = project({ [TEST]: 'class AccountTest {}' });
+  t.after(() => [libs, dir].forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const j4 = inferTestCommand(dir, { ...target(dir, 'transfer'), framework: 'junit4' }, { javaLibs: [libs] });
+  const cp = j4.command[j4.command.indexOf('--class-path') + 1].split(path.delimiter);
+  assert.deepEqual(cp.slice(1), [path.join(libs, 'junit4.jar'), path.join(libs, 'hamcrest-core.jar')]);
+  const ng = inferTestCommand(dir, { ...target(dir, 'transfer'), framework: 'testng' }, { javaLibs: [libs] });
+  assert.equal(ng.tool, 'testng');
+  assert.ok(ng.command.includes('org.testng.TestNG'));
+  assert.deepEqual(ng.command.slice(-4), ['-testclass', 'bank.AccountTest', '-methods', 'bank.AccountTest.transfer']);
+  assert.ok(ng.command[ng.command.indexOf('-cp') + 1].includes(path.join(libs, 'testng-7.5.jar')));
+});
+
+test('the sample JUnit 5 project compiles and runs with Debian\'s junit5 jars when installed', { skip: !require('node:fs').existsSync('/usr/share/java/junit-platform-console-standalone.jar') && 'Debian junit5 not installed' }, async (t) => {
+  const { cpSync } = await import('node:fs');
+  const { spawnSync } = await import('node:child_process');
+  const dir = mkdtempSync(path.join(tmpdir(), 'braid-junit5-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(path.join(__dirname, '..', 'fixtures', 'junit5-sample'), dir, { recursive: true });
+  const p = inferTestCommand(dir, { file: path.join(dir, 'src/test/java/bank/AccountTest.java'), className: 'bank.AccountTest', method: 'singleDeposit', framework: 'junit5' });
+  const c = spawnSync(p.prepare[0].command[0], p.prepare[0].command.slice(1), { cwd: p.prepare[0].cwd, encoding: 'utf8' });
+  assert.equal(c.status, 0, c.stderr);
+  const r = spawnSync(p.command[0], p.command.slice(1), { cwd: p.cwd, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /1 tests successful/);
+});
+
+test('commandLine quotes what splitCommandLine would split', () => {
+  assert.equal(commandLine(['java', '-cp', 'a b', 'x.Y#m', 'say "hi"']), 'java -cp "a b" x.Y#m "say \\"hi\\""');
+});
+
+test('findTests: JUnit 5 methods (@Test, @ParameterizedTest, @RepeatedTest), nested classes, no comments or strings', () => {
+  const src = [
+    'package shop;', // 0
+    'import org.junit.jupiter.api.*;', // 1
+    'import org.junit.jupiter.params.ParameterizedTest;', // 2
+    '/* @Test void commented() {} */', // 3
+    'class InventoryTest {', // 4
+    '  String s = "@Test void inString() {}";', // 5
+    '  @Test', // 6
+    '  @DisplayName("two (parens)")', // 7
+    '  void takesLast() {', // 8
+    '    if (x) { run(); }', // 9
+    '  }', // 10
+    '  @ParameterizedTest @ValueSource(ints = {1, 2}) void many(int n) {}', // 11
+    '  @RepeatedTest(3) public void again() {}', // 12
+    '  void helper() {}', // 13
+    '  @Nested class WhenEmpty {', // 14
+    '    @Test void fails() {}', // 15
+    '  }', // 16
+    '}', // 17
+  ].join('\n');
+  const found = findTests(src).map((t) => `${t.className}${t.method ? '#' + t.method : ''}@${t.line}:${t.character}`);
+  assert.deepEqual(found, [
+    'shop.InventoryTest@4:6',
+    'shop.InventoryTest#takesLast@8:7',
+    'shop.InventoryTest#many@11:54',
+    'shop.InventoryTest#again@12:31',
+    'shop.InventoryTest$WhenEmpty@14:16',
+    'shop.InventoryTest$WhenEmpty#fails@15:15',
+  ]);
+  assert.ok(findTests(src).every((t) => t.framework === 'junit5'));
+});
+
+test('findTests: JUnit 4 and TestNG, and nothing in a file without a test framework', () => {
+  const j4 = 'import org.junit.Test;\npublic class ATest {\n  @Test(expected = IllegalStateException.class)\n  public void boom() {}\n}';
+  assert.deepEqual(findTests(j4).map((t) => [t.framework, t.method, t.line]), [['junit4', undefined, 1], ['junit4', 'boom', 3]]);
+  const ng = 'import org.testng.annotations.Test;\n@Test\npublic class NgTest {\n  public void a() {}\n}';
+  assert.deepEqual(findTests(ng).map((t) => [t.framework, t.className, t.method]), [['testng', 'NgTest', undefined]], 'class-level TestNG @Test');
+  assert.deepEqual(findTests('class Main { @Test void x() {} }'), []);
+  assert.equal(blankJava('a // b\n"c" \'d\''), 'a     \n" " \' \'');
+});
+
+test('Record Runs suggestion: the open editor\'s main class (compiled or source-file mode), else Maven/Gradle tests', (t) => {
+  const dir = project({ 'out/bank/Bank.class': '', 'bank/Bank.java': 'package bank;\npublic class Bank { public static void main(String[] a) {} }', 'shop/Shop.java': 'package shop; class Shop { static void main(String[] args) {} }' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const open = (f: string) => ({ file: path.join(dir, f), text: require('node:fs').readFileSync(path.join(dir, f), 'utf8') });
+  assert.deepEqual(suggestRecordCommand(dir, open('bank/Bank.java')), ['java', '-cp', 'out', 'bank.Bank']);
+  assert.deepEqual(suggestRecordCommand(dir, open('shop/Shop.java')), ['java', 'shop/Shop.java']);
+  assert.equal(suggestRecordCommand(dir), undefined);
+  writeFileSync(path.join(dir, 'pom.xml'), '<project/>');
+  assert.deepEqual(suggestRecordCommand(dir), ['mvn', '-o', '-q', 'test']);
+  rmSync(path.join(dir, 'pom.xml'));
+  writeFileSync(path.join(dir, 'settings.gradle'), '');
+  writeFileSync(path.join(dir, 'gradlew'), '');
+  assert.deepEqual(suggestRecordCommand(dir), ['./gradlew', 'test', '--offline', '--no-daemon']);
+  assert.equal(mainClassOf('class A { void main() {} }', 'A.java'), undefined);
+});
