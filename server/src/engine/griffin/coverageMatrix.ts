@@ -188,8 +188,16 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
 const copiedStacks = new WeakMap<readonly object[], Frame[]>();
 function framesOf(stack: readonly { file: string; line: number; method: string; harness?: boolean }[]): Frame[] {
   let frames = copiedStacks.get(stack);
-  if (!frames) copiedStacks.set(stack, (frames = stack.map((f) => frameOf(f))));
+  if (!frames) copiedStacks.set(stack, (frames = stack.map((f) => copiedFrame(f))));
   return frames;
+}
+
+/** One copy per frame object (the analysis shares one per location). */
+const copiedFrames = new WeakMap<object, Frame>();
+function copiedFrame(f: { file: string; line: number; method: string; harness?: boolean }): Frame {
+  let c = copiedFrames.get(f);
+  if (!c) copiedFrames.set(f, (c = frameOf(f)));
+  return c;
 }
 
 function frameOf(f: { file: string; line: number; method: string; harness?: boolean }): Frame {
