@@ -1,6 +1,7 @@
 /**
  * Engine benchmark, one measurement per process (so peak memory is the
- * measurement's own): `node --import tsx bench/engine-bench.ts parse|analyze FILE`
+ * measurement's own): `node --import tsx bench/engine-bench.ts parse|analyze|analyze-thesis FILE`
+ * (analyze-thesis: --hb none, grouping off — the cost of the happens-before filter is the difference)
  * prints one JSON line {mode, events, ms, maxRssMiB}.
  */
 import { readTrace } from '../server/src/engine/trace/traceReader';
@@ -15,7 +16,7 @@ async function main() {
     if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
     events = r.eventCount;
   } else {
-    const a = new Analyzer();
+    const a = new Analyzer(mode === 'analyze-thesis' ? { happensBefore: false, grouping: false } : {});
     const run = await a.addTrace(file);
     if (!run) throw new Error('analysis failed');
     const res = a.rank();

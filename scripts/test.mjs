@@ -7,7 +7,7 @@
 //     mining-Java and e2e tests → BRAID_TEST_CLASSES;
 //   - the webview bundles, for the webview tests → BRAID_TEST_WEBVIEW_BUNDLES.
 // A test file run on its own (node --import tsx --test file) builds into a per-process temp dir.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -34,7 +34,8 @@ function fail(message) {
 const env = { ...process.env };
 
 // Java: agent jar + fixture classes (compiled to a temp dir, then moved into place)
-const usesJava = (f) => f.startsWith(path.join('test', 'recorder')) || f.includes('miningJava') || f.startsWith(path.join('test', 'e2e')) || f === path.join('test', 'lsp', 'record.test.ts');
+// the test files that record Java programs: they use the recorder harness
+const usesJava = (f) => f.startsWith(path.join('test', 'recorder')) || f.startsWith(path.join('test', 'e2e')) || readFileSync(path.join(root, f), 'utf8').includes('recorderHarness');
 if (files.some(usesJava)) {
   const agent = spawnSync(process.execPath, [path.join(root, 'scripts/build-agent.mjs')], { cwd: root, stdio: 'inherit' });
   if (agent.status !== 0) fail('building the Java agent failed (needs a JDK and the Debian package libasm-java)');

@@ -20,7 +20,8 @@ import type { BraidModel, BugDto, BugMethodDto } from './model';
 
 export type Node =
   | { kind: 'run'; run: RunDto }
-  | { kind: 'pattern'; pattern: PatternDto; parentBug?: number }
+  | { kind: 'pattern'; pattern: PatternDto; parentBug?: number; parentTie?: Node & { kind: 'tie' } }
+  | { kind: 'tie'; tie: number; leader: PatternDto; patterns: PatternDto[] }
   | { kind: 'access'; access: PatternAccessDto; pattern: PatternDto; index: number; parentBug?: number }
   | { kind: 'bug'; bug: BugDto }
   | { kind: 'group'; bug: BugDto; group: 'methods' | 'advice' | 'patterns' | 'runs' }
@@ -49,6 +50,21 @@ export function openAccessCommand(uri: string | undefined, line: number, title =
 /** "W1 W2 W2 W1": the kind with the thread role of each access */
 export function kindWithThreads(p: PatternDto): string {
   return p.accesses.map((a) => `${a.type}${a.thread}`).join(' ');
+}
+
+const SECTION_LABELS: Record<string, string> = {
+  cause: 'Causes',
+  harness: 'Harness — test code only',
+  symptom: 'Symptoms — after the failure point',
+};
+
+function formatPValue(p: number): string {
+  return p === 0 ? '0' : p < 0.001 ? p.toExponential(1) : p < 0.01 ? p.toFixed(4) : p.toFixed(3);
+}
+
+function tieMethods(p: PatternDto): string {
+  const m = (role: number) => [...new Set(p.accesses.filter((a) => a.thread === role).map((a) => shortMethod(a.method)))].join(', ');
+  return `${m(1)} | ${m(2)}`;
 }
 
 abstract class BaseTree implements vscode.TreeDataProvider<Node> {
@@ -93,21 +109,37 @@ export function treeItem(n: Node): vscode.TreeItem {
       const item = new vscode.TreeItem(`#${p.rank} ${p.id} ${kindWithThreads(p)}`, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}pattern:${p.key}`;
       const vars = [...new Set(p.accesses.map((a) => a.variable))].join(', ');
-      item.description = `${p.score.toFixed(3)} · ${p.failed} failed / ${p.passed} passed · ${vars}`;
+      const pv = p.pValue !== undefined ? ` · p ${formatPValue(p.pValue)}` : '';
+      const tied = n.parentTie === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
+      item.description = `${p.score.toFixed(3)} · ${p.failed} failed / ${p.passed} passed${pv} · ${vars}${tied}`;
       item.tooltip = new vscode.MarkdownString(
-        `**Rank ${p.rank}**, suspiciousness **${p.score.toFixed(3)}**\n\n${p.id} \`${p.kind}\` — ${p.category} pattern\n\nin ${p.failed} failed and ${p.passed} passed runs`,
+        `**Rank ${p.rank}**, suspiciousness **${p.score.toFixed(3)}**${pv}\n\n${p.id} \`${p.kind}\` — ${p.category} pattern${
+          p.group && p.group !== 'cause' ? ` · ${p.group}` : ''
+        }\n\nin ${p.failed} failed and ${p.passed} passed runs`,
       );
       item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : p.score > 0 ? 'warning' : 'circle-outline', p.score > 0 ? new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground') : undefined);
       item.contextValue = 'braid.pattern';
+      return item;
+    }
+    case 'tie': {
+      const p = n.leader;
+      const item = new vscode.TreeItem(`${n.patterns.length} more tied pattern${n.patterns.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `tie:${p.key}`;
+      item.description = `score ${p.score.toFixed(3)} · ${tieMethods(p)}`;
+      item.tooltip = `${n.patterns.length + 1} patterns of rank ${p.rank} with the same score over the same methods (${tieMethods(p)})`;
+      item.iconPath = new vscode.ThemeIcon('layers');
+      item.contextValue = 'braid.tie';
       return item;
     }
     case 'access': {
       const a = n.access;
       const item = new vscode.TreeItem(`${n.index + 1}. T${a.thread} ${a.type === 'W' ? 'W' : 'R'} ${a.variable}`, vscode.TreeItemCollapsibleState.None);
       item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}access:${n.pattern.key}:${n.index}`;
-      item.description = `${shortFile(a.file)}:${a.line} · ${shortMethod(a.method)}`;
+      item.description = `${a.library ? `${shortFile(a.library.file)}:${a.library.line}, called from ` : a.call ? `${shortMethod(a.call)} at ` : ''}${shortFile(a.file)}:${a.line} · ${shortMethod(a.method)}`;
       item.iconPath = new vscode.ThemeIcon(a.type === 'W' ? 'edit' : 'eye', new vscode.ThemeColor(a.type === 'W' ? 'charts.red' : 'charts.blue'));
-      item.tooltip = `Thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}\n${a.file}:${a.line} in ${a.method}${a.uri ? '' : '\n(source not found in the workspace; see braid.sourceRoots)'}`;
+      item.tooltip = `Thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}\n${
+        a.library ? `${shortFile(a.library.file)}:${a.library.line} in ${a.library.method}, called from ` : a.call ? `${shortMethod(a.call)} at ` : ''
+      }${a.file}:${a.line} in ${a.method}${a.uri ? '' : '\n(source not found in the workspace; see braid.sourceRoots)'}`;
       item.command = openAccessCommand(a.uri, a.line);
       item.contextValue = 'braid.access';
       return item;
@@ -239,20 +271,55 @@ export class RunsTree extends BaseTree {
 
 export class PatternsTree extends BaseTree {
   private roots = new Map<string, Node & { kind: 'pattern' }>();
+  private ties = new Map<string, Node & { kind: 'tie' }>();
   getChildren(element?: Node): Node[] {
     if (!element) {
-      this.roots = new Map(this.model.patterns.map((pattern) => [pattern.key, { kind: 'pattern' as const, pattern }]));
-      const list: Node[] = [...this.roots.values()];
+      // sections (causes, then harness and symptom patterns) and tie groups (same score over the same methods)
+      this.roots = new Map();
+      this.ties = new Map();
+      const list: Node[] = [];
+      const ps = this.model.patterns;
+      const sections = new Set(ps.map((p) => p.group ?? 'cause'));
+      let section: string | undefined;
+      for (let k = 0; k < ps.length; ) {
+        const p = ps[k];
+        const g = p.group ?? 'cause';
+        if (g !== section && (sections.size > 1 || g !== 'cause')) {
+          const count = ps.filter((q) => (q.group ?? 'cause') === g).length;
+          list.push({ kind: 'text', id: `section:${g}`, label: `${SECTION_LABELS[g]} (${count})`, icon: g === 'cause' ? 'flame' : g === 'harness' ? 'beaker' : 'debug-disconnect' });
+        }
+        section = g;
+        let end = k + 1;
+        while (end < ps.length && p.tie !== undefined && ps[end].tie === p.tie) end++;
+        // a tie group is its first pattern, with the others under "N more tied patterns"
+        const node: Node & { kind: 'pattern' } = { kind: 'pattern', pattern: p };
+        this.roots.set(p.key, node);
+        list.push(node);
+        if (end - k > 1) {
+          const tie = { kind: 'tie' as const, tie: p.tie!, leader: p, patterns: ps.slice(k + 1, end) };
+          this.ties.set(p.key, tie);
+          for (const q of tie.patterns) this.roots.set(q.key, { kind: 'pattern', pattern: q, parentTie: tie });
+        }
+        k = end;
+      }
       if (this.model.patternTotal > this.model.patterns.length) {
         list.push({ kind: 'message', label: `${this.model.patternTotal - this.model.patterns.length} more patterns (raise braid.views.maxPatterns, or use the UNICORN view)` });
       }
       return list;
     }
-    if (element.kind === 'pattern') return element.pattern.accesses.map((access, index) => ({ kind: 'access', access, pattern: element.pattern, index }));
+    if (element.kind === 'tie') return element.patterns.map((p) => this.roots.get(p.key)!);
+    if (element.kind === 'pattern') {
+      const out: Node[] = element.pattern.accesses.map((access, index) => ({ kind: 'access' as const, access, pattern: element.pattern, index }));
+      const tie = element.parentTie === undefined && element.parentBug === undefined ? this.ties.get(element.pattern.key) : undefined;
+      if (tie) out.push(tie);
+      return out;
+    }
     return [];
   }
   override getParent(e: Node): Node | undefined {
     if (e.kind === 'access') return this.roots.get(e.pattern.key);
+    if (e.kind === 'pattern') return e.parentTie;
+    if (e.kind === 'tie') return this.roots.get(e.leader.key);
     return undefined;
   }
   node(key: string): Node | undefined {

@@ -278,15 +278,15 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
     });
   }, 20 * 60_000);
 
-  step('open the Ranked Patterns and Bugs views from the command palette', async () => {
+  step('open the Ranked Patterns and Bugs panels from the command palette', async () => {
     await page.keyboard.press('Escape');
-    await wb.runCommand('Braid: Open Ranked Patterns View');
+    await wb.runCommand('Braid: Open Ranked Patterns Panel');
     const unicorn = await wb.webview('Braid: Ranked Patterns');
     const item = unicorn.locator('.item').first();
     await item.waitFor({ state: 'visible' });
     assert.match((await item.innerText()).replace(/\s+/g, ' '), /P\d+/);
     await wb.extraScreenshot('ranked-patterns-view');
-    await wb.runCommand('Braid: Open Bugs View');
+    await wb.runCommand('Braid: Open Bugs Panel');
     const griffin = await wb.webview('Braid: Bugs');
     await griffin.locator('.card[data-bug="1"]').waitFor({ state: 'visible' });
   });

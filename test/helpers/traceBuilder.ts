@@ -3,6 +3,11 @@
  *   'W1 TABLE S1'  = thread 1 writes TABLE at statement S1 (line 1)
  *   'R2 x S7 @obj=5' = thread 2 reads x of object 5 at line 7
  * Statement Sn maps to line n of Fixture.java; the method is `m<n>` unless given.
+ * More access options: @file=F (source file), @harness (test code),
+ * @call=java.util.HashMap.put (a library call), @from=File.java:LINE:method
+ * (a caller frame: the stack is [caller, access]).
+ * Synchronisation and failures: 'START1 2' (thread 1 starts 2), 'JOIN1 2',
+ * 'SND1 7' / 'RCV2 7' (hand-off token 7), 'FAIL2' (failure point), 'OUT1 text'.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,29 +25,70 @@ export function buildTraceText(t: BuiltTrace, file = 'Fixture.java'): string {
   if (t.outcome) header.outcome = t.outcome;
   lines.push(JSON.stringify(header));
   const vars = new Map<string, number>();
-  const locs = new Map<number, number>();
+  const locs = new Map<string, number>();
+  const stacks = new Map<string, number>();
   const threads = new Set<number>();
   let i = 0;
-  for (const e of t.events) {
-    const m = /^([RW])(\d+)\s+(\S+)\s+S(\d+)(?:\s+@obj=(\d+))?(?:\s+@elem=(\d+))?(?:\s+@method=(\S+))?$/.exec(e.trim());
-    if (!m) throw new Error(`bad event notation: ${e}`);
-    const [, type, th, v, s, obj, elem, method] = m;
-    const t = Number(th);
+  const thread = (t: number) => {
     if (!threads.has(t)) {
       threads.add(t);
       lines.push(JSON.stringify({ def: 'thread', id: t, name: `T${t}` }));
     }
+  };
+  const loc = (f: string, line: number, method: string, extra: Record<string, unknown> = {}) => {
+    const key = `${f}:${line}:${method}:${JSON.stringify(extra)}`;
+    if (!locs.has(key)) {
+      locs.set(key, locs.size);
+      lines.push(JSON.stringify({ def: 'loc', id: locs.get(key), file: f, line, method, ...extra }));
+    }
+    return locs.get(key)!;
+  };
+  for (const e of t.events) {
+    // synchronisation and failure events: 'START1 2', 'JOIN1 2', 'SND1 7', 'RCV2 7', 'FAIL2', 'OUT1 some text'
+    const sync = /^(START|JOIN|SND|RCV|FAIL|OUT)(\d+)(?:\s+(.*))?$/.exec(e.trim());
+    if (sync) {
+      const [, kind, th, arg] = sync;
+      thread(Number(th));
+      if (kind === 'FAIL') lines.push(JSON.stringify([++i, Number(th), 'FAIL', null, null, 'uncaught', arg ?? 'failure']));
+      else if (kind === 'OUT') lines.push(JSON.stringify([++i, Number(th), 'OUT', 1, arg ?? '']));
+      else lines.push(JSON.stringify([++i, Number(th), kind, Number(arg)]));
+      continue;
+    }
+    // accesses: 'W1 TABLE S1 [@obj=N] [@elem=N] [@method=M] [@file=F] [@harness] [@call=C] [@from=File.java:LINE:method]'
+    const m = /^([RW])(\d+)\s+(\S+)\s+S(\d+)((?:\s+@\S+)*)$/.exec(e.trim());
+    if (!m) throw new Error(`bad event notation: ${e}`);
+    const [, type, th, v, s, opts] = m;
+    const o = new Map<string, string>();
+    for (const x of opts.trim().split(/\s+/).filter(Boolean)) {
+      const [k, ...rest] = x.slice(1).split('=');
+      o.set(k, rest.join('='));
+    }
+    const t = Number(th);
+    thread(t);
     if (!vars.has(v)) {
       vars.set(v, vars.size);
       lines.push(JSON.stringify({ def: 'var', id: vars.get(v), name: v }));
     }
     const line = Number(s);
-    if (!locs.has(line)) {
-      locs.set(line, locs.size);
-      lines.push(JSON.stringify({ def: 'loc', id: locs.get(line), file, line, method: method ?? `Fixture.m${line}` }));
+    const extra: Record<string, unknown> = {};
+    if (o.has('harness')) extra.harness = true;
+    if (o.has('call')) extra.call = o.get('call');
+    const l = loc(o.get('file') ?? file, line, o.get('method') ?? `Fixture.m${line}`, extra);
+    let stack: number | null = null;
+    if (o.has('from')) {
+      const [cf, cl, cm] = o.get('from')!.split(':');
+      const caller = loc(cf, Number(cl), cm ?? 'Fixture.run');
+      const key = `${caller},${l}`;
+      if (!stacks.has(key)) {
+        stacks.set(key, stacks.size);
+        lines.push(JSON.stringify({ def: 'stack', id: stacks.get(key), frames: [caller, l] }));
+      }
+      stack = stacks.get(key)!;
     }
-    const ev: unknown[] = [++i, t, type, vars.get(v), locs.get(line)];
-    if (obj || elem) ev.push(null, obj ? Number(obj) : 0, elem ? Number(elem) : null);
+    const ev: unknown[] = [++i, t, type, vars.get(v), l];
+    const obj = o.get('obj');
+    const elem = o.get('elem');
+    if (obj || elem || stack !== null) ev.push(stack, obj ? Number(obj) : 0, elem ? Number(elem) : null);
     lines.push(JSON.stringify(ev));
   }
   return lines.join('\n') + '\n';

@@ -183,6 +183,17 @@ export const window = {
   registerWebviewPanelSerializer() {
     return { dispose() {} };
   },
+  /** tree views: the ids created, and the elements revealed */
+  treeViews: [] as string[],
+  createTreeView(id: string) {
+    window.treeViews.push(id);
+    return {
+      reveal: async (element: unknown) => {
+        ui.calls.push({ fn: 'reveal', args: [id, element] });
+      },
+      dispose() {},
+    };
+  },
   showSaveDialog: asked('showSaveDialog'),
   showOpenDialog: asked('showOpenDialog'),
   showInformationMessage: asked('showInformationMessage'),

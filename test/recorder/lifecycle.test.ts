@@ -59,6 +59,16 @@ function checkTrace(file: string): Checked {
       } else if (kind === 'START' || kind === 'JOIN') {
         need('thread', v[3], n);
         need('loc', v[4], n);
+      } else if (kind === 'SND' || kind === 'RCV') {
+        assert.equal(typeof v[3], 'number', `${file}:${n}: ${kind} has a token`);
+        need('loc', v[4], n);
+      } else if (kind === 'FAIL') {
+        need('loc', v[3], n);
+        need('stack', v[4], n);
+        assert.ok(['uncaught', 'exit', 'assert', 'output'].includes(v[5]), `${file}:${n}: FAIL kind ${v[5]}`);
+      } else if (kind === 'OUT') {
+        assert.ok(v[3] === 1 || v[3] === 2, `${file}:${n}: OUT stream`);
+        assert.equal(typeof v[4], 'string');
       } else assert.equal(kind, 'END', `${file}:${n}: unknown kind`);
       events.push(v);
     } else if (v.def) {
@@ -87,6 +97,11 @@ test('a worker that dies with an uncaught exception fails the run (exit code 0)'
     assert.equal(t.outcomes.at(-1)?.outcome, 'fail');
     assert.equal(t.uncaught.length, 1);
     assert.ok(t.events.length > 10);
+    const fails = t.events.filter((e) => e[2] === 'FAIL');
+    assert.equal(fails.length, 1, 'one failure point');
+    assert.equal(fails[0][5], 'uncaught');
+    assert.match(fails[0][6] as string, /IllegalStateException/);
+    assert.equal(t.locs.get(fails[0][3] as number)?.line, 10, 'at the throw in Crash.java');
   }
 });
 
@@ -135,6 +150,10 @@ test('every access has a stack: bottom = thread entry method, top = the access l
     const methods: string[] = [];
     for (let id: number | undefined = dataRead[5] as number; id !== undefined; id = t.stacks.get(id)?.parent) methods.unshift(t.locs.get(t.stacks.get(id)!.frame)!.method);
     assert.deepEqual(methods, ['vectorcopy.VectorCopy.lambda$main$1', 'vectorcopy.VectorCopy$MyVector.<init>', 'vectorcopy.VectorCopy$MyVector.toArray']);
+    // caller frames carry their call sites: `new MyVector(shared)` (line 61), `other.toArray(copy)` (line 27)
+    const lines: number[] = [];
+    for (let id: number | undefined = dataRead[5] as number; id !== undefined; id = t.stacks.get(id)?.parent) lines.unshift(t.locs.get(t.stacks.get(id)!.frame)!.line);
+    assert.deepEqual(lines, [61, 27, 37]);
   }
 });
 

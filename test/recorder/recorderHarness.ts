@@ -23,6 +23,10 @@ export interface SampleProgram {
   main: string;
   include: string[];
   noise: number;
+  /** classes recorded as test code (agent option testCode; loc.harness) */
+  testCode?: string[];
+  /** runs of the committed recording (scripts/record-subjects.mjs); default 100 */
+  runs?: number;
 }
 
 export const SAMPLE_PROGRAMS: readonly SampleProgram[] = [
@@ -34,6 +38,26 @@ export const SAMPLE_PROGRAMS: readonly SampleProgram[] = [
   { pkg: 'vectorcopy', main: 'vectorcopy.VectorCopy', include: ['vectorcopy'], noise: 0.1 },
   { pkg: 'unsafelist', main: 'unsafelist.UnsafeList', include: ['unsafelist', 'java.util.ArrayList'], noise: 0.1 },
 ];
+
+/**
+ * The evaluation set of issue 11: subjects modelled on public bug reports (each names its report),
+ * recorded with the final agent into test/fixtures/recorded/<pkg>/ by scripts/record-subjects.mjs.
+ */
+export const EVALUATION_SUBJECTS: readonly SampleProgram[] = [
+  { pkg: 'boundedbuffer', main: 'boundedbuffer.SlotBufferTest', include: ['boundedbuffer'], noise: 0.1, testCode: ['boundedbuffer.SlotBufferTest'] },
+  { pkg: 'hashmaprace', main: 'hashmaprace.HitCounter', include: ['hashmaprace'], noise: 0.1 },
+  { pkg: 'startpublish', main: 'startpublish.Dispatcher', include: ['startpublish'], noise: 0.2 },
+  { pkg: 'joinresults', main: 'joinresults.Tickets', include: ['joinresults'], noise: 0.3 },
+  { pkg: 'sbjoin', main: 'sbjoin.CsvLine', include: ['sbjoin'], noise: 0.1 },
+  { pkg: 'executorcount', main: 'executorcount.BatchJob', include: ['executorcount'], noise: 0.3 },
+  { pkg: 'threeslots', main: 'threeslots.PermitGate', include: ['threeslots'], noise: 0.1 },
+  { pkg: 'manythreads', main: 'manythreads.RequestLog', include: ['manythreads'], noise: 0.1, runs: 30 },
+  { pkg: 'racytest', main: 'racytest.ChecksumTest', include: ['racytest'], noise: 0.1, testCode: ['racytest.ChecksumTest'] },
+  { pkg: 'auditlog', main: 'auditlog.Wallet', include: ['auditlog'], noise: 0.2 },
+];
+
+/** Every bundled sample and evaluation subject. */
+export const ALL_SUBJECTS: readonly SampleProgram[] = [...SAMPLE_PROGRAMS, ...EVALUATION_SUBJECTS];
 
 export const FAST_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 

@@ -31,15 +31,18 @@ test('analyze --format json prints the documented shape', () => {
   const r = braid('analyze', fixtures, '--format', 'json');
   assert.equal(r.code, 0, r.err);
   const j = JSON.parse(r.out);
-  // every documented top-level key (docs/cli.md "JSON"); no message: the result needs no explaining
-  assert.deepEqual(Object.keys(j).sort(), ['bugs', 'diagnostics', 'executions', 'formatVersion', 'options', 'patterns', 'runs', 'stats', 'tool', 'totalPatterns']);
+  // every documented top-level key (docs/cli.md "JSON"); no message: the result needs no explaining;
+  // a confidence note: only 2 failing runs
+  assert.deepEqual(Object.keys(j).sort(), ['bugs', 'confidence', 'diagnostics', 'executions', 'formatVersion', 'groups', 'options', 'patterns', 'runs', 'stats', 'tool', 'totalPatterns']);
+  assert.match(j.confidence, /only 2 of 6 runs failed/);
+  assert.deepEqual(j.groups, { cause: 5, harness: 0, symptom: 0 });
   assert.deepEqual([j.tool, j.formatVersion], ['braid', 1]);
-  assert.deepEqual(j.options, { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' });
+  assert.deepEqual(j.options, { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [] });
   assert.deepEqual(j.executions, { total: 6, failed: 2, passed: 4 });
   assert.equal(j.totalPatterns, 5);
   assert.deepEqual(j.diagnostics, []);
   // 6 runs of 4 events; each run has 2 pairs (one per variable); Table 5's I1–I5
-  assert.deepEqual(j.stats, { events: 24, pairs: 12, patterns: 5, latePairs: 0 });
+  assert.deepEqual(j.stats, { events: 24, pairs: 12, patterns: 5, latePairs: 0, orderedPairs: 0 });
   assert.deepEqual(
     j.runs.map((x: Record<string, unknown>) => [x.execution, path.basename(String(x.file)), x.outcome, x.events, x.patterns]),
     [
@@ -116,7 +119,9 @@ test('text output is a ranked table; options are applied', () => {
   assert.match(r.out, /pair window 0, formula ochiai/);
   // with a pair window of 0 no pair is combined: the top pattern is a pair
   assert.match(r.out, /^1\s+0\.707\s+P3\s+WW/m);
-  assert.match(r.out, /3 more \(use --top N\)/);
+  // the LOG pair is tied with the first (same score, same methods): always printed with it
+  assert.match(r.out, /2 tied patterns over TableLog.remove \| TableLog.insert/);
+  assert.match(r.out, /2 more \(use --top N\)/);
 });
 
 test('falcon strategy is selectable', () => {
@@ -178,15 +183,17 @@ test('--griffin-t, --griffin-s and --no-bugs', () => {
     { execution: 'F2', outcome: 'fail', events: ['W3 b S3', 'W4 b S4', 'W5 c S5', 'W6 c S6'] },
     { execution: 'P1', outcome: 'pass', events: ['W7 d S7', 'W8 d S8'] },
   ]);
+  // Algorithm 3's clusters: thesis mode, where a bug's failing runs are its failing-run cluster
+  // (the merge step makes C, seen in both failing runs, one bug for both: tested in griffin.test.ts)
   const clusters = (...args: string[]) => {
-    const r = braid('analyze', dir, '--format', 'json', ...args);
+    const r = braid('analyze', dir, '--format', 'json', '--griffin-merge', 'off', ...args);
     assert.equal(r.code, 0, r.err);
-    return [...new Set(JSON.parse(r.out).bugs.map((b: { failingRuns: string[] }) => b.failingRuns.join('+')))].sort();
+    return new Set(JSON.parse(r.out).bugs.map((b: { cluster: number }) => b.cluster)).size;
   };
-  assert.deepEqual(clusters(), ['F1', 'F2'], 'default s = 0.8 keeps them apart');
-  assert.deepEqual(clusters('--griffin-s', '0.33'), ['F1+F2'], '1/3 ≥ 0.33 merges');
-  assert.deepEqual(clusters('--griffin-s', '0.34'), ['F1', 'F2'], '1/3 < 0.34 does not');
-  assert.deepEqual(clusters('--griffin-t', '1'), ['F1+F2'], 'top-1 of both is C (in both failing runs)');
+  assert.equal(clusters(), 2, 'default s = 0.8 keeps F1 and F2 apart');
+  assert.equal(clusters('--griffin-s', '0.33'), 1, '1/3 ≥ 0.33 merges');
+  assert.equal(clusters('--griffin-s', '0.34'), 2, '1/3 < 0.34 does not');
+  assert.equal(clusters('--griffin-t', '1'), 1, 'top-1 of both is C (in both failing runs)');
   const none = braid('analyze', dir, '--format', 'json', '--no-bugs');
   assert.equal(none.code, 0, none.err);
   assert.ok(!('bugs' in JSON.parse(none.out)), '--no-bugs leaves no bugs key');
@@ -195,10 +202,13 @@ test('--griffin-t, --griffin-s and --no-bugs', () => {
 });
 
 test('--top defaults: 20 in text and SARIF, all in JSON; -o writes the report to a file', () => {
-  // 25 pairs on 25 variables, all thread 1 → thread 2 (no two combine)
+  // 25 pairs on 25 variables, all thread 1 → thread 2 (no two combine); v21–v25 also in a passing run (score 0.5)
   const events: string[] = [];
   for (let k = 1; k <= 25; k++) events.push(`W1 v${k} S${k}`, `W2 v${k} S${k + 100}`);
-  const dir = writeTraces([{ execution: 'f', outcome: 'fail', events }]);
+  const dir = writeTraces([
+    { execution: 'f', outcome: 'fail', events },
+    { execution: 'p', outcome: 'pass', events: events.slice(40) },
+  ]);
   const text = braid('analyze', dir);
   assert.equal(text.code, 0, text.err);
   assert.equal(text.out.match(/^\s*1\s+1\.000\s+P3\s/gm)?.length, 20);
@@ -210,6 +220,10 @@ test('--top defaults: 20 in text and SARIF, all in JSON; -o writes the report to
   assert.equal(sarif.code, 0, sarif.err);
   assert.equal(sarif.out, '');
   assert.equal(JSON.parse(readFileSync(out, 'utf8')).runs[0].results.length, 20);
+  // every pattern tied with the first is printed, whatever --top says
+  const top3 = braid('analyze', dir, '--top', '3');
+  assert.equal(top3.out.match(/^\s*1\s+1\.000\s+P3\s/gm)?.length, 20);
+  assert.match(top3.out, /5 more \(use --top N\)/);
 });
 
 test('exit code 1 when no trace could be analyzed', () => {

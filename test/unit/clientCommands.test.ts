@@ -16,6 +16,8 @@ const ws = tempDir('braid-cmd-');
 useVscodeMock([ws]);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { registerCommands } = require('../../client/src/commands') as typeof import('../../client/src/commands');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { registerMethodsView } = require('../../client/src/methodsTree') as typeof import('../../client/src/methodsTree');
 
 const requests: [string, unknown][] = [];
 const logged: string[] = [];
@@ -48,6 +50,15 @@ registerCommands({
     openExplanations: () => opened.push(['explanations']),
   },
 } as never);
+// the Suspicious Methods view registers its commands next to its tree (client/src/methodsTree.ts)
+const methodsModel = {
+  onDidChange: () => ({ dispose() {} }),
+  request: async (method: string) => {
+    requests.push([method, {}]);
+    return { state: 'done', methods: [{ rank: 1, score: 0.5, method: 'app.A.run', file: 'A.java', line: 3, loc: 4, locSource: 'source', runs: { failed: 1, passed: 1 } }], total: 1, executions: { total: 2, failed: 1, passed: 1 }, representation: 'inter', griffin: [], stats: { calls: 2, edges: 1, ms: 1 } };
+  },
+};
+registerMethodsView({ subscriptions: [] } as never, methodsModel as never, () => opened.push(['methods']));
 
 const run = (id: string, ...args: unknown[]) => {
   const fn = commands.registered.get(id);
@@ -63,11 +74,22 @@ beforeEach(() => {
   workspace.isTrusted = true;
 });
 
-test('every command of package.json is registered (Refresh Explanations is, next to its tree, in extension.ts; the Suspicious Methods view commands in methodsTree.ts)', () => {
+test('every command of package.json is registered (Refresh Explanations is, next to its tree, in extension.ts; the Suspicious Methods view commands by registerMethodsView above, in methodsTree.ts)', () => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
-  const elsewhere = new Set(['braid.refreshExplanations', 'braid.compareSuspiciousMethods', 'braid.refreshMethods', 'braid.revealMethod']);
+  const elsewhere = new Set(['braid.refreshExplanations']);
   const declared = pkg.contributes.commands.map((c: { command: string }) => c.command).filter((c: string) => !elsewhere.has(c)).sort();
   assert.deepEqual([...commands.registered.keys()].sort(), declared);
+});
+
+test('Suspicious Methods: Compare opens the comparison webview; Reveal focuses the view and reveals the method', async () => {
+  opened.length = 0;
+  await run('braid.compareSuspiciousMethods');
+  assert.deepEqual(opened, [['methods']]);
+  await run('braid.revealMethod', 'app.A.run');
+  assert.deepEqual(ui.calls.filter((c) => c.fn === 'reveal').map((c) => [c.args[0], (c.args[1] as { method: { method: string } }).method.method]), [['braid.methods', 'app.A.run']]);
+  assert.ok(commands.executed.some((c) => c[0] === 'braid.methods.focus'));
+  requests.length = 0;
+  opened.length = 0;
 });
 
 test('Export SARIF writes the top braid.sarif.top patterns to the file the user picked; cancelling writes nothing', async () => {

@@ -1,9 +1,11 @@
 /**
- * Ranking of patterns with equal scores (docs/algorithms.md "Ranking"):
- * competition ranks (Table 9: equal scores share a rank, the next rank
- * skips), and the documented order inside a tie — more failing runs first,
- * then fewer passing runs, then longer patterns. Every pattern below uses its
- * own pair of threads so no two of them combine. Expected values by hand.
+ * Ranking of patterns with equal scores (docs/algorithms.md "Ranking" and
+ * "Root-cause order"): competition ranks (Table 9: equal scores share a rank,
+ * the next rank skips), and the documented order inside a tie — with
+ * --grouping off (the thesis) more failing runs first, then fewer passing
+ * runs, then longer patterns; by default fewer passing runs, then more
+ * failing runs, then shorter patterns. Every pattern below uses its own pair
+ * of threads so no two of them combine. Expected values by hand.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,14 +22,18 @@ const B = ['W5 b S6', 'R6 b S7'];
 const C = ['R7 c S8', 'W8 c S9'];
 const D = ['R9 d S10', 'W10 d S11'];
 
-test('ties: competition ranks; more failing runs, then fewer passing runs, then longer patterns first', async () => {
-  const dir = writeTraces([
+function tieTraces() {
+  return writeTraces([
     { execution: 'F1', outcome: 'fail', events: [...X, ...A, ...B] },
     { execution: 'F2', outcome: 'fail', events: [...X, ...B] },
     { execution: 'P1', outcome: 'pass', events: [...B, ...C, ...D] },
     { execution: 'P2', outcome: 'pass', events: [...B, ...D] },
   ]);
-  const r = await analyzeTraceFiles([dir]);
+}
+
+test('ties (--grouping off, the thesis): competition ranks; more failing runs, then fewer passing runs, then longer patterns first', async () => {
+  const dir = tieTraces();
+  const r = await analyzeTraceFiles([dir], { grouping: false });
   const rows = r.patterns.map((p) => [p.rank, p.score, p.id, p.failed, p.passed, p.accesses.map((a) => a.line).join(',')]);
   // the two pairs of X tie on every key; their order (by pattern key) is not part of the contract
   const pairsOfX = rows.slice(1, 3).sort((a, b) => String(a[2]).localeCompare(String(b[2])));
@@ -44,6 +50,25 @@ test('ties: competition ranks; more failing runs, then fewer passing runs, then 
     ],
   );
   assert.equal(r.message, undefined);
+});
+
+test('ties (default root-cause order): fewer passing runs, then more failing runs, then shorter patterns first', async () => {
+  const r = await analyzeTraceFiles([tieTraces()]);
+  const rows = r.patterns.map((p) => [p.rank, p.score, p.id, p.failed, p.passed, p.accesses.map((a) => a.line).join(',')]);
+  const pairsOfX = rows.slice(0, 2).sort((a, b) => String(a[2]).localeCompare(String(b[2])));
+  assert.deepEqual(
+    [...pairsOfX, ...rows.slice(2)],
+    [
+      [1, 1, 'P1', 2, 0, '1,2'], // shorter first among the score-1 tie
+      [1, 1, 'P2', 2, 0, '2,3'],
+      [1, 1, 'P4', 2, 0, '1,2,3'],
+      [4, 0.5, 'P3', 1, 0, '4,5'], // A: no passing run before B's 2 (p = 0.5 against 1)
+      [4, 0.5, 'P2', 2, 2, '6,7'],
+      [6, 0, 'P1', 0, 1, '8,9'], // C: 1 passing run before D's 2
+      [6, 0, 'P1', 0, 2, '10,11'],
+    ],
+  );
+  assert.ok(r.patterns.every((p) => p.group === 'cause' && p.tieSize === 1), 'every pattern is over its own methods: no tie groups');
 });
 
 test('all runs failed: the scores are computed and a message says they cannot tell patterns apart well', async () => {

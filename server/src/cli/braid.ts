@@ -29,6 +29,10 @@ Usage:
       --access-window N          access window size (default 5)
       --pair-window N            pair window size (default 100)
       --formula jaccard|ochiai|tarantula   suspiciousness (default jaccard)
+      --hb on|none               happens-before filter: drop pairs ordered by thread start/join and
+                                 task hand-offs (default on; none = the thesis' UNICORN)
+      --grouping on|off          causes first, then harness and symptom patterns; tie groups (default on)
+      --test-code GLOB           test code (file path or qualified method glob; repeatable)
       --top N                    patterns to print (default: 20 for text and sarif, all for json)
       --output FILE              write the report to FILE instead of stdout
       --griffin-t N              GRIFFIN Algorithm 3: top patterns compared per failing-run cluster (default 30)
@@ -114,6 +118,24 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--pair-window':
         a.options.pairWindow = intArg(flag, next(), 0);
         break;
+      case '--hb': {
+        const v = next();
+        if (v !== 'on' && v !== 'none') throw new UsageError(`--hb must be on or none, got "${v}"`);
+        a.options.happensBefore = v === 'on';
+        break;
+      }
+      case '--grouping': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--grouping must be on or off, got "${v}"`);
+        a.options.grouping = v === 'on';
+        break;
+      }
+      case '--test-code': {
+        const v = next();
+        if (!v) throw new UsageError('--test-code needs a glob, e.g. "**/*Test.java"');
+        (a.options.testCode ??= []).push(v);
+        break;
+      }
       case '--griffin-t':
         a.griffin.t = intArg(flag, next(), 1);
         break;

@@ -17,8 +17,11 @@ import { PatternRegistry } from './unicorn/patternRegistry';
 import { CollectorStats, RunCollector, UnicornCollector } from './unicorn/unicornCollector';
 import { FalconCollector } from './falcon/falconCollector';
 import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
-import { competitionRanks } from './ranking/competitionRanking';
 import { PatternCategory } from './unicorn/patternCatalog';
+import { fisherOneSided } from './ranking/fisherExact';
+import { TestCodeClassifier } from './testCode';
+import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
+import { PatternGroup, TieOrder, confidenceNote, listRanks, methodsKey, orderPatterns, tieGroups } from './ranking/rootCauseOrder';
 
 export type Strategy = 'unicorn' | 'falcon';
 
@@ -29,6 +32,18 @@ export interface AnalysisOptions {
   /** pair window size (UNICORN Step 2) */
   pairWindow: number;
   formula: Formula;
+  /**
+   * Drop access pairs ordered by thread start/join and hand-off tokens
+   * (SND/RCV) in every schedule (default true; false = the thesis, `--hb none`).
+   */
+  happensBefore: boolean;
+  /**
+   * Cause/harness/symptom sections and tie groups (default true; false =
+   * one list in the thesis' order, `--grouping off`).
+   */
+  grouping: boolean;
+  /** globs naming test code (`--test-code`, `braid.testCode`) */
+  testCode: string[];
 }
 
 export const DEFAULT_OPTIONS: AnalysisOptions = {
@@ -36,6 +51,9 @@ export const DEFAULT_OPTIONS: AnalysisOptions = {
   accessWindow: 5,
   pairWindow: 100,
   formula: 'jaccard',
+  happensBefore: true,
+  grouping: true,
+  testCode: [],
 };
 
 export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
@@ -44,6 +62,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (!FORMULAS.includes(r.formula)) throw new Error(`unknown formula "${r.formula}" (use ${FORMULAS.join(', ')})`);
   if (!Number.isInteger(r.accessWindow) || r.accessWindow < 2) throw new Error(`access window must be an integer ≥ 2, got ${r.accessWindow}`);
   if (!Number.isInteger(r.pairWindow) || r.pairWindow < 0) throw new Error(`pair window must be an integer ≥ 0, got ${r.pairWindow}`);
+  if (typeof r.happensBefore !== 'boolean') throw new Error(`happensBefore must be true or false, got ${JSON.stringify(r.happensBefore)}`);
+  if (typeof r.grouping !== 'boolean') throw new Error(`grouping must be true or false, got ${JSON.stringify(r.grouping)}`);
+  if (!Array.isArray(r.testCode) || r.testCode.some((g) => typeof g !== 'string')) throw new Error('testCode must be a list of glob strings');
   return r;
 }
 
@@ -59,6 +80,10 @@ export interface RunResult {
   events: number;
   /** pattern ids (PatternRegistry) found in this run */
   patterns: number[];
+  /** failing runs: global index of the failure point (first FAIL event or the outcome's failAt), when known */
+  failPoint?: number;
+  /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
+  afterFailure?: number[];
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
   /** events the recorder dropped in this run (its writer fell behind); 0 normally */
@@ -77,6 +102,16 @@ export interface PatternAccess {
   value?: unknown;
   /** call stack of the first occurrence, bottom first (may be empty) */
   stack: { file: string; line: number; method: string }[];
+  /**
+   * When the access is in library code (JDK, …): the library location;
+   * `file`, `line` and `method` are then its nearest caller in the user's
+   * code, where heat, hover, code lens and clicks go.
+   */
+  library?: { file: string; line: number; method: string };
+  /** a library call recorded at this user line (trace loc.call), e.g. "java.util.HashMap.put" */
+  call?: string;
+  /** the access is in test code */
+  harness?: boolean;
 }
 
 export interface RankedPattern {
@@ -92,6 +127,14 @@ export interface RankedPattern {
   accesses: PatternAccess[];
   /** stable static signature */
   key: string;
+  /** one-sided p-value of Fisher's exact test on failed/passed runs */
+  pValue: number;
+  /** cause, or a consequence of the failure (symptom), or made only of test code (harness) */
+  group: PatternGroup;
+  /** tie group: patterns of the same group and score over the same methods (1-based, in list order) */
+  tie: number;
+  /** number of patterns in this pattern's tie group */
+  tieSize: number;
   /** id in the analyzer's registry (not stable across processes) */
   index: number;
 }
@@ -104,7 +147,9 @@ export interface AnalysisResult {
   diagnostics: Diagnostic[];
   /** a sentence for the user when the result needs explaining (e.g. no failing runs) */
   message?: string;
-  stats: { events: number; pairs: number; patterns: number; latePairs: number };
+  /** a plain warning when the result rests on too few failing runs or the first pattern's p-value is ≥ 0.01 */
+  confidence?: string;
+  stats: { events: number; pairs: number; patterns: number; latePairs: number; orderedPairs: number };
 }
 
 export class Analyzer {
@@ -118,14 +163,20 @@ export class Analyzer {
   private readonly framesCache = new Map<number, { file: string; line: number; method: string }[]>();
   /** one frame object per location (read-only) */
   private readonly frameCache = new Map<number, { file: string; line: number; method: string }>();
+  private readonly testCode: TestCodeClassifier;
+  /** where library code ends and the user's code begins (the language server may pass its source roots' view) */
+  isLibrary: LibraryPredicate = isLibraryCode;
 
   constructor(options: Partial<AnalysisOptions> = {}) {
     this.options = validateOptions(options);
+    this.testCode = new TestCodeClassifier(this.options.testCode);
   }
 
   private collector(): RunCollector {
     const o = this.options;
-    return o.strategy === 'falcon' ? new FalconCollector(this.registry, o.accessWindow) : new UnicornCollector(this.registry, o.accessWindow, o.pairWindow);
+    return o.strategy === 'falcon'
+      ? new FalconCollector(this.registry, o.accessWindow)
+      : new UnicornCollector(this.registry, o.accessWindow, o.pairWindow, o.happensBefore);
   }
 
   /** Reads and analyzes one trace; replaces an earlier result for the file. */
@@ -157,6 +208,17 @@ export class Analyzer {
     }
     this.fileDiagnostics.set(file, diags);
     const seed = r.header.recorder?.options?.seed;
+    let failPoint: number | undefined;
+    let afterFailure: number[] | undefined;
+    if (r.outcome === 'fail') {
+      if (r.firstFail !== undefined) failPoint = r.firstFail;
+      if (r.failAt !== undefined && (failPoint === undefined || r.failAt < failPoint)) failPoint = r.failAt;
+      if (failPoint !== undefined) {
+        afterFailure = [];
+        for (const id of found.ids) if (found.earliestEnd(id) > failPoint) afterFailure.push(id);
+        afterFailure.sort((a, b) => a - b);
+      }
+    }
     const run: RunResult = {
       file,
       execution: r.header.execution,
@@ -168,6 +230,8 @@ export class Analyzer {
       seed: seed === undefined ? undefined : String(seed),
       events: r.eventCount,
       patterns: found.ids.slice().sort((a, b) => a - b),
+      failPoint,
+      afterFailure,
       stats,
       uncaught: r.uncaught,
       droppedEvents: r.droppedEvents,
@@ -246,46 +310,62 @@ export class Analyzer {
     return m;
   }
 
-  /** UNICORN Step 3: counts, suspiciousness, competition ranking. */
+  /** UNICORN Step 3: counts, suspiciousness, competition ranking; then groups, tie groups and p-values. */
   rank(): AnalysisResult {
     const runs = this.runResults();
     const totalFailed = runs.filter((r) => r.outcome === 'fail').length;
     const totalPassed = runs.length - totalFailed;
     const failed = new Map<number, number>();
     const passed = new Map<number, number>();
+    const failedAfter = new Map<number, number>();
     for (const r of runs) {
       const m = r.outcome === 'fail' ? failed : passed;
       for (const p of r.patterns) m.set(p, (m.get(p) ?? 0) + 1);
+      if (r.afterFailure) for (const p of r.afterFailure) failedAfter.set(p, (failedAfter.get(p) ?? 0) + 1);
     }
     const ids = new Set<number>([...failed.keys(), ...passed.keys()]);
     const reg = this.registry;
+    const grouping = this.options.grouping;
     const rows = [...ids].map((id) => {
       const f = failed.get(id) ?? 0;
       const p = passed.get(id) ?? 0;
-      return { id, f, p, score: totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed), info: reg.patterns[id] };
+      const info = reg.patterns[id];
+      return {
+        id,
+        f,
+        p,
+        score: totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed),
+        group: (grouping ? this.groupOf(id, f, failedAfter.get(id) ?? 0) : 'cause') as PatternGroup,
+        length: info.accesses.length,
+        key: info.key,
+      };
     });
-    rows.sort(
-      (a, b) =>
-        b.score - a.score ||
-        b.f - a.f ||
-        a.p - b.p ||
-        b.info.accesses.length - a.info.accesses.length ||
-        (a.info.key < b.info.key ? -1 : a.info.key > b.info.key ? 1 : 0),
-    );
-    const ranks = competitionRanks(rows.map((r) => r.score));
-    const patterns: RankedPattern[] = rows.map((r, k) => this.describe(r.id, ranks[k], r.score, r.f, r.p));
+    orderPatterns(rows, grouping, this.tieOrder);
+    const ranks = listRanks(rows, grouping);
+    const described = rows.map((r, k) => this.describe(r.id, ranks[k], r.score, r.f, r.p, totalFailed, totalPassed, r.group));
+    const ties = tieGroups(rows, described.map((d) => methodsKey(d.accesses)), grouping);
+    const patterns: RankedPattern[] = ties.order.map((k, j) => {
+      const d = described[k];
+      d.tie = ties.tie[j];
+      d.tieSize = ties.size[j];
+      return d;
+    });
     let message: string | undefined;
     if (runs.length === 0) message = 'No traces could be analyzed.';
     else if (totalFailed === 0)
       message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
     else if (totalPassed === 0) message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart well.`;
+    const firstCause = patterns.length && patterns[0].group === 'cause' ? patterns[0] : undefined;
+    const confidence = confidenceNote(totalFailed, totalPassed, firstCause);
     let events = 0;
     let pairs = 0;
     let late = 0;
+    let ordered = 0;
     for (const r of runs) {
       events += r.events;
       pairs += r.stats.pairs;
       late += r.stats.latePairs;
+      ordered += r.stats.orderedPairs ?? 0;
     }
     return {
       options: this.options,
@@ -294,11 +374,44 @@ export class Analyzer {
       runs,
       diagnostics: this.diagnostics(),
       message,
-      stats: { events, pairs, patterns: patterns.length, latePairs: late },
+      confidence,
+      stats: { events, pairs, patterns: patterns.length, latePairs: late, orderedPairs: ordered },
     };
   }
 
-  describe(id: number, rank: number, score: number, failed: number, passed: number): RankedPattern {
+  /** Order of tied patterns within one score (measurements: docs/algorithms.md). */
+  tieOrder: TieOrder = 'shorter';
+
+  /**
+   * harness: every access is test code; symptom: seen in failing runs, and
+   * in each of them only after the failure point; otherwise a cause.
+   */
+  private groupOf(id: number, failedRuns: number, failedAfter: number): PatternGroup {
+    const reg = this.registry;
+    const info = reg.patterns[id];
+    let allTest = true;
+    for (const s of info.accesses) {
+      const loc = reg.locs[reg.accesses[s].loc];
+      if (!this.testCode.isTestCode(loc)) {
+        allTest = false;
+        break;
+      }
+    }
+    if (allTest) return 'harness';
+    if (failedRuns > 0 && failedAfter === failedRuns) return 'symptom';
+    return 'cause';
+  }
+
+  describe(
+    id: number,
+    rank: number,
+    score: number,
+    failed: number,
+    passed: number,
+    totalFailed = 0,
+    totalPassed = 0,
+    group: PatternGroup = 'cause',
+  ): RankedPattern {
     const reg = this.registry;
     const info = reg.patterns[id];
     const frames = (stack: number) => {
@@ -329,19 +442,29 @@ export class Analyzer {
       accesses: info.accesses.map((s, k) => {
         const a = reg.accesses[s];
         const loc = reg.locs[a.loc];
-        return {
+        const stack = frames(info.stacks[k]);
+        const user = nearestUserFrame(loc, stack, this.isLibrary);
+        const access: PatternAccess = {
           thread: info.roles[k],
           type: a.write ? 'W' : 'R',
           variable: reg.variables[a.variable],
-          file: loc.file,
-          line: loc.line,
-          method: loc.method,
-          stack: frames(info.stacks[k]),
+          file: user ? user.file : loc.file,
+          line: user ? user.line : loc.line,
+          method: user ? user.method : loc.method,
+          stack,
           ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
+        if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
+        if (loc.call !== undefined) access.call = loc.call;
+        if (this.testCode.isTestCode(loc)) access.harness = true;
+        return access;
       }),
       key: info.key,
       index: id,
+      pValue: fisherOneSided(failed, passed, totalFailed, totalPassed),
+      group,
+      tie: 0,
+      tieSize: 1,
     };
   }
 }

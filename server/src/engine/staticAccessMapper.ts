@@ -35,6 +35,11 @@ export class StaticAccessMapper {
     if (id === undefined) {
       const l = symbols.locs.get(local);
       id = l ? this.registry.internLoc(l.file, l.line, l.method) : this.registry.internLoc('<unknown>', 0, '');
+      if (l && (l.call !== undefined || l.harness)) {
+        const info = this.registry.locs[id];
+        if (l.call !== undefined) info.call = l.call;
+        if (l.harness) info.harness = true;
+      }
       this.locCache.set(local, id);
     }
     return id;

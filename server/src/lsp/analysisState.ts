@@ -115,6 +115,7 @@ export class AnalysisState {
       // bugs with weak evidence (one or two failing runs) are not counted
       bugCount: this.bugs.filter((b) => !(b.evidence as { weak?: boolean } | undefined)?.weak).length,
       message: this.result.message,
+      confidence: this.result.confidence,
     };
   }
 
@@ -146,6 +147,10 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
     failed: p.failed,
     passed: p.passed,
     key: p.key,
+    pValue: p.pValue,
+    group: p.group,
+    tie: p.tie,
+    tieSize: p.tieSize,
     accesses: p.accesses.map(
       (a): PatternAccessDto => ({
         thread: a.thread,
@@ -156,6 +161,9 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
         method: a.method,
         uri: uri(a.file),
         stack: a.stack.map((f) => ({ ...f, uri: uri(f.file) })),
+        ...(a.library ? { library: a.library } : {}),
+        ...(a.call !== undefined ? { call: a.call } : {}),
+        ...(a.harness ? { harness: true } : {}),
         ...(a.value !== undefined ? { value: a.value } : {}),
       }),
     ),

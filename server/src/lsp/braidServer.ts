@@ -3,6 +3,7 @@
  * the analysis worker rank them, and serves hovers, code lenses, heat
  * (braid/lineScores), optional diagnostics and the braid/... requests.
  */
+import { isLibraryCode } from '../engine/libraryCode';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -249,6 +250,8 @@ export class BraidServer {
       }
     }
     this.resolver = new SourceResolver(this.folders, this.settings.sourceRoots, (tracePath, tried) => {
+      // JDK/library sources are expected to be missing: their accesses are shown at the user's call line
+      if (isLibraryCode(tracePath, '')) return;
       this.unresolvedThisRound.push(tracePath);
       this.connection.console.warn(
         `Cannot find the source file "${tracePath}" named in the traces in the workspace (tried ${tried.length} places, e.g. ${tried.slice(0, 3).join(', ')}). ` +

@@ -8,6 +8,9 @@ import { DiagnosticSeverity, MarkupKind } from 'vscode-languageserver';
 import type { AnalysisState } from './analysisState';
 import type { PatternDto } from './protocol';
 import { explanationSummary, type ExplanationState } from './explanationState';
+import { formatP } from '../engine/ranking/rootCauseOrder';
+
+const GROUP_NOTE = { cause: '', harness: ' · **harness** (test code only)', symptom: ' · **symptom** (after the failure point)' } as const;
 
 export const REVEAL_PATTERN_COMMAND = 'braid.revealPattern';
 export const OPEN_TRACER_COMMAND = 'braid.openTracer';
@@ -89,7 +92,11 @@ function patternMarkdown(
   formula: string,
 ): string {
   const lines: string[] = [];
-  lines.push(`**Braid** · rank **${p.rank}** of ${total} · suspiciousness **${p.score.toFixed(3)}** (${formula})`);
+  lines.push(
+    `**Braid** · rank **${p.rank}** of ${total} · suspiciousness **${p.score.toFixed(3)}** (${formula})${p.pValue !== undefined ? ` · p = ${formatP(p.pValue)}` : ''}${GROUP_NOTE[p.group ?? 'cause']}${
+      (p.tieSize ?? 1) > 1 ? ` · 1 of ${p.tieSize} tied` : ''
+    }`,
+  );
   lines.push('');
   lines.push(
     `${p.id} ${code(p.kind)} — ${p.category} pattern · in **${p.failed}** of ${ex.failed} failed runs, ${p.passed} of ${ex.passed} passed runs`,
@@ -99,9 +106,10 @@ function patternMarkdown(
   lines.push('|--:|:--|:--:|:--|:--|');
   p.accesses.forEach((a, k) => {
     const here = a.line === line1 && state.resolver.resolve(a.file) === fsPath;
-    const where = `${esc(shortFile(a.file))}:${a.line} ${code(shortMethod(a.method), true)}`;
+    const lib = a.library ? `${esc(shortFile(a.library.file))}:${a.library.line}, called from ` : a.call ? `${code(shortMethod(a.call), true)} at ` : '';
+    const where = `${lib}${esc(shortFile(a.file))}:${a.line} ${code(shortMethod(a.method), true)}`;
     const link = a.uri ? `[${where}](<${a.uri.replace(/[<>\s]/g, encodeURIComponent)}#L${a.line}>)` : where;
-    lines.push(`| ${k + 1} | T${a.thread} | **${esc(a.type)}** | ${code(a.variable, true)} | ${here ? `**this line** ${code(shortMethod(a.method), true)}` : link} |`);
+    lines.push(`| ${k + 1} | T${a.thread} | **${esc(a.type)}** | ${code(a.variable, true)} | ${here ? `${lib}**this line** ${code(shortMethod(a.method), true)}` : link} |`);
   });
   lines.push('');
   const links = [`[Reveal in Ranked Patterns](${commandUri(REVEAL_PATTERN_COMMAND, [p.key])})`];
@@ -154,13 +162,15 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
       command: { title: `Braid: Bug ${m.bug} — suspicious method of thread ${m.thread}${rank}`, command: OPEN_BUG_GRAPH_COMMAND, arguments: [m.bug] },
     });
   }
-  if (state.bugs.length === 0) {
-    // Without GRIFFIN's bugs: a lens above each method holding an access of a top-ranked pattern.
+  {
+    // Without GRIFFIN's bugs: a lens above each method holding an access of a top-ranked pattern;
+    // with them, still one at the user's call line of a race inside library code (GRIFFIN names the library method).
     const top = state.patterns[0];
     if (top && top.score > 0) {
       for (const p of state.patterns) {
-        if (p.score < top.score) break;
+        if (p.score < top.score || p.group !== top.group) break;
         for (const a of p.accesses) {
+          if (state.bugs.length > 0 && !a.library && a.call === undefined) continue;
           if (state.resolver.resolve(a.file) !== fsPath) continue;
           const line = at(a.line, a.method);
           const id = `${p.key}:${line}`;

@@ -14,6 +14,12 @@ export interface PatternAccessDto {
   /** workspace file URI when the trace path resolves to a workspace file */
   uri?: string;
   stack: { file: string; line: number; method: string; uri?: string }[];
+  /** library location (JDK, …) when file/line are its nearest caller in the user's code */
+  library?: { file: string; line: number; method: string };
+  /** a library call recorded at this line, e.g. "java.util.HashMap.put" */
+  call?: string;
+  /** the access is in test code */
+  harness?: boolean;
   /** value read or written at the first occurrence (traces with values) */
   value?: unknown;
 }
@@ -29,6 +35,13 @@ export interface PatternDto {
   accesses: PatternAccessDto[];
   /** stable static signature; use it to refer to a pattern */
   key: string;
+  /** one-sided Fisher exact p-value of failed/passed */
+  pValue?: number;
+  /** cause, harness (test code only) or symptom (after the failure point); absent = cause */
+  group?: 'cause' | 'harness' | 'symptom';
+  /** tie group number (same group, score and methods) and its size */
+  tie?: number;
+  tieSize?: number;
 }
 
 export interface RunDto {
@@ -54,6 +67,8 @@ export interface AnalysisSummaryDto {
   patternCount: number;
   bugCount: number;
   message?: string;
+  /** low-confidence warning (few failing runs, or first p-value ≥ 0.01) */
+  confidence?: string;
 }
 
 /** braid/patterns */
@@ -118,7 +133,7 @@ export interface TraceEventDto {
   i: number;
   thread: number;
   threadName: string;
-  kind: 'R' | 'W' | 'ACQ' | 'REL' | 'START' | 'JOIN' | 'END' | 'ENTER' | 'EXIT';
+  kind: 'R' | 'W' | 'ACQ' | 'REL' | 'START' | 'JOIN' | 'END' | 'ENTER' | 'EXIT' | 'SND' | 'RCV' | 'FAIL' | 'OUT';
   variable?: string;
   file?: string;
   line?: number;

@@ -38,7 +38,7 @@ export interface GriffinSettings {
 export const DEFAULT_SETTINGS: BraidSettings = {
   traceGlobs: ['.braid/traces/**/*.trace.jsonl{,.gz}'],
   sourceRoots: ['.', 'src/main/java', 'src/test/java', 'src'],
-  analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard' },
+  analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [] },
   griffin: { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 },
   diagnostics: { enabled: false, maxRank: 10 },
   hover: { maxPatterns: 3 },
@@ -66,6 +66,9 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       accessWindow: int(a.accessWindow, d.analysis.accessWindow, 2),
       pairWindow: int(a.pairWindow, d.analysis.pairWindow, 0),
       formula: ['jaccard', 'ochiai', 'tarantula'].includes(a.formula) ? a.formula : d.analysis.formula,
+      happensBefore: typeof a.happensBefore === 'boolean' ? a.happensBefore : d.analysis.happensBefore,
+      grouping: typeof a.grouping === 'boolean' ? a.grouping : d.analysis.grouping,
+      testCode: Array.isArray(r.testCode) ? r.testCode.filter((x: unknown): x is string => typeof x === 'string' && x !== '') : d.analysis.testCode,
     },
     griffin: {
       t: int(g.t, d.griffin.t, 1),

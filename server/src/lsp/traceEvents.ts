@@ -179,8 +179,10 @@ export class TraceEventPager {
       if (ev.d) dto.target = ev.d;
       if (ev.e >= 0) dto.variable += `[${ev.e}]`;
       if (ev.value !== undefined) dto.value = ev.value;
-    } else if (ev.kind === EventKind.Acquire || ev.kind === EventKind.Release || ev.kind === EventKind.Start || ev.kind === EventKind.Join) {
+    } else if (ev.kind === EventKind.Acquire || ev.kind === EventKind.Release || ev.kind === EventKind.Start || ev.kind === EventKind.Join || ev.kind === EventKind.Send || ev.kind === EventKind.Receive) {
       dto.target = ev.a;
+    } else if ((ev.kind === EventKind.Fail || ev.kind === EventKind.Out) && ev.value !== undefined) {
+      dto.value = ev.value;
     }
     return dto;
   }

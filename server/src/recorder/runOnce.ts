@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
@@ -217,7 +217,9 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (empty) traces = [inProgressPath(spec.tracePath)];
   const finished: string[] = [];
   for (const t of traces) {
-    await finalizeTrace(t, outcome, header);
+    // The failure point of an output match: the index of the matching OUT event of this trace.
+    const failAt = outcome.outcome === 'fail' && o.failOnOutput && !empty ? await findOutputMatch(t, o.failOnOutput) : undefined;
+    await finalizeTrace(t, failAt === undefined ? outcome : { ...outcome, failAt }, header);
     const final = finalTracePath(t);
     await fs.rename(t, final);
     finished.push(final);

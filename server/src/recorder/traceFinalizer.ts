@@ -11,6 +11,8 @@ export interface TraceOutcome {
   outcome: 'pass' | 'fail';
   reason: OutcomeReason;
   detail?: string;
+  /** index of the OUT event whose line matched --fail-on-output (docs/trace-format.md, outcome `failAt`) */
+  failAt?: number;
 }
 
 export interface UncaughtLine {
@@ -47,6 +49,60 @@ export async function truncatePartialLine(file: string): Promise<number> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Index of the first OUT event of a trace (`[i,t,"OUT",stream,text]`) whose text matches `re`, or
+ * undefined. Read as a stream (a trace may be larger than any buffer); lines that do not parse (a
+ * killed process's partial line) and lines over 1 MiB are skipped.
+ */
+export async function findOutputMatch(file: string, re: RegExp): Promise<number | undefined> {
+  const key = Buffer.from(',"OUT",');
+  const plain = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
+  let found: number | undefined;
+  const check = (line: Buffer) => {
+    if (found !== undefined || line[0] !== 0x5b /* [ */ || line.indexOf(key) < 0) return;
+    try {
+      const ev = JSON.parse(line.toString('utf8')) as unknown[];
+      if (ev[2] === 'OUT' && typeof ev[0] === 'number' && typeof ev[4] === 'string' && plain.test(ev[4])) found = ev[0];
+    } catch {
+      // partial line
+    }
+  };
+  try {
+    await forEachLine(file, check);
+  } catch {
+    return undefined;
+  }
+  return found;
+}
+
+/** Calls `onLine` with each line (without its newline) of a file, streamed; lines over 1 MiB are skipped. */
+async function forEachLine(file: string, onLine: (line: Buffer) => void): Promise<void> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let tooLong = false;
+  for await (const chunk of createReadStream(file, { highWaterMark: 4 << 20 }) as AsyncIterable<Buffer>) {
+    let start = 0;
+    let nl: number;
+    while ((nl = chunk.indexOf(0x0a, start)) !== -1) {
+      if (pendingBytes || tooLong) {
+        if (!tooLong && pendingBytes + nl - start <= MAX_UNCAUGHT_LINE) onLine(Buffer.concat([...pending, chunk.subarray(start, nl)]));
+        pending = [];
+        pendingBytes = 0;
+        tooLong = false;
+      } else onLine(chunk.subarray(start, nl));
+      start = nl + 1;
+    }
+    if (start < chunk.length && !tooLong) {
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > MAX_UNCAUGHT_LINE) {
+        tooLong = true;
+        pending = [];
+      } else pending.push(Buffer.from(chunk.subarray(start)));
+    }
+  }
+  if (pendingBytes && !tooLong) onLine(Buffer.concat(pending));
 }
 
 /** Longest `uncaught` line read (longer ones are skipped). */
@@ -161,6 +217,7 @@ export async function finalizeTrace(file: string, outcome: TraceOutcome, header:
   }
   const line: Record<string, unknown> = { outcome: outcome.outcome, reason: outcome.reason };
   if (outcome.detail) line.detail = outcome.detail;
+  if (outcome.failAt !== undefined) line.failAt = outcome.failAt;
   const text = (size <= 0 ? headerLine(header) + '\n' : '') + JSON.stringify(line) + '\n';
   const data = Buffer.from(text);
   let handle: fs.FileHandle | undefined;

@@ -18,12 +18,26 @@ interface UnicornState {
   text: string;
   expanded: string[];
   focused?: string;
+  /** keys of tie-group leaders whose tied patterns are shown */
+  ties?: string[];
 }
 const state = loadState<UnicornState>({ kind: '', file: '', text: '', expanded: [] });
 const expanded = new Set(state.expanded);
+const openTies = new Set(state.ties ?? []);
 function persist(): void {
   state.expanded = [...expanded];
+  state.ties = [...openTies];
   saveState(state);
+}
+
+const SECTION_TITLES: Record<string, string> = {
+  cause: 'Causes',
+  harness: 'Harness — patterns made only of test code',
+  symptom: 'Symptoms — seen in failing runs only after the failure point',
+};
+
+function fmtP(p: number): string {
+  return p === 0 ? '0' : p < 0.001 ? p.toExponential(1) : p < 0.01 ? p.toFixed(4) : p.toFixed(3);
 }
 
 const kindSelect = h('vscode-dropdown', { id: 'kind', 'aria-label': 'Pattern kind' });
@@ -39,6 +53,7 @@ document.body.append(
 
 let patterns: PatternDto[] = [];
 let analysisMessage = '';
+let confidence = '';
 
 function methodShort(m: string): string {
   // "com.x.Foo.bar(int)" → "Foo.bar()"
@@ -74,6 +89,11 @@ function openAccess(a: { file: string; line: number; uri?: string }): void {
 
 function accessCell(a: PatternAccessDto, step: number): HTMLElement {
   const loc = locationButton(a.file, a.line);
+  const lib = a.library
+    ? h('span', { class: 'library mono muted', title: `${a.library.method} (${a.library.file}:${a.library.line}), called from ${a.file}:${a.line}` }, `${basename(a.library.file)}:${a.library.line}, called from`)
+    : a.call
+      ? h('span', { class: 'library mono muted', title: a.call }, `${methodShort(a.call)} at`)
+      : null;
   loc.addEventListener('click', (ev) => {
     ev.stopPropagation();
     openAccess(a);
@@ -86,6 +106,7 @@ function accessCell(a: PatternAccessDto, step: number): HTMLElement {
     chip(a.type),
     h('span', { class: 'var mono' }, a.variable),
     ...(a.value !== undefined ? [h('span', { class: 'val mono', title: 'value at the first occurrence' }, `= ${valueText(a.value)}`)] : []),
+    ...(lib ? [lib] : []),
     loc,
     h('span', { class: 'method mono muted' }, methodShort(a.method)),
   );
@@ -143,6 +164,7 @@ function item(p: PatternDto, maxScore: number): HTMLElement {
     h('span', { class: 'pid muted' }, `${p.id}`),
     h('span', { class: 'summary-text mono' }, summaryOf(p)),
     h('span', { class: 'counts muted', title: 'failing / passing runs containing the pattern' }, `✗${p.failed} ✓${p.passed}`),
+    ...(p.pValue !== undefined ? [h('span', { class: 'pvalue muted mono', title: "one-sided Fisher's exact p-value" }, `p ${fmtP(p.pValue)}`)] : []),
   );
   head.addEventListener('click', () => {
     state.focused = p.key;
@@ -179,6 +201,7 @@ function render(): void {
   const shown = patterns.filter(matches);
   const maxScore = Math.max(1, ...patterns.map((p) => p.score));
   summary.textContent = patterns.length ? `${shown.length} of ${patterns.length} patterns` : '';
+  if (confidence) list.append(h('div', { class: 'confidence', role: 'note' }, confidence));
   if (!patterns.length) {
     list.append(h('div', { class: 'empty' }, analysisMessage || 'No ranked patterns yet. Record or import runs with at least one failing run.'));
     return;
@@ -187,7 +210,52 @@ function render(): void {
     list.append(h('div', { class: 'empty' }, 'No pattern matches the filters.'));
     return;
   }
-  for (const p of shown) list.append(item(p, maxScore));
+  const sections = new Set(shown.map((p) => p.group ?? 'cause'));
+  let section: string | undefined;
+  for (let k = 0; k < shown.length; ) {
+    const p = shown[k];
+    const g = p.group ?? 'cause';
+    if (g !== section && (sections.size > 1 || g !== 'cause')) {
+      list.append(h('div', { class: `section section-${g}`, role: 'heading', 'aria-level': '2' }, `${SECTION_TITLES[g] ?? g} (${shown.filter((q) => (q.group ?? 'cause') === g).length})`));
+    }
+    section = g;
+    let end = k + 1;
+    while (end < shown.length && p.tie !== undefined && shown[end].tie === p.tie) end++;
+    list.append(item(p, maxScore));
+    if (end - k > 1) {
+      // a tie group: the first pattern, then "N more tied" that shows the others
+      const open = openTies.has(p.key);
+      const n = end - k - 1;
+      const tieRow = h(
+        'div',
+        { class: 'tie-row muted', role: 'button', tabindex: '0', 'aria-expanded': open ? 'true' : 'false', 'data-tie': p.key },
+        `${open ? '▾' : '▸'} ${n} more tied pattern${n === 1 ? '' : 's'} (score ${fmtScore(p.score)}, ${summaryOf(p)})`,
+      );
+      const flip = () => {
+        if (openTies.has(p.key)) openTies.delete(p.key);
+        else openTies.add(p.key);
+        persist();
+        render();
+      };
+      tieRow.addEventListener('click', flip);
+      tieRow.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          ev.stopPropagation();
+          flip();
+        }
+      });
+      list.append(tieRow);
+      if (open) {
+        for (const q of shown.slice(k + 1, end)) {
+          const el = item(q, maxScore);
+          el.classList.add('tied');
+          list.append(el);
+        }
+      }
+    }
+    k = end;
+  }
   if (!list.querySelector('.head[tabindex="0"]')) list.querySelector<HTMLElement>('.head')?.setAttribute('tabindex', '0');
   if (document.scrollingElement) document.scrollingElement.scrollTop = scroll;
 }
@@ -264,6 +332,7 @@ async function load(): Promise<void> {
     const r = await request<PatternsResult>('patterns', { offset: 0, limit: 1000 });
     patterns = Array.isArray(r.patterns) ? r.patterns : [];
     analysisMessage = r.summary?.message ?? (r.summary?.state === 'analyzing' ? 'Analyzing…' : '');
+    confidence = r.summary?.confidence ?? '';
   } catch (e) {
     patterns = [];
     analysisMessage = `Could not load patterns: ${e instanceof Error ? e.message : String(e)}`;

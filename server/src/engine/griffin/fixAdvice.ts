@@ -27,8 +27,17 @@ interface LaneAccess {
 }
 
 export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[], methods: readonly SuspiciousMethod[]): FixAdvice {
-  // the best-ranked atomicity pattern explains the bug; pairs only → order violation
-  const main = members.find((x) => m.patterns[x.row].accesses.length > 2) ?? members[0];
+  // the longest atomicity pattern (best-ranked among equals) explains the bug; pairs only → order violation.
+  // Longest, not first: within a score the ranking lists shorter patterns first (docs/algorithms.md).
+  let main = members[0];
+  let longest = 2;
+  for (const x of members) {
+    const n = m.patterns[x.row].accesses.length;
+    if (n > longest) {
+      main = x;
+      longest = n;
+    }
+  }
   const p = m.patterns[main.row];
   const seq: LaneAccess[] = p.accesses.map((a, k) => ({ lane: laneOf(m, main, k), access: a }));
   const interleaving = seq.map((x) => `T${x.lane} ${x.access.type} ${shortVar(x.access.variable)} @ ${loc(x.access.file, [x.access.line])} (${shortMethod(x.access.method)})`).join(' → ');

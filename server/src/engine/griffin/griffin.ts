@@ -114,7 +114,10 @@ export interface Bug {
   cluster: number;
   /** every failing-run cluster whose pattern clusters were merged into this bug */
   clusters: number[];
-  /** execution ids of the failing runs the bug explains, in run order */
+  /**
+   * execution ids of the failing runs the bug explains (those showing the lead pattern of one of
+   * its pattern clusters), in run order; thesis mode (merge off): its failing-run cluster's runs
+   */
   failingRuns: string[];
   kind: BugKind;
   /** global suspiciousness of the bug's best pattern (its score in the ranked list) */
@@ -147,6 +150,8 @@ export function explainBugs(analyzer: Pick<Analyzer, 'options'> | undefined, res
 /** One Algorithm 4 pattern cluster of one failing-run cluster: a candidate bug. */
 interface Candidate {
   cluster: number;
+  /** the failing runs of its failing-run cluster (Algorithm 3) */
+  clusterRuns: readonly number[];
   members: PatternMember[];
   /** best (lowest) row of M among the members */
   lead: number;
@@ -175,6 +180,7 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
       const lead = Math.min(...pc.members.map((x) => x.row));
       candidates.push({
         cluster: c + 1,
+        clusterRuns: runs,
         members: pc.members,
         lead,
         runs: new Set(m.runsOf(lead).filter((r) => m.runs[r].failing)),
@@ -206,7 +212,7 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
       a.cluster - b.cluster,
   );
   const groups = o.merge ? mergeCandidates(candidates, o.alpha) : candidates.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]);
-  const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns));
+  const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns, o.merge));
   // weak evidence last; otherwise keep the order
   const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
   ordered.forEach((b, k) => (b.id = k + 1));
@@ -310,11 +316,13 @@ function overlaps(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   return false;
 }
 
-function toBug(m: CoverageMatrix, members: readonly GroupMember<Candidate>[], formula: Formula, weakRuns: number): Bug {
+function toBug(m: CoverageMatrix, members: readonly GroupMember<Candidate>[], formula: Formula, weakRuns: number, merge: boolean): Bug {
   const group = members.map((x) => x.candidate);
   const lead = group[0];
-  const runs = new Set<number>();
-  for (const x of members) if (x.addsRuns) for (const r of x.candidate.runs) runs.add(r);
+  // thesis mode: a bug is a pattern cluster of a failing-run cluster, whose runs it stands for;
+  // merge step: the failing runs its candidates explain (those showing their lead pattern)
+  const runs = new Set<number>(merge ? [] : lead.clusterRuns);
+  if (merge) for (const x of members) if (x.addsRuns) for (const r of x.candidate.runs) runs.add(r);
   // the bug's own patterns: its first candidate's and those of candidates joined by the first rule (lanes lined up),
   // in ranking order; then the patterns of folded candidates
   const core: PatternMember[] = [];

@@ -22,6 +22,7 @@ import type { CoverageMatrix, Frame } from './coverageMatrix';
 import { commonCallStack, CommonFrame, sameMethod } from './commonCallStack';
 import { laneOf, PatternMember } from './clusterSuspiciousPatterns';
 import type { TestCodeClassifier } from '../testCode';
+import { isLibraryCode } from '../libraryCode';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -63,8 +64,8 @@ function laneMethod(stacks: Frame[][], testCode?: TestCodeClassifier): LaneMetho
   const isTest = (f: Frame) => (testCode ? testCode.isTestCode(f) : false);
   const top = common[common.length - 1];
   if (!testCode || (top && !isTest({ file: top.file, method: top.method, line: top.line, harness: stacks.some((s) => s.some((f) => f.harness && sameMethod(f, top))) }))) return thesis;
-  // rule 2: the common call stack of the stacks without their test frames
-  const cut = stacks.map((s) => s.filter((f) => !isTest(f)));
+  // rule 2: the common call stack of the stacks without their test (and library) frames
+  const cut = stacks.map((s) => s.filter((f) => !isTest(f) && !isLibraryCode(f.file, f.method)));
   if (cut.every((s) => s.length === 0)) return thesis && { ...thesis, rule: 4 };
   const commonCut = cut.some((s) => s.length === 0) ? [] : commonCallStack(cut);
   if (commonCut.length) {
@@ -92,9 +93,12 @@ function laneMethod(stacks: Frame[][], testCode?: TestCodeClassifier): LaneMetho
 }
 
 function fromCommon(common: CommonFrame[], rule: 1 | 4): LaneMethod | undefined {
-  const top = common[common.length - 1];
+  // the top frame in the user's code: a race inside ArrayList.add names the user's method that calls it
+  let k = common.length - 1;
+  while (k > 0 && isLibraryCode(common[k].file, common[k].method)) k--;
+  const top = common[k];
   if (!top) return undefined;
-  return { method: top.method, file: top.file, line: top.line, lines: top.lines, commonStack: common.map((f) => ({ file: f.file, line: f.line, method: f.method })), rule };
+  return { method: top.method, file: top.file, line: top.line, lines: top.lines, commonStack: common.slice(0, k + 1).map((f) => ({ file: f.file, line: f.line, method: f.method })), rule };
 }
 
 /** The frames of the first stack holding `f`, from the bottom up to it. */

@@ -5,11 +5,21 @@
  */
 import { AnalysisResult } from '../analysis';
 import { PATTERNS } from '../unicorn/patternCatalog';
+import { formatP } from '../ranking/rootCauseOrder';
+
+const GROUP_WORDS = { cause: 'cause', harness: 'harness (test code only)', symptom: 'symptom (after the failure point)' } as const;
 
 const TOOL_VERSION = '0.1.0';
 
 export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): object {
-  const patterns = r.patterns.slice(0, top);
+  // the top patterns of each group, and every pattern tied with the first
+  const first = r.patterns[0];
+  const perGroup = new Map<string, number>();
+  const patterns = r.patterns.filter((p) => {
+    const n = perGroup.get(p.group) ?? 0;
+    perGroup.set(p.group, n + 1);
+    return n < top || (first !== undefined && p.group === first.group && p.rank === first.rank);
+  });
   const rules = PATTERNS.map((p) => ({
     id: p.id,
     name: `${p.category.replace(/(^|[\s-])(\w)/g, (_m, a: string, b: string) => a.replace(/[\s-]/, '') + b.toUpperCase())}${p.kind}`,
@@ -25,19 +35,23 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
         artifactLocation: { uri: toUri(a.file), ...(uriBase ? { uriBaseId: 'SRCROOT' } : {}) },
         region: { startLine: Math.max(1, a.line) },
       },
-      message: { text: `${k + 1}. thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}${a.method ? ` in ${a.method}` : ''}` },
+      message: {
+        text: `${k + 1}. thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}${a.method ? ` in ${a.method}` : ''}${
+          a.library ? ` (${a.library.file}:${a.library.line} in ${a.library.method}, called from here)` : a.call ? ` (call ${a.call})` : ''
+        }`,
+      },
     }));
     return {
       ruleId: p.id,
       ruleIndex: p.id ? Number(p.id.slice(1)) - 1 : 0,
-      level: p.rank === 1 && p.score > 0 ? 'error' : 'warning',
+      level: p.group !== 'cause' ? 'note' : p.rank === 1 && p.score > 0 ? 'error' : 'warning',
       message: {
-        text: `Rank ${p.rank}, suspiciousness ${p.score.toFixed(3)} (${r.options.formula}): ${p.id} ${p.kind} ${p.category} pattern seen in ${p.failed} failing and ${p.passed} passing runs.`,
+        text: `Rank ${p.rank}, suspiciousness ${p.score.toFixed(3)} (${r.options.formula}), p = ${formatP(p.pValue)}: ${p.id} ${p.kind} ${p.category} pattern seen in ${p.failed} failing and ${p.passed} passing runs; group ${GROUP_WORDS[p.group]}${p.tieSize > 1 ? `, one of ${p.tieSize} tied patterns over the same methods` : ''}.`,
       },
       locations: locations.slice(0, 1).map(({ physicalLocation }) => ({ physicalLocation })),
       relatedLocations: locations,
       partialFingerprints: { braidPatternKey: p.key },
-      properties: { rank: p.rank, score: p.score, failed: p.failed, passed: p.passed, kind: p.kind },
+      properties: { rank: p.rank, score: p.score, pValue: p.pValue, group: p.group, tie: p.tie, tieSize: p.tieSize, failed: p.failed, passed: p.passed, kind: p.kind },
     };
   });
   return {
@@ -56,7 +70,13 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
         },
         ...(uriBase ? { originalUriBaseIds: { SRCROOT: { uri: uriBase.endsWith('/') ? uriBase : uriBase + '/' } } } : {}),
         results,
-        properties: { executions: r.executions, formula: r.options.formula, strategy: r.options.strategy },
+        properties: {
+          executions: r.executions,
+          formula: r.options.formula,
+          strategy: r.options.strategy,
+          happensBefore: r.options.happensBefore,
+          ...(r.confidence ? { confidence: r.confidence } : {}),
+        },
       },
     ],
   };

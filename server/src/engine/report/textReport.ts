@@ -1,24 +1,54 @@
-/** `braid analyze` default output: a readable ranked table. */
-import { AnalysisResult, RankedPattern } from '../analysis';
+/**
+ * `braid analyze` default output: a readable ranked table, one section per
+ * pattern group (causes, then harness and symptom patterns). A tie group
+ * (same section and score, same methods) is one row with its size; the
+ * patterns tied with the first are always all printed.
+ */
+import { AnalysisResult, PatternAccess, RankedPattern } from '../analysis';
+import { formatP, PATTERN_GROUPS, PatternGroup } from '../ranking/rootCauseOrder';
+
+const SECTION_TITLES: Record<PatternGroup, string> = {
+  cause: 'Causes',
+  harness: 'Harness — patterns made only of test code',
+  symptom: 'Symptoms — seen in failing runs only after the failure point',
+};
 
 export function textReport(r: AnalysisResult, top = 20): string {
   const out: string[] = [];
   const e = r.executions;
   out.push(`Braid — ${r.options.strategy.toUpperCase()} analysis of ${e.total} run${e.total === 1 ? '' : 's'} (${e.failed} failed, ${e.passed} passed)`);
-  out.push(`access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}; ${r.patterns.length} pattern${r.patterns.length === 1 ? '' : 's'}`);
+  out.push(
+    `access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}, happens-before ${r.options.happensBefore === false ? 'none' : 'on'}; ${r.patterns.length} pattern${r.patterns.length === 1 ? '' : 's'}`,
+  );
   if (r.message) out.push('', r.message);
-  const shown = r.patterns.slice(0, top);
-  if (shown.length) {
+  if (r.confidence) out.push('', r.confidence);
+  const grouping = r.options.grouping !== false;
+  const sections = grouping ? PATTERN_GROUPS : (['cause'] as PatternGroup[]);
+  const first = r.patterns[0];
+  for (const g of sections) {
+    const all = grouping ? r.patterns.filter((p) => p.group === g) : r.patterns;
+    if (!all.length) continue;
+    if (grouping) out.push('', `${SECTION_TITLES[g]} (${all.length})`);
     out.push('');
-    out.push(`${pad('Rank', 5)}${pad('Score', 8)}${pad('Pattern', 9)}${pad('Kind', 6)}${pad('Fail', 6)}${pad('Pass', 6)}Accesses (thread role, type, variable @ file:line)`);
-    for (const p of shown) {
-      const lines = accessLines(p);
-      out.push(`${pad(String(p.rank), 5)}${pad(p.score.toFixed(3), 8)}${pad(p.id, 9)}${pad(p.kind, 6)}${pad(String(p.failed), 6)}${pad(String(p.passed), 6)}${lines[0]}`);
-      for (const l of lines.slice(1)) out.push(' '.repeat(40) + l);
-      const values = valueLine(p);
-      if (values) out.push(' '.repeat(40) + values);
+    out.push(`${pad('Rank', 5)}${pad('Score', 8)}${pad('Pattern', 9)}${pad('Kind', 6)}${pad('Fail', 6)}${pad('Pass', 6)}${pad('p', 9)}Accesses (thread role, type, variable @ file:line)`);
+    let shownRows = 0;
+    let k = 0;
+    while (k < all.length) {
+      const p = all[k];
+      let end = k + 1;
+      while (end < all.length && all[end].tie === p.tie) end++;
+      const tiedWithFirst = first !== undefined && p.group === first.group && p.rank === first.rank;
+      if (shownRows >= top && !tiedWithFirst) break;
+      const members = end - k;
+      // the first rank's tie groups are printed in full; other groups as one row with their size
+      const printed = tiedWithFirst ? all.slice(k, end) : [p];
+      if (members > 1) out.push(`${' '.repeat(5)}┌ ${members} tied patterns over ${methodsOf(p)}${tiedWithFirst ? '' : ' (the first shown; --format json lists all)'}`);
+      for (const q of printed) row(out, q);
+      shownRows++;
+      k = end;
     }
-    if (r.patterns.length > shown.length) out.push('', `… ${r.patterns.length - shown.length} more (use --top N)`);
+    const hidden = all.length - k;
+    if (hidden > 0) out.push('', `… ${hidden} more (use --top N)`);
   }
   const errs = r.diagnostics.filter((d) => d.severity === 'error').length;
   const warns = r.diagnostics.filter((d) => d.severity === 'warning').length;
@@ -26,8 +56,33 @@ export function textReport(r: AnalysisResult, top = 20): string {
   return out.join('\n');
 }
 
-function accessLines(p: RankedPattern): string[] {
-  return p.accesses.map((a) => `T${a.thread} ${a.type} ${a.variable} @ ${a.file}:${a.line}${a.method ? ` (${shortMethod(a.method)})` : ''}`);
+function row(out: string[], p: RankedPattern): void {
+  const lines = p.accesses.map(accessText);
+  out.push(
+    `${pad(String(p.rank), 5)}${pad(p.score.toFixed(3), 8)}${pad(p.id, 9)}${pad(p.kind, 6)}${pad(String(p.failed), 6)}${pad(String(p.passed), 6)}${pad(formatP(p.pValue), 9)}${lines[0]}`,
+  );
+  for (const l of lines.slice(1)) out.push(' '.repeat(49) + l);
+  const values = valueLine(p);
+  if (values) out.push(' '.repeat(49) + values);
+}
+
+function methodsOf(p: RankedPattern): string {
+  const m = (role: number) => [...new Set(p.accesses.filter((a) => a.thread === role).map((a) => shortMethod(a.method)))].join(', ');
+  return `${m(1)} | ${m(2)}`;
+}
+
+/** `T1 W balance @ Bank.java:12 (Bank.deposit)`; library accesses name both places. */
+export function accessText(a: PatternAccess): string {
+  const head = `T${a.thread} ${a.type} ${a.variable}`;
+  if (a.library) {
+    return `${head} @ ${baseName(a.library.file)}:${a.library.line}, called from ${a.file}:${a.line}${a.method ? ` (${shortMethod(a.method)})` : ''}`;
+  }
+  if (a.call) return `${head} @ ${a.file}:${a.line}${a.method ? ` (${shortMethod(a.method)})` : ''}, call ${shortMethod(a.call)}`;
+  return `${head} @ ${a.file}:${a.line}${a.method ? ` (${shortMethod(a.method)})` : ''}`;
+}
+
+function baseName(file: string): string {
+  return file.replace(/^.*[\\/]/, '');
 }
 
 /** "values: T1 read size = 3; T2 wrote size = 4" (first occurrence), or '' when the trace has no values. */

@@ -5,7 +5,7 @@
  * string, an optional integer, true/false or plain ASCII string value); anything else goes through JSON.parse
  * and the same validation, so both paths accept exactly the same lines.
  */
-import { EventKind, TraceEvent, eventKindFromName } from './traceFormat';
+import { EventKind, FAIL_KINDS, TraceEvent, eventKindFromName } from './traceFormat';
 
 const MAX_FIELDS = 9;
 const NULL = Number.NaN;
@@ -119,6 +119,8 @@ export function parseEventLineFast(buf: Uint8Array, start: number, end: number, 
   while (p < end && (buf[p] === 0x20 || buf[p] === 0x09 || buf[p] === 0x0d)) p++;
   if (p !== end) return false;
   if (kind === -1) return false;
+  // FAIL's kind/detail and OUT's text are strings: the general path checks them
+  if ((kind === EventKind.Fail && count > 5) || (kind === EventKind.Out && count > 4)) return false;
   if (count === MAX_FIELDS) {
     const v = nums[8];
     value = special !== undefined ? special : Number.isNaN(v) ? null : v;
@@ -148,7 +150,7 @@ export function decodeEventValue(arr: unknown, ev: TraceEvent): void {
   const kindName = arr[2];
   if (typeof kindName !== 'string') throw new EventLineError('element 3 (kind) must be a string such as "R" or "W"');
   const kind = eventKindFromName(kindName);
-  if (kind === -1) throw new EventLineError(`unknown event kind ${excerpt(JSON.stringify(kindName))} (expected R, W, ACQ, REL, START, JOIN, END, ENTER or EXIT)`);
+  if (kind === -1) throw new EventLineError(`unknown event kind ${excerpt(JSON.stringify(kindName))} (expected R, W, ACQ, REL, START, JOIN, END, ENTER, EXIT, SND, RCV, FAIL or OUT)`);
   let value: unknown = undefined;
   for (let k = 0; k < arr.length; k++) {
     if (k === 2) {
@@ -156,6 +158,19 @@ export function decodeEventValue(arr: unknown, ev: TraceEvent): void {
       continue;
     }
     const x = arr[k];
+    if ((kind === EventKind.Fail && k >= 5) || (kind === EventKind.Out && k === 4)) {
+      // text elements: FAIL's kind (5) and detail (6), OUT's text (4)
+      if (x !== null && typeof x !== 'string') throw new EventLineError(`element ${k + 1} must be a string or null, got ${JSON.stringify(x)}`);
+      if (kind === EventKind.Fail && k === 5) {
+        const fk = x === null ? -1 : FAIL_KINDS.indexOf(x as (typeof FAIL_KINDS)[number]);
+        if (x !== null && fk === -1) throw new EventLineError(`element 6 (failure kind) must be one of ${FAIL_KINDS.join(', ')}, got ${JSON.stringify(x)}`);
+        nums[k] = fk === -1 ? NULL : fk;
+      } else {
+        value = x ?? undefined;
+        nums[k] = NULL;
+      }
+      continue;
+    }
     if (k === 8) {
       value = x;
       nums[8] = NULL;
@@ -179,6 +194,10 @@ const REQUIRED: Record<EventKind, number> = {
   [EventKind.End]: 2,
   [EventKind.Enter]: 4,
   [EventKind.Exit]: 3,
+  [EventKind.Send]: 4,
+  [EventKind.Receive]: 4,
+  [EventKind.Fail]: 3,
+  [EventKind.Out]: 4,
 };
 const MAX_BY_KIND: Record<EventKind, number> = {
   [EventKind.Read]: 9,
@@ -190,6 +209,10 @@ const MAX_BY_KIND: Record<EventKind, number> = {
   [EventKind.End]: 3,
   [EventKind.Enter]: 4,
   [EventKind.Exit]: 4,
+  [EventKind.Send]: 5,
+  [EventKind.Receive]: 5,
+  [EventKind.Fail]: 7,
+  [EventKind.Out]: 5,
 };
 const LAYOUT: Record<EventKind, string> = {
   [EventKind.Read]: '[i,t,"R",var,loc,stack,obj,elem,value]',
@@ -201,6 +224,10 @@ const LAYOUT: Record<EventKind, string> = {
   [EventKind.End]: '[i,t,"END"]',
   [EventKind.Enter]: '[i,t,"ENTER",loc]',
   [EventKind.Exit]: '[i,t,"EXIT",loc]',
+  [EventKind.Send]: '[i,t,"SND",sync,loc]',
+  [EventKind.Receive]: '[i,t,"RCV",sync,loc]',
+  [EventKind.Fail]: '[i,t,"FAIL",loc,stack,kind,detail]',
+  [EventKind.Out]: '[i,t,"OUT",stream,text]',
 };
 
 function at(k: number, count: number): number {
@@ -264,6 +291,28 @@ function assignEvent(kind: EventKind, count: number, value: unknown, ev: TraceEv
       ev.b = Number.isNaN(l) ? -1 : l;
       ev.c = -1;
       break;
+    }    case EventKind.Send:
+    case EventKind.Receive: {
+      ev.a = nums[3];
+      const l = at(4, count);
+      ev.b = Number.isNaN(l) ? -1 : l;
+      ev.c = -1;
+      break;
     }
+    case EventKind.Fail: {
+      const l = at(3, count);
+      const st = at(4, count);
+      const fk = at(5, count);
+      ev.a = Number.isNaN(fk) ? -1 : fk;
+      ev.b = Number.isNaN(l) ? -1 : l;
+      ev.c = Number.isNaN(st) ? -1 : st;
+      break;
+    }
+    case EventKind.Out:
+      if (nums[3] !== 1 && nums[3] !== 2) throw new EventLineError(`element 4 (stream) must be 1 (System.out) or 2 (System.err), got ${nums[3]}`);
+      ev.a = nums[3];
+      ev.b = -1;
+      ev.c = -1;
+      break;
   }
 }

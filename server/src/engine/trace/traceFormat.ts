@@ -30,9 +30,21 @@ export const enum EventKind {
   End = 6,
   Enter = 7,
   Exit = 8,
+  /** happens-before token published (task hand-off, latch count-down, …) */
+  Send = 9,
+  /** happens-before token received (task start, Future.get, await return, …) */
+  Receive = 10,
+  /** a failure point (uncaught exception, non-zero exit, assertion, output match) */
+  Fail = 11,
+  /** a line written to System.out / System.err */
+  Out = 12,
 }
 
-export const EVENT_KIND_NAMES = ['R', 'W', 'ACQ', 'REL', 'START', 'JOIN', 'END', 'ENTER', 'EXIT'] as const;
+export const EVENT_KIND_NAMES = ['R', 'W', 'ACQ', 'REL', 'START', 'JOIN', 'END', 'ENTER', 'EXIT', 'SND', 'RCV', 'FAIL', 'OUT'] as const;
+
+/** `kind` of a FAIL event, as stored in TraceEvent.a. */
+export const FAIL_KINDS = ['uncaught', 'exit', 'assert', 'output'] as const;
+export type FailKind = (typeof FAIL_KINDS)[number];
 export type EventKindName = (typeof EVENT_KIND_NAMES)[number];
 
 export function eventKindFromName(name: string): EventKind | -1 {
@@ -51,6 +63,9 @@ export function eventKindFromName(name: string): EventKind | -1 {
  * - START/JOIN: a = child thread, b = loc
  * - ENTER/EXIT: b = loc (-1 when absent)
  * - END: nothing
+ * - SND/RCV: a = sync token, b = loc (-1 when absent)
+ * - FAIL: a = index in FAIL_KINDS (-1 unknown/absent), b = loc (-1), c = stack (-1), value = detail text
+ * - OUT: a = stream (1 out, 2 err), b = -1, value = the text
  */
 export interface TraceEvent {
   i: number;
@@ -78,6 +93,10 @@ export interface LocDef {
   file: string;
   line: number;
   method: string;
+  /** a library call at this (user) line, e.g. "java.util.HashMap.put" */
+  call?: string;
+  /** true when the recorder classified this location as test code */
+  harness?: boolean;
 }
 
 export interface ThreadDef {

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import {
   Diagnostic,
   EventKind,
+  LocDef,
   Outcome,
   TRACE_FORMAT_VERSION,
   TraceEvent,
@@ -36,6 +37,10 @@ export interface ReadTraceResult {
   outcomeReason?: string;
   outcomeDetail?: string;
   uncaught: UncaughtInfo[];
+  /** index `i` of the first FAIL event (a failure point recorded by the agent) */
+  firstFail?: number;
+  /** the outcome line's `failAt`: index of the failure point the runner found */
+  failAt?: number;
   /** events the recorder dropped (sum of the `{"dropped":N}` lines): its writer fell behind */
   droppedEvents: number;
   eventCount: number;
@@ -333,6 +338,7 @@ class TraceLineReader {
       this.result.outcomeDetail = typeof o.detail === 'string' ? o.detail : undefined;
       const wrong = ['reason', 'detail'].filter((k) => o[k] !== undefined && typeof o[k] !== 'string');
       if (wrong.length) this.warn(`outcome ${wrong.map((k) => `"${k}"`).join(' and ')} must be text; ignored`, this.line);
+      if (o.failAt !== undefined && o.failAt !== null) this.result.failAt = this.id(o, 'failAt');
       return;
     }
     if ('uncaught' in o) {
@@ -394,7 +400,14 @@ class TraceLineReader {
         const file = this.str(o, 'file')!;
         const line = o.line;
         if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0) throw new TraceLineError(this.line, '"line" must be a non-negative integer');
-        s.locs.set(id, { id, file: this.intern(file), line, method: this.intern(this.str(o, 'method', false) ?? '') });
+        const loc: LocDef = { id, file: this.intern(file), line, method: this.intern(this.str(o, 'method', false) ?? '') };
+        const call = this.str(o, 'call', false);
+        if (call !== undefined) loc.call = call;
+        if (o.harness !== undefined) {
+          if (typeof o.harness !== 'boolean') throw new TraceLineError(this.line, '"harness" must be true or false');
+          if (o.harness) loc.harness = true;
+        }
+        s.locs.set(id, loc);
         return;
       }
       case 'stack': {
@@ -466,12 +479,20 @@ class TraceLineReader {
       case EventKind.Release:
       case EventKind.Start:
       case EventKind.Join:
-        if ((ev.kind === EventKind.Start || ev.kind === EventKind.Join) && ev.a < 0) throw new TraceLineError(this.line, 'element 4 (child thread id) must be a non-negative integer');
+      case EventKind.Send:
+      case EventKind.Receive:
+        if (ev.a < 0 && ev.kind !== EventKind.Acquire && ev.kind !== EventKind.Release) throw new TraceLineError(this.line, `element 4 (${ev.kind === EventKind.Start || ev.kind === EventKind.Join ? 'child thread id' : 'sync token'}) must be a non-negative integer`);
         if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
         if ((ev.kind === EventKind.Acquire || ev.kind === EventKind.Release) && ev.c >= 0) {
           if (this.validateRefs && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
           ev.c = s.stackNode(ev.c);
         }
+        break;
+      case EventKind.Fail:
+        if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        if (this.validateRefs && ev.c >= 0 && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
+        if (ev.c >= 0) ev.c = s.stackNode(ev.c);
+        if (this.result.firstFail === undefined) this.result.firstFail = ev.i;
         break;
       default:
         break;

@@ -11,8 +11,10 @@
  *   at least one of the two being a write (P1–P3).
  */
 import type { AccessRef } from './patternRegistry';
+import type { HbStamp } from './happensBefore';
 
-export interface WindowAccess extends AccessRef {
+/** An access in a window; the happens-before stamp is set when the filter is on (UnicornCollector). */
+export interface WindowAccess extends AccessRef, Partial<HbStamp> {
   /** the window (dynamic location) the access belongs to */
   win: AccessWindow;
 }

@@ -68,7 +68,7 @@ export class PairWindow {
     const reg = this.registry;
     const qf = q.first;
     const qs = q.second;
-    this.found.add(reg.internPattern(q.sig, -1, PairRelation.Pair, pairPatternNumber(qf.write, qs.write), qf, qs));
+    this.found.add(reg.internPattern(q.sig, -1, PairRelation.Pair, pairPatternNumber(qf.write, qs.write), qf, qs), qs.idx > qf.idx ? qs.idx : qf.idx);
     if (this.size <= 0) return;
     const opposite = this.queue(qs.thread, qf.thread, false);
     if (opposite) {
@@ -83,7 +83,7 @@ export class PairWindow {
           const combination = q.sig * 256 + code;
           if (p.lastCombination === combination) continue;
           p.lastCombination = combination;
-          this.found.add(reg.internPattern(p.sig, q.sig, code & 7, code >> 3, p.first, p.second, qf, qs));
+          this.found.add(reg.internPattern(p.sig, q.sig, code & 7, code >> 3, p.first, p.second, qf, qs), Math.max(p.first.idx, p.second.idx, qf.idx, qs.idx));
         }
       }
     }

@@ -11,6 +11,10 @@ export interface LocInfo {
   file: string;
   line: number;
   method: string;
+  /** a library call at this line (trace loc.call) */
+  call?: string;
+  /** marked as test code by the recorder (trace loc.harness) */
+  harness?: boolean;
 }
 
 export interface StaticAccess {

@@ -14,6 +14,7 @@ import { AccessWindow, WindowAccess } from './accessWindow';
 import { PairOrdering } from './pairOrdering';
 import { PairWindow } from './pairWindow';
 import { PatternRegistry } from './patternRegistry';
+import { HappensBefore, orderedBefore } from './happensBefore';
 
 export interface CollectorStats {
   accesses: number;
@@ -21,6 +22,10 @@ export interface CollectorStats {
   pairs: number;
   /** pairs that arrived after later pairs had been released (approximation) */
   latePairs: number;
+  /** pairs dropped because happens-before orders their accesses (0 with --hb none) */
+  orderedPairs?: number;
+  /** true when the run had too many threads for the happens-before clocks (filter off for the rest of the run) */
+  hbOff?: boolean;
 }
 
 export interface RunCollector extends TraceVisitor {
@@ -65,24 +70,36 @@ export class UnicornCollector implements RunCollector {
   private readonly ordering: PairOrdering;
   private accesses = 0;
   private pairs = 0;
+  private orderedPairs = 0;
   private readonly sink: (a: WindowAccess, b: WindowAccess) => void;
+  /** the happens-before filter; null with --hb none (the thesis' behaviour) */
+  private readonly hb: HappensBefore | null;
 
   constructor(
     private readonly registry: PatternRegistry,
     private readonly accessWindowSize: number,
     pairWindowSize: number,
+    happensBefore = false,
   ) {
     this.mapper = new StaticAccessMapper(registry);
+    this.hb = happensBefore ? new HappensBefore() : null;
     this.pairWindow = new PairWindow(pairWindowSize, registry, this.found);
     this.ordering = new PairOrdering((p) => this.pairWindow.push(p));
     this.sink = (a, b) => {
+      if (a.hbVc && orderedBefore(a, b)) {
+        this.orderedPairs++;
+        return;
+      }
       this.pairs++;
       this.ordering.push(a, b, this.registry.internPair(a.sacc, b.sacc));
     };
   }
 
   event(ev: TraceEvent, symbols: TraceSymbols): void {
-    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) {
+      if (this.hb !== null) this.hb.onEvent(ev);
+      return;
+    }
     this.accesses++;
     let win = this.windows.get(ev.a, ev.d, ev.e);
     const created = win === undefined;
@@ -98,7 +115,11 @@ export class UnicornCollector implements RunCollector {
       stack: ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1,
       value: ev.value,
       win,
+      hbSlot: -1,
+      hbClock: 0,
+      hbVc: null,
     };
+    if (this.hb !== null) this.hb.stamp(ev.t, a as Required<WindowAccess>);
     win.add(a, this.sink);
     if (created) this.ordering.track(win);
   }
@@ -110,6 +131,13 @@ export class UnicornCollector implements RunCollector {
   }
 
   stats(): CollectorStats {
-    return { accesses: this.accesses, locations: this.windows.size, pairs: this.pairs, latePairs: this.ordering.lateArrivals };
+    return {
+      accesses: this.accesses,
+      locations: this.windows.size,
+      pairs: this.pairs,
+      latePairs: this.ordering.lateArrivals,
+      orderedPairs: this.orderedPairs,
+      hbOff: this.hb !== null && !this.hb.enabled,
+    };
   }
 }

@@ -31,6 +31,10 @@ public final class AgentMain {
         options.noiseSleepMaxMicros);
 
     ClassFilter filter = new ClassFilter(options.include, options.exclude);
+    dev.braid.agent.instrument.Calls.configure(options.libraryCalls, filter.hasJdkIncludes());
+    dev.braid.agent.runtime.LibraryAccess.excludeTypes(options.include);
+    dev.braid.agent.runtime.Registry.setTestCodeEntries(options.testCode);
+    if (options.output) dev.braid.agent.runtime.OutputTap.install();
     BraidTransformer transformer = new BraidTransformer(filter, options.verbose);
     inst.addTransformer(transformer, true);
     if (filter.hasJdkIncludes()) retransformJdkClasses(inst, filter);
@@ -86,6 +90,7 @@ public final class AgentMain {
     b.append(",\"seed\":").append(Json.quote(o.seed));
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));
+    if (!o.libraryCalls) b.append(",\"libraryCalls\":false");
     b.append(",\"pid\":").append(Rt.pid());
     b.append("}},\"startedAt\":").append(Json.quote(Instant.now().toString())).append('}');
     return b.toString();

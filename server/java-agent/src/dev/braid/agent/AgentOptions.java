@@ -21,7 +21,13 @@ public final class AgentOptions {
   public int noiseSleepMaxMicros = 1000;
   public final List<String> include = new ArrayList<>();
   public final List<String> exclude = new ArrayList<>();
+  /** Classes or packages that are test code (loc.harness), besides those with JUnit/TestNG annotations. */
+  public final List<String> testCode = new ArrayList<>();
   public boolean verbose;
+  /** Calls to JDK collections/builders recorded as accesses of the object (issue 11); off: libraryCalls=false. */
+  public boolean libraryCalls = true;
+  /** Lines of System.out/err recorded as OUT events; off: output=false. */
+  public boolean output = true;
   /** Longest wait of an application thread for a trace writer that makes no progress before events are dropped, ms. */
   public long maxWaitMillis = 5000;
   /** Record the value of each access (primitives, Strings cut to 64 characters, objects as Type@id). */
@@ -60,7 +66,10 @@ public final class AgentOptions {
         case "noiseSleepMaxUs": o.noiseSleepMaxMicros = (int) parseDouble(key, value); break;
         case "include": addList(o.include, value); break;
         case "exclude": addList(o.exclude, value); break;
+        case "testCode": addList(o.testCode, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
+        case "libraryCalls": o.libraryCalls = !"false".equals(value); break;
+        case "output": o.output = !"false".equals(value); break;
         case "gzip": o.gzip = !"false".equals(value); break;
         case "values": o.values = !"false".equals(value); break;
         case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;

@@ -42,6 +42,13 @@ public final class Premain {
         File jar = new File(Premain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         inst.appendToBootstrapClassLoaderSearch(new JarFile(jar));
       }
+      boolean shadedAsm = Premain.class.getResource("/dev/braid/shaded/asm/ClassReader.class") != null;
+      if (!shadedAsm && !Object.class.getModule().getPackages().contains("jdk.internal.org.objectweb.asm")) {
+        System.err.println("[braid-agent] this agent was built against the JDK's internal ASM (JDK 17-23) and this Java "
+            + System.getProperty("java.version") + " has none; rebuild it with Debian's ASM (apt-get install libasm-java)."
+            + " The program runs without recording.");
+        return;
+      }
       Class<?> main = Class.forName("dev.braid.agent.AgentMain", false, null);
       exportJdkAsm(inst, main.getModule());
       main.getMethod("start", String.class, Instrumentation.class).invoke(null, args, inst);

@@ -28,6 +28,7 @@ public final class BraidTransformer implements ClassFileTransformer {
     Rt.beginInternal();
     try {
       ClassReader reader = new ClassReader(bytes);
+      if (!jdk) TestCodeScan.scan(reader);
       ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
       reader.accept(new InstrumentingClassVisitor(writer, jdk), ClassReader.EXPAND_FRAMES);
       byte[] result = writer.toByteArray();

@@ -10,6 +10,7 @@ final class InstrumentingClassVisitor extends ClassVisitor {
   private String internalName;
   private String sourceFile;
   private int version;
+  private CallStubs stubs;
 
   InstrumentingClassVisitor(ClassVisitor next, boolean jdk) {
     super(AsmApi.VERSION, next);
@@ -20,6 +21,7 @@ final class InstrumentingClassVisitor extends ClassVisitor {
   public void visit(int version, int access, String name, String signature, String superName, String[] interfaces) {
     this.version = version;
     this.internalName = name;
+    this.stubs = new CallStubs(name, !jdk && (access & Opcodes.ACC_INTERFACE) == 0);
     super.visit(version, access, name, signature, superName, interfaces);
   }
 
@@ -58,7 +60,16 @@ final class InstrumentingClassVisitor extends ClassVisitor {
     boolean bridge = (access & Opcodes.ACC_BRIDGE) != 0;
     if (mv == null || noCode || bridge || name.equals("<clinit>")) return mv;
     String method = internalName.replace('/', '.') + "." + name;
-    return new MethodInstrumenter(mv, access, name, descriptor, internalName, sourcePath(), method, jdk,
+    MethodInstrumenter mi = new MethodInstrumenter(mv, access, name, descriptor, internalName, sourcePath(), method, jdk,
         (version & 0xFFFF) >= Opcodes.V1_5);
+    mi.stubs = stubs;
+    mi.framesAllowed = (version & 0xFFFF) >= Opcodes.V1_6;
+    return mi;
+  }
+
+  @Override
+  public void visitEnd() {
+    if (stubs != null) stubs.emit(cv);
+    super.visitEnd();
   }
 }

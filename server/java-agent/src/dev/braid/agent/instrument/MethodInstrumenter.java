@@ -411,6 +411,7 @@ final class MethodInstrumenter extends AdviceAdapter {
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
       return;
     }
+    if (redirectCall(opcode, callOwner, name, descriptor, isInterface)) return;
     boolean virtual = opcode == Opcodes.INVOKEVIRTUAL || opcode == Opcodes.INVOKEINTERFACE;
     if (virtual && name.equals("start") && descriptor.equals("()V")) {
       super.visitInsn(Opcodes.DUP);
@@ -445,6 +446,77 @@ final class MethodInstrumenter extends AdviceAdapter {
     } else {
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
     }
+  }
+
+  // ---- calls: hand-offs, library calls, failure points, call-site lines (issue 11) ----
+
+  /** Stubs of the class (set by the class visitor); null: no stubs for this class. */
+  CallStubs stubs;
+  /** The class may hold stack map frames (version 50+), needed by assertion stubs. */
+  boolean framesAllowed;
+
+  private static final Set<String> ASSERTION_TYPES = new HashSet<>(java.util.Arrays.asList(
+      "java/lang/AssertionError", "org/junit/ComparisonFailure", "junit/framework/AssertionFailedError",
+      "junit/framework/ComparisonFailure", "org/opentest4j/AssertionFailedError",
+      "org/opentest4j/MultipleFailuresError", "org/junit/internal/ArrayComparisonFailure"));
+
+  /**
+   * Handles a call that is a happens-before hand-off, a library call, a failure point or a test
+   * assertion; otherwise only precedes a call into application code with the call-site hook.
+   * Returns true when the call instruction has been written.
+   */
+  private boolean redirectCall(int opcode, String callOwner, String name, String descriptor, boolean itf) {
+    if (jdk) return false;
+    String hb = HappensBeforeCalls.replacement(opcode, callOwner, name, descriptor);
+    if (hb != null) {
+      pushInt(loc());
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, HappensBeforeCalls.HB, name, hb, false);
+      return true;
+    }
+    if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) {
+      String stub = stubs.libraryStub(opcode, callOwner, name, descriptor, itf);
+      pushInt(dev.braid.agent.runtime.LibraryAccess.site(file, currentLine, method, callOwner.replace('/', '.'), name,
+          CallStubs.isWrite(name)));
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, stub, CallStubs.libraryStubDescriptor(callOwner, descriptor),
+          false);
+      return true;
+    }
+    if (stubs != null && stubs.enabled() && framesAllowed && CallStubs.isAssertion(opcode, callOwner, name)) {
+      String stub = stubs.assertStub(callOwner, name, descriptor, itf);
+      pushInt(loc());
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, stub, CallStubs.assertStubDescriptor(descriptor), false);
+      return true;
+    }
+    boolean exit = (opcode == Opcodes.INVOKESTATIC && callOwner.equals("java/lang/System") && name.equals("exit"))
+        || (opcode == Opcodes.INVOKEVIRTUAL && callOwner.equals("java/lang/Runtime")
+            && (name.equals("exit") || name.equals("halt")));
+    if (exit && descriptor.equals("(I)V")) {
+      super.visitInsn(Opcodes.DUP);
+      pushInt(loc());
+      callRt("exitCall", "(II)V");
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, itf);
+      return true;
+    }
+    if (opcode == Opcodes.INVOKESPECIAL && name.equals("<init>") && ASSERTION_TYPES.contains(callOwner)) {
+      // new X; dup; args; invokespecial <init> leaves the new object on the stack
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, itf);
+      super.visitInsn(Opcodes.DUP);
+      pushInt(loc());
+      callRt("assertionCreated", "(Ljava/lang/Object;I)V");
+      return true;
+    }
+    if (CallStubs.jdkIncludes || !isJdkClass(callOwner) || isCallbackType(callOwner)) {
+      pushInt(loc());
+      callRt("at", "(I)V");
+    }
+    return false;
+  }
+
+  /** JDK interfaces through which application code usually calls application code (lambdas, tasks). */
+  private static boolean isCallbackType(String owner) {
+    return owner.startsWith("java/util/function/") || owner.equals("java/lang/Runnable")
+        || owner.equals("java/util/concurrent/Callable") || owner.equals("java/util/Comparator")
+        || owner.equals("java/lang/Comparable");
   }
 
   // Other instructions only flush a pending handler hook and reset the array-naming state.

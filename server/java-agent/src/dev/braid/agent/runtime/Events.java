@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Events {
   static final int KIND_R = 0, KIND_W = 1, KIND_ACQ = 2, KIND_REL = 3, KIND_START = 4, KIND_JOIN = 5, KIND_END = 6;
+  /** Happens-before hand-off (ref = token), failure point (ref = detail text, elem = FAIL_*), output line (ref = text, elem = stream). */
+  static final int KIND_SND = 7, KIND_RCV = 8, KIND_FAIL = 9, KIND_OUT = 10;
+  static final int FAIL_UNCAUGHT = 0, FAIL_EXIT = 1, FAIL_ASSERT = 2;
   /** Value of {@code elem} for a static field access (no object, no element). */
   static final int ELEM_STATIC = -2;
   static final int ELEM_FIELD = -1;

@@ -16,7 +16,12 @@ public final class Registry {
   private static String[] locMethod = new String[1024];
   private static int[] locLine = new int[1024];
   private static boolean[] locJdk = new boolean[1024];
+  /** Library call named by the location ({@code java.util.HashMap.put}), or null. */
+  private static String[] locCall = new String[1024];
+  private static boolean[] locHarness = new boolean[1024];
   private static int locCount;
+  /** Dotted names of test classes (JUnit/TestNG annotations, junit.framework.TestCase subclasses). */
+  private static final java.util.Set<String> HARNESS_CLASSES = new java.util.HashSet<>();
 
   private static final Map<String, Integer> VAR_KEYS = new HashMap<>();
   private static String[] varName = new String[256];
@@ -37,13 +42,63 @@ public final class Registry {
       locMethod = java.util.Arrays.copyOf(locMethod, cap);
       locLine = java.util.Arrays.copyOf(locLine, cap);
       locJdk = java.util.Arrays.copyOf(locJdk, cap);
+      locCall = java.util.Arrays.copyOf(locCall, cap);
+      locHarness = java.util.Arrays.copyOf(locHarness, cap);
     }
+    locHarness[n] = isHarnessMethod(method);
+    if (!jdk) applicationCode = true;
     locFile[n] = file;
     locMethod[n] = method;
     locLine[n] = line;
     locJdk[n] = jdk;
     LOC_KEYS.put(key, n);
     return n;
+  }
+
+  /**
+   * True once a class of the application has been instrumented in this JVM. Output lines are
+   * recorded only then, so that a build tool's own JVM (which runs no recorded class) writes no trace.
+   */
+  static volatile boolean applicationCode;
+
+  /** A location of a library call ({@code call}, e.g. {@code java.util.HashMap.put}) at a user line. */
+  public static synchronized int callLoc(String file, int line, String method, String call) {
+    int id = loc(file, line, method, false, "call " + call);
+    locCall[id] = call;
+    return id;
+  }
+
+  public static synchronized String locCall(int id) { return locCall[id]; }
+  public static synchronized boolean locHarness(int id) { return locHarness[id]; }
+
+  /** Marks a class (dotted name) as test code; called before its methods are instrumented. */
+  public static synchronized void markHarnessClass(String className) {
+    HARNESS_CLASSES.add(className);
+  }
+
+  private static java.util.List<String> testCodeEntries = java.util.Collections.emptyList();
+
+  /** Classes/packages named test code by the agent option testCode (same matching as include). */
+  public static synchronized void setTestCodeEntries(java.util.List<String> entries) {
+    testCodeEntries = new java.util.ArrayList<>(entries);
+  }
+
+  public static synchronized boolean isHarnessClass(String className) {
+    if (HARNESS_CLASSES.contains(className)) return true;
+    for (String e : testCodeEntries) {
+      if (className.equals(e) || (className.startsWith(e) && (className.charAt(e.length()) == '.'
+          || className.charAt(e.length()) == '$'))) {
+        return true;
+      }
+    }
+    int dollar = className.indexOf('$');
+    return dollar > 0 && HARNESS_CLASSES.contains(className.substring(0, dollar));
+  }
+
+  private static boolean isHarnessMethod(String method) {
+    if ((HARNESS_CLASSES.isEmpty() && testCodeEntries.isEmpty()) || method == null) return false;
+    int dot = method.lastIndexOf('.');
+    return dot > 0 && isHarnessClass(method.substring(0, dot));
   }
 
   public static synchronized void setLineIfUnknown(int loc, int line) {
@@ -62,7 +117,8 @@ public final class Registry {
   }
 
   public static synchronized int var(String className, String field, boolean array) {
-    String name = array ? (field == null ? className + "[]" : className + "." + field + "[]") : className + "." + field;
+    String name = array ? (field == null ? className + "[]" : className + "." + field + "[]")
+        : field == null ? className : className + "." + field;
     Integer id = VAR_KEYS.get(name);
     if (id != null) return id;
     int n = varCount++;

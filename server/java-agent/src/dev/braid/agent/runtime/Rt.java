@@ -225,6 +225,11 @@ public final class Rt {
     }
   }
 
+  private static boolean isJdkClassName(String c) {
+    return c.startsWith("java.") || c.startsWith("javax.") || c.startsWith("jdk.") || c.startsWith("sun.")
+        || c.startsWith("com.sun.");
+  }
+
   private static boolean isJdkLoc(int loc) {
     boolean[] flags = Registry.jdkLocs;
     return loc < flags.length && flags[loc];
@@ -559,11 +564,121 @@ public final class Rt {
     afterJoin(thread, loc);
   }
 
+  // ---- hooks: call sites, happens-before hand-offs, failure points, output, library calls ----
+
+  /** The current method is about to call another at {@code loc} (call-site line of caller frames). */
+  public static void at(int loc) {
+    if (!enabled) return;
+    ThreadState s = STATE.get();
+    if (s.busy != 0) return;
+    s.callAt(loc);
+  }
+
+  static ThreadState state() {
+    return STATE.get();
+  }
+
+  static boolean enabled() {
+    return enabled;
+  }
+
+  /** SND or RCV of happens-before token {@code token} by the current thread. */
+  static void sync(int kind, int token, int loc) {
+    if (!enabled) return;
+    ThreadState s = STATE.get();
+    if (s.busy != 0) return;
+    s.busy++;
+    try {
+      if (kind == Events.KIND_SND) noise(s);
+      publish(s, idOf(s), kind, token, loc, -1, 0, 0);
+    } finally {
+      s.busy--;
+    }
+  }
+
+  /** A failure point of kind {@code Events.FAIL_*} on the current thread at {@code loc} (-1: unknown). */
+  static void failure(int kind, String detail, int loc) {
+    if (!enabled) return;
+    ThreadState s = STATE.get();
+    if (s.busy != 0) return;
+    s.busy++;
+    try {
+      int stack = loc >= 0 ? s.stackAt(loc) : -1;
+      publish(s, idOf(s), Events.KIND_FAIL, Texts.put(detail), loc, stack, 0, kind);
+    } finally {
+      s.busy--;
+    }
+  }
+
+  /** Hook at a call of {@code System.exit} / {@code Runtime.halt} with the status about to be used. */
+  public static void exitCall(int status, int loc) {
+    if (status != 0) failure(Events.FAIL_EXIT, "exit status " + status, loc);
+  }
+
+  /** Hook right after an assertion failure object was created in instrumented code. */
+  public static void assertionCreated(Object error, int loc) {
+    if (error instanceof Throwable) {
+      String m = ((Throwable) error).getMessage();
+      failure(Events.FAIL_ASSERT, error.getClass().getName() + (m != null ? ": " + m : ""), loc);
+    }
+  }
+
+  /** A line written to System.out (1) or System.err (2). */
+  static void output(int stream, String text) {
+    if (!enabled || !Registry.applicationCode) return;
+    ThreadState s = STATE.get();
+    if (s.busy != 0) return;
+    s.busy++;
+    try {
+      publish(s, idOf(s), Events.KIND_OUT, Texts.put(text), -1, -1, 0, stream);
+    } finally {
+      s.busy--;
+    }
+  }
+
+  /** One read or write of library object {@code obj} (identity) of type {@code var} at call-site {@code loc}. */
+  static void libraryAccess(int kind, int var, int loc, int obj) {
+    if (!enabled) return;
+    ThreadState s = STATE.get();
+    if (s.busy != 0) return;
+    s.busy++;
+    try {
+      noise(s);
+      publish(s, idOf(s), kind, var, loc, s.stackAt(loc), obj, Events.ELEM_FIELD);
+    } finally {
+      s.busy--;
+    }
+  }
+
+  /** Trace loc of a stack frame of a throwable (registered on the fly), or -1. */
+  static int locOfFrame(StackTraceElement f) {
+    if (f == null || f.getLineNumber() <= 0) return -1;
+    String cls = f.getClassName();
+    int dot = cls.lastIndexOf('.');
+    String pkg = dot < 0 ? "" : cls.substring(0, dot + 1).replace('.', '/');
+    String file = f.getFileName();
+    if (file == null) {
+      String simple = cls.substring(dot + 1);
+      int dollar = simple.indexOf('$');
+      file = (dollar > 0 ? simple.substring(0, dollar) : simple) + ".java";
+    }
+    return Registry.loc(pkg + file, f.getLineNumber(), cls + "." + f.getMethodName(), false, null);
+  }
+
   // ---- uncaught exceptions ----
 
   /** Writes an {@code uncaught} line for an exception that ends {@code thread}. */
   public static void uncaught(Thread thread, Throwable e) {
     if (writer == null || closed) return;
+    if (thread == Thread.currentThread()) {
+      StackTraceElement[] st = e.getStackTrace();
+      int loc = -1;
+      for (int k = 0; k < st.length && loc < 0; k++) {
+        if (!isJdkClassName(st[k].getClassName())) loc = locOfFrame(st[k]);
+      }
+      String m = e.getMessage();
+      failure(Events.FAIL_UNCAUGHT, e.getClass().getName() + (m != null ? ": " + m : "") + " in " + thread.getName(), loc);
+    }
     ThreadState s = STATE.get();
     s.busy++;
     try {

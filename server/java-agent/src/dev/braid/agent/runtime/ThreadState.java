@@ -17,6 +17,8 @@ final class ThreadState {
 
   int depth;
   int[] frameLoc = new int[64];
+  /** Location of the call the frame is making (its call-site line), or -1 when not known (then its entry loc). */
+  int[] callLoc = new int[64];
   /** Interned stack of frames 0..d (entry locs), or -2 when not computed yet. */
   int[] frameStack = new int[64];
   /** Number of application (non-JDK) frames among frames 0..d. */
@@ -52,10 +54,12 @@ final class ThreadState {
     if (depth == frameLoc.length) {
       int cap = depth * 2;
       frameLoc = java.util.Arrays.copyOf(frameLoc, cap);
+      callLoc = java.util.Arrays.copyOf(callLoc, cap);
       frameStack = java.util.Arrays.copyOf(frameStack, cap);
       appFrames = java.util.Arrays.copyOf(appFrames, cap);
     }
     frameLoc[depth] = loc;
+    callLoc[depth] = -1;
     frameStack[depth] = -2;
     appFrames[depth] = (depth > 0 ? appFrames[depth - 1] : 0) + (jdk ? 0 : 1);
     depth++;
@@ -102,11 +106,38 @@ final class ThreadState {
     while (lo > 0 && frameStack[lo - 1] == -2) lo--;
     int parent = lo == 0 ? -1 : frameStack[lo - 1];
     for (int k = lo; k <= d; k++) {
-      int s = intern(parent, frameLoc[k]);
+      int s = intern(parent, callLoc[k] >= 0 ? callLoc[k] : frameLoc[k]);
       frameStack[k] = s;
       parent = s;
     }
     return frameStack[d];
+  }
+
+  /** The top frame is about to make a call at {@code loc}: its frame in callees' stacks shows that line. */
+  void callAt(int loc) {
+    int d = depth - 1;
+    if (d < 0 || callLoc[d] == loc) return;
+    callLoc[d] = loc;
+    frameStack[d] = -2;
+  }
+
+  // ---- barrier generations: the k-th await of this thread on a barrier is generation k ----
+  private int[] barrierKey = new int[4];
+  private int[] barrierGen = new int[4];
+  private int barriers;
+
+  int nextGeneration(int barrier) {
+    for (int k = 0; k < barriers; k++) {
+      if (barrierKey[k] == barrier) return ++barrierGen[k];
+    }
+    if (barriers == barrierKey.length) {
+      barrierKey = java.util.Arrays.copyOf(barrierKey, barriers * 2);
+      barrierGen = java.util.Arrays.copyOf(barrierGen, barriers * 2);
+    }
+    barrierKey[barriers] = barrier;
+    barrierGen[barriers] = 1;
+    barriers++;
+    return 1;
   }
 
   /** Stack id of an access at {@code loc} in the current (top) method. */

@@ -285,8 +285,9 @@ final class TraceWriter implements Runnable {
 
   private static final byte[][] KIND_NAMES = {
     ascii("\"R\""), ascii("\"W\""), ascii("\"ACQ\""), ascii("\"REL\""), ascii("\"START\""), ascii("\"JOIN\""),
-    ascii("\"END\"")
+    ascii("\"END\""), ascii("\"SND\""), ascii("\"RCV\""), ascii("\"FAIL\""), ascii("\"OUT\"")
   };
+  private static final String[] FAIL_KINDS = {"uncaught", "exit", "assert"};
 
   private void writeEvent(long i, long r1, long r2, long r3, int vtype, long vbits, Object vref) {
     int t = (int) (r1 >>> 40);
@@ -314,8 +315,20 @@ final class TraceWriter implements Runnable {
         defineThread(ref);
         defineLoc(loc);
         break;
+      case Events.KIND_SND:
+      case Events.KIND_RCV:
+        defineLoc(loc);
+        break;
+      case Events.KIND_FAIL:
+        defineLoc(loc);
+        defineStack(stack);
+        break;
       default:
         break;
+    }
+    if (k == Events.KIND_FAIL || k == Events.KIND_OUT) {
+      writeTextEvent(i, t, k, ref, loc, stack, elem);
+      return;
     }
     if (len + 128 > buf.length) flushBuffer();
     byte[] b = buf;
@@ -373,6 +386,8 @@ final class TraceWriter implements Runnable {
         break;
       case Events.KIND_START:
       case Events.KIND_JOIN:
+      case Events.KIND_SND:
+      case Events.KIND_RCV:
         b[p++] = ',';
         p = putInt(b, p, ref);
         b[p++] = ',';
@@ -384,6 +399,23 @@ final class TraceWriter implements Runnable {
     b[p++] = ']';
     b[p++] = '\n';
     len = p;
+    eventsWritten++;
+  }
+
+  /** FAIL {@code [i,t,"FAIL",loc,stack,kind,detail]} and OUT {@code [i,t,"OUT",stream,text]}: rare, so built as text. */
+  private void writeTextEvent(long i, int t, int k, int ref, int loc, int stack, int elem) {
+    StringBuilder b = new StringBuilder(96);
+    b.append('[').append(i).append(',').append(t);
+    if (k == Events.KIND_FAIL) {
+      b.append(",\"FAIL\",");
+      if (loc >= 0) b.append(loc); else b.append("null");
+      b.append(',');
+      if (stack >= 0) b.append(stack); else b.append("null");
+      b.append(',').append(Json.quote(FAIL_KINDS[elem])).append(',').append(Json.quote(Texts.take(ref)));
+    } else {
+      b.append(",\"OUT\",").append(elem).append(',').append(Json.quote(Texts.take(ref)));
+    }
+    appendAscii(b.append("]\n").toString());
     eventsWritten++;
   }
 
@@ -434,7 +466,8 @@ final class TraceWriter implements Runnable {
   private static final ClassValue<byte[]> TYPE_PREFIX = new ClassValue<byte[]>() {
     @Override
     protected byte[] computeValue(Class<?> type) {
-      String q = Json.quote(type.getName() + "@");
+      // getTypeName: "long[]", "java.lang.Object[]" rather than "[J", "[Ljava.lang.Object;"
+      String q = Json.quote(type.getTypeName() + "@");
       return q.substring(0, q.length() - 1).getBytes(StandardCharsets.UTF_8);
     }
   };
@@ -646,8 +679,10 @@ final class TraceWriter implements Runnable {
     if (id >= locDefined.length) locDefined = java.util.Arrays.copyOf(locDefined, Math.max(id + 1, locDefined.length * 2));
     if (locDefined[id]) return;
     locDefined[id] = true;
+    String call = Registry.locCall(id);
     appendAscii("{\"def\":\"loc\",\"id\":" + id + ",\"file\":" + Json.quote(Registry.locFile(id)) + ",\"line\":"
-        + Registry.locLine(id) + ",\"method\":" + Json.quote(Registry.locMethod(id)) + "}\n");
+        + Registry.locLine(id) + ",\"method\":" + Json.quote(Registry.locMethod(id))
+        + (call != null ? ",\"call\":" + Json.quote(call) : "") + (Registry.locHarness(id) ? ",\"harness\":true" : "") + "}\n");
   }
 
   private void defineStack(int id) {

@@ -1,0 +1,172 @@
+package dev.braid.agent.runtime;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Library calls as accesses (docs/trace-format.md, {@code loc.call}): a call from recorded code to a
+ * method of a thread-unsafe JDK collection or builder is one read (query) or one write (mutator) of
+ * that object at the call site. Iterators and views returned by such calls count as their backing
+ * object. The instrumenter routes each such call site through a small static stub in the calling
+ * class, which calls {@link #call} (and {@link #view} for methods that return a view) around the
+ * original call; the JDK class itself is not changed.
+ */
+public final class LibraryAccess {
+  private LibraryAccess() {}
+
+  /** Recorded library types; a user subclass counts as the nearest of these it extends. */
+  static final String[] TYPES = {
+    "java.util.ArrayList", "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap",
+    "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeMap", "java.util.TreeSet",
+    "java.util.ArrayDeque", "java.util.PriorityQueue", "java.lang.StringBuilder"
+  };
+  private static final int NT = TYPES.length;
+  private static final int[] TYPE_VAR = new int[NT];
+  /** Types whose internals are recorded instead (named with --include): their calls are not recorded. */
+  private static final Set<String> EXCLUDED = new HashSet<>();
+
+  static {
+    for (int k = 0; k < NT; k++) TYPE_VAR[k] = Registry.var(TYPES[k], null, false);
+  }
+
+  private static final ClassValue<Integer> TYPE_INDEX = new ClassValue<Integer>() {
+    @Override
+    protected Integer computeValue(Class<?> c) {
+      for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+        String n = k.getName();
+        for (int t = 0; t < NT; t++) {
+          if (TYPES[t].equals(n)) return EXCLUDED.contains(n) ? -1 : t;
+        }
+      }
+      return -1;
+    }
+  };
+
+  /** Called once at agent start with the JDK classes named in --include. */
+  public static synchronized void excludeTypes(java.util.List<String> included) {
+    for (String s : included) {
+      for (String t : TYPES) if (t.equals(s) || t.startsWith(s + ".")) EXCLUDED.add(t);
+    }
+  }
+
+  // ---- call sites, registered while classes are instrumented ----
+  private static String[] siteFile = new String[256];
+  private static String[] siteMethod = new String[256];
+  private static String[] siteOwner = new String[256];
+  private static String[] siteName = new String[256];
+  private static int[] siteLine = new int[256];
+  private static boolean[] siteWrite = new boolean[256];
+  /** Per site: loc id per (type, direct 0 / view 1), -1 until first used. Rows never move. */
+  private static volatile int[][] siteLocs = new int[256][];
+  private static int siteCount;
+
+  /** Registers a call site; {@code owner} is the dotted static owner of the call. */
+  public static synchronized int site(String file, int line, String method, String owner, String name, boolean write) {
+    int n = siteCount++;
+    if (n == siteFile.length) {
+      int cap = n * 2;
+      siteFile = java.util.Arrays.copyOf(siteFile, cap);
+      siteMethod = java.util.Arrays.copyOf(siteMethod, cap);
+      siteOwner = java.util.Arrays.copyOf(siteOwner, cap);
+      siteName = java.util.Arrays.copyOf(siteName, cap);
+      siteLine = java.util.Arrays.copyOf(siteLine, cap);
+      siteWrite = java.util.Arrays.copyOf(siteWrite, cap);
+    }
+    siteFile[n] = file;
+    siteMethod[n] = method;
+    siteOwner[n] = owner;
+    siteName[n] = name;
+    siteLine[n] = line;
+    siteWrite[n] = write;
+    int[][] rows = siteLocs;
+    if (n >= rows.length) rows = java.util.Arrays.copyOf(rows, rows.length * 2);
+    int[] row = new int[2 * NT + 1];
+    java.util.Arrays.fill(row, -1);
+    row[2 * NT] = write ? 1 : 0;
+    rows[n] = row;
+    siteLocs = rows;
+    return n;
+  }
+
+  private static synchronized int newSiteLoc(int site, int type, boolean view) {
+    String call = (view ? siteOwner[site] : TYPES[type]) + "." + siteName[site];
+    return Registry.callLoc(siteFile[site], Math.max(1, siteLine[site]), siteMethod[site], call);
+  }
+
+  private static int siteLoc(int site, int type, boolean view) {
+    int[] row = siteLocs[site];
+    int k = view ? NT + type : type;
+    int loc = row[k];
+    if (loc < 0) row[k] = loc = newSiteLoc(site, type, view);
+    return loc;
+  }
+
+  private static boolean isWrite(int site) {
+    return siteLocs[site][2 * NT] != 0;
+  }
+
+  // ---- views and iterators: identity hash of the view -> identity hash and type of the backing object ----
+  private static final int SLOTS = 1 << 14;
+  private static final int[] VIEW_KEY = new int[SLOTS];
+  private static final int[] VIEW_BACKING = new int[SLOTS];
+  private static final int[] VIEW_TYPE = new int[SLOTS];
+
+  private static int slot(int h) {
+    return ((h * 0x9E3779B1) >>> 18) & (SLOTS - 1);
+  }
+
+  /** Type index of a recorded object, or -1; for a view, sets {@code out[0]} to its backing object's id. */
+  private static int resolve(Object o, int[] out) {
+    int t = TYPE_INDEX.get(o.getClass());
+    int h = System.identityHashCode(o);
+    if (t >= 0) {
+      out[0] = h;
+      out[1] = 0;
+      return t;
+    }
+    int k = slot(h);
+    synchronized (VIEW_KEY) {
+      if (VIEW_KEY[k] != h || VIEW_TYPE[k] == 0) return -1;
+      out[0] = VIEW_BACKING[k];
+      out[1] = 1;
+      return VIEW_TYPE[k] - 1;
+    }
+  }
+
+  private static final ThreadLocal<int[]> SCRATCH = new ThreadLocal<int[]>() {
+    @Override
+    protected int[] initialValue() {
+      return new int[2];
+    }
+  };
+
+  /** Before the call at {@code site} on {@code receiver}: one R or W of the (backing) object. */
+  public static void call(Object receiver, int site) {
+    if (receiver == null || !Rt.enabled()) return;
+    int[] out = SCRATCH.get();
+    int t = resolve(receiver, out);
+    if (t < 0) return;
+    boolean view = out[1] != 0;
+    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), out[0]);
+  }
+
+  /** After a call that returned a view or iterator {@code result} of {@code receiver}. */
+  public static void view(Object result, Object receiver, int site) {
+    if (result == null || receiver == null || !Rt.enabled()) return;
+    int[] out = SCRATCH.get();
+    int t = resolve(receiver, out);
+    if (t < 0 || TYPE_INDEX.get(result.getClass()) >= 0) return;
+    int h = System.identityHashCode(result);
+    int k = slot(h);
+    synchronized (VIEW_KEY) {
+      VIEW_KEY[k] = h;
+      VIEW_BACKING[k] = out[0];
+      VIEW_TYPE[k] = t + 1;
+    }
+  }
+
+  /** An assertion failure thrown through a call of a test framework's assertion method. */
+  public static void assertionThrown(Throwable t, int loc) {
+    if (t instanceof AssertionError) Rt.assertionCreated(t, loc);
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The order in which patterns are listed (docs/algorithms.md "Root-cause
+ * order"): causes first, then harness, then symptom patterns, each section
+ * by suspiciousness; within one score, fewer passing runs, then shorter
+ * patterns (measured on the subjects: a longer pattern tied with one of its
+ * own pairs adds accesses that are not needed to explain the failure), then
+ * the static key. Patterns of one section and score over the same methods
+ * form one tie group.
+ *
+ * With grouping off the order is the thesis' (score, then failed runs,
+ * then passing runs, longer first) in one list.
+ */
+import { sameScore } from './competitionRanking';
+import { fisherOneSided } from './fisherExact';
+
+export type PatternGroup = 'cause' | 'harness' | 'symptom';
+export const PATTERN_GROUPS: readonly PatternGroup[] = ['cause', 'harness', 'symptom'];
+
+export interface OrderRow {
+  score: number;
+  f: number;
+  p: number;
+  group: PatternGroup;
+  length: number;
+  key: string;
+}
+
+export type TieOrder = 'shorter' | 'longer';
+
+/** Sorts rows in place in the listed order. */
+export function orderPatterns<R extends OrderRow>(rows: R[], grouping: boolean, tieOrder: TieOrder = 'shorter'): R[] {
+  if (!grouping) {
+    return rows.sort(
+      (a, b) => b.score - a.score || b.f - a.f || a.p - b.p || b.length - a.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+    );
+  }
+  const dir = tieOrder === 'shorter' ? 1 : -1;
+  return rows.sort(
+    (a, b) =>
+      PATTERN_GROUPS.indexOf(a.group) - PATTERN_GROUPS.indexOf(b.group) ||
+      b.score - a.score ||
+      a.p - b.p ||
+      b.f - a.f ||
+      dir * (a.length - b.length) ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+}
+
+/**
+ * Competition ranks ("1224") over the listed order: equal (section, score)
+ * share a rank; without grouping, equal scores do.
+ */
+export function listRanks(rows: readonly OrderRow[], grouping: boolean): number[] {
+  const ranks: number[] = new Array(rows.length);
+  for (let k = 0; k < rows.length; k++) {
+    const same = k > 0 && sameScore(rows[k].score, rows[k - 1].score) && (!grouping || rows[k].group === rows[k - 1].group);
+    ranks[k] = same ? ranks[k - 1] : k + 1;
+  }
+  return ranks;
+}
+
+/**
+ * Tie groups: within each run of equal (section, score), patterns over the
+ * same methods are one group, listed together at the place of the group's
+ * first member. Returns the new order (indices into `rows`) and each
+ * listed row's group number (1-based) and group size.
+ */
+export function tieGroups(rows: readonly OrderRow[], methods: readonly string[], grouping: boolean): { order: number[]; tie: number[]; size: number[] } {
+  const n = rows.length;
+  const order: number[] = [];
+  const tie: number[] = [];
+  const size: number[] = [];
+  if (!grouping) {
+    for (let k = 0; k < n; k++) {
+      order.push(k);
+      tie.push(k + 1);
+      size.push(1);
+    }
+    return { order, tie, size };
+  }
+  let start = 0;
+  let groupNo = 0;
+  while (start < n) {
+    let end = start + 1;
+    while (end < n && rows[end].group === rows[start].group && sameScore(rows[end].score, rows[start].score)) end++;
+    const buckets = new Map<string, number[]>();
+    for (let k = start; k < end; k++) {
+      const b = buckets.get(methods[k]);
+      if (b) b.push(k);
+      else buckets.set(methods[k], [k]);
+    }
+    for (const members of buckets.values()) {
+      groupNo++;
+      for (const k of members) {
+        order.push(k);
+        tie.push(groupNo);
+        size.push(members.length);
+      }
+    }
+    start = end;
+  }
+  return { order, tie, size };
+}
+
+/** The methods key of a tie group: each thread role's sorted methods, the two roles in a fixed order. */
+export function methodsKey(accesses: readonly { thread: number; method: string }[]): string {
+  const r1 = new Set<string>();
+  const r2 = new Set<string>();
+  for (const a of accesses) (a.thread === 1 ? r1 : r2).add(a.method);
+  const k1 = [...r1].sort().join(',');
+  const k2 = [...r2].sort().join(',');
+  return k1 <= k2 ? `${k1}|${k2}` : `${k2}|${k1}`;
+}
+
+export const MIN_FAILING_RUNS = 5;
+export const CONFIDENT_P = 0.01;
+
+/**
+ * A plain sentence when the result rests on fewer than 5 failing runs or the
+ * first pattern's p-value is ≥ 0.01, with how many more runs to record: the
+ * smallest multiple of the current runs that, at the same failure rate and
+ * with the first pattern seen in the same share of failing and passing
+ * runs, gives ≥ 5 failing runs and p < 0.01. Undefined when confident.
+ */
+export function confidenceNote(totalFailed: number, totalPassed: number, first?: { failed: number; passed: number; pValue: number }): string | undefined {
+  const total = totalFailed + totalPassed;
+  if (total === 0 || totalFailed === 0) return undefined;
+  const fewRuns = totalFailed < MIN_FAILING_RUNS;
+  const weak = first !== undefined && first.pValue >= CONFIDENT_P;
+  if (!fewRuns && !weak) return undefined;
+  const why: string[] = [];
+  if (fewRuns) why.push(`only ${totalFailed} of ${total} runs failed (fewer than ${MIN_FAILING_RUNS})`);
+  if (weak) why.push(`the first pattern could be chance (p = ${formatP(first!.pValue)} ≥ ${CONFIDENT_P})`);
+  let more: number | undefined;
+  for (let k = 2; k <= 100; k++) {
+    const F = Math.round(totalFailed * k);
+    const P = Math.round(totalPassed * k);
+    if (F < MIN_FAILING_RUNS) continue;
+    if (!first) {
+      more = total * (k - 1);
+      break;
+    }
+    const p = fisherOneSided(Math.round(first.failed * k), Math.round(first.passed * k), F, P);
+    if (p < CONFIDENT_P) {
+      more = total * (k - 1);
+      break;
+    }
+  }
+  const advice =
+    more !== undefined
+      ? `record about ${more} more runs (${total + more} in all) before trusting the ranking`
+      : 'more runs alone may not help: the first pattern is seen in passing runs almost as often as in failing ones';
+  return `Low confidence: ${why.join(' and ')}; ${advice}.`;
+}
+
+export function formatP(p: number): string {
+  if (p === 0) return '0';
+  if (p < 0.001) return p.toExponential(1);
+  return p < 0.01 ? p.toFixed(4) : p.toFixed(3);
+}
