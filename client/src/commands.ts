@@ -17,6 +17,7 @@ import { splitCommandLine } from './argv';
 import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordTest, recordWithProgress, requireTrust, testItemArgs, withLastTest } from './recording';
 import type { BraidModel } from './model';
 import type { BugsTree, Node, PatternsTree } from './trees';
+import { workspaceFileOfUri } from './openAccessGuard';
 
 export interface Webviews {
   openTracer(run?: string, highlightPatternKey?: string): void;
@@ -54,8 +55,15 @@ export function registerCommands(d: CommandDeps): void {
     );
 
   reg('braid.openAccess', async (uri: string, line: number) => {
-    if (typeof uri !== 'string') return;
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    // links in hovers come from traces: open workspace files only (client/src/openAccessGuard.ts)
+    const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+    const file = await workspaceFileOfUri(uri, folders);
+    if (!file) {
+      log.warn(`braid.openAccess: refused ${String(uri).slice(0, 200)}: not a file inside the workspace`);
+      void vscode.window.showWarningMessage('Braid: not opening a location outside the workspace folders.');
+      return;
+    }
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const l = Math.max(0, Math.min(doc.lineCount - 1, (Number(line) || 1) - 1));
     const text = doc.lineAt(l);
     const sel = new vscode.Selection(l, text.firstNonWhitespaceCharacterIndex, l, text.range.end.character);

@@ -244,8 +244,9 @@ export function treeItem(n: Node): vscode.TreeItem {
   }
 }
 
+/** Every ASCII punctuation mark escaped: no markup, link or autolink from a trace string survives. */
 function escapeMd(s: string): string {
-  return s.replace(/[\\`*_[\]<>|]/g, (c) => '\\' + c);
+  return s.replace(/[!-/:-@[-`{-~]/g, (c) => '\\' + c);
 }
 
 export class RunsTree extends BaseTree {

@@ -81,7 +81,7 @@ test('call stacks: frames and parent forms, and stacks rebuilt from ENTER/EXIT',
   ].join('\n');
   const { r, events } = await read(text);
   assert.equal(r.ok, true, JSON.stringify(r.diagnostics));
-  assert.deepEqual(r.symbols.stackFrames(8), [0, 1]);
+  assert.deepEqual(r.symbols.stackFrames(r.symbols.stackNode(8)), [0, 1]);
   const rebuilt = events.find((e) => e.i === 4)!;
   assert.deepEqual(r.symbols.stackFrames(rebuilt.c), [0, 1]);
   const after = events.find((e) => e.i === 6)!;

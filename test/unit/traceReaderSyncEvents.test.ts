@@ -47,7 +47,7 @@ test('SND, RCV, FAIL and OUT events are read, in both the fast and the JSON path
     [2, 2, EventKind.Receive, 7, 0, -1, undefined],
     [3, 2, EventKind.Send, 8, -1, -1, undefined],
     [4, 1, EventKind.Receive, 8, -1, -1, undefined],
-    [5, 2, EventKind.Fail, 2, 0, 0, 'expected 2 but was 1'],
+    [5, 2, EventKind.Fail, 2, 0, 1, 'expected 2 but was 1'], // c: the stack node of stack 0 = frames [2,0] (node 0 = [2], node 1 = [2,0])
     [6, 1, EventKind.Fail, -1, -1, -1, undefined],
     [7, 1, EventKind.Out, 1, -1, -1, 'FAIL: lost update'],
     [8, 1, EventKind.Out, 2, -1, -1, undefined],

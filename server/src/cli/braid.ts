@@ -6,13 +6,14 @@
  *         [--strategy unicorn|falcon] [--output FILE]
  *   braid record --runs N ... -- <command...>
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { analyzeTraceFiles, AnalysisOptions, Strategy } from '../engine/analysis';
 import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { jsonReport } from '../engine/report/jsonReport';
 import { textReport } from '../engine/report/textReport';
 import { sarifReport } from '../engine/report/sarifReport';
+import { writeJsonPretty } from './jsonOutput';
 import { extraCommands } from './commands';
 import { bugsTextReport, explainBugs, GriffinOptions } from '../engine/griffin/griffin';
 import type { Scoring } from '../engine/griffin/suspiciousPatterns';
@@ -187,6 +188,19 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
   return a;
 }
 
+/** writeSync until everything is written (stdout may be a non-blocking pipe: EAGAIN is retried). */
+function writeAllSync(fd: number, s: string): void {
+  const buf = Buffer.from(s);
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off, buf.length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
+}
+
 /** GRIFFIN options from the command line (test code: the analysis' test-code globs, when it has them). */
 export function griffinOptions(g: GriffinCliOptions): GriffinOptions {
   const { enabled: _enabled, ...rest } = g;
@@ -199,8 +213,17 @@ async function analyzeCommand(argv: string[]): Promise<number> {
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   let text: string;
   const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, griffinOptions(args.griffin)) : undefined;
-  if (args.format === 'json') text = JSON.stringify(jsonReport(result, { top: args.top, extra: bugs ? { bugs } : undefined }), null, 2);
-  else if (args.format === 'sarif') text = JSON.stringify(sarifReport(result, args.top ?? 20), null, 2);
+  if (args.format === 'json') {
+    // streamed (server/src/cli/jsonOutput.ts): the same text as JSON.stringify(report, null, 2), never one huge string
+    const fd = args.output ? openSync(args.output, 'w') : 1;
+    try {
+      writeJsonPretty(jsonReport(result, { top: args.top, extra: bugs ? { bugs } : undefined }) as Record<string, unknown>, (s) => writeAllSync(fd, s));
+      writeAllSync(fd, '\n');
+    } finally {
+      if (args.output) closeSync(fd);
+    }
+    return result.executions.total === 0 ? 1 : 0;
+  } else if (args.format === 'sarif') text = JSON.stringify(sarifReport(result, args.top ?? 20), null, 2);
   else text = textReport(result, args.top ?? 20) + (bugs ? '\n\n' + bugsTextReport(bugs, result) : '');
   if (args.output) writeFileSync(args.output, text + '\n');
   else process.stdout.write(text + '\n');

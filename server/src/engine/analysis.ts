@@ -161,6 +161,8 @@ export class Analyzer {
   private readonly contentHashes = new Map<string, string>();
   /** described call stacks, shared by all patterns (read-only) */
   private readonly framesCache = new Map<number, { file: string; line: number; method: string }[]>();
+  /** one frame object per location (read-only) */
+  private readonly frameCache = new Map<number, { file: string; line: number; method: string }>();
   private readonly testCode: TestCodeClassifier;
   /** where library code ends and the user's code begins (the language server may pass its source roots' view) */
   isLibrary: LibraryPredicate = isLibraryCode;
@@ -416,9 +418,14 @@ export class Analyzer {
       if (stack < 0) return [];
       let f = this.framesCache.get(stack);
       if (!f) {
-        f = reg.stacks[stack].map((l) => {
-          const loc = reg.locs[l];
-          return { file: loc.file, line: loc.line, method: loc.method };
+        f = reportedFrames(reg.stackFrames(stack)).map((l) => {
+          if (l < 0) return { file: '', line: 0, method: `… ${-l} frames …` };
+          let frame = this.frameCache.get(l);
+          if (!frame) {
+            const loc = reg.locs[l];
+            this.frameCache.set(l, (frame = { file: loc.file, line: loc.line, method: loc.method }));
+          }
+          return frame;
         });
         this.framesCache.set(stack, f);
       }
@@ -460,6 +467,21 @@ export class Analyzer {
       tieSize: 1,
     };
   }
+}
+
+/**
+ * Frames shown per call stack in reports: a deeper stack keeps its bottom and
+ * top REPORTED_STACK_FRAMES / 2 frames around one marker frame
+ * (`… N frames …`), so reports stay proportional to the patterns, not to
+ * patterns × depth (traces keep up to 1,024 frames per stack).
+ */
+export const REPORTED_STACK_FRAMES = 128;
+
+/** Loc ids of a reported stack; a negative entry -N stands for N frames left out. */
+function reportedFrames(ids: number[]): number[] {
+  if (ids.length <= REPORTED_STACK_FRAMES) return ids;
+  const half = REPORTED_STACK_FRAMES / 2;
+  return [...ids.slice(0, half), -(ids.length - REPORTED_STACK_FRAMES), ...ids.slice(ids.length - half)];
 }
 
 /** Analyzes trace files and folders (searched for *.trace.jsonl[.gz]). */

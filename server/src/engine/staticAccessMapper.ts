@@ -8,23 +8,24 @@ import { TraceSymbols } from './trace/traceSymbols';
 import { PatternRegistry } from './unicorn/patternRegistry';
 
 export class StaticAccessMapper {
-  private readonly saccByLoc = new Map<number, Map<number, number>>();
+  private readonly saccByKey = new Map<number | string, number>();
   private readonly stackCache = new Map<number, number>();
   private readonly locCache = new Map<number, number>();
+  private readonly pending: number[] = [];
 
   constructor(private readonly registry: PatternRegistry) {}
 
   /** Static access id of a R/W event. */
   staticAccess(ev: TraceEvent, symbols: TraceSymbols): number {
-    let byVar = this.saccByLoc.get(ev.b);
-    if (!byVar) this.saccByLoc.set(ev.b, (byVar = new Map()));
-    const k = ev.a * 2 + ev.kind; // kind: 0 read, 1 write
-    let id = byVar.get(k);
+    // one flat table (no Map per loc): key loc · 2^27 + var · 2 + kind while both ids are small
+    const small = ev.b < 2 ** 25 && ev.a < 2 ** 26;
+    const key: number | string = small ? ev.b * 2 ** 27 + ev.a * 2 + ev.kind : `${ev.b},${ev.a},${ev.kind}`; // kind: 0 read, 1 write
+    let id = this.saccByKey.get(key);
     if (id === undefined) {
       const v = symbols.vars.get(ev.a);
       const gvar = this.registry.internVariable(v ? v.name : `var#${ev.a}`);
       id = this.registry.internAccess(ev.kind === 1, gvar, this.loc(ev.b, symbols));
-      byVar.set(k, id);
+      this.saccByKey.set(key, id);
     }
     return id;
   }
@@ -44,14 +45,32 @@ export class StaticAccessMapper {
     return id;
   }
 
-  /** Global stack id of a local stack id (-1 stays -1). */
+  /**
+   * Global stack id of a local stack node (-1 stays -1). Walks down to the
+   * nearest node already mapped, then interns the frames above it: each
+   * local node is mapped once, whatever the depth.
+   */
   stack(local: number, symbols: TraceSymbols): number {
     if (local < 0) return -1;
-    let id = this.stackCache.get(local);
-    if (id === undefined) {
-      id = this.registry.internStack(symbols.stackFrames(local).map((f) => this.loc(f, symbols)));
-      this.stackCache.set(local, id);
+    const cached = this.stackCache.get(local);
+    if (cached !== undefined) return cached;
+    const path = this.pending;
+    path.length = 0;
+    let node = local;
+    let below = -1;
+    while (node >= 0) {
+      const c = this.stackCache.get(node);
+      if (c !== undefined) {
+        below = c;
+        break;
+      }
+      path.push(node);
+      node = symbols.parentNode(node);
     }
-    return id;
+    for (let k = path.length - 1; k >= 0; k--) {
+      below = this.registry.internStackNode(below, this.loc(symbols.nodeLoc(path[k]), symbols));
+      this.stackCache.set(path[k], below);
+    }
+    return below;
   }
 }

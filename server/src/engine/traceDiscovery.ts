@@ -1,4 +1,9 @@
-/** Finds trace files (*.trace.jsonl, *.trace.jsonl.gz) under files and folders. */
+/**
+ * Finds trace files (*.trace.jsonl, *.trace.jsonl.gz) under files and folders.
+ * Inside a folder, a symbolic link is followed only when it leads to a file
+ * inside that folder (a link to a secrets file is skipped with a warning); a
+ * link loop is a plain error. Files named on the command line are read as given.
+ */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Diagnostic } from './trace/traceFormat';
@@ -9,7 +14,7 @@ export async function findTraceFiles(inputs: string[]): Promise<{ files: string[
   const files: string[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
-  async function walk(dir: string): Promise<void> {
+  async function walk(dir: string, root: string): Promise<void> {
     let entries;
     try {
       entries = await fs.readdir(dir, { withFileTypes: true });
@@ -21,7 +26,22 @@ export async function findTraceFiles(inputs: string[]): Promise<{ files: string[
     for (const e of entries) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) {
-        if (e.name !== 'node_modules' && !e.name.startsWith('.git')) await walk(p);
+        if (e.name !== 'node_modules' && !e.name.startsWith('.git')) await walk(p, root);
+      } else if (e.isSymbolicLink() && TRACE_FILE_PATTERN.test(e.name)) {
+        let real: string;
+        try {
+          real = await fs.realpath(p);
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          diagnostics.push({ severity: 'error', file: p, message: code === 'ELOOP' ? 'symbolic link loop (too many levels of symbolic links); the file is skipped' : 'broken symbolic link; the file is skipped' });
+          continue;
+        }
+        const rel = path.relative(root, real);
+        if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) {
+          diagnostics.push({ severity: 'warning', file: p, message: `skipped: a symbolic link to a file outside ${dir === root ? 'this folder' : root}` });
+          continue;
+        }
+        add(p);
       } else if (TRACE_FILE_PATTERN.test(e.name)) add(p);
     }
   }
@@ -36,11 +56,12 @@ export async function findTraceFiles(inputs: string[]): Promise<{ files: string[
     let st;
     try {
       st = await fs.stat(input);
-    } catch {
-      diagnostics.push({ severity: 'error', file: input, message: 'no such file or folder' });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      diagnostics.push({ severity: 'error', file: input, message: code === 'ELOOP' ? 'symbolic link loop (too many levels of symbolic links)' : code === 'EACCES' ? 'permission denied' : 'no such file or folder' });
       continue;
     }
-    if (st.isDirectory()) await walk(input);
+    if (st.isDirectory()) await walk(input, await fs.realpath(input));
     else add(input);
   }
   return { files, diagnostics };

@@ -21,14 +21,25 @@ export function commandUri(command: string, args: unknown[]): string {
   return `command:${command}?${encodeURIComponent(JSON.stringify(args))}`;
 }
 
-function code(s: string): string {
-  // inline code that survives backticks in trace strings
-  const t = s.replace(/[\r\n]+/g, ' ');
-  return t.includes('`') ? '`` ' + t + ' ``' : '`' + t + '`';
+/**
+ * Inline code of an untrusted trace string (a code span renders no link,
+ * autolink or markup): the fence is one backtick longer than the longest run
+ * of backticks inside; `|` is escaped for table cells.
+ */
+export function code(s: string, inTable = false): string {
+  let t = s.replace(/[\r\n\u2028\u2029]+/g, ' ');
+  if (inTable) t = t.replace(/\|/g, '\\|');
+  if (t.trim() === '') return esc(t);
+  let longest = 0;
+  for (const run of t.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(longest + 1);
+  const pad = longest > 0 || t.startsWith(' ') || t.endsWith(' ') ? ' ' : '';
+  return fence + pad + t + pad + fence;
 }
 
-function esc(s: string): string {
-  return s.replace(/[\\`*_[\]|<>&]/g, (c) => '\\' + c);
+/** Plain text of an untrusted trace string: every ASCII punctuation mark escaped, so no markup, link or autolink survives. */
+export function esc(s: string): string {
+  return s.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[!-/:-@[-`{-~]/g, (c) => '\\' + c);
 }
 
 function shortFile(f: string): string {
@@ -95,10 +106,10 @@ function patternMarkdown(
   lines.push('|--:|:--|:--:|:--|:--|');
   p.accesses.forEach((a, k) => {
     const here = a.line === line1 && state.resolver.resolve(a.file) === fsPath;
-    const lib = a.library ? `${esc(shortFile(a.library.file))}:${a.library.line}, called from ` : a.call ? `${code(shortMethod(a.call))} at ` : '';
-    const where = `${lib}${esc(shortFile(a.file))}:${a.line} ${code(shortMethod(a.method))}`;
-    const link = a.uri ? `[${where}](${a.uri}#L${a.line})` : where;
-    lines.push(`| ${k + 1} | T${a.thread} | **${a.type}** | ${code(a.variable)} | ${here ? `${lib}**this line** ${code(shortMethod(a.method))}` : link} |`);
+    const lib = a.library ? `${esc(shortFile(a.library.file))}:${a.library.line}, called from ` : a.call ? `${code(shortMethod(a.call), true)} at ` : '';
+    const where = `${lib}${esc(shortFile(a.file))}:${a.line} ${code(shortMethod(a.method), true)}`;
+    const link = a.uri ? `[${where}](<${a.uri.replace(/[<>\s]/g, encodeURIComponent)}#L${a.line}>)` : where;
+    lines.push(`| ${k + 1} | T${a.thread} | **${esc(a.type)}** | ${code(a.variable, true)} | ${here ? `${lib}**this line** ${code(shortMethod(a.method), true)}` : link} |`);
   });
   lines.push('');
   const links = [`[Reveal in Ranked Patterns](${commandUri(REVEAL_PATTERN_COMMAND, [p.key])})`];

@@ -11,6 +11,7 @@ import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { EVENT_KIND_NAMES, EventKind, LocDef, TraceEvent } from '../engine/trace/traceFormat';
 import { decodeEventValue, parseEventLineFast } from '../engine/trace/eventLineParser';
+import { MAX_NESTING, nestingExceeds } from '../engine/trace/traceReader';
 import type { TraceEventDto, TraceEventsParams, TraceEventsResult } from './protocol';
 
 const CHECKPOINT = 256;
@@ -195,7 +196,9 @@ function decodeLine(buf: Buffer, s: number, e: number, ev: TraceEvent, idx: File
   if (buf[p] === 0x5b) {
     if (parseEventLineFast(buf, p, e, ev)) return true;
     try {
-      decodeEventValue(JSON.parse(buf.toString('utf8', p, e)), ev);
+      const text = buf.toString('utf8', p, e);
+      if (nestingExceeds(text, MAX_NESTING)) return false; // the analysis rejects such a file (issue 15, finding 8)
+      decodeEventValue(JSON.parse(text), ev);
       return true;
     } catch {
       return false; // malformed lines are reported by the analysis; skip here

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { findAgentJar } from './agentJar';
 import { RecordOptions } from './recordOptions';
 import { RunResult, runOnce, RunSpec } from './runOnce';
+import { lockTraceFolder } from './recordingLock';
 
 export interface RecordProgress {
   type: 'run';
@@ -49,6 +50,15 @@ export async function recordRuns(
 ): Promise<RecordSummary> {
   const jar = findAgentJar(o.agentJar);
   await fs.mkdir(o.outDir, { recursive: true });
+  const unlock = await lockTraceFolder(o.outDir);
+  try {
+    return await recordLocked(o, jar, onProgress, signal);
+  } finally {
+    await unlock();
+  }
+}
+
+async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: RecordProgress) => void, signal?: AbortSignal): Promise<RecordSummary> {
   const started = Date.now();
   const runs: RunResult[] = [];
   let next = 0;

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome } from './traceFinalizer';
+import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
@@ -55,7 +56,8 @@ export function quoteToolOption(word: string): string {
 /** The agent's options, one `key=value` per line (the agent reads them from a file, see agentArgument). */
 export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
   const opts = [
-    `out=${spec.tracePath}`,
+    // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
+    `out=${inProgressPath(spec.tracePath)}`,
     `execution=${spec.execution}`,
     `noise=${o.noise}`,
     `seed=${spec.seed}`,
@@ -101,6 +103,7 @@ export async function runTraceFiles(tracePath: string): Promise<string[]> {
 
 async function removeRunFiles(spec: RunSpec): Promise<void> {
   for (const f of await runTraceFiles(spec.tracePath)) await fs.rm(f, { force: true });
+  for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
 }
 
 export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
@@ -123,8 +126,12 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     ...o.env,
     JAVA_TOOL_OPTIONS: toolOptions,
     BRAID_EXECUTION: spec.execution,
+    // the agent's watchdog stops the JVM when this process dies (SIGKILL, crash)
+    BRAID_RECORDER_PID: String(process.pid),
   };
   const log = createWriteStream(spec.logPath);
+  let logError: Error | undefined;
+  log.on('error', (e) => (logError ??= e));
   let output = '';
   let timedOut = false;
   let aborted = false;
@@ -175,10 +182,11 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     return { ...base, outcome: 'fail', reason: 'killed', detail: 'stopped by the user', traces: [], aborted: true, empty: true };
   }
 
-  let traces = await runTraceFiles(spec.tracePath);
+  if (logError) throw new TraceWriteError(spec.logPath, logError);
+  let traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
   const uncaught = [];
-  for (const t of traces) uncaught.push(...(await readUncaught(t)));
+  for (const t of traces) uncaught.push(...(await readUncaught(t).catch(() => [])));
 
   let outcome: TraceOutcome;
   let dropped = 0;
@@ -206,11 +214,15 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     exclude: o.exclude,
     startedAt,
   };
-  if (empty) traces = [spec.tracePath];
+  if (empty) traces = [inProgressPath(spec.tracePath)];
+  const finished: string[] = [];
   for (const t of traces) {
     // The failure point of an output match: the index of the matching OUT event of this trace.
     const failAt = outcome.outcome === 'fail' && o.failOnOutput && !empty ? await findOutputMatch(t, o.failOnOutput) : undefined;
     await finalizeTrace(t, failAt === undefined ? outcome : { ...outcome, failAt }, header);
+    const final = finalTracePath(t);
+    await fs.rename(t, final);
+    finished.push(final);
   }
-  return { ...base, ...outcome, traces, aborted: false, empty };
+  return { ...base, ...outcome, traces: finished, aborted: false, empty };
 }

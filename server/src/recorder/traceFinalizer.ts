@@ -3,7 +3,7 @@
  * partial last line left by a killed process, writes a header-only trace when the agent wrote none,
  * reads the agent's `uncaught` lines, and appends the outcome line.
  */
-import { promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 
 export type OutcomeReason = 'exit-code' | 'timeout' | 'recorder-blocked' | 'output-match' | 'exception' | 'killed' | 'ok';
 
@@ -53,53 +53,115 @@ export async function truncatePartialLine(file: string): Promise<number> {
 
 /**
  * Index of the first OUT event of a trace (`[i,t,"OUT",stream,text]`) whose text matches `re`, or
- * undefined. Lines that do not parse (a killed process's partial line) are skipped.
+ * undefined. Read as a stream (a trace may be larger than any buffer); lines that do not parse (a
+ * killed process's partial line) and lines over 1 MiB are skipped.
  */
 export async function findOutputMatch(file: string, re: RegExp): Promise<number | undefined> {
-  let buf: Buffer;
+  const key = Buffer.from(',"OUT",');
+  const plain = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
+  let found: number | undefined;
+  const check = (line: Buffer) => {
+    if (found !== undefined || line[0] !== 0x5b /* [ */ || line.indexOf(key) < 0) return;
+    try {
+      const ev = JSON.parse(line.toString('utf8')) as unknown[];
+      if (ev[2] === 'OUT' && typeof ev[0] === 'number' && typeof ev[4] === 'string' && plain.test(ev[4])) found = ev[0];
+    } catch {
+      // partial line
+    }
+  };
   try {
-    buf = await fs.readFile(file);
+    await forEachLine(file, check);
   } catch {
     return undefined;
   }
-  const key = Buffer.from(',"OUT",');
-  const plain = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
-  let at = buf.indexOf(key);
-  while (at >= 0) {
-    const start = buf.lastIndexOf(0x0a, at) + 1;
-    const end = buf.indexOf(0x0a, at);
-    if (buf[start] === 0x5b /* [ */) {
-      try {
-        const ev = JSON.parse(buf.subarray(start, end < 0 ? buf.length : end).toString('utf8')) as unknown[];
-        if (ev[2] === 'OUT' && typeof ev[0] === 'number' && typeof ev[4] === 'string' && plain.test(ev[4])) return ev[0];
-      } catch {
-        // partial line
-      }
-    }
-    if (end < 0) break;
-    at = buf.indexOf(key, end);
-  }
-  return undefined;
+  return found;
 }
 
-/** The agent's `{"uncaught":...}` lines of a trace. */
+/** Calls `onLine` with each line (without its newline) of a file, streamed; lines over 1 MiB are skipped. */
+async function forEachLine(file: string, onLine: (line: Buffer) => void): Promise<void> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let tooLong = false;
+  for await (const chunk of createReadStream(file, { highWaterMark: 4 << 20 }) as AsyncIterable<Buffer>) {
+    let start = 0;
+    let nl: number;
+    while ((nl = chunk.indexOf(0x0a, start)) !== -1) {
+      if (pendingBytes || tooLong) {
+        if (!tooLong && pendingBytes + nl - start <= MAX_UNCAUGHT_LINE) onLine(Buffer.concat([...pending, chunk.subarray(start, nl)]));
+        pending = [];
+        pendingBytes = 0;
+        tooLong = false;
+      } else onLine(chunk.subarray(start, nl));
+      start = nl + 1;
+    }
+    if (start < chunk.length && !tooLong) {
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > MAX_UNCAUGHT_LINE) {
+        tooLong = true;
+        pending = [];
+      } else pending.push(Buffer.from(chunk.subarray(start)));
+    }
+  }
+  if (pendingBytes && !tooLong) onLine(Buffer.concat(pending));
+}
+
+/** Longest `uncaught` line read (longer ones are skipped). */
+const MAX_UNCAUGHT_LINE = 1 << 20;
+
+/**
+ * The agent's `{"uncaught":...}` lines of a trace, read as a stream in
+ * chunks (a trace may be larger than any buffer: 2 GiB and more).
+ */
 export async function readUncaught(file: string): Promise<UncaughtLine[]> {
-  const buf = await fs.readFile(file);
   const out: UncaughtLine[] = [];
   const key = Buffer.from('{"uncaught":');
-  let at = buf.indexOf(key);
-  while (at >= 0) {
-    if (at === 0 || buf[at - 1] === 0x0a) {
-      const end = buf.indexOf(0x0a, at);
-      const line = buf.subarray(at, end < 0 ? buf.length : end).toString('utf8');
-      try {
-        out.push((JSON.parse(line) as { uncaught: UncaughtLine }).uncaught);
-      } catch {
-        // a partial line of a killed process: ignored
+  // the bytes of the current line kept so far: only a prefix, unless it may be an uncaught line
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let keep = true; // the current line may still be an uncaught line
+  const endLine = () => {
+    if (keep && pendingBytes >= key.length) {
+      const line = Buffer.concat(pending, pendingBytes);
+      if (line.subarray(0, key.length).equals(key)) {
+        try {
+          out.push((JSON.parse(line.toString('utf8')) as { uncaught: UncaughtLine }).uncaught);
+        } catch {
+          // a partial line of a killed process: ignored
+        }
       }
     }
-    at = buf.indexOf(key, at + key.length);
+    pending = [];
+    pendingBytes = 0;
+    keep = true;
+  };
+  const take = (part: Buffer) => {
+    if (!keep) return;
+    if (pendingBytes < key.length) {
+      const head = Buffer.concat([...pending, part.subarray(0, key.length)]);
+      const n = Math.min(head.length, key.length);
+      if (!head.subarray(0, n).equals(key.subarray(0, n))) {
+        keep = false;
+        return;
+      }
+    }
+    if (pendingBytes + part.length > MAX_UNCAUGHT_LINE) {
+      keep = false;
+      return;
+    }
+    pending.push(Buffer.from(part));
+    pendingBytes += part.length;
+  };
+  for await (const chunk of createReadStream(file, { highWaterMark: 4 << 20 }) as AsyncIterable<Buffer>) {
+    let start = 0;
+    let nl: number;
+    while ((nl = chunk.indexOf(0x0a, start)) !== -1) {
+      take(chunk.subarray(start, nl));
+      endLine();
+      start = nl + 1;
+    }
+    if (start < chunk.length) take(chunk.subarray(start));
   }
+  endLine();
   return out;
 }
 
@@ -128,17 +190,50 @@ export function headerLine(h: HeaderInfo): string {
   });
 }
 
-/** Makes the trace complete: header (if the file is missing or empty) and the outcome line. */
+/** An error completing a trace file, naming the file (e.g. a full disk). */
+export class TraceWriteError extends Error {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    const code = (cause as NodeJS.ErrnoException)?.code;
+    const why = code === 'ENOSPC' ? 'no space left on device' : code === 'EFBIG' ? 'file too large' : code === 'EDQUOT' ? 'disk quota exceeded' : ((cause as Error)?.message ?? String(cause));
+    super(`cannot complete the trace ${file}: ${why}`);
+  }
+}
+
+/**
+ * Makes the trace complete: header (if the file is missing or empty) and the
+ * outcome line. The outcome line is written whole or not at all: a failed
+ * write (disk full) is cut back to the previous end and reported as a
+ * TraceWriteError naming the file.
+ */
 export async function finalizeTrace(file: string, outcome: TraceOutcome, header: HeaderInfo): Promise<void> {
   let size = -1;
   try {
     size = await truncatePartialLine(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new TraceWriteError(file, e);
   }
-  if (size <= 0) await fs.writeFile(file, headerLine(header) + '\n');
   const line: Record<string, unknown> = { outcome: outcome.outcome, reason: outcome.reason };
   if (outcome.detail) line.detail = outcome.detail;
   if (outcome.failAt !== undefined) line.failAt = outcome.failAt;
-  await fs.appendFile(file, JSON.stringify(line) + '\n');
+  const text = (size <= 0 ? headerLine(header) + '\n' : '') + JSON.stringify(line) + '\n';
+  const data = Buffer.from(text);
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(file, size <= 0 ? 'w' : 'r+');
+    const at = Math.max(0, size);
+    let written = 0;
+    try {
+      while (written < data.length) written += (await handle.write(data, written, data.length - written, at + written)).bytesWritten;
+    } catch (e) {
+      await handle.truncate(at).catch(() => {});
+      throw e;
+    }
+  } catch (e) {
+    throw new TraceWriteError(file, e);
+  } finally {
+    await handle?.close().catch(() => {});
+  }
 }

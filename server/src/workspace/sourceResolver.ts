@@ -5,8 +5,12 @@
  * each configured source root, then a unique-suffix match among the
  * workspace's files with the same name. Each unresolvable path is reported
  * once (through `onUnresolved`).
+ *
+ * Traces are untrusted: a path only resolves to a file inside a workspace
+ * folder or a configured source root (after following symbolic links), so
+ * `/etc/passwd` or `../../.ssh/id_rsa` in a trace never opens anything.
  */
-import { existsSync, promises as fs, statSync } from 'node:fs';
+import { existsSync, promises as fs, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', '.braid', 'target', 'build', 'out', 'dist', '.gradle', '.idea']);
@@ -17,6 +21,7 @@ export class SourceResolver {
   private readonly reported = new Set<string>();
   private byName: Map<string, string[]> | undefined;
   private indexing: Promise<void> | undefined;
+  private containers: string[] | undefined;
 
   constructor(
     readonly folders: string[],
@@ -79,18 +84,31 @@ export class SourceResolver {
     return found;
   }
 
+  /** True when `p` (an absolute path) is a file inside a workspace folder or source root, links followed. */
+  contains(p: string): boolean {
+    this.containers ??= [...new Set(this.folders.flatMap((f) => [f, ...this.sourceRoots.map((r) => path.resolve(f, r))]).map(realOrSelf))];
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      return false;
+    }
+    return this.containers.some((c) => real === c || real.startsWith(c.endsWith(path.sep) ? c : c + path.sep));
+  }
+
   private lookup(tracePath: string, tried: string[]): string | undefined {
     const norm = tracePath.replace(/\\/g, '/');
+    if (norm.includes('\0')) return undefined;
     if (path.isAbsolute(norm)) {
       tried.push(norm);
-      if (isFile(norm)) return path.normalize(norm);
+      if (isFile(norm) && this.contains(norm)) return path.normalize(norm);
     }
     const rel = norm.replace(/^\/+/, '');
     for (const folder of this.folders) {
       for (const root of this.sourceRoots) {
         const p = path.resolve(folder, root, rel);
         tried.push(p);
-        if (isFile(p)) return p;
+        if (isFile(p) && this.contains(p)) return p;
       }
     }
     const candidates = this.byName?.get(path.posix.basename(rel)) ?? [];
@@ -102,6 +120,14 @@ export class SourceResolver {
     // a bare file name (no folders) matching exactly one workspace file
     if (!rel.includes('/') && candidates.length === 1) return candidates[0];
     return undefined;
+  }
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
   }
 }
 

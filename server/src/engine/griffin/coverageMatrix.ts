@@ -168,7 +168,8 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
     category: p.category,
     key: p.key,
     accesses: p.accesses.map((a) => {
-      const frames = a.stack.map((f) => frameOf(f));
+      // copied once per distinct stack array (the analysis shares them), not per pattern: memory stays patterns + stacks, not patterns × depth
+      const frames = framesOf(a.stack);
       return {
         thread: a.thread,
         type: a.type,
@@ -184,6 +185,21 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
 }
 
 /** file, line, method and the optional `harness` flag (when the analysis carries it) */
+const copiedStacks = new WeakMap<readonly object[], Frame[]>();
+function framesOf(stack: readonly { file: string; line: number; method: string; harness?: boolean }[]): Frame[] {
+  let frames = copiedStacks.get(stack);
+  if (!frames) copiedStacks.set(stack, (frames = stack.map((f) => copiedFrame(f))));
+  return frames;
+}
+
+/** One copy per frame object (the analysis shares one per location). */
+const copiedFrames = new WeakMap<object, Frame>();
+function copiedFrame(f: { file: string; line: number; method: string; harness?: boolean }): Frame {
+  let c = copiedFrames.get(f);
+  if (!c) copiedFrames.set(f, (c = frameOf(f)));
+  return c;
+}
+
 function frameOf(f: { file: string; line: number; method: string; harness?: boolean }): Frame {
   return f.harness ? { file: f.file, line: f.line, method: f.method, harness: true } : { file: f.file, line: f.line, method: f.method };
 }

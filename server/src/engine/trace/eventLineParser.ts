@@ -15,6 +15,13 @@ const nums = new Float64Array(MAX_FIELDS);
 
 export class EventLineError extends Error {}
 
+/** A short, printable excerpt of untrusted text for error messages. */
+export function excerpt(text: string | undefined, max = 40): string {
+  if (text === undefined) return 'undefined';
+  const cut = text.length > max ? text.slice(0, max) + '…' : text;
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /**
  * Tries the byte-level fast path. Returns true when the line was decoded
  * into `ev`; false when the line must take the general path
@@ -91,6 +98,7 @@ export function parseEventLineFast(buf: Uint8Array, start: number, end: number, 
         p++;
       }
       if (p === s || p - s > 15) return false;
+      if (buf[s] === 0x30 && p - s > 1) return false; // leading zero: not JSON, the general path rejects it
       const b = buf[p];
       if (b === 0x2e || b === 0x65 || b === 0x45) return false; // fraction/exponent
       if (count >= MAX_FIELDS) return false;
@@ -142,7 +150,7 @@ export function decodeEventValue(arr: unknown, ev: TraceEvent): void {
   const kindName = arr[2];
   if (typeof kindName !== 'string') throw new EventLineError('element 3 (kind) must be a string such as "R" or "W"');
   const kind = eventKindFromName(kindName);
-  if (kind === -1) throw new EventLineError(`unknown event kind ${JSON.stringify(kindName)} (expected R, W, ACQ, REL, START, JOIN, END, ENTER, EXIT, SND, RCV, FAIL or OUT)`);
+  if (kind === -1) throw new EventLineError(`unknown event kind ${excerpt(JSON.stringify(kindName))} (expected R, W, ACQ, REL, START, JOIN, END, ENTER, EXIT, SND, RCV, FAIL or OUT)`);
   let value: unknown = undefined;
   for (let k = 0; k < arr.length; k++) {
     if (k === 2) {
@@ -169,8 +177,9 @@ export function decodeEventValue(arr: unknown, ev: TraceEvent): void {
       continue;
     }
     if (x === null) nums[k] = NULL;
-    else if (typeof x === 'number' && Number.isInteger(x)) nums[k] = x;
-    else throw new EventLineError(`element ${k + 1} must be an integer or null, got ${JSON.stringify(x)}`);
+    else if (typeof x === 'number' && Number.isSafeInteger(x)) nums[k] = x;
+    else if (typeof x === 'number' && Number.isInteger(x)) throw new EventLineError(`element ${k + 1} is out of range: ${x} (ids and indexes are integers up to 2^53 − 1)`);
+    else throw new EventLineError(`element ${k + 1} must be an integer or null, got ${excerpt(JSON.stringify(x))}`);
   }
   assignEvent(kind, arr.length, value, ev);
 }

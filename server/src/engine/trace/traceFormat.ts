@@ -58,8 +58,8 @@ export function eventKindFromName(name: string): EventKind | -1 {
  * event; consumers copy what they keep.
  *
  * Field meaning by kind:
- * - R/W: a = var, b = loc, c = stack (-1 none), d = obj (0 static), e = elem (-1 field)
- * - ACQ/REL: a = lock, b = loc, c = stack
+ * - R/W: a = var, b = loc, c = stack node (TraceSymbols.stackFrames; -1 none), d = obj (0 static), e = elem (-1 field)
+ * - ACQ/REL: a = lock, b = loc, c = stack node
  * - START/JOIN: a = child thread, b = loc
  * - ENTER/EXIT: b = loc (-1 when absent)
  * - END: nothing

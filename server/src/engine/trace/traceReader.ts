@@ -16,9 +16,10 @@ import {
   TraceEvent,
   TraceHeader,
   UncaughtInfo,
+  VarDef,
 } from './traceFormat';
-import { TraceSymbols } from './traceSymbols';
-import { EventLineError, decodeEventValue, parseEventLineFast } from './eventLineParser';
+import { MAX_STACK_DEPTH, TraceSymbols } from './traceSymbols';
+import { EventLineError, decodeEventValue, excerpt, parseEventLineFast } from './eventLineParser';
 
 export interface TraceVisitor {
   /** Called once, after the header line was validated. */
@@ -55,7 +56,17 @@ export interface ReadTraceOptions {
   maxEvents?: number;
   /** Checks symbol references (default true). */
   validateRefs?: boolean;
+  /** Longest line accepted (bytes); longer is an error (default 16 MiB). */
+  maxLineBytes?: number;
+  /** Gzip traces may expand to at most this many times their size (default 200; at least 64 MiB are always allowed). */
+  maxGzipRatio?: number;
 }
+
+/** Deepest nesting of arrays/objects in one line (an event's value, a header). */
+export const MAX_NESTING = 64;
+const DEFAULT_MAX_LINE_BYTES = 16 << 20;
+const DEFAULT_MAX_GZIP_RATIO = 200;
+const GZIP_FLOOR_BYTES = 64 << 20;
 
 /** An error at a line of the file being read; skips the file. */
 class TraceLineError extends Error {
@@ -78,6 +89,7 @@ export async function readTrace(file: string, visitor: TraceVisitor, options: Re
   const stream: Readable = isGzipPath(file) ? source.pipe(createGunzip({ chunkSize: options.chunkSize ?? 1 << 20 })) : source;
   if (isGzipPath(file)) source.on('error', (e) => stream.destroy(e));
   const reader = new TraceLineReader(file, visitor, options);
+  if (isGzipPath(file)) source.on('data', (chunk) => (reader.compressedBytes += chunk.length));
   try {
     await reader.consume(stream);
   } finally {
@@ -90,6 +102,7 @@ export async function readTrace(file: string, visitor: TraceVisitor, options: Re
 /** Reads a trace held in memory (tests, fuzzing, imports). */
 export async function readTraceBuffer(file: string, data: Uint8Array, visitor: TraceVisitor, options: ReadTraceOptions = {}): Promise<ReadTraceResult> {
   const reader = new TraceLineReader(file, visitor, options);
+  reader.compressedBytes = data.byteLength;
   const source = Readable.from([Buffer.from(data.buffer, data.byteOffset, data.byteLength)]);
   const stream = isGzipPath(file) ? source.pipe(createGunzip()) : source;
   try {
@@ -110,7 +123,14 @@ class TraceLineReader {
   private warnedUnknownLine = false;
   private readonly validateRefs: boolean;
   private readonly maxEvents: number;
-  /** Per-thread shadow stacks (synthetic stack ids) from ENTER/EXIT. */
+  private readonly maxLineBytes: number;
+  private readonly maxGzipRatio: number;
+  private readonly gzip: boolean;
+  /** bytes of the gzip file read so far (for the expansion cap) */
+  compressedBytes = 0;
+  private warnedTruncatedStack = false;
+  private readonly strings = new Map<string, string>();
+  /** Per-thread shadow stacks (stack nodes) from ENTER/EXIT. */
   private readonly shadow = new Map<number, number[]>();
   private usesShadowStacks = false;
 
@@ -121,6 +141,9 @@ class TraceLineReader {
   ) {
     this.validateRefs = options.validateRefs ?? true;
     this.maxEvents = options.maxEvents ?? Infinity;
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.maxGzipRatio = options.maxGzipRatio ?? DEFAULT_MAX_GZIP_RATIO;
+    this.gzip = isGzipPath(file);
     this.result = {
       file,
       ok: true,
@@ -134,30 +157,48 @@ class TraceLineReader {
   }
 
   async consume(stream: Readable): Promise<void> {
-    let carry: Buffer | null = null;
+    // The start of a line that spans chunks: its pieces, joined once when the
+    // line ends (linear in the line's length), and never more than maxLineBytes.
+    const carry: Buffer[] = [];
+    let carryBytes = 0;
+    let bytes = 0;
+    const tooLong = () => new TraceLineError(this.line + 1, `line ${this.line + 1} is longer than ${formatBytes(this.maxLineBytes)}; the file is skipped`);
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (this.gzip && bytes > Math.max(GZIP_FLOOR_BYTES, this.maxGzipRatio * this.compressedBytes)) {
+          throw new TraceLineError(this.line + 1, `the gzip data expands to more than ${formatBytes(bytes)} from ${formatBytes(this.compressedBytes)} (over ${this.maxGzipRatio}×; a gzip bomb?); the file is skipped`);
+        }
         let start = 0;
-        if (carry) {
+        if (carry.length) {
           const nl = chunk.indexOf(10);
           if (nl === -1) {
-            carry = Buffer.concat([carry, chunk]);
-            if (carry.length > 256 << 20) throw new TraceLineError(this.line + 1, 'line longer than 256 MiB');
+            carryBytes += chunk.length;
+            if (carryBytes > this.maxLineBytes) throw tooLong();
+            carry.push(chunk);
             continue;
           }
-          const joined = Buffer.concat([carry, chunk.subarray(0, nl)]);
-          carry = null;
+          if (carryBytes + nl > this.maxLineBytes) throw tooLong();
+          carry.push(chunk.subarray(0, nl));
+          const joined = Buffer.concat(carry, carryBytes + nl);
+          carry.length = 0;
+          carryBytes = 0;
           this.processLine(joined, 0, joined.length);
           start = nl + 1;
         }
         let nl: number;
         while ((nl = chunk.indexOf(10, start)) !== -1) {
+          if (nl - start > this.maxLineBytes) throw tooLong();
           this.processLine(chunk, start, nl);
           start = nl + 1;
         }
-        if (start < chunk.length) carry = Buffer.from(chunk.subarray(start));
+        if (start < chunk.length) {
+          if (chunk.length - start > this.maxLineBytes) throw tooLong();
+          carry.push(Buffer.from(chunk.subarray(start)));
+          carryBytes = chunk.length - start;
+        }
       }
-      if (carry && carry.length > 0) this.processLastLine(carry);
+      if (carryBytes > 0) this.processLastLine(Buffer.concat(carry, carryBytes));
       this.finish();
     } catch (err) {
       if (err instanceof StopReading) {
@@ -170,7 +211,7 @@ class TraceLineReader {
       } else if (isZlibError(err)) {
         this.error(`gzip data is truncated or corrupt after line ${this.line} (${(err as Error).message}); the file is skipped`, this.line + 1);
       } else if (isFsError(err)) {
-        this.error(`cannot read the file: ${(err as Error).message}`);
+        this.error(`cannot read the file: ${fsErrorText(err)}`, 1);
       } else {
         this.error(`unexpected error at line ${this.line}: ${(err as Error)?.stack ?? err}`, this.line);
       }
@@ -239,15 +280,18 @@ class TraceLineReader {
     } else if (first === 0x7b /* { */) {
       this.processObject(this.parseJson(buf.toString('utf8', start, end)) as Record<string, unknown>);
     } else {
-      throw new TraceLineError(this.line, `expected a JSON array (event) or object (definition/outcome), found ${JSON.stringify(buf.toString('utf8', start, Math.min(end, start + 20)))}`);
+      throw new TraceLineError(this.line, `expected a JSON array (event) or object (definition/outcome), found ${excerpt(JSON.stringify(buf.toString('utf8', start, Math.min(end, start + 20))))}`);
     }
   }
 
   private parseJson(text: string): unknown {
+    if (nestingExceeds(text, MAX_NESTING)) throw new TraceLineError(this.line, `arrays and objects are nested more than ${MAX_NESTING} levels deep`);
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new TraceLineError(this.line, `invalid JSON: ${(err as Error).message}`);
+      // V8 quotes the start of the text in its message: keep only the short, escaped reason
+      const reason = String((err as Error).message).replace(/,? "[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
+      throw new TraceLineError(this.line, `invalid JSON: ${excerpt(reason, 100)}`);
     }
   }
 
@@ -257,7 +301,7 @@ class TraceLineReader {
       throw new TraceLineError(this.line, 'missing header: the first line must be {"braid":"trace","version":1,...}');
     }
     if (h.version !== TRACE_FORMAT_VERSION) {
-      throw new TraceLineError(this.line, `unknown trace format version ${JSON.stringify(h.version)}; this Braid reads version ${TRACE_FORMAT_VERSION}`);
+      throw new TraceLineError(this.line, `unknown trace format version ${excerpt(JSON.stringify(h.version))}; this Braid reads version ${TRACE_FORMAT_VERSION}`);
     }
     if (typeof h.execution !== 'string' || h.execution === '') {
       const fallback = this.file.replace(/^.*[\\/]/, '').replace(/\.trace\.jsonl(\.gz)?$/, '');
@@ -265,8 +309,16 @@ class TraceLineReader {
       h.execution = fallback;
     }
     if (h.outcome !== undefined) {
-      if (h.outcome !== 'pass' && h.outcome !== 'fail') throw new TraceLineError(this.line, `header "outcome" must be "pass" or "fail", got ${JSON.stringify(h.outcome)}`);
+      if (h.outcome !== 'pass' && h.outcome !== 'fail') throw new TraceLineError(this.line, `header "outcome" must be "pass" or "fail", got ${excerpt(JSON.stringify(h.outcome))}`);
       this.result.outcome = h.outcome;
+    }
+    // optional fields of the wrong type are dropped with a warning (docs/trace-format.schema.json)
+    const wrong: string[] = [];
+    for (const key of ['program', 'test', 'startedAt']) if (h[key] !== undefined && typeof h[key] !== 'string') wrong.push(key);
+    if (h.recorder !== undefined && !validRecorder(h.recorder)) wrong.push('recorder');
+    if (wrong.length) {
+      for (const key of wrong) delete h[key];
+      this.warn(`header ${wrong.map((k) => `"${k}"`).join(', ')} ${wrong.length > 1 ? 'have' : 'has'} the wrong type (see docs/trace-format.md); ignored`, this.line);
     }
     this.sawHeader = true;
     this.result.header = h as unknown as TraceHeader;
@@ -275,18 +327,23 @@ class TraceLineReader {
 
   private processObject(o: Record<string, unknown>): void {
     if (o === null || Array.isArray(o)) throw new TraceLineError(this.line, 'expected an object');
+    const kinds = ['def', 'outcome', 'uncaught'].filter((k) => k in o);
+    if (kinds.length > 1) throw new TraceLineError(this.line, `a line is a definition, an outcome or an uncaught report, not several (has ${kinds.map((k) => `"${k}"`).join(' and ')})`);
     if (typeof o.def === 'string') return this.processDef(o);
-    if (o.braid === 'trace') throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
+    if ('braid' in o) throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
     if ('outcome' in o) {
-      if (o.outcome !== 'pass' && o.outcome !== 'fail') throw new TraceLineError(this.line, `"outcome" must be "pass" or "fail", got ${JSON.stringify(o.outcome)}`);
+      if (o.outcome !== 'pass' && o.outcome !== 'fail') throw new TraceLineError(this.line, `"outcome" must be "pass" or "fail", got ${excerpt(JSON.stringify(o.outcome))}`);
       this.result.outcome = o.outcome;
       this.result.outcomeReason = typeof o.reason === 'string' ? o.reason : undefined;
       this.result.outcomeDetail = typeof o.detail === 'string' ? o.detail : undefined;
+      const wrong = ['reason', 'detail'].filter((k) => o[k] !== undefined && typeof o[k] !== 'string');
+      if (wrong.length) this.warn(`outcome ${wrong.map((k) => `"${k}"`).join(' and ')} must be text; ignored`, this.line);
       if (o.failAt !== undefined && o.failAt !== null) this.result.failAt = this.id(o, 'failAt');
       return;
     }
-    if (o.uncaught && typeof o.uncaught === 'object') {
-      this.result.uncaught.push(o.uncaught as UncaughtInfo);
+    if ('uncaught' in o) {
+      if (validUncaught(o.uncaught)) this.result.uncaught.push(o.uncaught as UncaughtInfo);
+      else this.warn('an "uncaught" line must be {"thread":int,"exception":text,"message":text|null,"frames":[text]}; ignored', this.line);
       return;
     }
     if ('dropped' in o) {
@@ -295,14 +352,22 @@ class TraceLineReader {
     }
     if (!this.warnedUnknownLine) {
       this.warnedUnknownLine = true;
-      this.warn(`ignored an object line of unknown kind (keys: ${Object.keys(o).slice(0, 5).join(', ')})`, this.line);
+      this.warn(`ignored an object line of unknown kind (keys: ${excerpt(Object.keys(o).slice(0, 5).join(', '), 80)})`, this.line);
     }
   }
 
   private id(o: Record<string, unknown>, key: string): number {
     const v = o[key];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new TraceLineError(this.line, `"${key}" must be a non-negative integer`);
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new TraceLineError(this.line, `"${key}" must be a non-negative integer (up to 2^53 − 1)`);
     return v;
+  }
+
+  /** One copy of each file and method name (many locs share them). */
+  private intern(x: string): string {
+    const known = this.strings.get(x);
+    if (known !== undefined) return known;
+    this.strings.set(x, x);
+    return x;
   }
 
   private str(o: Record<string, unknown>, key: string, required = true): string | undefined {
@@ -320,21 +385,22 @@ class TraceLineReader {
         s.threads.set(id, { id, name: this.str(o, 'name', false) ?? `thread ${id}` });
         return;
       case 'var': {
-        const name = this.str(o, 'name')!;
-        s.vars.set(id, {
-          id,
-          name,
-          class: this.str(o, 'class', false),
-          field: this.str(o, 'field', false),
-          array: o.array === true || undefined,
-        });
+        // only the fields present: a VarDef without optional fields is a small object
+        const v: VarDef = { id, name: this.str(o, 'name')! };
+        const cls = this.str(o, 'class', false);
+        const field = this.str(o, 'field', false);
+        if (cls !== undefined) v.class = cls;
+        if (field !== undefined) v.field = field;
+        if (o.array === true) v.array = true;
+        else if (o.array !== undefined && o.array !== false) this.warn('"array" must be true or false; ignored', this.line);
+        s.vars.set(id, v);
         return;
       }
       case 'loc': {
         const file = this.str(o, 'file')!;
         const line = o.line;
-        if (typeof line !== 'number' || !Number.isInteger(line) || line < 0) throw new TraceLineError(this.line, '"line" must be a non-negative integer');
-        const loc: LocDef = { id, file, line, method: this.str(o, 'method', false) ?? '' };
+        if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0) throw new TraceLineError(this.line, '"line" must be a non-negative integer');
+        const loc: LocDef = { id, file: this.intern(file), line, method: this.intern(this.str(o, 'method', false) ?? '') };
         const call = this.str(o, 'call', false);
         if (call !== undefined) loc.call = call;
         if (o.harness !== undefined) {
@@ -345,24 +411,36 @@ class TraceLineReader {
         return;
       }
       case 'stack': {
+        // A stack id is defined once and only on top of defined stacks, so
+        // stacks form a tree (no cycles); see TraceSymbols for the depth cap.
+        if (s.hasStack(id)) throw new TraceLineError(this.line, `stack ${id} is defined twice`);
         if (Array.isArray(o.frames)) {
+          if (o.frame !== undefined || (o.parent !== undefined && o.parent !== null)) throw new TraceLineError(this.line, 'a stack has either "frames" or "frame" (with "parent"), not both');
           for (const f of o.frames) {
-            if (typeof f !== 'number' || !Number.isInteger(f)) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
+            if (typeof f !== 'number' || !Number.isSafeInteger(f) || f < 0) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
             if (this.validateRefs && !s.locs.has(f)) throw new TraceLineError(this.line, `stack ${id} uses loc ${f}, which is not defined`);
           }
           s.defineStackFrames(id, o.frames as number[]);
         } else {
+          if (o.frames !== undefined) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
           const frame = this.id(o, 'frame');
           const parent = o.parent === undefined || o.parent === null ? -1 : this.id(o, 'parent');
           if (this.validateRefs && !s.locs.has(frame)) throw new TraceLineError(this.line, `stack ${id} uses loc ${frame}, which is not defined`);
-          if (this.validateRefs && parent >= 0 && !s.hasStack(parent)) throw new TraceLineError(this.line, `stack ${id} has parent stack ${parent}, which is not defined`);
+          if (parent >= 0 && !s.hasStack(parent)) throw new TraceLineError(this.line, `stack ${id} has parent stack ${parent}, which is not defined`);
           s.defineStackNode(id, parent, frame);
         }
+        this.warnTruncatedStack();
         return;
       }
       default:
-        throw new TraceLineError(this.line, `unknown definition kind ${JSON.stringify(o.def)} (expected thread, var, loc or stack)`);
+        throw new TraceLineError(this.line, `unknown definition kind ${excerpt(JSON.stringify(o.def))} (expected thread, var, loc or stack)`);
     }
+  }
+
+  private warnTruncatedStack(): void {
+    if (this.warnedTruncatedStack || !this.symbols.truncatedStacks) return;
+    this.warnedTruncatedStack = true;
+    this.warn(`a call stack is deeper than ${MAX_STACK_DEPTH} frames (runaway recursion, or ENTER without EXIT?); frames above ${MAX_STACK_DEPTH} are dropped from this trace's stacks`, this.line);
   }
 
   private processEvent(ev: TraceEvent): void {
@@ -377,6 +455,7 @@ class TraceLineReader {
           if (!s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined (add {"def":"loc","id":${ev.b},...} before this line)`);
           if (ev.c >= 0 && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
         }
+        if (ev.c >= 0) ev.c = s.stackNode(ev.c);
         if (ev.c < 0 && this.usesShadowStacks) {
           const sh = this.shadow.get(ev.t);
           if (sh && sh.length) ev.c = sh[sh.length - 1];
@@ -387,7 +466,8 @@ class TraceLineReader {
         this.usesShadowStacks = true;
         let sh = this.shadow.get(ev.t);
         if (!sh) this.shadow.set(ev.t, (sh = []));
-        sh.push(s.pushSynthetic(sh.length ? sh[sh.length - 1] : -1, ev.b));
+        sh.push(s.pushFrame(sh.length ? sh[sh.length - 1] : -1, ev.b));
+        this.warnTruncatedStack();
         break;
       }
       case EventKind.Exit: {
@@ -401,11 +481,17 @@ class TraceLineReader {
       case EventKind.Join:
       case EventKind.Send:
       case EventKind.Receive:
+        if (ev.a < 0 && ev.kind !== EventKind.Acquire && ev.kind !== EventKind.Release) throw new TraceLineError(this.line, `element 4 (${ev.kind === EventKind.Start || ev.kind === EventKind.Join ? 'child thread id' : 'sync token'}) must be a non-negative integer`);
         if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        if ((ev.kind === EventKind.Acquire || ev.kind === EventKind.Release) && ev.c >= 0) {
+          if (this.validateRefs && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
+          ev.c = s.stackNode(ev.c);
+        }
         break;
       case EventKind.Fail:
         if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
         if (this.validateRefs && ev.c >= 0 && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
+        if (ev.c >= 0) ev.c = s.stackNode(ev.c);
         if (this.result.firstFail === undefined) this.result.firstFail = ev.i;
         break;
       default:
@@ -417,6 +503,56 @@ class TraceLineReader {
   }
 }
 
+/** True when `text` (JSON) nests arrays/objects deeper than `limit`; strings are skipped. */
+export function nestingExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (inString) {
+      if (c === 0x5c) k++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+function validRecorder(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  if ((r.name !== undefined && typeof r.name !== 'string') || (r.version !== undefined && typeof r.version !== 'string')) return false;
+  if (r.options === undefined) return true;
+  if (typeof r.options !== 'object' || r.options === null || Array.isArray(r.options)) return false;
+  const o = r.options as Record<string, unknown>;
+  if (o.seed !== undefined && typeof o.seed !== 'string' && !Number.isInteger(o.seed)) return false;
+  return o.noise === undefined || typeof o.noise === 'number';
+}
+
+function validUncaught(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const u = v as Record<string, unknown>;
+  if (u.thread !== undefined && !Number.isInteger(u.thread)) return false;
+  if (u.exception !== undefined && typeof u.exception !== 'string') return false;
+  if (u.message !== undefined && u.message !== null && typeof u.message !== 'string') return false;
+  return u.frames === undefined || (Array.isArray(u.frames) && u.frames.every((f) => typeof f === 'string'));
+}
+
+function formatBytes(n: number): string {
+  return n >= 1 << 20 ? `${Math.round(n / (1 << 20))} MiB` : `${Math.round(n / 1024)} KiB`;
+}
+
+function fsErrorText(err: unknown): string {
+  const code = (err as { code?: string }).code;
+  if (code === 'ELOOP') return 'too many levels of symbolic links';
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a folder';
+  return excerpt((err as Error).message, 120);
+}
+
 function isZlibError(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? '';
   return typeof code === 'string' && (code.startsWith('Z_') || code === 'ERR_ZLIB_INITIALIZATION_FAILED');
@@ -424,5 +560,5 @@ function isZlibError(err: unknown): boolean {
 
 function isFsError(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? '';
-  return ['ENOENT', 'EACCES', 'EISDIR', 'EMFILE', 'EIO'].includes(code);
+  return ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'EMFILE', 'ENFILE', 'EIO', 'ELOOP', 'ENAMETOOLONG', 'ENOTDIR', 'ENXIO'].includes(code);
 }

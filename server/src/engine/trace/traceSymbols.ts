@@ -2,84 +2,115 @@
  * The per-file tables of interned definitions (threads, variables, source
  * locations, call stacks) of one trace, plus the call stacks the reader
  * rebuilds from ENTER/EXIT events when accesses carry none.
+ *
+ * Call stacks are a tree of nodes (parent node, frame loc) shared by every
+ * stack with the same bottom part, so memory grows with the number of stack
+ * definitions (the file's size), never with depth × stacks. A stack is
+ * referred to by its node (events carry the node in `c`); `stackFrames`
+ * materializes one on demand. Stacks are at most MAX_STACK_DEPTH frames deep:
+ * deeper frames are dropped (like the JVM's MaxJavaStackTraceDepth), and the
+ * reader warns once.
  */
 import { LocDef, ThreadDef, VarDef } from './traceFormat';
 
-interface StackNode {
-  parent: number; // -1: bottom
-  frame: number; // loc id of this frame
-}
+/** Frames kept per call stack (bottom first); deeper frames are dropped. */
+export const MAX_STACK_DEPTH = 1024;
 
-/** Synthetic (rebuilt) stack ids start here, far above any recorder id. */
-const SYNTHETIC_BASE = 2 ** 40;
+/** Growable typed column. */
+class IntColumn {
+  data = new Float64Array(64);
+  length = 0;
+  push(v: number): number {
+    if (this.length === this.data.length) {
+      const d = new Float64Array(this.data.length * 2);
+      d.set(this.data);
+      this.data = d;
+    }
+    this.data[this.length] = v;
+    return this.length++;
+  }
+}
 
 export class TraceSymbols {
   readonly threads = new Map<number, ThreadDef>();
   readonly vars = new Map<number, VarDef>();
   readonly locs = new Map<number, LocDef>();
-  private readonly stacks = new Map<number, StackNode | number[]>();
-  private readonly framesCache = new Map<number, number[]>();
-  private readonly syntheticIndex = new Map<number, Map<number, number>>();
-  private nextSynthetic = SYNTHETIC_BASE;
+  /** declared stack id → node */
+  private readonly stackNodes = new Map<number, number>();
+  /** node columns: parent node (-1 bottom), frame loc id, depth (1 = one frame) */
+  private readonly nodeParent = new IntColumn();
+  private readonly nodeFrame = new IntColumn();
+  private readonly nodeDepth = new IntColumn();
+  /** (parent node, frame) → node; key parent * 2^21 + frame when both are small, else a string */
+  private readonly nodeIndex = new Map<number | string, number>();
+  /** true when some stack was cut at MAX_STACK_DEPTH */
+  truncatedStacks = false;
 
   hasStack(id: number): boolean {
-    return this.stacks.has(id);
+    return this.stackNodes.has(id);
   }
 
-  defineStackFrames(id: number, frames: number[]): void {
-    this.stacks.set(id, frames);
+  /** The node of a declared stack id (-1: not defined). */
+  stackNode(id: number): number {
+    return this.stackNodes.get(id) ?? -1;
   }
 
-  defineStackNode(id: number, parent: number, frame: number): void {
-    this.stacks.set(id, { parent, frame });
+  /** Defines stack `id` from its frames (bottom first); returns its node. */
+  defineStackFrames(id: number, frames: readonly number[]): number {
+    let node = -1;
+    for (const f of frames) node = this.pushFrame(node, f);
+    this.stackNodes.set(id, node);
+    return node;
   }
 
-  /** Interns the stack `parent` + `frame` built from ENTER events. */
-  pushSynthetic(parent: number, frame: number): number {
-    let byFrame = this.syntheticIndex.get(parent);
-    if (!byFrame) {
-      byFrame = new Map();
-      this.syntheticIndex.set(parent, byFrame);
+  /** Defines stack `id` as the stack `parent` (a declared id, -1 none) plus `frame`. */
+  defineStackNode(id: number, parent: number, frame: number): number {
+    const node = this.pushFrame(parent < 0 ? -1 : this.stackNode(parent), frame);
+    this.stackNodes.set(id, node);
+    return node;
+  }
+
+  /** The node of `parentNode` + `frame` (interned); at MAX_STACK_DEPTH the parent itself. */
+  pushFrame(parentNode: number, frame: number): number {
+    const depth = parentNode < 0 ? 0 : this.nodeDepth.data[parentNode];
+    if (depth >= MAX_STACK_DEPTH) {
+      this.truncatedStacks = true;
+      return parentNode;
     }
-    let id = byFrame.get(frame);
-    if (id === undefined) {
-      id = this.nextSynthetic++;
-      byFrame.set(frame, id);
-      this.stacks.set(id, { parent, frame });
+    const key: number | string = parentNode + 1 < 2 ** 31 && frame >= 0 && frame < 2 ** 21 ? (parentNode + 1) * 2 ** 21 + frame : `${parentNode},${frame}`;
+    let node = this.nodeIndex.get(key);
+    if (node === undefined) {
+      node = this.nodeParent.push(parentNode);
+      this.nodeFrame.push(frame);
+      this.nodeDepth.push(depth + 1);
+      this.nodeIndex.set(key, node);
     }
-    return id;
+    return node;
   }
 
-  /** Loc ids of a stack, bottom (outermost) first. Cached. */
-  stackFrames(id: number): number[] {
-    const cached = this.framesCache.get(id);
-    if (cached) return cached;
-    const def = this.stacks.get(id);
-    let frames: number[];
-    if (def === undefined) frames = [];
-    else if (Array.isArray(def)) frames = def;
-    else {
-      const rev: number[] = [];
-      let node: StackNode | number[] | undefined = def;
-      let guard = 0;
-      while (node && !Array.isArray(node) && guard++ < 100000) {
-        rev.push(node.frame);
-        if (node.parent < 0) {
-          node = undefined;
-          break;
-        }
-        const cachedParent = this.framesCache.get(node.parent);
-        if (cachedParent) {
-          frames = cachedParent.concat(rev.reverse());
-          this.framesCache.set(id, frames);
-          return frames;
-        }
-        node = this.stacks.get(node.parent);
-      }
-      const prefix = Array.isArray(node) ? node : [];
-      frames = prefix.concat(rev.reverse());
+  /** Parent node of a node (-1: bottom frame). */
+  parentNode(node: number): number {
+    return this.nodeParent.data[node];
+  }
+
+  /** Top frame (loc id) of a node. */
+  nodeLoc(node: number): number {
+    return this.nodeFrame.data[node];
+  }
+
+  /** Frames of a node, 1 … MAX_STACK_DEPTH. */
+  nodeDepthOf(node: number): number {
+    return node < 0 ? 0 : this.nodeDepth.data[node];
+  }
+
+  /** Loc ids of a stack node, bottom (outermost) first. */
+  stackFrames(node: number): number[] {
+    const n = this.nodeDepthOf(node);
+    const frames = new Array<number>(n);
+    for (let k = n - 1; k >= 0; k--) {
+      frames[k] = this.nodeFrame.data[node];
+      node = this.nodeParent.data[node];
     }
-    this.framesCache.set(id, frames);
     return frames;
   }
 }

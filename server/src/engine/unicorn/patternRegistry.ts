@@ -58,12 +58,18 @@ export class PatternRegistry {
   readonly variables: string[] = [];
   private readonly variableIds = new Map<string, number>();
   readonly locs: LocInfo[] = [];
-  private readonly locIds = new Map<string, number>();
-  /** frames (global loc ids, bottom first) per global stack id */
-  readonly stacks: number[][] = [];
-  private readonly stackIds = new Map<string, number>();
+  private readonly locIds = new Map<number | string, number>();
+  private readonly names = new Map<string, number>();
+  /**
+   * Call stacks as a tree shared by all runs: per global stack id its parent
+   * stack (-1 bottom) and top frame (global loc id), so a stack costs one
+   * node whatever its depth (see stackFrames).
+   */
+  private readonly stackParents: number[] = [];
+  private readonly stackLocs: number[] = [];
+  private readonly stackIds = new Map<number | string, number>();
   readonly accesses: StaticAccess[] = [];
-  private readonly accessIds = new Map<number, Map<number, number>>();
+  private readonly accessIds = new Map<number | string, number>();
   /** pair signature → [first sacc, second sacc] */
   readonly pairs: [number, number][] = [];
   private readonly pairIds = new Map<number, Map<number, number>>();
@@ -84,8 +90,17 @@ export class PatternRegistry {
     return id;
   }
 
+  private nameId(s: string): number {
+    let id = this.names.get(s);
+    if (id === undefined) this.names.set(s, (id = this.names.size));
+    return id;
+  }
+
   internLoc(file: string, line: number, method: string): number {
-    const key = `${file}\u0000${line}\u0000${method}`;
+    // numeric key from interned file and method names (no key string per loc) while it fits in 53 bits
+    const f = this.nameId(file);
+    const m = this.nameId(method);
+    const key: number | string = f < 2 ** 14 && m < 2 ** 20 && line >= 0 && line < 2 ** 19 ? (f * 2 ** 20 + m) * 2 ** 19 + line : `${f},${m},${line}`;
     let id = this.locIds.get(key);
     if (id === undefined) {
       id = this.locs.length;
@@ -95,26 +110,46 @@ export class PatternRegistry {
     return id;
   }
 
-  internStack(frames: number[]): number {
-    const key = frames.join(',');
+  /** Global id of the stack `frames` (global loc ids, bottom first); [] is -1. */
+  internStack(frames: readonly number[]): number {
+    let id = -1;
+    for (const f of frames) id = this.internStackNode(id, f);
+    return id;
+  }
+
+  /** Global id of the stack `parent` (-1: none) with frame `loc` pushed on top. */
+  internStackNode(parent: number, loc: number): number {
+    const key: number | string = parent + 1 < 2 ** 26 && loc < 2 ** 26 ? (parent + 1) * 2 ** 26 + loc : `${parent},${loc}`;
     let id = this.stackIds.get(key);
     if (id === undefined) {
-      id = this.stacks.length;
-      this.stacks.push(frames);
+      id = this.stackParents.length;
+      this.stackParents.push(parent);
+      this.stackLocs.push(loc);
       this.stackIds.set(key, id);
     }
     return id;
   }
 
+  /** Number of interned call stacks. */
+  get stackCount(): number {
+    return this.stackParents.length;
+  }
+
+  /** Frames (global loc ids, bottom first) of a global stack id. */
+  stackFrames(id: number): number[] {
+    const rev: number[] = [];
+    for (let s = id; s >= 0; s = this.stackParents[s]) rev.push(this.stackLocs[s]);
+    return rev.reverse();
+  }
+
   internAccess(write: boolean, variable: number, loc: number): number {
-    let byVar = this.accessIds.get(loc);
-    if (!byVar) this.accessIds.set(loc, (byVar = new Map()));
-    const k = variable * 2 + (write ? 1 : 0);
-    let id = byVar.get(k);
+    // one flat table (no Map per loc) while the ids fit in 53 bits
+    const k: number | string = loc < 2 ** 25 && variable < 2 ** 26 ? loc * 2 ** 27 + variable * 2 + (write ? 1 : 0) : `${loc},${variable},${write ? 1 : 0}`;
+    let id = this.accessIds.get(k);
     if (id === undefined) {
       id = this.accesses.length;
       this.accesses.push({ write, variable, loc });
-      byVar.set(k, id);
+      this.accessIds.set(k, id);
     }
     return id;
   }

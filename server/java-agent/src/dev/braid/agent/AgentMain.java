@@ -16,6 +16,7 @@ public final class AgentMain {
   private AgentMain() {}
 
   public static void start(String args, Instrumentation inst) {
+    RecorderWatchdog.start();
     AgentOptions options = AgentOptions.parse(args);
     if (options.out == null || options.out.isEmpty()) {
       System.err.println("[braid-agent] no trace file given (agent option out=<file>); nothing is recorded");
