@@ -17,7 +17,7 @@ final class TestCodeScan extends ClassVisitor {
   private boolean test;
 
   private TestCodeScan() {
-    super(Opcodes.ASM9);
+    super(AsmApi.VERSION);
   }
 
   /** Reads the class's annotations and super class; marks it in the registry when it is test code. */
@@ -49,7 +49,7 @@ final class TestCodeScan extends ClassVisitor {
   @Override
   public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
     if (test) return null;
-    return new MethodVisitor(Opcodes.ASM9) {
+    return new MethodVisitor(AsmApi.VERSION) {
       @Override
       public AnnotationVisitor visitAnnotation(String d, boolean visible) {
         if (isTestAnnotation(d)) test = true;
