@@ -137,8 +137,9 @@ test('Ctrl-C: exit code 130, finished traces kept, the unfinished run deleted', 
   let stdout = '';
   child.stdout.on('data', (d) => (stdout += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const traces = () => readdirSync(out).filter((n) => n.endsWith('.trace.jsonl'));
-  const finished = (n: string) => readFileSync(path.join(out, n), 'utf8').includes('"outcome"');
+  // a run in progress writes `<run>.trace.jsonl.part`, renamed when its outcome is appended (docs/recorder.md)
+  const traces = () => readdirSync(out).filter((n) => n.endsWith('.trace.jsonl') || n.endsWith('.trace.jsonl.part'));
+  const finished = (n: string) => n.endsWith('.trace.jsonl') && readFileSync(path.join(out, n), 'utf8').includes('"outcome"');
   // wait (hang guard: 120 s, generous for a busy machine) until one run finished and the next one
   // has started writing its trace
   let unfinished: string | undefined;
