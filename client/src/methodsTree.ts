@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { MethodDto, MethodsRequest, MethodsResult } from '../../server/src/lsp/protocol';
 import type { BraidModel } from './model';
+import { CachedRequest } from './cachedRequest';
 
 type MethodNode = { kind: 'method'; method: MethodDto } | { kind: 'detail'; id: string; label: string; description?: string; tooltip?: string } | { kind: 'message'; label: string };
 
@@ -22,13 +23,11 @@ function shortName(m: string): string {
 export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<MethodNode | undefined | void>();
   readonly onDidChangeTreeData = this.emitter.event;
-  private result: MethodsResult | undefined;
-  private loading: Promise<MethodsResult | undefined> | undefined;
-  private stale = true;
-  private error: string | undefined;
+  private readonly cache: CachedRequest<MethodsResult>;
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly model: BraidModel) {
+  constructor(model: BraidModel) {
+    this.cache = new CachedRequest(() => model.request<MethodsResult>(MethodsRequest, {}));
     this.subscription = model.onDidChange(() => this.refresh());
   }
 
@@ -38,27 +37,12 @@ export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.
   }
 
   refresh(): void {
-    this.stale = true;
+    this.cache.invalidate();
     this.emitter.fire();
   }
 
   load(): Promise<MethodsResult | undefined> {
-    if (!this.stale && this.result) return Promise.resolve(this.result);
-    if (this.loading) return this.loading;
-    this.stale = false;
-    this.loading = this.model
-      .request<MethodsResult>(MethodsRequest, {})
-      .then((r) => {
-        this.error = undefined;
-        return (this.result = r);
-      })
-      .catch((err) => {
-        this.error = (err as Error)?.message ?? String(err);
-        this.stale = true;
-        return undefined;
-      })
-      .finally(() => (this.loading = undefined));
-    return this.loading;
+    return this.cache.get();
   }
 
   getTreeItem(n: MethodNode): vscode.TreeItem {
@@ -93,7 +77,7 @@ export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.
   async getChildren(element?: MethodNode): Promise<MethodNode[]> {
     if (!element) {
       const r = await this.load();
-      if (!r) return [{ kind: 'message', label: `Could not rank methods: ${this.error ?? 'no result'}` }];
+      if (!r) return [{ kind: 'message', label: `Could not rank methods: ${this.cache.error ?? 'no result'}` }];
       if (!r.methods.length) return [{ kind: 'message', label: r.message ?? 'No methods.' }];
       const out: MethodNode[] = r.methods.slice(0, 200).map((method) => ({ kind: 'method', method }));
       if (r.message) out.unshift({ kind: 'message', label: r.message });

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { runLabel } from './runLabel';
+import { CachedRequest } from './cachedRequest';
 import {
   ExplainedEventDto,
   ExplanationDependencyDto,
@@ -399,38 +400,21 @@ export class BugsTree extends BaseTree {
 export class ExplanationsTree implements vscode.TreeDataProvider<Node> {
   private readonly emitter = new vscode.EventEmitter<Node | undefined | void>();
   readonly onDidChangeTreeData = this.emitter.event;
-  private result: ExplanationsResult | undefined;
-  private loading: Promise<ExplanationsResult | undefined> | undefined;
-  private stale = true;
-  private error: string | undefined;
+  private readonly cache: CachedRequest<ExplanationsResult>;
 
-  constructor(private readonly model: BraidModel) {
+  constructor(model: BraidModel) {
+    this.cache = new CachedRequest(() => model.request<ExplanationsResult>(ExplanationsRequest, {}));
     model.onDidChange(() => this.refresh());
   }
 
   /** Fetches the explanations again the next time the view asks for them. */
   refresh(): void {
-    this.stale = true;
+    this.cache.invalidate();
     this.emitter.fire();
   }
 
   private load(): Promise<ExplanationsResult | undefined> {
-    if (!this.stale && this.result) return Promise.resolve(this.result);
-    if (this.loading) return this.loading;
-    this.stale = false;
-    this.loading = this.model
-      .request<ExplanationsResult>(ExplanationsRequest, {})
-      .then((r) => {
-        this.error = undefined;
-        return (this.result = r);
-      })
-      .catch((err) => {
-        this.error = (err as Error)?.message ?? String(err);
-        this.stale = true;
-        return undefined;
-      })
-      .finally(() => (this.loading = undefined));
-    return this.loading;
+    return this.cache.get();
   }
 
   getTreeItem(n: Node): vscode.TreeItem {
@@ -440,7 +424,7 @@ export class ExplanationsTree implements vscode.TreeDataProvider<Node> {
   async getChildren(element?: Node): Promise<Node[]> {
     if (!element) {
       const r = await this.load();
-      if (!r) return [{ kind: 'message', label: `Could not compute explanations: ${this.error ?? 'no result'}` }];
+      if (!r) return [{ kind: 'message', label: `Could not compute explanations: ${this.cache.error ?? 'no result'}` }];
       if (!r.groups.length) return [{ kind: 'message', label: r.message ?? 'No explanation found.' }];
       return r.groups.map((group) => ({ kind: 'explanation', group }));
     }
