@@ -4,14 +4,14 @@
  * The user's call line (the `// @bug` line of UnsafeList.java) has heat, a hover naming the
  * ArrayList line it calls, and a code lens; clicking the first ranked pattern's access lands on it.
  */
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { bugTags } from '../recorder/recorderHarness';
-import { UI_TIMEOUT, Workbench } from './workbench';
+import { UI_TIMEOUT, userSteps, Workbench } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-library');
@@ -29,21 +29,10 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
   let page: Page;
   let wb: Workbench;
   let recorded: { runs: number; failed: number };
-  let failedStep: string | undefined;
   const log = (m: string) => console.log(`# e2e-library: ${m}`);
   const bugLine = bugTags(SAMPLE.pkg).find((t) => t.file.endsWith(SAMPLE.file))!.line;
 
-  function step(name: string, fn: () => Promise<void>) {
-    test(name, { timeout: 3 * 60_000 }, async (t: TestContext) => {
-      if (failedStep) return t.skip(`skipped: the earlier step "${failedStep}" failed`);
-      try {
-        await wb.step(name, fn);
-      } catch (e) {
-        failedStep = name;
-        throw e;
-      }
-    });
-  }
+  const step = userSteps(() => wb);
 
   before(async () => {
     mkdirSync(OUT, { recursive: true });

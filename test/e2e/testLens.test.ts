@@ -6,13 +6,13 @@
  * Runs view has short run labels; a bug-graph click opens the source in the existing editor group
  * (no new split); Record Runs then offers the test's command. Screenshots in test-output/e2e-test-lens/.
  */
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { UI_TIMEOUT, Workbench } from './workbench';
+import { UI_TIMEOUT, userSteps, Workbench } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-test-lens');
@@ -31,20 +31,9 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
   let browser: Browser | undefined;
   let page: Page;
   let wb: Workbench;
-  let failedStep: string | undefined;
   const log = (m: string) => console.log(`# e2e (test lens): ${m}`);
 
-  function step(name: string, fn: () => Promise<void>, timeout = 3 * 60_000) {
-    test(name, { timeout }, async (t: TestContext) => {
-      if (failedStep) return t.skip(`skipped: the earlier step "${failedStep}" failed`);
-      try {
-        await wb.step(name, fn);
-      } catch (e) {
-        failedStep = name;
-        throw e;
-      }
-    });
-  }
+  const step = userSteps(() => wb);
 
   before(async () => {
     mkdirSync(OUT, { recursive: true });

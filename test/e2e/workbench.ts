@@ -4,6 +4,7 @@
  * notifications, webviews (nested iframes), and a screenshot per step.
  */
 import path from 'node:path';
+import { test, type TestContext } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 
 export const UI_TIMEOUT = 30_000;
@@ -181,4 +182,23 @@ export function methodRanges(source: string, name: string): Array<[number, numbe
     }
   });
   return out;
+}
+
+/**
+ * The steps of one end-to-end suite: each test is one user step, run through `Workbench.step`
+ * (screenshot, error context); after a failed step the later ones are skipped, since they depend on it.
+ */
+export function userSteps(workbench: () => Workbench): (name: string, fn: () => Promise<void>, timeout?: number) => void {
+  let failedStep: string | undefined;
+  return (name, fn, timeout = 3 * 60_000) => {
+    test(name, { timeout }, async (t: TestContext) => {
+      if (failedStep) return t.skip(`skipped: the earlier step "${failedStep}" failed`);
+      try {
+        await workbench().step(name, fn);
+      } catch (e) {
+        failedStep = name;
+        throw e;
+      }
+    });
+  };
 }

@@ -5,14 +5,14 @@
  * Braid view → first ranked pattern's access → hover → bug graph → Tracer → Record Runs.
  * One screenshot per step in test-output/e2e/ (CI artifacts). See docs/e2e.md.
  */
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { bugTags } from '../recorder/recorderHarness';
-import { methodRanges, UI_TIMEOUT, Workbench } from './workbench';
+import { methodRanges, UI_TIMEOUT, userSteps, Workbench } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e');
@@ -35,22 +35,10 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
   let page: Page;
   let wb: Workbench;
   let recorded: { runs: number; failed: number; passed: number };
-  let failedStep: string | undefined;
   const log = (m: string) => console.log(`# e2e: ${m}`);
   const t0 = Date.now();
 
-  /** Each test is one user step; after a failed step the later ones are skipped (they depend on it). */
-  function step(name: string, fn: () => Promise<void>, timeout = 3 * 60_000) {
-    test(name, { timeout }, async (t: TestContext) => {
-      if (failedStep) return t.skip(`skipped: the earlier step "${failedStep}" failed`);
-      try {
-        await wb.step(name, fn);
-      } catch (e) {
-        failedStep = name;
-        throw e;
-      }
-    });
-  }
+  const step = userSteps(() => wb);
 
   before(async () => {
     mkdirSync(OUT, { recursive: true });
