@@ -4,8 +4,8 @@
  */
 import type { CallGraphResult } from './localizationProcess';
 import type { RankedMethod } from './methodRanking';
+import { sarifLog } from '../report/sarifReport';
 
-const TOOL_VERSION = '0.1.0';
 
 export function methodsJsonReport(r: CallGraphResult, top?: number): object {
   const methods = top === undefined ? r.methods : r.methods.slice(0, top);
@@ -107,34 +107,20 @@ export function methodsSarifReport(r: CallGraphResult, top = 20): object {
       partialFingerprints: { braidMethod: m.method },
       properties: { rank: m.rank, score: m.score, loc: m.loc, edge: m.edge?.text },
     }));
-  return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
-    runs: [
+  return sarifLog({
+    rules: [
       {
-        tool: {
-          driver: {
-            name: 'Braid',
-            version: TOOL_VERSION,
-            semanticVersion: TOOL_VERSION,
-            informationUri: 'https://github.com/braid-dev/braid',
-            rules: [
-              {
-                id: 'BRAID-CG1',
-                name: 'SuspiciousMethodByCallGraph',
-                shortDescription: { text: 'Method whose calls discriminate failing from passing runs' },
-                fullDescription: {
-                  text: 'The InfoGain of the weight of one of the method\'s outgoing call-graph edges (call, next-call, inter- or intra-thread) with respect to pass/fail (Oßner and Böhm, seed 003).',
-                },
-                help: { text: 'Inspect the method and the reported edge: a call made more or less often in failing runs, or an interleaving of calls that differs.' },
-                defaultConfiguration: { level: 'note' },
-              },
-            ],
-          },
+        id: 'BRAID-CG1',
+        name: 'SuspiciousMethodByCallGraph',
+        shortDescription: { text: 'Method whose calls discriminate failing from passing runs' },
+        fullDescription: {
+          text: 'The InfoGain of the weight of one of the method\'s outgoing call-graph edges (call, next-call, inter- or intra-thread) with respect to pass/fail (Oßner and Böhm, seed 003).',
         },
-        results,
-        properties: { executions: r.executions, representation: r.representation, balance: r.balance },
+        help: { text: 'Inspect the method and the reported edge: a call made more or less often in failing runs, or an interleaving of calls that differs.' },
+        defaultConfiguration: { level: 'note' },
       },
     ],
-  };
+    results,
+    properties: { executions: r.executions, representation: r.representation, balance: r.balance },
+  });
 }

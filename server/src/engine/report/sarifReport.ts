@@ -54,6 +54,23 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
       properties: { rank: p.rank, score: p.score, pValue: p.pValue, group: p.group, tie: p.tie, tieSize: p.tieSize, failed: p.failed, passed: p.passed, kind: p.kind },
     };
   });
+  return sarifLog({
+    rules,
+    results,
+    uriBase,
+    properties: {
+      executions: r.executions,
+      formula: r.options.formula,
+      strategy: r.options.strategy,
+      happensBefore: r.options.happensBefore,
+      ...(r.confidence ? { confidence: r.confidence } : {}),
+    },
+  });
+}
+
+/** The SARIF 2.1.0 log of one Braid run: the tool, its rules, the results and run properties. */
+export function sarifLog(run: { rules: unknown[]; results: unknown[]; properties: Record<string, unknown>; uriBase?: string }) {
+  const { rules, results, properties, uriBase } = run;
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -70,13 +87,7 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
         },
         ...(uriBase ? { originalUriBaseIds: { SRCROOT: { uri: uriBase.endsWith('/') ? uriBase : uriBase + '/' } } } : {}),
         results,
-        properties: {
-          executions: r.executions,
-          formula: r.options.formula,
-          strategy: r.options.strategy,
-          happensBefore: r.options.happensBefore,
-          ...(r.confidence ? { confidence: r.confidence } : {}),
-        },
+        properties,
       },
     ],
   };
