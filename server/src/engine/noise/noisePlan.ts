@@ -60,6 +60,11 @@ export interface NoisePlan {
   /** default noise of the points */
   noise: NoiseKind;
   points: PlannedPoint[];
+  /**
+   * the trigger points `braid pinpoint` found (informative for the agent; the
+   * editor reads them for its trigger-point decorations and hover)
+   */
+  triggers?: import('./triggerPoints').TriggerPoint[];
   /** how it was made: "braid pinpoint", date, runs spent, … (informative) */
   origin?: { tool: string; created: string; runs?: number };
 }

@@ -37,3 +37,44 @@ export interface PinpointResult {
   /** a sentence for the user */
   message?: string;
 }
+
+/** What `braid pinpoint` is asked to do (CLI flags and the `braid/pinpoint` request map onto it). */
+export interface PinpointOptions {
+  /** the program or test command, as for `braid record` */
+  command: string[];
+  cwd: string;
+  env?: Record<string, string>;
+  /** name of the plan (file `.braid/plans/<name>.json`) and of the runs */
+  name: string;
+  /** most program runs to spend (default 400) */
+  budget: number;
+  /** `patterns`: points on the lines of the top UNICORN patterns and their neighbours (default); `all`: every instrumented point (the seed) */
+  candidates: 'all' | 'patterns';
+  /** trace files or folders the top patterns come from (for `patterns`; default the workspace's .braid/traces) */
+  traces?: string[];
+  /** folder the plan is written to (default <cwd>/.braid/plans) */
+  planDir: string;
+  include: string[];
+  exclude: string[];
+  timeoutSeconds: number;
+  failOnOutput?: RegExp;
+  jobs: number;
+  seed: number;
+}
+
+export interface PinpointProgress {
+  runs: number;
+  budget: number;
+  round: number;
+  /** candidate points still in the race */
+  candidates: number;
+  message: string;
+}
+
+export interface PinpointHooks {
+  progress?(p: PinpointProgress): void;
+  signal?: AbortSignal;
+}
+
+/** Implemented by server/src/recorder/pinpoint.ts (`export const pinpoint: Pinpoint`). */
+export type Pinpoint = (options: PinpointOptions, hooks?: PinpointHooks) => Promise<PinpointResult>;
