@@ -218,6 +218,17 @@ export class PatternRegistry {
     return id;
   }
 
+  /**
+   * Adds a pattern described elsewhere (a summary from another process,
+   * server/src/engine/summary/runSummary.ts): the caller has checked that its
+   * key is new here. Returns its id.
+   */
+  adoptPattern(p: Omit<PatternInfo, 'id'>): number {
+    const id = this.patterns.length;
+    this.patterns.push({ ...p, id });
+    return id;
+  }
+
   accessKey(sacc: number, role: number): string {
     const a = this.accesses[sacc];
     const l = this.locs[a.loc];

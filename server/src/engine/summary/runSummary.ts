@@ -1,0 +1,206 @@
+/**
+ * Run summaries in and out of a PatternRegistry: `encodeRuns` writes runs
+ * analyzed here as a SummaryFile (its own tables, patterns by stable key);
+ * `SummaryMerger` re-interns a SummaryFile into a receiving registry, so
+ * the same pattern found in another process gets this registry's id.
+ */
+import type { Diagnostic } from '../trace/traceFormat';
+import type { RunResult } from '../analysis';
+import { patternDefinition } from '../unicorn/patternCatalog';
+import type { PatternInfo, PatternRegistry } from '../unicorn/patternRegistry';
+import { CollectionOptions, collectionOptions, ENGINE_VERSION, SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile, SummaryPattern, SummaryRun } from './summaryFile';
+
+export interface EncodedRun {
+  run: RunResult;
+  diagnostics: Diagnostic[];
+  hash?: string;
+}
+
+/** A SummaryFile of `runs` (in this order: a pattern is described by its first run here). */
+export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], options: CollectionOptions): SummaryFile {
+  const out: SummaryFile = {
+    format: SUMMARY_FORMAT,
+    version: SUMMARY_VERSION,
+    engine: ENGINE_VERSION,
+    options: collectionOptions(options),
+    variables: [],
+    locs: [],
+    stacks: [],
+    accesses: [],
+    patterns: [],
+    runs: [],
+  };
+  const vars = new Map<number, number>();
+  const locs = new Map<number, number>();
+  const stacks = new Map<number, number>();
+  const accesses = new Map<number, number>();
+  const patterns = new Map<number, number>();
+  const variable = (v: number) => {
+    let k = vars.get(v);
+    if (k === undefined) {
+      vars.set(v, (k = out.variables.length));
+      out.variables.push(registry.variables[v]);
+    }
+    return k;
+  };
+  const loc = (l: number) => {
+    let k = locs.get(l);
+    if (k === undefined) {
+      locs.set(l, (k = out.locs.length));
+      const info = registry.locs[l];
+      out.locs.push({
+        file: info.file,
+        line: info.line,
+        method: info.method,
+        ...(info.call !== undefined ? { call: info.call } : {}),
+        ...(info.harness ? { harness: true } : {}),
+      });
+    }
+    return k;
+  };
+  const stack = (s: number) => {
+    if (s < 0) return -1;
+    let k = stacks.get(s);
+    if (k === undefined) {
+      stacks.set(s, (k = out.stacks.length));
+      out.stacks.push(registry.stackFrames(s).map(loc));
+    }
+    return k;
+  };
+  const access = (a: number) => {
+    let k = accesses.get(a);
+    if (k === undefined) {
+      accesses.set(a, (k = out.accesses.length));
+      const sa = registry.accesses[a];
+      out.accesses.push([sa.write ? 1 : 0, variable(sa.variable), loc(sa.loc)]);
+    }
+    return k;
+  };
+  const pattern = (id: number) => {
+    let k = patterns.get(id);
+    if (k === undefined) {
+      patterns.set(id, (k = out.patterns.length));
+      const info = registry.patterns[id];
+      const p: SummaryPattern = {
+        key: info.key,
+        n: info.def.n,
+        accesses: info.accesses.map(access),
+        roles: info.roles.slice(),
+        stacks: info.stacks.map(stack),
+      };
+      const values: [number, unknown][] = [];
+      info.values.forEach((v, j) => {
+        if (v !== undefined) values.push([j, v]);
+      });
+      if (values.length) p.values = values;
+      const names = (info as PatternInfo & { threadNames?: unknown[] }).threadNames;
+      if (names !== undefined) p.threadNames = names.slice();
+      out.patterns.push(p);
+    }
+    return k;
+  };
+  for (const { run, diagnostics, hash } of runs) {
+    const r: SummaryRun = {
+      file: run.file,
+      execution: run.execution,
+      outcome: run.outcome,
+      events: run.events,
+      stats: run.stats,
+      uncaught: run.uncaught,
+      droppedEvents: run.droppedEvents,
+      patterns: run.patterns.map(pattern),
+      diagnostics,
+    };
+    for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'failPoint'] as const) if (run[f] !== undefined) (r as unknown as Record<string, unknown>)[f] = run[f];
+    if (run.afterFailure) r.afterFailure = run.afterFailure.map(pattern);
+    if (hash) r.hash = hash;
+    out.runs.push(r);
+  }
+  return out;
+}
+
+/** A run re-interned into the receiving registry. */
+export interface MergedRun {
+  run: RunResult;
+  diagnostics: Diagnostic[];
+  hash?: string;
+}
+
+/**
+ * Re-interns summaries into one registry. Keeps key → id for every pattern
+ * of the registry (also those its own collectors interned), so a pattern
+ * found by a summary and by a trace read here is one id.
+ */
+export class SummaryMerger {
+  private readonly byKey = new Map<string, number>();
+  private scanned = 0;
+
+  constructor(private readonly registry: PatternRegistry) {}
+
+  private patternId(key: string): number | undefined {
+    const pats = this.registry.patterns;
+    for (; this.scanned < pats.length; this.scanned++) if (!this.byKey.has(pats[this.scanned].key)) this.byKey.set(pats[this.scanned].key, this.scanned);
+    return this.byKey.get(key);
+  }
+
+  /** The runs of `s` with this registry's ids (runs in file order, their pattern ids ascending). */
+  merge(s: SummaryFile, file?: (stored: string) => string): MergedRun[] {
+    const reg = this.registry;
+    const vars = s.variables.map((v) => reg.internVariable(v));
+    const locs = s.locs.map((l) => {
+      const id = reg.internLoc(l.file, l.line, l.method);
+      if (l.call !== undefined || l.harness) {
+        const info = reg.locs[id];
+        if (l.call !== undefined && info.call === undefined) info.call = l.call;
+        if (l.harness) info.harness = true;
+      }
+      return id;
+    });
+    const stacks = s.stacks.map((frames) => reg.internStack(frames.map((f) => locs[f])));
+    const accesses = s.accesses.map(([w, v, l]) => reg.internAccess(w === 1, vars[v], locs[l]));
+    const ids: number[] = new Array(s.patterns.length);
+    s.patterns.forEach((p, k) => {
+      let id = this.patternId(p.key);
+      if (id === undefined) {
+        const values: unknown[] = new Array(p.accesses.length).fill(undefined);
+        if (p.values) for (const [j, v] of p.values) values[j] = v;
+        const info: Omit<PatternInfo, 'id'> & { threadNames?: unknown[] } = {
+          def: patternDefinition(p.n),
+          accesses: p.accesses.map((a) => accesses[a]),
+          roles: p.roles.slice(),
+          stacks: p.stacks.map((x) => (x < 0 ? -1 : stacks[x])),
+          values,
+          key: p.key,
+        };
+        if (p.threadNames !== undefined) info.threadNames = p.threadNames.slice();
+        id = reg.adoptPattern(info);
+        this.byKey.set(p.key, id);
+        this.scanned = Math.max(this.scanned, id + 1);
+      }
+      ids[k] = id;
+    });
+    const asc = (a: number, b: number) => a - b;
+    return s.runs.map((r) => {
+      const name = file ? file(r.file) : r.file;
+      const run: RunResult = {
+        file: name,
+        execution: r.execution,
+        outcome: r.outcome,
+        outcomeReason: r.outcomeReason,
+        outcomeDetail: r.outcomeDetail,
+        program: r.program,
+        test: r.test,
+        seed: r.seed,
+        events: r.events,
+        patterns: r.patterns.map((k) => ids[k]).sort(asc),
+        failPoint: r.failPoint,
+        afterFailure: r.afterFailure?.map((k) => ids[k]).sort(asc),
+        stats: r.stats,
+        uncaught: r.uncaught,
+        droppedEvents: r.droppedEvents,
+      };
+      const diagnostics = r.diagnostics.map((d) => (d.file === r.file ? { ...d, file: name } : d));
+      return { run, diagnostics, hash: r.hash };
+    });
+  }
+}
