@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
-import { parseRecordArgs, RECORD_USAGE, UsageError } from './recordOptions';
+import { parseRecordArgs, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
 import { recordRuns } from './recordRuns';
 
 export { RECORD_USAGE } from './recordOptions';
@@ -46,7 +46,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   const printer = new ProgressPrinter();
   const rel = path.relative(process.cwd(), options.outDir) || '.';
   console.error(
-    `braid record: ${options.runs} run(s) of \`${options.command.join(' ')}\`, noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}` +
+    `braid record: ${options.shard ? `shard ${options.shard.index}/${options.shard.count} (runs ${shardRange(options).from + 1}–${shardRange(options).to} of ${options.runs})` : `${options.runs} run(s)`} of \`${options.command.join(' ')}\`, noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}` +
       `${options.include.length ? `, include ${options.include.join(' ')}` : ''} → ${rel}`,
   );
   try {
