@@ -269,7 +269,7 @@ async function summarizeCommand(argv: string[]): Promise<number> {
   const summary = analyzer.toSummary();
   await writeSummaryFile(args.output, summary);
   const failed = summary.runs.filter((r) => r.outcome === 'fail').length;
-  process.stderr.write(`braid summarize: ${summary.runs.length} runs (${failed} failed), ${summary.patterns.length} patterns → ${args.output}\n`);
+  process.stderr.write(`braid summarize: ${summary.runs.length} runs (${failed} failed), ${summary.patterns.n.length} patterns → ${args.output}\n`);
   return summary.runs.length === 0 ? 1 : 0;
 }
 

@@ -8,7 +8,7 @@ import type { Diagnostic } from '../trace/traceFormat';
 import type { RunResult } from '../analysis';
 import { patternDefinition } from '../unicorn/patternCatalog';
 import type { PatternInfo, PatternRegistry } from '../unicorn/patternRegistry';
-import { CollectionOptions, collectionOptions, ENGINE_VERSION, SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile, SummaryPattern, SummaryRun } from './summaryFile';
+import { CollectionOptions, collectionOptions, ENGINE_VERSION, SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile, SummaryRun } from './summaryFile';
 
 export interface EncodedRun {
   run: RunResult;
@@ -27,7 +27,7 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
     locs: [],
     stacks: [],
     accesses: [],
-    patterns: [],
+    patterns: { n: [], accesses: [], roles: [], stacks: [], values: [], threadNames: [] },
     runs: [],
   };
   const vars = new Map<number, number>();
@@ -76,26 +76,21 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
     }
     return k;
   };
+  const cols = out.patterns;
   const pattern = (id: number) => {
     let k = patterns.get(id);
     if (k === undefined) {
-      patterns.set(id, (k = out.patterns.length));
+      patterns.set(id, (k = cols.n.length));
       const info = registry.patterns[id];
-      const p: SummaryPattern = {
-        key: info.key,
-        n: info.def.n,
-        accesses: info.accesses.map(access),
-        roles: info.roles.slice(),
-        stacks: info.stacks.map(stack),
-      };
-      const values: [number, unknown][] = [];
-      info.values.forEach((v, j) => {
-        if (v !== undefined) values.push([j, v]);
-      });
-      if (values.length) p.values = values;
+      cols.n.push(info.def.n);
+      for (let j = 0; j < info.accesses.length; j++) {
+        cols.accesses.push(access(info.accesses[j]));
+        cols.roles.push(info.roles[j]);
+        cols.stacks.push(stack(info.stacks[j]));
+        if (info.values[j] !== undefined) cols.values.push([k, j, info.values[j]]);
+      }
       const names = (info as PatternInfo & { threadNames?: unknown[] }).threadNames;
-      if (names !== undefined) p.threadNames = names.slice();
-      out.patterns.push(p);
+      if (names !== undefined) cols.threadNames.push([k, names.slice()]);
     }
     return k;
   };
@@ -158,27 +153,52 @@ export class SummaryMerger {
     });
     const stacks = s.stacks.map((frames) => reg.internStack(frames.map((f) => locs[f])));
     const accesses = s.accesses.map(([w, v, l]) => reg.internAccess(w === 1, vars[v], locs[l]));
-    const ids: number[] = new Array(s.patterns.length);
-    s.patterns.forEach((p, k) => {
-      let id = this.patternId(p.key);
+    const cols = s.patterns;
+    const count = cols.n.length;
+    const ids: number[] = new Array(count);
+    const values = new Map<number, [number, unknown][]>();
+    for (const [k, j, v] of cols.values) {
+      let l = values.get(k);
+      if (!l) values.set(k, (l = []));
+      l.push([j, v]);
+    }
+    const names = new Map<number, unknown[]>(cols.threadNames);
+    // the stable key of a pattern is made of access keys (access, role): made once per summary access
+    const accessKeys = new Map<number, string>();
+    const accessKey = (a: number, role: number) => {
+      const c = a * 2 + role - 1;
+      let key = accessKeys.get(c);
+      if (key === undefined) accessKeys.set(c, (key = reg.accessKey(accesses[a], role)));
+      return key;
+    };
+    let at = 0;
+    for (let k = 0; k < count; k++) {
+      const def = patternDefinition(cols.n[k]);
+      const len = def.kind.length;
+      let key = def.id;
+      for (let j = at; j < at + len; j++) key += '|' + accessKey(cols.accesses[j], cols.roles[j]);
+      let id = this.patternId(key);
       if (id === undefined) {
-        const values: unknown[] = new Array(p.accesses.length).fill(undefined);
-        if (p.values) for (const [j, v] of p.values) values[j] = v;
+        const vals: unknown[] = new Array(len).fill(undefined);
+        const given = values.get(k);
+        if (given) for (const [j, v] of given) vals[j] = v;
         const info: Omit<PatternInfo, 'id'> & { threadNames?: unknown[] } = {
-          def: patternDefinition(p.n),
-          accesses: p.accesses.map((a) => accesses[a]),
-          roles: p.roles.slice(),
-          stacks: p.stacks.map((x) => (x < 0 ? -1 : stacks[x])),
-          values,
-          key: p.key,
+          def,
+          accesses: cols.accesses.slice(at, at + len).map((a) => accesses[a]),
+          roles: cols.roles.slice(at, at + len) as (1 | 2)[],
+          stacks: cols.stacks.slice(at, at + len).map((x) => (x < 0 ? -1 : stacks[x])),
+          values: vals,
+          key,
         };
-        if (p.threadNames !== undefined) info.threadNames = p.threadNames.slice();
+        const tn = names.get(k);
+        if (tn !== undefined) info.threadNames = tn.slice();
         id = reg.adoptPattern(info);
-        this.byKey.set(p.key, id);
+        this.byKey.set(key, id);
         this.scanned = Math.max(this.scanned, id + 1);
       }
       ids[k] = id;
-    });
+      at += len;
+    }
     const asc = (a: number, b: number) => a - b;
     return s.runs.map((r) => {
       const name = file ? file(r.file) : r.file;

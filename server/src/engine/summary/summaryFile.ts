@@ -6,8 +6,9 @@
  *
  * Registry ids are local to a process, so a summary carries its own tables
  * (variables, locations, call stacks, static accesses) and each pattern by its
- * stable key plus what describes it (static accesses, thread roles, stacks and
- * values of its first occurrence, thread names when recorded); each run lists
+ * Table 1 number and static accesses with thread roles (its stable key is
+ * made of these), plus the stacks and values of its first occurrence and
+ * thread names when recorded; each run lists
  * its patterns as indices into the file's pattern table. A pattern's
  * description is that of its first occurrence in the first run of the file
  * that has it (the order runs are read in, as for traces).
@@ -18,6 +19,7 @@ import { promises as fs } from 'node:fs';
 import type { CollectorStats } from '../unicorn/unicornCollector';
 import type { Diagnostic, Outcome, UncaughtInfo } from '../trace/traceFormat';
 import type { LocInfo } from '../unicorn/patternRegistry';
+import { patternDefinition } from '../unicorn/patternCatalog';
 
 export const SUMMARY_FORMAT = 'braid-summary';
 export const SUMMARY_VERSION = 1;
@@ -38,20 +40,27 @@ export interface CollectionOptions {
   happensBefore: boolean;
 }
 
-export interface SummaryPattern {
-  /** stable static signature (PatternInfo.key) */
-  key: string;
-  /** Table 1 number (1..17) */
-  n: number;
-  /** indices into the file's accesses, in execution order */
+/**
+ * The file's patterns, column by column (one JSON array each, no object per
+ * pattern: a run of a busy program has tens of thousands). Pattern k has
+ * `n[k]`'s number of accesses (patternDefinition(n).kind.length); its
+ * accesses, roles and stacks are the next that many entries of the flat
+ * columns. Its stable key (PatternInfo.key) is rebuilt from its Table 1
+ * number and its static accesses with their roles.
+ */
+export interface SummaryPatterns {
+  /** Table 1 number (1..17) per pattern */
+  n: number[];
+  /** indices into the file's accesses, in execution order, all patterns one after the other */
   accesses: number[];
-  roles: (1 | 2)[];
-  /** indices into the file's stacks (-1: no stack), per access */
+  /** thread roles (1|2), aligned with accesses */
+  roles: number[];
+  /** indices into the file's stacks (-1: no stack), aligned with accesses */
   stacks: number[];
-  /** [access index, value] for the accesses whose value was recorded */
-  values?: [number, unknown][];
-  /** thread names of the first occurrence, per access, when the engine keeps them */
-  threadNames?: unknown[];
+  /** [pattern index, access index within the pattern, value] for recorded values */
+  values: [number, number, unknown][];
+  /** [pattern index, thread names per access] when the engine keeps thread names */
+  threadNames: [number, unknown[]][];
 }
 
 export interface SummaryRun {
@@ -88,7 +97,7 @@ export interface SummaryFile {
   stacks: number[][];
   /** [write ? 1 : 0, variable index, loc index] */
   accesses: [0 | 1, number, number][];
-  patterns: SummaryPattern[];
+  patterns: SummaryPatterns;
   runs: SummaryRun[];
 }
 
@@ -163,26 +172,26 @@ export function validateSummary(x: unknown): SummaryFile {
       if (!Array.isArray(a) || a.length !== 3 || (a[0] !== 0 && a[0] !== 1) || !isInt(a[1], 0, (s.variables as unknown[]).length) || !isInt(a[2], 0, nLocs))
         fail(`accesses[${k}] must be [0|1, variable index, loc index], got ${JSON.stringify(a)}`);
     });
-    if (!Array.isArray(s.patterns)) fail('patterns must be a list');
-    s.patterns.forEach((p: Record<string, unknown>, k) => {
-      const w = `patterns[${k}]`;
-      if (!p || typeof p !== 'object') fail(`${w} must be an object`);
-      str(p.key, `${w}.key`);
-      if (!isInt(p.n, 1, 18)) fail(`${w}.n must be a pattern number from 1 to 17`);
-      const acc = intList(p.accesses, `${w}.accesses`, 0, (s.accesses as unknown[]).length);
-      const roles = intList(p.roles, `${w}.roles`, 1, 3);
-      const stacks = intList(p.stacks, `${w}.stacks`, -1, (s.stacks as unknown[]).length);
-      if (acc.length < 2 || roles.length !== acc.length || stacks.length !== acc.length) fail(`${w}: accesses, roles and stacks must have the same length (≥ 2)`);
-      if (p.values !== undefined) {
-        if (!Array.isArray(p.values)) fail(`${w}.values must be a list`);
-        p.values.forEach((v, j) => {
-          if (!Array.isArray(v) || v.length !== 2 || !isInt(v[0], 0, acc.length)) fail(`${w}.values[${j}] must be [access index, value]`);
-        });
-      }
-      if (p.threadNames !== undefined && !Array.isArray(p.threadNames)) fail(`${w}.threadNames must be a list`);
+    const p = s.patterns as Record<string, unknown> | undefined;
+    if (!p || typeof p !== 'object' || Array.isArray(p)) fail('patterns must be an object of columns');
+    const ns = intList(p.n, 'patterns.n', 1, 18);
+    const width = ns.reduce((a, n) => a + patternDefinition(n).kind.length, 0);
+    const acc = intList(p.accesses, 'patterns.accesses', 0, (s.accesses as unknown[]).length);
+    const roles = intList(p.roles, 'patterns.roles', 1, 3);
+    const stacks = intList(p.stacks, 'patterns.stacks', -1, (s.stacks as unknown[]).length);
+    if (acc.length !== width || roles.length !== width || stacks.length !== width)
+      fail(`patterns.accesses, .roles and .stacks must each have ${width} entries (the accesses of the ${ns.length} patterns), got ${acc.length}, ${roles.length} and ${stacks.length}`);
+    if (!Array.isArray(p.values)) fail('patterns.values must be a list');
+    p.values.forEach((v, j) => {
+      if (!Array.isArray(v) || v.length !== 3 || !isInt(v[0], 0, ns.length) || !isInt(v[1], 0, patternDefinition(ns[v[0]]).kind.length))
+        fail(`patterns.values[${j}] must be [pattern index, access index, value], got ${JSON.stringify(v)}`);
+    });
+    if (!Array.isArray(p.threadNames)) fail('patterns.threadNames must be a list');
+    p.threadNames.forEach((v, j) => {
+      if (!Array.isArray(v) || v.length !== 2 || !isInt(v[0], 0, ns.length) || !Array.isArray(v[1])) fail(`patterns.threadNames[${j}] must be [pattern index, list of names]`);
     });
     if (!Array.isArray(s.runs)) fail('runs must be a list');
-    const nPatterns = s.patterns.length;
+    const nPatterns = ns.length;
     s.runs.forEach((r: Record<string, unknown>, k) => {
       const w = `runs[${k}]`;
       if (!r || typeof r !== 'object') fail(`${w} must be an object`);

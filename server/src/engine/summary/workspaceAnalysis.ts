@@ -200,7 +200,7 @@ export async function analyzeInputsRanked(inputs: string[], options: Partial<Ana
   const result = analyzer.rank();
   result.diagnostics.unshift(...diagnostics);
   if (traces === 0 && summaries === 0 && diagnostics.length === 0) {
-    result.diagnostics.push({ severity: 'error', file: inputs.join(' '), message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) or summaries (*.braid-summary.json) found' });
+    result.diagnostics.push({ severity: 'error', file: inputs.join(' '), message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) found, nor summaries (*.braid-summary.json)' });
   }
   return { analyzer, result };
 }
