@@ -45,7 +45,7 @@ async function serial(files: string[]): Promise<{ analyzer: Analyzer; result: An
   return { analyzer, result: analyzer.rank() };
 }
 
-for (const subject of ['airline', 'bank', 'hashmaprace']) {
+for (const subject of ['airline', 'bank', 'hashmaprace', 'unsafelist']) {
   test(`${subject}: three shards summarized apart and merged = all traces analyzed together`, async () => {
     const files = traces(subject);
     assert.ok(files.length >= 30, `${files.length} traces`);
