@@ -9,6 +9,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, copyFileSync, utimesSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Analyzer, AnalysisResult } from '../../server/src/engine/analysis';
@@ -156,4 +157,28 @@ test('a summary of another format version is refused', () => {
   const text = { format: 'braid-summary', version: 99 };
   assert.throws(() => validateSummary(text), /summary format version 99 is not supported/);
   assert.throws(() => validateSummary(JSON.parse(readFileSync(path.join(recorded, 'manifest.json'), 'utf8'))), /not a Braid summary/);
+});
+
+test('braid summarize on three shards, then braid analyze of the summaries: the same JSON report as braid analyze of all traces', () => {
+  const cli = path.resolve(__dirname, '../../dist/braid.js');
+  const braid = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r;
+  };
+  const dir = mkdtempSync(path.join(tmpdir(), 'braid-cli-shards-'));
+  try {
+    const files = traces('hashmaprace');
+    const third = Math.ceil(files.length / 3);
+    for (let k = 0; k < 3; k++) {
+      const r = braid('summarize', ...files.slice(k * third, (k + 1) * third), '--workers', k === 1 ? '2' : '1', '-o', path.join(dir, `shard-${k + 1}.braid-summary.json`));
+      assert.match(r.stderr, /braid summarize: \d+ runs \(\d+ failed\), \d+ patterns → /);
+    }
+    const merged = braid('analyze', dir, '--format', 'json').stdout;
+    const all = braid('analyze', path.join(recorded, 'hashmaprace'), '--format', 'json', '--workers', '1').stdout;
+    assert.ok(JSON.parse(all).patterns.length > 0);
+    assert.equal(merged, all);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

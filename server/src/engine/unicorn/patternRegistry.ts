@@ -224,9 +224,10 @@ export class PatternRegistry {
    * key is new here. Returns its id.
    */
   adoptPattern(p: Omit<PatternInfo, 'id'>): number {
-    const id = this.patterns.length;
-    this.patterns.push({ ...p, id });
-    return id;
+    const info = p as PatternInfo;
+    info.id = this.patterns.length;
+    this.patterns.push(info);
+    return info.id;
   }
 
   accessKey(sacc: number, role: number): string {
