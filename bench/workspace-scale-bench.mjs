@@ -4,7 +4,7 @@
 //   after:  the worker pool (WORKERS threads, default the cores) with the per-run summary cache:
 //           first analysis (cold cache), one new trace → updated ranking, reopening from the cache.
 // Before and after run in the same bench run, one process each, alternated REPEAT times (best
-// kept). Targets (issue 14): first ≤ 5 s, one new trace ≤ 1 s, reopen ≤ 1 s, peak RSS ≤ 500 MiB.
+// kept; BENCH_REPEAT, default 1). Targets (issue 14): first ≤ 5 s, one new trace ≤ 1 s, reopen ≤ 1 s, peak RSS ≤ 500 MiB.
 // Prints figures; never asserts.   node bench/workspace-scale-bench.mjs [RUNS] [EVENTS] [WORKERS]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.argv[2] ?? 300);
 const EVENTS = Number(process.argv[3] ?? 2000);
 const WORKERS = Number(process.argv[4] ?? availableParallelism());
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
 const LINES = 400;
 const VARS = 30;
 
