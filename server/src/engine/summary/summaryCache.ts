@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileHash } from '../analysis';
-import { CollectionOptions, collectionOptions, ENGINE_VERSION, readSummaryFile, SUMMARY_VERSION, SummaryFile, writeSummaryFile } from './summaryFile';
+import { CollectionOptions, collectionOptions, ENGINE_VERSION, readSummaryFile, SUMMARY_VERSION, SummaryFile } from './summaryFile';
 
 interface IndexEntry {
   size: number;
@@ -86,20 +86,15 @@ export class SummaryCache {
     }
   }
 
-  /** Stores the summary of `file` (content hash `hash`); a failure is remembered in `problems`. */
-  async put(file: string, hash: string, summary: SummaryFile): Promise<void> {
-    try {
-      const st = await fs.stat(file);
-      await fs.mkdir(path.join(this.dir, 'runs'), { recursive: true });
-      await writeSummaryFile(this.summaryPath(hash), summary);
-      // the stat before hashing could be older than the content hashed: recheck
-      const after = await fs.stat(file);
-      if (after.size !== st.size || after.mtimeMs !== st.mtimeMs) return;
-      this.index.set(path.resolve(file), { size: st.size, mtimeMs: st.mtimeMs, hash });
-      this.dirty = true;
-    } catch (err) {
-      this.problems.push(`cannot write the summary cache ${this.dir}: ${(err as Error).message}`);
-    }
+  /** Where summaries are written (by summarizeTrace, in the worker threads): <runsDir>/<SHA-1>.json. */
+  get runsDir(): string {
+    return path.join(this.dir, 'runs');
+  }
+
+  /** Records in the index that `file` (as it was when read: size, mtime) has the summary <hash>.json. */
+  record(file: string, hash: string, stat: { size: number; mtimeMs: number }): void {
+    this.index.set(path.resolve(file), { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+    this.dirty = true;
   }
 
   /** Writes the index when it changed. */

@@ -40,10 +40,10 @@ export class SummaryPool {
     if (!Number.isInteger(size) || size < 1) throw new Error(`the number of workers must be an integer ≥ 1, got ${size}`);
   }
 
-  summarize(file: string, options: Partial<AnalysisOptions>): Promise<TraceSummary> {
+  summarize(file: string, options: Partial<AnalysisOptions>, storeDir?: string): Promise<TraceSummary> {
     if (this.closed) return Promise.reject(new Error('the summary pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ req: { seq: ++this.seq, file, options }, resolve, reject });
+      this.queue.push({ req: { seq: ++this.seq, file, options, ...(storeDir ? { storeDir } : {}) }, resolve, reject });
       this.dispatch();
     });
   }

@@ -10,10 +10,12 @@ export interface SummarizeRequest {
   seq: number;
   file: string;
   options: Partial<AnalysisOptions>;
+  /** the cache's runs folder: the worker writes the summary there */
+  storeDir?: string;
 }
 
 parentPort?.on('message', (m: SummarizeRequest) => {
-  summarizeTrace(m.file, m.options).then(
+  summarizeTrace(m.file, m.options, m.storeDir).then(
     (r) => parentPort!.postMessage({ seq: m.seq, result: r }),
     (err) => parentPort!.postMessage({ seq: m.seq, result: { file: m.file, diagnostics: [{ severity: 'error', file: m.file, message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }] } }),
   );

@@ -63,8 +63,10 @@ export async function addTraces(analyzer: Analyzer, files: string[], o: Parallel
   done = cached;
   flush();
   const workers = Math.min(o.workers ?? defaultWorkers(), misses.length);
-  const store = async (k: number, r: TraceSummary) => {
-    if (cache && r.summary && r.hash && !lookups[k].summary) await cache.put(files[k], r.hash, r.summary);
+  const storeDir = cache?.runsDir;
+  const store = (r: TraceSummary) => {
+    if (cache && r.stored && r.hash) cache.record(r.file, r.hash, r.stored);
+    if (cache && r.storeProblem && !cache.problems.includes(r.storeProblem)) cache.problems.push(r.storeProblem);
   };
   if (workers <= 1 && !cache) {
     // the plain path: each trace read straight into this analyzer
@@ -80,8 +82,8 @@ export async function addTraces(analyzer: Analyzer, files: string[], o: Parallel
   } else if (workers <= 1) {
     for (const k of misses) {
       progress(files[k]);
-      const r = await summarizeTrace(files[k], options);
-      await store(k, r);
+      const r = await summarizeTrace(files[k], options, storeDir);
+      store(r);
       slots[k] = r;
       done++;
       flush();
@@ -94,11 +96,11 @@ export async function addTraces(analyzer: Analyzer, files: string[], o: Parallel
         misses.map(async (k) => {
           let r: TraceSummary;
           try {
-            r = await pool.summarize(files[k], options);
+            r = await pool.summarize(files[k], options, storeDir);
           } catch (err) {
             r = { file: files[k], diagnostics: [{ severity: 'error', file: files[k], message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }] };
           }
-          await store(k, r);
+          store(r);
           slots[k] = r;
           done++;
           progress(files[k]);
