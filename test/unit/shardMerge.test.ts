@@ -183,3 +183,33 @@ test('braid summarize on three shards, then braid analyze of the summaries: the 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('many distinct patterns (random 2-thread accesses, thousands of patterns per run): merged = together', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'braid-random-shards-'));
+  try {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const files: string[] = [];
+    for (let n = 0; n < 6; n++) {
+      const lines = [JSON.stringify({ braid: 'trace', version: 1, execution: `r${n}`, outcome: n % 3 === 0 ? 'fail' : 'pass' })];
+      lines.push('{"def":"thread","id":1,"name":"T1"}', '{"def":"thread","id":2,"name":"T2"}');
+      for (let v = 0; v < 12; v++) lines.push(JSON.stringify({ def: 'var', id: v, name: `r.V.v${v}` }));
+      for (let l = 1; l <= 60; l++) lines.push(JSON.stringify({ def: 'loc', id: l, file: 'r/V.java', line: l, method: `r.V.m${l % 7}` }));
+      for (let i = 1; i <= 600; i++) lines.push(JSON.stringify([i, rnd() < 0.5 ? 1 : 2, rnd() < 0.5 ? 'R' : 'W', Math.floor(rnd() * 12), 1 + Math.floor(rnd() * 60)]));
+      const f = path.join(dir, `r${n}.trace.jsonl`);
+      writeFileSync(f, lines.join('\n') + '\n');
+      files.push(f);
+    }
+    const all = await serial(files);
+    assert.ok(all.result.patterns.length > 1000, `${all.result.patterns.length} patterns`);
+    const merged = new Analyzer();
+    for (const part of [files.slice(0, 2), files.slice(2, 3), files.slice(3)]) {
+      const shard = new Analyzer();
+      for (const f of part) await shard.addTrace(f);
+      merged.addSummary(validateSummary(JSON.parse(JSON.stringify(shard.toSummary()))));
+    }
+    assert.deepEqual(visible(merged.rank(), merged), visible(all.result, all.analyzer));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

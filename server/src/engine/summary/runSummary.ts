@@ -122,20 +122,76 @@ export interface MergedRun {
 }
 
 /**
- * Re-interns summaries into one registry. Keeps key → id for every pattern
- * of the registry (also those its own collectors interned), so a pattern
- * found by a summary and by a trace read here is one id.
+ * Re-interns summaries into one registry. A pattern is the same here when
+ * its Table 1 number, thread roles and static accesses (this registry's ids)
+ * are: looked up by a numeric hash of these, checked against the pattern
+ * found (a run of a busy program has tens of thousands of patterns: no key
+ * text per lookup). Every pattern of the registry is indexed, also those its
+ * own collectors interned, so a pattern found by a summary and by a trace
+ * read here is one id.
  */
 export class SummaryMerger {
-  private readonly byKey = new Map<string, number>();
+  private readonly byHash = new Map<number, number>();
+  /** further patterns whose shape hash is taken */
+  private readonly clashes = new Map<number, number[]>();
   private scanned = 0;
+  private readonly acc = new Int32Array(4);
+  private readonly role = new Int32Array(4);
 
   constructor(private readonly registry: PatternRegistry) {}
 
-  private patternId(key: string): number | undefined {
+  /** 53-bit hash of the shape in acc/role. */
+  private hash(n: number, len: number): number {
+    let h1 = Math.imul(n, 0x9e3779b1) ^ len;
+    let h2 = n * 31 + len;
+    for (let j = 0; j < len; j++) {
+      const x = this.acc[j] * 2 + this.role[j];
+      h1 = Math.imul(h1 ^ x, 0x85ebca6b);
+      h1 ^= h1 >>> 13;
+      h2 = (Math.imul(h2, 0x27d4eb2d) + x) | 0;
+    }
+    return (h1 >>> 0) * 2 ** 21 + ((h2 >>> 0) & 0x1fffff);
+  }
+
+  private same(id: number, n: number, len: number): boolean {
+    const p = this.registry.patterns[id];
+    if (p.def.n !== n || p.accesses.length !== len) return false;
+    for (let j = 0; j < len; j++) if (p.accesses[j] !== this.acc[j] || p.roles[j] !== this.role[j]) return false;
+    return true;
+  }
+
+  private find(n: number, len: number): number | undefined {
+    const h = this.hash(n, len);
+    const id = this.byHash.get(h);
+    if (id === undefined) return undefined;
+    if (this.same(id, n, len)) return id;
+    for (const other of this.clashes.get(h) ?? []) if (this.same(other, n, len)) return other;
+    return undefined;
+  }
+
+  private remember(n: number, len: number, id: number): void {
+    const h = this.hash(n, len);
+    const first = this.byHash.get(h);
+    if (first === undefined) this.byHash.set(h, id);
+    else if (!this.same(first, n, len)) {
+      const l = this.clashes.get(h);
+      if (!l) this.clashes.set(h, [id]);
+      else if (!l.some((x) => this.same(x, n, len))) l.push(id);
+    }
+  }
+
+  /** Indexes the patterns the registry got since the last call (from its own collectors). */
+  private catchUp(): void {
     const pats = this.registry.patterns;
-    for (; this.scanned < pats.length; this.scanned++) if (!this.byKey.has(pats[this.scanned].key)) this.byKey.set(pats[this.scanned].key, this.scanned);
-    return this.byKey.get(key);
+    for (; this.scanned < pats.length; this.scanned++) {
+      const p = pats[this.scanned];
+      const len = p.accesses.length;
+      for (let j = 0; j < len; j++) {
+        this.acc[j] = p.accesses[j];
+        this.role[j] = p.roles[j];
+      }
+      this.remember(p.def.n, len, this.scanned);
+    }
   }
 
   /** The runs of `s` with this registry's ids (runs in file order, their pattern ids ascending). */
@@ -163,7 +219,7 @@ export class SummaryMerger {
       l.push([j, v]);
     }
     const names = new Map<number, unknown[]>(cols.threadNames);
-    // the stable key of a pattern is made of access keys (access, role): made once per summary access
+    // the stable key of a new pattern is made of access keys (access, role): made once per summary access
     const accessKeys = new Map<number, string>();
     const accessKey = (a: number, role: number) => {
       const c = a * 2 + role - 1;
@@ -171,21 +227,27 @@ export class SummaryMerger {
       if (key === undefined) accessKeys.set(c, (key = reg.accessKey(accesses[a], role)));
       return key;
     };
+    this.catchUp();
     let at = 0;
     for (let k = 0; k < count; k++) {
-      const def = patternDefinition(cols.n[k]);
+      const n = cols.n[k];
+      const def = patternDefinition(n);
       const len = def.kind.length;
-      let key = def.id;
-      for (let j = at; j < at + len; j++) key += '|' + accessKey(cols.accesses[j], cols.roles[j]);
-      let id = this.patternId(key);
+      for (let j = 0; j < len; j++) {
+        this.acc[j] = accesses[cols.accesses[at + j]];
+        this.role[j] = cols.roles[at + j];
+      }
+      let id = this.find(n, len);
       if (id === undefined) {
+        let key = def.id;
+        for (let j = at; j < at + len; j++) key += '|' + accessKey(cols.accesses[j], cols.roles[j]);
         const vals: unknown[] = new Array(len).fill(undefined);
         const given = values.get(k);
         if (given) for (const [j, v] of given) vals[j] = v;
         const info: Omit<PatternInfo, 'id'> & { threadNames?: unknown[] } = {
           def,
-          accesses: cols.accesses.slice(at, at + len).map((a) => accesses[a]),
-          roles: cols.roles.slice(at, at + len) as (1 | 2)[],
+          accesses: Array.from(this.acc.subarray(0, len)),
+          roles: Array.from(this.role.subarray(0, len)) as (1 | 2)[],
           stacks: cols.stacks.slice(at, at + len).map((x) => (x < 0 ? -1 : stacks[x])),
           values: vals,
           key,
@@ -193,8 +255,8 @@ export class SummaryMerger {
         const tn = names.get(k);
         if (tn !== undefined) info.threadNames = tn.slice();
         id = reg.adoptPattern(info);
-        this.byKey.set(key, id);
-        this.scanned = Math.max(this.scanned, id + 1);
+        this.remember(n, len, id);
+        this.scanned = id + 1;
       }
       ids[k] = id;
       at += len;
