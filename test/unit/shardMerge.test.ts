@@ -143,10 +143,12 @@ test('a broken summary file is skipped with an error naming the file and the bad
     const notJson = path.join(dir, 'cut.braid-summary.json');
     writeFileSync(notJson, '{"format": "braid-sum');
     await assert.rejects(readSummaryFile(bad), /runs\[0\]\.patterns\[\d+\] must be an integer from 0 to \d+, got 999999/);
-    const { result } = await analyzeInputsRanked([bad, notJson, traces('airline')[1]]);
+    const missing = path.join(dir, 'gone.braid-summary.json');
+    const { result } = await analyzeInputsRanked([bad, notJson, missing, traces('airline')[1]]);
     assert.equal(result.executions.total, 1);
     const errs = result.diagnostics.filter((d) => d.severity === 'error');
-    assert.deepEqual(errs.map((d) => d.file), [bad, notJson]);
+    assert.deepEqual(errs.map((d) => d.file), [bad, notJson, missing]);
+    assert.equal(errs[2].message, 'no such file');
     assert.match(errs[0].message, /not a valid Braid summary: runs\[0\]\.patterns.*the summary is skipped/);
     assert.match(errs[1].message, /not valid JSON/);
   } finally {

@@ -179,6 +179,14 @@ export async function analyzeInputs(
   const cache = o.cacheDir ? await SummaryCache.open(o.cacheDir, analyzer.options) : undefined;
   let summaries = 0;
   for (const input of inputs) {
+    if (SUMMARY_FILE_PATTERN.test(input)) {
+      try {
+        await fs.stat(input);
+      } catch {
+        diagnostics.push({ severity: 'error', file: input, message: 'no such file' });
+        continue;
+      }
+    }
     for (const s of await findSummaryFiles(input)) {
       summaries++;
       try {
