@@ -55,10 +55,57 @@ export function supportCount(minSupport: number, n: number, isFraction?: boolean
 }
 
 /**
+ * The sequences without the items of support below the minimum (SPMF's BIDE+ does the same): no
+ * pattern, forward or backward extension can hold one, so the result is the same and every scan
+ * is shorter. Returns `seqs` itself when every item is frequent (or the options are invalid: the
+ * miner reports those), else views of one new Int32Array (sequence indexes unchanged).
+ */
+function withoutInfrequentItems(seqs: readonly Int32Array[], itemCount: number, options: MineOptions): readonly Int32Array[] {
+  const n = seqs.length;
+  let minSup: number;
+  try {
+    minSup = supportCount(options.minSupport, n, options.minSupportIsFraction);
+  } catch {
+    return seqs;
+  }
+  const support = new Int32Array(itemCount);
+  const last = new Int32Array(itemCount).fill(-1);
+  let total = 0;
+  for (let sid = 0; sid < n; sid++) {
+    const s = seqs[sid];
+    total += s.length;
+    for (let p = 0; p < s.length; p++) {
+      const it = s[p];
+      if (last[it] !== sid) {
+        last[it] = sid;
+        support[it]++;
+      }
+    }
+  }
+  let kept = 0;
+  for (let sid = 0; sid < n; sid++) {
+    const s = seqs[sid];
+    for (let p = 0; p < s.length; p++) if (support[s[p]] >= minSup) kept++;
+  }
+  if (kept === total) return seqs;
+  const buf = new Int32Array(kept);
+  const out: Int32Array[] = new Array(n);
+  let w = 0;
+  for (let sid = 0; sid < n; sid++) {
+    const s = seqs[sid];
+    const from = w;
+    for (let p = 0; p < s.length; p++) if (support[s[p]] >= minSup) buf[w++] = s[p];
+    out[sid] = buf.subarray(from, w);
+  }
+  return out;
+}
+
+/**
  * Mines `seqs` (dense item ids 0..itemCount-1). Patterns come out in depth-first,
  * item-id order (deterministic).
  */
-export function mineSequences(seqs: readonly Int32Array[], itemCount: number, options: MineOptions): MineResult {
+export function mineSequences(input: readonly Int32Array[], itemCount: number, options: MineOptions): MineResult {
+  const seqs = withoutInfrequentItems(input, itemCount, options);
   const n = seqs.length;
   const minSup = supportCount(options.minSupport, n, options.minSupportIsFraction);
   const closed = options.closed ?? true;
@@ -85,32 +132,6 @@ export function mineSequences(seqs: readonly Int32Array[], itemCount: number, op
     return first[d];
   };
 
-  /** Is there an item that occurs in [lo[k], hi[k]) of sequence sids[k] for every k < m? */
-  const itemInEveryPeriod = (sids: Int32Array, m: number, lo: Int32Array, hi: Int32Array): boolean => {
-    let candidates: number[] | null = null;
-    for (let k = 0; k < m; k++) {
-      const s = seqs[sids[k]];
-      const stamp = ++markStamp;
-      if (candidates === null) {
-        candidates = [];
-        for (let p = lo[k]; p < hi[k]; p++) {
-          const it = s[p];
-          if (mark[it] !== stamp) {
-            mark[it] = stamp;
-            candidates.push(it);
-          }
-        }
-      } else {
-        for (let p = lo[k]; p < hi[k]; p++) mark[s[p]] = stamp;
-        let w = 0;
-        for (const it of candidates) if (mark[it] === stamp) candidates[w++] = it;
-        candidates.length = w;
-      }
-      if (candidates.length === 0) return false;
-    }
-    return candidates !== null && candidates.length > 0;
-  };
-
   /** Computes last-in-last (mode 0) or last-in-first (mode 1) positions of the prefix in `sid` into scratchLL. */
   const lastIn = (sid: number, depth: number, mode: 0 | 1): void => {
     const s = seqs[sid];
@@ -128,26 +149,64 @@ export function mineSequences(seqs: readonly Int32Array[], itemCount: number, op
     }
   };
 
+  // candidate items of the i-th period, shared by all i: cand[candAt[i] .. candAt[i] + candLen[i])
+  let cand = new Int32Array(Math.max(16, itemCount));
+  const candAt: number[] = [];
+  const candLen: number[] = [];
+
   /**
    * Backward extension (mode 0, maximum periods) or BackScan (mode 1, semi-maximum periods):
    * is there, for some i, an item in the i-th period of every supporting sequence?
+   * The sequences are visited one by one with the candidates of every period at once, so the
+   * check stops at the first sequence that leaves no candidate (often the second or third).
    */
   const hasBackward = (sids: Int32Array, m: number, depth: number, mode: 0 | 1): boolean => {
-    const pos = new Int32Array(m * depth);
+    let alive = 0;
     for (let k = 0; k < m; k++) {
-      lastIn(sids[k], depth, mode);
-      for (let i = 0; i < depth; i++) pos[k * depth + i] = scratchLL[i];
-    }
-    const lo = new Int32Array(m);
-    const hi = new Int32Array(m);
-    for (let i = 0; i < depth; i++) {
-      for (let k = 0; k < m; k++) {
-        lo[k] = i === 0 ? 0 : first[i - 1][sids[k]] + 1;
-        hi[k] = pos[k * depth + i];
+      const sid = sids[k];
+      const s = seqs[sid];
+      lastIn(sid, depth, mode);
+      if (k === 0) {
+        // the candidates: the distinct items of each period of the first sequence
+        let used = 0;
+        for (let i = 0; i < depth; i++) {
+          const lo = i === 0 ? 0 : first[i - 1][sid] + 1;
+          const hi = scratchLL[i];
+          if (used + (hi - lo) > cand.length) {
+            const grown = new Int32Array(Math.max(cand.length * 2, used + (hi - lo)));
+            grown.set(cand.subarray(0, used));
+            cand = grown;
+          }
+          const stamp = ++markStamp;
+          candAt[i] = used;
+          for (let p = lo; p < hi; p++) {
+            const it = s[p];
+            if (mark[it] !== stamp) {
+              mark[it] = stamp;
+              cand[used++] = it;
+            }
+          }
+          candLen[i] = used - candAt[i];
+          if (candLen[i] > 0) alive++;
+        }
+      } else {
+        for (let i = 0; i < depth; i++) {
+          const len = candLen[i];
+          if (len === 0) continue;
+          const lo = i === 0 ? 0 : first[i - 1][sid] + 1;
+          const hi = scratchLL[i];
+          const stamp = ++markStamp;
+          for (let p = lo; p < hi; p++) mark[s[p]] = stamp;
+          const at = candAt[i];
+          let w = at;
+          for (let c = at; c < at + len; c++) if (mark[cand[c]] === stamp) cand[w++] = cand[c];
+          candLen[i] = w - at;
+          if (w === at) alive--;
+        }
       }
-      if (itemInEveryPeriod(sids, m, lo, hi)) return true;
+      if (alive === 0) return false;
     }
-    return false;
+    return true;
   };
 
   const grow = (sids: Int32Array, starts: Int32Array, m: number, depth: number, pruned: boolean): void => {
