@@ -36,8 +36,9 @@ export interface MineOptions {
   maxPatterns?: number;
   /**
    * Position bitmaps for the growth and the closure checks (same result, faster on dense
-   * databases). Default: on when the alphabet is no larger than the average sequence length and
-   * the bitmaps fit in 32 MiB.
+   * databases with long sequences). Default: built when the alphabet is no larger than the
+   * average sequence length and the bitmaps fit in 32 MiB, and used where they are cheaper;
+   * `true` builds them whatever the size and uses them everywhere; `false` never (suffix scans).
    */
   bitmaps?: boolean;
 }
@@ -139,8 +140,10 @@ export function mineSequences(input: readonly Int32Array[], itemCount: number, o
   };
 
   // Position bitmaps for dense databases (few distinct items, each occurring many times per
-  // sequence): bit p of row (sid, item) is set when seqs[sid][p] === item. Used when the
-  // alphabet is no larger than the average sequence length and the bitmaps fit in 32 MiB.
+  // sequence): bit p of row (sid, item) is set when seqs[sid][p] === item. Built when the
+  // alphabet is no larger than the average sequence length and the bitmaps fit in 32 MiB; used
+  // for the last-in-last/first positions, for period checks with fewer candidates than period
+  // items, and for the growth of nodes whose suffixes hold more items than the candidates.
   const bitRow = new Int32Array(itemCount).fill(-1);
   let bitItems = 0;
   let longest = 0;
@@ -432,7 +435,16 @@ export function mineSequences(input: readonly Int32Array[], itemCount: number, o
     let children: Child[] = [];
     let forwardClosed = true;
     if (!atMax) {
-      const g = cand ? childrenByBits(sids, starts, m, cand) : childrenByScan(sids, starts, m);
+      // bitmaps cost about one step per (suffix, candidate item), scans one step per suffix item:
+      // take the cheaper at this node (long suffixes over a few items: bitmaps)
+      let useBits = false;
+      if (cand && options.bitmaps === true) useBits = true;
+      else if (cand) {
+        let suffixItems = 0;
+        for (let k = 0; k < m; k++) suffixItems += seqs[sids[k]].length - starts[k];
+        useBits = 1.5 * m * cand.length < suffixItems;
+      }
+      const g = useBits ? childrenByBits(sids, starts, m, cand!) : childrenByScan(sids, starts, m);
       children = g.children;
       forwardClosed = g.forwardClosed;
     }
