@@ -7,6 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { mineSequences } from '../../server/src/engine/mining/closedMiner';
 import { parsePatternLines, parseSpmf, spmfToDb, SpmfFormatError } from '../../server/src/engine/mining/sequenceDb';
@@ -107,4 +108,18 @@ test('dropping infrequent items does not change the result (closed, all, max len
   assert.deepEqual(got(true), ['1 2 3:2', '1 2:3', '1 3:4', '2 1:2', '2 3:3', '2:4']);
   assert.deepEqual(got(false), ['1 2 3:2', '1 2:3', '1 3:4', '1:4', '2 1:2', '2 3:3', '2:4', '3:4']);
   assert.deepEqual(got(true, 1), ['1:4', '2:4', '3:4']);
+});
+
+test('bin/braid.js mine runs the small bundle (dist/braid-mine.js) with the same results and errors', () => {
+  const mineBundle = path.join(root, 'dist/braid-mine.js');
+  assert.ok(existsSync(mineBundle), 'dist/braid-mine.js is missing: run `npm run build` first');
+  const run = (...args: string[]) => spawnSync(process.execPath, [path.join(root, 'bin/braid.js'), 'mine', ...args], { encoding: 'utf8', cwd: root });
+  const ok = run('--input', path.join(spmf, 'hand-a.txt'), '--minsup', '2', '--closed', '--spmf');
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.deepEqual(ok.stdout.trim().split('\n').sort(), ['1 -1 2 -1 #SUP: 3', '1 -1 2 -1 3 -1 #SUP: 2', '1 -1 3 -1 #SUP: 4', '2 -1 #SUP: 4', '2 -1 1 -1 #SUP: 2', '2 -1 3 -1 #SUP: 3']);
+  const bad = run('--input', path.join(spmf, 'itemset-of-two.txt'), '--minsup', '1');
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /itemset-of-two\.txt:1: itemset \{2 3\} has 2 items/);
+  assert.equal(run('--minsup', '1').status, 2);
+  assert.match(run('--help').stdout, /braid mine --input FILE --minsup F/);
 });
