@@ -189,12 +189,18 @@ if (!quick) synth('dense 1,000 × 40, 20 items', (f) => dense(f, 1000, 40, 20), 
 
 // ---------- runs ----------
 function timed(cmd, args) {
-  const full = gnuTime ? [gnuTime, ['-f', '@@RSS %M', cmd, ...args]] : [cmd, args];
+  const full = gnuTime ? [gnuTime, ['-f', '@@RSS %M %U %S', cmd, ...args]] : [cmd, args];
   const t0 = performance.now();
   const r = spawnSync(full[0], full[1], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const ms = performance.now() - t0;
-  const m = /@@RSS (\d+)/.exec(r.stderr ?? '');
-  return { ms, rssMiB: m ? Number(m[1]) / 1024 : NaN, ok: r.status === 0, err: (r.stderr ?? '').replace(/@@RSS \d+\n?/, '').trim() };
+  const m = /@@RSS (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
+  return {
+    ms,
+    rssMiB: m ? Number(m[1]) / 1024 : NaN,
+    cpuMs: m ? (Number(m[2]) + Number(m[3])) * 1000 : NaN,
+    ok: r.status === 0,
+    err: (r.stderr ?? '').replace(/@@RSS .*\n?/, '').trim(),
+  };
 }
 
 const key = (file) =>
@@ -205,7 +211,8 @@ const key = (file) =>
 
 console.log('');
 console.log('`braid mine --closed --spmf` vs SPMF BIDE+ (java, JVM start included), end to end; minsup as a count for both');
-console.log('dataset                                    MiB   seqs      minsup  patterns   braid ms  SPMF ms  braid/SPMF  braid RSS MiB  SPMF RSS MiB  output');
+console.log('wall ms = best run; CPU ms = user + sys of that run (less sensitive to a loaded machine)');
+console.log('dataset                                    MiB   seqs      minsup  patterns   braid ms  SPMF ms  braid/SPMF  braid CPU ms  SPMF CPU ms  braid RSS MiB  SPMF RSS MiB  output');
 for (const d of datasets) {
   const mib = statSync(d.file).size / 2 ** 20;
   const seqs = readFileSync(d.file, 'utf8').split('\n').filter((l) => l.trim()).length;
@@ -231,6 +238,6 @@ for (const d of datasets) {
   const same = spmf ? (bKey === key(sOut) ? 'identical' : 'DIFFERS') : '-';
   const f = (x, w, dp = 0) => (Number.isFinite(x) ? x.toFixed(dp) : '-').padStart(w);
   console.log(
-    `${d.name.padEnd(40)}${f(mib, 6, 1)}  ${String(seqs).padStart(6)}  ${String(d.minsup).padStart(8)}  ${String(patterns).padStart(8)}  ${f(b.ms, 9)}  ${s ? f(s.ms, 7) : '      -'}  ${s ? f(b.ms / s.ms, 10, 2) : '         -'}  ${f(b.rssMiB, 13)}  ${s ? f(s.rssMiB, 12) : '           -'}  ${same}`,
+    `${d.name.padEnd(40)}${f(mib, 6, 1)}  ${String(seqs).padStart(6)}  ${String(d.minsup).padStart(8)}  ${String(patterns).padStart(8)}  ${f(b.ms, 9)}  ${s ? f(s.ms, 7) : '      -'}  ${s ? f(b.ms / s.ms, 10, 2) : '         -'}  ${f(b.cpuMs, 12)}  ${s ? f(s.cpuMs, 11) : '          -'}  ${f(b.rssMiB, 13)}  ${s ? f(s.rssMiB, 12) : '           -'}  ${same}`,
   );
 }
