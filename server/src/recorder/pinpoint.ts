@@ -41,6 +41,9 @@ export interface PinpointExtras {
   catalogue?: InstrumentedPoint[];
 }
 
+/** Survivors at least this significant go into the reproduction plan (the best one always does). */
+export const PLAN_SIGNIFICANCE = 1e-3;
+
 export const DEFAULT_PINPOINT_NOISE: NoiseKind = { kind: 'sleep', ms: 2 };
 
 /** Reads an agent point catalogue: JSON lines `{id, file, line, method, kind}` (repeated ids dropped). Bad lines are reported with their number. */
@@ -223,11 +226,14 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       },
     });
     if (igs.stopped === 'cancelled') return result({ points: [], candidates: S.length, rounds: igs.rounds, stopped: 'cancelled', message: 'cancelled' });
-    const found = igs.ranked.filter((r) => r.failWith > r.failWithout);
-    const points: TriggerPoint[] = found.map((r, k) => trigger(k + 1, S[r.point], r));
+    const listedPoints = igs.ranked.filter((r) => r.failWith > r.failWithout);
+    const points: TriggerPoint[] = listedPoints.map((r, k) => trigger(k + 1, S[r.point], r));
+    // the plan: the significant survivors (the seed's p < 10⁻⁶ … or at least p < 10⁻³), else the best one
+    const significant = listedPoints.filter((r) => r.pValue < PLAN_SIGNIFICANCE);
+    const found = significant.length > 0 ? significant : listedPoints.slice(0, 1);
     // 4. derivative score around the found points, along their methods in the whole catalogue
-    const derivativeBudget = Math.min(options.budget - runs, 8 * 4 * Math.max(1, found.length) + 8);
-    if ((extras.derivative ?? true) && found.length > 0 && derivativeBudget >= 16 && !signal?.aborted) {
+    const derivativeBudget = Math.min(options.budget - runs, 4 * (1 + 2 * 2) * Math.max(1, found.length) + 4);
+    if ((extras.derivative ?? true) && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
       progress('derivative score around the trigger points');
       const index = new Map(catalogue.map((p, k) => [p.id, k]));
       const foundIdx = found.map((r) => index.get(S[r.point].id)!);
@@ -239,8 +245,9 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
         signal,
       });
       const listed = new Set(points.map((p) => p.id));
-      // neighbours where the noise works as well as at the point found: equally good triggers
-      for (const q of d.points.filter((q) => q.failRate >= d.foundRate && d.foundRate > 0).sort((a, b) => b.failRate - a.failRate)) {
+      // neighbours where the noise works as well as at the point found (and better than the other found points alone): equally good triggers
+      const good = d.points.filter((q) => d.foundRate > 0 && q.failRate >= d.foundRate && q.failRate > q.restRate + 0.25);
+      for (const q of good.sort((a, b) => b.failRate - a.failRate)) {
         const p = catalogue[q.point];
         if (listed.has(p.id)) continue;
         listed.add(p.id);
