@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parsePinpointArgs, PinpointUsageError, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
-import { parseCatalogue } from '../../server/src/recorder/pinpoint';
 import { candidatePoints, pathNeighbours } from '../../server/src/engine/noise/candidatePoints';
 import type { InstrumentedPoint } from '../../server/src/engine/noise/noisePlan';
 import { tempDir } from '../helpers/traceBuilder';
@@ -86,19 +85,6 @@ test('text report: failure rates without → with noise at each trigger point', 
   assert.match(text, /a\/B\.java:7 {2}a\.B\.f {2}failure 2% → 61% with noise here {2}\(p = 3\.0e-8\)/);
   assert.match(text, /42 run\(s\), 4 round\(s\) over 9 candidate point\(s\); stopped: significant/);
   assert.match(text, /plan: \.braid\/plans\/x\.json/);
-});
-
-test('point catalogue: JSON lines, repeated ids dropped, bad lines reported with their number', () => {
-  const text = [
-    '{"id":"a/B.f()V@3","file":"a/B.java","line":7,"method":"a.B.f","kind":"read"}',
-    '{"id":"a/B.f()V@3","file":"a/B.java","line":7,"method":"a.B.f","kind":"read"}',
-    'oops',
-    '{"id":"a/B.f()V@9","file":"a/B.java","line":8,"method":"a.B.f","kind":"write"}',
-    '{"file":"a/B.java"}',
-  ].join('\n');
-  const c = parseCatalogue(text, 'points.jsonl');
-  assert.deepEqual(c.points.map((p) => p.id), ['a/B.f()V@3', 'a/B.f()V@9']);
-  assert.deepEqual(c.errors.map((e) => e.split(': ')[0]), ['points.jsonl:3', 'points.jsonl:5']);
 });
 
 test('candidates: the pattern lines and their neighbours in the same method; all = every point', () => {

@@ -22,6 +22,8 @@ import { iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGr
 import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
 import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
 import { findAgentJar } from './agentJar';
+import { readPointCatalogue } from './pointCatalogue';
+import { writeNoisePlan } from '../engine/noise/noisePlanFile';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { runOnce } from './runOnce';
 
@@ -45,31 +47,6 @@ export interface PinpointExtras {
 export const PLAN_SIGNIFICANCE = 1e-3;
 
 export const DEFAULT_PINPOINT_NOISE: NoiseKind = { kind: 'sleep', ms: 2 };
-
-/** Reads an agent point catalogue: JSON lines `{id, file, line, method, kind}` (repeated ids dropped). Bad lines are reported with their number. */
-export function parseCatalogue(text: string, file = 'points'): { points: InstrumentedPoint[]; errors: string[] } {
-  const points: InstrumentedPoint[] = [];
-  const errors: string[] = [];
-  const seen = new Set<string>();
-  text.split('\n').forEach((line, k) => {
-    if (!line.trim()) return;
-    let p: InstrumentedPoint;
-    try {
-      p = JSON.parse(line);
-    } catch (e) {
-      errors.push(`${file}:${k + 1}: not JSON (${(e as Error).message})`);
-      return;
-    }
-    if (!p || typeof p.id !== 'string' || typeof p.file !== 'string' || typeof p.line !== 'number' || typeof p.method !== 'string') {
-      errors.push(`${file}:${k + 1}: a point needs id, file, line and method`);
-      return;
-    }
-    if (seen.has(p.id)) return;
-    seen.add(p.id);
-    points.push(p);
-  });
-  return { points, errors };
-}
 
 /** A noise plan with noise at exactly `points`. */
 export function makePlan(name: string, points: readonly InstrumentedPoint[], noise: NoiseKind, probability: number, extra: Partial<NoisePlan> = {}): NoisePlan {
@@ -96,7 +73,7 @@ export class ProgramRunner {
     this.jar = findAgentJar(agentJar);
   }
 
-  async run(agentOptions: string[], signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string }> {
+  async run(extra: Partial<RecordOptions>, signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string }> {
     const index = this.count++;
     const execution = `${sanitizeName(this.options.name)}-pinpoint-${String(index).padStart(4, '0')}`;
     const o: RecordOptions = {
@@ -113,7 +90,9 @@ export class ProgramRunner {
       name: sanitizeName(this.options.name),
       cwd: this.options.cwd,
       env: this.options.env,
-      agentOptions: ['record=false', ...this.agentOptions, ...agentOptions],
+      agentOptions: this.agentOptions,
+      record: false,
+      ...extra,
     };
     const spec = {
       index,
@@ -129,11 +108,10 @@ export class ProgramRunner {
   }
 
   /** The agent's catalogue of the points instrumented in one run without noise. */
-  async catalogue(signal?: AbortSignal): Promise<{ points: InstrumentedPoint[]; failed: boolean; errors: string[] }> {
+  async catalogue(signal?: AbortSignal): Promise<{ points: InstrumentedPoint[]; failed: boolean; skipped: number }> {
     const file = path.join(this.scratch, `points-${this.count}.jsonl`);
-    const r = await this.run([`points=${file}`], signal);
-    const text = existsSync(file) ? await fs.readFile(file, 'utf8') : '';
-    return { ...parseCatalogue(text, file), failed: r.failed };
+    const r = await this.run({ pointsFile: file }, signal);
+    return { ...(await readPointCatalogue(file)), failed: r.failed };
   }
 
   /** Runs once with noise at exactly `points` (a plan file per run). */
@@ -141,7 +119,7 @@ export class ProgramRunner {
     const file = path.join(this.scratch, `plan-${this.count}-${Math.random().toString(36).slice(2)}.json`);
     await fs.writeFile(file, JSON.stringify(plan));
     try {
-      return (await this.run([`plan=${file}`], signal)).failed;
+      return (await this.run({ plan: { file, plan } }, signal)).failed;
     } finally {
       await fs.rm(file, { force: true });
     }
@@ -196,7 +174,7 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
           candidates: 0,
           rounds: 0,
           stopped: 'no-failure',
-          message: `no instrumented point: no included class ran${c.errors.length ? ` (${c.errors[0]})` : ''}; check --include (packages or classes, e.g. --include com.example)`,
+          message: `no instrumented point: no included class ran${c.skipped ? ` (${c.skipped} unreadable catalogue line(s))` : ''}; check --include (packages or classes, e.g. --include com.example)`,
         });
       }
     }
@@ -260,13 +238,12 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     if (found.length > 0) {
       const planPoints = found.map((r) => S[r.point]);
       const file = path.resolve(options.cwd, options.planDir, `${sanitizeName(options.name)}.json`);
-      await fs.mkdir(path.dirname(file), { recursive: true });
       const body = makePlan(options.name, planPoints, noise, probability, {
         command: options.command,
         triggers: points,
         origin: { tool: 'braid pinpoint', created: new Date().toISOString(), runs },
       });
-      await fs.writeFile(file, JSON.stringify(body, null, 2) + '\n');
+      await writeNoisePlan(file, body);
       plan = file;
     }
     const stopped = igs.stopped === 'no-failure' ? 'no-failure' : igs.stopped;
