@@ -184,7 +184,7 @@ for (const s of subjects) {
     const row = {
       pkg: s.pkg,
       candidates: r.candidates,
-      runs: r.runs,
+      runs: r.runs + 1, // + the catalogue run
       stopped: r.stopped,
       top3: top3.some((p) => isBugPoint(tags, p)),
       bugRank,

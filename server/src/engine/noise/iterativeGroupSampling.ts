@@ -16,8 +16,8 @@
  *
  * Deviations (docs/noise.md, "Finding trigger points"): groups are balanced (a shuffled S dealt
  * round-robin) so no group is empty; once |S| ≤ `finalSize` every survivor is its own group and the
- * full set is run too (a bug that needs two points only shows when both are on), survivors then go
- * only by the significance test; after `backtrackAfter` rounds without a failure the last discarded
+ * full set is run too (a bug that needs two points only shows when both are on) as well as one
+ * control run without noise, survivors then go only by the significance test; after `backtrackAfter` rounds without a failure the last discarded
  * points come back (the seed's backtracking); the search stops once the best survivor's
  * likelihood-ratio test reaches p < 10⁻⁶ (the seed's threshold), or the budget is spent.
  */
@@ -236,6 +236,8 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       masks = final ? masks : fullFactorial(groupsNow);
       if (runner.remaining < masks.length || masks.length === 0) break;
     }
+    // final stage: a control run without noise, so "without the point" is measured too
+    if (final && runner.remaining > masks.length) masks = [...masks, 0];
     const groups = final ? S.map((p) => [p]) : randomPartition(S, groupsNow, options.random);
     const configs = masks.map((m) => groups.flatMap((g, k) => ((m >> k) & 1 ? g : [])));
     const outcomes = await runner.run(configs);
