@@ -10,10 +10,12 @@
 //   - the failure rate with the reproduction plan against uniform noise of the same kind at every
 //     instrumented point with the same expected number of noise events (events per point estimated
 //     from the committed recordings: events per source line and run, shared by the points of a line);
-//   - one-at-a-time search over the same candidates (up to 10 runs a point, stops at the first point
-//     with p < 10⁻⁶) and RELIEF on as many random configurations as IGS used.
+//   - one-at-a-time search over the same candidates: 10 runs without noise, then every point alone,
+//     up to 10 runs each (early stop at p < 10⁻⁶): the runs to find the trigger points this way, and
+//     the expected runs to the first one found over random orders, 10 + (|S| − m)·10/(m + 1) + the
+//     mean runs of the m points found; RELIEF on as many random configurations as IGS used.
 //
-//   node --import tsx bench/pinpoint-bench.mjs [pkg...|all] [--budget 400] [--jobs 2] [--rate-runs 30]
+//   node --import tsx bench/pinpoint-bench.mjs [pkg...|all] [--budget 400] [--jobs 2] [--rate-runs 20]
 //        [--candidates patterns|all] [--sim-only] [--no-baselines]
 // Default subjects: the seven samples of test/fixtures/java (all = samples and evaluation subjects).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -40,7 +42,7 @@ const opt = (name, def) => {
 };
 const BUDGET = opt('--budget', 400);
 const JOBS = opt('--jobs', 2);
-const RATE_RUNS = opt('--rate-runs', 30);
+const RATE_RUNS = opt('--rate-runs', 20);
 const CANDIDATES = args.includes('--candidates') ? args[args.indexOf('--candidates') + 1] : 'patterns';
 const simOnly = args.includes('--sim-only');
 const baselines = !args.includes('--no-baselines');
@@ -126,7 +128,7 @@ async function failureRate(runner, plan, runs) {
 }
 
 console.log(`\npinpoint bench, part 2: sample programs, real JVM runs (record=false), candidates ${CANDIDATES}, budget ${BUDGET}, jobs ${JOBS}, plan vs uniform over ${RATE_RUNS} runs each; load ${load()}`);
-console.log('subject         cands  IGS runs  stop         top-3 @bug  plan fail  uniform fail (p)   1-at-a-time runs (@bug)  RELIEF top-3 @bug  secs');
+console.log('subject         cands  IGS runs  stop         top-3 @bug  plan fail  uniform fail (p)   1-at-a-time: all (first hit, @bug)  RELIEF top-3 @bug  secs');
 const rows = [];
 for (const s of subjects) {
   const started = Date.now();
@@ -176,8 +178,17 @@ for (const s of subjects) {
       const lines = await topPatternLines(base.traces);
       const S = candidatePoints(catalogue, CANDIDATES, lines).points;
       const oracle = async (active) => runner.runPlan(makePlan('config', active.map((k) => S[k]), DEFAULT_PINPOINT_NOISE, 1));
-      const o = await oneAtATime(S.length, oracle, { budget: Math.max(BUDGET, 10 * S.length + 10), random: mulberry32(7), jobs: JOBS, runsPerPoint: 10 });
-      one = { runs: o.runs, bug: o.found.some((k) => isBugPoint(tags, S[k])), found: o.found.length };
+      // every point, up to 10 runs each (a point stops early once p < 1e-6): what it takes to find the
+      // trigger points one at a time; and the expected runs, over random orders, to the first one found
+      const perPoint = new Map();
+      const o = await oneAtATime(S.length, async (active) => {
+        if (active.length === 1) perPoint.set(active[0], (perPoint.get(active[0]) ?? 0) + 1);
+        return oracle(active);
+      }, { budget: 10 + 10 * S.length, random: mulberry32(7), jobs: JOBS, runsPerPoint: 10, until: () => false });
+      const m = o.found.length;
+      const sigRuns = o.found.map((k) => perPoint.get(k) ?? 0);
+      const firstHit = m ? 10 + ((S.length - m) * 10) / (m + 1) + sigRuns.reduce((a, b) => a + b, 0) / m : undefined;
+      one = { runs: o.runs, complete: o.stopped !== 'budget', firstHit, bug: o.found.some((k) => isBugPoint(tags, S[k])), found: m };
       const sample = await sampleRandomConfigurations(S.length, r.runs, oracle, mulberry32(9), JOBS);
       reliefHit = reliefRanking(reliefWeights(sample)).slice(0, 3).some((k) => isBugPoint(tags, S[k]));
     }
@@ -197,7 +208,7 @@ for (const s of subjects) {
     };
     rows.push(row);
     console.log(
-      `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${String(row.runs).padStart(8)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(9)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(16)}  ${(one ? `${one.runs} (${one.bug ? 'yes' : one.found ? 'other point' : 'none found'})` : '–').padStart(23)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
+      `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${String(row.runs).padStart(8)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(9)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(16)}  ${(one ? `${one.runs} (${one.firstHit === undefined ? '–' : one.firstHit.toFixed(0)}, ${one.bug ? 'yes' : one.found ? 'other point' : 'none found'})` : '–').padStart(34)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
     );
     for (const p of top3) console.log(`    ${p.rank}. ${p.file}:${p.line} ${p.method} ${pct(p.failWithout)} → ${pct(p.failWith)} p=${p.pValue.toExponential(1)}${isBugPoint(tags, p) ? '  @bug' : ''}`);
   } catch (e) {
@@ -209,4 +220,4 @@ for (const s of subjects) {
 const ok = rows.filter((r) => r.top3).length;
 const withOne = rows.filter((r) => r.one);
 console.log(`\n@bug line in the top 3: ${ok} of ${rows.length} subjects; mean IGS runs ${(rows.reduce((a, r) => a + r.runs, 0) / Math.max(1, rows.length)).toFixed(0)}` +
-  (withOne.length ? `; mean one-at-a-time runs ${(withOne.reduce((a, r) => a + r.one.runs, 0) / withOne.length).toFixed(0)}` : '') + `; load ${load()}`);
+  (withOne.length ? `; mean one-at-a-time runs: all points ${(withOne.reduce((a, r) => a + r.one.runs, 0) / withOne.length).toFixed(0)}, to the first hit ${(withOne.filter((r) => r.one.firstHit !== undefined).reduce((a, r) => a + r.one.firstHit, 0) / Math.max(1, withOne.filter((r) => r.one.firstHit !== undefined).length)).toFixed(0)} (expected over orders)` : '') + `; load ${load()}`);
