@@ -152,7 +152,7 @@ for (const s of subjects) {
   try {
     const runner = new ProgramRunner(base, scratch, undefined, base.agentOptions);
     const catalogue = (await runner.catalogue()).points;
-    const r = await pinpoint({ ...base, catalogue });
+    const r = await pinpoint({ ...base, budget: BUDGET - 1, catalogue }); // the catalogue run counts in the budget, as in braid pinpoint
     const top3 = r.points.slice(0, 3);
     const bugRank = r.points.findIndex((p) => isBugPoint(tags, p)) + 1;
     const plan = r.plan ? JSON.parse(readFileSync(r.plan, 'utf8')) : undefined;
