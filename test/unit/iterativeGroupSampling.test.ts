@@ -132,6 +132,20 @@ test('IGS: the §5 speed-up and the significance stop', async () => {
   assert.ok(r.log.every((round) => round.discarded.length < round.candidates));
 });
 
+test('IGS: redundant trigger points (either one elicits the bug) stop on the survivors together', async () => {
+  // three candidates (tablelog: S is small from the start); noise at point 0 or at point 2 makes the
+  // bug appear (60%), so neither beats the runs without it by much
+  const random = rng(11);
+  const oracle = async (active: readonly number[]) => random() < (active.includes(0) || active.includes(2) ? 0.6 : 0.03);
+  const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(12) });
+  assert.equal(r.stopped, 'significant');
+  assert.ok(r.together, 'stopped on the set');
+  assert.ok(r.together!.pValue < 1e-6 && r.together!.failWith > 0.4 && r.together!.failWithout < 0.2, JSON.stringify(r.together));
+  assert.deepEqual(r.ranked.slice(0, 2).map((x) => x.point).sort((a, b) => a - b), [0, 2]);
+  assert.ok(r.ranked.every((x) => x.pValue >= 1e-6), 'no single point significant');
+  assert.ok(r.runs < 400);
+});
+
 test('IGS: a program that never fails stops with no-failure and ranks nothing', async () => {
   const never = async () => false;
   const r = await iterativeGroupSampling(30, never, { budget: 60, random: rng(1) });

@@ -208,7 +208,8 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     const points: TriggerPoint[] = listedPoints.map((r, k) => trigger(k + 1, S[r.point], r));
     // the plan: the significant survivors (the seed's p < 10⁻⁶ … or at least p < 10⁻³), else the best one
     const significant = listedPoints.filter((r) => r.pValue < PLAN_SIGNIFICANCE);
-    const found = significant.length > 0 ? significant : listedPoints.slice(0, 1);
+    // redundant trigger points (IGS stopped on the survivors together): the plan holds them all
+    const found = igs.together ? listedPoints : significant.length > 0 ? significant : listedPoints.slice(0, 1);
     // 4. derivative score around the found points, along their methods in the whole catalogue
     const derivativeBudget = Math.min(options.budget - runs, 4 * (1 + 2 * 2) * Math.max(1, found.length) + 4);
     if ((extras.derivative ?? true) && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
@@ -253,7 +254,9 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
         ? `the program never failed in ${runs} run(s) with noise at the candidate points; try --candidates all, a larger --budget, or check how the failure is detected (exit code, --fail-on-output)`
         : stopped === 'budget'
           ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional`
-          : `the first trigger point is significant (p = ${points[0]?.pValue.toExponential(1)})`);
+          : igs.together
+            ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`
+            : `the first trigger point is significant (p = ${points[0]?.pValue.toExponential(1)})`);
     return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message });
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });

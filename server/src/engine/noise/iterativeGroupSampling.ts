@@ -19,10 +19,12 @@
  * full set is run too (a bug that needs two points only shows when both are on) as well as one
  * control run without noise, survivors then go only by the significance test; after `backtrackAfter` rounds without a failure the last discarded
  * points come back (the seed's backtracking); the search stops once the best survivor's
- * likelihood-ratio test reaches p < 10⁻⁶ (the seed's threshold), or the budget is spent.
+ * likelihood-ratio test reaches p < 10⁻⁶ (the seed's threshold) — or, for redundant trigger points
+ * (either one elicits the failure, so neither beats the runs without it), once the runs with all
+ * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent.
  */
 import { ConfigurationOracle, ConfigurationRunner } from './configurationOracle';
-import { groupDifferencePValue, PointStatistics, SIGNIFICANCE } from './likelihoodRatio';
+import { groupDifferencePValue, likelihoodRatioPValue, PointStatistics, SIGNIFICANCE } from './likelihoodRatio';
 
 export interface IgsOptions {
   /** most runs of the program (each configuration run is one) */
@@ -93,6 +95,12 @@ export interface IgsResult {
   groups: number;
   log: IgsRound[];
   stats: PointStatistics;
+  /**
+   * The final survivors together: runs with noise at all of them against the control runs without
+   * noise. Set when the search stopped because the set was significant while no single point was
+   * (redundant trigger points: noise at either one elicits the failure).
+   */
+  together?: { failWith: number; failWithout: number; pValue: number };
 }
 
 /**
@@ -219,6 +227,10 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   let roundsWithoutFailure = 0;
   const log: IgsRound[] = [];
   let stopped: IgsResult['stopped'] = 'budget';
+  // final stage: all survivors on / control (no noise) tallies for the current survivor set
+  let tallyKey = '';
+  const tally = { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 };
+  let together: IgsResult['together'];
 
   while (S.length > 0) {
     if (runner.cancelled) {
@@ -247,6 +259,22 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     }
     const failures = new Array(groups.length).fill(0);
     let failed = 0;
+    if (final) {
+      const key = S.join(',');
+      if (key !== tallyKey) Object.assign(tally, { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 });
+      tallyKey = key;
+      const all = (1 << groups.length) - 1;
+      outcomes.forEach((o, c) => {
+        if (o === undefined) return;
+        if (masks[c] === all) {
+          tally.allRuns++;
+          if (o) tally.allFails++;
+        } else if (masks[c] === 0) {
+          tally.controlRuns++;
+          if (o) tally.controlFails++;
+        }
+      });
+    }
     outcomes.forEach((o, c) => {
       if (!o) return;
       failed++;
@@ -298,6 +326,13 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         stopped = 'significant';
         break;
       }
+      // redundant trigger points: no single one is significant, the survivors together are
+      const setP = likelihoodRatioPValue(tally.allFails, tally.allRuns, tally.controlFails, tally.controlRuns);
+      if (S.length >= 2 && S.join(',') === tallyKey && setP < alpha) {
+        together = { failWith: tally.allFails / tally.allRuns, failWithout: tally.controlFails / tally.controlRuns, pValue: setP };
+        stopped = 'significant';
+        break;
+      }
     }
     if (runner.remaining <= 0) break;
   }
@@ -311,5 +346,6 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     groups: L,
     log,
     stats: runner.stats,
+    ...(together ? { together } : {}),
   };
 }
