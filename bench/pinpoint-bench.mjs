@@ -220,4 +220,4 @@ for (const s of subjects) {
 const ok = rows.filter((r) => r.top3).length;
 const withOne = rows.filter((r) => r.one);
 console.log(`\n@bug line in the top 3: ${ok} of ${rows.length} subjects; mean IGS runs ${(rows.reduce((a, r) => a + r.runs, 0) / Math.max(1, rows.length)).toFixed(0)}` +
-  (withOne.length ? `; mean one-at-a-time runs: all points ${(withOne.reduce((a, r) => a + r.one.runs, 0) / withOne.length).toFixed(0)}, to the first hit ${(withOne.filter((r) => r.one.firstHit !== undefined).reduce((a, r) => a + r.one.firstHit, 0) / Math.max(1, withOne.filter((r) => r.one.firstHit !== undefined).length)).toFixed(0)} (expected over orders)` : '') + `; load ${load()}`);
+  (withOne.length ? `; mean one-at-a-time runs: all points ${(withOne.reduce((a, r) => a + r.one.runs, 0) / withOne.length).toFixed(0)}, to the first hit ${withOne.some((r) => r.one.firstHit !== undefined) ? (withOne.filter((r) => r.one.firstHit !== undefined).reduce((a, r) => a + r.one.firstHit, 0) / withOne.filter((r) => r.one.firstHit !== undefined).length).toFixed(0) : '–'} (expected over orders, where one was found)` : '') + `; load ${load()}`);
