@@ -184,7 +184,7 @@ for (const s of subjects) {
       const o = await oneAtATime(S.length, async (active) => {
         if (active.length === 1) perPoint.set(active[0], (perPoint.get(active[0]) ?? 0) + 1);
         return oracle(active);
-      }, { budget: 10 + 10 * S.length, random: mulberry32(7), jobs: JOBS, runsPerPoint: 10, until: () => false });
+      }, { budget: Math.min(10 + 10 * S.length, 1000), random: mulberry32(7), jobs: JOBS, runsPerPoint: 10, until: () => false });
       const m = o.found.length;
       const sigRuns = o.found.map((k) => perPoint.get(k) ?? 0);
       const firstHit = m ? 10 + ((S.length - m) * 10) / (m + 1) + sigRuns.reduce((a, b) => a + b, 0) / m : undefined;
@@ -208,7 +208,7 @@ for (const s of subjects) {
     };
     rows.push(row);
     console.log(
-      `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${String(row.runs).padStart(8)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(9)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(16)}  ${(one ? `${one.runs} (${one.firstHit === undefined ? '–' : one.firstHit.toFixed(0)}, ${one.bug ? 'yes' : one.found ? 'other point' : 'none found'})` : '–').padStart(34)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
+      `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${String(row.runs).padStart(8)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(9)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(16)}  ${(one ? `${one.complete ? '' : '≥'}${one.runs} (${one.firstHit === undefined ? '–' : one.firstHit.toFixed(0)}, ${one.bug ? 'yes' : one.found ? 'other point' : 'none found'})` : '–').padStart(34)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
     );
     for (const p of top3) console.log(`    ${p.rank}. ${p.file}:${p.line} ${p.method} ${pct(p.failWithout)} → ${pct(p.failWith)} p=${p.pValue.toExponential(1)}${isBugPoint(tags, p) ? '  @bug' : ''}`);
   } catch (e) {
