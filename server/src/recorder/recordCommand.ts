@@ -45,8 +45,12 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', onSigint);
   const printer = new ProgressPrinter();
   const rel = path.relative(process.cwd(), options.outDir) || '.';
+  for (const note of options.notes ?? []) console.error(`note: ${note}`);
+  const noise = options.plan
+    ? `noise plan "${options.plan.plan.name}" (${path.relative(process.cwd(), options.plan.file) || options.plan.file}, ${options.plan.plan.points.length} point(s))`
+    : `noise ${options.noise}`;
   console.error(
-    `braid record: ${options.runs} run(s) of \`${options.command.join(' ')}\`, noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}` +
+    `braid record: ${options.runs} run(s) of \`${options.command.join(' ')}\`, ${noise}, seed ${options.seed}, jobs ${options.jobs}` +
       `${options.include.length ? `, include ${options.include.join(' ')}` : ''} → ${rel}`,
   );
   try {
