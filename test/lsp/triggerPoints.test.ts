@@ -3,15 +3,19 @@
  * (their `triggers`) become braid/triggerPoints lines and a hover line next to the pattern hover;
  * a changed plan file is read again (braid/triggerPointsChanged); bad plan files and triggers are
  * reported and skipped; a run recorded with a plan names it in braid/runs; braid/pinpoint is
- * refused in an untrusted workspace until the client says it is trusted.
+ * refused in an untrusted workspace until the client says it is trusted; one small real search
+ * (test/fixtures/java/noiseplan: noise before the write loses an increment) with work-done
+ * progress, its plan's trigger point decorated and hovered, and a cancelled search.
  */
 import test, { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { CancellationTokenSource, WorkDoneProgress } from 'vscode-languageserver-protocol';
 import { LspSession, cleanup, copyFixture } from './lspHarness';
-import type { RunsResult, TriggerPointsResult } from '../../server/src/lsp/protocol';
+import { classesDir, FAST_JVM, fixturesDir, prepare } from '../recorder/recorderHarness';
+import type { PinpointResultDto, RunsResult, TriggerPointsResult } from '../../server/src/lsp/protocol';
 
 const SRC = 'src/main/java/shop/Inventory.java';
 
@@ -150,5 +154,73 @@ describe('braid/pinpoint and workspace trust', () => {
 
   test('braid/triggerPoints without plans is empty', async () => {
     assert.deepEqual(await s.connection.sendRequest('braid/triggerPoints'), { plans: [], files: [], problems: [] });
+  });
+});
+
+describe('braid/pinpoint: a real search', () => {
+  let ws: string;
+  let s: LspSession;
+  const SOURCE = 'src/noiseplan/LostIncrement.java';
+  const command = ['java', ...FAST_JVM, '-cp', classesDir, 'noiseplan.LostIncrement'];
+  before(async () => {
+    prepare();
+    ws = copyFixture();
+    mkdirSync(path.join(ws, 'src/noiseplan'), { recursive: true });
+    copyFileSync(path.join(fixturesDir, 'noiseplan/LostIncrement.java'), path.join(ws, SOURCE));
+    s = new LspSession(ws);
+    await s.initialize();
+    await s.analysisDone();
+  });
+  after(async () => {
+    await s?.close();
+    cleanup(ws);
+  });
+
+  test('finds the write before which noise loses an increment; progress on the token; the plan is decorated and hovered', async () => {
+    const progress: { kind: string; message?: string; percentage?: number }[] = [];
+    const sub = s.connection.onProgress(WorkDoneProgress.type, 'pin-1', (v) => void progress.push(v));
+    const since = s.notes.length;
+    const r: PinpointResultDto = await s.connection.sendRequest('braid/pinpoint', {
+      command,
+      name: 'lost',
+      budget: 40,
+      candidates: 'all',
+      include: ['noiseplan'],
+      jobs: 1,
+      seed: 1,
+      workDoneToken: 'pin-1',
+    });
+    sub.dispose();
+    const text = readFileSync(path.join(ws, SOURCE), 'utf8').split('\n');
+    const writeLine = text.findIndex((l) => l.includes('// @point write')) + 1;
+    const plan = path.join(ws, '.braid/plans/lost.json');
+    assert.equal(r.plan, plan);
+    assert.ok(existsSync(plan));
+    assert.ok(r.runs <= 40, `runs ${r.runs}`);
+    assert.equal(r.points[0]?.line, writeLine, JSON.stringify(r.points));
+    assert.equal(progress[0].kind, 'begin');
+    assert.ok(progress.some((p) => p.kind === 'report' && /^\d+\/40 runs · round \d+/.test(p.message ?? '')), JSON.stringify(progress.slice(0, 5)));
+    assert.equal(progress.at(-1)!.kind, 'end');
+    const tp: TriggerPointsResult = await s.waitFor('braid/triggerPointsChanged', (p) => p.plans.some((x: { name: string }) => x.name === 'lost'), since);
+    const uri = pathToFileURL(path.join(ws, SOURCE)).href;
+    assert.deepEqual(
+      tp.files.find((f) => f.uri === uri)?.lines.filter((l) => l.rank === 1).map((l) => l.line),
+      [writeLine],
+    );
+    await s.open(SOURCE, text.join('\n'));
+    const h: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: writeLine - 1, character: 6 } });
+    assert.match(h.contents.value, /^\*\*Braid\*\* · trigger point \*\*#1\*\*: noise here raises the failure rate from \*\*\d+%\*\* to \*\*\d+%\*\* \(p = [^,]+, \d+ runs\) — plan `lost\.json`/);
+  });
+
+  test('$/cancelRequest stops the search: stopped "cancelled"', async () => {
+    const cts = new CancellationTokenSource();
+    let reports = 0;
+    const sub = s.connection.onProgress(WorkDoneProgress.type, 'pin-2', (v) => {
+      if (v.kind === 'report' && ++reports === 2) cts.cancel();
+    });
+    const r: PinpointResultDto = await s.connection.sendRequest('braid/pinpoint', { command, name: 'stopped', budget: 400, candidates: 'all', include: ['noiseplan'], seed: 2, workDoneToken: 'pin-2' }, cts.token);
+    sub.dispose();
+    assert.equal(r.stopped, 'cancelled');
+    assert.ok(r.runs < 40, `runs ${r.runs}`);
   });
 });

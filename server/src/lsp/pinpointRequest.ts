@@ -67,7 +67,8 @@ export function pinpointOptions(p: PinpointParams, folder: string, traces: strin
     name: sanitizeName(p.name || deriveName(p.command)),
     budget: int('budget', 400, 1, 1_000_000),
     candidates: p.candidates ?? 'patterns',
-    traces,
+    // no analyzed traces yet: pinpoint's default (the workspace's .braid/traces)
+    ...(traces.length ? { traces } : {}),
     planDir: path.resolve(folder, PLAN_DIR),
     include: strings('include'),
     exclude: strings('exclude'),
