@@ -212,6 +212,19 @@ describe('braid/pinpoint: a real search', () => {
     assert.match(h.contents.value, /^\*\*Braid\*\* · trigger point \*\*#1\*\*: noise here raises the failure rate from \*\*\d+%\*\* to \*\*\d+%\*\* \(p = [^,]+, \d+ runs\) — plan `lost\.json`/);
   });
 
+  test('Reproduce: braid/record with the plan; the runs name it and most of them fail', async () => {
+    const since = s.notes.length;
+    const r: any = await s.connection.sendRequest('braid/record', { command, runs: 6, include: ['noiseplan'], jobs: 1, plan: '.braid/plans/lost.json' });
+    assert.equal(r.runs, 6);
+    await s.analysisDone(since, (x) => x.executions.total === 12);
+    const runs: RunsResult = await s.connection.sendRequest('braid/runs');
+    const withPlan = runs.runs.filter((x) => x.plan);
+    assert.equal(withPlan.length, 6);
+    assert.deepEqual(withPlan[0].plan, { name: 'lost', file: path.join(ws, '.braid/plans/lost.json') });
+    // noise before the write: almost every run loses an increment (the search measured about 90%; under 2 of 6 would mean the plan was not applied)
+    assert.ok(withPlan.filter((x) => x.outcome === 'fail').length >= 2, withPlan.map((x) => x.outcome).join(' '));
+  });
+
   test('$/cancelRequest stops the search: stopped "cancelled"', async () => {
     const cts = new CancellationTokenSource();
     let reports = 0;
