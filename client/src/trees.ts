@@ -93,7 +93,8 @@ export function treeItem(n: Node): vscode.TreeItem {
       const r = n.run;
       const item = new vscode.TreeItem(runLabel(r), vscode.TreeItemCollapsibleState.None);
       item.id = `run:${r.file}`;
-      item.description = `${r.events.toLocaleString()} events · ${r.patterns} patterns${r.plan ? ` · ${runPlanNote(r)}` : ''}`;
+      // the plan first: the sidebar cuts long descriptions
+      item.description = `${r.plan ? `${runPlanNote(r)} · ` : ''}${r.events.toLocaleString()} events · ${r.patterns} patterns`;
       item.iconPath = r.outcome === 'fail' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
       const md = new vscode.MarkdownString();
       md.appendMarkdown(`**${escapeMd(r.execution)}** — ${r.outcome}`);

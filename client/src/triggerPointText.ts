@@ -12,12 +12,12 @@ export function percent(x: number): string {
   return `${Math.round(v)}%`;
 }
 
-/** The hint after a trigger point's line, for its best-ranked point: `⌖ trigger #1 · fails 2% → 61%` */
+/** The hint after a trigger point's line, for its best-ranked point: `◎ trigger #1 · fails 2% → 61%` */
 export function triggerHint(lines: TriggerPointLineDto[]): string {
   const best = [...lines].sort((a, b) => a.rank - b.rank)[0];
   if (!best) return '';
   const more = lines.length > 1 ? ` (+${lines.length - 1})` : '';
-  return `⌖ trigger #${best.rank} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
+  return `◎ trigger #${best.rank} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
 }
 
 function shortFile(f: string): string {
@@ -28,6 +28,7 @@ function shortFile(f: string): string {
 export function pinpointSummary(r: PinpointResultDto): string {
   const runs = `${r.runs} run${r.runs === 1 ? '' : 's'}`;
   const stopped = r.stopped === 'cancelled' ? ' (stopped)' : r.stopped === 'budget' ? ' (budget spent)' : '';
+  if (!r.points.length && r.stopped === 'cancelled') return `Braid: trigger-point search stopped after ${runs}.`;
   if (!r.points.length) return `Braid: no trigger point found in ${runs}${stopped}.${r.message ? ` ${r.message}` : ''}`;
   const t = r.points[0];
   const p = t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3);

@@ -195,7 +195,7 @@ export function quoteLine(argv: string[]): string {
 /**
  * Trigger-point decorations: a target in the gutter (light and dark icons in media/), a mark in
  * the overview ruler's left lane (the heat uses the right one) and an inline hint
- * (`⌖ trigger #1 · fails 2% → 61%`). Off with braid.triggerPoints.enabled.
+ * (`◎ trigger #1 · fails 2% → 61%`). Off with braid.triggerPoints.enabled.
  */
 export class TriggerPointDecorations implements vscode.Disposable {
   private readonly type: vscode.TextEditorDecorationType;

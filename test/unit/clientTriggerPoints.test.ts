@@ -181,10 +181,11 @@ test('decorations: one per trigger line of the open file, none when braid.trigge
 
 test('texts: percentages, the inline hint, the Runs view note, quoting a plan command', () => {
   assert.deepEqual([0, 0.004, 0.02, 0.605, 1].map(text.percent), ['0%', '0.4%', '2%', '61%', '100%']);
-  assert.equal(text.triggerHint(lines()), '⌖ trigger #1 · fails 2% → 61% (+1)');
-  assert.equal(text.triggerHint([lines()[1]]), '⌖ trigger #2 · fails 5% → 40%');
+  assert.equal(text.triggerHint(lines()), '◎ trigger #1 · fails 2% → 61% (+1)');
+  assert.equal(text.triggerHint([lines()[1]]), '◎ trigger #2 · fails 5% → 40%');
   assert.equal(text.runPlanNote({ plan: { name: 'checkout', file: '.braid/plans/checkout.json' } }), 'plan: checkout');
   assert.equal(text.runPlanNote({}), undefined);
+  assert.equal(text.pinpointSummary({ points: [], runs: 12, candidates: 17, rounds: 2, stopped: 'cancelled', message: 'cancelled' }), 'Braid: trigger-point search stopped after 12 runs.');
   assert.deepEqual(text.pointItems(pinpointResult)[1], { label: '#2 Inventory.java:16', description: 'fails 5% → 40% with noise here · p 2.0e-4', detail: 'shop.Inventory.restock' });
   assert.equal(tp.quoteLine(['java', '-cp', 'my out', 'a"b', 'x$y', 'shop.Inventory']), 'java -cp "my out" "a\\"b" "x\\$y" shop.Inventory');
 });

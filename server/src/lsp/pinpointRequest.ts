@@ -94,7 +94,8 @@ export async function pinpointFromServer(connection: Connection, p: PinpointPara
       signal: abort.signal,
       progress: (pr) => {
         const pct = pr.budget > 0 ? Math.min(100, Math.round((pr.runs / pr.budget) * 100)) : undefined;
-        progress.report(pct ?? 0, `${pr.runs}/${pr.budget} runs · round ${pr.round} · ${pr.candidates} candidate points${pr.message ? ` · ${pr.message}` : ''}`);
+        // pinpoint's message names the round and the candidates left
+        progress.report(pct ?? 0, `${pr.runs}/${pr.budget} runs · ${pr.message || `round ${pr.round}, ${pr.candidates} candidate points`}`);
       },
     });
     connection.console.info(
