@@ -22,6 +22,8 @@ import { iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGr
 import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
 import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
 import { findAgentJar } from './agentJar';
+import { readPointCatalogue } from './pointCatalogue';
+import { writeNoisePlan } from '../engine/noise/noisePlanFile';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { runOnce } from './runOnce';
 
@@ -41,32 +43,10 @@ export interface PinpointExtras {
   catalogue?: InstrumentedPoint[];
 }
 
-export const DEFAULT_PINPOINT_NOISE: NoiseKind = { kind: 'sleep', ms: 2 };
+/** Survivors at least this significant go into the reproduction plan (the best one always does). */
+export const PLAN_SIGNIFICANCE = 1e-3;
 
-/** Reads an agent point catalogue: JSON lines `{id, file, line, method, kind}` (repeated ids dropped). Bad lines are reported with their number. */
-export function parseCatalogue(text: string, file = 'points'): { points: InstrumentedPoint[]; errors: string[] } {
-  const points: InstrumentedPoint[] = [];
-  const errors: string[] = [];
-  const seen = new Set<string>();
-  text.split('\n').forEach((line, k) => {
-    if (!line.trim()) return;
-    let p: InstrumentedPoint;
-    try {
-      p = JSON.parse(line);
-    } catch (e) {
-      errors.push(`${file}:${k + 1}: not JSON (${(e as Error).message})`);
-      return;
-    }
-    if (!p || typeof p.id !== 'string' || typeof p.file !== 'string' || typeof p.line !== 'number' || typeof p.method !== 'string') {
-      errors.push(`${file}:${k + 1}: a point needs id, file, line and method`);
-      return;
-    }
-    if (seen.has(p.id)) return;
-    seen.add(p.id);
-    points.push(p);
-  });
-  return { points, errors };
-}
+export const DEFAULT_PINPOINT_NOISE: NoiseKind = { kind: 'sleep', ms: 2 };
 
 /** A noise plan with noise at exactly `points`. */
 export function makePlan(name: string, points: readonly InstrumentedPoint[], noise: NoiseKind, probability: number, extra: Partial<NoisePlan> = {}): NoisePlan {
@@ -93,7 +73,7 @@ export class ProgramRunner {
     this.jar = findAgentJar(agentJar);
   }
 
-  async run(agentOptions: string[], signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string }> {
+  async run(extra: Partial<RecordOptions>, signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string }> {
     const index = this.count++;
     const execution = `${sanitizeName(this.options.name)}-pinpoint-${String(index).padStart(4, '0')}`;
     const o: RecordOptions = {
@@ -110,7 +90,9 @@ export class ProgramRunner {
       name: sanitizeName(this.options.name),
       cwd: this.options.cwd,
       env: this.options.env,
-      agentOptions: ['record=false', ...this.agentOptions, ...agentOptions],
+      agentOptions: this.agentOptions,
+      record: false,
+      ...extra,
     };
     const spec = {
       index,
@@ -126,11 +108,10 @@ export class ProgramRunner {
   }
 
   /** The agent's catalogue of the points instrumented in one run without noise. */
-  async catalogue(signal?: AbortSignal): Promise<{ points: InstrumentedPoint[]; failed: boolean; errors: string[] }> {
+  async catalogue(signal?: AbortSignal): Promise<{ points: InstrumentedPoint[]; failed: boolean; skipped: number }> {
     const file = path.join(this.scratch, `points-${this.count}.jsonl`);
-    const r = await this.run([`points=${file}`], signal);
-    const text = existsSync(file) ? await fs.readFile(file, 'utf8') : '';
-    return { ...parseCatalogue(text, file), failed: r.failed };
+    const r = await this.run({ pointsFile: file }, signal);
+    return { ...(await readPointCatalogue(file)), failed: r.failed };
   }
 
   /** Runs once with noise at exactly `points` (a plan file per run). */
@@ -138,7 +119,7 @@ export class ProgramRunner {
     const file = path.join(this.scratch, `plan-${this.count}-${Math.random().toString(36).slice(2)}.json`);
     await fs.writeFile(file, JSON.stringify(plan));
     try {
-      return (await this.run([`plan=${file}`], signal)).failed;
+      return (await this.run({ plan: { file, plan } }, signal)).failed;
     } finally {
       await fs.rm(file, { force: true });
     }
@@ -193,7 +174,7 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
           candidates: 0,
           rounds: 0,
           stopped: 'no-failure',
-          message: `no instrumented point: no included class ran${c.errors.length ? ` (${c.errors[0]})` : ''}; check --include (packages or classes, e.g. --include com.example)`,
+          message: `no instrumented point: no included class ran${c.skipped ? ` (${c.skipped} unreadable catalogue line(s))` : ''}; check --include (packages or classes, e.g. --include com.example)`,
         });
       }
     }
@@ -223,11 +204,14 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       },
     });
     if (igs.stopped === 'cancelled') return result({ points: [], candidates: S.length, rounds: igs.rounds, stopped: 'cancelled', message: 'cancelled' });
-    const found = igs.ranked.filter((r) => r.failWith > r.failWithout);
-    const points: TriggerPoint[] = found.map((r, k) => trigger(k + 1, S[r.point], r));
+    const listedPoints = igs.ranked.filter((r) => r.failWith > r.failWithout);
+    const points: TriggerPoint[] = listedPoints.map((r, k) => trigger(k + 1, S[r.point], r));
+    // the plan: the significant survivors (the seed's p < 10⁻⁶ … or at least p < 10⁻³), else the best one
+    const significant = listedPoints.filter((r) => r.pValue < PLAN_SIGNIFICANCE);
+    const found = significant.length > 0 ? significant : listedPoints.slice(0, 1);
     // 4. derivative score around the found points, along their methods in the whole catalogue
-    const derivativeBudget = Math.min(options.budget - runs, 8 * 4 * Math.max(1, found.length) + 8);
-    if ((extras.derivative ?? true) && found.length > 0 && derivativeBudget >= 16 && !signal?.aborted) {
+    const derivativeBudget = Math.min(options.budget - runs, 4 * (1 + 2 * 2) * Math.max(1, found.length) + 4);
+    if ((extras.derivative ?? true) && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
       progress('derivative score around the trigger points');
       const index = new Map(catalogue.map((p, k) => [p.id, k]));
       const foundIdx = found.map((r) => index.get(S[r.point].id)!);
@@ -239,8 +223,9 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
         signal,
       });
       const listed = new Set(points.map((p) => p.id));
-      // neighbours where the noise works as well as at the point found: equally good triggers
-      for (const q of d.points.filter((q) => q.failRate >= d.foundRate && d.foundRate > 0).sort((a, b) => b.failRate - a.failRate)) {
+      // neighbours where the noise works as well as at the point found (and better than the other found points alone): equally good triggers
+      const good = d.points.filter((q) => d.foundRate > 0 && q.failRate >= d.foundRate && q.failRate > q.restRate + 0.25);
+      for (const q of good.sort((a, b) => b.failRate - a.failRate)) {
         const p = catalogue[q.point];
         if (listed.has(p.id)) continue;
         listed.add(p.id);
@@ -253,13 +238,12 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     if (found.length > 0) {
       const planPoints = found.map((r) => S[r.point]);
       const file = path.resolve(options.cwd, options.planDir, `${sanitizeName(options.name)}.json`);
-      await fs.mkdir(path.dirname(file), { recursive: true });
       const body = makePlan(options.name, planPoints, noise, probability, {
         command: options.command,
         triggers: points,
         origin: { tool: 'braid pinpoint', created: new Date().toISOString(), runs },
       });
-      await fs.writeFile(file, JSON.stringify(body, null, 2) + '\n');
+      await writeNoisePlan(file, body);
       plan = file;
     }
     const stopped = igs.stopped === 'no-failure' ? 'no-failure' : igs.stopped;

@@ -47,6 +47,11 @@ export interface RecordOptions {
   notes?: string[];
 }
 
+/** The runs keep no trace: `record: false`, or the agent option record=false given with --agent-option. */
+export function keepsNoTrace(o: RecordOptions): boolean {
+  return o.record === false || (o.agentOptions ?? []).some((a) => /^record=false$/.test(a.trim()));
+}
+
 /** Reads and checks a plan file for `--plan` (relative to cwd); a bad plan is a usage error naming the file and field. */
 export function loadPlanOption(file: string, cwd: string): { file: string; plan: NoisePlan } {
   const abs = path.resolve(cwd, file);

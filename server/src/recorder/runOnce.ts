@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
-import { RecordOptions } from './recordOptions';
+import { keepsNoTrace, RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 
@@ -221,7 +221,7 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     startedAt,
     ...(o.plan ? { plan: { name: o.plan.plan.name, file: o.plan.file } } : {}),
   };
-  if (o.record === false) {
+  if (keepsNoTrace(o)) {
     // No trace is kept: the agent wrote a file only to report uncaught exceptions (read above).
     for (const t of traces) await fs.rm(t, { force: true });
     return { ...base, ...outcome, traces: [], aborted: false, empty: false };

@@ -4,7 +4,9 @@
  * but one (p), plus one point q before or after p along the path; the walk goes on, one point
  * further each step, until the failure rate drops (below `dropRatio` of the found points'
  * rate). The score of q is the change of the failure rate from the previous step to q — its
- * peaks are where the noise starts or stops mattering, i.e. the race's own accesses.
+ * peaks are where the noise starts or stops mattering, i.e. the race's own accesses. With several
+ * found points, the rate of the others alone (without p or q) is measured too: a neighbour only
+ * stands in for p when it beats that.
  */
 import { ConfigurationOracle, ConfigurationRunner } from './configurationOracle';
 
@@ -36,6 +38,8 @@ export interface DerivativePoint {
   failRate: number;
   /** failure rate at this step minus the rate one step nearer p (p itself at step 1) */
   derivative: number;
+  /** failure rate with noise at the other found points only (0 without running when p is alone) */
+  restRate: number;
 }
 
 export interface DerivativeResult {
@@ -68,6 +72,9 @@ export async function derivativeScores(
   for (const p of found) {
     const rest = found.filter((x) => x !== p);
     const around = neighbours(p);
+    // what the other found points do without p or q: a neighbour only counts above it
+    const restRate = rest.length === 0 || (around.before.length === 0 && around.after.length === 0) ? 0 : await rate(rest);
+    if (restRate === undefined) return { foundRate, points: result, runs: runner.runs };
     for (const direction of ['before', 'after'] as const) {
       let previous = foundRate;
       const path = around[direction].slice(0, maxSteps);
@@ -77,7 +84,7 @@ export async function derivativeScores(
         if (seen.has(q)) continue;
         const r = await rate([...rest, q]);
         if (r === undefined) return { foundRate, points: result, runs: runner.runs };
-        result.push({ point: q, replaces: p, direction, step: step + 1, failRate: r, derivative: r - previous });
+        result.push({ point: q, replaces: p, direction, step: step + 1, failRate: r, derivative: r - previous, restRate });
         previous = r;
         if (r < foundRate * dropRatio) break;
       }
