@@ -36,6 +36,8 @@ public final class BraidTransformer implements ClassFileTransformer {
     if (className == null || bytes == null) return null;
     String dotted = className.replace('/', '.');
     if (!filter.isInstrumented(dotted)) return null;
+    // record=false with a plan and no catalogue: only the classes of planned points change
+    if (!record && !PointCatalogue.enabled() && !dev.braid.agent.runtime.NoisePoints.mayHavePoints(className)) return null;
     boolean jdk = ClassFilter.isJdk(dotted);
     Rt.beginInternal();
     try {

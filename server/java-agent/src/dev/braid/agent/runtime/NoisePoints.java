@@ -30,13 +30,21 @@ public final class NoisePoints {
   /** SLEEP: shortest park, ns */
   private static long[] minNanos = new long[0];
   private static HashMap<String, Integer> planned;
+  /** internal names of the classes that hold planned points */
+  private static java.util.HashSet<String> plannedClasses = new java.util.HashSet<>();
   /** the shared entry of uniform noise (no plan, record=false), or -1 */
   private static int uniform = -1;
 
   /** Installs a plan: point ids with their probability and kind; parameters in ns. */
   public static synchronized void setPlan(String[] ids, double[] p, int[] kinds, long[] min, long[] max) {
     planned = new HashMap<>();
-    for (int k = 0; k < ids.length; k++) planned.put(ids[k], k);
+    plannedClasses = new java.util.HashSet<>();
+    for (int k = 0; k < ids.length; k++) {
+      planned.put(ids[k], k);
+      int paren = ids[k].indexOf('(');
+      int dot = paren < 0 ? -1 : ids[k].lastIndexOf('.', paren);
+      if (dot > 0) plannedClasses.add(ids[k].substring(0, dot));
+    }
     probability = p;
     kind = kinds;
     minNanos = min;
@@ -56,6 +64,11 @@ public final class NoisePoints {
 
   public static synchronized boolean hasPlan() {
     return planned != null;
+  }
+
+  /** With a plan: whether the class (internal name) holds a planned point. Without: true. */
+  public static synchronized boolean mayHavePoints(String internalName) {
+    return planned == null || plannedClasses.contains(internalName);
   }
 
   /**
