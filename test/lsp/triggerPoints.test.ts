@@ -43,7 +43,7 @@ describe('trigger points of the workspace noise plans', () => {
   before(async () => {
     ws = copyFixture();
     mkdirSync(path.join(ws, '.braid/plans'), { recursive: true });
-    writeFileSync(path.join(ws, '.braid/plans/checkout.json'), plan('checkout', [take, { ...restock, line: 0 }]));
+    writeFileSync(path.join(ws, '.braid/plans/checkout.json'), plan('checkout', [take, { ...restock, line: 0 }, { ...restock, rank: 3, id: 'nowhere/Missing.run()V@1', file: 'Missing.java', method: 'nowhere.Missing.run' }]));
     writeFileSync(path.join(ws, '.braid/plans/broken.json'), '{"format": "braid-noise-plan", ');
     // run-003 again, recorded with the plan (header.recorder.options.plan)
     const failing = readFileSync(path.join(ws, '.braid/traces/run-003.trace.jsonl'), 'utf8').split('\n');
@@ -66,7 +66,7 @@ describe('trigger points of the workspace noise plans', () => {
     const planFile = path.join(ws, '.braid/plans/checkout.json');
     assert.deepEqual(
       r.plans.map((p) => [p.name, p.file, p.triggers, p.runs, p.command?.join(' ')]),
-      [['checkout', planFile, 1, 212, 'java -cp out shop.Inventory']],
+      [['checkout', planFile, 2, 212, 'java -cp out shop.Inventory']],
     );
     assert.deepEqual(r.files, [
       {
@@ -83,6 +83,11 @@ describe('trigger points of the workspace noise plans', () => {
     );
     assert.match(r.problems[1].message, /"line" must be an integer ≥ 1; ignored/);
     assert.ok(s.logs().some((m) => m.includes('broken.json') && m.includes('not valid JSON')), 'the bad plan file is named in the output');
+    // a trigger point whose source is not in the workspace: said once, with its plan, file and rank
+    assert.deepEqual(
+      s.logs().filter((m) => m.includes('Missing.java')),
+      [`Noise plan ${planFile}: the source file "Missing.java" of trigger point #3 is not in the workspace (see braid.sourceRoots); no decoration or hover for it.`],
+    );
   });
 
   test('hover on a trigger line: the failure rates with and without noise, p, runs and plan, then the pattern hover', async () => {

@@ -576,16 +576,15 @@ export class BraidServer {
     this.planLoad = this.planLoad.then(async () => {
       try {
         const { plans, problems } = await loadPlans(folders);
-        const reported = new Set<string>();
-        // the plans' own resolver: a source missing here is reported as a plan's, not a trace's
-        const resolver = new SourceResolver(folders, roots, (src) => {
-          if (!reported.has(src)) this.connection.console.warn(`Noise plan trigger point in "${src}": the source file is not in the workspace; no decoration or hover for it.`);
-          reported.add(src);
-        });
+        // the plans' own resolver: a missing source is reported below as a plan's, not as a trace's
+        const resolver = new SourceResolver(folders, roots);
         if (plans.some((p) => p.triggers.length)) await resolver.prepare();
         const st = new TriggerPointState(plans, problems, (f) => resolver.resolve(f));
         this.triggerPoints = st;
         for (const pr of problems) this.connection.console.warn(`Noise plan ${pr.file}: ${pr.message}`);
+        for (const u of st.unresolved) {
+          this.connection.console.warn(`Noise plan ${u.plan}: the source file "${u.file}" of trigger point #${u.rank} is not in the workspace (see braid.sourceRoots); no decoration or hover for it.`);
+        }
         if (plans.length) this.connection.console.info(`Noise plans: ${plans.length} (${st.resolvedCount} trigger points on workspace lines)`);
         void this.connection.sendNotification(TriggerPointsChangedNotification, st.result());
       } catch (err) {
@@ -599,11 +598,7 @@ export class BraidServer {
     if (!text) return hover;
     if (!hover) return { contents: { kind: 'markdown', value: text } };
     const c = hover.contents as { kind: string; value: string };
-    return { ...hover, contents: { kind: c.kind, value: `${text}
-
----
-
-${c.value}` } } as ReturnType<typeof hoverFor>;
+    return { ...hover, contents: { kind: c.kind, value: `${text}\n\n---\n\n${c.value}` } } as ReturnType<typeof hoverFor>;
   }
 
   private withMethodLenses(lenses: ReturnType<typeof codeLensesFor>, fsPath: string, text: string | undefined): ReturnType<typeof codeLensesFor> {

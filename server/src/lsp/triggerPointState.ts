@@ -136,6 +136,8 @@ interface Entry {
 export class TriggerPointState {
   /** fsPath → line → trigger points on it (best rank first) */
   private readonly byFile = new Map<string, Map<number, Entry[]>>();
+  /** trigger points whose source file is not in the workspace */
+  readonly unresolved: { plan: string; file: string; rank: number }[] = [];
 
   constructor(
     readonly plans: LoadedPlan[],
@@ -146,7 +148,10 @@ export class TriggerPointState {
       for (const trigger of plan.triggers) {
         let fsPath: string | undefined;
         for (const c of sourceCandidates(trigger)) if ((fsPath = resolve(c))) break;
-        if (!fsPath) continue;
+        if (!fsPath) {
+          this.unresolved.push({ plan: plan.file, file: trigger.file, rank: trigger.rank });
+          continue;
+        }
         let lines = this.byFile.get(fsPath);
         if (!lines) this.byFile.set(fsPath, (lines = new Map()));
         let l = lines.get(trigger.line);
