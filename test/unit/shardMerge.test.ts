@@ -215,3 +215,29 @@ test('many distinct patterns (random 2-thread accesses, thousands of patterns pe
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a run keeps its noise plan through a summary', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'braid-plan-summary-'));
+  try {
+    const f = path.join(dir, 'p.trace.jsonl');
+    writeFileSync(
+      f,
+      [
+        JSON.stringify({ braid: 'trace', version: 1, execution: 'run-007', outcome: 'fail', recorder: { options: { plan: { name: 'checkout', file: '.braid/plans/checkout.json' } } } }),
+        '{"def":"thread","id":1,"name":"T1"}',
+        '{"def":"thread","id":2,"name":"T2"}',
+        '{"def":"var","id":0,"name":"A.x"}',
+        '{"def":"loc","id":1,"file":"A.java","line":3,"method":"A.run"}',
+        '[1,1,"R",0,1]',
+        '[2,2,"W",0,1]',
+      ].join('\n') + '\n',
+    );
+    const shard = new Analyzer();
+    await shard.addTrace(f);
+    const merged = new Analyzer();
+    const [run] = merged.addSummary(validateSummary(JSON.parse(JSON.stringify(shard.toSummary()))));
+    assert.deepEqual(run.plan, { name: 'checkout', file: '.braid/plans/checkout.json' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -107,6 +107,7 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
       diagnostics,
     };
     for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'failPoint'] as const) if (run[f] !== undefined) (r as unknown as Record<string, unknown>)[f] = run[f];
+    if (run.plan) r.plan = { ...run.plan };
     if (run.afterFailure) r.afterFailure = run.afterFailure.map(pattern);
     if (hash) r.hash = hash;
     out.runs.push(r);
@@ -273,6 +274,7 @@ export class SummaryMerger {
         program: r.program,
         test: r.test,
         seed: r.seed,
+        ...(r.plan ? { plan: { ...r.plan } } : {}),
         events: r.events,
         patterns: r.patterns.map((k) => ids[k]).sort(asc),
         failPoint: r.failPoint,

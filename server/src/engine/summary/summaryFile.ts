@@ -72,6 +72,8 @@ export interface SummaryRun {
   program?: string;
   test?: string;
   seed?: string;
+  /** the run's noise plan (trace header recorder.options.plan) */
+  plan?: { name: string; file?: string };
   events: number;
   failPoint?: number;
   stats: CollectorStats;
@@ -204,6 +206,10 @@ export function validateSummary(x: unknown): SummaryFile {
       if (!Array.isArray(r.uncaught)) fail(`${w}.uncaught must be a list`);
       if (!Array.isArray(r.diagnostics)) fail(`${w}.diagnostics must be a list`);
       for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'hash']) if (r[f] !== undefined) str(r[f], `${w}.${f}`);
+      if (r.plan !== undefined) {
+        const pl = r.plan as Record<string, unknown>;
+        if (!pl || typeof pl !== 'object' || typeof pl.name !== 'string' || (pl.file !== undefined && typeof pl.file !== 'string')) fail(`${w}.plan must be {name, file?} with strings`);
+      }
       intList(r.patterns, `${w}.patterns`, 0, nPatterns);
       if (r.afterFailure !== undefined) intList(r.afterFailure, `${w}.afterFailure`, 0, nPatterns);
     });
