@@ -194,13 +194,6 @@ export class Analyzer {
     }
     const found = collector.finish();
     const stats = collector.stats();
-    if (stats.latePairs > 0) {
-      diags.push({
-        severity: 'warning',
-        file,
-        message: `${stats.latePairs} memory-access pairs arrived after the pair ordering buffer was full; they were combined approximately`,
-      });
-    }
     if (r.droppedEvents > 0) {
       diags.push({
         severity: 'warning',
