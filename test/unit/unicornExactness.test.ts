@@ -14,6 +14,9 @@ import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { Analyzer } from '../../server/src/engine/analysis';
+import { readTrace } from '../../server/src/engine/trace/traceReader';
+import { PatternRegistry } from '../../server/src/engine/unicorn/patternRegistry';
+import { UnicornCollector } from '../../server/src/engine/unicorn/unicornCollector';
 import { RefAccess, RefEvent, runPatterns } from '../helpers/unicornReference';
 import { rng } from '../helpers/seededRandom';
 
@@ -99,7 +102,8 @@ function* traceLines(run: RandomRun): Generator<string> {
       yield JSON.stringify({ def: 'loc', id: locs.get(lk), file: e.file, line: e.line, method: `m${e.line}` });
     }
     const [, obj, elem] = e.location.split('/').map(Number);
-    yield JSON.stringify([e.idx, e.thread, e.write ? 'W' : 'R', vars.get(e.variable), locs.get(lk), null, obj, elem]);
+    const value = (e as RefAccess & { value?: unknown }).value;
+    yield JSON.stringify([e.idx, e.thread, e.write ? 'W' : 'R', vars.get(e.variable), locs.get(lk), null, obj, elem, ...(value === undefined ? [] : [value])]);
   }
 }
 
@@ -215,8 +219,54 @@ test('one trace with more than 2^20 pairs, its first location touched only at th
     assert.deepEqual({ missing: missing.slice(0, 10), extra: extra.slice(0, 10), counts: [missing.length, extra.length] }, { missing: [], extra: [], counts: [0, 0] });
     assert.equal(got.length, want.length);
     assert.equal(result.stats.latePairs ?? 0, 0);
+    assert.ok((result.stats.spilledPairs ?? 0) > 0, 'the pair ordering went past its memory budget and spilled sorted runs to disk');
     // the pairs of the start and end accesses of v0 are among them
     assert.ok(wantSet.has('P3|W1:v0@B.java:1|W2:v0@A.java:2'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('spilling to disk changes nothing: same patterns, same first-occurrence values, stacks and thread names', async () => {
+  const r = rng(5);
+  const events: RefEvent[] = [];
+  let idx = 0;
+  const VALUES = [0, 1, -3.5, 'a', 'é"\\', null, true, false];
+  const access = (thread: number, write: boolean, v: number, line: number, value?: unknown) => {
+    const a: RefAccess & { value?: unknown } = { kind: 'access', idx: ++idx, thread, write, location: `${v}/0/-1`, variable: `v${v}`, file: FILES[line % 2], line };
+    if (value !== undefined) a.value = value;
+    events.push(a);
+  };
+  access(1, true, 0, 1, 'start');
+  access(2, true, 0, 2, null);
+  let thread = 1;
+  while (idx < 30_000) {
+    if (r() < 0.3) thread = 1 + Math.floor(r() * 3);
+    access(thread, r() < 0.5, 1 + Math.floor(r() * 5), 3 + Math.floor(r() * 8), r() < 0.8 ? VALUES[Math.floor(r() * VALUES.length)] : undefined);
+  }
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exact-spill-'));
+  try {
+    const file = path.join(dir, 'spill.trace.jsonl');
+    await writeTrace(file, { execution: 'spill', outcome: 'fail', events });
+    const collect = async (maxBufferedPairs?: number) => {
+      const reg = new PatternRegistry();
+      const c = new UnicornCollector(reg, 4, 10, false, { maxBufferedPairs });
+      await readTrace(file, c);
+      const found = c.finish();
+      const seen = new Map(found.ids.map((id) => {
+        const p = reg.patterns[id];
+        return [p.key, JSON.stringify([p.values, p.threadNames, found.earliestEnd(id)])];
+      }));
+      return { seen, stats: c.stats() };
+    };
+    const spilled = await collect(300);
+    const memory = await collect();
+    assert.ok((spilled.stats.spilledPairs ?? 0) > 10_000, `spilled ${spilled.stats.spilledPairs}`);
+    assert.equal(memory.stats.spilledPairs, 0);
+    assert.deepEqual([...spilled.seen].sort(), [...memory.seen].sort());
+    const want = runPatterns(events, 4, 10, false);
+    assert.deepEqual([...spilled.seen.keys()].sort(), [...want].sort());
+    assert.ok([...memory.seen.values()].some((v) => v.includes('"start"')), 'values are recorded');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,8 @@
 /**
  * UNICORN Step 1: the access windows of one run, one per shared-memory
  * location (thesis §4.2.1, Figure 6(a)), all in one pool of typed arrays:
- * window w owns slots w·C … w·C + C − 1 used as a ring (oldest first from
+ * window w owns slots w·S … w·S + S − 1 (S: the capacity C rounded up to a
+ * power of two) used as a ring of at most C accesses (oldest first from
  * `head`). Nothing is allocated per access.
  *
  * - A new access from the thread of the latest slot replaces it, except that
@@ -35,6 +36,10 @@ export interface AccessInput {
 
 export class AccessWindows {
   readonly capacity: number;
+  /** slots per window (a power of two ≥ capacity), its log2 and mask */
+  private readonly stride: number;
+  private readonly shift: number;
+  private readonly mask: number;
   /** windows */
   count = 0;
   private head = new Int32Array(64);
@@ -55,7 +60,12 @@ export class AccessWindows {
 
   constructor(capacity: number) {
     this.capacity = capacity;
-    const n = 64 * capacity;
+    let shift = 0;
+    while (1 << shift < capacity) shift++;
+    this.shift = shift;
+    this.stride = 1 << shift;
+    this.mask = this.stride - 1;
+    const n = 64 * this.stride;
     this.slotIdx = new Float64Array(n);
     this.slotThread = new Int32Array(n);
     this.slotSacc = new Int32Array(n);
@@ -83,7 +93,7 @@ export class AccessWindows {
     };
     this.head = i32(this.head, n);
     this.len = i32(this.len, n);
-    const s = n * this.capacity;
+    const s = n * this.stride;
     const f = new Float64Array(s);
     f.set(this.slotIdx);
     this.slotIdx = f;
@@ -104,36 +114,37 @@ export class AccessWindows {
 
   /** Pool index of the k-th oldest slot of window w. */
   slot(w: number, k: number): number {
-    return w * this.capacity + ((this.head[w] + k) % this.capacity);
+    return (w << this.shift) + ((this.head[w] + k) & this.mask);
   }
 
   /** Index of the oldest access still in window w (Infinity when empty). */
   oldestIndex(w: number): number {
-    return this.len[w] ? this.slotIdx[w * this.capacity + this.head[w]] : Infinity;
+    return this.len[w] ? this.slotIdx[(w << this.shift) + this.head[w]] : Infinity;
   }
 
   /** Adds access `a` to window w (the update policy above). */
   add(w: number, a: AccessInput, sink: PairSink): void {
-    const c = this.capacity;
+    const base = w << this.shift;
+    const m = this.mask;
     const n = this.len[w];
     let s: number;
     if (n > 0) {
-      const last = w * c + ((this.head[w] + n - 1) % c);
+      const last = base + ((this.head[w] + n - 1) & m);
       if (this.slotThread[last] === a.thread) {
         if (this.slotWrite[last] === 1 && !a.write) return; // keep the write
         this.write(last, a);
         return;
       }
-      if (n >= c) {
+      if (n >= this.capacity) {
         this.emitOldest(w, sink);
-        this.head[w] = (this.head[w] + 1) % c;
-        s = w * c + ((this.head[w] + n - 1) % c);
+        this.head[w] = (this.head[w] + 1) & m;
+        s = base + ((this.head[w] + n - 1) & m);
       } else {
-        s = w * c + ((this.head[w] + n) % c);
+        s = base + ((this.head[w] + n) & m);
         this.len[w] = n + 1;
       }
     } else {
-      s = w * c + this.head[w];
+      s = base + this.head[w];
       this.len[w] = 1;
     }
     this.write(s, a);
@@ -161,20 +172,21 @@ export class AccessWindows {
   flush(w: number, sink: PairSink): void {
     while (this.len[w] > 0) {
       this.emitOldest(w, sink);
-      this.head[w] = (this.head[w] + 1) % this.capacity;
+      this.head[w] = (this.head[w] + 1) & this.mask;
       this.len[w]--;
     }
   }
 
   private emitOldest(w: number, sink: PairSink): void {
-    const c = this.capacity;
+    const base = w << this.shift;
+    const m = this.mask;
     const h = this.head[w];
     const n = this.len[w];
-    const o = w * c + h;
+    const o = base + h;
     const ot = this.slotThread[o];
     const ow = this.slotWrite[o];
     for (let k = 1; k < n; k++) {
-      const b = w * c + ((h + k) % c);
+      const b = base + ((h + k) & m);
       if (this.slotThread[b] !== ot && (ow === 1 || this.slotWrite[b] === 1)) sink(w, o, b);
     }
   }

@@ -270,11 +270,14 @@ export class PairOrdering {
     const base = b * BUCKET;
     const c = this.counts;
     c.fill(0);
-    for (let j = 0; j < n; j++) c[this.firstIdx[this.order[j]] - base + 1]++;
+    const order = this.order;
+    const sorted = this.sorted;
+    const first = this.firstIdx;
+    for (let j = 0; j < n; j++) c[((first[order[j]] - base) | 0) + 1]++;
     for (let j = 1; j <= BUCKET; j++) c[j] += c[j - 1];
     for (let j = 0; j < n; j++) {
-      const r = this.order[j];
-      this.sorted[c[this.firstIdx[r] - base]++] = r;
+      const r = order[j];
+      sorted[c[(first[r] - base) | 0]++] = r;
     }
     return n;
   }
@@ -289,14 +292,20 @@ export class PairOrdering {
       const n = this.sortBucket(b);
       // release in order; records freed after their release (the callback reads them)
       const sorted = this.sorted;
+      const values = this.value1.length > 0;
       for (let j = 0; j < n; j++) {
         const r = sorted[j];
         this.release(r);
-        if (this.value1.length) {
+        if (values) {
           this.value1[r] = undefined;
           this.value2[r] = undefined;
         }
-        this.next[r] = this.free;
+      }
+      // free the records (the release callback has read them)
+      const next = this.next;
+      for (let j = 0; j < n; j++) {
+        const r = sorted[j];
+        next[r] = this.free;
         this.free = r;
       }
       this.count -= n;

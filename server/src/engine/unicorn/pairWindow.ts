@@ -43,7 +43,8 @@ const DENSE_THREADS = 256;
 
 export class PairWindow {
   pairCount = 0;
-  private readonly ring: number;
+  /** ring slots − 1 (a power of two minus one ≥ size) */
+  private readonly mask: number;
   private readonly rFirst: Float64Array;
   private readonly rSecond: Float64Array;
   private readonly rSig: Int32Array;
@@ -55,9 +56,9 @@ export class PairWindow {
   private readonly rValue1: unknown[];
   private readonly rValue2: unknown[];
   /** position of the previous pair of the same direction (-1 none) */
-  private readonly rPrev: Float64Array;
+  private readonly rPrev: Int32Array;
   /** latest position per direction t1 · DENSE_THREADS + t2, plus one (0: none) */
-  private readonly latestDense = new Float64Array(DENSE_THREADS * DENSE_THREADS);
+  private readonly latestDense = new Int32Array(DENSE_THREADS * DENSE_THREADS);
   private readonly latestSparse = new Map<number, number>();
   private readonly occ = new Occurrence();
 
@@ -68,8 +69,9 @@ export class PairWindow {
     /** trace name of a dense thread slot */
     private readonly threadName: (slot: number) => string | undefined = () => undefined,
   ) {
-    const n = Math.max(1, size + 1);
-    this.ring = n;
+    let n = 1;
+    while (n < size + 1) n *= 2;
+    this.mask = n - 1;
     this.rFirst = new Float64Array(n);
     this.rSecond = new Float64Array(n);
     this.rSig = new Int32Array(n);
@@ -80,7 +82,7 @@ export class PairWindow {
     this.rStack2 = new Int32Array(n);
     this.rValue1 = new Array(n).fill(undefined);
     this.rValue2 = new Array(n).fill(undefined);
-    this.rPrev = new Float64Array(n);
+    this.rPrev = new Int32Array(n);
   }
 
   private latest(t1: number, t2: number): number {
@@ -95,38 +97,49 @@ export class PairWindow {
 
   push(q: PairInput): void {
     const position = this.pairCount++;
+    if (position >= 2 ** 31 - 1) throw new Error('more than 2^31 memory-access pairs in one run');
     const reg = this.registry;
     const occ = this.occ;
-    occ.set(0, q.stack1, q.value1, this.threadName(q.t1));
-    occ.set(1, q.stack2, q.value2, this.threadName(q.t2));
-    this.found.add(reg.pairPattern(q.sig, occ), q.secondIdx > q.firstIdx ? q.secondIdx : q.firstIdx);
+    let own = reg.knownPairPattern(q.sig);
+    if (own < 0) {
+      occ.set(0, q.stack1, q.value1, this.threadName(q.t1));
+      occ.set(1, q.stack2, q.value2, this.threadName(q.t2));
+      own = reg.pairPattern(q.sig, occ);
+    }
+    this.found.add(own, q.secondIdx > q.firstIdx ? q.secondIdx : q.firstIdx);
     if (this.size <= 0) return;
     const min = position - this.size;
-    const ring = this.ring;
-    for (let p = this.latest(q.t2, q.t1); p >= 0 && p >= min; ) {
-      const e = p % ring;
-      const a1 = this.rFirst[e];
-      const a2 = this.rSecond[e];
-      const rel = placement(this.rWin[e] === q.win, a1, a2, q.firstIdx, q.secondIdx);
+    const mask = this.mask;
+    const rFirst = this.rFirst;
+    const rSecond = this.rSecond;
+    const rWin = this.rWin;
+    const rSig = this.rSig;
+    const rPrev = this.rPrev;
+    const found = this.found;
+    const qFirst = q.firstIdx;
+    const qSecond = q.secondIdx;
+    const qWin = q.win;
+    const qSig = q.sig;
+    for (let p = this.latest(q.t2, q.t1); p >= min && p >= 0; ) {
+      const e = p & mask;
+      const a1 = rFirst[e];
+      const a2 = rSecond[e];
+      const rel = placement(rWin[e] === qWin, a1, a2, qFirst, qSecond);
       if (rel !== PairRelation.Pair) {
-        let id = reg.combination(this.rSig[e], q.sig, rel);
+        let id = reg.combination(rSig[e], qSig, rel);
         if (id === UNKNOWN_COMBINATION) {
           occ.set(0, this.rStack1[e], this.rValue1[e], this.threadName(this.rT1[e]));
           occ.set(1, this.rStack2[e], this.rValue2[e], this.threadName(this.rT2[e]));
           occ.set(2, q.stack1, q.value1, this.threadName(q.t1));
           occ.set(3, q.stack2, q.value2, this.threadName(q.t2));
-          id = reg.internCombination(this.rSig[e], q.sig, rel, occ);
+          id = reg.internCombination(rSig[e], qSig, rel, occ);
         }
-        if (id >= 0) {
-          let end = a2 > a1 ? a2 : a1;
-          if (q.firstIdx > end) end = q.firstIdx;
-          if (q.secondIdx > end) end = q.secondIdx;
-          this.found.add(id, end);
-        }
+        // the last access of the four: a2 or b2 (a1 < a2, b1 < b2, a1 < b1)
+        if (id >= 0) found.add(id, a2 > qSecond ? a2 : qSecond);
       }
-      p = this.rPrev[e];
+      p = rPrev[e];
     }
-    const e = position % ring;
+    const e = position & mask;
     this.rFirst[e] = q.firstIdx;
     this.rSecond[e] = q.secondIdx;
     this.rSig[e] = q.sig;

@@ -108,6 +108,8 @@ export interface AccessRef {
 const PAIR_KEY_LIMIT = 2 ** 26;
 /** pair signatures below this use the flat combination key (2^22 · 2^22 · 8 < 2^53) */
 const COMBO_SIG_LIMIT = 2 ** 22;
+/** pair signatures below this have their combinations in a flat table (256 · 256 · 8 int32 = 2 MiB) */
+const DENSE_SIGS = 256;
 /** combination() answer: not computed yet */
 export const UNKNOWN_COMBINATION = -2;
 /** combination() answer: the pairs form no pattern */
@@ -138,7 +140,9 @@ export class PatternRegistry {
   private readonly pairIds = new Map<string, number>();
   /** pair signature → its P1–P3 pattern id (-1: not yet) */
   private readonly pairPatterns = new IntColumn();
-  /** (p1, p2, relation) → pattern id or NO_PATTERN */
+  /** (p1, p2, relation) → pattern id + 2, 1 no pattern, 0 unknown; a flat table for the first DENSE_SIGS signatures */
+  private readonly denseCombos = new Int32Array(DENSE_SIGS * DENSE_SIGS * 8);
+  /** (p1, p2, relation) → pattern id + 1 or 0 (no pattern), beyond DENSE_SIGS */
   private readonly combos = new NumberIdMap();
   private readonly bigCombos = new Map<string, number>();
   /** thread names, interned */
@@ -272,6 +276,11 @@ export class PatternRegistry {
     return [this.pairFirst.data[sig], this.pairSecond.data[sig]];
   }
 
+  /** The P1–P3 pattern of pair signature `sig` if it exists already, else -1. */
+  knownPairPattern(sig: number): number {
+    return this.pairPatterns.data[sig];
+  }
+
   /**
    * The P1–P3 pattern of pair signature `sig`; on its first occurrence the
    * pattern keeps `occ`'s slots 0 and 1 (stacks, values, thread names).
@@ -292,6 +301,7 @@ export class PatternRegistry {
    * call internCombination once).
    */
   combination(p1: number, p2: number, rel: PairRelation): number {
+    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) return this.denseCombos[(p1 * DENSE_SIGS + p2) * 8 + rel] - 2;
     if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) {
       const id = this.combos.get((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel);
       return id === -1 ? UNKNOWN_COMBINATION : id === 0 ? NO_PATTERN : id - 1;
@@ -312,6 +322,10 @@ export class PatternRegistry {
     // one location: b1 is a2 (the same dynamic access, so the same static access)
     const n = rel === PairRelation.SharedMiddle && a2 !== b1 ? 0 : combinedPatternNumber(rel, this.isWrite(a1), this.isWrite(a2), this.isWrite(b1), this.isWrite(b2));
     const id = n ? this.newPattern(n, rel, a1, a2, b1, b2, occ) : NO_PATTERN;
+    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) {
+      this.denseCombos[(p1 * DENSE_SIGS + p2) * 8 + rel] = id + 2;
+      return id;
+    }
     if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.combos.set((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel, id + 1);
     else this.bigCombos.set(`${p1},${p2},${rel}`, id);
     return id;
