@@ -184,11 +184,18 @@ export class Analyzer {
   /** Reads and analyzes one trace; replaces an earlier result for the file. */
   async addTrace(file: string): Promise<RunResult | undefined> {
     const collector = this.collector();
-    const r = await readTrace(file, collector);
+    let r: Awaited<ReturnType<typeof readTrace>>;
+    try {
+      r = await readTrace(file, collector);
+    } catch (e) {
+      collector.close?.();
+      throw e;
+    }
     const diags = [...r.diagnostics];
     this.runs.delete(file);
     this.contentHashes.delete(file);
     if (!r.ok || !r.header || !r.outcome) {
+      collector.close?.();
       this.fileDiagnostics.set(file, diags);
       return undefined;
     }

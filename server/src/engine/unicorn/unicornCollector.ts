@@ -38,6 +38,8 @@ export interface CollectorStats {
 export interface RunCollector extends TraceVisitor {
   /** Ends the run (flushes windows) and returns the patterns found. */
   finish(): PatternSet;
+  /** Releases what the collector holds outside memory (temporary files) when the run is abandoned without finish(). */
+  close?(): void;
   stats(): CollectorStats;
 }
 
@@ -180,6 +182,10 @@ export class UnicornCollector implements RunCollector {
       this.ordering.close();
     }
     return this.found;
+  }
+
+  close(): void {
+    this.ordering.close();
   }
 
   stats(): CollectorStats {
