@@ -140,7 +140,7 @@ export class PatternRegistry {
   private readonly pairIds = new Map<string, number>();
   /** pair signature → its P1–P3 pattern id (-1: not yet) */
   private readonly pairPatterns = new IntColumn();
-  /** (p1, p2, relation) → pattern id + 2, 1 no pattern, 0 unknown; a flat table for the first DENSE_SIGS signatures */
+  /** (p1, p2, relation) → pattern id + 2, 1 no pattern, 0 unknown; a flat table for the first DENSE_SIGS signatures, by p2 first (the pair window looks up many p1 for one p2: one 8 KiB row) */
   private readonly denseCombos = new Int32Array(DENSE_SIGS * DENSE_SIGS * 8);
   /** (p1, p2, relation) → pattern id + 1 or 0 (no pattern), beyond DENSE_SIGS */
   private readonly combos = new NumberIdMap();
@@ -301,7 +301,7 @@ export class PatternRegistry {
    * call internCombination once).
    */
   combination(p1: number, p2: number, rel: PairRelation): number {
-    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) return this.denseCombos[(p1 * DENSE_SIGS + p2) * 8 + rel] - 2;
+    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) return this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] - 2;
     if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) {
       const id = this.combos.get((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel);
       return id === -1 ? UNKNOWN_COMBINATION : id === 0 ? NO_PATTERN : id - 1;
@@ -323,7 +323,7 @@ export class PatternRegistry {
     const n = rel === PairRelation.SharedMiddle && a2 !== b1 ? 0 : combinedPatternNumber(rel, this.isWrite(a1), this.isWrite(a2), this.isWrite(b1), this.isWrite(b2));
     const id = n ? this.newPattern(n, rel, a1, a2, b1, b2, occ) : NO_PATTERN;
     if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) {
-      this.denseCombos[(p1 * DENSE_SIGS + p2) * 8 + rel] = id + 2;
+      this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] = id + 2;
       return id;
     }
     if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.combos.set((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel, id + 1);
