@@ -179,6 +179,7 @@ export function toRunDto(r: RunResult): RunDto {
     events: r.events,
     patterns: r.patterns.length,
     seed: r.seed,
+    ...(r.plan ? { plan: r.plan } : {}),
     detail: r.outcomeDetail,
     program: r.program,
     test: r.test,
