@@ -104,6 +104,8 @@ export interface PatternAccess {
   method: string;
   /** value read or written at the first occurrence (when the trace records values) */
   value?: unknown;
+  /** name of the thread (trace `def thread`) of this access at the pattern's first occurrence, when the trace names it */
+  threadName?: string;
   /** call stack of the first occurrence, bottom first (may be empty) */
   stack: { file: string; line: number; method: string }[];
   /**
@@ -186,23 +188,23 @@ export class Analyzer {
   /** Reads and analyzes one trace; replaces an earlier result for the file. */
   async addTrace(file: string): Promise<RunResult | undefined> {
     const collector = this.collector();
-    const r = await readTrace(file, collector);
+    let r: Awaited<ReturnType<typeof readTrace>>;
+    try {
+      r = await readTrace(file, collector);
+    } catch (e) {
+      collector.close?.();
+      throw e;
+    }
     const diags = [...r.diagnostics];
     this.runs.delete(file);
     this.contentHashes.delete(file);
     if (!r.ok || !r.header || !r.outcome) {
+      collector.close?.();
       this.fileDiagnostics.set(file, diags);
       return undefined;
     }
     const found = collector.finish();
     const stats = collector.stats();
-    if (stats.latePairs > 0) {
-      diags.push({
-        severity: 'warning',
-        file,
-        message: `${stats.latePairs} memory-access pairs arrived after the pair ordering buffer was full; they were combined approximately`,
-      });
-    }
     if (r.droppedEvents > 0) {
       diags.push({
         severity: 'warning',
@@ -518,6 +520,7 @@ export class Analyzer {
           stack,
           ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
+        if (info.threadNames[k] !== undefined) access.threadName = info.threadNames[k];
         if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
         if (loc.call !== undefined) access.call = loc.call;
         if (this.testCode.isTestCode(loc)) access.harness = true;

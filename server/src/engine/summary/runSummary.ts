@@ -7,7 +7,7 @@
 import type { Diagnostic } from '../trace/traceFormat';
 import type { RunResult } from '../analysis';
 import { patternDefinition } from '../unicorn/patternCatalog';
-import type { PatternInfo, PatternRegistry } from '../unicorn/patternRegistry';
+import type { PatternRegistry } from '../unicorn/patternRegistry';
 import { CollectionOptions, collectionOptions, ENGINE_VERSION, SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile, SummaryRun } from './summaryFile';
 
 export interface EncodedRun {
@@ -89,8 +89,8 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
         cols.stacks.push(stack(info.stacks[j]));
         if (info.values[j] !== undefined) cols.values.push([k, j, info.values[j]]);
       }
-      const names = (info as PatternInfo & { threadNames?: unknown[] }).threadNames;
-      if (names !== undefined) cols.threadNames.push([k, names.slice()]);
+      const names = info.threadNames;
+      if (names.some((x) => x !== undefined)) cols.threadNames.push([k, names.slice()]);
     }
     return k;
   };
@@ -220,14 +220,6 @@ export class SummaryMerger {
       l.push([j, v]);
     }
     const names = new Map<number, unknown[]>(cols.threadNames);
-    // the stable key of a new pattern is made of access keys (access, role): made once per summary access
-    const accessKeys = new Map<number, string>();
-    const accessKey = (a: number, role: number) => {
-      const c = a * 2 + role - 1;
-      let key = accessKeys.get(c);
-      if (key === undefined) accessKeys.set(c, (key = reg.accessKey(accesses[a], role)));
-      return key;
-    };
     this.catchUp();
     let at = 0;
     for (let k = 0; k < count; k++) {
@@ -240,21 +232,16 @@ export class SummaryMerger {
       }
       let id = this.find(n, len);
       if (id === undefined) {
-        let key = def.id;
-        for (let j = at; j < at + len; j++) key += '|' + accessKey(cols.accesses[j], cols.roles[j]);
         const vals: unknown[] = new Array(len).fill(undefined);
         const given = values.get(k);
         if (given) for (const [j, v] of given) vals[j] = v;
-        const info: Omit<PatternInfo, 'id'> & { threadNames?: unknown[] } = {
+        const info: Parameters<PatternRegistry['adoptPattern']>[0] = {
           def,
           accesses: Array.from(this.acc.subarray(0, len)),
-          roles: Array.from(this.role.subarray(0, len)) as (1 | 2)[],
           stacks: cols.stacks.slice(at, at + len).map((x) => (x < 0 ? -1 : stacks[x])),
           values: vals,
-          key,
+          threadNames: names.get(k),
         };
-        const tn = names.get(k);
-        if (tn !== undefined) info.threadNames = tn.slice();
         id = reg.adoptPattern(info);
         this.remember(n, len, id);
         this.scanned = id + 1;

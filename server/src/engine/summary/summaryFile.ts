@@ -183,6 +183,11 @@ export function validateSummary(x: unknown): SummaryFile {
     const stacks = intList(p.stacks, 'patterns.stacks', -1, (s.stacks as unknown[]).length);
     if (acc.length !== width || roles.length !== width || stacks.length !== width)
       fail(`patterns.accesses, .roles and .stacks must each have ${width} entries (the accesses of the ${ns.length} patterns), got ${acc.length}, ${roles.length} and ${stacks.length}`);
+    for (let k = 0, at = 0; k < ns.length; at += patternDefinition(ns[k]).kind.length, k++) {
+      const d = patternDefinition(ns[k]);
+      for (let j = 0; j < d.kind.length; j++)
+        if (roles[at + j] !== d.roles[j]) fail(`patterns.roles of pattern ${k} (P${ns[k]}) must be ${d.roles.join(',')} (Table 1), got ${roles.slice(at, at + d.kind.length).join(',')}`);
+    }
     if (!Array.isArray(p.values)) fail('patterns.values must be a list');
     p.values.forEach((v, j) => {
       if (!Array.isArray(v) || v.length !== 3 || !isInt(v[0], 0, ns.length) || !isInt(v[1], 0, patternDefinition(ns[v[0]]).kind.length))
