@@ -24,10 +24,11 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
     engine: ENGINE_VERSION,
     options: collectionOptions(options),
     variables: [],
+    threadNames: [],
     locs: [],
     stacks: [],
     accesses: [],
-    patterns: { n: [], accesses: [], roles: [], stacks: [], values: [], threadNames: [] },
+    patterns: { n: [], accesses: [], roles: [], stacks: [], values: [], names: [] },
     runs: [],
   };
   const vars = new Map<number, number>();
@@ -76,6 +77,16 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
     }
     return k;
   };
+  const threadNames = new Map<string, number>();
+  const threadName = (name: string | undefined) => {
+    if (name === undefined) return -1;
+    let k = threadNames.get(name);
+    if (k === undefined) {
+      threadNames.set(name, (k = out.threadNames.length));
+      out.threadNames.push(name);
+    }
+    return k;
+  };
   const cols = out.patterns;
   const pattern = (id: number) => {
     let k = patterns.get(id);
@@ -83,14 +94,19 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
       patterns.set(id, (k = cols.n.length));
       const info = registry.patterns[id];
       cols.n.push(info.def.n);
-      for (let j = 0; j < info.accesses.length; j++) {
-        cols.accesses.push(access(info.accesses[j]));
-        cols.roles.push(info.roles[j]);
-        cols.stacks.push(stack(info.stacks[j]));
-        if (info.values[j] !== undefined) cols.values.push([k, j, info.values[j]]);
-      }
+      // the registry's patterns are views: each property is built when read, so read each once
+      const accs = info.accesses;
+      const roles = info.roles;
+      const stks = info.stacks;
+      const vals = info.values;
       const names = info.threadNames;
-      if (names.some((x) => x !== undefined)) cols.threadNames.push([k, names.slice()]);
+      for (let j = 0; j < accs.length; j++) {
+        cols.accesses.push(access(accs[j]));
+        cols.roles.push(roles[j]);
+        cols.stacks.push(stack(stks[j]));
+        cols.names.push(threadName(names[j]));
+        if (vals[j] !== undefined) cols.values.push([k, j, vals[j]]);
+      }
     }
     return k;
   };
@@ -154,11 +170,33 @@ export class SummaryMerger {
     return (h1 >>> 0) * 2 ** 21 + ((h2 >>> 0) & 0x1fffff);
   }
 
+  /** per registry id: Table 1 number, roles bits and 4 static accesses (-1 unused), to check a hash hit without reading the registry */
+  private shapes = new Int32Array(6 * 1024);
+
+  private keepShape(id: number, n: number, len: number): void {
+    if ((id + 1) * 6 > this.shapes.length) {
+      const g = new Int32Array(Math.max(this.shapes.length * 2, (id + 1) * 6));
+      g.set(this.shapes);
+      this.shapes = g;
+    }
+    const o = id * 6;
+    let bits = 0;
+    for (let j = 0; j < len; j++) if (this.role[j] === 2) bits |= 1 << j;
+    this.shapes[o] = n;
+    this.shapes[o + 1] = bits;
+    for (let j = 0; j < 4; j++) this.shapes[o + 2 + j] = j < len ? this.acc[j] : -1;
+  }
+
   private same(id: number, n: number, len: number): boolean {
-    const p = this.registry.patterns[id];
-    if (p.def.n !== n || p.accesses.length !== len) return false;
-    for (let j = 0; j < len; j++) if (p.accesses[j] !== this.acc[j] || p.roles[j] !== this.role[j]) return false;
-    return true;
+    const o = id * 6;
+    const sh = this.shapes;
+    if (sh[o] !== n) return false;
+    let bits = 0;
+    for (let j = 0; j < len; j++) {
+      if (sh[o + 2 + j] !== this.acc[j]) return false;
+      if (this.role[j] === 2) bits |= 1 << j;
+    }
+    return sh[o + 1] === bits;
   }
 
   private find(n: number, len: number): number | undefined {
@@ -171,6 +209,7 @@ export class SummaryMerger {
   }
 
   private remember(n: number, len: number, id: number): void {
+    this.keepShape(id, n, len);
     const h = this.hash(n, len);
     const first = this.byHash.get(h);
     if (first === undefined) this.byHash.set(h, id);
@@ -186,10 +225,12 @@ export class SummaryMerger {
     const pats = this.registry.patterns;
     for (; this.scanned < pats.length; this.scanned++) {
       const p = pats[this.scanned];
-      const len = p.accesses.length;
+      const accs = p.accesses;
+      const roles = p.roles;
+      const len = accs.length;
       for (let j = 0; j < len; j++) {
-        this.acc[j] = p.accesses[j];
-        this.role[j] = p.roles[j];
+        this.acc[j] = accs[j];
+        this.role[j] = roles[j];
       }
       this.remember(p.def.n, len, this.scanned);
     }
@@ -219,7 +260,6 @@ export class SummaryMerger {
       if (!l) values.set(k, (l = []));
       l.push([j, v]);
     }
-    const names = new Map<number, unknown[]>(cols.threadNames);
     this.catchUp();
     let at = 0;
     for (let k = 0; k < count; k++) {
@@ -240,7 +280,7 @@ export class SummaryMerger {
           accesses: Array.from(this.acc.subarray(0, len)),
           stacks: cols.stacks.slice(at, at + len).map((x) => (x < 0 ? -1 : stacks[x])),
           values: vals,
-          threadNames: names.get(k),
+          threadNames: cols.names.slice(at, at + len).map((x) => (x < 0 ? undefined : s.threadNames[x])),
         };
         id = reg.adoptPattern(info);
         this.remember(n, len, id);

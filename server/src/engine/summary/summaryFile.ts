@@ -59,8 +59,8 @@ export interface SummaryPatterns {
   stacks: number[];
   /** [pattern index, access index within the pattern, value] for recorded values */
   values: [number, number, unknown][];
-  /** [pattern index, thread names per access] when the engine keeps thread names */
-  threadNames: [number, unknown[]][];
+  /** indices into the file's threadNames (-1: the trace names no thread), aligned with accesses */
+  names: number[];
 }
 
 export interface SummaryRun {
@@ -94,6 +94,8 @@ export interface SummaryFile {
   engine: string;
   options: CollectionOptions;
   variables: string[];
+  /** thread names (trace `def thread`) of the patterns' first occurrences */
+  threadNames: string[];
   locs: LocInfo[];
   /** frames (indices into locs), bottom first */
   stacks: number[][];
@@ -193,10 +195,10 @@ export function validateSummary(x: unknown): SummaryFile {
       if (!Array.isArray(v) || v.length !== 3 || !isInt(v[0], 0, ns.length) || !isInt(v[1], 0, patternDefinition(ns[v[0]]).kind.length))
         fail(`patterns.values[${j}] must be [pattern index, access index, value], got ${JSON.stringify(v)}`);
     });
-    if (!Array.isArray(p.threadNames)) fail('patterns.threadNames must be a list');
-    p.threadNames.forEach((v, j) => {
-      if (!Array.isArray(v) || v.length !== 2 || !isInt(v[0], 0, ns.length) || !Array.isArray(v[1])) fail(`patterns.threadNames[${j}] must be [pattern index, list of names]`);
-    });
+    if (!Array.isArray(s.threadNames)) fail('threadNames must be a list');
+    s.threadNames.forEach((v, k) => str(v, `threadNames[${k}]`));
+    const names = intList(p.names, 'patterns.names', -1, s.threadNames.length);
+    if (names.length !== width) fail(`patterns.names must have ${width} entries (one per access), got ${names.length}`);
     if (!Array.isArray(s.runs)) fail('runs must be a list');
     const nPatterns = ns.length;
     s.runs.forEach((r: Record<string, unknown>, k) => {

@@ -395,7 +395,7 @@ export class PatternRegistry {
    * server/src/engine/summary/runSummary.ts): the caller has checked that it
    * is new here. Its roles are its definition's. Returns its id.
    */
-  adoptPattern(p: { def: PatternDefinition; accesses: readonly number[]; stacks: readonly number[]; values: readonly unknown[]; threadNames?: readonly unknown[] }): number {
+  adoptPattern(p: { def: PatternDefinition; accesses: readonly number[]; stacks: readonly number[]; values: readonly unknown[]; threadNames?: readonly (string | undefined)[] }): number {
     const id = this.patterns.length;
     if (id >= this.patternN.length) {
       const g = new Uint8Array(this.patternN.length * 2);
@@ -414,8 +414,7 @@ export class PatternRegistry {
       }
       this.patternAcc.push(p.accesses[k]);
       this.patternStack.push(p.stacks[k]);
-      const name = p.threadNames?.[k];
-      this.patternName.push(this.threadNameId(typeof name === 'string' ? name : undefined));
+      this.patternName.push(this.threadNameId(p.threadNames?.[k]));
       if (p.values[k] !== undefined) (values ??= new Array(len).fill(undefined))[k] = p.values[k];
     }
     if (values) this.patternVals.set(id, values);
