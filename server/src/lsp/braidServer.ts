@@ -344,7 +344,7 @@ export class BraidServer {
         this.explanations = undefined;
         this.methodState = undefined;
       }
-      this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns);
+      this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns, this.settings.views.minScore);
       this.analyses++;
       if (res.griffinError) c.console.error(`GRIFFIN failed; bugs are not shown: ${res.griffinError}`);
       this.reportTraceProblems(res.result);

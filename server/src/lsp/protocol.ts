@@ -6,6 +6,8 @@
 
 export interface PatternAccessDto {
   thread: 1 | 2;
+  /** the thread's name at the pattern's first occurrence (traces that name threads) */
+  threadName?: string;
   type: 'R' | 'W';
   variable: string;
   file: string;
@@ -42,6 +44,8 @@ export interface PatternDto {
   /** tie group number (same group, score and methods) and its size */
   tie?: number;
   tieSize?: number;
+  /** does not separate failing from passing runs (weakPatterns.ts): folded, no heat, icon, code lens or hover */
+  weak?: boolean;
 }
 
 export interface RunDto {
