@@ -100,6 +100,8 @@ export interface PatternAccess {
   method: string;
   /** value read or written at the first occurrence (when the trace records values) */
   value?: unknown;
+  /** name of the thread (trace `def thread`) of this access at the pattern's first occurrence, when the trace names it */
+  threadName?: string;
   /** call stack of the first occurrence, bottom first (may be empty) */
   stack: { file: string; line: number; method: string }[];
   /**
@@ -454,6 +456,7 @@ export class Analyzer {
           stack,
           ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
+        if (info.threadNames[k] !== undefined) access.threadName = info.threadNames[k];
         if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
         if (loc.call !== undefined) access.call = loc.call;
         if (this.testCode.isTestCode(loc)) access.harness = true;

@@ -35,6 +35,8 @@ export interface PatternInfo {
   stacks: number[];
   /** values read or written at the first occurrence, per access (undefined: not recorded) */
   values: unknown[];
+  /** thread names (trace `def thread`) at the first occurrence, per access (undefined: the trace names no thread) */
+  threadNames: (string | undefined)[];
   /** stable text key of the static signature (same across processes) */
   key: string;
 }
@@ -48,6 +50,8 @@ export interface AccessRef {
   stack: number;
   /** the value read or written, when the trace has one */
   value?: unknown;
+  /** the name of the access's thread, when the trace defines one */
+  threadName?: string;
 }
 
 const PAIR_KEY_LIMIT = 2 ** 26;
@@ -209,6 +213,7 @@ export class PatternRegistry {
         roles,
         stacks: ordered.map((a) => a.stack),
         values: ordered.map((a) => a.value),
+        threadNames: ordered.map((a) => a.threadName),
         key: `${def.id}|${accesses.map((s, j) => this.accessKey(s, roles[j])).join('|')}`,
       });
       inner.set(k, id);

@@ -114,6 +114,7 @@ export class UnicornCollector implements RunCollector {
       sacc: this.mapper.staticAccess(ev, symbols),
       stack: ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1,
       value: ev.value,
+      threadName: this.threadName(ev.t, symbols),
       win,
       hbSlot: -1,
       hbClock: 0,
@@ -122,6 +123,18 @@ export class UnicornCollector implements RunCollector {
     if (this.hb !== null) this.hb.stamp(ev.t, a as Required<WindowAccess>);
     win.add(a, this.sink);
     if (created) this.ordering.track(win);
+  }
+
+  private lastThread = NaN;
+  private lastThreadName: string | undefined;
+
+  /** The trace's name for thread `t` (its `def thread` line), cached for runs of one thread. */
+  private threadName(t: number, symbols: TraceSymbols): string | undefined {
+    if (t !== this.lastThread) {
+      this.lastThread = t;
+      this.lastThreadName = symbols.threads.get(t)?.name;
+    }
+    return this.lastThreadName;
   }
 
   finish(): PatternSet {
