@@ -84,6 +84,8 @@ export interface RunResult {
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
   afterFailure?: number[];
+  /** failing runs: the thread of the first uncaught exception, with its trace name (for the views) */
+  failingThread?: { id: number; name: string };
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
   /** events the recorder dropped in this run (its writer fell behind); 0 normally */
@@ -234,6 +236,9 @@ export class Analyzer {
       patterns: found.ids.slice().sort((a, b) => a - b),
       failPoint,
       afterFailure,
+      ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined
+        ? { failingThread: { id: r.uncaught[0].thread, name: r.symbols.threads.get(r.uncaught[0].thread)?.name ?? `thread ${r.uncaught[0].thread}` } }
+        : {}),
       stats,
       uncaught: r.uncaught,
       droppedEvents: r.droppedEvents,

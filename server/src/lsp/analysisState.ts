@@ -80,6 +80,12 @@ export class AnalysisState {
       const rank = ranks.length ? Math.min(...ranks) : undefined;
       const sms = Array.isArray(b.suspiciousMethods) ? (b.suspiciousMethods as Record<string, unknown>[]) : [];
       const best = Array.isArray(b.patternKeys) && typeof b.patternKeys[0] === 'string' ? this.patternByKey(b.patternKeys[0]) : undefined;
+      // the graph's lanes are the roles of the bug's best pattern: named after their threads (`copier (T1)`)
+      const lanes = b.graph && typeof b.graph === 'object' && Array.isArray((b.graph as { lanes?: unknown }).lanes) ? ((b.graph as { lanes: Record<string, unknown>[] }).lanes) : [];
+      for (const lane of lanes) {
+        const name = best?.accesses.find((a) => a.thread === Number(lane?.thread) && a.threadName)?.threadName;
+        if (name && lane) lane.label = `${name} (T${Number(lane.thread)})`;
+      }
       for (const sm of sms) {
         const file = String(sm.file ?? '');
         // one meaning of "suspicious method" in every view: GRIFFIN's method, with the accessing methods as its contents
@@ -200,7 +206,10 @@ export function toRunDto(r: RunResult): RunDto {
     events: r.events,
     patterns: r.patterns.length,
     seed: r.seed,
-    detail: r.outcomeDetail,
+    // "… in thread 3" → "… in thread copier": the thread's name, as every other view shows it
+    detail: r.failingThread && r.outcomeDetail ? r.outcomeDetail.replace(new RegExp(`in thread ${r.failingThread.id}$`), `in thread ${r.failingThread.name}`) : r.outcomeDetail,
+    ...(r.failingThread ? { failingThread: r.failingThread } : {}),
+    ...(r.failPoint !== undefined ? { failPoint: r.failPoint } : {}),
     program: r.program,
     test: r.test,
     uri: fileUri(path.resolve(r.file)),

@@ -62,6 +62,10 @@ export interface RunDto {
   test?: string;
   /** file URI of the trace file */
   uri?: string;
+  /** failing runs: the thread that failed (first uncaught exception), by its trace name */
+  failingThread?: { id: number; name: string };
+  /** failing runs: event index of the failure point, when known */
+  failPoint?: number;
 }
 
 export interface AnalysisSummaryDto {

@@ -9,6 +9,7 @@
 import '../common/base.css';
 import './griffin.css';
 import type { PatternDto, PatternsResult, BugsResult } from '../../../server/src/lsp/protocol';
+import { shortMethod, shortVariable } from '../../../server/src/lsp/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';
@@ -31,9 +32,7 @@ const isCollapsedBug = (b: BugView): boolean => (b.evidence?.weak ? !expanded.ha
 
 /** "app.Account.withdraw(int)" → "Account.withdraw()", "x.Vector.<init>" → "Vector constructor" */
 function shortName(method: string): string {
-  const m = method.replace(/\(.*\)$/, '');
-  const parts = m.split('.');
-  const s = parts.length > 2 ? parts.slice(-2).join('.') : m;
+  const s = shortMethod(method);
   return s.endsWith('.<init>') ? `${s.slice(0, -'.<init>'.length)} constructor` : s;
 }
 
@@ -68,7 +67,7 @@ function patternRow(p: PatternDto, bug: BugView): HTMLElement {
     h('span', { class: 'rank', title: `rank ${p.rank}, score ${fmtScore(p.score)}` }, `#${p.rank}`),
     h('span', { class: 'chips' }, ...p.accesses.map((a) => chip(a.type, String(a.thread)))),
     h('span', { class: 'muted pid' }, p.id),
-    h('span', { class: 'mono vars', title: [...new Set(p.accesses.map((a) => a.variable))].join(', ') }, [...new Set(p.accesses.map((a) => a.variable))].join(', ')),
+    h('span', { class: 'mono vars', title: [...new Set(p.accesses.map((a) => a.variable))].join(', ') }, [...new Set(p.accesses.map((a) => shortVariable(a.variable)))].join(', ')),
   );
   if (first) {
     const loc = locationButton(first.file, first.line);
