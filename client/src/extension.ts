@@ -17,7 +17,7 @@ import { AnalysisSummaryDto, LineScoresNotification, LineScoresParams } from '..
 import { registerCommands } from './commands';
 import { HeatDecorations } from './heat';
 import { BraidModel } from './model';
-import { BugsTree, ExplanationsTree, PatternsTree, RunsSort, RunsTree } from './trees';
+import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
 import { registerMethodsView } from './methodsTree';
 import { MAX_RESTARTS, restartAfterStop } from './restartPolicy';
@@ -88,18 +88,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   const explanationsView = vscode.window.createTreeView('braid.explanations', { treeDataProvider: explanationsTree, showCollapseAll: true });
   context.subscriptions.push(runsView, patternsView, bugsView, explanationsTree, explanationsView);
   context.subscriptions.push(vscode.commands.registerCommand('braid.refreshExplanations', () => explanationsTree.refresh()));
-  // Runs view: "failing runs only" filter and failing-first sort (title-bar toggles; context keys pick the icon shown)
-  const runsFilter = (failingOnly: boolean, sort: RunsSort) => {
-    runsTree.setFilter(failingOnly, sort);
-    void vscode.commands.executeCommand('setContext', 'braid.runsFailingOnly', failingOnly);
-    void vscode.commands.executeCommand('setContext', 'braid.runsFailingFirst', sort === 'failing');
-  };
-  context.subscriptions.push(
-    vscode.commands.registerCommand('braid.runsFailingOnly', () => runsFilter(true, runsTree.sort)),
-    vscode.commands.registerCommand('braid.runsShowAll', () => runsFilter(false, runsTree.sort)),
-    vscode.commands.registerCommand('braid.runsSortFailingFirst', () => runsFilter(runsTree.failingOnly, 'failing')),
-    vscode.commands.registerCommand('braid.runsSortByRun', () => runsFilter(runsTree.failingOnly, 'run')),
-  );
 
   const status = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'Braid';
@@ -132,7 +120,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     onDidChange: (listener: () => void) => model.onDidChange(listener),
   });
 
-  registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree });
+  registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree, runsTree });
   registerMethodsView(context, model, () => webviews.openMethods());
 
   context.subscriptions.push(

@@ -110,6 +110,12 @@ function patternMarkdown(
     lines.push(`| ${k + 1} | ${esc(threadLabel(a, names))} | **${esc(a.type)}** | ${code(shortVariable(a.variable), true)} | ${here ? `${lib}**this line** ${code(shortMethod(a.method), true)}` : link} |`);
   });
   lines.push('');
+  // the table shows short names (`MyVector.size`); the full ones once here
+  const full = [...new Set(p.accesses.map((a) => a.variable))].filter((v) => shortVariable(v) !== v);
+  if (full.length) {
+    lines.push(`${full.length > 1 ? 'variables' : 'variable'}: ${full.map((v) => code(v)).join(', ')}`);
+    lines.push('');
+  }
   // GRIFFIN's suspicious methods of the bugs this pattern belongs to (the same methods as the tree, code lens and graph)
   for (const m of suspiciousMethodsOf(state, p.key)) lines.push(m);
   const links = [`[Reveal in Ranked Patterns](${commandUri(REVEAL_PATTERN_COMMAND, [p.key])})`];
