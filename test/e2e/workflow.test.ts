@@ -351,6 +351,7 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
         ['Braid: Open Bug Graph', 'Braid: Bug Graph', 'g.access'],
         ['Braid: Open Ranked Patterns Panel', 'Braid: Ranked Patterns', '.item'],
         ['Braid: Open Bugs Panel', 'Braid: Bugs', '.card'],
+        ['Braid: Open Explanations Panel', 'Braid: Explanations', '.card'],
       ] as const) {
         await wb.runCommand(command);
         const f = await wb.webview(title);
