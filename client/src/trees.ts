@@ -104,7 +104,7 @@ export function treeItem(n: Node): vscode.TreeItem {
       const r = n.run;
       const item = new vscode.TreeItem(runLabel(r), vscode.TreeItemCollapsibleState.None);
       item.id = `run:${r.file}`;
-      item.description = `${r.detail && r.outcome === 'fail' ? `${r.detail} · ` : ''}${r.events.toLocaleString()} events · ${r.patterns} patterns`;
+      item.description = `${r.events.toLocaleString()} events · ${r.patterns} patterns`;
       item.iconPath = r.outcome === 'fail' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
       const md = new vscode.MarkdownString();
       md.appendMarkdown(`**${escapeMd(r.execution)}** — ${r.outcome}`);
@@ -119,13 +119,14 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'pattern': {
       const p = n.pattern;
-      // label: rank and the short variable names (what tells two patterns apart); description: score and
-      // counts first, so they stay visible at the default sidebar width; full names in the tooltip
+      // label: rank and the short variable names (what tells two patterns apart); description: the
+      // failed/passed counts first, so they stay visible at the default sidebar width, then the score;
+      // full names in the tooltip
       const item = new vscode.TreeItem(`#${p.rank} ${patternVariables(p)}`, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}pattern:${p.key}`;
       const pv = p.pValue !== undefined ? ` · p ${formatPValue(p.pValue)}` : '';
       const tied = n.parentTie === undefined && n.parentWeak === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
-      item.description = `${p.score.toFixed(3)} · ${p.failed} ✗ ${p.passed} ✓ · ${p.id} ${kindWithThreads(p)}${tied}`;
+      item.description = `${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)} · ${p.id} ${kindWithThreads(p)}${tied}`;
       const legend = threadLegend(p.accesses);
       const vars = [...new Set(p.accesses.map((a) => a.variable))];
       item.tooltip = new vscode.MarkdownString(

@@ -40,7 +40,7 @@ test('ranked patterns: short distinguishing names, counts first in the descripti
   const labels = roots.map((n) => item(n).label);
   assert.deepEqual(labels, ['#1 MyVector.size, data', '#2 MyVector.data', '2 weaker patterns']);
   const d = item(roots[0]).description!;
-  assert.ok(d.startsWith('1.000 · 10 ✗ 0 ✓'), d);
+  assert.ok(d.startsWith('10 ✗ 0 ✓ · 1.000 · P14'), d);
   assert.doesNotMatch(labels.join(' ') + d, /vectorcopy\.|\$|P14\|/, 'no package, no $, no internal key');
   assert.equal(item(roots[0]).iconPath?.id, 'flame');
   const weak = roots[2];
