@@ -295,6 +295,9 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
     const highlighted = await graph.locator('g.frame.suspicious > .frame-label').allTextContents();
     const named = lanes.map((l) => l.split('·').pop()!.trim());
     assert.ok(highlighted.length > 0 && highlighted.every((x) => named.includes(x)), `highlighted ${highlighted.join(', ')} = named ${named.join(', ')}`);
+    // back to the Tracer (the next step watches it reload)
+    await wb.runCommand('Braid: Open Tracer');
+    await wb.webview('Braid: Tracer');
   });
 
   step('Record Runs from the command palette: progress, then the new runs appear', async () => {

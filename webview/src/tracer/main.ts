@@ -643,6 +643,7 @@ async function loadPattern(key: string | undefined, jump = true): Promise<void> 
     b.addEventListener('click', () => void goToAccess(k));
     return b;
   });
+  occurrenceInfo.textContent = '';
   const next = h('vscode-button', { appearance: 'secondary', id: 'nextOccurrence', title: 'The next occurrence of the pattern in this run' }, 'Next occurrence');
   next.addEventListener('click', () => void locateOccurrence(true, true));
   appendAll(patternBar, [
@@ -650,6 +651,7 @@ async function loadPattern(key: string | undefined, jump = true): Promise<void> 
     legend ? h('span', { class: 'muted' }, legend) : null,
     ...accessButtons,
     next,
+    occurrenceInfo,
     (() => {
       const c = h('vscode-button', { appearance: 'icon', 'aria-label': 'Clear highlight', title: 'Clear highlight' }, '✕');
       c.addEventListener('click', () => void loadPattern(undefined));
@@ -660,6 +662,8 @@ async function loadPattern(key: string | undefined, jump = true): Promise<void> 
   await locateOccurrence(jump);
 }
 
+/** which events the highlighted occurrence is (the status line is the pager's) */
+const occurrenceInfo = h('span', { class: 'muted mono', id: 'occurrence', 'aria-live': 'polite' });
 /** the current occurrence: event index of each access */
 let occurrenceEvents: number[] | undefined;
 /** the pattern's variables' accesses in the current run (fetched once per run and pattern) */
@@ -694,14 +698,13 @@ async function locateOccurrence(jump: boolean, next = false): Promise<void> {
   const p = pattern;
   const run = state.run;
   if (!p || !run) return;
-  status.textContent = `Looking for pattern #${p.rank} in this run…`;
-  status.classList.remove('error');
+  occurrenceInfo.textContent = 'looking for it in this run…';
   const events = await patternEvents(p, run);
   if (pattern !== p || state.run !== run || !events) return;
   const after = next && occurrenceEvents ? occurrenceEvents[0] : -1;
   const found = findOccurrence(events, p.accesses, after);
   if (!found) {
-    status.textContent = next ? 'No later occurrence in this run.' : 'The pattern does not occur in this run.';
+    occurrenceInfo.textContent = next ? 'no later occurrence in this run' : 'the pattern does not occur in this run';
     if (!next) {
       occurrence = new Map();
       occurrenceEvents = undefined;
@@ -711,7 +714,7 @@ async function locateOccurrence(jump: boolean, next = false): Promise<void> {
   }
   occurrenceEvents = found;
   occurrence = new Map(found.map((i, k) => [i, k + 1]));
-  status.textContent = `Occurrence: events ${found.map((i) => '#' + i).join(', ')}`;
+  occurrenceInfo.textContent = `occurrence: events ${found.map((i) => '#' + i).join(', ')}`;
   scheduleRender();
   // reveal the interleaving access (the middle one, from the other thread) first
   if (jump || next) await jumpToEvent(found[Math.min(1, found.length - 1)]);
