@@ -109,7 +109,7 @@ export class Workbench {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
     await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await input.fill(name);
-    const row = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: new RegExp(`^\\s*${name}\\s*$`) }).first();
+    const row = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: name }).first();
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
     await row.click();
     await this.page.locator(`.monaco-workbench.${light ? 'vs' : 'vs-dark'}`).waitFor({ state: 'attached', timeout: UI_TIMEOUT });

@@ -145,7 +145,7 @@ function card(b: BugView): HTMLElement {
   const ctx = h('div', { class: 'contexts' });
   for (const c of b.contexts) {
     const stack = h('ol', { class: 'stack' });
-    c.frames.forEach((f, k) => stack.append(h('li', { style: null, class: k === c.frames.length - 1 ? 'top' : '' }, frameButton(f, `${f.method}${f.file ? '  ' + basename(f.file) + (f.line ? ':' + f.line : '') : ''}`))));
+    c.frames.forEach((f, k) => stack.append(h('li', { style: null, class: k === c.frames.length - 1 ? 'top' : '' }, frameButton(f, `${shortMethod(f.method)}${f.file ? '  ' + basename(f.file) + (f.line ? ':' + f.line : '') : ''}`))));
     ctx.append(h('div', { class: `context ${threadColorClass(c.thread - 1)}` }, h('div', { class: 'ctx-head' }, h('span', { class: 'tdot' }), c.role), stack));
   }
   body.append(section('Calling contexts', b.contexts.length ? ctx : h('p', { class: 'muted' }, 'none')));
