@@ -59,3 +59,15 @@ test('a pattern\'s occurrence in a run: one event per access, roles on consisten
   assert.equal(findOccurrence(events, acc, 4), undefined, 'no later occurrence');
   assert.equal(findOccurrence(events.slice(0, 7), acc), undefined);
 });
+
+test('a failure names its thread: "in thread 3" of the recorded run reads "in thread copier" (the trace names thread 3 copier)', async () => {
+  const { analyzeTraceFiles } = await import('../../server/src/engine/analysis');
+  const { toRunDto } = await import('../../server/src/lsp/analysisState');
+  const path = await import('node:path');
+  const file = path.resolve(__dirname, '../fixtures/e2e/vectorcopy/vectorcopy.VectorCopy-0000.trace.jsonl');
+  const r = await analyzeTraceFiles([file]);
+  assert.deepEqual(r.runs[0].failingThread, { id: 3, name: 'copier' });
+  const dto = toRunDto(r.runs[0]);
+  assert.equal(dto.detail, 'java.lang.ArrayIndexOutOfBoundsException: Index 8 out of bounds for length 8 in thread copier');
+  assert.deepEqual(dto.failingThread, { id: 3, name: 'copier' });
+});
