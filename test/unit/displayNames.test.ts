@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { fileLine, shortMethod, shortVariable, threadLegend } from '../../server/src/lsp/displayNames';
 import { isWeakPattern } from '../../server/src/lsp/weakPatterns';
 import { findOccurrence } from '../../webview/src/tracer/occurrence';
+import path from 'node:path';
+import { analyzeTraceFiles } from '../../server/src/engine/analysis';
+import { toRunDto } from '../../server/src/lsp/analysisState';
 
 test('class simple name + member; lambdas and anonymous classes readable', () => {
   assert.equal(shortVariable('vectorcopy.VectorCopy$MyVector.size'), 'MyVector.size');
@@ -61,9 +64,6 @@ test('a pattern\'s occurrence in a run: one event per access, roles on consisten
 });
 
 test('a failure names its thread: "in thread 3" of the recorded run reads "in thread copier" (the trace names thread 3 copier)', async () => {
-  const { analyzeTraceFiles } = await import('../../server/src/engine/analysis');
-  const { toRunDto } = await import('../../server/src/lsp/analysisState');
-  const path = await import('node:path');
   const file = path.resolve(__dirname, '../fixtures/e2e/vectorcopy/vectorcopy.VectorCopy-0000.trace.jsonl');
   const r = await analyzeTraceFiles([file]);
   assert.deepEqual(r.runs[0].failingThread, { id: 3, name: 'copier' });
