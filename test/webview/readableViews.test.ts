@@ -166,3 +166,17 @@ describe('Bug graph (issue 16)', () => {
     await page.close();
   });
 });
+
+describe('GRIFFIN panel (issue 16)', () => {
+  test('calling contexts: the bold frame is the thread\'s suspicious method, not the top of the stack', async () => {
+    const fx = makeFixture();
+    const bug = fx.bugs[0] as { contexts: { frames: { method: string; file?: string; line?: number }[] }[] };
+    // thread 1 reaches its access through Vector.size() inside the constructor GRIFFIN names
+    bug.contexts[0].frames.push({ method: 'java.util.Vector.size()', file: 'src/main/java/java/util/Vector.java', line: 300 });
+    const page = await H.open('griffin', { fixture: fx });
+    await page.waitForSelector('.card[data-bug="1"] .context');
+    const bold = await page.locator('.card[data-bug="1"] .context >> nth=0').locator('li.top').allInnerTexts();
+    assert.deepEqual(bold.map((t) => t.trim().split(/\s+/)[0]), ['Vector.<init>']);
+    await page.close();
+  });
+});

@@ -145,7 +145,11 @@ function card(b: BugView): HTMLElement {
   const ctx = h('div', { class: 'contexts' });
   for (const c of b.contexts) {
     const stack = h('ol', { class: 'stack' });
-    c.frames.forEach((f, k) => stack.append(h('li', { style: null, class: k === c.frames.length - 1 ? 'top' : '' }, frameButton(f, `${shortMethod(f.method)}${f.file ? '  ' + basename(f.file) + (f.line ? ':' + f.line : '') : ''}`))));
+    // the bold frame is GRIFFIN's suspicious method of the thread (as in the tree, lens, hover and graph); without one, the top
+    const sm = b.methods.find((m) => m.thread === c.thread)?.method.replace(/\(.*\)$/, '');
+    const named = sm !== undefined && c.frames.some((f) => f.method.replace(/\(.*\)$/, '') === sm);
+    const isSuspicious = (f: { method: string }, k: number) => (named ? f.method.replace(/\(.*\)$/, '') === sm : k === c.frames.length - 1);
+    c.frames.forEach((f, k) => stack.append(h('li', { style: null, class: isSuspicious(f, k) ? 'top' : '' }, frameButton(f, `${shortMethod(f.method)}${f.file ? '  ' + basename(f.file) + (f.line ? ':' + f.line : '') : ''}`))));
     ctx.append(h('div', { class: `context ${threadColorClass(c.thread - 1)}` }, h('div', { class: 'ctx-head' }, h('span', { class: 'tdot' }), c.role), stack));
   }
   body.append(section('Calling contexts', b.contexts.length ? ctx : h('p', { class: 'muted' }, 'none')));
