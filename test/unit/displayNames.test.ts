@@ -28,6 +28,7 @@ test('class simple name + member; lambdas and anonymous classes readable', () =>
 test('thread legend: the named roles in role order', () => {
   assert.equal(threadLegend([{ thread: 2, threadName: 'main' }, { thread: 1, threadName: 'copier' }, { thread: 2 }]), 'T1 = copier · T2 = main');
   assert.equal(threadLegend([{ thread: 1 }, { thread: 2 }]), '');
+  assert.equal(threadLegend([{ thread: 1, threadName: 'T1' }, { thread: 2, threadName: 'T1' }]), 'T2 = T1', 'a name equal to its own role adds nothing');
 });
 
 test('weak: below the minimum score, or in every passing run', () => {

@@ -62,7 +62,8 @@ interface RoleAccess {
 /** The thread name of each role of a pattern (role 1 = the thread of its first access), when the traces name it. */
 export function roleNames(accesses: readonly RoleAccess[]): Map<number, string> {
   const out = new Map<number, string>();
-  for (const a of accesses) if (a.threadName && !out.has(a.thread)) out.set(a.thread, a.threadName);
+  // a thread named like its role (`T1` for role 1) adds nothing to the legend
+  for (const a of accesses) if (a.threadName && a.threadName !== `T${a.thread}` && !out.has(a.thread)) out.set(a.thread, a.threadName);
   return out;
 }
 
