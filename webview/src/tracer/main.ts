@@ -584,7 +584,13 @@ function refreshThreadOptions(): void {
   if (state.thread !== null && !threads.some((t) => t.id === state.thread)) {
     threadSelect.append(option(String(state.thread), `#${state.thread}`, true));
   }
-  (threadSelect as unknown as { value: string }).value = state.thread === null ? 'all' : String(state.thread);
+  const want = state.thread === null ? 'all' : String(state.thread);
+  (threadSelect as unknown as { value: string }).value = want;
+  // as for the run selector: the toolkit may fall back to the first option after processing new ones
+  requestAnimationFrame(() => {
+    const sel = threadSelect as unknown as { value: string };
+    if ((state.thread === null ? 'all' : String(state.thread)) === want && sel.value !== want) sel.value = want;
+  });
 }
 
 function syncControls(): void {
