@@ -18,6 +18,7 @@ import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordTest, recordWithP
 import type { BraidModel } from './model';
 import type { BugsTree, Node, PatternsTree, RunsSort, RunsTree } from './trees';
 import { workspaceFileOfUri } from './openAccessGuard';
+import { registerTriggerPointCommands } from './triggerPoints';
 
 export interface Webviews {
   openTracer(run?: string, highlightPatternKey?: string): void;
@@ -225,4 +226,6 @@ export function registerCommands(d: CommandDeps): void {
     await cfg.update('heat.enabled', !cfg.get<boolean>('heat.enabled', true), vscode.ConfigurationTarget.Global);
   });
   reg('braid.showOutput', () => log.show(true));
+  // Find Trigger Points and Reproduce with Plan (seed 004): client/src/triggerPoints.ts
+  registerTriggerPointCommands({ context, client, log }, reg);
 }

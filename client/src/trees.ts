@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { runLabel, splitExecution } from './runLabel';
 import { fileLine, roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../../server/src/lsp/displayNames';
+import { runPlanNote } from './triggerPointText';
 import { CachedRequest } from './cachedRequest';
 import {
   ExplainedEventDto,
@@ -104,13 +105,15 @@ export function treeItem(n: Node): vscode.TreeItem {
       const r = n.run;
       const item = new vscode.TreeItem(runLabel(r), vscode.TreeItemCollapsibleState.None);
       item.id = `run:${r.file}`;
-      item.description = `${r.events.toLocaleString()} events · ${r.patterns} patterns`;
+      // the plan first: the sidebar cuts long descriptions
+      item.description = `${r.plan ? `${runPlanNote(r)} · ` : ''}${r.events.toLocaleString()} events · ${r.patterns} patterns`;
       item.iconPath = r.outcome === 'fail' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
       const md = new vscode.MarkdownString();
       md.appendMarkdown(`**${escapeMd(r.execution)}** — ${r.outcome}`);
       if (r.reason) md.appendMarkdown(` (${escapeMd(r.reason)})`);
       if (r.detail) md.appendMarkdown(`\n\n${escapeMd(r.detail)}`);
       if (r.seed) md.appendMarkdown(`\n\nnoise seed ${escapeMd(r.seed)}`);
+      if (r.plan) md.appendMarkdown(`\n\nnoise plan ${escapeMd(r.plan.name)}${r.plan.file ? ` (${escapeMd(r.plan.file)})` : ''}`);
       md.appendMarkdown(`\n\n${escapeMd(r.file)}`);
       item.tooltip = md;
       item.contextValue = 'braid.run';

@@ -231,6 +231,7 @@ export const window = {
   showWarningMessage: asked('showWarningMessage'),
   showErrorMessage: asked('showErrorMessage'),
   showInputBox: asked('showInputBox'),
+  showQuickPick: asked('showQuickPick'),
   showTextDocument: asked('showTextDocument'),
   async withProgress<T>(options: unknown, task: (p: { report(x: unknown): void }, token: unknown) => Promise<T>): Promise<T> {
     ui.calls.push({ fn: 'withProgress', args: [options] });

@@ -206,6 +206,7 @@ export function toRunDto(r: RunResult): RunDto {
     events: r.events,
     patterns: r.patterns.length,
     seed: r.seed,
+    ...(r.plan ? { plan: r.plan } : {}),
     // "… in thread 3" → "… in thread copier": the thread's name, as every other view shows it
     detail: r.failingThread && r.outcomeDetail ? r.outcomeDetail.replace(new RegExp(`in thread ${r.failingThread.id}$`), `in thread ${r.failingThread.name}`) : r.outcomeDetail,
     ...(r.failingThread ? { failingThread: r.failingThread } : {}),
