@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { runLabel, splitExecution } from './runLabel';
-import { fileLine, roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../../server/src/lsp/displayNames';
+import { fileLine, roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../../server/src/engine/displayNames';
 import { runPlanNote } from './triggerPointText';
 import { CachedRequest } from './cachedRequest';
 import {

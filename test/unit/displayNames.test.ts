@@ -1,10 +1,10 @@
 /**
- * Display names (server/src/lsp/displayNames.ts) and weak patterns (weakPatterns.ts), issue 16.
+ * Display names (server/src/engine/displayNames.ts) and weak patterns (weakPatterns.ts), issue 16.
  * Expected values written by hand.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { fileLine, shortMethod, shortVariable, threadLegend } from '../../server/src/lsp/displayNames';
+import { fileLine, shortMethod, shortVariable, threadLegend } from '../../server/src/engine/displayNames';
 import { isWeakPattern } from '../../server/src/lsp/weakPatterns';
 import { findOccurrence } from '../../webview/src/tracer/occurrence';
 import path from 'node:path';

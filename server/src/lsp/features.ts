@@ -9,7 +9,7 @@ import type { AnalysisState } from './analysisState';
 import type { PatternDto } from './protocol';
 import { explanationSummary, type ExplanationState } from './explanationState';
 import { formatP } from '../engine/ranking/rootCauseOrder';
-import { roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from './displayNames';
+import { roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../engine/displayNames';
 
 const GROUP_NOTE = { cause: '', harness: ' · **harness** (test code only)', symptom: ' · **symptom** (after the failure point)' } as const;
 

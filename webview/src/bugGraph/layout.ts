@@ -5,7 +5,7 @@
  * edges across lanes. Pure geometry, no DOM.
  */
 import type { BugGraphView, GraphNodeView, GraphAccessView, FrameView } from '../common/model';
-import { shortMethod as displayMethod, shortVariable as displayVariable } from '../../../server/src/lsp/displayNames';
+import { shortMethod as displayMethod, shortVariable as displayVariable } from '../../../server/src/engine/displayNames';
 
 export const LANE_W = 420;
 export const LANE_GAP = 190;

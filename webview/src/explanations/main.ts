@@ -8,7 +8,7 @@
 import '../common/base.css';
 import './explanations.css';
 import type { ExplanationsResult, ExplanationGroupDto, ExplanationPatternDto, ExplainedEventDto, ExplanationDependencyDto } from '../../../server/src/lsp/protocol';
-import { shortMethod, shortVariable } from '../../../server/src/lsp/displayNames';
+import { shortMethod, shortVariable } from '../../../server/src/engine/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';

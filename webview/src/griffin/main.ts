@@ -9,7 +9,7 @@
 import '../common/base.css';
 import './griffin.css';
 import type { PatternDto, PatternsResult, BugsResult } from '../../../server/src/lsp/protocol';
-import { shortMethod, shortVariable } from '../../../server/src/lsp/displayNames';
+import { shortMethod, shortVariable } from '../../../server/src/engine/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';

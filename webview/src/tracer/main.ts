@@ -13,7 +13,7 @@ import { post, loadState, saveState, onMessage, request, newRequestId } from '..
 import { registerToolkit, valueOf, checkedOf } from '../common/toolkit';
 import { Pager, PagerQuery } from './pager';
 import { runLabel } from '../../../client/src/runLabel';
-import { fileLine, roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/lsp/displayNames';
+import { fileLine, roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
 import { findOccurrence, OccurrenceEvent } from './occurrence';
 
 registerToolkit();

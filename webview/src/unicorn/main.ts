@@ -6,7 +6,7 @@
 import '../common/base.css';
 import './unicorn.css';
 import type { PatternDto, PatternsResult, PatternAccessDto } from '../../../server/src/lsp/protocol';
-import { roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/lsp/displayNames';
+import { roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit, valueOf } from '../common/toolkit';

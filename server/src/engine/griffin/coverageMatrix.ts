@@ -32,6 +32,8 @@ export interface MatrixAccess {
   stack: Frame[];
   /** static identity of the access: type, variable, file, line */
   key: string;
+  /** the thread's name at the pattern's first occurrence, when the trace names threads */
+  threadName?: string;
 }
 
 export interface MatrixPattern {
@@ -179,6 +181,7 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
         method: a.method,
         stack: normalizeStack(frames, frameOf(a)),
         key: accessKey(a.type, a.variable, a.file, a.line),
+        ...(a.threadName !== undefined ? { threadName: a.threadName } : {}),
       };
     }),
   };
