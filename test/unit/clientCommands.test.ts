@@ -59,7 +59,7 @@ registerCommands({
   },
   runsTree,
 } as never);
-// the Suspicious Methods view registers its commands next to its tree (client/src/methodsTree.ts)
+// the Method Ranking view registers its commands next to its tree (client/src/methodsTree.ts)
 const methodsModel = {
   onDidChange: () => ({ dispose() {} }),
   request: async (method: string) => {
@@ -83,7 +83,7 @@ beforeEach(() => {
   workspace.isTrusted = true;
 });
 
-test('every command of package.json is registered (Refresh Explanations is, next to its tree, in extension.ts; the Suspicious Methods view commands by registerMethodsView above, in methodsTree.ts)', () => {
+test('every command of package.json is registered (Refresh Explanations is, next to its tree, in extension.ts; the Method Ranking view commands by registerMethodsView above, in methodsTree.ts)', () => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
   const elsewhere = new Set(['braid.refreshExplanations']);
   const declared = pkg.contributes.commands.map((c: { command: string }) => c.command).filter((c: string) => !elsewhere.has(c)).sort();
@@ -101,7 +101,7 @@ test('Runs view: failing-only filter and failing-first sort, with the context ke
   assert.ok(commands.executed.some((c) => c[0] === 'setContext' && c[1] === 'braid.runsFailingFirst' && c[2] === false));
 });
 
-test('Suspicious Methods: Compare opens the comparison webview; Reveal focuses the view and reveals the method', async () => {
+test('Method Ranking: Compare opens the comparison webview; Reveal focuses the view and reveals the method', async () => {
   opened.length = 0;
   await run('braid.compareSuspiciousMethods');
   assert.deepEqual(opened, [['methods']]);
