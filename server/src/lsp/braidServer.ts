@@ -186,6 +186,7 @@ export class BraidServer {
       recordRunsFromServer(this.connection, p, token, {
         folder: this.folders[0],
         outDir: this.settings.record.outDir,
+        trusted: this.trusted,
         afterRun: () => this.debounceRescan(),
         recording: (outDir, finished) => {
           if (finished) this.recordings.set(path.resolve(outDir), finished);
