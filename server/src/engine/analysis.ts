@@ -21,7 +21,10 @@ import { PatternCategory } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
-import { PatternGroup, TieOrder, confidenceNote, listRanks, methodsKey, orderPatterns, tieGroups } from './ranking/rootCauseOrder';
+import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote, methodsKey } from './ranking/rootCauseOrder';
+import { sameScore } from './ranking/competitionRanking';
+import { RankedList } from './ranking/rankedList';
+export { patternAt, patternCount } from './ranking/rankedList';
 
 export type Strategy = 'unicorn' | 'falcon';
 
@@ -142,7 +145,16 @@ export interface RankedPattern {
 export interface AnalysisResult {
   options: AnalysisOptions;
   executions: { total: number; failed: number; passed: number };
+  /**
+   * Every ranked pattern, described. From `Analyzer.rank()` this is described on first use
+   * (all of them): code that shows only some patterns uses `ranking` instead.
+   */
   patterns: RankedPattern[];
+  /**
+   * The compact ranked list (Analyzer.rank(); not enumerable, so it neither crosses to
+   * another thread nor into JSON): row k is `patterns[k]`, described by `ranking.describe(k)`.
+   */
+  ranking?: RankedList<RankedPattern>;
   runs: RunResult[];
   diagnostics: Diagnostic[];
   /** a sentence for the user when the result needs explaining (e.g. no failing runs) */
@@ -310,52 +322,113 @@ export class Analyzer {
     return m;
   }
 
-  /** UNICORN Step 3: counts, suspiciousness, competition ranking; then groups, tie groups and p-values. */
+  /**
+   * UNICORN Step 3: counts, suspiciousness, competition ranking; then groups, tie groups and p-values.
+   * The list is compact (`result.ranking`, typed arrays); patterns are described only when shown
+   * (`result.ranking.describe(k)`). `result.patterns` describes every pattern on first use (small
+   * results, tests); reports, GRIFFIN and the language server use the ranking.
+   */
   rank(): AnalysisResult {
     const runs = this.runResults();
     const totalFailed = runs.filter((r) => r.outcome === 'fail').length;
     const totalPassed = runs.length - totalFailed;
-    const failed = new Map<number, number>();
-    const passed = new Map<number, number>();
-    const failedAfter = new Map<number, number>();
+    const reg = this.registry;
+    const n = reg.patterns.length;
+    const failed = new Int32Array(n);
+    const passed = new Int32Array(n);
+    const failedAfter = new Int32Array(n);
     for (const r of runs) {
       const m = r.outcome === 'fail' ? failed : passed;
-      for (const p of r.patterns) m.set(p, (m.get(p) ?? 0) + 1);
-      if (r.afterFailure) for (const p of r.afterFailure) failedAfter.set(p, (failedAfter.get(p) ?? 0) + 1);
+      for (const p of r.patterns) m[p]++;
+      if (r.afterFailure) for (const p of r.afterFailure) failedAfter[p]++;
     }
-    const ids = new Set<number>([...failed.keys(), ...passed.keys()]);
-    const reg = this.registry;
     const grouping = this.options.grouping;
-    const rows = [...ids].map((id) => {
-      const f = failed.get(id) ?? 0;
-      const p = passed.get(id) ?? 0;
+    // compact rows (typed arrays): the order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups
+    let count = 0;
+    for (let id = 0; id < n; id++) if (failed[id] !== 0 || passed[id] !== 0) count++;
+    const ids = new Int32Array(count);
+    const score = new Float64Array(count);
+    const group = new Uint8Array(count);
+    const length = new Int32Array(count);
+    const keys: string[] = new Array(count);
+    for (let id = 0, k = 0; id < n; id++) {
+      const f = failed[id];
+      const p = passed[id];
+      if (f === 0 && p === 0) continue;
       const info = reg.patterns[id];
-      return {
-        id,
-        f,
-        p,
-        score: totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed),
-        group: (grouping ? this.groupOf(id, f, failedAfter.get(id) ?? 0) : 'cause') as PatternGroup,
-        length: info.accesses.length,
-        key: info.key,
-      };
-    });
-    orderPatterns(rows, grouping, this.tieOrder);
-    const ranks = listRanks(rows, grouping);
-    const described = rows.map((r, k) => this.describe(r.id, ranks[k], r.score, r.f, r.p, totalFailed, totalPassed, r.group));
-    const ties = tieGroups(rows, described.map((d) => methodsKey(d.accesses)), grouping);
-    const patterns: RankedPattern[] = ties.order.map((k, j) => {
-      const d = described[k];
-      d.tie = ties.tie[j];
-      d.tieSize = ties.size[j];
+      ids[k] = id;
+      score[k] = totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed);
+      group[k] = grouping ? PATTERN_GROUPS.indexOf(this.groupOf(id, f, failedAfter[id])) : 0;
+      length[k] = info.accesses.length;
+      keys[k] = info.key;
+      k++;
+    }
+    const order = Array.from({ length: count }, (_, k) => k);
+    const byKey = (a: number, b: number) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0);
+    if (!grouping) {
+      order.sort((a, b) => score[b] - score[a] || failed[ids[b]] - failed[ids[a]] || passed[ids[a]] - passed[ids[b]] || length[b] - length[a] || byKey(a, b));
+    } else {
+      const dir = this.tieOrder === 'shorter' ? 1 : -1;
+      order.sort(
+        (a, b) =>
+          group[a] - group[b] ||
+          score[b] - score[a] ||
+          passed[ids[a]] - passed[ids[b]] ||
+          failed[ids[b]] - failed[ids[a]] ||
+          dir * (length[a] - length[b]) ||
+          byKey(a, b),
+      );
+    }
+    const ranking = new RankedList<RankedPattern>(count, (list, k) => {
+      const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
+      d.tie = list.ties[k];
+      d.tieSize = list.tieSizes[k];
       return d;
     });
+    // runs of equal (group, score): one competition rank; within a run, one tie group per methods key (grouping on)
+    let j = 0;
+    let tieNo = 0;
+    for (let start = 0; start < count; ) {
+      const a = order[start];
+      let end = start + 1;
+      while (end < count && sameScore(score[order[end]], score[order[end - 1]]) && (!grouping || group[order[end]] === group[a])) end++;
+      const rank = start + 1;
+      const put = (k: number, tie: number, size: number) => {
+        const id = ids[k];
+        ranking.set(j++, id, rank, score[k], failed[id], passed[id], PATTERN_GROUPS[group[k]], tie, size);
+      };
+      if (!grouping || end - start === 1) {
+        for (let q = start; q < end; q++) put(order[q], ++tieNo, 1);
+      } else {
+        // tie groups: scores equal to the first of the run (tieGroups), a sub-run of the rank's run
+        for (let sub = start; sub < end; ) {
+          let subEnd = sub + 1;
+          while (subEnd < end && sameScore(score[order[subEnd]], score[order[sub]])) subEnd++;
+          const buckets = new Map<string, number[]>();
+          for (let q = sub; q < subEnd; q++) {
+            const mk = subEnd - sub === 1 ? '' : this.methodsKeyOf(ids[order[q]]);
+            const bucket = buckets.get(mk);
+            if (bucket) bucket.push(order[q]);
+            else buckets.set(mk, [order[q]]);
+          }
+          for (const members of buckets.values()) {
+            tieNo++;
+            for (const k of members) put(k, tieNo, members.length);
+          }
+          sub = subEnd;
+        }
+      }
+      start = end;
+    }
     let message: string | undefined;
     if (runs.length === 0) message = 'No traces could be analyzed.';
     else if (totalFailed === 0)
       message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
     else if (totalPassed === 0) message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart well.`;
-    const firstCause = patterns.length && patterns[0].group === 'cause' ? patterns[0] : undefined;
+    const firstCause =
+      ranking.length && ranking.group(0) === 'cause'
+        ? { failed: ranking.failed[0], passed: ranking.passed[0], pValue: fisherOneSided(ranking.failed[0], ranking.passed[0], totalFailed, totalPassed) }
+        : undefined;
     const confidence = confidenceNote(totalFailed, totalPassed, firstCause);
     let events = 0;
     let pairs = 0;
@@ -367,16 +440,46 @@ export class Analyzer {
       late += r.stats.latePairs;
       ordered += r.stats.orderedPairs ?? 0;
     }
-    return {
+    const result = {
       options: this.options,
       executions: { total: runs.length, failed: totalFailed, passed: totalPassed },
-      patterns,
       runs,
       diagnostics: this.diagnostics(),
       message,
       confidence,
-      stats: { events, pairs, patterns: patterns.length, latePairs: late, orderedPairs: ordered },
-    };
+      stats: { events, pairs, patterns: ranking.length, latePairs: late, orderedPairs: ordered },
+    } as AnalysisResult;
+    return withRanking(result, ranking);
+  }
+
+  /** The methods key of a pattern's tie group (rootCauseOrder.methodsKey over its described accesses), without describing it. */
+  private methodsKeyOf(id: number): string {
+    const reg = this.registry;
+    const info = reg.patterns[id];
+    const accesses = info.accesses.map((s, k) => ({ thread: info.roles[k], method: this.userMethod(reg.accesses[s].loc, info.stacks[k]) }));
+    return methodsKey(accesses);
+  }
+
+  /** one method name per loc outside library code; per (loc, stack) inside it */
+  private readonly userMethods = new Map<number, string | Map<number, string>>();
+
+  /** The method an access is shown in: its own, or its nearest caller in the user's code (describe's `method`). */
+  private userMethod(locId: number, stack: number): string {
+    const known = this.userMethods.get(locId);
+    if (typeof known === 'string') return known;
+    const loc = this.registry.locs[locId];
+    if (known === undefined && !this.isLibrary(loc.file, loc.method)) {
+      this.userMethods.set(locId, loc.method);
+      return loc.method;
+    }
+    let byStack = known as Map<number, string> | undefined;
+    if (!byStack) this.userMethods.set(locId, (byStack = new Map()));
+    let m = byStack.get(stack);
+    if (m === undefined) {
+      const user = nearestUserFrame(loc, this.frames(stack), this.isLibrary);
+      byStack.set(stack, (m = user ? user.method : loc.method));
+    }
+    return m;
   }
 
   /** Order of tied patterns within one score (measurements: docs/algorithms.md). */
@@ -402,6 +505,26 @@ export class Analyzer {
     return 'cause';
   }
 
+  /** A call stack as reported (bottom first, deep stacks cut around a marker frame), shared by every pattern. */
+  private frames(stack: number): { file: string; line: number; method: string }[] {
+    if (stack < 0) return [];
+    let f = this.framesCache.get(stack);
+    if (!f) {
+      const reg = this.registry;
+      f = reportedFrames(reg.stackFrames(stack)).map((l) => {
+        if (l < 0) return { file: '', line: 0, method: `… ${-l} frames …` };
+        let frame = this.frameCache.get(l);
+        if (!frame) {
+          const loc = reg.locs[l];
+          this.frameCache.set(l, (frame = { file: loc.file, line: loc.line, method: loc.method }));
+        }
+        return frame;
+      });
+      this.framesCache.set(stack, f);
+    }
+    return f;
+  }
+
   describe(
     id: number,
     rank: number,
@@ -414,23 +537,7 @@ export class Analyzer {
   ): RankedPattern {
     const reg = this.registry;
     const info = reg.patterns[id];
-    const frames = (stack: number) => {
-      if (stack < 0) return [];
-      let f = this.framesCache.get(stack);
-      if (!f) {
-        f = reportedFrames(reg.stackFrames(stack)).map((l) => {
-          if (l < 0) return { file: '', line: 0, method: `… ${-l} frames …` };
-          let frame = this.frameCache.get(l);
-          if (!frame) {
-            const loc = reg.locs[l];
-            this.frameCache.set(l, (frame = { file: loc.file, line: loc.line, method: loc.method }));
-          }
-          return frame;
-        });
-        this.framesCache.set(stack, f);
-      }
-      return f;
-    };
+    const frames = (stack: number) => this.frames(stack);
     return {
       rank,
       score,
@@ -467,6 +574,28 @@ export class Analyzer {
       tieSize: 1,
     };
   }
+}
+
+/**
+ * Gives `result` its compact ranking (not enumerable) and a `patterns` list
+ * described on first read (then kept); assigning `patterns` replaces it
+ * (e.g. the language server keeps only the top patterns).
+ */
+export function withRanking(result: AnalysisResult, ranking: RankedList<RankedPattern>): AnalysisResult {
+  Object.defineProperty(result, 'ranking', { value: ranking, enumerable: false, writable: true, configurable: true });
+  Object.defineProperty(result, 'patterns', {
+    enumerable: true,
+    configurable: true,
+    get(this: AnalysisResult) {
+      const all = ranking.describeRange();
+      Object.defineProperty(this, 'patterns', { value: all, enumerable: true, writable: true, configurable: true });
+      return all;
+    },
+    set(this: AnalysisResult, v: RankedPattern[]) {
+      Object.defineProperty(this, 'patterns', { value: v, enumerable: true, writable: true, configurable: true });
+    },
+  });
+  return result;
 }
 
 /**
