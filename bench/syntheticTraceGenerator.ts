@@ -98,6 +98,8 @@ export interface RandomWorkloadOptions {
   variables?: number;
   /** statements (locations) accesses are spread over */
   lines?: number;
+  /** longest run of accesses by one thread before a context switch (1: every event switches at random) */
+  burst?: number;
   seed?: number;
   outcome?: 'pass' | 'fail';
   execution?: string;
@@ -105,9 +107,10 @@ export interface RandomWorkloadOptions {
 
 /**
  * The issue-14 "random workload": every event is a read or write of a
- * uniformly random variable at a uniformly random statement by a uniformly
- * random thread — no locality, so almost every access pair is a new pattern
- * (about one distinct pattern per event with 8 threads and 2,000 variables).
+ * uniformly random variable at a uniformly random statement by a random
+ * thread (running bursts of 1–`burst` accesses) — no locality, so almost
+ * every access pair is a new pattern (about one distinct pattern per event
+ * with 8 threads and 2,000 variables).
  * It stresses ranking, describing, reporting and GRIFFIN, not the hot path.
  */
 export async function generateRandomTrace(file: string, o: RandomWorkloadOptions): Promise<number> {
@@ -125,8 +128,15 @@ export async function generateRandomTrace(file: string, o: RandomWorkloadOptions
   for (let t = 1; t <= threads; t++) buf += JSON.stringify({ def: 'thread', id: t, name: `worker-${t}` }) + '\n';
   for (let v = 0; v < variables; v++) buf += JSON.stringify({ def: 'var', id: v, name: `bench.Random.v${v}` }) + '\n';
   for (let l = 0; l < lines; l++) buf += JSON.stringify({ def: 'loc', id: l, file: 'bench/Random.java', line: 10 + l, method: `bench.Random.m${l >> 4}` }) + '\n';
+  const maxBurst = o.burst ?? 40;
+  let t = 1;
+  let burst = 0;
   for (let i = 1; i <= o.events; i++) {
-    const t = 1 + Math.floor(r() * threads);
+    if (burst === 0) {
+      t = 1 + Math.floor(r() * threads);
+      burst = 1 + Math.floor(r() * maxBurst);
+    }
+    burst--;
     const v = Math.floor(r() * variables);
     buf += `[${i},${t},"${r() < 0.5 ? 'W' : 'R'}",${v},${Math.floor(r() * lines)}]\n`;
     if (buf.length > 1 << 20) await flush();

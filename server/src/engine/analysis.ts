@@ -21,7 +21,7 @@ import { PatternCategory } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
-import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote, methodsKey } from './ranking/rootCauseOrder';
+import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './ranking/rootCauseOrder';
 import { sameScore } from './ranking/competitionRanking';
 import { RankedList } from './ranking/rankedList';
 export { patternAt, patternCount } from './ranking/rankedList';
@@ -452,12 +452,30 @@ export class Analyzer {
     return withRanking(result, ranking);
   }
 
-  /** The methods key of a pattern's tie group (rootCauseOrder.methodsKey over its described accesses), without describing it. */
+  /**
+   * A key equal for two patterns exactly when rootCauseOrder.methodsKey of their described accesses is
+   * (each role's set of methods, the two roles unordered), made of interned method numbers.
+   */
   private methodsKeyOf(id: number): string {
     const reg = this.registry;
     const info = reg.patterns[id];
-    const accesses = info.accesses.map((s, k) => ({ thread: info.roles[k], method: this.userMethod(reg.accesses[s].loc, info.stacks[k]) }));
-    return methodsKey(accesses);
+    const r1: number[] = [];
+    const r2: number[] = [];
+    for (let k = 0; k < info.accesses.length; k++) {
+      const m = this.methodNo(this.userMethod(reg.accesses[info.accesses[k]].loc, info.stacks[k]));
+      const r = info.roles[k] === 1 ? r1 : r2;
+      if (!r.includes(m)) r.push(m);
+    }
+    const k1 = r1.sort((a, b) => a - b).join(',');
+    const k2 = r2.sort((a, b) => a - b).join(',');
+    return k1 <= k2 ? `${k1}|${k2}` : `${k2}|${k1}`;
+  }
+
+  private readonly methodNos = new Map<string, number>();
+  private methodNo(method: string): number {
+    let n = this.methodNos.get(method);
+    if (n === undefined) this.methodNos.set(method, (n = this.methodNos.size));
+    return n;
   }
 
   /** one method name per loc outside library code; per (loc, stack) inside it */
