@@ -351,12 +351,16 @@ export class Analyzer {
     const group = new Uint8Array(count);
     const length = new Int32Array(count);
     const keys: string[] = new Array(count);
+    const fr = new Int32Array(count);
+    const pr = new Int32Array(count);
     for (let id = 0, k = 0; id < n; id++) {
       const f = failed[id];
       const p = passed[id];
       if (f === 0 && p === 0) continue;
       const info = reg.patterns[id];
       ids[k] = id;
+      fr[k] = f;
+      pr[k] = p;
       score[k] = totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed);
       group[k] = grouping ? PATTERN_GROUPS.indexOf(this.groupOf(id, f, failedAfter[id])) : 0;
       length[k] = info.accesses.length;
@@ -366,15 +370,15 @@ export class Analyzer {
     const order = Array.from({ length: count }, (_, k) => k);
     const byKey = (a: number, b: number) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0);
     if (!grouping) {
-      order.sort((a, b) => score[b] - score[a] || failed[ids[b]] - failed[ids[a]] || passed[ids[a]] - passed[ids[b]] || length[b] - length[a] || byKey(a, b));
+      order.sort((a, b) => score[b] - score[a] || fr[b] - fr[a] || pr[a] - pr[b] || length[b] - length[a] || byKey(a, b));
     } else {
       const dir = this.tieOrder === 'shorter' ? 1 : -1;
       order.sort(
         (a, b) =>
           group[a] - group[b] ||
           score[b] - score[a] ||
-          passed[ids[a]] - passed[ids[b]] ||
-          failed[ids[b]] - failed[ids[a]] ||
+          pr[a] - pr[b] ||
+          fr[b] - fr[a] ||
           dir * (length[a] - length[b]) ||
           byKey(a, b),
       );
@@ -459,16 +463,51 @@ export class Analyzer {
   private methodsKeyOf(id: number): string {
     const reg = this.registry;
     const info = reg.patterns[id];
-    const r1: number[] = [];
-    const r2: number[] = [];
-    for (let k = 0; k < info.accesses.length; k++) {
-      const m = this.methodNo(this.userMethod(reg.accesses[info.accesses[k]].loc, info.stacks[k]));
-      const r = info.roles[k] === 1 ? r1 : r2;
-      if (!r.includes(m)) r.push(m);
+    const n = info.accesses.length;
+    const scratch = this.keyScratch.length >= 2 * n ? this.keyScratch : (this.keyScratch = new Int32Array(2 * n));
+    // role 1's method numbers in scratch[0..n1), role 2's in scratch[n..n+n2), each sorted and unique
+    let n1 = 0;
+    let n2 = 0;
+    for (let k = 0; k < n; k++) {
+      const m = this.userMethodNo(reg.accesses[info.accesses[k]].loc, info.stacks[k]);
+      const base = info.roles[k] === 1 ? 0 : n;
+      const len = base === 0 ? n1 : n2;
+      let q = base + len;
+      let dup = false;
+      for (let j = base; j < base + len; j++) if (scratch[j] === m) dup = true;
+      if (dup) continue;
+      while (q > base && scratch[q - 1] > m) {
+        scratch[q] = scratch[q - 1];
+        q--;
+      }
+      scratch[q] = m;
+      if (base === 0) n1++;
+      else n2++;
     }
-    const k1 = r1.sort((a, b) => a - b).join(',');
-    const k2 = r2.sort((a, b) => a - b).join(',');
+    let k1 = '';
+    for (let j = 0; j < n1; j++) k1 += (j ? ',' : '') + scratch[j];
+    let k2 = '';
+    for (let j = 0; j < n2; j++) k2 += (j ? ',' : '') + scratch[n + j];
     return k1 <= k2 ? `${k1}|${k2}` : `${k2}|${k1}`;
+  }
+
+  private keyScratch = new Int32Array(8);
+  /** per loc outside library code: its method's number + 1 (0: not known yet, or library code) */
+  private locMethodNos = new Int32Array(0);
+
+  /** The number of the method an access is shown in (userMethod, interned). */
+  private userMethodNo(locId: number, stack: number): number {
+    if (locId < this.locMethodNos.length && this.locMethodNos[locId] > 0) return this.locMethodNos[locId] - 1;
+    const m = this.methodNo(this.userMethod(locId, stack));
+    if (typeof this.userMethods.get(locId) === 'string') {
+      if (locId >= this.locMethodNos.length) {
+        const grown = new Int32Array(Math.max(locId + 1, this.locMethodNos.length * 2, 1024));
+        grown.set(this.locMethodNos);
+        this.locMethodNos = grown;
+      }
+      this.locMethodNos[locId] = m + 1;
+    }
+    return m;
   }
 
   private readonly methodNos = new Map<string, number>();
