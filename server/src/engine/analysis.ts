@@ -177,7 +177,18 @@ export class Analyzer {
   private readonly frameCache = new Map<number, { file: string; line: number; method: string }>();
   private readonly testCode: TestCodeClassifier;
   /** where library code ends and the user's code begins (the language server may pass its source roots' view) */
-  isLibrary: LibraryPredicate = isLibraryCode;
+  get isLibrary(): LibraryPredicate {
+    return this.libraryPredicate;
+  }
+  set isLibrary(p: LibraryPredicate) {
+    // the methods accesses are shown in depend on it: forget them
+    this.libraryPredicate = p;
+    this.userMethods.clear();
+    this.locMethodNos = new Int32Array(0);
+    this.tieKeys = new Int32Array(0);
+    this.libraryLocs = new Uint8Array(0);
+  }
+  private libraryPredicate: LibraryPredicate = isLibraryCode;
 
   constructor(options: Partial<AnalysisOptions> = {}) {
     this.options = validateOptions(options);
@@ -408,9 +419,9 @@ export class Analyzer {
         for (let sub = start; sub < end; ) {
           let subEnd = sub + 1;
           while (subEnd < end && sameScore(score[order[subEnd]], score[order[sub]])) subEnd++;
-          const buckets = new Map<string, number[]>();
+          const buckets = new Map<number, number[]>();
           for (let q = sub; q < subEnd; q++) {
-            const mk = subEnd - sub === 1 ? '' : this.methodsKeyOf(ids[order[q]]);
+            const mk = subEnd - sub === 1 ? 0 : this.tieKeyOf(ids[order[q]]);
             const bucket = buckets.get(mk);
             if (bucket) bucket.push(order[q]);
             else buckets.set(mk, [order[q]]);
@@ -489,6 +500,42 @@ export class Analyzer {
     let k2 = '';
     for (let j = 0; j < n2; j++) k2 += (j ? ',' : '') + scratch[n + j];
     return k1 <= k2 ? `${k1}|${k2}` : `${k2}|${k1}`;
+  }
+
+  /** per loc: 0 not known yet, 1 user code, 2 library code (isLibrary) */
+  private libraryLocs = new Uint8Array(0);
+
+  private isLibraryLoc(locId: number): boolean {
+    if (locId >= this.libraryLocs.length) {
+      const grown = new Uint8Array(Math.max(locId + 1, this.libraryLocs.length * 2, 1024));
+      grown.set(this.libraryLocs);
+      this.libraryLocs = grown;
+    }
+    let v = this.libraryLocs[locId];
+    if (v === 0) {
+      const loc = this.registry.locs[locId];
+      this.libraryLocs[locId] = v = this.isLibrary(loc.file, loc.method) ? 2 : 1;
+    }
+    return v === 2;
+  }
+
+  /** per pattern id: its interned methods key + 1 (0: not computed yet); kept across rank() calls */
+  private tieKeys = new Int32Array(0);
+  private readonly tieKeyNos = new Map<string, number>();
+
+  /** The pattern's interned methods key (methodsKeyOf), computed once per pattern. */
+  private tieKeyOf(id: number): number {
+    if (id < this.tieKeys.length && this.tieKeys[id] > 0) return this.tieKeys[id] - 1;
+    const key = this.methodsKeyOf(id);
+    let no = this.tieKeyNos.get(key);
+    if (no === undefined) this.tieKeyNos.set(key, (no = this.tieKeyNos.size));
+    if (id >= this.tieKeys.length) {
+      const grown = new Int32Array(Math.max(id + 1, this.tieKeys.length * 2, 1024));
+      grown.set(this.tieKeys);
+      this.tieKeys = grown;
+    }
+    this.tieKeys[id] = no + 1;
+    return no;
   }
 
   private keyScratch = new Int32Array(8);
@@ -607,7 +654,7 @@ export class Analyzer {
         const a = reg.accesses[s];
         const loc = reg.locs[a.loc];
         const stack = frames(info.stacks[k]);
-        const user = nearestUserFrame(loc, stack, this.isLibrary);
+        const user = this.isLibraryLoc(a.loc) ? nearestUserFrame(loc, stack, this.isLibrary) : undefined;
         const access: PatternAccess = {
           thread: info.roles[k],
           type: a.write ? 'W' : 'R',
