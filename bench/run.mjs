@@ -24,7 +24,8 @@ if (!only.length || only.includes('engine')) {
   const { build } = await import('esbuild');
   await build({ entryPoints: [path.join(root, 'bench/engine-bench.ts')], bundle: true, platform: 'node', target: 'node20', outfile: path.join(outDir, 'engine-bench.cjs'), logLevel: 'warning' });
   console.log('UNICORN engine: parse-only vs full analysis (one synthetic failing run per size, 4 threads)');
-  console.log('events      file MiB  parse ms  analyze ms  ratio  events/s (end to end)  parse RSS MiB  analyze RSS MiB  --hb none ms');
+  console.log('(cpu: user + system CPU time of the process, steadier than wall time when the machine is shared)');
+  console.log('events      file MiB  parse ms  analyze ms  ratio  parse cpu ms  analyze cpu ms  cpu ratio  events/s (end to end)  parse RSS MiB  analyze RSS MiB  --hb none ms');
   for (const n of sizes) {
     const file = path.join(outDir, `synthetic-${n}.trace.jsonl`);
     if (!existsSync(file)) node(['bench/syntheticTraceGenerator.ts', file, String(n)]);
@@ -41,7 +42,7 @@ if (!only.length || only.includes('engine')) {
     const t = best('analyze-thesis');
     const mib = statSync(file).size / 2 ** 20;
     console.log(
-      `${String(n).padEnd(12)}${mib.toFixed(1).padStart(8)}  ${p.ms.toFixed(0).padStart(8)}  ${a.ms.toFixed(0).padStart(10)}  ${(a.ms / p.ms).toFixed(2).padStart(5)}  ${Math.round(a.events / (a.ms / 1000)).toLocaleString('en-US').padStart(21)}  ${p.maxRssMiB.toFixed(0).padStart(13)}  ${a.maxRssMiB.toFixed(0).padStart(15)}  ${t.ms.toFixed(0).padStart(12)}`,
+      `${String(n).padEnd(12)}${mib.toFixed(1).padStart(8)}  ${p.ms.toFixed(0).padStart(8)}  ${a.ms.toFixed(0).padStart(10)}  ${(a.ms / p.ms).toFixed(2).padStart(5)}  ${p.cpuMs.toFixed(0).padStart(12)}  ${a.cpuMs.toFixed(0).padStart(14)}  ${(a.cpuMs / p.cpuMs).toFixed(2).padStart(9)}  ${Math.round(a.events / (a.ms / 1000)).toLocaleString('en-US').padStart(21)}  ${p.maxRssMiB.toFixed(0).padStart(13)}  ${a.maxRssMiB.toFixed(0).padStart(15)}  ${t.ms.toFixed(0).padStart(12)}`,
     );
   }
   console.log('');

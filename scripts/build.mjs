@@ -22,6 +22,8 @@ const common = {
 
 const entries = [
   { in: 'server/src/cli/braid.ts', out: 'dist/braid.js' },
+  // `braid mine` alone: bin/braid.js loads this small bundle for it (fast start, issue 14)
+  { in: 'server/src/cli/mineMain.ts', out: 'dist/braid-mine.js' },
   { in: 'server/src/server.ts', out: 'dist/server.js', optional: true },
   { in: 'server/src/analysisWorker.ts', out: 'dist/analysisWorker.js', optional: true },
 ];

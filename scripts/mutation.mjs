@@ -32,9 +32,9 @@ const FAULTS = [
   },
   {
     name: 'pattern combination: thread roles swapped (p2 must run T1 → T2 instead of T2 → T1)',
-    file: 'server/src/engine/unicorn/patternCombination.ts',
-    find: 'if (a1.thread !== b2.thread || a2.thread !== b1.thread) return 0;',
-    replace: 'if (a1.thread !== b1.thread || a2.thread !== b2.thread) return 0;',
+    file: 'server/src/engine/unicorn/pairWindow.ts',
+    find: 'for (let p = this.latest(q.t2, q.t1);',
+    replace: 'for (let p = this.latest(q.t1, q.t2);',
     tests: ENGINE_TESTS,
   },
   {
@@ -47,8 +47,8 @@ const FAULTS = [
   {
     name: 'pair window off by one (one pair fewer combined)',
     file: 'server/src/engine/unicorn/pairWindow.ts',
-    find: 'opposite.expire(position - this.size);',
-    replace: 'opposite.expire(position - this.size + 1);',
+    find: 'const min = position - this.size;',
+    replace: 'const min = position - this.size + 1;',
     tests: ENGINE_TESTS,
   },
   {

@@ -21,16 +21,19 @@ import { BugsTree, ExplanationsTree, PatternsTree, RunsTree } from './trees';
 import { registerWebviews } from './webviews/panels';
 import { registerMethodsView } from './methodsTree';
 import { MAX_RESTARTS, restartAfterStop } from './restartPolicy';
+import { TriggerPointDecorations } from './triggerPoints';
+import { TriggerPointsChangedNotification, TriggerPointsRequest, TriggerPointsResult, WorkspaceTrustNotification } from '../../server/src/lsp/protocol';
 
 let client: LanguageClient | undefined;
 
 /** Commands the hover's command links may run (markdown isTrusted). */
-const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess'];
+const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess', 'braid.reproduceWithPlan'];
 
 export interface BraidApi {
   client: LanguageClient;
   model: BraidModel;
   heat: HeatDecorations;
+  triggerPoints: TriggerPointDecorations;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<BraidApi> {
@@ -48,7 +51,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     documentSelector: [{ scheme: 'file' }],
     outputChannel: log,
     markdown: { isTrusted: { enabledCommands: HOVER_COMMANDS }, supportHtml: false },
-    initializationOptions: { settings: vscode.workspace.getConfiguration('braid') },
+    // a function: a restarted server gets the trust of the moment (braid/pinpoint needs it)
+    initializationOptions: () => ({ settings: vscode.workspace.getConfiguration('braid'), trusted: vscode.workspace.isTrusted }),
     errorHandler: {
       error: (error, _message, count) => {
         log.error(`connection error: ${error?.message ?? error}`);
@@ -77,6 +81,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   const heat = new HeatDecorations(context);
   context.subscriptions.push(heat);
   c.onNotification(LineScoresNotification, (p: LineScoresParams) => heat.update(p));
+  const triggerPoints = new TriggerPointDecorations(context);
+  context.subscriptions.push(triggerPoints);
+  c.onNotification(TriggerPointsChangedNotification, (p: TriggerPointsResult) => triggerPoints.update(p));
 
   const runsTree = new RunsTree(model);
   const patternsTree = new PatternsTree(model);
@@ -120,18 +127,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     onDidChange: (listener: () => void) => model.onDidChange(listener),
   });
 
-  registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree });
+  registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree, runsTree });
   registerMethodsView(context, model, () => webviews.openMethods());
 
   context.subscriptions.push(
     c.onDidChangeState((e) => {
-      if (e.newState === State.Running) void model.refresh();
+      if (e.newState === State.Running) {
+        void model.refresh();
+        void c.sendRequest<TriggerPointsResult>(TriggerPointsRequest).then((p) => triggerPoints.update(p), () => undefined);
+      }
       if (e.newState === State.Stopped) {
         status.text = '$(error) Braid: server stopped';
         status.tooltip = 'The Braid language server is not running. See the Braid output.';
       }
     }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => log.info('workspace trusted: Record Runs is available')),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      log.info('workspace trusted: Record Runs and Find Trigger Points are available');
+      if (c.isRunning()) void c.sendNotification(WorkspaceTrustNotification, { trusted: true });
+    }),
   );
   void vscode.commands.executeCommand('setContext', 'braid.active', true);
   // "Find the Root Cause" in the Testing view's context menu when the Java test runner provides the tests
@@ -146,7 +159,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     log.error(`could not start the Braid language server: ${(err as Error)?.message ?? err}`);
     void vscode.window.showErrorMessage(`Braid: could not start the language server: ${(err as Error)?.message ?? err}`);
   }
-  return { client: c, model, heat };
+  return { client: c, model, heat, triggerPoints };
 }
 
 export async function deactivate(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { BraidServer } from './lsp/braidServer';
+import { pinpoint } from './recorder/pinpoint';
 
 const connection = createConnection(ProposedFeatures.all);
 process.on('uncaughtException', (err) => {
@@ -14,4 +15,4 @@ process.on('uncaughtException', (err) => {
     /* the connection may be gone */
   }
 });
-new BraidServer(connection).listen();
+new BraidServer(connection, { pinpoint }).listen();

@@ -96,9 +96,11 @@ export class LspSession {
     return pathToFileURL(path.join(this.workspace, rel)).href;
   }
 
-  async initialize(): Promise<any> {
+  /** `initializationOptions` as the client sends them, e.g. `{ trusted: false }` (Restricted Mode) */
+  async initialize(initializationOptions?: Record<string, unknown>): Promise<any> {
     const res = await this.connection.sendRequest('initialize', {
       processId: process.pid,
+      ...(initializationOptions ? { initializationOptions } : {}),
       rootUri: pathToFileURL(this.workspace).href,
       workspaceFolders: [{ uri: pathToFileURL(this.workspace).href, name: 'fixture' }],
       capabilities: {

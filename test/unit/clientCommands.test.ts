@@ -31,6 +31,14 @@ const model = {
   bugs: [] as { id: number }[],
   refresh: async () => undefined,
 };
+const runsTree = {
+  failingOnly: false,
+  sort: 'run',
+  setFilter(failingOnly: boolean, sort: string) {
+    runsTree.failingOnly = failingOnly;
+    runsTree.sort = sort;
+  },
+};
 registerCommands({
   context: { subscriptions: [], workspaceState: { get: (_k: string, d: unknown) => d, update: async () => undefined } },
   client: {
@@ -49,6 +57,7 @@ registerCommands({
     openBugGraph: (...a: unknown[]) => opened.push(['bugGraph', ...a]),
     openExplanations: () => opened.push(['explanations']),
   },
+  runsTree,
 } as never);
 // the Suspicious Methods view registers its commands next to its tree (client/src/methodsTree.ts)
 const methodsModel = {
@@ -79,6 +88,17 @@ test('every command of package.json is registered (Refresh Explanations is, next
   const elsewhere = new Set(['braid.refreshExplanations']);
   const declared = pkg.contributes.commands.map((c: { command: string }) => c.command).filter((c: string) => !elsewhere.has(c)).sort();
   assert.deepEqual([...commands.registered.keys()].sort(), declared);
+});
+
+test('Runs view: failing-only filter and failing-first sort, with the context keys that pick the title-bar icon', async () => {
+  await run('braid.runsFailingOnly');
+  await run('braid.runsSortFailingFirst');
+  assert.deepEqual([runsTree.failingOnly, runsTree.sort], [true, 'failing']);
+  assert.ok(commands.executed.some((c) => c[0] === 'setContext' && c[1] === 'braid.runsFailingOnly' && c[2] === true));
+  await run('braid.runsShowAll');
+  await run('braid.runsSortByRun');
+  assert.deepEqual([runsTree.failingOnly, runsTree.sort], [false, 'run']);
+  assert.ok(commands.executed.some((c) => c[0] === 'setContext' && c[1] === 'braid.runsFailingFirst' && c[2] === false));
 });
 
 test('Suspicious Methods: Compare opens the comparison webview; Reveal focuses the view and reveals the method', async () => {

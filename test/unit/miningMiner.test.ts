@@ -51,7 +51,7 @@ test('max length: closed within the patterns of length ≤ L (every frequent len
   assert.deepEqual(letters(db, db.mine({ minSupport: 4, maxLength: 1 }).patterns), ['a:5', 'b:4', 'c:5']);
 });
 
-test('BIDE+ and PrefixSpan agree with brute force on 1500 random databases (closed/all, max length, supports)', () => {
+test('BIDE+ and PrefixSpan agree with brute force on 1500 random databases (closed/all, max length, supports, scans/bitmaps)', () => {
   let checked = 0;
   for (let t = 0; t < 1500; t++) {
     const r = rng(t + 1);
@@ -66,16 +66,40 @@ test('BIDE+ and PrefixSpan agree with brute force on 1500 random databases (clos
     const maxLen = r() < 0.5 ? Infinity : 1 + Math.floor(r() * 4);
     const closed = r() < 0.7;
     const expected = bruteForce(seqs, minSup, maxLen === Infinity ? 99 : maxLen, closed);
-    const got = mineSequences(
-      seqs.map((s) => Int32Array.from(s)),
-      alphabet,
-      { minSupport: minSup, minSupportIsFraction: false, maxLength: maxLen, closed },
-    );
-    const g = new Map(got.patterns.map((p) => [p.items.join(' '), p.support]));
-    assert.deepEqual([...g].sort(), [...expected].sort(), `case ${t}: ${JSON.stringify(seqs)} minSup ${minSup} maxLen ${maxLen} closed ${closed}`);
+    // both growth strategies: suffix scans and position bitmaps (issue 14)
+    for (const bitmaps of [false, true]) {
+      const got = mineSequences(
+        seqs.map((s) => Int32Array.from(s)),
+        alphabet,
+        { minSupport: minSup, minSupportIsFraction: false, maxLength: maxLen, closed, bitmaps },
+      );
+      const g = new Map(got.patterns.map((p) => [p.items.join(' '), p.support]));
+      assert.deepEqual([...g].sort(), [...expected].sort(), `case ${t}: ${JSON.stringify(seqs)} minSup ${minSup} maxLen ${maxLen} closed ${closed} bitmaps ${bitmaps}`);
+    }
     checked++;
   }
   assert.equal(checked, 1500);
+});
+
+test('position bitmaps across several words (sequences of 20 to 100 items) agree with brute force', () => {
+  for (let t = 0; t < 60; t++) {
+    const r = rng(5000 + t);
+    const n = 2 + Math.floor(r() * 6);
+    const alphabet = 2 + Math.floor(r() * 3);
+    const seqs = Array.from({ length: n }, () => Array.from({ length: 20 + Math.floor(r() * 81) }, () => Math.floor(r() * alphabet)));
+    const minSup = 1 + Math.floor(r() * n);
+    const maxLen = 2 + Math.floor(r() * 2);
+    const closed = r() < 0.8;
+    const expected = bruteForce(seqs, minSup, maxLen, closed);
+    for (const bitmaps of [false, true]) {
+      const got = mineSequences(
+        seqs.map((s) => Int32Array.from(s)),
+        alphabet,
+        { minSupport: minSup, minSupportIsFraction: false, maxLength: maxLen, closed, bitmaps },
+      );
+      assert.deepEqual(got.patterns.map((p) => `${p.items.join(' ')}:${p.support}`).sort(), [...expected].map(([k, v]) => `${k}:${v}`).sort(), `case ${t} bitmaps ${bitmaps}`);
+    }
+  }
 });
 
 test('long sequences: 200 sequences of length 2000 over 50 items mine without blowing up', () => {

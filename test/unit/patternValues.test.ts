@@ -45,3 +45,20 @@ test('without values in the traces, no value line', async () => {
   assert.equal(valueLine(r.patterns[0]), '');
   assert.equal(r.patterns[0].accesses[0].value, undefined);
 });
+
+test('each pattern access carries its thread name at the first occurrence (UNICORN and FALCON)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-threadnames-'));
+  const named = (execution: string, events: string[]) =>
+    trace(execution, 'fail', events).replace('"name":"T1"', '"name":"checker"').replace('"name":"T2"', '"name":"pool-1-thread-1"');
+  // thread 2 (pool-1-thread-1) writes first, so it has role 1; thread 3 has no def line
+  writeFileSync(path.join(dir, 'f.trace.jsonl'), named('f', ['[1,2,"W",0,1]', '[2,1,"R",0,0]', '[3,3,"W",0,1]']));
+  for (const strategy of ['unicorn', 'falcon'] as const) {
+    const r = await analyzeTraceFiles([dir], { strategy });
+    const wr = r.patterns.find((p) => p.kind === 'WR');
+    assert.ok(wr, `${strategy}: a WR pattern; got ${r.patterns.map((p) => p.kind).join(',')}`);
+    assert.deepEqual(wr.accesses.map((a) => [a.thread, a.threadName]), [[1, 'pool-1-thread-1'], [2, 'checker']], strategy);
+    const rw = r.patterns.find((p) => p.kind === 'RW');
+    assert.ok(rw, `${strategy}: an RW pattern`);
+    assert.deepEqual(rw.accesses.map((a) => a.threadName), ['checker', undefined], strategy);
+  }
+});

@@ -139,3 +139,19 @@ test('zero failing runs: every score is 0 and a message says why', async () => {
   assert.ok(r.patterns.every((p) => p.score === 0 && p.rank === 1));
   assert.match(r.message ?? '', /None of the 1 runs failed/);
 });
+
+import { placement } from '../../server/src/engine/unicorn/patternCombination';
+import { PairRelation } from '../../server/src/engine/unicorn/patternCatalog';
+
+test('placement of two pairs (Table 1 decompositions, by global index)', () => {
+  // P4: R1(x)@1 W2(x)@2 R1(x)@3: pairs (1,2) and (2,3) on one location share the middle access
+  assert.equal(placement(true, 1, 2, 2, 3), PairRelation.SharedMiddle);
+  assert.equal(placement(true, 1, 2, 3, 4), PairRelation.Pair, 'one location, no shared access: no pattern');
+  // P9: W1(x)@1 W2(x)@2 W2(y)@3 W1(y)@4: x-pair (1,2), y-pair (3,4)
+  assert.equal(placement(false, 1, 2, 3, 4), PairRelation.Sequential);
+  // P10: W1(x)@1 W2(y)@2 W2(x)@3 W1(y)@4: x-pair (1,3), y-pair (2,4)
+  assert.equal(placement(false, 1, 3, 2, 4), PairRelation.Interleaved);
+  // P11: W1(x)@1 W2(y)@2 W1(y)@3 W2(x)@4: x-pair (1,4), y-pair (2,3)
+  assert.equal(placement(false, 1, 4, 2, 3), PairRelation.Nested);
+  assert.equal(placement(false, 2, 3, 1, 4), PairRelation.Pair, 'p2 may not start before p1');
+});

@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
-import { AccessWindow, WindowAccess } from '../../server/src/engine/unicorn/accessWindow';
+import { AccessInput, AccessWindows } from '../../server/src/engine/unicorn/accessWindow';
 import { PairWindow } from '../../server/src/engine/unicorn/pairWindow';
 import { PatternRegistry } from '../../server/src/engine/unicorn/patternRegistry';
 import { PatternSet } from '../../server/src/engine/unicorn/patternSet';
@@ -50,41 +50,49 @@ test('Table 5: pairs I1–I4 score 0.5, 0.5, 0.0, 0.0 and the combined P9 patter
   assert.equal(r.patterns.length, 5, 'no other pattern exists in these runs');
 });
 
-function acc(idx: number, thread: number, write: boolean, win: AccessWindow, sacc = idx): WindowAccess {
-  return { idx, thread, write, sacc, stack: -1, win };
+/** Access windows of one size, driven the way UnicornCollector drives them (threads are given directly). */
+function windows(size: number) {
+  const ws = new AccessWindows(size);
+  const input: AccessInput = { idx: 0, thread: 0, write: false, sacc: 0, stack: -1, value: undefined, hbSlot: -1, hbClock: 0, hbVc: null };
+  const add = (w: number, idx: number, thread: number, write: boolean, sink: (w: number, a: number, b: number) => void) => {
+    Object.assign(input, { idx, thread, write, sacc: idx });
+    ws.add(w, input, sink);
+  };
+  const slots = (w: number) => Array.from({ length: ws.size(w) }, (_, k) => ws.slotIdx[ws.slot(w, k)]);
+  const name = (s: number) => `${ws.slotWrite[s] ? 'W' : 'R'}${ws.slotThread[s]}S${ws.slotIdx[s]}`;
+  return { ws, add, slots, name };
 }
 
 test('Figure 6(a): a full access window of size 3 emits the pairs of its oldest access and drops it', () => {
-  const w = new AccessWindow(3);
+  const { ws, add, slots, name } = windows(3);
+  const w = ws.create();
   const pairs: string[] = [];
-  const sink = (a: WindowAccess, b: WindowAccess) => pairs.push(`${a.write ? 'W' : 'R'}${a.thread}S${a.idx}-${b.write ? 'W' : 'R'}${b.thread}S${b.idx}`);
-  w.add(acc(1, 1, false, w), sink); // R1,S1
-  w.add(acc(2, 2, true, w), sink); // W2,S2
-  w.add(acc(3, 3, false, w), sink); // R3,S3
+  const sink = (_w: number, a: number, b: number) => pairs.push(`${name(a)}-${name(b)}`);
+  add(w, 1, 1, false, sink); // R1,S1
+  add(w, 2, 2, true, sink); // W2,S2
+  add(w, 3, 3, false, sink); // R3,S3
   assert.deepEqual(pairs, []);
-  w.add(acc(4, 1, false, w), sink); // R1,S4 → window full
+  add(w, 4, 1, false, sink); // R1,S4 → window full
   assert.deepEqual(pairs, ['R1S1-W2S2'], 'R1S1-R3S3 is no pair (two reads)');
-  assert.deepEqual(
-    w.slots.map((a) => a.idx),
-    [2, 3, 4],
-  );
+  assert.deepEqual(slots(w), [2, 3, 4]);
 });
 
 test('access window: same-thread accesses replace the latest slot, but a read never replaces a write', () => {
-  const w = new AccessWindow(5);
+  const { ws, add, slots } = windows(5);
+  const w = ws.create();
   const sink = () => assert.fail('no pair expected');
-  w.add(acc(1, 1, true, w), sink);
-  w.add(acc(2, 1, false, w), sink); // read after own write: keep the write
-  assert.deepEqual(w.slots.map((a) => a.idx), [1]);
-  w.add(acc(3, 1, true, w), sink); // write replaces write
-  assert.deepEqual(w.slots.map((a) => a.idx), [3]);
-  w.add(acc(4, 2, false, w), sink);
-  w.add(acc(5, 2, true, w), sink); // write replaces read
-  assert.deepEqual(w.slots.map((a) => a.idx), [3, 5]);
+  add(w, 1, 1, true, sink);
+  add(w, 2, 1, false, sink); // read after own write: keep the write
+  assert.deepEqual(slots(w), [1]);
+  add(w, 3, 1, true, sink); // write replaces write
+  assert.deepEqual(slots(w), [3]);
+  add(w, 4, 2, false, sink);
+  add(w, 5, 2, true, sink); // write replaces read
+  assert.deepEqual(slots(w), [3, 5]);
   const pairs: number[][] = [];
-  w.flush((a, b) => pairs.push([a.idx, b.idx]));
+  ws.flush(w, (_w, a, b) => pairs.push([ws.slotIdx[a], ws.slotIdx[b]]));
   assert.deepEqual(pairs, [[3, 5]]);
-  assert.equal(w.slots.length, 0);
+  assert.equal(ws.size(w), 0);
 });
 
 test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z)W2(y)W4(y); size 2 misses the second (its pairs are 3 apart)', () => {
@@ -92,21 +100,19 @@ test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z
     const reg = new PatternRegistry();
     const found = new PatternSet();
     const pw = new PairWindow(size, reg, found);
-    const x = new AccessWindow(3);
-    const z = new AccessWindow(3);
-    const y = new AccessWindow(3);
+    // locations (access windows): x = 0, z = 1, y = 2, w = 3
     const v = (name: string) => reg.internVariable(name);
     const sa = (w: boolean, name: string, line: number) => reg.internAccess(w, v(name), reg.internLoc('F.java', line, 'm'));
-    const R1S1 = acc(1, 1, false, x, sa(false, 'x', 1));
-    const W4S4 = acc(2, 4, true, z, sa(true, 'z', 4));
-    const W2S2 = acc(3, 2, true, x, sa(true, 'x', 2));
-    const W2S5 = acc(4, 2, true, z, sa(true, 'z', 5));
-    const R1S3 = acc(5, 1, false, x, sa(false, 'x', 3));
-    const W2S6 = acc(6, 2, true, y, sa(true, 'y', 6));
-    const W4S7 = acc(7, 4, true, y, sa(true, 'y', 7));
-    const w = new AccessWindow(3);
-    const W3S8 = acc(8, 3, true, w, sa(true, 'w', 8));
-    const R5S9 = acc(9, 5, false, w, sa(false, 'w', 9));
+    // accesses: [global index, thread, location, static access]
+    const R1S1 = [1, 1, 0, sa(false, 'x', 1)];
+    const W4S4 = [2, 4, 1, sa(true, 'z', 4)];
+    const W2S2 = [3, 2, 0, sa(true, 'x', 2)];
+    const W2S5 = [4, 2, 1, sa(true, 'z', 5)];
+    const R1S3 = [5, 1, 0, sa(false, 'x', 3)];
+    const W2S6 = [6, 2, 2, sa(true, 'y', 6)];
+    const W4S7 = [7, 4, 2, sa(true, 'y', 7)];
+    const W3S8 = [8, 3, 3, sa(true, 'w', 8)];
+    const R5S9 = [9, 5, 3, sa(false, 'w', 9)];
     const ordered = [
       [R1S1, W2S2],
       [W4S4, W2S5],
@@ -114,7 +120,9 @@ test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z
       [W3S8, R5S9], // an unrelated pair of two other threads
       [W2S6, W4S7],
     ];
-    ordered.forEach(([a, b], k) => pw.push({ first: a, second: b, sig: reg.internPair(a.sacc, b.sacc), seq: k, lastCombination: -1 }));
+    for (const [a, b] of ordered) {
+      pw.push({ firstIdx: a[0], secondIdx: b[0], sig: reg.internPair(a[3], b[3]), t1: a[1], t2: b[1], win: a[2], stack1: -1, stack2: -1, value1: undefined, value2: undefined });
+    }
     const combined = found.ids.map((id) => reg.patterns[id]).filter((p) => p.accesses.length > 2);
     const names = combined.map((p) => `${p.def.id}:${p.accesses.map((s) => reg.locs[reg.accesses[s].loc].line).join('')}`).sort();
     if (size === 4) assert.deepEqual(names, ['P4:123', 'P9:4567']);

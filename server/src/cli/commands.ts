@@ -8,6 +8,7 @@
 import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
 import { EXPLAIN_USAGE, MINE_USAGE, runExplainCommand, runMineCommand } from './mineCommand';
 import { METHODS_USAGE, runMethodsCommand } from './methodsCommand';
+import { PINPOINT_USAGE, runPinpointCommand } from './pinpointCommand';
 
 export interface ExtraCommand {
   usage: string;
@@ -19,4 +20,5 @@ export const extraCommands: Record<string, ExtraCommand> = {
   mine: { usage: MINE_USAGE, run: runMineCommand },
   explain: { usage: EXPLAIN_USAGE, run: runExplainCommand },
   methods: { usage: METHODS_USAGE, run: runMethodsCommand },
+  pinpoint: { usage: PINPOINT_USAGE, run: runPinpointCommand },
 };

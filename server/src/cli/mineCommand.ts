@@ -3,8 +3,10 @@
  * (explanations by pattern mining: seed 000 on traces, seed 002 on traces or a SPIN model).
  * Exit codes: 0 ok, 1 error (e.g. a malformed input, named by file:line), 2 usage error.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { formatPatternLine, parseSpmf, spmfToDb, SpmfFormatError } from '../engine/mining/sequenceDb';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { SpmfFormatError } from '../engine/mining/sequenceDb';
+import { readSpmfDb } from '../engine/mining/spmfReader';
+import type { MinedPattern } from '../engine/mining/closedMiner';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { abstractionTextReport, AbstractionOptions } from '../engine/mining/abstractionExplainer';
 import { contrastTextReport, ContrastOptions } from '../engine/mining/contrastExplainer';
@@ -77,6 +79,45 @@ function emit(text: string, output: string | true | undefined): void {
   else process.stdout.write(text.endsWith('\n') ? text : text + '\n');
 }
 
+/**
+ * Writes one line per pattern (`a b c #SUP: 4`, or SPMF's `a -1 b -1 c -1 #SUP: 4`) to `output`
+ * or stdout, in chunks of about 1 MiB: memory stays bounded whatever the number of patterns.
+ */
+function writePatterns(patterns: MinedPattern[], items: readonly number[], spmf: boolean, output: string | true | undefined): void {
+  const fd = typeof output === 'string' ? openSync(output, 'w') : 1;
+  const sep = spmf ? ' -1 ' : ' ';
+  const last = spmf ? ' -1 #SUP: ' : ' #SUP: ';
+  let chunk = '';
+  try {
+    for (const pt of patterns) {
+      const its = pt.items;
+      let line = String(items[its[0]]);
+      for (let i = 1; i < its.length; i++) line += sep + items[its[i]];
+      chunk += line + last + pt.support + '\n';
+      if (chunk.length >= 1 << 20) {
+        writeAll(fd, chunk);
+        chunk = '';
+      }
+    }
+    if (chunk || !patterns.length) writeAll(fd, chunk || '\n');
+  } finally {
+    if (fd !== 1) closeSync(fd);
+  }
+}
+
+/** writeSync until every byte is out (a pipe may take a partial write, or be momentarily full). */
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    }
+  }
+}
+
 export async function runMineCommand(argv: string[]): Promise<number> {
   return guard('mine', MINE_USAGE, async () => {
     const p = parse(argv, ['--input', '-i', '--minsup', '--closed', '--max-length', '--output', '-o', '--spmf', '--help', '-h']);
@@ -89,26 +130,27 @@ export async function runMineCommand(argv: string[]): Promise<number> {
     const minsup = num(p, '--minsup', (x) => x > 0, 'a fraction in (0, 1] or a count > 1');
     if (minsup === undefined) throw new Usage('--minsup is required');
     const maxLength = num(p, '--max-length', (x) => Number.isInteger(x) && x >= 1, 'an integer ≥ 1');
-    let text: string;
+    const t0 = process.hrtime.bigint();
+    let bytes: Buffer;
     try {
-      text = readFileSync(input, 'utf8');
+      bytes = readFileSync(input);
     } catch (e) {
       throw new Error(`cannot read ${input}: ${(e as Error).message}`);
     }
     let db;
     try {
-      db = spmfToDb(parseSpmf(text, input), input);
+      db = readSpmfDb(bytes, input);
     } catch (e) {
       if (e instanceof SpmfFormatError) throw new Error(e.message);
       throw e;
     }
-    const t0 = process.hrtime.bigint();
+    const t1 = process.hrtime.bigint();
     const res = db.mine({ minSupport: minsup, closed: p.flags.has('--closed'), maxLength });
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    const lines = res.patterns.map((pt) => formatPatternLine(db.keys(pt), pt.support, p.flags.has('--spmf')));
-    emit(lines.join('\n'), p.flags.get('--output') ?? p.flags.get('-o'));
+    const t2 = process.hrtime.bigint();
+    writePatterns(res.patterns, db.items, p.flags.has('--spmf'), p.flags.get('--output') ?? p.flags.get('-o'));
+    const ms = (a: bigint, b: bigint) => (Number(b - a) / 1e6).toFixed(1);
     process.stderr.write(
-      `braid mine: ${db.size} sequences, min support ${res.minSupportCount}, ${res.patterns.length} ${p.flags.has('--closed') ? 'closed' : 'frequent'} patterns in ${ms.toFixed(1)} ms${res.truncated ? ' (truncated)' : ''}\n`,
+      `braid mine: ${db.size} sequences, min support ${res.minSupportCount}, ${res.patterns.length} ${p.flags.has('--closed') ? 'closed' : 'frequent'} patterns in ${ms(t1, t2)} ms (read ${ms(t0, t1)} ms, write ${ms(t2, process.hrtime.bigint())} ms)${res.truncated ? ' (truncated)' : ''}\n`,
     );
     return 0;
   });

@@ -80,6 +80,8 @@ export interface RunResult {
   program?: string;
   test?: string;
   seed?: string;
+  /** the noise plan of the run (header.recorder.options.plan, written by `braid record --plan`) */
+  plan?: { name: string; file?: string };
   events: number;
   /** pattern ids (PatternRegistry) found in this run */
   patterns: number[];
@@ -87,6 +89,8 @@ export interface RunResult {
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
   afterFailure?: number[];
+  /** failing runs: the thread of the first uncaught exception, with its trace name (for the views) */
+  failingThread?: { id: number; name: string };
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
   /** events the recorder dropped in this run (its writer fell behind); 0 normally */
@@ -103,6 +107,8 @@ export interface PatternAccess {
   method: string;
   /** value read or written at the first occurrence (when the trace records values) */
   value?: unknown;
+  /** name of the thread (trace `def thread`) of this access at the pattern's first occurrence, when the trace names it */
+  threadName?: string;
   /** call stack of the first occurrence, bottom first (may be empty) */
   stack: { file: string; line: number; method: string }[];
   /**
@@ -205,23 +211,23 @@ export class Analyzer {
   /** Reads and analyzes one trace; replaces an earlier result for the file. */
   async addTrace(file: string): Promise<RunResult | undefined> {
     const collector = this.collector();
-    const r = await readTrace(file, collector);
+    let r: Awaited<ReturnType<typeof readTrace>>;
+    try {
+      r = await readTrace(file, collector);
+    } catch (e) {
+      collector.close?.();
+      throw e;
+    }
     const diags = [...r.diagnostics];
     this.runs.delete(file);
     this.contentHashes.delete(file);
     if (!r.ok || !r.header || !r.outcome) {
+      collector.close?.();
       this.fileDiagnostics.set(file, diags);
       return undefined;
     }
     const found = collector.finish();
     const stats = collector.stats();
-    if (stats.latePairs > 0) {
-      diags.push({
-        severity: 'warning',
-        file,
-        message: `${stats.latePairs} memory-access pairs arrived after the pair ordering buffer was full; they were combined approximately`,
-      });
-    }
     if (r.droppedEvents > 0) {
       diags.push({
         severity: 'warning',
@@ -251,10 +257,14 @@ export class Analyzer {
       program: r.header.program,
       test: r.header.test,
       seed: seed === undefined ? undefined : String(seed),
+      ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
       patterns: found.ids.slice().sort((a, b) => a - b),
       failPoint,
       afterFailure,
+      ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined
+        ? { failingThread: { id: r.uncaught[0].thread, name: r.symbols.threads.get(r.uncaught[0].thread)?.name ?? `thread ${r.uncaught[0].thread}` } }
+        : {}),
       stats,
       uncaught: r.uncaught,
       droppedEvents: r.droppedEvents,
@@ -665,6 +675,7 @@ export class Analyzer {
           stack,
           ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
+        if (info.threadNames[k] !== undefined) access.threadName = info.threadNames[k];
         if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
         if (loc.call !== undefined) access.call = loc.call;
         if (this.testCode.isTestCode(loc)) access.harness = true;
@@ -744,4 +755,18 @@ function fileHash(file: string): Promise<string> {
 export function displayPath(file: string): string {
   const rel = path.relative(process.cwd(), file);
   return rel && !rel.startsWith('..') ? rel : file;
+}
+
+/**
+ * The noise plan named in a trace header (`recorder.options.plan`: `{name, file}`, or the plan
+ * file's path alone). Untrusted input: anything else is no plan; strings are cut to 500 chars.
+ */
+export function planOfRun(v: unknown): { plan?: { name: string; file?: string } } {
+  const cut = (x: string) => x.slice(0, 500);
+  if (typeof v === 'string' && v) return { plan: { name: cut(v.replace(/\\/g, '/').split('/').pop()!.replace(/\.json$/i, '') || v), file: cut(v) } };
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return {};
+  const o = v as Record<string, unknown>;
+  const file = typeof o.file === 'string' && o.file ? cut(o.file) : undefined;
+  const name = typeof o.name === 'string' && o.name ? cut(o.name) : file ? planOfRun(file).plan?.name : undefined;
+  return name ? { plan: { name, ...(file ? { file } : {}) } } : {};
 }

@@ -63,7 +63,17 @@ import {
   TraceEventsParams,
   TraceEventsRequest,
   TraceEventsResult,
+  PinpointParams,
+  PinpointRequest,
+  TriggerPointsChangedNotification,
+  TriggerPointsRequest,
+  TriggerPointsResult,
+  WorkspaceTrustNotification,
+  WorkspaceTrustParams,
 } from './protocol';
+import type { Pinpoint } from '../engine/noise/triggerPoints';
+import { pinpointFromServer } from './pinpointRequest';
+import { isPlanFile, loadPlans, TriggerPointState } from './triggerPointState';
 import { BraidSettings, DEFAULT_SETTINGS, normalizeSettings } from './settings';
 import { TraceEventPager } from './traceEvents';
 import { AnalysisWorkerClient } from './workerClient';
@@ -115,8 +125,17 @@ export class BraidServer {
   /** call-graph method ranking (seed 003): the computation for a trace generation, and the latest finished one */
   private rankingMethods: { gen: number; key: string; promise: Promise<MethodState> } | undefined;
   private methodState: MethodState | undefined;
+  /** workspace trust as the client reports it (initializationOptions.trusted, braid/workspaceTrust); editors without trust: true */
+  private trusted = true;
+  /** trigger points of the workspace's noise plans (.braid/plans/*.json) */
+  private triggerPoints: TriggerPointState | undefined;
+  private planTimer: NodeJS.Timeout | undefined;
+  private planLoad: Promise<void> = Promise.resolve();
 
-  constructor(private readonly connection: Connection) {
+  constructor(
+    private readonly connection: Connection,
+    private readonly deps: { pinpoint?: Pinpoint } = {},
+  ) {
     this.worker = new AnalysisWorkerClient((m) => connection.console.error(m));
   }
 
@@ -124,21 +143,22 @@ export class BraidServer {
     const c = this.connection;
     c.onInitialize((p) => this.onInitialize(p));
     c.onInitialized(() => void this.onInitialized());
-    c.onDidChangeConfiguration(() => void this.reloadSettings().then(() => this.schedule(false)));
+    c.onDidChangeConfiguration(() => void this.reloadSettings().then(() => (this.schedule(false), this.reloadPlans())));
     c.onDidChangeWatchedFiles((p) => {
       let relevant = false;
       for (const ch of p.changes) {
         const f = uriToPath(ch.uri);
-        if (f && (this.finder?.matches(f) ?? true)) relevant = true;
+        if (f && isPlanFile(f, this.folders)) this.debouncePlans();
+        else if (f && (this.finder?.matches(f) ?? true)) relevant = true;
         else if (f) this.resolver?.invalidate();
       }
       if (relevant) this.debounceRescan();
     });
     c.onHover((p) => {
       const f = uriToPath(p.textDocument.uri);
-      if (!f || !this.state) return null;
-      const hover = hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula, this.explanations);
-      return this.withMethodHover(hover, f, p.position.line + 1);
+      if (!f) return null;
+      const hover = this.state ? hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula, this.explanations) : null;
+      return this.withTriggerHover(this.withMethodHover(hover, f, p.position.line + 1), f, p.position.line + 1);
     });
     c.onCodeLens((p) => {
       const f = uriToPath(p.textDocument.uri);
@@ -173,7 +193,25 @@ export class BraidServer {
         },
       }),
     );
+    c.onNotification(WorkspaceTrustNotification, (p: WorkspaceTrustParams) => {
+      this.trusted = p?.trusted === true;
+    });
+    c.onRequest(TriggerPointsRequest, async (): Promise<TriggerPointsResult> => {
+      await this.planLoad;
+      return this.triggerPoints?.result() ?? { plans: [], files: [], problems: [] };
+    });
+    c.onRequest(PinpointRequest, async (p: PinpointParams, token: CancellationToken) => {
+      if (this.trusted) await this.settled();
+      return pinpointFromServer(this.connection, p, token, {
+        folder: this.folders[0],
+        trusted: this.trusted,
+        traces: this.traceFiles,
+        pinpoint: this.deps.pinpoint,
+        planWritten: () => this.reloadPlans(),
+      });
+    });
     c.onShutdown(async () => {
+      if (this.planTimer) clearTimeout(this.planTimer);
       if (this.watchTimer) clearTimeout(this.watchTimer);
       await this.worker.dispose();
     });
@@ -198,6 +236,7 @@ export class BraidServer {
     if (p.initializationOptions && typeof p.initializationOptions === 'object' && 'settings' in p.initializationOptions) {
       this.settings = normalizeSettings((p.initializationOptions as { settings: unknown }).settings);
     }
+    if (p.initializationOptions && typeof p.initializationOptions === 'object' && (p.initializationOptions as { trusted?: unknown }).trusted === false) this.trusted = false;
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -221,6 +260,7 @@ export class BraidServer {
           watchers: [
             { globPattern: '**/*.trace.jsonl', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
             { globPattern: '**/*.trace.jsonl.gz', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
+            { globPattern: '**/.braid/plans/*.json', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
           ],
         })
         .catch((err) => c.console.warn(`could not watch trace files: ${err}`));
@@ -236,6 +276,7 @@ export class BraidServer {
     });
     await this.reloadSettings();
     this.initialized = true;
+    this.reloadPlans();
     c.console.info(`Braid language server started; workspace folders: ${this.folders.join(', ') || '(none)'}`);
     this.schedule(false);
   }
@@ -344,7 +385,7 @@ export class BraidServer {
         this.explanations = undefined;
         this.methodState = undefined;
       }
-      this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns);
+      this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns, this.settings.views.minScore);
       this.analyses++;
       if (res.griffinError) c.console.error(`GRIFFIN failed; bugs are not shown: ${res.griffinError}`);
       this.reportTraceProblems(res.result);
@@ -518,6 +559,46 @@ export class BraidServer {
     if (!hover) return { contents: { kind: 'markdown', value: line } };
     const c = hover.contents as { kind: string; value: string };
     return { ...hover, contents: { kind: c.kind, value: `${c.value}\n\n---\n\n${line}` } } as ReturnType<typeof hoverFor>;
+  }
+
+  private debouncePlans(): void {
+    if (this.planTimer) clearTimeout(this.planTimer);
+    this.planTimer = setTimeout(() => {
+      this.planTimer = undefined;
+      this.reloadPlans();
+    }, 200);
+  }
+
+  /** Reads the noise plans again and sends their trigger points (braid/triggerPointsChanged). */
+  private reloadPlans(): void {
+    const folders = this.folders;
+    const roots = this.settings.sourceRoots;
+    this.planLoad = this.planLoad.then(async () => {
+      try {
+        const { plans, problems } = await loadPlans(folders);
+        // the plans' own resolver: a missing source is reported below as a plan's, not as a trace's
+        const resolver = new SourceResolver(folders, roots);
+        if (plans.some((p) => p.triggers.length)) await resolver.prepare();
+        const st = new TriggerPointState(plans, problems, (f) => resolver.resolve(f));
+        this.triggerPoints = st;
+        for (const pr of problems) this.connection.console.warn(`Noise plan ${pr.file}: ${pr.message}`);
+        for (const u of st.unresolved) {
+          this.connection.console.warn(`Noise plan ${u.plan}: the source file "${u.file}" of trigger point #${u.rank} is not in the workspace (see braid.sourceRoots); no decoration or hover for it.`);
+        }
+        if (plans.length) this.connection.console.info(`Noise plans: ${plans.length} (${st.resolvedCount} trigger points on workspace lines)`);
+        void this.connection.sendNotification(TriggerPointsChangedNotification, st.result());
+      } catch (err) {
+        this.connection.console.error(`reading the noise plans failed: ${(err as Error)?.stack ?? err}`);
+      }
+    });
+  }
+
+  private withTriggerHover(hover: ReturnType<typeof hoverFor>, fsPath: string, line1: number): ReturnType<typeof hoverFor> {
+    const text = this.triggerPoints?.hoverAt(fsPath, line1);
+    if (!text) return hover;
+    if (!hover) return { contents: { kind: 'markdown', value: text } };
+    const c = hover.contents as { kind: string; value: string };
+    return { ...hover, contents: { kind: c.kind, value: `${text}\n\n---\n\n${c.value}` } } as ReturnType<typeof hoverFor>;
   }
 
   private withMethodLenses(lenses: ReturnType<typeof codeLensesFor>, fsPath: string, text: string | undefined): ReturnType<typeof codeLensesFor> {

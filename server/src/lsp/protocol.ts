@@ -6,6 +6,8 @@
 
 export interface PatternAccessDto {
   thread: 1 | 2;
+  /** the thread's name at the pattern's first occurrence (traces that name threads) */
+  threadName?: string;
   type: 'R' | 'W';
   variable: string;
   file: string;
@@ -42,6 +44,8 @@ export interface PatternDto {
   /** tie group number (same group, score and methods) and its size */
   tie?: number;
   tieSize?: number;
+  /** does not separate failing from passing runs (weakPatterns.ts): folded, no heat, icon, code lens or hover */
+  weak?: boolean;
 }
 
 export interface RunDto {
@@ -58,6 +62,12 @@ export interface RunDto {
   test?: string;
   /** file URI of the trace file */
   uri?: string;
+  /** failing runs: the thread that failed (first uncaught exception), by its trace name */
+  failingThread?: { id: number; name: string };
+  /** failing runs: event index of the failure point, when known */
+  failPoint?: number;
+  /** the noise plan the run was recorded with (`braid record --plan`; header.recorder.options.plan) */
+  plan?: { name: string; file?: string };
 }
 
 export interface AnalysisSummaryDto {
@@ -183,6 +193,8 @@ export interface RecordParams {
   cwd?: string;
   /** commands run once before recording, without the recorder (e.g. compiling a test); a failure stops the recording */
   prepare?: { command: string[]; cwd: string }[];
+  /** noise plan file (`--plan`, docs/noise.md) inside the workspace folder: noise only at its points */
+  plan?: string;
   /** work-done token for progress; cancellation via $/cancelRequest */
   workDoneToken?: string | number;
 }
@@ -360,4 +372,83 @@ export interface SuggestCommandParams {
 }
 export interface SuggestCommandResult {
   commandLine?: string;
+}
+
+/**
+ * braid/pinpoint (client → server request; trusted workspaces only): seed 004's Iterative Group
+ * Sampling (`braid pinpoint`) — finds the trigger points whose noise makes the failure appear and
+ * writes a reproduction plan to `.braid/plans/<name>.json`. Progress as LSP work-done progress on
+ * `workDoneToken` ($/progress); cancellation via $/cancelRequest. The fields mirror
+ * PinpointOptions (server/src/engine/noise/triggerPoints.ts); the server fills in the folder,
+ * the plan folder and the analyzed traces.
+ */
+export const PinpointRequest = 'braid/pinpoint';
+export interface PinpointParams {
+  command: string[];
+  /** name of the plan and the runs (default: derived from the command) */
+  name?: string;
+  /** most program runs to spend (default 400) */
+  budget?: number;
+  /** `patterns` (default): points on the top patterns' lines and their neighbours; `all`: every point */
+  candidates?: 'all' | 'patterns';
+  include?: string[];
+  exclude?: string[];
+  timeoutSeconds?: number;
+  jobs?: number;
+  seed?: number;
+  /** working directory inside the workspace folder (default: the folder) */
+  cwd?: string;
+  /** a run whose output matches this regular expression failed */
+  failOnOutput?: string;
+  workDoneToken?: string | number;
+}
+export type PinpointResultDto = import('../engine/noise/triggerPoints').PinpointResult & {
+  /** file URI of the plan written */
+  planUri?: string;
+};
+
+/**
+ * braid/triggerPoints (client → server request) and braid/triggerPointsChanged (server → client
+ * notification, same payload): the trigger points of the workspace's noise plans
+ * (`.braid/plans/*.json`, their `triggers`), for decorations and Reproduce.
+ */
+export const TriggerPointsRequest = 'braid/triggerPoints';
+export const TriggerPointsChangedNotification = 'braid/triggerPointsChanged';
+export interface NoisePlanDto {
+  name: string;
+  /** absolute path of the plan file */
+  file: string;
+  uri: string;
+  /** the command the plan was found for */
+  command?: string[];
+  /** trigger points in the plan (readable ones) */
+  triggers: number;
+  /** program runs `braid pinpoint` spent */
+  runs?: number;
+  created?: string;
+}
+export interface TriggerPointLineDto {
+  /** 1-based */
+  line: number;
+  rank: number;
+  failWith: number;
+  failWithout: number;
+  pValue: number;
+  method: string;
+  /** name of the plan (NoisePlanDto.name) */
+  plan: string;
+  /** plan file (absolute) */
+  planFile: string;
+}
+export interface TriggerPointsResult {
+  plans: NoisePlanDto[];
+  files: { uri: string; lines: TriggerPointLineDto[] }[];
+  /** plan files that could not be read, with why */
+  problems: { file: string; message: string }[];
+}
+
+/** braid/workspaceTrust (client → server notification): the workspace was trusted (also `trusted` in initializationOptions) */
+export const WorkspaceTrustNotification = 'braid/workspaceTrust';
+export interface WorkspaceTrustParams {
+  trusted: boolean;
 }

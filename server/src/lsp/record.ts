@@ -28,6 +28,7 @@ export function recordArgv(p: RecordParams, outDir: string | undefined): string[
   if (p.jobs !== undefined) argv.push('--jobs', String(p.jobs));
   if (outDir) argv.push('--out', outDir);
   if (p.name) argv.push('--name', p.name);
+  if (p.plan) argv.push('--plan', p.plan);
   argv.push('--', ...p.command);
   return argv;
 }
@@ -44,6 +45,9 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     return abs;
   };
   const cwd = p.cwd ? inFolder(p.cwd) : undefined;
+  if (p.plan !== undefined && (typeof p.plan !== 'string' || !p.plan)) throw new ResponseError(-32602, 'braid/record: "plan" must be the path of a noise plan file');
+  // a noise plan (docs/noise.md) from the workspace: an absolute path for the recorder
+  if (p.plan) p = { ...p, plan: inFolder(p.plan) };
   const prepare = (p.prepare ?? []).map((s) => {
     if (!s || !Array.isArray(s.command) || !s.command.length || !s.command.every((x) => typeof x === 'string')) {
       throw new ResponseError(-32602, 'braid/record: each "prepare" step needs "command": the program and its arguments');

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
-import { parseRecordArgs, RECORD_USAGE, UsageError } from './recordOptions';
+import { keepsNoTrace, parseRecordArgs, RECORD_USAGE, UsageError } from './recordOptions';
 import { recordRuns } from './recordRuns';
 
 export { RECORD_USAGE } from './recordOptions';
@@ -45,8 +45,12 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', onSigint);
   const printer = new ProgressPrinter();
   const rel = path.relative(process.cwd(), options.outDir) || '.';
+  for (const note of options.notes ?? []) console.error(`note: ${note}`);
+  const noise = options.plan
+    ? `noise plan "${options.plan.plan.name}" (${path.relative(process.cwd(), options.plan.file) || options.plan.file}, ${options.plan.plan.points.length} point(s))`
+    : `noise ${options.noise}`;
   console.error(
-    `braid record: ${options.runs} run(s) of \`${options.command.join(' ')}\`, noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}` +
+    `braid record: ${options.runs} run(s) of \`${options.command.join(' ')}\`, ${noise}, seed ${options.seed}, jobs ${options.jobs}` +
       `${options.include.length ? `, include ${options.include.join(' ')}` : ''} → ${rel}`,
   );
   try {
@@ -59,7 +63,8 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     const reasons = new Map<string, number>();
     for (const r of summary.runs) if (r.outcome === 'fail') reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
     if (reasons.size) console.log(`failures by reason: ${[...reasons].map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    if (summary.empty > 0) {
+    if (keepsNoTrace(options)) console.log('no traces kept (agent option record=false): outcomes only, see the per-run logs');
+    else if (summary.empty > 0) {
       console.error(
         `warning: ${summary.empty} run(s) recorded no event: no instrumented class ran. Check --include ` +
           `(package or class names, e.g. --include com.example) and that the command runs a JVM.`,
@@ -67,7 +72,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     }
     if (summary.total > 0 && summary.failed === 0) console.error('note: no run failed; try more runs or more noise (--noise 0.2)');
     if (summary.total > 0 && summary.passed === 0) console.error('note: every run failed; the analysis needs passing runs too (check the command, or use less noise)');
-    if (summary.total > 0) console.log(`next: braid analyze ${rel}`);
+    if (summary.total > 0 && !keepsNoTrace(options)) console.log(`next: braid analyze ${rel}`);
     return summary.interrupted ? 130 : 0;
   } catch (e) {
     printer.endLine();

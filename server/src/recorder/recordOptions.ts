@@ -1,8 +1,11 @@
 /**
  * Options of `braid record` and their command-line parsing.
  */
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { NoisePlan } from '../engine/noise/noisePlan';
+import { NoisePlanError, parseNoisePlan } from '../engine/noise/noisePlanFile';
 
 export interface RecordOptions {
   /** command to run (program and arguments), e.g. ['java', '-cp', 'out', 'bank.Bank'] */
@@ -34,6 +37,37 @@ export interface RecordOptions {
   agentJar?: string;
   /** extra raw agent options, key=value */
   agentOptions?: string[];
+  /** noise plan (`--plan FILE`, docs/noise.md): noise only at its points; `noise` is then 0 */
+  plan?: { file: string; plan: NoisePlan };
+  /** false: runs with noise and an outcome but no trace kept (agent option record=false; for pinpoint's many runs) */
+  record?: boolean;
+  /** the agent appends its catalogue of instrumented points to this file (agent option points=FILE) */
+  pointsFile?: string;
+  /** notes for the user about the options given (e.g. --noise ignored because of --plan) */
+  notes?: string[];
+}
+
+/** The runs keep no trace: `record: false`, or the agent option record=false given with --agent-option. */
+export function keepsNoTrace(o: RecordOptions): boolean {
+  return o.record === false || (o.agentOptions ?? []).some((a) => /^record=false$/.test(a.trim()));
+}
+
+/** Reads and checks a plan file for `--plan` (relative to cwd); a bad plan is a usage error naming the file and field. */
+export function loadPlanOption(file: string, cwd: string): { file: string; plan: NoisePlan } {
+  const abs = path.resolve(cwd, file);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`--plan ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a plan file' : (e as Error).message}`);
+  }
+  try {
+    return { file: abs, plan: parseNoisePlan(text, file) };
+  } catch (e) {
+    if (e instanceof NoisePlanError) throw new UsageError(`--plan ${e.message}`);
+    throw e;
+  }
 }
 
 export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
@@ -51,6 +85,8 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   --seed S              base noise seed (run k uses S+k; default random)
   --name NAME           name of the executions (default: the main class or tool name)
   --agent-option K=V    extra agent option (repeatable)
+  --plan FILE           noise plan (docs/noise.md, e.g. written by braid pinpoint): noise only at
+                        its points, with their probability and kind; --noise is then ignored
   A run fails on a non-zero exit code, a timeout, matching output, or an uncaught exception in
   any thread. Ctrl-C stops; finished traces are kept.`;
 
@@ -116,6 +152,8 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let seed = Math.floor(Math.random() * 1_000_000_000);
   let name: string | undefined;
   const agentOptions: string[] = [];
+  let planFile: string | undefined;
+  let noiseGiven = false;
   for (let i = 0; i < flags.length; ) {
     const flag = flags[i];
     const value = flags[i + 1];
@@ -126,6 +164,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         break;
       case '--noise':
         noise = number(flag, value, (n) => n >= 0 && n <= 1, 'a probability between 0 and 1');
+        noiseGiven = true;
         i += 2;
         break;
       case '--include': {
@@ -178,9 +217,20 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         agentOptions.push(value);
         i += 2;
         break;
+      case '--plan':
+        if (!value || value.startsWith('--')) throw new UsageError('--plan needs a noise plan file (e.g. .braid/plans/<test>.json)');
+        planFile = value;
+        i += 2;
+        break;
       default:
         throw new UsageError(`unknown option ${flag} for braid record`);
     }
+  }
+  const plan = planFile !== undefined ? loadPlanOption(planFile, cwd) : undefined;
+  const notes: string[] = [];
+  if (plan) {
+    if (noiseGiven && noise > 0) notes.push(`--noise ${noise} is ignored: the plan ${planFile} decides where noise goes`);
+    noise = 0;
   }
   const finalName = sanitizeName(name ?? deriveName(command));
   return {
@@ -197,5 +247,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     name: finalName,
     cwd,
     agentOptions,
+    ...(plan ? { plan } : {}),
+    ...(notes.length ? { notes } : {}),
   };
 }

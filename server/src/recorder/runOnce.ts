@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
-import { RecordOptions } from './recordOptions';
+import { keepsNoTrace, RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 
@@ -59,9 +59,15 @@ export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
     // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
     `out=${inProgressPath(spec.tracePath)}`,
     `execution=${spec.execution}`,
-    `noise=${o.noise}`,
+    `noise=${o.plan ? 0 : o.noise}`,
     `seed=${spec.seed}`,
   ];
+  // noise plan (docs/noise.md): noise only at its points
+  if (o.plan) opts.push(`plan=${o.plan.file}`);
+  // catalogue of instrumented points, appended by every JVM of the run
+  if (o.pointsFile) opts.push(`points=${o.pointsFile}`);
+  // noise and outcome only: the agent writes the file only for an uncaught exception, deleted below
+  if (o.record === false) opts.push('record=false');
   if (o.include.length) opts.push(`include=${o.include.join(';')}`);
   if (o.exclude.length) opts.push(`exclude=${o.exclude.join(';')}`);
   for (const extra of o.agentOptions ?? []) {
@@ -208,12 +214,18 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   const header: HeaderInfo = {
     execution: spec.execution,
     program: o.name,
-    noise: o.noise,
+    noise: o.plan ? 0 : o.noise,
     seed: spec.seed,
     include: o.include,
     exclude: o.exclude,
     startedAt,
+    ...(o.plan ? { plan: { name: o.plan.plan.name, file: o.plan.file } } : {}),
   };
+  if (keepsNoTrace(o)) {
+    // No trace is kept: the agent wrote a file only to report uncaught exceptions (read above).
+    for (const t of traces) await fs.rm(t, { force: true });
+    return { ...base, ...outcome, traces: [], aborted: false, empty: false };
+  }
   if (empty) traces = [inProgressPath(spec.tracePath)];
   const finished: string[] = [];
   for (const t of traces) {

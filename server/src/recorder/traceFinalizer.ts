@@ -173,6 +173,8 @@ export interface HeaderInfo {
   include: string[];
   exclude: string[];
   startedAt: string;
+  /** the noise plan of the run (`braid record --plan`), as the agent writes it in its header */
+  plan?: { name: string; file: string };
 }
 
 export function headerLine(h: HeaderInfo): string {
@@ -184,7 +186,7 @@ export function headerLine(h: HeaderInfo): string {
     recorder: {
       name: 'braid-java-agent',
       version: '0.1.0',
-      options: { noise: h.noise, seed: h.seed, include: h.include, exclude: h.exclude, note: 'no events recorded' },
+      options: { noise: h.noise, seed: h.seed, include: h.include, exclude: h.exclude, ...(h.plan ? { plan: h.plan } : {}), note: 'no events recorded' },
     },
     startedAt: h.startedAt,
   });

@@ -50,6 +50,7 @@ export class FalconCollector implements RunCollector {
       write: ev.kind === EventKind.Write,
       sacc: this.mapper.staticAccess(ev, symbols),
       stack: ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1,
+      threadName: symbols.threads.get(ev.t)?.name,
     };
     const s = w.slots;
     const n = s.length;

@@ -34,6 +34,13 @@ export interface MineOptions {
   maxLength?: number;
   /** stop after this many patterns (safety valve for huge outputs; `truncated` is set) */
   maxPatterns?: number;
+  /**
+   * Position bitmaps for the growth and the closure checks (same result, faster on dense
+   * databases with long sequences). Default: built when the alphabet is no larger than the
+   * average sequence length and the bitmaps fit in 32 MiB, and used where they are cheaper;
+   * `true` builds them whatever the size and uses them everywhere; `false` never (suffix scans).
+   */
+  bitmaps?: boolean;
 }
 
 export interface MineResult {
@@ -55,10 +62,57 @@ export function supportCount(minSupport: number, n: number, isFraction?: boolean
 }
 
 /**
+ * The sequences without the items of support below the minimum (SPMF's BIDE+ does the same): no
+ * pattern, forward or backward extension can hold one, so the result is the same and every scan
+ * is shorter. Returns `seqs` itself when every item is frequent (or the options are invalid: the
+ * miner reports those), else views of one new Int32Array (sequence indexes unchanged).
+ */
+function withoutInfrequentItems(seqs: readonly Int32Array[], itemCount: number, options: MineOptions): readonly Int32Array[] {
+  const n = seqs.length;
+  let minSup: number;
+  try {
+    minSup = supportCount(options.minSupport, n, options.minSupportIsFraction);
+  } catch {
+    return seqs;
+  }
+  const support = new Int32Array(itemCount);
+  const last = new Int32Array(itemCount).fill(-1);
+  let total = 0;
+  for (let sid = 0; sid < n; sid++) {
+    const s = seqs[sid];
+    total += s.length;
+    for (let p = 0; p < s.length; p++) {
+      const it = s[p];
+      if (last[it] !== sid) {
+        last[it] = sid;
+        support[it]++;
+      }
+    }
+  }
+  let kept = 0;
+  for (let sid = 0; sid < n; sid++) {
+    const s = seqs[sid];
+    for (let p = 0; p < s.length; p++) if (support[s[p]] >= minSup) kept++;
+  }
+  if (kept === total) return seqs;
+  const buf = new Int32Array(kept);
+  const out: Int32Array[] = new Array(n);
+  let w = 0;
+  for (let sid = 0; sid < n; sid++) {
+    const s = seqs[sid];
+    const from = w;
+    for (let p = 0; p < s.length; p++) if (support[s[p]] >= minSup) buf[w++] = s[p];
+    out[sid] = buf.subarray(from, w);
+  }
+  return out;
+}
+
+/**
  * Mines `seqs` (dense item ids 0..itemCount-1). Patterns come out in depth-first,
  * item-id order (deterministic).
  */
-export function mineSequences(seqs: readonly Int32Array[], itemCount: number, options: MineOptions): MineResult {
+export function mineSequences(input: readonly Int32Array[], itemCount: number, options: MineOptions): MineResult {
+  const seqs = withoutInfrequentItems(input, itemCount, options);
   const n = seqs.length;
   const minSup = supportCount(options.minSupport, n, options.minSupportIsFraction);
   const closed = options.closed ?? true;
@@ -75,6 +129,71 @@ export function mineSequences(seqs: readonly Int32Array[], itemCount: number, op
   const mark = new Int32Array(itemCount).fill(-1);
   let markStamp = 0;
   const slot = new Int32Array(itemCount).fill(-1);
+  // seen[item] === stamp: the item was met in the current suffix (one stamp per suffix scanned)
+  let seenStamp = 0;
+  const nextStamp = (): number => {
+    if (seenStamp === 0x7fffffff) {
+      seen.fill(-1);
+      seenStamp = 0;
+    }
+    return ++seenStamp;
+  };
+
+  // Position bitmaps for dense databases (few distinct items, each occurring many times per
+  // sequence): bit p of row (sid, item) is set when seqs[sid][p] === item. Built when the
+  // alphabet is no larger than the average sequence length and the bitmaps fit in 32 MiB; used
+  // for the last-in-last/first positions, for period checks with fewer candidates than period
+  // items, and for the growth of nodes whose suffixes hold more items than the candidates.
+  const bitRow = new Int32Array(itemCount).fill(-1);
+  let bitItems = 0;
+  let longest = 0;
+  let total = 0;
+  for (const s of seqs) {
+    total += s.length;
+    if (s.length > longest) longest = s.length;
+    for (let p = 0; p < s.length; p++) if (bitRow[s[p]] < 0) bitRow[s[p]] = 0;
+  }
+  const rootItems: number[] = [];
+  for (let it = 0; it < itemCount; it++) if (bitRow[it] === 0) rootItems.push(it);
+  const words = Math.max(1, Math.ceil(longest / 32));
+  const dense = options.bitmaps ?? (rootItems.length <= total / n && n * rootItems.length * words <= 1 << 23);
+  let bits: Uint32Array | null = null;
+  let scratchQ = new Int32Array(0);
+  const rootCand = Int32Array.from(rootItems);
+  if (dense) {
+    bitItems = rootItems.length;
+    rootItems.forEach((it, r) => (bitRow[it] = r));
+    bits = new Uint32Array(n * bitItems * words);
+    for (let sid = 0; sid < n; sid++) {
+      const s = seqs[sid];
+      const base = sid * bitItems;
+      for (let p = 0; p < s.length; p++) bits[(base + bitRow[s[p]]) * words + (p >>> 5)] |= 1 << (p & 31);
+    }
+  }
+  const bitsOf = bits ?? new Uint32Array(0);
+  /** First position ≥ from of row `row` (word offset), or -1. */
+  const nextBit = (row: number, from: number): number => {
+    let w = from >>> 5;
+    if (w >= words) return -1;
+    let word = bitsOf[row + w] & (0xffffffff << (from & 31));
+    while (word === 0) {
+      if (++w === words) return -1;
+      word = bitsOf[row + w];
+    }
+    return (w << 5) + (31 - Math.clz32(word & -word));
+  };
+  /** Last position < before of row `row` (word offset), or -1. */
+  const prevBit = (row: number, before: number): number => {
+    if (before <= 0) return -1;
+    const b = before - 1;
+    let w = b >>> 5;
+    let word = bitsOf[row + w] & (0xffffffff >>> (31 - (b & 31)));
+    while (word === 0) {
+      if (--w < 0) return -1;
+      word = bitsOf[row + w];
+    }
+    return (w << 5) + (31 - Math.clz32(word));
+  };
   // first[d][sid]: position of the d-th prefix item in the first instance of the prefix in sequence sid
   const first: Int32Array[] = [];
   const prefix: number[] = [];
@@ -85,34 +204,18 @@ export function mineSequences(seqs: readonly Int32Array[], itemCount: number, op
     return first[d];
   };
 
-  /** Is there an item that occurs in [lo[k], hi[k]) of sequence sids[k] for every k < m? */
-  const itemInEveryPeriod = (sids: Int32Array, m: number, lo: Int32Array, hi: Int32Array): boolean => {
-    let candidates: number[] | null = null;
-    for (let k = 0; k < m; k++) {
-      const s = seqs[sids[k]];
-      const stamp = ++markStamp;
-      if (candidates === null) {
-        candidates = [];
-        for (let p = lo[k]; p < hi[k]; p++) {
-          const it = s[p];
-          if (mark[it] !== stamp) {
-            mark[it] = stamp;
-            candidates.push(it);
-          }
-        }
-      } else {
-        for (let p = lo[k]; p < hi[k]; p++) mark[s[p]] = stamp;
-        let w = 0;
-        for (const it of candidates) if (mark[it] === stamp) candidates[w++] = it;
-        candidates.length = w;
-      }
-      if (candidates.length === 0) return false;
-    }
-    return candidates !== null && candidates.length > 0;
-  };
-
   /** Computes last-in-last (mode 0) or last-in-first (mode 1) positions of the prefix in `sid` into scratchLL. */
   const lastIn = (sid: number, depth: number, mode: 0 | 1): void => {
+    if (bits) {
+      const base = sid * bitItems;
+      let p = mode === 0 ? prevBit((base + bitRow[prefix[depth - 1]]) * words, seqs[sid].length) : first[depth - 1][sid];
+      scratchLL[depth - 1] = p;
+      for (let i = depth - 2; i >= 0; i--) {
+        p = prevBit((base + bitRow[prefix[i]]) * words, p);
+        scratchLL[i] = p;
+      }
+      return;
+    }
     const s = seqs[sid];
     let p: number;
     if (mode === 0) {
@@ -128,96 +231,229 @@ export function mineSequences(seqs: readonly Int32Array[], itemCount: number, op
     }
   };
 
+  // candidate items of the i-th period, shared by all i: cand[candAt[i] .. candAt[i] + candLen[i])
+  let cand = new Int32Array(Math.max(16, itemCount));
+  const candAt: number[] = [];
+  const candLen: number[] = [];
+
   /**
    * Backward extension (mode 0, maximum periods) or BackScan (mode 1, semi-maximum periods):
    * is there, for some i, an item in the i-th period of every supporting sequence?
+   * The sequences are visited one by one with the candidates of every period at once, so the
+   * check stops at the first sequence that leaves no candidate (often the second or third).
    */
   const hasBackward = (sids: Int32Array, m: number, depth: number, mode: 0 | 1): boolean => {
-    const pos = new Int32Array(m * depth);
+    let alive = 0;
     for (let k = 0; k < m; k++) {
-      lastIn(sids[k], depth, mode);
-      for (let i = 0; i < depth; i++) pos[k * depth + i] = scratchLL[i];
-    }
-    const lo = new Int32Array(m);
-    const hi = new Int32Array(m);
-    for (let i = 0; i < depth; i++) {
-      for (let k = 0; k < m; k++) {
-        lo[k] = i === 0 ? 0 : first[i - 1][sids[k]] + 1;
-        hi[k] = pos[k * depth + i];
+      const sid = sids[k];
+      const s = seqs[sid];
+      lastIn(sid, depth, mode);
+      if (k === 0) {
+        // the candidates: the distinct items of each period of the first sequence
+        let used = 0;
+        for (let i = 0; i < depth; i++) {
+          const lo = i === 0 ? 0 : first[i - 1][sid] + 1;
+          const hi = scratchLL[i];
+          if (used + (hi - lo) > cand.length) {
+            const grown = new Int32Array(Math.max(cand.length * 2, used + (hi - lo)));
+            grown.set(cand.subarray(0, used));
+            cand = grown;
+          }
+          const stamp = ++markStamp;
+          candAt[i] = used;
+          for (let p = lo; p < hi; p++) {
+            const it = s[p];
+            if (mark[it] !== stamp) {
+              mark[it] = stamp;
+              cand[used++] = it;
+            }
+          }
+          candLen[i] = used - candAt[i];
+          if (candLen[i] > 0) alive++;
+        }
+      } else {
+        for (let i = 0; i < depth; i++) {
+          const len = candLen[i];
+          if (len === 0) continue;
+          const lo = i === 0 ? 0 : first[i - 1][sid] + 1;
+          const hi = scratchLL[i];
+          const at = candAt[i];
+          let w = at;
+          if (bits && len < hi - lo) {
+            // a candidate is in [lo, hi) when its next occurrence from lo is before hi
+            const base = sid * bitItems;
+            for (let c = at; c < at + len; c++) {
+              const x = nextBit((base + bitRow[cand[c]]) * words, lo);
+              if (x >= 0 && x < hi) cand[w++] = cand[c];
+            }
+          } else {
+            const stamp = ++markStamp;
+            for (let p = lo; p < hi; p++) mark[s[p]] = stamp;
+            for (let c = at; c < at + len; c++) if (mark[cand[c]] === stamp) cand[w++] = cand[c];
+          }
+          candLen[i] = w - at;
+          if (w === at) alive--;
+        }
       }
-      if (itemInEveryPeriod(sids, m, lo, hi)) return true;
+      if (alive === 0) return false;
     }
-    return false;
+    return true;
   };
 
-  const grow = (sids: Int32Array, starts: Int32Array, m: number, depth: number, pruned: boolean): void => {
+  type Child = { item: number; sids: Int32Array; starts: Int32Array; m: number };
+
+  /** Scan growth: counts the items of the projected suffixes, then records the first occurrence of each frequent one. */
+  const childrenByScan = (sids: Int32Array, starts: Int32Array, m: number): { children: Child[]; forwardClosed: boolean } => {
+    const touched: number[] = [];
+    for (let k = 0; k < m; k++) {
+      const s = seqs[sids[k]];
+      const stamp = nextStamp();
+      for (let p = starts[k]; p < s.length; p++) {
+        const it = s[p];
+        if (seen[it] !== stamp) {
+          seen[it] = stamp;
+          if (count[it] === 0) touched.push(it);
+          count[it]++;
+        }
+      }
+    }
+    let forwardClosed = true;
+    const frequent: number[] = [];
+    let total = 0;
+    for (const it of touched) {
+      if (count[it] === m) forwardClosed = false;
+      if (count[it] >= minSup) {
+        frequent.push(it);
+        total += count[it];
+      }
+    }
+    frequent.sort((a, b) => a - b);
+    const children: Child[] = [];
+    if (frequent.length) {
+      const cs = new Int32Array(total);
+      const ct = new Int32Array(total);
+      let off = 0;
+      for (const it of frequent) {
+        slot[it] = children.length;
+        children.push({ item: it, sids: cs.subarray(off, off + count[it]), starts: ct.subarray(off, off + count[it]), m: 0 });
+        off += count[it];
+      }
+      for (let k = 0; k < m; k++) {
+        const sid = sids[k];
+        const s = seqs[sid];
+        const stamp = nextStamp();
+        for (let p = starts[k]; p < s.length; p++) {
+          const it = s[p];
+          if (seen[it] !== stamp) {
+            seen[it] = stamp; // first occurrence in this suffix
+            const c = slot[it];
+            if (c >= 0) {
+              const ch = children[c];
+              ch.sids[ch.m] = sid;
+              ch.starts[ch.m] = p + 1;
+              ch.m++;
+            }
+          }
+        }
+      }
+    }
+    for (const it of touched) {
+      count[it] = 0;
+      slot[it] = -1;
+    }
+    return { children, forwardClosed };
+  };
+
+  /**
+   * Bitmap growth (dense databases): for each candidate item (the parent's frequent items), its
+   * next occurrence in each projected suffix is one or two word operations on the position bitmaps.
+   */
+  const childrenByBits = (sids: Int32Array, starts: Int32Array, m: number, cand: Int32Array): { children: Child[]; forwardClosed: boolean } => {
+    const nc = cand.length;
+    if (scratchQ.length < m * nc) scratchQ = new Int32Array(Math.max(m * nc, scratchQ.length * 2));
+    const q = scratchQ;
+    const cnt = new Int32Array(nc);
+    for (let k = 0; k < m; k++) {
+      const sid = sids[k];
+      const st = starts[k];
+      const base = sid * bitItems;
+      const qk = k * nc;
+      for (let j = 0; j < nc; j++) {
+        const at = nextBit((base + bitRow[cand[j]]) * words, st);
+        q[qk + j] = at;
+        if (at >= 0) cnt[j]++;
+      }
+    }
+    let forwardClosed = true;
+    const children: Child[] = [];
+    const cols: number[] = [];
+    let total = 0;
+    for (let j = 0; j < nc; j++) {
+      if (cnt[j] === m) forwardClosed = false;
+      if (cnt[j] >= minSup) {
+        cols.push(j);
+        total += cnt[j];
+      }
+    }
+    if (cols.length) {
+      const cs = new Int32Array(total);
+      const ct = new Int32Array(total);
+      let off = 0;
+      for (const j of cols) {
+        children.push({ item: cand[j], sids: cs.subarray(off, off + cnt[j]), starts: ct.subarray(off, off + cnt[j]), m: 0 });
+        off += cnt[j];
+      }
+      for (let k = 0; k < m; k++) {
+        const sid = sids[k];
+        const qk = k * nc;
+        for (let c = 0; c < cols.length; c++) {
+          const at = q[qk + cols[c]];
+          if (at >= 0) {
+            const ch = children[c];
+            ch.sids[ch.m] = sid;
+            ch.starts[ch.m] = at + 1;
+            ch.m++;
+          }
+        }
+      }
+    }
+    return { children, forwardClosed };
+  };
+
+  const grow = (sids: Int32Array, starts: Int32Array, m: number, depth: number, pruned: boolean, cand: Int32Array | null): void => {
     if (depth > 0) res.nodes++;
     // depth = |prefix| ≥ 1 here; m = support
     const atMax = depth >= maxLen;
-    let children: { item: number; sids: Int32Array; starts: Int32Array; m: number }[] = [];
+    // BackScan first: an item in every semi-maximum period means no descendant (shorter than L) is
+    // closed, and this node is not closed either (a semi-maximum period lies inside the maximum
+    // period, so that item is a backward extension)
+    let scanned = false;
+    if (closed && depth > 0 && !pruned && !atMax && hasBackward(sids, m, depth, 1)) {
+      if (maxLen === Infinity) return;
+      scanned = true;
+    }
+    let children: Child[] = [];
     let forwardClosed = true;
-    {
-      // count items in the projected suffixes (growth, and the forward-extension check)
-      const touched: number[] = [];
-      if (!atMax) {
-        for (let k = 0; k < m; k++) {
-          const sid = sids[k];
-          const s = seqs[sid];
-          for (let p = starts[k]; p < s.length; p++) {
-            const it = s[p];
-            if (seen[it] !== sid) {
-              seen[it] = sid;
-              if (count[it] === 0) touched.push(it);
-              count[it]++;
-            }
-          }
-        }
-        const frequent: number[] = [];
-        for (const it of touched) {
-          if (count[it] === m) forwardClosed = false;
-          if (count[it] >= minSup) frequent.push(it);
-        }
-        frequent.sort((a, b) => a - b);
-        for (const it of frequent) children.push({ item: it, sids: new Int32Array(count[it]), starts: new Int32Array(count[it]), m: 0 });
-        if (children.length) {
-          children.forEach((c, k) => (slot[c.item] = k));
-          for (let k = 0; k < m; k++) {
-            const sid = sids[k];
-            const s = seqs[sid];
-            for (let p = starts[k]; p < s.length; p++) {
-              const it = s[p];
-              if (seen[it] !== -2 - sid) {
-                seen[it] = -2 - sid; // first occurrence in this sequence
-                const c = slot[it];
-                if (c >= 0) {
-                  const ch = children[c];
-                  ch.sids[ch.m] = sid;
-                  ch.starts[ch.m] = p + 1;
-                  ch.m++;
-                }
-              }
-            }
-          }
-        }
-        for (const it of touched) {
-          count[it] = 0;
-          slot[it] = -1;
-        }
-        // pass 2 leaves -2-sid marks, which never equal a sid, so the next node's pass 1 needs no
-        // reset; without a pass 2, clear this node's sid marks
-        if (!children.length)
-          for (let k = 0; k < m; k++) {
-            const s = seqs[sids[k]];
-            for (let p = starts[k]; p < s.length; p++) seen[s[p]] = -1;
-          }
+    if (!atMax) {
+      // bitmaps cost about one step per (suffix, candidate item), scans one step per suffix item:
+      // take the cheaper at this node (long suffixes over a few items: bitmaps)
+      let useBits = false;
+      if (cand && options.bitmaps === true) useBits = true;
+      else if (cand) {
+        let suffixItems = 0;
+        for (let k = 0; k < m; k++) suffixItems += seqs[sids[k]].length - starts[k];
+        useBits = 1.5 * m * cand.length < suffixItems;
       }
+      const g = useBits ? childrenByBits(sids, starts, m, cand!) : childrenByScan(sids, starts, m);
+      children = g.children;
+      forwardClosed = g.forwardClosed;
     }
     // report
     let report: boolean;
     if (depth === 0) report = false;
     else if (!closed) report = true;
     else if (atMax) report = true;
-    else if (pruned) report = false;
+    else if (pruned || scanned) report = false;
     else report = forwardClosed && !hasBackward(sids, m, depth, 0);
     if (report) {
       if (out.length >= maxPatterns) {
@@ -227,18 +463,14 @@ export function mineSequences(seqs: readonly Int32Array[], itemCount: number, op
       out.push({ items: prefix.slice(0, depth), support: m });
     }
     if (atMax) return;
-    // BackScan: an item in every semi-maximum period means no descendant (shorter than L) is closed
-    let childPruned = pruned;
-    if (closed && depth > 0 && !pruned && hasBackward(sids, m, depth, 1)) {
-      if (maxLen === Infinity) return;
-      childPruned = true;
-    }
+    const childPruned = pruned || scanned;
+    const childCand = cand ? Int32Array.from(children, (c) => c.item) : null;
     const fd = firstAt(depth);
     for (const c of children) {
       if (res.truncated) return;
       for (let k = 0; k < c.m; k++) fd[c.sids[k]] = c.starts[k] - 1;
       prefix[depth] = c.item;
-      grow(c.sids, c.starts, c.m, depth + 1, childPruned);
+      grow(c.sids, c.starts, c.m, depth + 1, childPruned, childCand);
     }
     children = [];
   };
@@ -246,7 +478,7 @@ export function mineSequences(seqs: readonly Int32Array[], itemCount: number, op
   // the root: the empty prefix, every sequence from position 0
   const all = new Int32Array(n);
   for (let sid = 0; sid < n; sid++) all[sid] = sid;
-  grow(all, new Int32Array(n), n, 0, false);
+  grow(all, new Int32Array(n), n, 0, false, bits ? rootCand : null);
   return res;
 }
 

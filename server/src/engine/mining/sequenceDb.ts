@@ -22,6 +22,14 @@ export class SequenceDb<K = string> {
     return id;
   }
 
+  /** A database of sequences already interned: `seqs` hold dense ids, `items[id]` is the key of id (distinct keys). */
+  static fromInterned<K>(seqs: Int32Array[], items: K[]): SequenceDb<K> {
+    const db = new SequenceDb<K>();
+    for (const s of seqs) db.seqs.push(s);
+    for (const k of items) db.idOf(k);
+    return db;
+  }
+
   /** Existing id of `key`, or -1. */
   lookup(key: K): number {
     return this.ids.get(key) ?? -1;

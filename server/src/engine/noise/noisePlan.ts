@@ -29,7 +29,7 @@ export type PointKind = 'read' | 'write' | 'lock' | 'unlock' | 'sync' | 'start' 
 export interface InstrumentedPoint {
   /** stable id, see above */
   id: string;
-  /** source file name as in the class file (e.g. "Bank.java") */
+  /** source file as trace locations name it (`loc.file`): package path + source file name, e.g. "bank/Bank.java" */
   file: string;
   line: number;
   /** dotted class name + "." + method name, e.g. "bank.Bank.transfer" (as trace locations name methods) */

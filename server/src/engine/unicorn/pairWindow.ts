@@ -6,89 +6,151 @@
  * pattern itself (P1–P3).
  *
  * Two pairs can only combine when they run between the same two threads in
- * opposite directions (T1 → T2, then T2 → T1), so the window is kept as one
- * queue per direction: a new pair u → v looks only at the v → u pairs of the
- * last `size` positions — the same combinations as the full scan, without
- * visiting the pairs that cannot match.
+ * opposite directions (T1 → T2, then T2 → T1). The window is a ring of the
+ * last `size` pairs in typed arrays, each entry linked to the previous pair
+ * of the same direction, so a new pair u → v visits only the v → u pairs of
+ * the last `size` positions — the same combinations as the full scan.
+ *
+ * Combination works on signatures: what a pair of pairs forms depends only on
+ * their two pair signatures and how they are placed (one shared access, or
+ * sequential / interleaved / nested on two locations), so the registry
+ * memoizes (signature, signature, placement) → pattern, and a pattern is built
+ * once, at its first occurrence ever.
  */
 import { PatternSet } from './patternSet';
-import { OrderedPair } from './pairOrdering';
-import { combinePairs } from './patternCombination';
-import { PairRelation, pairPatternNumber } from './patternCatalog';
-import { PatternRegistry } from './patternRegistry';
+import { PairRelation } from './patternCatalog';
+import { placement } from './patternCombination';
+import { Occurrence, PatternRegistry, UNKNOWN_COMBINATION } from './patternRegistry';
 
-/** A FIFO of (position, pair) for one thread direction. */
-class DirectionQueue {
-  pos: number[] = [];
-  pairs: OrderedPair[] = [];
-  head = 0;
-
-  push(position: number, p: OrderedPair): void {
-    if (this.head > 1024 && this.head * 2 > this.pos.length) {
-      this.pos = this.pos.slice(this.head);
-      this.pairs = this.pairs.slice(this.head);
-      this.head = 0;
-    }
-    this.pos.push(position);
-    this.pairs.push(p);
-  }
-
-  /** Drops entries older than `minPosition`. */
-  expire(minPosition: number): void {
-    while (this.head < this.pos.length && this.pos[this.head] < minPosition) {
-      this.pairs[this.head] = undefined as unknown as OrderedPair;
-      this.head++;
-    }
-  }
+/** One pair handed to the window (fields of a PairOrdering record; names are the threads' trace names). */
+export interface PairInput {
+  firstIdx: number;
+  secondIdx: number;
+  sig: number;
+  /** dense thread slots of the run */
+  t1: number;
+  t2: number;
+  /** the access window (dynamic location) */
+  win: number;
+  stack1: number;
+  stack2: number;
+  value1: unknown;
+  value2: unknown;
 }
 
+/** Direction tables are dense up to this many thread slots, a Map beyond. */
+const DENSE_THREADS = 256;
+
 export class PairWindow {
-  private readonly queues = new Map<number, Map<number, DirectionQueue>>();
   pairCount = 0;
+  /** ring slots − 1 (a power of two minus one ≥ size) */
+  private readonly mask: number;
+  private readonly rFirst: Float64Array;
+  private readonly rSecond: Float64Array;
+  private readonly rSig: Int32Array;
+  private readonly rT1: Int32Array;
+  private readonly rT2: Int32Array;
+  private readonly rWin: Int32Array;
+  private readonly rStack1: Int32Array;
+  private readonly rStack2: Int32Array;
+  private readonly rValue1: unknown[];
+  private readonly rValue2: unknown[];
+  /** position of the previous pair of the same direction (-1 none) */
+  private readonly rPrev: Int32Array;
+  /** latest position per direction t1 · DENSE_THREADS + t2, plus one (0: none) */
+  private readonly latestDense = new Int32Array(DENSE_THREADS * DENSE_THREADS);
+  private readonly latestSparse = new Map<number, number>();
+  private readonly occ = new Occurrence();
 
   constructor(
     readonly size: number,
     private readonly registry: PatternRegistry,
     private readonly found: PatternSet,
-  ) {}
-
-  private queue(from: number, to: number, create: boolean): DirectionQueue | undefined {
-    let m = this.queues.get(from);
-    if (!m) {
-      if (!create) return undefined;
-      this.queues.set(from, (m = new Map()));
-    }
-    let q = m.get(to);
-    if (!q && create) m.set(to, (q = new DirectionQueue()));
-    return q;
+    /** trace name of a dense thread slot */
+    private readonly threadName: (slot: number) => string | undefined = () => undefined,
+  ) {
+    let n = 1;
+    while (n < size + 1) n *= 2;
+    this.mask = n - 1;
+    this.rFirst = new Float64Array(n);
+    this.rSecond = new Float64Array(n);
+    this.rSig = new Int32Array(n);
+    this.rT1 = new Int32Array(n);
+    this.rT2 = new Int32Array(n);
+    this.rWin = new Int32Array(n);
+    this.rStack1 = new Int32Array(n);
+    this.rStack2 = new Int32Array(n);
+    this.rValue1 = new Array(n).fill(undefined);
+    this.rValue2 = new Array(n).fill(undefined);
+    this.rPrev = new Int32Array(n);
   }
 
-  push(q: OrderedPair): void {
+  private latest(t1: number, t2: number): number {
+    if (t1 < DENSE_THREADS && t2 < DENSE_THREADS) return this.latestDense[t1 * DENSE_THREADS + t2] - 1;
+    return this.latestSparse.get(t1 * 2 ** 26 + t2) ?? -1;
+  }
+
+  private setLatest(t1: number, t2: number, pos: number): void {
+    if (t1 < DENSE_THREADS && t2 < DENSE_THREADS) this.latestDense[t1 * DENSE_THREADS + t2] = pos + 1;
+    else this.latestSparse.set(t1 * 2 ** 26 + t2, pos);
+  }
+
+  push(q: PairInput): void {
     const position = this.pairCount++;
+    if (position >= 2 ** 31 - 1) throw new Error('more than 2^31 memory-access pairs in one run');
     const reg = this.registry;
-    const qf = q.first;
-    const qs = q.second;
-    this.found.add(reg.internPattern(q.sig, -1, PairRelation.Pair, pairPatternNumber(qf.write, qs.write), qf, qs), qs.idx > qf.idx ? qs.idx : qf.idx);
-    if (this.size <= 0) return;
-    const opposite = this.queue(qs.thread, qf.thread, false);
-    if (opposite) {
-      opposite.expire(position - this.size);
-      const pos = opposite.pos;
-      const pairs = opposite.pairs;
-      for (let k = opposite.head; k < pos.length; k++) {
-        const p = pairs[k];
-        const code = combinePairs(p.first, p.second, qf, qs);
-        if (code) {
-          // the same combination as last time with this pair: already in this run's set
-          const combination = q.sig * 256 + code;
-          if (p.lastCombination === combination) continue;
-          p.lastCombination = combination;
-          this.found.add(reg.internPattern(p.sig, q.sig, code & 7, code >> 3, p.first, p.second, qf, qs), Math.max(p.first.idx, p.second.idx, qf.idx, qs.idx));
-        }
-      }
+    const occ = this.occ;
+    let own = reg.knownPairPattern(q.sig);
+    if (own < 0) {
+      occ.set(0, q.stack1, q.value1, this.threadName(q.t1));
+      occ.set(1, q.stack2, q.value2, this.threadName(q.t2));
+      own = reg.pairPattern(q.sig, occ);
     }
-    const own = this.queue(qf.thread, qs.thread, true)!;
-    own.expire(position - this.size + 1);
-    own.push(position, q);
+    this.found.add(own, q.secondIdx > q.firstIdx ? q.secondIdx : q.firstIdx);
+    if (this.size <= 0) return;
+    const min = position - this.size;
+    const mask = this.mask;
+    const rFirst = this.rFirst;
+    const rSecond = this.rSecond;
+    const rWin = this.rWin;
+    const rSig = this.rSig;
+    const rPrev = this.rPrev;
+    const found = this.found;
+    const qFirst = q.firstIdx;
+    const qSecond = q.secondIdx;
+    const qWin = q.win;
+    const qSig = q.sig;
+    for (let p = this.latest(q.t2, q.t1); p >= min && p >= 0; ) {
+      const e = p & mask;
+      const a1 = rFirst[e];
+      const a2 = rSecond[e];
+      const rel = placement(rWin[e] === qWin, a1, a2, qFirst, qSecond);
+      if (rel !== PairRelation.Pair) {
+        let id = reg.combination(rSig[e], qSig, rel);
+        if (id === UNKNOWN_COMBINATION) {
+          occ.set(0, this.rStack1[e], this.rValue1[e], this.threadName(this.rT1[e]));
+          occ.set(1, this.rStack2[e], this.rValue2[e], this.threadName(this.rT2[e]));
+          occ.set(2, q.stack1, q.value1, this.threadName(q.t1));
+          occ.set(3, q.stack2, q.value2, this.threadName(q.t2));
+          id = reg.internCombination(rSig[e], qSig, rel, occ);
+        }
+        // the last access of the four: a2 or b2 (a1 < a2, b1 < b2, a1 < b1)
+        if (id >= 0) found.add(id, a2 > qSecond ? a2 : qSecond);
+      }
+      p = rPrev[e];
+    }
+    const e = position & mask;
+    this.rFirst[e] = q.firstIdx;
+    this.rSecond[e] = q.secondIdx;
+    this.rSig[e] = q.sig;
+    this.rT1[e] = q.t1;
+    this.rT2[e] = q.t2;
+    this.rWin[e] = q.win;
+    this.rStack1[e] = q.stack1;
+    this.rStack2[e] = q.stack2;
+    this.rValue1[e] = q.value1;
+    this.rValue2[e] = q.value2;
+    this.rPrev[e] = this.latest(q.t1, q.t2);
+    this.setLatest(q.t1, q.t2, position);
   }
 }

@@ -4,8 +4,9 @@
  * locations, call stacks, static accesses (type, variable, statement), pairs
  * of static accesses (roles T1 → T2 implied) and patterns.
  */
-import { PairRelation, patternDefinition, PatternDefinition } from './patternCatalog';
-import { orderedAccesses } from './patternCombination';
+import { PairRelation, pairPatternNumber, PatternDefinition, PATTERNS } from './patternCatalog';
+import { combinedPatternNumber, EXECUTION_ORDER } from './patternCombination';
+import { IntColumn, NumberIdMap } from './numberIdMap';
 
 export interface LocInfo {
   file: string;
@@ -23,21 +24,73 @@ export interface StaticAccess {
   loc: number;
 }
 
+/**
+ * One pattern as read by the analysis (a view: the registry keeps patterns in
+ * typed columns, and each getter builds its answer on demand).
+ */
 export interface PatternInfo {
   /** dense id in this registry */
-  id: number;
-  def: PatternDefinition;
+  readonly id: number;
+  readonly def: PatternDefinition;
   /** static access ids in execution order */
-  accesses: number[];
+  readonly accesses: number[];
   /** thread roles (1|2) in execution order */
-  roles: (1 | 2)[];
+  readonly roles: readonly (1 | 2)[];
   /** call stack ids (global) of the first occurrence, per access */
-  stacks: number[];
+  readonly stacks: number[];
   /** values read or written at the first occurrence, per access (undefined: not recorded) */
-  values: unknown[];
+  readonly values: unknown[];
+  /** thread names (trace `def thread`) at the first occurrence, per access (undefined: the trace names no thread) */
+  readonly threadNames: (string | undefined)[];
   /** stable text key of the static signature (same across processes) */
-  key: string;
+  readonly key: string;
 }
+
+/**
+ * The dynamic accesses of one pair (slots 0, 1) or of two pairs (a1, a2, b1,
+ * b2 = slots 0–3), in pair order: what a new pattern keeps of its first
+ * occurrence. Collectors fill one and reuse it.
+ */
+export class Occurrence {
+  readonly stacks = new Int32Array(4);
+  readonly values: unknown[] = [undefined, undefined, undefined, undefined];
+  readonly names: (string | undefined)[] = [undefined, undefined, undefined, undefined];
+  set(k: number, stack: number, value: unknown, name: string | undefined): void {
+    this.stacks[k] = stack;
+    this.values[k] = value;
+    this.names[k] = name;
+  }
+}
+
+/** A pattern of the registry, read through its columns. */
+class PatternView implements PatternInfo {
+  constructor(
+    readonly id: number,
+    private readonly reg: PatternRegistry,
+  ) {}
+  get def(): PatternDefinition {
+    return this.reg.patternDef(this.id);
+  }
+  get accesses(): number[] {
+    return this.reg.patternColumn(this.id, 0) as number[];
+  }
+  get roles(): readonly (1 | 2)[] {
+    return this.def.roles;
+  }
+  get stacks(): number[] {
+    return this.reg.patternColumn(this.id, 1) as number[];
+  }
+  get values(): unknown[] {
+    return this.reg.patternValues(this.id);
+  }
+  get threadNames(): (string | undefined)[] {
+    return this.reg.patternColumn(this.id, 2) as (string | undefined)[];
+  }
+  get key(): string {
+    return this.reg.patternKey(this.id);
+  }
+}
+
 
 /** The dynamic access as the collectors see it (only what patterns need). */
 export interface AccessRef {
@@ -48,11 +101,19 @@ export interface AccessRef {
   stack: number;
   /** the value read or written, when the trace has one */
   value?: unknown;
+  /** the name of the access's thread, when the trace defines one */
+  threadName?: string;
 }
 
 const PAIR_KEY_LIMIT = 2 ** 26;
 /** pair signatures below this use the flat combination key (2^22 · 2^22 · 8 < 2^53) */
 const COMBO_SIG_LIMIT = 2 ** 22;
+/** pair signatures below this have their combinations in a flat table (256 · 256 · 8 int32 = 2 MiB) */
+const DENSE_SIGS = 256;
+/** combination() answer: not computed yet */
+export const UNKNOWN_COMBINATION = -2;
+/** combination() answer: the pairs form no pattern */
+export const NO_PATTERN = -1;
 
 export class PatternRegistry {
   readonly variables: string[] = [];
@@ -70,15 +131,32 @@ export class PatternRegistry {
   private readonly stackIds = new Map<number | string, number>();
   readonly accesses: StaticAccess[] = [];
   private readonly accessIds = new Map<number | string, number>();
-  /** pair signature → [first sacc, second sacc] */
-  readonly pairs: [number, number][] = [];
-  private readonly pairIds = new Map<number, Map<number, number>>();
-  private readonly flatPairIds = new Map<number, number>();
+  /** static access id → 1 when it is a write (the hot path's copy of accesses[s].write) */
+  private accessWrite = new Uint8Array(64);
+  /** pair signature → first and second static access */
+  private readonly pairFirst = new IntColumn();
+  private readonly pairSecond = new IntColumn();
+  private readonly flatPairIds = new NumberIdMap();
+  private readonly pairIds = new Map<string, number>();
+  /** pair signature → its P1–P3 pattern id (-1: not yet) */
+  private readonly pairPatterns = new IntColumn();
+  /** (p1, p2, relation) → pattern id + 2, 1 no pattern, 0 unknown; a flat table for the first DENSE_SIGS signatures, by p2 first (the pair window looks up many p1 for one p2: one 8 KiB row) */
+  private readonly denseCombos = new Int32Array(DENSE_SIGS * DENSE_SIGS * 8);
+  /** (p1, p2, relation) → pattern id + 1 or 0 (no pattern), beyond DENSE_SIGS */
+  private readonly combos = new NumberIdMap();
+  private readonly bigCombos = new Map<string, number>();
+  /** thread names, interned */
+  private readonly threadNameList: string[] = [];
+  private readonly threadNameIds = new Map<string, number>();
+  /** patterns, in columns: Table 1 number, and per access (4 slots) static access, stack, thread name id */
+  private patternN = new Uint8Array(1024);
+  private readonly patternAcc = new IntColumn(4096);
+  private readonly patternStack = new IntColumn(4096);
+  private readonly patternName = new IntColumn(4096);
+  /** values of the first occurrence, only for patterns that have one */
+  private readonly patternVals = new Map<number, unknown[]>();
+  /** one small view per pattern (the read API: patterns[id].def, .accesses, .key, …) */
   readonly patterns: PatternInfo[] = [];
-  private readonly patternIds = new Map<number, Map<number, number>>();
-  /** pair signature → its P1–P3 pattern id */
-  private readonly pairPatterns: number[] = [];
-  private readonly comboPatterns = new Map<number, number>();
 
   internVariable(name: string): number {
     let id = this.variableIds.get(name);
@@ -150,72 +228,197 @@ export class PatternRegistry {
       id = this.accesses.length;
       this.accesses.push({ write, variable, loc });
       this.accessIds.set(k, id);
+      if (id >= this.accessWrite.length) {
+        const g = new Uint8Array(this.accessWrite.length * 2);
+        g.set(this.accessWrite);
+        this.accessWrite = g;
+      }
+      this.accessWrite[id] = write ? 1 : 0;
     }
     return id;
   }
 
+  /** True when static access `s` is a write. */
+  isWrite(s: number): boolean {
+    return this.accessWrite[s] === 1;
+  }
+
+  /** The pair signature of (first, second) static accesses (roles T1 → T2 implied). */
   internPair(first: number, second: number): number {
-    // one flat key while static access ids fit in 26 bits (67M), else nested
     if (first < PAIR_KEY_LIMIT && second < PAIR_KEY_LIMIT) {
       const key = first * PAIR_KEY_LIMIT + second;
       let id = this.flatPairIds.get(key);
-      if (id === undefined) {
-        id = this.pairs.length;
-        this.pairs.push([first, second]);
+      if (id < 0) {
+        id = this.newPair(first, second);
         this.flatPairIds.set(key, id);
       }
       return id;
     }
-    let bySecond = this.pairIds.get(first);
-    if (!bySecond) this.pairIds.set(first, (bySecond = new Map()));
-    let id = bySecond.get(second);
-    if (id === undefined) {
-      id = this.pairs.length;
-      this.pairs.push([first, second]);
-      bySecond.set(second, id);
+    const key = `${first},${second}`;
+    let id = this.pairIds.get(key);
+    if (id === undefined) this.pairIds.set(key, (id = this.newPair(first, second)));
+    return id;
+  }
+
+  private newPair(first: number, second: number): number {
+    this.pairFirst.push(first);
+    this.pairSecond.push(second);
+    return this.pairPatterns.push(-1);
+  }
+
+  /** Number of pair signatures. */
+  get pairCount(): number {
+    return this.pairFirst.length;
+  }
+
+  /** [first, second] static accesses of a pair signature. */
+  pairAccesses(sig: number): [number, number] {
+    return [this.pairFirst.data[sig], this.pairSecond.data[sig]];
+  }
+
+  /** The P1–P3 pattern of pair signature `sig` if it exists already, else -1. */
+  knownPairPattern(sig: number): number {
+    return this.pairPatterns.data[sig];
+  }
+
+  /**
+   * The P1–P3 pattern of pair signature `sig`; on its first occurrence the
+   * pattern keeps `occ`'s slots 0 and 1 (stacks, values, thread names).
+   */
+  pairPattern(sig: number, occ: Occurrence): number {
+    const known = this.pairPatterns.data[sig];
+    if (known >= 0) return known;
+    const a = this.pairFirst.data[sig];
+    const b = this.pairSecond.data[sig];
+    const id = this.newPattern(pairPatternNumber(this.isWrite(a), this.isWrite(b)), PairRelation.Pair, a, b, -1, -1, occ);
+    this.pairPatterns.data[sig] = id;
+    return id;
+  }
+
+  /**
+   * Memoized combination of pair signatures p1 (T1 → T2) then p2 (T2 → T1)
+   * placed as `rel`: the pattern id, NO_PATTERN, or UNKNOWN_COMBINATION (then
+   * call internCombination once).
+   */
+  combination(p1: number, p2: number, rel: PairRelation): number {
+    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) return this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] - 2;
+    if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) {
+      const id = this.combos.get((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel);
+      return id === -1 ? UNKNOWN_COMBINATION : id === 0 ? NO_PATTERN : id - 1;
     }
+    const id = this.bigCombos.get(`${p1},${p2},${rel}`);
+    return id === undefined ? UNKNOWN_COMBINATION : id;
+  }
+
+  /**
+   * Decides (once per signature tuple) whether p1 and p2 placed as `rel` form
+   * one of P4–P17; a new pattern keeps `occ` (slots a1, a2, b1, b2).
+   */
+  internCombination(p1: number, p2: number, rel: PairRelation, occ: Occurrence): number {
+    const a1 = this.pairFirst.data[p1];
+    const a2 = this.pairSecond.data[p1];
+    const b1 = this.pairFirst.data[p2];
+    const b2 = this.pairSecond.data[p2];
+    // one location: b1 is a2 (the same dynamic access, so the same static access)
+    const n = rel === PairRelation.SharedMiddle && a2 !== b1 ? 0 : combinedPatternNumber(rel, this.isWrite(a1), this.isWrite(a2), this.isWrite(b1), this.isWrite(b2));
+    const id = n ? this.newPattern(n, rel, a1, a2, b1, b2, occ) : NO_PATTERN;
+    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) {
+      this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] = id + 2;
+      return id;
+    }
+    if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.combos.set((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel, id + 1);
+    else this.bigCombos.set(`${p1},${p2},${rel}`, id);
     return id;
   }
 
   /**
    * The pattern made of pair signature p1 (and p2 with relation rel, or
-   * rel = Pair for P1–P3). `n` is its Table 1 number; a1, a2 (and b1, b2)
-   * are the dynamic accesses of the pairs (for roles and first-seen stacks).
+   * rel = Pair for P1–P3), from dynamic accesses (FALCON's entry point).
    */
   internPattern(p1: number, p2: number, rel: PairRelation, n: number, a1: AccessRef, a2: AccessRef, b1?: AccessRef, b2?: AccessRef): number {
-    // fast paths: a pair's own pattern by array index; combinations by one flat key
-    if (rel === PairRelation.Pair) {
-      const known = this.pairPatterns[p1];
-      if (known !== undefined) return known;
-    } else if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) {
-      const known = this.comboPatterns.get(p1 * COMBO_SIG_LIMIT * 8 + p2 * 8 + rel);
-      if (known !== undefined) return known;
-    }
-    let inner = this.patternIds.get(p1);
-    if (!inner) this.patternIds.set(p1, (inner = new Map()));
-    const k = rel === PairRelation.Pair ? -1 : p2 * 8 + rel;
-    let id = inner.get(k);
-    if (id === undefined) {
-      id = this.patterns.length;
-      const ordered = rel === PairRelation.Pair || !b1 || !b2 ? [a1, a2] : orderedAccesses(rel, a1, a2, b1, b2);
-      const t1 = ordered[0].thread;
-      const roles = ordered.map((a) => (a.thread === t1 ? 1 : 2) as 1 | 2);
-      const accesses = ordered.map((a) => a.sacc);
-      const def = patternDefinition(n);
-      this.patterns.push({
-        id,
-        def,
-        accesses,
-        roles,
-        stacks: ordered.map((a) => a.stack),
-        values: ordered.map((a) => a.value),
-        key: `${def.id}|${accesses.map((s, j) => this.accessKey(s, roles[j])).join('|')}`,
-      });
-      inner.set(k, id);
-    }
-    if (rel === PairRelation.Pair) this.pairPatterns[p1] = id;
-    else if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.comboPatterns.set(p1 * COMBO_SIG_LIMIT * 8 + p2 * 8 + rel, id);
+    const occ = this.scratch;
+    occ.set(0, a1.stack, a1.value, a1.threadName);
+    occ.set(1, a2.stack, a2.value, a2.threadName);
+    if (rel === PairRelation.Pair || !b1 || !b2) return this.pairPattern(p1, occ);
+    occ.set(2, b1.stack, b1.value, b1.threadName);
+    occ.set(3, b2.stack, b2.value, b2.threadName);
+    const known = this.combination(p1, p2, rel);
+    const id = known === UNKNOWN_COMBINATION ? this.internCombination(p1, p2, rel, occ) : known;
+    if (id < 0) throw new Error(`pairs ${p1} and ${p2} form no P${n}`);
     return id;
+  }
+
+  private readonly scratch = new Occurrence();
+
+  private threadNameId(name: string | undefined): number {
+    if (name === undefined) return -1;
+    let id = this.threadNameIds.get(name);
+    if (id === undefined) {
+      id = this.threadNameList.length;
+      this.threadNameList.push(name);
+      this.threadNameIds.set(name, id);
+    }
+    return id;
+  }
+
+  private newPattern(n: number, rel: PairRelation, a1: number, a2: number, b1: number, b2: number, occ: Occurrence): number {
+    const id = this.patterns.length;
+    if (id >= this.patternN.length) {
+      const g = new Uint8Array(this.patternN.length * 2);
+      g.set(this.patternN);
+      this.patternN = g;
+    }
+    this.patternN[id] = n;
+    const sacc = [a1, a2, b1, b2];
+    const order = EXECUTION_ORDER[rel];
+    let values: unknown[] | undefined;
+    for (let k = 0; k < 4; k++) {
+      const slot = order[k];
+      if (slot === undefined) {
+        this.patternAcc.push(-1);
+        this.patternStack.push(-1);
+        this.patternName.push(-1);
+        continue;
+      }
+      this.patternAcc.push(sacc[slot]);
+      this.patternStack.push(occ.stacks[slot]);
+      this.patternName.push(this.threadNameId(occ.names[slot]));
+      if (occ.values[slot] !== undefined) (values ??= new Array(order.length).fill(undefined))[k] = occ.values[slot];
+    }
+    if (values) this.patternVals.set(id, values);
+    this.patterns.push(new PatternView(id, this));
+    return id;
+  }
+
+  /** Table 1 definition of a pattern. */
+  patternDef(id: number): PatternDefinition {
+    return PATTERNS[this.patternN[id] - 1];
+  }
+
+  /** Per access of a pattern: 0 static access ids, 1 stacks, 2 thread names. */
+  patternColumn(id: number, column: 0 | 1 | 2): (number | string | undefined)[] {
+    const len = this.patternDef(id).kind.length;
+    const out = new Array(len);
+    const data = (column === 0 ? this.patternAcc : column === 1 ? this.patternStack : this.patternName).data;
+    for (let k = 0; k < len; k++) {
+      const v = data[id * 4 + k];
+      out[k] = column === 2 ? (v < 0 ? undefined : this.threadNameList[v]) : v;
+    }
+    return out;
+  }
+
+  /** Values of a pattern's first occurrence, per access. */
+  patternValues(id: number): unknown[] {
+    const v = this.patternVals.get(id);
+    return v ? v.slice() : new Array(this.patternDef(id).kind.length).fill(undefined);
+  }
+
+  /** Stable text key of a pattern's static signature: "P9|W1:TABLE@TableLog.java:11|…". */
+  patternKey(id: number): string {
+    const def = this.patternDef(id);
+    let key = def.id;
+    for (let k = 0; k < def.kind.length; k++) key += '|' + this.accessKey(this.patternAcc.data[id * 4 + k], def.roles[k]);
+    return key;
   }
 
   accessKey(sacc: number, role: number): string {

@@ -4,24 +4,31 @@
  * object + element), the pairs they emit are put in order of their first
  * access and go through the pair window, which combines them into patterns.
  * The result is the set of pattern ids (PatternRegistry) of the run.
+ *
+ * Nothing is allocated per access or per pair: accesses live in the access
+ * windows' typed arrays, pairs in the pair ordering's records and the pair
+ * window's ring, threads are dense slots of the run, and patterns are found
+ * by signature (see PairWindow).
  */
 import { PatternSet } from './patternSet';
 import { EventKind, TraceEvent } from '../trace/traceFormat';
 import { TraceSymbols } from '../trace/traceSymbols';
 import { TraceVisitor } from '../trace/traceReader';
 import { StaticAccessMapper } from '../staticAccessMapper';
-import { AccessWindow, WindowAccess } from './accessWindow';
+import { AccessInput, AccessWindows } from './accessWindow';
 import { PairOrdering } from './pairOrdering';
-import { PairWindow } from './pairWindow';
+import { PairInput, PairWindow } from './pairWindow';
 import { PatternRegistry } from './patternRegistry';
-import { HappensBefore, orderedBefore } from './happensBefore';
+import { HappensBefore } from './happensBefore';
 
 export interface CollectorStats {
   accesses: number;
   locations: number;
   pairs: number;
-  /** pairs that arrived after later pairs had been released (approximation) */
+  /** always 0: pairs are ordered exactly (kept for readers of older results) */
   latePairs: number;
+  /** pairs the pair ordering wrote to a temporary file to stay within its memory budget */
+  spilledPairs?: number;
   /** pairs dropped because happens-before orders their accesses (0 with --hb none) */
   orderedPairs?: number;
   /** true when the run had too many threads for the happens-before clocks (filter off for the rest of the run) */
@@ -31,6 +38,8 @@ export interface CollectorStats {
 export interface RunCollector extends TraceVisitor {
   /** Ends the run (flushes windows) and returns the patterns found. */
   finish(): PatternSet;
+  /** Releases what the collector holds outside memory (temporary files) when the run is abandoned without finish(). */
+  close?(): void;
   stats(): CollectorStats;
 }
 
@@ -62,37 +71,83 @@ export class LocationTable<W> {
   }
 }
 
+export interface UnicornCollectorOptions {
+  /** pairs buffered in memory by the pair ordering before it spills to disk */
+  maxBufferedPairs?: number;
+}
+
 export class UnicornCollector implements RunCollector {
   private readonly mapper: StaticAccessMapper;
-  private readonly windows = new LocationTable<AccessWindow>();
+  private readonly locations = new LocationTable<number>();
+  private readonly windows: AccessWindows;
   private readonly found = new PatternSet();
   private readonly pairWindow: PairWindow;
   private readonly ordering: PairOrdering;
   private accesses = 0;
   private pairs = 0;
   private orderedPairs = 0;
-  private readonly sink: (a: WindowAccess, b: WindowAccess) => void;
+  private readonly sink: (w: number, first: number, second: number) => void;
   /** the happens-before filter; null with --hb none (the thesis' behaviour) */
   private readonly hb: HappensBefore | null;
+  /** dense thread slots of this run and their trace names */
+  private readonly threadSlots = new Map<number, number>();
+  private readonly threadNames: (string | undefined)[] = [];
+  private lastThread = NaN;
+  private lastSlot = -1;
+  private readonly input: AccessInput = { idx: 0, thread: 0, write: false, sacc: 0, stack: -1, value: undefined, hbSlot: -1, hbClock: 0, hbVc: null };
+  private readonly pair: PairInput = { firstIdx: 0, secondIdx: 0, sig: 0, t1: 0, t2: 0, win: 0, stack1: -1, stack2: -1, value1: undefined, value2: undefined };
 
   constructor(
     private readonly registry: PatternRegistry,
-    private readonly accessWindowSize: number,
+    accessWindowSize: number,
     pairWindowSize: number,
     happensBefore = false,
+    options: UnicornCollectorOptions = {},
   ) {
     this.mapper = new StaticAccessMapper(registry);
     this.hb = happensBefore ? new HappensBefore() : null;
-    this.pairWindow = new PairWindow(pairWindowSize, registry, this.found);
-    this.ordering = new PairOrdering((p) => this.pairWindow.push(p));
-    this.sink = (a, b) => {
-      if (a.hbVc && orderedBefore(a, b)) {
+    this.windows = new AccessWindows(accessWindowSize);
+    this.pairWindow = new PairWindow(pairWindowSize, registry, this.found, (t) => this.threadNames[t]);
+    const o = (this.ordering = new PairOrdering(this.windows, (r) => this.releasePair(r), 4096, options.maxBufferedPairs));
+    const ws = this.windows;
+    this.sink = (w, a, b) => {
+      if (ws.hasHb && ws.orderedBefore(a, b)) {
         this.orderedPairs++;
         return;
       }
       this.pairs++;
-      this.ordering.push(a, b, this.registry.internPair(a.sacc, b.sacc));
+      o.push(w, a, b, registry.internPair(ws.slotSacc[a], ws.slotSacc[b]));
     };
+  }
+
+  private releasePair(r: number): void {
+    const o = this.ordering;
+    const q = this.pair;
+    q.firstIdx = o.firstIdx[r];
+    q.secondIdx = o.secondIdx[r];
+    q.sig = o.sig[r];
+    q.t1 = o.t1[r];
+    q.t2 = o.t2[r];
+    q.win = o.win[r];
+    q.stack1 = o.stack1[r];
+    q.stack2 = o.stack2[r];
+    q.value1 = o.value1.length ? o.value1[r] : undefined;
+    q.value2 = o.value2.length ? o.value2[r] : undefined;
+    this.pairWindow.push(q);
+  }
+
+  /** Dense slot of trace thread `t` in this run (its name from the trace's `def thread`). */
+  private threadSlot(t: number, symbols: TraceSymbols): number {
+    if (t === this.lastThread) return this.lastSlot;
+    let s = this.threadSlots.get(t);
+    if (s === undefined) {
+      s = this.threadNames.length;
+      this.threadSlots.set(t, s);
+      this.threadNames.push(symbols.threads.get(t)?.name);
+    } else if (this.threadNames[s] === undefined) this.threadNames[s] = symbols.threads.get(t)?.name;
+    this.lastThread = t;
+    this.lastSlot = s;
+    return s;
   }
 
   event(ev: TraceEvent, symbols: TraceSymbols): void {
@@ -101,41 +156,45 @@ export class UnicornCollector implements RunCollector {
       return;
     }
     this.accesses++;
-    let win = this.windows.get(ev.a, ev.d, ev.e);
+    let win = this.locations.get(ev.a, ev.d, ev.e);
     const created = win === undefined;
     if (win === undefined) {
-      win = new AccessWindow(this.accessWindowSize);
-      this.windows.set(ev.a, ev.d, ev.e, win);
+      win = this.windows.create();
+      this.locations.set(ev.a, ev.d, ev.e, win);
     }
-    const a: WindowAccess = {
-      idx: ev.i,
-      thread: ev.t,
-      write: ev.kind === EventKind.Write,
-      sacc: this.mapper.staticAccess(ev, symbols),
-      stack: ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1,
-      value: ev.value,
-      win,
-      hbSlot: -1,
-      hbClock: 0,
-      hbVc: null,
-    };
-    if (this.hb !== null) this.hb.stamp(ev.t, a as Required<WindowAccess>);
-    win.add(a, this.sink);
+    const a = this.input;
+    a.idx = ev.i;
+    a.thread = this.threadSlot(ev.t, symbols);
+    a.write = ev.kind === EventKind.Write;
+    a.sacc = this.mapper.staticAccess(ev, symbols);
+    a.stack = ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1;
+    a.value = ev.value;
+    if (this.hb !== null) this.hb.stamp(ev.t, a);
+    this.windows.add(win, a, this.sink);
     if (created) this.ordering.track(win);
   }
 
   finish(): PatternSet {
-    for (const w of this.windows.values()) w.flush(this.sink);
-    this.ordering.finish();
+    try {
+      for (let w = 0; w < this.windows.count; w++) this.windows.flush(w, this.sink);
+      this.ordering.finish();
+    } finally {
+      this.ordering.close();
+    }
     return this.found;
+  }
+
+  close(): void {
+    this.ordering.close();
   }
 
   stats(): CollectorStats {
     return {
       accesses: this.accesses,
-      locations: this.windows.size,
+      locations: this.locations.size,
       pairs: this.pairs,
-      latePairs: this.ordering.lateArrivals,
+      latePairs: 0,
+      spilledPairs: this.ordering.spilledPairs,
       orderedPairs: this.orderedPairs,
       hbOff: this.hb !== null && !this.hb.enabled,
     };

@@ -18,29 +18,60 @@ public final class AgentMain {
   public static void start(String args, Instrumentation inst) {
     RecorderWatchdog.start();
     AgentOptions options = AgentOptions.parse(args);
-    if (options.out == null || options.out.isEmpty()) {
+    if (options.record && (options.out == null || options.out.isEmpty())) {
       System.err.println("[braid-agent] no trace file given (agent option out=<file>); nothing is recorded");
       return;
     }
     String program = options.program != null ? options.program : mainClassName();
     String execution = options.execution != null ? options.execution : "run-" + Rt.pid();
-    if (options.gzip && !options.out.endsWith(".gz")) options.out = options.out + ".gz";
+    if (options.gzip && options.out != null && !options.out.endsWith(".gz")) options.out = options.out + ".gz";
+    planName = loadPlan(options);
     Rt.setMaxWaitMillis(options.maxWaitMillis);
     Rt.setValues(options.values);
-    Rt.start(options.out, header(options, program), execution, options.noise, seedOf(options.seed),
-        options.noiseSleepMaxMicros);
+    // record=false without out: no file at all (uncaught exceptions are then only printed)
+    String out = options.out != null && !options.out.isEmpty() ? options.out : null;
+    Rt.start(out != null ? out : "", header(options, program), execution, options.noise, seedOf(options.seed),
+        options.noiseSleepMaxMicros, options.record);
+    if (out == null) Rt.noTraceFile();
+    if (!options.record && options.plan == null) {
+      dev.braid.agent.runtime.NoisePoints.setUniform(options.noise, Math.max(1, options.noiseSleepMaxMicros) * 1000L);
+    }
+    dev.braid.agent.instrument.PointCatalogue.configure(options.points);
 
     ClassFilter filter = new ClassFilter(options.include, options.exclude);
     dev.braid.agent.instrument.Calls.configure(options.libraryCalls, filter.hasJdkIncludes());
     dev.braid.agent.runtime.LibraryAccess.excludeTypes(options.include);
     dev.braid.agent.runtime.Registry.setTestCodeEntries(options.testCode);
-    if (options.output) dev.braid.agent.runtime.OutputTap.install();
-    BraidTransformer transformer = new BraidTransformer(filter, options.verbose);
+    if (options.output && options.record) dev.braid.agent.runtime.OutputTap.install();
+    boolean pointIds = options.plan != null || options.points != null || (!options.record && options.noise > 0);
+    BraidTransformer transformer = new BraidTransformer(filter, options.verbose, options.record, pointIds);
     inst.addTransformer(transformer, true);
     if (filter.hasJdkIncludes()) retransformJdkClasses(inst, filter);
 
     Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
     Thread.setDefaultUncaughtExceptionHandler(new UncaughtRecorder(previous));
+  }
+
+  /** The name of the plan in force (header), or null. */
+  private static String planName;
+
+  /**
+   * Installs the noise plan of option plan=FILE, if any (uniform noise is then off). A plan that
+   * cannot be used is reported with its file and field, and the program runs without noise.
+   */
+  private static String loadPlan(AgentOptions o) {
+    if (o.plan == null) return null;
+    if (o.noise > 0) {
+      System.err.println("[braid-agent] noise=" + o.noise + " ignored: the noise plan " + o.plan + " decides where noise goes");
+    }
+    o.noise = 0;
+    try {
+      return NoisePlanLoader.load(o.plan);
+    } catch (IllegalArgumentException e) {
+      System.err.println("[braid-agent] bad noise plan " + e.getMessage() + "; the program runs without noise");
+      dev.braid.agent.runtime.NoisePoints.setPlan(new String[0], new double[0], new int[0], new long[0], new long[0]);
+      return null;
+    }
   }
 
   private static void retransformJdkClasses(Instrumentation inst, ClassFilter filter) {
@@ -91,6 +122,10 @@ public final class AgentMain {
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));
     if (!o.libraryCalls) b.append(",\"libraryCalls\":false");
+    if (o.plan != null) {
+      b.append(",\"plan\":{\"name\":").append(Json.quote(planName)).append(",\"file\":").append(Json.quote(o.plan)).append('}');
+    }
+    if (!o.record) b.append(",\"record\":false");
     b.append(",\"pid\":").append(Rt.pid());
     b.append("}},\"startedAt\":").append(Json.quote(Instant.now().toString())).append('}');
     return b.toString();

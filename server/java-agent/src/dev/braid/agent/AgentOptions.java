@@ -34,6 +34,12 @@ public final class AgentOptions {
   public boolean values = true;
   /** Write the trace gzip-compressed (to out + ".gz" unless out ends with ".gz"). */
   public boolean gzip;
+  /** Noise plan file (docs/noise.md): noise only at its points; option noise is then ignored. */
+  public String plan;
+  /** Catalogue of the instrumented points to append to (JSON lines, docs/noise.md). */
+  public String points;
+  /** false: record nothing, only inject noise (the outcome still comes out, see Rt.start). */
+  public boolean record = true;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -72,6 +78,9 @@ public final class AgentOptions {
         case "output": o.output = !"false".equals(value); break;
         case "gzip": o.gzip = !"false".equals(value); break;
         case "values": o.values = !"false".equals(value); break;
+        case "plan": o.plan = value; break;
+        case "points": o.points = value; break;
+        case "record": o.record = !"false".equals(value); break;
         case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }

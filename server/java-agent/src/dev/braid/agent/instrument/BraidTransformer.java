@@ -12,10 +12,22 @@ import org.objectweb.asm.ClassWriter;
 public final class BraidTransformer implements ClassFileTransformer {
   private final ClassFilter filter;
   private final boolean verbose;
+  private final boolean record;
+  private final boolean pointIds;
 
   public BraidTransformer(ClassFilter filter, boolean verbose) {
+    this(filter, verbose, true, false);
+  }
+
+  /**
+   * @param record false (agent option record=false): only noise points are added, nothing is recorded
+   * @param pointIds noise points need ids (a noise plan, a point catalogue, or noise without recording)
+   */
+  public BraidTransformer(ClassFilter filter, boolean verbose, boolean record, boolean pointIds) {
     this.filter = filter;
     this.verbose = verbose;
+    this.record = record;
+    this.pointIds = pointIds;
   }
 
   @Override
@@ -24,14 +36,21 @@ public final class BraidTransformer implements ClassFileTransformer {
     if (className == null || bytes == null) return null;
     String dotted = className.replace('/', '.');
     if (!filter.isInstrumented(dotted)) return null;
+    // record=false with a plan and no catalogue: only the classes of planned points change
+    if (!record && !PointCatalogue.enabled() && !dev.braid.agent.runtime.NoisePoints.mayHavePoints(className)) return null;
     boolean jdk = ClassFilter.isJdk(dotted);
     Rt.beginInternal();
     try {
       ClassReader reader = new ClassReader(bytes);
-      if (!jdk) TestCodeScan.scan(reader);
+      if (!jdk && record) TestCodeScan.scan(reader);
       ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-      reader.accept(new InstrumentingClassVisitor(writer, jdk), ClassReader.EXPAND_FRAMES);
+      java.util.Map<String, int[]> offsets = pointIds ? BytecodeOffsets.of(bytes) : null;
+      PointCatalogue catalogue = offsets != null && PointCatalogue.enabled() ? new PointCatalogue() : null;
+      InstrumentingClassVisitor visitor = new InstrumentingClassVisitor(writer, jdk, offsets, catalogue, !record);
+      reader.accept(visitor, ClassReader.EXPAND_FRAMES);
       byte[] result = writer.toByteArray();
+      if (catalogue != null) catalogue.flush();
+      if (!record && visitor.noiseCalls[0] == 0) return null; // nothing to add: the class stays as it is
       if (jdk) Registry.publishJdkFlags();
       if (verbose) System.err.println("[braid-agent] instrumented " + dotted);
       return result;

@@ -11,10 +11,29 @@ final class InstrumentingClassVisitor extends ClassVisitor {
   private String sourceFile;
   private int version;
   private CallStubs stubs;
+  /** offsets of each method's instructions (point ids), or null when no point ids are needed */
+  private final java.util.Map<String, int[]> offsets;
+  private final PointCatalogue catalogue;
+  private final boolean noiseOnly;
+  /** noise calls added to the class's methods (record=false: a class without any is left unchanged) */
+  final int[] noiseCalls = {0};
 
   InstrumentingClassVisitor(ClassVisitor next, boolean jdk) {
+    this(next, jdk, null, null, false);
+  }
+
+  /**
+   * @param offsets BytecodeOffsets of the class (noise points get ids), or null
+   * @param catalogue collects the class's points for the catalogue, or null
+   * @param noiseOnly record=false: only noise points, no recording hooks
+   */
+  InstrumentingClassVisitor(ClassVisitor next, boolean jdk, java.util.Map<String, int[]> offsets,
+      PointCatalogue catalogue, boolean noiseOnly) {
     super(AsmApi.VERSION, next);
     this.jdk = jdk;
+    this.offsets = offsets;
+    this.catalogue = catalogue;
+    this.noiseOnly = noiseOnly;
   }
 
   @Override
@@ -63,6 +82,13 @@ final class InstrumentingClassVisitor extends ClassVisitor {
     MethodInstrumenter mi = new MethodInstrumenter(mv, access, name, descriptor, internalName, sourcePath(), method, jdk,
         (version & 0xFFFF) >= Opcodes.V1_5);
     mi.stubs = stubs;
+    mi.noiseOnly = noiseOnly;
+    mi.noiseCalls = noiseCalls;
+    if (offsets != null) {
+      mi.offsets = offsets.get(name + descriptor);
+      mi.idPrefix = internalName + "." + name + descriptor + "@";
+      mi.catalogue = catalogue;
+    }
     mi.framesAllowed = (version & 0xFFFF) >= Opcodes.V1_6;
     return mi;
   }

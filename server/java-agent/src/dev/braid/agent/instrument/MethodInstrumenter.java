@@ -1,5 +1,6 @@
 package dev.braid.agent.instrument;
 
+import dev.braid.agent.runtime.NoisePoints;
 import dev.braid.agent.runtime.Registry;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -21,6 +22,12 @@ import org.objectweb.asm.commons.AdviceAdapter;
  * parked in a temporary local (five per method, created and initialized at method entry so that all
  * stack map frames stay valid). In constructors nothing is recorded before the super or this
  * constructor call ({@code this} is uninitialized there).
+ *
+ * <p>Noise points (docs/noise.md): each instrumented instruction (field or array access, monitor,
+ * {@code Lock} call, thread start, hand-off, library call) is a point with the id
+ * {@code <owner>.<name><descriptor>@<offset of the original instruction>}; with a noise plan, a
+ * planned point gets {@code Rt.point(index)} before it. With {@code record=false} ({@link #noiseOnly})
+ * only those noise calls are added.
  */
 final class MethodInstrumenter extends AdviceAdapter {
   private static final String RT = "dev/braid/agent/runtime/Rt";
@@ -67,6 +74,37 @@ final class MethodInstrumenter extends AdviceAdapter {
     return Registry.loc(file, currentLine, method, jdk, null);
   }
 
+  // ---- noise points ----
+
+  /** Offsets of the method's original instructions (BytecodeOffsets); null when no point ids are needed. */
+  int[] offsets;
+  /** {@code <owner>.<name><descriptor>@} */
+  String idPrefix;
+  /** the class's catalogue lines (agent option points=FILE), or null */
+  PointCatalogue catalogue;
+  /** record=false: only noise calls, no recording hooks */
+  boolean noiseOnly;
+  /** counter of the noise calls added to the class */
+  int[] noiseCalls = {0};
+  /** instructions visited so far (the current one included) */
+  private int insn;
+
+  /**
+   * The instruction being visited is an instrumented point of this kind: it goes into the catalogue
+   * and, when it gets noise (plan, or uniform noise without recording), Rt.point(index) goes before it.
+   */
+  private void point(String kind) {
+    if (offsets == null || insn < 1 || insn > offsets.length) return;
+    String id = idPrefix + offsets[insn - 1];
+    if (catalogue != null) catalogue.add(id, file, currentLine, method, kind);
+    int p = NoisePoints.indexOf(id, kind);
+    if (p >= 0) {
+      noiseCalls[0]++;
+      pushInt(p);
+      callRt(jdk ? "pointJdk" : "point", "(I)V");
+    }
+  }
+
   private void pushInt(int v) {
     if (v >= -1 && v <= 5) super.visitInsn(Opcodes.ICONST_0 + v);
     else if (v >= Byte.MIN_VALUE && v <= Byte.MAX_VALUE) super.visitIntInsn(Opcodes.BIPUSH, v);
@@ -83,6 +121,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   @Override
   protected void onMethodEnter() {
     started = true;
+    if (noiseOnly) return;
     createTemps();
     entryLoc = Registry.loc(file, firstLine, method, jdk, uniqueTag);
     pushInt(entryLoc);
@@ -96,7 +135,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   protected void onMethodExit(int opcode) {
-    if (!started) return;
+    if (!started || noiseOnly) return;
     if (isSynchronized) {
       pushMonitorObject();
       pushInt(loc());
@@ -131,7 +170,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   @Override
   public void visitLabel(Label label) {
     super.visitLabel(label);
-    if (started && handlers.contains(label)) handlerPending = true;
+    if (started && !noiseOnly && handlers.contains(label)) handlerPending = true;
   }
 
   @Override
@@ -153,6 +192,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitFieldInsn(int opcode, String fieldOwner, String name, String descriptor) {
+    insn++;
     flushHandler();
     boolean arrayTyped = descriptor.startsWith("[");
     if (started && !fieldOwner.startsWith("dev/braid/") && !isSyntheticField(name)
@@ -162,6 +202,11 @@ final class MethodInstrumenter extends AdviceAdapter {
       // Stripe key: the field name (a field reached through a subclass owner is the same location).
       int key = name.hashCode();
       Type valueType = Type.getType(descriptor);
+      point(opcode == Opcodes.GETFIELD || opcode == Opcodes.GETSTATIC ? "read" : "write");
+      if (noiseOnly) {
+        super.visitFieldInsn(opcode, fieldOwner, name, descriptor);
+        return;
+      }
       switch (opcode) {
         case Opcodes.GETFIELD:
           // [obj] -> [obj obj var loc key] -> hook -> [obj h] -> [h obj] -> access -> [h v] -> [v h v] -> afterT
@@ -251,6 +296,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitVarInsn(int opcode, int var) {
+    insn++;
     flushHandler();
     if (opcode == Opcodes.ASTORE) {
       if (lastLoadedArrayField != null) {
@@ -270,6 +316,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitInsn(int opcode) {
+    insn++;
     flushHandler();
     lastLoadedArrayField = null;
     if (opcode == Opcodes.ARRAYLENGTH) {
@@ -277,6 +324,11 @@ final class MethodInstrumenter extends AdviceAdapter {
     } else if (opcode >= Opcodes.IALOAD && opcode <= Opcodes.SALOAD) {
       String holder = arraySources.pollLast();
       if (started) {
+        point("read");
+        if (noiseOnly) {
+          super.visitInsn(opcode);
+          return;
+        }
         // [a i] -> [a i a i var loc] -> hook -> [a i h] -> [h a i] -> access -> [h v] -> [v h] -> after
         int var = arrayVar(holder, opcode - Opcodes.IALOAD);
         super.visitInsn(Opcodes.DUP2);
@@ -292,6 +344,11 @@ final class MethodInstrumenter extends AdviceAdapter {
     } else if (opcode >= Opcodes.IASTORE && opcode <= Opcodes.SASTORE) {
       String holder = arraySources.pollLast();
       if (started) {
+        point("write");
+        if (noiseOnly) {
+          super.visitInsn(opcode);
+          return;
+        }
         // [a i v] -> temp = v -> [a i a i var loc] -> hook -> [a i h] -> [h a i v] -> access -> [h] -> after
         int var = arrayVar(holder, opcode - Opcodes.IASTORE);
         Type valueType = ARRAY_VALUE_TYPES[opcode - Opcodes.IASTORE];
@@ -310,15 +367,23 @@ final class MethodInstrumenter extends AdviceAdapter {
         return;
       }
     } else if (opcode == Opcodes.MONITORENTER && started) {
+      point("lock");
+      if (noiseOnly) {
+        super.visitInsn(opcode);
+        return;
+      }
       super.visitInsn(Opcodes.DUP);
       super.visitInsn(Opcodes.MONITORENTER);
       pushInt(loc());
       callRt("acquire", "(Ljava/lang/Object;I)V");
       return;
     } else if (opcode == Opcodes.MONITOREXIT && started) {
-      super.visitInsn(Opcodes.DUP);
-      pushInt(loc());
-      callRt("release", "(Ljava/lang/Object;I)V");
+      point("unlock");
+      if (!noiseOnly) {
+        super.visitInsn(Opcodes.DUP);
+        pushInt(loc());
+        callRt("release", "(Ljava/lang/Object;I)V");
+      }
     }
     super.visitInsn(opcode);
   }
@@ -402,12 +467,19 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitMethodInsn(int opcode, String callOwner, String name, String descriptor, boolean isInterface) {
+    insn++;
     flushHandler();
     lastLoadedArrayField = null;
     for (Type arg : Type.getArgumentTypes(descriptor)) {
       if (arg.getSort() == Type.ARRAY) arraySources.pollLast();
     }
     if (!started || callOwner.startsWith("dev/braid/")) {
+      super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
+      return;
+    }
+    String kind = callKind(opcode, callOwner, name, descriptor);
+    if (kind != null) point(kind);
+    if (noiseOnly) {
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
       return;
     }
@@ -446,6 +518,26 @@ final class MethodInstrumenter extends AdviceAdapter {
     } else {
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
     }
+  }
+
+  /**
+   * The point kind of a call the recorder instruments (the same cases as visitMethodInsn and
+   * redirectCall handle), or null: a hand-off ({@code sync}), a library call ({@code call}),
+   * {@code start()}, or a {@code Lock} call.
+   */
+  private String callKind(int opcode, String callOwner, String name, String descriptor) {
+    if (!jdk) {
+      if (HappensBeforeCalls.replacement(opcode, callOwner, name, descriptor) != null) return "sync";
+      if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) return "call";
+    }
+    boolean virtual = opcode == Opcodes.INVOKEVIRTUAL || opcode == Opcodes.INVOKEINTERFACE;
+    if (!virtual) return null;
+    if (name.equals("start") && descriptor.equals("()V")) return "start";
+    if (!LOCK_OWNERS.contains(callOwner)) return null;
+    if (descriptor.equals("()V") && (name.equals("lock") || name.equals("lockInterruptibly"))) return "lock";
+    if (descriptor.equals("()V") && name.equals("unlock")) return "unlock";
+    if (descriptor.equals("()Z") && name.equals("tryLock")) return "lock";
+    return null;
   }
 
   // ---- calls: hand-offs, library calls, failure points, call-site lines (issue 11) ----
@@ -523,6 +615,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitIntInsn(int opcode, int operand) {
+    insn++;
     flushHandler();
     lastLoadedArrayField = null;
     super.visitIntInsn(opcode, operand);
@@ -530,6 +623,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitTypeInsn(int opcode, String type) {
+    insn++;
     flushHandler();
     lastLoadedArrayField = null;
     super.visitTypeInsn(opcode, type);
@@ -537,6 +631,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitJumpInsn(int opcode, Label label) {
+    insn++;
     flushHandler();
     lastLoadedArrayField = null;
     super.visitJumpInsn(opcode, label);
@@ -544,6 +639,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitLdcInsn(Object value) {
+    insn++;
     flushHandler();
     lastLoadedArrayField = null;
     super.visitLdcInsn(value);
@@ -551,30 +647,35 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitIincInsn(int var, int increment) {
+    insn++;
     flushHandler();
     super.visitIincInsn(var, increment);
   }
 
   @Override
   public void visitTableSwitchInsn(int min, int max, Label dflt, Label... labels) {
+    insn++;
     flushHandler();
     super.visitTableSwitchInsn(min, max, dflt, labels);
   }
 
   @Override
   public void visitLookupSwitchInsn(Label dflt, int[] keys, Label[] labels) {
+    insn++;
     flushHandler();
     super.visitLookupSwitchInsn(dflt, keys, labels);
   }
 
   @Override
   public void visitMultiANewArrayInsn(String descriptor, int numDimensions) {
+    insn++;
     flushHandler();
     super.visitMultiANewArrayInsn(descriptor, numDimensions);
   }
 
   @Override
   public void visitInvokeDynamicInsn(String name, String descriptor, org.objectweb.asm.Handle bsm, Object... args) {
+    insn++;
     flushHandler();
     lastLoadedArrayField = null;
     super.visitInvokeDynamicInsn(name, descriptor, bsm, args);

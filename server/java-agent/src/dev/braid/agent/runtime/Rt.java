@@ -44,6 +44,17 @@ public final class Rt {
   /** Starts recording into {@code outPath}; called once by the agent. */
   public static void start(String outPath, String headerTemplate, String execution, double noiseProbability,
       long noiseSeed, int noiseSleepMaxMicros) {
+    start(outPath, headerTemplate, execution, noiseProbability, noiseSeed, noiseSleepMaxMicros, true);
+  }
+
+  /**
+   * Starts the runtime; called once by the agent. {@code record=false} (agent option record=false):
+   * no event is recorded (the hooks stay off, the instrumenter only places noise points), and the
+   * file {@code outPath} is written only if some thread dies of an uncaught exception (the header and
+   * its {@code uncaught} line, from which the runner decides the outcome as for a recorded run).
+   */
+  public static void start(String outPath, String headerTemplate, String execution, double noiseProbability,
+      long noiseSeed, int noiseSleepMaxMicros, boolean record) {
     noise = noiseProbability;
     seed = noiseSeed;
     noiseSleepMaxNanos = Math.max(1, noiseSleepMaxMicros) * 1000L;
@@ -53,8 +64,10 @@ public final class Rt {
     ThreadState main = STATE.get();
     main.busy++;
     try {
-      main.id = threadId(Thread.currentThread());
-      markRunning(main.id);
+      if (record) {
+        main.id = threadId(Thread.currentThread());
+        markRunning(main.id);
+      }
       writerThread = new Thread(writer, "braid-trace-writer");
       writerThread.setDaemon(true);
       writerThread.start();
@@ -68,10 +81,17 @@ public final class Rt {
     } finally {
       main.busy--;
     }
-    enabled = true;
+    enabled = record;
   }
 
   static boolean isClosed() { return closed; }
+
+  private static boolean noFile;
+
+  /** record=false without a file (agent option out): uncaught exceptions are only printed. */
+  public static void noTraceFile() {
+    noFile = true;
+  }
 
   private static long pid = -1;
 
@@ -115,7 +135,7 @@ public final class Rt {
     markRecorderThread();
     if (writer == null) return;
     ThreadState s = STATE.get();
-    synchronized (THREAD_LOCK) {
+    if (enabled) synchronized (THREAD_LOCK) {
       for (int id = 1; id <= threadCount; id++) {
         Thread t = threads[id];
         if (threadPhase[id] == 1 && t != null && !t.isAlive()) {
@@ -223,6 +243,23 @@ public final class Rt {
     } else {
       LockSupport.parkNanos(1 + Long.remainderUnsigned(s.nextLong(), noiseSleepMaxNanos));
     }
+  }
+
+  /**
+   * Noise point {@code p} of a noise plan (or of uniform noise without recording): the instrumenter
+   * places this call before the point's instruction only at points that get noise (NoisePoints).
+   */
+  public static void point(int p) {
+    ThreadState s = STATE.get();
+    if (s.busy != 0) return;
+    NoisePoints.inject(s, p);
+  }
+
+  /** {@link #point} in an included JDK class: noise only when called from application code (while recording). */
+  public static void pointJdk(int p) {
+    ThreadState s = STATE.get();
+    if (s.busy != 0 || (enabled && !s.inApplicationCode())) return;
+    NoisePoints.inject(s, p);
   }
 
   private static boolean isJdkClassName(String c) {
@@ -669,7 +706,7 @@ public final class Rt {
 
   /** Writes an {@code uncaught} line for an exception that ends {@code thread}. */
   public static void uncaught(Thread thread, Throwable e) {
-    if (writer == null || closed) return;
+    if (writer == null || closed || noFile) return;
     if (thread == Thread.currentThread()) {
       StackTraceElement[] st = e.getStackTrace();
       int loc = -1;
@@ -683,7 +720,7 @@ public final class Rt {
     s.busy++;
     try {
       int id = threadId(thread);
-      markRunning(id);
+      if (enabled) markRunning(id);
       StringBuilder b = new StringBuilder(256);
       b.append("{\"uncaught\":{\"thread\":").append(id);
       b.append(",\"exception\":").append(Json.quote(e.getClass().getName()));

@@ -1,0 +1,53 @@
+/**
+ * Texts of the trigger-point features (seed 004) in the editor: the inline hint after a trigger
+ * point's line, the summary of a braid/pinpoint result, the quick-pick rows of its points and the
+ * Runs view's note of a run's noise plan. Pure, no vscode.
+ */
+import type { PinpointResultDto, RunDto, TriggerPointLineDto } from '../../server/src/lsp/protocol';
+
+/** A failure rate for people: `61%`, `0.4%` below 1%, `0%`. */
+export function percent(x: number): string {
+  const v = x * 100;
+  if (v > 0 && v < 1) return `${v.toFixed(1)}%`;
+  return `${Math.round(v)}%`;
+}
+
+/** The hint after a trigger point's line, for its best-ranked point: `◎ trigger #1 · fails 2% → 61%` */
+export function triggerHint(lines: TriggerPointLineDto[]): string {
+  const best = [...lines].sort((a, b) => a.rank - b.rank)[0];
+  if (!best) return '';
+  const more = lines.length > 1 ? ` (+${lines.length - 1})` : '';
+  return `◎ trigger #${best.rank} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
+}
+
+function shortFile(f: string): string {
+  return f.replace(/\\/g, '/').split('/').pop() ?? f;
+}
+
+/** "Braid: 3 trigger points in 212 runs — #1 Bank.java:42 fails 2% → 61% (p 3.0e-9)." */
+export function pinpointSummary(r: PinpointResultDto): string {
+  const runs = `${r.runs} run${r.runs === 1 ? '' : 's'}`;
+  const stopped = r.stopped === 'cancelled' ? ' (stopped)' : r.stopped === 'budget' ? ' (budget spent)' : '';
+  if (!r.points.length && r.stopped === 'cancelled') return `Braid: trigger-point search stopped after ${runs}.`;
+  if (!r.points.length) return `Braid: no trigger point found in ${runs}${stopped}.${r.message ? ` ${r.message}` : ''}`;
+  const t = r.points[0];
+  const p = t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3);
+  return (
+    `Braid: ${r.points.length} trigger point${r.points.length === 1 ? '' : 's'} in ${runs}${stopped} — #1 ${shortFile(t.file)}:${t.line} ` +
+    `fails ${percent(t.failWithout)} → ${percent(t.failWith)} (p ${p}).`
+  );
+}
+
+/** Quick-pick rows of the points of a result. */
+export function pointItems(r: PinpointResultDto): { label: string; description: string; detail: string }[] {
+  return r.points.map((t) => ({
+    label: `#${t.rank} ${shortFile(t.file)}:${t.line}`,
+    description: `fails ${percent(t.failWithout)} → ${percent(t.failWith)} with noise here · p ${t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3)}`,
+    detail: t.method,
+  }));
+}
+
+/** The Runs view's note of a run's noise plan: `plan: checkout` (none without a plan). */
+export function runPlanNote(r: Pick<RunDto, 'plan'>): string | undefined {
+  return r.plan ? `plan: ${r.plan.name}` : undefined;
+}

@@ -1,0 +1,260 @@
+/**
+ * Trigger points in the editor (seed 004, issue 17): "Braid: Find Trigger Points" (braid/pinpoint
+ * with a cancellable progress notification; offers Reproduce and shows the points), "Braid:
+ * Reproduce with Plan" (braid/record with the plan's `--plan`), and the trigger-point decorations
+ * (a gutter target, an overview-ruler mark and an inline hint) from braid/triggerPoints.
+ */
+import * as vscode from 'vscode';
+import * as path from 'path';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { WorkDoneProgress, type WorkDoneProgressBegin, type WorkDoneProgressEnd, type WorkDoneProgressReport } from 'vscode-languageserver-protocol';
+import {
+  NoisePlanDto,
+  PinpointParams,
+  PinpointRequest,
+  PinpointResultDto,
+  RecordParams,
+  TriggerPointLineDto,
+  TriggerPointsRequest,
+  TriggerPointsResult,
+} from '../../server/src/lsp/protocol';
+import { splitCommandLine } from './argv';
+import { normalize } from './heat';
+import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordWithProgress, requireTrust, withLastTest } from './recording';
+import { percent, pinpointSummary, pointItems, triggerHint } from './triggerPointText';
+
+export const FIND_TRIGGER_POINTS = 'braid.findTriggerPoints';
+export const REPRODUCE_WITH_PLAN = 'braid.reproduceWithPlan';
+
+export interface TriggerPointDeps {
+  context: vscode.ExtensionContext;
+  client: LanguageClient;
+  log: vscode.LogOutputChannel;
+}
+
+type Register = (id: string, fn: (...args: any[]) => unknown) => void;
+
+let progressTokens = 0;
+
+/** Asks for the command to run (prefilled), like Record Runs; undefined when the user cancels. */
+async function askCommand(d: TriggerPointDeps, title: string, prompt: string, value: string): Promise<string | undefined> {
+  const line =
+    (await vscode.window.showInputBox({
+      title,
+      prompt,
+      placeHolder: 'java -cp out bank.Bank   or   mvn -o -q test -Dtest=AccountTest',
+      value,
+      ignoreFocusOut: true,
+    })) ?? '';
+  if (!line.trim()) return undefined;
+  await d.context.workspaceState.update(LAST_COMMAND_KEY, line);
+  return line;
+}
+
+/** braid/pinpoint with a cancellable progress notification fed by the request's work-done progress. */
+export async function pinpointWithProgress(client: LanguageClient, params: PinpointParams): Promise<PinpointResultDto> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Braid: finding trigger points', cancellable: true }, async (progress, token) => {
+    const workDoneToken = `braid-pinpoint-${++progressTokens}-${Date.now()}`;
+    let last = 0;
+    const sub = client.onProgress(WorkDoneProgress.type, workDoneToken, (v: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
+      if (v.kind === 'end') return;
+      const pct = v.percentage;
+      progress.report({ message: v.message, ...(pct !== undefined ? { increment: pct - last } : {}) });
+      if (pct !== undefined) last = pct;
+    });
+    try {
+      return await client.sendRequest<PinpointResultDto>(PinpointRequest, { ...params, workDoneToken }, token);
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
+export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register): void {
+  const { context, client, log } = d;
+
+  reg(FIND_TRIGGER_POINTS, async (commandArg?: unknown) => {
+    if (!(await requireTrust())) return undefined;
+    // from the editor's context menu the argument is the file's Uri: not a command
+    let line = typeof commandArg === 'string' ? commandArg : vscode.workspace.getConfiguration('braid.record').get<string>('command', '');
+    if (!line) {
+      line =
+        (await askCommand(
+          d,
+          'Braid: Find Trigger Points',
+          'Command that runs the flaky program or test: Braid runs it up to braid.pinpoint.budget times with noise at chosen points',
+          await prefillCommand(context, client),
+        )) ?? '';
+      if (!line) return undefined;
+    }
+    const command = splitCommandLine(line);
+    const rec = withLastTest(context, line, recordParams(command));
+    const cfg = vscode.workspace.getConfiguration('braid.pinpoint');
+    const params: PinpointParams = {
+      command,
+      budget: cfg.get<number>('budget', 400),
+      candidates: cfg.get<string>('candidates', 'patterns') === 'all' ? 'all' : 'patterns',
+      include: rec.include ?? [],
+      timeoutSeconds: rec.timeoutSeconds,
+      jobs: rec.jobs,
+      ...(rec.name ? { name: rec.name } : {}),
+      ...(rec.cwd ? { cwd: rec.cwd } : {}),
+    };
+    log.info(`finding trigger points (budget ${params.budget} runs, candidates ${params.candidates}) of ${command.join(' ')}`);
+    const result = await pinpointWithProgress(client, params);
+    const summary = pinpointSummary(result);
+    log.info(`${summary}${result.plan ? ` Plan: ${result.plan}` : ''}`);
+    if (!result.points.length || !result.plan) {
+      void vscode.window.showInformationMessage(summary);
+      return result;
+    }
+    // show the points: the best one in the editor (with its decoration and hover), all of them on demand
+    const lines = await pointLinesOfPlan(client, result.plan);
+    const best = lines.sort((a, b) => a.line.rank - b.line.rank)[0];
+    if (best) await vscode.commands.executeCommand('braid.openAccess', best.uri, best.line.line);
+    void vscode.window.showInformationMessage(summary, 'Reproduce', 'All Trigger Points').then(async (a) => {
+      if (a === 'Reproduce') void vscode.commands.executeCommand(REPRODUCE_WITH_PLAN, result.plan);
+      if (a === 'All Trigger Points') await pickPoint(result, lines);
+    });
+    return result;
+  });
+
+  reg(REPRODUCE_WITH_PLAN, async (arg?: unknown) => {
+    if (!(await requireTrust())) return undefined;
+    const data = await client.sendRequest<TriggerPointsResult>(TriggerPointsRequest);
+    const file = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : undefined;
+    let plan: NoisePlanDto | undefined;
+    if (file) {
+      plan = data.plans.find((p) => samePath(p.file, file));
+      if (!plan) throw new Error(`${path.basename(file)} is not a noise plan of this workspace (.braid/plans/*.json)`);
+    } else if (data.plans.length === 1) plan = data.plans[0];
+    else if (data.plans.length === 0) {
+      const a = await vscode.window.showInformationMessage('Braid: no noise plan yet (.braid/plans). "Find Trigger Points" finds the points and writes one.', 'Find Trigger Points');
+      if (a) void vscode.commands.executeCommand(FIND_TRIGGER_POINTS);
+      return undefined;
+    } else {
+      const pick = await vscode.window.showQuickPick(
+        data.plans.map((p) => ({ label: p.name, description: `${p.triggers} trigger point${p.triggers === 1 ? '' : 's'}${p.runs !== undefined ? ` · found in ${p.runs} runs` : ''}`, detail: p.file, plan: p })),
+        { title: 'Braid: Reproduce with Plan', placeHolder: 'Noise plan to record with' },
+      );
+      plan = pick?.plan;
+    }
+    if (!plan) return undefined;
+    // the plan's command is workspace content: shown for confirmation, never run unasked
+    const line = await askCommand(
+      d,
+      `Braid: Reproduce with Plan ${plan.name}`,
+      'Command to record with the noise plan (noise only at its points)',
+      plan.command ? quoteLine(plan.command) : await prefillCommand(context, client),
+    );
+    if (!line) return undefined;
+    const command = splitCommandLine(line);
+    const params: RecordParams = { ...withLastTest(context, line, recordParams(command)), plan: plan.file };
+    // the plan says where and how much noise: braid.record.noise does not apply
+    delete params.noise;
+    log.info(`recording ${params.runs} runs with the noise plan ${plan.file}: ${command.join(' ')}`);
+    const result = await recordWithProgress(client, params, `Braid: reproducing with plan ${plan.name}`);
+    const rate = result.runs ? ` (${percent(result.failed / result.runs)})` : '';
+    const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs with plan ${plan.name} — ${result.failed} failed${rate}, ${result.passed} passed.`;
+    log.info(`${msg} Traces in ${result.outDir}`);
+    void vscode.window.showInformationMessage(msg, 'Show Ranked Patterns').then((a) => {
+      if (a) void vscode.commands.executeCommand('braid.patterns.focus');
+    });
+    return result;
+  });
+}
+
+/** The trigger points of one plan with their workspace file (from braid/triggerPoints). */
+async function pointLinesOfPlan(client: LanguageClient, planFile: string): Promise<{ uri: string; line: TriggerPointLineDto }[]> {
+  try {
+    const data = await client.sendRequest<TriggerPointsResult>(TriggerPointsRequest);
+    return data.files.flatMap((f) => f.lines.filter((l) => samePath(l.planFile, planFile)).map((line) => ({ uri: f.uri, line })));
+  } catch {
+    return [];
+  }
+}
+
+async function pickPoint(result: PinpointResultDto, lines: { uri: string; line: TriggerPointLineDto }[]): Promise<void> {
+  const items = pointItems(result).map((it, k) => ({ ...it, point: result.points[k] }));
+  const pick = await vscode.window.showQuickPick(items, { title: 'Braid: trigger points', placeHolder: 'Open a trigger point' });
+  if (!pick) return;
+  const hit = lines.find((l) => l.line.rank === pick.point.rank && l.line.line === pick.point.line);
+  if (hit) await vscode.commands.executeCommand('braid.openAccess', hit.uri, hit.line.line);
+  else void vscode.window.showWarningMessage(`Braid: ${pick.point.file} is not in the workspace (see braid.sourceRoots).`);
+}
+
+function samePath(a: string, b: string): boolean {
+  return path.resolve(a) === path.resolve(b);
+}
+
+/** The command as one line for the input box (arguments with spaces or quotes quoted, as splitCommandLine reads them). */
+export function quoteLine(argv: string[]): string {
+  return argv.map((a) => (/^[A-Za-z0-9_@%+=:,./#-]+$/.test(a) ? a : `"${a.replace(/(["\\$`])/g, '\\$1')}"`)).join(' ');
+}
+
+/**
+ * Trigger-point decorations: a target in the gutter (light and dark icons in media/), a mark in
+ * the overview ruler's left lane (the heat uses the right one) and an inline hint
+ * (`◎ trigger #1 · fails 2% → 61%`). Off with braid.triggerPoints.enabled.
+ */
+export class TriggerPointDecorations implements vscode.Disposable {
+  private readonly type: vscode.TextEditorDecorationType;
+  private byUri = new Map<string, TriggerPointLineDto[]>();
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(context: vscode.ExtensionContext) {
+    this.type = vscode.window.createTextEditorDecorationType({
+      isWholeLine: true,
+      overviewRulerColor: new vscode.ThemeColor('braid.triggerPointRuler'),
+      overviewRulerLane: vscode.OverviewRulerLane.Left,
+      light: { gutterIconPath: context.asAbsolutePath('media/trigger-point-light.svg') },
+      dark: { gutterIconPath: context.asAbsolutePath('media/trigger-point-dark.svg') },
+      gutterIconSize: 'contain',
+      after: { color: new vscode.ThemeColor('braid.triggerPointForeground'), margin: '0 0 0 2em', fontStyle: 'italic' },
+    });
+    this.subs.push(
+      vscode.window.onDidChangeVisibleTextEditors(() => this.paintAll()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('braid.triggerPoints')) this.paintAll();
+      }),
+    );
+  }
+
+  get enabled(): boolean {
+    return vscode.workspace.getConfiguration('braid').get<boolean>('triggerPoints.enabled', true);
+  }
+
+  update(p: TriggerPointsResult): void {
+    this.byUri = new Map(p.files.map((f) => [normalize(f.uri), f.lines]));
+    this.paintAll();
+  }
+
+  /** the trigger points of a document */
+  linesOf(uri: vscode.Uri): TriggerPointLineDto[] {
+    return this.byUri.get(normalize(uri.toString())) ?? [];
+  }
+
+  paintAll(): void {
+    for (const e of vscode.window.visibleTextEditors) this.paint(e);
+  }
+
+  private paint(editor: vscode.TextEditor): void {
+    const byLine = new Map<number, TriggerPointLineDto[]>();
+    if (this.enabled) {
+      for (const l of this.byUri.get(normalize(editor.document.uri.toString())) ?? []) {
+        if (l.line < 1 || l.line > editor.document.lineCount) continue;
+        byLine.set(l.line, [...(byLine.get(l.line) ?? []), l]);
+      }
+    }
+    const ranges: vscode.DecorationOptions[] = [...byLine].map(([line, ls]) => ({
+      range: editor.document.lineAt(line - 1).range,
+      renderOptions: { after: { contentText: triggerHint(ls) } },
+    }));
+    editor.setDecorations(this.type, ranges);
+  }
+
+  dispose(): void {
+    this.type.dispose();
+    for (const s of this.subs) s.dispose();
+  }
+}

@@ -1,0 +1,116 @@
+package dev.braid.agent.runtime;
+
+import java.util.HashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Per-point noise (seed 004, docs/noise.md): the table of the points that get noise, each with its
+ * probability and noise kind, indexed by a dense int that the instrumenter resolves from the point's
+ * id when it instruments the point and bakes into the bytecode ({@code Rt.point(index)}); at run
+ * time the lookup is an array index. Two sources: a noise plan (agent option {@code plan=FILE}, one
+ * entry per planned point, no noise anywhere else), or, when nothing is recorded
+ * ({@code record=false}) and no plan is given, the uniform noise of option {@code noise} at every
+ * point of the kinds that get uniform noise while recording (one shared entry).
+ */
+public final class NoisePoints {
+  private NoisePoints() {}
+
+  public static final int YIELD = 0;
+  /** park for a random time in [1, ms] milliseconds (uniform; exactly ms when ms &lt; 1) */
+  public static final int SLEEP = 1;
+  /** spin for a fixed time */
+  public static final int BUSY = 2;
+  /** the uniform noise of {@code braid record --noise}: yield or park up to noiseSleepMaxUs, half each */
+  public static final int MIXED = 3;
+
+  private static double[] probability = new double[0];
+  private static int[] kind = new int[0];
+  /** SLEEP: longest park, ns; BUSY: spin time, ns; MIXED: longest park, ns */
+  private static long[] maxNanos = new long[0];
+  /** SLEEP: shortest park, ns */
+  private static long[] minNanos = new long[0];
+  private static HashMap<String, Integer> planned;
+  /** internal names of the classes that hold planned points */
+  private static java.util.HashSet<String> plannedClasses = new java.util.HashSet<>();
+  /** the shared entry of uniform noise (no plan, record=false), or -1 */
+  private static int uniform = -1;
+
+  /** Installs a plan: point ids with their probability and kind; parameters in ns. */
+  public static synchronized void setPlan(String[] ids, double[] p, int[] kinds, long[] min, long[] max) {
+    planned = new HashMap<>();
+    plannedClasses = new java.util.HashSet<>();
+    for (int k = 0; k < ids.length; k++) {
+      planned.put(ids[k], k);
+      int paren = ids[k].indexOf('(');
+      int dot = paren < 0 ? -1 : ids[k].lastIndexOf('.', paren);
+      if (dot > 0) plannedClasses.add(ids[k].substring(0, dot));
+    }
+    probability = p;
+    kind = kinds;
+    minNanos = min;
+    maxNanos = max;
+    uniform = -1;
+  }
+
+  /** No plan and no trace: every point of a uniform-noise kind gets the uniform noise. */
+  public static synchronized void setUniform(double p, long sleepMaxNanos) {
+    if (planned != null || p <= 0) return;
+    probability = new double[] {p};
+    kind = new int[] {MIXED};
+    minNanos = new long[] {0};
+    maxNanos = new long[] {Math.max(1, sleepMaxNanos)};
+    uniform = 0;
+  }
+
+  public static synchronized boolean hasPlan() {
+    return planned != null;
+  }
+
+  /** With a plan: whether the class (internal name) holds a planned point. Without: true. */
+  public static synchronized boolean mayHavePoints(String internalName) {
+    return planned == null || plannedClasses.contains(internalName);
+  }
+
+  /**
+   * Instrumentation time: the table index of the point with this id and kind ({@code read},
+   * {@code write}, {@code lock}, {@code unlock}, {@code sync}, {@code start}, {@code call}), or -1 when
+   * it gets no noise.
+   */
+  public static synchronized int indexOf(String id, String pointKind) {
+    if (planned != null) {
+      Integer k = planned.get(id);
+      return k == null ? -1 : k;
+    }
+    if (uniform >= 0 && uniformKind(pointKind)) return uniform;
+    return -1;
+  }
+
+  /** Kinds where the recorder injects uniform noise (accesses, library calls, thread start, hand-off sends). */
+  private static boolean uniformKind(String k) {
+    return k.equals("read") || k.equals("write") || k.equals("call") || k.equals("start") || k.equals("sync");
+  }
+
+  /** Run time: tosses the point's coin with the thread's seeded generator and makes the noise. */
+  static void inject(ThreadState s, int p) {
+    if (s.nextDouble() >= probability[p]) return;
+    switch (kind[p]) {
+      case YIELD:
+        Thread.yield();
+        break;
+      case SLEEP: {
+        long min = minNanos[p];
+        long span = maxNanos[p] - min;
+        LockSupport.parkNanos(min + (span > 0 ? Long.remainderUnsigned(s.nextLong(), span + 1) : 0));
+        break;
+      }
+      case BUSY: {
+        long end = System.nanoTime() + maxNanos[p];
+        while (System.nanoTime() - end < 0) Thread.onSpinWait();
+        break;
+      }
+      default:
+        if ((s.nextLong() & 1) == 0) Thread.yield();
+        else LockSupport.parkNanos(1 + Long.remainderUnsigned(s.nextLong(), maxNanos[p]));
+    }
+  }
+}

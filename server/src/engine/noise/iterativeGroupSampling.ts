@@ -1,0 +1,351 @@
+/**
+ * Iterative Group Sampling (seed 004, Algorithm 1): finds the few instrumentation points whose
+ * noise makes the bug appear, among many, by sampling random low-dimensional projections.
+ *
+ *   S ← all D candidate points
+ *   while |S| is not small and runs remain:
+ *     H ← a random partition of S into L groups            (line 4)
+ *     run the 2^L − 2 configurations of the full factorial  (lines 5–9; none/all groups left out)
+ *     if the bug appeared: discard the points of the groups that elicited it least (line 10),
+ *       or — seed §5 — keep only the groups significantly above the others (Eq. 9, p < 10⁻⁶)
+ *   the survivors, ranked by the likelihood-ratio score (Eq. 1) over every run.
+ *
+ * L comes from the seed's analysis (§2, Eqs. 2–8): a first round with a small L estimates the
+ * number of blocking points K_b from the share of configurations that failed (Eq. 2 with K_r = 1,
+ * the worst case), and L is the one minimising Eq. 7's worst-case run count (≈ √(K_b / ln 2)).
+ *
+ * Deviations (docs/noise.md, "Finding trigger points"): groups are balanced (a shuffled S dealt
+ * round-robin) so no group is empty; once |S| ≤ `finalSize` every survivor is its own group and the
+ * full set is run too (a bug that needs two points only shows when both are on) as well as one
+ * control run without noise, survivors then go only by the significance test; after `backtrackAfter` rounds without a failure the last discarded
+ * points come back (the seed's backtracking); the search stops once the best survivor's
+ * likelihood-ratio test reaches p < 10⁻⁶ (the seed's threshold) — or, for redundant trigger points
+ * (either one elicits the failure, so neither beats the runs without it), once the runs with all
+ * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent.
+ */
+import { ConfigurationOracle, ConfigurationRunner } from './configurationOracle';
+import { groupDifferencePValue, likelihoodRatioPValue, PointStatistics, SIGNIFICANCE } from './likelihoodRatio';
+
+export interface IgsOptions {
+  /** most runs of the program (each configuration run is one) */
+  budget: number;
+  /** random source in [0, 1) (seeded for reproducible searches) */
+  random: () => number;
+  /** runs at once */
+  jobs?: number;
+  /** a fixed L; default: estimated from the first round (seed §2) */
+  groups?: number;
+  /** L of the first round when L is estimated (default 3, "a reasonably small L") */
+  firstGroups?: number;
+  /** largest L the estimate may choose (default 6: 62 runs a round) */
+  maxGroups?: number;
+  /** p-value threshold of the §5 speed-up and of the stop (default 10⁻⁶) */
+  significance?: number;
+  /** seed §5: keep only groups significantly above the rest when there are (default true) */
+  speedup?: boolean;
+  /** survivors few enough to test one by one (default 3) */
+  finalSize?: number;
+  /** rounds without a failure before the last discarded points come back (default 3) */
+  backtrackAfter?: number;
+  /** θ of Eq. 5–7: accepted probability of not having met a good partition (default 0.05) */
+  theta?: number;
+  signal?: AbortSignal;
+  onRound?(round: IgsRound): void;
+  onRun?(runs: number): void;
+}
+
+export interface IgsRound {
+  round: number;
+  groups: number;
+  /** candidate points before the round */
+  candidates: number;
+  /** configurations run and how many failed */
+  configurations: number;
+  failures: number;
+  /** failures with each group on */
+  groupFailures: number[];
+  /** points discarded (candidate indices) */
+  discarded: number[];
+  /** points put back by backtracking */
+  restored: number[];
+  /** set after the first round when L is estimated */
+  kbEstimate?: number;
+  runs: number;
+}
+
+export interface RankedPoint {
+  /** candidate index */
+  point: number;
+  /** likelihood-ratio score (Eq. 1) over every run */
+  score: number;
+  failWith: number;
+  failWithout: number;
+  pValue: number;
+}
+
+export interface IgsResult {
+  /** the surviving points, best first */
+  ranked: RankedPoint[];
+  runs: number;
+  rounds: number;
+  stopped: 'significant' | 'budget' | 'no-failure' | 'cancelled';
+  /** K_b estimated from the first round (undefined with a fixed L or without a failure in it) */
+  kbEstimate?: number;
+  /** L used after the first round */
+  groups: number;
+  log: IgsRound[];
+  stats: PointStatistics;
+  /**
+   * The final survivors together: runs with noise at all of them against the control runs without
+   * noise. Set when the search stopped because the set was significant while no single point was
+   * (redundant trigger points: noise at either one elicits the failure).
+   */
+  together?: { failWith: number; failWithout: number; pValue: number };
+}
+
+/**
+ * Eq. 2 with K_r = 1 read per configuration: the expected share of the 2^L − 2 configurations that
+ * elicit the bug when the one relevant point always elicits it and each of K_b blocking points
+ * hides it — a configuration with i of the L groups on has the relevant point on with probability
+ * i/L (P_r) and every blocking point off with probability ((L − i)/L)^K_b (P_b, Eq. 3).
+ */
+export function expectedFailureShare(kb: number, L: number): number {
+  let sum = 0;
+  let choose = 1; // C(L, i)
+  for (let i = 1; i <= L - 1; i++) {
+    choose = (choose * (L - i + 1)) / i;
+    sum += choose * (i / L) * Math.pow((L - i) / L, kb);
+  }
+  return sum / (Math.pow(2, L) - 2);
+}
+
+/**
+ * The worst-case K_b estimate from a first round (seed §2: "based on the empirical probability of
+ * finding a bug in this iteration, use Equation 2 to estimate K_b"): the K_b whose expected failure
+ * share equals the observed one. Taking the failure probability of a well-instrumented run as 1
+ * overestimates K_b, which is the safe side. Undefined when nothing failed (no information).
+ */
+export function estimateBlockingPoints(failed: number, configurations: number, L: number): number | undefined {
+  if (failed <= 0 || configurations <= 0) return undefined;
+  const share = failed / configurations;
+  if (share >= expectedFailureShare(0, L)) return 0;
+  let lo = 0;
+  let hi = 1;
+  while (expectedFailureShare(hi, L) > share && hi < 1e6) hi *= 2;
+  for (let k = 0; k < 60; k++) {
+    const mid = (lo + hi) / 2;
+    if (expectedFailureShare(mid, L) > share) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/** Eq. 7: worst-case runs until a good partition is met with probability 1 − θ. */
+export function worstCaseRuns(kb: number, L: number, theta = 0.05): number {
+  const good = Math.pow((L - 1) / L, kb);
+  if (good >= 1) return 0;
+  return (Math.log(theta) / Math.log(1 - good)) * (Math.pow(2, L) - 2);
+}
+
+/** The L minimising Eq. 7 in [2, maxGroups] (ties: the smaller L). The seed's closed form is √(K_b / ln 2). */
+export function chooseGroupCount(kb: number, maxGroups = 6, theta = 0.05): number {
+  let best = 2;
+  let bestRuns = worstCaseRuns(kb, 2, theta);
+  for (let L = 3; L <= maxGroups; L++) {
+    const runs = worstCaseRuns(kb, L, theta);
+    if (runs < bestRuns) {
+      best = L;
+      bestRuns = runs;
+    }
+  }
+  return best;
+}
+
+/** Seed Eq. 8's closed form: L ≈ √(K_b / ln 2). */
+export function worstCaseGroupCount(kb: number): number {
+  return Math.sqrt(kb / Math.LN2);
+}
+
+/** A random partition of `points` into `L` non-empty groups (shuffled, dealt round-robin). */
+export function randomPartition(points: readonly number[], L: number, random: () => number): number[][] {
+  const a = points.slice();
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  const groups: number[][] = Array.from({ length: Math.min(L, a.length) }, () => []);
+  a.forEach((p, k) => groups[k % groups.length].push(p));
+  return groups;
+}
+
+/** The full factorial over L groups: every on/off mask of the groups but none and all (2^L − 2 rows), or with `withAll` also all. */
+export function fullFactorial(L: number, withAll = false): number[] {
+  const masks: number[] = [];
+  const last = (1 << L) - (withAll ? 1 : 2);
+  for (let m = 1; m <= last; m++) masks.push(m);
+  return masks;
+}
+
+/**
+ * Which groups a round keeps. Seed §5 first: groups sorted by failures; if some consecutive pair
+ * differs significantly (Eq. 9, p < α) only the groups above the highest such gap are kept.
+ * Otherwise Algorithm 1 line 10: the groups with the fewest failures go, unless all groups tie.
+ * `n` is the configurations run with each group on.
+ */
+export function groupsToDiscard(failures: readonly number[], n: number, alpha: number, speedup: boolean, basic: boolean): number[] {
+  const order = failures.map((_, g) => g).sort((a, b) => failures[a] - failures[b]);
+  if (speedup) {
+    for (let k = order.length - 2; k >= 0; k--) {
+      if (groupDifferencePValue(failures[order[k + 1]], failures[order[k]], n) < alpha) return order.slice(0, k + 1);
+    }
+  }
+  if (!basic) return [];
+  const min = failures[order[0]];
+  const max = failures[order[order.length - 1]];
+  if (min === max) return [];
+  return order.filter((g) => failures[g] === min);
+}
+
+export function rankPoints(points: readonly number[], stats: PointStatistics): RankedPoint[] {
+  return points
+    .map((p) => ({ point: p, score: stats.score(p), failWith: stats.failWith(p), failWithout: stats.failWithout(p), pValue: stats.pValue(p) }))
+    .sort((a, b) => b.score - a.score || a.pValue - b.pValue || a.point - b.point);
+}
+
+export async function iterativeGroupSampling(points: number, oracle: ConfigurationOracle, options: IgsOptions): Promise<IgsResult> {
+  const alpha = options.significance ?? SIGNIFICANCE;
+  const finalSize = Math.max(1, options.finalSize ?? 3);
+  const backtrackAfter = options.backtrackAfter ?? 3;
+  const speedup = options.speedup ?? true;
+  const maxGroups = options.maxGroups ?? 6;
+  const runner = new ConfigurationRunner(oracle, points, options.budget, options.jobs ?? 1, options.signal, options.onRun);
+  let S = Array.from({ length: points }, (_, k) => k);
+  const discardedStack: number[][] = [];
+  let L = options.groups ?? options.firstGroups ?? 3;
+  let estimating = options.groups === undefined;
+  let kbEstimate: number | undefined;
+  let roundsWithoutFailure = 0;
+  const log: IgsRound[] = [];
+  let stopped: IgsResult['stopped'] = 'budget';
+  // final stage: all survivors on / control (no noise) tallies for the current survivor set
+  let tallyKey = '';
+  const tally = { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 };
+  let together: IgsResult['together'];
+
+  while (S.length > 0) {
+    if (runner.cancelled) {
+      stopped = 'cancelled';
+      break;
+    }
+    const final = S.length <= finalSize;
+    // final stage: every survivor alone, and together
+    let groupsNow = final ? S.length : Math.min(L, S.length);
+    let masks = fullFactorial(groupsNow, final);
+    if (masks.length === 0) masks = [1]; // one survivor: run it alone
+    if (runner.remaining < masks.length) {
+      // the budget cannot pay a whole round: a smaller factorial if one fits
+      while (!final && groupsNow > 2 && fullFactorial(groupsNow).length > runner.remaining) groupsNow--;
+      masks = final ? masks : fullFactorial(groupsNow);
+      if (runner.remaining < masks.length || masks.length === 0) break;
+    }
+    // final stage: a control run without noise, so "without the point" is measured too
+    if (final && runner.remaining > masks.length) masks = [...masks, 0];
+    const groups = final ? S.map((p) => [p]) : randomPartition(S, groupsNow, options.random);
+    const configs = masks.map((m) => groups.flatMap((g, k) => ((m >> k) & 1 ? g : [])));
+    const outcomes = await runner.run(configs);
+    if (runner.cancelled) {
+      stopped = 'cancelled';
+      break;
+    }
+    const failures = new Array(groups.length).fill(0);
+    let failed = 0;
+    if (final) {
+      const key = S.join(',');
+      if (key !== tallyKey) Object.assign(tally, { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 });
+      tallyKey = key;
+      const all = (1 << groups.length) - 1;
+      outcomes.forEach((o, c) => {
+        if (o === undefined) return;
+        if (masks[c] === all) {
+          tally.allRuns++;
+          if (o) tally.allFails++;
+        } else if (masks[c] === 0) {
+          tally.controlRuns++;
+          if (o) tally.controlFails++;
+        }
+      });
+    }
+    outcomes.forEach((o, c) => {
+      if (!o) return;
+      failed++;
+      for (let g = 0; g < groups.length; g++) if ((masks[c] >> g) & 1) failures[g]++;
+    });
+    const round: IgsRound = {
+      round: log.length + 1,
+      groups: groups.length,
+      candidates: S.length,
+      configurations: outcomes.filter((o) => o !== undefined).length,
+      failures: failed,
+      groupFailures: failures,
+      discarded: [],
+      restored: [],
+      runs: runner.runs,
+    };
+    if (estimating && !final) {
+      const kb = estimateBlockingPoints(failed, round.configurations, groups.length);
+      if (kb !== undefined) {
+        kbEstimate = kb;
+        L = chooseGroupCount(kb, maxGroups, options.theta);
+        round.kbEstimate = kb;
+        estimating = false;
+      }
+    }
+    if (failed === 0) {
+      roundsWithoutFailure++;
+      if (roundsWithoutFailure >= backtrackAfter && discardedStack.length > 0) {
+        round.restored = discardedStack.pop()!;
+        S = S.concat(round.restored).sort((a, b) => a - b);
+        roundsWithoutFailure = 0;
+      }
+    } else {
+      roundsWithoutFailure = 0;
+      const n = (1 << (groups.length - 1)) - (final ? 0 : 1);
+      const drop = groupsToDiscard(failures, n, alpha, speedup, !final);
+      if (drop.length > 0 && drop.length < groups.length) {
+        const gone = new Set(drop.flatMap((g) => groups[g]));
+        round.discarded = [...gone].sort((a, b) => a - b);
+        discardedStack.push(round.discarded);
+        S = S.filter((p) => !gone.has(p));
+      }
+    }
+    log.push(round);
+    options.onRound?.(round);
+    if (S.length <= finalSize && runner.stats.fails > 0) {
+      const best = rankPoints(S, runner.stats)[0];
+      if (best && best.pValue < alpha) {
+        stopped = 'significant';
+        break;
+      }
+      // redundant trigger points: no single one is significant, the survivors together are
+      const setP = likelihoodRatioPValue(tally.allFails, tally.allRuns, tally.controlFails, tally.controlRuns);
+      if (S.length >= 2 && S.join(',') === tallyKey && setP < alpha) {
+        together = { failWith: tally.allFails / tally.allRuns, failWithout: tally.controlFails / tally.controlRuns, pValue: setP };
+        stopped = 'significant';
+        break;
+      }
+    }
+    if (runner.remaining <= 0) break;
+  }
+  if (stopped === 'budget' && runner.stats.fails === 0) stopped = 'no-failure';
+  return {
+    ranked: runner.stats.fails === 0 ? [] : rankPoints(S, runner.stats),
+    runs: runner.runs,
+    rounds: log.length,
+    stopped,
+    kbEstimate,
+    groups: L,
+    log,
+    stats: runner.stats,
+    ...(together ? { together } : {}),
+  };
+}

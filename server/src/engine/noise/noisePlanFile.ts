@@ -1,0 +1,141 @@
+/**
+ * Reading, checking and writing noise plan files (noisePlan.ts, docs/noise.md "Plan format").
+ * Every error names the file and the field (`plan.json: points[2].probability: must be a number
+ * between 0 and 1`). The Java agent checks plans the same way (NoisePlanLoader.java), so a plan
+ * this module accepts is one the agent uses.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from './noisePlan';
+
+/** A plan that cannot be used: names the file and the field. */
+export class NoisePlanError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${field ? `${field}: ` : ''}${problem}`);
+  }
+}
+
+/** Longest sleep (ms) and busy wait (µs) of a point: a minute; more is a mistake, not noise. */
+export const MAX_SLEEP_MS = 60_000;
+export const MAX_BUSY_MICROS = 60_000_000;
+
+/** `<internal class>.<method><descriptor>@<offset>`, e.g. `bank/Bank.transfer(II)V@12`. */
+const POINT_ID = /^[^\s.()@][^\s()@]*\.[^\s.()@/]+\([^\s()]*\)[^\s()@]+@\d{1,6}$/;
+
+export function isPointId(id: string): boolean {
+  return POINT_ID.test(id);
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkNoise(v: unknown, file: string, field: string): NoiseKind {
+  if (!isObject(v)) throw new NoisePlanError(file, field, 'must be an object such as {"kind":"yield"}, {"kind":"sleep","ms":5} or {"kind":"busy","micros":200}');
+  const positive = (key: string, most: number): number => {
+    const n = v[key];
+    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || n > most) throw new NoisePlanError(file, `${field}.${key}`, `must be a number > 0 and ≤ ${most}`);
+    return n;
+  };
+  switch (v.kind) {
+    case 'yield':
+      return { kind: 'yield' };
+    case 'sleep':
+      return { kind: 'sleep', ms: positive('ms', MAX_SLEEP_MS) };
+    case 'busy':
+      return { kind: 'busy', micros: positive('micros', MAX_BUSY_MICROS) };
+    default:
+      throw new NoisePlanError(file, `${field}.kind`, 'must be "yield", "sleep" or "busy"');
+  }
+}
+
+/**
+ * Checks a parsed plan and returns it typed (unknown fields are kept: later versions may add
+ * informative ones). `file` is only used in error messages.
+ */
+export function validateNoisePlan(value: unknown, file: string): NoisePlan {
+  if (!isObject(value)) throw new NoisePlanError(file, '', 'a noise plan must be a JSON object');
+  if (value.format !== 'braid-noise-plan') throw new NoisePlanError(file, 'format', 'must be "braid-noise-plan"');
+  if (value.version !== NOISE_PLAN_VERSION) throw new NoisePlanError(file, 'version', `must be ${NOISE_PLAN_VERSION} (this Braid reads plan version ${NOISE_PLAN_VERSION})`);
+  if (typeof value.name !== 'string' || value.name.trim() === '') throw new NoisePlanError(file, 'name', 'must be a non-empty string');
+  if (value.command !== undefined && !(Array.isArray(value.command) && value.command.every((c) => typeof c === 'string'))) {
+    throw new NoisePlanError(file, 'command', 'must be an array of strings');
+  }
+  const noise = checkNoise(value.noise, file, 'noise');
+  if (!Array.isArray(value.points)) throw new NoisePlanError(file, 'points', 'must be an array of planned points');
+  const seen = new Set<string>();
+  const points: PlannedPoint[] = value.points.map((p: unknown, k: number) => {
+    const at = `points[${k}]`;
+    if (!isObject(p)) throw new NoisePlanError(file, at, 'must be an object {"id": …, "probability": …}');
+    if (typeof p.id !== 'string' || !isPointId(p.id)) throw new NoisePlanError(file, `${at}.id`, 'must be a point id <class>.<method><descriptor>@<offset>, e.g. bank/Bank.transfer(II)V@12 (ids are listed by agent option points=FILE)');
+    if (seen.has(p.id)) throw new NoisePlanError(file, `${at}.id`, `point ${p.id} is planned twice`);
+    seen.add(p.id);
+    if (typeof p.probability !== 'number' || !(p.probability >= 0 && p.probability <= 1)) throw new NoisePlanError(file, `${at}.probability`, 'must be a number between 0 and 1');
+    if (p.line !== undefined && !(Number.isInteger(p.line) && (p.line as number) >= 0)) throw new NoisePlanError(file, `${at}.line`, 'must be a whole number ≥ 0');
+    for (const key of ['file', 'method'] as const) {
+      if (p[key] !== undefined && typeof p[key] !== 'string') throw new NoisePlanError(file, `${at}.${key}`, 'must be a string');
+    }
+    const out = { ...p } as unknown as PlannedPoint;
+    if (p.noise !== undefined) out.noise = checkNoise(p.noise, file, `${at}.noise`);
+    return out;
+  });
+  if (value.triggers !== undefined && !Array.isArray(value.triggers)) throw new NoisePlanError(file, 'triggers', 'must be an array');
+  if (value.origin !== undefined && !(isObject(value.origin) && typeof value.origin.tool === 'string')) throw new NoisePlanError(file, 'origin', 'must be an object with a "tool" string');
+  return { ...(value as unknown as NoisePlan), noise, points };
+}
+
+/** Parses and checks the text of a plan file; JSON syntax errors name the line and column. */
+export function parseNoisePlan(text: string, file: string): NoisePlan {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new NoisePlanError(file, '', `not valid JSON (${jsonErrorPlace(text, e as Error)})`);
+  }
+  return validateNoisePlan(value, file);
+}
+
+function jsonErrorPlace(text: string, e: Error): string {
+  const m = /position (\d+)/.exec(e.message);
+  if (!m) return e.message;
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}: ${e.message.replace(/ in JSON at position \d+.*$/, '')}`;
+}
+
+/** Reads and checks a plan file (`file` as given, resolved against `cwd` for reading). */
+export async function readNoisePlan(file: string, cwd = process.cwd()): Promise<NoisePlan> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.resolve(cwd, file), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new NoisePlanError(file, '', code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a plan file' : (e as Error).message);
+  }
+  return parseNoisePlan(text, file);
+}
+
+/** The text of a plan file: checked, pretty-printed, one point per line. */
+export function formatNoisePlan(plan: NoisePlan, file = 'noise plan'): string {
+  validateNoisePlan(plan, file);
+  const { points, triggers, ...rest } = plan;
+  const head = JSON.stringify(rest, null, 2).replace(/\n}$/, '');
+  const list = (items: unknown[]) => (items.length ? `[\n${items.map((p) => `    ${JSON.stringify(p)}`).join(',\n')}\n  ]` : '[]');
+  return `${head},\n  "points": ${list(points)}${triggers ? `,\n  "triggers": ${list(triggers)}` : ''}\n}\n`;
+}
+
+/** Writes a plan file (checked first; folders created; written to a temporary name and renamed). */
+export async function writeNoisePlan(file: string, plan: NoisePlan): Promise<void> {
+  const text = formatNoisePlan(plan, file);
+  await fs.mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, text, 'utf8');
+  await fs.rename(tmp, file);
+}

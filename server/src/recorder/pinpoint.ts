@@ -1,0 +1,276 @@
+/**
+ * `braid pinpoint` (issue 17, seed 004): finds the instrumented points whose noise makes the
+ * failure appear, by Iterative Group Sampling over real runs of the program, and writes a
+ * reproduction plan (`.braid/plans/<name>.json`) with the trigger points.
+ *
+ *   1. one run with the agent's point catalogue (`points=FILE`, `record=false`, no noise);
+ *   2. the candidate set S: every point (`all`) or the points on the top UNICORN patterns' lines
+ *      and their neighbours (`patterns`, from the traces already recorded);
+ *   3. IGS (engine/noise/iterativeGroupSampling.ts): each configuration is one run of the program
+ *      with a noise plan holding exactly its points (`plan=FILE`, `record=false`);
+ *   4. with runs left, the derivative score along the found points' methods (seed §4);
+ *   5. the plan: noise at the trigger points only.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { analyzeTraceFiles } from '../engine/analysis';
+import { candidatePoints, pathNeighbours, SourceLine } from '../engine/noise/candidatePoints';
+import { ConfigurationOracle } from '../engine/noise/configurationOracle';
+import { derivativeScores } from '../engine/noise/derivativeScore';
+import { iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGroupSampling';
+import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
+import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
+import { findAgentJar } from './agentJar';
+import { readPointCatalogue } from './pointCatalogue';
+import { writeNoisePlan } from '../engine/noise/noisePlanFile';
+import { RecordOptions, sanitizeName } from './recordOptions';
+import { runOnce } from './runOnce';
+
+/** Optional knobs beyond the shared contract (the CLI and the bench set them; the editor need not). */
+export interface PinpointExtras {
+  /** noise at a configuration's points (default: sleep 1–2 ms) */
+  noise?: NoiseKind;
+  /** probability of the noise at each of those points per visit (default 1) */
+  probability?: number;
+  /** walk the found points' neighbours for the derivative score with the runs left (default true) */
+  derivative?: boolean;
+  /** top UNICORN patterns whose lines seed the candidates (default 5) */
+  topPatterns?: number;
+  agentJar?: string;
+  agentOptions?: string[];
+  /** the catalogue to use instead of asking the agent (tests, bench: one catalogue for many searches) */
+  catalogue?: InstrumentedPoint[];
+}
+
+/** Survivors at least this significant go into the reproduction plan (the best one always does). */
+export const PLAN_SIGNIFICANCE = 1e-3;
+
+export const DEFAULT_PINPOINT_NOISE: NoiseKind = { kind: 'sleep', ms: 2 };
+
+/** A noise plan with noise at exactly `points`. */
+export function makePlan(name: string, points: readonly InstrumentedPoint[], noise: NoiseKind, probability: number, extra: Partial<NoisePlan> = {}): NoisePlan {
+  const planned: PlannedPoint[] = points.map((p) => ({ id: p.id, probability, file: p.file, line: p.line, method: p.method }));
+  return { format: 'braid-noise-plan', version: NOISE_PLAN_VERSION, name, noise, points: planned, ...extra };
+}
+
+/**
+ * Runs the program once per call under the agent with the given extra agent options, in a scratch
+ * folder; resolves to the run's outcome (true = failed). Shared by the search, the bench and tests.
+ */
+export class ProgramRunner {
+  private count = 0;
+  readonly scratch: string;
+  private readonly jar: string;
+
+  constructor(
+    private readonly options: PinpointOptions,
+    scratch: string,
+    agentJar?: string,
+    private readonly agentOptions: string[] = [],
+  ) {
+    this.scratch = scratch;
+    this.jar = findAgentJar(agentJar);
+  }
+
+  async run(extra: Partial<RecordOptions>, signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string }> {
+    const index = this.count++;
+    const execution = `${sanitizeName(this.options.name)}-pinpoint-${String(index).padStart(4, '0')}`;
+    const o: RecordOptions = {
+      command: this.options.command,
+      runs: 1,
+      noise: 0,
+      include: this.options.include,
+      exclude: this.options.exclude,
+      outDir: this.scratch,
+      timeoutSeconds: this.options.timeoutSeconds,
+      failOnOutput: this.options.failOnOutput,
+      jobs: 1,
+      seed: this.options.seed,
+      name: sanitizeName(this.options.name),
+      cwd: this.options.cwd,
+      env: this.options.env,
+      agentOptions: this.agentOptions,
+      record: false,
+      ...extra,
+    };
+    const spec = {
+      index,
+      execution,
+      seed: String(this.options.seed + index),
+      tracePath: path.join(this.scratch, `${execution}.trace.jsonl`),
+      logPath: path.join(this.scratch, `${execution}.log`),
+    };
+    const r = await runOnce(spec, o, this.jar, signal);
+    for (const t of r.traces) await fs.rm(t, { force: true });
+    await fs.rm(spec.logPath, { force: true });
+    return { failed: r.outcome === 'fail' && !r.aborted, reason: r.reason, detail: r.detail };
+  }
+
+  /** The agent's catalogue of the points instrumented in one run without noise. */
+  async catalogue(signal?: AbortSignal): Promise<{ points: InstrumentedPoint[]; failed: boolean; skipped: number }> {
+    const file = path.join(this.scratch, `points-${this.count}.jsonl`);
+    const r = await this.run({ pointsFile: file }, signal);
+    return { ...(await readPointCatalogue(file)), failed: r.failed };
+  }
+
+  /** Runs once with noise at exactly `points` (a plan file per run). */
+  async runPlan(plan: NoisePlan, signal?: AbortSignal): Promise<boolean> {
+    const file = path.join(this.scratch, `plan-${this.count}-${Math.random().toString(36).slice(2)}.json`);
+    await fs.writeFile(file, JSON.stringify(plan));
+    try {
+      return (await this.run({ plan: { file, plan } }, signal)).failed;
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+  }
+}
+
+/** The source lines of the top UNICORN patterns of the traces (user lines and, for library accesses, the library lines). */
+export async function topPatternLines(traces: string[], top = 5): Promise<SourceLine[]> {
+  const existing = traces.filter((t) => existsSync(t));
+  if (existing.length === 0) return [];
+  const result = await analyzeTraceFiles(existing);
+  if (result.executions.failed === 0) return [];
+  const lines: SourceLine[] = [];
+  const causes = result.patterns.filter((p) => p.group === 'cause');
+  for (const p of (causes.length ? causes : result.patterns).slice(0, top)) {
+    for (const a of p.accesses) {
+      lines.push({ file: a.file, line: a.line });
+      if (a.library) lines.push({ file: a.library.file, line: a.library.line });
+    }
+  }
+  return lines;
+}
+
+function trigger(rank: number, p: InstrumentedPoint, r: Pick<RankedPoint, 'failWith' | 'failWithout' | 'pValue' | 'score'>): TriggerPoint {
+  return { rank, id: p.id, file: p.file, line: p.line, method: p.method, failWith: r.failWith, failWithout: r.failWithout, pValue: r.pValue, score: r.score };
+}
+
+export const pinpoint: Pinpoint = async (options, hooks = {}) => {
+  const extras = options as PinpointOptions & PinpointExtras;
+  const noise = extras.noise ?? DEFAULT_PINPOINT_NOISE;
+  const probability = extras.probability ?? 1;
+  const signal = hooks.signal;
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'braid-pinpoint-'));
+  const runner = new ProgramRunner(options, scratch, extras.agentJar, extras.agentOptions);
+  let runs = 0;
+  let round = 0;
+  let candidatesLeft = 0;
+  const progress = (message: string) => hooks.progress?.({ runs, budget: options.budget, round, candidates: candidatesLeft, message });
+  const result = (r: Omit<PinpointResult, 'runs'>): PinpointResult => ({ ...r, runs });
+  try {
+    // 1. the catalogue
+    let catalogue = extras.catalogue;
+    if (!catalogue) {
+      progress('listing the instrumented points');
+      const c = await runner.catalogue(signal);
+      runs++;
+      catalogue = c.points;
+      if (signal?.aborted) return result({ points: [], candidates: 0, rounds: 0, stopped: 'cancelled', message: 'cancelled' });
+      if (catalogue.length === 0) {
+        return result({
+          points: [],
+          candidates: 0,
+          rounds: 0,
+          stopped: 'no-failure',
+          message: `no instrumented point: no included class ran${c.skipped ? ` (${c.skipped} unreadable catalogue line(s))` : ''}; check --include (packages or classes, e.g. --include com.example)`,
+        });
+      }
+    }
+    // 2. the candidates
+    const traces = options.traces ?? [path.join(options.cwd, '.braid', 'traces')];
+    const lines = options.candidates === 'patterns' ? await topPatternLines(traces, extras.topPatterns ?? 5) : [];
+    const selection = candidatePoints(catalogue, options.candidates, lines);
+    const S = selection.points;
+    candidatesLeft = S.length;
+    // 3. IGS
+    const oracleOver = (list: readonly InstrumentedPoint[]): ConfigurationOracle => async (active) => {
+      const failed = await runner.runPlan(makePlan(options.name, active.map((k) => list[k]), noise, probability), signal);
+      runs++;
+      return failed;
+    };
+    const random = mulberry32(options.seed);
+    const igs = await iterativeGroupSampling(S.length, oracleOver(S), {
+      budget: Math.max(0, options.budget - runs),
+      random,
+      jobs: options.jobs,
+      signal,
+      onRun: () => progress(`round ${round + 1}: ${candidatesLeft} candidate point(s)`),
+      onRound: (r) => {
+        round = r.round;
+        candidatesLeft = r.candidates - r.discarded.length + r.restored.length;
+        progress(`round ${r.round}: ${r.failures} of ${r.configurations} configurations failed; ${candidatesLeft} candidate point(s) left`);
+      },
+    });
+    if (igs.stopped === 'cancelled') return result({ points: [], candidates: S.length, rounds: igs.rounds, stopped: 'cancelled', message: 'cancelled' });
+    const listedPoints = igs.ranked.filter((r) => r.failWith > r.failWithout);
+    const points: TriggerPoint[] = listedPoints.map((r, k) => trigger(k + 1, S[r.point], r));
+    // the plan: the significant survivors (the seed's p < 10⁻⁶ … or at least p < 10⁻³), else the best one
+    const significant = listedPoints.filter((r) => r.pValue < PLAN_SIGNIFICANCE);
+    // redundant trigger points (IGS stopped on the survivors together): the plan holds them all
+    const found = igs.together ? listedPoints : significant.length > 0 ? significant : listedPoints.slice(0, 1);
+    // 4. derivative score around the found points, along their methods in the whole catalogue
+    const derivativeBudget = Math.min(options.budget - runs, 4 * (1 + 2 * 2) * Math.max(1, found.length) + 4);
+    if ((extras.derivative ?? true) && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
+      progress('derivative score around the trigger points');
+      const index = new Map(catalogue.map((p, k) => [p.id, k]));
+      const foundIdx = found.map((r) => index.get(S[r.point].id)!);
+      const d = await derivativeScores(foundIdx, pathNeighbours(catalogue), catalogue.length, oracleOver(catalogue), {
+        budget: derivativeBudget,
+        jobs: options.jobs,
+        runsPerPoint: 4,
+        maxSteps: 2,
+        signal,
+      });
+      const listed = new Set(points.map((p) => p.id));
+      // neighbours where the noise works as well as at the point found (and better than the other found points alone): equally good triggers
+      const good = d.points.filter((q) => d.foundRate > 0 && q.failRate >= d.foundRate && q.failRate > q.restRate + 0.25);
+      for (const q of good.sort((a, b) => b.failRate - a.failRate)) {
+        const p = catalogue[q.point];
+        if (listed.has(p.id)) continue;
+        listed.add(p.id);
+        const base = found.find((r) => S[r.point].id === catalogue![q.replaces].id);
+        points.push(trigger(points.length + 1, p, { failWith: q.failRate, failWithout: base?.failWithout ?? 0, pValue: 1, score: q.derivative }));
+      }
+    }
+    // 5. the plan
+    let plan: string | undefined;
+    if (found.length > 0) {
+      const planPoints = found.map((r) => S[r.point]);
+      const file = path.resolve(options.cwd, options.planDir, `${sanitizeName(options.name)}.json`);
+      const body = makePlan(options.name, planPoints, noise, probability, {
+        command: options.command,
+        triggers: points,
+        origin: { tool: 'braid pinpoint', created: new Date().toISOString(), runs },
+      });
+      await writeNoisePlan(file, body);
+      plan = file;
+    }
+    const stopped = igs.stopped === 'no-failure' ? 'no-failure' : igs.stopped;
+    const message =
+      (selection.fallback ? selection.fallback + '. ' : '') +
+      (stopped === 'no-failure'
+        ? `the program never failed in ${runs} run(s) with noise at the candidate points; try --candidates all, a larger --budget, or check how the failure is detected (exit code, --fail-on-output)`
+        : stopped === 'budget'
+          ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional`
+          : igs.together
+            ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`
+            : `the first trigger point is significant (p = ${points[0]?.pValue.toExponential(1)})`);
+    return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message });
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+};
+
+/** Deterministic PRNG (mulberry32): a search with the same seed partitions the same way. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

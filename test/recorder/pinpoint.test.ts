@@ -1,0 +1,101 @@
+/**
+ * `braid pinpoint` with real JVM runs (issue 17): on the bank sample, IGS over every instrumented
+ * point finds the `@bug` line of the lost update among the top 3 trigger points within a small
+ * budget, prints the documented JSON, and writes a reproduction plan that carries the triggers.
+ * Plus the command line's argument errors and the catalogue reader.
+ */
+import test, { before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parsePinpointArgs, PinpointUsageError, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
+import { candidatePoints, pathNeighbours } from '../../server/src/engine/noise/candidatePoints';
+import type { InstrumentedPoint } from '../../server/src/engine/noise/noisePlan';
+import { tempDir } from '../helpers/traceBuilder';
+import { bugTags, classesDir, FAST_JVM, prepare, root } from './recorderHarness';
+
+const cli = path.join(root, 'dist/braid.js');
+
+before(() => {
+  prepare();
+  assert.ok(existsSync(cli), 'dist/braid.js is missing: run `npm run build` first');
+});
+
+test('braid pinpoint finds the lost update of bank.Bank (real runs, budget 120)', () => {
+  const dir = tempDir();
+  const r = spawnSync(
+    process.execPath,
+    [cli, 'pinpoint', '--budget', '120', '--candidates', 'all', '--format', 'json', '--jobs', '2', '--seed', '17', '--include', 'bank', '--plan-dir', dir, '--timeout', '20',
+      '--', 'java', ...FAST_JVM, '-cp', classesDir, 'bank.Bank'],
+    { encoding: 'utf8', cwd: root },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.ok(out.runs <= 120 && out.runs > 0, `runs ${out.runs}`);
+  const bugLines = bugTags('bank').map((t) => t.line); // Bank.java lines 11 and 13
+  assert.deepEqual(bugLines, [11, 13]);
+  const top3 = out.points.slice(0, 3);
+  assert.ok(top3.some((p: { file: string; line: number }) => p.file.endsWith('Bank.java') && bugLines.includes(p.line)), JSON.stringify(out.points));
+  for (const [k, p] of out.points.entries()) {
+    assert.equal(p.rank, k + 1);
+    for (const key of ['file', 'line', 'method', 'failWith', 'failWithout', 'pValue']) assert.ok(key in p, `point lacks ${key}`);
+  }
+  assert.ok(out.points[0].failWith > out.points[0].failWithout);
+  // the plan: noise at the trigger points, which it lists
+  assert.equal(out.plan, path.join(dir, 'bank.Bank.json'));
+  const plan = JSON.parse(readFileSync(out.plan, 'utf8'));
+  assert.equal(plan.format, 'braid-noise-plan');
+  assert.equal(plan.version, 1);
+  assert.ok(plan.points.length >= 1 && plan.points.every((p: { id: string; probability: number }) => /^bank\/Bank.*@\d+$/.test(p.id) && p.probability > 0));
+  assert.ok(plan.points.some((p: { line: number }) => bugLines.includes(p.line)), JSON.stringify(plan.points));
+  assert.equal(plan.triggers.length, out.points.length);
+  assert.equal(plan.origin.tool, 'braid pinpoint');
+});
+
+test('braid pinpoint: argument errors say what is wrong', () => {
+  assert.throws(() => parsePinpointArgs(['--budget', '10']), /no command/);
+  assert.throws(() => parsePinpointArgs(['--budget', 'x', '--', 'java']), PinpointUsageError);
+  assert.throws(() => parsePinpointArgs(['--candidates', 'some', '--', 'java']), /expected all or patterns/);
+  assert.throws(() => parsePinpointArgs(['--noise', 'nap', '--', 'java']), /sleep:MS, yield or busy:US/);
+  assert.throws(() => parsePinpointArgs(['--frobnicate', '--', 'java']), /unknown option --frobnicate/);
+  const a = parsePinpointArgs(['--budget', '50', '--noise', 'sleep:5', '--format', 'json', '--', 'java', '-cp', 'out', 'bank.Bank'], '/w');
+  assert.equal(a.options.budget, 50);
+  assert.deepEqual(a.options.noise, { kind: 'sleep', ms: 5 });
+  assert.equal(a.options.name, 'bank.Bank');
+  assert.equal(a.options.candidates, 'patterns');
+  assert.equal(a.format, 'json');
+  const bad = spawnSync(process.execPath, [cli, 'pinpoint', '--budget', '1', '--', 'java'], { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--budget 1: expected a whole number of runs ≥ 2/);
+});
+
+test('text report: failure rates without → with noise at each trigger point', () => {
+  const text = pinpointTextReport(
+    {
+      points: [{ rank: 1, id: 'a/B.f()V@3', file: 'a/B.java', line: 7, method: 'a.B.f', failWith: 0.61, failWithout: 0.02, pValue: 3e-8, score: 5 }],
+      plan: '/w/.braid/plans/x.json',
+      runs: 42,
+      candidates: 9,
+      rounds: 4,
+      stopped: 'significant',
+    },
+    '/w',
+  );
+  assert.match(text, /a\/B\.java:7 {2}a\.B\.f {2}failure 2% → 61% with noise here {2}\(p = 3\.0e-8\)/);
+  assert.match(text, /42 run\(s\), 4 round\(s\) over 9 candidate point\(s\); stopped: significant/);
+  assert.match(text, /plan: \.braid\/plans\/x\.json/);
+});
+
+test('candidates: the pattern lines and their neighbours in the same method; all = every point', () => {
+  const p = (id: string, line: number, method = 'a.B.f', file = 'a/B.java'): InstrumentedPoint => ({ id, file, line, method, kind: 'read' });
+  const catalogue = [p('f@1', 10), p('f@5', 11), p('f@9', 13), p('f@20', 20), p('g@1', 12, 'a.B.g'), p('h@1', 11, 'a.C.h', 'a/C.java')];
+  const s = candidatePoints(catalogue, 'patterns', [{ file: 'B.java', line: 11 }]);
+  // line 11 of B.java and its method f's points within 2 lines (10, 13); g's point at 12 is near but in another method; C.java is another file
+  assert.deepEqual(s.points.map((x) => x.id), ['f@1', 'f@5', 'f@9']);
+  assert.equal(s.fallback, undefined);
+  assert.equal(candidatePoints(catalogue, 'all', []).points.length, 6);
+  assert.match(candidatePoints(catalogue, 'patterns', []).fallback!, /no UNICORN pattern/);
+  const n = pathNeighbours(catalogue)(1);
+  assert.deepEqual(n, { before: [0], after: [2, 3] });
+});

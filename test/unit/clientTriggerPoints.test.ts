@@ -1,0 +1,191 @@
+/**
+ * Trigger points in the extension (client/src/triggerPoints.ts, triggerPointText.ts; issue 17
+ * item 4) against the `vscode` mock and a fake language client: Find Trigger Points (refused in
+ * Restricted Mode; the prefilled command and braid.pinpoint.* become braid/pinpoint; work-done
+ * progress reaches the notification; the best point is opened and Reproduce offered), Reproduce
+ * with Plan (the plan's command offered for confirmation, braid/record with `plan` and no
+ * braid.record.noise), the decorations and the texts (values written by hand).
+ */
+import test, { beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { tempDir } from '../helpers/traceBuilder';
+import { commands, mockEditor, settings, ui, useVscodeMock, window, workspace, changeConfiguration } from '../helpers/vscodeMock';
+import type { PinpointResultDto, TriggerPointsResult } from '../../server/src/lsp/protocol';
+
+const ws = tempDir('braid-trigger-');
+useVscodeMock([ws]);
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const tp = require('../../client/src/triggerPoints') as typeof import('../../client/src/triggerPoints');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const text = require('../../client/src/triggerPointText') as typeof import('../../client/src/triggerPointText');
+
+const SRC = path.join(ws, 'src/shop/Inventory.java');
+const PLAN = path.join(ws, '.braid/plans/checkout.json');
+const srcUri = `file://${SRC}`;
+const lines = (plan = PLAN) => [
+  { line: 10, rank: 1, failWith: 0.61, failWithout: 0.02, pValue: 3e-9, method: 'shop.Inventory.take', plan: 'checkout', planFile: plan },
+  { line: 16, rank: 2, failWith: 0.4, failWithout: 0.05, pValue: 2e-4, method: 'shop.Inventory.restock', plan: 'checkout', planFile: plan },
+];
+let triggerData: TriggerPointsResult = { plans: [], files: [], problems: [] };
+const pinpointResult: PinpointResultDto = {
+  points: [
+    { rank: 1, id: 'shop/Inventory.take()V@5', file: 'Inventory.java', line: 10, method: 'shop.Inventory.take', failWith: 0.61, failWithout: 0.02, pValue: 3e-9, score: 12 },
+    { rank: 2, id: 'shop/Inventory.restock(I)V@2', file: 'Inventory.java', line: 16, method: 'shop.Inventory.restock', failWith: 0.4, failWithout: 0.05, pValue: 2e-4, score: 6 },
+  ],
+  plan: PLAN,
+  runs: 212,
+  candidates: 40,
+  rounds: 3,
+  stopped: 'significant',
+};
+
+const requests: [string, any][] = [];
+const progressHandlers = new Map<string | number, (v: unknown) => void>();
+const stored = new Map<string, unknown>();
+const client = {
+  sendRequest: async (method: string, params?: any) => {
+    requests.push([method, params]);
+    if (method === 'braid/triggerPoints') return triggerData;
+    if (method === 'braid/pinpoint') {
+      // the server's work-done progress on the request's token
+      progressHandlers.get(params.workDoneToken)?.({ kind: 'begin', title: 'Braid: finding trigger points', percentage: 0, message: 'Starting java…' });
+      progressHandlers.get(params.workDoneToken)?.({ kind: 'report', percentage: 25, message: '100/400 runs · round 1 · 40 candidate points' });
+      progressHandlers.get(params.workDoneToken)?.({ kind: 'end' });
+      return pinpointResult;
+    }
+    if (method === 'braid/record') return { runs: 4, failed: 3, passed: 1, outDir: path.join(ws, '.braid/traces/x'), cancelled: false };
+    if (method === 'braid/suggestCommand') return { commandLine: 'java -cp out shop.Inventory' };
+    return {};
+  },
+  onProgress: (_type: unknown, token: string | number, h: (v: unknown) => void) => {
+    progressHandlers.set(token, h);
+    return { dispose: () => progressHandlers.delete(token) };
+  },
+  onNotification: () => ({ dispose() {} }),
+};
+const context = {
+  subscriptions: [] as unknown[],
+  workspaceState: { get: (k: string, d: unknown) => (stored.has(k) ? stored.get(k) : d), update: async (k: string, v: unknown) => void stored.set(k, v) },
+  asAbsolutePath: (p: string) => path.join('/ext', p),
+};
+const logged: string[] = [];
+const registered = new Map<string, (...a: unknown[]) => unknown>();
+tp.registerTriggerPointCommands({ context, client, log: { info: (m: string) => logged.push(m) } } as never, (id, fn) => registered.set(id, fn));
+
+const run = (id: string, ...args: unknown[]) => registered.get(id)!(...args);
+const messages = (fn: string) => ui.calls.filter((c) => c.fn === fn).map((c) => String(c.args[0]));
+
+beforeEach(() => {
+  ui.reset();
+  requests.length = 0;
+  commands.executed.length = 0;
+  stored.clear();
+  workspace.isTrusted = true;
+  triggerData = { plans: [], files: [], problems: [] };
+});
+
+test('Find Trigger Points is refused in Restricted Mode: a warning, no search', async () => {
+  workspace.isTrusted = false;
+  await run(tp.FIND_TRIGGER_POINTS);
+  assert.match(messages('showWarningMessage')[0], /needs a trusted workspace/);
+  assert.deepEqual(requests, []);
+});
+
+test('Find Trigger Points: the prefilled command and braid.pinpoint.* become braid/pinpoint; progress; the best point opened; Reproduce offered', async () => {
+  settings['pinpoint.budget'] = 200;
+  settings['record.include'] = ['shop'];
+  ui.answer('showInputBox', 'java -cp out shop.Inventory');
+  triggerData = { plans: [], files: [{ uri: srcUri, lines: lines() }], problems: [] };
+  const r = (await run(tp.FIND_TRIGGER_POINTS, { scheme: 'file' /* the editor's Uri from the context menu: not a command */ })) as PinpointResultDto;
+  delete settings['pinpoint.budget'];
+  delete settings['record.include'];
+  assert.equal(r.runs, 212);
+  // the box offered the suggested command (nothing recorded before)
+  assert.equal((ui.calls.find((c) => c.fn === 'showInputBox')!.args[0] as { value: string }).value, 'java -cp out shop.Inventory');
+  assert.equal(stored.get('braid.record.lastCommand'), 'java -cp out shop.Inventory');
+  const [method, params] = requests.find((x) => x[0] === 'braid/pinpoint')!;
+  assert.equal(method, 'braid/pinpoint');
+  assert.match(params.workDoneToken, /^braid-pinpoint-/);
+  delete params.workDoneToken;
+  assert.deepEqual(params, { command: ['java', '-cp', 'out', 'shop.Inventory'], budget: 200, candidates: 'patterns', include: ['shop'], timeoutSeconds: 60, jobs: 1 });
+  assert.deepEqual(ui.calls.find((c) => c.fn === 'withProgress')!.args[0], { location: 15, title: 'Braid: finding trigger points', cancellable: true });
+  assert.deepEqual(
+    ui.calls.filter((c) => c.fn === 'progress').map((c) => c.args[0]),
+    [
+      { message: 'Starting java…', increment: 0 },
+      { message: '100/400 runs · round 1 · 40 candidate points', increment: 25 },
+    ],
+  );
+  assert.equal(progressHandlers.size, 0, 'the progress handler is disposed');
+  assert.deepEqual(commands.executed, [['braid.openAccess', srcUri, 10]]);
+  const info = ui.calls.find((c) => c.fn === 'showInformationMessage')!;
+  assert.deepEqual(info.args, ['Braid: 2 trigger points in 212 runs — #1 Inventory.java:10 fails 2% → 61% (p 3.0e-9).', 'Reproduce', 'All Trigger Points']);
+});
+
+test('Find Trigger Points without a point says so and offers nothing', async () => {
+  const saved = { ...pinpointResult };
+  Object.assign(pinpointResult, { points: [], plan: undefined, runs: 400, stopped: 'budget', message: 'No failing run: raise the budget.' });
+  await run(tp.FIND_TRIGGER_POINTS, 'java -cp out shop.Inventory');
+  Object.assign(pinpointResult, saved);
+  assert.deepEqual(ui.calls.find((c) => c.fn === 'showInformationMessage')!.args, ['Braid: no trigger point found in 400 runs (budget spent). No failing run: raise the budget.']);
+  assert.deepEqual(commands.executed, []);
+});
+
+test('Reproduce with Plan: the plan\'s command offered for confirmation, braid/record with the plan and without braid.record.noise', async () => {
+  triggerData = {
+    plans: [{ name: 'checkout', file: PLAN, uri: `file://${PLAN}`, command: ['java', '-cp', 'my out', 'shop.Inventory'], triggers: 2, runs: 212 }],
+    files: [],
+    problems: [],
+  };
+  ui.answer('showInputBox', 'java -cp "my out" shop.Inventory');
+  settings['record.runs'] = 4;
+  await run(tp.REPRODUCE_WITH_PLAN);
+  delete settings['record.runs'];
+  assert.equal((ui.calls.find((c) => c.fn === 'showInputBox')!.args[0] as { value: string }).value, 'java -cp "my out" shop.Inventory');
+  assert.deepEqual(requests.at(-1), ['braid/record', { command: ['java', '-cp', 'my out', 'shop.Inventory'], runs: 4, include: [], timeoutSeconds: 60, jobs: 1, plan: PLAN }]);
+  assert.equal(ui.calls.find((c) => c.fn === 'withProgress')!.args[0] && (ui.calls.find((c) => c.fn === 'withProgress')!.args[0] as { title: string }).title, 'Braid: reproducing with plan checkout');
+  assert.deepEqual(messages('showInformationMessage'), ['Braid: recorded 4 runs with plan checkout — 3 failed (75%), 1 passed.']);
+  // cancelling the box records nothing
+  requests.length = 0;
+  await run(tp.REPRODUCE_WITH_PLAN, PLAN);
+  assert.deepEqual(requests.map((x) => x[0]), ['braid/triggerPoints']);
+});
+
+test('Reproduce with Plan: a file that is no plan of the workspace is refused; no plan yet offers Find Trigger Points', async () => {
+  await assert.rejects(async () => run(tp.REPRODUCE_WITH_PLAN, path.join(ws, 'other.json')), /other\.json is not a noise plan of this workspace/);
+  await run(tp.REPRODUCE_WITH_PLAN);
+  assert.deepEqual(ui.calls.find((c) => c.fn === 'showInformationMessage')!.args, [
+    'Braid: no noise plan yet (.braid/plans). "Find Trigger Points" finds the points and writes one.',
+    'Find Trigger Points',
+  ]);
+  assert.ok(!requests.some((x) => x[0] === 'braid/record'));
+});
+
+test('decorations: one per trigger line of the open file, none when braid.triggerPoints.enabled is false', () => {
+  const editor = mockEditor(SRC, 30);
+  const other = mockEditor(path.join(ws, 'Other.java'), 30);
+  window.visibleTextEditors = [editor, other] as never;
+  const deco = new tp.TriggerPointDecorations(context as never);
+  deco.update({ plans: [], files: [{ uri: srcUri, lines: [...lines(), { ...lines()[0], rank: 3, line: 99 }] }], problems: [] });
+  const [id] = [...editor.decorations.keys()];
+  assert.deepEqual(editor.decorations.get(id), [10, 16], 'line 99 is past the end of the file');
+  assert.deepEqual(other.decorations.get(id), []);
+  settings['triggerPoints.enabled'] = false;
+  changeConfiguration('braid.triggerPoints');
+  assert.deepEqual(editor.decorations.get(id), []);
+  delete settings['triggerPoints.enabled'];
+  window.visibleTextEditors = [];
+  deco.dispose();
+});
+
+test('texts: percentages, the inline hint, the Runs view note, quoting a plan command', () => {
+  assert.deepEqual([0, 0.004, 0.02, 0.605, 1].map(text.percent), ['0%', '0.4%', '2%', '61%', '100%']);
+  assert.equal(text.triggerHint(lines()), '◎ trigger #1 · fails 2% → 61% (+1)');
+  assert.equal(text.triggerHint([lines()[1]]), '◎ trigger #2 · fails 5% → 40%');
+  assert.equal(text.runPlanNote({ plan: { name: 'checkout', file: '.braid/plans/checkout.json' } }), 'plan: checkout');
+  assert.equal(text.runPlanNote({}), undefined);
+  assert.equal(text.pinpointSummary({ points: [], runs: 12, candidates: 17, rounds: 2, stopped: 'cancelled', message: 'cancelled' }), 'Braid: trigger-point search stopped after 12 runs.');
+  assert.deepEqual(text.pointItems(pinpointResult)[1], { label: '#2 Inventory.java:16', description: 'fails 5% → 40% with noise here · p 2.0e-4', detail: 'shop.Inventory.restock' });
+  assert.equal(tp.quoteLine(['java', '-cp', 'my out', 'a"b', 'x$y', 'shop.Inventory']), 'java -cp "my out" "a\\"b" "x\\$y" shop.Inventory');
+});

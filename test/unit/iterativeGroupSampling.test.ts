@@ -1,0 +1,243 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  chooseGroupCount,
+  estimateBlockingPoints,
+  expectedFailureShare,
+  fullFactorial,
+  groupsToDiscard,
+  iterativeGroupSampling,
+  randomPartition,
+  worstCaseGroupCount,
+  worstCaseRuns,
+} from '../../server/src/engine/noise/iterativeGroupSampling';
+import {
+  erfc,
+  groupDifferencePValue,
+  groupDifferenceScore,
+  likelihoodRatioPValue,
+  likelihoodRatioScore,
+  PointStatistics,
+} from '../../server/src/engine/noise/likelihoodRatio';
+import { oneAtATime } from '../../server/src/engine/noise/oneAtATime';
+import { reliefRanking, reliefWeights, sampleRandomConfigurations } from '../../server/src/engine/noise/relief';
+import { derivativeScores } from '../../server/src/engine/noise/derivativeScore';
+import { faultModelOracle, FaultModel } from '../helpers/faultModel';
+import { rng } from '../helpers/seededRandom';
+
+const close = (a: number, b: number, tol: number) => assert.ok(Math.abs(a - b) <= tol, `${a} ≠ ${b} (±${tol})`);
+
+// Expected values below are written by hand (or with Python's math.erfc), never by the code under test.
+
+test('erfc matches tabulated values', () => {
+  close(erfc(0), 1, 1e-7);
+  close(erfc(0.5), 0.4795001221869535, 1e-7);
+  close(erfc(1), 0.15729920705028513, 1e-7);
+  close(erfc(-1), 1.842700792949715, 1e-7);
+});
+
+test('likelihood-ratio score (seed Eq. 1) with the +½ correction', () => {
+  // 3 of 4 runs with noise at the point failed: (3 + ½) / (1 + ½)
+  close(likelihoodRatioScore(3, 4), 3.5 / 1.5, 1e-12);
+  close(likelihoodRatioScore(0, 4), 0.5 / 4.5, 1e-12);
+  assert.ok(likelihoodRatioScore(10, 10) > likelihoodRatioScore(9, 10));
+});
+
+test('likelihood-ratio test p-value: 10 of 10 with noise failed, 0 of 10 without', () => {
+  // G = 2·(10 ln 2 + 10 ln 2) = 40 ln 2 = 27.7259; one-sided p = ½·erfc(√(G/2)) = 6.989e-8
+  close(likelihoodRatioPValue(10, 10, 0, 10), 6.988981671790739e-8, 1e-9);
+  assert.equal(likelihoodRatioPValue(0, 10, 10, 10), 1, 'a point that lowers the failure rate is no trigger');
+  assert.equal(likelihoodRatioPValue(5, 10, 5, 10), 1);
+  assert.equal(likelihoodRatioPValue(3, 3, 0, 0), 1, 'no run without the point: no evidence');
+});
+
+test('Eq. 9 group comparison: the seed §5 example (0%, 2%, 90% of 50 runs)', () => {
+  // a = 45, c = 1, n = 50: S = 44 / √(46·54/100) = 8.8283
+  close(groupDifferenceScore(45, 1, 50), 8.828295892956408, 1e-9);
+  close(groupDifferenceScore(1, 45, 50), 8.828295892956408, 1e-9);
+  assert.ok(groupDifferencePValue(45, 1, 50) < 1e-6);
+  // 1 vs 0 of 3: S = 1/√(5/6) = 1.0954, p = 0.1367: not significant
+  close(groupDifferencePValue(1, 0, 3), 0.1366608391461491, 1e-6);
+  // the seed: keep only the 90% group
+  assert.deepEqual(groupsToDiscard([0, 1, 45], 50, 1e-6, true, true).sort(), [0, 1]);
+  // no significant gap: Algorithm 1 line 10, the least-failing group goes
+  assert.deepEqual(groupsToDiscard([2, 0, 3], 3, 1e-6, true, true), [1]);
+  assert.deepEqual(groupsToDiscard([1, 0, 0, 3], 7, 1e-6, true, true).sort(), [1, 2]);
+  assert.deepEqual(groupsToDiscard([2, 2, 2], 3, 1e-6, true, true), [], 'all tie: nothing to learn');
+  assert.deepEqual(groupsToDiscard([2, 0, 3], 3, 1e-6, true, false), [], 'final stage: only significant gaps discard');
+});
+
+test('full factorial has 2^L − 2 rows (none and all left out)', () => {
+  assert.deepEqual(fullFactorial(2), [1, 2]);
+  assert.equal(fullFactorial(3).length, 6);
+  assert.equal(fullFactorial(4).length, 14);
+  assert.ok(!fullFactorial(3).includes(0) && !fullFactorial(3).includes(7));
+  assert.deepEqual(fullFactorial(2, true), [1, 2, 3]);
+});
+
+test('random partition: L disjoint non-empty groups covering S', () => {
+  const S = [3, 5, 8, 13, 21, 34, 55];
+  const groups = randomPartition(S, 3, rng(1));
+  assert.equal(groups.length, 3);
+  assert.ok(groups.every((g) => g.length >= 2));
+  assert.deepEqual(groups.flat().sort((a, b) => a - b), S);
+  assert.equal(randomPartition([1, 2], 5, rng(1)).length, 2, 'never more groups than points');
+});
+
+test('choice of L: Eq. 2/3 failure share, K_b estimate, Eq. 7 and √(K_b/ln 2)', () => {
+  // L = 3: [3·(1/3)(2/3)^K_b + 3·(2/3)(1/3)^K_b] / 6 → 1/2 at K_b = 0, 2/9 at K_b = 1
+  close(expectedFailureShare(0, 3), 0.5, 1e-12);
+  close(expectedFailureShare(1, 3), 2 / 9, 1e-12);
+  close(estimateBlockingPoints(2, 9, 3)!, 1, 1e-6);
+  assert.equal(estimateBlockingPoints(3, 6, 3), 0, 'half the configurations failed: no blocking point');
+  assert.equal(estimateBlockingPoints(0, 6, 3), undefined, 'nothing failed: nothing to estimate from');
+  // Eq. 7 at K_b = 10, θ = 0.05: L = 3 → 1027.5, L = 4 → 723.6, L = 5 → 791.2 runs
+  close(worstCaseRuns(10, 3), 1027.4807116104437, 1e-6);
+  close(worstCaseRuns(10, 4), 723.5908364792815, 1e-6);
+  close(worstCaseRuns(10, 5), 791.2114303112725, 1e-6);
+  assert.equal(chooseGroupCount(10), 4);
+  close(worstCaseGroupCount(10), 3.798, 1e-3); // the seed's closed form agrees: ≈ 3.8
+  assert.equal(chooseGroupCount(0), 2, 'no blocking point: the smallest L');
+});
+
+const MODELS: (FaultModel & { name: string })[] = [
+  { name: '60 points, one good point, three bad', points: 60, relevant: [7], blocking: [12, 40, 51], pBug: 0.7, pBase: 0.01 },
+  { name: '60 points, the bug needs noise at two points, three bad', points: 60, relevant: [7, 33], blocking: [12, 40, 51], pBug: 0.7, pBase: 0.01 },
+  { name: '20 points, one good point (40%), two bad', points: 20, relevant: [3], blocking: [5, 9], pBug: 0.4, pBase: 0.02 },
+];
+
+for (const m of MODELS) {
+  test(`IGS finds the planted good points of the seed's fault model: ${m.name}`, async () => {
+    let found = 0;
+    for (let s = 0; s < 10; s++) {
+      const r = await iterativeGroupSampling(m.points, faultModelOracle(m, s), { budget: 400, random: rng(100 + s) });
+      assert.ok(r.runs <= 400);
+      const top = r.ranked.slice(0, 3).map((x) => x.point);
+      if (m.relevant.every((p) => top.includes(p))) found++;
+      assert.ok(!top.some((p) => m.blocking.includes(p)), `a blocking point ranked: ${top}`);
+    }
+    assert.ok(found >= 9, `found in ${found} of 10 searches`);
+  });
+}
+
+test('IGS: the §5 speed-up and the significance stop', async () => {
+  const m = MODELS[0];
+  const r = await iterativeGroupSampling(m.points, faultModelOracle(m, 3), { budget: 400, random: rng(3) });
+  assert.equal(r.stopped, 'significant');
+  assert.ok(r.ranked[0].pValue < 1e-6);
+  assert.equal(r.ranked[0].point, 7);
+  assert.ok(r.ranked[0].failWith > 0.5 && r.ranked[0].failWithout < 0.2, JSON.stringify(r.ranked[0]));
+  assert.ok(r.kbEstimate !== undefined && r.log.some((round) => round.kbEstimate === r.kbEstimate));
+  // discards only ever shrink S between backtracks, and never drop the good point while it is the only cause
+  assert.ok(r.log.every((round) => round.discarded.length < round.candidates));
+});
+
+test('IGS: redundant trigger points (either one elicits the bug) stop on the survivors together', async () => {
+  // three candidates (tablelog: S is small from the start); noise at point 0 or at point 2 makes the
+  // bug appear (60%), so neither beats the runs without it by much
+  const random = rng(11);
+  const oracle = async (active: readonly number[]) => random() < (active.includes(0) || active.includes(2) ? 0.6 : 0.03);
+  const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(12) });
+  assert.equal(r.stopped, 'significant');
+  assert.ok(r.together, 'stopped on the set');
+  assert.ok(r.together!.pValue < 1e-6 && r.together!.failWith > 0.4 && r.together!.failWithout < 0.2, JSON.stringify(r.together));
+  assert.deepEqual(r.ranked.slice(0, 2).map((x) => x.point).sort((a, b) => a - b), [0, 2]);
+  assert.ok(r.ranked.every((x) => x.pValue >= 1e-6), 'no single point significant');
+  assert.ok(r.runs < 400);
+});
+
+test('IGS: a program that never fails stops with no-failure and ranks nothing', async () => {
+  const never = async () => false;
+  const r = await iterativeGroupSampling(30, never, { budget: 60, random: rng(1) });
+  assert.equal(r.stopped, 'no-failure');
+  assert.deepEqual(r.ranked, []);
+  assert.equal(r.runs, 60);
+});
+
+test('IGS: cancel stops between runs', async () => {
+  const ac = new AbortController();
+  let calls = 0;
+  const r = await iterativeGroupSampling(30, async () => {
+    if (++calls === 5) ac.abort();
+    return false;
+  }, { budget: 400, random: rng(1), signal: ac.signal });
+  assert.equal(r.stopped, 'cancelled');
+  assert.ok(r.runs <= 6);
+});
+
+test('IGS: backtracking puts wrongly discarded points back', async () => {
+  // round 1 of a fixed L = 2 sees the bug only by chance in the group without the good point
+  // (pBase), so the good point is discarded; later rounds fail nothing until the points return.
+  const m: FaultModel = { points: 8, relevant: [2], blocking: [], pBug: 0.9, pBase: 0 };
+  const base = faultModelOracle(m, 1);
+  let calls = 0;
+  const oracle = async (active: readonly number[]) => {
+    if (++calls <= 2) return !active.includes(2); // round 1: the chance failure, and the good point's group unlucky
+    return base(active);
+  };
+  const r = await iterativeGroupSampling(8, oracle, { budget: 400, random: rng(5), groups: 2, backtrackAfter: 2 });
+  assert.ok(r.log[0].discarded.includes(2));
+  assert.ok(r.log.some((round) => round.restored.includes(2)));
+  assert.equal(r.ranked[0].point, 2);
+});
+
+test('one-at-a-time search finds a single good point, but not one that needs a second', async () => {
+  const single = await oneAtATime(20, faultModelOracle(MODELS[0] && { ...MODELS[0], points: 20, blocking: [12] }, 1), { budget: 2000, random: rng(1) });
+  assert.deepEqual(single.found, [7]);
+  assert.equal(single.stopped, 'found');
+  const pair = await oneAtATime(20, faultModelOracle({ points: 20, relevant: [7, 13], blocking: [], pBug: 0.9, pBase: 0.01 }, 1), { budget: 2000, random: rng(1) });
+  assert.deepEqual(pair.found, []);
+  assert.equal(pair.stopped, 'exhausted');
+});
+
+test('RELIEF weights: a hand-made sample', () => {
+  // point 0 decides the outcome, point 1 is noise
+  const rows = [
+    [1, 0],
+    [1, 1],
+    [0, 0],
+    [0, 1],
+  ].map((r) => Uint8Array.from(r));
+  const w = reliefWeights({ rows, failed: [true, true, false, false] });
+  // run 0: hit run 1 (d 1), miss run 2 (d 1): point 0 +1, point 1 −1; symmetric for every run → w = [1, −1]
+  assert.deepEqual(Array.from(w), [1, -1]);
+  assert.deepEqual(reliefRanking(w), [0, 1]);
+});
+
+test('RELIEF on the fault model ranks the good point high with enough runs', async () => {
+  const m: FaultModel = { points: 20, relevant: [4], blocking: [], pBug: 0.8, pBase: 0.02 };
+  const sample = await sampleRandomConfigurations(20, 200, faultModelOracle(m, 2), rng(2));
+  assert.equal(sample.rows.length, 200);
+  assert.equal(reliefRanking(reliefWeights(sample))[0], 4);
+});
+
+test('derivative score walks the path until the failure rate drops', async () => {
+  // points 0..5 on one path; the bug needs noise at 3 or 4 (either), nowhere else
+  const oracle = async (active: readonly number[]) => active.includes(3) || active.includes(4);
+  const neighbours = (p: number) => ({ before: Array.from({ length: p }, (_, k) => p - 1 - k), after: Array.from({ length: 5 - p }, (_, k) => p + 1 + k) });
+  const r = await derivativeScores([3], neighbours, 6, oracle, { budget: 100, runsPerPoint: 2 });
+  assert.equal(r.foundRate, 1);
+  // before: 2 drops at once (rate 0, derivative −1); after: 4 keeps it (0), 5 drops (−1)
+  assert.deepEqual(
+    r.points.map((p) => [p.point, p.direction, p.failRate, p.derivative]),
+    [
+      [2, 'before', 0, -1],
+      [4, 'after', 1, 0],
+      [5, 'after', 0, -1],
+    ],
+  );
+  assert.equal(r.runs, 2 * 4);
+});
+
+test('PointStatistics: rates with and without the point', () => {
+  const s = new PointStatistics(3);
+  s.add([0, 1], true);
+  s.add([0], true);
+  s.add([1], false);
+  s.add([], false);
+  close(s.failWith(0), 1, 0);
+  close(s.failWithout(0), 0, 0);
+  close(s.failWith(1), 0.5, 0);
+  close(s.failWithout(1), 0.5, 0);
+  assert.equal(s.failWith(2), 0);
+});
