@@ -33,18 +33,18 @@ export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMembe
   let main = members[0];
   let longest = 2;
   for (const x of members) {
-    const n = m.patterns[x.row].accesses.length;
+    const n = m.pattern(x.row).accesses.length;
     if (n > longest) {
       main = x;
       longest = n;
     }
   }
-  const p = m.patterns[main.row];
+  const p = m.pattern(main.row);
   const seq: LaneAccess[] = p.accesses.map((a, k) => ({ lane: laneOf(m, main, k), access: a }));
   const interleaving = seq.map((x) => `T${x.lane} ${x.access.type} ${shortVar(x.access.variable)} @ ${loc(x.access.file, [x.access.line])} (${shortMethod(x.access.method)})`).join(' → ');
-  const variables = unique(members.flatMap((x) => m.patterns[x.row].accesses.map((a) => shortVar(a.variable))));
+  const variables = unique(members.flatMap((x) => m.pattern(x.row).accesses.map((a) => shortVar(a.variable))));
   const varText = listText(variables);
-  const all: LaneAccess[] = members.flatMap((x) => m.patterns[x.row].accesses.map((a, k) => ({ lane: laneOf(m, x, k), access: a })));
+  const all: LaneAccess[] = members.flatMap((x) => m.pattern(x.row).accesses.map((a, k) => ({ lane: laneOf(m, x, k), access: a })));
 
   if (p.accesses.length === 2) return orderAdvice(seq, methods, varText, interleaving);
 
