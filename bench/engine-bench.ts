@@ -22,7 +22,7 @@ async function main() {
     if (!run) throw new Error('analysis failed');
     const res = a.rank();
     events = run.events;
-    if (!res.patterns.length) throw new Error('no patterns');
+    if (!res.stats.patterns) throw new Error('no patterns');
   }
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const cpu = process.cpuUsage(c0);

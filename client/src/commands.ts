@@ -16,7 +16,7 @@ import {
 import { splitCommandLine } from './argv';
 import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordTest, recordWithProgress, requireTrust, testItemArgs, withLastTest } from './recording';
 import type { BraidModel } from './model';
-import type { BugsTree, Node, PatternsTree } from './trees';
+import type { BugsTree, Node, PatternsTree, RunsSort, RunsTree } from './trees';
 import { workspaceFileOfUri } from './openAccessGuard';
 import { registerTriggerPointCommands } from './triggerPoints';
 
@@ -38,6 +38,8 @@ export interface CommandDeps {
   patternsTree: PatternsTree;
   bugsView: vscode.TreeView<Node>;
   bugsTree: BugsTree;
+  /** the Runs view: its "failing runs only" filter and sort */
+  runsTree: Pick<RunsTree, 'setFilter' | 'failingOnly' | 'sort'>;
 }
 
 export function registerCommands(d: CommandDeps): void {
@@ -54,6 +56,17 @@ export function registerCommands(d: CommandDeps): void {
         }
       }),
     );
+
+  // Runs view: "failing runs only" filter and failing-first sort (title-bar toggles; context keys pick the icon shown)
+  const runsFilter = (failingOnly: boolean, sort: RunsSort) => {
+    d.runsTree.setFilter(failingOnly, sort);
+    void vscode.commands.executeCommand('setContext', 'braid.runsFailingOnly', failingOnly);
+    void vscode.commands.executeCommand('setContext', 'braid.runsFailingFirst', sort === 'failing');
+  };
+  reg('braid.runsFailingOnly', () => runsFilter(true, d.runsTree.sort));
+  reg('braid.runsShowAll', () => runsFilter(false, d.runsTree.sort));
+  reg('braid.runsSortFailingFirst', () => runsFilter(d.runsTree.failingOnly, 'failing'));
+  reg('braid.runsSortByRun', () => runsFilter(d.runsTree.failingOnly, 'run'));
 
   reg('braid.openAccess', async (uri: string, line: number) => {
     // links in hovers come from traces: open workspace files only (client/src/openAccessGuard.ts)

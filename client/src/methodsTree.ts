@@ -1,5 +1,5 @@
 /**
- * The "Suspicious Methods" view: the call-graph method ranking (seed 003, braid/methods) — method,
+ * The "Method Ranking" view: the call-graph method ranking (seed 003, braid/methods) — method,
  * score, the edge that gave the score, runs — and the command that opens the comparison with
  * GRIFFIN's suspicious methods of the same traces (webview/src/methods).
  */

@@ -26,6 +26,10 @@ export interface BugMethodDto {
   line: number;
   lines?: number[];
   uri?: string;
+  /** the methods holding the lane's accesses (added by the server): the suspicious method's contents */
+  accessing?: string[];
+  /** the lane's thread name (added by the server) */
+  threadName?: string;
 }
 
 export interface BugDto {

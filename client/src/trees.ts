@@ -4,7 +4,8 @@
  * access or a method opens the source at its line.
  */
 import * as vscode from 'vscode';
-import { runLabel } from './runLabel';
+import { runLabel, splitExecution } from './runLabel';
+import { fileLine, roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../../server/src/engine/displayNames';
 import { runPlanNote } from './triggerPointText';
 import { CachedRequest } from './cachedRequest';
 import {
@@ -22,8 +23,9 @@ import type { BraidModel, BugDto, BugMethodDto } from './model';
 
 export type Node =
   | { kind: 'run'; run: RunDto }
-  | { kind: 'pattern'; pattern: PatternDto; parentBug?: number; parentTie?: Node & { kind: 'tie' } }
+  | { kind: 'pattern'; pattern: PatternDto; parentBug?: number; parentTie?: Node & { kind: 'tie' }; parentWeak?: Node & { kind: 'weak' } }
   | { kind: 'tie'; tie: number; leader: PatternDto; patterns: PatternDto[] }
+  | { kind: 'weak'; section: string; patterns: PatternDto[] }
   | { kind: 'access'; access: PatternAccessDto; pattern: PatternDto; index: number; parentBug?: number }
   | { kind: 'bug'; bug: BugDto }
   | { kind: 'group'; bug: BugDto; group: 'methods' | 'advice' | 'patterns' | 'runs' }
@@ -36,12 +38,22 @@ export type Node =
   | { kind: 'xevent'; id: string; event: ExplainedEventDto }
   | { kind: 'xdependency'; id: string; dependency: ExplanationDependencyDto };
 
-function shortFile(f: string): string {
-  return f.replace(/\\/g, '/').split('/').pop() ?? f;
-}
-function shortMethod(m: string): string {
-  const p = m.split('.');
-  return p.length > 1 ? p.slice(-2).join('.') : m;
+/**
+ * The variables of a pattern, short and distinguishing: `MyVector.size, data` (the class once,
+ * then the other fields of the same class), in access order.
+ */
+export function patternVariables(p: PatternDto): string {
+  const vars = [...new Set(p.accesses.map((a) => shortVariable(a.variable)))];
+  let cls = '';
+  return vars
+    .map((v) => {
+      const dot = v.lastIndexOf('.');
+      const c = dot >= 0 ? v.slice(0, dot) : '';
+      const out = c && c === cls ? v.slice(dot + 1) : v;
+      cls = c;
+      return out;
+    })
+    .join(', ');
 }
 
 export function openAccessCommand(uri: string | undefined, line: number, title = 'Open Source'): vscode.Command | undefined {
@@ -110,26 +122,41 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'pattern': {
       const p = n.pattern;
-      const item = new vscode.TreeItem(`#${p.rank} ${p.id} ${kindWithThreads(p)}`, vscode.TreeItemCollapsibleState.Collapsed);
+      // label: rank and the short variable names (what tells two patterns apart); description: the
+      // failed/passed counts first, so they stay visible at the default sidebar width, then the score;
+      // full names in the tooltip
+      const item = new vscode.TreeItem(`#${p.rank} ${patternVariables(p)}`, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}pattern:${p.key}`;
-      const vars = [...new Set(p.accesses.map((a) => a.variable))].join(', ');
       const pv = p.pValue !== undefined ? ` · p ${formatPValue(p.pValue)}` : '';
-      const tied = n.parentTie === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
-      item.description = `${p.score.toFixed(3)} · ${p.failed} failed / ${p.passed} passed${pv} · ${vars}${tied}`;
+      const tied = n.parentTie === undefined && n.parentWeak === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
+      item.description = `${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)} · ${p.id} ${kindWithThreads(p)}${tied}`;
+      const legend = threadLegend(p.accesses);
+      const vars = [...new Set(p.accesses.map((a) => a.variable))];
       item.tooltip = new vscode.MarkdownString(
         `**Rank ${p.rank}**, suspiciousness **${p.score.toFixed(3)}**${pv}\n\n${p.id} \`${p.kind}\` — ${p.category} pattern${
           p.group && p.group !== 'cause' ? ` · ${p.group}` : ''
-        }\n\nin ${p.failed} failed and ${p.passed} passed runs`,
+        }\n\nin **${p.failed}** failed (✗) and **${p.passed}** passed (✓) runs\n\n${vars.map((v) => `\`${v.replace(/`/g, "'")}\``).join(', ')}${legend ? `\n\nthreads: ${escapeMd(legend)}` : ''}${
+          p.weak ? '\n\n_Weaker pattern: it does not separate failing from passing runs (score below braid.views.minScore, or in every passing run)._' : ''
+        }`,
       );
-      item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : p.score > 0 ? 'warning' : 'circle-outline', p.score > 0 ? new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground') : undefined);
+      // weak patterns: no icon (nor heat, code lens or hover)
+      if (!p.weak) item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : 'warning', new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground'));
       item.contextValue = 'braid.pattern';
+      return item;
+    }
+    case 'weak': {
+      const item = new vscode.TreeItem(`${n.patterns.length} weaker pattern${n.patterns.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `weak:${n.section}`;
+      item.description = 'do not separate failing from passing runs';
+      item.tooltip = 'Patterns scoring below braid.views.minScore (default 0.3) or present in every passing run: they do not tell failing runs from passing ones, so they get no heat, icon, code lens or hover.';
+      item.contextValue = 'braid.weakPatterns';
       return item;
     }
     case 'tie': {
       const p = n.leader;
       const item = new vscode.TreeItem(`${n.patterns.length} more tied pattern${n.patterns.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `tie:${p.key}`;
-      item.description = `score ${p.score.toFixed(3)} · ${tieMethods(p)}`;
+      item.description = `score ${p.score.toFixed(3)} · same methods`;
       item.tooltip = `${n.patterns.length + 1} patterns of rank ${p.rank} with the same score over the same methods (${tieMethods(p)})`;
       item.iconPath = new vscode.ThemeIcon('layers');
       item.contextValue = 'braid.tie';
@@ -137,11 +164,12 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'access': {
       const a = n.access;
-      const item = new vscode.TreeItem(`${n.index + 1}. T${a.thread} ${a.type === 'W' ? 'W' : 'R'} ${a.variable}`, vscode.TreeItemCollapsibleState.None);
+      const who = threadLabel(a, roleNames(n.pattern.accesses));
+      const item = new vscode.TreeItem(`${n.index + 1}. ${who} ${a.type === 'W' ? 'W' : 'R'} ${shortVariable(a.variable)}`, vscode.TreeItemCollapsibleState.None);
       item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}access:${n.pattern.key}:${n.index}`;
-      item.description = `${a.library ? `${shortFile(a.library.file)}:${a.library.line}, called from ` : a.call ? `${shortMethod(a.call)} at ` : ''}${shortFile(a.file)}:${a.line} · ${shortMethod(a.method)}`;
+      item.description = `${a.library ? `${fileLine(a.library.file, a.library.line)}, called from ` : a.call ? `${shortMethod(a.call)} at ` : ''}${fileLine(a.file, a.line)} · ${shortMethod(a.method)}`;
       item.iconPath = new vscode.ThemeIcon(a.type === 'W' ? 'edit' : 'eye', new vscode.ThemeColor(a.type === 'W' ? 'charts.red' : 'charts.blue'));
-      item.tooltip = `Thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}\n${
+      item.tooltip = `${who === `T${a.thread}` ? `Thread T${a.thread}` : `Thread ${who} (T${a.thread})`} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}\n${
         a.library ? `${shortFile(a.library.file)}:${a.library.line} in ${a.library.method}, called from ` : a.call ? `${shortMethod(a.call)} at ` : ''
       }${a.file}:${a.line} in ${a.method}${a.uri ? '' : '\n(source not found in the workspace; see braid.sourceRoots)'}`;
       item.command = openAccessCommand(a.uri, a.line);
@@ -172,10 +200,16 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'method': {
       const m = n.method;
-      const item = new vscode.TreeItem(`Thread ${m.thread}: ${shortMethod(m.method)}`, vscode.TreeItemCollapsibleState.None);
+      // GRIFFIN's suspicious method, with the methods holding the lane's accesses as its contents
+      const item = new vscode.TreeItem(
+        `${m.threadName ?? `Thread ${m.thread}`}: ${shortMethod(m.method)}`,
+        m.accessing?.length ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+      );
       item.id = `bug:${n.bug.id}:method:${m.thread}:${m.method}`;
       item.description = `${shortFile(m.file)}:${m.lines?.length ? m.lines.join(', ') : m.line}`;
-      item.tooltip = `${m.method}\n${m.file}`;
+      item.tooltip = `Suspicious method of ${m.threadName ? `thread ${m.threadName} (T${m.thread})` : `thread T${m.thread}`} (GRIFFIN: top of the common call stack)\n${m.method}\n${m.file}${
+        m.accessing?.length ? `\naccesses in ${m.accessing.join(', ')}` : ''
+      }`;
       item.iconPath = new vscode.ThemeIcon('symbol-method');
       item.command = openAccessCommand(m.uri, m.line);
       return item;
@@ -253,10 +287,33 @@ function escapeMd(s: string): string {
   return s.replace(/[!-/:-@[-`{-~]/g, (c) => '\\' + c);
 }
 
+export type RunsSort = 'run' | 'failing';
+
+/** Runs in the order asked: by program and run number (`run`), or failing runs first (`failing`). */
+export function sortRuns<R extends { execution: string; outcome: 'pass' | 'fail' }>(runs: readonly R[], sort: RunsSort): R[] {
+  const key = (r: R) => splitExecution(r.execution);
+  return [...runs].sort((a, b) => {
+    if (sort === 'failing' && a.outcome !== b.outcome) return a.outcome === 'fail' ? -1 : 1;
+    const ka = key(a);
+    const kb = key(b);
+    return ka.name < kb.name ? -1 : ka.name > kb.name ? 1 : (ka.index ?? 0) - (kb.index ?? 0) || (a.execution < b.execution ? -1 : a.execution > b.execution ? 1 : 0);
+  });
+}
+
 export class RunsTree extends BaseTree {
+  /** only failing runs (the "Show Failing Runs Only" toggle of the view's title bar) */
+  failingOnly = false;
+  sort: RunsSort = 'run';
+  setFilter(failingOnly: boolean, sort: RunsSort = this.sort): void {
+    this.failingOnly = failingOnly;
+    this.sort = sort;
+    this.changed();
+  }
   getChildren(element?: Node): Node[] {
     if (element) return [];
-    const runs: Node[] = this.model.runs.map((run) => ({ kind: 'run', run }));
+    const shown = sortRuns(this.model.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail');
+    const runs: Node[] = shown.map((run) => ({ kind: 'run', run }));
+    if (this.failingOnly && !shown.length && this.model.runs.length) runs.push({ kind: 'message', label: `No failing run among ${this.model.runs.length}.` });
     // a corrupted trace's run stays visible, with its error (click: the trace at the bad line)
     for (const u of this.model.unreadable) {
       const name = u.file.replace(/\\/g, '/').split('/').pop() ?? u.file;
@@ -282,15 +339,39 @@ export class PatternsTree extends BaseTree {
       this.roots = new Map();
       this.ties = new Map();
       const list: Node[] = [];
-      const ps = this.model.patterns;
-      const sections = new Set(ps.map((p) => p.group ?? 'cause'));
+      // weak patterns (do not separate failing from passing runs) are folded under "n weaker patterns" at the end of their section
+      const all = this.model.patterns;
+      const ps = all.filter((p) => !p.weak);
+      const weakBySection = new Map<string, PatternDto[]>();
+      for (const p of all) if (p.weak) weakBySection.set(p.group ?? 'cause', [...(weakBySection.get(p.group ?? 'cause') ?? []), p]);
+      const sections = new Set(all.map((p) => p.group ?? 'cause'));
+      const order = [...new Set(all.map((p) => p.group ?? 'cause'))];
       let section: string | undefined;
+      const closeSection = (g: string | undefined) => {
+        const weak = g !== undefined ? weakBySection.get(g) : undefined;
+        if (!weak?.length || g === undefined) return;
+        const node: Node & { kind: 'weak' } = { kind: 'weak', section: g, patterns: weak };
+        for (const q of weak) this.roots.set(q.key, { kind: 'pattern', pattern: q, parentWeak: node });
+        list.push(node);
+        weakBySection.delete(g);
+      };
+      const header = (g: string) => {
+        if (sections.size > 1 || g !== 'cause') {
+          const count = all.filter((q) => (q.group ?? 'cause') === g).length;
+          list.push({ kind: 'text', id: `section:${g}`, label: `${SECTION_LABELS[g]} (${count})`, icon: g === 'cause' ? 'flame' : g === 'harness' ? 'beaker' : 'debug-disconnect' });
+        }
+      };
       for (let k = 0; k < ps.length; ) {
         const p = ps[k];
         const g = p.group ?? 'cause';
-        if (g !== section && (sections.size > 1 || g !== 'cause')) {
-          const count = ps.filter((q) => (q.group ?? 'cause') === g).length;
-          list.push({ kind: 'text', id: `section:${g}`, label: `${SECTION_LABELS[g]} (${count})`, icon: g === 'cause' ? 'flame' : g === 'harness' ? 'beaker' : 'debug-disconnect' });
+        if (g !== section) {
+          // sections with only weak patterns before this one
+          for (const h of order.slice(section === undefined ? 0 : order.indexOf(section as (typeof order)[number]) + 1, order.indexOf(g))) {
+            header(h);
+            closeSection(h);
+          }
+          closeSection(section);
+          header(g);
         }
         section = g;
         let end = k + 1;
@@ -306,14 +387,24 @@ export class PatternsTree extends BaseTree {
         }
         k = end;
       }
+      closeSection(section);
+      for (const g of order) {
+        if (!weakBySection.has(g)) continue;
+        header(g);
+        closeSection(g);
+      }
       if (this.model.patternTotal > this.model.patterns.length) {
         list.push({ kind: 'message', label: `${this.model.patternTotal - this.model.patterns.length} more patterns (raise braid.views.maxPatterns, or use the UNICORN view)` });
       }
       return list;
     }
     if (element.kind === 'tie') return element.patterns.map((p) => this.roots.get(p.key)!);
+    if (element.kind === 'weak') return element.patterns.map((p) => this.roots.get(p.key)!);
     if (element.kind === 'pattern') {
-      const out: Node[] = element.pattern.accesses.map((access, index) => ({ kind: 'access' as const, access, pattern: element.pattern, index }));
+      const out: Node[] = [];
+      const legend = threadLegend(element.pattern.accesses);
+      if (legend) out.push({ kind: 'text', id: `legend:${element.pattern.key}`, label: legend, tooltip: `Thread roles of this pattern: ${legend} (T1 = the thread of the first access)`, icon: 'account' });
+      out.push(...element.pattern.accesses.map((access, index) => ({ kind: 'access' as const, access, pattern: element.pattern, index })));
       const tie = element.parentTie === undefined && element.parentBug === undefined ? this.ties.get(element.pattern.key) : undefined;
       if (tie) out.push(tie);
       return out;
@@ -322,7 +413,7 @@ export class PatternsTree extends BaseTree {
   }
   override getParent(e: Node): Node | undefined {
     if (e.kind === 'access') return this.roots.get(e.pattern.key);
-    if (e.kind === 'pattern') return e.parentTie;
+    if (e.kind === 'pattern') return e.parentTie ?? e.parentWeak;
     if (e.kind === 'tie') return this.roots.get(e.leader.key);
     return undefined;
   }
@@ -378,11 +469,22 @@ export class BugsTree extends BaseTree {
         return b.failingRuns.map((r) => ({
           kind: 'text',
           id: `bug:${b.id}:run:${r}`,
-          label: r,
+          label: ((run) => (run ? runLabel(run) : r))(this.model.runs.find((x) => x.execution === r)),
+          tooltip: r,
           icon: 'error',
           command: { command: 'braid.openTracer', title: 'Open in Tracer', arguments: [r] },
         }));
       }
+    }
+    if (element.kind === 'method') {
+      const m = element.method;
+      return (m.accessing ?? []).map((x) => ({
+        kind: 'text' as const,
+        id: `bug:${element.bug.id}:method:${m.thread}:${m.method}:holds:${x}`,
+        label: shortMethod(x),
+        tooltip: `${x}: holds accesses of ${m.threadName ?? `thread T${m.thread}`} inside ${m.method}`,
+        icon: 'symbol-field',
+      }));
     }
     if (element.kind === 'pattern') {
       return element.pattern.accesses.map((access, index) => ({ kind: 'access', access, pattern: element.pattern, index, parentBug: element.parentBug }));

@@ -9,7 +9,7 @@
  * (server/src/engine/summary/).
  */
 import { parentPort } from 'node:worker_threads';
-import { Analyzer } from './engine/analysis';
+import { Analyzer, patternCount } from './engine/analysis';
 import { addTraces } from './engine/summary/workspaceAnalysis';
 import { SummaryCache } from './engine/summary/summaryCache';
 import { explain } from './lsp/griffinBridge';
@@ -76,8 +76,9 @@ async function analyze(m: AnalyzeMessage): Promise<void> {
     griffinError = (err as Error)?.stack ?? String(err);
   }
   // Only the top patterns cross to the main thread (structured clone of 750k patterns takes ~20 s).
-  const totalPatterns = result.patterns.length;
-  if (totalPatterns > m.maxPatterns) result.patterns = result.patterns.slice(0, m.maxPatterns);
+  // (the ranking is compact: only these are described; it stays behind, not enumerable)
+  const totalPatterns = patternCount(result);
+  result.patterns = result.ranking ? result.ranking.describeRange(0, m.maxPatterns) : result.patterns.slice(0, m.maxPatterns);
   post({ type: 'result', id: m.id, result, totalPatterns, bugs, griffinError, read: added.read, removed, reused: reused + added.cached, ms: performance.now() - t0 });
 }
 

@@ -72,7 +72,7 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
     const top = wb.rows('Ranked Patterns').first();
     await top.waitFor({ state: 'visible' });
     await top.click();
-    const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. T\d [RW] / }).first();
+    const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. \S+ [RW] / }).first();
     await access.waitFor({ state: 'visible' });
     const label = (await access.getAttribute('aria-label')) ?? '';
     // an ArrayList-internal access (ArrayList.java:N, called from …) or the recorded call (ArrayList.add at …)

@@ -103,6 +103,47 @@ export class Workbench {
     await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
   }
 
+  /** Preferences: Color Theme → `name` (e.g. "Light Modern", "Dark Modern"); waits until the workbench shows it. */
+  async colorTheme(name: string, light: boolean): Promise<void> {
+    await this.runCommand('Preferences: Color Theme');
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await input.fill(name);
+    const row = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: name }).first();
+    await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT });
+    await row.click();
+    await this.page.locator(`.monaco-workbench.${light ? 'vs' : 'vs-dark'}`).waitFor({ state: 'attached', timeout: UI_TIMEOUT });
+  }
+
+  /**
+   * Tree rows' visible text: for each row, its label and how much of its description fits (the
+   * description cut at the row's right edge, as the user sees it) — measured with a DOM Range.
+   */
+  async visibleRowTexts(paneTitle: string): Promise<{ label: string; labelWhole: boolean; visible: string }[]> {
+    return this.rows(paneTitle).evaluateAll((rows) =>
+      rows.map((row) => {
+        const box = (row.querySelector('.monaco-icon-label-container') ?? row).getBoundingClientRect();
+        const name = row.querySelector('.label-name');
+        const desc = row.querySelector('.label-description');
+        const nameRect = name?.getBoundingClientRect();
+        let visible = name?.textContent ?? '';
+        const text = desc?.firstChild;
+        if (text && text.nodeType === 3) {
+          const range = document.createRange();
+          const s = text.textContent ?? '';
+          let k = 0;
+          for (; k < s.length; k++) {
+            range.setStart(text, k);
+            range.setEnd(text, k + 1);
+            if (range.getBoundingClientRect().right > box.right + 0.5) break;
+          }
+          visible += ' ' + s.slice(0, k);
+        }
+        return { label: name?.textContent ?? '', labelWhole: !!nameRect && nameRect.right <= box.right + 0.5, visible };
+      }),
+    );
+  }
+
   /** A view (pane) of the side bar by its title, e.g. "Ranked Patterns". */
   pane(title: string): Locator {
     return this.page.locator('.pane').filter({ has: this.page.locator(`.pane-header[aria-label^="${title}"]`) });

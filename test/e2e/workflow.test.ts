@@ -102,17 +102,18 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
     const top = wb.rows('Ranked Patterns').first();
     await top.waitFor({ state: 'visible' });
     const label = (await top.getAttribute('aria-label')) ?? '';
-    const m = /^#1 P\d+ [RW]\d( [RW]\d)+ (\d\.\d{3}) · (\d+) failed \/ (\d+) passed/.exec(label);
+    // issue 16: the short variable names, then the counts (✗ failed, ✓ passed), the score, the pattern id and kind
+    const m = /^#1 (\S.*?) (\d+) ✗ (\d+) ✓ · (\d\.\d{3}) · P\d+ [RW]\d( [RW]\d)+/.exec(label);
     assert.ok(m, `the first ranked pattern reads "${label}"`);
-    first.score = m[2];
-    assert.ok(Number(m[3]) > 0, `the top pattern occurs in failing runs: "${label}"`);
+    first.score = m[4];
+    assert.ok(Number(m[2]) > 0, `the top pattern occurs in failing runs: "${label}"`);
     await wb.pane('Runs').locator(`.pane-header[aria-label="Runs - ${recorded.failed} failed / ${recorded.runs} Section"]`).waitFor();
   });
 
   step("click the first ranked pattern's first access: the editor shows the tagged bug line", async () => {
     const top = wb.rows('Ranked Patterns').first();
     await top.click();
-    const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. T\d [RW] / }).first();
+    const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. \S+ [RW] / }).first();
     await access.waitFor({ state: 'visible' });
     const label = (await access.getAttribute('aria-label')) ?? '';
     const m = /(\w+\.java):(\d+)/.exec(label);
@@ -242,6 +243,63 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
     );
   });
 
+  step('names: whole where they differ, and the same thread names in the tree, Tracer and bug graph', async () => {
+    await page.keyboard.press('Escape');
+    // tree: the first pattern (expanded in step 03) and its accesses
+    const rows = await wb.visibleRowTexts('Ranked Patterns');
+    const top = rows.find((r) => r.label.startsWith('#1 '));
+    assert.ok(top, `a #1 row: ${rows.map((r) => r.visible).join(' | ')}`);
+    assert.ok(top.labelWhole, `the #1 label is not cut: "${top.label}"`);
+    assert.match(top.label, /^#1 MyVector\.(size|data)/, 'class simple name + member');
+    assert.match(top.visible, / \d+ ✗ \d+ ✓/, `the failed/passed counts visible at the default sidebar width: "${top.visible}"`);
+    const accessRows = rows.filter((r) => /^\d+\. \S+ [RW] /.test(r.label));
+    assert.ok(accessRows.length >= 2, `access rows: ${rows.map((r) => r.label).join(' | ')}`);
+    for (const r of accessRows) assert.ok(r.labelWhole, `access label not cut: "${r.label}"`);
+    const treeVars = new Set(accessRows.map((r) => r.label.split(' ').pop()!));
+    assert.ok(treeVars.has('MyVector.size') && treeVars.has('MyVector.data'), `both members, whole, in the tree: ${[...treeVars].join(', ')}`);
+    const treeThreads = new Set(accessRows.map((r) => /^\d+\. (\S+) /.exec(r.label)![1]));
+    assert.ok(![...treeThreads].some((t) => /^T\d$/.test(t)), `real thread names in the tree: ${[...treeThreads].join(', ')}`);
+    // Tracer (open, one thread shown): data cells not cut; its thread list names the same threads
+    const tracer = await wb.webview('Braid: Tracer');
+    const cells = await tracer.locator('.rows .row[data-i]').evaluateAll((els) =>
+      els
+        .filter((e) => (e as HTMLElement).offsetParent !== null)
+        .flatMap((e) => Array.from(e.querySelectorAll<HTMLElement>('.var, .loc-cell, .method')).map((c) => ({ text: c.textContent ?? '', cut: c.scrollWidth > c.clientWidth + 1 }))),
+    );
+    assert.ok(cells.length > 0, 'the Tracer shows rows');
+    const cut = cells.filter((c) => c.text && c.cut);
+    assert.deepEqual(cut, [], 'no Tracer data cell is cut');
+    assert.ok(cells.some((c) => /^MyVector\.(size|data)/.test(c.text)), `the Tracer shows the short member names: ${[...new Set(cells.map((c) => c.text))].slice(0, 12).join(', ')}`);
+    assert.ok(cells.some((c) => /^VectorCopy\.java:\d+$/.test(c.text)), 'the Tracer shows file:line');
+    const tracerThreads = (await tracer.locator('#thread vscode-option').allInnerTexts()).map((t) => t.trim().split(' ')[0]);
+    for (const t of treeThreads) assert.ok(tracerThreads.includes(t), `thread ${t} of the tree is in the Tracer (${tracerThreads.join(', ')})`);
+    const failure = (await tracer.locator('#failureBar').innerText()).replace(/\s+/g, ' ');
+    assert.match(failure, /Failed: exception/, `the failure reason at the top: ${failure}`);
+    const failingThread = /failing thread: (\S+)/.exec(failure)?.[1];
+    assert.ok(failingThread && tracerThreads.includes(failingThread), `the failing thread by its name: ${failure}`);
+    assert.doesNotMatch(failure, /in thread \d+/, 'no thread number in the failure');
+    await wb.extraScreenshot('tracer-failure');
+    // bug graph: lanes named after the same threads; the members whole
+    await wb.runCommand('Braid: Open Bug Graph');
+    const graph = await wb.webview('Braid: Bug Graph');
+    await graph.locator('g.access').first().waitFor({ state: 'visible' });
+    const lanes = await graph.locator('.lane-label').allTextContents();
+    const laneThreads = new Set(lanes.map((l) => /^(\S+) \(T\d\)/.exec(l)?.[1] ?? l));
+    assert.deepEqual([...laneThreads].sort(), [...treeThreads].sort(), `the graph's lanes (${lanes.join(' | ')}) are the tree's threads`);
+    const vars = await graph.locator('.access-var').allTextContents();
+    assert.ok(vars.length && vars.every((v) => !v.includes('…')), `no access name cut in the graph: ${vars.join(', ')}`);
+    assert.ok(vars.includes('MyVector.size') && vars.includes('MyVector.data'), `both members in the graph: ${vars.join(', ')}`);
+    const frames = await graph.locator('.frame-label').allTextContents();
+    assert.ok(frames.every((f) => !f.includes('…') && !f.includes('$')), `method boxes whole and readable: ${frames.join(', ')}`);
+    // one meaning of "suspicious method": the highlighted boxes are the methods the lane headers name
+    const highlighted = await graph.locator('g.frame.suspicious > .frame-label').allTextContents();
+    const named = lanes.map((l) => l.split('·').pop()!.trim());
+    assert.ok(highlighted.length > 0 && highlighted.every((x) => named.includes(x)), `highlighted ${highlighted.join(', ')} = named ${named.join(', ')}`);
+    // back to the Tracer (the next step watches it reload)
+    await wb.runCommand('Braid: Open Tracer');
+    await wb.webview('Braid: Tracer');
+  });
+
   step('Record Runs from the command palette: progress, then the new runs appear', async () => {
     await page.keyboard.press('Escape');
     await wb.runCommand('Braid: Record Runs');
@@ -284,5 +342,25 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
     await wb.runCommand('Braid: Open Bugs Panel');
     const griffin = await wb.webview('Braid: Bugs');
     await griffin.locator('.card[data-bug="1"]').waitFor({ state: 'visible' });
+  });
+
+  step('every view in light and dark (screenshots to look at)', async () => {
+    for (const [theme, light] of [['Light Modern', true], ['Dark Modern', false]] as const) {
+      await wb.colorTheme(theme, light);
+      const tag = light ? 'light' : 'dark';
+      await wb.extraScreenshot(`${tag}-sidebar`);
+      for (const [command, title, ready] of [
+        ['Braid: Open Tracer', 'Braid: Tracer', '.rows .row[data-i]'],
+        ['Braid: Open Bug Graph', 'Braid: Bug Graph', 'g.access'],
+        ['Braid: Open Ranked Patterns Panel', 'Braid: Ranked Patterns', '.item'],
+        ['Braid: Open Bugs Panel', 'Braid: Bugs', '.card'],
+        ['Braid: Open Explanations Panel', 'Braid: Explanations', '.card'],
+      ] as const) {
+        await wb.runCommand(command);
+        const f = await wb.webview(title);
+        await f.locator(ready).first().waitFor({ state: 'visible' });
+        await wb.extraScreenshot(`${tag}-${title.replace(/^Braid: /, '').replace(/\W+/g, '-').toLowerCase()}`);
+      }
+    }
   });
 });

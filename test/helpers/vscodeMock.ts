@@ -53,6 +53,37 @@ const listeners = { editors: [] as Listener[], config: [] as Listener[] };
 /** the `braid` settings getConfiguration('braid') answers from (keys like 'heat.enabled') */
 export const settings: Record<string, unknown> = {};
 
+/** Tree items (client/src/trees.ts): plain records of what the tree shows. */
+export const TreeItemCollapsibleState = { None: 0, Collapsed: 1, Expanded: 2 };
+export class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: unknown;
+  iconPath?: unknown;
+  command?: unknown;
+  contextValue?: string;
+  constructor(
+    readonly label: string,
+    readonly collapsibleState = TreeItemCollapsibleState.None,
+  ) {}
+}
+export class ThemeIcon {
+  constructor(
+    readonly id: string,
+    readonly color?: ThemeColor,
+  ) {}
+}
+export class MarkdownString {
+  value = '';
+  constructor(value = '') {
+    this.value = value;
+  }
+  appendMarkdown(s: string): this {
+    this.value += s;
+    return this;
+  }
+}
+
 export class ThemeColor {
   constructor(readonly id: string) {}
 }

@@ -61,13 +61,14 @@ test('analysis.maxPatterns keeps the best N patterns and counts the rest', async
 });
 
 test('hover.maxPatterns limits the patterns of a hover and says how many more there are', async () => {
-  const { s, ws, done } = await session({ hover: { maxPatterns: 1 } });
+  const { s, ws, done } = await session({ hover: { maxPatterns: 1 }, views: { minScore: 0 } });
   try {
     const uri = await s.open(SRC, readFileSync(path.join(ws, SRC), 'utf8'));
-    // line 10 is in P9, in the pair stock 10→16 and in the pair stock 16→10
+    // line 10 is in P9, in the pair stock 10→16 and in the pair stock 16→10; one pair occurs in every
+    // passing run, so it is a weaker pattern (issue 16) with no hover even at views.minScore 0
     const h: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 9, character: 12 } });
     assert.match(h.contents.value, /rank \*\*1\*\* of 5/);
-    assert.match(h.contents.value, /…and 2 more ranked patterns on this line/);
+    assert.match(h.contents.value, /…and 1 more ranked patterns on this line/);
     assert.doesNotMatch(h.contents.value, /rank \*\*2\*\*/);
   } finally {
     await done();

@@ -144,8 +144,9 @@ describe('braid/pinpoint and workspace trust', () => {
     cleanup(ws);
   });
 
-  test('refused in an untrusted workspace; after braid/workspaceTrust the request is checked (a missing command is named)', async () => {
+  test('braid/pinpoint and braid/record refused in an untrusted workspace; after braid/workspaceTrust the request is checked (a missing command is named)', async () => {
     await assert.rejects(s.connection.sendRequest('braid/pinpoint', { command: ['java', '-cp', 'out', 'shop.Inventory'] }), /needs a trusted workspace/);
+    await assert.rejects(s.connection.sendRequest('braid/record', { command: ['java', '-cp', 'out', 'shop.Inventory'], runs: 2 }), /recording runs your program, so it needs a trusted workspace/);
     assert.deepEqual(
       s.notes.filter((n) => n.method === '$/progress'),
       [],

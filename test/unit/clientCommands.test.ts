@@ -31,6 +31,14 @@ const model = {
   bugs: [] as { id: number }[],
   refresh: async () => undefined,
 };
+const runsTree = {
+  failingOnly: false,
+  sort: 'run',
+  setFilter(failingOnly: boolean, sort: string) {
+    runsTree.failingOnly = failingOnly;
+    runsTree.sort = sort;
+  },
+};
 registerCommands({
   context: { subscriptions: [], workspaceState: { get: (_k: string, d: unknown) => d, update: async () => undefined } },
   client: {
@@ -49,8 +57,9 @@ registerCommands({
     openBugGraph: (...a: unknown[]) => opened.push(['bugGraph', ...a]),
     openExplanations: () => opened.push(['explanations']),
   },
+  runsTree,
 } as never);
-// the Suspicious Methods view registers its commands next to its tree (client/src/methodsTree.ts)
+// the Method Ranking view registers its commands next to its tree (client/src/methodsTree.ts)
 const methodsModel = {
   onDidChange: () => ({ dispose() {} }),
   request: async (method: string) => {
@@ -74,14 +83,25 @@ beforeEach(() => {
   workspace.isTrusted = true;
 });
 
-test('every command of package.json is registered (Refresh Explanations is, next to its tree, in extension.ts; the Suspicious Methods view commands by registerMethodsView above, in methodsTree.ts)', () => {
+test('every command of package.json is registered (Refresh Explanations is, next to its tree, in extension.ts; the Method Ranking view commands by registerMethodsView above, in methodsTree.ts)', () => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
   const elsewhere = new Set(['braid.refreshExplanations']);
   const declared = pkg.contributes.commands.map((c: { command: string }) => c.command).filter((c: string) => !elsewhere.has(c)).sort();
   assert.deepEqual([...commands.registered.keys()].sort(), declared);
 });
 
-test('Suspicious Methods: Compare opens the comparison webview; Reveal focuses the view and reveals the method', async () => {
+test('Runs view: failing-only filter and failing-first sort, with the context keys that pick the title-bar icon', async () => {
+  await run('braid.runsFailingOnly');
+  await run('braid.runsSortFailingFirst');
+  assert.deepEqual([runsTree.failingOnly, runsTree.sort], [true, 'failing']);
+  assert.ok(commands.executed.some((c) => c[0] === 'setContext' && c[1] === 'braid.runsFailingOnly' && c[2] === true));
+  await run('braid.runsShowAll');
+  await run('braid.runsSortByRun');
+  assert.deepEqual([runsTree.failingOnly, runsTree.sort], [false, 'run']);
+  assert.ok(commands.executed.some((c) => c[0] === 'setContext' && c[1] === 'braid.runsFailingFirst' && c[2] === false));
+});
+
+test('Method Ranking: Compare opens the comparison webview; Reveal focuses the view and reveals the method', async () => {
   opened.length = 0;
   await run('braid.compareSuspiciousMethods');
   assert.deepEqual(opened, [['methods']]);

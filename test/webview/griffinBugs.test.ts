@@ -92,7 +92,7 @@ describe('Bugs view, 40 bugs at 1,000 px', () => {
     assert.deepEqual(await c1.locator('.methods button.loc').allTextContents(), ['Vector constructor', 'Vector.addAll']);
     // the two-bug program: Stock.reserve and Ledger.post
     const heads = await page.locator('.card .headline').allTextContents();
-    assert.ok(heads.includes('TwoBugs$Stock.reserve ⇄ TwoBugs$Stock.reserve') && heads.includes('TwoBugs$Ledger.post ⇄ TwoBugs$Ledger.post'), heads.slice(0, 6).join(' | '));
+    assert.ok(heads.includes('Stock.reserve ⇄ Stock.reserve') && heads.includes('Ledger.post ⇄ Ledger.post'), heads.slice(0, 6).join(' | '));
     // weak evidence: after the heading, collapsed, tagged
     const order = await page.$$eval('#cards > *', (els) => els.map((e) => (e.classList.contains('group-head') ? 'HEAD' : (e as HTMLElement).dataset.bug!)));
     const at = order.indexOf('HEAD');
@@ -129,7 +129,7 @@ describe('Bugs view, 40 bugs at 1,000 px', () => {
     await inter.locator('summary').click();
     assert.match((await inter.locator('.interleaving').textContent()) ?? '', /^T1 R Vector\.size @ Vector\.java:\d+ \(Vector\.size\) → T2 W/);
     // the two-bug program's stock bug has more than five patterns: five shown, the rest folded
-    const stock = page.locator('.card:has(.headline:text-is("TwoBugs$Stock.reserve ⇄ TwoBugs$Stock.reserve"))').first();
+    const stock = page.locator('.card:has(.headline:text-is("Stock.reserve ⇄ Stock.reserve"))').first();
     const n = fx.bugs.find((b) => (b as Bug).suspiciousMethods[0].method.endsWith('Stock.reserve')) as Bug;
     assert.ok(n.patterns.length > 5);
     assert.equal(await stock.locator('section[data-section="patterns"] > ol.patterns > li').count(), 5);

@@ -1,5 +1,5 @@
 /**
- * Playwright tests of the Suspicious Methods comparison webview (braid/methods: the call-graph
+ * Playwright tests of the Method Ranking comparison webview (braid/methods: the call-graph
  * ranking next to GRIFFIN's suspicious methods) in Chromium, from its esbuild bundle inside the
  * production HTML shell (strict CSP) with the stubbed acquireVsCodeApi.
  */
@@ -25,7 +25,7 @@ async function noErrors(page: Page, errors: string[]): Promise<void> {
   assert.deepEqual(csp, [], 'no CSP violations');
 }
 
-describe('Suspicious Methods comparison view', () => {
+describe('Method Ranking comparison view', () => {
   test('GRIFFIN methods with their call-graph rank, and the call-graph top with score, edge, runs and the GRIFFIN mark', async () => {
     const page = await H.open('methods', { fixture: fx });
     const errors: string[] = [];

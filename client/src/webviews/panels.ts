@@ -22,7 +22,7 @@ export interface BraidWebviews {
   openGriffin(): void;
   openBugGraph(bug?: number): void;
   openExplanations(): void;
-  /** the Suspicious Methods comparison (call graph vs GRIFFIN) */
+  /** the Method Ranking comparison (call graph vs GRIFFIN) */
   openMethods(): void;
 }
 
@@ -33,7 +33,7 @@ const VIEWS: Record<ViewKind, { viewType: string; title: string; findWidget: boo
   griffin: { viewType: 'braid.griffin', title: 'Braid: Bugs', findWidget: true },
   bugGraph: { viewType: 'braid.bugGraph', title: 'Braid: Bug Graph', findWidget: false },
   explanations: { viewType: 'braid.explanations', title: 'Braid: Explanations', findWidget: true },
-  methods: { viewType: 'braid.methodsCompare', title: 'Braid: Suspicious Methods', findWidget: true },
+  methods: { viewType: 'braid.methodsCompare', title: 'Braid: Method Ranking vs GRIFFIN', findWidget: true },
 };
 
 /** viewType of each panel, for package.json `onWebviewPanel:` activation events */

@@ -6,18 +6,19 @@
  *         [--strategy unicorn|falcon] [--output FILE]
  *   braid record --runs N ... -- <command...>
  */
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
-import { AnalysisOptions, fileHash, Strategy } from '../engine/analysis';
+import { createWriteStream, openSync } from 'node:fs';
+import { once } from 'node:events';
+import { AnalysisOptions, AnalysisResult, fileHash, Strategy } from '../engine/analysis';
 import { analyzeInputs, analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { writeSummaryFile } from '../engine/summary/summaryFile';
 import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
-import { jsonReport } from '../engine/report/jsonReport';
-import { textReport } from '../engine/report/textReport';
-import { sarifReport } from '../engine/report/sarifReport';
-import { writeJsonPretty } from './jsonOutput';
+import { jsonReportSections } from '../engine/report/jsonReport';
+import { textReportLines } from '../engine/report/textReport';
+import { sarifReportSections } from '../engine/report/sarifReport';
+import { ChunkSink, streamSink, writeJson, writeLines } from '../engine/report/jsonStream';
 import { extraCommands } from './commands';
-import { bugsTextReport, explainBugs, GriffinOptions } from '../engine/griffin/griffin';
+import { Bug, bugsTextReport, explainBugs, GriffinOptions } from '../engine/griffin/griffin';
 import type { Scoring } from '../engine/griffin/suspiciousPatterns';
 
 const VERSION = '0.1.0';
@@ -209,19 +210,6 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
   return a;
 }
 
-/** writeSync until everything is written (stdout may be a non-blocking pipe: EAGAIN is retried). */
-function writeAllSync(fd: number, s: string): void {
-  const buf = Buffer.from(s);
-  let off = 0;
-  while (off < buf.length) {
-    try {
-      off += writeSync(fd, buf, off, buf.length - off);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
-    }
-  }
-}
-
 /** GRIFFIN options from the command line (test code: the analysis' test-code globs, when it has them). */
 export function griffinOptions(g: GriffinCliOptions): GriffinOptions {
   const { enabled: _enabled, ...rest } = g;
@@ -232,22 +220,20 @@ async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
   const { result } = await analyzeInputsRanked(args.inputs, args.options, { workers: args.workers, cacheDir: args.cache });
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
-  let text: string;
   const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, griffinOptions(args.griffin)) : undefined;
-  if (args.format === 'json') {
-    // streamed (server/src/cli/jsonOutput.ts): the same text as JSON.stringify(report, null, 2), never one huge string
-    const fd = args.output ? openSync(args.output, 'w') : 1;
-    try {
-      writeJsonPretty(jsonReport(result, { top: args.top, extra: bugs ? { bugs } : undefined }) as Record<string, unknown>, (s) => writeAllSync(fd, s));
-      writeAllSync(fd, '\n');
-    } finally {
-      if (args.output) closeSync(fd);
+  // every format is streamed (report/jsonStream.ts): patterns are described as they are written, never one huge string
+  await writeReport(args.output, async (sink) => {
+    if (args.format === 'json') {
+      await writeJson(jsonReportSections(result, { top: args.top, extra: bugs ? { bugs } : undefined }), sink);
+      await sink('\n');
+    } else if (args.format === 'sarif') {
+      await writeJson(sarifReportSections(result, args.top ?? 20), sink);
+      await sink('\n');
+    } else {
+      const lines = textReportLines(result, args.top ?? 20);
+      await writeLines(bugs ? withBugs(lines, bugs, result) : lines, sink);
     }
-    return result.executions.total === 0 ? 1 : 0;
-  } else if (args.format === 'sarif') text = JSON.stringify(sarifReport(result, args.top ?? 20), null, 2);
-  else text = textReport(result, args.top ?? 20) + (bugs ? '\n\n' + bugsTextReport(bugs, result) : '');
-  if (args.output) writeFileSync(args.output, text + '\n');
-  else process.stdout.write(text + '\n');
+  });
   return result.executions.total === 0 ? 1 : 0;
 }
 
@@ -271,6 +257,27 @@ async function summarizeCommand(argv: string[]): Promise<number> {
   const failed = summary.runs.filter((r) => r.outcome === 'fail').length;
   process.stderr.write(`braid summarize: ${summary.runs.length} runs (${failed} failed), ${summary.patterns.n.length} patterns → ${args.output}\n`);
   return summary.runs.length === 0 ? 1 : 0;
+}
+
+function* withBugs(lines: Iterable<string>, bugs: Bug[], result: AnalysisResult): Generator<string> {
+  yield* lines;
+  yield '';
+  yield bugsTextReport(bugs, result);
+}
+
+/** Runs `write` with a sink to FILE (or stdout), waiting for the stream to drain; closes the file. */
+async function writeReport(output: string | undefined, write: (sink: ChunkSink) => Promise<void>): Promise<void> {
+  if (!output) {
+    await write(streamSink(process.stdout));
+    return;
+  }
+  const fd = openSync(output, 'w'); // a bad path is a plain error here, before anything is written
+  const stream = createWriteStream('', { fd });
+  const failed = new Promise<never>((_, reject) => stream.once('error', reject));
+  failed.catch(() => undefined);
+  await Promise.race([write(streamSink(stream)), failed]);
+  stream.end();
+  await Promise.race([once(stream, 'finish'), failed]);
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -2,7 +2,9 @@
  * `braid methods`: the call-graph method ranking of seed 003 (server/src/engine/callgraph,
  * docs/callgraph.md). Exit codes: 0 ok, 1 no run could be read, 2 usage error.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { streamSink, writeJson } from '../engine/report/jsonStream';
+import { createWriteStream, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { rankMethodsOfTraceFiles } from '../engine/callgraph/localizationProcess';
@@ -120,11 +122,17 @@ export async function runMethodsCommand(argv: string[]): Promise<number> {
   const roots = a.sourceRoots.length ? a.sourceRoots : [process.cwd()];
   const r = await rankMethodsOfTraceFiles(a.inputs, { representation: a.representation, balance: a.balance, seed: a.seed, interThread: a.interThread, readSource: sourceReader(roots) });
   for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
-  let text: string;
-  if (a.format === 'json') text = JSON.stringify(methodsJsonReport(r, a.top), null, 2);
-  else if (a.format === 'sarif') text = JSON.stringify(methodsSarifReport(r, a.top ?? 20), null, 2);
-  else text = methodsTextReport(r, a.top ?? 20);
-  if (a.output) writeFileSync(a.output, text + '\n');
-  else process.stdout.write(text + '\n');
+  // JSON and SARIF are streamed (report/jsonStream.ts): one method at a time, never one huge string
+  const report = a.format === 'json' ? methodsJsonReport(r, a.top) : a.format === 'sarif' ? methodsSarifReport(r, a.top ?? 20) : undefined;
+  const fd = a.output ? openSync(a.output, 'w') : undefined; // a bad path is a plain error before anything is written
+  const stream = fd !== undefined ? createWriteStream('', { fd }) : process.stdout;
+  const sink = streamSink(stream);
+  if (report) await writeJson(report, sink);
+  else await sink(methodsTextReport(r, a.top ?? 20));
+  await sink('\n');
+  if (fd !== undefined) {
+    stream.end();
+    await once(stream, 'finish');
+  }
   return r.executions.total === 0 ? 1 : 0;
 }

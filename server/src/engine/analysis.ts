@@ -21,7 +21,10 @@ import { PatternCategory } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
-import { PatternGroup, TieOrder, confidenceNote, listRanks, methodsKey, orderPatterns, tieGroups } from './ranking/rootCauseOrder';
+import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './ranking/rootCauseOrder';
+import { sameScore } from './ranking/competitionRanking';
+import { RankedList } from './ranking/rankedList';
+export { patternAt, patternCount } from './ranking/rankedList';
 import { encodeRuns, SummaryMerger } from './summary/runSummary';
 import { ENGINE_VERSION, optionMismatch, SummaryFile } from './summary/summaryFile';
 
@@ -88,6 +91,8 @@ export interface RunResult {
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
   afterFailure?: number[];
+  /** failing runs: the thread of the first uncaught exception, with its trace name (for the views) */
+  failingThread?: { id: number; name: string };
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
   /** events the recorder dropped in this run (its writer fell behind); 0 normally */
@@ -148,7 +153,16 @@ export interface RankedPattern {
 export interface AnalysisResult {
   options: AnalysisOptions;
   executions: { total: number; failed: number; passed: number };
+  /**
+   * Every ranked pattern, described. From `Analyzer.rank()` this is described on first use
+   * (all of them): code that shows only some patterns uses `ranking` instead.
+   */
   patterns: RankedPattern[];
+  /**
+   * The compact ranked list (Analyzer.rank(); not enumerable, so it neither crosses to
+   * another thread nor into JSON): row k is `patterns[k]`, described by `ranking.describe(k)`.
+   */
+  ranking?: RankedList<RankedPattern>;
   runs: RunResult[];
   diagnostics: Diagnostic[];
   /** a sentence for the user when the result needs explaining (e.g. no failing runs) */
@@ -171,7 +185,18 @@ export class Analyzer {
   private readonly frameCache = new Map<number, { file: string; line: number; method: string }>();
   private readonly testCode: TestCodeClassifier;
   /** where library code ends and the user's code begins (the language server may pass its source roots' view) */
-  isLibrary: LibraryPredicate = isLibraryCode;
+  get isLibrary(): LibraryPredicate {
+    return this.libraryPredicate;
+  }
+  set isLibrary(p: LibraryPredicate) {
+    // the methods accesses are shown in depend on it: forget them
+    this.libraryPredicate = p;
+    this.userMethods.clear();
+    this.locMethodNos = new Int32Array(0);
+    this.tieKeys = new Int32Array(0);
+    this.libraryLocs = new Uint8Array(0);
+  }
+  private libraryPredicate: LibraryPredicate = isLibraryCode;
 
   constructor(options: Partial<AnalysisOptions> = {}) {
     this.options = validateOptions(options);
@@ -239,6 +264,9 @@ export class Analyzer {
       patterns: found.ids.slice().sort((a, b) => a - b),
       failPoint,
       afterFailure,
+      ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined
+        ? { failingThread: { id: r.uncaught[0].thread, name: r.symbols.threads.get(r.uncaught[0].thread)?.name ?? `thread ${r.uncaught[0].thread}` } }
+        : {}),
       stats,
       uncaught: r.uncaught,
       droppedEvents: r.droppedEvents,
@@ -376,52 +404,117 @@ export class Analyzer {
     return m;
   }
 
-  /** UNICORN Step 3: counts, suspiciousness, competition ranking; then groups, tie groups and p-values. */
+  /**
+   * UNICORN Step 3: counts, suspiciousness, competition ranking; then groups, tie groups and p-values.
+   * The list is compact (`result.ranking`, typed arrays); patterns are described only when shown
+   * (`result.ranking.describe(k)`). `result.patterns` describes every pattern on first use (small
+   * results, tests); reports, GRIFFIN and the language server use the ranking.
+   */
   rank(): AnalysisResult {
     const runs = this.runResults();
     const totalFailed = runs.filter((r) => r.outcome === 'fail').length;
     const totalPassed = runs.length - totalFailed;
-    const failed = new Map<number, number>();
-    const passed = new Map<number, number>();
-    const failedAfter = new Map<number, number>();
+    const reg = this.registry;
+    const n = reg.patterns.length;
+    const failed = new Int32Array(n);
+    const passed = new Int32Array(n);
+    const failedAfter = new Int32Array(n);
     for (const r of runs) {
       const m = r.outcome === 'fail' ? failed : passed;
-      for (const p of r.patterns) m.set(p, (m.get(p) ?? 0) + 1);
-      if (r.afterFailure) for (const p of r.afterFailure) failedAfter.set(p, (failedAfter.get(p) ?? 0) + 1);
+      for (const p of r.patterns) m[p]++;
+      if (r.afterFailure) for (const p of r.afterFailure) failedAfter[p]++;
     }
-    const ids = new Set<number>([...failed.keys(), ...passed.keys()]);
-    const reg = this.registry;
     const grouping = this.options.grouping;
-    const rows = [...ids].map((id) => {
-      const f = failed.get(id) ?? 0;
-      const p = passed.get(id) ?? 0;
+    // compact rows (typed arrays): the order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups
+    let count = 0;
+    for (let id = 0; id < n; id++) if (failed[id] !== 0 || passed[id] !== 0) count++;
+    const ids = new Int32Array(count);
+    const score = new Float64Array(count);
+    const group = new Uint8Array(count);
+    const length = new Int32Array(count);
+    const keys: string[] = new Array(count);
+    const fr = new Int32Array(count);
+    const pr = new Int32Array(count);
+    for (let id = 0, k = 0; id < n; id++) {
+      const f = failed[id];
+      const p = passed[id];
+      if (f === 0 && p === 0) continue;
       const info = reg.patterns[id];
-      return {
-        id,
-        f,
-        p,
-        score: totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed),
-        group: (grouping ? this.groupOf(id, f, failedAfter.get(id) ?? 0) : 'cause') as PatternGroup,
-        length: info.accesses.length,
-        key: info.key,
-      };
-    });
-    orderPatterns(rows, grouping, this.tieOrder);
-    const ranks = listRanks(rows, grouping);
-    const described = rows.map((r, k) => this.describe(r.id, ranks[k], r.score, r.f, r.p, totalFailed, totalPassed, r.group));
-    const ties = tieGroups(rows, described.map((d) => methodsKey(d.accesses)), grouping);
-    const patterns: RankedPattern[] = ties.order.map((k, j) => {
-      const d = described[k];
-      d.tie = ties.tie[j];
-      d.tieSize = ties.size[j];
+      ids[k] = id;
+      fr[k] = f;
+      pr[k] = p;
+      score[k] = totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed);
+      group[k] = grouping ? PATTERN_GROUPS.indexOf(this.groupOf(id, f, failedAfter[id])) : 0;
+      length[k] = info.accesses.length;
+      keys[k] = info.key;
+      k++;
+    }
+    const order = Array.from({ length: count }, (_, k) => k);
+    const byKey = (a: number, b: number) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0);
+    if (!grouping) {
+      order.sort((a, b) => score[b] - score[a] || fr[b] - fr[a] || pr[a] - pr[b] || length[b] - length[a] || byKey(a, b));
+    } else {
+      const dir = this.tieOrder === 'shorter' ? 1 : -1;
+      order.sort(
+        (a, b) =>
+          group[a] - group[b] ||
+          score[b] - score[a] ||
+          pr[a] - pr[b] ||
+          fr[b] - fr[a] ||
+          dir * (length[a] - length[b]) ||
+          byKey(a, b),
+      );
+    }
+    const ranking = new RankedList<RankedPattern>(count, (list, k) => {
+      const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
+      d.tie = list.ties[k];
+      d.tieSize = list.tieSizes[k];
       return d;
     });
+    // runs of equal (group, score): one competition rank; within a run, one tie group per methods key (grouping on)
+    let j = 0;
+    let tieNo = 0;
+    for (let start = 0; start < count; ) {
+      const a = order[start];
+      let end = start + 1;
+      while (end < count && sameScore(score[order[end]], score[order[end - 1]]) && (!grouping || group[order[end]] === group[a])) end++;
+      const rank = start + 1;
+      const put = (k: number, tie: number, size: number) => {
+        const id = ids[k];
+        ranking.set(j++, id, rank, score[k], failed[id], passed[id], PATTERN_GROUPS[group[k]], tie, size);
+      };
+      if (!grouping || end - start === 1) {
+        for (let q = start; q < end; q++) put(order[q], ++tieNo, 1);
+      } else {
+        // tie groups: scores equal to the first of the run (tieGroups), a sub-run of the rank's run
+        for (let sub = start; sub < end; ) {
+          let subEnd = sub + 1;
+          while (subEnd < end && sameScore(score[order[subEnd]], score[order[sub]])) subEnd++;
+          const buckets = new Map<number, number[]>();
+          for (let q = sub; q < subEnd; q++) {
+            const mk = subEnd - sub === 1 ? 0 : this.tieKeyOf(ids[order[q]]);
+            const bucket = buckets.get(mk);
+            if (bucket) bucket.push(order[q]);
+            else buckets.set(mk, [order[q]]);
+          }
+          for (const members of buckets.values()) {
+            tieNo++;
+            for (const k of members) put(k, tieNo, members.length);
+          }
+          sub = subEnd;
+        }
+      }
+      start = end;
+    }
     let message: string | undefined;
     if (runs.length === 0) message = 'No traces could be analyzed.';
     else if (totalFailed === 0)
       message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
     else if (totalPassed === 0) message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart well.`;
-    const firstCause = patterns.length && patterns[0].group === 'cause' ? patterns[0] : undefined;
+    const firstCause =
+      ranking.length && ranking.group(0) === 'cause'
+        ? { failed: ranking.failed[0], passed: ranking.passed[0], pValue: fisherOneSided(ranking.failed[0], ranking.passed[0], totalFailed, totalPassed) }
+        : undefined;
     const confidence = confidenceNote(totalFailed, totalPassed, firstCause);
     let events = 0;
     let pairs = 0;
@@ -433,16 +526,135 @@ export class Analyzer {
       late += r.stats.latePairs;
       ordered += r.stats.orderedPairs ?? 0;
     }
-    return {
+    const result = {
       options: this.options,
       executions: { total: runs.length, failed: totalFailed, passed: totalPassed },
-      patterns,
       runs,
       diagnostics: this.diagnostics(),
       message,
       confidence,
-      stats: { events, pairs, patterns: patterns.length, latePairs: late, orderedPairs: ordered },
-    };
+      stats: { events, pairs, patterns: ranking.length, latePairs: late, orderedPairs: ordered },
+    } as AnalysisResult;
+    return withRanking(result, ranking);
+  }
+
+  /**
+   * A key equal for two patterns exactly when rootCauseOrder.methodsKey of their described accesses is
+   * (each role's set of methods, the two roles unordered), made of interned method numbers.
+   */
+  private methodsKeyOf(id: number): string {
+    const reg = this.registry;
+    const info = reg.patterns[id];
+    const n = info.accesses.length;
+    const scratch = this.keyScratch.length >= 2 * n ? this.keyScratch : (this.keyScratch = new Int32Array(2 * n));
+    // role 1's method numbers in scratch[0..n1), role 2's in scratch[n..n+n2), each sorted and unique
+    let n1 = 0;
+    let n2 = 0;
+    for (let k = 0; k < n; k++) {
+      const m = this.userMethodNo(reg.accesses[info.accesses[k]].loc, info.stacks[k]);
+      const base = info.roles[k] === 1 ? 0 : n;
+      const len = base === 0 ? n1 : n2;
+      let q = base + len;
+      let dup = false;
+      for (let j = base; j < base + len; j++) if (scratch[j] === m) dup = true;
+      if (dup) continue;
+      while (q > base && scratch[q - 1] > m) {
+        scratch[q] = scratch[q - 1];
+        q--;
+      }
+      scratch[q] = m;
+      if (base === 0) n1++;
+      else n2++;
+    }
+    let k1 = '';
+    for (let j = 0; j < n1; j++) k1 += (j ? ',' : '') + scratch[j];
+    let k2 = '';
+    for (let j = 0; j < n2; j++) k2 += (j ? ',' : '') + scratch[n + j];
+    return k1 <= k2 ? `${k1}|${k2}` : `${k2}|${k1}`;
+  }
+
+  /** per loc: 0 not known yet, 1 user code, 2 library code (isLibrary) */
+  private libraryLocs = new Uint8Array(0);
+
+  private isLibraryLoc(locId: number): boolean {
+    if (locId >= this.libraryLocs.length) {
+      const grown = new Uint8Array(Math.max(locId + 1, this.libraryLocs.length * 2, 1024));
+      grown.set(this.libraryLocs);
+      this.libraryLocs = grown;
+    }
+    let v = this.libraryLocs[locId];
+    if (v === 0) {
+      const loc = this.registry.locs[locId];
+      this.libraryLocs[locId] = v = this.isLibrary(loc.file, loc.method) ? 2 : 1;
+    }
+    return v === 2;
+  }
+
+  /** per pattern id: its interned methods key + 1 (0: not computed yet); kept across rank() calls */
+  private tieKeys = new Int32Array(0);
+  private readonly tieKeyNos = new Map<string, number>();
+
+  /** The pattern's interned methods key (methodsKeyOf), computed once per pattern. */
+  private tieKeyOf(id: number): number {
+    if (id < this.tieKeys.length && this.tieKeys[id] > 0) return this.tieKeys[id] - 1;
+    const key = this.methodsKeyOf(id);
+    let no = this.tieKeyNos.get(key);
+    if (no === undefined) this.tieKeyNos.set(key, (no = this.tieKeyNos.size));
+    if (id >= this.tieKeys.length) {
+      const grown = new Int32Array(Math.max(id + 1, this.tieKeys.length * 2, 1024));
+      grown.set(this.tieKeys);
+      this.tieKeys = grown;
+    }
+    this.tieKeys[id] = no + 1;
+    return no;
+  }
+
+  private keyScratch = new Int32Array(8);
+  /** per loc outside library code: its method's number + 1 (0: not known yet, or library code) */
+  private locMethodNos = new Int32Array(0);
+
+  /** The number of the method an access is shown in (userMethod, interned). */
+  private userMethodNo(locId: number, stack: number): number {
+    if (locId < this.locMethodNos.length && this.locMethodNos[locId] > 0) return this.locMethodNos[locId] - 1;
+    const m = this.methodNo(this.userMethod(locId, stack));
+    if (typeof this.userMethods.get(locId) === 'string') {
+      if (locId >= this.locMethodNos.length) {
+        const grown = new Int32Array(Math.max(locId + 1, this.locMethodNos.length * 2, 1024));
+        grown.set(this.locMethodNos);
+        this.locMethodNos = grown;
+      }
+      this.locMethodNos[locId] = m + 1;
+    }
+    return m;
+  }
+
+  private readonly methodNos = new Map<string, number>();
+  private methodNo(method: string): number {
+    let n = this.methodNos.get(method);
+    if (n === undefined) this.methodNos.set(method, (n = this.methodNos.size));
+    return n;
+  }
+
+  /** one method name per loc outside library code; per (loc, stack) inside it */
+  private readonly userMethods = new Map<number, string | Map<number, string>>();
+
+  /** The method an access is shown in: its own, or its nearest caller in the user's code (describe's `method`). */
+  private userMethod(locId: number, stack: number): string {
+    const known = this.userMethods.get(locId);
+    if (typeof known === 'string') return known;
+    const loc = this.registry.locs[locId];
+    if (known === undefined && !this.isLibrary(loc.file, loc.method)) {
+      this.userMethods.set(locId, loc.method);
+      return loc.method;
+    }
+    let byStack = known as Map<number, string> | undefined;
+    if (!byStack) this.userMethods.set(locId, (byStack = new Map()));
+    let m = byStack.get(stack);
+    if (m === undefined) {
+      const user = nearestUserFrame(loc, this.frames(stack), this.isLibrary);
+      byStack.set(stack, (m = user ? user.method : loc.method));
+    }
+    return m;
   }
 
   /** Order of tied patterns within one score (measurements: docs/algorithms.md). */
@@ -468,6 +680,26 @@ export class Analyzer {
     return 'cause';
   }
 
+  /** A call stack as reported (bottom first, deep stacks cut around a marker frame), shared by every pattern. */
+  private frames(stack: number): { file: string; line: number; method: string }[] {
+    if (stack < 0) return [];
+    let f = this.framesCache.get(stack);
+    if (!f) {
+      const reg = this.registry;
+      f = reportedFrames(reg.stackFrames(stack)).map((l) => {
+        if (l < 0) return { file: '', line: 0, method: `… ${-l} frames …` };
+        let frame = this.frameCache.get(l);
+        if (!frame) {
+          const loc = reg.locs[l];
+          this.frameCache.set(l, (frame = { file: loc.file, line: loc.line, method: loc.method }));
+        }
+        return frame;
+      });
+      this.framesCache.set(stack, f);
+    }
+    return f;
+  }
+
   describe(
     id: number,
     rank: number,
@@ -480,23 +712,7 @@ export class Analyzer {
   ): RankedPattern {
     const reg = this.registry;
     const info = reg.patterns[id];
-    const frames = (stack: number) => {
-      if (stack < 0) return [];
-      let f = this.framesCache.get(stack);
-      if (!f) {
-        f = reportedFrames(reg.stackFrames(stack)).map((l) => {
-          if (l < 0) return { file: '', line: 0, method: `… ${-l} frames …` };
-          let frame = this.frameCache.get(l);
-          if (!frame) {
-            const loc = reg.locs[l];
-            this.frameCache.set(l, (frame = { file: loc.file, line: loc.line, method: loc.method }));
-          }
-          return frame;
-        });
-        this.framesCache.set(stack, f);
-      }
-      return f;
-    };
+    const frames = (stack: number) => this.frames(stack);
     return {
       rank,
       score,
@@ -509,7 +725,7 @@ export class Analyzer {
         const a = reg.accesses[s];
         const loc = reg.locs[a.loc];
         const stack = frames(info.stacks[k]);
-        const user = nearestUserFrame(loc, stack, this.isLibrary);
+        const user = this.isLibraryLoc(a.loc) ? nearestUserFrame(loc, stack, this.isLibrary) : undefined;
         const access: PatternAccess = {
           thread: info.roles[k],
           type: a.write ? 'W' : 'R',
@@ -534,6 +750,28 @@ export class Analyzer {
       tieSize: 1,
     };
   }
+}
+
+/**
+ * Gives `result` its compact ranking (not enumerable) and a `patterns` list
+ * described on first read (then kept); assigning `patterns` replaces it
+ * (e.g. the language server keeps only the top patterns).
+ */
+export function withRanking(result: AnalysisResult, ranking: RankedList<RankedPattern>): AnalysisResult {
+  Object.defineProperty(result, 'ranking', { value: ranking, enumerable: false, writable: true, configurable: true });
+  Object.defineProperty(result, 'patterns', {
+    enumerable: true,
+    configurable: true,
+    get(this: AnalysisResult) {
+      const all = ranking.describeRange();
+      Object.defineProperty(this, 'patterns', { value: all, enumerable: true, writable: true, configurable: true });
+      return all;
+    },
+    set(this: AnalysisResult, v: RankedPattern[]) {
+      Object.defineProperty(this, 'patterns', { value: v, enumerable: true, writable: true, configurable: true });
+    },
+  });
+  return result;
 }
 
 /**

@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import type { AnalysisResult, RankedPattern, RunResult } from '../engine/analysis';
 import type { SourceResolver } from '../workspace/sourceResolver';
 import type { AnalysisSummaryDto, LineScoresParams, PatternAccessDto, PatternDto, RunDto } from './protocol';
+import { DEFAULT_MIN_SCORE, isWeakPattern } from './weakPatterns';
 
 export interface SuspiciousMethodView {
   bug: number;
@@ -18,6 +19,10 @@ export interface SuspiciousMethodView {
   fsPath?: string;
   /** best rank among the bug's patterns */
   rank?: number;
+  /** the methods (below it on the stacks) holding the lane's accesses: the suspicious method's contents */
+  accessing: string[];
+  /** the lane's thread name (role of the bug's best pattern), when the traces name it */
+  threadName?: string;
 }
 
 export function fileUri(fsPath: string): string {
@@ -39,13 +44,19 @@ export class AnalysisState {
     readonly resolver: SourceResolver,
     /** all ranked patterns, of which `patterns` holds the best */
     readonly totalPatterns = result.patterns.length,
+    /** braid.views.minScore: weaker patterns (weakPatterns.ts) get no heat, hover, code lens or diagnostic */
+    minScore = DEFAULT_MIN_SCORE,
   ) {
     const fsPathOf = (file: string) => resolver.resolve(file);
     this.patterns = result.patterns.map((p, k) => {
       this.byKey.set(p.key, k);
-      return toPatternDto(p, fsPathOf);
+      const dto = toPatternDto(p, fsPathOf);
+      if (isWeakPattern(p, result.executions.passed, minScore)) dto.weak = true;
+      return dto;
     });
     this.patterns.forEach((p, k) => {
+      // the line index feeds hover and heat: weak patterns are left out
+      if (p.weak) return;
       const seen = new Set<string>();
       for (const a of result.patterns[k].accesses) {
         const fsPath = fsPathOf(a.file);
@@ -68,9 +79,23 @@ export class AnalysisState {
       const ranks = idx.map((i) => result.patterns[i]?.rank).filter((r): r is number => typeof r === 'number');
       const rank = ranks.length ? Math.min(...ranks) : undefined;
       const sms = Array.isArray(b.suspiciousMethods) ? (b.suspiciousMethods as Record<string, unknown>[]) : [];
+      const best = Array.isArray(b.patternKeys) && typeof b.patternKeys[0] === 'string' ? this.patternByKey(b.patternKeys[0]) : undefined;
+      // the graph's lanes are the roles of the bug's best pattern: named after their threads (`copier (T1)`)
+      const lanes = b.graph && typeof b.graph === 'object' && Array.isArray((b.graph as { lanes?: unknown }).lanes) ? ((b.graph as { lanes: Record<string, unknown>[] }).lanes) : [];
+      for (const lane of lanes) {
+        const name = best?.accesses.find((a) => a.thread === Number(lane?.thread) && a.threadName)?.threadName;
+        if (name && lane) lane.label = `${name} (T${Number(lane.thread)})`;
+      }
       for (const sm of sms) {
         const file = String(sm.file ?? '');
+        // one meaning of "suspicious method" in every view: GRIFFIN's method, with the accessing methods as its contents
+        const lane = Number(sm.thread ?? 0);
+        sm.accessing = accessingMethods(b.graph, lane, String(sm.method ?? ''));
+        const threadName = best?.accesses.find((a) => a.thread === lane && a.threadName)?.threadName;
+        if (threadName) sm.threadName = threadName;
         this.methods.push({
+          accessing: sm.accessing as string[],
+          ...(threadName ? { threadName } : {}),
           bug: id,
           thread: Number(sm.thread ?? 0),
           method: String(sm.method ?? ''),
@@ -154,6 +179,8 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
     accesses: p.accesses.map(
       (a): PatternAccessDto => ({
         thread: a.thread,
+        // the engine's thread name at the first occurrence (optional: older engines and unnamed threads have none)
+        ...(typeof (a as { threadName?: unknown }).threadName === 'string' ? { threadName: (a as { threadName?: string }).threadName } : {}),
         type: a.type,
         variable: a.variable,
         file: a.file,
@@ -180,7 +207,10 @@ export function toRunDto(r: RunResult): RunDto {
     patterns: r.patterns.length,
     seed: r.seed,
     ...(r.plan ? { plan: r.plan } : {}),
-    detail: r.outcomeDetail,
+    // "… in thread 3" → "… in thread copier": the thread's name, as every other view shows it
+    detail: r.failingThread && r.outcomeDetail ? r.outcomeDetail.replace(new RegExp(`in thread ${r.failingThread.id}$`), `in thread ${r.failingThread.name}`) : r.outcomeDetail,
+    ...(r.failingThread ? { failingThread: r.failingThread } : {}),
+    ...(r.failPoint !== undefined ? { failPoint: r.failPoint } : {}),
     program: r.program,
     test: r.test,
     uri: fileUri(path.resolve(r.file)),
@@ -198,6 +228,20 @@ export function withUris(v: unknown, fsPathOf: (file: string) => string | undefi
   if (typeof out.file === 'string' && out.uri === undefined) {
     const f = fsPathOf(out.file);
     if (f) out.uri = fileUri(f);
+  }
+  return out;
+}
+
+/** The methods holding the accesses of one lane of a bug graph (braid/bugs' `graph`), in graph order, without `suspicious` itself. */
+export function accessingMethods(graph: unknown, lane: number, suspicious: string): string[] {
+  const out: string[] = [];
+  const nodes = graph && typeof graph === 'object' && Array.isArray((graph as { nodes?: unknown }).nodes) ? ((graph as { nodes: unknown[] }).nodes as Record<string, unknown>[]) : [];
+  for (const n of nodes) {
+    if (!n || Number(n.thread) !== lane || !Array.isArray(n.accesses)) continue;
+    for (const a of n.accesses as Record<string, unknown>[]) {
+      const m = typeof a?.method === 'string' ? a.method : '';
+      if (m && m !== suspicious && !out.includes(m)) out.push(m);
+    }
   }
   return out;
 }

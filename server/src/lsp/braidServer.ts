@@ -186,6 +186,7 @@ export class BraidServer {
       recordRunsFromServer(this.connection, p, token, {
         folder: this.folders[0],
         outDir: this.settings.record.outDir,
+        trusted: this.trusted,
         afterRun: () => this.debounceRescan(),
         recording: (outDir, finished) => {
           if (finished) this.recordings.set(path.resolve(outDir), finished);
@@ -392,7 +393,7 @@ export class BraidServer {
         this.explanations = undefined;
         this.methodState = undefined;
       }
-      this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns);
+      this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns, this.settings.views.minScore);
       this.analyses++;
       if (res.griffinError) c.console.error(`GRIFFIN failed; bugs are not shown: ${res.griffinError}`);
       this.reportTraceProblems(res.result);

@@ -9,6 +9,7 @@ import type { AnalysisState } from './analysisState';
 import type { PatternDto } from './protocol';
 import { explanationSummary, type ExplanationState } from './explanationState';
 import { formatP } from '../engine/ranking/rootCauseOrder';
+import { roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../engine/displayNames';
 
 const GROUP_NOTE = { cause: '', harness: ' · **harness** (test code only)', symptom: ' · **symptom** (after the failure point)' } as const;
 
@@ -42,15 +43,6 @@ export function esc(s: string): string {
   return s.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[!-/:-@[-`{-~]/g, (c) => '\\' + c);
 }
 
-function shortFile(f: string): string {
-  const parts = f.replace(/\\/g, '/').split('/');
-  return parts[parts.length - 1];
-}
-
-function shortMethod(m: string): string {
-  const parts = m.split('.');
-  return parts.length > 1 ? parts.slice(-2).join('.') : m;
-}
 
 export function hoverFor(
   state: AnalysisState,
@@ -102,6 +94,12 @@ function patternMarkdown(
     `${p.id} ${code(p.kind)} — ${p.category} pattern · in **${p.failed}** of ${ex.failed} failed runs, ${p.passed} of ${ex.passed} passed runs`,
   );
   lines.push('');
+  const legend = threadLegend(p.accesses);
+  if (legend) {
+    lines.push(`threads: ${esc(legend)}`);
+    lines.push('');
+  }
+  const names = roleNames(p.accesses);
   lines.push('| | thread | access | variable | where |');
   lines.push('|--:|:--|:--:|:--|:--|');
   p.accesses.forEach((a, k) => {
@@ -109,14 +107,38 @@ function patternMarkdown(
     const lib = a.library ? `${esc(shortFile(a.library.file))}:${a.library.line}, called from ` : a.call ? `${code(shortMethod(a.call), true)} at ` : '';
     const where = `${lib}${esc(shortFile(a.file))}:${a.line} ${code(shortMethod(a.method), true)}`;
     const link = a.uri ? `[${where}](<${a.uri.replace(/[<>\s]/g, encodeURIComponent)}#L${a.line}>)` : where;
-    lines.push(`| ${k + 1} | T${a.thread} | **${esc(a.type)}** | ${code(a.variable, true)} | ${here ? `${lib}**this line** ${code(shortMethod(a.method), true)}` : link} |`);
+    lines.push(`| ${k + 1} | ${esc(threadLabel(a, names))} | **${esc(a.type)}** | ${code(shortVariable(a.variable), true)} | ${here ? `${lib}**this line** ${code(shortMethod(a.method), true)}` : link} |`);
   });
   lines.push('');
+  // the table shows short names (`MyVector.size`); the full ones once here
+  const full = [...new Set(p.accesses.map((a) => a.variable))].filter((v) => shortVariable(v) !== v);
+  if (full.length) {
+    lines.push(`${full.length > 1 ? 'variables' : 'variable'}: ${full.map((v) => code(v)).join(', ')}`);
+    lines.push('');
+  }
+  // GRIFFIN's suspicious methods of the bugs this pattern belongs to (the same methods as the tree, code lens and graph)
+  for (const m of suspiciousMethodsOf(state, p.key)) lines.push(m);
   const links = [`[Reveal in Ranked Patterns](${commandUri(REVEAL_PATTERN_COMMAND, [p.key])})`];
   const run = state.runWithPattern(p.key);
   if (run) links.push(`[Open run ${esc(run.execution)} in Tracer](${commandUri(OPEN_TRACER_COMMAND, [run.execution, p.key])})`);
   lines.push(links.join(' · '));
   return lines.join('\n');
+}
+
+/** Hover lines naming GRIFFIN's suspicious methods of the bugs holding pattern `key`, with the methods holding the accesses. */
+function suspiciousMethodsOf(state: AnalysisState, key: string): string[] {
+  const out: string[] = [];
+  for (const b of state.bugs) {
+    if (!Array.isArray(b.patternKeys) || !b.patternKeys.includes(key)) continue;
+    const id = typeof b.id === 'number' ? b.id : state.bugs.indexOf(b) + 1;
+    const ms = state.methods.filter((m) => m.bug === id);
+    if (!ms.length) continue;
+    const one = (m: (typeof ms)[number]) =>
+      `${code(shortMethod(m.method))} (${esc(m.threadName ?? `thread ${m.thread}`)}${m.accessing.length ? `; accesses in ${m.accessing.map((x) => code(shortMethod(x))).join(', ')}` : ''})`;
+    out.push(`Bug ${id} · suspicious method${ms.length > 1 ? 's' : ''} ${ms.map(one).join(' ⇄ ')} · [Open bug graph](${commandUri(OPEN_BUG_GRAPH_COMMAND, [id])})`);
+    out.push('');
+  }
+  return out;
 }
 
 /** The 0-based line of the declaration of `method` at or above `line0`, when the text shows it. */
@@ -157,9 +179,14 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
     if (placed.has(id)) continue;
     placed.add(id);
     const rank = m.rank !== undefined ? ` · top pattern rank ${m.rank}` : '';
+    const holds = m.accessing.length ? ` (accesses in ${m.accessing.map(shortMethod).join(', ')})` : '';
     lenses.push({
       range: { start: { line, character: 0 }, end: { line, character: 0 } },
-      command: { title: `Braid: Bug ${m.bug} — suspicious method of thread ${m.thread}${rank}`, command: OPEN_BUG_GRAPH_COMMAND, arguments: [m.bug] },
+      command: {
+        title: `Braid: Bug ${m.bug} — suspicious method ${shortMethod(m.method)} of thread ${m.threadName ?? m.thread}${holds}${rank}`,
+        command: OPEN_BUG_GRAPH_COMMAND,
+        arguments: [m.bug],
+      },
     });
   }
   {
@@ -169,6 +196,7 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
     if (top && top.score > 0) {
       for (const p of state.patterns) {
         if (p.score < top.score || p.group !== top.group) break;
+        if (p.weak) continue;
         for (const a of p.accesses) {
           if (state.bugs.length > 0 && !a.library && a.call === undefined) continue;
           if (state.resolver.resolve(a.file) !== fsPath) continue;
@@ -179,7 +207,7 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
           lenses.push({
             range: { start: { line, character: 0 }, end: { line, character: 0 } },
             command: {
-              title: `Braid: rank ${p.rank} ${p.id} ${p.kind} pattern (score ${p.score.toFixed(3)}) — thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}`,
+              title: `Braid: rank ${p.rank} ${p.id} ${p.kind} pattern (score ${p.score.toFixed(3)}) — ${a.threadName ?? `thread ${a.thread}`} ${a.type === 'W' ? 'writes' : 'reads'} ${shortVariable(a.variable)}`,
               command: REVEAL_PATTERN_COMMAND,
               arguments: [p.key],
             },
@@ -195,7 +223,7 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
 export function diagnosticsFor(state: AnalysisState, maxRank: number): Map<string, Diagnostic[]> {
   const out = new Map<string, Diagnostic[]>();
   for (const p of state.patterns) {
-    if (p.rank > maxRank || p.score <= 0) continue;
+    if (p.rank > maxRank || p.score <= 0 || p.weak) continue;
     p.accesses.forEach((a, k) => {
       const fsPath = state.resolver.resolve(a.file);
       if (!fsPath) return;
@@ -207,7 +235,7 @@ export function diagnosticsFor(state: AnalysisState, maxRank: number): Map<strin
         severity: DiagnosticSeverity.Information,
         source: 'braid',
         code: p.id,
-        message: `Rank ${p.rank} ${p.id} ${p.kind} ${p.category} pattern (score ${p.score.toFixed(3)}), access ${k + 1} of ${p.accesses.length}: thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}`,
+        message: `Rank ${p.rank} ${p.id} ${p.kind} ${p.category} pattern (score ${p.score.toFixed(3)}), access ${k + 1} of ${p.accesses.length}: ${a.threadName ?? `thread ${a.thread}`} ${a.type === 'W' ? 'writes' : 'reads'} ${shortVariable(a.variable)}`,
       });
     });
   }

@@ -6,6 +6,8 @@
 
 export interface PatternAccessDto {
   thread: 1 | 2;
+  /** the thread's name at the pattern's first occurrence (traces that name threads) */
+  threadName?: string;
   type: 'R' | 'W';
   variable: string;
   file: string;
@@ -42,6 +44,8 @@ export interface PatternDto {
   /** tie group number (same group, score and methods) and its size */
   tie?: number;
   tieSize?: number;
+  /** does not separate failing from passing runs (weakPatterns.ts): folded, no heat, icon, code lens or hover */
+  weak?: boolean;
 }
 
 export interface RunDto {
@@ -58,6 +62,10 @@ export interface RunDto {
   test?: string;
   /** file URI of the trace file */
   uri?: string;
+  /** failing runs: the thread that failed (first uncaught exception), by its trace name */
+  failingThread?: { id: number; name: string };
+  /** failing runs: event index of the failure point, when known */
+  failPoint?: number;
   /** the noise plan the run was recorded with (`braid record --plan`; header.recorder.options.plan) */
   plan?: { name: string; file?: string };
 }

@@ -14,6 +14,8 @@ import { RecordParams, RecordProgressNotification, RecordProgressParams, RecordR
 export interface RecordContext {
   folder: string | undefined;
   outDir: string;
+  /** the client says the workspace is trusted (recording runs the user's program) */
+  trusted: boolean;
   afterRun(): void;
   /** the traces of a recording in `outDir` finished so far (each run's trace is complete once
    * reported); `undefined` when the recording ended. The analysis skips the unfinished ones. */
@@ -33,7 +35,10 @@ export function recordArgv(p: RecordParams, outDir: string | undefined): string[
   return argv;
 }
 
+export const RECORD_UNTRUSTED_MESSAGE = 'Braid: recording runs your program, so it needs a trusted workspace. Trust the workspace first.';
+
 export async function recordRunsFromServer(connection: Connection, p: RecordParams, token: CancellationToken, ctx: RecordContext): Promise<RecordResult> {
+  if (!ctx.trusted) throw new ResponseError(-32803, RECORD_UNTRUSTED_MESSAGE);
   if (!ctx.folder) throw new ResponseError(-32602, 'Recording needs an open workspace folder.');
   if (!p || !Array.isArray(p.command) || p.command.length === 0 || !p.command.every((x) => typeof x === 'string')) {
     throw new ResponseError(-32602, 'braid/record needs "command": the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');

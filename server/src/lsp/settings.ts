@@ -6,6 +6,7 @@
 import type { AnalysisOptions } from '../engine/analysis';
 import type { GraphRepresentation } from '../engine/callgraph/methodRanking';
 import type { InterThreadReading } from '../engine/callgraph/temporalEdges';
+import { DEFAULT_MIN_SCORE } from './weakPatterns';
 
 export interface BraidSettings {
   traceGlobs: string[];
@@ -22,6 +23,8 @@ export interface BraidSettings {
   methods: { graph: GraphRepresentation; interThread: InterThreadReading };
   /** the "find the root cause" code lens above test classes and methods */
   testLens: { enabled: boolean };
+  /** patterns scoring below minScore (or in every passing run) are weak: folded, no heat/lens/hover (weakPatterns.ts) */
+  views: { minScore: number };
 }
 
 export interface GriffinSettings {
@@ -46,6 +49,7 @@ export const DEFAULT_SETTINGS: BraidSettings = {
   record: { outDir: '.braid/traces' },
   methods: { graph: 'inter', interThread: 'interrupting' },
   testLens: { enabled: true },
+  views: { minScore: DEFAULT_MIN_SCORE },
 };
 
 /** Merges the client's `braid` section over the defaults, ignoring bad values. */
@@ -89,5 +93,6 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       interThread: r.methods?.interThread === 'adjacent' ? 'adjacent' : d.methods.interThread,
     },
     testLens: { enabled: r.testLens?.enabled !== false },
+    views: { minScore: num(r.views?.minScore, d.views.minScore, 0, 1) },
   };
 }

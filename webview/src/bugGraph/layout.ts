@@ -5,8 +5,9 @@
  * edges across lanes. Pure geometry, no DOM.
  */
 import type { BugGraphView, GraphNodeView, GraphAccessView, FrameView } from '../common/model';
+import { shortMethod as displayMethod, shortVariable as displayVariable } from '../../../server/src/engine/displayNames';
 
-export const LANE_W = 380;
+export const LANE_W = 420;
 export const LANE_GAP = 190;
 export const MARGIN = 24;
 export const LANE_HEAD = 44;
@@ -25,7 +26,9 @@ export interface Box {
 export interface FrameBox extends Box {
   frame: FrameView;
   depth: number;
+  /** the lane's suspicious method (GRIFFIN), or the node's top frame when the lane names none */
   top: boolean;
+  laneIndex: number;
 }
 export interface AccessBox extends Box {
   access: GraphAccessView;
@@ -54,7 +57,15 @@ export interface GraphLayout {
   edges: EdgeLayout[];
 }
 
-export function layoutGraph(g: BugGraphView): GraphLayout {
+export interface LayoutOptions {
+  /** edge-label glyph width and height in px (high contrast draws larger, bolder labels) */
+  labelCharW?: number;
+  labelH?: number;
+}
+
+export function layoutGraph(g: BugGraphView, opts: LayoutOptions = {}): GraphLayout {
+  const charW = opts.labelCharW ?? 7;
+  const labelH = opts.labelH ?? 18;
   const laneIndex = new Map(g.lanes.map((l, i) => [l.id, i]));
   const lanes = g.lanes.map((l, i) => ({ id: l.id, label: l.suspicious ? `${l.label} · ${shortMethod(l.suspicious.method)}` : l.label, x: MARGIN + i * (LANE_W + LANE_GAP), w: LANE_W }));
   const sorted = [...g.nodes].sort((a, b) => a.order - b.order);
@@ -65,6 +76,7 @@ export function layoutGraph(g: BugGraphView): GraphLayout {
   for (const n of sorted) {
     const li = laneIndex.get(n.lane) ?? 0;
     const lane = lanes[li];
+    const susp = g.lanes[li]?.suspicious;
     const F = n.frames.length;
     const inset = F > 0 ? Math.min(12, Math.max(3, (LANE_W - 220) / (2 * F))) : 0;
     const accArea = Math.max(1, n.accesses.length) * (ACC_H + ACC_GAP) + ACC_GAP;
@@ -79,7 +91,10 @@ export function layoutGraph(g: BugGraphView): GraphLayout {
     const frames: FrameBox[] = n.frames.map((frame, k) => ({
       frame,
       depth: k,
-      top: k === F - 1,
+      laneIndex: li,
+      // GRIFFIN's suspicious method of the lane (one meaning in every view); the frames inside it hold the accesses.
+      // Without one named, the top of the node's common call stack.
+      top: susp ? sameMethod(frame.method, susp.method) : k === F - 1,
       x: lane.x + k * inset,
       y: y + k * FRAME_HEAD,
       w: LANE_W - 2 * k * inset,
@@ -122,11 +137,12 @@ export function layoutGraph(g: BugGraphView): GraphLayout {
       lx = (sx + tx) / 2;
       ly = (sy + ty) / 2;
     }
-    // keep labels from overlapping: try offsets 0, +18, -18, +36, … along y
-    const lw = Math.min(40, e.label.length) * 7 + 12;
+    // keep labels from overlapping: try offsets 0, +h, -h, +2h, … along y (with a gap between labels)
+    const lw = Math.min(40, e.label.length) * charW + 16;
+    const step = labelH + 4;
     for (let k = 0; k < 40; k++) {
-      const off = k === 0 ? 0 : Math.ceil(k / 2) * 18 * (k % 2 ? 1 : -1);
-      const box = { x: lx - lw / 2, y: ly + off - 9, w: lw, h: 18 };
+      const off = k === 0 ? 0 : Math.ceil(k / 2) * step * (k % 2 ? 1 : -1);
+      const box = { x: lx - lw / 2, y: ly + off - step / 2, w: lw, h: step };
       if (!placed.some((b) => b.x < box.x + box.w && box.x < b.x + b.w && b.y < box.y + box.h && box.y < b.y + b.h)) {
         placed.push(box);
         ly += off;
@@ -140,19 +156,19 @@ export function layoutGraph(g: BugGraphView): GraphLayout {
   return { width, height: Math.max(height, MARGIN * 2 + LANE_HEAD), lanes, nodes, edges };
 }
 
-/** "com.x.Vector.addAll(Collection)" → "Vector.addAll()" */
+/** "com.x.Vector.addAll(Collection)" → "Vector.addAll()", "app.Main.lambda$main$1()" → "Main.lambda in main()" (displayNames.ts) */
 export function shortMethod(m: string): string {
-  const noArgs = m.replace(/\(.*\)$/, '()');
-  const parts = noArgs.split('.');
-  return parts.length > 2 ? parts.slice(-2).join('.') : noArgs;
+  return displayMethod(m) + (/\(.*\)$/.test(m) ? '()' : '');
 }
 
 /** `pkg.Outer$Inner.field` → `Inner.field` (the full name is in the tooltip). */
 export function shortVariable(v: string): string {
-  const parts = v.split('.');
-  if (parts.length < 2) return v;
-  const cls = parts[parts.length - 2];
-  return `${cls.slice(cls.lastIndexOf('$') + 1)}.${parts[parts.length - 1]}`;
+  return displayVariable(v);
+}
+
+/** Same method, ignoring parameter lists: `Vector.<init>(Collection)` and `Vector.<init>`. */
+export function sameMethod(a: string, b: string): boolean {
+  return a.replace(/\(.*\)$/, '') === b.replace(/\(.*\)$/, '');
 }
 
 export function truncate(s: string, maxChars: number): string {

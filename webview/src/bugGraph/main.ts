@@ -108,9 +108,37 @@ function activatable<D>(sel: d3.Selection<any, D, any, any>, label: (d: D) => st
     });
 }
 
+/**
+ * Sets an SVG text to `full`, shortened with … only if it is wider than `maxPx` (measured, not guessed),
+ * so distinguishing names stay whole whenever they fit. The full text is in the box's tooltip.
+ */
+function fitText(el: SVGTextElement, full: string, maxPx: number): void {
+  el.textContent = full;
+  if (maxPx <= 0 || el.getComputedTextLength() <= maxPx) return;
+  let lo = 1;
+  let hi = full.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    el.textContent = full.slice(0, mid) + '…';
+    if (el.getComputedTextLength() <= maxPx) lo = mid;
+    else hi = mid - 1;
+  }
+  el.textContent = full.slice(0, lo) + '…';
+}
+
+/** Shortens the location on the right (file:line → :line) before the name on the left is cut. */
+function fitPair(name: SVGTextElement, fullName: string, loc: SVGTextElement, fullLoc: string, width: number): void {
+  loc.textContent = fullLoc;
+  name.textContent = fullName;
+  const room = () => width - loc.getComputedTextLength() - 12;
+  if (fullLoc && name.getComputedTextLength() > room()) loc.textContent = fullLoc.replace(/^.*(:\d+)$/, '$1');
+  fitText(name, fullName, room());
+}
+
 function draw(g: BugGraphView): void {
   current = g;
-  layout = layoutGraph(g);
+  const hc = document.body.classList.contains('vscode-high-contrast');
+  layout = layoutGraph(g, hc ? { labelCharW: 8, labelH: 22 } : {});
   root.selectAll('*').remove();
   const L = layout;
   const laneG = root.append('g').attr('class', 'lanes');
@@ -164,16 +192,18 @@ function draw(g: BugGraphView): void {
     .append('text')
     .attr('class', 'frame-label')
     .attr('x', (d) => d.x + 8)
-    .attr('y', (d) => d.y + 15)
-    .text((d) => truncate(shortMethod(d.frame.method), Math.max(8, Math.floor((d.w - 110) / 7))));
+    .attr('y', (d) => d.y + 15);
   frame
     .append('text')
     .attr('class', 'frame-loc')
     .attr('x', (d) => d.x + d.w - 8)
     .attr('y', (d) => d.y + 15)
-    .attr('text-anchor', 'end')
-    .text((d) => (d.frame.file ? truncate(`${basename(d.frame.file)}${d.frame.line ? ':' + d.frame.line : ''}`, 24) : ''));
-  frame.append('title').text((d) => `${d.frame.method}${d.frame.file ? `\n${d.frame.file}${d.frame.line ? ':' + d.frame.line : ''}` : ''}${d.top ? '\nsuspicious method (top of the common call stack)' : ''}`);
+    .attr('text-anchor', 'end');
+  frame.each(function (d) {
+    const g = d3.select(this);
+    fitPair(g.select<SVGTextElement>('.frame-label').node()!, shortMethod(d.frame.method), g.select<SVGTextElement>('.frame-loc').node()!, d.frame.file ? `${basename(d.frame.file)}${d.frame.line ? ':' + d.frame.line : ''}` : '', d.w - 16);
+  });
+  frame.append('title').text((d) => `${d.frame.method}${d.frame.file ? `\n${d.frame.file}${d.frame.line ? ':' + d.frame.line : ''}` : ''}${d.top ? `\nsuspicious method of ${layout?.lanes[d.laneIndex]?.label ?? 'this thread'} (GRIFFIN); the boxes inside hold the accesses` : ''}`);
   activatable(frame, (d) => `method ${d.frame.method}${d.top ? ', suspicious' : ''}`, (d) => openFrame(d.frame));
 
   const acc = node
@@ -209,20 +239,18 @@ function draw(g: BugGraphView): void {
     .append('text')
     .attr('class', 'access-var')
     .attr('x', (d) => d.x + 32)
-    .attr('y', (d) => d.y + d.h / 2 + 4.5)
-    .text((d) => {
-      // the file:line label takes ~8 px per character on the right
-      const loc = Math.min(22, `${basename(d.access.file)}:${d.access.line}`.length);
-      return truncate(shortVariable(d.access.variable), Math.max(6, Math.floor((d.w - 56 - loc * 8) / 8.5)));
-    });
+    .attr('y', (d) => d.y + d.h / 2 + 4.5);
   acc
     .append('text')
     .attr('class', 'access-loc')
     .attr('x', (d) => d.x + d.w - 8)
     .attr('y', (d) => d.y + d.h / 2 + 4.5)
-    .attr('text-anchor', 'end')
-    .text((d) => truncate(`${basename(d.access.file)}:${d.access.line}`, 22));
-  acc.append('title').text((d) => `${d.access.type === 'W' ? 'write' : d.access.type === 'R' ? 'read' : d.access.type} ${d.access.variable}\n${d.access.file}:${d.access.line}${d.access.method ? '\nin ' + d.access.method : ''}${d.access.frames && d.access.frames.length ? '\nvia ' + d.access.frames.map((f) => shortMethod(f.method)).join(' → ') : ''}`);
+    .attr('text-anchor', 'end');
+  acc.each(function (d) {
+    const g = d3.select(this);
+    fitPair(g.select<SVGTextElement>('.access-var').node()!, shortVariable(d.access.variable), g.select<SVGTextElement>('.access-loc').node()!, `${basename(d.access.file)}:${d.access.line}`, d.w - 40);
+  });
+  acc.append('title').text((d) => `${d.access.type === 'W' ? 'write' : d.access.type === 'R' ? 'read' : d.access.type} ${d.access.variable}\n${d.access.file}:${d.access.line}${d.access.method ? `\nin ${shortMethod(d.access.method)} (${d.access.method})` : ''}${d.access.frames && d.access.frames.length ? '\nvia ' + d.access.frames.map((f) => shortMethod(f.method)).join(' → ') : ''}`);
   activatable(acc, (d) => `${d.access.type === 'W' ? 'write' : 'read'} ${d.access.variable} at ${basename(d.access.file)} line ${d.access.line}`, (d) => openAccess(d.access));
 
   const edgeG = root.append('g').attr('class', 'edges');

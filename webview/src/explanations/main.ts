@@ -8,6 +8,7 @@
 import '../common/base.css';
 import './explanations.css';
 import type { ExplanationsResult, ExplanationGroupDto, ExplanationPatternDto, ExplainedEventDto, ExplanationDependencyDto } from '../../../server/src/lsp/protocol';
+import { shortMethod, shortVariable } from '../../../server/src/engine/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';
@@ -112,9 +113,9 @@ function accessRow(e: ExplainedEventDto, col: number, step: number): HTMLElement
     { class: 'access' },
     h('span', { class: 'step muted' }, String(step)),
     eventChip(e, col),
-    h('span', { class: 'var mono', title: str(e.target) }, str(e.target)),
+    h('span', { class: 'var mono', title: str(e.target) }, shortVariable(str(e.target))),
     eventLoc(e),
-    e.method ? h('span', { class: 'method muted mono', title: str(e.method) }, str(e.method).replace(/\(.*\)$/, '()').split('.').slice(-2).join('.')) : null,
+    e.method ? h('span', { class: 'method muted mono', title: str(e.method) }, shortMethod(str(e.method))) : null,
   );
   return row;
 }
@@ -165,7 +166,7 @@ function depRow(d: ExplanationDependencyDto, threads: Map<string, number>): HTML
     'li',
     { class: 'dep', tabindex: '-1' },
     h('span', { class: `dep-kind dep-${kind}`, title: kind === 'flow' ? 'flow (write → read)' : kind === 'anti' ? 'anti (read → write)' : kind === 'output' ? 'output (write → write)' : kind }, str(d.kind)),
-    h('span', { class: 'mono var', title: str(d.variable) }, str(d.variable)),
+    h('span', { class: 'mono var', title: str(d.variable) }, shortVariable(str(d.variable))),
     end(d.from ?? ({} as ExplainedEventDto)),
     h('span', { class: 'arrow', 'aria-label': 'to' }, '→'),
     end(d.to ?? ({} as ExplainedEventDto)),

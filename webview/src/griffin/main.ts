@@ -9,6 +9,7 @@
 import '../common/base.css';
 import './griffin.css';
 import type { PatternDto, PatternsResult, BugsResult } from '../../../server/src/lsp/protocol';
+import { shortMethod, shortVariable } from '../../../server/src/engine/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';
@@ -31,9 +32,7 @@ const isCollapsedBug = (b: BugView): boolean => (b.evidence?.weak ? !expanded.ha
 
 /** "app.Account.withdraw(int)" → "Account.withdraw()", "x.Vector.<init>" → "Vector constructor" */
 function shortName(method: string): string {
-  const m = method.replace(/\(.*\)$/, '');
-  const parts = m.split('.');
-  const s = parts.length > 2 ? parts.slice(-2).join('.') : m;
+  const s = shortMethod(method);
   return s.endsWith('.<init>') ? `${s.slice(0, -'.<init>'.length)} constructor` : s;
 }
 
@@ -68,7 +67,7 @@ function patternRow(p: PatternDto, bug: BugView): HTMLElement {
     h('span', { class: 'rank', title: `rank ${p.rank}, score ${fmtScore(p.score)}` }, `#${p.rank}`),
     h('span', { class: 'chips' }, ...p.accesses.map((a) => chip(a.type, String(a.thread)))),
     h('span', { class: 'muted pid' }, p.id),
-    h('span', { class: 'mono vars', title: [...new Set(p.accesses.map((a) => a.variable))].join(', ') }, [...new Set(p.accesses.map((a) => a.variable))].join(', ')),
+    h('span', { class: 'mono vars', title: [...new Set(p.accesses.map((a) => a.variable))].join(', ') }, [...new Set(p.accesses.map((a) => shortVariable(a.variable)))].join(', ')),
   );
   if (first) {
     const loc = locationButton(first.file, first.line);
@@ -146,7 +145,11 @@ function card(b: BugView): HTMLElement {
   const ctx = h('div', { class: 'contexts' });
   for (const c of b.contexts) {
     const stack = h('ol', { class: 'stack' });
-    c.frames.forEach((f, k) => stack.append(h('li', { style: null, class: k === c.frames.length - 1 ? 'top' : '' }, frameButton(f, `${f.method}${f.file ? '  ' + basename(f.file) + (f.line ? ':' + f.line : '') : ''}`))));
+    // the bold frame is GRIFFIN's suspicious method of the thread (as in the tree, lens, hover and graph); without one, the top
+    const sm = b.methods.find((m) => m.thread === c.thread)?.method.replace(/\(.*\)$/, '');
+    const named = sm !== undefined && c.frames.some((f) => f.method.replace(/\(.*\)$/, '') === sm);
+    const isSuspicious = (f: { method: string }, k: number) => (named ? f.method.replace(/\(.*\)$/, '') === sm : k === c.frames.length - 1);
+    c.frames.forEach((f, k) => stack.append(h('li', { style: null, class: isSuspicious(f, k) ? 'top' : '' }, frameButton(f, `${shortMethod(f.method)}${f.file ? '  ' + basename(f.file) + (f.line ? ':' + f.line : '') : ''}`))));
     ctx.append(h('div', { class: `context ${threadColorClass(c.thread - 1)}` }, h('div', { class: 'ctx-head' }, h('span', { class: 'tdot' }), c.role), stack));
   }
   body.append(section('Calling contexts', b.contexts.length ? ctx : h('p', { class: 'muted' }, 'none')));

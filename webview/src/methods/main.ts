@@ -1,5 +1,5 @@
 /**
- * Suspicious Methods comparison (docs/callgraph.md): GRIFFIN's suspicious method of each thread of
+ * Method Ranking comparison (docs/callgraph.md): GRIFFIN's suspicious method of each thread of
  * each bug next to its rank in the call-graph method ranking (seed 003), and the call-graph top
  * methods with their score bar, the edge that gave the score, the runs, and whether GRIFFIN names
  * them too. Every method and file opens its source line. All trace strings go through textContent.

@@ -8,10 +8,13 @@
 import '../common/base.css';
 import './tracer.css';
 import type { PatternDto, PatternsResult, RunsResult, TraceEventDto, TraceEventsParams, TraceEventsResult, RunDto } from '../../../server/src/lsp/protocol';
-import { h, clear, basename, chip, debounce, threadColorClass, kindTitle } from '../common/dom';
+import { h, clear, append as appendAll, chip, debounce, threadColorClass, kindTitle } from '../common/dom';
 import { post, loadState, saveState, onMessage, request, newRequestId } from '../common/vscode';
 import { registerToolkit, valueOf, checkedOf } from '../common/toolkit';
 import { Pager, PagerQuery } from './pager';
+import { runLabel } from '../../../client/src/runLabel';
+import { fileLine, roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
+import { findOccurrence, OccurrenceEvent } from './occurrence';
 
 registerToolkit();
 
@@ -27,6 +30,9 @@ interface TracerState {
   top: number;
   selected: number | null;
   highlightPatternKey?: string;
+  /** run picker: failing runs only, and failing runs first */
+  failingOnly?: boolean;
+  runSort?: 'run' | 'failing';
 }
 
 const ROW_H = 22;
@@ -55,7 +61,24 @@ const searchField = h('vscode-text-field', { id: 'search', placeholder: 'search 
 const accessesBox = h('vscode-checkbox', { id: 'accessesOnly' }, 'R/W only');
 const gotoField = h('vscode-text-field', { id: 'goto', placeholder: '#', size: 8, 'aria-label': 'Go to event index' });
 const countLabel = h('span', { class: 'muted', id: 'count', 'aria-live': 'polite' });
-const toolbar = h('div', { class: 'toolbar', role: 'toolbar' }, runSelect, threadSelect, varField, searchField, accessesBox, h('span', { class: 'spacer' }), h('span', { class: 'muted' }, 'Go to'), gotoField, countLabel);
+const failingBox = h('vscode-checkbox', { id: 'failingOnly', title: 'List only the failing runs in the run picker' }, 'failing runs only');
+const runSortSelect = h('vscode-dropdown', { id: 'runSort', 'aria-label': 'Sort runs', title: 'Order of the run picker' }, h('vscode-option', { value: 'run' }, 'by run'), h('vscode-option', { value: 'failing' }, 'failing first'));
+// "Go to" and its field stay together (no wrap between them)
+const gotoGroup = h('span', { class: 'goto-group', id: 'gotoGroup' }, h('span', { class: 'muted' }, 'Go to'), gotoField);
+const toolbar = h(
+  'div',
+  { class: 'toolbar', role: 'toolbar' },
+  h('span', { class: 'run-group' }, runSelect, failingBox, runSortSelect),
+  threadSelect,
+  varField,
+  searchField,
+  accessesBox,
+  h('span', { class: 'spacer' }),
+  gotoGroup,
+  countLabel,
+);
+/** failing runs: why the run failed and which thread, at the top */
+const failureBar = h('div', { class: 'failure-bar', id: 'failureBar', role: 'status', hidden: true });
 
 const patternBar = h('div', { class: 'pattern-bar', id: 'patternBar', hidden: true });
 const header = h(
@@ -69,7 +92,7 @@ const scrollInner = h('div', { class: 'scroll-inner' });
 const scrollbar = h('div', { class: 'scrollbar', id: 'scrollbar', 'aria-hidden': 'true' }, scrollInner);
 const body = h('div', { class: 'body' }, viewport, scrollbar);
 const status = h('div', { class: 'status muted', id: 'status' });
-const main = h('main', { class: 'tracer' }, toolbar, patternBar, h('div', { class: 'grid' }, header, body), status);
+const main = h('main', { class: 'tracer' }, toolbar, failureBar, patternBar, h('div', { class: 'grid' }, header, body), status);
 document.body.append(main);
 
 // ---------------------------------------------------------------- state
@@ -149,22 +172,12 @@ function fmtValue(e: EventRow): string {
   return '';
 }
 
-function sameFile(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b) return false;
-  if (a === b) return true;
-  const na = a.replace(/\\/g, '/');
-  const nb = b.replace(/\\/g, '/');
-  return na.endsWith('/' + nb) || nb.endsWith('/' + na) || basename(na) === basename(nb);
-}
-
-/** which access of the highlighted pattern (1-based) this event matches, or 0 */
+/** event index → access number (1-based) of the highlighted pattern's occurrence in this run */
+let occurrence = new Map<number, number>();
+/** which access of the highlighted pattern (1-based) this event is, or 0: by event, not by source line */
 function patternMatch(e: EventRow): number {
   if (!pattern) return 0;
-  for (let k = 0; k < pattern.accesses.length; k++) {
-    const a = pattern.accesses[k];
-    if (e.kind === a.type && e.line === a.line && e.variable === a.variable && sameFile(e.file, a.file)) return k + 1;
-  }
-  return 0;
+  return occurrence.get(e.i) ?? 0;
 }
 
 function fillRow(r: RowEls, pos: number): void {
@@ -195,21 +208,21 @@ function fillRow(r: RowEls, pos: number): void {
   r.idx.textContent = String(e.i);
   r.tdot.className = 'tdot';
   r.tname.textContent = e.threadName || `T${e.thread}`;
-  r.thread.title = `thread ${e.thread}${e.threadName ? ' (' + e.threadName + ')' : ''}`;
+  r.thread.title = `${e.threadName || 'thread'} (#${e.thread})`;
   clear(r.kind);
   r.kind.append(chip(e.kind, m ? `#${m}` : undefined));
   r.kind.title = kindTitle(e.kind);
-  r.variable.textContent = e.variable ?? '';
+  r.variable.textContent = e.variable ? shortVariable(e.variable) : '';
   r.variable.title = e.variable ?? '';
   r.value.textContent = fmtValue(e);
   r.value.title = r.value.textContent;
-  r.loc.textContent = e.file ? `${basename(e.file)}${e.line ? ':' + e.line : ''}` : '';
+  r.loc.textContent = e.file ? fileLine(e.file, e.line) : '';
   r.loc.title = e.file ? `${e.file}${e.line ? ':' + e.line : ''}` : '';
   r.loc.classList.toggle('link', !!e.file && !!e.line);
   r.stmt.textContent = e.statement ?? '';
   r.stmt.title = e.statement ?? '';
   if (e.statement) document.body.classList.add('has-statements');
-  r.method.textContent = e.method ?? '';
+  r.method.textContent = e.method ? shortMethod(e.method) : '';
   r.method.title = e.method ?? '';
 }
 
@@ -260,6 +273,8 @@ function render(): void {
     }
   }
   viewport.setAttribute('aria-rowcount', String(t));
+  // the # column is as wide as the largest index shown (not a fixed 90 px)
+  document.body.style.setProperty('--idx-w', `${Math.max(3, String(Math.max(0, t - 1)).length) + 1}ch`);
   if (pager.currentQuery) pager.want(first, Math.max(first, last));
   syncScrollbar();
   updateCount();
@@ -431,8 +446,63 @@ runSelect.addEventListener('change', () => {
     state.thread = null;
     refreshThreadOptions();
     applyQuery(true);
+    updateFailureBar();
+    if (pattern) void locateOccurrence(false);
   }
 });
+failingBox.addEventListener('change', () => {
+  state.failingOnly = checkedOf(failingBox);
+  persist();
+  refreshRunOptions();
+});
+runSortSelect.addEventListener('change', () => {
+  state.runSort = valueOf(runSortSelect) === 'failing' ? 'failing' : 'run';
+  persist();
+  refreshRunOptions();
+});
+
+/** The failing thread's name: the trace's name for the failing thread id (same name as in every other view). */
+function failingThreadName(r: RunDto): string | undefined {
+  if (r.failingThread) return pager.threads.find((t) => t.id === r.failingThread!.id)?.name || r.failingThread.name;
+  const m = /in thread (\d+)$/.exec(r.detail ?? '');
+  return m ? pager.threads.find((t) => t.id === Number(m[1]))?.name : undefined;
+}
+
+let failureKey = '';
+/** Failing run: "✗ exception — java.lang.… in thread copier" with buttons to show that thread and to go to the failure point. */
+function updateFailureBar(): void {
+  const r = runs.find((x) => x.execution === state.run);
+  const name = r && r.outcome === 'fail' ? failingThreadName(r) : undefined;
+  const key = JSON.stringify([r?.execution, r?.outcome, r?.detail, name, r?.failPoint]);
+  if (key === failureKey) return;
+  failureKey = key;
+  clear(failureBar);
+  failureBar.hidden = !r || r.outcome !== 'fail';
+  if (!r || r.outcome !== 'fail') return;
+  const tid = r.failingThread?.id ?? Number(/in thread (\d+)$/.exec(r.detail ?? '')?.[1] ?? NaN);
+  appendAll(failureBar, [
+    h('span', { class: 'fail-mark', 'aria-hidden': 'true' }, '✗'),
+    h('strong', null, `Failed: ${r.reason ?? 'failure'}`),
+    r.detail ? h('span', { class: 'mono fail-detail', title: r.detail }, (name ? r.detail.replace(/in thread \d+$/, `in thread ${name}`) : r.detail)) : null,
+    name ? h('span', { class: 'fail-thread' }, 'failing thread: ', h('strong', { class: 'mono' }, name)) : null,
+  ]);
+  if (Number.isInteger(tid)) {
+    const b = h('vscode-button', { appearance: 'secondary', id: 'showFailingThread', title: 'Show only the failing thread' }, `Only ${name ?? '#' + tid}`);
+    b.addEventListener('click', () => {
+      state.thread = tid;
+      threadsKey = '';
+      refreshThreadOptions();
+      applyQuery(true);
+    });
+    failureBar.append(b);
+  }
+  if (r.failPoint !== undefined) {
+    const fp = r.failPoint;
+    const b = h('vscode-button', { appearance: 'secondary', id: 'gotoFailure', title: `Go to event #${fp}` }, 'Go to failure point');
+    b.addEventListener('click', () => void jumpToEvent(fp));
+    failureBar.append(b);
+  }
+}
 gotoField.addEventListener('keydown', (ev) => {
   if ((ev as KeyboardEvent).key !== 'Enter') return;
   const n = Number(valueOf(gotoField).trim());
@@ -473,15 +543,24 @@ function option(value: string, label: string, selected: boolean): HTMLElement {
   return h('vscode-option', { value, selected: selected || null }, label);
 }
 
+/** The run picker's runs: failing only and failing first when asked (the shown run always stays listed). */
+function pickerRuns(all: RunDto[], failingOnly: boolean, sort: 'run' | 'failing', current?: string): RunDto[] {
+  const shown = all.filter((r) => !failingOnly || r.outcome === 'fail' || r.execution === current);
+  return sort === 'failing' ? [...shown.filter((r) => r.outcome === 'fail'), ...shown.filter((r) => r.outcome !== 'fail')] : shown;
+}
+
 function refreshRunOptions(): void {
   clear(runSelect);
   if (!runs.length) {
     runSelect.append(option('', 'no runs', true));
     return;
   }
-  for (const r of runs) {
-    runSelect.append(option(r.execution, `${r.outcome === 'fail' ? '✗' : '✓'} ${r.execution} · ${r.events.toLocaleString('en-US')} events`, r.execution === state.run));
+  for (const r of pickerRuns(runs, !!state.failingOnly, state.runSort ?? 'run', state.run)) {
+    const o = option(r.execution, `${runLabel(r)} · ${r.events.toLocaleString('en-US')} events`, r.execution === state.run);
+    o.title = `${r.execution}${r.detail ? ` — ${r.detail}` : ''}`;
+    runSelect.append(o);
   }
+  updateFailureBar();
   const want = state.run ?? '';
   (runSelect as unknown as { value: string }).value = want;
   // the toolkit dropdown processes new options asynchronously and may fall back to the first
@@ -501,13 +580,22 @@ function refreshThreadOptions(): void {
   clear(threadSelect);
   threadSelect.append(option('all', 'All threads', state.thread === null));
   for (const t of threads) threadSelect.append(option(String(t.id), `${t.name || 'T' + t.id} (#${t.id})`, state.thread === t.id));
+  updateFailureBar();
   if (state.thread !== null && !threads.some((t) => t.id === state.thread)) {
     threadSelect.append(option(String(state.thread), `#${state.thread}`, true));
   }
-  (threadSelect as unknown as { value: string }).value = state.thread === null ? 'all' : String(state.thread);
+  const want = state.thread === null ? 'all' : String(state.thread);
+  (threadSelect as unknown as { value: string }).value = want;
+  // as for the run selector: the toolkit may fall back to the first option after processing new ones
+  requestAnimationFrame(() => {
+    const sel = threadSelect as unknown as { value: string };
+    if ((state.thread === null ? 'all' : String(state.thread)) === want && sel.value !== want) sel.value = want;
+  });
 }
 
 function syncControls(): void {
+  (failingBox as unknown as { checked: boolean }).checked = !!state.failingOnly;
+  (runSortSelect as unknown as { value: string }).value = state.runSort ?? 'run';
   (varField as unknown as { value: string }).value = state.variable;
   (searchField as unknown as { value: string }).value = state.search;
   (accessesBox as unknown as { checked: boolean }).checked = state.accessesOnly;
@@ -524,6 +612,8 @@ pager.onUpdate = () => {
 // ---------------------------------------------------------------- pattern highlight
 async function loadPattern(key: string | undefined, jump = true): Promise<void> {
   pattern = undefined;
+  occurrence = new Map();
+  occurrenceEvents = undefined;
   clear(patternBar);
   patternBar.hidden = true;
   state.highlightPatternKey = key;
@@ -546,51 +636,100 @@ async function loadPattern(key: string | undefined, jump = true): Promise<void> 
   }
   const p = pattern;
   patternBar.hidden = false;
-  patternBar.append(
+  const legend = threadLegend(p.accesses);
+  const names = roleNames(p.accesses);
+  const accessButtons = p.accesses.map((a, k) => {
+    const b = h(
+      'button',
+      { class: 'pb-access', type: 'button', title: `${names.get(a.thread) ?? 'T' + a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable} at ${a.file}:${a.line} — go to this access of the occurrence` },
+      chip(a.type, `#${k + 1}`),
+      h('span', { class: 'mono' }, ` ${names.get(a.thread) ?? 'T' + a.thread} ${shortVariable(a.variable)} `),
+      h('span', { class: 'muted mono' }, fileLine(a.file, a.line)),
+    );
+    b.addEventListener('click', () => void goToAccess(k));
+    return b;
+  });
+  occurrenceInfo.textContent = '';
+  const next = h('vscode-button', { appearance: 'secondary', id: 'nextOccurrence', title: 'The next occurrence of the pattern in this run' }, 'Next occurrence');
+  next.addEventListener('click', () => void locateOccurrence(true, true));
+  appendAll(patternBar, [
     h('span', { class: 'pb-title' }, `#${p.rank} ${p.id} ${p.kind}`),
-    h('span', { class: 'muted' }, 'next occurrence of:'),
-    ...p.accesses.map((a, k) => {
-      const b = h('button', { class: 'pb-access', type: 'button', title: `next ${a.type} of ${a.variable} at ${a.file}:${a.line}` }, chip(a.type, `#${k + 1}`), h('span', { class: 'mono' }, ` ${a.variable} `), h('span', { class: 'muted mono' }, `${basename(a.file)}:${a.line}`));
-      b.addEventListener('click', () => void findNext(k));
-      return b;
-    }),
+    legend ? h('span', { class: 'muted' }, legend) : null,
+    ...accessButtons,
+    next,
+    occurrenceInfo,
     (() => {
       const c = h('vscode-button', { appearance: 'icon', 'aria-label': 'Clear highlight', title: 'Clear highlight' }, '✕');
       c.addEventListener('click', () => void loadPattern(undefined));
       return c;
     })(),
-  );
+  ]);
   scheduleRender();
-  // reveal the interleaving access (the middle one, from the other thread) first
-  if (jump) void findNext(Math.min(1, p.accesses.length - 1), -1);
+  await locateOccurrence(jump);
 }
 
-/** finds the next event (after the selection) matching access k of the pattern, by a filtered scan */
-async function findNext(k: number, from?: number): Promise<void> {
-  if (!pattern || !state.run) return;
-  const a = pattern.accesses[k];
-  const fromI = from ?? (state.selected !== null ? pager.get(state.selected)?.i ?? -1 : -1);
+/** which events the highlighted occurrence is (the status line is the pager's) */
+const occurrenceInfo = h('span', { class: 'muted mono', id: 'occurrence', 'aria-live': 'polite' });
+/** the current occurrence: event index of each access */
+let occurrenceEvents: number[] | undefined;
+/** the pattern's variables' accesses in the current run (fetched once per run and pattern) */
+let occurrenceSource: { key: string; events: OccurrenceEvent[] } | undefined;
+
+async function patternEvents(p: PatternDto, run: string): Promise<OccurrenceEvent[] | undefined> {
+  const key = JSON.stringify([run, p.key]);
+  if (occurrenceSource?.key === key) return occurrenceSource.events;
+  const out = new Map<number, OccurrenceEvent>();
   const limit = 2000;
-  status.textContent = `Searching ${a.type} ${a.variable} at ${basename(a.file)}:${a.line}…`;
-  status.classList.remove('error');
-  for (let offset = 0, scanned = 0; scanned < 200; scanned++) {
-    let r: TraceEventsResult;
-    try {
-      r = await fetchEvents({ run: state.run, offset, limit, variable: a.variable, accessesOnly: true });
-    } catch (e) {
-      status.textContent = `Search failed: ${e instanceof Error ? e.message : String(e)}`;
-      return;
+  for (const v of new Set(p.accesses.map((a) => a.variable))) {
+    for (let offset = 0, pages = 0; pages < 100; pages++) {
+      let r: TraceEventsResult;
+      try {
+        r = await fetchEvents({ run, offset, limit, variable: v, accessesOnly: true });
+      } catch (e) {
+        status.textContent = `Search failed: ${e instanceof Error ? e.message : String(e)}`;
+        return undefined;
+      }
+      for (const e of r.events) if (e.variable === v) out.set(e.i, e);
+      offset += r.events.length;
+      if (r.events.length < limit || offset >= r.total) break;
     }
-    const hit = r.events.find((e) => e.i > fromI && e.kind === a.type && e.line === a.line && e.variable === a.variable && sameFile(e.file, a.file));
-    if (hit) {
-      status.textContent = '';
-      await jumpToEvent(hit.i);
-      return;
-    }
-    offset += r.events.length;
-    if (r.events.length < limit || offset >= r.total) break;
   }
-  status.textContent = fromI >= 0 ? 'No later occurrence.' : 'No occurrence in this run.';
+  const events = [...out.values()].sort((x, y) => x.i - y.i);
+  occurrenceSource = { key, events };
+  return events;
+}
+
+/** Finds the pattern's (next) occurrence in this run and highlights its events; `jump` reveals its interleaving access. */
+async function locateOccurrence(jump: boolean, next = false): Promise<void> {
+  const p = pattern;
+  const run = state.run;
+  if (!p || !run) return;
+  occurrenceInfo.textContent = 'looking for it in this run…';
+  const events = await patternEvents(p, run);
+  if (pattern !== p || state.run !== run || !events) return;
+  const after = next && occurrenceEvents ? occurrenceEvents[0] : -1;
+  const found = findOccurrence(events, p.accesses, after);
+  if (!found) {
+    occurrenceInfo.textContent = next ? 'no later occurrence in this run' : 'the pattern does not occur in this run';
+    if (!next) {
+      occurrence = new Map();
+      occurrenceEvents = undefined;
+      scheduleRender();
+    }
+    return;
+  }
+  occurrenceEvents = found;
+  occurrence = new Map(found.map((i, k) => [i, k + 1]));
+  occurrenceInfo.textContent = `occurrence: events ${found.map((i) => '#' + i).join(', ')}`;
+  scheduleRender();
+  // reveal the interleaving access (the middle one, from the other thread) first
+  if (jump || next) await jumpToEvent(found[Math.min(1, found.length - 1)]);
+}
+
+async function goToAccess(k: number): Promise<void> {
+  if (!occurrenceEvents) await locateOccurrence(false);
+  const i = occurrenceEvents?.[k];
+  if (i !== undefined) await jumpToEvent(i);
 }
 
 // ---------------------------------------------------------------- host messages & startup

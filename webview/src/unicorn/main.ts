@@ -6,6 +6,7 @@
 import '../common/base.css';
 import './unicorn.css';
 import type { PatternDto, PatternsResult, PatternAccessDto } from '../../../server/src/lsp/protocol';
+import { roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit, valueOf } from '../common/toolkit';
@@ -56,10 +57,8 @@ let analysisMessage = '';
 let confidence = '';
 
 function methodShort(m: string): string {
-  // "com.x.Foo.bar(int)" → "Foo.bar()"
-  const noArgs = m.replace(/\(.*\)$/, '()');
-  const parts = noArgs.split('.');
-  return parts.length > 2 ? parts.slice(-2).join('.') : noArgs;
+  // "com.x.Foo$Bar.baz(int)" → "Bar.baz", lambdas readable (displayNames.ts)
+  return shortMethod(m);
 }
 
 function summaryOf(p: PatternDto): string {
@@ -70,7 +69,8 @@ function summaryOf(p: PatternDto): string {
     if (!ms.includes(m)) ms.push(m);
     by.set(a.thread, ms);
   }
-  return [...by.entries()].sort((x, y) => x[0] - y[0]).map(([t, ms]) => `T${t}: ${ms.join(', ')}`).join('  ⇄  ');
+  const names = roleNames(p.accesses);
+  return [...by.entries()].sort((x, y) => x[0] - y[0]).map(([t, ms]) => `${names.get(t) ?? `T${t}`}: ${ms.join(', ')}`).join('  ⇄  ');
 }
 
 function matches(p: PatternDto): boolean {
@@ -104,7 +104,7 @@ function accessCell(a: PatternAccessDto, step: number): HTMLElement {
     { class: `access t${a.thread}`, title: stack },
     h('span', { class: 'step muted' }, String(step)),
     chip(a.type),
-    h('span', { class: 'var mono' }, a.variable),
+    h('span', { class: 'var mono', title: a.variable }, shortVariable(a.variable)),
     ...(a.value !== undefined ? [h('span', { class: 'val mono', title: 'value at the first occurrence' }, `= ${valueText(a.value)}`)] : []),
     ...(lib ? [lib] : []),
     loc,
@@ -125,7 +125,9 @@ function valueText(v: unknown): string {
 
 function detail(p: PatternDto): HTMLElement {
   const grid = h('div', { class: 'columns', role: 'group', 'aria-label': `Accesses of pattern ${p.rank}` });
-  grid.append(h('div', { class: 'colhead' }, h('span', { class: 'tdot thread-0' }), 'Thread 1'), h('div', { class: 'colhead' }, h('span', { class: 'tdot thread-1' }), 'Thread 2'));
+  const names = roleNames(p.accesses);
+  const head = (t: number) => (names.get(t) ? `${names.get(t)} (T${t})` : `Thread ${t}`);
+  grid.append(h('div', { class: 'colhead' }, h('span', { class: 'tdot thread-0' }), head(1)), h('div', { class: 'colhead' }, h('span', { class: 'tdot thread-1' }), head(2)));
   p.accesses.forEach((a, k) => {
     const cell = accessCell(a, k + 1);
     const empty = h('div', { class: 'gap' }, k < p.accesses.length - 1 ? '' : '');
@@ -138,7 +140,7 @@ function detail(p: PatternDto): HTMLElement {
     ev.stopPropagation();
     post({ type: 'openTracer', patternKey: p.key });
   });
-  actions.append(tracer, h('span', { class: 'muted' }, `${p.category} · failed ${p.failed} · passed ${p.passed} · key ${p.key}`));
+  actions.append(tracer, h('span', { class: 'muted' }, `${p.category} · failed ${p.failed} · passed ${p.passed}${threadLegend(p.accesses) ? ` · ${threadLegend(p.accesses)}` : ''}`));
   return h('div', { class: 'detail' }, grid, actions);
 }
 

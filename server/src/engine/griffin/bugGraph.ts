@@ -85,7 +85,7 @@ export function bugGraph(m: CoverageMatrix, members: readonly Pick<PatternMember
   const succ = new Map<string, Set<string>>();
   const cross: { a: string; b: string; row: number }[] = [];
   for (const mem of members) {
-    const p = m.patterns[mem.row];
+    const p = m.pattern(mem.row);
     const keys = p.accesses.map((a, k) => {
       const lane = laneOf(m, mem, k);
       const key = `${lane}|${a.key}`;
@@ -168,7 +168,7 @@ export function bugGraph(m: CoverageMatrix, members: readonly Pick<PatternMember
     if (!e) edges.set(ek, (e = { from, to, patterns: [], labels: [], orderings: [] }));
     if (!e.patterns.includes(c.row)) {
       e.patterns.push(c.row);
-      const p = m.patterns[c.row];
+      const p = m.pattern(c.row);
       e.labels.push(`${p.id} ${p.kind}`);
     }
     const ok = `${ek}|${c.a}>${c.b}`;

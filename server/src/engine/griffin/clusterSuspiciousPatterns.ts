@@ -50,7 +50,7 @@ export interface PatternCluster {
 
 /** The lane (1|2) of access `k` of a member's pattern. */
 export function laneOf(m: CoverageMatrix, member: Pick<PatternMember, 'row' | 'flip'>, k: number): 1 | 2 {
-  const role = m.patterns[member.row].accesses[k].thread;
+  const role = m.pattern(member.row).accesses[k].thread;
   return (member.flip ? 3 - role : role) as 1 | 2;
 }
 
@@ -58,7 +58,7 @@ export function laneOf(m: CoverageMatrix, member: Pick<PatternMember, 'row' | 'f
 export function laneCommonStacks(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[]): [CommonFrame[], CommonFrame[]] {
   const stacks: [MatrixPattern['accesses'][number]['stack'][], MatrixPattern['accesses'][number]['stack'][]] = [[], []];
   for (const mem of members) {
-    const p = m.patterns[mem.row];
+    const p = m.pattern(mem.row);
     p.accesses.forEach((a, k) => stacks[laneOf(m, mem, k) - 1].push(a.stack));
   }
   return [commonCallStack(stacks[0]), commonCallStack(stacks[1])];
@@ -97,11 +97,11 @@ export function isMergeable(m: CoverageMatrix, a: WorkCluster, b: WorkCluster): 
 function subsumption(m: CoverageMatrix, pairCl: WorkCluster, other: WorkCluster): boolean | undefined {
   if (pairCl.members.length !== 1) return undefined;
   const pm = pairCl.members[0];
-  const pair = m.patterns[pm.row];
+  const pair = m.pattern(pm.row);
   if (pair.accesses.length !== 2) return undefined;
   const [x, y] = pair.accesses;
   for (const om of other.members) {
-    const q = m.patterns[om.row];
+    const q = m.pattern(om.row);
     if (q.accesses.length < 3) continue;
     for (let i = 0; i < q.accesses.length; i++) {
       if (q.accesses[i].key !== x.key) continue;

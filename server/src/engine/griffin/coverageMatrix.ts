@@ -32,6 +32,8 @@ export interface MatrixAccess {
   stack: Frame[];
   /** static identity of the access: type, variable, file, line */
   key: string;
+  /** the thread's name at the pattern's first occurrence, when the trace names threads */
+  threadName?: string;
 }
 
 export interface MatrixPattern {
@@ -50,8 +52,17 @@ export interface MatrixRun {
   failing: boolean;
 }
 
+/** Rows of M built on demand: GRIFFIN reads the accesses of the few top patterns it clusters. */
+export interface LazyMatrixPatterns {
+  length: number;
+  get(row: number): MatrixPattern;
+}
+
 export class CoverageMatrix {
-  readonly patterns: MatrixPattern[];
+  /** number of rows (patterns) */
+  readonly rowCount: number;
+  private readonly source: MatrixPattern[] | LazyMatrixPatterns;
+  private readonly built = new Map<number, MatrixPattern>();
   readonly runs: MatrixRun[];
   /** words per bitset row */
   readonly words: number;
@@ -76,9 +87,10 @@ export class CoverageMatrix {
    * @param runs columns of M
    * @param covers per run, the pattern rows it covers (any order, duplicates ignored)
    */
-  constructor(patterns: MatrixPattern[], runs: MatrixRun[], covers: ArrayLike<number>[]) {
+  constructor(patterns: MatrixPattern[] | LazyMatrixPatterns, runs: MatrixRun[], covers: ArrayLike<number>[]) {
     if (covers.length !== runs.length) throw new Error(`coverage has ${covers.length} runs, expected ${runs.length}`);
-    this.patterns = patterns;
+    this.source = patterns;
+    this.rowCount = patterns.length;
     this.runs = runs;
     const P = patterns.length;
     this.words = (runs.length + 31) >>> 5;
@@ -117,6 +129,27 @@ export class CoverageMatrix {
     this.totalPassed = runs.length - tf;
   }
 
+  /** Row `row`'s pattern (built on first use when the rows are lazy). */
+  pattern(row: number): MatrixPattern {
+    const src = this.source;
+    if (Array.isArray(src)) return src[row];
+    let p = this.built.get(row);
+    if (!p) {
+      if (!(row >= 0 && row < this.rowCount)) throw new RangeError(`no pattern row ${row} in M (${this.rowCount} rows)`);
+      this.built.set(row, (p = (src as LazyMatrixPatterns).get(row)));
+    }
+    return p;
+  }
+
+  /** Every row's pattern (all built: prefer pattern(row)). */
+  get patterns(): MatrixPattern[] {
+    const src = this.source;
+    if (Array.isArray(src)) return src;
+    const all: MatrixPattern[] = [];
+    for (let k = 0; k < this.rowCount; k++) all.push(this.pattern(k));
+    return all;
+  }
+
   /** M(pattern, run) */
   covers(row: number, run: number): boolean {
     return (this.bits[row * this.words + (run >>> 5)] & (1 << (run & 31))) !== 0;
@@ -137,24 +170,40 @@ export class CoverageMatrix {
     return out;
   }
 
-  /** M from an analysis: rows = result.patterns (ranking order), columns = result.runs. */
+  /** M from an analysis: rows = result.patterns (ranking order), columns = result.runs; rows described on demand. */
   static fromAnalysis(result: AnalysisResult): CoverageMatrix {
-    const rowOf = new Map<number, number>();
-    result.patterns.forEach((p, k) => rowOf.set(p.index, k));
-    const patterns = result.patterns.map((p, k) => matrixPattern(p, k));
+    const ranking = result.ranking;
+    const n = ranking ? ranking.length : result.patterns.length;
+    // registry id → row
+    const idOf = (k: number) => {
+      const id = ranking ? ranking.ids[k] : result.patterns[k].index;
+      return Number.isInteger(id) && id >= 0 ? id : -1;
+    };
+    let maxId = -1;
+    for (let k = 0; k < n; k++) maxId = Math.max(maxId, idOf(k));
+    const rowOf = new Int32Array(maxId + 1).fill(-1);
+    for (let k = 0; k < n; k++) if (idOf(k) >= 0) rowOf[idOf(k)] = k;
+    const patterns: MatrixPattern[] | LazyMatrixPatterns = ranking
+      ? { length: n, get: (row) => matrixPattern(ranking.describe(row), row) }
+      : result.patterns.map((p, k) => matrixPattern(p, k));
     const runs = result.runs.map((r) => ({ execution: r.execution, failing: r.outcome === 'fail' }));
     const covers = result.runs.map((r) => {
       const out: number[] = [];
       for (const id of r.patterns) {
-        const row = rowOf.get(id);
-        if (row !== undefined) out.push(row);
+        const row = id <= maxId ? rowOf[id] : -1;
+        if (row >= 0) out.push(row);
       }
       return out;
     });
     const m = new CoverageMatrix(patterns, runs, covers);
-    m.scores = Float64Array.from(result.patterns, (p) => p.score);
-    const groups = result.patterns.map((p) => (p as { group?: string }).group);
-    if (groups.some((g) => g !== undefined)) m.groups = groups;
+    if (ranking) {
+      m.scores = ranking.scores;
+      if (n > 0) m.groups = Array.from({ length: n }, (_, k) => ranking.group(k));
+    } else {
+      m.scores = Float64Array.from(result.patterns, (p) => p.score);
+      const groups = result.patterns.map((p) => (p as { group?: string }).group);
+      if (groups.some((g) => g !== undefined)) m.groups = groups;
+    }
     return m;
   }
 }
@@ -179,6 +228,7 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
         method: a.method,
         stack: normalizeStack(frames, frameOf(a)),
         key: accessKey(a.type, a.variable, a.file, a.line),
+        ...(a.threadName !== undefined ? { threadName: a.threadName } : {}),
       };
     }),
   };

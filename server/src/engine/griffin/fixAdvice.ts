@@ -8,6 +8,7 @@
 import type { CoverageMatrix, MatrixAccess } from './coverageMatrix';
 import { laneOf, PatternMember } from './clusterSuspiciousPatterns';
 import type { SuspiciousMethod } from './suspiciousMethods';
+import { shortMethod as displayMethod, shortVariable } from '../displayNames';
 
 export type BugKind = 'atomicity-violation' | 'multi-variable-atomicity-violation' | 'order-violation';
 
@@ -32,18 +33,18 @@ export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMembe
   let main = members[0];
   let longest = 2;
   for (const x of members) {
-    const n = m.patterns[x.row].accesses.length;
+    const n = m.pattern(x.row).accesses.length;
     if (n > longest) {
       main = x;
       longest = n;
     }
   }
-  const p = m.patterns[main.row];
+  const p = m.pattern(main.row);
   const seq: LaneAccess[] = p.accesses.map((a, k) => ({ lane: laneOf(m, main, k), access: a }));
   const interleaving = seq.map((x) => `T${x.lane} ${x.access.type} ${shortVar(x.access.variable)} @ ${loc(x.access.file, [x.access.line])} (${shortMethod(x.access.method)})`).join(' → ');
-  const variables = unique(members.flatMap((x) => m.patterns[x.row].accesses.map((a) => shortVar(a.variable))));
+  const variables = unique(members.flatMap((x) => m.pattern(x.row).accesses.map((a) => shortVar(a.variable))));
   const varText = listText(variables);
-  const all: LaneAccess[] = members.flatMap((x) => m.patterns[x.row].accesses.map((a, k) => ({ lane: laneOf(m, x, k), access: a })));
+  const all: LaneAccess[] = members.flatMap((x) => m.pattern(x.row).accesses.map((a, k) => ({ lane: laneOf(m, x, k), access: a })));
 
   if (p.accesses.length === 2) return orderAdvice(seq, methods, varText, interleaving);
 
@@ -58,9 +59,9 @@ export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMembe
   const last = outer[outer.length - 1].access;
   const summary =
     `${kind === 'multi-variable-atomicity-violation' ? 'Multi-variable atomicity violation' : 'Atomicity violation'} on ${varText}: ` +
-    `thread ${atomicLane} in ${region.text} ${verb(first)} ${shortVar(first.variable)} (${loc(first.file, [first.line])}) and later ${verb(last)} ${shortVar(last.variable)} (${loc(last.file, [last.line])}), ` +
-    `but in between thread ${otherLane} in ${intruder.text} ${inner.map((x) => `${verb(x.access)} ${shortVar(x.access.variable)} (${loc(x.access.file, [x.access.line])})`).join(' and ')}. ` +
-    `The failing runs see a mix of the state before and after thread ${otherLane}'s change.`;
+    `thread ${laneName(all, atomicLane)} in ${region.text} ${verb(first)} ${shortVar(first.variable)} (${loc(first.file, [first.line])}) and later ${verb(last)} ${shortVar(last.variable)} (${loc(last.file, [last.line])}), ` +
+    `but in between thread ${laneName(all, otherLane)} in ${intruder.text} ${inner.map((x) => `${verb(x.access)} ${shortVar(x.access.variable)} (${loc(x.access.file, [x.access.line])})`).join(' and ')}. ` +
+    `The failing runs see a mix of the state before and after thread ${laneName(all, otherLane)}'s change.`;
   const steps = [
     `Make ${region.text} atomic with respect to ${intruder.text}: guard both with the same lock (e.g. synchronize on the object that holds ${varText}), so that ${shortName(intruder.method)} cannot run between ${loc(first.file, [first.line])} and ${loc(last.file, [last.line])}.`,
     `Or read once: in ${region.text}, take one consistent snapshot of ${varText} (copy it under the lock, or ask for it in a single call) and use only that snapshot; re-check before use if the data may have changed.`,
@@ -77,7 +78,7 @@ function orderAdvice(seq: LaneAccess[], methods: readonly SuspiciousMethod[], va
   const A = `${noun(a.access)} of ${shortVar(a.access.variable)} at ${loc(a.access.file, [a.access.line])}`;
   const B = `${noun(b.access)} of ${shortVar(b.access.variable)} at ${loc(b.access.file, [b.access.line])}`;
   const summary =
-    `Order violation on ${varText}: in the failing runs thread ${a.lane}'s ${A} (in ${pa.text}) happens before thread ${b.lane}'s ${B} (in ${pb.text}); ` +
+    `Order violation on ${varText}: in the failing runs thread ${laneName(seq, a.lane)}'s ${A} (in ${pa.text}) happens before thread ${laneName(seq, b.lane)}'s ${B} (in ${pb.text}); ` +
     `the passing runs have the other order, or no such interleaving.`;
   const steps = [
     `Enforce the intended order: make ${shortName(pa.method)} wait until ${shortName(pb.method)} has done its ${noun(b.access)} at ${loc(b.access.file, [b.access.line])} (join the thread, a latch / future / condition variable, or do the ${noun(b.access)} before the other thread is started).`,
@@ -90,6 +91,15 @@ function orderAdvice(seq: LaneAccess[], methods: readonly SuspiciousMethod[], va
   return { kind: 'order-violation', summary, interleaving, steps };
 }
 
+/**
+ * How the advice names a lane's thread: its real name when the trace named it
+ * (the same name the views show, issue 16), else the lane number.
+ */
+function laneName(all: readonly LaneAccess[], lane: 1 | 2): string {
+  for (const x of all) if (x.lane === lane && x.access.threadName) return x.access.threadName;
+  return String(lane);
+}
+
 /** The suspicious method of a lane with its lines, or the lane's access methods when no common stack is known. */
 function place(methods: readonly SuspiciousMethod[], lane: 1 | 2, all: readonly LaneAccess[]): { text: string; method: string } {
   const sm = methods.find((x) => x.thread === lane);
@@ -100,9 +110,9 @@ function place(methods: readonly SuspiciousMethod[], lane: 1 | 2, all: readonly 
 }
 
 /** "fixture.Vector.size" → "Vector.size" */
+/** `vectorcopy.VectorCopy$MyVector.size` → `MyVector.size`: the names the views show (displayNames.ts). */
 export function shortVar(v: string): string {
-  const parts = v.split('.');
-  return parts.length > 2 ? parts.slice(-2).join('.') : v;
+  return shortVariable(v);
 }
 
 function noun(a: MatrixAccess): string {
@@ -129,14 +139,12 @@ export function loc(file: string, lines: readonly number[]): string {
 
 /** "java.util.Vector.<init>" → "Vector.<init> (constructor)"; "a.b.C.m" → "C.m" */
 export function shortMethod(m: string): string {
-  const parts = m.split('.');
-  const s = parts.length > 2 ? parts.slice(-2).join('.') : m;
+  const s = displayMethod(m);
   return s.endsWith('.<init>') ? `${s.slice(0, -'.<init>'.length)} constructor` : s;
 }
 
 function shortName(m: string): string {
-  const parts = m.split('.');
-  return parts.length > 2 ? parts.slice(-2).join('.') : m;
+  return displayMethod(m);
 }
 
 function unique<T>(xs: readonly T[]): T[] {

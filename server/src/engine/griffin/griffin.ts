@@ -16,6 +16,7 @@
  *   const bugs = explainBugs(analyzer, analyzer.rank());
  */
 import type { Analyzer, AnalysisResult } from '../analysis';
+import { patternAt } from '../ranking/rankedList';
 import type { Formula } from '../ranking/suspiciousness';
 import { CoverageMatrix } from './coverageMatrix';
 import { clusterFailingExecutions, DEFAULT_S, DEFAULT_T } from './clusterFailingExecutions';
@@ -376,7 +377,7 @@ function toBug(m: CoverageMatrix, members: readonly GroupMember<Candidate>[], fo
       weak: failingRuns.length <= weakRuns,
     },
     patterns: rows,
-    patternKeys: rows.map((r) => m.patterns[r].key),
+    patternKeys: rows.map((r) => m.pattern(r).key),
     patternClusters: group.length,
     suspiciousMethods: methods.map((x) => ({ thread: x.thread, method: x.method, file: x.file, line: x.line, lines: x.lines })),
     graph,
@@ -424,7 +425,7 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
     const shown = b.patterns.slice(0, maxPatterns);
     out.push(`  Patterns (${b.patterns.length}${b.patterns.length > shown.length ? `, best ${shown.length} shown` : ''}):`);
     for (const i of shown) {
-      const p = result.patterns[i];
+      const p = patternAt(result, i);
       if (!p) continue;
       const acc = p.accesses.map((a) => `${a.type}${a.thread} ${shortVar(a.variable)}:${a.line}`).join(' → ');
       out.push(`    #${p.rank} ${p.id} ${p.kind} ${acc} (score ${p.score.toFixed(3)}, ${p.failed} fail / ${p.passed} pass)`);

@@ -42,7 +42,7 @@ export interface SuspiciousMethod {
 /** Per lane (index 0 = lane 1), the stacks of the cluster's accesses on that lane, best pattern first. */
 export function laneStacks(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[]): [Frame[][], Frame[][]] {
   const stacks: [Frame[][], Frame[][]] = [[], []];
-  for (const mem of members) m.patterns[mem.row].accesses.forEach((a, k) => stacks[laneOf(m, mem, k) - 1].push(a.stack));
+  for (const mem of members) m.pattern(mem.row).accesses.forEach((a, k) => stacks[laneOf(m, mem, k) - 1].push(a.stack));
   return stacks;
 }
 

@@ -1,5 +1,12 @@
-/** `braid analyze --format json`: the documented JSON shape (docs/cli.md). */
+/**
+ * `braid analyze --format json`: the documented JSON shape (docs/cli.md).
+ * `jsonReportSections` gives the report with its pattern list as rows
+ * described while they are written (report/jsonStream.ts); `jsonReport` is
+ * the same report as one object.
+ */
 import { AnalysisResult, RankedPattern } from '../analysis';
+import { rankedRows } from '../ranking/rankedList';
+import { JsonRows, materialize } from './jsonStream';
 
 export interface JsonReportOptions {
   top?: number;
@@ -37,15 +44,14 @@ export function jsonPattern(p: RankedPattern) {
   };
 }
 
-export function jsonReport(r: AnalysisResult, o: JsonReportOptions = {}): object {
-  let patterns = r.patterns;
-  if (o.top !== undefined) {
-    // never cut a tie group of the first rank
-    let n = Math.min(o.top, patterns.length);
-    const first = patterns[0];
-    while (first && n < patterns.length && patterns[n].group === first.group && patterns[n].rank === first.rank) n++;
-    patterns = patterns.slice(0, n);
-  }
+/**
+ * The report's top-level sections in order; `patterns` is a JsonRows list
+ * (`--top N`: the first N and every pattern tied with the first), described
+ * one at a time when written.
+ */
+export function jsonReportSections(r: AnalysisResult, o: JsonReportOptions = {}): Record<string, unknown> {
+  const rows = rankedRows(r);
+  const n = rows.topCount(o.top);
   return {
     tool: 'braid',
     formatVersion: 1,
@@ -53,27 +59,31 @@ export function jsonReport(r: AnalysisResult, o: JsonReportOptions = {}): object
     executions: r.executions,
     message: r.message,
     confidence: r.confidence,
-    groups: {
-      cause: r.patterns.filter((p) => p.group === 'cause').length,
-      harness: r.patterns.filter((p) => p.group === 'harness').length,
-      symptom: r.patterns.filter((p) => p.group === 'symptom').length,
-    },
-    patterns: patterns.map(jsonPattern),
-    totalPatterns: r.patterns.length,
-    runs: r.runs.map((x) => ({
-      execution: x.execution,
-      file: x.file,
-      outcome: x.outcome,
-      reason: x.outcomeReason,
-      events: x.events,
-      patterns: x.patterns.length,
-      seed: x.seed,
-      ...(x.failPoint !== undefined ? { failPoint: x.failPoint } : {}),
-    })),
+    groups: { ...rows.groupCounts },
+    patterns: new JsonRows(n, (k) => jsonPattern(rows.describe(k))),
+    totalPatterns: rows.length,
+    runs: new JsonRows(r.runs.length, (k) => {
+      const x = r.runs[k];
+      return {
+        execution: x.execution,
+        file: x.file,
+        outcome: x.outcome,
+        reason: x.outcomeReason,
+        events: x.events,
+        patterns: x.patterns.length,
+        seed: x.seed,
+        ...(x.failPoint !== undefined ? { failPoint: x.failPoint } : {}),
+      };
+    }),
     ...(o.extra ?? {}),
     diagnostics: r.diagnostics,
     stats: r.stats,
   };
+}
+
+/** The whole report as one object (every listed pattern described). */
+export function jsonReport(r: AnalysisResult, o: JsonReportOptions = {}): object {
+  return materialize(jsonReportSections(r, o));
 }
 
 export function round(x: number): number {

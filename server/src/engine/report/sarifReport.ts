@@ -3,7 +3,9 @@
  * locations (in execution order, the first also the primary location), and
  * rank and score in the message.
  */
-import { AnalysisResult } from '../analysis';
+import { AnalysisResult, RankedPattern } from '../analysis';
+import { rankedRows } from '../ranking/rankedList';
+import { JsonRows } from './jsonStream';
 import { PATTERNS } from '../unicorn/patternCatalog';
 import { formatP } from '../ranking/rootCauseOrder';
 
@@ -12,14 +14,23 @@ const GROUP_WORDS = { cause: 'cause', harness: 'harness (test code only)', sympt
 const TOOL_VERSION = '0.1.0';
 
 export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): object {
+  const log = sarifReportSections(r, top, uriBase);
+  const run = log.runs[0];
+  return { ...log, runs: [{ ...run, results: (run.results as JsonRows).toArray() }] };
+}
+
+/** The SARIF log with its results as rows described while they are written (report/jsonStream.ts). */
+export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: string) {
   // the top patterns of each group, and every pattern tied with the first
-  const first = r.patterns[0];
+  const rows = rankedRows(r);
   const perGroup = new Map<string, number>();
-  const patterns = r.patterns.filter((p) => {
-    const n = perGroup.get(p.group) ?? 0;
-    perGroup.set(p.group, n + 1);
-    return n < top || (first !== undefined && p.group === first.group && p.rank === first.rank);
-  });
+  const shown: number[] = [];
+  for (let k = 0; k < rows.length; k++) {
+    const g = rows.group(k);
+    const n = perGroup.get(g) ?? 0;
+    perGroup.set(g, n + 1);
+    if (n < top || rows.tiedWithFirst(k)) shown.push(k);
+  }
   const rules = PATTERNS.map((p) => ({
     id: p.id,
     name: `${p.category.replace(/(^|[\s-])(\w)/g, (_m, a: string, b: string) => a.replace(/[\s-]/, '') + b.toUpperCase())}${p.kind}`,
@@ -28,7 +39,7 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
     help: { text: `Accesses ${p.notation} interleaved between two threads. Check whether these accesses must be atomic or ordered.` },
     defaultConfiguration: { level: 'warning' },
   }));
-  const results = patterns.map((p) => {
+  const result = (p: RankedPattern) => {
     const locations = p.accesses.map((a, k) => ({
       id: k,
       physicalLocation: {
@@ -53,7 +64,8 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
       partialFingerprints: { braidPatternKey: p.key },
       properties: { rank: p.rank, score: p.score, pValue: p.pValue, group: p.group, tie: p.tie, tieSize: p.tieSize, failed: p.failed, passed: p.passed, kind: p.kind },
     };
-  });
+  };
+  const results = new JsonRows(shown.length, (j) => result(rows.describe(shown[j])));
   return sarifLog({
     rules,
     results,
@@ -69,7 +81,7 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
 }
 
 /** The SARIF 2.1.0 log of one Braid run: the tool, its rules, the results and run properties. */
-export function sarifLog(run: { rules: unknown[]; results: unknown[]; properties: Record<string, unknown>; uriBase?: string }) {
+export function sarifLog(run: { rules: unknown[]; results: unknown[] | JsonRows; properties: Record<string, unknown>; uriBase?: string }) {
   const { rules, results, properties, uriBase } = run;
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',

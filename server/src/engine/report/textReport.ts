@@ -6,6 +6,7 @@
  */
 import { AnalysisResult, PatternAccess, RankedPattern } from '../analysis';
 import { formatP, PATTERN_GROUPS, PatternGroup } from '../ranking/rootCauseOrder';
+import { rankedRows } from '../ranking/rankedList';
 
 const SECTION_TITLES: Record<PatternGroup, string> = {
   cause: 'Causes',
@@ -14,49 +15,54 @@ const SECTION_TITLES: Record<PatternGroup, string> = {
 };
 
 export function textReport(r: AnalysisResult, top = 20): string {
-  const out: string[] = [];
+  return [...textReportLines(r, top)].join('\n');
+}
+
+/** The text report line by line (a long report is written as it is made: `--top` can be large). */
+export function* textReportLines(r: AnalysisResult, top = 20): Generator<string> {
   const e = r.executions;
-  out.push(`Braid — ${r.options.strategy.toUpperCase()} analysis of ${e.total} run${e.total === 1 ? '' : 's'} (${e.failed} failed, ${e.passed} passed)`);
-  out.push(
-    `access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}, happens-before ${r.options.happensBefore === false ? 'none' : 'on'}; ${r.patterns.length} pattern${r.patterns.length === 1 ? '' : 's'}`,
-  );
-  if (r.message) out.push('', r.message);
-  if (r.confidence) out.push('', r.confidence);
+  const rows = rankedRows(r);
+  yield `Braid — ${r.options.strategy.toUpperCase()} analysis of ${e.total} run${e.total === 1 ? '' : 's'} (${e.failed} failed, ${e.passed} passed)`;
+  yield `access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}, happens-before ${r.options.happensBefore === false ? 'none' : 'on'}; ${rows.length} pattern${rows.length === 1 ? '' : 's'}`;
+  if (r.message) yield* ['', r.message];
+  if (r.confidence) yield* ['', r.confidence];
   const grouping = r.options.grouping !== false;
   const sections = grouping ? PATTERN_GROUPS : (['cause'] as PatternGroup[]);
-  const first = r.patterns[0];
   for (const g of sections) {
-    const all = grouping ? r.patterns.filter((p) => p.group === g) : r.patterns;
+    // the section's rows (contiguous in the listed order, but not assumed to be)
+    const all: number[] = [];
+    for (let k = 0; k < rows.length; k++) if (!grouping || rows.group(k) === g) all.push(k);
     if (!all.length) continue;
-    if (grouping) out.push('', `${SECTION_TITLES[g]} (${all.length})`);
-    out.push('');
-    out.push(`${pad('Rank', 5)}${pad('Score', 8)}${pad('Pattern', 9)}${pad('Kind', 6)}${pad('Fail', 6)}${pad('Pass', 6)}${pad('p', 9)}Accesses (thread role, type, variable @ file:line)`);
+    if (grouping) yield* ['', `${SECTION_TITLES[g]} (${all.length})`];
+    yield '';
+    yield `${pad('Rank', 5)}${pad('Score', 8)}${pad('Pattern', 9)}${pad('Kind', 6)}${pad('Fail', 6)}${pad('Pass', 6)}${pad('p', 9)}Accesses (thread role, type, variable @ file:line)`;
     let shownRows = 0;
     let k = 0;
     while (k < all.length) {
-      const p = all[k];
+      const tie = rows.tie(all[k]);
       let end = k + 1;
-      while (end < all.length && all[end].tie === p.tie) end++;
-      const tiedWithFirst = first !== undefined && p.group === first.group && p.rank === first.rank;
+      while (end < all.length && rows.tie(all[end]) === tie) end++;
+      const tiedWithFirst = rows.tiedWithFirst(all[k]);
       if (shownRows >= top && !tiedWithFirst) break;
       const members = end - k;
+      const p = rows.describe(all[k]);
+      if (members > 1) yield `${' '.repeat(5)}┌ ${members} tied patterns over ${methodsOf(p)}${tiedWithFirst ? '' : ' (the first shown; --format json lists all)'}`;
       // the first rank's tie groups are printed in full; other groups as one row with their size
-      const printed = tiedWithFirst ? all.slice(k, end) : [p];
-      if (members > 1) out.push(`${' '.repeat(5)}┌ ${members} tied patterns over ${methodsOf(p)}${tiedWithFirst ? '' : ' (the first shown; --format json lists all)'}`);
-      for (const q of printed) row(out, q);
+      yield* row(p);
+      if (tiedWithFirst) for (let j = k + 1; j < end; j++) yield* row(rows.describe(all[j]));
       shownRows++;
       k = end;
     }
     const hidden = all.length - k;
-    if (hidden > 0) out.push('', `… ${hidden} more (use --top N)`);
+    if (hidden > 0) yield* ['', `… ${hidden} more (use --top N)`];
   }
   const errs = r.diagnostics.filter((d) => d.severity === 'error').length;
   const warns = r.diagnostics.filter((d) => d.severity === 'warning').length;
-  if (errs || warns) out.push('', `${errs} error${errs === 1 ? '' : 's'}, ${warns} warning${warns === 1 ? '' : 's'} while reading traces (see above)`);
-  return out.join('\n');
+  if (errs || warns) yield* ['', `${errs} error${errs === 1 ? '' : 's'}, ${warns} warning${warns === 1 ? '' : 's'} while reading traces (see above)`];
 }
 
-function row(out: string[], p: RankedPattern): void {
+function row(p: RankedPattern): string[] {
+  const out: string[] = [];
   const lines = p.accesses.map(accessText);
   out.push(
     `${pad(String(p.rank), 5)}${pad(p.score.toFixed(3), 8)}${pad(p.id, 9)}${pad(p.kind, 6)}${pad(String(p.failed), 6)}${pad(String(p.passed), 6)}${pad(formatP(p.pValue), 9)}${lines[0]}`,
@@ -64,6 +70,7 @@ function row(out: string[], p: RankedPattern): void {
   for (const l of lines.slice(1)) out.push(' '.repeat(49) + l);
   const values = valueLine(p);
   if (values) out.push(' '.repeat(49) + values);
+  return out;
 }
 
 function methodsOf(p: RankedPattern): string {

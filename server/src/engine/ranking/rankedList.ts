@@ -1,0 +1,172 @@
+/**
+ * The ranked list F, compact: one row per pattern in list order (registry id,
+ * rank, score, failed/passed runs, group, tie group) in typed arrays, and a
+ * pattern is described (accesses, call stacks, p-value) only when it is
+ * shown: `describe(k)`. Memory is a few dozen bytes per pattern whatever
+ * the number of patterns; reports, GRIFFIN and the language server describe
+ * the top rows and the rest on demand.
+ */
+import { PATTERN_GROUPS, PatternGroup } from './rootCauseOrder';
+
+/** What describing row k of the list yields (analysis.ts' RankedPattern). */
+export interface DescribedRow {
+  rank: number;
+  score: number;
+  failed: number;
+  passed: number;
+  group: PatternGroup;
+  tie: number;
+  tieSize: number;
+}
+
+/** The rows of a ranked list as reports read them: compact fields, and each row described on demand. */
+export interface RankedRows<D extends DescribedRow = DescribedRow> {
+  readonly length: number;
+  readonly groupCounts: Record<PatternGroup, number>;
+  rank(k: number): number;
+  group(k: number): PatternGroup;
+  tie(k: number): number;
+  describe(k: number): D;
+  tiedWithFirst(k: number): boolean;
+  topCount(top: number | undefined): number;
+}
+
+export class RankedList<D extends DescribedRow = DescribedRow> implements RankedRows<D> {
+  readonly length: number;
+  /** registry id of each row */
+  readonly ids: Int32Array;
+  readonly ranks: Int32Array;
+  readonly scores: Float64Array;
+  readonly failed: Int32Array;
+  readonly passed: Int32Array;
+  /** index into PATTERN_GROUPS */
+  readonly groupCodes: Uint8Array;
+  /** tie group number (1-based, in list order) and its size */
+  readonly ties: Int32Array;
+  readonly tieSizes: Int32Array;
+  /** rows per group */
+  readonly groupCounts: Record<PatternGroup, number> = { cause: 0, harness: 0, symptom: 0 };
+
+  constructor(
+    length: number,
+    private readonly describer: (list: RankedList<D>, row: number) => D,
+  ) {
+    this.length = length;
+    this.ids = new Int32Array(length);
+    this.ranks = new Int32Array(length);
+    this.scores = new Float64Array(length);
+    this.failed = new Int32Array(length);
+    this.passed = new Int32Array(length);
+    this.groupCodes = new Uint8Array(length);
+    this.ties = new Int32Array(length);
+    this.tieSizes = new Int32Array(length);
+  }
+
+  /** Sets row k (used once per row while ranking). */
+  set(k: number, id: number, rank: number, score: number, failed: number, passed: number, group: PatternGroup, tie: number, tieSize: number): void {
+    this.ids[k] = id;
+    this.ranks[k] = rank;
+    this.scores[k] = score;
+    this.failed[k] = failed;
+    this.passed[k] = passed;
+    const g = PATTERN_GROUPS.indexOf(group);
+    this.groupCodes[k] = g;
+    this.groupCounts[group]++;
+    this.ties[k] = tie;
+    this.tieSizes[k] = tieSize;
+  }
+
+  group(k: number): PatternGroup {
+    return PATTERN_GROUPS[this.groupCodes[k]];
+  }
+
+  rank(k: number): number {
+    return this.ranks[k];
+  }
+
+  tie(k: number): number {
+    return this.ties[k];
+  }
+
+  /** Row k described in full (a new object each call: callers keep what they show). */
+  describe(k: number): D {
+    if (!(k >= 0 && k < this.length)) throw new RangeError(`no pattern at row ${k} (the list has ${this.length})`);
+    return this.describer(this, k);
+  }
+
+  /** Rows [from, to) described. */
+  describeRange(from = 0, to = this.length): D[] {
+    const out: D[] = [];
+    for (let k = Math.max(0, from); k < Math.min(to, this.length); k++) out.push(this.describe(k));
+    return out;
+  }
+
+  /** Row k is in the first row's group and shares its rank (tied with the first: always shown). */
+  tiedWithFirst(k: number): boolean {
+    return this.length > 0 && this.groupCodes[k] === this.groupCodes[0] && this.ranks[k] === this.ranks[0];
+  }
+
+  /**
+   * Rows kept by `--top N` over the whole list: the first N, and every row
+   * tied with the first.
+   */
+  topCount(top: number | undefined): number {
+    if (top === undefined) return this.length;
+    let n = Math.min(top, this.length);
+    while (n < this.length && this.tiedWithFirst(n)) n++;
+    return n;
+  }
+
+  *[Symbol.iterator](): IterableIterator<D> {
+    for (let k = 0; k < this.length; k++) yield this.describe(k);
+  }
+}
+
+/** Number of ranked patterns of an analysis result (without describing them). */
+export function patternCount<D extends DescribedRow>(r: { patterns: D[]; ranking?: RankedList<D> }): number {
+  return r.ranking ? r.ranking.length : r.patterns.length;
+}
+
+/** Ranked pattern k of an analysis result (described on demand when it has a compact ranking). */
+export function patternAt<D extends DescribedRow>(r: { patterns: D[]; ranking?: RankedList<D> }, k: number): D | undefined {
+  if (r.ranking) return k >= 0 && k < r.ranking.length ? r.ranking.describe(k) : undefined;
+  return r.patterns[k];
+}
+
+/** A ranked list given as described patterns (results built by hand, or copied by the language server). */
+class DescribedRows<D extends DescribedRow> implements RankedRows<D> {
+  readonly groupCounts: Record<PatternGroup, number> = { cause: 0, harness: 0, symptom: 0 };
+  constructor(private readonly patterns: readonly D[]) {
+    for (const p of patterns) if (p.group in this.groupCounts) this.groupCounts[p.group]++;
+  }
+  get length(): number {
+    return this.patterns.length;
+  }
+  rank(k: number): number {
+    return this.patterns[k].rank;
+  }
+  group(k: number): PatternGroup {
+    return this.patterns[k].group;
+  }
+  tie(k: number): number {
+    return this.patterns[k].tie;
+  }
+  describe(k: number): D {
+    return this.patterns[k];
+  }
+  tiedWithFirst(k: number): boolean {
+    const first = this.patterns[0];
+    return first !== undefined && this.patterns[k].group === first.group && this.patterns[k].rank === first.rank;
+  }
+  topCount(top: number | undefined): number {
+    if (top === undefined) return this.length;
+    let n = Math.min(top, this.length);
+    while (n < this.length && this.tiedWithFirst(n)) n++;
+    return n;
+  }
+}
+
+/** The rows of an analysis result: its compact ranking when it has one, else its described patterns. */
+export function rankedRows<D extends DescribedRow>(r: { patterns: D[]; ranking?: RankedList<D> }): RankedRows<D> {
+  return r.ranking ?? new DescribedRows(r.patterns);
+}
