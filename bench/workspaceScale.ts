@@ -2,7 +2,7 @@
 // with esbuild, next to summaryWorker.js): prints one JSON line with the phase times and the
 // peak RSS of this process (worker threads included).
 //   node bench/out/workspace-scale.cjs <traceDir> <workers> [cacheDir]
-import { Analyzer } from '../server/src/engine/analysis';
+import { Analyzer, patternAt, patternCount } from '../server/src/engine/analysis';
 import { findTraceFiles } from '../server/src/engine/traceDiscovery';
 import { addTraces } from '../server/src/engine/summary/workspaceAnalysis';
 import { SummaryCache } from '../server/src/engine/summary/summaryCache';
@@ -24,9 +24,9 @@ async function main(): Promise<void> {
     JSON.stringify({
       ...added,
       runs: result.executions.total,
-      patterns: result.patterns.length,
+      patterns: patternCount(result),
       bugs: bugs.length,
-      top: result.patterns[0]?.key,
+      top: patternAt(result, 0)?.key,
       readMs: t1 - t0,
       rankMs: t2 - t1,
       griffinMs: t3 - t2,
