@@ -117,6 +117,14 @@ test('the summary cache: a second analysis reads no trace, a new trace is the on
     utimesSync(files[0], new Date(), new Date(Date.now() + 5000));
     const touched = new Analyzer();
     assert.deepEqual(await addTraces(touched, files, { workers: 1, cache: await SummaryCache.open(cacheDir, touched.options) }), { read: 0, cached: 12 });
+    // a broken cached summary: its trace is read again, the result is unchanged
+    const runsDir = (await SummaryCache.open(cacheDir, touched.options)).runsDir;
+    const victim = readdirSync(runsDir)[0];
+    writeFileSync(path.join(runsDir, victim), '{"format":"braid-summary"');
+    const repaired = new Analyzer();
+    await addTraces(repaired, files, { workers: 1, cache: await SummaryCache.open(cacheDir, repaired.options) });
+    assert.deepEqual(visible(repaired.rank(), repaired), visible(all.result, all.analyzer));
+    assert.doesNotThrow(() => JSON.parse(readFileSync(path.join(runsDir, victim), 'utf8')));
     // other collection options: another cache, every trace read
     const other = new Analyzer({ accessWindow: 7 });
     assert.deepEqual(await addTraces(other, files, { workers: 1, cache: await SummaryCache.open(cacheDir, other.options) }), { read: 12, cached: 0 });

@@ -23,8 +23,9 @@ interface IndexEntry {
 }
 
 export interface CacheLookup {
-  summary?: SummaryFile;
-  /** the trace's SHA-1 when it was computed for the lookup */
+  /** a summary of the trace's content is cached */
+  hit?: boolean;
+  /** the trace's SHA-1 when known */
   hash?: string;
 }
 
@@ -54,8 +55,12 @@ export class SummaryCache {
     return path.join(this.dir, 'runs', `${hash}.json`);
   }
 
-  /** The cached summary of `file`, when its content was summarized before. */
-  async get(file: string): Promise<CacheLookup> {
+  /**
+   * Whether `file`'s content was summarized before (its SHA-1 then), without
+   * reading the summary: a trace whose size and mtime match the index is not
+   * read either; one whose size or mtime changed is hashed.
+   */
+  async peek(file: string): Promise<CacheLookup> {
     const key = path.resolve(file);
     let st;
     try {
@@ -65,8 +70,9 @@ export class SummaryCache {
     }
     const e = this.index.get(key);
     if (!e) return {};
+    const same = e.size === st.size && e.mtimeMs === st.mtimeMs;
     let hash = e.hash;
-    if (e.size !== st.size || e.mtimeMs !== st.mtimeMs) {
+    if (!same) {
       try {
         hash = await fileHash(file);
       } catch {
@@ -74,15 +80,24 @@ export class SummaryCache {
       }
     }
     try {
-      const summary = await readSummaryFile(this.summaryPath(hash));
-      if (summary.runs.length !== 1) return { hash };
-      if (hash !== e.hash || e.size !== st.size || e.mtimeMs !== st.mtimeMs) {
-        this.index.set(key, { size: st.size, mtimeMs: st.mtimeMs, hash });
-        this.dirty = true;
-      }
-      return { summary, hash };
+      await fs.access(this.summaryPath(hash));
     } catch {
-      return { hash: hash === e.hash && e.size === st.size && e.mtimeMs === st.mtimeMs ? e.hash : hash };
+      return { hash };
+    }
+    if (!same) {
+      this.index.set(key, { size: st.size, mtimeMs: st.mtimeMs, hash });
+      this.dirty = true;
+    }
+    return { hit: true, hash };
+  }
+
+  /** The cached summary <hash>.json (undefined when it is missing or broken). */
+  async read(hash: string): Promise<SummaryFile | undefined> {
+    try {
+      const summary = await readSummaryFile(this.summaryPath(hash));
+      return summary.runs.length === 1 ? summary : undefined;
+    } catch {
+      return undefined;
     }
   }
 

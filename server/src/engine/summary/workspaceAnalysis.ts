@@ -43,31 +43,41 @@ export async function addTraces(analyzer: Analyzer, files: string[], o: Parallel
   let done = 0;
   let cached = 0;
   const progress = (file?: string) => o.onProgress?.(done, total, file);
-  const slots: (TraceSummary | undefined)[] = new Array(total);
+  // a slot holds a trace's summary once it is ready, or the hash of its cached summary (read when its turn comes)
+  const slots: (TraceSummary | string | undefined)[] = new Array(total);
   let next = 0;
-  const flush = () => {
-    for (; next < total && slots[next]; next++) {
-      const r = slots[next]!;
-      slots[next] = undefined;
-      addOne(analyzer, files[next], r);
+  const flushOnce = async () => {
+    for (; next < total && slots[next] !== undefined; next++) {
+      const k = next;
+      let r = slots[k]!;
+      slots[k] = undefined;
+      if (typeof r === 'string') {
+        const summary = await cache!.read(r);
+        // a broken cached summary: the trace is read again
+        r = summary ? { file: files[k], summary, diagnostics: [], hash: r } : await summarizeTrace(files[k], options, cache!.runsDir);
+        if (!summary) store(r);
+      }
+      addOne(analyzer, files[k], r);
     }
   };
-  const lookups = cache ? await Promise.all(files.map((f) => cache.get(f))) : files.map(() => ({}) as { summary?: undefined; hash?: string });
-  const misses: number[] = [];
-  lookups.forEach((l, k) => {
-    if (l.summary) {
-      slots[k] = { file: files[k], summary: l.summary, diagnostics: [], hash: l.hash };
-      cached++;
-    } else misses.push(k);
-  });
-  done = cached;
-  flush();
-  const workers = Math.min(o.workers ?? defaultWorkers(), misses.length);
-  const storeDir = cache?.runsDir;
+  let flushing = Promise.resolve();
+  const flush = () => (flushing = flushing.then(flushOnce));
   const store = (r: TraceSummary) => {
     if (cache && r.stored && r.hash) cache.record(r.file, r.hash, r.stored);
     if (cache && r.storeProblem && !cache.problems.includes(r.storeProblem)) cache.problems.push(r.storeProblem);
   };
+  const lookups = cache ? await Promise.all(files.map((f) => cache.peek(f))) : [];
+  const misses: number[] = [];
+  for (let k = 0; k < total; k++) {
+    const l = lookups[k];
+    if (l?.hit && l.hash) {
+      slots[k] = l.hash;
+      cached++;
+    } else misses.push(k);
+  }
+  done = cached;
+  const workers = Math.min(o.workers ?? defaultWorkers(), misses.length);
+  const storeDir = cache?.runsDir;
   if (workers <= 1 && !cache) {
     // the plain path: each trace read straight into this analyzer
     for (const k of misses) {
@@ -86,7 +96,7 @@ export async function addTraces(analyzer: Analyzer, files: string[], o: Parallel
       store(r);
       slots[k] = r;
       done++;
-      flush();
+      await flush();
     }
   } else {
     const pool = new SummaryPool(workers);
@@ -104,14 +114,14 @@ export async function addTraces(analyzer: Analyzer, files: string[], o: Parallel
           slots[k] = r;
           done++;
           progress(files[k]);
-          flush();
+          await flush();
         }),
       );
     } finally {
       await pool.close();
     }
   }
-  flush();
+  await flush();
   if (cache) await cache.save();
   progress();
   return { read: total - cached, cached };
