@@ -5,15 +5,22 @@
  */
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { AnalysisOptions } from '../analysis';
 import type { TraceSummary } from './traceSummary';
 import type { SummarizeRequest } from './summaryWorker';
 
 /** Default pool size: the machine's cores. */
+/**
+ * The default is one (read in this thread): measured on 2 cores, merging a
+ * run's summary costs more than reading its trace with the signature-level
+ * engine (300 × 2,000-event runs: 11.3 s read+merge with 2 workers vs 2.1 s
+ * in one thread; five committed subjects: 1.2–1.3 s vs 1.1 s, and twice the
+ * memory), so the pool is opt-in (`--workers N`) until summaries are cheaper
+ * to merge (docs/benchmarks.md).
+ */
 export function defaultWorkers(): number {
-  return Math.max(1, os.availableParallelism());
+  return 1;
 }
 
 /** The worker's code: next to the bundle (dist/), or the TypeScript source under tsx. */
