@@ -1,11 +1,4 @@
+import { mulberry32 } from '../../server/src/engine/seededRandom';
+
 /** Deterministic PRNG (mulberry32) for generators, fuzzing and benchmarks: same seed, same data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;

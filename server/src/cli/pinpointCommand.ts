@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { deriveName, sanitizeName } from '../recorder/recordOptions';
+import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
 import { pinpoint, PinpointExtras } from '../recorder/pinpoint';
 import { PinpointOptions, PinpointResult } from '../engine/noise/triggerPoints';
 import { NoiseKind } from '../engine/noise/noisePlan';
@@ -27,15 +27,6 @@ export const PINPOINT_USAGE = `braid pinpoint [options] -- <command...>
   --include PKG... --exclude PKG... --timeout S --fail-on-output RE --jobs J --seed S   as for braid record`;
 
 export class PinpointUsageError extends Error {}
-
-function takeList(argv: string[], i: number): [string[], number] {
-  const out: string[] = [];
-  while (i < argv.length && !argv[i].startsWith('--')) {
-    for (const part of argv[i].split(',')) if (part.trim()) out.push(part.trim());
-    i++;
-  }
-  return [out, i];
-}
 
 function num(flag: string, v: string | undefined, ok: (n: number) => boolean, what: string): number {
   const n = Number(v);

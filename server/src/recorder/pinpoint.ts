@@ -26,6 +26,7 @@ import { readPointCatalogue } from './pointCatalogue';
 import { writeNoisePlan } from '../engine/noise/noisePlanFile';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { runOnce } from './runOnce';
+import { mulberry32 } from '../engine/seededRandom';
 
 /** Optional knobs beyond the shared contract (the CLI and the bench set them; the editor need not). */
 export interface PinpointExtras {
@@ -263,14 +264,5 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
   }
 };
 
-/** Deterministic PRNG (mulberry32): a search with the same seed partitions the same way. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A search with the same seed partitions the same way. */
+export { mulberry32 };

@@ -107,7 +107,8 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
 
 export class UsageError extends Error {}
 
-function takeList(argv: string[], i: number): [string[], number] {
+/** The words after a list flag up to the next flag, commas splitting words too; returns them and the next index. */
+export function takeList(argv: string[], i: number): [string[], number] {
   const out: string[] = [];
   while (i < argv.length && !argv[i].startsWith('--')) {
     for (const part of argv[i].split(',')) if (part.trim()) out.push(part.trim());

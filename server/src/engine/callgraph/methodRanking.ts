@@ -16,6 +16,7 @@
 import { MethodInfo, MethodTable, ROOT_METHOD } from './callGraph';
 import { informationGainSparse, RUN_BITS } from './informationGain';
 import { EDGE_ARROWS, EDGE_TYPE_NAMES, EdgeType, EdgeTypeName, WeightedGraphSet } from './totalReduction';
+import { mulberry32 } from '../seededRandom';
 
 /** Which edges are features: the call graph alone, or it plus one (or every) kind of temporal edge. */
 export type GraphRepresentation = 'call' | 'next' | 'inter' | 'intra' | 'all';
@@ -87,16 +88,6 @@ function includes(rep: GraphRepresentation, type: EdgeType): boolean {
   return (rep === 'next' && type === EdgeType.NextCall) || (rep === 'inter' && type === EdgeType.InterThread) || (rep === 'intra' && type === EdgeType.IntraThread);
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Run weights of the feature table for a class balance. */
 export function runWeights(failed: Uint8Array, balance: ClassBalance, seed = 1): Float64Array {
