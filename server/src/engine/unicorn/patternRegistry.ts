@@ -140,6 +140,8 @@ export class PatternRegistry {
   private readonly pairIds = new Map<string, number>();
   /** pair signature → its P1–P3 pattern id (-1: not yet) */
   private readonly pairPatterns = new IntColumn();
+  /** pair signature → its access types, first · 2 + second (W = 1): the pair window's chain class */
+  private pairKinds = new Uint8Array(1024);
   /** (p1, p2, relation) → pattern id + 2, 1 no pattern, 0 unknown; a flat table for the first DENSE_SIGS signatures, by p2 first (the pair window looks up many p1 for one p2: one 8 KiB row) */
   private readonly denseCombos = new Int32Array(DENSE_SIGS * DENSE_SIGS * 8);
   /** (p1, p2, relation) → pattern id + 1 or 0 (no pattern), beyond DENSE_SIGS */
@@ -263,7 +265,19 @@ export class PatternRegistry {
   private newPair(first: number, second: number): number {
     this.pairFirst.push(first);
     this.pairSecond.push(second);
-    return this.pairPatterns.push(-1);
+    const id = this.pairPatterns.push(-1);
+    if (id >= this.pairKinds.length) {
+      const g = new Uint8Array(this.pairKinds.length * 2);
+      g.set(this.pairKinds);
+      this.pairKinds = g;
+    }
+    this.pairKinds[id] = this.accessWrite[first] * 2 + this.accessWrite[second];
+    return id;
+  }
+
+  /** Access types of pair signature `sig`: first · 2 + second, W = 1 (RW 1, WR 2, WW 3). */
+  pairKind(sig: number): number {
+    return this.pairKinds[sig];
   }
 
   /** Number of pair signatures. */

@@ -17,7 +17,7 @@ import { TraceVisitor } from '../trace/traceReader';
 import { StaticAccessMapper } from '../staticAccessMapper';
 import { AccessInput, AccessWindows } from './accessWindow';
 import { PairOrdering } from './pairOrdering';
-import { PairInput, PairWindow } from './pairWindow';
+import { PairWindow } from './pairWindow';
 import { PatternRegistry } from './patternRegistry';
 import { HappensBefore } from './happensBefore';
 
@@ -95,7 +95,6 @@ export class UnicornCollector implements RunCollector {
   private lastThread = NaN;
   private lastSlot = -1;
   private readonly input: AccessInput = { idx: 0, thread: 0, write: false, sacc: 0, stack: -1, value: undefined, hbSlot: -1, hbClock: 0, hbVc: null };
-  private readonly pair: PairInput = { firstIdx: 0, secondIdx: 0, sig: 0, t1: 0, t2: 0, win: 0, stack1: -1, stack2: -1, value1: undefined, value2: undefined };
 
   constructor(
     private readonly registry: PatternRegistry,
@@ -122,18 +121,8 @@ export class UnicornCollector implements RunCollector {
 
   private releasePair(r: number): void {
     const o = this.ordering;
-    const q = this.pair;
-    q.firstIdx = o.firstIdx[r];
-    q.secondIdx = o.secondIdx[r];
-    q.sig = o.sig[r];
-    q.t1 = o.t1[r];
-    q.t2 = o.t2[r];
-    q.win = o.win[r];
-    q.stack1 = o.stack1[r];
-    q.stack2 = o.stack2[r];
-    q.value1 = o.value1.length ? o.value1[r] : undefined;
-    q.value2 = o.value2.length ? o.value2[r] : undefined;
-    this.pairWindow.push(q);
+    const values = o.value1.length > 0;
+    this.pairWindow.add(o.firstIdx[r], o.secondIdx[r], o.sig[r], o.t1[r], o.t2[r], o.win[r], o.stack1[r], o.stack2[r], values ? o.value1[r] : undefined, values ? o.value2[r] : undefined);
   }
 
   /** Dense slot of trace thread `t` in this run (its name from the trace's `def thread`). */
