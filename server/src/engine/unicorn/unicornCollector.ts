@@ -16,7 +16,7 @@ import { TraceSymbols } from '../trace/traceSymbols';
 import { TraceVisitor } from '../trace/traceReader';
 import { StaticAccessMapper } from '../staticAccessMapper';
 import { AccessInput, AccessWindows } from './accessWindow';
-import { PairOrdering } from './pairOrdering';
+import { PairOrdering, REC, REC_SIG, REC_STACK1, REC_STACK2, REC_T1, REC_T2, REC_WIN } from './pairOrdering';
 import { PairWindow } from './pairWindow';
 import { PatternRegistry } from './patternRegistry';
 import { HappensBefore } from './happensBefore';
@@ -121,8 +121,10 @@ export class UnicornCollector implements RunCollector {
 
   private releasePair(r: number): void {
     const o = this.ordering;
+    const rec = o.rec;
+    const k = r * REC;
     const values = o.value1.length > 0;
-    this.pairWindow.add(o.firstIdx[r], o.secondIdx[r], o.sig[r], o.t1[r], o.t2[r], o.win[r], o.stack1[r], o.stack2[r], values ? o.value1[r] : undefined, values ? o.value2[r] : undefined);
+    this.pairWindow.add(o.firstIdx[r], o.secondIdx[r], rec[k + REC_SIG], rec[k + REC_T1], rec[k + REC_T2], rec[k + REC_WIN], rec[k + REC_STACK1], rec[k + REC_STACK2], values ? o.value1[r] : undefined, values ? o.value2[r] : undefined);
   }
 
   /** Dense slot of trace thread `t` in this run (its name from the trace's `def thread`). */
