@@ -129,23 +129,30 @@ export class PairWindow {
     const rPrev = this.rPrev;
     const found = this.found;
     // candidates p1 = (a1, a2) on t2 → t1 with a2 of q's first access type: kinds R·x and W·x
+    // chain a (kind R·x) and chain b (W·x); the one of kind y·x can form P4–P17, the other only
+    // P4–P8 (P9–P17 need a1 of q's second access type), so there only a2 = b1 is checked
     const x = kind >> 1;
+    const fullB = (kind & 1) === 1;
     let pa = this.latest(t2, t1, x);
     let pb = this.latest(t2, t1, 2 + x);
     for (;;) {
       let p: number;
+      let full: boolean;
       if (pa > pb) {
         p = pa;
         if (p < min) break;
         pa = rPrev[p & mask];
+        full = !fullB;
       } else {
         p = pb;
         if (p < min || p < 0) break;
         pb = rPrev[p & mask];
+        full = fullB;
       }
       const e = p & mask;
-      const a1 = rFirst[e];
       const a2 = rSecond[e];
+      if (!full && (a2 !== qFirst || rWin[e] !== qWin)) continue;
+      const a1 = rFirst[e];
       const rel = placement(rWin[e] === qWin, a1, a2, qFirst, qSecond);
       if (rel !== PairRelation.Pair) {
         let id = reg.combination(rSig[e], qSig, rel);
