@@ -20,6 +20,7 @@ import { PairOrdering, REC, REC_SIG, REC_STACK1, REC_STACK2, REC_T1, REC_T2, REC
 import { PairWindow } from './pairWindow';
 import { PatternRegistry } from './patternRegistry';
 import { HappensBefore } from './happensBefore';
+import { NumberIdMap } from './numberIdMap';
 
 export interface CollectorStats {
   accesses: number;
@@ -71,6 +72,43 @@ export class LocationTable<W> {
   }
 }
 
+/**
+ * Dynamic location → access window id, for UnicornCollector: per object a
+ * flat hash table of numeric keys (var · 2^32 + elem + 1; no boxed number
+ * key per lookup), a Map beyond those bounds.
+ */
+export class WindowTable {
+  private readonly byObj = new Map<number, NumberIdMap>();
+  private readonly big = new Map<string, number>();
+  size = 0;
+  private lastObj = NaN;
+  private lastInner: NumberIdMap | undefined;
+
+  /** The window of (variable, obj, elem), or -1. */
+  get(variable: number, obj: number, elem: number): number {
+    if (variable >= 2 ** 21 || variable < 0 || elem < -1 || elem >= 2 ** 32 - 1) return this.big.get(`${variable},${obj},${elem}`) ?? -1;
+    let inner = this.lastInner;
+    if (obj !== this.lastObj) {
+      inner = this.byObj.get(obj);
+      if (!inner) return -1;
+      this.lastObj = obj;
+      this.lastInner = inner;
+    }
+    return inner!.get(variable * 4294967296 + (elem + 1));
+  }
+
+  set(variable: number, obj: number, elem: number, w: number): void {
+    this.size++;
+    if (variable >= 2 ** 21 || variable < 0 || elem < -1 || elem >= 2 ** 32 - 1) {
+      this.big.set(`${variable},${obj},${elem}`, w);
+      return;
+    }
+    let inner = this.byObj.get(obj);
+    if (!inner) this.byObj.set(obj, (inner = new NumberIdMap(8)));
+    inner.set(variable * 4294967296 + (elem + 1), w);
+  }
+}
+
 export interface UnicornCollectorOptions {
   /** pairs buffered in memory by the pair ordering before it spills to disk */
   maxBufferedPairs?: number;
@@ -78,7 +116,7 @@ export interface UnicornCollectorOptions {
 
 export class UnicornCollector implements RunCollector {
   private readonly mapper: StaticAccessMapper;
-  private readonly locations = new LocationTable<number>();
+  private readonly locations = new WindowTable();
   private readonly windows: AccessWindows;
   private readonly found = new PatternSet();
   private readonly pairWindow: PairWindow;
@@ -148,8 +186,8 @@ export class UnicornCollector implements RunCollector {
     }
     this.accesses++;
     let win = this.locations.get(ev.a, ev.d, ev.e);
-    const created = win === undefined;
-    if (win === undefined) {
+    const created = win < 0;
+    if (created) {
       win = this.windows.create();
       this.locations.set(ev.a, ev.d, ev.e, win);
     }
