@@ -132,6 +132,8 @@ export class UnicornCollector implements RunCollector {
   private readonly threadNames: (string | undefined)[] = [];
   private lastThread = NaN;
   private lastSlot = -1;
+  private readonly saccs = new NumberIdMap(256);
+  private readonly stacks = new NumberIdMap(256);
   private readonly input: AccessInput = { idx: 0, thread: 0, write: false, sacc: 0, stack: -1, value: undefined, hbSlot: -1, hbClock: 0, hbVc: null };
 
   constructor(
@@ -165,6 +167,25 @@ export class UnicornCollector implements RunCollector {
     this.pairWindow.add(o.firstIdx[r], o.secondIdx[r], rec[k + REC_SIG], rec[k + REC_T1], rec[k + REC_T2], rec[k + REC_WIN], rec[k + REC_STACK1], rec[k + REC_STACK2], values ? o.value1[r] : undefined, values ? o.value2[r] : undefined);
   }
 
+  /** The mapper's static access of a R/W event, memoized in a flat numeric hash table (the mapper's Map boxes these keys). */
+  private staticAccess(ev: TraceEvent, symbols: TraceSymbols): number {
+    if (ev.b >= 2 ** 25 || ev.a >= 2 ** 26 || ev.b < 0 || ev.a < 0) return this.mapper.staticAccess(ev, symbols);
+    const key = ev.b * 2 ** 27 + ev.a * 2 + ev.kind;
+    let id = this.saccs.get(key);
+    if (id < 0) this.saccs.set(key, (id = this.mapper.staticAccess(ev, symbols)));
+    return id;
+  }
+
+  /** The mapper's global stack of a local stack id (≥ 0), memoized likewise. */
+  private stack(c: number, symbols: TraceSymbols): number {
+    let id = this.stacks.get(c);
+    if (id < 0) {
+      id = this.mapper.stack(c, symbols);
+      if (id >= 0) this.stacks.set(c, id);
+    }
+    return id;
+  }
+
   /** Dense slot of trace thread `t` in this run (its name from the trace's `def thread`). */
   private threadSlot(t: number, symbols: TraceSymbols): number {
     if (t === this.lastThread) return this.lastSlot;
@@ -195,8 +216,8 @@ export class UnicornCollector implements RunCollector {
     a.idx = ev.i;
     a.thread = this.threadSlot(ev.t, symbols);
     a.write = ev.kind === EventKind.Write;
-    a.sacc = this.mapper.staticAccess(ev, symbols);
-    a.stack = ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1;
+    a.sacc = this.staticAccess(ev, symbols);
+    a.stack = ev.c >= 0 ? this.stack(ev.c, symbols) : -1;
     a.value = ev.value;
     if (this.hb !== null) this.hb.stamp(ev.t, a);
     this.windows.add(win, a, this.sink);
