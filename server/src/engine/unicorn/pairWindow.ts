@@ -26,6 +26,7 @@ import { PatternSet } from './patternSet';
 import { PairRelation } from './patternCatalog';
 import { placement } from './patternCombination';
 import { Occurrence, PatternRegistry, UNKNOWN_COMBINATION } from './patternRegistry';
+import { REC, REC_SIG, REC_STACK1, REC_STACK2, REC_T1, REC_T2, REC_WIN } from './pairOrdering';
 
 /** One pair handed to the window (fields of a PairOrdering record; names are the threads' trace names). */
 export interface PairInput {
@@ -101,12 +102,40 @@ export class PairWindow {
     else this.latestSparse.set((t1 * 2 ** 26 + t2) * 4 + kind, pos);
   }
 
+  private readonly oneFirst = new Float64Array(1);
+  private readonly oneSecond = new Float64Array(1);
+  private readonly oneRec = new Int32Array(REC);
+
+  /** Adds the next pair in pair order. */
   push(q: PairInput): void {
-    this.add(q.firstIdx, q.secondIdx, q.sig, q.t1, q.t2, q.win, q.stack1, q.stack2, q.value1, q.value2);
+    this.oneFirst[0] = q.firstIdx;
+    this.oneSecond[0] = q.secondIdx;
+    const rec = this.oneRec;
+    rec[REC_SIG] = q.sig;
+    rec[REC_T1] = q.t1;
+    rec[REC_T2] = q.t2;
+    rec[REC_WIN] = q.win;
+    rec[REC_STACK1] = q.stack1;
+    rec[REC_STACK2] = q.stack2;
+    this.add(this.oneFirst, this.oneSecond, rec, 0, q.value1, q.value2);
   }
 
-  /** Adds the next pair in pair order (the fields of PairInput, passed as arguments: nothing copied per pair). */
-  add(qFirst: number, qSecond: number, qSig: number, t1: number, t2: number, qWin: number, stack1: number, stack2: number, value1: unknown, value2: unknown): void {
+  /**
+   * Adds the next pair in pair order: record r of a PairOrdering bucket
+   * (first[r], second[r], rec[r · REC + REC_SIG …]). The arrays are passed,
+   * not the numbers: global indices are doubles, which would be boxed as
+   * arguments of a call that is not inlined.
+   */
+  add(first: Float64Array, second: Float64Array, rec: Int32Array, r: number, value1: unknown, value2: unknown): void {
+    const qFirst = first[r];
+    const qSecond = second[r];
+    const o = r * REC;
+    const qSig = rec[o + REC_SIG];
+    const t1 = rec[o + REC_T1];
+    const t2 = rec[o + REC_T2];
+    const qWin = rec[o + REC_WIN];
+    const stack1 = rec[o + REC_STACK1];
+    const stack2 = rec[o + REC_STACK2];
     const position = this.pairCount++;
     if (position >= 2 ** 31 - 1) throw new Error('more than 2^31 memory-access pairs in one run');
     const reg = this.registry;

@@ -16,7 +16,7 @@ import { TraceSymbols } from '../trace/traceSymbols';
 import { TraceVisitor } from '../trace/traceReader';
 import { StaticAccessMapper } from '../staticAccessMapper';
 import { AccessInput, AccessWindows } from './accessWindow';
-import { PairOrdering, REC, REC_SIG, REC_STACK1, REC_STACK2, REC_T1, REC_T2, REC_WIN } from './pairOrdering';
+import { PairOrdering } from './pairOrdering';
 import { PairWindow } from './pairWindow';
 import { PatternRegistry } from './patternRegistry';
 import { HappensBefore } from './happensBefore';
@@ -161,10 +161,8 @@ export class UnicornCollector implements RunCollector {
 
   private releasePair(r: number): void {
     const o = this.ordering;
-    const rec = o.rec;
-    const k = r * REC;
     const values = o.value1.length > 0;
-    this.pairWindow.add(o.firstIdx[r], o.secondIdx[r], rec[k + REC_SIG], rec[k + REC_T1], rec[k + REC_T2], rec[k + REC_WIN], rec[k + REC_STACK1], rec[k + REC_STACK2], values ? o.value1[r] : undefined, values ? o.value2[r] : undefined);
+    this.pairWindow.add(o.firstIdx, o.secondIdx, o.rec, r, values ? o.value1[r] : undefined, values ? o.value2[r] : undefined);
   }
 
   /** The mapper's static access of a R/W event, memoized in a flat numeric hash table (the mapper's Map boxes these keys). */
