@@ -26,6 +26,7 @@ const entries = [
   { in: 'server/src/cli/mineMain.ts', out: 'dist/braid-mine.js' },
   { in: 'server/src/server.ts', out: 'dist/server.js', optional: true },
   { in: 'server/src/analysisWorker.ts', out: 'dist/analysisWorker.js', optional: true },
+  { in: 'server/src/engine/summary/summaryWorker.ts', out: 'dist/summaryWorker.js' },
 ];
 for (const e of entries) {
   if (e.optional && !existsSync(path.join(root, e.in))) continue;

@@ -3,10 +3,15 @@
  * ranking traces never blocks the language server's main thread. Keeps
  * per-trace results between rounds: a round re-reads only new or changed
  * files (by mtime and size) and drops removed ones; changed analysis options
- * start a new Analyzer.
+ * start a new Analyzer. New traces are read by a pool of worker threads and
+ * their per-run summaries cached on disk (<workspace>/.braid/cache), so a
+ * reopened workspace reads only traces it has not seen
+ * (server/src/engine/summary/).
  */
 import { parentPort } from 'node:worker_threads';
 import { Analyzer, patternCount } from './engine/analysis';
+import { addTraces } from './engine/summary/workspaceAnalysis';
+import { SummaryCache } from './engine/summary/summaryCache';
 import { explain } from './lsp/griffinBridge';
 import { explainByMining } from './engine/mining';
 import { rankMethodsOfTraceFiles } from './engine/callgraph/localizationProcess';
@@ -42,25 +47,26 @@ async function analyze(m: AnalyzeMessage): Promise<void> {
     return !k || k.mtimeMs !== f.mtimeMs || k.size !== f.size;
   });
   const reused = m.files.length - todo.length;
-  let done = 0;
   let lastPost = 0;
-  for (const f of todo) {
-    const now = performance.now();
-    if (now - lastPost > 100 || done === 0) {
-      post({ type: 'progress', id: m.id, done, total: todo.length, file: f.path });
-      lastPost = now;
-    }
-    try {
-      await analyzer.addTrace(f.path);
-    } catch (err) {
-      // readTrace reports problems as diagnostics; this is a last resort
-      analyzer.removeTrace(f.path);
-      post({ type: 'progress', id: m.id, done, total: todo.length, file: `${f.path}: ${(err as Error).message}` });
-    }
-    known.set(f.path, { mtimeMs: f.mtimeMs, size: f.size });
-    done++;
-  }
-  post({ type: 'progress', id: m.id, done, total: todo.length });
+  // --force re-reads every trace: the cache is not consulted
+  const cache = m.cacheDir && !m.force ? await SummaryCache.open(m.cacheDir, analyzer.options) : undefined;
+  const added = await addTraces(
+    analyzer,
+    todo.map((f) => f.path),
+    {
+      workers: m.workers,
+      cache,
+      onProgress: (done, total, file) => {
+        const now = performance.now();
+        if (now - lastPost > 100 || done === 0 || done === total) {
+          post({ type: 'progress', id: m.id, done, total, file });
+          lastPost = now;
+        }
+      },
+    },
+  );
+  for (const f of todo) known.set(f.path, { mtimeMs: f.mtimeMs, size: f.size });
+  post({ type: 'progress', id: m.id, done: todo.length, total: todo.length });
   const result = analyzer.rank();
   let bugs: unknown[] = [];
   let griffinError: string | undefined;
@@ -73,7 +79,7 @@ async function analyze(m: AnalyzeMessage): Promise<void> {
   // (the ranking is compact: only these are described; it stays behind, not enumerable)
   const totalPatterns = patternCount(result);
   result.patterns = result.ranking ? result.ranking.describeRange(0, m.maxPatterns) : result.patterns.slice(0, m.maxPatterns);
-  post({ type: 'result', id: m.id, result, totalPatterns, bugs, griffinError, read: todo.length, removed, reused, ms: performance.now() - t0 });
+  post({ type: 'result', id: m.id, result, totalPatterns, bugs, griffinError, read: added.read, removed, reused: reused + added.cached, ms: performance.now() - t0 });
 }
 
 async function explainTraces(m: ExplainMessage): Promise<void> {

@@ -83,6 +83,10 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
 
   step('the call line has heat, a hover naming the ArrayList line, and a code lens', async () => {
     const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+    // code lens: one of the lenses above the line (or its method) is Braid's; wait for it before measuring the
+    // line's position (a lens that appears later pushes the line down, and the hover would land on the line above)
+    const lens = editor.locator('.codelens-decoration').filter({ hasText: /Braid: (rank 1|Bug \d)/ }).first();
+    await lens.waitFor({ state: 'visible' });
     const num = editor.locator('.margin-view-overlays .line-numbers').filter({ hasText: new RegExp(`^${bugLine}$`) }).first();
     const nb = await num.boundingBox();
     assert.ok(nb, `line number ${bugLine} is visible`);
@@ -97,9 +101,6 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
       return false;
     }, y);
     assert.ok(heat, `no heat mark in the gutter of line ${bugLine}`);
-    // code lens: one of the lenses above the line (or its method) is Braid's
-    const lens = editor.locator('.codelens-decoration').filter({ hasText: /Braid: (rank 1|Bug \d)/ }).first();
-    await lens.waitFor({ state: 'visible' });
     // hover on the line's text
     const point = await editor.locator('.view-lines .view-line').evaluateAll((els, yy) => {
       for (const el of els) {
@@ -113,7 +114,7 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
       return null;
     }, y);
     assert.ok(point, `no text on line ${bugLine}`);
-    const hover = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: /rank \d+ of \d+/ }).first();
+    const hover = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: /Braid · rank \d+ of \d+/ }).first();
     let shown = false;
     for (let attempt = 0; attempt < 3 && !shown; attempt++) {
       await page.mouse.move(point.x - 30, point.y + 60);

@@ -131,7 +131,9 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     const top = wb.rows('Ranked Patterns').first();
     await top.waitFor({ state: 'visible' });
     const label = (await top.getAttribute('aria-label')) ?? '';
-    assert.match(label, /^#1 Account\.balance\b/, `the first ranked pattern is on Account.balance (class + member, issue 16): "${label}"`);
+    // the first row shown: with few passing runs the rank-1 pattern may be present in all of them and then sits
+    // folded under "weaker patterns" (issue 16), so the first row is not always #1
+    assert.match(label, /^#\d+ Account\.balance\b/, `the first ranked pattern shown is on Account.balance (class + member, issue 16): "${label}"`);
     const runs = (await wb.rows('Runs').evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).filter(Boolean);
     assert.ok(runs.length > 0);
     for (const r of runs) assert.match(r, /^AccountTest #\d+ (✓|✗ [a-z ]+)/, `short run label: "${r}"`);

@@ -15,6 +15,9 @@ test('class simple name + member; lambdas and anonymous classes readable', () =>
   assert.equal(shortVariable('vectorcopy.VectorCopy$MyVector.size'), 'MyVector.size');
   assert.equal(shortVariable('vectorcopy.VectorCopy$MyVector.data[]'), 'MyVector.data[]');
   assert.equal(shortVariable('count'), 'count');
+  assert.equal(shortVariable('java.lang.Object[]'), 'Object[]');
+  assert.equal(shortVariable('java.lang.Object[][]'), 'Object[][]');
+  assert.equal(shortVariable('java.util.ArrayList.elementData[]'), 'ArrayList.elementData[]');
   assert.equal(shortMethod('vectorcopy.VectorCopy$MyVector.addAll(Collection)'), 'MyVector.addAll');
   assert.equal(shortMethod('vectorcopy.VectorCopy$MyVector.<init>'), 'MyVector.<init>');
   assert.equal(shortMethod('vectorcopy.VectorCopy.lambda$main$1'), 'VectorCopy.lambda in main');

@@ -8,7 +8,9 @@
  */
 import { createWriteStream, openSync } from 'node:fs';
 import { once } from 'node:events';
-import { analyzeTraceFiles, AnalysisOptions, AnalysisResult, Strategy } from '../engine/analysis';
+import { AnalysisOptions, AnalysisResult, fileHash, Strategy } from '../engine/analysis';
+import { analyzeInputs, analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
+import { writeSummaryFile } from '../engine/summary/summaryFile';
 import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { jsonReportSections } from '../engine/report/jsonReport';
@@ -45,6 +47,12 @@ Usage:
       --griffin-weak-runs N      bugs explaining at most N failing runs are "weak evidence", listed last (default 2)
       --griffin-alpha P          merge step: a pattern cluster whose best pattern has Fisher p > P joins a bug, never starts one (default 0.05)
       --no-bugs                  skip GRIFFIN (no bug sections)
+      --workers N                worker threads reading traces in parallel (default 1 = this thread)
+      --cache DIR                per-run summary cache (e.g. .braid/cache): traces analyzed before are not read again
+      Inputs may also be summary files (*.braid-summary.json, from braid summarize), e.g. shards from many machines.
+  braid summarize <trace files, summaries or folders...> --output FILE.braid-summary.json [options]
+      writes the runs' summary: small, mergeable; braid analyze takes it like the traces
+      (options: --strategy, --access-window, --pair-window, --hb, --workers, --cache)
 ${Object.values(extraCommands)
   .map((c) => c.usage)
   .join('\n')}
@@ -56,6 +64,10 @@ export class UsageError extends Error {}
 
 interface AnalyzeArgs {
   inputs: string[];
+  /** worker threads (undefined: the cores) */
+  workers?: number;
+  /** summary cache folder */
+  cache?: string;
   format: 'text' | 'json' | 'sarif';
   top?: number;
   output?: string;
@@ -173,6 +185,15 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--top':
         a.top = intArg(flag, next(), 0);
         break;
+      case '--workers':
+        a.workers = intArg(flag, next(), 1);
+        break;
+      case '--cache': {
+        const v = next();
+        if (!v) throw new UsageError('--cache needs a folder, e.g. .braid/cache');
+        a.cache = v;
+        break;
+      }
       case '--output':
       case '-o': {
         const v = next();
@@ -197,7 +218,7 @@ export function griffinOptions(g: GriffinCliOptions): GriffinOptions {
 
 async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
-  const result = await analyzeTraceFiles(args.inputs, args.options);
+  const { result } = await analyzeInputsRanked(args.inputs, args.options, { workers: args.workers, cacheDir: args.cache });
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, griffinOptions(args.griffin)) : undefined;
   // every format is streamed (report/jsonStream.ts): patterns are described as they are written, never one huge string
@@ -214,6 +235,28 @@ async function analyzeCommand(argv: string[]): Promise<number> {
     }
   });
   return result.executions.total === 0 ? 1 : 0;
+}
+
+/** `braid summarize`: the runs of traces (and summaries) as one summary file. */
+async function summarizeCommand(argv: string[]): Promise<number> {
+  const args = parseAnalyzeArgs(argv);
+  if (!args.output) throw new UsageError('braid summarize needs --output FILE (e.g. shard-1.braid-summary.json)');
+  const { analyzer, diagnostics } = await analyzeInputs(args.inputs, args.options, { workers: args.workers, cacheDir: args.cache });
+  const all = [...diagnostics, ...analyzer.diagnostics()];
+  for (const d of all) process.stderr.write(formatDiagnostic(d) + '\n');
+  // every run carries its trace's hash, so copies are told from execution id clashes after the merge
+  for (const r of analyzer.runResults()) {
+    try {
+      analyzer.setTraceHash(r.file, await fileHash(r.file));
+    } catch {
+      // a run from a summary: its hash came with it
+    }
+  }
+  const summary = analyzer.toSummary();
+  await writeSummaryFile(args.output, summary);
+  const failed = summary.runs.filter((r) => r.outcome === 'fail').length;
+  process.stderr.write(`braid summarize: ${summary.runs.length} runs (${failed} failed), ${summary.patterns.n.length} patterns → ${args.output}\n`);
+  return summary.runs.length === 0 ? 1 : 0;
 }
 
 function* withBugs(lines: Iterable<string>, bugs: Bug[], result: AnalysisResult): Generator<string> {
@@ -249,6 +292,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (cmd === 'analyze') return await analyzeCommand(rest);
+    if (cmd === 'summarize') return await summarizeCommand(rest);
     const extra = extraCommands[cmd];
     if (extra) return await extra.run(rest);
     throw new UsageError(`unknown command "${cmd}"`);

@@ -25,6 +25,8 @@ import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './rankin
 import { sameScore } from './ranking/competitionRanking';
 import { RankedList } from './ranking/rankedList';
 export { patternAt, patternCount } from './ranking/rankedList';
+import { encodeRuns, SummaryMerger } from './summary/runSummary';
+import { ENGINE_VERSION, optionMismatch, SummaryFile } from './summary/summaryFile';
 
 export type Strategy = 'unicorn' | 'falcon';
 
@@ -274,6 +276,58 @@ export class Analyzer {
     return run;
   }
 
+  /**
+   * Adds the runs of a summary (runs analyzed in another process or on
+   * another machine, server/src/engine/summary/): their patterns are
+   * re-interned here by stable key, so the result is the one of reading
+   * their traces here, in the summary's order. Replaces earlier results for
+   * the same files. `file` renames the runs' trace files (e.g. to where a
+   * cached trace is now). Throws when the summary was made by another engine
+   * version or with other collection options.
+   */
+  addSummary(summary: SummaryFile, file?: (stored: string) => string): RunResult[] {
+    if (summary.engine !== ENGINE_VERSION) throw new Error(`made by engine version "${summary.engine}", this Braid has "${ENGINE_VERSION}": analyze its traces again`);
+    const diff = optionMismatch(summary.options, this.options);
+    if (diff) throw new Error(`made with other analysis options: ${diff}; analyze its traces again with the same options`);
+    const merged = (this.merger ??= new SummaryMerger(this.registry)).merge(summary, file);
+    for (const m of merged) {
+      const f = m.run.file;
+      this.runs.delete(f);
+      this.contentHashes.delete(f);
+      this.runs.set(f, m.run);
+      this.fileDiagnostics.set(f, m.diagnostics);
+      if (m.hash) this.contentHashes.set(f, m.hash);
+    }
+    return merged.map((m) => m.run);
+  }
+
+  private merger: SummaryMerger | undefined;
+
+  /** Records a trace that could not be analyzed (its problems, no run). */
+  addUnreadable(file: string, diagnostics: Diagnostic[]): void {
+    this.runs.delete(file);
+    this.contentHashes.delete(file);
+    this.fileDiagnostics.set(file, diagnostics);
+  }
+
+  /** Remembers the SHA-1 of a trace's bytes (carried by summaries). */
+  setTraceHash(file: string, hash: string): void {
+    if (this.runs.has(file)) this.contentHashes.set(file, hash);
+  }
+
+  /**
+   * The runs (all, or those of `files`) as one summary, in the order they
+   * were added: what `braid summarize` writes and the worker threads send.
+   */
+  toSummary(files?: string[]): SummaryFile {
+    const runs = files ? files.map((f) => this.runs.get(f)).filter((r): r is RunResult => r !== undefined) : [...this.runs.values()];
+    return encodeRuns(
+      this.registry,
+      runs.map((run) => ({ run, diagnostics: this.fileDiagnostics.get(run.file) ?? [], hash: this.contentHashes.get(run.file) })),
+      this.options,
+    );
+  }
+
   removeTrace(file: string): void {
     this.runs.delete(file);
     this.contentHashes.delete(file);
@@ -320,7 +374,14 @@ export class Analyzer {
   private async hashCollisions(run: RunResult): Promise<void> {
     const same = [...this.runs.values()].filter((r) => r.execution === run.execution);
     if (same.length < 2) return;
-    for (const r of same) if (!this.contentHashes.has(r.file)) this.contentHashes.set(r.file, await fileHash(r.file));
+    for (const r of same)
+      if (!this.contentHashes.has(r.file)) {
+        try {
+          this.contentHashes.set(r.file, await fileHash(r.file));
+        } catch {
+          // a run from a summary whose trace is not on this machine: told apart as different content
+        }
+      }
   }
 
   diagnostics(): Diagnostic[] {
@@ -742,7 +803,7 @@ export async function analyzeTraceFiles(inputs: string[], options: Partial<Analy
 }
 
 /** SHA-1 of a file's bytes, streamed. */
-function fileHash(file: string): Promise<string> {
+export function fileHash(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const h = createHash('sha1');
     createReadStream(file)

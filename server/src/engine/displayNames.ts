@@ -38,6 +38,8 @@ export function shortMethod(method: string): string {
 
 /** `vectorcopy.VectorCopy$MyVector.data[]` → `MyVector.data[]` (static and instance fields alike). */
 export function shortVariable(variable: string): string {
+  // the elements of an array known only by its type (a library's internal array): `java.lang.Object[]` → `Object[]`
+  if (/^[\w$.]+\.[A-Z][\w$]*(\[\])+$/.test(variable)) return simpleClassName(variable.replace(/(\[\])+$/, '')) + variable.slice(variable.indexOf('['));
   const dot = variable.lastIndexOf('.');
   if (dot < 0) return variable;
   return `${simpleClassName(variable.slice(0, dot))}.${variable.slice(dot + 1)}`;

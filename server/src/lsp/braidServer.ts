@@ -370,7 +370,14 @@ export class BraidServer {
     try {
       const [res] = await Promise.all([
         this.worker.analyze(
-          { options: this.settings.analysis, griffin: this.settings.griffin, files, force, maxPatterns: this.settings.maxPatterns },
+          {
+            options: this.settings.analysis,
+            griffin: this.settings.griffin,
+            files,
+            force,
+            maxPatterns: this.settings.maxPatterns,
+            ...(this.folders[0] ? { cacheDir: path.join(this.folders[0], '.braid', 'cache') } : {}),
+          },
           (done, total, file) => {
             if (total > 0) progress?.report(Math.round((done / total) * 100), `${done}/${total}${file ? ` ${path.basename(file)}` : ''}`);
           },

@@ -15,6 +15,10 @@ export interface AnalyzeMessage {
   maxPatterns: number;
   /** re-read every trace, even unchanged ones */
   force?: boolean;
+  /** summary cache folder (<workspace>/.braid/cache): traces analyzed in an earlier session are not read */
+  cacheDir?: string;
+  /** worker threads reading traces (default: the cores) */
+  workers?: number;
 }
 
 /** mining explanations (seed 000) of these trace files */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
-import { keepsNoTrace, parseRecordArgs, RECORD_USAGE, UsageError } from './recordOptions';
+import { keepsNoTrace, parseRecordArgs, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
 import { recordRuns } from './recordRuns';
 
 export { RECORD_USAGE } from './recordOptions';
@@ -50,7 +50,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     ? `noise plan "${options.plan.plan.name}" (${path.relative(process.cwd(), options.plan.file) || options.plan.file}, ${options.plan.plan.points.length} point(s))`
     : `noise ${options.noise}`;
   console.error(
-    `braid record: ${options.runs} run(s) of \`${options.command.join(' ')}\`, ${noise}, seed ${options.seed}, jobs ${options.jobs}` +
+    `braid record: ${options.shard ? `shard ${options.shard.index}/${options.shard.count} (runs ${shardRange(options).from + 1}–${shardRange(options).to} of ${options.runs})` : `${options.runs} run(s)`} of \`${options.command.join(' ')}\`, ${noise}, seed ${options.seed}, jobs ${options.jobs}` +
       `${options.include.length ? `, include ${options.include.join(' ')}` : ''} → ${rel}`,
   );
   try {

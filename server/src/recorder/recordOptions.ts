@@ -37,6 +37,12 @@ export interface RecordOptions {
   agentJar?: string;
   /** extra raw agent options, key=value */
   agentOptions?: string[];
+  /**
+   * `--shard K/N`: record only the K-th of N equal parts of the runs (run
+   * indices, execution ids and seeds as in the whole recording), so N
+   * machines record one recording between them.
+   */
+  shard?: { index: number; count: number };
   /** noise plan (`--plan FILE`, docs/noise.md): noise only at its points; `noise` is then 0 */
   plan?: { file: string; plan: NoisePlan };
   /** false: runs with noise and an outcome but no trace kept (agent option record=false; for pinpoint's many runs) */
@@ -70,6 +76,13 @@ export function loadPlanOption(file: string, cwd: string): { file: string; plan:
   }
 }
 
+/** The run indices [from, to) of a shard (all runs without one). */
+export function shardRange(o: Pick<RecordOptions, 'runs' | 'shard'>): { from: number; to: number } {
+  if (!o.shard) return { from: 0, to: o.runs };
+  const { index, count } = o.shard;
+  return { from: Math.floor(((index - 1) * o.runs) / count), to: Math.floor((index * o.runs) / count) };
+}
+
 export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   Runs <command> N times with the Braid Java agent (through JAVA_TOOL_OPTIONS, so it also works
   under Maven and Gradle), one trace per run, each ending with its pass/fail outcome.
@@ -85,6 +98,8 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   --seed S              base noise seed (run k uses S+k; default random)
   --name NAME           name of the executions (default: the main class or tool name)
   --agent-option K=V    extra agent option (repeatable)
+  --shard K/N           record only the K-th of N parts of the --runs runs (same execution ids and
+                        seeds as one recording: give every shard the same --runs, --seed and --name)
   --plan FILE           noise plan (docs/noise.md, e.g. written by braid pinpoint): noise only at
                         its points, with their probability and kind; --noise is then ignored
   A run fails on a non-zero exit code, a timeout, matching output, or an uncaught exception in
@@ -152,6 +167,8 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let seed = Math.floor(Math.random() * 1_000_000_000);
   let name: string | undefined;
   const agentOptions: string[] = [];
+  let shard: RecordOptions['shard'];
+  let seedGiven = false;
   let planFile: string | undefined;
   let noiseGiven = false;
   for (let i = 0; i < flags.length; ) {
@@ -205,6 +222,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         break;
       case '--seed':
         seed = number(flag, value, (n) => Number.isSafeInteger(n) && n >= 0, 'a whole number ≥ 0');
+        seedGiven = true;
         i += 2;
         break;
       case '--name':
@@ -212,6 +230,16 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         name = value;
         i += 2;
         break;
+      case '--shard': {
+        const m = /^(\d+)\/(\d+)$/.exec(value ?? '');
+        if (!m) throw new UsageError(`--shard needs K/N, e.g. --shard 2/4, got "${value ?? ''}"`);
+        const index = Number(m[1]);
+        const count = Number(m[2]);
+        if (count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${value}: K must be from 1 to N`);
+        shard = { index, count };
+        i += 2;
+        break;
+      }
       case '--agent-option':
         if (!value || !value.includes('=')) throw new UsageError('--agent-option needs key=value');
         agentOptions.push(value);
@@ -226,6 +254,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         throw new UsageError(`unknown option ${flag} for braid record`);
     }
   }
+  if (shard && !seedGiven) throw new UsageError('--shard needs --seed S, the same on every shard, so that the runs of all shards get distinct seeds');
   const plan = planFile !== undefined ? loadPlanOption(planFile, cwd) : undefined;
   const notes: string[] = [];
   if (plan) {
@@ -247,6 +276,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     name: finalName,
     cwd,
     agentOptions,
+    ...(shard ? { shard } : {}),
     ...(plan ? { plan } : {}),
     ...(notes.length ? { notes } : {}),
   };

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { findAgentJar } from './agentJar';
-import { RecordOptions } from './recordOptions';
+import { RecordOptions, shardRange } from './recordOptions';
 import { RunResult, runOnce, RunSpec } from './runOnce';
 import { lockTraceFolder } from './recordingLock';
 
@@ -61,13 +61,16 @@ export async function recordRuns(
 async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: RecordProgress) => void, signal?: AbortSignal): Promise<RecordSummary> {
   const started = Date.now();
   const runs: RunResult[] = [];
-  let next = 0;
+  // a shard records its part of the runs, with the indices (ids, seeds) they have in the whole recording
+  const { from, to } = shardRange(o);
+  const count = to - from;
+  let next = from;
   let passed = 0;
   let failed = 0;
   let firstError: Error | undefined;
 
   async function worker(): Promise<void> {
-    while (!signal?.aborted && !firstError && next < o.runs) {
+    while (!signal?.aborted && !firstError && next < to) {
       const index = next++;
       let result: RunResult;
       try {
@@ -80,11 +83,11 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       runs.push(result);
       if (result.outcome === 'pass') passed++;
       else failed++;
-      onProgress?.({ type: 'run', run: result, done: runs.length, total: o.runs, passed, failed });
+      onProgress?.({ type: 'run', run: result, done: runs.length, total: count, passed, failed });
     }
   }
 
-  const jobs = Math.max(1, Math.min(o.jobs, o.runs));
+  const jobs = Math.max(1, Math.min(o.jobs, count));
   await Promise.all(Array.from({ length: jobs }, () => worker()));
   if (firstError && runs.length === 0) throw firstError;
   runs.sort((a, b) => a.index - b.index);

@@ -425,6 +425,38 @@ export class PatternRegistry {
     return id;
   }
 
+  /**
+   * Adds a pattern described elsewhere (a summary from another process,
+   * server/src/engine/summary/runSummary.ts): the caller has checked that it
+   * is new here. Its roles are its definition's. Returns its id.
+   */
+  adoptPattern(p: { def: PatternDefinition; accesses: readonly number[]; stacks: readonly number[]; values: readonly unknown[]; threadNames?: readonly (string | undefined)[] }): number {
+    const id = this.patterns.length;
+    if (id >= this.patternN.length) {
+      const g = new Uint8Array(this.patternN.length * 2);
+      g.set(this.patternN);
+      this.patternN = g;
+    }
+    this.patternN[id] = p.def.n;
+    const len = p.def.kind.length;
+    let values: unknown[] | undefined;
+    for (let k = 0; k < 4; k++) {
+      if (k >= len) {
+        this.patternAcc.push(-1);
+        this.patternStack.push(-1);
+        this.patternName.push(-1);
+        continue;
+      }
+      this.patternAcc.push(p.accesses[k]);
+      this.patternStack.push(p.stacks[k]);
+      this.patternName.push(this.threadNameId(p.threadNames?.[k]));
+      if (p.values[k] !== undefined) (values ??= new Array(len).fill(undefined))[k] = p.values[k];
+    }
+    if (values) this.patternVals.set(id, values);
+    this.patterns.push(new PatternView(id, this));
+    return id;
+  }
+
   /** Table 1 definition of a pattern. */
   patternDef(id: number): PatternDefinition {
     return PATTERNS[this.patternN[id] - 1];

@@ -1,0 +1,226 @@
+/**
+ * Analysis of many runs: traces are summarized in parallel by a pool of
+ * worker threads (or read in process), summaries come from the on-disk
+ * cache when a trace was analyzed before, summary files from other machines
+ * are merged, and everything is added to one Analyzer in input order, so the
+ * ranking is exactly the one of reading every trace here, one by one.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Analyzer, AnalysisOptions, AnalysisResult } from '../analysis';
+import type { Diagnostic } from '../trace/traceFormat';
+import { findTraceFiles } from '../traceDiscovery';
+import { readSummaryFile, SUMMARY_FILE_PATTERN } from './summaryFile';
+import { SummaryCache } from './summaryCache';
+import { defaultWorkers, SummaryPool } from './summaryPool';
+import { summarizeTrace, TraceSummary } from './traceSummary';
+
+export interface ParallelOptions {
+  /** worker threads (default: the cores); 1 reads every trace in this thread */
+  workers?: number;
+  /** the summary cache (per-run summaries of traces read before) */
+  cache?: SummaryCache;
+  onProgress?(done: number, total: number, file?: string): void;
+}
+
+export interface AddTracesResult {
+  /** traces read (not found in the cache) */
+  read: number;
+  /** traces whose summary came from the cache */
+  cached: number;
+}
+
+/**
+ * Adds trace files to `analyzer` in the given order: cached summaries, then
+ * the rest summarized by the worker pool (or in process when one worker, or
+ * one trace, is enough). Results are added as soon as every earlier file's
+ * is, so memory holds only the summaries that arrived early.
+ */
+export async function addTraces(analyzer: Analyzer, files: string[], o: ParallelOptions = {}): Promise<AddTracesResult> {
+  const options = analyzer.options;
+  const cache = o.cache;
+  const total = files.length;
+  let done = 0;
+  let cached = 0;
+  const progress = (file?: string) => o.onProgress?.(done, total, file);
+  // a slot holds a trace's summary once it is ready, or the hash of its cached summary (read when its turn comes)
+  const slots: (TraceSummary | string | undefined)[] = new Array(total);
+  let next = 0;
+  const flushOnce = async () => {
+    for (; next < total && slots[next] !== undefined; next++) {
+      const k = next;
+      let r = slots[k]!;
+      slots[k] = undefined;
+      if (typeof r === 'string') {
+        const summary = await cache!.read(r);
+        // a broken cached summary: the trace is read again
+        r = summary ? { file: files[k], summary, diagnostics: [], hash: r } : await summarizeTrace(files[k], options, cache!.runsDir);
+        if (!summary) store(r);
+      }
+      addOne(analyzer, files[k], r);
+    }
+  };
+  let flushing = Promise.resolve();
+  const flush = () => (flushing = flushing.then(flushOnce));
+  const store = (r: TraceSummary) => {
+    if (cache && r.stored && r.hash) cache.record(r.file, r.hash, r.stored);
+    if (cache && r.storeProblem && !cache.problems.includes(r.storeProblem)) cache.problems.push(r.storeProblem);
+  };
+  const lookups = cache ? await Promise.all(files.map((f) => cache.peek(f))) : [];
+  const misses: number[] = [];
+  for (let k = 0; k < total; k++) {
+    const l = lookups[k];
+    if (l?.hit && l.hash) {
+      slots[k] = l.hash;
+      cached++;
+    } else misses.push(k);
+  }
+  done = cached;
+  const workers = Math.min(o.workers ?? defaultWorkers(), misses.length);
+  const storeDir = cache?.runsDir;
+  if (workers <= 1 && !cache) {
+    // the plain path: each trace read straight into this analyzer
+    for (const k of misses) {
+      progress(files[k]);
+      try {
+        await analyzer.addTrace(files[k]);
+      } catch (err) {
+        analyzer.addUnreadable(files[k], [{ severity: 'error', file: files[k], message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }]);
+      }
+      done++;
+    }
+  } else if (workers <= 1) {
+    for (const k of misses) {
+      progress(files[k]);
+      const r = await summarizeTrace(files[k], options, storeDir);
+      store(r);
+      slots[k] = r;
+      done++;
+      await flush();
+    }
+  } else {
+    const pool = new SummaryPool(workers);
+    try {
+      progress(files[misses[0]]);
+      await Promise.all(
+        misses.map(async (k) => {
+          let r: TraceSummary;
+          try {
+            r = await pool.summarize(files[k], options, storeDir);
+          } catch (err) {
+            r = { file: files[k], diagnostics: [{ severity: 'error', file: files[k], message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }] };
+          }
+          store(r);
+          slots[k] = r;
+          done++;
+          progress(files[k]);
+          await flush();
+        }),
+      );
+    } finally {
+      await pool.close();
+    }
+  }
+  await flush();
+  if (cache) await cache.save();
+  progress();
+  return { read: total - cached, cached };
+}
+
+function addOne(analyzer: Analyzer, file: string, r: TraceSummary): void {
+  if (!r.summary) {
+    analyzer.addUnreadable(file, r.diagnostics);
+    return;
+  }
+  try {
+    analyzer.addSummary(r.summary, () => file);
+  } catch (err) {
+    analyzer.addUnreadable(file, [{ severity: 'error', file, message: `cached summary not usable: ${(err as Error).message}` }]);
+  }
+}
+
+/** Summary files (*.braid-summary.json) named or under folders, in name order. */
+async function findSummaryFiles(input: string): Promise<string[]> {
+  const out: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // findTraceFiles reports unreadable folders
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && !e.name.startsWith('.git')) await walk(p);
+      } else if (e.isFile() && SUMMARY_FILE_PATTERN.test(e.name)) out.push(p);
+    }
+  }
+  let st;
+  try {
+    st = await fs.stat(input);
+  } catch {
+    return out;
+  }
+  if (st.isDirectory()) await walk(input);
+  else if (SUMMARY_FILE_PATTERN.test(input)) out.push(input);
+  return out;
+}
+
+export interface AnalyzeInputsOptions extends Omit<ParallelOptions, 'cache'> {
+  /** root of the summary cache (e.g. .braid/cache); none: no cache */
+  cacheDir?: string;
+}
+
+/**
+ * `braid analyze` and `braid summarize`: trace files, summary files and
+ * folders of either. Summaries are added first (in the order given, a
+ * folder's in name order), then the traces (as `findTraceFiles` lists them). Returns the analyzer (for
+ * summaries and GRIFFIN) and the discovery diagnostics.
+ */
+export async function analyzeInputs(
+  inputs: string[],
+  options: Partial<AnalysisOptions> = {},
+  o: AnalyzeInputsOptions = {},
+): Promise<{ analyzer: Analyzer; diagnostics: Diagnostic[]; traces: number; summaries: number }> {
+  const analyzer = new Analyzer(options);
+  const diagnostics: Diagnostic[] = [];
+  const cache = o.cacheDir ? await SummaryCache.open(o.cacheDir, analyzer.options) : undefined;
+  let summaries = 0;
+  for (const input of inputs) {
+    if (SUMMARY_FILE_PATTERN.test(input)) {
+      try {
+        await fs.stat(input);
+      } catch {
+        diagnostics.push({ severity: 'error', file: input, message: 'no such file' });
+        continue;
+      }
+    }
+    for (const s of await findSummaryFiles(input)) {
+      summaries++;
+      try {
+        analyzer.addSummary(await readSummaryFile(s));
+      } catch (err) {
+        diagnostics.push({ severity: 'error', file: s, message: `${(err as Error).message}; the summary is skipped` });
+      }
+    }
+  }
+  const found = await findTraceFiles(inputs.filter((i) => !SUMMARY_FILE_PATTERN.test(i)));
+  diagnostics.push(...found.diagnostics);
+  const traces = found.files.length;
+  await addTraces(analyzer, found.files, { workers: o.workers, cache, onProgress: o.onProgress });
+  if (cache) for (const p of cache.problems) diagnostics.push({ severity: 'warning', file: cache.dir, message: p });
+  return { analyzer, diagnostics, traces, summaries };
+}
+
+/** analyzeInputs, ranked: the result of `braid analyze`. */
+export async function analyzeInputsRanked(inputs: string[], options: Partial<AnalysisOptions> = {}, o: AnalyzeInputsOptions = {}): Promise<{ analyzer: Analyzer; result: AnalysisResult }> {
+  const { analyzer, diagnostics, traces, summaries } = await analyzeInputs(inputs, options, o);
+  const result = analyzer.rank();
+  result.diagnostics.unshift(...diagnostics);
+  if (traces === 0 && summaries === 0 && diagnostics.length === 0) {
+    result.diagnostics.push({ severity: 'error', file: inputs.join(' '), message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) found, nor summaries (*.braid-summary.json)' });
+  }
+  return { analyzer, result };
+}
