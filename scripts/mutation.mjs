@@ -33,8 +33,22 @@ const FAULTS = [
   {
     name: 'pattern combination: thread roles swapped (p2 must run T1 → T2 instead of T2 → T1)',
     file: 'server/src/engine/unicorn/pairWindow.ts',
-    find: 'for (let p = this.latest(q.t2, q.t1);',
-    replace: 'for (let p = this.latest(q.t1, q.t2);',
+    find: 'let pa = this.latest(t2, t1, x);\n    let pb = this.latest(t2, t1, 2 + x);',
+    replace: 'let pa = this.latest(t1, t2, x);\n    let pb = this.latest(t1, t2, 2 + x);',
+    tests: ENGINE_TESTS,
+  },
+  {
+    name: 'pair window: the chain of the other access type skipped (P4-P8 whose first access differs in type from the second pair\'s second access lost)',
+    file: 'server/src/engine/unicorn/pairWindow.ts',
+    find: 'if (!full && (a2 !== qFirst || rWin[e] !== qWin)) continue;',
+    replace: 'if (!full) continue;',
+    tests: ENGINE_TESTS,
+  },
+  {
+    name: 'pair window: chains by the type of the wrong access (second access of q instead of its first)',
+    file: 'server/src/engine/unicorn/pairWindow.ts',
+    find: 'const x = kind >> 1;',
+    replace: 'const x = kind & 1;',
     tests: ENGINE_TESTS,
   },
   {

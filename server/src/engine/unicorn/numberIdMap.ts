@@ -68,8 +68,18 @@ export class NumberIdMap {
     this.keys = new Float64Array(n).fill(EMPTY);
     this.vals = new Int32Array(n);
     this.mask = n - 1;
-    this.size = 0;
-    for (let i = 0; i < oldKeys.length; i++) if (oldKeys[i] !== EMPTY) this.set(oldKeys[i], oldVals[i]);
+    // re-insert directly: keys are distinct, and the new table has room for all
+    const keys = this.keys;
+    const vals = this.vals;
+    const mask = this.mask;
+    for (let i = 0; i < oldKeys.length; i++) {
+      const k = oldKeys[i];
+      if (k === EMPTY) continue;
+      let j = this.slot(k);
+      while (keys[j] !== EMPTY) j = (j + 1) & mask;
+      keys[j] = k;
+      vals[j] = oldVals[i];
+    }
   }
 }
 

@@ -11,10 +11,11 @@
  * min-heap of windows: a window's oldest index only grows, so stale keys are
  * fixed up when they reach the top.
  *
- * Pairs are records in typed arrays (no object per pair), linked into
- * buckets of BUCKET consecutive first indices; a bucket is counting-sorted
- * (stable: equal first indices are the pairs of one access, in emission
- * order) once the watermark has passed it.
+ * Pairs are records in typed arrays (no object per pair; the int fields of
+ * one record side by side), listed by id in buckets of BUCKET consecutive
+ * first indices (an array per bucket, reused: no linked list to chase); a
+ * bucket is counting-sorted (stable: equal first indices are the pairs of
+ * one access, in emission order) once the watermark has passed it.
  *
  * A location touched once early and then never again holds the watermark
  * back until the end of the run. When more than `maxBuffered` pairs are
@@ -26,6 +27,18 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { AccessWindows } from './accessWindow';
+
+/** int32 fields per record in PairOrdering.rec: pair signature, thread slots, window, stacks (and padding to a power of two) */
+export const REC = 8;
+export const REC_SIG = 0;
+export const REC_T1 = 1;
+export const REC_T2 = 2;
+export const REC_WIN = 3;
+export const REC_STACK1 = 4;
+export const REC_STACK2 = 5;
+
+/** a bucket slot keeps its arrays up to this many records (larger ones are dropped when released) */
+const KEEP_BUCKET = 1 << 14;
 
 /** Width (in global index units) of one reorder bucket. */
 const BUCKET = 1024;
@@ -75,24 +88,59 @@ class SpillRun {
   }
 }
 
-export class PairOrdering {
-  /** records: first/second access index, pair signature, thread slots, window, stacks, values; `next` links a bucket */
-  firstIdx = new Float64Array(1024);
-  secondIdx = new Float64Array(1024);
-  sig = new Int32Array(1024);
-  t1 = new Int32Array(1024);
-  t2 = new Int32Array(1024);
-  win = new Int32Array(1024);
-  stack1 = new Int32Array(1024);
-  stack2 = new Int32Array(1024);
+/** One bucket slot of the ring: the records of one bucket in arrival order, side by side (arrays reused by the next bucket of the slot). */
+class Bucket {
+  n = 0;
+  first = new Float64Array(0);
+  second = new Float64Array(0);
+  rec = new Int32Array(0);
   value1: unknown[] = [];
   value2: unknown[] = [];
-  private next = new Int32Array(1024);
-  private free = -1;
-  private used = 0;
-  /** bucket ring: head/tail record of bucket b at b & (ring − 1) */
-  private head = new Int32Array(64).fill(-1);
-  private tail = new Int32Array(64).fill(-1);
+
+  /** Makes room for `m` records (keeps the contents). */
+  reserve(m: number): void {
+    if (m <= this.first.length) return;
+    let c = this.first.length < 64 ? 64 : this.first.length * 2;
+    while (c < m) c *= 2;
+    const f = new Float64Array(c);
+    f.set(this.first.subarray(0, this.n));
+    this.first = f;
+    const g = new Float64Array(c);
+    g.set(this.second.subarray(0, this.n));
+    this.second = g;
+    const r = new Int32Array(c * REC);
+    r.set(this.rec.subarray(0, this.n * REC));
+    this.rec = r;
+  }
+
+  /** Empties the bucket; drops its arrays when they are much larger than a usual bucket. */
+  clear(): void {
+    this.n = 0;
+    if (this.value1.length) {
+      this.value1 = [];
+      this.value2 = [];
+    }
+    if (this.first.length > KEEP_BUCKET) {
+      this.first = new Float64Array(0);
+      this.second = new Float64Array(0);
+      this.rec = new Int32Array(0);
+    }
+  }
+}
+
+export class PairOrdering {
+  /**
+   * The record being released: the release callback reads record r of the
+   * bucket being released as firstIdx[r], secondIdx[r], rec[r · REC + REC_SIG …],
+   * value1[r], value2[r] (value arrays empty when the trace has no values).
+   */
+  firstIdx = new Float64Array(0);
+  secondIdx = new Float64Array(0);
+  rec = new Int32Array(0);
+  value1: unknown[] = [];
+  value2: unknown[] = [];
+  /** bucket ring: bucket b is buckets[b & (ring − 1)] */
+  private buckets: Bucket[] = Array.from({ length: 64 }, () => new Bucket());
   private nextBucket = 0;
   private maxBucket = -1;
   private count = 0;
@@ -137,85 +185,49 @@ export class PairOrdering {
     this.heapKey[i] = key;
   }
 
-  private alloc(): number {
-    let r = this.free;
-    if (r >= 0) {
-      this.free = this.next[r];
-      return r;
-    }
-    r = this.used++;
-    if (r >= this.firstIdx.length) this.growRecords();
-    return r;
-  }
-
-  private growRecords(): void {
-    const n = this.firstIdx.length * 2;
-    const f = (a: Float64Array) => {
-      const g = new Float64Array(n);
-      g.set(a);
-      return g;
-    };
-    const i = (a: Int32Array) => {
-      const g = new Int32Array(n);
-      g.set(a);
-      return g;
-    };
-    this.firstIdx = f(this.firstIdx);
-    this.secondIdx = f(this.secondIdx);
-    this.sig = i(this.sig);
-    this.t1 = i(this.t1);
-    this.t2 = i(this.t2);
-    this.win = i(this.win);
-    this.stack1 = i(this.stack1);
-    this.stack2 = i(this.stack2);
-    this.next = i(this.next);
+  /** The bucket of first index `fi`, with room for one more record. */
+  private bucketFor(fi: number): Bucket {
+    const b = Math.floor(fi / BUCKET);
+    if (b < this.nextBucket) throw new Error(`internal error: pair with first index ${fi} arrived after the watermark had passed it`);
+    if (b - this.nextBucket >= this.buckets.length) this.growRing(b - this.nextBucket + 1);
+    if (b > this.maxBucket) this.maxBucket = b;
+    const bk = this.buckets[b & (this.buckets.length - 1)];
+    if (bk.n === bk.first.length) bk.reserve(bk.n + 1);
+    return bk;
   }
 
   /** Buffers the pair of slots `first`, `second` (of AccessWindows) of window `w`. */
   push(w: number, first: number, second: number, sig: number): void {
     const ws = this.windows;
-    const r = this.alloc();
     const fi = ws.slotIdx[first];
-    this.firstIdx[r] = fi;
-    this.secondIdx[r] = ws.slotIdx[second];
-    this.sig[r] = sig;
-    this.t1[r] = ws.slotThread[first];
-    this.t2[r] = ws.slotThread[second];
-    this.win[r] = w;
-    this.stack1[r] = ws.slotStack[first];
-    this.stack2[r] = ws.slotStack[second];
+    const bk = this.bucketFor(fi);
+    const r = bk.n++;
+    bk.first[r] = fi;
+    bk.second[r] = ws.slotIdx[second];
+    const rec = bk.rec;
+    const o = r * REC;
+    rec[o + REC_SIG] = sig;
+    rec[o + REC_T1] = ws.slotThread[first];
+    rec[o + REC_T2] = ws.slotThread[second];
+    rec[o + REC_WIN] = w;
+    rec[o + REC_STACK1] = ws.slotStack[first];
+    rec[o + REC_STACK2] = ws.slotStack[second];
     if (ws.hasValues) {
-      this.value1[r] = ws.slotValue[first];
-      this.value2[r] = ws.slotValue[second];
+      bk.value1[r] = ws.slotValue[first];
+      bk.value2[r] = ws.slotValue[second];
     }
-    this.link(r, Math.floor(fi / BUCKET));
     this.count++;
     if (++this.sinceDrain >= this.batch) this.drain();
   }
 
-  private link(r: number, b: number): void {
-    if (b < this.nextBucket) throw new Error(`internal error: pair with first index ${this.firstIdx[r]} arrived after the watermark had passed it`);
-    if (b - this.nextBucket >= this.head.length) this.growRing(b - this.nextBucket + 1);
-    if (b > this.maxBucket) this.maxBucket = b;
-    const k = b & (this.head.length - 1);
-    this.next[r] = -1;
-    if (this.head[k] < 0) this.head[k] = r;
-    else this.next[this.tail[k]] = r;
-    this.tail[k] = r;
-  }
-
   private growRing(need: number): void {
-    let n = this.head.length * 2;
+    let n = this.buckets.length * 2;
     while (n < need) n *= 2;
-    const head = new Int32Array(n).fill(-1);
-    const tail = new Int32Array(n).fill(-1);
-    const old = this.head.length - 1;
-    for (let b = this.nextBucket; b <= this.maxBucket; b++) {
-      head[b & (n - 1)] = this.head[b & old];
-      tail[b & (n - 1)] = this.tail[b & old];
-    }
-    this.head = head;
-    this.tail = tail;
+    const buckets: Bucket[] = new Array(n);
+    const old = this.buckets.length - 1;
+    for (let b = this.nextBucket; b < this.nextBucket + this.buckets.length; b++) buckets[b & (n - 1)] = this.buckets[b & old];
+    for (let k = 0; k < n; k++) buckets[k] ??= new Bucket();
+    this.buckets = buckets;
   }
 
   /** Releases every bucket entirely below the current watermark; spills past the memory budget. */
@@ -247,38 +259,22 @@ export class PairOrdering {
     return this.count;
   }
 
-  private order = new Int32Array(1024);
   private sorted = new Int32Array(1024);
   private readonly counts = new Int32Array(BUCKET + 1);
 
-  /** The records of bucket b in order of first index (stable); empties the bucket. Returns their number (in this.sorted). */
+  /** The records of bucket b in order of first index (stable), in this.sorted; returns their number. */
   private sortBucket(b: number): number {
-    const k = b & (this.head.length - 1);
-    let n = 0;
-    for (let r = this.head[k]; r >= 0; r = this.next[r]) {
-      if (n === this.order.length) {
-        const g = new Int32Array(n * 2);
-        g.set(this.order);
-        this.order = g;
-        this.sorted = new Int32Array(n * 2);
-      }
-      this.order[n++] = r;
-    }
-    this.head[k] = -1;
-    this.tail[k] = -1;
-    if (this.sorted.length < this.order.length) this.sorted = new Int32Array(this.order.length);
+    const bk = this.buckets[b & (this.buckets.length - 1)];
+    const n = bk.n;
+    if (this.sorted.length < n) this.sorted = new Int32Array(bk.first.length);
     const base = b * BUCKET;
     const c = this.counts;
     c.fill(0);
-    const order = this.order;
     const sorted = this.sorted;
-    const first = this.firstIdx;
-    for (let j = 0; j < n; j++) c[((first[order[j]] - base) | 0) + 1]++;
+    const first = bk.first;
+    for (let j = 0; j < n; j++) c[((first[j] - base) | 0) + 1]++;
     for (let j = 1; j <= BUCKET; j++) c[j] += c[j - 1];
-    for (let j = 0; j < n; j++) {
-      const r = order[j];
-      sorted[c[(first[r] - base) | 0]++] = r;
-    }
+    for (let j = 0; j < n; j++) sorted[c[(first[j] - base) | 0]++] = j;
     return n;
   }
 
@@ -288,26 +284,18 @@ export class PairOrdering {
     const end = Math.min(limit, this.maxBucket + 1);
     for (let b = this.nextBucket; b < end; b++) {
       if (this.runs.length) this.readBack(b);
-      if (this.head[b & (this.head.length - 1)] < 0) continue;
+      const bk = this.buckets[b & (this.buckets.length - 1)];
+      if (bk.n === 0) continue;
       const n = this.sortBucket(b);
-      // release in order; records freed after their release (the callback reads them)
+      // the callback reads the bucket's records through firstIdx, secondIdx, rec, value1, value2
+      this.firstIdx = bk.first;
+      this.secondIdx = bk.second;
+      this.rec = bk.rec;
+      this.value1 = bk.value1;
+      this.value2 = bk.value2;
       const sorted = this.sorted;
-      const values = this.value1.length > 0;
-      for (let j = 0; j < n; j++) {
-        const r = sorted[j];
-        this.release(r);
-        if (values) {
-          this.value1[r] = undefined;
-          this.value2[r] = undefined;
-        }
-      }
-      // free the records (the release callback has read them)
-      const next = this.next;
-      for (let j = 0; j < n; j++) {
-        const r = sorted[j];
-        next[r] = this.free;
-        this.free = r;
-      }
+      for (let j = 0; j < n; j++) this.release(sorted[j]);
+      bk.clear();
       this.count -= n;
     }
     if (end > this.nextBucket) this.nextBucket = end;
@@ -321,41 +309,54 @@ export class PairOrdering {
    */
   private readBack(b: number): void {
     const limit = (b + 1) * BUCKET;
-    let chainHead = -1;
-    let chainTail = -1;
+    if (!this.runs.some((run) => run.peek() < limit)) return;
+    const bk = this.buckets[b & (this.buckets.length - 1)];
+    const kept = bk.n;
+    // in-memory records move behind the read-back ones: copy them aside
+    const keptFirst = bk.first.slice(0, kept);
+    const keptSecond = bk.second.slice(0, kept);
+    const keptRec = bk.rec.slice(0, kept * REC);
+    const keptV1 = bk.value1.slice(0, kept);
+    const keptV2 = bk.value2.slice(0, kept);
+    bk.n = 0;
+    bk.value1 = [];
+    bk.value2 = [];
     for (const run of this.runs) {
       while (run.peek() < limit) {
         const o = run.pos * FIELDS;
         const d = run.buf;
-        const r = this.alloc();
-        this.firstIdx[r] = d[o];
-        this.secondIdx[r] = d[o + 1];
-        this.sig[r] = d[o + 2];
-        this.t1[r] = d[o + 3];
-        this.t2[r] = d[o + 4];
-        this.win[r] = d[o + 5];
-        this.stack1[r] = d[o + 6];
-        this.stack2[r] = d[o + 7];
+        if (bk.n === bk.first.length) bk.reserve(bk.n + 1);
+        const r = bk.n++;
+        bk.first[r] = d[o];
+        bk.second[r] = d[o + 1];
+        const q = r * REC;
+        bk.rec[q + REC_SIG] = d[o + 2];
+        bk.rec[q + REC_T1] = d[o + 3];
+        bk.rec[q + REC_T2] = d[o + 4];
+        bk.rec[q + REC_WIN] = d[o + 5];
+        bk.rec[q + REC_STACK1] = d[o + 6];
+        bk.rec[q + REC_STACK2] = d[o + 7];
         if (d[o + 9] > 0) {
           const buf = Buffer.alloc(d[o + 9]);
           readSync(run.valueFd, buf, 0, buf.length, d[o + 8]);
           const [has1, v1, has2, v2] = JSON.parse(buf.toString('utf8')) as [number, unknown, number, unknown];
-          this.value1[r] = has1 ? v1 : undefined;
-          this.value2[r] = has2 ? v2 : undefined;
+          bk.value1[r] = has1 ? v1 : undefined;
+          bk.value2[r] = has2 ? v2 : undefined;
         }
-        this.next[r] = -1;
-        if (chainHead < 0) chainHead = r;
-        else this.next[chainTail] = r;
-        chainTail = r;
         this.count++;
         run.next();
       }
     }
-    if (chainHead >= 0) {
-      const k = b & (this.head.length - 1);
-      this.next[chainTail] = this.head[k];
-      if (this.head[k] < 0) this.tail[k] = chainTail;
-      this.head[k] = chainHead;
+    for (let j = 0; j < kept; j++) {
+      if (bk.n === bk.first.length) bk.reserve(bk.n + 1);
+      const r = bk.n++;
+      bk.first[r] = keptFirst[j];
+      bk.second[r] = keptSecond[j];
+      bk.rec.set(keptRec.subarray(j * REC, j * REC + REC), r * REC);
+      if (keptV1.length || keptV2.length) {
+        bk.value1[r] = keptV1[j];
+        bk.value2[r] = keptV2[j];
+      }
     }
     this.runs = this.runs.filter((run) => {
       if (run.peek() !== Infinity) return true;
@@ -382,33 +383,33 @@ export class PairOrdering {
       n = 0;
     };
     for (let b = this.nextBucket; b <= this.maxBucket; b++) {
-      if (this.head[b & (this.head.length - 1)] < 0) continue;
+      const bk = this.buckets[b & (this.buckets.length - 1)];
+      if (bk.n === 0) continue;
       const m = this.sortBucket(b);
+      const values = bk.value1.length > 0 || bk.value2.length > 0;
       for (let j = 0; j < m; j++) {
         const r = this.sorted[j];
         const o = n * FIELDS;
-        out[o] = this.firstIdx[r];
-        out[o + 1] = this.secondIdx[r];
-        out[o + 2] = this.sig[r];
-        out[o + 3] = this.t1[r];
-        out[o + 4] = this.t2[r];
-        out[o + 5] = this.win[r];
-        out[o + 6] = this.stack1[r];
-        out[o + 7] = this.stack2[r];
+        const q = r * REC;
+        out[o] = bk.first[r];
+        out[o + 1] = bk.second[r];
+        out[o + 2] = bk.rec[q + REC_SIG];
+        out[o + 3] = bk.rec[q + REC_T1];
+        out[o + 4] = bk.rec[q + REC_T2];
+        out[o + 5] = bk.rec[q + REC_WIN];
+        out[o + 6] = bk.rec[q + REC_STACK1];
+        out[o + 7] = bk.rec[q + REC_STACK2];
         out[o + 8] = valueOffset;
         out[o + 9] = 0;
-        if (this.value1.length && (this.value1[r] !== undefined || this.value2[r] !== undefined)) {
-          const text = Buffer.from(JSON.stringify([this.value1[r] === undefined ? 0 : 1, this.value1[r] ?? null, this.value2[r] === undefined ? 0 : 1, this.value2[r] ?? null]), 'utf8');
+        if (values && (bk.value1[r] !== undefined || bk.value2[r] !== undefined)) {
+          const text = Buffer.from(JSON.stringify([bk.value1[r] === undefined ? 0 : 1, bk.value1[r] ?? null, bk.value2[r] === undefined ? 0 : 1, bk.value2[r] ?? null]), 'utf8');
           valueOffset += writeSync(valueFd, text, 0, text.length, valueOffset);
           out[o + 9] = text.length;
-          this.value1[r] = undefined;
-          this.value2[r] = undefined;
         }
-        this.next[r] = this.free;
-        this.free = r;
         if (++n === CHUNK) flush();
         total++;
       }
+      bk.clear();
     }
     if (n) flush();
     this.count = 0;

@@ -130,7 +130,9 @@ export class PatternRegistry {
   private readonly stackLocs: number[] = [];
   private readonly stackIds = new Map<number | string, number>();
   readonly accesses: StaticAccess[] = [];
-  private readonly accessIds = new Map<number | string, number>();
+  /** static access keys: a flat hash table of numeric keys (loc · 2^27 + variable · 2 + write), a Map for the rest */
+  private readonly flatAccessIds = new NumberIdMap();
+  private readonly accessIds = new Map<string, number>();
   /** static access id → 1 when it is a write (the hot path's copy of accesses[s].write) */
   private accessWrite = new Uint8Array(64);
   /** pair signature → first and second static access */
@@ -140,6 +142,8 @@ export class PatternRegistry {
   private readonly pairIds = new Map<string, number>();
   /** pair signature → its P1–P3 pattern id (-1: not yet) */
   private readonly pairPatterns = new IntColumn();
+  /** pair signature → its access types, first · 2 + second (W = 1): the pair window's chain class */
+  private pairKinds = new Uint8Array(1024);
   /** (p1, p2, relation) → pattern id + 2, 1 no pattern, 0 unknown; a flat table for the first DENSE_SIGS signatures, by p2 first (the pair window looks up many p1 for one p2: one 8 KiB row) */
   private readonly denseCombos = new Int32Array(DENSE_SIGS * DENSE_SIGS * 8);
   /** (p1, p2, relation) → pattern id + 1 or 0 (no pattern), beyond DENSE_SIGS */
@@ -222,12 +226,15 @@ export class PatternRegistry {
 
   internAccess(write: boolean, variable: number, loc: number): number {
     // one flat table (no Map per loc) while the ids fit in 53 bits
-    const k: number | string = loc < 2 ** 25 && variable < 2 ** 26 ? loc * 2 ** 27 + variable * 2 + (write ? 1 : 0) : `${loc},${variable},${write ? 1 : 0}`;
-    let id = this.accessIds.get(k);
-    if (id === undefined) {
+    const flat = loc < 2 ** 25 && variable < 2 ** 26;
+    const k = flat ? loc * 2 ** 27 + variable * 2 + (write ? 1 : 0) : -1;
+    const sk = flat ? '' : `${loc},${variable},${write ? 1 : 0}`;
+    let id: number | undefined = flat ? this.flatAccessIds.get(k) : this.accessIds.get(sk);
+    if (id === undefined || id < 0) {
       id = this.accesses.length;
       this.accesses.push({ write, variable, loc });
-      this.accessIds.set(k, id);
+      if (flat) this.flatAccessIds.set(k, id);
+      else this.accessIds.set(sk, id);
       if (id >= this.accessWrite.length) {
         const g = new Uint8Array(this.accessWrite.length * 2);
         g.set(this.accessWrite);
@@ -263,7 +270,19 @@ export class PatternRegistry {
   private newPair(first: number, second: number): number {
     this.pairFirst.push(first);
     this.pairSecond.push(second);
-    return this.pairPatterns.push(-1);
+    const id = this.pairPatterns.push(-1);
+    if (id >= this.pairKinds.length) {
+      const g = new Uint8Array(this.pairKinds.length * 2);
+      g.set(this.pairKinds);
+      this.pairKinds = g;
+    }
+    this.pairKinds[id] = this.accessWrite[first] * 2 + this.accessWrite[second];
+    return id;
+  }
+
+  /** Access types of pair signature `sig`: first · 2 + second, W = 1 (RW 1, WR 2, WW 3). */
+  pairKind(sig: number): number {
+    return this.pairKinds[sig];
   }
 
   /** Number of pair signatures. */
@@ -350,8 +369,25 @@ export class PatternRegistry {
 
   private readonly scratch = new Occurrence();
 
+  /** the last two names looked up (a new pattern names the same two threads over and over) */
+  private lastName0: string | undefined;
+  private lastNameId0 = -1;
+  private lastName1: string | undefined;
+  private lastNameId1 = -1;
+
   private threadNameId(name: string | undefined): number {
     if (name === undefined) return -1;
+    if (name === this.lastName0) return this.lastNameId0;
+    if (name === this.lastName1) return this.lastNameId1;
+    const id = this.threadNameIdSlow(name);
+    this.lastName1 = this.lastName0;
+    this.lastNameId1 = this.lastNameId0;
+    this.lastName0 = name;
+    this.lastNameId0 = id;
+    return id;
+  }
+
+  private threadNameIdSlow(name: string): number {
     let id = this.threadNameIds.get(name);
     if (id === undefined) {
       id = this.threadNameList.length;
@@ -369,7 +405,6 @@ export class PatternRegistry {
       this.patternN = g;
     }
     this.patternN[id] = n;
-    const sacc = [a1, a2, b1, b2];
     const order = EXECUTION_ORDER[rel];
     let values: unknown[] | undefined;
     for (let k = 0; k < 4; k++) {
@@ -380,7 +415,7 @@ export class PatternRegistry {
         this.patternName.push(-1);
         continue;
       }
-      this.patternAcc.push(sacc[slot]);
+      this.patternAcc.push(slot === 0 ? a1 : slot === 1 ? a2 : slot === 2 ? b1 : b2);
       this.patternStack.push(occ.stacks[slot]);
       this.patternName.push(this.threadNameId(occ.names[slot]));
       if (occ.values[slot] !== undefined) (values ??= new Array(order.length).fill(undefined))[k] = occ.values[slot];

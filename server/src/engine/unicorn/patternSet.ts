@@ -12,6 +12,15 @@ export class PatternSet {
 
   /** Adds pattern `id` occurring up to global index `end` (-1: unknown, counts as early). */
   add(id: number, end = -1): void {
+    // fast path, small enough to be inlined in the pair window's loop: a pattern already found in this run
+    if (id < this.seen.length && this.seen[id] === 1) {
+      if (end < this.ends[id]) this.ends[id] = end;
+      return;
+    }
+    this.addNew(id, end);
+  }
+
+  private addNew(id: number, end: number): void {
     if (id >= this.seen.length) {
       let n = this.seen.length;
       while (n <= id) n *= 2;

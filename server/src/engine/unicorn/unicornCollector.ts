@@ -17,9 +17,10 @@ import { TraceVisitor } from '../trace/traceReader';
 import { StaticAccessMapper } from '../staticAccessMapper';
 import { AccessInput, AccessWindows } from './accessWindow';
 import { PairOrdering } from './pairOrdering';
-import { PairInput, PairWindow } from './pairWindow';
+import { PairWindow } from './pairWindow';
 import { PatternRegistry } from './patternRegistry';
 import { HappensBefore } from './happensBefore';
+import { NumberIdMap } from './numberIdMap';
 
 export interface CollectorStats {
   accesses: number;
@@ -71,6 +72,43 @@ export class LocationTable<W> {
   }
 }
 
+/**
+ * Dynamic location → access window id, for UnicornCollector: per object a
+ * flat hash table of numeric keys (var · 2^32 + elem + 1; no boxed number
+ * key per lookup), a Map beyond those bounds.
+ */
+export class WindowTable {
+  private readonly byObj = new Map<number, NumberIdMap>();
+  private readonly big = new Map<string, number>();
+  size = 0;
+  private lastObj = NaN;
+  private lastInner: NumberIdMap | undefined;
+
+  /** The window of (variable, obj, elem), or -1. */
+  get(variable: number, obj: number, elem: number): number {
+    if (variable >= 2 ** 21 || variable < 0 || elem < -1 || elem >= 2 ** 32 - 1) return this.big.get(`${variable},${obj},${elem}`) ?? -1;
+    let inner = this.lastInner;
+    if (obj !== this.lastObj) {
+      inner = this.byObj.get(obj);
+      if (!inner) return -1;
+      this.lastObj = obj;
+      this.lastInner = inner;
+    }
+    return inner!.get(variable * 4294967296 + (elem + 1));
+  }
+
+  set(variable: number, obj: number, elem: number, w: number): void {
+    this.size++;
+    if (variable >= 2 ** 21 || variable < 0 || elem < -1 || elem >= 2 ** 32 - 1) {
+      this.big.set(`${variable},${obj},${elem}`, w);
+      return;
+    }
+    let inner = this.byObj.get(obj);
+    if (!inner) this.byObj.set(obj, (inner = new NumberIdMap(8)));
+    inner.set(variable * 4294967296 + (elem + 1), w);
+  }
+}
+
 export interface UnicornCollectorOptions {
   /** pairs buffered in memory by the pair ordering before it spills to disk */
   maxBufferedPairs?: number;
@@ -78,7 +116,7 @@ export interface UnicornCollectorOptions {
 
 export class UnicornCollector implements RunCollector {
   private readonly mapper: StaticAccessMapper;
-  private readonly locations = new LocationTable<number>();
+  private readonly locations = new WindowTable();
   private readonly windows: AccessWindows;
   private readonly found = new PatternSet();
   private readonly pairWindow: PairWindow;
@@ -94,8 +132,9 @@ export class UnicornCollector implements RunCollector {
   private readonly threadNames: (string | undefined)[] = [];
   private lastThread = NaN;
   private lastSlot = -1;
+  private readonly saccs = new NumberIdMap(256);
+  private readonly stacks = new NumberIdMap(256);
   private readonly input: AccessInput = { idx: 0, thread: 0, write: false, sacc: 0, stack: -1, value: undefined, hbSlot: -1, hbClock: 0, hbVc: null };
-  private readonly pair: PairInput = { firstIdx: 0, secondIdx: 0, sig: 0, t1: 0, t2: 0, win: 0, stack1: -1, stack2: -1, value1: undefined, value2: undefined };
 
   constructor(
     private readonly registry: PatternRegistry,
@@ -122,18 +161,27 @@ export class UnicornCollector implements RunCollector {
 
   private releasePair(r: number): void {
     const o = this.ordering;
-    const q = this.pair;
-    q.firstIdx = o.firstIdx[r];
-    q.secondIdx = o.secondIdx[r];
-    q.sig = o.sig[r];
-    q.t1 = o.t1[r];
-    q.t2 = o.t2[r];
-    q.win = o.win[r];
-    q.stack1 = o.stack1[r];
-    q.stack2 = o.stack2[r];
-    q.value1 = o.value1.length ? o.value1[r] : undefined;
-    q.value2 = o.value2.length ? o.value2[r] : undefined;
-    this.pairWindow.push(q);
+    const values = o.value1.length > 0;
+    this.pairWindow.add(o.firstIdx, o.secondIdx, o.rec, r, values ? o.value1[r] : undefined, values ? o.value2[r] : undefined);
+  }
+
+  /** The mapper's static access of a R/W event, memoized in a flat numeric hash table (the mapper's Map boxes these keys). */
+  private staticAccess(ev: TraceEvent, symbols: TraceSymbols): number {
+    if (ev.b >= 2 ** 25 || ev.a >= 2 ** 26 || ev.b < 0 || ev.a < 0) return this.mapper.staticAccess(ev, symbols);
+    const key = ev.b * 2 ** 27 + ev.a * 2 + ev.kind;
+    let id = this.saccs.get(key);
+    if (id < 0) this.saccs.set(key, (id = this.mapper.staticAccess(ev, symbols)));
+    return id;
+  }
+
+  /** The mapper's global stack of a local stack id (≥ 0), memoized likewise. */
+  private stack(c: number, symbols: TraceSymbols): number {
+    let id = this.stacks.get(c);
+    if (id < 0) {
+      id = this.mapper.stack(c, symbols);
+      if (id >= 0) this.stacks.set(c, id);
+    }
+    return id;
   }
 
   /** Dense slot of trace thread `t` in this run (its name from the trace's `def thread`). */
@@ -157,8 +205,8 @@ export class UnicornCollector implements RunCollector {
     }
     this.accesses++;
     let win = this.locations.get(ev.a, ev.d, ev.e);
-    const created = win === undefined;
-    if (win === undefined) {
+    const created = win < 0;
+    if (created) {
       win = this.windows.create();
       this.locations.set(ev.a, ev.d, ev.e, win);
     }
@@ -166,8 +214,8 @@ export class UnicornCollector implements RunCollector {
     a.idx = ev.i;
     a.thread = this.threadSlot(ev.t, symbols);
     a.write = ev.kind === EventKind.Write;
-    a.sacc = this.mapper.staticAccess(ev, symbols);
-    a.stack = ev.c >= 0 ? this.mapper.stack(ev.c, symbols) : -1;
+    a.sacc = this.staticAccess(ev, symbols);
+    a.stack = ev.c >= 0 ? this.stack(ev.c, symbols) : -1;
     a.value = ev.value;
     if (this.hb !== null) this.hb.stamp(ev.t, a);
     this.windows.add(win, a, this.sink);
