@@ -6,9 +6,12 @@
 import { TraceEvent } from './trace/traceFormat';
 import { TraceSymbols } from './trace/traceSymbols';
 import { PatternRegistry } from './unicorn/patternRegistry';
+import { NumberIdMap } from './unicorn/numberIdMap';
 
 export class StaticAccessMapper {
-  private readonly saccByKey = new Map<number | string, number>();
+  /** small ids: one flat typed-array table (no Map on the per-access path); huge ids fall back to a string-keyed Map */
+  private readonly saccBySmallKey = new NumberIdMap();
+  private readonly saccByKey = new Map<string, number>();
   private readonly stackCache = new Map<number, number>();
   private readonly locCache = new Map<number, number>();
   private readonly pending: number[] = [];
@@ -18,16 +21,22 @@ export class StaticAccessMapper {
   /** Static access id of a R/W event. */
   staticAccess(ev: TraceEvent, symbols: TraceSymbols): number {
     // one flat table (no Map per loc): key loc · 2^27 + var · 2 + kind while both ids are small
-    const small = ev.b < 2 ** 25 && ev.a < 2 ** 26;
-    const key: number | string = small ? ev.b * 2 ** 27 + ev.a * 2 + ev.kind : `${ev.b},${ev.a},${ev.kind}`; // kind: 0 read, 1 write
-    let id = this.saccByKey.get(key);
-    if (id === undefined) {
-      const v = symbols.vars.get(ev.a);
-      const gvar = this.registry.internVariable(v ? v.name : `var#${ev.a}`);
-      id = this.registry.internAccess(ev.kind === 1, gvar, this.loc(ev.b, symbols));
-      this.saccByKey.set(key, id);
+    if (ev.b < 2 ** 25 && ev.a < 2 ** 26) {
+      const key = ev.b * 2 ** 27 + ev.a * 2 + ev.kind; // kind: 0 read, 1 write
+      let id = this.saccBySmallKey.get(key);
+      if (id < 0) this.saccBySmallKey.set(key, (id = this.internAccess(ev, symbols)));
+      return id;
     }
+    const key = `${ev.b},${ev.a},${ev.kind}`;
+    let id = this.saccByKey.get(key);
+    if (id === undefined) this.saccByKey.set(key, (id = this.internAccess(ev, symbols)));
     return id;
+  }
+
+  private internAccess(ev: TraceEvent, symbols: TraceSymbols): number {
+    const v = symbols.vars.get(ev.a);
+    const gvar = this.registry.internVariable(v ? v.name : `var#${ev.a}`);
+    return this.registry.internAccess(ev.kind === 1, gvar, this.loc(ev.b, symbols));
   }
 
   loc(local: number, symbols: TraceSymbols): number {
