@@ -32,9 +32,44 @@ export function splitExecution(execution: string): { name: string; index?: numbe
   return { name: m[1], index: Number(m[2]) };
 }
 
-export function runLabel(r: RunLike): string {
-  const { name, index } = splitExecution(r.execution);
-  const short = shortProgramName(name);
+/** `Bank #42`: the short program name and the run number (what two runs of different recordings may share). */
+function baseLabel(execution: string): string {
+  const { name, index } = splitExecution(execution);
+  return `${shortProgramName(name)}${index !== undefined ? ` #${index}` : ''}`;
+}
+
+/** The recording's time in an execution id (`…-20261123-141812-0042` → `14:18:12`), if it has one. */
+function recordingTime(execution: string): string | undefined {
+  const m = /-(\d{8})-(\d{2})(\d{2})(\d{2})-\d+$/.exec(execution);
+  return m ? `${m[2]}:${m[3]}:${m[4]}` : undefined;
+}
+
+const baseCounts = new WeakMap<readonly RunLike[], Map<string, number>>();
+
+/**
+ * `Bank #42 ✗ exception`. With `peers` (all runs shown), a run whose name and number another run shares (two
+ * recordings both start at #0) also shows what tells them apart: the recording's time (`Bank #0 · 14:18:12 ✓`), else
+ * the full program name.
+ */
+export function runLabel(r: RunLike, peers?: readonly RunLike[]): string {
   const mark = r.outcome === 'fail' ? `✗ ${REASONS[r.reason ?? ''] ?? r.reason ?? 'failed'}` : '✓';
-  return `${short}${index !== undefined ? ` #${index}` : ''} ${mark}`;
+  const base = baseLabel(r.execution);
+  let tag = '';
+  if (peers) {
+    let counts = baseCounts.get(peers);
+    if (!counts) {
+      counts = new Map();
+      for (const p of peers) {
+        const b = baseLabel(p.execution);
+        counts.set(b, (counts.get(b) ?? 0) + 1);
+      }
+      baseCounts.set(peers, counts);
+    }
+    if ((counts.get(base) ?? 0) > 1) {
+      const time = recordingTime(r.execution);
+      const { name } = splitExecution(r.execution);
+      tag = time ? ` · ${time}` : name !== shortProgramName(name) ? ` · ${name}` : '';
+    }
+  }
+  return `${base}${tag} ${mark}`;
 }

@@ -22,7 +22,7 @@ import {
 import type { BraidModel, BugDto, BugMethodDto } from './model';
 
 export type Node =
-  | { kind: 'run'; run: RunDto }
+  | { kind: 'run'; run: RunDto; peers?: readonly RunDto[] }
   | { kind: 'pattern'; pattern: PatternDto; parentBug?: number; parentTie?: Node & { kind: 'tie' }; parentWeak?: Node & { kind: 'weak' } }
   | { kind: 'tie'; tie: number; leader: PatternDto; patterns: PatternDto[] }
   | { kind: 'weak'; section: string; patterns: PatternDto[] }
@@ -103,7 +103,7 @@ export function treeItem(n: Node): vscode.TreeItem {
   switch (n.kind) {
     case 'run': {
       const r = n.run;
-      const item = new vscode.TreeItem(runLabel(r), vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(runLabel(r, n.peers), vscode.TreeItemCollapsibleState.None);
       item.id = `run:${r.file}`;
       // the plan first: the sidebar cuts long descriptions
       item.description = `${r.plan ? `${runPlanNote(r)} · ` : ''}${r.events.toLocaleString()} events · ${r.patterns} patterns`;
@@ -312,7 +312,7 @@ export class RunsTree extends BaseTree {
   getChildren(element?: Node): Node[] {
     if (element) return [];
     const shown = sortRuns(this.model.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail');
-    const runs: Node[] = shown.map((run) => ({ kind: 'run', run }));
+    const runs: Node[] = shown.map((run) => ({ kind: 'run', run, peers: this.model.runs }));
     if (this.failingOnly && !shown.length && this.model.runs.length) runs.push({ kind: 'message', label: `No failing run among ${this.model.runs.length}.` });
     // a corrupted trace's run stays visible, with its error (click: the trace at the bad line)
     for (const u of this.model.unreadable) {
@@ -469,7 +469,7 @@ export class BugsTree extends BaseTree {
         return b.failingRuns.map((r) => ({
           kind: 'text',
           id: `bug:${b.id}:run:${r}`,
-          label: ((run) => (run ? runLabel(run) : r))(this.model.runs.find((x) => x.execution === r)),
+          label: ((run) => (run ? runLabel(run, this.model.runs) : r))(this.model.runs.find((x) => x.execution === r)),
           tooltip: r,
           icon: 'error',
           command: { command: 'braid.openTracer', title: 'Open in Tracer', arguments: [r] },

@@ -23,3 +23,18 @@ test('labels: name, number, ✗ and the reason or ✓', () => {
   assert.equal(runLabel({ execution: 'imported', outcome: 'fail' }), 'imported ✗ failed');
   assert.equal(runLabel({ execution: 'AccountTest.concurrentDepositsAreAllKept-20261123-161500-0003', outcome: 'fail', reason: 'exit-code' }), 'AccountTest #3 ✗ exit code');
 });
+
+test('runs of two recordings that share a name and number are told apart by the recording time (else the full name)', () => {
+  const runs = [
+    { execution: 'vectorcopy.VectorCopy-0000', outcome: 'fail' as const, reason: 'exception' },
+    { execution: 'vectorcopy.VectorCopy-20261123-141812-0000', outcome: 'pass' as const },
+    { execution: 'vectorcopy.VectorCopy-20261123-141812-0001', outcome: 'pass' as const },
+    { execution: 'other.VectorCopy-0001', outcome: 'pass' as const },
+  ];
+  assert.deepEqual(
+    runs.map((r) => runLabel(r, runs)),
+    ['VectorCopy #0 · vectorcopy.VectorCopy ✗ exception', 'VectorCopy #0 · 14:18:12 ✓', 'VectorCopy #1 · 14:18:12 ✓', 'VectorCopy #1 · other.VectorCopy ✓'],
+  );
+  // no peer shares the label: nothing added
+  assert.equal(runLabel(runs[0], [runs[0], runs[2]]), 'VectorCopy #0 ✗ exception');
+});

@@ -556,7 +556,7 @@ function refreshRunOptions(): void {
     return;
   }
   for (const r of pickerRuns(runs, !!state.failingOnly, state.runSort ?? 'run', state.run)) {
-    const o = option(r.execution, `${runLabel(r)} · ${r.events.toLocaleString('en-US')} events`, r.execution === state.run);
+    const o = option(r.execution, `${runLabel(r, runs)} · ${r.events.toLocaleString('en-US')} events`, r.execution === state.run);
     o.title = `${r.execution}${r.detail ? ` — ${r.detail}` : ''}`;
     runSelect.append(o);
   }
