@@ -44,12 +44,13 @@ function recordingTime(execution: string): string | undefined {
   return m ? `${m[2]}:${m[3]}:${m[4]}` : undefined;
 }
 
-const baseCounts = new WeakMap<readonly RunLike[], Map<string, number>>();
+/** per base label: how many runs share it, and how many of those have no recording time */
+const baseCounts = new WeakMap<readonly RunLike[], Map<string, { all: number; untimed: number }>>();
 
 /**
  * `Bank #42 ✗ exception`. With `peers` (all runs shown), a run whose name and number another run shares (two
- * recordings both start at #0) also shows what tells them apart: the recording's time (`Bank #0 · 14:18:12 ✓`), else
- * the full program name.
+ * recordings both start at #0) also shows what tells them apart: the recording's time (`Bank #0 · 14:18:12 ✓`); a run
+ * without one keeps its short label unless another run without a time shares it too (then the full program name).
  */
 export function runLabel(r: RunLike, peers?: readonly RunLike[]): string {
   const mark = r.outcome === 'fail' ? `✗ ${REASONS[r.reason ?? ''] ?? r.reason ?? 'failed'}` : '✓';
@@ -61,14 +62,19 @@ export function runLabel(r: RunLike, peers?: readonly RunLike[]): string {
       counts = new Map();
       for (const p of peers) {
         const b = baseLabel(p.execution);
-        counts.set(b, (counts.get(b) ?? 0) + 1);
+        const c = counts.get(b) ?? { all: 0, untimed: 0 };
+        c.all++;
+        if (recordingTime(p.execution) === undefined) c.untimed++;
+        counts.set(b, c);
       }
       baseCounts.set(peers, counts);
     }
-    if ((counts.get(base) ?? 0) > 1) {
+    const c = counts.get(base);
+    if (c && c.all > 1) {
       const time = recordingTime(r.execution);
       const { name } = splitExecution(r.execution);
-      tag = time ? ` · ${time}` : name !== shortProgramName(name) ? ` · ${name}` : '';
+      if (time) tag = ` · ${time}`;
+      else if (c.untimed > 1 && name !== shortProgramName(name)) tag = ` · ${name}`;
     }
   }
   return `${base}${tag} ${mark}`;

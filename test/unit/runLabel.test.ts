@@ -33,7 +33,13 @@ test('runs of two recordings that share a name and number are told apart by the 
   ];
   assert.deepEqual(
     runs.map((r) => runLabel(r, runs)),
-    ['VectorCopy #0 · vectorcopy.VectorCopy ✗ exception', 'VectorCopy #0 · 14:18:12 ✓', 'VectorCopy #1 · 14:18:12 ✓', 'VectorCopy #1 · other.VectorCopy ✓'],
+    ['VectorCopy #0 ✗ exception', 'VectorCopy #0 · 14:18:12 ✓', 'VectorCopy #1 · 14:18:12 ✓', 'VectorCopy #1 ✓'],
+  );
+  // two runs without a recording time share the label: the full program name tells them apart
+  const untimed = [runs[3], { execution: 'vectorcopy.VectorCopy-0001', outcome: 'fail' as const, reason: 'timeout' }];
+  assert.deepEqual(
+    untimed.map((r) => runLabel(r, untimed)),
+    ['VectorCopy #1 · other.VectorCopy ✓', 'VectorCopy #1 · vectorcopy.VectorCopy ✗ timeout'],
   );
   // no peer shares the label: nothing added
   assert.equal(runLabel(runs[0], [runs[0], runs[2]]), 'VectorCopy #0 ✗ exception');
