@@ -6,12 +6,13 @@
  */
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
 import { bugTags } from '../recorder/recorderHarness';
-import { UI_TIMEOUT, userSteps, Workbench } from './workbench';
+import { userSteps, Workbench } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-library');
@@ -24,8 +25,7 @@ if (skip) console.log(`# e2e skipped: ${skip}`);
 
 describe('a race inside ArrayList, shown at the user\'s call line (code-server)', { skip, timeout: 10 * 60_000 }, () => {
   let tmp = '';
-  let server: Awaited<ReturnType<typeof lib.startCodeServer>> | undefined;
-  let browser: Browser | undefined;
+  let session: CodeServerSession | undefined;
   let page: Page;
   let wb: Workbench;
   let recorded: { runs: number; failed: number };
@@ -37,28 +37,16 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
   before(async () => {
     mkdirSync(OUT, { recursive: true });
     tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-lib-'));
-    const chrome = lib.chromiumPath();
-    assert.ok(chrome, 'Chromium not found: apt-get install -y chromium (or set CHROMIUM_PATH)');
-    const vsix = await lib.packageVsix(path.join(OUT, 'braid.vsix'), { stage: path.join(tmp, 'stage') });
-    const configFile = path.join(tmp, 'code-server.yaml');
-    const extensionsDir = path.join(tmp, 'extensions');
-    lib.installExtension(found.bin!, vsix, extensionsDir, configFile);
+    const installed = await installBraid(found.bin!, tmp, path.join(OUT, 'braid.vsix'));
     const ws = lib.prepareWorkspace({ dir: path.join(tmp, 'unsafelist-sample'), sample: SAMPLE.main, runs: RUNS, jobs: 4, include: ['unsafelist', 'java.util.ArrayList'], log });
     recorded = { runs: ws.runs, failed: ws.failed };
     log(`recorded ${ws.runs} runs (${ws.failed} failed)`);
-    server = await lib.startCodeServer({ bin: found.bin!, folder: ws.dir, dataDir: path.join(tmp, 'data'), extensionsDir, configFile, logFile: path.join(OUT, 'code-server.log') });
-    browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(UI_TIMEOUT);
-    wb = new Workbench(page, OUT, () => `  code-server log: ${server?.logFile}`);
-    await page.goto(server.folderUrl);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws.dir, installed });
+    ({ page, wb } = session);
   });
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    if (tmp && existsSync(tmp)) rmSync(tmp, { recursive: true, force: true });
+    await closeCodeServer(session, tmp, OUT);
   });
 
   step('trust the workspace and open the Braid view', async () => {

@@ -11,8 +11,9 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { UI_TIMEOUT, userSteps, Workbench } from './workbench';
+import type { Page } from 'playwright-core';
+import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
+import { userSteps, Workbench } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-test-lens');
@@ -27,8 +28,7 @@ if (skip) console.log(`# e2e (test lens) skipped: ${skip}`);
 describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause', { skip, timeout: 10 * 60_000 }, () => {
   let tmp = '';
   let ws = '';
-  let server: Awaited<ReturnType<typeof lib.startCodeServer>> | undefined;
-  let browser: Browser | undefined;
+  let session: CodeServerSession | undefined;
   let page: Page;
   let wb: Workbench;
   const log = (m: string) => console.log(`# e2e (test lens): ${m}`);
@@ -39,35 +39,19 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     mkdirSync(OUT, { recursive: true });
     for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f.endsWith('.log') || f === 'vscode-logs') rmSync(path.join(OUT, f), { recursive: true, force: true });
     tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-lens-'));
-    const chrome = lib.chromiumPath();
-    assert.ok(chrome, 'Chromium not found: apt-get install -y chromium (or set CHROMIUM_PATH)');
-    const vsix = await lib.packageVsix(path.join(tmp, 'braid.vsix'), { stage: path.join(tmp, 'stage') });
-    const configFile = path.join(tmp, 'code-server.yaml');
-    const extensionsDir = path.join(tmp, 'extensions');
-    lib.installExtension(found.bin!, vsix, extensionsDir, configFile);
+    const installed = await installBraid(found.bin!, tmp, path.join(tmp, 'braid.vsix'));
     // the sample project as a user has it: sources only, no traces, no compiled classes
     ws = path.join(tmp, 'junit5-sample');
     cpSync(path.join(lib.root, 'test', 'fixtures', 'junit5-sample'), ws, { recursive: true });
     mkdirSync(path.join(ws, '.vscode'), { recursive: true });
     writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'braid.record.runs': RUNS, 'braid.record.jobs': 2, 'braid.record.noise': 0.2 }, null, 2) + '\n');
-    server = await lib.startCodeServer({ bin: found.bin!, folder: ws, dataDir: path.join(tmp, 'data'), extensionsDir, configFile, logFile: path.join(OUT, 'code-server.log') });
-    log(`code-server at ${server.url}`);
-    browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(UI_TIMEOUT);
-    wb = new Workbench(page, OUT, () => `  code-server log: ${server?.logFile}`);
-    await page.goto(server.folderUrl);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws, installed });
+    log(`code-server at ${session.server.url}`);
+    ({ page, wb } = session);
   });
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    if (tmp) {
-      const logs = path.join(tmp, 'data', 'logs');
-      if (existsSync(logs)) cpSync(logs, path.join(OUT, 'vscode-logs'), { recursive: true });
-      rmSync(tmp, { recursive: true, force: true });
-    }
+    await closeCodeServer(session, tmp, OUT);
   });
 
   step('trust the workspace; the empty Braid view welcomes without an error', async () => {

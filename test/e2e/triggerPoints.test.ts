@@ -6,11 +6,12 @@
  */
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { UI_TIMEOUT, userSteps, Workbench } from './workbench';
+import type { Page } from 'playwright-core';
+import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
+import { userSteps, Workbench } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-trigger-points');
@@ -24,8 +25,7 @@ if (skip) console.log(`# e2e skipped: ${skip}`);
 
 describe('find trigger points and reproduce with the plan (code-server)', { skip, timeout: 15 * 60_000 }, () => {
   let tmp = '';
-  let server: Awaited<ReturnType<typeof lib.startCodeServer>> | undefined;
-  let browser: Browser | undefined;
+  let session: CodeServerSession | undefined;
   let page: Page;
   let wb: Workbench;
   let ws = '';
@@ -36,12 +36,7 @@ describe('find trigger points and reproduce with the plan (code-server)', { skip
   before(async () => {
     mkdirSync(OUT, { recursive: true });
     tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-trigger-'));
-    const chrome = lib.chromiumPath();
-    assert.ok(chrome, 'Chromium not found: apt-get install -y chromium (or set CHROMIUM_PATH)');
-    const vsix = await lib.packageVsix(path.join(OUT, 'braid.vsix'), { stage: path.join(tmp, 'stage') });
-    const configFile = path.join(tmp, 'code-server.yaml');
-    const extensionsDir = path.join(tmp, 'extensions');
-    lib.installExtension(found.bin!, vsix, extensionsDir, configFile);
+    const installed = await installBraid(found.bin!, tmp, path.join(OUT, 'braid.vsix'));
     // no recorded runs: the search needs none (`all` candidates)
     const empty = path.join(tmp, 'no-traces');
     mkdirSync(empty);
@@ -54,23 +49,12 @@ describe('find trigger points and reproduce with the plan (code-server)', { skip
     });
     ws = w.dir;
     writeLine = readFileSync(path.join(ws, SAMPLE.pkg, SAMPLE.file), 'utf8').split('\n').findIndex((l) => l.includes('// @point write')) + 1;
-    server = await lib.startCodeServer({ bin: found.bin!, folder: ws, dataDir: path.join(tmp, 'data'), extensionsDir, configFile, logFile: path.join(OUT, 'code-server.log') });
-    browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(UI_TIMEOUT);
-    wb = new Workbench(page, OUT, () => `  code-server log: ${server?.logFile}`);
-    await page.goto(server.folderUrl);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws, installed });
+    ({ page, wb } = session);
   });
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    if (tmp) {
-      const logs = path.join(tmp, 'data', 'logs');
-      if (existsSync(logs)) cpSync(logs, path.join(OUT, 'vscode-logs'), { recursive: true });
-      rmSync(tmp, { recursive: true, force: true });
-    }
+    await closeCodeServer(session, tmp, OUT);
   });
 
   step('trust the workspace and open the Braid view', async () => {

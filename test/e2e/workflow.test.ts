@@ -7,12 +7,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
 import { bugTags } from '../recorder/recorderHarness';
-import { methodRanges, UI_TIMEOUT, userSteps, Workbench } from './workbench';
+import { methodRanges, userSteps, Workbench } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e');
@@ -30,8 +31,7 @@ if (skip && process.env.CI) test('code-server is available (CI=true)', () => ass
 // hang guard for the whole suite, generous for a busy 2-core machine (a normal run takes a few minutes)
 describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, () => {
   let tmp = '';
-  let server: Awaited<ReturnType<typeof lib.startCodeServer>> | undefined;
-  let browser: Browser | undefined;
+  let session: CodeServerSession | undefined;
   let page: Page;
   let wb: Workbench;
   let recorded: { runs: number; failed: number; passed: number };
@@ -44,15 +44,10 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
     mkdirSync(OUT, { recursive: true });
     for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f.endsWith('.log') || f === 'vscode-logs') rmSync(path.join(OUT, f), { recursive: true, force: true });
     tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-'));
-    const chrome = lib.chromiumPath();
-    assert.ok(chrome, 'Chromium not found: apt-get install -y chromium (or set CHROMIUM_PATH)');
 
     const tPack = Date.now();
-    const vsix = await lib.packageVsix(path.join(OUT, 'braid.vsix'), { stage: path.join(tmp, 'stage') });
-    const configFile = path.join(tmp, 'code-server.yaml');
-    const extensionsDir = path.join(tmp, 'extensions');
-    lib.installExtension(found.bin!, vsix, extensionsDir, configFile);
-    log(`packaged and installed ${path.relative(lib.root, vsix)} in ${Date.now() - tPack} ms`);
+    const installed = await installBraid(found.bin!, tmp, path.join(OUT, 'braid.vsix'));
+    log(`packaged and installed ${path.relative(lib.root, installed.vsix)} in ${Date.now() - tPack} ms`);
 
     const tRec = Date.now();
     const ws = lib.prepareWorkspace({ dir: path.join(tmp, 'vectorcopy-sample'), sample: SAMPLE.main, copyTraces: RECORDED, recordSettings: { 'braid.record.runs': RECORD_RUNS }, log });
@@ -60,32 +55,13 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
     assert.deepEqual(recorded, { runs: 24, failed: 10, passed: 14 }, 'the committed traces (test/fixtures/e2e/README.md)');
     log(`prepared ${ws.runs} recorded runs (${ws.failed} failed) in ${Date.now() - tRec} ms`);
 
-    server = await lib.startCodeServer({
-      bin: found.bin!,
-      folder: ws.dir,
-      dataDir: path.join(tmp, 'data'),
-      extensionsDir,
-      configFile,
-      logFile: path.join(OUT, 'code-server.log'),
-    });
-    log(`code-server at ${server.url}`);
-    browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    page.setDefaultTimeout(UI_TIMEOUT);
-    wb = new Workbench(page, OUT, () => `  code-server log: ${server?.logFile}`);
-    await page.goto(server.folderUrl);
-    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws.dir, installed });
+    log(`code-server at ${session.server.url}`);
+    ({ page, wb } = session);
   });
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
-    if (tmp) {
-      // keep the extension host's logs (Braid output) next to the screenshots
-      const logs = path.join(tmp, 'data', 'logs');
-      if (existsSync(logs)) cpSync(logs, path.join(OUT, 'vscode-logs'), { recursive: true });
-      rmSync(tmp, { recursive: true, force: true });
-    }
+    await closeCodeServer(session, tmp, OUT);
     log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s; screenshots in ${path.relative(lib.root, OUT)}/`);
   });
 
