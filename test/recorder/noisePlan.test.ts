@@ -130,8 +130,12 @@ test('record=false decides the outcome as a recorded run does (exception, output
   assert.equal(header.recorder.options.noise, 0);
 
   const passing = await planFile(plan('before-read', readId()));
-  const matched = await record('noiseplan-output', MAIN, { runs: 2, include: ['noiseplan'], plan: passing, record: false, failOnOutput: /count = 2/ });
-  assert.deepEqual(matched.runs.map((r) => `${r.outcome} ${r.reason}`), ['fail output-match', 'fail output-match']);
+  const matched = await record('noiseplan-output', MAIN, { runs: 4, include: ['noiseplan'], plan: passing, record: false, failOnOutput: /count = 2/ });
+  // a run that keeps both increments prints "count = 2" and fails by the output match; the race can still lose an
+  // increment without noise at the write (then it fails by its exception), so none passes and most match
+  const outcomes = matched.runs.map((r) => `${r.outcome} ${r.reason}`);
+  assert.ok(outcomes.every((o) => o === 'fail output-match' || o === 'fail exception'), outcomes.join(', '));
+  assert.ok(outcomes.filter((o) => o === 'fail output-match').length >= 2, `output matched: ${outcomes.join(', ')}`);
 });
 
 test('braid record --plan: the plan is checked (errors name the file and field), --noise is ignored with a note, the header names the plan', async () => {
@@ -170,5 +174,11 @@ test('the agent used directly: a bad plan is reported with its file and field an
   assert.ok(existsSync(jar));
   const r = spawnSync('java', [...FAST_JVM, `-javaagent:${jar}=include=noiseplan,record=false,plan=${bad}`, '-cp', classesDir, MAIN], { encoding: 'utf8' });
   assert.match(r.stderr, new RegExp(`bad noise plan ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: noise\\.kind: must be "yield", "sleep" or "busy"; the program runs without noise`));
-  assert.equal(r.status, 0, r.stderr);
+  // the program ran to its end under the agent: without noise it almost always keeps both increments, but the race
+  // is real and can still lose one (seen once in CI), so its own failure message counts as running too
+  assert.ok(
+    (r.status === 0 && /count = 2/.test(r.stdout)) || (r.status === 1 && /lost increment: count = 1/.test(r.stderr)),
+    `the program ran to its end: status ${r.status}\n${r.stdout}\n${r.stderr}`,
+  );
+  assert.doesNotMatch(r.stderr, /\[braid-agent\](?! bad noise plan)/, 'no other agent error');
 });
