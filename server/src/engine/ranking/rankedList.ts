@@ -76,6 +76,19 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
     this.tieSizes[k] = tieSize;
   }
 
+  /** set() with the group as an index into PATTERN_GROUPS. */
+  setRow(k: number, id: number, rank: number, score: number, failed: number, passed: number, groupCode: number, tie: number, tieSize: number): void {
+    this.ids[k] = id;
+    this.ranks[k] = rank;
+    this.scores[k] = score;
+    this.failed[k] = failed;
+    this.passed[k] = passed;
+    this.groupCodes[k] = groupCode;
+    this.groupCounts[PATTERN_GROUPS[groupCode]]++;
+    this.ties[k] = tie;
+    this.tieSizes[k] = tieSize;
+  }
+
   group(k: number): PatternGroup {
     return PATTERN_GROUPS[this.groupCodes[k]];
   }
