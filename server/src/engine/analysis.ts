@@ -22,9 +22,9 @@ import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
 import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './ranking/rootCauseOrder';
-import { sameScore } from './ranking/competitionRanking';
 import { RankedList } from './ranking/rankedList';
 import { StaticKeyOrder } from './ranking/staticKeyOrder';
+import { placeRows } from './ranking/compactOrder';
 export { patternAt, patternCount } from './ranking/rankedList';
 import { encodeRuns, SummaryMerger } from './summary/runSummary';
 import { ENGINE_VERSION, optionMismatch, SummaryFile } from './summary/summaryFile';
@@ -501,74 +501,16 @@ export class Analyzer {
       d.tieSize = list.tieSizes[k];
       return d;
     });
-    const scoreAt = (q: number) => bScore[bucketOf[order[q]]];
-    const groupAt = (q: number) => bGroup[bucketOf[order[q]]];
-    // runs of equal (group, score): one competition rank; within a run, one tie group per methods key (grouping on),
-    // listed at the place of its first member
-    const memberTie = new Int32Array(count);
-    const tieCount = new Int32Array(count + 1);
-    const tieStart = new Int32Array(count + 1);
-    let j = 0;
-    let tieNo = 0;
-    for (let start = 0; start < count; ) {
-      const g = groupAt(start);
-      let end = start + 1;
-      while (end < count && sameScore(scoreAt(end), scoreAt(end - 1)) && (!grouping || groupAt(end) === g)) end++;
-      const rank = start + 1;
-      if (!grouping || end - start === 1) {
-        for (let q = start; q < end; q++) {
-          const id = order[q];
-          ranking.setRow(j++, id, rank, scoreAt(q), failed[id], passed[id], g, ++tieNo, 1);
-        }
-      } else {
-        // tie groups: scores equal to the first of the run (tieGroups), a sub-run of the rank's run
-        for (let sub = start; sub < end; ) {
-          let subEnd = sub + 1;
-          while (subEnd < end && sameScore(scoreAt(subEnd), scoreAt(sub))) subEnd++;
-          if (subEnd - sub === 1) {
-            const id = order[sub];
-            ranking.setRow(j++, id, rank, scoreAt(sub), failed[id], passed[id], g, ++tieNo, 1);
-            sub = subEnd;
-            continue;
-          }
-          // one bucket per methods key, in order of first appearance (a stamp per key: no map per sub-run)
-          const subNo = ++this.tieStampNo;
-          let nb = 0;
-          for (let q = sub; q < subEnd; q++) {
-            const key = this.tieKeyOf(order[q]);
-            if (key >= this.tieStamps.length) {
-              const grown = new Int32Array(Math.max(key + 1, this.tieStamps.length * 2, 1024));
-              grown.set(this.tieStamps);
-              this.tieStamps = grown;
-              const slots = new Int32Array(grown.length);
-              slots.set(this.tieSlots);
-              this.tieSlots = slots;
-            }
-            if (this.tieStamps[key] !== subNo) {
-              this.tieStamps[key] = subNo;
-              this.tieSlots[key] = nb;
-              tieCount[nb++] = 0;
-            }
-            const mb = this.tieSlots[key];
-            memberTie[q - sub] = mb;
-            tieCount[mb]++;
-          }
-          for (let b = 0, at = 0; b < nb; b++) {
-            tieStart[b] = at;
-            at += tieCount[b];
-          }
-          for (let q = sub; q < subEnd; q++) {
-            const mb = memberTie[q - sub];
-            const id = order[q];
-            ranking.setRow(j + tieStart[mb]++, id, rank, scoreAt(q), failed[id], passed[id], g, tieNo + mb + 1, tieCount[mb]);
-          }
-          tieNo += nb;
-          j += subEnd - sub;
-          sub = subEnd;
-        }
-      }
-      start = end;
+    const rowScore = new Float64Array(count);
+    const rowGroup = new Uint8Array(count);
+    const rowTie = grouping ? new Int32Array(count) : undefined;
+    for (let q = 0; q < count; q++) {
+      const id = order[q];
+      rowScore[q] = bScore[bucketOf[id]];
+      rowGroup[q] = bGroup[bucketOf[id]];
+      if (rowTie) rowTie[q] = this.tieKeyOf(id);
     }
+    placeRows(ranking, { ids: order, score: rowScore, group: rowGroup, tieKey: rowTie, failed, passed });
     let message: string | undefined;
     if (runs.length === 0) message = 'No traces could be analyzed.';
     else if (totalFailed === 0)
@@ -620,14 +562,10 @@ export class Analyzer {
 
   /** per pattern id: its interned methods key + 1 (0: not computed yet); kept across rank() calls */
   private tieKeys = new Int32Array(0);
-  /** interned role method sets (a set of ≤ 4 method numbers packed in a number, or its text) */
+  /** interned role method sets (a set of ≤ 2 method numbers packed in a number, or its text) */
   private readonly methodSetNos = new Map<number | string, number>();
   /** interned unordered pairs of role method sets → methods key number */
   private readonly tieKeyNos = new Map<number | string, number>();
-  /** per methods key: the last tie sub-run that met it (rank()), and its tie bucket there */
-  private tieStamps = new Int32Array(0);
-  private tieSlots = new Int32Array(0);
-  private tieStampNo = 0;
   /** the patterns in static-key order (the last tie-break of the listed order), kept across rank() calls */
   private keyOrder: StaticKeyOrder | undefined;
 
@@ -667,7 +605,7 @@ export class Analyzer {
     const s2 = this.methodSetNo(scratch, n, n2);
     const lo = Math.min(s1, s2);
     const hi = Math.max(s1, s2);
-    const pair: number | string = hi < 2 ** 26 ? lo * 2 ** 26 + hi : `${lo},${hi}`;
+    const pair: number | string = hi < 2 ** 15 ? lo * 2 ** 15 + hi : `${lo},${hi}`;
     let no = this.tieKeyNos.get(pair);
     if (no === undefined) this.tieKeyNos.set(pair, (no = this.tieKeyNos.size));
     if (id >= this.tieKeys.length) {
@@ -681,11 +619,13 @@ export class Analyzer {
 
   /** The number of a sorted set of method numbers (scratch[from..from+len)), interned. */
   private methodSetNo(scratch: Int32Array, from: number, len: number): number {
-    // up to 4 numbers below 2^13 - 1 pack into 52 bits; otherwise the set's text
-    let key: number | string = 0;
-    if (len <= 4 && (len === 0 || scratch[from + len - 1] < 2 ** 13 - 1)) {
-      for (let j = 0; j < len; j++) key = (key as number) * 2 ** 13 + scratch[from + j] + 1;
-    } else {
+    // small integer keys (fast maps) for up to 2 methods numbered below 2^14 - 2; otherwise the set's text
+    const lim = 2 ** 14 - 2;
+    let key: number | string;
+    if (len === 0) key = 0;
+    else if (len === 1 && scratch[from] < lim) key = scratch[from] + 1;
+    else if (len === 2 && scratch[from + 1] < lim) key = (scratch[from] + 1) * 2 ** 14 + scratch[from + 1] + 1;
+    else {
       key = '';
       for (let j = 0; j < len; j++) key += (j ? ',' : '') + scratch[from + j];
     }

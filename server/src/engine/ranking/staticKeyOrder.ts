@@ -126,12 +126,20 @@ export class StaticKeyOrder {
     const defs = this.defs;
     for (let field = 3; field >= -1; field--) {
       count.fill(0);
-      const digit = field < 0 ? (id: number) => DEF_RANK[defs[id]] : (id: number) => rank[toks[id * 4 + field]];
-      for (let k = 0; k < n; k++) count[digit(src[k]) + 1]++;
-      for (let b = 1; b < count.length; b++) count[b] += count[b - 1];
-      for (let k = 0; k < n; k++) {
-        const id = src[k];
-        dst[count[digit(id)]++] = id;
+      if (field < 0) {
+        for (let k = 0; k < n; k++) count[DEF_RANK[defs[src[k]]] + 1]++;
+        for (let b = 1; b < count.length; b++) count[b] += count[b - 1];
+        for (let k = 0; k < n; k++) {
+          const id = src[k];
+          dst[count[DEF_RANK[defs[id]]]++] = id;
+        }
+      } else {
+        for (let k = 0; k < n; k++) count[rank[toks[src[k] * 4 + field]] + 1]++;
+        for (let b = 1; b < count.length; b++) count[b] += count[b - 1];
+        for (let k = 0; k < n; k++) {
+          const id = src[k];
+          dst[count[rank[toks[id * 4 + field]]]++] = id;
+        }
       }
       const t = src;
       src = dst;
