@@ -176,6 +176,8 @@ export interface AnalysisResult {
 const CAUSE = PATTERN_GROUPS.indexOf('cause');
 const HARNESS = PATTERN_GROUPS.indexOf('harness');
 const SYMPTOM = PATTERN_GROUPS.indexOf('symptom');
+/** methods numbered below this make small methods keys (tieKeyOf): a set of ≤ 2 is a number below 2^14 */
+const SMALL_METHODS = 127;
 const MAX_PATTERN_LENGTH = Math.max(...PATTERNS.map((d) => d.kind.length));
 
 export class Analyzer {
@@ -566,6 +568,9 @@ export class Analyzer {
   private readonly methodSetNos = new Map<number | string, number>();
   /** interned unordered pairs of role method sets → methods key number */
   private readonly tieKeyNos = new Map<number | string, number>();
+  /** the same for pairs of sets of ≤ 2 methods numbered below SMALL_METHODS (no set interning) */
+  private readonly smallTieKeyNos = new Map<number, number>();
+  private tieKeyCount = 0;
   /** the patterns in static-key order (the last tie-break of the listed order), kept across rank() calls */
   private keyOrder: StaticKeyOrder | undefined;
 
@@ -601,13 +606,23 @@ export class Analyzer {
       if (base === 0) n1++;
       else n2++;
     }
-    const s1 = this.methodSetNo(scratch, 0, n1);
-    const s2 = this.methodSetNo(scratch, n, n2);
-    const lo = Math.min(s1, s2);
-    const hi = Math.max(s1, s2);
-    const pair: number | string = hi < 2 ** 15 ? lo * 2 ** 15 + hi : `${lo},${hi}`;
-    let no = this.tieKeyNos.get(pair);
-    if (no === undefined) this.tieKeyNos.set(pair, (no = this.tieKeyNos.size));
+    let no: number | undefined;
+    if (n1 <= 2 && n2 <= 2 && (n1 === 0 || scratch[n1 - 1] < SMALL_METHODS) && (n2 === 0 || scratch[n + n2 - 1] < SMALL_METHODS)) {
+      // common case, one map lookup: each role's set as a number below SMALL_METHODS², the pair below 2^28
+      const c1 = n1 === 0 ? 0 : n1 === 1 ? scratch[0] + 1 : (scratch[0] + 1) * SMALL_METHODS + scratch[1] + 1;
+      const c2 = n2 === 0 ? 0 : n2 === 1 ? scratch[n] + 1 : (scratch[n] + 1) * SMALL_METHODS + scratch[n + 1] + 1;
+      const pair = c1 < c2 ? c1 * 2 ** 14 + c2 : c2 * 2 ** 14 + c1;
+      no = this.smallTieKeyNos.get(pair);
+      if (no === undefined) this.smallTieKeyNos.set(pair, (no = this.tieKeyCount++));
+    } else {
+      const s1 = this.methodSetNo(scratch, 0, n1);
+      const s2 = this.methodSetNo(scratch, n, n2);
+      const lo = Math.min(s1, s2);
+      const hi = Math.max(s1, s2);
+      const pair: number | string = hi < 2 ** 15 ? lo * 2 ** 15 + hi : `${lo},${hi}`;
+      no = this.tieKeyNos.get(pair);
+      if (no === undefined) this.tieKeyNos.set(pair, (no = this.tieKeyCount++));
+    }
     if (id >= this.tieKeys.length) {
       const grown = new Int32Array(Math.max(id + 1, this.tieKeys.length * 2, 1024));
       grown.set(this.tieKeys);

@@ -103,6 +103,8 @@ export class CoverageMatrix {
   /** per run: its first rows (runTop), and how many were asked for */
   private readonly tops: (Int32Array | undefined)[];
   private readonly topsOf: Int32Array;
+  /** runsOf answers when M is given by ids */
+  private readonly runsOfRow = new Map<number, number[]>();
 
   /**
    * @param patterns rows of M in ranking order (F)
@@ -263,9 +265,15 @@ export class CoverageMatrix {
   runsOf(row: number): number[] {
     const out: number[] = [];
     if (!this.bitRows && this.byIds) {
-      const id = this.byIds.rowIds[row];
-      for (let r = 0; r < this.runs.length; r++) if (hasId(this.byIds.runIds[r], id)) out.push(r);
-      return out;
+      // GRIFFIN asks for the same lead rows again and again (one per pattern cluster)
+      let known = this.runsOfRow.get(row);
+      if (!known) {
+        known = [];
+        const id = this.byIds.rowIds[row];
+        for (let r = 0; r < this.runs.length; r++) if (hasId(this.byIds.runIds[r], id)) known.push(r);
+        this.runsOfRow.set(row, known);
+      }
+      return known.slice();
     }
     const bits = this.bits;
     const base = row * this.words;
