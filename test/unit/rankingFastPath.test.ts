@@ -87,7 +87,7 @@ function fast(a: Analyzer) {
   const out = [];
   for (let k = 0; k < list.length; k++)
     out.push({ index: list.ids[k], rank: list.ranks[k], group: PATTERN_GROUPS[list.groupCodes[k]], tie: list.ties[k], tieSize: list.tieSizes[k], failed: list.failed[k], passed: list.passed[k] });
-  return { out, patterns: r.patterns, runs: r.runs };
+  return { out, patterns: r.patterns, runs: r.runs, groupCounts: { ...list.groupCounts } };
 }
 
 const cases: { options: Partial<AnalysisOptions>; tieOrder: TieOrder }[] = [
@@ -114,6 +114,9 @@ test('rank(): the typed-array order, ranks and tie groups equal the reference on
       const want = reference(got.patterns, got.runs, a.options, c.tieOrder);
       assert.ok(want.length > 20, `seed ${seed}: enough patterns (${want.length})`);
       assert.deepEqual(got.out, want, `seed ${seed} round ${round} (${JSON.stringify(c)})`);
+      const counts = { cause: 0, harness: 0, symptom: 0 };
+      for (const w of want) counts[w.group as keyof typeof counts]++;
+      assert.deepEqual(got.groupCounts, counts);
       compared++;
     }
   }

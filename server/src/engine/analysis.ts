@@ -583,7 +583,8 @@ export class Analyzer {
     if (id < this.tieKeys.length && this.tieKeys[id] > 0) return this.tieKeys[id] - 1;
     const reg = this.registry;
     const accs = reg.patternColumn(id, 0) as number[];
-    const stacks = reg.patternColumn(id, 1) as number[];
+    // the stacks only matter for accesses in library code (read when one is met)
+    let stacks: number[] | undefined;
     const roles = reg.patternDef(id).roles;
     const n = accs.length;
     const scratch = this.keyScratch.length >= 2 * n ? this.keyScratch : (this.keyScratch = new Int32Array(2 * n));
@@ -591,7 +592,8 @@ export class Analyzer {
     let n1 = 0;
     let n2 = 0;
     for (let k = 0; k < n; k++) {
-      const m = this.userMethodNo(reg.accesses[accs[k]].loc, stacks[k]);
+      const loc = reg.accesses[accs[k]].loc;
+      const m = loc < this.locMethodNos.length && this.locMethodNos[loc] > 0 ? this.locMethodNos[loc] - 1 : this.userMethodNo(loc, (stacks ??= reg.patternColumn(id, 1) as number[])[k]);
       const base = roles[k] === 1 ? 0 : n;
       const len = base === 0 ? n1 : n2;
       let q = base + len;

@@ -82,4 +82,5 @@ export function placeRows(list: RankedList<any>, rows: SortedRows): void {
     }
     start = end;
   }
+  list.countGroups();
 }
