@@ -127,14 +127,15 @@ export class StaticKeyOrder {
     for (let field = 3; field >= -1; field--) {
       count.fill(0);
       if (field < 0) {
-        for (let k = 0; k < n; k++) count[DEF_RANK[defs[src[k]]] + 1]++;
+        for (let id = 0; id < n; id++) count[DEF_RANK[defs[id]] + 1]++;
         for (let b = 1; b < count.length; b++) count[b] += count[b - 1];
         for (let k = 0; k < n; k++) {
           const id = src[k];
           dst[count[DEF_RANK[defs[id]]]++] = id;
         }
       } else {
-        for (let k = 0; k < n; k++) count[rank[toks[src[k] * 4 + field]] + 1]++;
+        // the counts do not depend on the order: read the tokens in id order (sequential)
+        for (let id = 0; id < n; id++) count[rank[toks[id * 4 + field]] + 1]++;
         for (let b = 1; b < count.length; b++) count[b] += count[b - 1];
         for (let k = 0; k < n; k++) {
           const id = src[k];
