@@ -434,6 +434,7 @@ export class Analyzer {
     }
     const grouping = this.options.grouping;
     const formula = this.options.formula;
+    this.refreshTestLocs();
     // The order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups, in typed arrays:
     // patterns are bucketed by their (group, failed, passed, length) — the sort keys before the static key —
     // the few buckets are sorted, and the patterns are placed bucket by bucket in static-key order.
@@ -708,6 +709,32 @@ export class Analyzer {
   private testLocs = new Uint8Array(0);
 
   /**
+   * A later trace or summary may mark a known loc as test code (`loc.harness`): the locs and
+   * patterns known as code under test are then asked again.
+   */
+  private refreshTestLocs(): void {
+    const locs = this.registry.locs;
+    let changed = false;
+    for (let l = 0; l < this.testLocs.length && l < locs.length; l++)
+      if (this.testLocs[l] === 1 && locs[l].harness) {
+        this.testLocs[l] = 2;
+        changed = true;
+      }
+    if (changed) this.harnessFlags.fill(0);
+  }
+
+  /** The loc is test code (testCode.isTestCode, asked once per loc; see refreshTestLocs). */
+  private isTestLoc(locId: number): boolean {
+    if (locId >= this.testLocs.length) {
+      const grown = new Uint8Array(Math.max(locId + 1, this.testLocs.length * 2, 1024));
+      grown.set(this.testLocs);
+      this.testLocs = grown;
+    }
+    if (this.testLocs[locId] === 0) this.testLocs[locId] = this.testCode.isTestCode(this.registry.locs[locId]) ? 2 : 1;
+    return this.testLocs[locId] === 2;
+  }
+
+  /**
    * The pattern's group, an index into PATTERN_GROUPS: harness when every access is test code; symptom when
    * seen in failing runs, and in each of them only after the failure point; otherwise a cause. Whether a
    * pattern is test code is computed once per pattern.
@@ -723,14 +750,7 @@ export class Analyzer {
       const reg = this.registry;
       h = 2;
       for (const s of reg.patternColumn(id, 0) as number[]) {
-        const locId = reg.accesses[s].loc;
-        if (locId >= this.testLocs.length) {
-          const grown = new Uint8Array(Math.max(locId + 1, this.testLocs.length * 2, 1024));
-          grown.set(this.testLocs);
-          this.testLocs = grown;
-        }
-        if (this.testLocs[locId] === 0) this.testLocs[locId] = this.testCode.isTestCode(reg.locs[locId]) ? 2 : 1;
-        if (this.testLocs[locId] === 1) {
+        if (!this.isTestLoc(reg.accesses[s].loc)) {
           h = 1;
           break;
         }
@@ -774,34 +794,38 @@ export class Analyzer {
   ): RankedPattern {
     const reg = this.registry;
     const info = reg.patterns[id];
-    const frames = (stack: number) => this.frames(stack);
+    // each column read once (every read of a view's column builds it)
+    const def = info.def;
+    const stacks = info.stacks;
+    const values = info.values;
+    const names = info.threadNames;
     return {
       rank,
       score,
-      id: info.def.id,
-      kind: info.def.kind,
-      category: info.def.category,
+      id: def.id,
+      kind: def.kind,
+      category: def.category,
       failed,
       passed,
       accesses: info.accesses.map((s, k) => {
         const a = reg.accesses[s];
         const loc = reg.locs[a.loc];
-        const stack = frames(info.stacks[k]);
+        const stack = this.frames(stacks[k]);
         const user = this.isLibraryLoc(a.loc) ? nearestUserFrame(loc, stack, this.isLibrary) : undefined;
         const access: PatternAccess = {
-          thread: info.roles[k],
+          thread: def.roles[k],
           type: a.write ? 'W' : 'R',
           variable: reg.variables[a.variable],
           file: user ? user.file : loc.file,
           line: user ? user.line : loc.line,
           method: user ? user.method : loc.method,
           stack,
-          ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
-        if (info.threadNames[k] !== undefined) access.threadName = info.threadNames[k];
+        if (values[k] !== undefined) access.value = values[k];
+        if (names[k] !== undefined) access.threadName = names[k];
         if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
         if (loc.call !== undefined) access.call = loc.call;
-        if (this.testCode.isTestCode(loc)) access.harness = true;
+        if (this.isTestLoc(a.loc)) access.harness = true;
         return access;
       }),
       key: info.key,
