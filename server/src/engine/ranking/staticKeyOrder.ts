@@ -52,10 +52,59 @@ export class StaticKeyOrder {
   order(): Int32Array {
     const n = this.reg.patterns.length;
     if (n === this.sortedFor) return this.sorted;
+    const known = this.sortedFor;
     this.intern(n);
-    this.sorted = this.pipe ? this.byStrings(n) : this.byTokens(n);
+    if (this.pipe) this.sorted = this.byStrings(n);
+    // a few new patterns (one more trace): sorted apart and merged in
+    else if (known > 0 && n - known <= known / 8) this.sorted = this.merged(known, n);
+    else this.sorted = this.byTokens(n);
     this.sortedFor = n;
     return this.sorted;
+  }
+
+  /** Dense ranks of the tokens (equal strings share a rank), 1-based; 0 = no token. */
+  private tokenRanks(): { rank: Int32Array; max: number } {
+    const T = this.tokens.length;
+    if (this.ranks && this.ranks.rank.length === T + 1) return this.ranks;
+    const byString = Array.from({ length: T }, (_, k) => k);
+    const tokens = this.tokens;
+    byString.sort((a, b) => (tokens[a] < tokens[b] ? -1 : tokens[a] > tokens[b] ? 1 : 0));
+    const rank = new Int32Array(T + 1);
+    let r = 0;
+    for (let k = 0; k < T; k++) {
+      if (k === 0 || tokens[byString[k]] !== tokens[byString[k - 1]]) r++;
+      rank[byString[k] + 1] = r;
+    }
+    return (this.ranks = { rank, max: r });
+  }
+
+  private ranks: { rank: Int32Array; max: number } | undefined;
+
+  /** The sorted patterns [0, known) with the patterns [known, n) merged in (new tokens keep the old order). */
+  private merged(known: number, n: number): Int32Array {
+    const { rank } = this.tokenRanks();
+    const toks = this.toks;
+    const defs = this.defs;
+    const cmp = (a: number, b: number) => {
+      const d = DEF_RANK[defs[a]] - DEF_RANK[defs[b]];
+      if (d !== 0) return d;
+      for (let f = 0; f < 4; f++) {
+        const x = rank[toks[a * 4 + f]] - rank[toks[b * 4 + f]];
+        if (x !== 0) return x;
+      }
+      return a - b;
+    };
+    const added = Array.from({ length: n - known }, (_, k) => known + k).sort(cmp);
+    const old = this.sorted;
+    const out = new Int32Array(n);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    // ids of equal keys stay ascending: an old id (smaller) before a new one
+    while (i < old.length && j < added.length) out[k++] = cmp(old[i], added[j]) < 0 ? old[i++] : added[j++];
+    while (i < old.length) out[k++] = old[i++];
+    while (j < added.length) out[k++] = added[j++];
+    return out;
   }
 
   private intern(n: number): void {
@@ -107,17 +156,7 @@ export class StaticKeyOrder {
 
   /** LSD radix sort by (definition, token 1..4), each token by its rank among all tokens. */
   private byTokens(n: number): Int32Array {
-    const T = this.tokens.length;
-    // dense ranks of the tokens (equal strings share a rank), 1-based; 0 = no token
-    const byString = Array.from({ length: T }, (_, k) => k);
-    const tokens = this.tokens;
-    byString.sort((a, b) => (tokens[a] < tokens[b] ? -1 : tokens[a] > tokens[b] ? 1 : 0));
-    const rank = new Int32Array(T + 1);
-    let r = 0;
-    for (let k = 0; k < T; k++) {
-      if (k === 0 || tokens[byString[k]] !== tokens[byString[k - 1]]) r++;
-      rank[byString[k] + 1] = r;
-    }
+    const { rank, max: r } = this.tokenRanks();
     let src: Int32Array = new Int32Array(n);
     for (let k = 0; k < n; k++) src[k] = k;
     let dst: Int32Array = new Int32Array(n);
