@@ -18,7 +18,7 @@ import { analyzeTraceFiles } from '../engine/analysis';
 import { candidatePoints, pathNeighbours, SourceLine } from '../engine/noise/candidatePoints';
 import { ConfigurationOracle } from '../engine/noise/configurationOracle';
 import { derivativeScores } from '../engine/noise/derivativeScore';
-import { iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGroupSampling';
+import { IgsRound, iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGroupSampling';
 import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
 import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
 import { findAgentJar } from './agentJar';
@@ -42,6 +42,8 @@ export interface PinpointExtras {
   agentOptions?: string[];
   /** the catalogue to use instead of asking the agent (tests, bench: one catalogue for many searches) */
   catalogue?: InstrumentedPoint[];
+  /** each IGS round as it ends (bench --verbose) */
+  onRound?(round: IgsRound): void;
 }
 
 /** Survivors at least this significant go into the reproduction plan (the best one always does). */
@@ -199,6 +201,7 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       signal,
       onRun: () => progress(`round ${round + 1}: ${candidatesLeft} candidate point(s)`),
       onRound: (r) => {
+        extras.onRound?.(r);
         round = r.round;
         candidatesLeft = r.candidates - r.discarded.length + r.restored.length;
         progress(`round ${r.round}: ${r.failures} of ${r.configurations} configurations failed; ${candidatesLeft} candidate point(s) left`);
