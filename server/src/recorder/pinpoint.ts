@@ -257,10 +257,13 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       (stopped === 'no-failure'
         ? `the program never failed in ${runs} run(s) with noise at the candidate points; try --candidates all, a larger --budget, or check how the failure is detected (exit code, --fail-on-output)`
         : stopped === 'budget'
-          ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional`
+          ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional` +
+            (igs.control.runs >= 5 && igs.control.fails / igs.control.runs >= 0.2
+              ? ` — the program failed in ${igs.control.fails} of ${igs.control.runs} runs without any noise, so noise at a point has little to add`
+              : '')
           : igs.together
             ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`
-            : `the first trigger point is significant (p = ${points[0]?.pValue.toExponential(1)})`);
+            : `a trigger point is significant (p = ${Math.min(...points.map((p) => p.pValue)).toExponential(1)})`);
     return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message });
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });

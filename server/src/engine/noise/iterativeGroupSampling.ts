@@ -115,6 +115,8 @@ export interface IgsResult {
    * (redundant trigger points: noise at either one elicits the failure).
    */
   together?: { failWith: number; failWithout: number; pValue: number };
+  /** every control run of the final stage (no noise at all): how often the program fails anyway */
+  control: { runs: number; fails: number };
 }
 
 /**
@@ -261,12 +263,13 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   let tallyKey = '';
   const tally = { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 };
   let together: IgsResult['together'];
+  const control = { runs: 0, fails: 0 };
 
   /** The stop (p < α): the best survivor, or — redundant trigger points — all survivors together against the control runs. */
   const significantNow = (): boolean => {
     if (S.length > finalSize || runner.stats.fails === 0) return false;
-    const best = rankPoints(S, runner.stats)[0];
-    if (best && best.pValue < alpha) return true;
+    // any survivor (the best by score need not have the smallest p-value)
+    if (S.some((p) => runner.stats.pValue(p) < alpha)) return true;
     const setP = likelihoodRatioPValue(tally.allFails, tally.allRuns, tally.controlFails, tally.controlRuns);
     if (S.length >= 2 && S.join(',') === tallyKey && setP < alpha) {
       together = { failWith: tally.allFails / tally.allRuns, failWithout: tally.controlFails / tally.controlRuns, pValue: setP };
@@ -315,7 +318,11 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
           if (o) tally.allFails++;
         } else if (masks[from + k] === 0) {
           tally.controlRuns++;
-          if (o) tally.controlFails++;
+          control.runs++;
+          if (o) {
+            tally.controlFails++;
+            control.fails++;
+          }
         }
       });
       if (runner.cancelled || runner.remaining <= 0) break;
@@ -411,5 +418,6 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     log,
     stats: runner.stats,
     ...(together ? { together } : {}),
+    control,
   };
 }
