@@ -14,7 +14,7 @@
 //   - one-at-a-time search over the same candidates: 10 runs without noise, then every point alone,
 //     10 runs each (up to 30 while its test stays at p < 0.01; early stop at p < 10⁻⁶, IGS's stop
 //     rule): the runs to test every point, and the expected runs over random orders to find the
-//     points IGS found (the plan's points): 1 (catalogue) + 10 + their own runs + each other point's
+//     points IGS found (p < 10⁻⁶, or the plan's when it stopped on them together): 1 (catalogue) + 10 + their own runs + each other point's
 //     runs × k/(k + 1) for k points; RELIEF on as many random configurations as IGS used.
 //   At the end: the IGS vs one-at-a-time table and the failure-rate table, in markdown.
 //
@@ -203,7 +203,9 @@ for (const s of subjects) {
       // the runs one-at-a-time needs to find the points IGS found (the plan's points), expected over
       // random orders: the catalogue run + the control runs + each of IGS's k points' own runs + each
       // other point's runs times the chance k/(k+1) that it comes before the last of them
-      const planIds = new Set(r.stopped === 'significant' && plan ? plan.points.map((p) => p.id) : []);
+      // IGS's points: those it found at p < 1e-6 (or, stopped on the survivors together, the plan's)
+      const sig = r.points.filter((p) => p.pValue < 1e-6).map((p) => p.id);
+      const planIds = new Set(r.stopped !== 'significant' ? [] : sig.length ? sig : (plan?.points ?? []).map((p) => p.id));
       const T = S.map((p, k) => (planIds.has(p.id) ? k : -1)).filter((k) => k >= 0);
       const foundSet = new Set(o.found);
       const cost = (q) => perPoint.get(q) ?? 10;

@@ -195,6 +195,8 @@ test('IGS: a program that fails often without noise — evidence-based backtrack
   assert.ok(r.log.some((round) => round.restored.includes(2)), 'restored');
   assert.equal(r.ranked[0].point, 2);
   assert.equal(r.stopped, 'significant');
+  // the control runs (no noise) show the program failing by itself
+  assert.ok(r.control.runs >= 4 && r.control.fails > 0 && r.control.fails < r.control.runs, JSON.stringify(r.control));
   const off = await iterativeGroupSampling(8, make(), { budget: 400, random: rng(5), groups: 2, futilityRuns: 0 });
   assert.ok(!off.ranked.slice(0, 3).some((x) => x.point === 2) || off.stopped === 'budget', 'without it the good point stays out');
 });

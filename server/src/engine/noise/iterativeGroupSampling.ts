@@ -18,10 +18,14 @@
  * round-robin) so no group is empty; once |S| ≤ `finalSize` every survivor is its own group and the
  * full set is run too (a bug that needs two points only shows when both are on) as well as one
  * control run without noise, survivors then go only by the significance test; after `backtrackAfter` rounds without a failure the last discarded
- * points come back (the seed's backtracking); the search stops once the best survivor's
+ * points come back (the seed's backtracking), and in the final stage every discarded point comes
+ * back when all survivors on fail no more often than the control runs (`futilityRuns`: a program
+ * that fails without noise never has a failure-free round); the search stops once a survivor's
  * likelihood-ratio test reaches p < 10⁻⁶ (the seed's threshold) — or, for redundant trigger points
  * (either one elicits the failure, so neither beats the runs without it), once the runs with all
- * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent.
+ * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent. The stop is
+ * checked after every `jobs` runs of the final stage (`sequential`), its configurations run in
+ * complementary pairs.
  */
 import { ConfigurationOracle, ConfigurationRunner } from './configurationOracle';
 import { groupDifferencePValue, likelihoodRatioPValue, PointStatistics, SIGNIFICANCE } from './likelihoodRatio';
