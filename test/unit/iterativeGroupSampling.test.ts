@@ -201,6 +201,25 @@ test('IGS: a program that fails often without noise — evidence-based backtrack
   assert.ok(!off.ranked.slice(0, 3).some((x) => x.point === 2) || off.stopped === 'budget', 'without it the good point stays out');
 });
 
+test('IGS final stage: a blocking survivor is discarded, so the trigger point is significant sooner', async () => {
+  // auditlog's case: three candidates, noise at 1 elicits the bug, noise at 2 hides it
+  const m: FaultModel = { points: 3, relevant: [1], blocking: [2], pBug: 0.95, pBase: 0 };
+  let on = 0;
+  let off = 0;
+  for (let s = 0; s < 10; s++) {
+    const r = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2 });
+    assert.equal(r.ranked[0].point, 1);
+    assert.equal(r.stopped, 'significant');
+    assert.ok(r.log.some((round) => round.discarded.includes(2)), 'the blocking point is discarded');
+    assert.ok(!r.log.some((round) => round.discarded.includes(1)), 'never the trigger point');
+    const kept = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2, blockingSignificance: 0 });
+    assert.ok(!kept.log.some((round) => round.discarded.length > 0));
+    on += r.runs;
+    off += kept.runs;
+  }
+  assert.ok(on < off, `runs with the rule ${on}, without ${off}`);
+});
+
 test('IGS: a program that never fails stops with no-failure and ranks nothing', async () => {
   const never = async () => false;
   const r = await iterativeGroupSampling(30, never, { budget: 60, random: rng(1) });

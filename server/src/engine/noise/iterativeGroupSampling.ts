@@ -67,6 +67,13 @@ export interface IgsOptions {
    * (default 4).
    */
   futilityRuns?: number;
+  /**
+   * Final stage: a survivor whose runs fail less often than the runs without it, at this one-sided
+   * p-value of the likelihood-ratio test, is a blocking point (seed: noise there hides the bug) and
+   * is discarded — it only dilutes the runs of the trigger point it shares configurations with.
+   * Safe for a bug that needs two points: each of them raises the failure rate. 0 = off (default 0.01).
+   */
+  blockingSignificance?: number;
   signal?: AbortSignal;
   onRound?(round: IgsRound): void;
   onRun?(runs: number): void;
@@ -253,6 +260,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   const maxGroups = options.maxGroups ?? 6;
   const sequential = options.sequential ?? true;
   const futilityRuns = options.futilityRuns ?? 4;
+  const blockingAlpha = options.blockingSignificance ?? 0.01;
   const jobs = Math.max(1, options.jobs ?? 1);
   const runner = new ConfigurationRunner(oracle, points, options.budget, jobs, options.signal, options.onRun);
   let S = Array.from({ length: points }, (_, k) => k);
@@ -394,9 +402,21 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       }
     } else {
       roundsWithoutFailure = 0;
+      const st = runner.stats;
+      // final stage: blocking survivors (their runs fail significantly less than the runs without them)
+      const blocking =
+        final && blockingAlpha > 0 && S.length >= 2
+          ? S.filter((p) => likelihoodRatioPValue(st.fails - st.failsWith[p], st.runs - st.runsWith[p], st.failsWith[p], st.runsWith[p]) < blockingAlpha)
+          : [];
+      if (blocking.length > 0 && blocking.length < S.length) {
+        const gone = new Set(blocking);
+        round.discarded = [...gone].sort((a, b) => a - b);
+        discardedStack.push(round.discarded);
+        S = S.filter((p) => !gone.has(p));
+      }
       const n = (1 << (groups.length - 1)) - (final ? 0 : 1);
       const drop = groupsToDiscard(failures, n, alpha, speedup, !final);
-      if (drop.length > 0 && drop.length < groups.length) {
+      if (round.discarded.length === 0 && drop.length > 0 && drop.length < groups.length) {
         const gone = new Set(drop.flatMap((g) => groups[g]));
         round.discarded = [...gone].sort((a, b) => a - b);
         discardedStack.push(round.discarded);
