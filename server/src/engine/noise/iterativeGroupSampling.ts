@@ -17,7 +17,8 @@
  * Deviations (docs/noise.md, "Finding trigger points"): groups are balanced (a shuffled S dealt
  * round-robin) so no group is empty; once |S| ≤ `finalSize` every survivor is its own group and the
  * full set is run too (a bug that needs two points only shows when both are on) as well as one
- * control run without noise, survivors then go only by the significance test; after `backtrackAfter` rounds without a failure the last discarded
+ * control run without noise, survivors then go only by the significance test or as blocking points
+ * (their runs fail significantly less than the runs without them, `blockingSignificance`); after `backtrackAfter` rounds without a failure the last discarded
  * points come back (the seed's backtracking), and in the final stage every discarded point comes
  * back when all survivors on fail no more often than the control runs (`futilityRuns`: a program
  * that fails without noise never has a failure-free round); the search stops once a survivor's
