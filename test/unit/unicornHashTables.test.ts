@@ -78,3 +78,17 @@ test('pattern set: 50,000 random ids (the table grows) match a Map of earliest e
   for (const [id, end] of ref) assert.equal(s.earliestEnd(id), end);
   assert.deepEqual(s.sortedIds(), [...ref.keys()].sort((a, b) => a - b));
 });
+
+test('pattern set: sorted ids up to 2^31 − 2 (three radix digits)', () => {
+  const s = new PatternSet();
+  const want: number[] = [];
+  for (let k = 0; k < 1000; k++) {
+    const id = (k * 2_147_483) % 2_147_483_646;
+    s.add(id);
+    want.push(id);
+  }
+  s.add(2 ** 31 - 2);
+  want.push(2 ** 31 - 2);
+  want.sort((a, b) => a - b);
+  assert.deepEqual(s.sortedIds(), want);
+});

@@ -1,16 +1,23 @@
 /**
- * The set of pattern ids found in one run: an open-addressing hash table of
- * int32 (id + 1, position) plus the list of ids, cheaper than a Set on the
- * hot path (every pair adds its pattern) and sized by the run's own patterns,
- * not by the registry's largest id (with many distinct patterns in a
- * workspace, a byte map per run over all ids costs megabytes per run).
+ * The set of pattern ids found in one run: the list of ids, and their
+ * positions in a dense int32 array for the first 2^16 ids and in an
+ * open-addressing hash table of int32 (id + 1, position) beyond, cheaper than
+ * a Set on the hot path (every pair adds its pattern) and sized by the run's
+ * own patterns, not by the registry's largest id (with many distinct patterns
+ * in a workspace, a map per run over all ids would cost megabytes per run).
  * It also keeps, per pattern, the earliest end (global index of the last
  * access) of its occurrences, which tells whether the pattern occurred
  * before the run's failure point (cause vs consequence).
  */
+/** ids below this are found through a dense array (at most 256 KiB per run), larger ones through the hash table */
+const DENSE_IDS = 1 << 16;
+
 export class PatternSet {
-  /** slots of two int32: id + 1 (0 empty), position in ids */
+  /** ids below DENSE_IDS: position in ids + 1 (0 absent), indexed by id, grown to the largest such id seen */
+  private dense = new Int32Array(1024);
+  /** larger ids: slots of two int32, id + 1 (0 empty) and position in ids */
   private table = new Int32Array(2 * 256);
+  private hashed = 0;
   /** 32 − log2(slots): Fibonacci hashing keeps the top bits */
   private shift = 32 - 8;
   /** slot mask in int32 units (2 · slots − 1, even positions) */
@@ -21,6 +28,34 @@ export class PatternSet {
 
   /** Adds pattern `id` occurring up to global index `end` (-1: unknown, counts as early). */
   add(id: number, end = -1): void {
+    // fast path, small enough to be inlined in the pair window's loop: a pattern of the first DENSE_IDS already found in this run
+    if (id < this.dense.length) {
+      const p = this.dense[id] - 1;
+      if (p >= 0) {
+        if (end < this.ends[p]) this.ends[p] = end;
+        return;
+      }
+    }
+    this.addSlow(id, end);
+  }
+
+  private addSlow(id: number, end: number): void {
+    if (id < DENSE_IDS) {
+      if (id >= this.dense.length) {
+        let n = this.dense.length;
+        while (n <= id) n *= 2;
+        const d = new Int32Array(n);
+        d.set(this.dense);
+        this.dense = d;
+      }
+      const p = this.dense[id] - 1;
+      if (p >= 0) {
+        if (end < this.ends[p]) this.ends[p] = end;
+        return;
+      }
+      this.dense[id] = this.push(id, end) + 1;
+      return;
+    }
     const t = this.table;
     const key = id + 1;
     for (let i = (Math.imul(key, 0x9e3779b1) >>> this.shift) << 1; ; i = (i + 2) & this.mask) {
@@ -37,19 +72,26 @@ export class PatternSet {
     }
   }
 
-  private addNew(i: number, key: number, end: number): void {
+  /** Appends a new id; returns its position. */
+  private push(id: number, end: number): number {
     const p = this.ids.length;
-    this.ids.push(key - 1);
+    this.ids.push(id);
     if (p >= this.ends.length) {
       const e = new Float64Array(this.ends.length * 2);
       e.set(this.ends);
       this.ends = e;
     }
     this.ends[p] = end;
+    return p;
+  }
+
+  private addNew(i: number, key: number, end: number): void {
+    const p = this.push(key - 1, end);
     this.table[i] = key;
     this.table[i + 1] = p;
+    this.hashed++;
     // load ≤ 1/2
-    if ((p + 1) * 4 > this.table.length) this.grow();
+    if (this.hashed * 4 > this.table.length) this.grow();
   }
 
   private grow(): void {
@@ -69,6 +111,7 @@ export class PatternSet {
 
   /** Position of `id` in ids, or -1. */
   private position(id: number): number {
+    if (id < DENSE_IDS) return id < this.dense.length ? this.dense[id] - 1 : -1;
     const t = this.table;
     const key = id + 1;
     for (let i = (Math.imul(key, 0x9e3779b1) >>> this.shift) << 1; ; i = (i + 2) & this.mask) {
@@ -84,9 +127,37 @@ export class PatternSet {
     return p < 0 ? -1 : this.ends[p];
   }
 
-  /** The ids in increasing order (a new array). */
+  /** The ids in increasing order (a new array): an LSD radix sort on 11-bit digits (a run can find tens of thousands of patterns). */
   sortedIds(): number[] {
-    return Array.from(Int32Array.from(this.ids).sort());
+    const ids = this.ids;
+    const n = ids.length;
+    if (n < 256) return ids.slice().sort((a, b) => a - b);
+    let a = new Int32Array(n);
+    let b = new Int32Array(n);
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = ids[i];
+      a[i] = v;
+      if (v > max) max = v;
+    }
+    const count = new Int32Array(2048);
+    for (let shift = 0; shift < 32 && (shift === 0 || max >>> shift > 0); shift += 11) {
+      count.fill(0);
+      for (let i = 0; i < n; i++) count[(a[i] >>> shift) & 2047]++;
+      let sum = 0;
+      for (let d = 0; d < 2048; d++) {
+        const c = count[d];
+        count[d] = sum;
+        sum += c;
+      }
+      for (let i = 0; i < n; i++) b[count[(a[i] >>> shift) & 2047]++] = a[i];
+      const t = a;
+      a = b;
+      b = t;
+    }
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++) out[i] = a[i];
+    return out;
   }
 
   get size(): number {
