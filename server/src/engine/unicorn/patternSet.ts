@@ -24,7 +24,20 @@ export class PatternSet {
   private mask = 2 * 256 - 1;
   /** earliest end per position in ids */
   private ends = new Float64Array(256);
-  readonly ids: number[] = [];
+  /** the ids in first-found order (positions 0 … count − 1) */
+  private list = new Int32Array(256);
+  private count = 0;
+  private idArray: number[] | undefined;
+
+  /** The ids in the order they were first found (built on demand, kept until the next new id). */
+  get ids(): number[] {
+    if (this.idArray === undefined) {
+      const out = new Array<number>(this.count);
+      for (let i = 0; i < this.count; i++) out[i] = this.list[i];
+      this.idArray = out;
+    }
+    return this.idArray;
+  }
 
   /** Adds pattern `id` occurring up to global index `end` (-1: unknown, counts as early). */
   add(id: number, end = -1): void {
@@ -74,13 +87,17 @@ export class PatternSet {
 
   /** Appends a new id; returns its position. */
   private push(id: number, end: number): number {
-    const p = this.ids.length;
-    this.ids.push(id);
+    const p = this.count++;
     if (p >= this.ends.length) {
       const e = new Float64Array(this.ends.length * 2);
       e.set(this.ends);
       this.ends = e;
+      const l = new Int32Array(this.list.length * 2);
+      l.set(this.list);
+      this.list = l;
     }
+    this.list[p] = id;
+    this.idArray = undefined;
     this.ends[p] = end;
     return p;
   }
@@ -129,17 +146,12 @@ export class PatternSet {
 
   /** The ids in increasing order (a new array): an LSD radix sort on 11-bit digits (a run can find tens of thousands of patterns). */
   sortedIds(): number[] {
-    const ids = this.ids;
-    const n = ids.length;
-    if (n < 256) return ids.slice().sort((a, b) => a - b);
-    let a = new Int32Array(n);
+    const n = this.count;
+    if (n < 256) return this.ids.slice().sort((a, b) => a - b);
+    let a = this.list.slice(0, n);
     let b = new Int32Array(n);
     let max = 0;
-    for (let i = 0; i < n; i++) {
-      const v = ids[i];
-      a[i] = v;
-      if (v > max) max = v;
-    }
+    for (let i = 0; i < n; i++) if (a[i] > max) max = a[i];
     const count = new Int32Array(2048);
     for (let shift = 0; shift < 32 && (shift === 0 || max >>> shift > 0); shift += 11) {
       count.fill(0);
@@ -161,6 +173,6 @@ export class PatternSet {
   }
 
   get size(): number {
-    return this.ids.length;
+    return this.count;
   }
 }
