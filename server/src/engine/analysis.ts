@@ -13,7 +13,7 @@ import { createReadStream } from 'node:fs';
 import { Diagnostic, Outcome, UncaughtInfo } from './trace/traceFormat';
 import { readTrace } from './trace/traceReader';
 import { findTraceFiles } from './traceDiscovery';
-import { PatternRegistry } from './unicorn/patternRegistry';
+import { PatternRegistry, RegistryColumns } from './unicorn/patternRegistry';
 import { CollectorStats, RunCollector, UnicornCollector } from './unicorn/unicornCollector';
 import { FalconCollector } from './falcon/falconCollector';
 import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
@@ -25,7 +25,7 @@ import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './rankin
 import { sameScore } from './ranking/competitionRanking';
 import { RankedList } from './ranking/rankedList';
 export { patternAt, patternCount } from './ranking/rankedList';
-import { encodeRuns, SummaryMerger } from './summary/runSummary';
+import { EncodedRun, encodeRuns, SummaryMerger } from './summary/runSummary';
 import { ENGINE_VERSION, optionMismatch, SummaryFile } from './summary/summaryFile';
 
 export type Strategy = 'unicorn' | 'falcon';
@@ -170,6 +170,14 @@ export interface AnalysisResult {
   /** a plain warning when the result rests on too few failing runs or the first pattern's p-value is ≥ 0.01 */
   confidence?: string;
   stats: { events: number; pairs: number; patterns: number; latePairs: number; orderedPairs: number };
+}
+
+/** An analyzer's state (Analyzer.exportState / importState). */
+export interface AnalyzerState {
+  registry: RegistryColumns;
+  runs: EncodedRun[];
+  /** traces with problems and no run */
+  unreadable: { file: string; diagnostics: Diagnostic[] }[];
 }
 
 export class Analyzer {
@@ -749,6 +757,31 @@ export class Analyzer {
       tie: 0,
       tieSize: 1,
     };
+  }
+
+  // ---- workspace snapshot (summary/workspaceSnapshot.ts): the whole state out and back in ----
+
+  /** Everything this analyzer knows (registry, runs in the order added, traces' problems, content hashes). */
+  exportState(): AnalyzerState {
+    return {
+      registry: this.registry.exportColumns(),
+      runs: [...this.runs.values()].map((run) => ({ run, diagnostics: this.fileDiagnostics.get(run.file) ?? [], hash: this.contentHashes.get(run.file) })),
+      unreadable: [...this.fileDiagnostics].filter(([f]) => !this.runs.has(f)).map(([file, diagnostics]) => ({ file, diagnostics })),
+    };
+  }
+
+  /** Makes a new analyzer (nothing added yet) the one exported: the same ids, runs and problems. */
+  importState(s: AnalyzerState): void {
+    if (this.runs.size || this.fileDiagnostics.size || this.registry.patterns.length) throw new Error('importState needs a new analyzer');
+    this.registry.importColumns(s.registry);
+    const n = this.registry.patterns.length;
+    for (const { run, diagnostics, hash } of s.runs) {
+      for (const list of [run.patterns, run.afterFailure ?? []]) for (const p of list) if (!(p >= 0 && p < n)) throw new Error(`run ${run.file}: pattern id ${p} out of range`);
+      this.runs.set(run.file, run);
+      this.fileDiagnostics.set(run.file, diagnostics);
+      if (hash) this.contentHashes.set(run.file, hash);
+    }
+    for (const { file, diagnostics } of s.unreadable) if (!this.runs.has(file)) this.fileDiagnostics.set(file, diagnostics);
   }
 }
 
