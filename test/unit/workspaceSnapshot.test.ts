@@ -95,6 +95,7 @@ test('unsafelist: the snapshot keeps recorded values, thread names and failing r
   const r = loaded.rank();
   assert.ok(r.executions.failed > 0 && r.executions.passed > 0);
   assert.ok(r.patterns.some((p) => p.accesses.some((a) => a.threadName !== undefined)));
+  assert.ok(r.patterns.some((p) => p.accesses.some((a) => a.value !== undefined)));
   assert.ok(r.runs.some((x) => x.afterFailure !== undefined));
 });
 
@@ -110,6 +111,21 @@ for (const subject of ['unsafelist', 'hashmaprace']) {
     assert.deepEqual(visible(loaded.rank(), loaded), visible(all.result, all.analyzer));
   });
 }
+
+test('unsafelist: after loading, reading traces again finds their patterns (P1–P17) under the same ids', async () => {
+  const files = traces('unsafelist');
+  const all = await serial(files);
+  const loaded = roundTrip(all.analyzer);
+  const before = loaded.registry.patterns.length;
+  let combined = 0;
+  for (const f of files.slice(0, 20)) {
+    const run = (await loaded.addTrace(f))!;
+    assert.deepEqual(run.patterns, all.result.runs.find((r) => r.file === f)!.patterns, f);
+    combined += run.patterns.filter((id) => loaded.registry.patterns[id].def.n > 3).length;
+  }
+  assert.ok(combined > 0, 'the traces have P4–P17 patterns');
+  assert.equal(loaded.registry.patterns.length, before);
+});
 
 test('unsafelist: a snapshot of merged summaries (patterns adopted, no pair read here) + one trace read finds no pattern twice', async () => {
   const files = traces('unsafelist');
