@@ -2,7 +2,9 @@
  * A workspace's analysis kept between rounds (the language server's analysis worker): each
  * round reads only trace files that are new or changed (by size and mtime) and drops removed
  * ones. With a cache folder, the first round of a session starts from the workspace snapshot
- * (workspaceSnapshot.ts) when there is one, and `writeSnapshot` keeps it up to date. A
+ * (workspaceSnapshot.ts) when there is one, and `writeSnapshot` keeps it up to date (new
+ * traces are then read straight into the analyzer: the snapshot replaces the per-run summary
+ * cache, which only a pool of worker threads still fills). A
  * snapshot that cannot be used is told as a warning and every trace is read (through the
  * per-run summary cache).
  */
@@ -10,6 +12,7 @@ import { Analyzer, AnalysisOptions } from '../analysis';
 import type { Diagnostic } from '../trace/traceFormat';
 import { SummaryCache } from './summaryCache';
 import { addTraces } from './workspaceAnalysis';
+import { defaultWorkers } from './summaryPool';
 import { readWorkspaceSnapshot, snapshotPath, writeWorkspaceSnapshot } from './workspaceSnapshot';
 
 export interface SessionFile {
@@ -89,8 +92,12 @@ export class WorkspaceSession {
       return !k || k.mtimeMs !== f.mtimeMs || k.size !== f.size;
     });
     const reused = r.files.length - todo.length;
-    // --force re-reads every trace: the cache is not consulted
-    const cache = r.cacheDir && !r.force ? await SummaryCache.open(r.cacheDir, analyzer.options) : undefined;
+    // The snapshot is the session's cache: in one thread new traces are read straight into the
+    // analyzer (re-interning a per-run summary costs more than reading its trace). A pool of
+    // worker threads sends summaries anyway, and keeps them in the per-run summary cache.
+    // --force re-reads every trace: no cache is consulted.
+    const pool = (r.workers ?? defaultWorkers()) > 1;
+    const cache = r.cacheDir && !r.force && pool ? await SummaryCache.open(r.cacheDir, analyzer.options) : undefined;
     const added = await addTraces(
       analyzer,
       todo.map((f) => f.path),
