@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Analyzer, AnalysisOptions, AnalysisResult } from '../../server/src/engine/analysis';
 import { explainBugs } from '../../server/src/engine/griffin/griffin';
-import { addTraces } from '../../server/src/engine/summary/workspaceAnalysis';
+import { addTraces, analyzeInputsRanked } from '../../server/src/engine/summary/workspaceAnalysis';
 import { SummaryCache } from '../../server/src/engine/summary/summaryCache';
 import { decodeWorkspaceSnapshot, encodeWorkspaceSnapshot, snapshotPath } from '../../server/src/engine/summary/workspaceSnapshot';
 import { WorkspaceSession } from '../../server/src/engine/summary/workspaceSession';
@@ -47,7 +47,7 @@ function visibleByKey(r: AnalysisResult, analyzer: Analyzer) {
   return {
     ...v,
     patterns: v.patterns.map(({ index: _index, ...p }) => p),
-    runs: r.runs.map((x) => ({ ...x, patterns: x.patterns.map(keyOf).sort(), afterFailure: x.afterFailure?.map(keyOf).sort() })),
+    runs: r.runs.map((x) => ({ ...x, patterns: Array.from(x.patterns, keyOf).sort(), afterFailure: x.afterFailure?.map(keyOf).sort() })),
   };
 }
 
@@ -248,6 +248,47 @@ test('session: a truncated, corrupt, other-version, other-engine or other-option
     }
     // other collection options: decoding refuses it (the cache folder of other options never holds it)
     assert.throws(() => decodeWorkspaceSnapshot(good, { accessWindow: 9 }), /--access-window 5 \(this analysis: 9\)/);
+  } finally {
+    rmSync(ws.dir, { recursive: true, force: true });
+  }
+});
+
+test('braid analyze --cache: the snapshot holds the first traces, the rest are read; a rerun reads nothing; a changed or removed trace means every trace is read', async () => {
+  const ws = workspace('unsafelist');
+  try {
+    const { files, dir, cacheDir } = ws;
+    const extra = files.pop()!;
+    const aside = path.join(path.dirname(dir), `${path.basename(dir)}-aside.trace.jsonl.gz`);
+    copyFileSync(extra, aside);
+    rmSync(extra);
+    const snap = async () => snapshotPath((await SummaryCache.open(cacheDir, new Analyzer().options)).dir);
+    const run = async () => {
+      const { result, analyzer } = await analyzeInputsRanked([dir], {}, { cacheDir });
+      return visibleByKey(result, analyzer);
+    };
+    const first = await run();
+    const written = statSync(await snap()).mtimeMs;
+    const expected = await serial(files);
+    assert.deepEqual(first, visibleByKey(expected.result, expected.analyzer));
+    // nothing new: the snapshot is used and not written again
+    assert.deepEqual(await run(), first);
+    assert.equal(statSync(await snap()).mtimeMs, written);
+    // one new trace (last in name order): snapshot + that trace = every trace read
+    copyFileSync(aside, extra);
+    const all = await serial([...files, extra]);
+    assert.deepEqual(await run(), visibleByKey(all.result, all.analyzer));
+    assert.notEqual(statSync(await snap()).mtimeMs, written);
+    // a trace removed: not the snapshot's prefix any more, every trace read (same result as reading them)
+    rmSync(files[2]);
+    const less = [...files.filter((_, k) => k !== 2), extra];
+    const fewer = await serial(less);
+    assert.deepEqual(await run(), visibleByKey(fewer.result, fewer.analyzer));
+    // a broken snapshot: a warning, and every trace read
+    writeFileSync(await snap(), 'not a snapshot');
+    const { result } = await analyzeInputsRanked([dir], {}, { cacheDir });
+    assert.ok(result.diagnostics.some((d) => d.severity === 'warning' && /not used: not a Braid workspace snapshot/.test(d.message)));
+    assert.deepEqual(ranking(result), ranking(fewer.result));
+    rmSync(aside);
   } finally {
     rmSync(ws.dir, { recursive: true, force: true });
   }

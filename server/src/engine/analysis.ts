@@ -85,8 +85,8 @@ export interface RunResult {
   /** the noise plan of the run (header.recorder.options.plan, written by `braid record --plan`) */
   plan?: { name: string; file?: string };
   events: number;
-  /** pattern ids (PatternRegistry) found in this run */
-  patterns: number[];
+  /** pattern ids (PatternRegistry) found in this run, ascending (typed: a busy workspace has millions) */
+  patterns: Int32Array;
   /** failing runs: global index of the failure point (first FAIL event or the outcome's failAt), when known */
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
@@ -269,7 +269,7 @@ export class Analyzer {
       seed: seed === undefined ? undefined : String(seed),
       ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
-      patterns: found.ids.slice().sort((a, b) => a - b),
+      patterns: Int32Array.from(found.ids).sort(),
       failPoint,
       afterFailure,
       ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined

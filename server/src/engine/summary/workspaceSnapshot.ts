@@ -354,7 +354,7 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
       seed: undefined,
       failPoint: undefined,
       ...rest,
-      patterns: Array.from(ids.subarray(at, at + c)),
+      patterns: ids.slice(at, at + c),
       afterFailure: a >= 0 ? Array.from(after.subarray(atAfter, atAfter + a)) : undefined,
     };
     at += c;
