@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     cached = r.reused;
   } else throw new Error(`unknown mode ${mode}`);
   const t1 = performance.now();
+  const readRssMiB = process.resourceUsage().maxRSS / 1024;
   const result = analyzer.rank();
   const t2 = performance.now();
   const bugs = explainBugs(analyzer, result);
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
       griffinMs: t3 - t2,
       totalMs: t3 - t0,
       snapshotMs,
+      readRssMiB,
       maxRssMiB: process.resourceUsage().maxRSS / 1024,
     }),
   );

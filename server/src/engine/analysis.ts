@@ -776,7 +776,8 @@ export class Analyzer {
     this.registry.importColumns(s.registry);
     const n = this.registry.patterns.length;
     for (const { run, diagnostics, hash } of s.runs) {
-      for (const list of [run.patterns, run.afterFailure ?? []]) for (const p of list) if (!(p >= 0 && p < n)) throw new Error(`run ${run.file}: pattern id ${p} out of range`);
+      for (const list of [run.patterns, run.afterFailure ?? []])
+        for (let k = 0; k < list.length; k++) if (!(list[k] >= 0 && list[k] < n)) throw new Error(`run ${run.file}: pattern id ${list[k]} out of range`);
       this.runs.set(run.file, run);
       this.fileDiagnostics.set(run.file, diagnostics);
       if (hash) this.contentHashes.set(run.file, hash);

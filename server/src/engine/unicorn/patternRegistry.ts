@@ -625,26 +625,27 @@ export class PatternRegistry {
       if (this.pairPatterns.data[sig] < 0) this.pairPatterns.data[sig] = id;
       return;
     }
-    const len = PATTERNS[n - 1].kind.length;
-    const slots = [0, 0, 0, 0];
-    for (let r: number = PairRelation.SharedMiddle; r <= PairRelation.Nested; r++) {
-      const rel = r as PairRelation;
-      const order = EXECUTION_ORDER[rel];
-      if (order.length !== len) continue;
-      for (let k = 0; k < len; k++) slots[order[k]] = acc[id * 4 + k];
-      if (rel === PairRelation.SharedMiddle) slots[2] = slots[1];
-      if (combinedPatternNumber(rel, this.isWrite(slots[0]), this.isWrite(slots[1]), this.isWrite(slots[2]), this.isWrite(slots[3])) !== n) continue;
-      const p1 = this.internPair(slots[0], slots[1]);
-      const p2 = this.internPair(slots[2], slots[3]);
-      if (this.combination(p1, p2, rel) !== UNKNOWN_COMBINATION) return;
-      // as internCombination stores its answer
-      if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] = id + 2;
-      else if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.combos.set((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel, id + 1);
-      else this.bigCombos.set(`${p1},${p2},${rel}`, id);
-      return;
-    }
+    const rel = RELATION_OF[n];
+    const order = EXECUTION_ORDER[rel];
+    const slots = this.memoSlots;
+    for (let k = 0; k < order.length; k++) slots[order[k]] = acc[id * 4 + k];
+    if (rel === PairRelation.SharedMiddle) slots[2] = slots[1];
+    const p1 = this.internPair(slots[0], slots[1]);
+    const p2 = this.internPair(slots[2], slots[3]);
+    if (this.combination(p1, p2, rel) !== UNKNOWN_COMBINATION) return;
+    // as internCombination stores its answer
+    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] = id + 2;
+    else if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.combos.set((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel, id + 1);
+    else this.bigCombos.set(`${p1},${p2},${rel}`, id);
   }
+
+  private readonly memoSlots = new Int32Array(4);
 }
+
+/** Table 1 number → the placement of its two pairs (from the variables of its accesses: x x y y, x y x y, x y y x). */
+const RELATION_OF: readonly PairRelation[] = [PairRelation.Pair, ...PATTERNS.map((d) =>
+  d.kind.length === 2 ? PairRelation.Pair : d.kind.length === 3 ? PairRelation.SharedMiddle : d.vars[1] === 'x' ? PairRelation.Sequential : d.vars[2] === 'x' ? PairRelation.Interleaved : PairRelation.Nested,
+)];
 
 /** A PatternRegistry as columns (exportColumns / importColumns); patterns have 4 slots each (-1 unused). */
 export interface RegistryColumns {
