@@ -2,8 +2,12 @@
  * Engine benchmark, one measurement per process (so peak memory is the
  * measurement's own): `node --import tsx bench/engine-bench.ts parse|analyze|analyze-thesis FILE`
  * (analyze-thesis: --hb none, grouping off — the cost of the happens-before filter is the difference)
- * prints one JSON line {mode, events, ms, cpuMs, maxRssMiB}.
+ * or `… collect DIR` (read + collect every *.jsonl trace of DIR into one Analyzer, in name order,
+ * without ranking: the UNICORN collection of a workspace, e.g. many distinct patterns)
+ * prints one JSON line {mode, events, ms, cpuMs, maxRssMiB} (collect: and patterns).
  */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { readTrace } from '../server/src/engine/trace/traceReader';
 import { Analyzer } from '../server/src/engine/analysis';
 
@@ -12,7 +16,16 @@ async function main() {
   const t0 = process.hrtime.bigint();
   const c0 = process.cpuUsage();
   let events = 0;
-  if (mode === 'parse') {
+  let patterns: number | undefined;
+  if (mode === 'collect') {
+    const a = new Analyzer();
+    for (const f of readdirSync(file).filter((n) => n.endsWith('.jsonl')).sort()) {
+      const run = await a.addTrace(path.join(file, f));
+      if (!run) throw new Error(`analysis of ${f} failed`);
+      events += run.events;
+    }
+    patterns = a.registry.patterns.length;
+  } else if (mode === 'parse') {
     const r = await readTrace(file, { event: () => {} });
     if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
     events = r.eventCount;
@@ -27,7 +40,7 @@ async function main() {
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const cpu = process.cpuUsage(c0);
   // cpuMs: user + system CPU time of the process (less sensitive than ms to other load on a shared machine)
-  console.log(JSON.stringify({ mode, events, ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
+  console.log(JSON.stringify({ mode, events, ...(patterns === undefined ? {} : { patterns }), ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
 }
 main().catch((e) => {
   console.error(e);

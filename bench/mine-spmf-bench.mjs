@@ -21,6 +21,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'bench/out/mine');
 mkdirSync(out, { recursive: true });
 const quick = process.argv.includes('--quick');
+// NODE_EXTRA_CA_CERTS makes node read and parse a CA bundle at every start (~35 ms on the development
+// machine, where it is set for every process): a setting of the machine, not of braid, which opens no
+// TLS connection. braid runs without it unless --inherit-env is given; the bench says which.
+const inheritEnv = process.argv.includes('--inherit-env');
+const braidEnv = { ...process.env };
+if (!inheritEnv) delete braidEnv.NODE_EXTRA_CA_CERTS;
 const braidCli = path.join(root, 'bin/braid.js');
 if (!existsSync(path.join(root, 'dist/braid.js'))) {
   console.log('braid is not built: run `npm run build` first');
@@ -188,10 +194,10 @@ synth('dense 1,000 × 30, 20 items', (f) => dense(f, 1000, 30, 20), 100);
 if (!quick) synth('dense 1,000 × 40, 20 items', (f) => dense(f, 1000, 40, 20), 100);
 
 // ---------- runs ----------
-function timed(cmd, args) {
+function timed(cmd, args, env = process.env) {
   const full = gnuTime ? [gnuTime, ['-f', '@@RSS %M %U %S', cmd, ...args]] : [cmd, args];
   const t0 = performance.now();
-  const r = spawnSync(full[0], full[1], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const r = spawnSync(full[0], full[1], { encoding: 'utf8', maxBuffer: 1 << 26, env });
   const ms = performance.now() - t0;
   const m = /@@RSS (\d+) ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
   return {
@@ -212,6 +218,12 @@ const key = (file) =>
 console.log('');
 console.log('`braid mine --closed --spmf` vs SPMF BIDE+ (java, JVM start included), end to end; minsup as a count for both');
 console.log('wall ms = best run; CPU ms = user + sys of that run (less sensitive to a loaded machine)');
+if (process.env.NODE_EXTRA_CA_CERTS)
+  console.log(
+    inheritEnv
+      ? `braid runs with this machine's NODE_EXTRA_CA_CERTS (node loads ${process.env.NODE_EXTRA_CA_CERTS} at every start)`
+      : `braid runs without this machine's NODE_EXTRA_CA_CERTS (it makes node load ${process.env.NODE_EXTRA_CA_CERTS} at every start, ~35 ms; braid opens no TLS connection); --inherit-env keeps it`,
+  );
 console.log('dataset                                    MiB   seqs      minsup  patterns   braid ms  SPMF ms  braid/SPMF  braid CPU ms  SPMF CPU ms  braid RSS MiB  SPMF RSS MiB  output');
 for (const d of datasets) {
   const mib = statSync(d.file).size / 2 ** 20;
@@ -221,7 +233,7 @@ for (const d of datasets) {
   let b;
   let s;
   for (let k = 0; k < 7; k++) {
-    const bb = timed(process.execPath, [braidCli, 'mine', '--input', d.file, '--minsup', String(d.minsup), '--closed', '--spmf', '--output', bOut]);
+    const bb = timed(process.execPath, [braidCli, 'mine', '--input', d.file, '--minsup', String(d.minsup), '--closed', '--spmf', '--output', bOut], braidEnv);
     if (!bb.ok) throw new Error(`braid mine failed on ${d.name}: ${bb.err}`);
     if (!b || bb.ms < b.ms) b = bb;
     if (spmf) {

@@ -122,10 +122,16 @@ async function writeTrace(file: string, run: RandomRun): Promise<void> {
 }
 
 /** Runs the engine and the reference over the same runs and compares per run and per pattern. */
-async function compare(runs: RandomRun[], accessWindow: number, pairWindow: number, happensBefore: boolean, label: string): Promise<number> {
+async function compare(runs: RandomRun[], accessWindow: number, pairWindow: number, happensBefore: boolean, label: string, sigsBefore = 0): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exact-'));
   try {
     const analyzer = new Analyzer({ accessWindow, pairWindow, happensBefore });
+    // pair signatures interned before the runs (no pattern): the runs' signatures get ids past them
+    const reg = analyzer.registry;
+    for (let k = 0; k < sigsBefore; k++) {
+      const v = reg.internVariable(`other.V${k}`);
+      reg.internPair(reg.internAccess(true, v, reg.internLoc('Other.java', k + 1, 'other.M.m')), reg.internAccess(false, v, reg.internLoc('Other.java', k + 1, 'other.M.m')));
+    }
     const expected = new Map<string, Set<string>>();
     const counts = new Map<string, { failed: number; passed: number }>();
     for (const run of runs) {
@@ -177,6 +183,18 @@ test('the engine finds exactly the reference patterns on 320 random traces (rand
   }
   assert.equal(traces, 320);
   assert.ok(patterns > 2000, `the random traces form many patterns (${patterns})`);
+});
+
+test('pair signatures past the dense combination table (300 signatures interned first): exact on 80 random traces', async () => {
+  const r = rng(4048);
+  let patterns = 0;
+  for (let group = 0; group < 10; group++) {
+    const runs = Array.from({ length: 8 }, (_, k) => randomRun(7000 * group + k + 1, `s${group}r${k}`));
+    const accessWindow = 2 + Math.floor(r() * 5);
+    const pairWindow = [1, 2, 3, 5, 8, 20, 100][Math.floor(r() * 7)];
+    patterns += await compare(runs, accessWindow, pairWindow, group % 2 === 0, `sparse group ${group}`, 300);
+  }
+  assert.ok(patterns > 400, `the random traces form many patterns (${patterns})`);
 });
 
 test('one trace with more than 2^20 pairs, its first location touched only at the start and at the end: exact', async () => {

@@ -269,7 +269,7 @@ export class Analyzer {
       seed: seed === undefined ? undefined : String(seed),
       ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
-      patterns: Int32Array.from(found.ids).sort(),
+      patterns: Int32Array.from(found.sortedIds()),
       failPoint,
       afterFailure,
       ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined

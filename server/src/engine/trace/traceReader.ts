@@ -393,7 +393,7 @@ class TraceLineReader {
         if (field !== undefined) v.field = field;
         if (o.array === true) v.array = true;
         else if (o.array !== undefined && o.array !== false) this.warn('"array" must be true or false; ignored', this.line);
-        s.vars.set(id, v);
+        s.defineVar(id, v);
         return;
       }
       case 'loc': {
@@ -407,7 +407,7 @@ class TraceLineReader {
           if (typeof o.harness !== 'boolean') throw new TraceLineError(this.line, '"harness" must be true or false');
           if (o.harness) loc.harness = true;
         }
-        s.locs.set(id, loc);
+        s.defineLoc(id, loc);
         return;
       }
       case 'stack': {
@@ -418,14 +418,14 @@ class TraceLineReader {
           if (o.frame !== undefined || (o.parent !== undefined && o.parent !== null)) throw new TraceLineError(this.line, 'a stack has either "frames" or "frame" (with "parent"), not both');
           for (const f of o.frames) {
             if (typeof f !== 'number' || !Number.isSafeInteger(f) || f < 0) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
-            if (this.validateRefs && !s.locs.has(f)) throw new TraceLineError(this.line, `stack ${id} uses loc ${f}, which is not defined`);
+            if (this.validateRefs && !s.hasLoc(f)) throw new TraceLineError(this.line, `stack ${id} uses loc ${f}, which is not defined`);
           }
           s.defineStackFrames(id, o.frames as number[]);
         } else {
           if (o.frames !== undefined) throw new TraceLineError(this.line, '"frames" must be an array of loc ids');
           const frame = this.id(o, 'frame');
           const parent = o.parent === undefined || o.parent === null ? -1 : this.id(o, 'parent');
-          if (this.validateRefs && !s.locs.has(frame)) throw new TraceLineError(this.line, `stack ${id} uses loc ${frame}, which is not defined`);
+          if (this.validateRefs && !s.hasLoc(frame)) throw new TraceLineError(this.line, `stack ${id} uses loc ${frame}, which is not defined`);
           if (parent >= 0 && !s.hasStack(parent)) throw new TraceLineError(this.line, `stack ${id} has parent stack ${parent}, which is not defined`);
           s.defineStackNode(id, parent, frame);
         }
@@ -451,8 +451,8 @@ class TraceLineReader {
       case EventKind.Read:
       case EventKind.Write:
         if (this.validateRefs) {
-          if (!s.vars.has(ev.a)) throw new TraceLineError(this.line, `var ${ev.a} is not defined (add {"def":"var","id":${ev.a},"name":...} before this line)`);
-          if (!s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined (add {"def":"loc","id":${ev.b},...} before this line)`);
+          if (!s.hasVar(ev.a)) throw new TraceLineError(this.line, `var ${ev.a} is not defined (add {"def":"var","id":${ev.a},"name":...} before this line)`);
+          if (!s.hasLoc(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined (add {"def":"loc","id":${ev.b},...} before this line)`);
           if (ev.c >= 0 && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
         }
         if (ev.c >= 0) ev.c = s.stackNode(ev.c);
@@ -462,7 +462,7 @@ class TraceLineReader {
         }
         break;
       case EventKind.Enter: {
-        if (this.validateRefs && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        if (this.validateRefs && !s.hasLoc(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
         this.usesShadowStacks = true;
         let sh = this.shadow.get(ev.t);
         if (!sh) this.shadow.set(ev.t, (sh = []));
@@ -482,14 +482,14 @@ class TraceLineReader {
       case EventKind.Send:
       case EventKind.Receive:
         if (ev.a < 0 && ev.kind !== EventKind.Acquire && ev.kind !== EventKind.Release) throw new TraceLineError(this.line, `element 4 (${ev.kind === EventKind.Start || ev.kind === EventKind.Join ? 'child thread id' : 'sync token'}) must be a non-negative integer`);
-        if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        if (this.validateRefs && ev.b >= 0 && !s.hasLoc(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
         if ((ev.kind === EventKind.Acquire || ev.kind === EventKind.Release) && ev.c >= 0) {
           if (this.validateRefs && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
           ev.c = s.stackNode(ev.c);
         }
         break;
       case EventKind.Fail:
-        if (this.validateRefs && ev.b >= 0 && !s.locs.has(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
+        if (this.validateRefs && ev.b >= 0 && !s.hasLoc(ev.b)) throw new TraceLineError(this.line, `loc ${ev.b} is not defined`);
         if (this.validateRefs && ev.c >= 0 && !s.hasStack(ev.c)) throw new TraceLineError(this.line, `stack ${ev.c} is not defined`);
         if (ev.c >= 0) ev.c = s.stackNode(ev.c);
         if (this.result.firstFail === undefined) this.result.firstFail = ev.i;

@@ -31,12 +31,62 @@ class IntColumn {
   }
 }
 
+/** ids below this also have their definitions flagged in typed arrays (the per-event checks read those, not the Maps) */
+const DENSE_IDS = 1 << 20;
+
 export class TraceSymbols {
   readonly threads = new Map<number, ThreadDef>();
+  /** variables and locations: define them with defineVar / defineLoc (which keep the dense flags) */
   readonly vars = new Map<number, VarDef>();
   readonly locs = new Map<number, LocDef>();
   /** declared stack id → node */
   private readonly stackNodes = new Map<number, number>();
+  /** per id below DENSE_IDS: bit 1 a var of that id is defined, bit 2 a loc */
+  private defined = new Uint8Array(0);
+  /** per stack id below DENSE_IDS: its node + 2 (0: not defined) */
+  private stackDense = new Int32Array(0);
+
+  defineVar(id: number, v: VarDef): void {
+    this.vars.set(id, v);
+    if (id >= 0 && id < DENSE_IDS) this.flag(id, 1);
+  }
+
+  defineLoc(id: number, l: LocDef): void {
+    this.locs.set(id, l);
+    if (id >= 0 && id < DENSE_IDS) this.flag(id, 2);
+  }
+
+  private flag(id: number, bit: number): void {
+    if (id >= this.defined.length) {
+      let n = this.defined.length || 64;
+      while (n <= id) n *= 2;
+      const d = new Uint8Array(n);
+      d.set(this.defined);
+      this.defined = d;
+    }
+    this.defined[id] |= bit;
+  }
+
+  hasVar(id: number): boolean {
+    return id >= 0 && id < this.defined.length ? (this.defined[id] & 1) !== 0 : this.vars.has(id);
+  }
+
+  hasLoc(id: number): boolean {
+    return id >= 0 && id < this.defined.length ? (this.defined[id] & 2) !== 0 : this.locs.has(id);
+  }
+
+  private setStackNode(id: number, node: number): void {
+    this.stackNodes.set(id, node);
+    if (id < 0 || id >= DENSE_IDS) return;
+    if (id >= this.stackDense.length) {
+      let n = this.stackDense.length || 64;
+      while (n <= id) n *= 2;
+      const d = new Int32Array(n);
+      d.set(this.stackDense);
+      this.stackDense = d;
+    }
+    this.stackDense[id] = node + 2;
+  }
   /** node columns: parent node (-1 bottom), frame loc id, depth (1 = one frame) */
   private readonly nodeParent = new IntColumn();
   private readonly nodeFrame = new IntColumn();
@@ -47,11 +97,15 @@ export class TraceSymbols {
   truncatedStacks = false;
 
   hasStack(id: number): boolean {
-    return this.stackNodes.has(id);
+    return id >= 0 && id < this.stackDense.length ? this.stackDense[id] !== 0 : this.stackNodes.has(id);
   }
 
   /** The node of a declared stack id (-1: not defined). */
   stackNode(id: number): number {
+    if (id >= 0 && id < this.stackDense.length) {
+      const n = this.stackDense[id];
+      return n === 0 ? -1 : n - 2;
+    }
     return this.stackNodes.get(id) ?? -1;
   }
 
@@ -59,14 +113,14 @@ export class TraceSymbols {
   defineStackFrames(id: number, frames: readonly number[]): number {
     let node = -1;
     for (const f of frames) node = this.pushFrame(node, f);
-    this.stackNodes.set(id, node);
+    this.setStackNode(id, node);
     return node;
   }
 
   /** Defines stack `id` as the stack `parent` (a declared id, -1 none) plus `frame`. */
   defineStackNode(id: number, parent: number, frame: number): number {
     const node = this.pushFrame(parent < 0 ? -1 : this.stackNode(parent), frame);
-    this.stackNodes.set(id, node);
+    this.setStackNode(id, node);
     return node;
   }
 

@@ -278,6 +278,71 @@ export class PairOrdering {
     return n;
   }
 
+  /** bucket records in order of first index, copied for release (read one after the other, not at random in a cold bucket) */
+  private sFirst = new Float64Array(1024);
+  private sSecond = new Float64Array(1024);
+  private sRec = new Int32Array(1024 * REC);
+  private sValue1: unknown[] = [];
+  private sValue2: unknown[] = [];
+
+  /**
+   * Copies bucket b's records in order of first index (stable counting sort,
+   * as sortBucket) into the s* arrays; returns their number.
+   */
+  private copySorted(b: number): number {
+    const bk = this.buckets[b & (this.buckets.length - 1)];
+    const n = bk.n;
+    if (this.sFirst.length < n) {
+      let c = this.sFirst.length * 2;
+      while (c < n) c *= 2;
+      this.sFirst = new Float64Array(c);
+      this.sSecond = new Float64Array(c);
+      this.sRec = new Int32Array(c * REC);
+    }
+    const sFirst = this.sFirst;
+    const sSecond = this.sSecond;
+    const sRec = this.sRec;
+    const first = bk.first;
+    const second = bk.second;
+    const rec = bk.rec;
+    const base = b * BUCKET;
+    const c = this.counts;
+    c.fill(0);
+    for (let r = 0; r < n; r++) c[((first[r] - base) | 0) + 1]++;
+    for (let k = 1; k <= BUCKET; k++) c[k] += c[k - 1];
+    // scatter: the (cold) bucket is read in order, the (recently used) copy is written at random
+    for (let r = 0; r < n; r++) {
+      const j = c[(first[r] - base) | 0]++;
+      sFirst[j] = first[r];
+      sSecond[j] = second[r];
+      const o = r * REC;
+      const q = j * REC;
+      sRec[q] = rec[o];
+      sRec[q + 1] = rec[o + 1];
+      sRec[q + 2] = rec[o + 2];
+      sRec[q + 3] = rec[o + 3];
+      sRec[q + 4] = rec[o + 4];
+      sRec[q + 5] = rec[o + 5];
+    }
+    if (bk.value1.length > 0 || bk.value2.length > 0) {
+      // second pass over the same order for the values (rare: traces with values)
+      c.fill(0);
+      for (let r = 0; r < n; r++) c[((first[r] - base) | 0) + 1]++;
+      for (let k = 1; k <= BUCKET; k++) c[k] += c[k - 1];
+      const v1 = (this.sValue1 = new Array(n).fill(undefined));
+      const v2 = (this.sValue2 = new Array(n).fill(undefined));
+      for (let r = 0; r < n; r++) {
+        const j = c[(first[r] - base) | 0]++;
+        v1[j] = bk.value1[r];
+        v2[j] = bk.value2[r];
+      }
+    } else if (this.sValue1.length > 0) {
+      this.sValue1 = [];
+      this.sValue2 = [];
+    }
+    return n;
+  }
+
   /** Releases, in order, all buckets below `limit`. */
   private releaseBuckets(limit: number): void {
     // maxBucket covers the spilled pairs too
@@ -286,15 +351,14 @@ export class PairOrdering {
       if (this.runs.length) this.readBack(b);
       const bk = this.buckets[b & (this.buckets.length - 1)];
       if (bk.n === 0) continue;
-      const n = this.sortBucket(b);
+      const n = this.copySorted(b);
       // the callback reads the bucket's records through firstIdx, secondIdx, rec, value1, value2
-      this.firstIdx = bk.first;
-      this.secondIdx = bk.second;
-      this.rec = bk.rec;
-      this.value1 = bk.value1;
-      this.value2 = bk.value2;
-      const sorted = this.sorted;
-      for (let j = 0; j < n; j++) this.release(sorted[j]);
+      this.firstIdx = this.sFirst;
+      this.secondIdx = this.sSecond;
+      this.rec = this.sRec;
+      this.value1 = this.sValue1;
+      this.value2 = this.sValue2;
+      for (let j = 0; j < n; j++) this.release(j);
       bk.clear();
       this.count -= n;
     }

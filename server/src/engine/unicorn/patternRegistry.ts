@@ -7,6 +7,7 @@
 import { PairRelation, pairPatternNumber, PatternDefinition, PATTERNS } from './patternCatalog';
 import { combinedPatternNumber, EXECUTION_ORDER } from './patternCombination';
 import { IntColumn, NumberIdMap } from './numberIdMap';
+import { CombinationMemo, ROW_P1_LIMIT } from './combinationMemo';
 
 export interface LocInfo {
   file: string;
@@ -106,8 +107,6 @@ export interface AccessRef {
 }
 
 const PAIR_KEY_LIMIT = 2 ** 26;
-/** pair signatures below this use the flat combination key (2^22 · 2^22 · 8 < 2^53) */
-const COMBO_SIG_LIMIT = 2 ** 22;
 /** pair signatures below this have their combinations in a flat table (256 · 256 · 8 int32 = 2 MiB) */
 const DENSE_SIGS = 256;
 /** combination() answer: not computed yet */
@@ -146,8 +145,8 @@ export class PatternRegistry {
   private pairKinds = new Uint8Array(1024);
   /** (p1, p2, relation) → pattern id + 2, 1 no pattern, 0 unknown; a flat table for the first DENSE_SIGS signatures, by p2 first (the pair window looks up many p1 for one p2: one 8 KiB row) */
   private readonly denseCombos = new Int32Array(DENSE_SIGS * DENSE_SIGS * 8);
-  /** (p1, p2, relation) → pattern id + 1 or 0 (no pattern), beyond DENSE_SIGS */
-  private readonly combos = new NumberIdMap();
+  /** (p1, p2, relation) → pattern id + 2, 1 no pattern, beyond DENSE_SIGS: one row per p2 (p1 below ROW_P1_LIMIT) */
+  private readonly combos = new CombinationMemo();
   private readonly bigCombos = new Map<string, number>();
   /** thread names, interned */
   private readonly threadNameList: string[] = [];
@@ -321,10 +320,8 @@ export class PatternRegistry {
    */
   combination(p1: number, p2: number, rel: PairRelation): number {
     if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) return this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] - 2;
-    if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) {
-      const id = this.combos.get((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel);
-      return id === -1 ? UNKNOWN_COMBINATION : id === 0 ? NO_PATTERN : id - 1;
-    }
+    // absent: 0 - 2 = UNKNOWN_COMBINATION
+    if (p1 < ROW_P1_LIMIT) return this.combos.get(p2, p1 * 8 + rel + 1) - 2;
     const id = this.bigCombos.get(`${p1},${p2},${rel}`);
     return id === undefined ? UNKNOWN_COMBINATION : id;
   }
@@ -345,7 +342,7 @@ export class PatternRegistry {
       this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] = id + 2;
       return id;
     }
-    if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.combos.set((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel, id + 1);
+    if (p1 < ROW_P1_LIMIT) this.combos.set(p2, p1 * 8 + rel + 1, id + 2);
     else this.bigCombos.set(`${p1},${p2},${rel}`, id);
     return id;
   }
@@ -635,7 +632,7 @@ export class PatternRegistry {
     if (this.combination(p1, p2, rel) !== UNKNOWN_COMBINATION) return;
     // as internCombination stores its answer
     if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] = id + 2;
-    else if (p1 < COMBO_SIG_LIMIT && p2 < COMBO_SIG_LIMIT) this.combos.set((p1 * COMBO_SIG_LIMIT + p2) * 8 + rel, id + 1);
+    else if (p1 < ROW_P1_LIMIT) this.combos.set(p2, p1 * 8 + rel + 1, id + 2);
     else this.bigCombos.set(`${p1},${p2},${rel}`, id);
   }
 
