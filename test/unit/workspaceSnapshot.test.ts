@@ -202,6 +202,26 @@ test('session: reopening loads the snapshot and reads only the new trace; a remo
   }
 });
 
+test('session with a pool of 2 worker threads: summaries cached per run, then the snapshot; reopening reads only the new trace', async () => {
+  const ws = workspace('airline');
+  try {
+    const { files, info, cacheDir } = ws;
+    const first = new WorkspaceSession();
+    const r1 = await first.update({ options: {}, files: info(files.slice(0, -1)), cacheDir, workers: 2 });
+    assert.deepEqual([r1.read, r1.fromSnapshot], [files.length - 1, 0]);
+    const dir = (await SummaryCache.open(cacheDir, first.analyzer!.options)).dir;
+    assert.equal(readdirSync(path.join(dir, 'runs')).length, files.length - 1);
+    await first.writeSnapshot();
+    const second = new WorkspaceSession();
+    const r2 = await second.update({ options: {}, files: info(files), cacheDir, workers: 2 });
+    assert.deepEqual([r2.fromSnapshot, r2.read, r2.changed], [files.length - 1, 1, 1]);
+    const all = await serial(files);
+    assert.deepEqual(visibleByKey(second.analyzer!.rank(), second.analyzer!), visibleByKey(all.result, all.analyzer));
+  } finally {
+    rmSync(ws.dir, { recursive: true, force: true });
+  }
+});
+
 test('session: a truncated, corrupt, other-version, other-engine or other-options snapshot is a warning, and every trace is read', async () => {
   const ws = workspace('unsafelist');
   try {
