@@ -13,7 +13,7 @@ import { createReadStream } from 'node:fs';
 import { Diagnostic, Outcome, UncaughtInfo } from './trace/traceFormat';
 import { readTrace } from './trace/traceReader';
 import { findTraceFiles } from './traceDiscovery';
-import { PatternRegistry } from './unicorn/patternRegistry';
+import { PatternRegistry, RegistryColumns } from './unicorn/patternRegistry';
 import { CollectorStats, RunCollector, UnicornCollector } from './unicorn/unicornCollector';
 import { FalconCollector } from './falcon/falconCollector';
 import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
@@ -26,7 +26,7 @@ import { RankedList } from './ranking/rankedList';
 import { StaticKeyOrder } from './ranking/staticKeyOrder';
 import { placeRows } from './ranking/compactOrder';
 export { patternAt, patternCount } from './ranking/rankedList';
-import { encodeRuns, SummaryMerger } from './summary/runSummary';
+import { EncodedRun, encodeRuns, SummaryMerger } from './summary/runSummary';
 import { ENGINE_VERSION, optionMismatch, SummaryFile } from './summary/summaryFile';
 
 export type Strategy = 'unicorn' | 'falcon';
@@ -86,8 +86,8 @@ export interface RunResult {
   /** the noise plan of the run (header.recorder.options.plan, written by `braid record --plan`) */
   plan?: { name: string; file?: string };
   events: number;
-  /** pattern ids (PatternRegistry) found in this run */
-  patterns: number[];
+  /** pattern ids (PatternRegistry) found in this run, ascending (typed: a busy workspace has millions) */
+  patterns: Int32Array;
   /** failing runs: global index of the failure point (first FAIL event or the outcome's failAt), when known */
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
@@ -180,6 +180,14 @@ const SYMPTOM = PATTERN_GROUPS.indexOf('symptom');
 const SMALL_METHODS = 127;
 const MAX_PATTERN_LENGTH = Math.max(...PATTERNS.map((d) => d.kind.length));
 
+/** An analyzer's state (Analyzer.exportState / importState). */
+export interface AnalyzerState {
+  registry: RegistryColumns;
+  runs: EncodedRun[];
+  /** traces with problems and no run */
+  unreadable: { file: string; diagnostics: Diagnostic[] }[];
+}
+
 export class Analyzer {
   readonly options: AnalysisOptions;
   readonly registry = new PatternRegistry();
@@ -269,7 +277,7 @@ export class Analyzer {
       seed: seed === undefined ? undefined : String(seed),
       ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
-      patterns: found.sortedIds(),
+      patterns: Int32Array.from(found.sortedIds()),
       failPoint,
       afterFailure,
       ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined
@@ -835,6 +843,32 @@ export class Analyzer {
       tie: 0,
       tieSize: 1,
     };
+  }
+
+  // ---- workspace snapshot (summary/workspaceSnapshot.ts): the whole state out and back in ----
+
+  /** Everything this analyzer knows (registry, runs in the order added, traces' problems, content hashes). */
+  exportState(): AnalyzerState {
+    return {
+      registry: this.registry.exportColumns(),
+      runs: [...this.runs.values()].map((run) => ({ run, diagnostics: this.fileDiagnostics.get(run.file) ?? [], hash: this.contentHashes.get(run.file) })),
+      unreadable: [...this.fileDiagnostics].filter(([f]) => !this.runs.has(f)).map(([file, diagnostics]) => ({ file, diagnostics })),
+    };
+  }
+
+  /** Makes a new analyzer (nothing added yet) the one exported: the same ids, runs and problems. */
+  importState(s: AnalyzerState): void {
+    if (this.runs.size || this.fileDiagnostics.size || this.registry.patterns.length) throw new Error('importState needs a new analyzer');
+    this.registry.importColumns(s.registry);
+    const n = this.registry.patterns.length;
+    for (const { run, diagnostics, hash } of s.runs) {
+      for (const list of [run.patterns, run.afterFailure ?? []])
+        for (let k = 0; k < list.length; k++) if (!(list[k] >= 0 && list[k] < n)) throw new Error(`run ${run.file}: pattern id ${list[k]} out of range`);
+      this.runs.set(run.file, run);
+      this.fileDiagnostics.set(run.file, diagnostics);
+      if (hash) this.contentHashes.set(run.file, hash);
+    }
+    for (const { file, diagnostics } of s.unreadable) if (!this.runs.has(file)) this.fileDiagnostics.set(file, diagnostics);
   }
 }
 
