@@ -5,6 +5,7 @@
  * naive: line-by-line JSON.parse of every trace line (the yardstick);
  * analyze: UNICORN over the traces, ranking, GRIFFIN, then the JSON report
  * streamed to OUT.json — each phase timed. Prints one JSON line.
+ * rank: UNICORN and ranking only (for profiling ranking; OUT.json is not written).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -36,10 +37,18 @@ async function main() {
   const a = new Analyzer();
   for (const f of files) await a.addTrace(f);
   const t1 = performance.now();
+  const peak = () => Math.round(process.resourceUsage().maxRSS / 1024);
+  const peakUnicorn = peak();
   const result = a.rank();
   const t2 = performance.now();
+  const peakRank = peak();
+  if (mode === 'rank') {
+    console.log(JSON.stringify({ mode, patterns: result.stats.patterns, unicornMs: t1 - t0, rankMs: t2 - t1, maxRssMiB: process.resourceUsage().maxRSS / 1024 }));
+    return;
+  }
   const bugs = explainBugs(a, result);
   const t3 = performance.now();
+  const peakGriffin = peak();
   const stream = createWriteStream(out);
   await writeJson(jsonReportSections(result, { extra: { bugs } }), streamSink(stream));
   stream.end();
@@ -58,6 +67,8 @@ async function main() {
       reportMs: t4 - t3,
       ms: t4 - t0,
       maxRssMiB: process.resourceUsage().maxRSS / 1024,
+      // peak RSS (MiB) when each phase ended
+      peakMiB: { unicorn: peakUnicorn, rank: peakRank, griffin: peakGriffin },
     }),
   );
 }

@@ -25,6 +25,7 @@ import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './rankin
 import { RankedList } from './ranking/rankedList';
 import { StaticKeyOrder } from './ranking/staticKeyOrder';
 import { placeRows } from './ranking/compactOrder';
+import { NumberIdMap } from './unicorn/numberIdMap';
 export { patternAt, patternCount } from './ranking/rankedList';
 import { EncodedRun, encodeRuns, SummaryMerger } from './summary/runSummary';
 import { ENGINE_VERSION, optionMismatch, SummaryFile } from './summary/summaryFile';
@@ -434,15 +435,18 @@ export class Analyzer {
     const n = reg.patterns.length;
     const failed = new Int32Array(n);
     const passed = new Int32Array(n);
-    const failedAfter = new Int32Array(n);
+    // (only when some run knows its failure point)
+    const failedAfter = runs.some((r) => r.afterFailure?.length) ? new Int32Array(n) : undefined;
     for (const r of runs) {
       const m = r.outcome === 'fail' ? failed : passed;
-      for (const p of r.patterns) m[p]++;
-      if (r.afterFailure) for (const p of r.afterFailure) failedAfter[p]++;
+      const ps = r.patterns;
+      for (let k = 0; k < ps.length; k++) m[ps[k]]++;
+      if (r.afterFailure && failedAfter) for (const p of r.afterFailure) failedAfter[p]++;
     }
     const grouping = this.options.grouping;
     const formula = this.options.formula;
     this.refreshTestLocs();
+    this.refreshAccessLocs();
     // The order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups, in typed arrays:
     // patterns are bucketed by their (group, failed, passed, length) — the sort keys before the static key —
     // the few buckets are sorted, and the patterns are placed bucket by bucket in static-key order.
@@ -452,7 +456,8 @@ export class Analyzer {
     const codes = 3 * F1 * P1 * L;
     const dense = codes <= 1 << 22 ? new Int32Array(codes) : undefined;
     const sparse = dense ? undefined : new Map<number, number>();
-    const bucketOf = new Int32Array(n).fill(-1);
+    // per pattern id: its bucket (-1: in no run), and its methods key (grouping)
+    const bucketOf = new Int32Array(2 * n).fill(-1);
     // per bucket: group, failed, passed, length, score, size
     let bG: number[] = [];
     let bF: number[] = [];
@@ -465,7 +470,7 @@ export class Analyzer {
       const p = passed[id];
       if (f === 0 && p === 0) continue;
       count++;
-      const g = grouping ? this.groupCodeOf(id, f, failedAfter[id]) : 0;
+      const g = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) : 0;
       const len = reg.patternDef(id).kind.length;
       const code = ((g * F1 + f) * P1 + p) * L + len;
       let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
@@ -480,7 +485,7 @@ export class Analyzer {
         bSize.push(0);
       }
       bSize[b]++;
-      bucketOf[id] = b;
+      bucketOf[2 * id] = b;
     }
     const B = bSize.length;
     const bScore = new Float64Array(B);
@@ -497,12 +502,21 @@ export class Analyzer {
       bStart[buckets[q]] = at;
       at += bSize[buckets[q]];
     }
+    // methods keys computed in id order (the registry's columns read in order), kept next to the
+    // bucket (one read per pattern below, in key order)
+    if (grouping) for (let id = 0; id < n; id++) if (bucketOf[2 * id] >= 0) bucketOf[2 * id + 1] = this.tieKeyOf(id);
     const order = new Int32Array(count);
+    const rowBucket = new Int32Array(count);
+    const rowTie = grouping ? new Int32Array(count) : undefined;
     const keyOrder = (this.keyOrder ??= new StaticKeyOrder(reg)).order();
     for (let q = 0; q < keyOrder.length; q++) {
       const id = keyOrder[q];
-      const b = bucketOf[id];
-      if (b >= 0) order[bStart[b]++] = id;
+      const b = bucketOf[2 * id];
+      if (b < 0) continue;
+      const at = bStart[b]++;
+      order[at] = id;
+      rowBucket[at] = b;
+      if (rowTie) rowTie[at] = bucketOf[2 * id + 1];
     }
     const bGroup = Uint8Array.from(bG);
     bG = bF = bP = bL = bSize = [];
@@ -512,16 +526,7 @@ export class Analyzer {
       d.tieSize = list.tieSizes[k];
       return d;
     });
-    const rowScore = new Float64Array(count);
-    const rowGroup = new Uint8Array(count);
-    const rowTie = grouping ? new Int32Array(count) : undefined;
-    for (let q = 0; q < count; q++) {
-      const id = order[q];
-      rowScore[q] = bScore[bucketOf[id]];
-      rowGroup[q] = bGroup[bucketOf[id]];
-      if (rowTie) rowTie[q] = this.tieKeyOf(id);
-    }
-    placeRows(ranking, { ids: order, score: rowScore, group: rowGroup, tieKey: rowTie, failed, passed });
+    placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed });
     let message: string | undefined;
     if (runs.length === 0) message = 'No traces could be analyzed.';
     else if (totalFailed === 0)
@@ -554,6 +559,22 @@ export class Analyzer {
     return withRanking(result, ranking);
   }
 
+  /** per static access: its loc (registry.accesses[s].loc, copied in id order: patterns read it in any order) */
+  private accessLocs = new Int32Array(0);
+  private accessLocsFor = 0;
+
+  private refreshAccessLocs(): void {
+    const accesses = this.registry.accesses;
+    const A = accesses.length;
+    if (A > this.accessLocs.length) {
+      const grown = new Int32Array(Math.max(A, this.accessLocs.length * 2, 1024));
+      grown.set(this.accessLocs.subarray(0, this.accessLocsFor));
+      this.accessLocs = grown;
+    }
+    for (let s = this.accessLocsFor; s < A; s++) this.accessLocs[s] = accesses[s].loc;
+    this.accessLocsFor = A;
+  }
+
   /** per loc: 0 not known yet, 1 user code, 2 library code (isLibrary) */
   private libraryLocs = new Uint8Array(0);
 
@@ -578,7 +599,7 @@ export class Analyzer {
   /** interned unordered pairs of role method sets → methods key number */
   private readonly tieKeyNos = new Map<number | string, number>();
   /** the same for pairs of sets of ≤ 2 methods numbered below SMALL_METHODS (no set interning) */
-  private readonly smallTieKeyNos = new Map<number, number>();
+  private readonly smallTieKeyNos = new NumberIdMap();
   private tieKeyCount = 0;
   /** the patterns in static-key order (the last tie-break of the listed order), kept across rank() calls */
   private keyOrder: StaticKeyOrder | undefined;
@@ -591,18 +612,16 @@ export class Analyzer {
   private tieKeyOf(id: number): number {
     if (id < this.tieKeys.length && this.tieKeys[id] > 0) return this.tieKeys[id] - 1;
     const reg = this.registry;
-    const accs = reg.patternColumn(id, 0) as number[];
-    // the stacks only matter for accesses in library code (read when one is met)
-    let stacks: number[] | undefined;
     const roles = reg.patternDef(id).roles;
-    const n = accs.length;
+    const n = roles.length;
     const scratch = this.keyScratch.length >= 2 * n ? this.keyScratch : (this.keyScratch = new Int32Array(2 * n));
     // role 1's method numbers in scratch[0..n1), role 2's in scratch[n..n+n2), each sorted and unique
     let n1 = 0;
     let n2 = 0;
     for (let k = 0; k < n; k++) {
-      const loc = reg.accesses[accs[k]].loc;
-      const m = loc < this.locMethodNos.length && this.locMethodNos[loc] > 0 ? this.locMethodNos[loc] - 1 : this.userMethodNo(loc, (stacks ??= reg.patternColumn(id, 1) as number[])[k]);
+      const loc = this.accessLocs[reg.patternAccessAt(id, k)];
+      // the stack only matters for an access in library code
+      const m = loc < this.locMethodNos.length && this.locMethodNos[loc] > 0 ? this.locMethodNos[loc] - 1 : this.userMethodNo(loc, reg.patternStackAt(id, k));
       const base = roles[k] === 1 ? 0 : n;
       const len = base === 0 ? n1 : n2;
       let q = base + len;
@@ -624,7 +643,7 @@ export class Analyzer {
       const c2 = n2 === 0 ? 0 : n2 === 1 ? scratch[n] + 1 : (scratch[n] + 1) * SMALL_METHODS + scratch[n + 1] + 1;
       const pair = c1 < c2 ? c1 * 2 ** 14 + c2 : c2 * 2 ** 14 + c1;
       no = this.smallTieKeyNos.get(pair);
-      if (no === undefined) this.smallTieKeyNos.set(pair, (no = this.tieKeyCount++));
+      if (no < 0) this.smallTieKeyNos.set(pair, (no = this.tieKeyCount++));
     } else {
       const s1 = this.methodSetNo(scratch, 0, n1);
       const s2 = this.methodSetNo(scratch, n, n2);
@@ -757,8 +776,8 @@ export class Analyzer {
     if (h === 0) {
       const reg = this.registry;
       h = 2;
-      for (const s of reg.patternColumn(id, 0) as number[]) {
-        if (!this.isTestLoc(reg.accesses[s].loc)) {
+      for (let k = 0, len = reg.patternDef(id).kind.length; k < len; k++) {
+        if (!this.isTestLoc(this.accessLocs[reg.patternAccessAt(id, k)])) {
           h = 1;
           break;
         }

@@ -12,10 +12,12 @@ import type { RankedList } from './rankedList';
 export interface SortedRows {
   /** registry ids in sorted order */
   ids: Int32Array;
-  /** per sorted row: score, group (index into PATTERN_GROUPS), methods key (interned, ≥ 0; grouping only) */
-  score: Float64Array;
-  group: Uint8Array;
+  /** per sorted row: its bucket (rows of one bucket have one score and group), methods key (interned, ≥ 0; grouping only) */
+  bucket: Int32Array;
   tieKey?: Int32Array;
+  /** per bucket: score, group (index into PATTERN_GROUPS) */
+  bucketScore: Float64Array;
+  bucketGroup: Uint8Array;
   /** per registry id: failing / passing runs */
   failed: Int32Array;
   passed: Int32Array;
@@ -23,7 +25,9 @@ export interface SortedRows {
 
 /** Writes rows [0, n) of `list`: ranks, then tie groups when `rows.tieKey` is given (grouping on). */
 export function placeRows(list: RankedList<any>, rows: SortedRows): void {
-  const { ids, score, group, tieKey, failed, passed } = rows;
+  const { ids, bucket, bucketScore, bucketGroup, tieKey, failed, passed } = rows;
+  const score = (q: number) => bucketScore[bucket[q]];
+  const group = (q: number) => bucketGroup[bucket[q]];
   const count = ids.length;
   const grouping = tieKey !== undefined;
   let keys = 0;
@@ -31,27 +35,29 @@ export function placeRows(list: RankedList<any>, rows: SortedRows): void {
   // per methods key: the last sub-run that met it and its bucket there
   const stamp = new Int32Array(keys).fill(-1);
   const slot = new Int32Array(keys);
-  const memberTie = new Int32Array(count);
-  const tieCount = new Int32Array(count + 1);
-  const tieStart = new Int32Array(count + 1);
+  const memberTie = new Int32Array(grouping ? count : 0);
+  const rowAt = new Int32Array(grouping ? count : 0);
+  // per tie group of a sub-run (at most one per methods key)
+  const tieCount = new Int32Array(keys + 1);
+  const tieStart = new Int32Array(keys + 1);
   let j = 0;
   let tieNo = 0;
   for (let start = 0; start < count; ) {
-    const g = group[start];
+    const g = group(start);
     let end = start + 1;
-    while (end < count && sameScore(score[end], score[end - 1]) && (!grouping || group[end] === g)) end++;
+    while (end < count && sameScore(score(end), score(end - 1)) && (!grouping || group(end) === g)) end++;
     const rank = start + 1;
     if (!grouping || end - start === 1) {
-      for (let q = start; q < end; q++) list.setRow(j++, ids[q], rank, score[q], failed[ids[q]], passed[ids[q]], g, ++tieNo, 1);
+      for (let q = start; q < end; q++) list.setRow(j++, ids[q], rank, score(q), failed[ids[q]], passed[ids[q]], g, ++tieNo, 1);
       start = end;
       continue;
     }
     // tie groups: scores equal to the first of the sub-run (tieGroups), a sub-run of the rank's run
     for (let sub = start; sub < end; ) {
       let subEnd = sub + 1;
-      while (subEnd < end && sameScore(score[subEnd], score[sub])) subEnd++;
+      while (subEnd < end && sameScore(score(subEnd), score(sub))) subEnd++;
       if (subEnd - sub === 1) {
-        list.setRow(j++, ids[sub], rank, score[sub], failed[ids[sub]], passed[ids[sub]], g, ++tieNo, 1);
+        list.setRow(j++, ids[sub], rank, score(sub), failed[ids[sub]], passed[ids[sub]], g, ++tieNo, 1);
         sub = subEnd;
         continue;
       }
@@ -72,9 +78,25 @@ export function placeRows(list: RankedList<any>, rows: SortedRows): void {
         tieStart[b] = at;
         at += tieCount[b];
       }
-      for (let q = sub; q < subEnd; q++) {
-        const b = memberTie[q - sub];
-        list.setRow(j + tieStart[b]++, ids[q], rank, score[q], failed[ids[q]], passed[ids[q]], g, tieNo + b + 1, tieCount[b]);
+      // each row's place, then the list's columns one at a time: ids and scores scattered (one stream
+      // each; with thousands of tie groups, writing every column at once misses the cache on every row),
+      // the rest in list order (ranks and group of the run, tie groups as ranges, counts read by id)
+      const m = subEnd - sub;
+      for (let k = 0; k < m; k++) rowAt[k] = j + tieStart[memberTie[k]]++;
+      for (let k = 0; k < m; k++) list.ids[rowAt[k]] = ids[sub + k];
+      for (let k = 0; k < m; k++) list.scores[rowAt[k]] = score(sub + k);
+      list.ranks.fill(rank, j, j + m);
+      list.groupCodes.fill(g, j, j + m);
+      for (let b = 0, at = j; b < nb; b++) {
+        const size = tieStart[b] - (at - j);
+        list.ties.fill(tieNo + b + 1, at, at + size);
+        list.tieSizes.fill(size, at, at + size);
+        at += size;
+      }
+      for (let q = j; q < j + m; q++) {
+        const id = list.ids[q];
+        list.failed[q] = failed[id];
+        list.passed[q] = passed[id];
       }
       tieNo += nb;
       j += subEnd - sub;

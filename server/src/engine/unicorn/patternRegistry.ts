@@ -471,6 +471,16 @@ export class PatternRegistry {
     return out;
   }
 
+  /** Static access id of a pattern's access k (no array built: for loops over every pattern). */
+  patternAccessAt(id: number, k: number): number {
+    return this.patternAcc.data[id * 4 + k];
+  }
+
+  /** Call stack id of a pattern's access k at its first occurrence (-1: none). */
+  patternStackAt(id: number, k: number): number {
+    return this.patternStack.data[id * 4 + k];
+  }
+
   /** Values of a pattern's first occurrence, per access. */
   patternValues(id: number): unknown[] {
     const v = this.patternVals.get(id);
