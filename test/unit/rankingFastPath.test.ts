@@ -7,7 +7,8 @@
  * ranked by listRanks, grouped by tieGroups over methodsKey, groups and
  * counts recomputed from the runs. Traces are added in three rounds (new
  * patterns and new key tokens between rank() calls on one Analyzer).
- * Names include "|" (a file "Odd.java:3|A": the key strings are then sorted as strings), lines 1
+ * Names include "|" (a file "Odd.java:3|A": the key strings are then sorted as strings), "@" and ":"
+ * (a variable "x@1", a file "C:Odd.java": access keys sorted as strings), prefixes (x, x1; Odd, Odd.java), lines 1
  * and 12 (one access key a prefix of another), P1 next to P10–P17, and one
  * line in two methods (equal keys), and a line that becomes test code in the
  * second round.
@@ -24,10 +25,16 @@ import { countsOfRuns } from '../../server/src/engine/griffin/suspiciousPatterns
 import { rng } from '../helpers/seededRandom';
 import { writeTraces, BuiltTrace } from '../helpers/traceBuilder';
 
-function randomRuns(seed: number, runs: number, pipe: boolean): BuiltTrace[] {
+/**
+ * names: 'pipe' puts "|" in a variable and a file (key strings sorted as strings); 'odd' puts "@" in a
+ * variable and ":" in a file (static access keys sorted as strings); 'plain' has variables and files
+ * that are prefixes of others (x, x1, xa; Odd, Odd.java, Odd.javax: the keys' parts ranked apart).
+ */
+function randomRuns(seed: number, runs: number, names: 'pipe' | 'odd' | 'plain'): BuiltTrace[] {
+  const pipe = names === 'pipe';
   const rand = rng(seed);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
-  const vars = pipe ? ['x', 'y', 'a|b', 'z'] : ['x', 'y', 'z'];
+  const vars = pipe ? ['x', 'y', 'a|b', 'z'] : names === 'odd' ? ['x', 'y', 'z', 'x@1'] : ['x', 'y', 'z', 'x1', 'xa'];
   const lines = [1, 2, 12, 3, 21];
   const out: BuiltTrace[] = [];
   for (let k = 0; k < runs; k++) {
@@ -44,6 +51,8 @@ function randomRuns(seed: number, runs: number, pipe: boolean): BuiltTrace[] {
       if (line === 21 && k >= 7) opts.push('@harness');
       // with "|" in a name an access key's token can be a prefix of another's: R1:x@Odd.java:3| and R1:x@Odd.java:3|A:3|
       if (line === 3 && pipe) opts.push(`@file=${pick(['Odd.java', 'Odd.java:3|A'])}`);
+      if (line === 3 && names === 'odd') opts.push(`@file=${pick(['Odd.java', 'C:Odd.java'])}`);
+      if (line === 3 && names === 'plain') opts.push(`@file=${pick(['Odd.java', 'Odd', 'Odd.javax'])}`);
       if (rand() < 0.2) opts.push(`@from=Caller.java:${pick([5, 6])}:Caller.${pick(['run', 'go'])}`);
       events.push(`${rand() < 0.5 ? 'R' : 'W'}${t} ${pick(vars)} S${line}${opts.length ? ' ' + opts.join(' ') : ''}`);
       if (fail && i === Math.floor(n * 0.7)) events.push(`FAIL${t}`);
@@ -104,8 +113,7 @@ const cases: { options: Partial<AnalysisOptions>; tieOrder: TieOrder }[] = [
 test('rank(): the typed-array order, ranks and tie groups equal the reference on random traces (three rounds per analyzer)', async () => {
   let compared = 0;
   for (let seed = 1; seed <= 24; seed++) {
-    const pipe = seed % 3 === 0;
-    const runs = randomRuns(seed, 12, pipe);
+    const runs = randomRuns(seed, 12, seed % 3 === 0 ? 'pipe' : seed % 3 === 1 ? 'odd' : 'plain');
     const dir = writeTraces(runs);
     const c = cases[seed % cases.length];
     const a = new Analyzer(c.options);
@@ -130,7 +138,7 @@ test('rank(): the typed-array order, ranks and tie groups equal the reference on
 test('GRIFFIN: the coverage matrix read from the ranking (first t rows per run) gives the bugs of the full matrix', async () => {
   let bugs = 0;
   for (let seed = 101; seed <= 112; seed++) {
-    const runs = randomRuns(seed, 30, seed % 2 === 0);
+    const runs = randomRuns(seed, 30, seed % 2 === 0 ? 'pipe' : 'plain');
     const dir = writeTraces(runs);
     const a = new Analyzer();
     for (const t of runs) await a.addTrace(path.join(dir, `${t.execution}.trace.jsonl`));
