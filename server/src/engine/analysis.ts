@@ -820,12 +820,32 @@ export class Analyzer {
     group: PatternGroup = 'cause',
   ): RankedPattern {
     const reg = this.registry;
-    const info = reg.patterns[id];
-    // each column read once (every read of a view's column builds it)
-    const def = info.def;
-    const stacks = info.stacks;
-    const values = info.values;
-    const names = info.threadNames;
+    // the registry's columns read directly (no array per column)
+    const def = reg.patternDef(id);
+    const accesses: PatternAccess[] = [];
+    for (let k = 0; k < def.kind.length; k++) {
+      const a = reg.accesses[reg.patternAccessAt(id, k)];
+      const loc = reg.locs[a.loc];
+      const stack = this.frames(reg.patternStackAt(id, k));
+      const user = this.isLibraryLoc(a.loc) ? nearestUserFrame(loc, stack, this.isLibrary) : undefined;
+      const access: PatternAccess = {
+        thread: def.roles[k],
+        type: a.write ? 'W' : 'R',
+        variable: reg.variables[a.variable],
+        file: user ? user.file : loc.file,
+        line: user ? user.line : loc.line,
+        method: user ? user.method : loc.method,
+        stack,
+      };
+      const value = reg.patternValueAt(id, k);
+      const name = reg.patternThreadNameAt(id, k);
+      if (value !== undefined) access.value = value;
+      if (name !== undefined) access.threadName = name;
+      if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
+      if (loc.call !== undefined) access.call = loc.call;
+      if (this.isTestLoc(a.loc)) access.harness = true;
+      accesses.push(access);
+    }
     return {
       rank,
       score,
@@ -834,28 +854,8 @@ export class Analyzer {
       category: def.category,
       failed,
       passed,
-      accesses: info.accesses.map((s, k) => {
-        const a = reg.accesses[s];
-        const loc = reg.locs[a.loc];
-        const stack = this.frames(stacks[k]);
-        const user = this.isLibraryLoc(a.loc) ? nearestUserFrame(loc, stack, this.isLibrary) : undefined;
-        const access: PatternAccess = {
-          thread: def.roles[k],
-          type: a.write ? 'W' : 'R',
-          variable: reg.variables[a.variable],
-          file: user ? user.file : loc.file,
-          line: user ? user.line : loc.line,
-          method: user ? user.method : loc.method,
-          stack,
-        };
-        if (values[k] !== undefined) access.value = values[k];
-        if (names[k] !== undefined) access.threadName = names[k];
-        if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
-        if (loc.call !== undefined) access.call = loc.call;
-        if (this.isTestLoc(a.loc)) access.harness = true;
-        return access;
-      }),
-      key: info.key,
+      accesses,
+      key: reg.patternKey(id),
       index: id,
       pValue: fisherOneSided(failed, passed, totalFailed, totalPassed),
       group,

@@ -481,6 +481,17 @@ export class PatternRegistry {
     return this.patternStack.data[id * 4 + k];
   }
 
+  /** The value of a pattern's access k at its first occurrence (undefined: not recorded). */
+  patternValueAt(id: number, k: number): unknown {
+    return this.patternVals.get(id)?.[k];
+  }
+
+  /** The thread name of a pattern's access k at its first occurrence (undefined: the trace names none). */
+  patternThreadNameAt(id: number, k: number): string | undefined {
+    const v = this.patternName.data[id * 4 + k];
+    return v < 0 ? undefined : this.threadNameList[v];
+  }
+
   /** Values of a pattern's first occurrence, per access. */
   patternValues(id: number): unknown[] {
     const v = this.patternVals.get(id);
