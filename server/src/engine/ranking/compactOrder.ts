@@ -21,6 +21,8 @@ export interface SortedRows {
   /** per registry id: failing / passing runs */
   failed: Int32Array;
   passed: Int32Array;
+  /** room for 2 · rows int32 the caller no longer needs (saves allocating them; grouping only) */
+  scratch?: Int32Array;
 }
 
 /** Writes rows [0, n) of `list`: ranks, then tie groups when `rows.tieKey` is given (grouping on). */
@@ -35,8 +37,9 @@ export function placeRows(list: RankedList<any>, rows: SortedRows): void {
   // per methods key: the last sub-run that met it and its bucket there
   const stamp = new Int32Array(keys).fill(-1);
   const slot = new Int32Array(keys);
-  const memberTie = new Int32Array(grouping ? count : 0);
-  const rowAt = new Int32Array(grouping ? count : 0);
+  const room = grouping && rows.scratch && rows.scratch.length >= 2 * count ? rows.scratch : new Int32Array(grouping ? 2 * count : 0);
+  const memberTie = room.subarray(0, count);
+  const rowAt = room.subarray(count, 2 * count);
   // per tie group of a sub-run (at most one per methods key)
   const tieCount = new Int32Array(keys + 1);
   const tieStart = new Int32Array(keys + 1);
