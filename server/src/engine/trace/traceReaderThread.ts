@@ -12,11 +12,11 @@
  * measurements.
  */
 import { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { EventKind, TraceEvent } from './traceFormat';
 import { TraceSymbols } from './traceSymbols';
-import { ReadTraceOptions, ReadTraceResult, TraceVisitor } from './traceReader';
+import { isGzipPath, ReadTraceOptions, ReadTraceResult, TraceVisitor } from './traceReader';
 import { BATCHES_IN_FLIGHT, BatchMessage, CTRL_ABORT, CTRL_IN_FLIGHT, EventBatchReader, slotBytes } from './eventBatch';
 import type { ReaderThreadRequest } from './traceReaderWorker';
 
@@ -27,6 +27,23 @@ function workerEntry(): { file: string; eval?: boolean } {
   const src = path.join(__dirname, 'traceReaderWorker.ts');
   if (existsSync(src) && __filename.endsWith('.ts')) return { file: `require('tsx/cjs/api').register(); require(${JSON.stringify(src)});`, eval: true };
   return { file: path.resolve(__dirname, '../../../../dist/traceReaderWorker.js') };
+}
+
+/**
+ * Traces smaller than this (bytes; gzip traces count 8× their size) are read in one thread: starting
+ * the reader thread costs tens of ms, and at 10^6 events (24 MiB) two threads only break even
+ * (docs/benchmarks.md).
+ */
+export const READER_THREAD_MIN_BYTES = 16 << 20;
+
+/** True when `file` is big enough for a reader thread to pay off. */
+export async function worthReaderThread(file: string): Promise<boolean> {
+  try {
+    const size = (await fs.stat(file)).size;
+    return (isGzipPath(file) ? 8 * size : size) >= READER_THREAD_MIN_BYTES;
+  } catch {
+    return false; // the reader reports it
+  }
 }
 
 type DoneMessage = { type: 'done'; seq: number; result: Omit<ReadTraceResult, 'symbols'>; truncatedStacks: boolean };
