@@ -7,16 +7,19 @@
 //   - IGS over the `patterns` candidates (the committed recordings in test/fixtures/recorded/<pkg>
 //     give the top UNICORN patterns), budget 400: runs, and whether the top 3 trigger points
 //     include an `@bug` line;
-//   - the failure rate with the reproduction plan against uniform noise of the same kind at every
-//     instrumented point with the same expected number of noise events (events per point estimated
-//     from the committed recordings: events per source line and run, shared by the points of a line);
+//   - the failure rate with no noise, with the reproduction plan, and with uniform noise of the same
+//     kind at every instrumented point with the same expected number of noise events (events per
+//     point estimated from the committed recordings: events per source line and run, shared by the
+//     points of a line), over --rate-runs runs each;
 //   - one-at-a-time search over the same candidates: 10 runs without noise, then every point alone,
-//     up to 10 runs each (early stop at p < 10⁻⁶): the runs to find the trigger points this way, and
-//     the expected runs to the first one found over random orders, 10 + (|S| − m)·10/(m + 1) + the
-//     mean runs of the m points found; RELIEF on as many random configurations as IGS used.
+//     10 runs each (up to 30 while its test stays at p < 0.01; early stop at p < 10⁻⁶, IGS's stop
+//     rule): the runs to test every point, and the expected runs over random orders to find the
+//     points IGS found (p < 10⁻⁶, or the plan's when it stopped on them together): 1 (catalogue) + 10 + their own runs + each other point's
+//     runs × k/(k + 1) for k points; RELIEF on as many random configurations as IGS used.
+//   At the end: the IGS vs one-at-a-time table and the failure-rate table, in markdown.
 //
-//   node --import tsx bench/pinpoint-bench.mjs [pkg...|all] [--budget 400] [--jobs 2] [--rate-runs 20]
-//        [--candidates patterns|all] [--sim-only] [--no-baselines]
+//   node --import tsx bench/pinpoint-bench.mjs [pkg...|all] [--budget 400] [--jobs 2] [--rate-runs 50]
+//        [--candidates patterns|all] [--seed 4242] [--sim-only] [--no-sim] [--no-baselines] [--verbose]
 // Default subjects: the seven samples of test/fixtures/java (all = samples and evaluation subjects).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -42,11 +45,13 @@ const opt = (name, def) => {
 };
 const BUDGET = opt('--budget', 400);
 const JOBS = opt('--jobs', 2);
-const RATE_RUNS = opt('--rate-runs', 20);
+const RATE_RUNS = opt('--rate-runs', 50);
+const SEED = opt('--seed', 4242);
 const CANDIDATES = args.includes('--candidates') ? args[args.indexOf('--candidates') + 1] : 'patterns';
 const simOnly = args.includes('--sim-only');
 const baselines = !args.includes('--no-baselines');
-const names = args.filter((a, k) => !a.startsWith('--') && !['--budget', '--jobs', '--rate-runs', '--candidates'].includes(args[k - 1]));
+const verbose = args.includes('--verbose');
+const names = args.filter((a, k) => !a.startsWith('--') && !['--budget', '--jobs', '--rate-runs', '--candidates', '--seed'].includes(args[k - 1]));
 const pct = (x) => `${Math.round(x * 100)}%`;
 const load = () => os.loadavg()[0].toFixed(1);
 
@@ -57,6 +62,8 @@ const MODELS = [
   { name: '20 pts, 1 good p 0.4, 2 bad', points: 20, relevant: [3], blocking: [5, 9], pBug: 0.4, pBase: 0.02 },
   { name: '150 pts, 1 good, 6 bad, p 0.5', points: 150, relevant: [77], blocking: [3, 20, 41, 90, 111, 140], pBug: 0.5, pBase: 0.01 },
 ];
+const noSim = args.includes('--no-sim');
+if (!noSim) {
 console.log(`pinpoint bench, part 1: the seed's fault model (30 searches per model; load ${load()})`);
 console.log('model                                  IGS found  IGS runs (mean)  1-at-a-time found  runs (mean)  ratio  RELIEF@IGS runs found');
 for (const m of MODELS) {
@@ -80,6 +87,7 @@ for (const m of MODELS) {
   );
 }
 console.log('(found: a good point among the top 3; 1-at-a-time: up to 20 runs a point, stops at the first point with p < 1e-6; RELIEF: as many random runs as IGS used, top 3)');
+}
 if (simOnly) process.exit(0);
 
 // ---------- part 2: the sample programs ----------
@@ -127,9 +135,10 @@ async function failureRate(runner, plan, runs) {
   return failed / runs;
 }
 
-console.log(`\npinpoint bench, part 2: sample programs, real JVM runs (record=false), candidates ${CANDIDATES}, budget ${BUDGET}, jobs ${JOBS}, plan vs uniform over ${RATE_RUNS} runs each; load ${load()}`);
-console.log('subject         cands  IGS runs  stop         top-3 @bug  plan fail  uniform fail (p)   1-at-a-time: all (first hit, @bug)  RELIEF top-3 @bug  secs');
+console.log(`\npinpoint bench, part 2: sample programs, real JVM runs (record=false), candidates ${CANDIDATES}, budget ${BUDGET}, jobs ${JOBS}, failure rates over ${RATE_RUNS} runs each; load ${load()}`);
+console.log('subject         cands  IGS runs (+deriv)  stop         top-3 @bug  none  uniform (p)     plan   1-at-a-time: all (found, @bug) / to IGS\'s points  RELIEF top-3 @bug  secs');
 const rows = [];
+const CONTROL = 10; // one-at-a-time: runs without noise first
 for (const s of subjects) {
   const started = Date.now();
   const tags = bugTags(s.pkg);
@@ -146,18 +155,24 @@ for (const s of subjects) {
     exclude: [],
     timeoutSeconds: 20,
     jobs: JOBS,
-    seed: 4242,
+    seed: SEED,
     agentOptions: s.testCode?.length ? [`testCode=${s.testCode.join(';')}`] : [],
   };
   try {
     const runner = new ProgramRunner(base, scratch, undefined, base.agentOptions);
     const catalogue = (await runner.catalogue()).points;
-    const r = await pinpoint({ ...base, budget: BUDGET - 1, catalogue }); // the catalogue run counts in the budget, as in braid pinpoint
+    let searchRuns = 0; // IGS's own runs (without the derivative walk that follows it)
+    const onRound = (x) => {
+      searchRuns = x.runs;
+      if (verbose) console.log(`    round ${x.round}: ${x.candidates} cands, L ${x.groups}, ${x.failures}/${x.configurations} failed, per group [${x.groupFailures.join(' ')}]${x.kbEstimate !== undefined ? `, Kb≈${x.kbEstimate.toFixed(1)}` : ''}, dropped ${x.discarded.length}${x.restored.length ? `, restored ${x.restored.length}` : ''}; runs ${x.runs}`);
+    };
+    const r = await pinpoint({ ...base, budget: BUDGET - 1, catalogue, onRound }); // the catalogue run counts in the budget, as in braid pinpoint
     const top3 = r.points.slice(0, 3);
     const bugRank = r.points.findIndex((p) => isBugPoint(tags, p)) + 1;
     const plan = r.plan ? JSON.parse(readFileSync(r.plan, 'utf8')) : undefined;
-    // plan vs uniform noise with the same expected number of noise events
-    let planRate, uniformRate, pu;
+    // failure rates: no noise, uniform noise with the plan's expected number of noise events, the plan
+    let planRate, uniformRate, noneRate, pu;
+    noneRate = await failureRate(runner, makePlan('none', [], DEFAULT_PINPOINT_NOISE, 1), RATE_RUNS);
     if (plan) {
       const perLine = eventsPerLine(s.pkg);
       const pointsOnLine = new Map();
@@ -178,27 +193,40 @@ for (const s of subjects) {
       const lines = await topPatternLines(base.traces);
       const S = candidatePoints(catalogue, CANDIDATES, lines).points;
       const oracle = async (active) => runner.runPlan(makePlan('config', active.map((k) => S[k]), DEFAULT_PINPOINT_NOISE, 1));
-      // every point, up to 10 runs each (a point stops early once p < 1e-6): what it takes to find the
-      // trigger points one at a time; and the expected runs, over random orders, to the first one found
+      // every point alone: CONTROL runs without noise, then 10 runs a point (30 while its test stays at
+      // p < 0.01), a point stops early once p < 1e-6 (IGS's stop rule)
       const perPoint = new Map();
       const o = await oneAtATime(S.length, async (active) => {
         if (active.length === 1) perPoint.set(active[0], (perPoint.get(active[0]) ?? 0) + 1);
         return oracle(active);
-      }, { budget: Math.min(10 + 10 * S.length, 1000), random: mulberry32(7), jobs: JOBS, runsPerPoint: 10, until: () => false });
-      const m = o.found.length;
-      const sigRuns = o.found.map((k) => perPoint.get(k) ?? 0);
-      const firstHit = m ? 10 + ((S.length - m) * 10) / (m + 1) + sigRuns.reduce((a, b) => a + b, 0) / m : undefined;
-      one = { runs: o.runs, complete: o.stopped !== 'budget', firstHit, bug: o.found.some((k) => isBugPoint(tags, S[k])), found: m };
+      }, { budget: Math.min(CONTROL + 30 * S.length, 1000), random: mulberry32(7), jobs: JOBS, runsPerPoint: 10, extendTo: 30, baselineRuns: CONTROL, until: () => false });
+      // the runs one-at-a-time needs to find the points IGS found (the plan's points), expected over
+      // random orders: the catalogue run + the control runs + each of IGS's k points' own runs + each
+      // other point's runs times the chance k/(k+1) that it comes before the last of them
+      // IGS's points: those it found at p < 1e-6 (or, stopped on the survivors together, the plan's)
+      const sig = r.points.filter((p) => p.pValue < 1e-6).map((p) => p.id);
+      const planIds = new Set(r.stopped !== 'significant' ? [] : sig.length ? sig : (plan?.points ?? []).map((p) => p.id));
+      const T = S.map((p, k) => (planIds.has(p.id) ? k : -1)).filter((k) => k >= 0);
+      const foundSet = new Set(o.found);
+      const cost = (q) => perPoint.get(q) ?? 10;
+      let toSame;
+      if (T.length && T.every((t) => foundSet.has(t))) {
+        const k = T.length;
+        toSame = 1 + CONTROL + T.reduce((a, t) => a + cost(t), 0) + S.map((_, q) => q).filter((q) => !T.includes(q)).reduce((a, q) => a + (cost(q) * k) / (k + 1), 0);
+      }
+      one = { runs: o.runs + 1, complete: o.stopped !== 'budget', bug: o.found.some((k) => isBugPoint(tags, S[k])), found: o.found.length, toSame, igsPoints: T.length };
       const sample = await sampleRandomConfigurations(S.length, r.runs, oracle, mulberry32(9), JOBS);
       reliefHit = reliefRanking(reliefWeights(sample)).slice(0, 3).some((k) => isBugPoint(tags, S[k]));
     }
     const row = {
       pkg: s.pkg,
       candidates: r.candidates,
-      runs: r.runs + 1, // + the catalogue run
+      searchRuns: (searchRuns || r.runs) + 1, // + the catalogue run
+      runs: r.runs + 1,
       stopped: r.stopped,
       top3: top3.some((p) => isBugPoint(tags, p)),
       bugRank,
+      noneRate,
       planRate,
       uniformRate,
       pu,
@@ -207,8 +235,11 @@ for (const s of subjects) {
       secs: (Date.now() - started) / 1000,
     };
     rows.push(row);
+    const oneText = one
+      ? `${one.complete ? '' : '≥'}${one.runs} (${one.found}, ${one.bug ? 'yes' : one.found ? 'other point' : 'none found'}) / ${one.toSame === undefined ? (one.igsPoints ? 'not found' : '–') : one.toSame.toFixed(0)}`
+      : '–';
     console.log(
-      `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${String(row.runs).padStart(8)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(9)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(16)}  ${(one ? `${one.complete ? '' : '≥'}${one.runs} (${one.firstHit === undefined ? '–' : one.firstHit.toFixed(0)}, ${one.bug ? 'yes' : one.found ? 'other point' : 'none found'})` : '–').padStart(34)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
+      `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${`${row.searchRuns} (${row.runs})`.padStart(17)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${pct(noneRate).padStart(4)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(13)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(5)}   ${oneText.padStart(46)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
     );
     for (const p of top3) console.log(`    ${p.rank}. ${p.file}:${p.line} ${p.method} ${pct(p.failWithout)} → ${pct(p.failWith)} p=${p.pValue.toExponential(1)}${isBugPoint(tags, p) ? '  @bug' : ''}`);
   } catch (e) {
@@ -218,6 +249,35 @@ for (const s of subjects) {
   }
 }
 const ok = rows.filter((r) => r.top3).length;
-const withOne = rows.filter((r) => r.one);
-console.log(`\n@bug line in the top 3: ${ok} of ${rows.length} subjects; mean IGS runs ${(rows.reduce((a, r) => a + r.runs, 0) / Math.max(1, rows.length)).toFixed(0)}` +
-  (withOne.length ? `; mean one-at-a-time runs: all points ${(withOne.reduce((a, r) => a + r.one.runs, 0) / withOne.length).toFixed(0)}, to the first hit ${withOne.some((r) => r.one.firstHit !== undefined) ? (withOne.filter((r) => r.one.firstHit !== undefined).reduce((a, r) => a + r.one.firstHit, 0) / withOne.filter((r) => r.one.firstHit !== undefined).length).toFixed(0) : '–'} (expected over orders, where one was found)` : '') + `; load ${load()}`);
+console.log(`\n@bug line in the top 3: ${ok} of ${rows.length} subjects; load ${load()}`);
+
+// the acceptance tables (markdown, for the closing note)
+if (baselines) {
+  console.log(`\nIGS vs one point at a time (candidates ${CANDIDATES}; runs include the catalogue run for both; one at a time: ${CONTROL} runs without noise, then each point alone, 10 runs (30 while p < 0.01), stop rule p < 1e-6 as IGS; "to IGS's points" = expected runs over random orders to find the points IGS found)`);
+  console.log('| subject | S | IGS runs | IGS found | 1-at-a-time, every point | 1-at-a-time to IGS\'s points | IGS ÷ 1-at-a-time | ≤ ½ |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const found = r.stopped === 'significant' ? `${r.one.igsPoints} pt${r.one.igsPoints === 1 ? '' : 's'}${r.top3 ? `, @bug #${r.bugRank}` : ', no @bug'}` : `nothing significant (${r.stopped})`;
+    const ratio = r.one.toSame !== undefined ? r.searchRuns / r.one.toSame : undefined;
+    // a capped pass that did not find IGS's points: they cost one at a time more than the whole pass
+    const capped = r.stopped === 'significant' && ratio === undefined && !r.one.complete;
+    const verdict =
+      r.stopped !== 'significant' ? 'no (IGS found nothing)' : ratio !== undefined ? (ratio <= 0.5 ? 'yes' : 'no') : capped ? 'yes' : 'yes (1-at-a-time did not find them)';
+    const same = r.one.toSame !== undefined ? r.one.toSame.toFixed(0) : capped ? `> ${r.one.runs} (not found within the capped pass)` : r.stopped === 'significant' ? 'not found' : '–';
+    const ratioText = ratio !== undefined ? ratio.toFixed(2) : capped ? `< ${(r.searchRuns / r.one.runs).toFixed(2)}` : '–';
+    console.log(`| ${r.pkg} | ${r.candidates} | ${r.searchRuns} | ${found} | ${r.one.complete ? '' : '≥'}${r.one.runs} (${r.one.found} found${r.one.bug ? ', @bug' : ''}) | ${same} | ${ratioText} | ${verdict} |`);
+  }
+}
+console.log(`\nFailure rates over ${RATE_RUNS} runs each (record=false): no noise, uniform noise at every point with the plan's expected number of noise events (p per point), the plan`);
+console.log('| subject | no noise | uniform (p) | plan | plan ÷ uniform | ≥ 3× | uniform ≤ 20 % → plan ≥ 50 % |');
+console.log('|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  if (r.planRate === undefined) {
+    console.log(`| ${r.pkg} | ${pct(r.noneRate)} | – | – (no plan) | – | – | – |`);
+    continue;
+  }
+  const x = r.uniformRate > 0 ? r.planRate / r.uniformRate : Infinity;
+  const three = x >= 3 ? 'yes' : r.uniformRate > 1 / 3 ? `impossible (uniform > 33 %)` : 'no';
+  const fifty = r.uniformRate <= 0.2 ? (r.planRate >= 0.5 ? 'yes' : 'no') : 'n/a';
+  console.log(`| ${r.pkg} | ${pct(r.noneRate)} | ${pct(r.uniformRate)} (${r.pu.toFixed(3)}) | ${pct(r.planRate)} | ${x === Infinity ? '∞' : x.toFixed(1)} | ${three} | ${fifty} |`);
+}

@@ -6,20 +6,21 @@
  * start a new Analyzer. New traces are read by a pool of worker threads and
  * their per-run summaries cached on disk (<workspace>/.braid/cache), so a
  * reopened workspace reads only traces it has not seen
- * (server/src/engine/summary/).
+ * (server/src/engine/summary/). After a round the whole analysis is kept as
+ * a workspace snapshot in the cache (written once the worker is idle), and
+ * the first round of a session starts from it: reopening loads one file, then
+ * reads only new or changed traces (summary/workspaceSession.ts).
  */
 import { parentPort } from 'node:worker_threads';
-import { Analyzer, patternCount } from './engine/analysis';
-import { addTraces } from './engine/summary/workspaceAnalysis';
-import { SummaryCache } from './engine/summary/summaryCache';
+import { patternCount } from './engine/analysis';
+import { WorkspaceSession } from './engine/summary/workspaceSession';
+import type { Diagnostic } from './engine/trace/traceFormat';
 import { explain } from './lsp/griffinBridge';
 import { explainByMining } from './engine/mining';
 import { rankMethodsOfTraceFiles } from './engine/callgraph/localizationProcess';
 import type { AnalyzeMessage, ExplainMessage, FromWorker, MethodsMessage, ToWorker } from './lsp/workerProtocol';
 
-let analyzer: Analyzer | undefined;
-let optionsKey = '';
-const known = new Map<string, { mtimeMs: number; size: number }>();
+const session = new WorkspaceSession();
 
 function post(m: FromWorker): void {
   parentPort!.postMessage(m);
@@ -27,47 +28,27 @@ function post(m: FromWorker): void {
 
 async function analyze(m: AnalyzeMessage): Promise<void> {
   const t0 = performance.now();
-  const key = JSON.stringify(m.options);
-  if (!analyzer || key !== optionsKey || m.force) {
-    analyzer = new Analyzer(m.options);
-    optionsKey = key;
-    known.clear();
-  }
-  const wanted = new Map(m.files.map((f) => [f.path, f]));
-  let removed = 0;
-  for (const file of [...known.keys()]) {
-    if (!wanted.has(file)) {
-      analyzer.removeTrace(file);
-      known.delete(file);
-      removed++;
-    }
-  }
-  const todo = m.files.filter((f) => {
-    const k = known.get(f.path);
-    return !k || k.mtimeMs !== f.mtimeMs || k.size !== f.size;
-  });
-  const reused = m.files.length - todo.length;
   let lastPost = 0;
-  // --force re-reads every trace: the cache is not consulted
-  const cache = m.cacheDir && !m.force ? await SummaryCache.open(m.cacheDir, analyzer.options) : undefined;
-  const added = await addTraces(
-    analyzer,
-    todo.map((f) => f.path),
-    {
-      workers: m.workers,
-      cache,
-      onProgress: (done, total, file) => {
-        const now = performance.now();
-        if (now - lastPost > 100 || done === 0 || done === total) {
-          post({ type: 'progress', id: m.id, done, total, file });
-          lastPost = now;
-        }
-      },
+  const round = await session.update({
+    options: m.options,
+    files: m.files,
+    force: m.force,
+    cacheDir: m.cacheDir,
+    workers: m.workers,
+    onProgress: (done, total, file) => {
+      const now = performance.now();
+      if (now - lastPost > 100 || done === 0 || done === total) {
+        post({ type: 'progress', id: m.id, done, total, file });
+        lastPost = now;
+      }
     },
-  );
-  for (const f of todo) known.set(f.path, { mtimeMs: f.mtimeMs, size: f.size });
-  post({ type: 'progress', id: m.id, done: todo.length, total: todo.length });
+  });
+  const analyzer = session.analyzer!;
+  post({ type: 'progress', id: m.id, done: round.changed, total: round.changed });
   const result = analyzer.rank();
+  if (snapshotProblem) round.problems.push(snapshotProblem);
+  snapshotProblem = undefined;
+  result.diagnostics.unshift(...round.problems);
   let bugs: unknown[] = [];
   let griffinError: string | undefined;
   try {
@@ -79,7 +60,7 @@ async function analyze(m: AnalyzeMessage): Promise<void> {
   // (the ranking is compact: only these are described; it stays behind, not enumerable)
   const totalPatterns = patternCount(result);
   result.patterns = result.ranking ? result.ranking.describeRange(0, m.maxPatterns) : result.patterns.slice(0, m.maxPatterns);
-  post({ type: 'result', id: m.id, result, totalPatterns, bugs, griffinError, read: added.read, removed, reused: reused + added.cached, ms: performance.now() - t0 });
+  post({ type: 'result', id: m.id, result, totalPatterns, bugs, griffinError, read: round.read, removed: round.removed, reused: round.reused, ms: performance.now() - t0 });
 }
 
 async function explainTraces(m: ExplainMessage): Promise<void> {
@@ -96,24 +77,60 @@ async function rankMethodsOfTraces(m: MethodsMessage): Promise<void> {
   post({ type: 'methodsResult', id: m.id, ranking, ms: performance.now() - t0 });
 }
 
+/** messages received and not finished */
+let busy = 0;
+let snapshotTimer: NodeJS.Timeout | undefined;
+/** why the last snapshot could not be written (told with the next result) */
+let snapshotProblem: Diagnostic | undefined;
+const SNAPSHOT_DELAY_MS = 300;
+
+/** Writes the workspace snapshot once no message came for a moment (a burst of rounds writes once). */
+function scheduleSnapshot(): void {
+  if (snapshotTimer) clearTimeout(snapshotTimer);
+  snapshotTimer = undefined;
+  if (!session.snapshotPending || busy > 0) return;
+  snapshotTimer = setTimeout(() => {
+    snapshotTimer = undefined;
+    if (busy > 0) return;
+    busy++;
+    queue = queue
+      .then(() => session.writeSnapshot())
+      .catch((err) => {
+        snapshotProblem = { severity: 'warning', file: '.braid/cache', message: `the workspace snapshot could not be written: ${(err as Error).message} (the next session reads the traces' cached summaries instead)` };
+      })
+      .then(() => {
+        busy--;
+      });
+  }, SNAPSHOT_DELAY_MS);
+}
+
 let queue: Promise<void> = Promise.resolve();
 parentPort?.on('message', (m: ToWorker) => {
+  if (m.type !== 'shutdown') {
+    busy++;
+    if (snapshotTimer) clearTimeout(snapshotTimer);
+    snapshotTimer = undefined;
+  }
+  const done = () => {
+    busy--;
+    scheduleSnapshot();
+  };
   if (m.type === 'shutdown') {
     process.exit(0);
   }
   if (m.type === 'analyze') {
     queue = queue.then(() =>
       analyze(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
-    );
+    ).then(done);
   }
   if (m.type === 'methods') {
     queue = queue.then(() =>
       rankMethodsOfTraces(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
-    );
+    ).then(done);
   }
   if (m.type === 'explain') {
     queue = queue.then(() =>
       explainTraces(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
-    );
+    ).then(done);
   }
 });

@@ -4,6 +4,7 @@ import {
   chooseGroupCount,
   estimateBlockingPoints,
   expectedFailureShare,
+  complementaryPairs,
   fullFactorial,
   groupsToDiscard,
   iterativeGroupSampling,
@@ -137,13 +138,86 @@ test('IGS: redundant trigger points (either one elicits the bug) stop on the sur
   // bug appear (60%), so neither beats the runs without it by much
   const random = rng(11);
   const oracle = async (active: readonly number[]) => random() < (active.includes(0) || active.includes(2) ? 0.6 : 0.03);
-  const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(12) });
+  // checked once per round (sequential: false), as this search was written for
+  const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(12), sequential: false });
   assert.equal(r.stopped, 'significant');
   assert.ok(r.together, 'stopped on the set');
   assert.ok(r.together!.pValue < 1e-6 && r.together!.failWith > 0.4 && r.together!.failWithout < 0.2, JSON.stringify(r.together));
   assert.deepEqual(r.ranked.slice(0, 2).map((x) => x.point).sort((a, b) => a - b), [0, 2]);
   assert.ok(r.ranked.every((x) => x.pValue >= 1e-6), 'no single point significant');
   assert.ok(r.runs < 400);
+});
+
+test('IGS: redundant trigger points with the sequential check: both ranked first, the stop on one of them or on the set', async () => {
+  for (const seed of [11, 21, 31, 41]) {
+    const random = rng(seed);
+    const oracle = async (active: readonly number[]) => random() < (active.includes(0) || active.includes(2) ? 0.6 : 0.03);
+    const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(12), jobs: 2 });
+    assert.equal(r.stopped, 'significant', `seed ${seed}`);
+    assert.deepEqual(r.ranked.slice(0, 2).map((x) => x.point).sort((a, b) => a - b), [0, 2], `seed ${seed}`);
+    assert.ok(r.together ? r.together.pValue < 1e-6 : r.ranked[0].pValue < 1e-6, `seed ${seed}`);
+    assert.notEqual(r.ranked[0].point, 1);
+  }
+});
+
+test('complementary pairs: each pair is m and its complement, then all and none', () => {
+  assert.deepEqual(complementaryPairs(1), [1, 0]);
+  assert.deepEqual(complementaryPairs(2), [1, 2, 3, 0]);
+  assert.deepEqual(complementaryPairs(3), [1, 6, 2, 5, 3, 4, 7, 0]);
+});
+
+test('IGS sequential check: stops within a final round, at no more runs than the per-round check', async () => {
+  // one good point among 3 candidates (100% vs 5%): the per-round check pays whole rounds of 8
+  const m: FaultModel = { points: 3, relevant: [1], blocking: [], pBug: 1, pBase: 0.05 };
+  let fewer = 0;
+  for (let s = 0; s < 10; s++) {
+    const seq = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2 });
+    const round = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2, sequential: false });
+    assert.equal(seq.ranked[0].point, 1);
+    assert.equal(seq.stopped, 'significant');
+    assert.equal(round.runs % 8, 0, 'whole rounds');
+    if (seq.runs < round.runs) fewer++;
+  }
+  assert.ok(fewer >= 5, `fewer runs in ${fewer} of 10`);
+});
+
+test('IGS: a program that fails often without noise — evidence-based backtracking brings the discarded good point back', async () => {
+  // the program fails 40% of runs whatever the noise, 95% with noise at point 2; round 1 (L = 2) is
+  // rigged so the group with point 2 looks worst and is discarded. The failure-free-round rule never
+  // fires (something always fails); the survivors together failing no more than the control does.
+  const make = () => {
+    const base = faultModelOracle({ points: 8, relevant: [2], blocking: [], pBug: 0.95, pBase: 0.4 }, 3);
+    let calls = 0;
+    return async (active: readonly number[]) => (++calls <= 2 ? !active.includes(2) : base(active));
+  };
+  const r = await iterativeGroupSampling(8, make(), { budget: 400, random: rng(5), groups: 2 });
+  assert.ok(r.log[0].discarded.includes(2));
+  assert.ok(r.log.some((round) => round.restored.includes(2)), 'restored');
+  assert.equal(r.ranked[0].point, 2);
+  assert.equal(r.stopped, 'significant');
+  // the control runs (no noise) show the program failing by itself
+  assert.ok(r.control.runs >= 4 && r.control.fails > 0 && r.control.fails < r.control.runs, JSON.stringify(r.control));
+  const off = await iterativeGroupSampling(8, make(), { budget: 400, random: rng(5), groups: 2, futilityRuns: 0 });
+  assert.ok(!off.ranked.slice(0, 3).some((x) => x.point === 2) || off.stopped === 'budget', 'without it the good point stays out');
+});
+
+test('IGS final stage: a blocking survivor is discarded, so the trigger point is significant sooner', async () => {
+  // auditlog's case: three candidates, noise at 1 elicits the bug, noise at 2 hides it
+  const m: FaultModel = { points: 3, relevant: [1], blocking: [2], pBug: 0.95, pBase: 0 };
+  let on = 0;
+  let off = 0;
+  for (let s = 0; s < 10; s++) {
+    const r = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2 });
+    assert.equal(r.ranked[0].point, 1);
+    assert.equal(r.stopped, 'significant');
+    assert.ok(r.log.some((round) => round.discarded.includes(2)), 'the blocking point is discarded');
+    assert.ok(!r.log.some((round) => round.discarded.includes(1)), 'never the trigger point');
+    const kept = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2, blockingSignificance: 0 });
+    assert.ok(!kept.log.some((round) => round.discarded.length > 0));
+    on += r.runs;
+    off += kept.runs;
+  }
+  assert.ok(on < off, `runs with the rule ${on}, without ${off}`);
 });
 
 test('IGS: a program that never fails stops with no-failure and ranks nothing', async () => {

@@ -36,7 +36,7 @@ function visible(r: AnalysisResult, analyzer: Analyzer) {
     diagnostics: r.diagnostics,
     patterns: r.patterns.map(({ index: _index, ...p }) => p),
     threadNames: r.patterns.map((p) => analyzer.registry.patterns[p.index].threadNames),
-    runs: r.runs.map((x) => ({ ...x, patterns: x.patterns.map(keyOf).sort(), afterFailure: x.afterFailure?.map(keyOf).sort() })),
+    runs: r.runs.map((x) => ({ ...x, patterns: Array.from(x.patterns, keyOf).sort(), afterFailure: x.afterFailure?.map(keyOf).sort() })),
     bugs: explainBugs(analyzer, r),
   };
 }

@@ -14,19 +14,20 @@ import { Diagnostic, Outcome, UncaughtInfo } from './trace/traceFormat';
 import { readTrace } from './trace/traceReader';
 import { readTraceInThread } from './trace/traceReaderThread';
 import { findTraceFiles } from './traceDiscovery';
-import { PatternRegistry } from './unicorn/patternRegistry';
+import { PatternRegistry, RegistryColumns } from './unicorn/patternRegistry';
 import { CollectorStats, RunCollector, UnicornCollector } from './unicorn/unicornCollector';
 import { FalconCollector } from './falcon/falconCollector';
 import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
-import { PatternCategory } from './unicorn/patternCatalog';
+import { PatternCategory, PATTERNS } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
 import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './ranking/rootCauseOrder';
-import { sameScore } from './ranking/competitionRanking';
 import { RankedList } from './ranking/rankedList';
+import { StaticKeyOrder } from './ranking/staticKeyOrder';
+import { placeRows } from './ranking/compactOrder';
 export { patternAt, patternCount } from './ranking/rankedList';
-import { encodeRuns, SummaryMerger } from './summary/runSummary';
+import { EncodedRun, encodeRuns, SummaryMerger } from './summary/runSummary';
 import { ENGINE_VERSION, optionMismatch, SummaryFile } from './summary/summaryFile';
 
 export type Strategy = 'unicorn' | 'falcon';
@@ -86,8 +87,8 @@ export interface RunResult {
   /** the noise plan of the run (header.recorder.options.plan, written by `braid record --plan`) */
   plan?: { name: string; file?: string };
   events: number;
-  /** pattern ids (PatternRegistry) found in this run */
-  patterns: number[];
+  /** pattern ids (PatternRegistry) found in this run, ascending (typed: a busy workspace has millions) */
+  patterns: Int32Array;
   /** failing runs: global index of the failure point (first FAIL event or the outcome's failAt), when known */
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
@@ -171,6 +172,21 @@ export interface AnalysisResult {
   /** a plain warning when the result rests on too few failing runs or the first pattern's p-value is ≥ 0.01 */
   confidence?: string;
   stats: { events: number; pairs: number; patterns: number; latePairs: number; orderedPairs: number };
+}
+
+const CAUSE = PATTERN_GROUPS.indexOf('cause');
+const HARNESS = PATTERN_GROUPS.indexOf('harness');
+const SYMPTOM = PATTERN_GROUPS.indexOf('symptom');
+/** methods numbered below this make small methods keys (tieKeyOf): a set of ≤ 2 is a number below 2^14 */
+const SMALL_METHODS = 127;
+const MAX_PATTERN_LENGTH = Math.max(...PATTERNS.map((d) => d.kind.length));
+
+/** An analyzer's state (Analyzer.exportState / importState). */
+export interface AnalyzerState {
+  registry: RegistryColumns;
+  runs: EncodedRun[];
+  /** traces with problems and no run */
+  unreadable: { file: string; diagnostics: Diagnostic[] }[];
 }
 
 export class Analyzer {
@@ -265,7 +281,7 @@ export class Analyzer {
       seed: seed === undefined ? undefined : String(seed),
       ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
-      patterns: found.sortedIds(),
+      patterns: Int32Array.from(found.sortedIds()),
       failPoint,
       afterFailure,
       ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined
@@ -429,87 +445,87 @@ export class Analyzer {
       if (r.afterFailure) for (const p of r.afterFailure) failedAfter[p]++;
     }
     const grouping = this.options.grouping;
-    // compact rows (typed arrays): the order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups
+    const formula = this.options.formula;
+    this.refreshTestLocs();
+    // The order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups, in typed arrays:
+    // patterns are bucketed by their (group, failed, passed, length) — the sort keys before the static key —
+    // the few buckets are sorted, and the patterns are placed bucket by bucket in static-key order.
+    const F1 = totalFailed + 1;
+    const P1 = totalPassed + 1;
+    const L = MAX_PATTERN_LENGTH + 1;
+    const codes = 3 * F1 * P1 * L;
+    const dense = codes <= 1 << 22 ? new Int32Array(codes) : undefined;
+    const sparse = dense ? undefined : new Map<number, number>();
+    const bucketOf = new Int32Array(n).fill(-1);
+    // per bucket: group, failed, passed, length, score, size
+    let bG: number[] = [];
+    let bF: number[] = [];
+    let bP: number[] = [];
+    let bL: number[] = [];
+    let bSize: number[] = [];
     let count = 0;
-    for (let id = 0; id < n; id++) if (failed[id] !== 0 || passed[id] !== 0) count++;
-    const ids = new Int32Array(count);
-    const score = new Float64Array(count);
-    const group = new Uint8Array(count);
-    const length = new Int32Array(count);
-    const keys: string[] = new Array(count);
-    const fr = new Int32Array(count);
-    const pr = new Int32Array(count);
-    for (let id = 0, k = 0; id < n; id++) {
+    for (let id = 0; id < n; id++) {
       const f = failed[id];
       const p = passed[id];
       if (f === 0 && p === 0) continue;
-      const info = reg.patterns[id];
-      ids[k] = id;
-      fr[k] = f;
-      pr[k] = p;
-      score[k] = totalFailed === 0 ? 0 : suspiciousness(this.options.formula, f, p, totalFailed, totalPassed);
-      group[k] = grouping ? PATTERN_GROUPS.indexOf(this.groupOf(id, f, failedAfter[id])) : 0;
-      length[k] = info.accesses.length;
-      keys[k] = info.key;
-      k++;
+      count++;
+      const g = grouping ? this.groupCodeOf(id, f, failedAfter[id]) : 0;
+      const len = reg.patternDef(id).kind.length;
+      const code = ((g * F1 + f) * P1 + p) * L + len;
+      let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
+      if (b < 0) {
+        b = bSize.length;
+        if (dense) dense[code] = b + 1;
+        else sparse!.set(code, b);
+        bG.push(g);
+        bF.push(f);
+        bP.push(p);
+        bL.push(len);
+        bSize.push(0);
+      }
+      bSize[b]++;
+      bucketOf[id] = b;
     }
-    const order = Array.from({ length: count }, (_, k) => k);
-    const byKey = (a: number, b: number) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0);
+    const B = bSize.length;
+    const bScore = new Float64Array(B);
+    for (let b = 0; b < B; b++) bScore[b] = totalFailed === 0 ? 0 : suspiciousness(formula, bF[b], bP[b], totalFailed, totalPassed);
+    const buckets = Array.from({ length: B }, (_, b) => b);
     if (!grouping) {
-      order.sort((a, b) => score[b] - score[a] || fr[b] - fr[a] || pr[a] - pr[b] || length[b] - length[a] || byKey(a, b));
+      buckets.sort((a, b) => bScore[b] - bScore[a] || bF[b] - bF[a] || bP[a] - bP[b] || bL[b] - bL[a]);
     } else {
       const dir = this.tieOrder === 'shorter' ? 1 : -1;
-      order.sort(
-        (a, b) =>
-          group[a] - group[b] ||
-          score[b] - score[a] ||
-          pr[a] - pr[b] ||
-          fr[b] - fr[a] ||
-          dir * (length[a] - length[b]) ||
-          byKey(a, b),
-      );
+      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]));
     }
+    const bStart = new Int32Array(B);
+    for (let q = 0, at = 0; q < B; q++) {
+      bStart[buckets[q]] = at;
+      at += bSize[buckets[q]];
+    }
+    const order = new Int32Array(count);
+    const keyOrder = (this.keyOrder ??= new StaticKeyOrder(reg)).order();
+    for (let q = 0; q < keyOrder.length; q++) {
+      const id = keyOrder[q];
+      const b = bucketOf[id];
+      if (b >= 0) order[bStart[b]++] = id;
+    }
+    const bGroup = Uint8Array.from(bG);
+    bG = bF = bP = bL = bSize = [];
     const ranking = new RankedList<RankedPattern>(count, (list, k) => {
       const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
       d.tie = list.ties[k];
       d.tieSize = list.tieSizes[k];
       return d;
     });
-    // runs of equal (group, score): one competition rank; within a run, one tie group per methods key (grouping on)
-    let j = 0;
-    let tieNo = 0;
-    for (let start = 0; start < count; ) {
-      const a = order[start];
-      let end = start + 1;
-      while (end < count && sameScore(score[order[end]], score[order[end - 1]]) && (!grouping || group[order[end]] === group[a])) end++;
-      const rank = start + 1;
-      const put = (k: number, tie: number, size: number) => {
-        const id = ids[k];
-        ranking.set(j++, id, rank, score[k], failed[id], passed[id], PATTERN_GROUPS[group[k]], tie, size);
-      };
-      if (!grouping || end - start === 1) {
-        for (let q = start; q < end; q++) put(order[q], ++tieNo, 1);
-      } else {
-        // tie groups: scores equal to the first of the run (tieGroups), a sub-run of the rank's run
-        for (let sub = start; sub < end; ) {
-          let subEnd = sub + 1;
-          while (subEnd < end && sameScore(score[order[subEnd]], score[order[sub]])) subEnd++;
-          const buckets = new Map<number, number[]>();
-          for (let q = sub; q < subEnd; q++) {
-            const mk = subEnd - sub === 1 ? 0 : this.tieKeyOf(ids[order[q]]);
-            const bucket = buckets.get(mk);
-            if (bucket) bucket.push(order[q]);
-            else buckets.set(mk, [order[q]]);
-          }
-          for (const members of buckets.values()) {
-            tieNo++;
-            for (const k of members) put(k, tieNo, members.length);
-          }
-          sub = subEnd;
-        }
-      }
-      start = end;
+    const rowScore = new Float64Array(count);
+    const rowGroup = new Uint8Array(count);
+    const rowTie = grouping ? new Int32Array(count) : undefined;
+    for (let q = 0; q < count; q++) {
+      const id = order[q];
+      rowScore[q] = bScore[bucketOf[id]];
+      rowGroup[q] = bGroup[bucketOf[id]];
+      if (rowTie) rowTie[q] = this.tieKeyOf(id);
     }
+    placeRows(ranking, { ids: order, score: rowScore, group: rowGroup, tieKey: rowTie, failed, passed });
     let message: string | undefined;
     if (runs.length === 0) message = 'No traces could be analyzed.';
     else if (totalFailed === 0)
@@ -542,41 +558,6 @@ export class Analyzer {
     return withRanking(result, ranking);
   }
 
-  /**
-   * A key equal for two patterns exactly when rootCauseOrder.methodsKey of their described accesses is
-   * (each role's set of methods, the two roles unordered), made of interned method numbers.
-   */
-  private methodsKeyOf(id: number): string {
-    const reg = this.registry;
-    const info = reg.patterns[id];
-    const n = info.accesses.length;
-    const scratch = this.keyScratch.length >= 2 * n ? this.keyScratch : (this.keyScratch = new Int32Array(2 * n));
-    // role 1's method numbers in scratch[0..n1), role 2's in scratch[n..n+n2), each sorted and unique
-    let n1 = 0;
-    let n2 = 0;
-    for (let k = 0; k < n; k++) {
-      const m = this.userMethodNo(reg.accesses[info.accesses[k]].loc, info.stacks[k]);
-      const base = info.roles[k] === 1 ? 0 : n;
-      const len = base === 0 ? n1 : n2;
-      let q = base + len;
-      let dup = false;
-      for (let j = base; j < base + len; j++) if (scratch[j] === m) dup = true;
-      if (dup) continue;
-      while (q > base && scratch[q - 1] > m) {
-        scratch[q] = scratch[q - 1];
-        q--;
-      }
-      scratch[q] = m;
-      if (base === 0) n1++;
-      else n2++;
-    }
-    let k1 = '';
-    for (let j = 0; j < n1; j++) k1 += (j ? ',' : '') + scratch[j];
-    let k2 = '';
-    for (let j = 0; j < n2; j++) k2 += (j ? ',' : '') + scratch[n + j];
-    return k1 <= k2 ? `${k1}|${k2}` : `${k2}|${k1}`;
-  }
-
   /** per loc: 0 not known yet, 1 user code, 2 library code (isLibrary) */
   private libraryLocs = new Uint8Array(0);
 
@@ -596,20 +577,90 @@ export class Analyzer {
 
   /** per pattern id: its interned methods key + 1 (0: not computed yet); kept across rank() calls */
   private tieKeys = new Int32Array(0);
-  private readonly tieKeyNos = new Map<string, number>();
+  /** interned role method sets (a set of ≤ 2 method numbers packed in a number, or its text) */
+  private readonly methodSetNos = new Map<number | string, number>();
+  /** interned unordered pairs of role method sets → methods key number */
+  private readonly tieKeyNos = new Map<number | string, number>();
+  /** the same for pairs of sets of ≤ 2 methods numbered below SMALL_METHODS (no set interning) */
+  private readonly smallTieKeyNos = new Map<number, number>();
+  private tieKeyCount = 0;
+  /** the patterns in static-key order (the last tie-break of the listed order), kept across rank() calls */
+  private keyOrder: StaticKeyOrder | undefined;
 
-  /** The pattern's interned methods key (methodsKeyOf), computed once per pattern. */
+  /**
+   * The pattern's methods key, interned, computed once per pattern: equal for two patterns exactly when
+   * rootCauseOrder.methodsKey of their described accesses is (each role's set of methods, the two roles
+   * unordered).
+   */
   private tieKeyOf(id: number): number {
     if (id < this.tieKeys.length && this.tieKeys[id] > 0) return this.tieKeys[id] - 1;
-    const key = this.methodsKeyOf(id);
-    let no = this.tieKeyNos.get(key);
-    if (no === undefined) this.tieKeyNos.set(key, (no = this.tieKeyNos.size));
+    const reg = this.registry;
+    const accs = reg.patternColumn(id, 0) as number[];
+    // the stacks only matter for accesses in library code (read when one is met)
+    let stacks: number[] | undefined;
+    const roles = reg.patternDef(id).roles;
+    const n = accs.length;
+    const scratch = this.keyScratch.length >= 2 * n ? this.keyScratch : (this.keyScratch = new Int32Array(2 * n));
+    // role 1's method numbers in scratch[0..n1), role 2's in scratch[n..n+n2), each sorted and unique
+    let n1 = 0;
+    let n2 = 0;
+    for (let k = 0; k < n; k++) {
+      const loc = reg.accesses[accs[k]].loc;
+      const m = loc < this.locMethodNos.length && this.locMethodNos[loc] > 0 ? this.locMethodNos[loc] - 1 : this.userMethodNo(loc, (stacks ??= reg.patternColumn(id, 1) as number[])[k]);
+      const base = roles[k] === 1 ? 0 : n;
+      const len = base === 0 ? n1 : n2;
+      let q = base + len;
+      let dup = false;
+      for (let j = base; j < base + len; j++) if (scratch[j] === m) dup = true;
+      if (dup) continue;
+      while (q > base && scratch[q - 1] > m) {
+        scratch[q] = scratch[q - 1];
+        q--;
+      }
+      scratch[q] = m;
+      if (base === 0) n1++;
+      else n2++;
+    }
+    let no: number | undefined;
+    if (n1 <= 2 && n2 <= 2 && (n1 === 0 || scratch[n1 - 1] < SMALL_METHODS) && (n2 === 0 || scratch[n + n2 - 1] < SMALL_METHODS)) {
+      // common case, one map lookup: each role's set as a number below SMALL_METHODS², the pair below 2^28
+      const c1 = n1 === 0 ? 0 : n1 === 1 ? scratch[0] + 1 : (scratch[0] + 1) * SMALL_METHODS + scratch[1] + 1;
+      const c2 = n2 === 0 ? 0 : n2 === 1 ? scratch[n] + 1 : (scratch[n] + 1) * SMALL_METHODS + scratch[n + 1] + 1;
+      const pair = c1 < c2 ? c1 * 2 ** 14 + c2 : c2 * 2 ** 14 + c1;
+      no = this.smallTieKeyNos.get(pair);
+      if (no === undefined) this.smallTieKeyNos.set(pair, (no = this.tieKeyCount++));
+    } else {
+      const s1 = this.methodSetNo(scratch, 0, n1);
+      const s2 = this.methodSetNo(scratch, n, n2);
+      const lo = Math.min(s1, s2);
+      const hi = Math.max(s1, s2);
+      const pair: number | string = hi < 2 ** 15 ? lo * 2 ** 15 + hi : `${lo},${hi}`;
+      no = this.tieKeyNos.get(pair);
+      if (no === undefined) this.tieKeyNos.set(pair, (no = this.tieKeyCount++));
+    }
     if (id >= this.tieKeys.length) {
       const grown = new Int32Array(Math.max(id + 1, this.tieKeys.length * 2, 1024));
       grown.set(this.tieKeys);
       this.tieKeys = grown;
     }
     this.tieKeys[id] = no + 1;
+    return no;
+  }
+
+  /** The number of a sorted set of method numbers (scratch[from..from+len)), interned. */
+  private methodSetNo(scratch: Int32Array, from: number, len: number): number {
+    // small integer keys (fast maps) for up to 2 methods numbered below 2^14 - 2; otherwise the set's text
+    const lim = 2 ** 14 - 2;
+    let key: number | string;
+    if (len === 0) key = 0;
+    else if (len === 1 && scratch[from] < lim) key = scratch[from] + 1;
+    else if (len === 2 && scratch[from + 1] < lim) key = (scratch[from] + 1) * 2 ** 14 + scratch[from + 1] + 1;
+    else {
+      key = '';
+      for (let j = 0; j < len; j++) key += (j ? ',' : '') + scratch[from + j];
+    }
+    let no = this.methodSetNos.get(key);
+    if (no === undefined) this.methodSetNos.set(key, (no = this.methodSetNos.size));
     return no;
   }
 
@@ -664,24 +715,63 @@ export class Analyzer {
   /** Order of tied patterns within one score (measurements: docs/algorithms.md). */
   tieOrder: TieOrder = 'shorter';
 
+  /** per pattern id: 0 not known yet, 1 some access outside test code, 2 every access in test code */
+  private harnessFlags = new Uint8Array(0);
+  /** per loc: 0 not known yet, 1 code under test, 2 test code */
+  private testLocs = new Uint8Array(0);
+
   /**
-   * harness: every access is test code; symptom: seen in failing runs, and
-   * in each of them only after the failure point; otherwise a cause.
+   * A later trace or summary may mark a known loc as test code (`loc.harness`): the locs and
+   * patterns known as code under test are then asked again.
    */
-  private groupOf(id: number, failedRuns: number, failedAfter: number): PatternGroup {
-    const reg = this.registry;
-    const info = reg.patterns[id];
-    let allTest = true;
-    for (const s of info.accesses) {
-      const loc = reg.locs[reg.accesses[s].loc];
-      if (!this.testCode.isTestCode(loc)) {
-        allTest = false;
-        break;
+  private refreshTestLocs(): void {
+    const locs = this.registry.locs;
+    let changed = false;
+    for (let l = 0; l < this.testLocs.length && l < locs.length; l++)
+      if (this.testLocs[l] === 1 && locs[l].harness) {
+        this.testLocs[l] = 2;
+        changed = true;
       }
+    if (changed) this.harnessFlags.fill(0);
+  }
+
+  /** The loc is test code (testCode.isTestCode, asked once per loc; see refreshTestLocs). */
+  private isTestLoc(locId: number): boolean {
+    if (locId >= this.testLocs.length) {
+      const grown = new Uint8Array(Math.max(locId + 1, this.testLocs.length * 2, 1024));
+      grown.set(this.testLocs);
+      this.testLocs = grown;
     }
-    if (allTest) return 'harness';
-    if (failedRuns > 0 && failedAfter === failedRuns) return 'symptom';
-    return 'cause';
+    if (this.testLocs[locId] === 0) this.testLocs[locId] = this.testCode.isTestCode(this.registry.locs[locId]) ? 2 : 1;
+    return this.testLocs[locId] === 2;
+  }
+
+  /**
+   * The pattern's group, an index into PATTERN_GROUPS: harness when every access is test code; symptom when
+   * seen in failing runs, and in each of them only after the failure point; otherwise a cause. Whether a
+   * pattern is test code is computed once per pattern.
+   */
+  private groupCodeOf(id: number, failedRuns: number, failedAfter: number): number {
+    if (id >= this.harnessFlags.length) {
+      const grown = new Uint8Array(Math.max(id + 1, this.harnessFlags.length * 2, 1024));
+      grown.set(this.harnessFlags);
+      this.harnessFlags = grown;
+    }
+    let h = this.harnessFlags[id];
+    if (h === 0) {
+      const reg = this.registry;
+      h = 2;
+      for (const s of reg.patternColumn(id, 0) as number[]) {
+        if (!this.isTestLoc(reg.accesses[s].loc)) {
+          h = 1;
+          break;
+        }
+      }
+      this.harnessFlags[id] = h;
+    }
+    if (h === 2) return HARNESS;
+    if (failedRuns > 0 && failedAfter === failedRuns) return SYMPTOM;
+    return CAUSE;
   }
 
   /** A call stack as reported (bottom first, deep stacks cut around a marker frame), shared by every pattern. */
@@ -716,34 +806,38 @@ export class Analyzer {
   ): RankedPattern {
     const reg = this.registry;
     const info = reg.patterns[id];
-    const frames = (stack: number) => this.frames(stack);
+    // each column read once (every read of a view's column builds it)
+    const def = info.def;
+    const stacks = info.stacks;
+    const values = info.values;
+    const names = info.threadNames;
     return {
       rank,
       score,
-      id: info.def.id,
-      kind: info.def.kind,
-      category: info.def.category,
+      id: def.id,
+      kind: def.kind,
+      category: def.category,
       failed,
       passed,
       accesses: info.accesses.map((s, k) => {
         const a = reg.accesses[s];
         const loc = reg.locs[a.loc];
-        const stack = frames(info.stacks[k]);
+        const stack = this.frames(stacks[k]);
         const user = this.isLibraryLoc(a.loc) ? nearestUserFrame(loc, stack, this.isLibrary) : undefined;
         const access: PatternAccess = {
-          thread: info.roles[k],
+          thread: def.roles[k],
           type: a.write ? 'W' : 'R',
           variable: reg.variables[a.variable],
           file: user ? user.file : loc.file,
           line: user ? user.line : loc.line,
           method: user ? user.method : loc.method,
           stack,
-          ...(info.values[k] !== undefined ? { value: info.values[k] } : {}),
         };
-        if (info.threadNames[k] !== undefined) access.threadName = info.threadNames[k];
+        if (values[k] !== undefined) access.value = values[k];
+        if (names[k] !== undefined) access.threadName = names[k];
         if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
         if (loc.call !== undefined) access.call = loc.call;
-        if (this.testCode.isTestCode(loc)) access.harness = true;
+        if (this.isTestLoc(a.loc)) access.harness = true;
         return access;
       }),
       key: info.key,
@@ -753,6 +847,32 @@ export class Analyzer {
       tie: 0,
       tieSize: 1,
     };
+  }
+
+  // ---- workspace snapshot (summary/workspaceSnapshot.ts): the whole state out and back in ----
+
+  /** Everything this analyzer knows (registry, runs in the order added, traces' problems, content hashes). */
+  exportState(): AnalyzerState {
+    return {
+      registry: this.registry.exportColumns(),
+      runs: [...this.runs.values()].map((run) => ({ run, diagnostics: this.fileDiagnostics.get(run.file) ?? [], hash: this.contentHashes.get(run.file) })),
+      unreadable: [...this.fileDiagnostics].filter(([f]) => !this.runs.has(f)).map(([file, diagnostics]) => ({ file, diagnostics })),
+    };
+  }
+
+  /** Makes a new analyzer (nothing added yet) the one exported: the same ids, runs and problems. */
+  importState(s: AnalyzerState): void {
+    if (this.runs.size || this.fileDiagnostics.size || this.registry.patterns.length) throw new Error('importState needs a new analyzer');
+    this.registry.importColumns(s.registry);
+    const n = this.registry.patterns.length;
+    for (const { run, diagnostics, hash } of s.runs) {
+      for (const list of [run.patterns, run.afterFailure ?? []])
+        for (let k = 0; k < list.length; k++) if (!(list[k] >= 0 && list[k] < n)) throw new Error(`run ${run.file}: pattern id ${list[k]} out of range`);
+      this.runs.set(run.file, run);
+      this.fileDiagnostics.set(run.file, diagnostics);
+      if (hash) this.contentHashes.set(run.file, hash);
+    }
+    for (const { file, diagnostics } of s.unreadable) if (!this.runs.has(file)) this.fileDiagnostics.set(file, diagnostics);
   }
 }
 

@@ -246,7 +246,7 @@ export function accessingMethods(graph: unknown, lane: number, suspicious: strin
   return out;
 }
 
-function binaryIncludes(sorted: number[], x: number): boolean {
+function binaryIncludes(sorted: ArrayLike<number>, x: number): boolean {
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {

@@ -18,7 +18,7 @@ import { analyzeTraceFiles } from '../engine/analysis';
 import { candidatePoints, pathNeighbours, SourceLine } from '../engine/noise/candidatePoints';
 import { ConfigurationOracle } from '../engine/noise/configurationOracle';
 import { derivativeScores } from '../engine/noise/derivativeScore';
-import { iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGroupSampling';
+import { IgsRound, iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGroupSampling';
 import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
 import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
 import { findAgentJar } from './agentJar';
@@ -42,6 +42,8 @@ export interface PinpointExtras {
   agentOptions?: string[];
   /** the catalogue to use instead of asking the agent (tests, bench: one catalogue for many searches) */
   catalogue?: InstrumentedPoint[];
+  /** each IGS round as it ends (bench --verbose) */
+  onRound?(round: IgsRound): void;
 }
 
 /** Survivors at least this significant go into the reproduction plan (the best one always does). */
@@ -199,6 +201,7 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       signal,
       onRun: () => progress(`round ${round + 1}: ${candidatesLeft} candidate point(s)`),
       onRound: (r) => {
+        extras.onRound?.(r);
         round = r.round;
         candidatesLeft = r.candidates - r.discarded.length + r.restored.length;
         progress(`round ${r.round}: ${r.failures} of ${r.configurations} configurations failed; ${candidatesLeft} candidate point(s) left`);
@@ -254,10 +257,13 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       (stopped === 'no-failure'
         ? `the program never failed in ${runs} run(s) with noise at the candidate points; try --candidates all, a larger --budget, or check how the failure is detected (exit code, --fail-on-output)`
         : stopped === 'budget'
-          ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional`
+          ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional` +
+            (igs.control.runs >= 5 && igs.control.fails / igs.control.runs >= 0.2
+              ? ` — the program failed in ${igs.control.fails} of ${igs.control.runs} runs without any noise, so noise at a point has little to add`
+              : '')
           : igs.together
             ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`
-            : `the first trigger point is significant (p = ${points[0]?.pValue.toExponential(1)})`);
+            : `a trigger point is significant (p = ${Math.min(...points.map((p) => p.pValue)).toExponential(1)})`);
     return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message });
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });

@@ -45,7 +45,9 @@ export function clusterFailingExecutions(m: CoverageMatrix, options: ClusterFail
 
   const k = m.failingRuns.length;
   const members: number[][] = m.failingRuns.map((r) => [r]);
-  const counts: ClusterCounts[] = m.failingRuns.map((r) => countsOfRuns(m, [r]));
+  // global scoring reads only each cluster's first t rows: keep only those (countsOfRuns)
+  const limit = scoring === 'global' ? t : undefined;
+  const counts: ClusterCounts[] = m.failingRuns.map((r) => countsOfRuns(m, [r], limit));
   const tops: Int32Array[] = counts.map((c) => rowSet(getSuspiciousPatterns(m, c, formula, t, scoring)));
   const active = new Uint8Array(k).fill(1);
   const sim = new Float64Array(k * k);
@@ -89,7 +91,7 @@ export function clusterFailingExecutions(m: CoverageMatrix, options: ClusterFail
     const cj = bestJ[ci];
     // merge cj into ci
     members[ci].push(...members[cj]);
-    counts[ci] = mergeCounts(counts[ci], counts[cj]);
+    counts[ci] = mergeCounts(counts[ci], counts[cj], limit);
     tops[ci] = rowSet(getSuspiciousPatterns(m, counts[ci], formula, t, scoring));
     active[cj] = 0;
     members[cj] = [];

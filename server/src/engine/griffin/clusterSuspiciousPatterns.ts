@@ -119,7 +119,8 @@ function subsumption(m: CoverageMatrix, pairCl: WorkCluster, other: WorkCluster)
 export function clusterSuspiciousPatterns(m: CoverageMatrix, failingRuns: readonly number[], options: ClusterPatternsOptions = {}): PatternCluster[] {
   const t = options.t ?? DEFAULT_PATTERN_TOP;
   if (!Number.isInteger(t) || t < 1) throw new Error(`pattern top t must be an integer ≥ 1, got ${t}`);
-  const top = getSuspiciousPatterns(m, countsOfRuns(m, failingRuns), options.formula ?? 'jaccard', t, options.scoring ?? 'global');
+  const scoring = options.scoring ?? 'global';
+  const top = getSuspiciousPatterns(m, countsOfRuns(m, failingRuns, scoring === 'global' ? t : undefined), options.formula ?? 'jaccard', t, scoring);
   return clusterPatterns(m, top);
 }
 

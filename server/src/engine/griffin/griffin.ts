@@ -201,7 +201,10 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
   }
   const weak = (c: Candidate) => (c.runs.size <= o.weakRuns ? 1 : 0);
   // with the ranking's groups: a lead that is a symptom of the failure or only test code comes after causes
-  const notCause = (c: Candidate) => (m.groups && m.groups[c.lead] !== undefined && m.groups[c.lead] !== 'cause' ? 1 : 0);
+  const notCause = (c: Candidate) => {
+    const g = m.group(c.lead);
+    return g !== undefined && g !== 'cause' ? 1 : 0;
+  };
   candidates.sort(
     (a, b) =>
       weak(a) - weak(b) ||

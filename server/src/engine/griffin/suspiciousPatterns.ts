@@ -36,19 +36,29 @@ export interface ScoredPattern {
   passed: number;
 }
 
-export function countsOfRuns(m: CoverageMatrix, runs: readonly number[]): ClusterCounts {
+/**
+ * The counts of a cluster of runs. With `limit` only its first `limit` rows (in F's order) are kept:
+ * enough for getSuspiciousPatterns with scoring 'global' and t ≤ limit, and exact for them — a row among
+ * the cluster's first `limit` is among the first `limit` of every run covering it, so its count is whole.
+ */
+export function countsOfRuns(m: CoverageMatrix, runs: readonly number[], limit?: number): ClusterCounts {
   let c: ClusterCounts = { rows: new Int32Array(0), counts: new Int32Array(0), size: 0 };
-  for (const r of runs) c = mergeCounts(c, { rows: m.runPatterns[r], counts: new Int32Array(m.runPatterns[r].length).fill(1), size: 1 });
+  for (const r of runs) {
+    const rows = limit === undefined ? m.runRows(r) : m.runTop(r, limit);
+    c = mergeCounts(c, { rows, counts: new Int32Array(rows.length).fill(1), size: 1 }, limit);
+  }
   return c;
 }
 
-export function mergeCounts(a: ClusterCounts, b: ClusterCounts): ClusterCounts {
-  const rows = new Int32Array(a.rows.length + b.rows.length);
-  const counts = new Int32Array(rows.length);
+/** The counts of two clusters together (with `limit`: their first `limit` rows, see countsOfRuns). */
+export function mergeCounts(a: ClusterCounts, b: ClusterCounts, limit?: number): ClusterCounts {
+  const max = limit === undefined ? a.rows.length + b.rows.length : Math.min(limit, a.rows.length + b.rows.length);
+  const rows = new Int32Array(max);
+  const counts = new Int32Array(max);
   let i = 0;
   let j = 0;
   let n = 0;
-  while (i < a.rows.length || j < b.rows.length) {
+  while (n < max && (i < a.rows.length || j < b.rows.length)) {
     const ra = i < a.rows.length ? a.rows[i] : 0x7fffffff;
     const rb = j < b.rows.length ? b.rows[j] : 0x7fffffff;
     if (ra === rb) {
@@ -62,7 +72,7 @@ export function mergeCounts(a: ClusterCounts, b: ClusterCounts): ClusterCounts {
       counts[n++] = b.counts[j++];
     }
   }
-  return { rows: rows.slice(0, n), counts: counts.slice(0, n), size: a.size + b.size };
+  return { rows: n === max ? rows : rows.slice(0, n), counts: n === max ? counts : counts.slice(0, n), size: a.size + b.size };
 }
 
 /** Is `a` ranked before `b`? */

@@ -17,11 +17,16 @@
  * Deviations (docs/noise.md, "Finding trigger points"): groups are balanced (a shuffled S dealt
  * round-robin) so no group is empty; once |S| ≤ `finalSize` every survivor is its own group and the
  * full set is run too (a bug that needs two points only shows when both are on) as well as one
- * control run without noise, survivors then go only by the significance test; after `backtrackAfter` rounds without a failure the last discarded
- * points come back (the seed's backtracking); the search stops once the best survivor's
+ * control run without noise, survivors then go only by the significance test or as blocking points
+ * (their runs fail significantly less than the runs without them, `blockingSignificance`); after `backtrackAfter` rounds without a failure the last discarded
+ * points come back (the seed's backtracking), and in the final stage every discarded point comes
+ * back when all survivors on fail no more often than the control runs (`futilityRuns`: a program
+ * that fails without noise never has a failure-free round); the search stops once a survivor's
  * likelihood-ratio test reaches p < 10⁻⁶ (the seed's threshold) — or, for redundant trigger points
  * (either one elicits the failure, so neither beats the runs without it), once the runs with all
- * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent.
+ * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent. The stop is
+ * checked after every `jobs` runs of the final stage (`sequential`), its configurations run in
+ * complementary pairs.
  */
 import { ConfigurationOracle, ConfigurationRunner } from './configurationOracle';
 import { groupDifferencePValue, likelihoodRatioPValue, PointStatistics, SIGNIFICANCE } from './likelihoodRatio';
@@ -49,6 +54,27 @@ export interface IgsOptions {
   backtrackAfter?: number;
   /** θ of Eq. 5–7: accepted probability of not having met a good partition (default 0.05) */
   theta?: number;
+  /**
+   * Final stage: check the stop after every `jobs` runs instead of after the whole round, with the
+   * configurations ordered in complementary pairs (each pair gives every survivor one run with
+   * and one without noise) — a sequential test (default true; false = check once per round).
+   */
+  sequential?: boolean;
+  /**
+   * Final stage: once the runs with all survivors on and the control runs without noise number at
+   * least this many each, and the former fail no more often than the latter, the survivors explain
+   * none of the failures — every discarded point comes back (backtracking on evidence; the
+   * failure-free-round rule cannot fire when the program also fails without noise). 0 = off
+   * (default 4).
+   */
+  futilityRuns?: number;
+  /**
+   * Final stage: a survivor whose runs fail less often than the runs without it, at this one-sided
+   * p-value of the likelihood-ratio test, is a blocking point (seed: noise there hides the bug) and
+   * is discarded — it only dilutes the runs of the trigger point it shares configurations with.
+   * Safe for a bug that needs two points: each of them raises the failure rate. 0 = off (default 0.01).
+   */
+  blockingSignificance?: number;
   signal?: AbortSignal;
   onRound?(round: IgsRound): void;
   onRun?(runs: number): void;
@@ -101,6 +127,8 @@ export interface IgsResult {
    * (redundant trigger points: noise at either one elicits the failure).
    */
   together?: { failWith: number; failWithout: number; pValue: number };
+  /** every control run of the final stage (no noise at all): how often the program fails anyway */
+  control: { runs: number; fails: number };
 }
 
 /**
@@ -187,6 +215,19 @@ export function fullFactorial(L: number, withAll = false): number[] {
 }
 
 /**
+ * The final stage's configurations over k survivors in complementary pairs — m, then all ^ m —
+ * ending with all on and the control (0): every consecutive pair gives each survivor one run with
+ * noise and one without, so a sequential check after each pair sees balanced evidence.
+ */
+export function complementaryPairs(k: number): number[] {
+  const all = (1 << k) - 1;
+  const masks: number[] = [];
+  for (let m = 1; m < all; m++) if (m < (all ^ m)) masks.push(m, all ^ m);
+  masks.push(all, 0);
+  return masks;
+}
+
+/**
  * Which groups a round keeps. Seed §5 first: groups sorted by failures; if some consecutive pair
  * differs significantly (Eq. 9, p < α) only the groups above the highest such gap are kept.
  * Otherwise Algorithm 1 line 10: the groups with the fewest failures go, unless all groups tie.
@@ -218,7 +259,11 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   const backtrackAfter = options.backtrackAfter ?? 3;
   const speedup = options.speedup ?? true;
   const maxGroups = options.maxGroups ?? 6;
-  const runner = new ConfigurationRunner(oracle, points, options.budget, options.jobs ?? 1, options.signal, options.onRun);
+  const sequential = options.sequential ?? true;
+  const futilityRuns = options.futilityRuns ?? 4;
+  const blockingAlpha = options.blockingSignificance ?? 0.01;
+  const jobs = Math.max(1, options.jobs ?? 1);
+  const runner = new ConfigurationRunner(oracle, points, options.budget, jobs, options.signal, options.onRun);
   let S = Array.from({ length: points }, (_, k) => k);
   const discardedStack: number[][] = [];
   let L = options.groups ?? options.firstGroups ?? 3;
@@ -231,6 +276,20 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   let tallyKey = '';
   const tally = { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 };
   let together: IgsResult['together'];
+  const control = { runs: 0, fails: 0 };
+
+  /** The stop (p < α): the best survivor, or — redundant trigger points — all survivors together against the control runs. */
+  const significantNow = (): boolean => {
+    if (S.length > finalSize || runner.stats.fails === 0) return false;
+    // any survivor (the best by score need not have the smallest p-value)
+    if (S.some((p) => runner.stats.pValue(p) < alpha)) return true;
+    const setP = likelihoodRatioPValue(tally.allFails, tally.allRuns, tally.controlFails, tally.controlRuns);
+    if (S.length >= 2 && S.join(',') === tallyKey && setP < alpha) {
+      together = { failWith: tally.allFails / tally.allRuns, failWithout: tally.controlFails / tally.controlRuns, pValue: setP };
+      return true;
+    }
+    return false;
+  };
 
   while (S.length > 0) {
     if (runner.cancelled) {
@@ -240,8 +299,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     const final = S.length <= finalSize;
     // final stage: every survivor alone, and together
     let groupsNow = final ? S.length : Math.min(L, S.length);
-    let masks = fullFactorial(groupsNow, final);
-    if (masks.length === 0) masks = [1]; // one survivor: run it alone
+    let masks = final ? complementaryPairs(groupsNow).filter((m) => m !== 0) : fullFactorial(groupsNow);
     if (runner.remaining < masks.length) {
       // the budget cannot pay a whole round: a smaller factorial if one fits
       while (!final && groupsNow > 2 && fullFactorial(groupsNow).length > runner.remaining) groupsNow--;
@@ -250,31 +308,48 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     }
     // final stage: a control run without noise, so "without the point" is measured too
     if (final && runner.remaining > masks.length) masks = [...masks, 0];
+    if (final && !sequential) masks = [...masks].sort((a, b) => (a === 0 ? 1 : b === 0 ? -1 : a - b));
     const groups = final ? S.map((p) => [p]) : randomPartition(S, groupsNow, options.random);
     const configs = masks.map((m) => groups.flatMap((g, k) => ((m >> k) & 1 ? g : [])));
-    const outcomes = await runner.run(configs);
+    if (final) {
+      const key = S.join(',');
+      if (key !== tallyKey) Object.assign(tally, { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 });
+      tallyKey = key;
+    }
+    const all = (1 << groups.length) - 1;
+    // run the round: at once, or in the final stage (sequential) `jobs` at a time with the stop checked after each batch
+    const outcomes: (boolean | undefined)[] = new Array(configs.length).fill(undefined);
+    const step = final && sequential ? jobs : configs.length;
+    let stopMidRound = false;
+    for (let from = 0; from < configs.length; from += step) {
+      const part = await runner.run(configs.slice(from, from + step));
+      part.forEach((o, k) => {
+        outcomes[from + k] = o;
+        if (!final || o === undefined) return;
+        if (masks[from + k] === all) {
+          tally.allRuns++;
+          if (o) tally.allFails++;
+        } else if (masks[from + k] === 0) {
+          tally.controlRuns++;
+          control.runs++;
+          if (o) {
+            tally.controlFails++;
+            control.fails++;
+          }
+        }
+      });
+      if (runner.cancelled || runner.remaining <= 0) break;
+      if (step < configs.length && from + step < configs.length && significantNow()) {
+        stopMidRound = true;
+        break;
+      }
+    }
     if (runner.cancelled) {
       stopped = 'cancelled';
       break;
     }
     const failures = new Array(groups.length).fill(0);
     let failed = 0;
-    if (final) {
-      const key = S.join(',');
-      if (key !== tallyKey) Object.assign(tally, { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 });
-      tallyKey = key;
-      const all = (1 << groups.length) - 1;
-      outcomes.forEach((o, c) => {
-        if (o === undefined) return;
-        if (masks[c] === all) {
-          tally.allRuns++;
-          if (o) tally.allFails++;
-        } else if (masks[c] === 0) {
-          tally.controlRuns++;
-          if (o) tally.controlFails++;
-        }
-      });
-    }
     outcomes.forEach((o, c) => {
       if (!o) return;
       failed++;
@@ -291,6 +366,12 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       restored: [],
       runs: runner.runs,
     };
+    if (stopMidRound) {
+      log.push(round);
+      options.onRound?.(round);
+      stopped = 'significant';
+      break;
+    }
     if (estimating && !final) {
       const kb = estimateBlockingPoints(failed, round.configurations, groups.length);
       if (kb !== undefined) {
@@ -300,7 +381,20 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         estimating = false;
       }
     }
-    if (failed === 0) {
+    const futile =
+      final &&
+      futilityRuns > 0 &&
+      discardedStack.length > 0 &&
+      tally.allRuns >= futilityRuns &&
+      tally.controlRuns >= futilityRuns &&
+      tally.allFails / tally.allRuns <= tally.controlFails / tally.controlRuns;
+    if (futile) {
+      // the survivors together fail no more often than no noise at all: the trigger points were
+      // discarded, at some round — every discarded point comes back (the runs so far still count)
+      round.restored = discardedStack.splice(0).flat();
+      S = S.concat(round.restored).sort((a, b) => a - b);
+      roundsWithoutFailure = 0;
+    } else if (failed === 0) {
       roundsWithoutFailure++;
       if (roundsWithoutFailure >= backtrackAfter && discardedStack.length > 0) {
         round.restored = discardedStack.pop()!;
@@ -309,9 +403,21 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       }
     } else {
       roundsWithoutFailure = 0;
+      const st = runner.stats;
+      // final stage: blocking survivors (their runs fail significantly less than the runs without them)
+      const blocking =
+        final && blockingAlpha > 0 && S.length >= 2
+          ? S.filter((p) => likelihoodRatioPValue(st.fails - st.failsWith[p], st.runs - st.runsWith[p], st.failsWith[p], st.runsWith[p]) < blockingAlpha)
+          : [];
+      if (blocking.length > 0 && blocking.length < S.length) {
+        const gone = new Set(blocking);
+        round.discarded = [...gone].sort((a, b) => a - b);
+        discardedStack.push(round.discarded);
+        S = S.filter((p) => !gone.has(p));
+      }
       const n = (1 << (groups.length - 1)) - (final ? 0 : 1);
       const drop = groupsToDiscard(failures, n, alpha, speedup, !final);
-      if (drop.length > 0 && drop.length < groups.length) {
+      if (round.discarded.length === 0 && drop.length > 0 && drop.length < groups.length) {
         const gone = new Set(drop.flatMap((g) => groups[g]));
         round.discarded = [...gone].sort((a, b) => a - b);
         discardedStack.push(round.discarded);
@@ -320,19 +426,9 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     }
     log.push(round);
     options.onRound?.(round);
-    if (S.length <= finalSize && runner.stats.fails > 0) {
-      const best = rankPoints(S, runner.stats)[0];
-      if (best && best.pValue < alpha) {
-        stopped = 'significant';
-        break;
-      }
-      // redundant trigger points: no single one is significant, the survivors together are
-      const setP = likelihoodRatioPValue(tally.allFails, tally.allRuns, tally.controlFails, tally.controlRuns);
-      if (S.length >= 2 && S.join(',') === tallyKey && setP < alpha) {
-        together = { failWith: tally.allFails / tally.allRuns, failWithout: tally.controlFails / tally.controlRuns, pValue: setP };
-        stopped = 'significant';
-        break;
-      }
+    if (significantNow()) {
+      stopped = 'significant';
+      break;
     }
     if (runner.remaining <= 0) break;
   }
@@ -347,5 +443,6 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     log,
     stats: runner.stats,
     ...(together ? { together } : {}),
+    control,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Baseline of `npm run bench` (issue 17): one-point-at-a-time search. The candidate points are
  * tried in random order, noise at one point per run, each point up to `runsPerPoint` runs (in
- * batches of `jobs`); a point is found when its likelihood-ratio test against every run without it
+ * batches of `jobs`; a promising point up to `extendTo`); a point is found when its likelihood-ratio test against every run without it
  * reaches p < 10⁻⁶ (the same test and threshold IGS stops on). A few runs without any noise come
  * first so the first points have something to be compared with.
  */
@@ -15,6 +15,13 @@ export interface OneAtATimeOptions {
   jobs?: number;
   /** most runs per point (default 20) */
   runsPerPoint?: number;
+  /**
+   * A point still promising after `runsPerPoint` runs (its test at p < `promising`, default 0.01)
+   * gets up to this many runs in all (default: no extension) — so a trigger point with a moderate
+   * effect can still reach p < 10⁻⁶ (fairer to the baseline than a hard cap).
+   */
+  extendTo?: number;
+  promising?: number;
   /** runs without noise first (default 10) */
   baselineRuns?: number;
   significance?: number;
@@ -37,6 +44,8 @@ export async function oneAtATime(points: number, oracle: ConfigurationOracle, op
   const perPoint = options.runsPerPoint ?? 20;
   const jobs = Math.max(1, options.jobs ?? 1);
   const until = options.until ?? ((found) => found.length > 0);
+  const extendTo = options.extendTo ?? perPoint;
+  const promising = options.promising ?? 0.01;
   const runner = new ConfigurationRunner(oracle, points, options.budget, jobs, options.signal);
   await runner.run(Array.from({ length: Math.min(options.baselineRuns ?? 10, options.budget) }, () => []));
   const order = Array.from({ length: points }, (_, k) => k);
@@ -49,7 +58,8 @@ export async function oneAtATime(points: number, oracle: ConfigurationOracle, op
   let stopped: OneAtATimeResult['stopped'] = 'exhausted';
   outer: for (const p of order) {
     tried.push(p);
-    for (let done = 0; done < perPoint; ) {
+    for (let done = 0; done < Math.max(perPoint, extendTo); ) {
+      if (done >= perPoint && !(runner.stats.pValue(p) < promising)) break;
       if (runner.cancelled) {
         stopped = 'cancelled';
         break outer;
@@ -58,7 +68,7 @@ export async function oneAtATime(points: number, oracle: ConfigurationOracle, op
         stopped = 'budget';
         break outer;
       }
-      const batch = Math.min(jobs, perPoint - done);
+      const batch = Math.min(jobs, (done < perPoint ? perPoint : extendTo) - done);
       await runner.run(Array.from({ length: batch }, () => [p]));
       done += batch;
       if (runner.stats.pValue(p) < alpha) {

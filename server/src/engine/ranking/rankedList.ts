@@ -76,6 +76,25 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
     this.tieSizes[k] = tieSize;
   }
 
+  /** set() with the group as an index into PATTERN_GROUPS; groupCounts are made by countGroups() once every row is set. */
+  setRow(k: number, id: number, rank: number, score: number, failed: number, passed: number, groupCode: number, tie: number, tieSize: number): void {
+    this.ids[k] = id;
+    this.ranks[k] = rank;
+    this.scores[k] = score;
+    this.failed[k] = failed;
+    this.passed[k] = passed;
+    this.groupCodes[k] = groupCode;
+    this.ties[k] = tie;
+    this.tieSizes[k] = tieSize;
+  }
+
+  /** Counts the rows per group (after setRow). */
+  countGroups(): void {
+    const n = new Int32Array(PATTERN_GROUPS.length);
+    for (let k = 0; k < this.length; k++) n[this.groupCodes[k]]++;
+    PATTERN_GROUPS.forEach((g, c) => (this.groupCounts[g] = n[c]));
+  }
+
   group(k: number): PatternGroup {
     return PATTERN_GROUPS[this.groupCodes[k]];
   }

@@ -93,8 +93,33 @@ function plainObject(v: unknown): v is Record<string, unknown> {
 }
 
 function leaf(v: unknown, indent: string): string {
-  const s = JSON.stringify(v, null, 2) ?? 'null';
-  return indent ? s.replace(/\n/g, '\n' + indent) : s;
+  if (!indent) return JSON.stringify(v, null, 2) ?? 'null';
+  // v nested in arrays to the depth of `indent` (two spaces a level) is stringified with its lines
+  // already indented: one pass, no replace over the text; the arrays' brackets are cut off
+  const levels = indent.length >>> 1;
+  if (indent.length % 2 !== 0 || indent.trim() !== '') return (JSON.stringify(v, null, 2) ?? 'null').replace(/\n/g, '\n' + indent);
+  let wrapped: unknown = v;
+  for (let k = 0; k < levels; k++) wrapped = [wrapped];
+  const s = JSON.stringify(wrapped, null, 2);
+  const cut = wrapCut(levels);
+  return s.slice(cut.open, s.length - cut.close);
+}
+
+/** Lengths of the brackets around a value nested in `levels` arrays by JSON.stringify(…, null, 2). */
+const wrapCuts: { open: number; close: number }[] = [];
+function wrapCut(levels: number): { open: number; close: number } {
+  let c = wrapCuts[levels];
+  if (!c) {
+    // "[\n  " per level before; "\n<indent>]" per level after
+    let open = 0;
+    let close = 0;
+    for (let k = 0; k < levels; k++) {
+      open += 2 + 2 * (k + 1);
+      close += 2 + 2 * k;
+    }
+    wrapCuts[levels] = c = { open, close };
+  }
+  return c;
 }
 
 /** Writes `value` as `JSON.stringify(value, null, 2)` would, in chunks, waiting on the sink. */

@@ -119,7 +119,7 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
       stats: run.stats,
       uncaught: run.uncaught,
       droppedEvents: run.droppedEvents,
-      patterns: run.patterns.map(pattern),
+      patterns: Array.from(run.patterns, pattern),
       diagnostics,
     };
     for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'failPoint'] as const) if (run[f] !== undefined) (r as unknown as Record<string, unknown>)[f] = run[f];
@@ -303,7 +303,7 @@ export class SummaryMerger {
         seed: r.seed,
         ...(r.plan ? { plan: { ...r.plan } } : {}),
         events: r.events,
-        patterns: r.patterns.map((k) => ids[k]).sort(asc),
+        patterns: Int32Array.from(r.patterns, (k) => ids[k]).sort(),
         failPoint: r.failPoint,
         afterFailure: r.afterFailure?.map((k) => ids[k]).sort(asc),
         stats: r.stats,

@@ -7,13 +7,14 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Analyzer, AnalysisOptions, AnalysisResult } from '../analysis';
+import { Analyzer, AnalysisOptions, AnalysisResult, fileHash } from '../analysis';
 import type { Diagnostic } from '../trace/traceFormat';
 import { findTraceFiles } from '../traceDiscovery';
 import { worthReaderThread } from '../trace/traceReaderThread';
 import { readSummaryFile, SUMMARY_FILE_PATTERN } from './summaryFile';
 import { SummaryCache } from './summaryCache';
 import { defaultWorkers, SummaryPool } from './summaryPool';
+import { readWorkspaceSnapshot, SnapshotTrace, snapshotPath, writeWorkspaceSnapshot } from './workspaceSnapshot';
 import { summarizeTrace, TraceSummary } from './traceSummary';
 
 export interface ParallelOptions {
@@ -212,9 +213,69 @@ export async function analyzeInputs(
   const found = await findTraceFiles(inputs.filter((i) => !SUMMARY_FILE_PATTERN.test(i)));
   diagnostics.push(...found.diagnostics);
   const traces = found.files.length;
+  if (cache && summaries === 0) {
+    // traces only: the workspace snapshot is the cache (per-run summaries only from a worker pool)
+    const r = await addTracesWithSnapshot(analyzer, found.files, cache, o);
+    diagnostics.push(...r.problems);
+    for (const p of cache.problems) diagnostics.push({ severity: 'warning', file: cache.dir, message: p });
+    return { analyzer: r.analyzer, diagnostics, traces, summaries };
+  }
   await addTraces(analyzer, found.files, { workers: o.workers, cache, onProgress: o.onProgress });
   if (cache) for (const p of cache.problems) diagnostics.push({ severity: 'warning', file: cache.dir, message: p });
   return { analyzer, diagnostics, traces, summaries };
+}
+
+/**
+ * `braid analyze --cache`: starts from the cache's workspace snapshot when it holds the first
+ * traces of `files` (same names, unchanged: size and mtime, or else content hash), reads the
+ * rest, and writes the snapshot again when anything was read. Otherwise every trace is read
+ * (an unusable snapshot is a warning). Traces are added in `files`' order either way, so the
+ * result is exactly that of reading every trace.
+ */
+async function addTracesWithSnapshot(
+  fresh: Analyzer,
+  files: string[],
+  cache: SummaryCache,
+  o: AnalyzeInputsOptions,
+): Promise<{ analyzer: Analyzer; problems: Diagnostic[] }> {
+  const problems: Diagnostic[] = [];
+  const stats = await Promise.all(files.map((f) => fs.stat(f).then((st) => ({ size: st.size, mtimeMs: st.mtimeMs }), () => undefined)));
+  const file = snapshotPath(cache.dir);
+  let analyzer = fresh;
+  let start = 0;
+  let covered: SnapshotTrace[] = [];
+  try {
+    const snap = await readWorkspaceSnapshot(file, fresh.options);
+    const same = async (t: SnapshotTrace, k: number) => {
+      const st = stats[k];
+      if (t.file !== files[k] || !st) return false;
+      if (t.size === st.size && t.mtimeMs === st.mtimeMs) return true;
+      return t.hash !== undefined && st.size === t.size && (await fileHash(files[k]).catch(() => '')) === t.hash;
+    };
+    let ok = snap.traces.length <= files.length;
+    for (let k = 0; ok && k < snap.traces.length; k++) ok = await same(snap.traces[k], k);
+    if (ok) {
+      analyzer = snap.analyzer;
+      analyzer.tieOrder = fresh.tieOrder;
+      analyzer.isLibrary = fresh.isLibrary;
+      start = snap.traces.length;
+      covered = snap.traces.map((t, k) => ({ ...t, ...stats[k]! }));
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') problems.push({ severity: 'warning', file, message: (err as Error).message });
+  }
+  const rest = files.slice(start);
+  const pool = (o.workers ?? defaultWorkers()) > 1;
+  await addTraces(analyzer, rest, { workers: o.workers, cache: pool ? cache : undefined, onProgress: o.onProgress });
+  if (rest.length > 0 || start === 0) {
+    const traces = [...covered, ...rest.map((f, k) => ({ file: f, size: stats[start + k]?.size ?? -1, mtimeMs: stats[start + k]?.mtimeMs ?? -1 }))];
+    try {
+      await writeWorkspaceSnapshot(file, analyzer, traces);
+    } catch (err) {
+      problems.push({ severity: 'warning', file, message: `the workspace snapshot could not be written: ${(err as Error).message}` });
+    }
+  }
+  return { analyzer, problems };
 }
 
 /** analyzeInputs, ranked: the result of `braid analyze`. */

@@ -490,4 +490,181 @@ export class PatternRegistry {
     const l = this.locs[a.loc];
     return `${a.write ? 'W' : 'R'}${role}:${this.variables[a.variable]}@${l.file}:${l.line}`;
   }
+
+  // ---- workspace snapshot (server/src/engine/summary/workspaceSnapshot.ts): the registry as columns ----
+  // One block, kept apart from the interning code above: exportColumns reads the registry's fields,
+  // importColumns replays the interning (so every intern map is rebuilt) and restores the memo.
+
+  /** The registry's tables as columns (views of its own arrays where it has them: copy before changing it). */
+  exportColumns(): RegistryColumns {
+    const accesses = this.accesses.length;
+    const accessVariable = new Int32Array(accesses);
+    const accessLoc = new Int32Array(accesses);
+    for (let s = 0; s < accesses; s++) {
+      accessVariable[s] = this.accesses[s].variable;
+      accessLoc[s] = this.accesses[s].loc;
+    }
+    const values: [number, number, unknown][] = [];
+    for (const [id, vals] of this.patternVals) for (let k = 0; k < vals.length; k++) if (vals[k] !== undefined) values.push([id, k, vals[k]]);
+    const pairs = this.pairFirst.length;
+    const patterns = this.patterns.length;
+    return {
+      variables: this.variables,
+      threadNames: this.threadNameList,
+      locs: this.locs,
+      stackParents: Int32Array.from(this.stackParents),
+      stackLocs: Int32Array.from(this.stackLocs),
+      accessWrite: this.accessWrite.subarray(0, accesses),
+      accessVariable,
+      accessLoc,
+      pairFirst: this.pairFirst.data.subarray(0, pairs),
+      pairSecond: this.pairSecond.data.subarray(0, pairs),
+      pairPatterns: this.pairPatterns.data.subarray(0, pairs),
+      patternN: this.patternN.subarray(0, patterns),
+      patternAcc: this.patternAcc.data.subarray(0, patterns * 4),
+      patternStack: this.patternStack.data.subarray(0, patterns * 4),
+      patternName: this.patternName.data.subarray(0, patterns * 4),
+      values,
+    };
+  }
+
+  /**
+   * Fills an empty registry with exported columns (checked: ids in range), so that it is the
+   * exported registry: same ids, and interning goes on where it stopped (a pattern found again
+   * gets its id, P4–P17 through the combination memo rebuilt from each pattern's accesses).
+   * Throws on columns that do not fit together.
+   */
+  importColumns(c: RegistryColumns): void {
+    if (this.variables.length || this.locs.length || this.accesses.length || this.patterns.length || this.stackParents.length) throw new Error('importColumns needs an empty registry');
+    const bad = (what: string): never => {
+      throw new Error(`registry columns: ${what}`);
+    };
+    const nVars = c.variables.length;
+    const nLocs = c.locs.length;
+    const nStacks = c.stackParents.length;
+    const nAcc = c.accessWrite.length;
+    const nPairs = c.pairFirst.length;
+    const nPat = c.patternN.length;
+    const nNames = c.threadNames.length;
+    for (const v of c.variables) if (this.internVariable(v) !== this.variables.length - 1) bad(`variable "${v}" twice`);
+    for (const l of c.locs) {
+      const id = this.internLoc(l.file, l.line, l.method);
+      if (id !== this.locs.length - 1) bad(`loc ${l.file}:${l.line} twice`);
+      if (l.call !== undefined) this.locs[id].call = l.call;
+      if (l.harness) this.locs[id].harness = true;
+    }
+    if (c.stackLocs.length !== nStacks) bad('stack columns of different lengths');
+    for (let s = 0; s < nStacks; s++) {
+      const parent = c.stackParents[s];
+      const loc = c.stackLocs[s];
+      if (parent < -1 || parent >= s || loc < 0 || loc >= nLocs || this.internStackNode(parent, loc) !== s) bad(`stack ${s}`);
+    }
+    if (c.accessVariable.length !== nAcc || c.accessLoc.length !== nAcc) bad('access columns of different lengths');
+    for (let s = 0; s < nAcc; s++) {
+      const v = c.accessVariable[s];
+      const l = c.accessLoc[s];
+      if (v < 0 || v >= nVars || l < 0 || l >= nLocs || c.accessWrite[s] > 1 || this.internAccess(c.accessWrite[s] === 1, v, l) !== s) bad(`static access ${s}`);
+    }
+    if (c.pairSecond.length !== nPairs || c.pairPatterns.length !== nPairs) bad('pair columns of different lengths');
+    for (let p = 0; p < nPairs; p++) {
+      const a = c.pairFirst[p];
+      const b = c.pairSecond[p];
+      if (a < 0 || a >= nAcc || b < 0 || b >= nAcc || this.internPair(a, b) !== p) bad(`pair signature ${p}`);
+      const pat = c.pairPatterns[p];
+      if (pat < -1 || pat >= nPat) bad(`pattern of pair signature ${p}`);
+    }
+    for (const name of c.threadNames) if (this.threadNameIdSlow(name) !== this.threadNameList.length - 1) bad(`thread name "${name}" twice`);
+    if (c.patternAcc.length !== nPat * 4 || c.patternStack.length !== nPat * 4 || c.patternName.length !== nPat * 4) bad('pattern columns of different lengths');
+    for (let id = 0; id < nPat; id++) {
+      const n = c.patternN[id];
+      if (n < 1 || n > PATTERNS.length) bad(`pattern ${id}: Table 1 number ${n}`);
+      const len = PATTERNS[n - 1].kind.length;
+      for (let k = 0; k < 4; k++) {
+        const o = id * 4 + k;
+        const s = c.patternAcc[o];
+        const st = c.patternStack[o];
+        const nm = c.patternName[o];
+        if (k < len ? s < 0 || s >= nAcc || st < -1 || st >= nStacks || nm < -1 || nm >= nNames : s !== -1) bad(`pattern ${id}, access ${k}`);
+      }
+    }
+    // columns: bulk copies
+    this.patternN = new Uint8Array(Math.max(1024, nPat));
+    this.patternN.set(c.patternN);
+    for (const [col, src] of [
+      [this.patternAcc, c.patternAcc],
+      [this.patternStack, c.patternStack],
+      [this.patternName, c.patternName],
+      [this.pairPatterns, c.pairPatterns],
+    ] as const) {
+      col.reserve(src.length);
+      col.data.set(src);
+      col.length = src.length;
+    }
+    for (let id = 0; id < nPat; id++) this.patterns.push(new PatternView(id, this));
+    for (const [id, k, v] of c.values) {
+      if (!Number.isInteger(id) || id < 0 || id >= nPat || !Number.isInteger(k) || k < 0 || k >= PATTERNS[c.patternN[id] - 1].kind.length) bad(`value [${id}, ${k}]`);
+      let vals = this.patternVals.get(id);
+      if (!vals) this.patternVals.set(id, (vals = new Array(PATTERNS[c.patternN[id] - 1].kind.length).fill(undefined)));
+      vals[k] = v;
+    }
+    // the memo: every pattern is the answer for its own signatures (patterns adopted from summaries included)
+    for (let id = 0; id < nPat; id++) this.rememberPattern(id);
+  }
+
+  /** Makes pattern `id` the memoized answer for the pair signatures it is made of (interning them when new). */
+  private rememberPattern(id: number): void {
+    const n = this.patternN[id];
+    const acc = this.patternAcc.data;
+    const e0 = acc[id * 4];
+    const e1 = acc[id * 4 + 1];
+    if (n <= 3) {
+      const sig = this.internPair(e0, e1);
+      if (this.pairPatterns.data[sig] < 0) this.pairPatterns.data[sig] = id;
+      return;
+    }
+    const rel = RELATION_OF[n];
+    const order = EXECUTION_ORDER[rel];
+    const slots = this.memoSlots;
+    for (let k = 0; k < order.length; k++) slots[order[k]] = acc[id * 4 + k];
+    if (rel === PairRelation.SharedMiddle) slots[2] = slots[1];
+    const p1 = this.internPair(slots[0], slots[1]);
+    const p2 = this.internPair(slots[2], slots[3]);
+    if (this.combination(p1, p2, rel) !== UNKNOWN_COMBINATION) return;
+    // as internCombination stores its answer
+    if (p1 < DENSE_SIGS && p2 < DENSE_SIGS) this.denseCombos[(p2 * DENSE_SIGS + p1) * 8 + rel] = id + 2;
+    else if (p1 < ROW_P1_LIMIT) this.combos.set(p2, p1 * 8 + rel + 1, id + 2);
+    else this.bigCombos.set(`${p1},${p2},${rel}`, id);
+  }
+
+  private readonly memoSlots = new Int32Array(4);
+}
+
+/** Table 1 number → the placement of its two pairs (from the variables of its accesses: x x y y, x y x y, x y y x). */
+const RELATION_OF: readonly PairRelation[] = [PairRelation.Pair, ...PATTERNS.map((d) =>
+  d.kind.length === 2 ? PairRelation.Pair : d.kind.length === 3 ? PairRelation.SharedMiddle : d.vars[1] === 'x' ? PairRelation.Sequential : d.vars[2] === 'x' ? PairRelation.Interleaved : PairRelation.Nested,
+)];
+
+/** A PatternRegistry as columns (exportColumns / importColumns); patterns have 4 slots each (-1 unused). */
+export interface RegistryColumns {
+  variables: readonly string[];
+  threadNames: readonly string[];
+  locs: readonly LocInfo[];
+  /** call stack tree: parent (-1 bottom) and top frame (loc id) per stack id */
+  stackParents: Int32Array;
+  stackLocs: Int32Array;
+  /** static accesses: 1 write, variable id, loc id */
+  accessWrite: Uint8Array;
+  accessVariable: Int32Array;
+  accessLoc: Int32Array;
+  /** pair signatures: first and second static access, P1–P3 pattern (-1 none yet) */
+  pairFirst: Int32Array;
+  pairSecond: Int32Array;
+  pairPatterns: Int32Array;
+  /** patterns: Table 1 number; per slot static access, stack, thread name id */
+  patternN: Uint8Array;
+  patternAcc: Int32Array;
+  patternStack: Int32Array;
+  patternName: Int32Array;
+  /** [pattern id, access index, value] of recorded first-occurrence values */
+  values: [number, number, unknown][];
 }
