@@ -31,10 +31,10 @@ function workerEntry(): { file: string; eval?: boolean } {
 
 /**
  * Traces smaller than this (bytes; gzip traces count 8× their size) are read in one thread: starting
- * the reader thread costs tens of ms, and at 10^6 events (24 MiB) two threads only break even
- * (docs/benchmarks.md).
+ * the reader thread costs tens of ms, and at 10^6 events (24 MiB) two threads were sometimes faster,
+ * sometimes slower; at 10^7 (247 MiB) always faster (docs/benchmarks.md).
  */
-export const READER_THREAD_MIN_BYTES = 16 << 20;
+export const READER_THREAD_MIN_BYTES = 64 << 20;
 
 /** True when `file` is big enough for a reader thread to pay off. */
 export async function worthReaderThread(file: string): Promise<boolean> {
