@@ -27,6 +27,8 @@ const entries = [
   { in: 'server/src/server.ts', out: 'dist/server.js', optional: true },
   { in: 'server/src/analysisWorker.ts', out: 'dist/analysisWorker.js', optional: true },
   { in: 'server/src/engine/summary/summaryWorker.ts', out: 'dist/summaryWorker.js' },
+  // the reader thread of one big trace (trace/traceReaderThread.ts)
+  { in: 'server/src/engine/trace/traceReaderWorker.ts', out: 'dist/traceReaderWorker.js' },
 ];
 for (const e of entries) {
   if (e.optional && !existsSync(path.join(root, e.in))) continue;

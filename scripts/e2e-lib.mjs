@@ -57,6 +57,7 @@ export async function packageVsix(outFile, { stage = path.join(path.dirname(outF
     ['server/src/server.ts', 'server.js'],
     ['server/src/analysisWorker.ts', 'analysisWorker.js'],
     ['server/src/engine/summary/summaryWorker.ts', 'summaryWorker.js'],
+    ['server/src/engine/trace/traceReaderWorker.ts', 'traceReaderWorker.js'],
     ['client/src/extension.ts', 'extension.js', ['vscode']],
   ];
   await Promise.all(entries.map(([entry, out, external]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [] })));

@@ -47,7 +47,7 @@ Usage:
       --griffin-weak-runs N      bugs explaining at most N failing runs are "weak evidence", listed last (default 2)
       --griffin-alpha P          merge step: a pattern cluster whose best pattern has Fisher p > P joins a bug, never starts one (default 0.05)
       --no-bugs                  skip GRIFFIN (no bug sections)
-      --workers N                worker threads reading traces in parallel (default 1 = this thread)
+      --workers N                worker threads reading traces in parallel (default 1 = this thread; one trace ≥ 64 MiB with N ≥ 2: parsed in a second thread)
       --cache DIR                per-run summary cache (e.g. .braid/cache): traces analyzed before are not read again
       Inputs may also be summary files (*.braid-summary.json, from braid summarize), e.g. shards from many machines.
   braid summarize <trace files, summaries or folders...> --output FILE.braid-summary.json [options]

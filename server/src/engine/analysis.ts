@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Diagnostic, Outcome, UncaughtInfo } from './trace/traceFormat';
 import { readTrace } from './trace/traceReader';
+import { readTraceInThread } from './trace/traceReaderThread';
 import { findTraceFiles } from './traceDiscovery';
 import { PatternRegistry, RegistryColumns } from './unicorn/patternRegistry';
 import { CollectorStats, RunCollector, UnicornCollector } from './unicorn/unicornCollector';
@@ -227,12 +228,15 @@ export class Analyzer {
       : new UnicornCollector(this.registry, o.accessWindow, o.pairWindow, o.happensBefore);
   }
 
-  /** Reads and analyzes one trace; replaces an earlier result for the file. */
-  async addTrace(file: string): Promise<RunResult | undefined> {
+  /**
+   * Reads and analyzes one trace; replaces an earlier result for the file.
+   * `readerThread`: parse in a worker thread while this one collects (same result, trace/traceReaderThread.ts).
+   */
+  async addTrace(file: string, how: { readerThread?: boolean } = {}): Promise<RunResult | undefined> {
     const collector = this.collector();
     let r: Awaited<ReturnType<typeof readTrace>>;
     try {
-      r = await readTrace(file, collector);
+      r = await (how.readerThread ? readTraceInThread : readTrace)(file, collector);
     } catch (e) {
       collector.close?.();
       throw e;

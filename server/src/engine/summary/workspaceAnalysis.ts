@@ -10,6 +10,7 @@ import path from 'node:path';
 import { Analyzer, AnalysisOptions, AnalysisResult, fileHash } from '../analysis';
 import type { Diagnostic } from '../trace/traceFormat';
 import { findTraceFiles } from '../traceDiscovery';
+import { worthReaderThread } from '../trace/traceReaderThread';
 import { readSummaryFile, SUMMARY_FILE_PATTERN } from './summaryFile';
 import { SummaryCache } from './summaryCache';
 import { defaultWorkers, SummaryPool } from './summaryPool';
@@ -80,11 +81,13 @@ export async function addTraces(analyzer: Analyzer, files: string[], o: Parallel
   const workers = Math.min(o.workers ?? defaultWorkers(), misses.length);
   const storeDir = cache?.runsDir;
   if (workers <= 1 && !cache) {
-    // the plain path: each trace read straight into this analyzer
+    // the plain path: each trace read straight into this analyzer; one big trace with 2+ workers
+    // allowed is parsed in a reader thread while this thread collects (trace/traceReaderThread.ts)
+    const readerThread = misses.length === 1 && (o.workers ?? defaultWorkers()) >= 2 && (await worthReaderThread(files[misses[0]]));
     for (const k of misses) {
       progress(files[k]);
       try {
-        await analyzer.addTrace(files[k]);
+        await analyzer.addTrace(files[k], { readerThread });
       } catch (err) {
         analyzer.addUnreadable(files[k], [{ severity: 'error', file: files[k], message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }]);
       }

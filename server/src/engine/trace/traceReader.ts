@@ -24,8 +24,8 @@ import { EventLineError, decodeEventValue, excerpt, parseEventLineFast } from '.
 export interface TraceVisitor {
   /** Called once, after the header line was validated. */
   header?(header: TraceHeader, symbols: TraceSymbols): void;
-  /** Called per event; `ev` is reused, copy what you keep. */
-  event(ev: TraceEvent, symbols: TraceSymbols): void;
+  /** Called per event; `ev` is reused, copy what you keep. `line`: the event's line in the file. */
+  event(ev: TraceEvent, symbols: TraceSymbols, line: number): void;
 }
 
 export interface ReadTraceResult {
@@ -60,6 +60,8 @@ export interface ReadTraceOptions {
   maxLineBytes?: number;
   /** Gzip traces may expand to at most this many times their size (default 200; at least 64 MiB are always allowed). */
   maxGzipRatio?: number;
+  /** The tables to define the trace's symbols in (default: new ones; the reader thread passes tables that record each definition). */
+  symbols?: TraceSymbols;
 }
 
 /** Deepest nesting of arrays/objects in one line (an event's value, a header). */
@@ -116,7 +118,7 @@ export async function readTraceBuffer(file: string, data: Uint8Array, visitor: T
 class TraceLineReader {
   readonly result: ReadTraceResult;
   private readonly ev: TraceEvent = { i: 0, t: 0, kind: EventKind.Read, a: 0, b: 0, c: -1, d: 0, e: -1, value: undefined };
-  private readonly symbols = new TraceSymbols();
+  private readonly symbols: TraceSymbols;
   private line = 0;
   private lastIndex = -1;
   private sawHeader = false;
@@ -139,6 +141,7 @@ class TraceLineReader {
     private readonly visitor: TraceVisitor,
     options: ReadTraceOptions,
   ) {
+    this.symbols = options.symbols ?? new TraceSymbols();
     this.validateRefs = options.validateRefs ?? true;
     this.maxEvents = options.maxEvents ?? Infinity;
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -498,7 +501,7 @@ class TraceLineReader {
         break;
     }
     this.result.eventCount++;
-    this.visitor.event(ev, s);
+    this.visitor.event(ev, s, this.line);
     if (this.result.eventCount >= this.maxEvents) throw new StopReading();
   }
 }
