@@ -10,6 +10,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { hoverTraceGenerator, LINES } from './hoverWorkspaceTraces.mjs';
 
 const require = createRequire(import.meta.url);
 const { createProtocolConnection, StreamMessageReader, StreamMessageWriter } = require('vscode-languageserver-protocol/node');
@@ -17,17 +18,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.argv[2] ?? 300);
 const EVENTS = Number(process.argv[3] ?? 2000);
 const HOVERS = Number(process.argv[4] ?? 2000);
-const LINES = 400;
-const VARS = 30;
 
 const server = path.join(root, 'dist/server.js');
 if (!existsSync(server)) {
   console.error('build first: node scripts/build.mjs --no-agent');
   process.exit(1);
 }
-
-let seed = 12345;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
 
 const ws = mkdtempSync(path.join(tmpdir(), 'braid-hover-bench-'));
 const srcDir = path.join(ws, 'src/main/java/bench');
@@ -36,21 +32,7 @@ mkdirSync(srcDir, { recursive: true });
 mkdirSync(traceDir, { recursive: true });
 writeFileSync(path.join(srcDir, 'Big.java'), ['package bench;', 'public class Big {', ...Array.from({ length: LINES - 3 }, (_, k) => `    int f${k} = ${k};`), '}'].join('\n') + '\n');
 
-function trace(n) {
-  const fail = rnd() < 0.3;
-  const out = [JSON.stringify({ braid: 'trace', version: 1, execution: `r${n}`, outcome: fail ? 'fail' : 'pass' })];
-  out.push('{"def":"thread","id":1,"name":"T1"}', '{"def":"thread","id":2,"name":"T2"}');
-  for (let v = 0; v < VARS; v++) out.push(JSON.stringify({ def: 'var', id: v, name: `bench.Big.v${v}` }));
-  for (let l = 3; l < LINES; l++) out.push(JSON.stringify({ def: 'loc', id: l, file: 'bench/Big.java', line: l, method: `bench.Big.m${Math.floor(l / 20)}` }));
-  for (let i = 1; i <= EVENTS; i++) {
-    const t = rnd() < 0.5 ? 1 : 2;
-    // a failing run favours an unlucky interleaving on v0 at lines 10/20
-    const v = fail && i % 50 === 0 ? 0 : Math.floor(rnd() * VARS);
-    const line = v === 0 ? (t === 1 ? 10 : 20) : 3 + Math.floor(rnd() * (LINES - 4));
-    out.push(JSON.stringify([i, t, rnd() < 0.5 ? 'R' : 'W', v, line]));
-  }
-  return out.join('\n') + '\n';
-}
+const trace = hoverTraceGenerator(EVENTS);
 let t0 = performance.now();
 for (let n = 0; n < RUNS; n++) writeFileSync(path.join(traceDir, `r${n}.trace.jsonl`), trace(n));
 console.log(`workspace ${ws}: ${RUNS} traces × ${EVENTS} events written in ${(performance.now() - t0).toFixed(0)} ms`);

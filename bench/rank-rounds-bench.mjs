@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { hoverTraceGenerator } from './hoverWorkspaceTraces.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.argv[2] ?? 300);
@@ -32,23 +33,8 @@ if (base) {
   await build({ ...opts, entryPoints: [entry], outfile: bundles.before });
 }
 
-// the hover bench's traces (bench/hover-bench.mjs, bench/workspace-scale-bench.mjs), same generator and seed
-let seed = 12345;
-const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-function trace(n) {
-  const fail = rnd() < 0.3;
-  const lines = [JSON.stringify({ braid: 'trace', version: 1, execution: `r${n}`, outcome: fail ? 'fail' : 'pass' })];
-  lines.push('{"def":"thread","id":1,"name":"T1"}', '{"def":"thread","id":2,"name":"T2"}');
-  for (let v = 0; v < 30; v++) lines.push(JSON.stringify({ def: 'var', id: v, name: `bench.Big.v${v}` }));
-  for (let l = 3; l < 400; l++) lines.push(JSON.stringify({ def: 'loc', id: l, file: 'bench/Big.java', line: l, method: `bench.Big.m${Math.floor(l / 20)}` }));
-  for (let i = 1; i <= EVENTS; i++) {
-    const t = rnd() < 0.5 ? 1 : 2;
-    const v = fail && i % 50 === 0 ? 0 : Math.floor(rnd() * 30);
-    const line = v === 0 ? (t === 1 ? 10 : 20) : 3 + Math.floor(rnd() * 396);
-    lines.push(JSON.stringify([i, t, rnd() < 0.5 ? 'R' : 'W', v, line]));
-  }
-  return lines.join('\n') + '\n';
-}
+// the hover bench's traces, same generator and seed
+const trace = hoverTraceGenerator(EVENTS);
 const ws = mkdtempSync(path.join(tmpdir(), 'braid-rank-rounds-'));
 for (let n = 0; n <= RUNS; n++) writeFileSync(path.join(ws, `r${String(n).padStart(4, '0')}.trace.jsonl`), trace(n));
 

@@ -16,14 +16,13 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { hoverTraceGenerator } from './hoverWorkspaceTraces.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.argv[2] ?? 300);
 const EVENTS = Number(process.argv[3] ?? 2000);
 const WORKERS = Number(process.argv[4] ?? 1);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 1);
-const LINES = 400;
-const VARS = 30;
 
 const out = path.join(root, 'bench/out');
 mkdirSync(out, { recursive: true });
@@ -31,23 +30,8 @@ const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs'
 await build({ ...common, entryPoints: [path.join(root, 'bench/workspaceScale.ts')], outfile: path.join(out, 'workspace-scale.cjs') });
 await build({ ...common, entryPoints: [path.join(root, 'server/src/engine/summary/summaryWorker.ts')], outfile: path.join(out, 'summaryWorker.js') });
 
-// the hover bench's traces (bench/hover-bench.mjs), same generator and seed
-let seed = 12345;
-const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-function trace(n) {
-  const fail = rnd() < 0.3;
-  const lines = [JSON.stringify({ braid: 'trace', version: 1, execution: `r${n}`, outcome: fail ? 'fail' : 'pass' })];
-  lines.push('{"def":"thread","id":1,"name":"T1"}', '{"def":"thread","id":2,"name":"T2"}');
-  for (let v = 0; v < VARS; v++) lines.push(JSON.stringify({ def: 'var', id: v, name: `bench.Big.v${v}` }));
-  for (let l = 3; l < LINES; l++) lines.push(JSON.stringify({ def: 'loc', id: l, file: 'bench/Big.java', line: l, method: `bench.Big.m${Math.floor(l / 20)}` }));
-  for (let i = 1; i <= EVENTS; i++) {
-    const t = rnd() < 0.5 ? 1 : 2;
-    const v = fail && i % 50 === 0 ? 0 : Math.floor(rnd() * VARS);
-    const line = v === 0 ? (t === 1 ? 10 : 20) : 3 + Math.floor(rnd() * (LINES - 4));
-    lines.push(JSON.stringify([i, t, rnd() < 0.5 ? 'R' : 'W', v, line]));
-  }
-  return lines.join('\n') + '\n';
-}
+// the hover bench's traces, same generator and seed
+const trace = hoverTraceGenerator(EVENTS);
 
 const ws = mkdtempSync(path.join(tmpdir(), 'braid-scale-bench-'));
 const traces = path.join(ws, 'traces');

@@ -17,13 +17,10 @@ import { explainBugs } from '../../server/src/engine/griffin/griffin';
 import { readSummaryFile, validateSummary, writeSummaryFile } from '../../server/src/engine/summary/summaryFile';
 import { analyzeInputsRanked, addTraces } from '../../server/src/engine/summary/workspaceAnalysis';
 import { SummaryCache } from '../../server/src/engine/summary/summaryCache';
+import { recordedDir, recordedTraces } from '../helpers/recordedTraces';
 
-const recorded = path.resolve(__dirname, '../fixtures/recorded');
-const traces = (subject: string) =>
-  readdirSync(path.join(recorded, subject))
-    .filter((f) => f.endsWith('.trace.jsonl.gz'))
-    .sort()
-    .map((f) => path.join(recorded, subject, f));
+const recorded = recordedDir;
+const traces = recordedTraces;
 
 /** Everything a user sees of a result, without the registry ids (process-local). */
 function visible(r: AnalysisResult, analyzer: Analyzer) {

@@ -17,13 +17,9 @@ import { addTraces, analyzeInputsRanked } from '../../server/src/engine/summary/
 import { SummaryCache } from '../../server/src/engine/summary/summaryCache';
 import { decodeWorkspaceSnapshot, encodeWorkspaceSnapshot, snapshotPath } from '../../server/src/engine/summary/workspaceSnapshot';
 import { WorkspaceSession } from '../../server/src/engine/summary/workspaceSession';
+import { recordedTraces } from '../helpers/recordedTraces';
 
-const recorded = path.resolve(__dirname, '../fixtures/recorded');
-const traces = (subject: string) =>
-  readdirSync(path.join(recorded, subject))
-    .filter((f) => f.endsWith('.trace.jsonl.gz'))
-    .sort()
-    .map((f) => path.join(recorded, subject, f));
+const traces = recordedTraces;
 
 /** Everything a user sees of a result, with the registry ids (`index`: the same ids are the point). */
 function visible(r: AnalysisResult, analyzer: Analyzer) {
