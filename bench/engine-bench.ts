@@ -37,7 +37,7 @@ async function main() {
       if (!run) throw new Error(`analysis of ${f} failed`);
       events += run.events;
     }
-    patterns = a.registry.patterns.length;
+    patterns = a.registry.patternCount;
   } else if (mode === 'parse') {
     const r = await readTrace(file, { event: () => {} });
     if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));

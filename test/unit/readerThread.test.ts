@@ -74,7 +74,7 @@ async function analyze(files: string[], readerThread: boolean) {
   const a = new Analyzer();
   for (const f of files) await a.addTrace(f, { readerThread });
   const r = a.rank();
-  return { r, keys: a.registry.patterns.map((p) => p.key) };
+  return { r, keys: Array.from({ length: a.registry.patternCount }, (_, id) => a.registry.pattern(id).key) };
 }
 
 test('recorded subjects: every trace reads the same with a reader thread, and the subjects rank the same', async () => {

@@ -24,7 +24,7 @@ const traces = recordedTraces;
 
 /** Everything a user sees of a result, without the registry ids (process-local). */
 function visible(r: AnalysisResult, analyzer: Analyzer) {
-  const keyOf = (id: number) => analyzer.registry.patterns[id].key;
+  const keyOf = (id: number) => analyzer.registry.pattern(id).key;
   return {
     executions: r.executions,
     message: r.message,
@@ -32,7 +32,7 @@ function visible(r: AnalysisResult, analyzer: Analyzer) {
     stats: r.stats,
     diagnostics: r.diagnostics,
     patterns: r.patterns.map(({ index: _index, ...p }) => p),
-    threadNames: r.patterns.map((p) => analyzer.registry.patterns[p.index].threadNames),
+    threadNames: r.patterns.map((p) => analyzer.registry.pattern(p.index).threadNames),
     runs: r.runs.map((x) => ({ ...x, patterns: Array.from(x.patterns, keyOf).sort(), afterFailure: x.afterFailure?.map(keyOf).sort() })),
     bugs: explainBugs(analyzer, r),
   };

@@ -147,7 +147,7 @@ async function compare(runs: RandomRun[], accessWindow: number, pairWindow: numb
         else c.passed++;
         counts.set(k, c);
       }
-      const got = Array.from(result.patterns, (id) => analyzer.registry.patterns[id].key).sort();
+      const got = Array.from(result.patterns, (id) => analyzer.registry.pattern(id).key).sort();
       const want = [...ref].sort();
       if (got.join('\n') !== want.join('\n')) {
         const missing = want.filter((k) => !got.includes(k));
@@ -229,7 +229,7 @@ test('one trace with more than 2^20 pairs, its first location touched only at th
     assert.ok(result);
     assert.ok(result.stats.pairs > 2 ** 20, `more than 2^20 pairs (${result.stats.pairs})`);
     const want = [...runPatterns(events, 5, 8, false)].sort();
-    const got = Array.from(result.patterns, (id) => analyzer.registry.patterns[id].key).sort();
+    const got = Array.from(result.patterns, (id) => analyzer.registry.pattern(id).key).sort();
     const gotSet = new Set(got);
     const wantSet = new Set(want);
     const missing = want.filter((k) => !gotSet.has(k));
@@ -272,7 +272,7 @@ test('spilling to disk changes nothing: same patterns, same first-occurrence val
       await readTrace(file, c);
       const found = c.finish();
       const seen = new Map(found.ids.map((id) => {
-        const p = reg.patterns[id];
+        const p = reg.pattern(id);
         return [p.key, JSON.stringify([p.values, p.threadNames, found.earliestEnd(id)])];
       }));
       return { seen, stats: c.stats() };

@@ -123,12 +123,12 @@ test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z
     for (const [a, b] of ordered) {
       pw.push({ firstIdx: a[0], secondIdx: b[0], sig: reg.internPair(a[3], b[3]), t1: a[1], t2: b[1], win: a[2], stack1: -1, stack2: -1, value1: undefined, value2: undefined });
     }
-    const combined = found.ids.map((id) => reg.patterns[id]).filter((p) => p.accesses.length > 2);
+    const combined = found.ids.map((id) => reg.pattern(id)).filter((p) => p.accesses.length > 2);
     const names = combined.map((p) => `${p.def.id}:${p.accesses.map((s) => reg.locs[reg.accesses[s].loc].line).join('')}`).sort();
     if (size === 4) assert.deepEqual(names, ['P4:123', 'P9:4567']);
     else assert.deepEqual(names, ['P4:123']);
     // every pair is also a pattern (P1–P3)
-    assert.equal(found.ids.filter((id) => reg.patterns[id].accesses.length === 2).length, 5);
+    assert.equal(found.ids.filter((id) => reg.pattern(id).accesses.length === 2).length, 5);
   }
 });
 

@@ -30,7 +30,7 @@ function visible(r: AnalysisResult, analyzer: Analyzer) {
     stats: r.stats,
     diagnostics: r.diagnostics,
     patterns: r.patterns,
-    threadNames: r.patterns.map((p) => analyzer.registry.patterns[p.index].threadNames),
+    threadNames: r.patterns.map((p) => analyzer.registry.pattern(p.index).threadNames),
     runs: r.runs,
     bugs: explainBugs(analyzer, r),
   };
@@ -38,7 +38,7 @@ function visible(r: AnalysisResult, analyzer: Analyzer) {
 
 /** visible() without registry ids (runs merged from summaries number new patterns in the summary's order). */
 function visibleByKey(r: AnalysisResult, analyzer: Analyzer) {
-  const keyOf = (id: number) => analyzer.registry.patterns[id].key;
+  const keyOf = (id: number) => analyzer.registry.pattern(id).key;
   const v = visible(r, analyzer);
   return {
     ...v,
@@ -75,10 +75,10 @@ for (const [subject, options] of [
   test(`${subject}${options.strategy ? ' (FALCON)' : ''}: a snapshot loads as the analyzer it was made of`, async () => {
     const all = await serial(traces(subject), options);
     const loaded = roundTrip(all.analyzer, options);
-    assert.equal(loaded.registry.patterns.length, all.analyzer.registry.patterns.length);
-    for (let id = 0; id < loaded.registry.patterns.length; id++) {
-      const a = all.analyzer.registry.patterns[id];
-      const b = loaded.registry.patterns[id];
+    assert.equal(loaded.registry.patternCount, all.analyzer.registry.patternCount);
+    for (let id = 0; id < loaded.registry.patternCount; id++) {
+      const a = all.analyzer.registry.pattern(id);
+      const b = loaded.registry.pattern(id);
       assert.deepEqual([b.key, b.stacks, b.values, b.threadNames], [a.key, a.stacks, a.values, a.threadNames], `pattern ${id}`);
     }
     assert.deepEqual(visible(loaded.rank(), loaded), visible(all.result, all.analyzer));
@@ -102,7 +102,7 @@ for (const subject of ['unsafelist', 'hashmaprace']) {
     const loaded = roundTrip(head.analyzer);
     await loaded.addTrace(files[files.length - 1]);
     const all = await serial(files);
-    assert.equal(loaded.registry.patterns.length, all.analyzer.registry.patterns.length);
+    assert.equal(loaded.registry.patternCount, all.analyzer.registry.patternCount);
     assert.equal(loaded.registry.pairCount, all.analyzer.registry.pairCount);
     assert.deepEqual(visible(loaded.rank(), loaded), visible(all.result, all.analyzer));
   });
@@ -112,15 +112,15 @@ test('unsafelist: after loading, reading traces again finds their patterns (P1â€
   const files = traces('unsafelist');
   const all = await serial(files);
   const loaded = roundTrip(all.analyzer);
-  const before = loaded.registry.patterns.length;
+  const before = loaded.registry.patternCount;
   let combined = 0;
   for (const f of files.slice(0, 20)) {
     const run = (await loaded.addTrace(f))!;
     assert.deepEqual(run.patterns, all.result.runs.find((r) => r.file === f)!.patterns, f);
-    combined += run.patterns.filter((id) => loaded.registry.patterns[id].def.n > 3).length;
+    combined += run.patterns.filter((id) => loaded.registry.pattern(id).def.n > 3).length;
   }
   assert.ok(combined > 0, 'the traces have P4â€“P17 patterns');
-  assert.equal(loaded.registry.patterns.length, before);
+  assert.equal(loaded.registry.patternCount, before);
 });
 
 test('unsafelist: a snapshot of merged summaries (patterns adopted, no pair read here) + one trace read finds no pattern twice', async () => {
@@ -132,9 +132,9 @@ test('unsafelist: a snapshot of merged summaries (patterns adopted, no pair read
     const loaded = roundTrip(merged);
     await loaded.addTrace(files[files.length - 1]);
     const all = await serial(files);
-    const keys = loaded.registry.patterns.map((p) => p.key);
+    const keys = Array.from({ length: loaded.registry.patternCount }, (_, id) => loaded.registry.pattern(id).key);
     assert.equal(new Set(keys).size, keys.length, 'a pattern interned twice');
-    assert.equal(loaded.registry.patterns.length, all.analyzer.registry.patterns.length);
+    assert.equal(loaded.registry.patternCount, all.analyzer.registry.patternCount);
     assert.deepEqual(ranking(loaded.rank()), ranking(all.result));
   } finally {
     rmSync(dir, { recursive: true, force: true });

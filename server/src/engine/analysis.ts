@@ -436,7 +436,7 @@ export class Analyzer {
     const totalFailed = runs.filter((r) => r.outcome === 'fail').length;
     const totalPassed = runs.length - totalFailed;
     const reg = this.registry;
-    const n = reg.patterns.length;
+    const n = reg.patternCount;
     const failed = new Int32Array(n);
     const passed = new Int32Array(n);
     // (only when some run knows its failure point)
@@ -881,9 +881,9 @@ export class Analyzer {
 
   /** Makes a new analyzer (nothing added yet) the one exported: the same ids, runs and problems. */
   importState(s: AnalyzerState): void {
-    if (this.runs.size || this.fileDiagnostics.size || this.registry.patterns.length) throw new Error('importState needs a new analyzer');
+    if (this.runs.size || this.fileDiagnostics.size || this.registry.patternCount) throw new Error('importState needs a new analyzer');
     this.registry.importColumns(s.registry);
-    const n = this.registry.patterns.length;
+    const n = this.registry.patternCount;
     for (const { run, diagnostics, hash } of s.runs) {
       for (const list of [run.patterns, run.afterFailure ?? []])
         for (let k = 0; k < list.length; k++) if (!(list[k] >= 0 && list[k] < n)) throw new Error(`run ${run.file}: pattern id ${list[k]} out of range`);

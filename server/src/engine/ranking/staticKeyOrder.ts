@@ -82,7 +82,7 @@ export class StaticKeyOrder {
 
   /** Every pattern id of the registry, ascending by static key (ids ascending among equal keys). */
   order(): Int32Array {
-    const n = this.reg.patterns.length;
+    const n = this.reg.patternCount;
     if (n === this.sortedFor) return this.sorted;
     const known = this.sortedFor;
     this.rankAccesses();

@@ -92,7 +92,7 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
     let k = patterns.get(id);
     if (k === undefined) {
       patterns.set(id, (k = cols.n.length));
-      const info = registry.patterns[id];
+      const info = registry.pattern(id);
       cols.n.push(info.def.n);
       // the registry's patterns are views: each property is built when read, so read each once
       const accs = info.accesses;
@@ -222,9 +222,9 @@ export class SummaryMerger {
 
   /** Indexes the patterns the registry got since the last call (from its own collectors). */
   private catchUp(): void {
-    const pats = this.registry.patterns;
-    for (; this.scanned < pats.length; this.scanned++) {
-      const p = pats[this.scanned];
+    const reg = this.registry;
+    for (const count = reg.patternCount; this.scanned < count; this.scanned++) {
+      const p = reg.pattern(this.scanned);
       const accs = p.accesses;
       const roles = p.roles;
       const len = accs.length;

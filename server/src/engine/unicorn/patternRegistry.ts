@@ -158,8 +158,22 @@ export class PatternRegistry {
   private readonly patternName = new IntColumn(4096);
   /** values of the first occurrence, only for patterns that have one */
   private readonly patternVals = new Map<number, unknown[]>();
-  /** one small view per pattern (the read API: patterns[id].def, .accesses, .key, …) */
-  readonly patterns: PatternInfo[] = [];
+  /** number of patterns (ids 0 … patternCount − 1) */
+  private patternTotal = 0;
+
+  /** Number of patterns. */
+  get patternCount(): number {
+    return this.patternTotal;
+  }
+
+  /**
+   * Pattern `id` read through a small view (the read API: pattern(id).def, .accesses, .key, …). Views
+   * are made on demand, not kept: millions of patterns cost no object each (issue 14).
+   */
+  pattern(id: number): PatternInfo {
+    if (!(id >= 0 && id < this.patternTotal)) throw new RangeError(`no pattern ${id} (the registry has ${this.patternTotal})`);
+    return new PatternView(id, this);
+  }
 
   internVariable(name: string): number {
     let id = this.variableIds.get(name);
@@ -395,7 +409,7 @@ export class PatternRegistry {
   }
 
   private newPattern(n: number, rel: PairRelation, a1: number, a2: number, b1: number, b2: number, occ: Occurrence): number {
-    const id = this.patterns.length;
+    const id = this.patternTotal;
     if (id >= this.patternN.length) {
       const g = new Uint8Array(this.patternN.length * 2);
       g.set(this.patternN);
@@ -418,7 +432,7 @@ export class PatternRegistry {
       if (occ.values[slot] !== undefined) (values ??= new Array(order.length).fill(undefined))[k] = occ.values[slot];
     }
     if (values) this.patternVals.set(id, values);
-    this.patterns.push(new PatternView(id, this));
+    this.patternTotal++;
     return id;
   }
 
@@ -428,7 +442,7 @@ export class PatternRegistry {
    * is new here. Its roles are its definition's. Returns its id.
    */
   adoptPattern(p: { def: PatternDefinition; accesses: readonly number[]; stacks: readonly number[]; values: readonly unknown[]; threadNames?: readonly (string | undefined)[] }): number {
-    const id = this.patterns.length;
+    const id = this.patternTotal;
     if (id >= this.patternN.length) {
       const g = new Uint8Array(this.patternN.length * 2);
       g.set(this.patternN);
@@ -450,7 +464,7 @@ export class PatternRegistry {
       if (p.values[k] !== undefined) (values ??= new Array(len).fill(undefined))[k] = p.values[k];
     }
     if (values) this.patternVals.set(id, values);
-    this.patterns.push(new PatternView(id, this));
+    this.patternTotal++;
     return id;
   }
 
@@ -528,7 +542,7 @@ export class PatternRegistry {
     const values: [number, number, unknown][] = [];
     for (const [id, vals] of this.patternVals) for (let k = 0; k < vals.length; k++) if (vals[k] !== undefined) values.push([id, k, vals[k]]);
     const pairs = this.pairFirst.length;
-    const patterns = this.patterns.length;
+    const patterns = this.patternTotal;
     return {
       variables: this.variables,
       threadNames: this.threadNameList,
@@ -556,7 +570,7 @@ export class PatternRegistry {
    * Throws on columns that do not fit together.
    */
   importColumns(c: RegistryColumns): void {
-    if (this.variables.length || this.locs.length || this.accesses.length || this.patterns.length || this.stackParents.length) throw new Error('importColumns needs an empty registry');
+    if (this.variables.length || this.locs.length || this.accesses.length || this.patternTotal || this.stackParents.length) throw new Error('importColumns needs an empty registry');
     const bad = (what: string): never => {
       throw new Error(`registry columns: ${what}`);
     };
@@ -621,7 +635,7 @@ export class PatternRegistry {
       col.data.set(src);
       col.length = src.length;
     }
-    for (let id = 0; id < nPat; id++) this.patterns.push(new PatternView(id, this));
+    this.patternTotal = nPat;
     for (const [id, k, v] of c.values) {
       if (!Number.isInteger(id) || id < 0 || id >= nPat || !Number.isInteger(k) || k < 0 || k >= PATTERNS[c.patternN[id] - 1].kind.length) bad(`value [${id}, ${k}]`);
       let vals = this.patternVals.get(id);
