@@ -9,6 +9,7 @@ import type { RunResult } from '../analysis';
 import { patternDefinition } from '../unicorn/patternCatalog';
 import type { PatternRegistry } from '../unicorn/patternRegistry';
 import { CollectionOptions, collectionOptions, ENGINE_VERSION, SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile, SummaryRun } from './summaryFile';
+import { NumberIdMap } from '../unicorn/numberIdMap';
 
 export interface EncodedRun {
   run: RunResult;
@@ -148,7 +149,8 @@ export interface MergedRun {
  * read here is one id.
  */
 export class SummaryMerger {
-  private readonly byHash = new Map<number, number>();
+  /** shape hash → the first pattern with it (typed open addressing: the keys are 53-bit, not small integers) */
+  private readonly byHash = new NumberIdMap();
   /** further patterns whose shape hash is taken */
   private readonly clashes = new Map<number, number[]>();
   private scanned = 0;
@@ -202,7 +204,7 @@ export class SummaryMerger {
   private find(n: number, len: number): number | undefined {
     const h = this.hash(n, len);
     const id = this.byHash.get(h);
-    if (id === undefined) return undefined;
+    if (id < 0) return undefined;
     if (this.same(id, n, len)) return id;
     for (const other of this.clashes.get(h) ?? []) if (this.same(other, n, len)) return other;
     return undefined;
@@ -212,7 +214,7 @@ export class SummaryMerger {
     this.keepShape(id, n, len);
     const h = this.hash(n, len);
     const first = this.byHash.get(h);
-    if (first === undefined) this.byHash.set(h, id);
+    if (first < 0) this.byHash.set(h, id);
     else if (!this.same(first, n, len)) {
       const l = this.clashes.get(h);
       if (!l) this.clashes.set(h, [id]);
