@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parsePatternLines } from '../server/src/engine/mining/sequenceDb.ts';
+import { mulberry32 as rng } from '../server/src/engine/seededRandom.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = path.join(root, 'bench/out/mine');
@@ -99,16 +100,6 @@ const gnuTime = existsSync('/usr/bin/time') && hasCommand('/usr/bin/time', ['-f'
 if (!gnuTime) console.log('GNU time not found (Debian package `time`): max RSS not measured');
 
 // ---------- datasets ----------
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Writes sequences (arrays of items ≥ 1) as SPMF text, in chunks. */
 function writeDb(file, count, make) {

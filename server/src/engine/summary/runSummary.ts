@@ -226,15 +226,14 @@ export class SummaryMerger {
   private catchUp(): void {
     const reg = this.registry;
     for (const count = reg.patternCount; this.scanned < count; this.scanned++) {
-      const p = reg.pattern(this.scanned);
-      const accs = p.accesses;
-      const roles = p.roles;
-      const len = accs.length;
+      // read from the registry's columns: no view or arrays per pattern
+      const def = reg.patternDef(this.scanned);
+      const len = def.kind.length;
       for (let j = 0; j < len; j++) {
-        this.acc[j] = accs[j];
-        this.role[j] = roles[j];
+        this.acc[j] = reg.patternAccessAt(this.scanned, j);
+        this.role[j] = def.roles[j];
       }
-      this.remember(p.def.n, len, this.scanned);
+      this.remember(def.n, len, this.scanned);
     }
   }
 
