@@ -75,6 +75,17 @@ export interface IgsOptions {
    * Safe for a bug that needs two points: each of them raises the failure rate. 0 = off (default 0.01).
    */
   blockingSignificance?: number;
+  /**
+   * Final stage (with `sequential`): once the leading survivor (smallest p-value) has failed alone
+   * more often than the control runs without noise, the runs go to noise at the leader alone and to
+   * no noise at all — each batch on the side (leader on / off) whose run raises the leader's expected
+   * likelihood-ratio statistic more (`nextRunOn`). A clean comparison: the other survivors' noise,
+   * which may raise the failure rate somewhat, or be a second trigger point, raises neither side.
+   * Once a leader's runs alone fail no more often than the control runs (a bug that needs two
+   * points), the complementary pairs for the rest of that survivor set. A round keeps its size.
+   * false = the complementary pairs only (the seed-like design; default true).
+   */
+  leaderDesign?: boolean;
   signal?: AbortSignal;
   onRound?(round: IgsRound): void;
   onRun?(runs: number): void;
@@ -247,6 +258,36 @@ export function groupsToDiscard(failures: readonly number[], n: number, alpha: n
   return order.filter((g) => failures[g] === min);
 }
 
+/** The G statistic of the one-sided likelihood-ratio test (0 when the point does not raise the failure rate). */
+function gStatistic(failsWith: number, runsWith: number, failsWithout: number, runsWithout: number): number {
+  const p = likelihoodRatioPValue(failsWith, runsWith, failsWithout, runsWithout);
+  if (p >= 1) return 0;
+  const n = runsWith + runsWithout;
+  const fails = failsWith + failsWithout;
+  const passes = n - fails;
+  const x = (o: number, e: number) => (o > 0 ? o * Math.log(o / e) : 0);
+  return (
+    2 *
+    (x(failsWith, (runsWith * fails) / n) +
+      x(runsWith - failsWith, (runsWith * passes) / n) +
+      x(failsWithout, (runsWithout * fails) / n) +
+      x(runsWithout - failsWithout, (runsWithout * passes) / n))
+  );
+}
+
+/**
+ * Whether the next run should have noise at a point with `fw` of `nw` runs failed with it and `fo`
+ * of `no` without: the side whose extra run gives the larger expected G statistic (rates estimated
+ * with a +½ correction). Ties: on.
+ */
+export function nextRunOn(fw: number, nw: number, fo: number, no: number): boolean {
+  const pw = (fw + 0.5) / (nw + 1);
+  const po = (fo + 0.5) / (no + 1);
+  const on = pw * gStatistic(fw + 1, nw + 1, fo, no) + (1 - pw) * gStatistic(fw, nw + 1, fo, no);
+  const off = po * gStatistic(fw, nw, fo + 1, no + 1) + (1 - po) * gStatistic(fw, nw, fo, no + 1);
+  return on >= off;
+}
+
 export function rankPoints(points: readonly number[], stats: PointStatistics): RankedPoint[] {
   return points
     .map((p) => ({ point: p, score: stats.score(p), failWith: stats.failWith(p), failWithout: stats.failWithout(p), pValue: stats.pValue(p) }))
@@ -262,6 +303,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   const sequential = options.sequential ?? true;
   const futilityRuns = options.futilityRuns ?? 4;
   const blockingAlpha = options.blockingSignificance ?? 0.01;
+  const leaderDesign = options.leaderDesign ?? true;
   const jobs = Math.max(1, options.jobs ?? 1);
   const runner = new ConfigurationRunner(oracle, points, options.budget, jobs, options.signal, options.onRun);
   let S = Array.from({ length: points }, (_, k) => k);
@@ -289,6 +331,52 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       return true;
     }
     return false;
+  };
+
+  // leader design (`leaderDesign`): per survivor set, each survivor's runs with noise at it alone
+  let leaderKey = '';
+  const alone = new Map<number, { runs: number; fails: number }>();
+  let pairsOnly = false;
+  /**
+   * Leader design: when the leader has failed alone more often than the control runs, fills
+   * masks[from, from + count) (and their configurations) with the leader alone or the control, as
+   * nextRunOn says; otherwise leaves the complementary pairs.
+   */
+  const chooseBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]) => {
+    const st = runner.stats;
+    let lead = -1;
+    let best = 1;
+    groups.forEach((g, k) => {
+      const pv = st.pValue(g[0]);
+      if (pv < best) {
+        best = pv;
+        lead = k;
+      }
+    });
+    if (lead < 0) return; // no survivor raises the failure rate yet
+    const p = groups[lead][0];
+    const a = alone.get(p) ?? { runs: 0, fails: 0 };
+    const controlRate = tally.controlRuns ? tally.controlFails / tally.controlRuns : 0;
+    if (a.runs >= 2 && a.fails / a.runs <= controlRate) pairsOnly = true;
+    if (pairsOnly || a.runs === 0 || a.fails / a.runs <= controlRate) return;
+    const side = [0, 1 << lead];
+    let fw = st.failsWith[p];
+    let nw = st.runsWith[p];
+    let fo = st.fails - fw;
+    let no = st.runs - nw;
+    for (let k = from; k < from + count; k++) {
+      const on = nextRunOn(fw, nw, fo, no) ? 1 : 0;
+      masks[k] = side[on];
+      configs[k] = on ? [p] : [];
+      // the batch's later runs see this one at its expected outcome
+      if (on) {
+        fw += (fw + 0.5) / (nw + 1);
+        nw++;
+      } else {
+        fo += (fo + 0.5) / (no + 1);
+        no++;
+      }
+    }
   };
 
   while (S.length > 0) {
@@ -321,11 +409,26 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     const outcomes: (boolean | undefined)[] = new Array(configs.length).fill(undefined);
     const step = final && sequential ? jobs : configs.length;
     let stopMidRound = false;
+    const adaptive = final && sequential && leaderDesign && groups.length >= 2;
+    if (final && leaderKey !== S.join(',')) {
+      leaderKey = S.join(',');
+      alone.clear();
+      pairsOnly = false;
+    }
     for (let from = 0; from < configs.length; from += step) {
+      if (adaptive) chooseBatch(masks, configs, from, Math.min(step, configs.length - from), groups);
       const part = await runner.run(configs.slice(from, from + step));
       part.forEach((o, k) => {
         outcomes[from + k] = o;
         if (!final || o === undefined) return;
+        const m = masks[from + k];
+        if (m !== 0 && (m & (m - 1)) === 0) {
+          const p = groups[31 - Math.clz32(m)][0];
+          const a = alone.get(p) ?? { runs: 0, fails: 0 };
+          a.runs++;
+          if (o) a.fails++;
+          alone.set(p, a);
+        }
         if (masks[from + k] === all) {
           tally.allRuns++;
           if (o) tally.allFails++;
