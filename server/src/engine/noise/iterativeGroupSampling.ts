@@ -357,8 +357,12 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     const p = groups[lead][0];
     const a = alone.get(p) ?? { runs: 0, fails: 0 };
     const controlRate = tally.controlRuns ? tally.controlFails / tally.controlRuns : 0;
-    if (a.runs >= 2 && a.fails / a.runs <= controlRate) pairsOnly = true;
-    if (pairsOnly || a.runs === 0 || a.fails / a.runs <= controlRate) return;
+    // the leader needs company (a second point): alone it fails no more often than the control, or
+    // significantly less often than with other survivors on
+    const company = likelihoodRatioPValue(st.failsWith[p] - a.fails, st.runsWith[p] - a.runs, a.fails, a.runs);
+    if ((a.runs >= 2 && a.fails / a.runs <= controlRate) || company < 0.05) pairsOnly = true;
+    if (pairsOnly || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return;
+    if (a.runs === 0 || a.fails / a.runs <= controlRate) return;
     const side = [0, 1 << lead];
     let fw = st.failsWith[p];
     let nw = st.runsWith[p];
