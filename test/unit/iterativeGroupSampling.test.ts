@@ -6,6 +6,7 @@ import {
   expectedFailureShare,
   complementaryPairs,
   fullFactorial,
+  nextRunOn,
   groupsToDiscard,
   iterativeGroupSampling,
   randomPartition,
@@ -152,7 +153,8 @@ test('IGS: redundant trigger points with the sequential check: both ranked first
   for (const seed of [11, 21, 31, 41]) {
     const random = rng(seed);
     const oracle = async (active: readonly number[]) => random() < (active.includes(0) || active.includes(2) ? 0.6 : 0.03);
-    const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(12), jobs: 2 });
+    // the complementary pairs throughout (leaderDesign: false), as this test was written for
+    const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(12), jobs: 2, leaderDesign: false });
     assert.equal(r.stopped, 'significant', `seed ${seed}`);
     assert.deepEqual(r.ranked.slice(0, 2).map((x) => x.point).sort((a, b) => a - b), [0, 2], `seed ${seed}`);
     assert.ok(r.together ? r.together.pValue < 1e-6 : r.ranked[0].pValue < 1e-6, `seed ${seed}`);
@@ -207,17 +209,84 @@ test('IGS final stage: a blocking survivor is discarded, so the trigger point is
   let on = 0;
   let off = 0;
   for (let s = 0; s < 10; s++) {
-    const r = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2 });
+    // the complementary pairs (leaderDesign: false): the leader design runs the trigger point alone,
+    // so the blocking point never dilutes its runs and need not be discarded
+    const r = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2, leaderDesign: false });
     assert.equal(r.ranked[0].point, 1);
     assert.equal(r.stopped, 'significant');
     assert.ok(r.log.some((round) => round.discarded.includes(2)), 'the blocking point is discarded');
     assert.ok(!r.log.some((round) => round.discarded.includes(1)), 'never the trigger point');
-    const kept = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2, blockingSignificance: 0 });
+    const kept = await iterativeGroupSampling(3, faultModelOracle(m, s), { budget: 400, random: rng(s), jobs: 2, blockingSignificance: 0, leaderDesign: false });
     assert.ok(!kept.log.some((round) => round.discarded.length > 0));
     on += r.runs;
     off += kept.runs;
   }
   assert.ok(on < off, `runs with the rule ${on}, without ${off}`);
+});
+
+test('leader design: the next run goes to the side whose run raises the expected G statistic more', () => {
+  // 10 of 10 runs with noise failed, 0 of 3 without. A run with noise most likely fails (10.5/11):
+  // 11/11 vs 0/3, G = 2·(11 ln(14/11) + 3 ln(14/3)) = 14.55; a run without most likely passes
+  // (3.5/4): 10/10 vs 0/4, G = 2·(10 ln 1.4 + 4 ln 3.5) = 16.75 — the run without noise
+  assert.equal(nextRunOn(10, 10, 0, 3), false);
+  // the mirror case: 3 of 3 with noise failed, 0 of 10 without: a run with noise
+  assert.equal(nextRunOn(3, 3, 0, 10), true);
+  // no evidence at all: both sides give G = 0, ties go to noise
+  assert.equal(nextRunOn(0, 0, 0, 0), true);
+});
+
+test('IGS leader design: survivors whose noise raises the failure rate somewhat — the trigger point alone against no noise, fewer runs', async () => {
+  // three candidates: noise at 1 always elicits the bug, noise at 0 or 2 raises it from 6% to 35%
+  // (orderviolation's case: the other survivors' runs fail more often than the control runs)
+  let leader = 0;
+  let pairs = 0;
+  for (let seed = 1; seed <= 20; seed++) {
+    const make = () => {
+      const random = rng(seed);
+      return async (a: readonly number[]) => random() < (a.includes(1) ? 1 : a.includes(0) || a.includes(2) ? 0.35 : 0.06);
+    };
+    const r = await iterativeGroupSampling(3, make(), { budget: 400, random: rng(seed), jobs: 2 });
+    assert.equal(r.ranked[0].point, 1, `seed ${seed}`);
+    assert.equal(r.stopped, 'significant', `seed ${seed}`);
+    assert.ok(r.ranked[0].pValue < 1e-6);
+    const off = await iterativeGroupSampling(3, make(), { budget: 400, random: rng(seed), jobs: 2, leaderDesign: false });
+    assert.equal(off.ranked[0].point, 1, `seed ${seed}`);
+    leader += r.runs;
+    pairs += off.runs;
+  }
+  assert.ok(leader < 0.85 * pairs, `leader design ${leader} runs, pairs ${pairs}`);
+});
+
+test('IGS leader design: redundant trigger points — one of them significant, in fewer runs than the pairs', async () => {
+  let leader = 0;
+  let pairs = 0;
+  for (const seed of [11, 21, 31, 41]) {
+    const make = () => {
+      const random = rng(seed);
+      return async (active: readonly number[]) => random() < (active.includes(0) || active.includes(2) ? 0.6 : 0.03);
+    };
+    const r = await iterativeGroupSampling(3, make(), { budget: 400, random: rng(12), jobs: 2 });
+    assert.equal(r.stopped, 'significant', `seed ${seed}`);
+    const sig = r.ranked.filter((x) => x.pValue < 1e-6).map((x) => x.point);
+    assert.ok(r.together ? r.together.pValue < 1e-6 : sig.length > 0 && sig.every((p) => p === 0 || p === 2), `seed ${seed}: ${sig}`);
+    leader += r.runs;
+    pairs += (await iterativeGroupSampling(3, make(), { budget: 400, random: rng(12), jobs: 2, leaderDesign: false })).runs;
+  }
+  assert.ok(leader < pairs, `leader design ${leader} runs, pairs ${pairs}`);
+});
+
+test('IGS leader design: a bug that needs two points (neither fails alone) keeps the pairs — same runs, both found', async () => {
+  for (let seed = 1; seed <= 10; seed++) {
+    const make = () => {
+      const random = rng(seed);
+      return async (a: readonly number[]) => random() < (a.includes(0) && a.includes(2) ? 0.9 : 0.02);
+    };
+    const r = await iterativeGroupSampling(3, make(), { budget: 400, random: rng(seed), jobs: 2 });
+    assert.equal(r.stopped, 'significant', `seed ${seed}`);
+    assert.deepEqual(r.ranked.slice(0, 2).map((x) => x.point).sort((a, b) => a - b), [0, 2], `seed ${seed}`);
+    const off = await iterativeGroupSampling(3, make(), { budget: 400, random: rng(seed), jobs: 2, leaderDesign: false });
+    assert.ok(r.runs <= off.runs + 8, `seed ${seed}: ${r.runs} vs ${off.runs}`);
+  }
 });
 
 test('IGS: a program that never fails stops with no-failure and ranks nothing', async () => {
