@@ -26,7 +26,8 @@
  * (either one elicits the failure, so neither beats the runs without it), once the runs with all
  * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent. The stop is
  * checked after every `jobs` runs of the final stage (`sequential`), its configurations run in
- * complementary pairs.
+ * complementary pairs; once the leading survivor fails alone significantly more often than the
+ * control runs, the runs go to it alone or to no noise at all (`leaderDesign`).
  */
 import { ConfigurationOracle, ConfigurationRunner } from './configurationOracle';
 import { groupDifferencePValue, likelihoodRatioPValue, PointStatistics, SIGNIFICANCE } from './likelihoodRatio';
