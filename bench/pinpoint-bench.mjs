@@ -2,7 +2,8 @@
 //
 // Part 1, the seed's simulated fault model (good / neutral / bad points): runs IGS needs, against
 // one-point-at-a-time search and RELIEF trained on as many runs as IGS used (seed §3.2), 30
-// searches per model.
+// searches per model, and IGS with its leader design off (the complementary pairs, same seeds);
+// two small models: a trigger among points whose noise raises the rate a little, redundant triggers.
 // Part 2, the sample programs with real JVM runs (record=false, noise plans): for each subject
 //   - IGS over the `patterns` candidates (the committed recordings in test/fixtures/recorded/<pkg>
 //     give the top UNICORN patterns), budget 400: runs, and whether the top 3 trigger points
@@ -61,16 +62,20 @@ const MODELS = [
   { name: '60 pts, 2 good (both needed), 3 bad', points: 60, relevant: [7, 33], blocking: [12, 40, 51], pBug: 0.7, pBase: 0.01 },
   { name: '20 pts, 1 good p 0.4, 2 bad', points: 20, relevant: [3], blocking: [5, 9], pBug: 0.4, pBase: 0.02 },
   { name: '150 pts, 1 good, 6 bad, p 0.5', points: 150, relevant: [77], blocking: [3, 20, 41, 90, 111, 140], pBug: 0.5, pBase: 0.01 },
+  { name: '8 pts, 1 good p 1, 2 raise 6%→35%', points: 8, relevant: [2], blocking: [], pBug: 1, pBase: 0.06, mild: [3, 5], pMild: 0.35 },
+  { name: '8 pts, 2 good (either one), p 0.9', points: 8, relevant: [1, 4], blocking: [], pBug: 0.9, pBase: 0.02, any: true },
 ];
 const noSim = args.includes('--no-sim');
 if (!noSim) {
 console.log(`pinpoint bench, part 1: the seed's fault model (30 searches per model; load ${load()})`);
-console.log('model                                  IGS found  IGS runs (mean)  1-at-a-time found  runs (mean)  ratio  RELIEF@IGS runs found');
+console.log('model                                  IGS found  IGS runs (mean)  1-at-a-time found  runs (mean)  ratio  RELIEF@IGS runs found  IGS pairs');
 for (const m of MODELS) {
   const T = 30;
-  let igsOk = 0, igsRuns = 0, oneOk = 0, oneRuns = 0, relOk = 0;
+  let igsOk = 0, igsRuns = 0, oneOk = 0, oneRuns = 0, relOk = 0, pairsRuns = 0;
   for (let s = 0; s < T; s++) {
     const r = await iterativeGroupSampling(m.points, faultModelOracle(m, s), { budget: BUDGET, random: rng(100 + s) });
+    // the same search with the complementary pairs throughout (IGS's leaderDesign off), paired
+    pairsRuns += (await iterativeGroupSampling(m.points, faultModelOracle(m, s), { budget: BUDGET, random: rng(100 + s), leaderDesign: false })).runs;
     const top = r.ranked.slice(0, 3).map((x) => x.point);
     const hit = m.relevant.some((p) => top.includes(p));
     if (hit) igsOk++;
@@ -83,10 +88,10 @@ for (const m of MODELS) {
     if (m.relevant.some((p) => rel.includes(p))) relOk++;
   }
   console.log(
-    `${m.name.padEnd(39)}${`${igsOk}/${T}`.padStart(9)}  ${(igsRuns / T).toFixed(0).padStart(15)}  ${`${oneOk}/${T}`.padStart(17)}  ${(oneRuns / T).toFixed(0).padStart(11)}  ${(oneRuns / igsRuns).toFixed(1).padStart(5)}  ${`${relOk}/${T}`.padStart(21)}`,
+    `${m.name.padEnd(39)}${`${igsOk}/${T}`.padStart(9)}  ${(igsRuns / T).toFixed(0).padStart(15)}  ${`${oneOk}/${T}`.padStart(17)}  ${(oneRuns / T).toFixed(0).padStart(11)}  ${(oneRuns / igsRuns).toFixed(1).padStart(5)}  ${`${relOk}/${T}`.padStart(21)}  ${(pairsRuns / T).toFixed(0).padStart(10)}`,
   );
 }
-console.log('(found: a good point among the top 3; 1-at-a-time: up to 20 runs a point, stops at the first point with p < 1e-6; RELIEF: as many random runs as IGS used, top 3)');
+console.log('(found: a good point among the top 3; 1-at-a-time: up to 20 runs a point, stops at the first point with p < 1e-6; RELIEF: as many random runs as IGS used, top 3; IGS pairs: mean runs with leaderDesign off, same seeds)');
 }
 if (simOnly) process.exit(0);
 

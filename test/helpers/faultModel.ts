@@ -16,21 +16,30 @@ export interface FaultModel {
   blocking: number[];
   pBug: number;
   pBase: number;
+  /** redundant trigger points: noise at any one of `relevant` elicits the bug (default: all needed) */
+  any?: boolean;
+  /** points whose noise raises the chance of the bug to `pMild` (when the relevant ones do not elicit it) */
+  mild?: number[];
+  pMild?: number;
 }
 
 export function faultModelOracle(m: FaultModel, seed: number): ConfigurationOracle & { calls: number } {
   const random = rng(seed);
   const relevant = new Set(m.relevant);
   const blocking = new Set(m.blocking);
+  const mild = new Set(m.mild ?? []);
   const oracle = (async (active: readonly number[]) => {
     oracle.calls++;
     let on = 0;
     let blocked = false;
+    let raised = false;
     for (const p of active) {
       if (relevant.has(p)) on++;
       if (blocking.has(p)) blocked = true;
+      if (mild.has(p)) raised = true;
     }
-    const p = on === relevant.size && !blocked ? m.pBug : m.pBase;
+    const elicited = m.any ? on > 0 : on === relevant.size;
+    const p = elicited && !blocked ? m.pBug : raised ? (m.pMild ?? m.pBase) : m.pBase;
     return random() < p;
   }) as ConfigurationOracle & { calls: number };
   oracle.calls = 0;
