@@ -337,7 +337,8 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   // leader design (`leaderDesign`): per survivor set, each survivor's runs with noise at it alone
   let leaderKey = '';
   const alone = new Map<number, { runs: number; fails: number }>();
-  let pairsOnly = false;
+  // survivors that need company (a second point) — never run alone as the leader again in this set
+  const needsCompany = new Set<number>();
   /**
    * Leader design: when the leader has failed alone more often than the control runs, fills
    * masks[from, from + count) (and their configurations) with the leader alone or the control, as
@@ -359,10 +360,13 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     const a = alone.get(p) ?? { runs: 0, fails: 0 };
     const controlRate = tally.controlRuns ? tally.controlFails / tally.controlRuns : 0;
     // the leader needs company (a second point): alone it fails no more often than the control, or
-    // significantly less often than with other survivors on
-    const company = likelihoodRatioPValue(st.failsWith[p] - a.fails, st.runsWith[p] - a.runs, a.fails, a.runs);
-    if ((a.runs >= 2 && a.fails / a.runs <= controlRate) || company < 0.05) pairsOnly = true;
-    if (pairsOnly || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return;
+    // significantly (p < 0.05) and by more than half less often than with other survivors on (not
+    // just a little less: the other survivors' noise may raise the rate somewhat)
+    const fc = st.failsWith[p] - a.fails;
+    const nc = st.runsWith[p] - a.runs;
+    const company = likelihoodRatioPValue(fc, nc, a.fails, a.runs) < 0.05 && a.fails / a.runs < fc / nc / 2;
+    if ((a.runs >= 2 && a.fails / a.runs <= controlRate) || company) needsCompany.add(p);
+    if (needsCompany.has(p) || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return;
     if (a.runs === 0 || a.fails / a.runs <= controlRate) return;
     const side = [0, 1 << lead];
     let fw = st.failsWith[p];
@@ -418,7 +422,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     if (final && leaderKey !== S.join(',')) {
       leaderKey = S.join(',');
       alone.clear();
-      pairsOnly = false;
+      needsCompany.clear();
     }
     for (let from = 0; from < configs.length; from += step) {
       if (adaptive) chooseBatch(masks, configs, from, Math.min(step, configs.length - from), groups);
