@@ -7,6 +7,7 @@ import {
   complementaryPairs,
   fullFactorial,
   nextRunOn,
+  significantFirst,
   groupsToDiscard,
   iterativeGroupSampling,
   randomPartition,
@@ -255,6 +256,31 @@ test('IGS leader design: survivors whose noise raises the failure rate somewhat 
     pairs += off.runs;
   }
   assert.ok(leader < 0.85 * pairs, `leader design ${leader} runs, pairs ${pairs}`);
+});
+
+test('IGS leader design: survivors that raise the rate a lot (10% → 60%) — far fewer runs, the first ranked point passed the stop test', async () => {
+  // orderviolation's bad case: the runs without the trigger point failed 44% (the other survivors'
+  // noise), so the pairs needed 87 runs; noise at 1 elicits the bug 95% of runs
+  let leader = 0;
+  let pairs = 0;
+  for (let seed = 1; seed <= 20; seed++) {
+    const make = () => {
+      const random = rng(seed);
+      return async (a: readonly number[]) => random() < (a.includes(1) ? 0.95 : a.includes(0) || a.includes(2) ? 0.6 : 0.1);
+    };
+    const r = await iterativeGroupSampling(3, make(), { budget: 400, random: rng(seed), jobs: 2 });
+    assert.equal(r.stopped, 'significant', `seed ${seed}`);
+    assert.ok(r.ranked[0].pValue < 1e-6, `seed ${seed}: the significant point first`);
+    leader += r.runs;
+    pairs += (await iterativeGroupSampling(3, make(), { budget: 400, random: rng(seed), jobs: 2, leaderDesign: false })).runs;
+  }
+  assert.ok(leader < 0.7 * pairs, `leader design ${leader} runs, pairs ${pairs}`);
+});
+
+test('significantFirst: the points at p < α first, each part in its order', () => {
+  const x = (point: number, score: number, pValue: number) => ({ point, score, pValue, failWith: 0, failWithout: 0 });
+  const ranked = [x(2, 9, 1e-2), x(1, 7, 7e-7), x(0, 2, 0.2), x(3, 1, 1e-8)];
+  assert.deepEqual(significantFirst(ranked, 1e-6).map((r) => r.point), [1, 3, 2, 0]);
 });
 
 test('IGS leader design: redundant trigger points — one of them significant, in fewer runs than the pairs', async () => {

@@ -289,6 +289,11 @@ export function nextRunOn(fw: number, nw: number, fo: number, no: number): boole
   return on >= off;
 }
 
+/** `ranked` with the points at p < `alpha` first (each part keeps its order). */
+export function significantFirst(ranked: RankedPoint[], alpha: number): RankedPoint[] {
+  return [...ranked.filter((x) => x.pValue < alpha), ...ranked.filter((x) => !(x.pValue < alpha))];
+}
+
 export function rankPoints(points: readonly number[], stats: PointStatistics): RankedPoint[] {
   return points
     .map((p) => ({ point: p, score: stats.score(p), failWith: stats.failWith(p), failWithout: stats.failWithout(p), pValue: stats.pValue(p) }))
@@ -546,7 +551,9 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   }
   if (stopped === 'budget' && runner.stats.fails === 0) stopped = 'no-failure';
   return {
-    ranked: runner.stats.fails === 0 ? [] : rankPoints(S, runner.stats),
+    // the survivors that passed the stop's test (p < α) first, then by score: with the leader
+    // design a survivor run only in company with the trigger point can have the higher score
+    ranked: runner.stats.fails === 0 ? [] : significantFirst(rankPoints(S, runner.stats), alpha),
     runs: runner.runs,
     rounds: log.length,
     stopped,
