@@ -20,7 +20,7 @@
 //   At the end: the IGS vs one-at-a-time table and the failure-rate table, in markdown.
 //
 //   node --import tsx bench/pinpoint-bench.mjs [pkg...|all] [--budget 400] [--jobs 2] [--rate-runs 50]
-//        [--candidates patterns|all] [--seed 4242] [--sim-only] [--no-sim] [--no-baselines] [--verbose]
+//        [--candidates patterns|all] [--seed 4242] [--plan-strength auto|full] [--sim-only] [--no-sim] [--no-baselines] [--verbose]
 // Default subjects: the seven samples of test/fixtures/java (all = samples and evaluation subjects).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -49,10 +49,12 @@ const JOBS = opt('--jobs', 2);
 const RATE_RUNS = opt('--rate-runs', 50);
 const SEED = opt('--seed', 4242);
 const CANDIDATES = args.includes('--candidates') ? args[args.indexOf('--candidates') + 1] : 'patterns';
+// the plan's strength: auto (default, as braid pinpoint) calibrates the plan's per-visit probability; full = probability 1 (the seed)
+const STRENGTH = args.includes('--plan-strength') ? args[args.indexOf('--plan-strength') + 1] : 'auto';
 const simOnly = args.includes('--sim-only');
 const baselines = !args.includes('--no-baselines');
 const verbose = args.includes('--verbose');
-const names = args.filter((a, k) => !a.startsWith('--') && !['--budget', '--jobs', '--rate-runs', '--candidates', '--seed'].includes(args[k - 1]));
+const names = args.filter((a, k) => !a.startsWith('--') && !['--budget', '--jobs', '--rate-runs', '--candidates', '--seed', '--plan-strength'].includes(args[k - 1]));
 const pct = (x) => `${Math.round(x * 100)}%`;
 const load = () => os.loadavg()[0].toFixed(1);
 
@@ -171,7 +173,7 @@ for (const s of subjects) {
       searchRuns = x.runs;
       if (verbose) console.log(`    round ${x.round}: ${x.candidates} cands, L ${x.groups}, ${x.failures}/${x.configurations} failed, per group [${x.groupFailures.join(' ')}]${x.kbEstimate !== undefined ? `, Kb≈${x.kbEstimate.toFixed(1)}` : ''}, dropped ${x.discarded.length}${x.restored.length ? `, restored ${x.restored.length}` : ''}; runs ${x.runs}`);
     };
-    const r = await pinpoint({ ...base, budget: BUDGET - 1, catalogue, onRound }); // the catalogue run counts in the budget, as in braid pinpoint
+    const r = await pinpoint({ ...base, budget: BUDGET - 1, catalogue, onRound, planStrength: STRENGTH }); // the catalogue run counts in the budget, as in braid pinpoint
     const top3 = r.points.slice(0, 3);
     const bugRank = r.points.findIndex((p) => isBugPoint(tags, p)) + 1;
     const plan = r.plan ? JSON.parse(readFileSync(r.plan, 'utf8')) : undefined;
@@ -235,6 +237,8 @@ for (const s of subjects) {
       planRate,
       uniformRate,
       pu,
+      planP: plan ? Math.max(...plan.points.map((p) => p.probability)) : undefined,
+      strengthRuns: r.strength?.runs ?? 0,
       one,
       reliefHit,
       secs: (Date.now() - started) / 1000,
@@ -246,6 +250,7 @@ for (const s of subjects) {
     console.log(
       `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${`${row.searchRuns} (${row.runs})`.padStart(17)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${pct(noneRate).padStart(4)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(13)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(5)}   ${oneText.padStart(46)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
     );
+    if (r.strength) console.log(`    plan strength: p ${r.strength.probability} (${r.strength.reason}; levels ${r.strength.levels.map((l) => `${l.probability}: ${l.failures}/${l.runs}${l.accepted ? '' : ' ✗'}`).join(', ')}; ${r.strength.runs} runs)`);
     for (const p of top3) console.log(`    ${p.rank}. ${p.file}:${p.line} ${p.method} ${pct(p.failWithout)} → ${pct(p.failWith)} p=${p.pValue.toExponential(1)}${isBugPoint(tags, p) ? '  @bug' : ''}`);
   } catch (e) {
     console.log(`${s.pkg.padEnd(16)} error: ${e.message}`);
@@ -274,7 +279,8 @@ if (baselines) {
   }
 }
 console.log(`\nFailure rates over ${RATE_RUNS} runs each (record=false): no noise, uniform noise at every point with the plan's expected number of noise events (p per point), the plan`);
-console.log('| subject | no noise | uniform (p) | plan | plan ÷ uniform | ≥ 3× | uniform ≤ 20 % → plan ≥ 50 % |');
+console.log(`(plan strength ${STRENGTH}: "plan p" is the plan's per-visit probability, with the calibration's runs)`);
+console.log('| subject | no noise | uniform (p) | plan (plan p, runs) | plan ÷ uniform | ≥ 3× | uniform ≤ 20 % → plan ≥ 50 % |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) {
   if (r.planRate === undefined) {
@@ -284,5 +290,5 @@ for (const r of rows) {
   const x = r.uniformRate > 0 ? r.planRate / r.uniformRate : Infinity;
   const three = x >= 3 ? 'yes' : r.uniformRate > 1 / 3 ? `impossible (uniform > 33 %)` : 'no';
   const fifty = r.uniformRate <= 0.2 ? (r.planRate >= 0.5 ? 'yes' : 'no') : 'n/a';
-  console.log(`| ${r.pkg} | ${pct(r.noneRate)} | ${pct(r.uniformRate)} (${r.pu.toFixed(3)}) | ${pct(r.planRate)} | ${x === Infinity ? '∞' : x.toFixed(1)} | ${three} | ${fifty} |`);
+  console.log(`| ${r.pkg} | ${pct(r.noneRate)} | ${pct(r.uniformRate)} (${r.pu.toFixed(3)}) | ${pct(r.planRate)} (${r.planP}, ${r.strengthRuns}) | ${x === Infinity ? '∞' : x.toFixed(1)} | ${three} | ${fifty} |`);
 }

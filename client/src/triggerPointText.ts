@@ -34,8 +34,16 @@ export function pinpointSummary(r: PinpointResultDto): string {
   const p = t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3);
   return (
     `Braid: ${r.points.length} trigger point${r.points.length === 1 ? '' : 's'} in ${runs}${stopped} — #1 ${shortFile(t.file)}:${t.line} ` +
-    `fails ${percent(t.failWithout)} → ${percent(t.failWith)} (p ${p}).`
+    `fails ${percent(t.failWithout)} → ${percent(t.failWith)} (p ${p}).${planStrengthNote(r)}`
   );
+}
+
+/** " The plan reproduces it with noise at 1/8 of the visits (7 of 8 runs)." when calibration weakened the plan. */
+function planStrengthNote(r: PinpointResultDto): string {
+  const s = r.strength;
+  if (!r.plan || !s || !s.full || s.probability >= s.full.probability || !s.chosen) return '';
+  const share = Number.isInteger(1 / s.probability) ? `1/${1 / s.probability}` : `${percent(s.probability)}`;
+  return ` The plan reproduces it with noise at ${share} of the visits (${s.chosen.failures} of ${s.chosen.runs} runs).`;
 }
 
 /** Quick-pick rows of the points of a result. */

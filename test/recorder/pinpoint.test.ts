@@ -51,6 +51,13 @@ test('braid pinpoint finds the lost update of bank.Bank (real runs, budget 120)'
   assert.ok(plan.points.some((p: { line: number }) => bugLines.includes(p.line)), JSON.stringify(plan.points));
   assert.equal(plan.triggers.length, out.points.length);
   assert.equal(plan.origin.tool, 'braid pinpoint');
+  // plan strength calibration (default auto): the plan's probability is the level chosen, which its own runs reproduced
+  if (out.strength) {
+    assert.ok(plan.points.every((p: { probability: number }) => p.probability === out.strength.probability), JSON.stringify(plan.points));
+    assert.deepEqual(plan.origin.strength, out.strength);
+    const chosen = out.strength.levels.find((l: { probability: number }) => l.probability === out.strength.probability);
+    assert.ok(chosen.accepted && out.strength.runs <= 40, JSON.stringify(out.strength));
+  } else assert.ok(out.runs >= 110, `no calibration although ${120 - out.runs} runs were left`);
 });
 
 test('braid pinpoint: argument errors say what is wrong', () => {
@@ -65,6 +72,9 @@ test('braid pinpoint: argument errors say what is wrong', () => {
   assert.equal(a.options.name, 'bank.Bank');
   assert.equal(a.options.candidates, 'patterns');
   assert.equal(a.format, 'json');
+  assert.equal(a.options.planStrength, undefined, 'auto unless asked');
+  assert.equal(parsePinpointArgs(['--plan-strength', 'full', '--', 'java']).options.planStrength, 'full');
+  assert.throws(() => parsePinpointArgs(['--plan-strength', 'half', '--', 'java']), /--plan-strength half: expected auto or full/);
   const bad = spawnSync(process.execPath, [cli, 'pinpoint', '--budget', '1', '--', 'java'], { encoding: 'utf8' });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--budget 1: expected a whole number of runs ≥ 2/);
@@ -85,6 +95,36 @@ test('text report: failure rates without → with noise at each trigger point', 
   assert.match(text, /a\/B\.java:7 {2}a\.B\.f {2}failure 2% → 61% with noise here {2}\(p = 3\.0e-8\)/);
   assert.match(text, /42 run\(s\), 4 round\(s\) over 9 candidate point\(s\); stopped: significant/);
   assert.match(text, /plan: \.braid\/plans\/x\.json/);
+  const levels = [
+    { probability: 1, failures: 8, runs: 8, accepted: true },
+    { probability: 1 / 8, failures: 7, runs: 8, accepted: true },
+  ];
+  const calibrated = pinpointTextReport(
+    {
+      points: [],
+      plan: '/w/.braid/plans/x.json',
+      runs: 58,
+      candidates: 9,
+      rounds: 4,
+      stopped: 'significant',
+      strength: { probability: 1 / 8, runs: 16, reason: 'calibrated', full: { probability: 1, failures: 8, runs: 8 }, chosen: { failures: 7, runs: 8 }, levels },
+    },
+    '/w',
+  );
+  assert.match(calibrated, /plan strength: noise at 1\/8 of the visits \(failed 7 of 8 runs; full strength 8 of 8\) — 16 run\(s\)/);
+  const weak = pinpointTextReport(
+    {
+      points: [],
+      plan: '/w/.braid/plans/x.json',
+      runs: 50,
+      candidates: 9,
+      rounds: 4,
+      stopped: 'significant',
+      strength: { probability: 1, runs: 8, reason: 'full-strength-weak', full: { probability: 1, failures: 4, runs: 8 }, chosen: { failures: 4, runs: 8 }, levels: [{ probability: 1, failures: 4, runs: 8, accepted: true }] },
+    },
+    '/w',
+  );
+  assert.match(weak, /noise at 1 of the visits \(full strength 4 of 8\) — kept at full strength: it reproduced the failure in only 4 of 8 runs — 8 run\(s\)/);
 });
 
 test('candidates: the pattern lines and their neighbours in the same method; all = every point', () => {

@@ -186,6 +186,11 @@ test('texts: percentages, the inline hint, the Runs view note, quoting a plan co
   assert.equal(text.runPlanNote({ plan: { name: 'checkout', file: '.braid/plans/checkout.json' } }), 'plan: checkout');
   assert.equal(text.runPlanNote({}), undefined);
   assert.equal(text.pinpointSummary({ points: [], runs: 12, candidates: 17, rounds: 2, stopped: 'cancelled', message: 'cancelled' }), 'Braid: trigger-point search stopped after 12 runs.');
+  const found = { points: [pinpointResult.points[0]], plan: '/w/.braid/plans/x.json', runs: 60, candidates: 9, rounds: 3, stopped: 'significant' as const };
+  const strength = { probability: 0.125, runs: 24, reason: 'calibrated' as const, full: { probability: 1, failures: 8, runs: 8 }, chosen: { failures: 7, runs: 8 }, levels: [] };
+  assert.match(text.pinpointSummary({ ...found, strength }), /\(p [^)]+\)\. The plan reproduces it with noise at 1\/8 of the visits \(7 of 8 runs\)\.$/);
+  assert.doesNotMatch(text.pinpointSummary({ ...found, strength: { ...strength, probability: 1 } }), /The plan reproduces/, 'full strength kept: nothing to say');
+  assert.doesNotMatch(text.pinpointSummary(found), /The plan reproduces/);
   assert.deepEqual(text.pointItems(pinpointResult)[1], { label: '#2 Inventory.java:16', description: 'fails 5% → 40% with noise here · p 2.0e-4', detail: 'shop.Inventory.restock' });
   assert.equal(tp.quoteLine(['java', '-cp', 'my out', 'a"b', 'x$y', 'shop.Inventory']), 'java -cp "my out" "a\\"b" "x\\$y" shop.Inventory');
 });

@@ -23,6 +23,9 @@ export const PINPOINT_USAGE = `braid pinpoint [options] -- <command...>
   --name NAME           plan name (default: the main class or tool name)
   --noise KIND          noise at a chosen point: sleep:MS (park 1..MS ms, default sleep:2), yield, busy:US
   --probability P       chance of that noise at each visit of a chosen point (default 1)
+  --plan-strength auto|full
+                        auto (default): the plan gets the least noise that still reproduces the failure
+                        (P, P/2 … P/64 per visit, bisection, ≤ 40 runs); full: probability P as searched (the seed)
   --no-derivative       skip the derivative score around the trigger points (seed §4)
   --include PKG... --exclude PKG... --timeout S --fail-on-output RE --jobs J --seed S   as for braid record`;
 
@@ -110,6 +113,11 @@ export function parsePinpointArgs(argv: string[], cwd = process.cwd()): Pinpoint
         o.probability = num(flag, v, (n) => n > 0 && n <= 1, 'a probability in (0, 1]');
         i += 2;
         break;
+      case '--plan-strength':
+        if (v !== 'auto' && v !== 'full') throw new PinpointUsageError(`--plan-strength ${v ?? ''}: expected auto or full`);
+        o.planStrength = v;
+        i += 2;
+        break;
       case '--no-derivative':
         o.derivative = false;
         i += 1;
@@ -154,6 +162,21 @@ export function parsePinpointArgs(argv: string[], cwd = process.cwd()): Pinpoint
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
+const fraction = (p: number) => (p >= 1 ? '1' : Number.isInteger(1 / p) ? `1/${1 / p}` : String(p));
+
+/** One line on the plan strength calibration, e.g. "plan strength: noise at 1/8 of the visits (failed 8 of 8 runs; full strength 8 of 8) — 32 runs". */
+export function strengthLine(s: NonNullable<PinpointResult['strength']>): string {
+  const full = s.full ? `full strength ${s.full.failures} of ${s.full.runs}` : '';
+  const chosen = s.chosen ? `failed ${s.chosen.failures} of ${s.chosen.runs} runs` : '';
+  const why =
+    s.reason === 'full-strength-weak'
+      ? ` — kept at full strength: it reproduced the failure in only ${s.full?.failures ?? 0} of ${s.full?.runs ?? 0} runs`
+      : s.reason === 'budget'
+        ? ' — the budget ran out during calibration'
+        : '';
+  return `plan strength: noise at ${fraction(s.probability)} of the visits (${s.probability === s.full?.probability ? full : [chosen, full].filter(Boolean).join('; ')})${why} — ${s.runs} run(s)`;
+}
+
 export function pinpointTextReport(r: PinpointResult, cwd = process.cwd()): string {
   const out: string[] = [];
   out.push(`braid pinpoint: ${r.runs} run(s), ${r.rounds} round(s) over ${r.candidates} candidate point(s); stopped: ${r.stopped}`);
@@ -165,6 +188,7 @@ export function pinpointTextReport(r: PinpointResult, cwd = process.cwd()): stri
     );
   }
   if (r.plan) out.push(`plan: ${path.relative(cwd, r.plan) || r.plan}  (reproduce: braid record --plan ${path.relative(cwd, r.plan) || r.plan} -- …)`);
+  if (r.plan && r.strength) out.push(strengthLine(r.strength));
   if (r.message) out.push(r.message);
   return out.join('\n');
 }
@@ -215,6 +239,7 @@ export async function runPinpointCommand(argv: string[]): Promise<number> {
         rounds: r.rounds,
         stopped: r.stopped,
         message: r.message,
+        strength: r.strength ?? null,
       }, null, 2));
     } else console.log(pinpointTextReport(r));
     if (r.stopped === 'cancelled') return 130;

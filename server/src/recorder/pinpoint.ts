@@ -9,7 +9,8 @@
  *   3. IGS (engine/noise/iterativeGroupSampling.ts): each configuration is one run of the program
  *      with a noise plan holding exactly its points (`plan=FILE`, `record=false`);
  *   4. with runs left, the derivative score along the found points' methods (seed §4);
- *   5. the plan: noise at the trigger points only.
+ *   5. the plan: noise at the trigger points only — with `planStrength: 'auto'` at the least
+ *      per-visit probability that still reproduces the failure (engine/noise/planStrength.ts).
  */
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,7 @@ import { analyzeTraceFiles } from '../engine/analysis';
 import { candidatePoints, pathNeighbours, SourceLine } from '../engine/noise/candidatePoints';
 import { ConfigurationOracle } from '../engine/noise/configurationOracle';
 import { derivativeScores } from '../engine/noise/derivativeScore';
+import { calibratePlanStrength, PlanStrength } from '../engine/noise/planStrength';
 import { IgsRound, iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGroupSampling';
 import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
 import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
@@ -34,6 +36,12 @@ export interface PinpointExtras {
   noise?: NoiseKind;
   /** probability of the noise at each of those points per visit (default 1) */
   probability?: number;
+  /**
+   * `auto` (default): once the trigger points are found, the plan gets the least noise that still reproduces
+   * the failure about as often as full strength (engine/noise/planStrength.ts, ≤ 40 runs); `full`: the plan
+   * uses `probability` as the search did (the seed's setting)
+   */
+  planStrength?: 'auto' | 'full';
   /** walk the found points' neighbours for the derivative score with the runs left (default true) */
   derivative?: boolean;
   /** top UNICORN patterns whose lines seed the candidates (default 5) */
@@ -238,15 +246,28 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
         points.push(trigger(points.length + 1, p, { failWith: q.failRate, failWithout: base?.failWithout ?? 0, pValue: 1, score: q.derivative }));
       }
     }
-    // 5. the plan
+    // 5. the plan (with `auto` strength: the least noise at its points that still reproduces the failure)
     let plan: string | undefined;
+    let strength: PlanStrength | undefined;
     if (found.length > 0) {
       const planPoints = found.map((r) => S[r.point]);
+      if ((extras.planStrength ?? 'auto') === 'auto' && !signal?.aborted) {
+        progress('calibrating the plan: the least noise that still reproduces the failure');
+        strength = await calibratePlanStrength(
+          async (q) => {
+            const failed = await runner.runPlan(makePlan(options.name, planPoints, noise, q), signal);
+            runs++;
+            return failed;
+          },
+          { full: probability, budget: options.budget - runs, jobs: options.jobs, signal },
+        );
+        if (strength.reason === 'cancelled') return result({ points: [], candidates: S.length, rounds: igs.rounds, stopped: 'cancelled', message: 'cancelled' });
+      }
       const file = path.resolve(options.cwd, options.planDir, `${sanitizeName(options.name)}.json`);
-      const body = makePlan(options.name, planPoints, noise, probability, {
+      const body = makePlan(options.name, planPoints, noise, strength?.probability ?? probability, {
         command: options.command,
         triggers: points,
-        origin: { tool: 'braid pinpoint', created: new Date().toISOString(), runs },
+        origin: { tool: 'braid pinpoint', created: new Date().toISOString(), runs, ...(strength ? { strength: strengthSummary(strength) } : {}) },
       });
       await writeNoisePlan(file, body);
       plan = file;
@@ -264,11 +285,25 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
           : igs.together
             ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`
             : `a trigger point is significant (p = ${Math.min(...points.map((p) => p.pValue)).toExponential(1)})`);
-    return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message });
+    return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message, ...(strength ? { strength: strengthSummary(strength) } : {}) });
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
 };
+
+/** What the result and the plan file say about the calibration. */
+function strengthSummary(s: PlanStrength): NonNullable<PinpointResult['strength']> {
+  const full = s.levels[0];
+  const chosen = s.levels.find((l) => l.probability === s.probability) ?? full;
+  return {
+    probability: s.probability,
+    runs: s.runs,
+    reason: s.reason,
+    full: full ? { probability: full.probability, failures: full.failures, runs: full.runs } : undefined,
+    chosen: chosen ? { failures: chosen.failures, runs: chosen.runs } : undefined,
+    levels: s.levels.map((l) => ({ probability: l.probability, failures: l.failures, runs: l.runs, accepted: l.accepted })),
+  };
+}
 
 /** A search with the same seed partitions the same way. */
 export { mulberry32 };

@@ -66,5 +66,5 @@ export interface NoisePlan {
    */
   triggers?: import('./triggerPoints').TriggerPoint[];
   /** how it was made: "braid pinpoint", date, runs spent, … (informative) */
-  origin?: { tool: string; created: string; runs?: number };
+  origin?: { tool: string; created: string; runs?: number; strength?: import('./triggerPoints').PinpointResult['strength'] };
 }

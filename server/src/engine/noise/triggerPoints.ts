@@ -36,6 +36,18 @@ export interface PinpointResult {
   stopped: 'significant' | 'budget' | 'no-failure' | 'cancelled';
   /** a sentence for the user */
   message?: string;
+  /**
+   * plan strength calibration (`--plan-strength auto`): the per-visit probability the plan uses, the runs
+   * it took, and each level measured (failures of runs); absent with `full` or when no plan was written
+   */
+  strength?: {
+    probability: number;
+    runs: number;
+    reason: 'calibrated' | 'full-strength-weak' | 'budget' | 'cancelled';
+    full?: { probability: number; failures: number; runs: number };
+    chosen?: { failures: number; runs: number };
+    levels: { probability: number; failures: number; runs: number; accepted: boolean }[];
+  };
 }
 
 /** What `braid pinpoint` is asked to do (CLI flags and the `braid/pinpoint` request map onto it). */
