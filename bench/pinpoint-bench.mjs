@@ -20,7 +20,7 @@
 //   At the end: the IGS vs one-at-a-time table and the failure-rate table, in markdown.
 //
 //   node --import tsx bench/pinpoint-bench.mjs [pkg...|all] [--budget 400] [--jobs 2] [--rate-runs 50]
-//        [--candidates patterns|all] [--seed 4242] [--plan-strength auto|full] [--sim-only] [--no-sim] [--no-baselines] [--verbose]
+//        [--candidates patterns|all] [--seed 4242] [--searches 1] [--plan-strength auto|full] [--sim-only] [--no-sim] [--no-baselines] [--verbose]
 // Default subjects: the seven samples of test/fixtures/java (all = samples and evaluation subjects).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -48,13 +48,16 @@ const BUDGET = opt('--budget', 400);
 const JOBS = opt('--jobs', 2);
 const RATE_RUNS = opt('--rate-runs', 50);
 const SEED = opt('--seed', 4242);
+// searches per subject (seeds SEED … SEED + K − 1): IGS's runs vary with the partition and the program's timing;
+// the failure rates and the baselines are measured once (with the first search's plan), the ratio over the mean
+const SEARCHES = Math.max(1, opt('--searches', 1));
 const CANDIDATES = args.includes('--candidates') ? args[args.indexOf('--candidates') + 1] : 'patterns';
 // the plan's strength: auto (default, as braid pinpoint) calibrates the plan's per-visit probability; full = probability 1 (the seed)
 const STRENGTH = args.includes('--plan-strength') ? args[args.indexOf('--plan-strength') + 1] : 'auto';
 const simOnly = args.includes('--sim-only');
 const baselines = !args.includes('--no-baselines');
 const verbose = args.includes('--verbose');
-const names = args.filter((a, k) => !a.startsWith('--') && !['--budget', '--jobs', '--rate-runs', '--candidates', '--seed', '--plan-strength'].includes(args[k - 1]));
+const names = args.filter((a, k) => !a.startsWith('--') && !['--budget', '--jobs', '--rate-runs', '--candidates', '--seed', '--plan-strength', '--searches'].includes(args[k - 1]));
 const pct = (x) => `${Math.round(x * 100)}%`;
 const load = () => os.loadavg()[0].toFixed(1);
 
@@ -174,6 +177,15 @@ for (const s of subjects) {
       if (verbose) console.log(`    round ${x.round}: ${x.candidates} cands, L ${x.groups}, ${x.failures}/${x.configurations} failed, per group [${x.groupFailures.join(' ')}]${x.kbEstimate !== undefined ? `, Kb≈${x.kbEstimate.toFixed(1)}` : ''}, dropped ${x.discarded.length}${x.restored.length ? `, restored ${x.restored.length}` : ''}; runs ${x.runs}`);
     };
     const r = await pinpoint({ ...base, budget: BUDGET - 1, catalogue, onRound, planStrength: STRENGTH }); // the catalogue run counts in the budget, as in braid pinpoint
+    const firstSearchRuns = searchRuns;
+    // more searches with other seeds (no derivative walk, no calibration: only the search's runs count)
+    const more = [];
+    for (let k = 1; k < SEARCHES; k++) {
+      let runsK = 0;
+      const rk = await pinpoint({ ...base, seed: SEED + k, budget: BUDGET - 1, catalogue, onRound: (x) => { runsK = x.runs; onRound(x); }, planStrength: 'full', derivative: false });
+      more.push({ searchRuns: (runsK || rk.runs) + 1, stopped: rk.stopped, sig: rk.points.filter((p) => p.pValue < 1e-6).map((p) => p.id), bug: rk.points.slice(0, 3).some((p) => isBugPoint(tags, p)) });
+      if (verbose) console.log(`    search ${k + 1} (seed ${SEED + k}): ${more.at(-1).searchRuns} runs, ${rk.stopped}, @bug in top 3: ${more.at(-1).bug}`);
+    }
     const top3 = r.points.slice(0, 3);
     const bugRank = r.points.findIndex((p) => isBugPoint(tags, p)) + 1;
     const plan = r.plan ? JSON.parse(readFileSync(r.plan, 'utf8')) : undefined;
@@ -213,22 +225,25 @@ for (const s of subjects) {
       // IGS's points: those it found at p < 1e-6 (or, stopped on the survivors together, the plan's)
       const sig = r.points.filter((p) => p.pValue < 1e-6).map((p) => p.id);
       const planIds = new Set(r.stopped !== 'significant' ? [] : sig.length ? sig : (plan?.points ?? []).map((p) => p.id));
-      const T = S.map((p, k) => (planIds.has(p.id) ? k : -1)).filter((k) => k >= 0);
       const foundSet = new Set(o.found);
       const cost = (q) => perPoint.get(q) ?? 10;
-      let toSame;
-      if (T.length && T.every((t) => foundSet.has(t))) {
+      const toSameFor = (ids) => {
+        const T = S.map((p, k) => (ids.has(p.id) ? k : -1)).filter((k) => k >= 0);
+        if (!T.length || !T.every((t) => foundSet.has(t))) return { T };
         const k = T.length;
-        toSame = 1 + CONTROL + T.reduce((a, t) => a + cost(t), 0) + S.map((_, q) => q).filter((q) => !T.includes(q)).reduce((a, q) => a + (cost(q) * k) / (k + 1), 0);
-      }
+        return { T, toSame: 1 + CONTROL + T.reduce((a, t) => a + cost(t), 0) + S.map((_, q) => q).filter((q) => !T.includes(q)).reduce((a, q) => a + (cost(q) * k) / (k + 1), 0) };
+      };
+      const { T, toSame } = toSameFor(planIds);
+      for (const m of more) m.toSame = m.stopped === 'significant' && m.sig.length ? toSameFor(new Set(m.sig)).toSame : undefined;
       one = { runs: o.runs + 1, complete: o.stopped !== 'budget', bug: o.found.some((k) => isBugPoint(tags, S[k])), found: o.found.length, toSame, igsPoints: T.length };
       const sample = await sampleRandomConfigurations(S.length, r.runs, oracle, mulberry32(9), JOBS);
       reliefHit = reliefRanking(reliefWeights(sample)).slice(0, 3).some((k) => isBugPoint(tags, S[k]));
     }
     const row = {
+      more,
       pkg: s.pkg,
       candidates: r.candidates,
-      searchRuns: (searchRuns || r.runs) + 1, // + the catalogue run
+      searchRuns: (firstSearchRuns || r.runs) + 1, // + the catalogue run
       runs: r.runs + 1,
       stopped: r.stopped,
       top3: top3.some((p) => isBugPoint(tags, p)),
@@ -276,6 +291,21 @@ if (baselines) {
     const same = r.one.toSame !== undefined ? r.one.toSame.toFixed(0) : capped ? `> ${r.one.runs} (not found within the capped pass)` : r.stopped === 'significant' ? 'not found' : '–';
     const ratioText = ratio !== undefined ? ratio.toFixed(2) : capped ? `< ${(r.searchRuns / r.one.runs).toFixed(2)}` : '–';
     console.log(`| ${r.pkg} | ${r.candidates} | ${r.searchRuns} | ${found} | ${r.one.complete ? '' : '≥'}${r.one.runs} (${r.one.found} found${r.one.bug ? ', @bug' : ''}) | ${same} | ${ratioText} | ${verdict} |`);
+  }
+}
+if (baselines && SEARCHES > 1) {
+  console.log(`\nIGS over ${SEARCHES} searches (seeds ${SEED}…${SEED + SEARCHES - 1}; the first with the derivative walk and calibration after it, not counted) against one point at a time to the points each search found (expected runs)`);
+  console.log('| subject | S | IGS runs, each search | mean | 1-at-a-time to the same points, each | mean | mean ÷ mean | searches ≤ ½ |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const all = [{ searchRuns: r.searchRuns, toSame: r.one.toSame, stopped: r.stopped }, ...r.more];
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const igs = all.map((x) => x.searchRuns);
+    const same = all.map((x) => x.toSame);
+    const known = same.filter((x) => x !== undefined);
+    const ratio = known.length === all.length ? mean(igs) / mean(known) : undefined;
+    const half = all.filter((x) => x.toSame !== undefined && x.searchRuns <= x.toSame / 2).length;
+    console.log(`| ${r.pkg} | ${r.candidates} | ${all.map((x) => `${x.searchRuns}${x.stopped === 'significant' ? '' : ` (${x.stopped})`}`).join(', ')} | ${mean(igs).toFixed(1)} | ${same.map((x) => (x === undefined ? '–' : x.toFixed(0))).join(', ')} | ${known.length ? mean(known).toFixed(1) : '–'} | ${ratio === undefined ? '–' : ratio.toFixed(2)} | ${half} of ${all.length} |`);
   }
 }
 console.log(`\nFailure rates over ${RATE_RUNS} runs each (record=false): no noise, uniform noise at every point with the plan's expected number of noise events (p per point), the plan`);
