@@ -34,8 +34,19 @@ export function pinpointSummary(r: PinpointResultDto): string {
   const p = t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3);
   return (
     `Braid: ${r.points.length} trigger point${r.points.length === 1 ? '' : 's'} in ${runs}${stopped} — #1 ${shortFile(t.file)}:${t.line} ` +
-    `fails ${percent(t.failWithout)} → ${percent(t.failWith)} (p ${p}).${planStrengthNote(r)}`
+    `fails ${percent(t.failWithout)} → ${percent(t.failWith)} (p ${p}).${planStrengthNote(r)}${provisionalNote(r)}`
   );
+}
+
+/**
+ * " Provisional: the budget of 400 runs was spent before …" when the search ended on its budget:
+ * the points (and the plan, which holds the best of them) come without the p < 10⁻⁶ evidence, and
+ * the server's message says why (e.g. the program fails about as often without noise).
+ */
+function provisionalNote(r: PinpointResultDto): string {
+  if (r.stopped !== 'budget' || !r.message) return '';
+  const m = r.message.trim().replace(/\.$/, '');
+  return ` Provisional: ${m}.`;
 }
 
 /** " The plan reproduces it with noise at 1/8 of the visits (7 of 8 runs)." when calibration weakened the plan. */

@@ -191,6 +191,15 @@ test('texts: percentages, the inline hint, the Runs view note, quoting a plan co
   assert.match(text.pinpointSummary({ ...found, strength }), /\(p [^)]+\)\. The plan reproduces it with noise at 1\/8 of the visits \(7 of 8 runs\)\.$/);
   assert.doesNotMatch(text.pinpointSummary({ ...found, strength: { ...strength, probability: 1 } }), /The plan reproduces/, 'full strength kept: nothing to say');
   assert.doesNotMatch(text.pinpointSummary(found), /The plan reproduces/);
+  // budget spent: the points are provisional, and the server's reason is shown (tablelog: fails without noise)
+  const spent = {
+    ...found,
+    runs: 400,
+    stopped: 'budget' as const,
+    message: 'the budget of 400 runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional — the program failed in 26 of 50 runs without any noise, so noise at a point has little to add',
+  };
+  assert.match(text.pinpointSummary(spent), /^Braid: 1 trigger point in 400 runs \(budget spent\) — #1 [^ ]+ fails .+? \(p [^)]+\)\. Provisional: the budget of 400 runs was spent .* failed in 26 of 50 runs without any noise, so noise at a point has little to add\.$/);
+  assert.doesNotMatch(text.pinpointSummary({ ...found, message: 'a trigger point is significant (p = 3.0e-9)' }), /Provisional/, 'a significant stop is not provisional');
   assert.deepEqual(text.pointItems(pinpointResult)[1], { label: '#2 Inventory.java:16', description: 'fails 5% → 40% with noise here · p 2.0e-4', detail: 'shop.Inventory.restock' });
   assert.equal(tp.quoteLine(['java', '-cp', 'my out', 'a"b', 'x$y', 'shop.Inventory']), 'java -cp "my out" "a\\"b" "x\\$y" shop.Inventory');
 });
