@@ -277,6 +277,11 @@ for (const s of subjects) {
 }
 const ok = rows.filter((r) => r.top3).length;
 console.log(`\n@bug line in the top 3: ${ok} of ${rows.length} subjects; load ${load()}`);
+if (SEARCHES > 1) {
+  const all = rows.map((r) => [r.top3, ...r.more.map((m) => m.bug)]);
+  const hits = all.flat().filter(Boolean).length;
+  console.log(`over ${SEARCHES} searches each: ${hits} of ${all.flat().length} searches had an @bug line in the top 3; ${rows.map((r, k) => `${r.pkg} ${all[k].filter(Boolean).length}/${all[k].length}`).join(', ')}`);
+}
 
 // the acceptance tables (markdown, for the closing note)
 if (baselines) {
