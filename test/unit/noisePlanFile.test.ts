@@ -23,6 +23,7 @@ const GOOD: NoisePlan = {
     { id: 'bank/Bank.transfer(II)V@12', probability: 0.9, file: 'bank/Bank.java', line: 21, method: 'bank.Bank.transfer' },
     { id: 'bank/Bank$Teller.run()V@3', probability: 1, noise: { kind: 'busy', micros: 200 } },
     { id: 'bank/Bank.<init>()V@0', probability: 0, noise: { kind: 'yield' } },
+    { id: 'bank/Bank.deposit(I)V@7', probability: 1, threads: ['teller-1', 'teller 2'] },
   ],
   origin: { tool: 'braid pinpoint', created: '2026-11-23T18:00:00Z', runs: 120 },
 };
@@ -70,6 +71,11 @@ test('each bad field is refused with its name', () => {
   refused(point(2, { noise: { kind: 'busy' } }), 'points[2].noise.micros', /> 0/);
   refused(point(0, { line: -3 }), 'points[0].line', /whole number/);
   refused(point(0, { file: 12 }), 'points[0].file', /string/);
+  refused(point(3, { threads: 'teller-1' }), 'points[3].threads', /non-empty array of thread names/);
+  refused(point(3, { threads: [] }), 'points[3].threads', /non-empty array of thread names/);
+  refused(point(3, { threads: ['teller-1', 7] }), 'points[3].threads[1]', /non-empty string \(a thread name\)/);
+  refused(point(3, { threads: [''] }), 'points[3].threads[0]', /non-empty string/);
+  refused(point(3, { threads: ['a', 'b', 'a'] }), 'points[3].threads[2]', /thread a is named twice/);
   refused(with_({ triggers: {} }), 'triggers', /array/);
   refused(with_({ origin: { created: 'x' } }), 'origin', /"tool"/);
 });
@@ -90,7 +96,7 @@ test('written plans read back the same; a missing file is named', async () => {
   assert.deepEqual(await readNoisePlan(file), GOOD);
   // one planned point per line, so a plan reads well and diffs well
   const text = readFileSync(file, 'utf8');
-  assert.equal(text.split('\n').filter((l) => l.includes('"id":')).length, 3);
+  assert.equal(text.split('\n').filter((l) => l.includes('"id":')).length, GOOD.points.length);
   await assert.rejects(readNoisePlan('nope.json', dir), /nope\.json: no such file/);
   await assert.rejects(writeNoisePlan(path.join(dir, 'x.json'), { ...GOOD, points: [{ id: 'bad', probability: 1 }] }), /x\.json: points\[0\]\.id/);
 });

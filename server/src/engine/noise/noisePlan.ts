@@ -44,6 +44,12 @@ export interface PlannedPoint {
   probability: number;
   /** overrides the plan's default noise */
   noise?: NoiseKind;
+  /**
+   * only threads with one of these names get the point's noise (default: every thread) — for code
+   * that several threads run, where noise in all of them delays them alike (a Braid extension of
+   * the seed's points, docs/noise.md)
+   */
+  threads?: string[];
   /** for people reading the plan (not used by the agent) */
   file?: string;
   line?: number;

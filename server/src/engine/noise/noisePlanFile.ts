@@ -81,6 +81,15 @@ export function validateNoisePlan(value: unknown, file: string): NoisePlan {
     for (const key of ['file', 'method'] as const) {
       if (p[key] !== undefined && typeof p[key] !== 'string') throw new NoisePlanError(file, `${at}.${key}`, 'must be a string');
     }
+    if (p.threads !== undefined) {
+      if (!Array.isArray(p.threads) || p.threads.length === 0) throw new NoisePlanError(file, `${at}.threads`, 'must be a non-empty array of thread names');
+      const names = new Set<string>();
+      p.threads.forEach((n: unknown, j: number) => {
+        if (typeof n !== 'string' || n === '') throw new NoisePlanError(file, `${at}.threads[${j}]`, 'must be a non-empty string (a thread name)');
+        if (names.has(n)) throw new NoisePlanError(file, `${at}.threads[${j}]`, `thread ${n} is named twice`);
+        names.add(n);
+      });
+    }
     const out = { ...p } as unknown as PlannedPoint;
     if (p.noise !== undefined) out.noise = checkNoise(p.noise, file, `${at}.noise`);
     return out;

@@ -48,6 +48,7 @@ final class NoisePlanLoader {
     int[] kinds = new int[n];
     long[] min = new long[n];
     long[] max = new long[n];
+    String[][] only = new String[n][];
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (int k = 0; k < n; k++) {
       String at = "points[" + k + "]";
@@ -62,13 +63,14 @@ final class NoisePlanLoader {
         throw bad(at + ".probability", "must be a number between 0 and 1");
       }
       long[] kind = pt.containsKey("noise") ? noise(pt.get("noise"), at + ".noise") : dflt;
+      if (pt.containsKey("threads")) only[k] = threadNames(pt.get("threads"), at + ".threads");
       ids[k] = (String) id;
       p[k] = (Double) prob;
       kinds[k] = (int) kind[0];
       min[k] = kind[1];
       max[k] = kind[2];
     }
-    NoisePoints.setPlan(ids, p, kinds, min, max);
+    NoisePoints.setPlan(ids, p, kinds, min, max, only);
     return (String) name;
   }
 
@@ -100,6 +102,21 @@ final class NoisePlanLoader {
       return new long[] {NoisePoints.BUSY, 0, (long) (micros * 1000L)};
     }
     throw bad(field + ".kind", "must be \"yield\", \"sleep\" or \"busy\"");
+  }
+
+  /** A point's {@code threads}: a non-empty array of distinct non-empty thread names. */
+  private static String[] threadNames(Object v, String field) {
+    if (!(v instanceof List) || ((List<?>) v).isEmpty()) throw bad(field, "must be a non-empty array of thread names");
+    List<?> list = (List<?>) v;
+    String[] out = new String[list.size()];
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (int k = 0; k < out.length; k++) {
+      Object n = list.get(k);
+      if (!(n instanceof String) || ((String) n).isEmpty()) throw bad(field + "[" + k + "]", "must be a non-empty string (a thread name)");
+      if (!seen.add((String) n)) throw bad(field + "[" + k + "]", "thread " + n + " is named twice");
+      out[k] = (String) n;
+    }
+    return out;
   }
 
   private static double positive(Object v, String field, double most) {

@@ -29,14 +29,24 @@ public final class NoisePoints {
   private static long[] maxNanos = new long[0];
   /** SLEEP: shortest park, ns */
   private static long[] minNanos = new long[0];
+  /** per entry: the names of the threads that get its noise, or null for every thread */
+  private static String[][] threads = new String[0][];
   private static HashMap<String, Integer> planned;
   /** internal names of the classes that hold planned points */
   private static java.util.HashSet<String> plannedClasses = new java.util.HashSet<>();
   /** the shared entry of uniform noise (no plan, record=false), or -1 */
   private static int uniform = -1;
 
-  /** Installs a plan: point ids with their probability and kind; parameters in ns. */
+  /** Installs a plan: point ids with their probability and kind; parameters in ns; every thread gets the noise. */
   public static synchronized void setPlan(String[] ids, double[] p, int[] kinds, long[] min, long[] max) {
+    setPlan(ids, p, kinds, min, max, new String[ids.length][]);
+  }
+
+  /**
+   * Installs a plan: point ids with their probability and kind; parameters in ns; per point the
+   * names of the threads that get its noise ({@code null}: every thread).
+   */
+  public static synchronized void setPlan(String[] ids, double[] p, int[] kinds, long[] min, long[] max, String[][] only) {
     planned = new HashMap<>();
     plannedClasses = new java.util.HashSet<>();
     for (int k = 0; k < ids.length; k++) {
@@ -49,6 +59,7 @@ public final class NoisePoints {
     kind = kinds;
     minNanos = min;
     maxNanos = max;
+    threads = only;
     uniform = -1;
   }
 
@@ -56,6 +67,7 @@ public final class NoisePoints {
   public static synchronized void setUniform(double p, long sleepMaxNanos) {
     if (planned != null || p <= 0) return;
     probability = new double[] {p};
+    threads = new String[1][];
     kind = new int[] {MIXED};
     minNanos = new long[] {0};
     maxNanos = new long[] {Math.max(1, sleepMaxNanos)};
@@ -90,8 +102,15 @@ public final class NoisePoints {
     return k.equals("read") || k.equals("write") || k.equals("call") || k.equals("start") || k.equals("sync");
   }
 
+  private static boolean named(String[] names, String name) {
+    for (String n : names) if (n.equals(name)) return true;
+    return false;
+  }
+
   /** Run time: tosses the point's coin with the thread's seeded generator and makes the noise. */
   static void inject(ThreadState s, int p) {
+    String[] only = threads[p];
+    if (only != null && !named(only, Thread.currentThread().getName())) return;
     if (s.nextDouble() >= probability[p]) return;
     switch (kind[p]) {
       case YIELD:
