@@ -17,7 +17,8 @@ export function triggerHint(lines: TriggerPointLineDto[]): string {
   const best = [...lines].sort((a, b) => a.rank - b.rank)[0];
   if (!best) return '';
   const more = lines.length > 1 ? ` (+${lines.length - 1})` : '';
-  return `◎ trigger #${best.rank} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
+  const thread = best.thread !== undefined ? ` in ${best.thread}` : '';
+  return `◎ trigger #${best.rank}${thread} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
 }
 
 function shortFile(f: string): string {
@@ -33,7 +34,7 @@ export function pinpointSummary(r: PinpointResultDto): string {
   const t = r.points[0];
   const p = t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3);
   return (
-    `Braid: ${r.points.length} trigger point${r.points.length === 1 ? '' : 's'} in ${runs}${stopped} — #1 ${shortFile(t.file)}:${t.line} ` +
+    `Braid: ${r.points.length} trigger point${r.points.length === 1 ? '' : 's'} in ${runs}${stopped} — #1 ${shortFile(t.file)}:${t.line}${t.thread !== undefined ? ` in ${t.thread}` : ''} ` +
     `fails ${percent(t.failWithout)} → ${percent(t.failWith)} (p ${p}).${planStrengthNote(r)}${provisionalNote(r)}`
   );
 }
@@ -60,7 +61,7 @@ function planStrengthNote(r: PinpointResultDto): string {
 /** Quick-pick rows of the points of a result. */
 export function pointItems(r: PinpointResultDto): { label: string; description: string; detail: string }[] {
   return r.points.map((t) => ({
-    label: `#${t.rank} ${shortFile(t.file)}:${t.line}`,
+    label: `#${t.rank} ${shortFile(t.file)}:${t.line}${t.thread !== undefined ? ` in ${t.thread}` : ''}`,
     description: `fails ${percent(t.failWithout)} → ${percent(t.failWith)} with noise here · p ${t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3)}`,
     detail: t.method,
   }));

@@ -94,6 +94,7 @@ export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register)
       command,
       budget: cfg.get<number>('budget', 400),
       candidates: cfg.get<string>('candidates', 'patterns') === 'all' ? 'all' : 'patterns',
+      ...(cfg.get<boolean>('perThread', false) === true ? { perThread: true } : {}),
       include: rec.include ?? [],
       timeoutSeconds: rec.timeoutSeconds,
       jobs: rec.jobs,

@@ -43,7 +43,14 @@ describe('trigger points of the workspace noise plans', () => {
   before(async () => {
     ws = copyFixture();
     mkdirSync(path.join(ws, '.braid/plans'), { recursive: true });
-    writeFileSync(path.join(ws, '.braid/plans/checkout.json'), plan('checkout', [take, { ...restock, line: 0 }, { ...restock, rank: 3, id: 'nowhere/Missing.run()V@1', file: 'Missing.java', method: 'nowhere.Missing.run' }]));
+    writeFileSync(path.join(ws, '.braid/plans/checkout.json'), plan('checkout', [
+        take,
+        { ...restock, line: 0 },
+        { ...restock, rank: 3, id: 'nowhere/Missing.run()V@1', file: 'Missing.java', method: 'nowhere.Missing.run' },
+        // a per-thread trigger (braid pinpoint --per-thread), and one whose thread is not a name
+        { ...restock, rank: 4, thread: 'restocker-1' },
+        { ...take, rank: 5, thread: 7 },
+      ]));
     writeFileSync(path.join(ws, '.braid/plans/broken.json'), '{"format": "braid-noise-plan", ');
     // run-003 again, recorded with the plan (header.recorder.options.plan)
     const failing = readFileSync(path.join(ws, '.braid/traces/run-003.trace.jsonl'), 'utf8').split('\n');
@@ -66,12 +73,15 @@ describe('trigger points of the workspace noise plans', () => {
     const planFile = path.join(ws, '.braid/plans/checkout.json');
     assert.deepEqual(
       r.plans.map((p) => [p.name, p.file, p.triggers, p.runs, p.command?.join(' ')]),
-      [['checkout', planFile, 2, 212, 'java -cp out shop.Inventory']],
+      [['checkout', planFile, 3, 212, 'java -cp out shop.Inventory']],
     );
     assert.deepEqual(r.files, [
       {
         uri: pathToFileURL(path.join(ws, SRC)).href,
-        lines: [{ line: 10, rank: 1, failWith: 0.61, failWithout: 0.02, pValue: 3e-9, method: 'shop.Inventory.take', plan: 'checkout', planFile }],
+        lines: [
+          { line: 10, rank: 1, failWith: 0.61, failWithout: 0.02, pValue: 3e-9, method: 'shop.Inventory.take', plan: 'checkout', planFile },
+          { line: 16, rank: 4, failWith: 0.4, failWithout: 0.05, pValue: 2e-4, method: 'shop.Inventory.restock', thread: 'restocker-1', plan: 'checkout', planFile },
+        ],
       },
     ]);
     assert.deepEqual(
@@ -79,9 +89,11 @@ describe('trigger points of the workspace noise plans', () => {
       [
         ['broken.json', 'not valid JSON'],
         ['checkout.json', 'triggers[1]'],
+        ['checkout.json', 'triggers[4]'],
       ],
     );
     assert.match(r.problems[1].message, /"line" must be an integer ≥ 1; ignored/);
+    assert.match(r.problems[2].message, /"thread" must be a thread name; ignored/);
     assert.ok(s.logs().some((m) => m.includes('broken.json') && m.includes('not valid JSON')), 'the bad plan file is named in the output');
     // a trigger point whose source is not in the workspace: said once, with its plan, file and rank
     assert.deepEqual(
@@ -102,6 +114,9 @@ describe('trigger points of the workspace noise plans', () => {
     // line 17 (restock's `sold = 0`): a pattern line without trigger point
     const h17: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 16, character: 10 } });
     assert.doesNotMatch(h17.contents.value, /trigger point/);
+    // line 16: the per-thread trigger names its thread
+    const h16: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 15, character: 6 } });
+    assert.match(h16.contents.value, /^\*\*Braid\*\* · trigger point \*\*#4\*\*: noise here in thread `restocker-1` raises the failure rate from \*\*5%\*\* to \*\*40%\*\* \(p = 2\.0e-4, 212 runs\)/);
   });
 
   test('a changed plan file is read again: braid/triggerPointsChanged with the new points', async () => {

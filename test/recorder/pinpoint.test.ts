@@ -12,6 +12,7 @@ import path from 'node:path';
 import { parsePinpointArgs, PinpointUsageError, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
 import { candidatePoints, pathNeighbours } from '../../server/src/engine/noise/candidatePoints';
 import type { InstrumentedPoint } from '../../server/src/engine/noise/noisePlan';
+import { makePlan, perThreadCandidates } from '../../server/src/recorder/pinpoint';
 import { tempDir } from '../helpers/traceBuilder';
 import { bugTags, classesDir, FAST_JVM, prepare, root } from './recorderHarness';
 
@@ -138,4 +139,57 @@ test('candidates: the pattern lines and their neighbours in the same method; all
   assert.match(candidatePoints(catalogue, 'patterns', []).fallback!, /no UNICORN pattern/);
   const n = pathNeighbours(catalogue)(1);
   assert.deepEqual(n, { before: [0], after: [2, 3] });
+});
+
+test('per thread: candidates per thread seen at the line (else in the method, else every thread), plans grouping a point\'s threads, --per-thread, the report', () => {
+  const p = (id: string, line: number, method = 'a.B.f', file = 'a/B.java'): InstrumentedPoint => ({ id, file, line, method, kind: 'read' });
+  const seen = [
+    { file: 'a/B.java', line: 10, method: 'a.B.f', thread: 'reader' },
+    { file: 'a/B.java', line: 10, method: 'a.B.f', thread: 'writer' },
+    { file: 'B.java', line: 20, method: 'a.B.g', thread: 'writer' },
+    { file: 'a/B.java', line: 10, method: 'a.B.f', thread: 'reader' },
+  ];
+  const c = perThreadCandidates([p('f@1', 10), p('f@5', 11), p('g@1', 21, 'a.B.g'), p('h@1', 5, 'a.C.h', 'a/C.java')], seen, ['writer', 'reader', 'main']);
+  assert.deepEqual(
+    c.map((x) => `${x.id} ${x.thread}`),
+    // line 10: its two threads; line 11: f's threads; g's point: g's thread; C.h: on no pattern line or method → every thread
+    ['f@1 reader', 'f@1 writer', 'f@5 reader', 'f@5 writer', 'g@1 writer', 'h@1 writer', 'h@1 reader', 'h@1 main'],
+  );
+  // a configuration → a plan: one entry per point, its threads the union; a point also on for every thread has no list
+  const plan = makePlan('x', [c[0], c[1], c[4], { ...c[5], thread: undefined }, c[6]], { kind: 'yield' }, 0.5);
+  assert.deepEqual(
+    plan.points.map((q) => [q.id, q.threads, q.probability]),
+    [
+      ['f@1', ['reader', 'writer'], 0.5],
+      ['g@1', ['writer'], 0.5],
+      ['h@1', undefined, 0.5],
+    ],
+  );
+  assert.deepEqual(makePlan('x', [p('f@1', 10)], { kind: 'yield' }, 1).points, [{ id: 'f@1', probability: 1, file: 'a/B.java', line: 10, method: 'a.B.f' }], 'no threads field without per-thread candidates');
+  assert.equal(parsePinpointArgs(['--per-thread', '--', 'java']).options.perThread, true);
+  assert.equal(parsePinpointArgs(['--', 'java']).options.perThread, undefined);
+  const text = pinpointTextReport({ points: [{ rank: 1, id: 'a/B.f()V@3', file: 'a/B.java', line: 7, method: 'a.B.f', failWith: 1, failWithout: 0.09, pValue: 5.9e-7, score: 9, thread: 'worker' }], runs: 23, candidates: 4, rounds: 3, stopped: 'significant' }, '/w');
+  assert.match(text, /a\/B\.java:7 {2}a\.B\.f {2}failure 9% → 100% with noise here in thread worker {2}\(p = 5\.9e-7\)/);
+});
+
+test('braid pinpoint --per-thread finds the worker\'s read of the shared connection in orderviolation (real runs, budget 150)', () => {
+  const dir = tempDir();
+  const r = spawnSync(
+    process.execPath,
+    [cli, 'pinpoint', '--per-thread', '--budget', '150', '--format', 'json', '--jobs', '2', '--seed', '3', '--include', 'orderviolation', '--plan-dir', dir, '--timeout', '20',
+      '--no-derivative', '--plan-strength', 'full', '--traces', path.join(root, 'test/fixtures/recorded/orderviolation'),
+      '--', 'java', ...FAST_JVM, '-cp', classesDir, 'orderviolation.OrderViolation'],
+    { encoding: 'utf8', cwd: root },
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  // the `@bug` lines: 37 (the worker reads `shared`) and 43 (main clears it); measured: line 37 in thread worker, #1, 19–23 runs
+  const bugLines = bugTags('orderviolation').map((t) => t.line);
+  const hit = out.points.slice(0, 3).find((q: { line: number; thread?: string }) => bugLines.includes(q.line));
+  assert.ok(hit, JSON.stringify(out.points));
+  assert.ok(typeof hit.thread === 'string' && hit.thread.length > 0, 'a per-thread point names its thread');
+  assert.ok(out.points.every((q: { thread?: string }) => typeof q.thread === 'string'));
+  const plan = JSON.parse(readFileSync(out.plan, 'utf8'));
+  assert.ok(plan.points.every((q: { threads?: string[] }) => Array.isArray(q.threads) && q.threads.length > 0), JSON.stringify(plan.points));
+  assert.ok(plan.triggers.every((t: { thread?: string }) => typeof t.thread === 'string'));
 });

@@ -183,6 +183,8 @@ test('texts: percentages, the inline hint, the Runs view note, quoting a plan co
   assert.deepEqual([0, 0.004, 0.02, 0.605, 1].map(text.percent), ['0%', '0.4%', '2%', '61%', '100%']);
   assert.equal(text.triggerHint(lines()), '◎ trigger #1 · fails 2% → 61% (+1)');
   assert.equal(text.triggerHint([lines()[1]]), '◎ trigger #2 · fails 5% → 40%');
+  // a per-thread trigger point (braid pinpoint --per-thread) names its thread
+  assert.equal(text.triggerHint([{ ...lines()[1], thread: 'worker' }]), '◎ trigger #2 in worker · fails 5% → 40%');
   assert.equal(text.runPlanNote({ plan: { name: 'checkout', file: '.braid/plans/checkout.json' } }), 'plan: checkout');
   assert.equal(text.runPlanNote({}), undefined);
   assert.equal(text.pinpointSummary({ points: [], runs: 12, candidates: 17, rounds: 2, stopped: 'cancelled', message: 'cancelled' }), 'Braid: trigger-point search stopped after 12 runs.');
@@ -201,5 +203,8 @@ test('texts: percentages, the inline hint, the Runs view note, quoting a plan co
   assert.match(text.pinpointSummary(spent), /^Braid: 1 trigger point in 400 runs \(budget spent\) — #1 [^ ]+ fails .+? \(p [^)]+\)\. Provisional: the budget of 400 runs was spent .* failed in 26 of 50 runs without any noise, so noise at a point has little to add\.$/);
   assert.doesNotMatch(text.pinpointSummary({ ...found, message: 'a trigger point is significant (p = 3.0e-9)' }), /Provisional/, 'a significant stop is not provisional');
   assert.deepEqual(text.pointItems(pinpointResult)[1], { label: '#2 Inventory.java:16', description: 'fails 5% → 40% with noise here · p 2.0e-4', detail: 'shop.Inventory.restock' });
+  const perThread = { ...found, points: [{ ...pinpointResult.points[0], thread: 'worker' }] };
+  assert.match(text.pinpointSummary(perThread), /— #1 Inventory\.java:10 in worker fails 2% → 61%/);
+  assert.equal(text.pointItems(perThread)[0].label, '#1 Inventory.java:10 in worker');
   assert.equal(tp.quoteLine(['java', '-cp', 'my out', 'a"b', 'x$y', 'shop.Inventory']), 'java -cp "my out" "a\\"b" "x\\$y" shop.Inventory');
 });

@@ -18,6 +18,8 @@ export const PINPOINT_USAGE = `braid pinpoint [options] -- <command...>
   --candidates all|patterns   points searched: on the lines of the top UNICORN patterns of the
                         recorded traces and their neighbours (default patterns), or every point
   --traces PATH...      traces the patterns come from (default .braid/traces)
+  --per-thread          noise at a point in one thread at a time (the threads of the top patterns): for
+                        code that several threads run, where noise in all of them delays them alike
   --format text|json    output (default text)
   --plan-dir DIR        where the plan goes (default .braid/plans; the file is <name>.json)
   --name NAME           plan name (default: the main class or tool name)
@@ -113,6 +115,10 @@ export function parsePinpointArgs(argv: string[], cwd = process.cwd()): Pinpoint
         o.probability = num(flag, v, (n) => n > 0 && n <= 1, 'a probability in (0, 1]');
         i += 2;
         break;
+      case '--per-thread':
+        o.perThread = true;
+        i += 1;
+        break;
       case '--plan-strength':
         if (v !== 'auto' && v !== 'full') throw new PinpointUsageError(`--plan-strength ${v ?? ''}: expected auto or full`);
         o.planStrength = v;
@@ -183,7 +189,7 @@ export function pinpointTextReport(r: PinpointResult, cwd = process.cwd()): stri
   if (r.points.length === 0) out.push('no trigger point found');
   for (const p of r.points) {
     out.push(
-      `${String(p.rank).padStart(3)}. ${p.file}:${p.line}  ${p.method}  failure ${pct(p.failWithout)} → ${pct(p.failWith)} with noise here` +
+      `${String(p.rank).padStart(3)}. ${p.file}:${p.line}  ${p.method}  failure ${pct(p.failWithout)} → ${pct(p.failWith)} with noise here${p.thread !== undefined ? ` in thread ${p.thread}` : ''}` +
         `  (p = ${p.pValue < 1e-3 ? p.pValue.toExponential(1) : p.pValue.toFixed(3)})`,
     );
   }
@@ -218,7 +224,7 @@ export async function runPinpointCommand(argv: string[]): Promise<number> {
   const tty = process.stderr.isTTY;
   try {
     const o = args.options;
-    console.error(`braid pinpoint: \`${o.command.join(' ')}\`, budget ${o.budget} runs, candidates ${o.candidates}, seed ${o.seed}, jobs ${o.jobs}`);
+    console.error(`braid pinpoint: \`${o.command.join(' ')}\`, budget ${o.budget} runs, candidates ${o.candidates}${o.perThread ? ' per thread' : ''}, seed ${o.seed}, jobs ${o.jobs}`);
     let last = '';
     const r = await pinpoint(o, {
       signal: controller.signal,
@@ -232,7 +238,7 @@ export async function runPinpointCommand(argv: string[]): Promise<number> {
     if (tty) process.stderr.write('\r\x1b[K');
     if (args.format === 'json') {
       console.log(JSON.stringify({
-        points: r.points.map((p) => ({ rank: p.rank, file: p.file, line: p.line, method: p.method, failWith: p.failWith, failWithout: p.failWithout, pValue: p.pValue, id: p.id, score: p.score })),
+        points: r.points.map((p) => ({ rank: p.rank, file: p.file, line: p.line, method: p.method, failWith: p.failWith, failWithout: p.failWithout, pValue: p.pValue, id: p.id, score: p.score, ...(p.thread !== undefined ? { thread: p.thread } : {}) })),
         plan: r.plan ?? null,
         runs: r.runs,
         candidates: r.candidates,

@@ -46,6 +46,7 @@ export function pinpointOptions(p: PinpointParams, folder: string, traces: strin
     return v;
   };
   if (p.candidates !== undefined && p.candidates !== 'all' && p.candidates !== 'patterns') throw bad(`braid/pinpoint: "candidates" must be "all" or "patterns", got ${JSON.stringify(p.candidates)}`);
+  if (p.perThread !== undefined && typeof p.perThread !== 'boolean') throw bad(`braid/pinpoint: "perThread" must be true or false, got ${JSON.stringify(p.perThread)}`);
   let cwd = folder;
   if (p.cwd !== undefined) {
     if (typeof p.cwd !== 'string') throw bad('braid/pinpoint: "cwd" must be a folder inside the workspace folder');
@@ -67,6 +68,7 @@ export function pinpointOptions(p: PinpointParams, folder: string, traces: strin
     name: sanitizeName(p.name || deriveName(p.command)),
     budget: int('budget', 400, 1, 1_000_000),
     candidates: p.candidates ?? 'patterns',
+    ...(p.perThread === true ? { perThread: true } : {}),
     // no analyzed traces yet: pinpoint's default (the workspace's .braid/traces)
     ...(traces.length ? { traces } : {}),
     planDir: path.resolve(folder, PLAN_DIR),

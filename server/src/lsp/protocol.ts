@@ -391,6 +391,8 @@ export interface PinpointParams {
   budget?: number;
   /** `patterns` (default): points on the top patterns' lines and their neighbours; `all`: every point */
   candidates?: 'all' | 'patterns';
+  /** noise at a point in one thread at a time (the threads of the top patterns; default false) */
+  perThread?: boolean;
   include?: string[];
   exclude?: string[];
   timeoutSeconds?: number;
@@ -435,6 +437,8 @@ export interface TriggerPointLineDto {
   failWithout: number;
   pValue: number;
   method: string;
+  /** the one thread whose noise at the point this is (per-thread search) */
+  thread?: string;
   /** name of the plan (NoisePlanDto.name) */
   plan: string;
   /** plan file (absolute) */

@@ -110,6 +110,7 @@ function badTrigger(t: unknown): string | undefined {
   if (!Number.isInteger(o.rank) || (o.rank as number) < 1) return '"rank" must be an integer ≥ 1';
   if (typeof o.id !== 'string' || typeof o.method !== 'string') return '"id" and "method" must be strings';
   for (const k of ['failWith', 'failWithout', 'pValue']) if (!prob(k)) return `"${k}" must be a number in [0, 1]`;
+  if (o.thread !== undefined && (typeof o.thread !== 'string' || !o.thread)) return '"thread" must be a thread name';
   return undefined;
 }
 
@@ -198,6 +199,7 @@ export class TriggerPointState {
             failWithout: t.failWithout,
             pValue: t.pValue,
             method: t.method,
+            ...(t.thread !== undefined ? { thread: t.thread } : {}),
             plan: plan.name,
             planFile: plan.file,
           })),
@@ -220,7 +222,7 @@ export function triggerHoverLine(t: TriggerPoint, plan: LoadedPlan): string {
   const runs = plan.runs !== undefined ? `, ${plan.runs} runs` : '';
   const link = `[Reproduce](${commandUri(REPRODUCE_COMMAND, [plan.file])})`;
   return (
-    `**Braid** · trigger point **#${t.rank}**: noise here ${verb} the failure rate from **${percent(t.failWithout)}** to **${percent(t.failWith)}** ` +
+    `**Braid** · trigger point **#${t.rank}**: noise here${t.thread !== undefined ? ` in thread ${code(t.thread)}` : ''} ${verb} the failure rate from **${percent(t.failWithout)}** to **${percent(t.failWith)}** ` +
     `(p = ${formatP(t.pValue)}${runs}) — plan ${code(path.basename(plan.file))}${plan.name !== path.basename(plan.file, '.json') ? ` (${esc(plan.name)})` : ''} · ${link}`
   );
 }

@@ -16,7 +16,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeTraceFiles } from '../engine/analysis';
-import { candidatePoints, pathNeighbours, SourceLine } from '../engine/noise/candidatePoints';
+import { baseName, candidatePoints, pathNeighbours, SourceLine } from '../engine/noise/candidatePoints';
 import { ConfigurationOracle } from '../engine/noise/configurationOracle';
 import { derivativeScores } from '../engine/noise/derivativeScore';
 import { calibratePlanStrength, PlanStrength } from '../engine/noise/planStrength';
@@ -59,10 +59,59 @@ export const PLAN_SIGNIFICANCE = 1e-3;
 
 export const DEFAULT_PINPOINT_NOISE: NoiseKind = { kind: 'sleep', ms: 2 };
 
-/** A noise plan with noise at exactly `points`. */
-export function makePlan(name: string, points: readonly InstrumentedPoint[], noise: NoiseKind, probability: number, extra: Partial<NoisePlan> = {}): NoisePlan {
-  const planned: PlannedPoint[] = points.map((p) => ({ id: p.id, probability, file: p.file, line: p.line, method: p.method }));
+/** A candidate of the search: an instrumented point, and with per-thread candidates the one thread that gets its noise. */
+export type CandidatePoint = InstrumentedPoint & { thread?: string };
+
+/**
+ * A noise plan with noise at exactly `points`. A point listed with threads gets its noise only in
+ * those threads (the union when it is listed more than once), unless it is also listed without one.
+ */
+export function makePlan(name: string, points: readonly CandidatePoint[], noise: NoiseKind, probability: number, extra: Partial<NoisePlan> = {}): NoisePlan {
+  const byId = new Map<string, PlannedPoint>();
+  const everyThread = new Set<string>();
+  for (const p of points) {
+    let q = byId.get(p.id);
+    if (!q) byId.set(p.id, (q = { id: p.id, probability, file: p.file, line: p.line, method: p.method }));
+    if (p.thread === undefined) everyThread.add(p.id);
+    else if (!(q.threads ?? []).includes(p.thread)) q.threads = [...(q.threads ?? []), p.thread];
+  }
+  const planned = [...byId.values()].map((q) => {
+    if (!everyThread.has(q.id)) return q;
+    const { threads: _all, ...rest } = q;
+    return rest;
+  });
   return { format: 'braid-noise-plan', version: NOISE_PLAN_VERSION, name, noise, points: planned, ...extra };
+}
+
+/** A thread seen at a source line of a top pattern (its access's thread at the pattern's first occurrence). */
+export interface ThreadAt {
+  file: string;
+  line: number;
+  method: string;
+  thread: string;
+}
+
+/**
+ * Per-thread candidates: each point once per thread that reached it in the top patterns — the
+ * threads seen at its line, else in its method, else every thread of the top patterns (`threads`,
+ * in that order: with `--candidates all` most points are on no pattern line).
+ */
+export function perThreadCandidates(points: readonly InstrumentedPoint[], seen: readonly ThreadAt[], threads: readonly string[]): CandidatePoint[] {
+  const atLine = new Map<string, string[]>();
+  const inMethod = new Map<string, string[]>();
+  const add = (m: Map<string, string[]>, k: string, t: string) => {
+    const list = m.get(k) ?? [];
+    if (!list.includes(t)) list.push(t);
+    m.set(k, list);
+  };
+  for (const s of seen) {
+    add(atLine, `${baseName(s.file)}:${s.line}`, s.thread);
+    add(inMethod, `${baseName(s.file)}\0${s.method}`, s.thread);
+  }
+  return points.flatMap((p) => {
+    const names = atLine.get(`${baseName(p.file)}:${p.line}`) ?? inMethod.get(`${baseName(p.file)}\0${p.method}`) ?? threads;
+    return names.map((thread) => ({ ...p, thread }));
+  });
 }
 
 /**
@@ -139,23 +188,35 @@ export class ProgramRunner {
 
 /** The source lines of the top UNICORN patterns of the traces (user lines and, for library accesses, the library lines). */
 export async function topPatternLines(traces: string[], top = 5): Promise<SourceLine[]> {
+  return (await topPatterns(traces, top)).lines;
+}
+
+/** The source lines of the top UNICORN patterns of the traces, and the names of their accesses' threads (first seen first). */
+export async function topPatterns(traces: string[], top = 5): Promise<{ lines: SourceLine[]; threads: string[]; seen: ThreadAt[] }> {
   const existing = traces.filter((t) => existsSync(t));
-  if (existing.length === 0) return [];
+  if (existing.length === 0) return { lines: [], threads: [], seen: [] };
   const result = await analyzeTraceFiles(existing);
-  if (result.executions.failed === 0) return [];
+  if (result.executions.failed === 0) return { lines: [], threads: [], seen: [] };
   const lines: SourceLine[] = [];
+  const threads = new Set<string>();
+  const seen: ThreadAt[] = [];
   const causes = result.patterns.filter((p) => p.group === 'cause');
   for (const p of (causes.length ? causes : result.patterns).slice(0, top)) {
     for (const a of p.accesses) {
       lines.push({ file: a.file, line: a.line });
       if (a.library) lines.push({ file: a.library.file, line: a.library.line });
+      if (a.threadName) {
+        threads.add(a.threadName);
+        seen.push({ file: a.file, line: a.line, method: a.method, thread: a.threadName });
+        if (a.library) seen.push({ file: a.library.file, line: a.library.line, method: a.library.method, thread: a.threadName });
+      }
     }
   }
-  return lines;
+  return { lines, threads: [...threads], seen };
 }
 
-function trigger(rank: number, p: InstrumentedPoint, r: Pick<RankedPoint, 'failWith' | 'failWithout' | 'pValue' | 'score'>): TriggerPoint {
-  return { rank, id: p.id, file: p.file, line: p.line, method: p.method, failWith: r.failWith, failWithout: r.failWithout, pValue: r.pValue, score: r.score };
+function trigger(rank: number, p: CandidatePoint, r: Pick<RankedPoint, 'failWith' | 'failWithout' | 'pValue' | 'score'>): TriggerPoint {
+  return { rank, id: p.id, file: p.file, line: p.line, method: p.method, failWith: r.failWith, failWithout: r.failWithout, pValue: r.pValue, score: r.score, ...(p.thread !== undefined ? { thread: p.thread } : {}) };
 }
 
 export const pinpoint: Pinpoint = async (options, hooks = {}) => {
@@ -191,12 +252,14 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     }
     // 2. the candidates
     const traces = options.traces ?? [path.join(options.cwd, '.braid', 'traces')];
-    const lines = options.candidates === 'patterns' ? await topPatternLines(traces, extras.topPatterns ?? 5) : [];
-    const selection = candidatePoints(catalogue, options.candidates, lines);
-    const S = selection.points;
+    const top = options.candidates === 'patterns' || options.perThread ? await topPatterns(traces, extras.topPatterns ?? 5) : { lines: [], threads: [], seen: [] };
+    const selection = candidatePoints(catalogue, options.candidates, top.lines);
+    // per thread: each point once per thread of the top patterns (their names come from recorded runs)
+    const threadNote = options.perThread && top.threads.length === 0 ? 'no thread names in the top patterns (record runs first); noise at a point goes to every thread' : undefined;
+    const S: CandidatePoint[] = options.perThread && top.threads.length > 0 ? perThreadCandidates(selection.points, top.seen, top.threads) : selection.points;
     candidatesLeft = S.length;
     // 3. IGS
-    const oracleOver = (list: readonly InstrumentedPoint[]): ConfigurationOracle => async (active) => {
+    const oracleOver = (list: readonly CandidatePoint[]): ConfigurationOracle => async (active) => {
       const failed = await runner.runPlan(makePlan(options.name, active.map((k) => list[k]), noise, probability), signal);
       runs++;
       return failed;
@@ -224,7 +287,8 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     const found = igs.together ? listedPoints : significant.length > 0 ? significant : listedPoints.slice(0, 1);
     // 4. derivative score around the found points, along their methods in the whole catalogue
     const derivativeBudget = Math.min(options.budget - runs, 4 * (1 + 2 * 2) * Math.max(1, found.length) + 4);
-    if ((extras.derivative ?? true) && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
+    // (the walk goes along the catalogue's points, in every thread: not with per-thread candidates)
+    if ((extras.derivative ?? true) && !S.some((p) => p.thread !== undefined) && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
       progress('derivative score around the trigger points');
       const index = new Map(catalogue.map((p, k) => [p.id, k]));
       const foundIdx = found.map((r) => index.get(S[r.point].id)!);
@@ -275,12 +339,14 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     const stopped = igs.stopped === 'no-failure' ? 'no-failure' : igs.stopped;
     const message =
       (selection.fallback ? selection.fallback + '. ' : '') +
+      (threadNote ? threadNote + '. ' : '') +
       (stopped === 'no-failure'
         ? `the program never failed in ${runs} run(s) with noise at the candidate points; try --candidates all, a larger --budget, or check how the failure is detected (exit code, --fail-on-output)`
         : stopped === 'budget'
           ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional` +
             (igs.control.runs >= 5 && igs.control.fails / igs.control.runs >= 0.2
-              ? ` — the program failed in ${igs.control.fails} of ${igs.control.runs} runs without any noise, so noise at a point has little to add`
+              ? ` — the program failed in ${igs.control.fails} of ${igs.control.runs} runs without any noise, so noise at a point has little to add` +
+                (options.perThread ? '' : '; when threads run the same code, noise in one thread at a time may still find points (--per-thread, setting braid.pinpoint.perThread)')
               : '')
           : igs.together
             ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`

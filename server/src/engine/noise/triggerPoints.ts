@@ -20,6 +20,8 @@ export interface TriggerPoint {
   pValue: number;
   /** the seed's score of the point (likelihood ratio or derivative score) */
   score: number;
+  /** with per-thread candidates (`perThread`): the one thread whose noise at the point this is */
+  thread?: string;
 }
 
 export interface PinpointResult {
@@ -72,6 +74,12 @@ export interface PinpointOptions {
   failOnOutput?: RegExp;
   jobs: number;
   seed: number;
+  /**
+   * candidates are (point, thread) pairs: noise at a point in one thread only, for the thread names of
+   * the top UNICORN patterns — for code that several threads run, where noise in all of them delays
+   * them alike (a Braid extension of the seed; default false: noise at a point in every thread)
+   */
+  perThread?: boolean;
 }
 
 export interface PinpointProgress {
