@@ -20,7 +20,7 @@
 //   At the end: the IGS vs one-at-a-time table and the failure-rate table, in markdown.
 //
 //   node --import tsx bench/pinpoint-bench.mjs [pkg...|all] [--budget 400] [--jobs 2] [--rate-runs 50]
-//        [--candidates patterns|all] [--seed 4242] [--searches 1] [--plan-strength auto|full] [--sim-only] [--no-sim] [--no-baselines] [--verbose]
+//        [--candidates patterns|all] [--seed 4242] [--searches 1] [--per-thread] [--plan-strength auto|full] [--sim-only] [--no-sim] [--no-baselines] [--verbose]
 // Default subjects: the seven samples of test/fixtures/java (all = samples and evaluation subjects).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -32,7 +32,7 @@ import { iterativeGroupSampling } from '../server/src/engine/noise/iterativeGrou
 import { oneAtATime } from '../server/src/engine/noise/oneAtATime.ts';
 import { reliefRanking, reliefWeights, sampleRandomConfigurations } from '../server/src/engine/noise/relief.ts';
 import { baseName, candidatePoints } from '../server/src/engine/noise/candidatePoints.ts';
-import { makePlan, mulberry32, pinpoint, ProgramRunner, topPatternLines, DEFAULT_PINPOINT_NOISE } from '../server/src/recorder/pinpoint.ts';
+import { makePlan, mulberry32, perThreadCandidates, pinpoint, ProgramRunner, topPatterns, DEFAULT_PINPOINT_NOISE } from '../server/src/recorder/pinpoint.ts';
 import { faultModelOracle } from '../test/helpers/faultModel.ts';
 import { rng } from '../test/helpers/seededRandom.ts';
 import harness from '../test/recorder/recorderHarness.ts';
@@ -51,6 +51,8 @@ const SEED = opt('--seed', 4242);
 // searches per subject (seeds SEED … SEED + K − 1): IGS's runs vary with the partition and the program's timing;
 // the failure rates and the baselines are measured once (with the first search's plan), the ratio over the mean
 const SEARCHES = Math.max(1, opt('--searches', 1));
+// per-thread candidates (braid pinpoint --per-thread), for the search and for one point at a time
+const PER_THREAD = args.includes('--per-thread');
 const CANDIDATES = args.includes('--candidates') ? args[args.indexOf('--candidates') + 1] : 'patterns';
 // the plan's strength: auto (default, as braid pinpoint) calibrates the plan's per-visit probability; full = probability 1 (the seed)
 const STRENGTH = args.includes('--plan-strength') ? args[args.indexOf('--plan-strength') + 1] : 'auto';
@@ -130,6 +132,9 @@ function eventsPerLine(pkg) {
   return perLine;
 }
 
+/** A candidate's identity: its point id, and with per-thread candidates its thread. */
+const keyOf = (p) => `${p.id}|${p.thread ?? ''}`;
+
 function isBugPoint(tags, p) {
   return tags.some((t) => (baseName(t.file) === baseName(p.file) && t.line === p.line) || (t.inFile && baseName(t.inFile) === baseName(p.file)));
 }
@@ -168,6 +173,7 @@ for (const s of subjects) {
     timeoutSeconds: 20,
     jobs: JOBS,
     seed: SEED,
+    ...(PER_THREAD ? { perThread: true } : {}),
     agentOptions: s.testCode?.length ? [`testCode=${s.testCode.join(';')}`] : [],
   };
   try {
@@ -185,7 +191,7 @@ for (const s of subjects) {
     for (let k = 1; k < SEARCHES; k++) {
       let runsK = 0;
       const rk = await pinpoint({ ...base, seed: SEED + k, budget: BUDGET - 1, catalogue, onRound: (x) => { runsK = x.runs; onRound(x); }, planStrength: 'full', derivative: false });
-      more.push({ searchRuns: (runsK || rk.runs) + 1, stopped: rk.stopped, sig: rk.points.filter((p) => p.pValue < 1e-6).map((p) => p.id), bug: rk.points.slice(0, 3).some((p) => isBugPoint(tags, p)) });
+      more.push({ searchRuns: (runsK || rk.runs) + 1, stopped: rk.stopped, sig: rk.points.filter((p) => p.pValue < 1e-6).map(keyOf), bug: rk.points.slice(0, 3).some((p) => isBugPoint(tags, p)) });
       if (verbose) console.log(`    search ${k + 1} (seed ${SEED + k}): ${more.at(-1).searchRuns} runs, ${rk.stopped}, @bug in top 3: ${more.at(-1).bug}`);
     }
     const top3 = r.points.slice(0, 3);
@@ -211,8 +217,9 @@ for (const s of subjects) {
     // baselines over the same candidates
     let one, reliefHit;
     if (baselines) {
-      const lines = await topPatternLines(base.traces);
-      const S = candidatePoints(catalogue, CANDIDATES, lines).points;
+      const top = await topPatterns(base.traces);
+      const located = candidatePoints(catalogue, CANDIDATES, top.lines).points;
+      const S = PER_THREAD && top.threads.length ? perThreadCandidates(located, top.seen, top.threads) : located;
       const oracle = async (active) => runner.runPlan(makePlan('config', active.map((k) => S[k]), DEFAULT_PINPOINT_NOISE, 1));
       // every point alone: CONTROL runs without noise, then 10 runs a point (30 while its test stays at
       // p < 0.01), a point stops early once p < 1e-6 (IGS's stop rule)
@@ -225,12 +232,12 @@ for (const s of subjects) {
       // random orders: the catalogue run + the control runs + each of IGS's k points' own runs + each
       // other point's runs times the chance k/(k+1) that it comes before the last of them
       // IGS's points: those it found at p < 1e-6 (or, stopped on the survivors together, the plan's)
-      const sig = r.points.filter((p) => p.pValue < 1e-6).map((p) => p.id);
-      const planIds = new Set(r.stopped !== 'significant' ? [] : sig.length ? sig : (plan?.points ?? []).map((p) => p.id));
+      const sig = r.points.filter((p) => p.pValue < 1e-6).map(keyOf);
+      const planIds = new Set(r.stopped !== 'significant' ? [] : sig.length ? sig : (plan?.points ?? []).flatMap((p) => (p.threads ?? [undefined]).map((thread) => keyOf({ id: p.id, thread }))));
       const foundSet = new Set(o.found);
       const cost = (q) => perPoint.get(q) ?? 10;
       const toSameFor = (ids) => {
-        const T = S.map((p, k) => (ids.has(p.id) ? k : -1)).filter((k) => k >= 0);
+        const T = S.map((p, k) => (ids.has(keyOf(p)) ? k : -1)).filter((k) => k >= 0);
         if (!T.length || !T.every((t) => foundSet.has(t))) return { T };
         const k = T.length;
         return { T, toSame: 1 + CONTROL + T.reduce((a, t) => a + cost(t), 0) + S.map((_, q) => q).filter((q) => !T.includes(q)).reduce((a, q) => a + (cost(q) * k) / (k + 1), 0) };
