@@ -219,7 +219,7 @@ for (const s of subjects) {
     if (baselines) {
       const top = await topPatterns(base.traces);
       const located = candidatePoints(catalogue, CANDIDATES, top.lines).points;
-      const S = PER_THREAD && top.threads.length ? perThreadCandidates(located, top.seen, top.threads) : located;
+      const S = PER_THREAD && top.seen.length ? perThreadCandidates(located, top.seen) : located;
       const oracle = async (active) => runner.runPlan(makePlan('config', active.map((k) => S[k]), DEFAULT_PINPOINT_NOISE, 1));
       // every point alone: CONTROL runs without noise, then 10 runs a point (30 while its test stays at
       // p < 0.01), a point stops early once p < 1e-6 (IGS's stop rule)

@@ -67,19 +67,22 @@ export type CandidatePoint = InstrumentedPoint & { thread?: string };
  * those threads (the union when it is listed more than once), unless it is also listed without one.
  */
 export function makePlan(name: string, points: readonly CandidatePoint[], noise: NoiseKind, probability: number, extra: Partial<NoisePlan> = {}): NoisePlan {
-  const byId = new Map<string, PlannedPoint>();
-  const everyThread = new Set<string>();
+  // per point id: the threads that get its noise, null = every thread
+  const byId = new Map<string, { point: CandidatePoint; threads: Set<string> | null }>();
   for (const p of points) {
-    let q = byId.get(p.id);
-    if (!q) byId.set(p.id, (q = { id: p.id, probability, file: p.file, line: p.line, method: p.method }));
-    if (p.thread === undefined) everyThread.add(p.id);
-    else if (!(q.threads ?? []).includes(p.thread)) q.threads = [...(q.threads ?? []), p.thread];
+    const e = byId.get(p.id);
+    if (!e) byId.set(p.id, { point: p, threads: p.thread === undefined ? null : new Set([p.thread]) });
+    else if (p.thread === undefined) e.threads = null;
+    else e.threads?.add(p.thread);
   }
-  const planned = [...byId.values()].map((q) => {
-    if (!everyThread.has(q.id)) return q;
-    const { threads: _all, ...rest } = q;
-    return rest;
-  });
+  const planned: PlannedPoint[] = [...byId.values()].map(({ point: p, threads }) => ({
+    id: p.id,
+    probability,
+    file: p.file,
+    line: p.line,
+    method: p.method,
+    ...(threads ? { threads: [...threads] } : {}),
+  }));
   return { format: 'braid-noise-plan', version: NOISE_PLAN_VERSION, name, noise, points: planned, ...extra };
 }
 
@@ -92,25 +95,23 @@ export interface ThreadAt {
 }
 
 /**
- * Per-thread candidates: each point once per thread that reached it in the top patterns — the
- * threads seen at its line, else in its method, else every thread of the top patterns (`threads`,
- * in that order: with `--candidates all` most points are on no pattern line).
+ * Per-thread candidates: each point once per thread that reached it in the top patterns (`seen`) —
+ * the threads seen at its line, else in its method, else every thread seen (first seen first: with
+ * `--candidates all` most points are on no pattern line).
  */
-export function perThreadCandidates(points: readonly InstrumentedPoint[], seen: readonly ThreadAt[], threads: readonly string[]): CandidatePoint[] {
-  const atLine = new Map<string, string[]>();
-  const inMethod = new Map<string, string[]>();
-  const add = (m: Map<string, string[]>, k: string, t: string) => {
-    const list = m.get(k) ?? [];
-    if (!list.includes(t)) list.push(t);
-    m.set(k, list);
-  };
+export function perThreadCandidates(points: readonly InstrumentedPoint[], seen: readonly ThreadAt[]): CandidatePoint[] {
+  const atLine = new Map<string, Set<string>>();
+  const inMethod = new Map<string, Set<string>>();
+  const every = new Set<string>();
+  const add = (m: Map<string, Set<string>>, k: string, t: string) => m.set(k, (m.get(k) ?? new Set()).add(t));
   for (const s of seen) {
     add(atLine, `${baseName(s.file)}:${s.line}`, s.thread);
     add(inMethod, `${baseName(s.file)}\0${s.method}`, s.thread);
+    every.add(s.thread);
   }
   return points.flatMap((p) => {
-    const names = atLine.get(`${baseName(p.file)}:${p.line}`) ?? inMethod.get(`${baseName(p.file)}\0${p.method}`) ?? threads;
-    return names.map((thread) => ({ ...p, thread }));
+    const names = atLine.get(`${baseName(p.file)}:${p.line}`) ?? inMethod.get(`${baseName(p.file)}\0${p.method}`) ?? every;
+    return [...names].map((thread) => ({ ...p, thread }));
   });
 }
 
@@ -186,33 +187,28 @@ export class ProgramRunner {
   }
 }
 
-/** The source lines of the top UNICORN patterns of the traces (user lines and, for library accesses, the library lines). */
-export async function topPatternLines(traces: string[], top = 5): Promise<SourceLine[]> {
-  return (await topPatterns(traces, top)).lines;
-}
-
-/** The source lines of the top UNICORN patterns of the traces, and the names of their accesses' threads (first seen first). */
-export async function topPatterns(traces: string[], top = 5): Promise<{ lines: SourceLine[]; threads: string[]; seen: ThreadAt[] }> {
-  const existing = traces.filter((t) => existsSync(t));
-  if (existing.length === 0) return { lines: [], threads: [], seen: [] };
-  const result = await analyzeTraceFiles(existing);
-  if (result.executions.failed === 0) return { lines: [], threads: [], seen: [] };
+/**
+ * The source lines of the top UNICORN patterns of the traces (user lines and, for library accesses,
+ * the library lines), and the threads their accesses ran in there (when the traces name threads).
+ */
+export async function topPatterns(traces: string[], top = 5): Promise<{ lines: SourceLine[]; seen: ThreadAt[] }> {
   const lines: SourceLine[] = [];
-  const threads = new Set<string>();
   const seen: ThreadAt[] = [];
+  const existing = traces.filter((t) => existsSync(t));
+  if (existing.length === 0) return { lines, seen };
+  const result = await analyzeTraceFiles(existing);
+  if (result.executions.failed === 0) return { lines, seen };
   const causes = result.patterns.filter((p) => p.group === 'cause');
   for (const p of (causes.length ? causes : result.patterns).slice(0, top)) {
     for (const a of p.accesses) {
-      lines.push({ file: a.file, line: a.line });
-      if (a.library) lines.push({ file: a.library.file, line: a.library.line });
-      if (a.threadName) {
-        threads.add(a.threadName);
-        seen.push({ file: a.file, line: a.line, method: a.method, thread: a.threadName });
-        if (a.library) seen.push({ file: a.library.file, line: a.library.line, method: a.library.method, thread: a.threadName });
+      const at = a.library ? [a, a.library] : [a];
+      for (const l of at) {
+        lines.push({ file: l.file, line: l.line });
+        if (a.threadName) seen.push({ file: l.file, line: l.line, method: l.method, thread: a.threadName });
       }
     }
   }
-  return { lines, threads: [...threads], seen };
+  return { lines, seen };
 }
 
 function trigger(rank: number, p: CandidatePoint, r: Pick<RankedPoint, 'failWith' | 'failWithout' | 'pValue' | 'score'>): TriggerPoint {
@@ -252,11 +248,12 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     }
     // 2. the candidates
     const traces = options.traces ?? [path.join(options.cwd, '.braid', 'traces')];
-    const top = options.candidates === 'patterns' || options.perThread ? await topPatterns(traces, extras.topPatterns ?? 5) : { lines: [], threads: [], seen: [] };
+    const top = options.candidates === 'patterns' || options.perThread ? await topPatterns(traces, extras.topPatterns ?? 5) : { lines: [], seen: [] };
     const selection = candidatePoints(catalogue, options.candidates, top.lines);
     // per thread: each point once per thread of the top patterns (their names come from recorded runs)
-    const threadNote = options.perThread && top.threads.length === 0 ? 'no thread names in the top patterns (record runs first); noise at a point goes to every thread' : undefined;
-    const S: CandidatePoint[] = options.perThread && top.threads.length > 0 ? perThreadCandidates(selection.points, top.seen, top.threads) : selection.points;
+    const byThread = options.perThread === true && top.seen.length > 0;
+    const threadNote = options.perThread && !byThread ? 'no thread names in the top patterns (record runs first); noise at a point goes to every thread' : undefined;
+    const S: CandidatePoint[] = byThread ? perThreadCandidates(selection.points, top.seen) : selection.points;
     candidatesLeft = S.length;
     // 3. IGS
     const oracleOver = (list: readonly CandidatePoint[]): ConfigurationOracle => async (active) => {
@@ -288,7 +285,7 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     // 4. derivative score around the found points, along their methods in the whole catalogue
     const derivativeBudget = Math.min(options.budget - runs, 4 * (1 + 2 * 2) * Math.max(1, found.length) + 4);
     // (the walk goes along the catalogue's points, in every thread: not with per-thread candidates)
-    if ((extras.derivative ?? true) && !S.some((p) => p.thread !== undefined) && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
+    if ((extras.derivative ?? true) && !byThread && found.length > 0 && derivativeBudget >= 12 && !signal?.aborted) {
       progress('derivative score around the trigger points');
       const index = new Map(catalogue.map((p, k) => [p.id, k]));
       const foundIdx = found.map((r) => index.get(S[r.point].id)!);

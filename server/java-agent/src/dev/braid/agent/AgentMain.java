@@ -69,7 +69,7 @@ public final class AgentMain {
       return NoisePlanLoader.load(o.plan);
     } catch (IllegalArgumentException e) {
       System.err.println("[braid-agent] bad noise plan " + e.getMessage() + "; the program runs without noise");
-      dev.braid.agent.runtime.NoisePoints.setPlan(new String[0], new double[0], new int[0], new long[0], new long[0]);
+      dev.braid.agent.runtime.NoisePoints.setPlan(new String[0], new double[0], new int[0], new long[0], new long[0], new String[0][]);
       return null;
     }
   }

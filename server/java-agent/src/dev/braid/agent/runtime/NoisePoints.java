@@ -37,11 +37,6 @@ public final class NoisePoints {
   /** the shared entry of uniform noise (no plan, record=false), or -1 */
   private static int uniform = -1;
 
-  /** Installs a plan: point ids with their probability and kind; parameters in ns; every thread gets the noise. */
-  public static synchronized void setPlan(String[] ids, double[] p, int[] kinds, long[] min, long[] max) {
-    setPlan(ids, p, kinds, min, max, new String[ids.length][]);
-  }
-
   /**
    * Installs a plan: point ids with their probability and kind; parameters in ns; per point the
    * names of the threads that get its noise ({@code null}: every thread).
