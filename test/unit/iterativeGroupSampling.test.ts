@@ -410,3 +410,30 @@ test('PointStatistics: rates with and without the point', () => {
   close(s.failWithout(1), 0.5, 0);
   assert.equal(s.failWith(2), 0);
 });
+
+test('IGS leader design: a control run that fails early does not mark the trigger point as needing company for good', async () => {
+  // three candidates, the final stage at once: noise at 1 always elicits the bug, noise at 0 or 2
+  // raises it to 50%, and the very first run without noise fails (then never again). With 1 alone
+  // 2 of 2 against the control's 1 of 1, 1 was once marked "needs company" and stayed so: the whole
+  // search went on in complementary pairs whose runs without 1 fail half the time.
+  let runs = 0;
+  for (let seed = 1; seed <= 10; seed++) {
+    const random = rng(seed);
+    let controls = 0;
+    const configs: string[] = [];
+    const oracle = async (a: readonly number[]) => {
+      configs.push(a.join(','));
+      if (a.length === 0) return controls++ === 0;
+      return a.includes(1) || random() < 0.5;
+    };
+    const r = await iterativeGroupSampling(3, oracle, { budget: 400, random: rng(seed), jobs: 2 });
+    assert.equal(r.stopped, 'significant', `seed ${seed}`);
+    assert.equal(r.ranked[0].point, 1, `seed ${seed}`);
+    // the last runs are the leader design's: noise at 1 alone, or none
+    const tail = configs.slice(-6);
+    assert.ok(tail.every((c) => c === '1' || c === ''), `seed ${seed}: ${tail.join(' | ')}`);
+    runs += r.runs;
+  }
+  // (366 runs over the 10 seeds; 452 while the mark stayed)
+  assert.ok(runs <= 400, `${runs} runs`);
+});

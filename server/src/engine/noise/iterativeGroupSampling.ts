@@ -370,7 +370,11 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     const fc = st.failsWith[p] - a.fails;
     const nc = st.runsWith[p] - a.runs;
     const company = likelihoodRatioPValue(fc, nc, a.fails, a.runs) < 0.05 && a.fails / a.runs < fc / nc / 2;
-    if ((a.runs >= 2 && a.fails / a.runs <= controlRate) || company) needsCompany.add(p);
+    // (alone no better than the control: judged on ≥ 3 runs each, rates with a +½ correction, and
+    // again at every batch — one early control run that failed must not mark a trigger point for good)
+    const noBetter = a.runs >= 3 && tally.controlRuns >= 3 && (a.fails + 0.5) / (a.runs + 1) <= (tally.controlFails + 0.5) / (tally.controlRuns + 1);
+    if (noBetter || company) needsCompany.add(p);
+    else needsCompany.delete(p);
     if (needsCompany.has(p) || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return;
     if (a.runs === 0 || a.fails / a.runs <= controlRate) return;
     const side = [0, 1 << lead];
