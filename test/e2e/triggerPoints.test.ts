@@ -147,7 +147,11 @@ describe('find trigger points and reproduce with the plan (code-server)', { skip
     const widget = page.locator('.quick-input-widget').filter({ hasText: 'Braid: Reproduce with Plan' });
     const input = widget.locator('.quick-input-box input');
     await input.waitFor({ state: 'visible' });
-    assert.equal(await input.inputValue(), lib.sampleCommand(SAMPLE.main).join(' '));
+    // the box may show before the command's value is filled in: poll for it
+    const expected = lib.sampleCommand(SAMPLE.main).join(' ');
+    let value = await input.inputValue();
+    for (const t0 = Date.now(); value !== expected && Date.now() - t0 < 15_000; value = await input.inputValue()) await page.waitForTimeout(100);
+    assert.equal(value, expected);
     await input.press('Enter');
     const done = page.locator('.notification-toast').filter({ hasText: new RegExp(`recorded ${RUNS} runs with plan ${SAMPLE.main.replace('.', '\\.')} — \\d+ failed`) });
     await done.waitFor({ state: 'visible', timeout: 240_000 });
@@ -155,8 +159,10 @@ describe('find trigger points and reproduce with the plan (code-server)', { skip
     await wb.waitStatus(new RegExp(`Braid: ${RUNS} runs`), 90_000);
     const rows = wb.rows('Runs');
     await rows.first().waitFor({ state: 'visible' });
-    const texts = await rows.allInnerTexts();
-    assert.equal(texts.length, RUNS);
+    // the view may still be adding rows when the first one shows: poll for all of them
+    let texts = await rows.allInnerTexts();
+    for (const t0 = Date.now(); texts.length !== RUNS && Date.now() - t0 < 30_000; texts = await rows.allInnerTexts()) await page.waitForTimeout(200);
+    assert.equal(texts.length, RUNS, `rows: ${texts.join(' | ')}`);
     for (const t of texts) assert.match(t.replace(/\s+/g, ' '), new RegExp(`plan: ${SAMPLE.main.replace('.', '\\.')}`), `the run names its plan: ${t}`);
   }, 6 * 60_000);
 });
