@@ -159,10 +159,12 @@ describe('find trigger points and reproduce with the plan (code-server)', { skip
     await wb.waitStatus(new RegExp(`Braid: ${RUNS} runs`), 90_000);
     const rows = wb.rows('Runs');
     await rows.first().waitFor({ state: 'visible' });
-    // the view may still be adding rows when the first one shows: poll for all of them
+    // the view may still be adding or refreshing rows when the first one shows: poll until all are there
+    const planRe = new RegExp(`plan: ${SAMPLE.main.replace('.', '\\.')}`);
+    const settled = (texts: string[]) => texts.length === RUNS && texts.every((t) => planRe.test(t.replace(/\s+/g, ' ')));
     let texts = await rows.allInnerTexts();
-    for (const t0 = Date.now(); texts.length !== RUNS && Date.now() - t0 < 30_000; texts = await rows.allInnerTexts()) await page.waitForTimeout(200);
+    for (const t0 = Date.now(); !settled(texts) && Date.now() - t0 < 30_000; texts = await rows.allInnerTexts()) await page.waitForTimeout(200);
     assert.equal(texts.length, RUNS, `rows: ${texts.join(' | ')}`);
-    for (const t of texts) assert.match(t.replace(/\s+/g, ' '), new RegExp(`plan: ${SAMPLE.main.replace('.', '\\.')}`), `the run names its plan: ${t}`);
+    for (const t of texts) assert.match(t.replace(/\s+/g, ' '), planRe, `the run names its plan: ${t}`);
   }, 6 * 60_000);
 });
