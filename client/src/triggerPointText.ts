@@ -18,7 +18,16 @@ export function triggerHint(lines: TriggerPointLineDto[]): string {
   if (!best) return '';
   const more = lines.length > 1 ? ` (+${lines.length - 1})` : '';
   const thread = best.thread !== undefined ? ` in ${best.thread}` : '';
-  return `◎ trigger #${best.rank}${thread} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
+  const together = best.together !== undefined ? ` (with ${otherRanks(best.rank, best.together)})` : '';
+  return `◎ trigger #${best.rank}${thread}${together} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
+}
+
+/** The other points of a configuration of `n` points (ranks 1 … n): `#2`, `#1, #3`. */
+export function otherRanks(rank: number, n: number): string {
+  return Array.from({ length: n }, (_, k) => k + 1)
+    .filter((r) => r !== rank)
+    .map((r) => `#${r}`)
+    .join(', ');
 }
 
 function shortFile(f: string): string {
@@ -35,7 +44,7 @@ export function pinpointSummary(r: PinpointResultDto): string {
   const p = t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3);
   return (
     `Braid: ${r.points.length} trigger point${r.points.length === 1 ? '' : 's'} in ${runs}${stopped} — #1 ${shortFile(t.file)}:${t.line}${t.thread !== undefined ? ` in ${t.thread}` : ''} ` +
-    `fails ${percent(t.failWithout)} → ${percent(t.failWith)} (p ${p}).${planStrengthNote(r)}${provisionalNote(r)}`
+    `fails ${percent(t.failWithout)} → ${percent(t.failWith)}${t.together !== undefined ? ` with noise at #1–#${t.together} together` : ''} (p ${p}).${planStrengthNote(r)}${provisionalNote(r)}`
   );
 }
 
@@ -62,7 +71,7 @@ function planStrengthNote(r: PinpointResultDto): string {
 export function pointItems(r: PinpointResultDto): { label: string; description: string; detail: string }[] {
   return r.points.map((t) => ({
     label: `#${t.rank} ${shortFile(t.file)}:${t.line}${t.thread !== undefined ? ` in ${t.thread}` : ''}`,
-    description: `fails ${percent(t.failWithout)} → ${percent(t.failWith)} with noise here · p ${t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3)}`,
+    description: `fails ${percent(t.failWithout)} → ${percent(t.failWith)} with noise ${t.together !== undefined ? `at #1–#${t.together} together` : 'here'} · p ${t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3)}`,
     detail: t.method,
   }));
 }

@@ -136,6 +136,29 @@ describe('trigger points of the workspace noise plans', () => {
     assert.match(h.contents.value, /^\*\*Braid\*\* · trigger point \*\*#2\*\*: noise here raises the failure rate from \*\*5%\*\* to \*\*40%\*\* \(p = 2\.0e-4, 300 runs\)/);
   });
 
+  test('a configuration of two trigger points (noise only together elicits the failure): each line and hover names the other; a bad "together" is a problem', async () => {
+    const since = s.notes.length;
+    const file = path.join(ws, '.braid/plans/checkout.json');
+    const pair = { failWith: 1, failWithout: 0.5, pValue: 3e-8, together: 2 };
+    writeFileSync(file, plan('checkout', [{ ...take, ...pair }, { ...restock, ...pair, thread: 'restocker-1' }, { ...take, rank: 3, together: 1 }], 310));
+    await s.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(file).href, type: 2 }] });
+    const r: TriggerPointsResult = await s.waitFor('braid/triggerPointsChanged', (p) => p.plans[0]?.runs === 310, since);
+    assert.deepEqual(
+      r.files[0].lines.map((l) => [l.line, l.rank, l.together]),
+      [
+        [10, 1, 2],
+        [16, 2, 2],
+      ],
+    );
+    const mine = r.problems.filter((p) => path.basename(p.file) === 'checkout.json');
+    assert.deepEqual(mine.map((p) => p.message.replace(/:.*$/s, '')), ['triggers[2]']);
+    assert.match(mine[0].message, /"together" must be an integer ≥ 2/);
+    const h10: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 9, character: 12 } });
+    assert.match(h10.contents.value, /^\*\*Braid\*\* · trigger point \*\*#1\*\*: noise here and at trigger point #2, together, raises the failure rate from \*\*50%\*\* to \*\*100%\*\* \(p = 3\.0e-8, 310 runs\)/);
+    const h16: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 15, character: 6 } });
+    assert.match(h16.contents.value, /^\*\*Braid\*\* · trigger point \*\*#2\*\*: noise here in thread `restocker-1` and at trigger point #1, together, raises/);
+  });
+
   test('braid/runs names the noise plan of a run recorded with one', async () => {
     const runs: RunsResult = await s.connection.sendRequest('braid/runs');
     assert.deepEqual(

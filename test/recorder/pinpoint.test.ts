@@ -170,6 +170,11 @@ test('per thread: candidates per thread seen at the line (else in the method, el
   assert.equal(parsePinpointArgs(['--', 'java']).options.perThread, undefined);
   const text = pinpointTextReport({ points: [{ rank: 1, id: 'a/B.f()V@3', file: 'a/B.java', line: 7, method: 'a.B.f', failWith: 1, failWithout: 0.09, pValue: 5.9e-7, score: 9, thread: 'worker' }], runs: 23, candidates: 4, rounds: 3, stopped: 'significant' }, '/w');
   assert.match(text, /a\/B\.java:7 {2}a\.B\.f {2}failure 9% → 100% with noise here in thread worker {2}\(p = 5\.9e-7\)/);
+  // a configuration of two per-thread points (IGS's configuration leader): each line names the other
+  const pt = (rank: number, line: number, thread: string) => ({ rank, id: `a/B.f()V@${line}`, file: 'a/B.java', line, method: 'a.B.f', failWith: 1, failWithout: 0.5, pValue: 3e-8, score: 4, thread, together: 2 });
+  const pair = pinpointTextReport({ points: [pt(1, 19, 'remover'), pt(2, 21, 'inserter')], runs: 120, candidates: 4, rounds: 8, stopped: 'significant' }, '/w');
+  assert.match(pair, / 1\. a\/B\.java:19 {2}a\.B\.f {2}failure 50% → 100% with noise here in thread remover and at #2 together/);
+  assert.match(pair, / 2\. a\/B\.java:21 {2}a\.B\.f {2}failure 50% → 100% with noise here in thread inserter and at #1 together/);
 });
 
 test('braid pinpoint --per-thread finds the worker\'s read of the shared connection in orderviolation (real runs, budget 150)', () => {

@@ -206,5 +206,11 @@ test('texts: percentages, the inline hint, the Runs view note, quoting a plan co
   const perThread = { ...found, points: [{ ...pinpointResult.points[0], thread: 'worker' }] };
   assert.match(text.pinpointSummary(perThread), /— #1 Inventory\.java:10 in worker fails 2% → 61%/);
   assert.equal(text.pointItems(perThread)[0].label, '#1 Inventory.java:10 in worker');
+  // a configuration (IGS's configuration leader): two points whose noise only together elicits the failure
+  const pair = { ...found, points: [0, 1].map((k) => ({ ...pinpointResult.points[k], rank: k + 1, together: 2, failWith: 1, failWithout: 0.5, pValue: 2e-8, thread: k ? 'inserter' : 'remover' })) };
+  assert.match(text.pinpointSummary(pair), /— #1 Inventory\.java:10 in remover fails 50% → 100% with noise at #1–#2 together \(p 2\.0e-8\)\.$/);
+  assert.equal(text.pointItems(pair)[1].description, 'fails 50% → 100% with noise at #1–#2 together · p 2.0e-8');
+  assert.equal(text.triggerHint([{ ...lines()[1], together: 2 }]), '◎ trigger #2 (with #1) · fails 5% → 40%');
+  assert.equal(text.triggerHint([{ ...lines()[0], together: 3 }]), '◎ trigger #1 (with #2, #3) · fails 2% → 61%');
   assert.equal(tp.quoteLine(['java', '-cp', 'my out', 'a"b', 'x$y', 'shop.Inventory']), 'java -cp "my out" "a\\"b" "x\\$y" shop.Inventory');
 });

@@ -437,3 +437,51 @@ test('IGS leader design: a control run that fails early does not mark the trigge
   // (366 runs over the 10 seeds; 452 while the mark stayed)
   assert.ok(runs <= 400, `${runs} runs`);
 });
+
+/** The points a plan gets from a search (as braid pinpoint takes them): the configuration that stopped it, all survivors together, or the significant ones. */
+function plannedPoints(r: Awaited<ReturnType<typeof iterativeGroupSampling>>): number[] {
+  if (r.together) return r.together.points ?? r.ranked.map((x) => x.point);
+  return r.ranked.filter((x) => x.pValue < 1e-6).map((x) => x.point);
+}
+
+test('IGS configuration leader: a bug that needs two points among four, in a program that fails 40% anyway — stops on the pair against the control runs', async () => {
+  // noise at 1 and at 2 together: 95%; alone neither raises the rate (40%, the program's own)
+  const rate = (a: readonly number[]) => (a.includes(1) && a.includes(2) ? 0.95 : 0.4);
+  let found = 0;
+  let foundOff = 0;
+  for (let seed = 1; seed <= 10; seed++) {
+    const make = () => {
+      const random = rng(seed);
+      return async (a: readonly number[]) => random() < rate(a);
+    };
+    const r = await iterativeGroupSampling(4, make(), { budget: 400, random: rng(seed), jobs: 2 });
+    if (r.stopped === 'significant' && r.together && rate(plannedPoints(r)) > 0.9) {
+      assert.ok(r.together.pValue < 1e-6, `seed ${seed}: p ${r.together.pValue}`);
+      assert.ok(r.together.failWith > 0.8 && r.together.failWithout < 0.7, `seed ${seed}: ${JSON.stringify(r.together)}`);
+      found++;
+    }
+    const off = await iterativeGroupSampling(4, make(), { budget: 400, random: rng(seed), jobs: 2, configurationLeader: false });
+    if (off.stopped === 'significant' && rate(plannedPoints(off)) > 0.9) foundOff++;
+  }
+  assert.ok(found >= 9, `the pair in ${found} of 10 searches`);
+  assert.ok(found > foundOff, `configuration leader ${found}, without ${foundOff}`);
+});
+
+test('IGS configuration leader: tablelog-like — either of two pairs elicits the bug, one point alone hides it, the program fails half its runs — a plan that reproduces', async () => {
+  // 0, 1: the inserter's two writes; 2, 3: the remover's. Noise at the remover's first and the
+  // inserter's second: always; the mirror pair: 90%; the inserter's first alone: 5%; else 50–60%
+  const rate = (a: readonly number[]) => {
+    const on = new Set(a);
+    if (on.has(2) && on.has(1) && !on.has(0)) return 1;
+    if (on.has(0) && on.has(3) && !on.has(2)) return 0.9;
+    if (on.has(0) && !on.has(2)) return 0.05;
+    return on.has(1) ? 0.6 : 0.5;
+  };
+  let reproduces = 0;
+  for (let seed = 1; seed <= 10; seed++) {
+    const random = rng(seed);
+    const r = await iterativeGroupSampling(4, async (a) => random() < rate(a), { budget: 400, random: rng(100 + seed), jobs: 2 });
+    if (r.stopped === 'significant' && rate(plannedPoints(r)) >= 0.9) reproduces++;
+  }
+  assert.ok(reproduces >= 8, `a plan that reproduces in ${reproduces} of 10 searches`);
+});

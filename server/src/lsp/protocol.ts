@@ -439,6 +439,8 @@ export interface TriggerPointLineDto {
   method: string;
   /** the one thread whose noise at the point this is (per-thread search) */
   thread?: string;
+  /** one of the points #1 … #together whose noise only together elicits the failure (rates are the configuration's) */
+  together?: number;
   /** name of the plan (NoisePlanDto.name) */
   plan: string;
   /** plan file (absolute) */

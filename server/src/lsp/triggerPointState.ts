@@ -111,6 +111,8 @@ function badTrigger(t: unknown): string | undefined {
   if (typeof o.id !== 'string' || typeof o.method !== 'string') return '"id" and "method" must be strings';
   for (const k of ['failWith', 'failWithout', 'pValue']) if (!prob(k)) return `"${k}" must be a number in [0, 1]`;
   if (o.thread !== undefined && (typeof o.thread !== 'string' || !o.thread)) return '"thread" must be a thread name';
+  if (o.together !== undefined && (!Number.isInteger(o.together) || (o.together as number) < 2 || (o.rank as number) > (o.together as number)))
+    return '"together" must be an integer ≥ 2 and ≥ the point\'s rank (the points #1 … #together elicit the failure together)';
   return undefined;
 }
 
@@ -200,6 +202,7 @@ export class TriggerPointState {
             pValue: t.pValue,
             method: t.method,
             ...(t.thread !== undefined ? { thread: t.thread } : {}),
+            ...(t.together !== undefined ? { together: t.together } : {}),
             plan: plan.name,
             planFile: plan.file,
           })),
@@ -216,13 +219,20 @@ export function percent(x: number): string {
   return `${Math.round(v)}%`;
 }
 
+/** "trigger point #2" / "trigger points #1 and #3" / "trigger points #1, #2 and #4": the other points of a configuration of `n` (ranks 1 … n). */
+export function togetherOthers(rank: number, n: number): string {
+  const others = Array.from({ length: n }, (_, k) => `#${k + 1}`).filter((r) => r !== `#${rank}`);
+  if (others.length === 1) return `trigger point ${others[0]}`;
+  return `trigger points ${others.slice(0, -1).join(', ')} and ${others[others.length - 1]}`;
+}
+
 /** "Noise here raises the failure rate from 2% to 61% (p = 3.0e-9, 212 runs) — plan checkout.json" */
 export function triggerHoverLine(t: TriggerPoint, plan: LoadedPlan): string {
   const verb = t.failWith > t.failWithout ? 'raises' : 'does not raise';
   const runs = plan.runs !== undefined ? `, ${plan.runs} runs` : '';
   const link = `[Reproduce](${commandUri(REPRODUCE_COMMAND, [plan.file])})`;
   return (
-    `**Braid** · trigger point **#${t.rank}**: noise here${t.thread !== undefined ? ` in thread ${code(t.thread)}` : ''} ${verb} the failure rate from **${percent(t.failWithout)}** to **${percent(t.failWith)}** ` +
+    `**Braid** · trigger point **#${t.rank}**: noise here${t.thread !== undefined ? ` in thread ${code(t.thread)}` : ''}${t.together !== undefined ? ` and at ${togetherOthers(t.rank, t.together)}, together,` : ''} ${verb} the failure rate from **${percent(t.failWithout)}** to **${percent(t.failWith)}** ` +
     `(p = ${formatP(t.pValue)}${runs}) — plan ${code(path.basename(plan.file))}${plan.name !== path.basename(plan.file, '.json') ? ` (${esc(plan.name)})` : ''} · ${link}`
   );
 }

@@ -276,12 +276,20 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       },
     });
     if (igs.stopped === 'cancelled') return result({ points: [], candidates: S.length, rounds: igs.rounds, stopped: 'cancelled', message: 'cancelled' });
-    const listedPoints = igs.ranked.filter((r) => r.failWith > r.failWithout);
-    const points: TriggerPoint[] = listedPoints.map((r, k) => trigger(k + 1, S[r.point], r));
+    // a configuration of points that beats the control runs together (IGS's configuration leader) comes first, whole
+    const configuration = igs.together?.points ? igs.ranked.filter((r) => igs.together!.points!.includes(r.point)) : [];
+    const listedPoints = [...configuration, ...igs.ranked.filter((r) => r.failWith > r.failWithout && !configuration.includes(r))];
+    // the configuration's points carry its rates (noise at all of them against no noise at all)
+    const tg = igs.together;
+    const points: TriggerPoint[] = listedPoints.map((r, k) =>
+      k < configuration.length && tg
+        ? { ...trigger(k + 1, S[r.point], { failWith: tg.failWith, failWithout: tg.failWithout, pValue: tg.pValue, score: r.score }), together: configuration.length }
+        : trigger(k + 1, S[r.point], r),
+    );
     // the plan: the significant survivors (the seed's p < 10⁻⁶ … or at least p < 10⁻³), else the best one
     const significant = listedPoints.filter((r) => r.pValue < PLAN_SIGNIFICANCE);
     // redundant trigger points (IGS stopped on the survivors together): the plan holds them all
-    const found = igs.together ? listedPoints : significant.length > 0 ? significant : listedPoints.slice(0, 1);
+    const found = configuration.length ? configuration : igs.together ? listedPoints : significant.length > 0 ? significant : listedPoints.slice(0, 1);
     // 4. derivative score around the found points, along their methods in the whole catalogue
     const derivativeBudget = Math.min(options.budget - runs, 4 * (1 + 2 * 2) * Math.max(1, found.length) + 4);
     // (the walk goes along the catalogue's points, in every thread: not with per-thread candidates)
@@ -345,7 +353,9 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
               ? ` — the program failed in ${igs.control.fails} of ${igs.control.runs} runs without any noise, so noise at a point has little to add` +
                 (options.perThread ? '' : '; when threads run the same code, noise in one thread at a time may still find points (--per-thread, setting braid.pinpoint.perThread)')
               : '')
-          : igs.together
+          : configuration.length && igs.together
+            ? `no single point is significant, but noise at ${configuration.length === 2 ? 'both' : `all ${configuration.length}`} of trigger points #1–#${configuration.length} together raises the failure rate from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)}, against the runs without noise): the bug needs ${configuration.length === 2 ? 'both' : 'them all'}`
+            : igs.together
             ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`
             : `a trigger point is significant (p = ${Math.min(...points.map((p) => p.pValue)).toExponential(1)})`);
     return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message, ...(strength ? { strength: strengthSummary(strength) } : {}) });

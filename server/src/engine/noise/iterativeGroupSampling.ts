@@ -27,7 +27,11 @@
  * survivors on beat the control runs at p < 10⁻⁶ — or when the budget is spent. The stop is
  * checked after every `jobs` runs of the final stage (`sequential`), its configurations run in
  * complementary pairs; once the leading survivor fails alone significantly more often than the
- * control runs, the runs go to it alone or to no noise at all (`leaderDesign`).
+ * control runs, the runs go to it alone or to no noise at all (`leaderDesign`). When no survivor
+ * does (each survivor run alone ≥ 3 times), the configuration of several survivors that beats the
+ * control runs best leads instead, and the search stops when it does so at p < 10⁻⁶ with a
+ * Bonferroni factor for the configurations tried: a bug that needs noise at two points, or one where
+ * either of two pairs elicits it and a point of the other pair hides it (`configurationLeader`).
  */
 import { ConfigurationOracle, ConfigurationRunner } from './configurationOracle';
 import { groupDifferencePValue, likelihoodRatioPValue, PointStatistics, SIGNIFICANCE } from './likelihoodRatio';
@@ -49,7 +53,7 @@ export interface IgsOptions {
   significance?: number;
   /** seed §5: keep only groups significantly above the rest when there are (default true) */
   speedup?: boolean;
-  /** survivors few enough to test one by one (default 3) */
+  /** survivors few enough to test one by one, and every configuration of them (default 4: 16 a round) */
   finalSize?: number;
   /** rounds without a failure before the last discarded points come back (default 3) */
   backtrackAfter?: number;
@@ -87,6 +91,20 @@ export interface IgsOptions {
    * false = the complementary pairs only (the seed-like design; default true).
    */
   leaderDesign?: boolean;
+  /**
+   * Final stage (with `leaderDesign`): when no single survivor leads — each has been run alone at
+   * least 3 times and none beats the control runs (p < 0.05) — the configuration of several
+   * survivors that beats the control runs best (p < 0.05; a factor 4 of p-value per extra point
+   * favours smaller ones) gets the runs, against no noise at all (`nextRunOn`); the search stops when
+   * a configuration beats the control runs at p < α / (configurations tried), `together.points`
+   * then holding it. A survivor that is significant over all runs but whose runs alone (≥ 3) do not
+   * beat the control runs, or has < 3 of them while a configuration led, does not stop the search on
+   * its own (it looks significant through the configurations it was in). Rounds whose runs were
+   * redirected discard nothing (their group counts are the leader's, not the factorial's).
+   * Configurations' runs and the control runs count across survivor sets. false = the single-point
+   * leader only (default true).
+   */
+  configurationLeader?: boolean;
   signal?: AbortSignal;
   onRound?(round: IgsRound): void;
   onRun?(runs: number): void;
@@ -136,9 +154,10 @@ export interface IgsResult {
   /**
    * The final survivors together: runs with noise at all of them against the control runs without
    * noise. Set when the search stopped because the set was significant while no single point was
-   * (redundant trigger points: noise at either one elicits the failure).
+   * (redundant trigger points: noise at either one elicits the failure). With `points`: the
+   * configuration of those survivors only (`configurationLeader`), against every control run.
    */
-  together?: { failWith: number; failWithout: number; pValue: number };
+  together?: { failWith: number; failWithout: number; pValue: number; points?: number[] };
   /** every control run of the final stage (no noise at all): how often the program fails anyway */
   control: { runs: number; fails: number };
 }
@@ -302,7 +321,7 @@ export function rankPoints(points: readonly number[], stats: PointStatistics): R
 
 export async function iterativeGroupSampling(points: number, oracle: ConfigurationOracle, options: IgsOptions): Promise<IgsResult> {
   const alpha = options.significance ?? SIGNIFICANCE;
-  const finalSize = Math.max(1, options.finalSize ?? 3);
+  const finalSize = Math.max(1, options.finalSize ?? 4);
   const backtrackAfter = options.backtrackAfter ?? 3;
   const speedup = options.speedup ?? true;
   const maxGroups = options.maxGroups ?? 6;
@@ -326,11 +345,54 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   let together: IgsResult['together'];
   const control = { runs: 0, fails: 0 };
 
+  /**
+   * A survivor significant over all runs whose runs alone, in this survivor set, do not beat the
+   * control runs (≥ 3 each, p ≥ 0.05): it raises the rate only in company (a bug that needs two
+   * points) or through the configurations it shared — not a trigger point on its own.
+   */
+  const aloneObjects = (p: number): boolean => {
+    if (!(options.configurationLeader ?? true)) return false;
+    const a = alone.get(p) ?? { runs: 0, fails: 0 };
+    // runs led by a configuration (several points on) make each of its points look significant over all runs
+    if (a.runs < 3) return configurationLed;
+    return tally.controlRuns >= 3 && likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05;
+  };
+  // final stage: runs and failures per configuration of several points (by its sorted points), kept
+  // across survivor sets — like the control runs (`control`), a configuration's runs do not depend on them
+  const configStats = new Map<string, { points: number[]; runs: number; fails: number }>();
+  /** a configuration of several survivors has led runs in this survivor set */
+  let configurationLed = false;
+  let togetherPoints: number[] | undefined;
+  /**
+   * The configuration of several survivors that beats the control runs best: its points, stats and
+   * p-value. Smaller configurations are preferred (a factor 4 of p-value per extra point): a plan
+   * should hold the points the bug needs, not also those that merely do no harm.
+   */
+  const bestConfiguration = () => {
+    const alive = new Set(S);
+    let best: { points: number[]; runs: number; fails: number; p: number; rank: number } | undefined;
+    for (const c of configStats.values()) {
+      if (c.runs < 2 || !c.points.every((p) => alive.has(p))) continue;
+      const p = likelihoodRatioPValue(c.fails, c.runs, control.fails, control.runs);
+      const rank = Math.log(p) + Math.log(4) * (c.points.length - 2);
+      if (!best || rank < best.rank) best = { ...c, p, rank };
+    }
+    return best;
+  };
   /** The stop (p < α): the best survivor, or — redundant trigger points — all survivors together against the control runs. */
   const significantNow = (): boolean => {
     if (S.length > finalSize || runner.stats.fails === 0) return false;
     // any survivor (the best by score need not have the smallest p-value)
-    if (S.some((p) => runner.stats.pValue(p) < alpha)) return true;
+    if (S.some((p) => runner.stats.pValue(p) < alpha && !aloneObjects(p))) return true;
+    if (options.configurationLeader ?? true) {
+      const c = bestConfiguration();
+      // Bonferroni over every configuration tried
+      if (c && c.p * Math.max(1, configStats.size) < alpha) {
+        together = { failWith: c.fails / c.runs, failWithout: control.fails / control.runs, pValue: c.p };
+        togetherPoints = c.points;
+        return true;
+      }
+    }
     const setP = likelihoodRatioPValue(tally.allFails, tally.allRuns, tally.controlFails, tally.controlRuns);
     if (S.length >= 2 && S.join(',') === tallyKey && setP < alpha) {
       together = { failWith: tally.allFails / tally.allRuns, failWithout: tally.controlFails / tally.controlRuns, pValue: setP };
@@ -350,6 +412,31 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
    * nextRunOn says; otherwise leaves the complementary pairs.
    */
   const chooseBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]) => {
+    if (chooseLeaderBatch(masks, configs, from, count, groups) || !(options.configurationLeader ?? true)) return;
+    // only once every survivor has been run alone a few times: a single trigger point goes first
+    if (groups.some((g) => (alone.get(g[0])?.runs ?? 0) < 3)) return;
+    const c = bestConfiguration();
+    if (!c || c.p >= 0.05) return;
+    const mask = groups.reduce((m, g, k) => (c.points.includes(g[0]) ? m | (1 << k) : m), 0);
+    configurationLed = true;
+    let fw = c.fails;
+    let nw = c.runs;
+    let fo = control.fails;
+    let no = control.runs;
+    for (let k = from; k < from + count; k++) {
+      const on = nextRunOn(fw, nw, fo, no);
+      masks[k] = on ? mask : 0;
+      configs[k] = on ? c.points : [];
+      if (on) {
+        fw += (fw + 0.5) / (nw + 1);
+        nw++;
+      } else {
+        fo += (fo + 0.5) / (no + 1);
+        no++;
+      }
+    }
+  };
+  const chooseLeaderBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]): boolean => {
     const st = runner.stats;
     let lead = -1;
     let best = 1;
@@ -360,7 +447,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         lead = k;
       }
     });
-    if (lead < 0) return; // no survivor raises the failure rate yet
+    if (lead < 0) return false; // no survivor raises the failure rate yet
     const p = groups[lead][0];
     const a = alone.get(p) ?? { runs: 0, fails: 0 };
     const controlRate = tally.controlRuns ? tally.controlFails / tally.controlRuns : 0;
@@ -375,8 +462,8 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     const noBetter = a.runs >= 3 && tally.controlRuns >= 3 && (a.fails + 0.5) / (a.runs + 1) <= (tally.controlFails + 0.5) / (tally.controlRuns + 1);
     if (noBetter || company) needsCompany.add(p);
     else needsCompany.delete(p);
-    if (needsCompany.has(p) || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return;
-    if (a.runs === 0 || a.fails / a.runs <= controlRate) return;
+    if (needsCompany.has(p) || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return false;
+    if (a.runs === 0 || a.fails / a.runs <= controlRate) return false;
     const side = [0, 1 << lead];
     let fw = st.failsWith[p];
     let nw = st.runsWith[p];
@@ -395,6 +482,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         no++;
       }
     }
+    return true;
   };
 
   while (S.length > 0) {
@@ -419,7 +507,10 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     const configs = masks.map((m) => groups.flatMap((g, k) => ((m >> k) & 1 ? g : [])));
     if (final) {
       const key = S.join(',');
-      if (key !== tallyKey) Object.assign(tally, { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 });
+      if (key !== tallyKey) {
+        Object.assign(tally, { allRuns: 0, allFails: 0, controlRuns: 0, controlFails: 0 });
+        configurationLed = false;
+      }
       tallyKey = key;
     }
     const all = (1 << groups.length) - 1;
@@ -433,6 +524,8 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       alone.clear();
       needsCompany.clear();
     }
+    // the masks as planned: a round whose runs the leader design redirected has group counts the §5 rule cannot read
+    const planned = masks.slice();
     for (let from = 0; from < configs.length; from += step) {
       if (adaptive) chooseBatch(masks, configs, from, Math.min(step, configs.length - from), groups);
       const part = await runner.run(configs.slice(from, from + step));
@@ -440,6 +533,14 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         outcomes[from + k] = o;
         if (!final || o === undefined) return;
         const m = masks[from + k];
+        const active = configs[from + k];
+        if (active.length >= 2) {
+          const key = [...active].sort((a, b) => a - b).join(',');
+          const cs = configStats.get(key) ?? { points: [...active].sort((a, b) => a - b), runs: 0, fails: 0 };
+          cs.runs++;
+          if (o) cs.fails++;
+          configStats.set(key, cs);
+        }
         if (m !== 0 && (m & (m - 1)) === 0) {
           const p = groups[31 - Math.clz32(m)][0];
           const a = alone.get(p) ?? { runs: 0, fails: 0 };
@@ -526,8 +627,9 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       roundsWithoutFailure = 0;
       const st = runner.stats;
       // final stage: blocking survivors (their runs fail significantly less than the runs without them)
+      const adapted = masks.some((m, k) => m !== planned[k]);
       const blocking =
-        final && blockingAlpha > 0 && S.length >= 2
+        final && !adapted && blockingAlpha > 0 && S.length >= 2
           ? S.filter((p) => likelihoodRatioPValue(st.fails - st.failsWith[p], st.runs - st.runsWith[p], st.failsWith[p], st.runsWith[p]) < blockingAlpha)
           : [];
       if (blocking.length > 0 && blocking.length < S.length) {
@@ -537,7 +639,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         S = S.filter((p) => !gone.has(p));
       }
       const n = (1 << (groups.length - 1)) - (final ? 0 : 1);
-      const drop = groupsToDiscard(failures, n, alpha, speedup, !final);
+      const drop = adapted ? [] : groupsToDiscard(failures, n, alpha, speedup, !final);
       if (round.discarded.length === 0 && drop.length > 0 && drop.length < groups.length) {
         const gone = new Set(drop.flatMap((g) => groups[g]));
         round.discarded = [...gone].sort((a, b) => a - b);
@@ -565,7 +667,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     groups: L,
     log,
     stats: runner.stats,
-    ...(together ? { together } : {}),
+    ...(together ? { together: { ...together, ...(togetherPoints ? { points: togetherPoints } : {}) } } : {}),
     control,
   };
 }

@@ -22,6 +22,12 @@ export interface TriggerPoint {
   score: number;
   /** with per-thread candidates (`perThread`): the one thread whose noise at the point this is */
   thread?: string;
+  /**
+   * The point is one of the `together` points (ranks 1 … together) whose noise only together makes
+   * the failure appear (IGS's configuration leader): failWith, failWithout and pValue are then the
+   * configuration's — runs with noise at all of them against runs without any noise.
+   */
+  together?: number;
 }
 
 export interface PinpointResult {
