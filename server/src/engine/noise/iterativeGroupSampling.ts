@@ -411,22 +411,17 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
    * masks[from, from + count) (and their configurations) with the leader alone or the control, as
    * nextRunOn says; otherwise leaves the complementary pairs.
    */
-  const chooseBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]) => {
-    if (chooseLeaderBatch(masks, configs, from, count, groups) || !(options.configurationLeader ?? true)) return;
-    // only once every survivor has been run alone a few times: a single trigger point goes first
-    if (groups.some((g) => (alone.get(g[0])?.runs ?? 0) < 3)) return;
-    const c = bestConfiguration();
-    if (!c || c.p >= 0.05) return;
-    const mask = groups.reduce((m, g, k) => (c.points.includes(g[0]) ? m | (1 << k) : m), 0);
-    configurationLed = true;
-    let fw = c.fails;
-    let nw = c.runs;
-    let fo = control.fails;
-    let no = control.runs;
+  /**
+   * Fills masks[from, from + count) with the leader (`mask`, its `points`) or the control (0), each
+   * run on the side nextRunOn says, from the tallies [fails with, runs with, fails without, runs
+   * without]; the batch's later runs see the earlier ones at their expected outcome.
+   */
+  const fillLeaderBatch = (masks: number[], configs: number[][], from: number, count: number, mask: number, points: number[], tallies: [number, number, number, number]) => {
+    let [fw, nw, fo, no] = tallies;
     for (let k = from; k < from + count; k++) {
       const on = nextRunOn(fw, nw, fo, no);
       masks[k] = on ? mask : 0;
-      configs[k] = on ? c.points : [];
+      configs[k] = on ? points : [];
       if (on) {
         fw += (fw + 0.5) / (nw + 1);
         nw++;
@@ -435,6 +430,16 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         no++;
       }
     }
+  };
+  const chooseBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]) => {
+    if (chooseLeaderBatch(masks, configs, from, count, groups) || !(options.configurationLeader ?? true)) return;
+    // only once every survivor has been run alone a few times: a single trigger point goes first
+    if (groups.some((g) => (alone.get(g[0])?.runs ?? 0) < 3)) return;
+    const c = bestConfiguration();
+    if (!c || c.p >= 0.05) return;
+    const mask = groups.reduce((m, g, k) => (c.points.includes(g[0]) ? m | (1 << k) : m), 0);
+    configurationLed = true;
+    fillLeaderBatch(masks, configs, from, count, mask, c.points, [c.fails, c.runs, control.fails, control.runs]);
   };
   const chooseLeaderBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]): boolean => {
     const st = runner.stats;
@@ -465,23 +470,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     if (needsCompany.has(p) || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return false;
     if (a.runs === 0 || a.fails / a.runs <= controlRate) return false;
     const side = [0, 1 << lead];
-    let fw = st.failsWith[p];
-    let nw = st.runsWith[p];
-    let fo = st.fails - fw;
-    let no = st.runs - nw;
-    for (let k = from; k < from + count; k++) {
-      const on = nextRunOn(fw, nw, fo, no) ? 1 : 0;
-      masks[k] = side[on];
-      configs[k] = on ? [p] : [];
-      // the batch's later runs see this one at its expected outcome
-      if (on) {
-        fw += (fw + 0.5) / (nw + 1);
-        nw++;
-      } else {
-        fo += (fo + 0.5) / (no + 1);
-        no++;
-      }
-    }
+    fillLeaderBatch(masks, configs, from, count, side[1], [p], [st.failsWith[p], st.runsWith[p], st.fails - st.failsWith[p], st.runs - st.runsWith[p]]);
     return true;
   };
 
