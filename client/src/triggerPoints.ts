@@ -70,10 +70,13 @@ export async function pinpointWithProgress(client: LanguageClient, params: Pinpo
   });
 }
 
+/** The button that runs Find Trigger Points again with noise in one thread at a time (`perThread`). */
+export const SEARCH_PER_THREAD = 'Search Per Thread';
+
 export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register): void {
   const { context, client, log } = d;
 
-  reg(FIND_TRIGGER_POINTS, async (commandArg?: unknown) => {
+  reg(FIND_TRIGGER_POINTS, async (commandArg?: unknown, searchArg?: unknown) => {
     if (!(await requireTrust())) return undefined;
     // from the editor's context menu the argument is the file's Uri: not a command
     let line = typeof commandArg === 'string' ? commandArg : vscode.workspace.getConfiguration('braid.record').get<string>('command', '');
@@ -94,7 +97,7 @@ export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register)
       command,
       budget: cfg.get<number>('budget', 400),
       candidates: cfg.get<string>('candidates', 'patterns') === 'all' ? 'all' : 'patterns',
-      ...(cfg.get<boolean>('perThread', false) === true ? { perThread: true } : {}),
+      ...(cfg.get<boolean>('perThread', false) === true || (searchArg as { perThread?: unknown } | undefined)?.perThread === true ? { perThread: true } : {}),
       include: rec.include ?? [],
       timeoutSeconds: rec.timeoutSeconds,
       jobs: rec.jobs,
@@ -105,17 +108,23 @@ export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register)
     const result = await pinpointWithProgress(client, params);
     const summary = pinpointSummary(result);
     log.info(`${summary}${result.plan ? ` Plan: ${result.plan}` : ''}`);
+    // the budget went on a program that fails without noise: offer the same search with noise in one thread at a time
+    const perThread = result.suggestPerThread ? [SEARCH_PER_THREAD] : [];
+    const searchPerThread = (a: string | undefined) => {
+      if (a === SEARCH_PER_THREAD) void vscode.commands.executeCommand(FIND_TRIGGER_POINTS, line, { perThread: true });
+    };
     if (!result.points.length || !result.plan) {
-      void vscode.window.showInformationMessage(summary);
+      void vscode.window.showInformationMessage(summary, ...perThread).then(searchPerThread);
       return result;
     }
     // show the points: the best one in the editor (with its decoration and hover), all of them on demand
     const lines = await pointLinesOfPlan(client, result.plan);
     const best = lines.sort((a, b) => a.line.rank - b.line.rank)[0];
     if (best) await vscode.commands.executeCommand('braid.openAccess', best.uri, best.line.line);
-    void vscode.window.showInformationMessage(summary, 'Reproduce', 'All Trigger Points').then(async (a) => {
+    void vscode.window.showInformationMessage(summary, 'Reproduce', 'All Trigger Points', ...perThread).then(async (a) => {
       if (a === 'Reproduce') void vscode.commands.executeCommand(REPRODUCE_WITH_PLAN, result.plan);
       if (a === 'All Trigger Points') await pickPoint(result, lines);
+      searchPerThread(a);
     });
     return result;
   });

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parsePinpointArgs, PinpointUsageError, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
 import { candidatePoints, pathNeighbours } from '../../server/src/engine/noise/candidatePoints';
 import type { InstrumentedPoint } from '../../server/src/engine/noise/noisePlan';
-import { makePlan, perThreadCandidates } from '../../server/src/recorder/pinpoint';
+import { makePlan, perThreadCandidates, searchOutcome } from '../../server/src/recorder/pinpoint';
 import { tempDir } from '../helpers/traceBuilder';
 import { bugTags, classesDir, FAST_JVM, prepare, root } from './recorderHarness';
 
@@ -126,6 +126,28 @@ test('text report: failure rates without → with noise at each trigger point', 
     '/w',
   );
   assert.match(weak, /noise at 1 of the visits \(full strength 4 of 8\) — kept at full strength: it reproduced the failure in only 4 of 8 runs — 8 run\(s\)/);
+});
+
+test('the search\'s message: budget spent on a program failing without noise suggests a search per thread; a configuration says the bug needs both', () => {
+  const base = { runs: 400, budget: 400, perThread: false, notes: [], bestP: 0.3 };
+  const spent = searchOutcome({ ...base, stopped: 'budget', control: { runs: 50, fails: 26 } });
+  assert.equal(spent.suggestPerThread, true);
+  assert.match(spent.message, /^the budget of 400 runs was spent .* provisional — the program failed in 26 of 50 runs without any noise, so noise at a point has little to add; when threads run the same code, noise in one thread at a time may still find points \(--per-thread, setting braid\.pinpoint\.perThread\)$/);
+  // already per thread, too few control runs, or a program that rarely fails without noise: no suggestion
+  assert.equal(searchOutcome({ ...base, stopped: 'budget', perThread: true, control: { runs: 50, fails: 26 } }).suggestPerThread, false);
+  assert.equal(searchOutcome({ ...base, stopped: 'budget', control: { runs: 4, fails: 4 } }).suggestPerThread, false);
+  const rare = searchOutcome({ ...base, stopped: 'budget', control: { runs: 50, fails: 5 } });
+  assert.equal(rare.suggestPerThread, false);
+  assert.doesNotMatch(rare.message, /without any noise|per-thread/);
+  const pair = searchOutcome({ ...base, stopped: 'significant', runs: 197, control: { runs: 60, fails: 33 }, configuration: { size: 2, failWith: 0.91, failWithout: 0.55, pValue: 5.7e-8 } });
+  assert.deepEqual(pair, {
+    message: 'no single point is significant, but noise at both of trigger points #1–#2 together raises the failure rate from 55% to 91% (p = 5.7e-8, against the runs without noise): the bug needs both',
+    suggestPerThread: false,
+  });
+  assert.equal(
+    searchOutcome({ ...base, stopped: 'significant', control: { runs: 9, fails: 0 }, notes: [undefined, 'no thread names in the top patterns'], bestP: 3e-9 }).message,
+    'no thread names in the top patterns. a trigger point is significant (p = 3.0e-9)',
+  );
 });
 
 test('candidates: the pattern lines and their neighbours in the same method; all = every point', () => {

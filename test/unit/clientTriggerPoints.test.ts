@@ -132,6 +132,30 @@ test('Find Trigger Points without a point says so and offers nothing', async () 
   assert.deepEqual(commands.executed, []);
 });
 
+test('Find Trigger Points: a search that spent its budget on a program failing without noise offers Search Per Thread, which searches again with perThread', async () => {
+  const saved = { ...pinpointResult };
+  const why = 'the budget of 400 runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional — the program failed in 26 of 50 runs without any noise';
+  Object.assign(pinpointResult, { points: [pinpointResult.points[0]], runs: 400, stopped: 'budget', message: why, suggestPerThread: true });
+  triggerData = { plans: [], files: [{ uri: srcUri, lines: lines() }], problems: [] };
+  ui.answer('showInformationMessage', tp.SEARCH_PER_THREAD);
+  await run(tp.FIND_TRIGGER_POINTS, 'java -cp out shop.Inventory');
+  await new Promise((r) => setImmediate(r));
+  const info = ui.calls.find((c) => c.fn === 'showInformationMessage')!;
+  assert.deepEqual(info.args.slice(1), ['Reproduce', 'All Trigger Points', 'Search Per Thread']);
+  assert.deepEqual(commands.executed.at(-1), [tp.FIND_TRIGGER_POINTS, 'java -cp out shop.Inventory', { perThread: true }]);
+  // that command: the same search, per thread
+  requests.length = 0;
+  await run(tp.FIND_TRIGGER_POINTS, 'java -cp out shop.Inventory', { perThread: true });
+  assert.equal(requests.find((x) => x[0] === 'braid/pinpoint')![1].perThread, true);
+  // without the server's suggestion (or when nothing was found and there is none) no such button
+  ui.reset();
+  Object.assign(pinpointResult, { suggestPerThread: undefined, points: [], plan: undefined });
+  await run(tp.FIND_TRIGGER_POINTS, 'java -cp out shop.Inventory');
+  Object.assign(pinpointResult, saved);
+  delete (pinpointResult as { suggestPerThread?: boolean }).suggestPerThread;
+  assert.deepEqual(ui.calls.find((c) => c.fn === 'showInformationMessage')!.args.slice(1), []);
+});
+
 test('Reproduce with Plan: the plan\'s command offered for confirmation, braid/record with the plan and without braid.record.noise', async () => {
   triggerData = {
     plans: [{ name: 'checkout', file: PLAN, uri: `file://${PLAN}`, command: ['java', '-cp', 'my out', 'shop.Inventory'], triggers: 2, runs: 212 }],

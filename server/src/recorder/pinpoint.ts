@@ -215,6 +215,46 @@ function trigger(rank: number, p: CandidatePoint, r: Pick<RankedPoint, 'failWith
   return { rank, id: p.id, file: p.file, line: p.line, method: p.method, failWith: r.failWith, failWithout: r.failWithout, pValue: r.pValue, score: r.score, ...(p.thread !== undefined ? { thread: p.thread } : {}) };
 }
 
+/** What a search's result says (`message`), and whether to suggest a search per thread. Pure. */
+export function searchOutcome(o: {
+  stopped: PinpointResult['stopped'];
+  runs: number;
+  budget: number;
+  perThread: boolean;
+  /** the search's control runs (no noise at all) */
+  control: { runs: number; fails: number };
+  /** sentences that go first (candidate selection fallbacks), undefined = none */
+  notes: (string | undefined)[];
+  /** the configuration the search stopped on (points #1 … #size, needed together) */
+  configuration?: { size: number; failWith: number; failWithout: number; pValue: number };
+  /** all survivors together (redundant trigger points) */
+  together?: { size: number; failWith: number; failWithout: number; pValue: number };
+  /** the best point's p-value */
+  bestP: number;
+}): { message: string; suggestPerThread: boolean } {
+  const pct = (x: number) => `${Math.round(x * 100)}%`;
+  // the budget went on a program that fails often without noise: noise in one thread at a time may decide it (tablelog)
+  const failsAnyway = o.control.runs >= 5 && o.control.fails / o.control.runs >= 0.2;
+  const suggestPerThread = o.stopped === 'budget' && !o.perThread && failsAnyway;
+  const c = o.configuration;
+  const t = o.together;
+  const outcome =
+    o.stopped === 'no-failure'
+      ? `the program never failed in ${o.runs} run(s) with noise at the candidate points; try --candidates all, a larger --budget, or check how the failure is detected (exit code, --fail-on-output)`
+      : o.stopped === 'budget'
+        ? `the budget of ${o.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional` +
+          (failsAnyway
+            ? ` — the program failed in ${o.control.fails} of ${o.control.runs} runs without any noise, so noise at a point has little to add` +
+              (suggestPerThread ? '; when threads run the same code, noise in one thread at a time may still find points (--per-thread, setting braid.pinpoint.perThread)' : '')
+            : '')
+        : c
+          ? `no single point is significant, but noise at ${c.size === 2 ? 'both' : `all ${c.size}`} of trigger points #1–#${c.size} together raises the failure rate from ${pct(c.failWithout)} to ${pct(c.failWith)} (p = ${c.pValue.toExponential(1)}, against the runs without noise): the bug needs ${c.size === 2 ? 'both' : 'them all'}`
+          : t
+            ? `no single point is significant — noise at either elicits the failure — but noise at the ${t.size} points together raises it from ${pct(t.failWithout)} to ${pct(t.failWith)} (p = ${t.pValue.toExponential(1)})`
+            : `a trigger point is significant (p = ${o.bestP.toExponential(1)})`;
+  return { message: o.notes.filter(Boolean).map((n) => `${n}. `).join('') + outcome, suggestPerThread };
+}
+
 export const pinpoint: Pinpoint = async (options, hooks = {}) => {
   const extras = options as PinpointOptions & PinpointExtras;
   const noise = extras.noise ?? DEFAULT_PINPOINT_NOISE;
@@ -342,23 +382,18 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       plan = file;
     }
     const stopped = igs.stopped === 'no-failure' ? 'no-failure' : igs.stopped;
-    const message =
-      (selection.fallback ? selection.fallback + '. ' : '') +
-      (threadNote ? threadNote + '. ' : '') +
-      (stopped === 'no-failure'
-        ? `the program never failed in ${runs} run(s) with noise at the candidate points; try --candidates all, a larger --budget, or check how the failure is detected (exit code, --fail-on-output)`
-        : stopped === 'budget'
-          ? `the budget of ${options.budget} runs was spent before the trigger points were significant (p < 10⁻⁶); the ranking is provisional` +
-            (igs.control.runs >= 5 && igs.control.fails / igs.control.runs >= 0.2
-              ? ` — the program failed in ${igs.control.fails} of ${igs.control.runs} runs without any noise, so noise at a point has little to add` +
-                (options.perThread ? '' : '; when threads run the same code, noise in one thread at a time may still find points (--per-thread, setting braid.pinpoint.perThread)')
-              : '')
-          : configuration.length && igs.together
-            ? `no single point is significant, but noise at ${configuration.length === 2 ? 'both' : `all ${configuration.length}`} of trigger points #1–#${configuration.length} together raises the failure rate from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)}, against the runs without noise): the bug needs ${configuration.length === 2 ? 'both' : 'them all'}`
-            : igs.together
-            ? `no single point is significant — noise at either elicits the failure — but noise at the ${found.length} points together raises it from ${Math.round(igs.together.failWithout * 100)}% to ${Math.round(igs.together.failWith * 100)}% (p = ${igs.together.pValue.toExponential(1)})`
-            : `a trigger point is significant (p = ${Math.min(...points.map((p) => p.pValue)).toExponential(1)})`);
-    return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message, ...(strength ? { strength: strengthSummary(strength) } : {}) });
+    const { message, suggestPerThread } = searchOutcome({
+      stopped,
+      runs,
+      budget: options.budget,
+      perThread: !!options.perThread,
+      control: igs.control,
+      notes: [selection.fallback, threadNote],
+      configuration: configuration.length && igs.together ? { size: configuration.length, ...igs.together } : undefined,
+      together: igs.together && !configuration.length ? { size: found.length, ...igs.together } : undefined,
+      bestP: Math.min(...points.map((p) => p.pValue)),
+    });
+    return result({ points, plan, candidates: S.length, rounds: igs.rounds, stopped, message, ...(strength ? { strength: strengthSummary(strength) } : {}), ...(suggestPerThread ? { suggestPerThread } : {}) });
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }

@@ -45,6 +45,11 @@ export interface PinpointResult {
   /** a sentence for the user */
   message?: string;
   /**
+   * The budget was spent on a program that fails often (≥ 20 %) without noise, searching with noise in
+   * every thread: a search with noise in one thread at a time (`perThread`) may still decide it.
+   */
+  suggestPerThread?: boolean;
+  /**
    * plan strength calibration (`--plan-strength auto`): the per-visit probability the plan uses, the runs
    * it took, and each level measured (failures of runs); absent with `full` or when no plan was written
    */
