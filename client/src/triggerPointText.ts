@@ -4,6 +4,7 @@
  * Runs view's note of a run's noise plan. Pure, no vscode.
  */
 import type { PinpointResultDto, RunDto, TriggerPointLineDto } from '../../server/src/lsp/protocol';
+import { otherRanks } from '../../server/src/engine/noise/triggerPoints';
 
 /** A failure rate for people: `61%`, `0.4%` below 1%, `0%`. */
 export function percent(x: number): string {
@@ -18,16 +19,8 @@ export function triggerHint(lines: TriggerPointLineDto[]): string {
   if (!best) return '';
   const more = lines.length > 1 ? ` (+${lines.length - 1})` : '';
   const thread = best.thread !== undefined ? ` in ${best.thread}` : '';
-  const together = best.together !== undefined ? ` (with ${otherRanks(best.rank, best.together)})` : '';
+  const together = best.together !== undefined ? ` (with ${otherRanks(best.rank, best.together).join(', ')})` : '';
   return `◎ trigger #${best.rank}${thread}${together} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
-}
-
-/** The other points of a configuration of `n` points (ranks 1 … n): `#2`, `#1, #3`. */
-export function otherRanks(rank: number, n: number): string {
-  return Array.from({ length: n }, (_, k) => k + 1)
-    .filter((r) => r !== rank)
-    .map((r) => `#${r}`)
-    .join(', ');
 }
 
 function shortFile(f: string): string {

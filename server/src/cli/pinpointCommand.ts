@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
 import { pinpoint, PinpointExtras } from '../recorder/pinpoint';
-import { PinpointOptions, PinpointResult } from '../engine/noise/triggerPoints';
+import { otherRanks, PinpointOptions, PinpointResult } from '../engine/noise/triggerPoints';
 import { NoiseKind } from '../engine/noise/noisePlan';
 
 export const PINPOINT_USAGE = `braid pinpoint [options] -- <command...>
@@ -189,7 +189,7 @@ export function pinpointTextReport(r: PinpointResult, cwd = process.cwd()): stri
   if (r.points.length === 0) out.push('no trigger point found');
   for (const p of r.points) {
     out.push(
-      `${String(p.rank).padStart(3)}. ${p.file}:${p.line}  ${p.method}  failure ${pct(p.failWithout)} → ${pct(p.failWith)} with noise here${p.thread !== undefined ? ` in thread ${p.thread}` : ''}${p.together !== undefined ? ` and at ${Array.from({ length: p.together }, (_, k) => k + 1).filter((r) => r !== p.rank).map((r) => `#${r}`).join(', ')} together` : ''}` +
+      `${String(p.rank).padStart(3)}. ${p.file}:${p.line}  ${p.method}  failure ${pct(p.failWithout)} → ${pct(p.failWith)} with noise here${p.thread !== undefined ? ` in thread ${p.thread}` : ''}${p.together !== undefined ? ` and at ${otherRanks(p.rank, p.together).join(', ')} together` : ''}` +
         `  (p = ${p.pValue < 1e-3 ? p.pValue.toExponential(1) : p.pValue.toFixed(3)})`,
     );
   }

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { TriggerPoint } from '../engine/noise/triggerPoints';
+import { otherRanks, type TriggerPoint } from '../engine/noise/triggerPoints';
 import { formatP } from '../engine/ranking/rootCauseOrder';
 import { fileUri } from './analysisState';
 import { code, commandUri, esc } from './features';
@@ -221,7 +221,7 @@ export function percent(x: number): string {
 
 /** "trigger point #2" / "trigger points #1 and #3" / "trigger points #1, #2 and #4": the other points of a configuration of `n` (ranks 1 … n). */
 export function togetherOthers(rank: number, n: number): string {
-  const others = Array.from({ length: n }, (_, k) => `#${k + 1}`).filter((r) => r !== `#${rank}`);
+  const others = otherRanks(rank, n);
   if (others.length === 1) return `trigger point ${others[0]}`;
   return `trigger points ${others.slice(0, -1).join(', ')} and ${others[others.length - 1]}`;
 }

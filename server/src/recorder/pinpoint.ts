@@ -320,11 +320,8 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
     const configuration = igs.together?.points ? igs.ranked.filter((r) => igs.together!.points!.includes(r.point)) : [];
     const listedPoints = [...configuration, ...igs.ranked.filter((r) => r.failWith > r.failWithout && !configuration.includes(r))];
     // the configuration's points carry its rates (noise at all of them against no noise at all)
-    const tg = igs.together;
     const points: TriggerPoint[] = listedPoints.map((r, k) =>
-      k < configuration.length && tg
-        ? { ...trigger(k + 1, S[r.point], { failWith: tg.failWith, failWithout: tg.failWithout, pValue: tg.pValue, score: r.score }), together: configuration.length }
-        : trigger(k + 1, S[r.point], r),
+      k < configuration.length ? { ...trigger(k + 1, S[r.point], { ...igs.together!, score: r.score }), together: configuration.length } : trigger(k + 1, S[r.point], r),
     );
     // the plan: the significant survivors (the seed's p < 10⁻⁶ … or at least p < 10⁻³), else the best one
     const significant = listedPoints.filter((r) => r.pValue < PLAN_SIGNIFICANCE);

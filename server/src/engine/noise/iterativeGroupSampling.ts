@@ -362,7 +362,6 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   const configStats = new Map<string, { points: number[]; runs: number; fails: number }>();
   /** a configuration of several survivors has led runs in this survivor set */
   let configurationLed = false;
-  let togetherPoints: number[] | undefined;
   /**
    * The configuration of several survivors that beats the control runs best: its points, stats and
    * p-value. Smaller configurations are preferred (a factor 4 of p-value per extra point): a plan
@@ -388,8 +387,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       const c = bestConfiguration();
       // Bonferroni over every configuration tried
       if (c && c.p * Math.max(1, configStats.size) < alpha) {
-        together = { failWith: c.fails / c.runs, failWithout: control.fails / control.runs, pValue: c.p };
-        togetherPoints = c.points;
+        together = { failWith: c.fails / c.runs, failWithout: control.fails / control.runs, pValue: c.p, points: c.points };
         return true;
       }
     }
@@ -406,11 +404,6 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
   const alone = new Map<number, { runs: number; fails: number }>();
   // survivors that need company (a second point) — never run alone as the leader again in this set
   const needsCompany = new Set<number>();
-  /**
-   * Leader design: when the leader has failed alone more often than the control runs, fills
-   * masks[from, from + count) (and their configurations) with the leader alone or the control, as
-   * nextRunOn says; otherwise leaves the complementary pairs.
-   */
   /**
    * Fills masks[from, from + count) with the leader (`mask`, its `points`) or the control (0), each
    * run on the side nextRunOn says, from the tallies [fails with, runs with, fails without, runs
@@ -431,6 +424,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
       }
     }
   };
+  /** Leader design: the batch masks[from, from + count) to a single leader, else to a configuration leader, else left as planned. */
   const chooseBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]) => {
     if (chooseLeaderBatch(masks, configs, from, count, groups) || !(options.configurationLeader ?? true)) return;
     // only once every survivor has been run alone a few times: a single trigger point goes first
@@ -441,6 +435,11 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     configurationLed = true;
     fillLeaderBatch(masks, configs, from, count, mask, c.points, [c.fails, c.runs, control.fails, control.runs]);
   };
+  /**
+   * When the leader has failed alone more often than the control runs, fills masks[from, from +
+   * count) (and their configurations) with the leader alone or the control, as nextRunOn says, and
+   * says true; otherwise leaves the complementary pairs.
+   */
   const chooseLeaderBatch = (masks: number[], configs: number[][], from: number, count: number, groups: number[][]): boolean => {
     const st = runner.stats;
     let lead = -1;
@@ -469,8 +468,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     else needsCompany.delete(p);
     if (needsCompany.has(p) || likelihoodRatioPValue(a.fails, a.runs, tally.controlFails, tally.controlRuns) >= 0.05) return false;
     if (a.runs === 0 || a.fails / a.runs <= controlRate) return false;
-    const side = [0, 1 << lead];
-    fillLeaderBatch(masks, configs, from, count, side[1], [p], [st.failsWith[p], st.runsWith[p], st.fails - st.failsWith[p], st.runs - st.runsWith[p]]);
+    fillLeaderBatch(masks, configs, from, count, 1 << lead, [p], [st.failsWith[p], st.runsWith[p], st.fails - st.failsWith[p], st.runs - st.runsWith[p]]);
     return true;
   };
 
@@ -524,8 +522,9 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
         const m = masks[from + k];
         const active = configs[from + k];
         if (active.length >= 2) {
-          const key = [...active].sort((a, b) => a - b).join(',');
-          const cs = configStats.get(key) ?? { points: [...active].sort((a, b) => a - b), runs: 0, fails: 0 };
+          const points = [...active].sort((a, b) => a - b);
+          const key = points.join(',');
+          const cs = configStats.get(key) ?? { points, runs: 0, fails: 0 };
           cs.runs++;
           if (o) cs.fails++;
           configStats.set(key, cs);
@@ -656,7 +655,7 @@ export async function iterativeGroupSampling(points: number, oracle: Configurati
     groups: L,
     log,
     stats: runner.stats,
-    ...(together ? { together: { ...together, ...(togetherPoints ? { points: togetherPoints } : {}) } } : {}),
+    ...(together ? { together } : {}),
     control,
   };
 }

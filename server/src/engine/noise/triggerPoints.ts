@@ -30,6 +30,13 @@ export interface TriggerPoint {
   together?: number;
 }
 
+/** The other points of a configuration of `n` trigger points (ranks 1 … n) than `rank`: `["#2"]`, `["#1", "#3"]`. */
+export function otherRanks(rank: number, n: number): string[] {
+  return Array.from({ length: n }, (_, k) => k + 1)
+    .filter((r) => r !== rank)
+    .map((r) => `#${r}`);
+}
+
 export interface PinpointResult {
   points: TriggerPoint[];
   /** the reproduction plan written (absolute path), or undefined when no point was found */
