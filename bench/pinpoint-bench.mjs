@@ -275,7 +275,7 @@ for (const s of subjects) {
       `${s.pkg.padEnd(16)}${String(row.candidates).padStart(5)}  ${`${row.searchRuns} (${row.runs})`.padStart(17)}  ${row.stopped.padEnd(11)}  ${(row.top3 ? `yes (#${bugRank})` : bugRank ? `no (#${bugRank})` : 'no').padEnd(10)}  ${pct(noneRate).padStart(4)}  ${(uniformRate === undefined ? '–' : `${pct(uniformRate)} (${pu.toFixed(3)})`).padStart(13)}  ${(planRate === undefined ? '–' : pct(planRate)).padStart(5)}   ${oneText.padStart(46)}  ${(reliefHit === undefined ? '–' : reliefHit ? 'yes' : 'no').padStart(17)}  ${row.secs.toFixed(0).padStart(4)}`,
     );
     if (r.strength) console.log(`    plan strength: p ${r.strength.probability} (${r.strength.reason}; levels ${r.strength.levels.map((l) => `${l.probability}: ${l.failures}/${l.runs}${l.accepted ? '' : ' ✗'}`).join(', ')}; ${r.strength.runs} runs)`);
-    for (const p of top3) console.log(`    ${p.rank}. ${p.file}:${p.line}${p.thread !== undefined ? ` in ${p.thread}` : ''} ${p.method} ${pct(p.failWithout)} → ${pct(p.failWith)} p=${p.pValue.toExponential(1)}${p.together !== undefined ? ` (together with the other ${p.together - 1})` : ''}${isBugPoint(tags, p) ? "  @bug" : ''}`);
+    for (const p of top3) console.log(`    ${p.rank}. ${p.file}:${p.line}${p.thread !== undefined ? ` in ${p.thread}` : ''} ${p.method} ${pct(p.failWithout)} → ${pct(p.failWith)} p=${p.pValue.toExponential(1)}${p.together !== undefined ? ` (together with the other ${p.together - 1})` : ''}${isBugPoint(tags, p) ? '  @bug' : ''}`);
   } catch (e) {
     console.log(`${s.pkg.padEnd(16)} error: ${e.message}`);
   } finally {
