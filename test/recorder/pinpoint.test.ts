@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parsePinpointArgs, PinpointUsageError, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
+import { parsePinpointArgs, PinpointUsageError, pinpointJsonReport, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
 import { candidatePoints, pathNeighbours } from '../../server/src/engine/noise/candidatePoints';
 import type { InstrumentedPoint } from '../../server/src/engine/noise/noisePlan';
 import { makePlan, perThreadCandidates, searchOutcome } from '../../server/src/recorder/pinpoint';
@@ -79,6 +79,49 @@ test('braid pinpoint: argument errors say what is wrong', () => {
   const bad = spawnSync(process.execPath, [cli, 'pinpoint', '--budget', '1', '--', 'java'], { encoding: 'utf8' });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--budget 1: expected a whole number of runs ≥ 2/);
+});
+
+test('JSON report: a configuration\'s points carry `together`, a spent budget carries `suggestPerThread` (docs/cli.md)', () => {
+  const point = (rank: number, line: number, thread: string) => ({
+    rank,
+    id: `t/T.u()V@${line}`,
+    file: 't/T.java',
+    line,
+    method: 't.T.u',
+    failWith: 0.91,
+    failWithout: 0.55,
+    pValue: 5.7e-8,
+    score: 4,
+    thread,
+    together: 2,
+  });
+  const config = JSON.parse(
+    JSON.stringify(
+      pinpointJsonReport({ points: [point(1, 19, 'remover'), point(2, 21, 'inserter')], plan: '/w/p.json', runs: 145, candidates: 26, rounds: 9, stopped: 'significant', message: 'm' }),
+    ),
+  );
+  assert.deepEqual(
+    config.points.map((p: { line: number; thread: string; together: number }) => [p.line, p.thread, p.together]),
+    [
+      [19, 'remover', 2],
+      [21, 'inserter', 2],
+    ],
+  );
+  assert.equal(config.plan, '/w/p.json');
+  assert.equal(config.strength, null);
+  assert.equal('suggestPerThread' in config, false);
+  const single = pinpointJsonReport({
+    points: [{ rank: 1, id: 'a/B.f()V@3', file: 'a/B.java', line: 7, method: 'a.B.f', failWith: 0.61, failWithout: 0.02, pValue: 3e-8, score: 5 }],
+    runs: 400,
+    candidates: 13,
+    rounds: 30,
+    stopped: 'budget',
+    suggestPerThread: true,
+  });
+  const p1 = (single.points as Record<string, unknown>[])[0];
+  assert.deepEqual(Object.keys(p1), ['rank', 'file', 'line', 'method', 'failWith', 'failWithout', 'pValue', 'id', 'score']);
+  assert.equal(single.plan, null);
+  assert.equal(single.suggestPerThread, true);
 });
 
 test('text report: failure rates without → with noise at each trigger point', () => {

@@ -247,3 +247,17 @@ test('folders are searched recursively for .trace.jsonl and .trace.jsonl.gz', ()
     ['E5', 'E5.trace.jsonl.gz'],
   ]);
 });
+
+test('analyze --help and summarize -h print their own usage and exit 0 (no trace is read)', () => {
+  const a = braid('analyze', '--help');
+  assert.equal(a.code, 0, a.err);
+  assert.match(a.out, /^Usage:\n {2}braid analyze <trace files or folders\.\.\.> \[options\]/);
+  assert.match(a.out, /--top N/);
+  assert.doesNotMatch(a.out, /^ {2}braid (summarize|record)/m);
+  const s = braid('summarize', '-h');
+  assert.equal(s.code, 0, s.err);
+  assert.match(s.out, /^Usage:\n {2}braid summarize /);
+  assert.doesNotMatch(s.out, /--griffin-t/);
+  // an unknown option is still a usage error
+  assert.equal(braid('analyze', '--helpme').code, 2);
+});

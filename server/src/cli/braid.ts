@@ -280,6 +280,16 @@ async function writeReport(output: string | undefined, write: (sink: ChunkSink) 
   await Promise.race([once(stream, 'finish'), failed]);
 }
 
+/** The part of USAGE about one command: its `  braid <name>` line and the lines indented under it. */
+export function commandUsage(name: string): string {
+  const lines = USAGE.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`  braid ${name} `));
+  if (start < 0) return USAGE;
+  let end = start + 1;
+  while (end < lines.length && lines[end].startsWith('    ')) end++;
+  return ['Usage:', ...lines.slice(start, end)].join('\n');
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -289,6 +299,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (cmd === '--version' || cmd === '-v') {
       process.stdout.write(VERSION + '\n');
+      return 0;
+    }
+    if ((cmd === 'analyze' || cmd === 'summarize') && (rest.includes('--help') || rest.includes('-h'))) {
+      process.stdout.write(commandUsage(cmd) + '\n');
       return 0;
     }
     if (cmd === 'analyze') return await analyzeCommand(rest);

@@ -183,6 +183,36 @@ export function strengthLine(s: NonNullable<PinpointResult['strength']>): string
   return `plan strength: noise at ${fraction(s.probability)} of the visits (${s.probability === s.full?.probability ? full : [chosen, full].filter(Boolean).join('; ')})${why} — ${s.runs} run(s)`;
 }
 
+/**
+ * What `--format json` prints (docs/cli.md): the trigger points (with `thread` per thread and
+ * `together` on the points of a configuration), the plan, the runs and how the search ended.
+ */
+export function pinpointJsonReport(r: PinpointResult): Record<string, unknown> {
+  return {
+    points: r.points.map((p) => ({
+      rank: p.rank,
+      file: p.file,
+      line: p.line,
+      method: p.method,
+      failWith: p.failWith,
+      failWithout: p.failWithout,
+      pValue: p.pValue,
+      id: p.id,
+      score: p.score,
+      ...(p.thread !== undefined ? { thread: p.thread } : {}),
+      ...(p.together !== undefined ? { together: p.together } : {}),
+    })),
+    plan: r.plan ?? null,
+    runs: r.runs,
+    candidates: r.candidates,
+    rounds: r.rounds,
+    stopped: r.stopped,
+    message: r.message,
+    ...(r.suggestPerThread ? { suggestPerThread: true } : {}),
+    strength: r.strength ?? null,
+  };
+}
+
 export function pinpointTextReport(r: PinpointResult, cwd = process.cwd()): string {
   const out: string[] = [];
   out.push(`braid pinpoint: ${r.runs} run(s), ${r.rounds} round(s) over ${r.candidates} candidate point(s); stopped: ${r.stopped}`);
@@ -237,16 +267,7 @@ export async function runPinpointCommand(argv: string[]): Promise<number> {
     });
     if (tty) process.stderr.write('\r\x1b[K');
     if (args.format === 'json') {
-      console.log(JSON.stringify({
-        points: r.points.map((p) => ({ rank: p.rank, file: p.file, line: p.line, method: p.method, failWith: p.failWith, failWithout: p.failWithout, pValue: p.pValue, id: p.id, score: p.score, ...(p.thread !== undefined ? { thread: p.thread } : {}) })),
-        plan: r.plan ?? null,
-        runs: r.runs,
-        candidates: r.candidates,
-        rounds: r.rounds,
-        stopped: r.stopped,
-        message: r.message,
-        strength: r.strength ?? null,
-      }, null, 2));
+      console.log(JSON.stringify(pinpointJsonReport(r), null, 2));
     } else console.log(pinpointTextReport(r));
     if (r.stopped === 'cancelled') return 130;
     return r.points.length > 0 ? 0 : 1;
