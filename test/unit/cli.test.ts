@@ -261,3 +261,41 @@ test('analyze --help and summarize -h print their own usage and exit 0 (no trace
   // an unknown option is still a usage error
   assert.equal(braid('analyze', '--helpme').code, 2);
 });
+
+test('a bad --output is a usage error before any trace is read; an option without its value says so', () => {
+  const dir = tempDir();
+  const missing = path.join(dir, 'no-such-folder', 'out.json');
+  for (const [cmd, extra] of [
+    ['analyze', []],
+    ['summarize', []],
+    ['methods', []],
+  ] as const) {
+    const r = braid(cmd, fixtures, ...extra, '--output', missing);
+    assert.equal(r.code, 2, `${cmd}: ${r.err}`);
+    assert.match(r.err, new RegExp(`--output: the folder .*no-such-folder does not exist`), cmd);
+    assert.equal(existsSync(path.join(dir, 'no-such-folder')), false);
+  }
+  const isDir = braid('analyze', fixtures, '--output', dir);
+  assert.equal(isDir.code, 2);
+  assert.match(isDir.err, /--output: .* is a folder; give a file name/);
+  const noValue = braid('analyze', fixtures, '--format');
+  assert.equal(noValue.code, 2);
+  assert.match(noValue.err, /--format needs a value/);
+});
+
+test('a folder without traces next to folders with traces is a warning; the others are analyzed', () => {
+  const empty = tempDir();
+  const r = braid('analyze', empty, fixtures, '--format', 'json', '--no-bugs');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /: warning: no trace files \(\*\.trace\.jsonl, \*\.trace\.jsonl\.gz\) in this folder/);
+  assert.equal(JSON.parse(r.out).executions.total, 6);
+});
+
+test('record --out naming a file: a clear error before any run', () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'afile');
+  writeFileSync(file, 'x');
+  const r = braid('record', '--runs', '1', '--out', file, '--', 'java', 'NoSuchClassXyz');
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /the trace folder .*afile cannot be made: it \(or a folder above it\) is a file/);
+});

@@ -87,6 +87,8 @@ test('point ids: <internal class>.<method><descriptor>@<offset>', () => {
 
 test('JSON syntax errors name the file, line and column', () => {
   assert.throws(() => parseNoisePlan('{\n  "format": "braid-noise-plan",\n  "version": 1,,\n}', 'p.json'), /^Error: p\.json: not valid JSON \(line 3, column 16/);
+  assert.throws(() => parseNoisePlan('  \n', 'p.json'), /^Error: p\.json: not valid JSON \(the file is empty\)/);
+  assert.throws(() => parseNoisePlan('{\n  "format": "braid-noise-plan",\n  "version": 1,\n  "points": [\n', 'p.json'), /^Error: p\.json: not valid JSON \(line 4, column 14: the file ends before the JSON is complete\)/);
 });
 
 test('written plans read back the same; a missing file is named', async () => {

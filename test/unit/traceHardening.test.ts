@@ -42,6 +42,20 @@ test('finding 1: a stack redefined into a cycle is an error at the redefining li
   assert.deepEqual([firstError(r)?.line, firstError(r)?.message], [at, 'stack 0 is defined twice']);
 });
 
+test('a var, loc or thread id defined twice differently is an error at the second definition; the same definition repeated is accepted', async () => {
+  const ev = '[1,1,"W",0,0]';
+  const dupVar = await read([HEADER, ...DEFS, '{"def":"var","id":0,"name":"other"}', ev].join('\n') + '\n');
+  assert.equal(dupVar.r.ok, false);
+  assert.deepEqual([firstError(dupVar.r)?.line, firstError(dupVar.r)?.message], [4, 'var 0 is defined twice, differently (first "x", now "other"); give each var its own id']);
+  const dupLoc = await read([HEADER, ...DEFS, '{"def":"loc","id":0,"file":"A.java","line":4,"method":"A.m"}', ev].join('\n') + '\n');
+  assert.deepEqual([firstError(dupLoc.r)?.line, firstError(dupLoc.r)?.message], [4, 'loc 0 is defined twice, differently (first A.java:3 A.m, now A.java:4 A.m); give each loc its own id']);
+  const dupThread = await read([HEADER, ...DEFS, '{"def":"thread","id":1,"name":"a"}', '{"def":"thread","id":1,"name":"b"}', ev].join('\n') + '\n');
+  assert.deepEqual([firstError(dupThread.r)?.line, firstError(dupThread.r)?.message], [5, 'thread 1 is defined twice, differently (first "a", now "b"); give each thread its own id']);
+  const same = await read([HEADER, ...DEFS, ...DEFS, '{"def":"thread","id":1,"name":"a"}', '{"def":"thread","id":1,"name":"a"}', ev].join('\n') + '\n');
+  assert.equal(same.r.ok, true, JSON.stringify(same.r.diagnostics));
+  assert.equal(same.events.length, 1);
+});
+
 test('finding 1: a stack id may not be defined on an undefined parent, nor with both frames and frame', async () => {
   const bad1 = await read([HEADER, ...DEFS, '{"def":"stack","id":1,"parent":7,"frame":0}'].join('\n') + '\n');
   assert.deepEqual([firstError(bad1.r)?.line, firstError(bad1.r)?.message], [4, 'stack 1 has parent stack 7, which is not defined']);

@@ -139,6 +139,26 @@ test('gzip traces are read; a truncated gzip is an error and the file is skipped
   assert.match(err.message, /gzip data is truncated or corrupt/);
   assert.equal(err.file, 'b.trace.jsonl.gz');
   assert.ok(err.line && err.line > 1);
+  assert.match(err.message, /after line \d+/);
+  // corrupt from the first byte (a gzip header, then garbage): nothing was read, and the message says so
+  const bad = Buffer.concat([gz.subarray(0, 10), Buffer.alloc(64, 0xff)]);
+  const none = await read(bad, 'c.trace.jsonl.gz');
+  const e0 = none.r.diagnostics.find((d) => d.severity === 'error')!;
+  assert.match(e0.message, /gzip data is truncated or corrupt from the start: nothing could be read/);
+  assert.equal(e0.line, 1);
+});
+
+test('a binary file is an invalid-JSON error that says the file looks binary, with the bytes escaped', async () => {
+  const bin = await read(Buffer.from([0x7b, 0x00, 0xff, 0xfe, 0x0a]), 'bin.trace.jsonl');
+  const e = bin.r.diagnostics.find((d) => d.severity === 'error')!;
+  assert.equal(e.line, 1);
+  assert.match(e.message, /^invalid JSON: .*\(the file looks binary, not a JSON-lines trace/);
+  assert.doesNotMatch(e.message, /[\u0000\ufffd]/);
+  // after a good header: a line that is neither an array nor an object
+  const other = await read(Buffer.concat([Buffer.from(HEADER + '\n'), Buffer.from([0xff, 0xfe, 0x41, 0x0a])]), 'bin2.trace.jsonl');
+  const e2 = other.r.diagnostics.find((d) => d.severity === 'error')!;
+  assert.equal(e2.line, 2);
+  assert.match(e2.message, /found "\\ufffd\\ufffdA" \(the file looks binary/);
 });
 
 test('lines split across stream chunks are joined', async () => {

@@ -10,6 +10,7 @@ import { createWriteStream, openSync } from 'node:fs';
 import { once } from 'node:events';
 import { AnalysisOptions, AnalysisResult, fileHash, Strategy } from '../engine/analysis';
 import { analyzeInputs, analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
+import { outputErrorMessage, outputPathProblem } from './outputPath';
 import { writeSummaryFile } from '../engine/summary/summaryFile';
 import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
@@ -105,7 +106,11 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
   for (let k = 0; k < argv.length; k++) {
     const arg = argv[k];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const next = () => (inline !== undefined ? inline : argv[++k]);
+    const next = (): string => {
+      const v = inline !== undefined ? inline : argv[++k];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
     switch (flag) {
       case '--format': {
         const v = next();
@@ -216,8 +221,15 @@ export function griffinOptions(g: GriffinCliOptions): GriffinOptions {
   return rest;
 }
 
+/** An --output that cannot be written is a usage error before any trace is read. */
+function checkOutput(args: AnalyzeArgs): void {
+  const problem = args.output === undefined ? undefined : outputPathProblem(args.output);
+  if (problem) throw new UsageError(`--output: ${problem}`);
+}
+
 async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
+  checkOutput(args);
   const { result } = await analyzeInputsRanked(args.inputs, args.options, { workers: args.workers, cacheDir: args.cache });
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   const bugs = args.griffin.enabled && args.format !== 'sarif' ? explainBugs(undefined, result, griffinOptions(args.griffin)) : undefined;
@@ -241,6 +253,7 @@ async function analyzeCommand(argv: string[]): Promise<number> {
 async function summarizeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
   if (!args.output) throw new UsageError('braid summarize needs --output FILE (e.g. shard-1.braid-summary.json)');
+  checkOutput(args);
   const { analyzer, diagnostics } = await analyzeInputs(args.inputs, args.options, { workers: args.workers, cacheDir: args.cache });
   const all = [...diagnostics, ...analyzer.diagnostics()];
   for (const d of all) process.stderr.write(formatDiagnostic(d) + '\n');
@@ -271,7 +284,12 @@ async function writeReport(output: string | undefined, write: (sink: ChunkSink) 
     await write(streamSink(process.stdout));
     return;
   }
-  const fd = openSync(output, 'w'); // a bad path is a plain error here, before anything is written
+  let fd: number;
+  try {
+    fd = openSync(output, 'w'); // before anything is written
+  } catch (e) {
+    throw new Error(outputErrorMessage('--output', output, e as NodeJS.ErrnoException));
+  }
   const stream = createWriteStream('', { fd });
   const failed = new Promise<never>((_, reject) => stream.once('error', reject));
   failed.catch(() => undefined);

@@ -11,6 +11,7 @@ import { rankMethodsOfTraceFiles } from '../engine/callgraph/localizationProcess
 import { CLASS_BALANCES, ClassBalance, GRAPH_REPRESENTATIONS, GraphRepresentation } from '../engine/callgraph/methodRanking';
 import type { InterThreadReading } from '../engine/callgraph/temporalEdges';
 import { methodsJsonReport, methodsSarifReport, methodsTextReport } from '../engine/callgraph/methodsReport';
+import { outputErrorMessage, outputPathProblem } from './outputPath';
 
 export const METHODS_USAGE = `  braid methods <trace files or folders...> [--format text|json|sarif] [--top N]
         [--graph call|next|inter|intra|all] [--balance weights|subsample|none] [--seed S]
@@ -112,6 +113,8 @@ export async function runMethodsCommand(argv: string[]): Promise<number> {
       return 0;
     }
     a = parseMethodsArgs(argv);
+    const problem = a.output ? outputPathProblem(a.output) : undefined;
+    if (problem) throw new Usage(`--output: ${problem}`);
   } catch (e) {
     if (e instanceof Usage) {
       process.stderr.write(`braid methods: ${e.message}\n\nUsage:\n${METHODS_USAGE}\n`);
@@ -124,7 +127,12 @@ export async function runMethodsCommand(argv: string[]): Promise<number> {
   for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   // JSON and SARIF are streamed (report/jsonStream.ts): one method at a time, never one huge string
   const report = a.format === 'json' ? methodsJsonReport(r, a.top) : a.format === 'sarif' ? methodsSarifReport(r, a.top ?? 20) : undefined;
-  const fd = a.output ? openSync(a.output, 'w') : undefined; // a bad path is a plain error before anything is written
+  let fd: number | undefined;
+  try {
+    fd = a.output ? openSync(a.output, 'w') : undefined; // before anything is written
+  } catch (e) {
+    throw new Error(outputErrorMessage('--output', a.output!, e as NodeJS.ErrnoException));
+  }
   const stream = fd !== undefined ? createWriteStream('', { fd }) : process.stdout;
   const sink = streamSink(stream);
   if (report) await writeJson(report, sink);

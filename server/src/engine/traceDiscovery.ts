@@ -10,10 +10,18 @@ import { Diagnostic } from './trace/traceFormat';
 
 export const TRACE_FILE_PATTERN = /\.trace\.jsonl(\.gz)?$/;
 
-export async function findTraceFiles(inputs: string[]): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
+/**
+ * `alsoAccepts`: other files the caller reads from the same folders (e.g. summaries): a folder
+ * holding only those is not "a folder without traces". A folder given next to inputs that do hold
+ * traces but holding none itself gets a warning (given alone, the caller's "no trace files found"
+ * error says it).
+ */
+export async function findTraceFiles(inputs: string[], alsoAccepts?: RegExp): Promise<{ files: string[]; diagnostics: Diagnostic[] }> {
   const files: string[] = [];
   const diagnostics: Diagnostic[] = [];
   const seen = new Set<string>();
+  let others = 0;
+  const emptyFolders: string[] = [];
   async function walk(dir: string, root: string): Promise<void> {
     let entries;
     try {
@@ -43,6 +51,7 @@ export async function findTraceFiles(inputs: string[]): Promise<{ files: string[
         }
         add(p);
       } else if (TRACE_FILE_PATTERN.test(e.name)) add(p);
+      else if (alsoAccepts?.test(e.name)) others++;
     }
   }
   function add(p: string): void {
@@ -61,8 +70,14 @@ export async function findTraceFiles(inputs: string[]): Promise<{ files: string[
       diagnostics.push({ severity: 'error', file: input, message: code === 'ELOOP' ? 'symbolic link loop (too many levels of symbolic links)' : code === 'EACCES' ? 'permission denied' : 'no such file or folder' });
       continue;
     }
-    if (st.isDirectory()) await walk(input, await fs.realpath(input));
-    else add(input);
+    if (st.isDirectory()) {
+      const before = files.length;
+      const othersBefore = others;
+      await walk(input, await fs.realpath(input));
+      if (files.length === before && others === othersBefore) emptyFolders.push(input);
+    } else add(input);
   }
+  if (files.length > 0)
+    for (const dir of emptyFolders) diagnostics.push({ severity: 'warning', file: dir, message: 'no trace files (*.trace.jsonl, *.trace.jsonl.gz) in this folder' });
   return { files, diagnostics };
 }

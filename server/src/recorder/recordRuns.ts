@@ -49,7 +49,16 @@ export async function recordRuns(
   signal?: AbortSignal,
 ): Promise<RecordSummary> {
   const jar = findAgentJar(o.agentJar);
-  await fs.mkdir(o.outDir, { recursive: true });
+  try {
+    await fs.mkdir(o.outDir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? `the trace folder ${o.outDir} cannot be made: it (or a folder above it) is a file`
+        : `the trace folder ${o.outDir} cannot be made: ${(e as Error).message}`,
+    );
+  }
   const unlock = await lockTraceFolder(o.outDir);
   try {
     return await recordLocked(o, jar, onProgress, signal);

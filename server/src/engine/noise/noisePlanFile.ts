@@ -111,8 +111,13 @@ export function parseNoisePlan(text: string, file: string): NoisePlan {
 }
 
 function jsonErrorPlace(text: string, e: Error): string {
+  if (text.trim() === '') return 'the file is empty';
   const m = /position (\d+)/.exec(e.message);
-  if (!m) return e.message;
+  if (!m) {
+    // the text ended inside a value (a cut-off file): the place is its end
+    const lines = text.replace(/\s+$/, '').split('\n');
+    return /end of JSON input/i.test(e.message) ? `line ${lines.length}, column ${lines[lines.length - 1].length + 1}: the file ends before the JSON is complete` : e.message;
+  }
   const before = text.slice(0, Number(m[1]));
   const line = before.split('\n').length;
   const column = before.length - before.lastIndexOf('\n');

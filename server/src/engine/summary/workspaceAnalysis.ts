@@ -210,7 +210,10 @@ export async function analyzeInputs(
       }
     }
   }
-  const found = await findTraceFiles(inputs.filter((i) => !SUMMARY_FILE_PATTERN.test(i)));
+  const found = await findTraceFiles(
+    inputs.filter((i) => !SUMMARY_FILE_PATTERN.test(i)),
+    SUMMARY_FILE_PATTERN,
+  );
   diagnostics.push(...found.diagnostics);
   const traces = found.files.length;
   if (cache && summaries === 0) {

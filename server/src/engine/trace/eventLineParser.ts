@@ -19,7 +19,7 @@ export class EventLineError extends Error {}
 export function excerpt(text: string | undefined, max = 40): string {
   if (text === undefined) return 'undefined';
   const cut = text.length > max ? text.slice(0, max) + '…' : text;
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffd]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

@@ -212,7 +212,10 @@ class TraceLineReader {
       if (err instanceof TraceLineError) {
         this.error(err.message, err.line);
       } else if (isZlibError(err)) {
-        this.error(`gzip data is truncated or corrupt after line ${this.line} (${(err as Error).message}); the file is skipped`, this.line + 1);
+        this.error(
+          `gzip data is truncated or corrupt ${this.line === 0 ? 'from the start: nothing could be read' : `after line ${this.line}`} (${(err as Error).message}); the file is skipped`,
+          this.line + 1,
+        );
       } else if (isFsError(err)) {
         this.error(`cannot read the file: ${fsErrorText(err)}`, 1);
       } else {
@@ -283,7 +286,8 @@ class TraceLineReader {
     } else if (first === 0x7b /* { */) {
       this.processObject(this.parseJson(buf.toString('utf8', start, end)) as Record<string, unknown>);
     } else {
-      throw new TraceLineError(this.line, `expected a JSON array (event) or object (definition/outcome), found ${excerpt(JSON.stringify(buf.toString('utf8', start, Math.min(end, start + 20))))}`);
+      const head = buf.toString('utf8', start, Math.min(end, start + 20));
+      throw new TraceLineError(this.line, `expected a JSON array (event) or object (definition/outcome), found ${excerpt(JSON.stringify(head))}${binaryHint(head)}`);
     }
   }
 
@@ -294,7 +298,7 @@ class TraceLineReader {
     } catch (err) {
       // V8 quotes the start of the text in its message: keep only the short, escaped reason
       const reason = String((err as Error).message).replace(/,? "[\s\S]*"(\.\.\.)? is not valid JSON$/, '');
-      throw new TraceLineError(this.line, `invalid JSON: ${excerpt(reason, 100)}`);
+      throw new TraceLineError(this.line, `invalid JSON: ${excerpt(reason, 100)}${binaryHint(text)}`);
     }
   }
 
@@ -384,9 +388,13 @@ class TraceLineReader {
     const id = this.id(o, 'id');
     const s = this.symbols;
     switch (o.def) {
-      case 'thread':
-        s.threads.set(id, { id, name: this.str(o, 'name', false) ?? `thread ${id}` });
+      case 'thread': {
+        const name = this.str(o, 'name', false) ?? `thread ${id}`;
+        const before = s.threads.get(id);
+        if (before && before.name !== name) throw this.redefined('thread', id, JSON.stringify(before.name), JSON.stringify(name));
+        s.threads.set(id, { id, name });
         return;
+      }
       case 'var': {
         // only the fields present: a VarDef without optional fields is a small object
         const v: VarDef = { id, name: this.str(o, 'name')! };
@@ -396,6 +404,8 @@ class TraceLineReader {
         if (field !== undefined) v.field = field;
         if (o.array === true) v.array = true;
         else if (o.array !== undefined && o.array !== false) this.warn('"array" must be true or false; ignored', this.line);
+        const before = s.hasVar(id) ? s.vars.get(id) : undefined;
+        if (before && !sameDef(before, v)) throw this.redefined('var', id, describeVar(before), describeVar(v));
         s.defineVar(id, v);
         return;
       }
@@ -410,6 +420,8 @@ class TraceLineReader {
           if (typeof o.harness !== 'boolean') throw new TraceLineError(this.line, '"harness" must be true or false');
           if (o.harness) loc.harness = true;
         }
+        const before = s.hasLoc(id) ? s.locs.get(id) : undefined;
+        if (before && !sameDef(before, loc)) throw this.redefined('loc', id, describeLoc(before), describeLoc(loc));
         s.defineLoc(id, loc);
         return;
       }
@@ -438,6 +450,11 @@ class TraceLineReader {
       default:
         throw new TraceLineError(this.line, `unknown definition kind ${excerpt(JSON.stringify(o.def))} (expected thread, var, loc or stack)`);
     }
+  }
+
+  /** A second definition of an id that differs from the first: every event of the id would silently change meaning. */
+  private redefined(kind: string, id: number, before: string, now: string): TraceLineError {
+    return new TraceLineError(this.line, `${kind} ${id} is defined twice, differently (first ${excerpt(before)}, now ${excerpt(now)}); give each ${kind} its own id`);
   }
 
   private warnTruncatedStack(): void {
@@ -564,4 +581,24 @@ function isZlibError(err: unknown): boolean {
 function isFsError(err: unknown): boolean {
   const code = (err as { code?: string })?.code ?? '';
   return ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'EMFILE', 'ENFILE', 'EIO', 'ELOOP', 'ENAMETOOLONG', 'ENOTDIR', 'ENXIO'].includes(code);
+}
+
+/** Two var or loc definitions with the same fields (a repeated identical definition is accepted). */
+function sameDef(a: object, b: object): boolean {
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => (a as Record<string, unknown>)[k] === (b as Record<string, unknown>)[k]);
+}
+
+function describeVar(v: VarDef): string {
+  return JSON.stringify(v.name) + (v.class !== undefined || v.field !== undefined ? ` (${v.class ?? ''}.${v.field ?? ''})` : '') + (v.array ? ' (array)' : '');
+}
+
+function describeLoc(l: LocDef): string {
+  return `${l.file}:${l.line}${l.method ? ` ${l.method}` : ''}${l.call !== undefined ? ` call ${l.call}` : ''}${l.harness ? ' (harness)' : ''}`;
+}
+
+/** A note for text that is not UTF-8 text at all (NUL bytes or bytes that are not UTF-8). */
+function binaryHint(text: string): string {
+  return /[\u0000\ufffd]/.test(text) ? ' (the file looks binary, not a JSON-lines trace: is it compressed without the .gz suffix, or not a trace?)' : '';
 }
