@@ -14,6 +14,7 @@ import { commonCallStack } from '../../server/src/engine/griffin/commonCallStack
 import { CoverageMatrix, MatrixPattern } from '../../server/src/engine/griffin/coverageMatrix';
 import { bugsTextReport, explainBugs, explainMatrix, GriffinOptions } from '../../server/src/engine/griffin/griffin';
 import { suspiciousMethods } from '../../server/src/engine/griffin/suspiciousMethods';
+import { fixAdvice } from '../../server/src/engine/griffin/fixAdvice';
 import { TestCodeClassifier } from '../../server/src/engine/testCode';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
 import { parseAnalyzeArgs, griffinOptions, UsageError } from '../../server/src/cli/braid';
@@ -368,6 +369,36 @@ test('fix advice kinds: atomicity-violation for a single-variable triple, order-
   assert.match(bugs[0].advice.steps[0], /Make Account\.withdraw \(Account\.java:10–11\) atomic with respect to Account\.deposit \(Account\.java:20\)/);
   assert.equal(bugs[1].advice.kind, 'order-violation');
   assert.match(bugs[1].advice.summary, /^Order violation on Account\.balance: in the failing runs thread 1's write of Account\.balance at Account\.java:3 \(in Account constructor \(Account\.java:3\)\) happens before thread 2's read of Account\.balance at Account\.java:10 \(in Account\.withdraw/);
+});
+
+test('fix advice describes the best-ranked pattern (the longest of its ties), not a longer pattern ranked lower; a bug of pairs alone is an order violation', () => {
+  // a lazy cache: get (line 61) then put (65), and a counter (66) updated after the put
+  const B = ['Cache.java:50:app.Cache.lookup'];
+  const get: Acc = [1, 'R', 'app.Cache.map', [...B, 'Cache.java:61:app.Cache.bucketFor']];
+  const put2: Acc = [2, 'W', 'app.Cache.map', [...B, 'Cache.java:65:app.Cache.bucketFor']];
+  const put1: Acc = [1, 'W', 'app.Cache.map', [...B, 'Cache.java:65:app.Cache.bucketFor']];
+  const cnt1: Acc = [1, 'W', 'app.Cache.created', [...B, 'Cache.java:66:app.Cache.bucketFor']];
+  const cnt2: Acc = [2, 'W', 'app.Cache.created', [...B, 'Cache.java:66:app.Cache.bucketFor']];
+  const patterns = [
+    pat(0, 'P1', 'order', [get, put2]), // tied with row 1 (same runs), listed first (shorter)
+    pat(1, 'P7', 'single-variable atomicity', [get, put2, put1]),
+    pat(2, 'P10', 'multi-variable atomicity', [cnt1, put2, cnt2, put1]), // longer, ranked lower
+    pat(3, 'P2', 'order', [put1, [2, 'R', 'app.Cache.map', [...B, 'Cache.java:61:app.Cache.bucketFor']]]),
+  ];
+  const runs = ['F1', 'F2', 'F3', 'F4', 'P1', 'P2', 'P3', 'P4'].map((e) => ({ execution: e, failing: e.startsWith('F') }));
+  const covers = runs.map((r, k) => (r.failing ? (k < 3 ? [0, 1, 2, 3] : [0, 1, 3]) : k === 4 ? [0, 1, 2] : [3]));
+  const m = new CoverageMatrix(patterns, runs, covers);
+  const methods = [1, 2].map((thread) => ({ thread: thread as 1 | 2, method: 'app.Cache.bucketFor', file: 'Cache.java', line: 61, lines: [61, 65, 66], commonStack: [], rule: 1 as const }));
+  const members = (rows: number[]) => rows.map((row) => ({ row, flip: false }));
+  const best = fixAdvice(m, members([0, 1, 2]), methods);
+  assert.equal(best.kind, 'atomicity-violation');
+  assert.match(best.interleaving, /^T1 R Cache\.map @ Cache\.java:61 .* → T2 W Cache\.map @ Cache\.java:65 .* → T1 W Cache\.map @ Cache\.java:65/);
+  assert.match(best.summary, /reads Cache\.map \(Cache\.java:61\) and later writes Cache\.map \(Cache\.java:65\), but in between thread 2 .* writes Cache\.map \(Cache\.java:65\)\./);
+  // the best is a pair ranked above every atomicity pattern: the best-ranked atomicity pattern explains it
+  assert.match(fixAdvice(m, members([3, 2]), methods).interleaving, /Cache\.created/);
+  assert.equal(fixAdvice(m, members([3, 2]), methods).kind, 'multi-variable-atomicity-violation');
+  // pairs alone
+  assert.equal(fixAdvice(m, members([0, 3]), methods).kind, 'order-violation');
 });
 
 test('suspicious methods: test code is not named while code under test is on the stacks (deepest common code under test)', () => {

@@ -28,17 +28,18 @@ interface LaneAccess {
 }
 
 export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[], methods: readonly SuspiciousMethod[]): FixAdvice {
-  // the longest atomicity pattern (best-ranked among equals) explains the bug; pairs only → order violation.
-  // Longest, not first: within a score the ranking lists shorter patterns first (docs/algorithms.md).
-  let main = members[0];
-  let longest = 2;
-  for (const x of members) {
-    const n = m.pattern(x.row).accesses.length;
-    if (n > longest) {
-      main = x;
-      longest = n;
-    }
-  }
+  // The bug's best-ranked pattern explains it — the longest of those tied with it (the same failing and
+  // passing runs): within a tie the ranking lists shorter patterns first (docs/algorithms.md), and a
+  // pair tied with its own atomicity pattern is that atomicity violation. A longer pattern that ranks
+  // lower is not the story: it adds a variable the best pattern does without (e.g. a counter updated
+  // next to a check-then-act). Only a bug of pairs alone is an order violation: when the best is a
+  // pair, the best-ranked atomicity pattern (≥ 3 accesses) explains the bug.
+  const len = (x: Pick<PatternMember, 'row'>) => m.pattern(x.row).accesses.length;
+  let lead = members[0];
+  if (len(lead) === 2) lead = members.find((x) => len(x) > 2) ?? lead;
+  let main = lead;
+  for (const x of members)
+    if (m.failed[x.row] === m.failed[lead.row] && m.passed[x.row] === m.passed[lead.row] && len(x) > len(main)) main = x;
   const p = m.pattern(main.row);
   const seq: LaneAccess[] = p.accesses.map((a, k) => ({ lane: laneOf(m, main, k), access: a }));
   const interleaving = seq.map((x) => `T${x.lane} ${x.access.type} ${shortVar(x.access.variable)} @ ${loc(x.access.file, [x.access.line])} (${shortMethod(x.access.method)})`).join(' → ');
