@@ -12,7 +12,7 @@ import { clusterFailingExecutions } from '../../server/src/engine/griffin/cluste
 import { clusterSuspiciousPatterns } from '../../server/src/engine/griffin/clusterSuspiciousPatterns';
 import { commonCallStack } from '../../server/src/engine/griffin/commonCallStack';
 import { CoverageMatrix, MatrixPattern } from '../../server/src/engine/griffin/coverageMatrix';
-import { bugsTextReport, explainBugs, explainMatrix, GriffinOptions } from '../../server/src/engine/griffin/griffin';
+import { absorbSideEffects, bugsTextReport, explainBugs, explainMatrix, GriffinOptions } from '../../server/src/engine/griffin/griffin';
 import { suspiciousMethods } from '../../server/src/engine/griffin/suspiciousMethods';
 import { fixAdvice } from '../../server/src/engine/griffin/fixAdvice';
 import { TestCodeClassifier } from '../../server/src/engine/testCode';
@@ -399,6 +399,49 @@ test('fix advice describes the best-ranked pattern (the longest of its ties), no
   assert.equal(fixAdvice(m, members([3, 2]), methods).kind, 'multi-variable-atomicity-violation');
   // pairs alone
   assert.equal(fixAdvice(m, members([0, 3]), methods).kind, 'order-violation');
+});
+
+test('merge step, rule 5: a bug whose failing runs the next bug explains too, with a weaker lead, inside that bug\'s methods, is folded into it', () => {
+  const C = ['Job.java:90:app.Job.runTask', 'Cache.java:60:app.Cache.bucketFor'];
+  const A = ['Job.java:90:app.Job.runTask', 'Bucket.java:38:app.Bucket.add'];
+  const patterns = [
+    // the check-then-act (the bug): 4 failing runs, 2 passing
+    pat(0, 'P7', 'single-variable atomicity', [
+      [1, 'R', 'app.Cache.map', [...C, 'Cache.java:61:app.Cache.bucketFor']],
+      [2, 'W', 'app.Cache.map', [...C, 'Cache.java:65:app.Cache.bucketFor']],
+      [1, 'W', 'app.Cache.map', [...C, 'Cache.java:65:app.Cache.bucketFor']],
+    ]),
+    // a counter in bucketFor next to the bucket's own (locked) list: 2 failing runs, 0 passing (higher precision)
+    pat(1, 'P10', 'multi-variable atomicity', [
+      [1, 'W', 'app.Bucket.lines', [...A, 'Bucket.java:38:app.Bucket.add']],
+      [2, 'W', 'app.Cache.created', [...C, 'Cache.java:66:app.Cache.bucketFor']],
+      [2, 'W', 'app.Bucket.lines', [...A, 'Bucket.java:38:app.Bucket.add']],
+      [1, 'W', 'app.Cache.created', [...C, 'Cache.java:66:app.Cache.bucketFor']],
+    ]),
+  ];
+  const runs = ['F1', 'F2', 'F3', 'F4', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6'].map((e) => ({ execution: e, failing: e.startsWith('F') }));
+  const covers = runs.map((_, k) => (k < 2 ? [0, 1] : k < 4 ? [0] : k < 6 ? [0] : []));
+  const m = new CoverageMatrix(patterns, runs, covers);
+  const sm = (method: string, file: string) => [1, 2].map((thread) => ({ thread: thread as 1 | 2, method, file, line: 1, lines: [1], commonStack: [], rule: 1 as const }));
+  const candidate = (row: number, failing: number[], pValue: number, methods: ReturnType<typeof sm>) =>
+    ({ cluster: 1, clusterRuns: failing, members: [{ row, score: 1, flip: false }], lead: row, runs: new Set(failing), pValue, precision: 0, methods, common: [[], []] }) as never;
+  const side = candidate(1, [0, 1], 0.13, sm('app.Job.runTask', 'Job.java'));
+  const bug = candidate(0, [0, 1, 2, 3], 0.005, sm('app.Cache.bucketFor', 'Cache.java'));
+  const groups = (x: unknown[]) => x.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]) as never;
+  const folded = absorbSideEffects(m, groups([side, bug]));
+  assert.equal(folded.length, 1);
+  assert.equal(folded[0][0].candidate, bug);
+  assert.deepEqual(folded[0].map((x) => [x.addsRuns, x.sameBug]), [
+    [true, true],
+    [false, false],
+  ]);
+  // not folded: the other bug does not explain all its runs, or its lead is weaker, or the patterns run elsewhere
+  const other = candidate(0, [1, 2, 3], 0.005, sm('app.Cache.bucketFor', 'Cache.java'));
+  assert.equal(absorbSideEffects(m, groups([side, other])).length, 2);
+  const weaker = candidate(0, [0, 1, 2, 3], 0.5, sm('app.Cache.bucketFor', 'Cache.java'));
+  assert.equal(absorbSideEffects(m, groups([side, weaker])).length, 2);
+  const elsewhere = candidate(0, [0, 1, 2, 3], 0.005, sm('app.Other.work', 'Other.java'));
+  assert.equal(absorbSideEffects(m, groups([side, elsewhere])).length, 2);
 });
 
 test('suspicious methods: test code is not named while code under test is on the stacks (deepest common code under test)', () => {

@@ -215,7 +215,7 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
       b.runs.size - a.runs.size ||
       a.cluster - b.cluster,
   );
-  const groups = o.merge ? mergeCandidates(candidates, o.alpha) : candidates.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]);
+  const groups = o.merge ? absorbSideEffects(m, mergeCandidates(candidates, o.alpha)) : candidates.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]);
   const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns, o.merge));
   // weak evidence last; otherwise keep the order
   const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
@@ -280,6 +280,41 @@ export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | '
     if (adds.has(c)) for (const r of c.runs) explained.add(r);
   }
   return groups.map((g) => g.members.map((c, k) => ({ candidate: c, addsRuns: adds.has(c), sameBug: k === 0 || related.has(c), flip: related.get(c) ?? false })));
+}
+
+/**
+ * Merge step, rule 5 (docs/griffin.md): a bug listed above another is folded into it when every failing
+ * run it explains is one the other explains too, the other's lead pattern is a cause with a smaller
+ * p-value, and its own patterns run inside the other's suspicious methods. Such a bug is a side
+ * effect of the other (a counter updated next to a check-then-act, shared data touched right after
+ * it): it explains no failure of its own, and ordering by precision had put it first.
+ */
+export function absorbSideEffects(m: CoverageMatrix, groups: GroupMember<Candidate>[][]): GroupMember<Candidate>[][] {
+  const runsOf = (g: GroupMember<Candidate>[]) => {
+    const runs = new Set<number>();
+    for (const x of g) if (x.addsRuns) for (const r of x.candidate.runs) runs.add(r);
+    return runs;
+  };
+  const out = groups.map((g) => g.slice());
+  for (let i = 0; i < out.length; i++) {
+    const a = out[i][0].candidate;
+    const ra = runsOf(out[i]);
+    if (ra.size === 0) continue;
+    for (let j = i + 1; j < out.length; j++) {
+      const b = out[j][0].candidate;
+      const g = m.group(b.lead);
+      if ((g !== undefined && g !== 'cause') || b.pValue >= a.pValue || b.methods.length === 0) continue;
+      const rb = runsOf(out[j]);
+      if (![...ra].every((r) => rb.has(r))) continue;
+      const inside = a.members.some((x) => m.pattern(x.row).accesses.some((acc) => acc.stack.some((f) => b.methods.some((sm) => sm.method === f.method && sm.file === f.file))));
+      if (!inside) continue;
+      out[j].push(...out[i].map((x) => ({ ...x, addsRuns: false, sameBug: false, flip: false })));
+      out.splice(i, 1);
+      i--;
+      break;
+    }
+  }
+  return out;
 }
 
 /** Whether b's lanes line up with a's the other way round (by suspicious methods, else by common call stacks). */
