@@ -401,7 +401,7 @@ test('fix advice describes the best-ranked pattern (the longest of its ties), no
   assert.equal(fixAdvice(m, members([0, 3]), methods).kind, 'order-violation');
 });
 
-test('merge step, rule 5: a bug whose failing runs the next bug explains too, with a weaker lead, inside that bug\'s methods, is folded into it', () => {
+test('merge step, rule 5: a weaker bug whose patterns run at the lines another bug names, explaining mostly its runs, is folded into it', () => {
   const C = ['Job.java:90:app.Job.runTask', 'Cache.java:60:app.Cache.bucketFor'];
   const A = ['Job.java:90:app.Job.runTask', 'Bucket.java:38:app.Bucket.add'];
   const patterns = [
@@ -422,7 +422,7 @@ test('merge step, rule 5: a bug whose failing runs the next bug explains too, wi
   const runs = ['F1', 'F2', 'F3', 'F4', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6'].map((e) => ({ execution: e, failing: e.startsWith('F') }));
   const covers = runs.map((_, k) => (k < 2 ? [0, 1] : k < 4 ? [0] : k < 6 ? [0] : []));
   const m = new CoverageMatrix(patterns, runs, covers);
-  const sm = (method: string, file: string) => [1, 2].map((thread) => ({ thread: thread as 1 | 2, method, file, line: 1, lines: [1], commonStack: [], rule: 1 as const }));
+  const sm = (method: string, file: string, lines = [61, 65, 66]) => [1, 2].map((thread) => ({ thread: thread as 1 | 2, method, file, line: lines[0], lines, commonStack: [], rule: 1 as const }));
   const candidate = (row: number, failing: number[], pValue: number, methods: ReturnType<typeof sm>) =>
     ({ cluster: 1, clusterRuns: failing, members: [{ row, score: 1, flip: false }], lead: row, runs: new Set(failing), pValue, precision: 0, methods, common: [[], []] }) as never;
   const side = candidate(1, [0, 1], 0.13, sm('app.Job.runTask', 'Job.java'));
@@ -442,6 +442,17 @@ test('merge step, rule 5: a bug whose failing runs the next bug explains too, wi
   assert.equal(absorbSideEffects(m, groups([side, weaker])).length, 2);
   const elsewhere = candidate(0, [0, 1, 2, 3], 0.005, sm('app.Other.work', 'Other.java'));
   assert.equal(absorbSideEffects(m, groups([side, elsewhere])).length, 2);
+  // inside the method but not at the lines the bug names in it: not folded
+  const otherLines = candidate(0, [0, 1, 2, 3], 0.005, sm('app.Cache.bucketFor', 'Cache.java', [61, 65]));
+  assert.equal(absorbSideEffects(m, groups([side, otherLines])).length, 2);
+  // listed below the bug, explaining a run the bug's lead misses but mostly the bug's runs: folded too
+  const below = candidate(1, [0, 1, 4], 0.2, sm('app.Job.runTask', 'Job.java', [90]));
+  const first = absorbSideEffects(m, groups([bug, below]));
+  assert.equal(first.length, 1);
+  assert.equal(first[0][0].candidate, bug);
+  // … but not when most of its runs are not the bug's
+  const apart = candidate(1, [0, 5, 6, 7], 0.2, sm('app.Job.runTask', 'Job.java', [90]));
+  assert.equal(absorbSideEffects(m, groups([bug, apart])).length, 2);
 });
 
 test('suspicious methods: test code is not named while code under test is on the stacks (deepest common code under test)', () => {

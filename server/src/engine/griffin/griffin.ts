@@ -283,11 +283,14 @@ export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | '
 }
 
 /**
- * Merge step, rule 5 (docs/griffin.md): a bug listed above another is folded into it when every failing
- * run it explains is one the other explains too, the other's lead pattern is a cause with a smaller
- * p-value, and its own patterns run inside the other's suspicious methods. Such a bug is a side
- * effect of the other (a counter updated next to a check-then-act, shared data touched right after
- * it): it explains no failure of its own, and ordering by precision had put it first.
+ * Merge step, rule 5 (docs/griffin.md): side effects of a bug are folded into it. Of two bugs, the
+ * one whose lead pattern is weaker (larger p-value) is a side effect of the other when its patterns
+ * run inside the other's suspicious methods — an access at one of the lines the other bug names in
+ * them — and the failing runs it explains are mostly the other's: all of them when it is listed
+ * above the other (precision ordering put it first), at least half when it is listed below (it
+ * explains a few runs the other's lead misses, so rule 3 did not fold it). The stronger bug's lead
+ * must be a cause. Seen on a counter updated next to a check-then-act in a lazy cache, and on
+ * locked statistics fields updated around a lost retry count: each made a second bug of one root cause.
  */
 export function absorbSideEffects(m: CoverageMatrix, groups: GroupMember<Candidate>[][]): GroupMember<Candidate>[][] {
   const runsOf = (g: GroupMember<Candidate>[]) => {
@@ -295,24 +298,36 @@ export function absorbSideEffects(m: CoverageMatrix, groups: GroupMember<Candida
     for (const x of g) if (x.addsRuns) for (const r of x.candidate.runs) runs.add(r);
     return runs;
   };
+  const isCause = (c: Candidate) => {
+    const g = m.group(c.lead);
+    return g === undefined || g === 'cause';
+  };
+  /** an access of c's patterns at a line the other candidate's suspicious methods name */
+  const inside = (c: Candidate, other: Candidate) =>
+    c.members.some((x) =>
+      m.pattern(x.row).accesses.some((acc) => acc.stack.some((f) => other.methods.some((sm) => sm.method === f.method && sm.file === f.file && sm.lines.includes(f.line)))),
+    );
   const out = groups.map((g) => g.slice());
-  for (let i = 0; i < out.length; i++) {
-    const a = out[i][0].candidate;
-    const ra = runsOf(out[i]);
-    if (ra.size === 0) continue;
-    for (let j = i + 1; j < out.length; j++) {
-      const b = out[j][0].candidate;
-      const g = m.group(b.lead);
-      if ((g !== undefined && g !== 'cause') || b.pValue >= a.pValue || b.methods.length === 0) continue;
-      const rb = runsOf(out[j]);
-      if (![...ra].every((r) => rb.has(r))) continue;
-      const inside = a.members.some((x) => m.pattern(x.row).accesses.some((acc) => acc.stack.some((f) => b.methods.some((sm) => sm.method === f.method && sm.file === f.file))));
-      if (!inside) continue;
-      out[j].push(...out[i].map((x) => ({ ...x, addsRuns: false, sameBug: false, flip: false })));
-      out.splice(i, 1);
-      i--;
-      break;
-    }
+  const fold = (from: number, into: number) => {
+    out[into].push(...out[from].map((x) => ({ ...x, addsRuns: false, sameBug: false, flip: false })));
+    out.splice(from, 1);
+  };
+  for (let changed = true; changed; ) {
+    changed = false;
+    outer: for (let i = 0; i < out.length; i++)
+      for (let j = i + 1; j < out.length; j++) {
+        const a = out[i][0].candidate;
+        const b = out[j][0].candidate;
+        const ra = runsOf(out[i]);
+        const rb = runsOf(out[j]);
+        if (ra.size === 0 || rb.size === 0) continue;
+        const shared = [...rb].filter((r) => ra.has(r)).length;
+        if (b.pValue < a.pValue && isCause(b) && shared === ra.size && inside(a, b)) fold(i, j);
+        else if (a.pValue < b.pValue && isCause(a) && 2 * shared >= rb.size && inside(b, a)) fold(j, i);
+        else continue;
+        changed = true;
+        break outer;
+      }
   }
   return out;
 }
