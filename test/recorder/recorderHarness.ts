@@ -54,6 +54,8 @@ export const EVALUATION_SUBJECTS: readonly SampleProgram[] = [
   { pkg: 'manythreads', main: 'manythreads.RequestLog', include: ['manythreads'], noise: 0.1, runs: 30 },
   { pkg: 'racytest', main: 'racytest.ChecksumTest', include: ['racytest'], noise: 0.1, testCode: ['racytest.ChecksumTest'] },
   { pkg: 'auditlog', main: 'auditlog.Wallet', include: ['auditlog'], noise: 0.2 },
+  { pkg: 'reportcache', main: 'reportcache.ReportBuilder', include: ['reportcache'], noise: 0.1 },
+  { pkg: 'downloadstats', main: 'downloadstats.DownloadStatsTest', include: ['downloadstats'], noise: 0.1, testCode: ['downloadstats.DownloadStatsTest'] },
 ];
 
 /** Every bundled sample and evaluation subject. */
