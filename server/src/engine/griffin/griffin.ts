@@ -308,9 +308,17 @@ export function absorbSideEffects(m: CoverageMatrix, groups: GroupMember<Candida
       m.pattern(x.row).accesses.some((acc) => acc.stack.some((f) => other.methods.some((sm) => sm.method === f.method && sm.file === f.file && sm.lines.includes(f.line)))),
     );
   const out = groups.map((g) => g.slice());
+  // a group's failing runs do not change when a side effect is folded into it (it adds none)
+  const runs = out.map(runsOf);
   const fold = (from: number, into: number) => {
     out[into].push(...out[from].map((x) => ({ ...x, addsRuns: false, sameBug: false, flip: false })));
     out.splice(from, 1);
+    runs.splice(from, 1);
+  };
+  const shared = (a: Set<number>, b: Set<number>) => {
+    let n = 0;
+    for (const r of a) if (b.has(r)) n++;
+    return n;
   };
   for (let changed = true; changed; ) {
     changed = false;
@@ -318,13 +326,17 @@ export function absorbSideEffects(m: CoverageMatrix, groups: GroupMember<Candida
       for (let j = i + 1; j < out.length; j++) {
         const a = out[i][0].candidate;
         const b = out[j][0].candidate;
-        const ra = runsOf(out[i]);
-        const rb = runsOf(out[j]);
+        const ra = runs[i];
+        const rb = runs[j];
         if (ra.size === 0 || rb.size === 0) continue;
-        const shared = [...rb].filter((r) => ra.has(r)).length;
-        if (b.pValue < a.pValue && isCause(b) && shared === ra.size && inside(a, b)) fold(i, j);
-        else if (a.pValue < b.pValue && isCause(a) && 2 * shared >= rb.size && inside(b, a)) fold(j, i);
-        else continue;
+        // cheap tests first: which one is weaker, whether the stronger is a cause, the run counts
+        if (b.pValue < a.pValue) {
+          if (ra.size > rb.size || !isCause(b) || shared(ra, rb) !== ra.size || !inside(a, b)) continue;
+          fold(i, j);
+        } else if (a.pValue < b.pValue) {
+          if (!isCause(a) || 2 * shared(rb, ra) < rb.size || !inside(b, a)) continue;
+          fold(j, i);
+        } else continue;
         changed = true;
         break outer;
       }
