@@ -110,6 +110,33 @@ test('library calls: one R or W of the collection or builder at the call line, v
   assert.ok(u.events.some((e) => e[2] === 'SND'), 'hand-offs are still recorded');
 });
 
+test('library calls on thread-safe collections (ConcurrentHashMap, Vector, synchronized wrappers, copy-on-write, Hashtable): each call is one R or W', async () => {
+  const src = readFileSync(path.join(fixturesDir, 'lifecycle', 'SafeCollections.java'), 'utf8').split('\n');
+  const at = (name: string) => src.findIndex((l) => l.includes(`// @at ${name}`)) + 1;
+  const s = await record('safecalls', 'lifecycle.SafeCollections', { runs: 1, include: ['lifecycle'], noise: 0 });
+  const t = read(s.traces[0]);
+  const calls = t.events
+    .filter((e) => (e[2] === 'R' || e[2] === 'W') && t.at(e, 4)?.call)
+    .map((e) => ({ type: e[2], var: t.vars.get(e[3] as number), line: t.at(e, 4)!.line, call: t.at(e, 4)!.call, obj: e[6] }));
+  const one = (name: string) => {
+    const c = calls.filter((x) => x.line === at(name));
+    assert.equal(c.length, 1, `${name}: ${JSON.stringify(c)}`);
+    return [c[0].type, c[0].var, c[0].call];
+  };
+  const CHM = 'java.util.concurrent.ConcurrentHashMap';
+  assert.deepEqual(one('chm-contains'), ['R', CHM, `${CHM}.containsKey`]);
+  assert.deepEqual(one('chm-put'), ['W', CHM, `${CHM}.put`]);
+  assert.deepEqual(one('map-putifabsent'), ['W', CHM, `${CHM}.putIfAbsent`], 'through the Map interface too');
+  assert.equal(new Set(calls.filter((c) => c.var === CHM).map((c) => c.obj)).size, 1, 'one map object');
+  assert.deepEqual(one('vector-add'), ['W', 'java.util.Vector', 'java.util.Vector.addElement']);
+  assert.deepEqual(one('vector-size'), ['R', 'java.util.Vector', 'java.util.Vector.size']);
+  const SYNC = 'java.util.Collections$SynchronizedCollection';
+  assert.deepEqual(one('sync-add'), ['W', SYNC, `${SYNC}.add`]);
+  assert.deepEqual(one('sync-get'), ['R', SYNC, `${SYNC}.get`]);
+  assert.deepEqual(one('cow-add'), ['W', 'java.util.concurrent.CopyOnWriteArrayList', 'java.util.concurrent.CopyOnWriteArrayList.addIfAbsent']);
+  assert.deepEqual(one('table-put'), ['W', 'java.util.Hashtable', 'java.util.Hashtable.put']);
+});
+
 test('failure points and output: assertion creation, exit status, output line, failAt of --fail-on-output', async () => {
   const s = await record('failpoints', 'lifecycle.HandOffs', { runs: 1, include: ['lifecycle'], noise: 0, failOnOutput: /^result 43$/m });
   const r = s.runs[0];

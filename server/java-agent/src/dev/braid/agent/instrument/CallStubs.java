@@ -41,7 +41,13 @@ final class CallStubs {
       "java/lang/Iterable", U + "AbstractCollection", U + "AbstractList", U + "AbstractSequentialList",
       U + "AbstractMap", U + "AbstractSet", U + "AbstractQueue", U + "ArrayList", U + "LinkedList",
       U + "HashMap", U + "LinkedHashMap", U + "HashSet", U + "LinkedHashSet", U + "TreeMap", U + "TreeSet",
-      U + "ArrayDeque", U + "PriorityQueue", "java/lang/StringBuilder", "java/lang/CharSequence"));
+      U + "ArrayDeque", U + "PriorityQueue", "java/lang/StringBuilder", "java/lang/CharSequence",
+      // thread-safe collections (LibraryAccess.TYPES): each call atomic, a sequence of calls not
+      U + "Vector", U + "Stack", U + "Hashtable", U + "Dictionary", U + "concurrent/ConcurrentMap",
+      U + "concurrent/ConcurrentNavigableMap", U + "concurrent/ConcurrentHashMap",
+      U + "concurrent/ConcurrentSkipListMap", U + "concurrent/ConcurrentSkipListSet",
+      U + "concurrent/CopyOnWriteArrayList", U + "concurrent/CopyOnWriteArraySet",
+      U + "concurrent/ConcurrentLinkedQueue", U + "concurrent/ConcurrentLinkedDeque"));
   private static final Set<String> IGNORED = new HashSet<>(Arrays.asList(
       "getClass", "hashCode", "equals", "wait", "notify", "notifyAll", "clone", "<init>", "stream",
       "parallelStream", "spliterator", "chars", "codePoints"));
@@ -51,7 +57,9 @@ final class CallStubs {
       "retainAll", "removeFirst", "removeLast", "removeFirstOccurrence", "removeLastOccurrence", "clear",
       "set", "put", "putAll", "putIfAbsent", "putFirst", "putLast", "replace", "replaceAll", "compute",
       "computeIfAbsent", "computeIfPresent", "merge", "sort", "trimToSize", "ensureCapacity", "append",
-      "appendCodePoint", "insert", "delete", "deleteCharAt", "setLength", "setCharAt", "reverse"));
+      "appendCodePoint", "insert", "delete", "deleteCharAt", "setLength", "setCharAt", "reverse",
+      "addElement", "insertElementAt", "removeElement", "removeElementAt", "removeAllElements",
+      "setElementAt", "setSize", "addIfAbsent", "addAllAbsent"));
   private static final Set<String> VIEWS = new HashSet<>(Arrays.asList(
       "iterator", "listIterator", "descendingIterator", "keySet", "values", "entrySet", "subList",
       "headMap", "tailMap", "subMap", "headSet", "tailSet", "subSet", "descendingMap", "descendingSet",

@@ -14,12 +14,24 @@ import java.util.Set;
 public final class LibraryAccess {
   private LibraryAccess() {}
 
-  /** Recorded library types; a user subclass counts as the nearest of these it extends. */
+  /**
+   * Recorded library types; a user subclass counts as the nearest of these it extends. The
+   * thread-safe ones (from {@code java.util.Vector} on) are recorded too: each call is atomic, but
+   * two calls are not — a check-then-act over {@code containsKey} and {@code put} of a
+   * {@code ConcurrentHashMap} is the atomicity violation UNICORN looks for.
+   */
   static final String[] TYPES = {
     "java.util.ArrayList", "java.util.LinkedList", "java.util.HashMap", "java.util.LinkedHashMap",
     "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeMap", "java.util.TreeSet",
-    "java.util.ArrayDeque", "java.util.PriorityQueue", "java.lang.StringBuilder"
+    "java.util.ArrayDeque", "java.util.PriorityQueue", "java.lang.StringBuilder",
+    "java.util.Vector", "java.util.Hashtable", "java.util.concurrent.ConcurrentHashMap",
+    "java.util.concurrent.ConcurrentSkipListMap", "java.util.concurrent.ConcurrentSkipListSet",
+    "java.util.concurrent.CopyOnWriteArrayList", "java.util.concurrent.CopyOnWriteArraySet",
+    "java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedDeque",
+    "java.util.Collections$SynchronizedCollection", "java.util.Collections$SynchronizedMap"
   };
+  /** Types whose internals the agent never instruments (ClassFilter's deny list): --include cannot replace their calls. */
+  private static final String[] NEVER_INSTRUMENTED = {"java.util.concurrent.ConcurrentHashMap"};
   private static final int NT = TYPES.length;
   private static final int[] TYPE_VAR = new int[NT];
   /** Types whose internals are recorded instead (named with --include): their calls are not recorded. */
@@ -45,7 +57,12 @@ public final class LibraryAccess {
   /** Called once at agent start with the JDK classes named in --include. */
   public static synchronized void excludeTypes(java.util.List<String> included) {
     for (String s : included) {
-      for (String t : TYPES) if (t.equals(s) || t.startsWith(s + ".")) EXCLUDED.add(t);
+      for (String t : TYPES) {
+        if (!(t.equals(s) || t.startsWith(s + "."))) continue;
+        boolean never = false;
+        for (String n : NEVER_INSTRUMENTED) never |= n.equals(t);
+        if (!never) EXCLUDED.add(t);
+      }
     }
   }
 
