@@ -368,6 +368,8 @@ test('fix advice kinds: atomicity-violation for a single-variable triple, order-
   assert.match(bugs[0].advice.summary, /^Atomicity violation on Account\.balance: thread 1 in Account\.withdraw \(Account\.java:10–11\) reads/);
   assert.match(bugs[0].advice.steps[0], /Make Account\.withdraw \(Account\.java:10–11\) atomic with respect to Account\.deposit \(Account\.java:20\)/);
   assert.equal(bugs[1].advice.kind, 'order-violation');
+  // the publication step names the read (line 10 of withdraw), not "the writer"
+  assert.match(bugs[1].advice.steps[2], /so that the read at Account\.java:10 cannot see a stale or half-built value; a read that can run before the write needs the order enforced/);
   assert.match(bugs[1].advice.summary, /^Order violation on Account\.balance: in the failing runs thread 1's write of Account\.balance at Account\.java:3 \(in Account constructor \(Account\.java:3\)\) happens before thread 2's read of Account\.balance at Account\.java:10 \(in Account\.withdraw/);
 });
 
