@@ -6,11 +6,11 @@
  *         [--strategy unicorn|falcon] [--output FILE]
  *   braid record --runs N ... -- <command...>
  */
-import { createWriteStream, openSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { AnalysisOptions, AnalysisResult, fileHash, Strategy } from '../engine/analysis';
 import { analyzeInputs, analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
-import { outputErrorMessage, outputPathProblem } from './outputPath';
+import { openOutputFile, outputPathProblem } from './outputPath';
 import { writeSummaryFile } from '../engine/summary/summaryFile';
 import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
@@ -284,12 +284,7 @@ async function writeReport(output: string | undefined, write: (sink: ChunkSink) 
     await write(streamSink(process.stdout));
     return;
   }
-  let fd: number;
-  try {
-    fd = openSync(output, 'w'); // before anything is written
-  } catch (e) {
-    throw new Error(outputErrorMessage('--output', output, e as NodeJS.ErrnoException));
-  }
+  const fd = openOutputFile('--output', output);
   const stream = createWriteStream('', { fd });
   const failed = new Promise<never>((_, reject) => stream.once('error', reject));
   failed.catch(() => undefined);

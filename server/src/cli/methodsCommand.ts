@@ -4,14 +4,14 @@
  */
 import { once } from 'node:events';
 import { streamSink, writeJson } from '../engine/report/jsonStream';
-import { createWriteStream, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { rankMethodsOfTraceFiles } from '../engine/callgraph/localizationProcess';
 import { CLASS_BALANCES, ClassBalance, GRAPH_REPRESENTATIONS, GraphRepresentation } from '../engine/callgraph/methodRanking';
 import type { InterThreadReading } from '../engine/callgraph/temporalEdges';
 import { methodsJsonReport, methodsSarifReport, methodsTextReport } from '../engine/callgraph/methodsReport';
-import { outputErrorMessage, outputPathProblem } from './outputPath';
+import { openOutputFile, outputPathProblem } from './outputPath';
 
 export const METHODS_USAGE = `  braid methods <trace files or folders...> [--format text|json|sarif] [--top N]
         [--graph call|next|inter|intra|all] [--balance weights|subsample|none] [--seed S]
@@ -127,12 +127,7 @@ export async function runMethodsCommand(argv: string[]): Promise<number> {
   for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   // JSON and SARIF are streamed (report/jsonStream.ts): one method at a time, never one huge string
   const report = a.format === 'json' ? methodsJsonReport(r, a.top) : a.format === 'sarif' ? methodsSarifReport(r, a.top ?? 20) : undefined;
-  let fd: number | undefined;
-  try {
-    fd = a.output ? openSync(a.output, 'w') : undefined; // before anything is written
-  } catch (e) {
-    throw new Error(outputErrorMessage('--output', a.output!, e as NodeJS.ErrnoException));
-  }
+  const fd = a.output ? openOutputFile('--output', a.output) : undefined;
   const stream = fd !== undefined ? createWriteStream('', { fd }) : process.stdout;
   const sink = streamSink(stream);
   if (report) await writeJson(report, sink);

@@ -2,7 +2,7 @@
  * Checks an `--output FILE` before any work is done, so a long analysis never ends in a raw
  * ENOENT/EISDIR: the file's folder must exist and the path must not be a folder.
  */
-import { statSync } from 'node:fs';
+import { openSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Why `file` cannot be written as a report, or undefined when it can be tried. */
@@ -24,7 +24,7 @@ export function outputPathProblem(file: string): string | undefined {
 }
 
 /** A readable message for an error from opening or writing `file` (ENOENT, EISDIR, EACCES …). */
-export function outputErrorMessage(flag: string, file: string, err: NodeJS.ErrnoException): string {
+function outputErrorMessage(flag: string, file: string, err: NodeJS.ErrnoException): string {
   const why =
     err.code === 'ENOENT'
       ? `the folder ${path.dirname(path.resolve(file))} does not exist`
@@ -36,4 +36,13 @@ export function outputErrorMessage(flag: string, file: string, err: NodeJS.Errno
             ? 'no space left on the device'
             : err.message;
   return `${flag} ${file}: cannot write there: ${why}`;
+}
+
+/** Opens `file` for writing (before anything is written); an error says which option and why. */
+export function openOutputFile(flag: string, file: string): number {
+  try {
+    return openSync(file, 'w');
+  } catch (e) {
+    throw new Error(outputErrorMessage(flag, file, e as NodeJS.ErrnoException));
+  }
 }

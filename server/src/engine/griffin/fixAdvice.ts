@@ -78,6 +78,7 @@ function orderAdvice(seq: LaneAccess[], methods: readonly SuspiciousMethod[], va
   const pb = place(methods, b.lane, [b]);
   const A = `${noun(a.access)} of ${shortVar(a.access.variable)} at ${loc(a.access.file, [a.access.line])}`;
   const B = `${noun(b.access)} of ${shortVar(b.access.variable)} at ${loc(b.access.file, [b.access.line])}`;
+  const read = (a.access.type === 'R' ? a : b).access;
   const summary =
     `Order violation on ${varText}: in the failing runs thread ${laneName(seq, a.lane)}'s ${A} (in ${pa.text}) happens before thread ${laneName(seq, b.lane)}'s ${B} (in ${pb.text}); ` +
     `the passing runs have the other order, or no such interleaving.`;
@@ -86,7 +87,7 @@ function orderAdvice(seq: LaneAccess[], methods: readonly SuspiciousMethod[], va
     `Or, if either order is legal, make ${shortName(pa.method)} tolerate it: check the state of ${varText} at ${loc(a.access.file, [a.access.line])} under a lock and wait or retry until it is ready, instead of assuming it.`,
     a.access.type === 'W' && b.access.type === 'W'
       ? `Both are writes: decide which value must win and make the other write conditional (compare-and-set) or ordered after it.`
-      : `If the order itself is fine and only the value's visibility is at stake, publish ${varText} safely (a volatile field, an atomic, or a lock held by both sides) so that the read at ${loc((a.access.type === 'R' ? a : b).access.file, [(a.access.type === 'R' ? a : b).access.line])} cannot see a stale or half-built value; a read that can run before the write needs the order enforced (above).`,
+      : `If the order itself is fine and only the value's visibility is at stake, publish ${varText} safely (a volatile field, an atomic, or a lock held by both sides) so that the read at ${loc(read.file, [read.line])} cannot see a stale or half-built value; a read that can run before the write needs the order enforced (above).`,
     `Afterwards record runs again: the ordering ${interleavingShort(seq)} should no longer show up in failing runs.`,
   ];
   return { kind: 'order-violation', summary, interleaving, steps };

@@ -201,10 +201,7 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
   }
   const weak = (c: Candidate) => (c.runs.size <= o.weakRuns ? 1 : 0);
   // with the ranking's groups: a lead that is a symptom of the failure or only test code comes after causes
-  const notCause = (c: Candidate) => {
-    const g = m.group(c.lead);
-    return g !== undefined && g !== 'cause' ? 1 : 0;
-  };
+  const notCause = (c: Candidate) => (leadIsCause(m, c) ? 0 : 1);
   candidates.sort(
     (a, b) =>
       weak(a) - weak(b) ||
@@ -282,6 +279,12 @@ export function mergeCandidates<C extends Pick<Candidate, 'runs' | 'methods' | '
   return groups.map((g) => g.members.map((c, k) => ({ candidate: c, addsRuns: adds.has(c), sameBug: k === 0 || related.has(c), flip: related.get(c) ?? false })));
 }
 
+/** Whether the candidate's lead is a cause (or the ranking does not group patterns). */
+function leadIsCause(m: CoverageMatrix, c: Pick<Candidate, 'lead'>): boolean {
+  const g = m.group(c.lead);
+  return g === undefined || g === 'cause';
+}
+
 /**
  * Merge step, rule 5 (docs/griffin.md): side effects of a bug are folded into it. Of two bugs, the
  * one whose lead pattern is weaker (larger p-value) is a side effect of the other when its patterns
@@ -297,10 +300,6 @@ export function absorbSideEffects(m: CoverageMatrix, groups: GroupMember<Candida
     const runs = new Set<number>();
     for (const x of g) if (x.addsRuns) for (const r of x.candidate.runs) runs.add(r);
     return runs;
-  };
-  const isCause = (c: Candidate) => {
-    const g = m.group(c.lead);
-    return g === undefined || g === 'cause';
   };
   /** an access of c's patterns at a line the other candidate's suspicious methods name */
   const inside = (c: Candidate, other: Candidate) =>
@@ -331,10 +330,10 @@ export function absorbSideEffects(m: CoverageMatrix, groups: GroupMember<Candida
         if (ra.size === 0 || rb.size === 0) continue;
         // cheap tests first: which one is weaker, whether the stronger is a cause, the run counts
         if (b.pValue < a.pValue) {
-          if (ra.size > rb.size || !isCause(b) || shared(ra, rb) !== ra.size || !inside(a, b)) continue;
+          if (ra.size > rb.size || !leadIsCause(m, b) || shared(ra, rb) !== ra.size || !inside(a, b)) continue;
           fold(i, j);
         } else if (a.pValue < b.pValue) {
-          if (!isCause(a) || 2 * shared(rb, ra) < rb.size || !inside(b, a)) continue;
+          if (!leadIsCause(m, a) || 2 * shared(rb, ra) < rb.size || !inside(b, a)) continue;
           fold(j, i);
         } else continue;
         changed = true;

@@ -53,10 +53,15 @@ public final class ClassFilter {
     return false;
   }
 
+  /** True for the JDK classes the recorder itself uses, which are never instrumented. */
+  public static boolean isJdkDenied(String className) {
+    return anyMatch(className, JDK_DENY);
+  }
+
   /** True when the JDK class may be retransformed at all (explicit include and not denied). */
   public boolean isIncludedJdk(String className) {
     return isJdk(className) && anyMatch(className, include) && !anyMatch(className, exclude)
-        && !anyMatch(className, JDK_DENY);
+        && !isJdkDenied(className);
   }
 
   public boolean isInstrumented(String className) {

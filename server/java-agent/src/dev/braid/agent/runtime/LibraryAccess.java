@@ -30,8 +30,6 @@ public final class LibraryAccess {
     "java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedDeque",
     "java.util.Collections$SynchronizedCollection", "java.util.Collections$SynchronizedMap"
   };
-  /** Types whose internals the agent never instruments (ClassFilter's deny list): --include cannot replace their calls. */
-  private static final String[] NEVER_INSTRUMENTED = {"java.util.concurrent.ConcurrentHashMap"};
   private static final int NT = TYPES.length;
   private static final int[] TYPE_VAR = new int[NT];
   /** Types whose internals are recorded instead (named with --include): their calls are not recorded. */
@@ -57,12 +55,8 @@ public final class LibraryAccess {
   /** Called once at agent start with the JDK classes named in --include. */
   public static synchronized void excludeTypes(java.util.List<String> included) {
     for (String s : included) {
-      for (String t : TYPES) {
-        if (!(t.equals(s) || t.startsWith(s + "."))) continue;
-        boolean never = false;
-        for (String n : NEVER_INSTRUMENTED) never |= n.equals(t);
-        if (!never) EXCLUDED.add(t);
-      }
+      // a type the agent never instruments (ClassFilter's deny list, e.g. ConcurrentHashMap) keeps its calls
+      for (String t : TYPES) if ((t.equals(s) || t.startsWith(s + ".")) && !dev.braid.agent.ClassFilter.isJdkDenied(t)) EXCLUDED.add(t);
     }
   }
 
