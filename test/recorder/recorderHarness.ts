@@ -61,6 +61,15 @@ export const EVALUATION_SUBJECTS: readonly SampleProgram[] = [
 /** Every bundled sample and evaluation subject. */
 export const ALL_SUBJECTS: readonly SampleProgram[] = [...SAMPLE_PROGRAMS, ...EVALUATION_SUBJECTS];
 
+/**
+ * The bug set of issue 27 (test/fixtures/java/<pkg>/truth.json; recordings in test/fixtures/bugset/):
+ * programs modelled on public bug reports with two or three bugs, races inside helper classes, drivers
+ * inside the library's package, benign orders. Each writes which bug each run hit through
+ * evaltruth.Truth (never instrumented); `npm run eval` scores GRIFFIN on them (bench/evaluate.ts).
+ */
+export const BUG_SET: readonly SampleProgram[] = [
+];
+
 export const FAST_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 function javaFiles(dir: string, out: string[] = []): string[] {
