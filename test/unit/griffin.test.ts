@@ -26,6 +26,8 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const THESIS: GriffinOptions = { merge: false };
+/** Algorithms 3/4 and the merge step (the default before the evidence clustering of issue 27) */
+const MERGE = { clustering: 'merge' } as const;
 const sigOf = (result: { patterns: { accesses: { line: number }[] }[] }) => (i: number) => result.patterns[i].accesses.map((a) => a.line).join('→');
 const L = VECTOR;
 const line = (...fs: { line: number }[]) => fs.map((f) => f.line).join('→');
@@ -131,9 +133,9 @@ test('Table 9 through the pipeline: R = 1,1,1,1,5,6,6,6,6 and S = 3/7, 3/10, 2/7
   );
 });
 
-test('Vector example, default (merge on): B1 first with its evidence; B2 and B3 rest on two runs each: weak evidence, listed after', async () => {
+test('Vector example, merge step: B1 first with its evidence; B2 and B3 rest on two runs each: weak evidence, listed after', async () => {
   const { analyzer, result } = await analyzeVector();
-  const bugs = explainBugs(analyzer, result);
+  const bugs = explainBugs(analyzer, result, MERGE);
   assert.deepEqual(bugs.map((b) => [b.id, b.failingRuns.join(), b.evidence.weak]).sort(), [
     [1, 'E1,E2,E3', false],
     [2, 'E4,E5', true],
@@ -150,7 +152,7 @@ test('Vector example, default (merge on): B1 first with its evidence; B2 and B3 
   assert.ok(Math.abs(b1.score - 3 / 7) < 1e-12, 'score = the best pattern\'s global score');
 });
 
-for (const [mode, opts] of [['thesis mode', THESIS], ['default', {}]] as const)
+for (const [mode, opts] of [['thesis mode', THESIS], ['merge step', MERGE]] as const)
 test(`Figure 12 (${mode}): the bug graph of B1 has nodes 271 | 851,852 | 681,682 and edges carrying all five patterns`, async () => {
   const { analyzer, result } = await analyzeVector();
   const g = explainBugs(analyzer, result, opts)[0].graph;
@@ -201,7 +203,7 @@ test('every bug: suspicious methods and graph accesses resolve to real lines of 
 
 test('bugsTextReport: one section per bug naming methods and lines, evidence, weak evidence last under its heading', async () => {
   const { analyzer, result } = await analyzeVector();
-  const text = bugsTextReport(explainBugs(analyzer, result), result);
+  const text = bugsTextReport(explainBugs(analyzer, result, MERGE), result);
   assert.equal((text.match(/^Bug \d+:/gm) ?? []).length, 3);
   assert.match(text, /^GRIFFIN — 1 bug \(\+ 2 with weak evidence\) explaining 7 of 7 failing runs/);
   assert.match(text, /^Bug 1: multi variable atomicity violation — Vector constructor ⇄ Vector\.addAll$/m);
@@ -213,10 +215,10 @@ test('bugsTextReport: one section per bug naming methods and lines, evidence, we
   assert.ok(weakAt > text.indexOf('Bug 1:') && weakAt < text.indexOf('Bug 2:'), 'the weak-evidence heading sits between bug 1 and bug 2');
   assert.match(text, /Bug 2: .*— Vector constructor ⇄ Vector\.(removeAllElements|remove)\n {2}Evidence: 2 of 7 failing runs \(29%\), best pattern p = 0\.2, score 0\.286 — weak evidence/);
   // only weak evidence: the headline says so
-  const weakOnly = bugsTextReport(explainBugs(analyzer, result, { weakRuns: 3 }), result);
+  const weakOnly = bugsTextReport(explainBugs(analyzer, result, { ...MERGE, weakRuns: 3 }), result);
   assert.match(weakOnly, /^GRIFFIN — 3 bugs with weak evidence explaining 7 of 7 failing runs\n\nWeak evidence/);
   // long pattern lists are cut: patternTop 20 keeps 5 here; maxPatterns 2 prints 2
-  const short = bugsTextReport(explainBugs(analyzer, result), result, 2);
+  const short = bugsTextReport(explainBugs(analyzer, result, MERGE), result, 2);
   assert.match(short, /Patterns \(5, best 2 shown\):/);
 });
 
@@ -339,7 +341,7 @@ test('merge step: thesis mode reports the benign pair as a second (order-violati
     ['order-violation', [2]],
   ]);
   assert.deepEqual(thesis[0].suspiciousMethods.map((x) => x.method), ['app.Account.withdraw', 'app.Account.deposit']);
-  const merged = explainMatrix(m);
+  const merged = explainMatrix(m, MERGE);
   assert.equal(merged.length, 1);
   assert.equal(merged[0].kind, 'atomicity-violation');
   assert.deepEqual(merged[0].patterns, [0, 1, 2], "the benign pair's pattern is kept, after the bug's own");
@@ -593,9 +595,9 @@ test('merge step with the ranking\'s groups: a cause leads over a symptom seen i
   const runs = ['F1', 'F2', 'F3', 'F4', 'P1', 'P2', 'P3', 'P4'].map((e) => ({ execution: e, failing: e.startsWith('F') }));
   const m = new CoverageMatrix(patterns, runs, runs.map((r) => (r.failing ? [0, 1] : r.execution === 'P1' ? [1] : [])));
   const lead = (bugs: ReturnType<typeof explainMatrix>) => bugs.map((b) => [b.suspiciousMethods.map((x) => x.method).join(' | '), b.patterns]);
-  assert.deepEqual(lead(explainMatrix(m)), [['app.Main.lambda$main$0 | app.Main.main', [0, 1]]], 'without groups the symptom leads (precision 1)');
+  assert.deepEqual(lead(explainMatrix(m, MERGE)), [['app.Main.lambda$main$0 | app.Main.main', [0, 1]]], 'without groups the symptom leads (precision 1)');
   m.groups = ['symptom', 'cause'];
-  assert.deepEqual(lead(explainMatrix(m)), [['app.Account.withdraw | app.Account.deposit', [1, 0]]]);
+  assert.deepEqual(lead(explainMatrix(m, MERGE)), [['app.Account.withdraw | app.Account.deposit', [1, 0]]]);
 });
 
 test('merge step, alpha: a pattern cluster not associated with failing joins the bug it shares runs with instead of starting one', () => {
@@ -617,11 +619,11 @@ test('merge step, alpha: a pattern cluster not associated with failing joins the
   const cover: Record<string, number[]> = { F1: [0], F2: [0], F3: [0, 1], F4: [1] };
   const m = new CoverageMatrix(patterns, runs, runs.map((r) => cover[r.execution] ?? [1]));
   // the pair: 2 of 4 failing and all 6 passing runs show it: p = 1 (not associated)
-  const bugs = explainMatrix(m, { weakRuns: 0 });
+  const bugs = explainMatrix(m, { ...MERGE, weakRuns: 0 });
   assert.deepEqual(bugs.map((b) => [b.suspiciousMethods.map((x) => x.method).join(' | '), b.failingRuns, b.patterns]), [
     ['app.Account.withdraw | app.Account.deposit', ['F1', 'F2', 'F3'], [0, 1]],
   ]);
   // alpha = 1 counts every pattern as associated: the pair explains F4, which no bug above explains, so it is a bug
-  const all = explainMatrix(m, { weakRuns: 0, alpha: 1 });
+  const all = explainMatrix(m, { ...MERGE, weakRuns: 0, alpha: 1 });
   assert.deepEqual(all.map((b) => b.failingRuns), [['F1', 'F2', 'F3'], ['F3', 'F4']]);
 });

@@ -176,8 +176,9 @@ function recordingsOf(pkg: string): string | undefined {
   const other = path.join(ROOT, 'test/fixtures/traces', pkg);
   return existsSync(other) ? other : undefined;
 }
+// the bug set of issue 27 (a truth.json next to the sources; several bugs each) is scored in bugSet.test.ts
 const SUBJECTS = readdirSync(SOURCES)
-  .filter((d) => bugLinesIn(SOURCES).some((b) => b.file.startsWith(d + '/')))
+  .filter((d) => bugLinesIn(SOURCES).some((b) => b.file.startsWith(d + '/')) && !existsSync(path.join(SOURCES, d, 'truth.json')))
   .sort();
 
 test('every bundled sample and evaluation subject has committed traces', () => {

@@ -19,7 +19,7 @@ import { textReportLines } from '../engine/report/textReport';
 import { sarifReportSections } from '../engine/report/sarifReport';
 import { ChunkSink, streamSink, writeJson, writeLines } from '../engine/report/jsonStream';
 import { extraCommands } from './commands';
-import { Bug, bugsTextReport, explainBugs, GriffinOptions } from '../engine/griffin/griffin';
+import { Bug, bugsTextReport, explainBugs, GriffinClustering, GriffinOptions } from '../engine/griffin/griffin';
 import type { Scoring } from '../engine/griffin/suspiciousPatterns';
 
 const VERSION = '0.1.0';
@@ -42,7 +42,9 @@ Usage:
       --griffin-t N              GRIFFIN Algorithm 3: top patterns compared per failing-run cluster (default 30)
       --griffin-s S              GRIFFIN Algorithm 3: similarity to merge failing-run clusters, 0..1 (default 0.8)
       --griffin-pattern-top N    GRIFFIN Algorithm 4: top patterns clustered per failing-run cluster (default 20)
-      --griffin-merge on|off     GRIFFIN merge step: one bug per root cause (default on; off = thesis output)
+      --griffin-clustering evidence|merge|thesis   how runs and patterns become bugs: evidence (default; one bug per
+                                 root cause, each headed by a significant pattern), merge (Algorithms 3/4 + merge step), thesis (Algorithms 3/4)
+      --griffin-merge on|off     legacy: on = --griffin-clustering merge, off = thesis
       --griffin-scoring global|cluster   top patterns from the global ranking (thesis, default) or re-scored per cluster
       --griffin-min-score-ratio R   drop pattern clusters scoring below R × their failing cluster's best, 0..1 (default 0 = keep all)
       --griffin-weak-runs N      bugs explaining at most N failing runs are "weak evidence", listed last (default 2)
@@ -82,6 +84,7 @@ interface GriffinCliOptions {
   s?: number;
   patternTop?: number;
   merge?: boolean;
+  clustering?: GriffinClustering;
   scoring?: Scoring;
   minScoreRatio?: number;
   weakRuns?: number;
@@ -167,6 +170,12 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--griffin-merge must be on or off, got "${v}"`);
         a.griffin.merge = v === 'on';
+        break;
+      }
+      case '--griffin-clustering': {
+        const v = next();
+        if (v !== 'evidence' && v !== 'merge' && v !== 'thesis') throw new UsageError(`--griffin-clustering must be evidence, merge or thesis, got "${v}"`);
+        a.griffin.clustering = v;
         break;
       }
       case '--griffin-scoring': {

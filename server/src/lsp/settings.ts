@@ -31,7 +31,8 @@ export interface GriffinSettings {
   t: number;
   s: number;
   patternTop: number;
-  merge: boolean;
+  /** evidence (default), merge (Algorithms 3/4 + merge step) or thesis; the legacy braid.griffin.merge maps to the latter two */
+  clustering: 'evidence' | 'merge' | 'thesis';
   scoring: 'global' | 'cluster';
   minScoreRatio: number;
   weakRuns: number;
@@ -42,7 +43,7 @@ export const DEFAULT_SETTINGS: BraidSettings = {
   traceGlobs: ['.braid/traces/**/*.trace.jsonl{,.gz}'],
   sourceRoots: ['.', 'src/main/java', 'src/test/java', 'src'],
   analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [] },
-  griffin: { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 },
+  griffin: { t: 30, s: 0.8, patternTop: 20, clustering: 'evidence', scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 },
   diagnostics: { enabled: false, maxRank: 10 },
   hover: { maxPatterns: 3 },
   maxPatterns: 20000,
@@ -78,7 +79,9 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       t: int(g.t, d.griffin.t, 1),
       s: num(g.s, d.griffin.s, 0, 1),
       patternTop: int(g.patternTop, d.griffin.patternTop, 1),
-      merge: typeof g.merge === 'boolean' ? g.merge : d.griffin.merge,
+      // the legacy braid.griffin.merge (true/false; null when unset) counts unless clustering names merge or thesis
+      clustering:
+        (g.clustering === 'merge' || g.clustering === 'thesis') ? g.clustering : typeof g.merge === 'boolean' ? (g.merge ? 'merge' : 'thesis') : d.griffin.clustering,
       scoring: g.scoring === 'cluster' ? 'cluster' : 'global',
       minScoreRatio: num(g.minScoreRatio, d.griffin.minScoreRatio, 0, 1),
       weakRuns: int(g.weakRuns, d.griffin.weakRuns, 0),

@@ -28,6 +28,7 @@ import { fisherOneSided } from '../ranking/fisherExact';
 import { TestCodeClassifier } from '../testCode';
 import { bugGraph, BugGraph } from './bugGraph';
 import { BugKind, fixAdvice, FixAdvice, loc, shortMethod, shortVar } from './fixAdvice';
+import { evidenceClustering, EVIDENCE_DEFAULTS } from './evidenceClustering';
 
 export interface GriffinOptions {
   /** Algorithm 3: suspicious patterns compared per failing-run cluster (default 30, Study 1) */
@@ -37,10 +38,20 @@ export interface GriffinOptions {
   /** Algorithm 4: patterns clustered per failing-run cluster (default 20, Study 2) */
   patternTop?: number;
   /**
-   * Merge step after Algorithm 4 (default true; false = the thesis' output,
-   * one bug per pattern cluster). See docs/griffin.md "Merge step".
+   * How failing runs and patterns become bugs (docs/griffin.md):
+   *   'evidence' (default) — evidence clustering: sequential covering of the failing runs by
+   *      significant patterns (evidenceClustering.ts), one bug per root cause;
+   *   'merge' — Algorithms 3 and 4, then the merge step (the default before issue 27);
+   *   'thesis' — Algorithms 3 and 4 only: one bug per pattern cluster (the thesis' output).
+   */
+  clustering?: GriffinClustering;
+  /**
+   * Legacy switch of the merge step: false = 'thesis', true = 'merge' (when `clustering` is not
+   * given). See docs/griffin.md "Merge step".
    */
   merge?: boolean;
+  /** evidence clustering: a family member's precision is at least this fraction of its seed's (default 0.9) */
+  familyPrecision?: number;
   /**
    * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
    * ranked list F; 'cluster' re-scores patterns within each failing-run
@@ -68,8 +79,28 @@ export interface GriffinOptions {
   formula?: Formula;
 }
 
+export type GriffinClustering = 'evidence' | 'merge' | 'thesis';
+export const GRIFFIN_CLUSTERINGS: readonly GriffinClustering[] = ['evidence', 'merge', 'thesis'];
 export const DEFAULT_ALPHA = 0.05;
-export const GRIFFIN_DEFAULTS = { t: DEFAULT_T, s: DEFAULT_S, patternTop: DEFAULT_PATTERN_TOP, merge: true, scoring: 'global' as Scoring, minScoreRatio: 0, weakRuns: 2, alpha: DEFAULT_ALPHA };
+export const GRIFFIN_DEFAULTS = {
+  t: DEFAULT_T,
+  s: DEFAULT_S,
+  patternTop: DEFAULT_PATTERN_TOP,
+  clustering: 'evidence' as GriffinClustering,
+  merge: true,
+  scoring: 'global' as Scoring,
+  minScoreRatio: 0,
+  weakRuns: 2,
+  alpha: DEFAULT_ALPHA,
+  familyPrecision: EVIDENCE_DEFAULTS.familyPrecision,
+};
+
+/** The clustering the options ask for: `clustering`, else the legacy `merge` switch, else 'evidence'. */
+export function clusteringOf(o: Pick<GriffinOptions, 'clustering' | 'merge'>): GriffinClustering {
+  if (o.clustering !== undefined) return o.clustering;
+  if (o.merge !== undefined) return o.merge ? 'merge' : 'thesis';
+  return 'evidence';
+}
 
 /** Checks option values; throws an Error naming the bad option. */
 export function validateGriffinOptions(o: GriffinOptions): void {
@@ -83,6 +114,8 @@ export function validateGriffinOptions(o: GriffinOptions): void {
   if (o.minScoreRatio !== undefined && !(o.minScoreRatio >= 0 && o.minScoreRatio <= 1)) throw new Error(`GRIFFIN option minScoreRatio must be within [0, 1], got ${o.minScoreRatio}`);
   if (o.alpha !== undefined && !(o.alpha >= 0 && o.alpha <= 1)) throw new Error(`GRIFFIN option alpha must be within [0, 1], got ${o.alpha}`);
   if (o.scoring !== undefined && o.scoring !== 'global' && o.scoring !== 'cluster') throw new Error(`GRIFFIN option scoring must be global or cluster, got ${o.scoring}`);
+  if (o.clustering !== undefined && !GRIFFIN_CLUSTERINGS.includes(o.clustering)) throw new Error(`GRIFFIN option clustering must be ${GRIFFIN_CLUSTERINGS.join(', ')}, got ${o.clustering}`);
+  if (o.familyPrecision !== undefined && !(o.familyPrecision >= 0 && o.familyPrecision <= 1)) throw new Error(`GRIFFIN option familyPrecision must be within [0, 1], got ${o.familyPrecision}`);
 }
 
 export interface BugMethod {
@@ -171,6 +204,8 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
   validateGriffinOptions(options);
   const o = { ...GRIFFIN_DEFAULTS, ...stripUndefined(options) };
   const formula = options.formula ?? 'jaccard';
+  const clustering = clusteringOf(options);
+  if (clustering === 'evidence') return evidenceBugs(m, o, formula);
   const failing = clusterFailingExecutions(m, { t: o.t, s: o.s, formula, scoring: o.scoring });
   const candidates: Candidate[] = [];
   failing.forEach((runs, c) => {
@@ -212,12 +247,58 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
       b.runs.size - a.runs.size ||
       a.cluster - b.cluster,
   );
-  const groups = o.merge ? absorbSideEffects(m, mergeCandidates(candidates, o.alpha)) : candidates.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]);
-  const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns, o.merge));
+  const merge = clustering === 'merge';
+  const groups = merge ? absorbSideEffects(m, mergeCandidates(candidates, o.alpha)) : candidates.map((c) => [{ candidate: c, addsRuns: true, sameBug: true, flip: false }]);
+  const bugs = groups.map((g) => toBug(m, g, formula, o.weakRuns, merge));
   // weak evidence last; otherwise keep the order
   const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
   ordered.forEach((b, k) => (b.id = k + 1));
   return ordered;
+}
+
+/**
+ * Evidence clustering (evidenceClustering.ts): each bug is its family (the patterns that make it,
+ * adding their failing runs) and its related patterns (listed, adding none). Bugs with evidence
+ * first, by their lead's p-value; weak ones last.
+ */
+function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOptions, formula: Formula): Bug[] {
+  const ev = evidenceClustering(m, { alpha: o.alpha, familyPrecision: o.familyPrecision, listed: Math.max(o.patternTop * 2, EVIDENCE_DEFAULTS.listed) });
+  const p = (row: number) => fisherOneSided(m.failed[row], m.passed[row], m.totalFailed, m.totalPassed);
+  const bugs = ev.bugs.map((b, k) => {
+    const runs = [...b.runs].sort((x, y) => x - y);
+    // the bug's lead: its best-ranked family member with evidence (the seed when none ranks above it)
+    const strong = b.family.filter((x) => p(x.row) < (b.weak ? o.alpha : ev.threshold));
+    const lead = (strong.length ? strong : b.family.filter((x) => x.row === b.seed))[0].row;
+    const core: Candidate = {
+      cluster: k + 1,
+      clusterRuns: runs,
+      members: b.family,
+      lead,
+      runs: b.runs,
+      pValue: p(lead),
+      precision: m.failed[lead] / (m.failed[lead] + m.passed[lead]),
+      methods: suspiciousMethods(m, b.lanes, o.testCode),
+      common: laneCommonStacks(m, b.lanes),
+    };
+    const group: GroupMember<Candidate>[] = [{ candidate: core, addsRuns: true, sameBug: true, flip: false }];
+    if (b.related.length)
+      group.push({
+        candidate: { ...core, members: b.related.map((row) => ({ row, flip: false, score: m.scores?.[row] ?? 0, failed: m.failed[row], passed: m.passed[row] })), lead: b.related[0] },
+        addsRuns: false,
+        sameBug: false,
+        flip: false,
+      });
+    const bug = toBug(m, group, formula, o.weakRuns, true);
+    if (b.weak) bug.evidence.weak = true;
+    return bug;
+  });
+  const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
+  // with evidence first: the smaller p-value first, then more failing runs (stable otherwise)
+  const strongCount = ordered.findIndex((b) => b.evidence.weak);
+  const strongPart = ordered.slice(0, strongCount < 0 ? ordered.length : strongCount).sort((a, b) => a.evidence.pValue - b.evidence.pValue || b.evidence.failingRuns - a.evidence.failingRuns);
+  const out = [...strongPart, ...ordered.slice(strongPart.length)];
+  out.forEach((b, k) => (b.id = k + 1));
+  return out;
 }
 
 /** A candidate in a merged group (a bug). */

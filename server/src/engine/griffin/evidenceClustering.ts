@@ -1,0 +1,281 @@
+/**
+ * Evidence clustering (GRIFFIN's default since issue 27; docs/griffin.md "Evidence clustering"):
+ * one bug per root cause, each resting on a pattern with evidence, found by sequential covering
+ * of the failing runs.
+ *
+ *   1. Leads: cause patterns (the ranking's cause group; harness patterns only when no cause
+ *      pattern occurs in a failing run) whose one-sided Fisher p-value is below α/m, m = the number
+ *      of patterns tested (Bonferroni). A pattern without evidence never heads a bug.
+ *   2. While failing runs are left unexplained: among the leads, the pattern that still separates
+ *      the unexplained failing runs from the passing runs (Fisher p < α/m both on all runs and on
+ *      the residual table: the unexplained failing runs against the passing runs) and ranks best
+ *      starts a bug (option seed 'precision': the most precise one — share of failing runs among
+ *      the runs showing it — then the lower residual p, then the better rank).
+ *   3. Its family: leads not yet in a bug that share a static access (type, variable, file, line)
+ *      with it, show some of its failing runs, and are nearly as precise (≥ familyPrecision × its
+ *      precision). The bug's failing runs are the runs its family shows — a pattern that explains
+ *      only runs some bug already explains never starts another, and a different significant
+ *      pattern that explains other runs does, even when every failing run has the same symptom.
+ *      A seed that shares a static access with an earlier bug's seed and runs only in that seed's
+ *      methods joins that bug instead (one fix, in the same methods, removes both).
+ *   4. Then weak bugs: the same with the uncorrected α on the runs still unexplained.
+ *   5. Related patterns (symptoms, side effects — significant at α but in no family) are listed
+ *      with the bug whose failing runs hold most of theirs (at least half); they add no runs and
+ *      never name its methods.
+ *
+ * The family members whose accesses all run in the seed's methods give the lanes of the
+ * suspicious methods (a pattern that also reaches into another bug's code does not); their lanes are aligned with the lead's
+ * by an access that the lead has on one lane only.
+ */
+import type { CoverageMatrix } from './coverageMatrix';
+import type { PatternMember } from './clusterSuspiciousPatterns';
+import { fisherOneSided } from '../ranking/fisherExact';
+
+export interface EvidenceOptions {
+  alpha: number;
+  /** a family member's precision must be at least this fraction of the lead's (default 0.9) */
+  familyPrecision: number;
+  /** patterns listed per bug: family and related each (default 40) */
+  listed: number;
+  /** leads considered at most (the most significant first; default 5000) */
+  maxLeads: number;
+  /**
+   * Which lead starts the next bug: 'rank' (default) the best-ranked one that still separates the
+   * unexplained failing runs; 'precision' the most precise one (then the lower residual p).
+   */
+  seed: 'rank' | 'precision';
+}
+
+export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, listed: 40, maxLeads: 5000, seed: 'rank' };
+
+export interface EvidenceBug {
+  /** the family's patterns, aligned with the lead's lanes (best-ranked first) */
+  family: PatternMember[];
+  /** family members that give the lanes of the suspicious methods (accesses in the seed's methods only) */
+  lanes: PatternMember[];
+  /** related patterns (no runs added), best-ranked first */
+  related: number[];
+  /** failing runs (indices into m.runs) the family shows */
+  runs: Set<number>;
+  /** the pattern that started the bug */
+  seed: number;
+  /** Fisher p-value of the seed on the residual table when it was chosen */
+  residualP: number;
+  /** chosen at the uncorrected α (step 4) */
+  weak: boolean;
+}
+
+export interface EvidenceResult {
+  bugs: EvidenceBug[];
+  /** patterns tested (m of the correction) */
+  tested: number;
+  /** α / m */
+  threshold: number;
+}
+
+export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceOptions> = {}): EvidenceResult {
+  const o = { ...EVIDENCE_DEFAULTS, ...options };
+  const F = m.totalFailed;
+  const P = m.totalPassed;
+  const fisherMemo = new Map<number, number>();
+  const fisher = (f: number, p: number, totalF: number) => {
+    const key = (f * (P + 1) + p) * (F + 1) + totalF;
+    let v = fisherMemo.get(key);
+    if (v === undefined) fisherMemo.set(key, (v = fisherOneSided(f, p, totalF, P)));
+    return v;
+  };
+  if (F === 0) return { bugs: [], tested: 0, threshold: o.alpha };
+  // 1. the lead pool: cause rows in a failing run (harness rows when there is no cause row)
+  let pool: number[] = [];
+  const harness: number[] = [];
+  for (let row = 0; row < m.rowCount; row++) {
+    if (m.failed[row] === 0) continue;
+    const g = m.group(row);
+    if (g === undefined || g === 'cause') pool.push(row);
+    else if (g === 'harness') harness.push(row);
+  }
+  if (pool.length === 0) pool = harness;
+  const tested = pool.length;
+  const threshold = o.alpha / Math.max(1, tested);
+  const pOf = new Map<number, number>();
+  for (const row of pool) pOf.set(row, fisher(m.failed[row], m.passed[row], F));
+  // every lead significant at the uncorrected α (weak bugs and related patterns come from these), most significant first
+  const leads = pool.filter((row) => pOf.get(row)! < o.alpha).sort((a, b) => pOf.get(a)! - pOf.get(b)! || a - b).slice(0, o.maxLeads);
+  // failing-run bitsets of the leads (over m.failingRuns), built by one pass over the failing runs' rows
+  const FW = (F + 31) >>> 5;
+  const slot = new Map<number, number>();
+  leads.forEach((row, k) => slot.set(row, k));
+  const bits = new Uint32Array(leads.length * FW);
+  m.failingRuns.forEach((run, fi) => {
+    const rows = m.runRows(run);
+    for (let k = 0; k < rows.length; k++) {
+      const s = slot.get(rows[k]);
+      if (s !== undefined) bits[s * FW + (fi >>> 5)] |= 1 << (fi & 31);
+    }
+  });
+  const precision = (row: number) => m.failed[row] / (m.failed[row] + m.passed[row]);
+  const keysOf = (row: number) => new Set(m.pattern(row).accesses.map((a) => a.key));
+  const remaining = new Uint32Array(FW);
+  for (let fi = 0; fi < F; fi++) remaining[fi >>> 5] |= 1 << (fi & 31);
+  let left = F;
+  const assigned = new Uint8Array(leads.length);
+  const bugs: EvidenceBug[] = [];
+  const countAnd = (s: number, mask: Uint32Array) => {
+    let n = 0;
+    for (let w = 0; w < FW; w++) n += popcount(bits[s * FW + w] & mask[w]);
+    return n;
+  };
+  for (const [limit, weak] of [[threshold, false], [o.alpha, true]] as const) {
+    for (;;) {
+      if (left === 0) break;
+      // 2. the best-ranked (or most precise) lead that still separates the unexplained failing runs from the passing runs
+      let best = -1;
+      let bestP = 1;
+      for (let s = 0; s < leads.length; s++) {
+        if (assigned[s]) continue;
+        const row = leads[s];
+        if (!(pOf.get(row)! < limit)) continue;
+        const fr = countAnd(s, remaining);
+        if (fr === 0) continue;
+        const rp = fisher(fr, m.passed[row], left);
+        if (!(rp < limit)) continue;
+        if (best < 0) {
+          best = s;
+          bestP = rp;
+          continue;
+        }
+        const b = leads[best];
+        if (o.seed === 'rank') {
+          if (row < b) {
+            best = s;
+            bestP = rp;
+          }
+          continue;
+        }
+        const dp = precision(row) - precision(b);
+        if (dp > 1e-9 || (Math.abs(dp) <= 1e-9 && (rp < bestP || (rp === bestP && row < b)))) {
+          best = s;
+          bestP = rp;
+        }
+      }
+      if (best < 0) break;
+      const seed = leads[best];
+      const seedKeys = keysOf(seed);
+      const seedMask = bits.subarray(best * FW, (best + 1) * FW);
+      // 3a. a seed at an access of an earlier bug's seed, in that seed's methods, is more of that bug
+      const earlier = bugs.find((b) => b.weak === weak && sameSite(m, b.seed, seed));
+      if (earlier) {
+        assigned[best] = 1;
+        earlier.family.push(...alignFamily(m, earlier.seed, [seed]));
+        earlier.family.sort((a, b) => a.row - b.row);
+        for (let fi = 0; fi < F; fi++)
+          if (seedMask[fi >>> 5] & (1 << (fi & 31))) {
+            earlier.runs.add(m.failingRuns[fi]);
+            if (remaining[fi >>> 5] & (1 << (fi & 31))) {
+              remaining[fi >>> 5] &= ~(1 << (fi & 31));
+              left--;
+            }
+          }
+        continue;
+      }
+      // 3. its family
+      const floor = o.familyPrecision * precision(seed);
+      const members: number[] = [seed];
+      assigned[best] = 1;
+      const runsMask = Uint32Array.from(seedMask);
+      for (let s = 0; s < leads.length; s++) {
+        if (assigned[s]) continue;
+        const row = leads[s];
+        if (precision(row) + 1e-9 < floor || countAnd(s, seedMask) === 0) continue;
+        if (!m.pattern(row).accesses.some((a) => seedKeys.has(a.key))) continue;
+        assigned[s] = 1;
+        members.push(row);
+        for (let w = 0; w < FW; w++) runsMask[w] |= bits[s * FW + w];
+      }
+      const runs = new Set<number>();
+      for (let fi = 0; fi < F; fi++)
+        if (runsMask[fi >>> 5] & (1 << (fi & 31))) {
+          runs.add(m.failingRuns[fi]);
+          if (remaining[fi >>> 5] & (1 << (fi & 31))) {
+            remaining[fi >>> 5] &= ~(1 << (fi & 31));
+            left--;
+          }
+        }
+      members.sort((a, b) => a - b);
+      const family = alignFamily(m, seed, members).slice(0, o.listed);
+      if (!family.some((x) => x.row === seed)) family.push({ row: seed, flip: false, score: m.scores?.[seed] ?? 0, failed: m.failed[seed], passed: m.passed[seed] });
+      family.sort((a, b) => a.row - b.row);
+      const seedMethods = new Set(m.pattern(seed).accesses.map((a) => `${a.file}\u0000${a.method}`));
+      const lanes = family.filter((x) => x.row === seed || m.pattern(x.row).accesses.every((a) => seedMethods.has(`${a.file}\u0000${a.method}`)));
+      bugs.push({ family, lanes, related: [], runs, seed, residualP: bestP, weak });
+    }
+  }
+  // 5. related patterns: significant, in no family, mostly inside one bug's runs
+  if (bugs.length) {
+    const related = new Map<EvidenceBug, number[]>();
+    for (let row = 0; row < m.rowCount && row < 20000; row++) {
+      if (m.failed[row] === 0) continue;
+      const s = slot.get(row);
+      if (s !== undefined && assigned[s]) continue;
+      const p = pOf.get(row) ?? fisher(m.failed[row], m.passed[row], F);
+      if (!(p < o.alpha)) continue;
+      const runs = m.runsOf(row).filter((r) => m.runs[r].failing);
+      let target: EvidenceBug | undefined;
+      let most = 0;
+      for (const b of bugs) {
+        let n = 0;
+        for (const r of runs) if (b.runs.has(r)) n++;
+        if (n > most) {
+          most = n;
+          target = b;
+        }
+      }
+      if (!target || 2 * most < runs.length) continue;
+      const l = related.get(target) ?? [];
+      if (l.length < o.listed) l.push(row);
+      related.set(target, l);
+    }
+    for (const b of bugs) b.related = related.get(b) ?? [];
+  }
+  return { bugs, tested, threshold };
+}
+
+/**
+ * The family's members with their lanes lined up with the seed's: by an access the seed has on one
+ * lane only (its type, variable, file and line); members without such an access keep their roles.
+ */
+function alignFamily(m: CoverageMatrix, seed: number, rows: readonly number[]): PatternMember[] {
+  const lead = m.pattern(seed).accesses;
+  const laneOfKey = new Map<string, number>();
+  for (const a of lead) {
+    const known = laneOfKey.get(a.key);
+    laneOfKey.set(a.key, known === undefined || known === a.thread ? a.thread : 0);
+  }
+  return rows.map((row) => {
+    let flip = false;
+    if (row !== seed)
+      for (const a of m.pattern(row).accesses) {
+        const lane = laneOfKey.get(a.key);
+        if (lane) {
+          flip = lane !== a.thread;
+          break;
+        }
+      }
+    return { row, flip, score: m.scores?.[row] ?? 0, failed: m.failed[row], passed: m.passed[row] };
+  });
+}
+
+/** b shares a static access with a and every access of b is in a method of a's accesses. */
+function sameSite(m: CoverageMatrix, a: number, b: number): boolean {
+  const pa = m.pattern(a).accesses;
+  const keys = new Set(pa.map((x) => x.key));
+  const methods = new Set(pa.map((x) => `${x.file}\u0000${x.method}`));
+  const pb = m.pattern(b).accesses;
+  return pb.some((x) => keys.has(x.key)) && pb.every((x) => methods.has(`${x.file}\u0000${x.method}`));
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
