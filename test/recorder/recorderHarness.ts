@@ -68,6 +68,11 @@ export const ALL_SUBJECTS: readonly SampleProgram[] = [...SAMPLE_PROGRAMS, ...EV
  * evaltruth.Truth (never instrumented); `npm run eval` scores GRIFFIN on them (bench/evaluate.ts).
  */
 export const BUG_SET: readonly SampleProgram[] = [
+  { pkg: 'objpool', main: 'objpool.PoolTest', include: ['objpool'], noise: 0.3, testCode: ['objpool.PoolTest'] },
+  { pkg: 'lazyarray', main: 'lazyarray.LogStorm', include: ['lazyarray'], noise: 0.1 },
+  { pkg: 'datasource', main: 'datasource.PoolStress', include: ['datasource'], noise: 0.3 },
+  { pkg: 'twoaccounts', main: 'twoaccounts.BranchDay', include: ['twoaccounts'], noise: 0.1 },
+  { pkg: 'samesymptom', main: 'samesymptom.Receiving', include: ['samesymptom'], noise: 0.3 },
 ];
 
 export const FAST_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
