@@ -73,6 +73,11 @@ export const BUG_SET: readonly SampleProgram[] = [
   { pkg: 'datasource', main: 'datasource.PoolStress', include: ['datasource'], noise: 0.3 },
   { pkg: 'twoaccounts', main: 'twoaccounts.BranchDay', include: ['twoaccounts'], noise: 0.1 },
   { pkg: 'samesymptom', main: 'samesymptom.Receiving', include: ['samesymptom'], noise: 0.3 },
+  { pkg: 'lazymap', main: 'lazymap.MetricsDriver', include: ['lazymap'], noise: 0.2 },
+  { pkg: 'sessionmap', main: 'sessionmap.RequestReplay', include: ['sessionmap'], noise: 0.1 },
+  { pkg: 'listeners', main: 'listeners.TableViewDemo', include: ['listeners', 'java.util.ArrayList'], noise: 0.1 },
+  { pkg: 'threebugs', main: 'threebugs.DownloadSession', include: ['threebugs'], noise: 0.2 },
+  { pkg: 'ringbuffer', main: 'ringbuffer.QueueStress', include: ['ringbuffer'], noise: 0.3 },
 ];
 
 export const FAST_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
