@@ -76,7 +76,7 @@ export const BUG_SET: readonly SampleProgram[] = [
   { pkg: 'lazymap', main: 'lazymap.MetricsDriver', include: ['lazymap'], noise: 0.2 },
   { pkg: 'sessionmap', main: 'sessionmap.RequestReplay', include: ['sessionmap'], noise: 0.1 },
   { pkg: 'listeners', main: 'listeners.TableViewDemo', include: ['listeners', 'java.util.ArrayList'], noise: 0.1 },
-  { pkg: 'threebugs', main: 'threebugs.DownloadSession', include: ['threebugs'], noise: 0.2 },
+  { pkg: 'threebugs', main: 'threebugs.DownloadSession', include: ['threebugs'], noise: 0.1 },
   { pkg: 'ringbuffer', main: 'ringbuffer.QueueStress', include: ['ringbuffer'], noise: 0.3 },
 ];
 
