@@ -22,7 +22,7 @@ import { PatternCategory, PATTERNS } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
-import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote } from './ranking/rootCauseOrder';
+import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote, hasEvidence } from './ranking/rootCauseOrder';
 import { RankedList } from './ranking/rankedList';
 import { StaticKeyOrder } from './ranking/staticKeyOrder';
 import { placeRows } from './ranking/compactOrder';
@@ -145,6 +145,11 @@ export interface RankedPattern {
   pValue: number;
   /** cause, or a consequence of the failure (symptom), or made only of test code (harness) */
   group: PatternGroup;
+  /**
+   * evidence that it goes with failing (Fisher p < 0.05 and missing from some passing runs;
+   * rootCauseOrder.hasEvidence); patterns without are listed after every pattern with (grouping on)
+   */
+  evidence?: boolean;
   /** tie group: patterns of the same group and score over the same methods (1-based, in list order) */
   tie: number;
   /** number of patterns in this pattern's tie group */
@@ -457,7 +462,15 @@ export class Analyzer {
     const F1 = totalFailed + 1;
     const P1 = totalPassed + 1;
     const L = MAX_PATTERN_LENGTH + 1;
-    const codes = 3 * F1 * P1 * L;
+    // sections: a group code (cause, harness, symptom), + 3 for a pattern without evidence (listed after all with)
+    const codes = 6 * F1 * P1 * L;
+    const G = PATTERN_GROUPS.length;
+    const evidenceMemo = new Map<number, boolean>();
+    const evidenceOf = (f: number, p: number) => {
+      let e = evidenceMemo.get(f * P1 + p);
+      if (e === undefined) evidenceMemo.set(f * P1 + p, (e = hasEvidence(f, p, totalFailed, totalPassed)));
+      return e;
+    };
     const dense = codes <= 1 << 22 ? new Int32Array(codes) : undefined;
     const sparse = dense ? undefined : new Map<number, number>();
     // per pattern id: its bucket (-1: in no run), and its methods key (grouping)
@@ -474,7 +487,7 @@ export class Analyzer {
       const p = passed[id];
       if (f === 0 && p === 0) continue;
       count++;
-      const g = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) : 0;
+      const g = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) + (evidenceOf(f, p) ? 0 : G) : 0;
       const len = reg.patternDef(id).kind.length;
       const code = ((g * F1 + f) * P1 + p) * L + len;
       let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
@@ -528,6 +541,7 @@ export class Analyzer {
       const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
       d.tie = list.ties[k];
       d.tieSize = list.tieSizes[k];
+      d.evidence = list.evidence[k] === 1;
       return d;
     });
     placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });

@@ -12,7 +12,7 @@
  *      starts a bug (option seed 'precision': the most precise one — share of failing runs among
  *      the runs showing it — then the lower residual p, then the better rank).
  *   3. Its family: leads not yet in a bug that share a static access (type, variable, file, line)
- *      with it, show some of its failing runs, and are nearly as precise (≥ familyPrecision × its
+ *      with it and run only in its methods, whose failing runs are mostly (≥ familyOverlap, 80 %) the seed's, and are nearly as precise (≥ familyPrecision × its
  *      precision). The bug's failing runs are the runs its family shows — a pattern that explains
  *      only runs some bug already explains never starts another, and a different significant
  *      pattern that explains other runs does, even when every failing run has the same symptom.
@@ -35,6 +35,8 @@ export interface EvidenceOptions {
   alpha: number;
   /** a family member's precision must be at least this fraction of the lead's (default 0.9) */
   familyPrecision: number;
+  /** a family member shows at least this share of its failing runs with the seed (default 0.8) */
+  familyOverlap: number;
   /** patterns listed per bug: family and related each (default 40) */
   listed: number;
   /** leads considered at most (the most significant first; default 5000) */
@@ -46,7 +48,7 @@ export interface EvidenceOptions {
   seed: 'rank' | 'precision';
 }
 
-export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, listed: 40, maxLeads: 5000, seed: 'rank' };
+export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, familyOverlap: 0.8, listed: 40, maxLeads: 5000, seed: 'rank' };
 
 export interface EvidenceBug {
   /** the family's patterns, aligned with the lead's lanes (best-ranked first) */
@@ -114,7 +116,6 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
     }
   });
   const precision = (row: number) => m.failed[row] / (m.failed[row] + m.passed[row]);
-  const keysOf = (row: number) => new Set(m.pattern(row).accesses.map((a) => a.key));
   const remaining = new Uint32Array(FW);
   for (let fi = 0; fi < F; fi++) remaining[fi >>> 5] |= 1 << (fi & 31);
   let left = F;
@@ -160,7 +161,6 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
       }
       if (best < 0) break;
       const seed = leads[best];
-      const seedKeys = keysOf(seed);
       const seedMask = bits.subarray(best * FW, (best + 1) * FW);
       // 3a. a seed at an access of an earlier bug's seed, in that seed's methods, is more of that bug
       const earlier = bugs.find((b) => b.weak === weak && sameSite(m, b.seed, seed));
@@ -186,8 +186,9 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
       for (let s = 0; s < leads.length; s++) {
         if (assigned[s]) continue;
         const row = leads[s];
-        if (precision(row) + 1e-9 < floor || countAnd(s, seedMask) === 0) continue;
-        if (!m.pattern(row).accesses.some((a) => seedKeys.has(a.key))) continue;
+        // most of its failing runs are the seed's (a consequence of another bug at the same line is not family)
+        if (precision(row) + 1e-9 < floor || countAnd(s, seedMask) < o.familyOverlap * m.failed[row]) continue;
+        if (!sameSite(m, seed, row)) continue;
         assigned[s] = 1;
         members.push(row);
         for (let w = 0; w < FW; w++) runsMask[w] |= bits[s * FW + w];

@@ -175,9 +175,9 @@ export interface Bug {
  */
 export function explainBugs(analyzer: Pick<Analyzer, 'options'> | undefined, result: AnalysisResult, options: GriffinOptions = {}): Bug[] {
   const m = CoverageMatrix.fromAnalysis(result);
-  // test code: the caller's classifier, else the analysis' --test-code globs (when the analysis has them)
+  // test code: the caller's classifier, else the analysis' --test-code globs (when the analysis has them) and its test driver
   const globs = (result.options as { testCode?: string[] }).testCode;
-  const testCode = options.testCode ?? new TestCodeClassifier(Array.isArray(globs) ? globs : []);
+  const testCode = options.testCode ?? new TestCodeClassifier(Array.isArray(globs) ? globs : [], result.drivers);
   return explainMatrix(m, { formula: analyzer?.options.formula ?? result.options.formula, ...options, testCode });
 }
 
@@ -290,6 +290,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       });
     const bug = toBug(m, group, formula, o.weakRuns, true);
     if (b.weak) bug.evidence.weak = true;
+    writerFirst(m, bug, b.family);
     return bug;
   });
   const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
@@ -299,6 +300,22 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
   const out = [...strongPart, ...ordered.slice(strongPart.length)];
   out.forEach((b, k) => (b.id = k + 1));
   return out;
+}
+
+/**
+ * An order violation names the writer's method first: the usual fix moves or guards the write that
+ * comes at the wrong time (a field assigned after the thread that reads it was started; state cleared
+ * while another thread still uses it). The lanes keep their numbers; only the listing order changes.
+ */
+function writerFirst(m: CoverageMatrix, bug: Bug, family: readonly PatternMember[]): void {
+  if (bug.kind !== 'order-violation' || bug.suspiciousMethods.length !== 2) return;
+  const lead = family.find((x) => x.row === bug.patterns[0]);
+  if (!lead) return;
+  const accesses = m.pattern(lead.row).accesses;
+  const writes = accesses.filter((a) => a.type === 'W');
+  if (writes.length !== 1) return;
+  const lane = lead.flip ? 3 - writes[0].thread : writes[0].thread;
+  if (bug.suspiciousMethods[0].thread !== lane) bug.suspiciousMethods.reverse();
 }
 
 /** A candidate in a merged group (a bug). */
@@ -551,7 +568,14 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
   const head = strong.length === 0 && weak.length ? `${count(weak.length)} with weak evidence` : `${count(strong.length)}${weak.length ? ` (+ ${weak.length} with weak evidence)` : ''}`;
   out.push(`GRIFFIN — ${head} explaining ${explained.size} of ${failed} failing run${failed === 1 ? '' : 's'}`);
   if (!bugs.length) {
-    out.push(failed === 0 ? 'No failing runs, nothing to explain.' : 'No failing run has a pattern to explain it.');
+    const evidence = (result.ranking ? result.ranking.length > 0 && result.ranking.hasEvidence(0) : result.patterns[0]?.evidence !== false) && patternAt(result, 0) !== undefined;
+    out.push(
+      failed === 0
+        ? 'No failing runs, nothing to explain.'
+        : patternAt(result, 0) === undefined
+          ? 'No failing run has a pattern to explain it.'
+          : `No bug yet: no pattern separates the failing from the passing runs with evidence${evidence ? ' after the correction for the number of patterns' : ''} (Fisher p < 0.05). Record more runs; --griffin-clustering thesis groups the patterns anyway.`,
+    );
     return out.join('\n');
   }
   bugs.forEach((b, k) => {

@@ -46,13 +46,87 @@ export function laneStacks(m: CoverageMatrix, members: readonly Pick<PatternMemb
   return stacks;
 }
 
-export function suspiciousMethods(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[], testCode?: TestCodeClassifier): SuspiciousMethod[] {
+/** Per lane (index 0 = lane 1), the variables and the access types (R, W) of the cluster's accesses on that lane. */
+function laneVariables(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[]): [Set<string>, Set<string>][] {
+  const out: [Set<string>, Set<string>][] = [
+    [new Set(), new Set()],
+    [new Set(), new Set()],
+  ];
+  for (const mem of members)
+    m.pattern(mem.row).accesses.forEach((a, k) => {
+      const lane = out[laneOf(m, mem, k) - 1];
+      lane[0].add(a.variable);
+      lane[1].add(a.type);
+    });
+  return out;
+}
+
+export interface SuspiciousMethodOptions {
+  /** move out of helper accessors to the method performing the compound operation (default true; false = the thesis) */
+  outOfHelpers?: boolean;
+}
+
+export function suspiciousMethods(
+  m: CoverageMatrix,
+  members: readonly Pick<PatternMember, 'row' | 'flip'>[],
+  testCode?: TestCodeClassifier,
+  options: SuspiciousMethodOptions = {},
+): SuspiciousMethod[] {
   const out: SuspiciousMethod[] = [];
-  laneStacks(m, members).forEach((stacks, k) => {
-    const sm = laneMethod(stacks, testCode);
+  const stacks = laneStacks(m, members);
+  stacks.forEach((laneStack, k) => {
+    const sm = laneMethod(laneStack, testCode);
     if (sm) out.push({ thread: (k + 1) as 1 | 2, ...sm });
   });
+  if (options.outOfHelpers !== false && out.length === 2) {
+    const vars = laneVariables(m, members);
+    const moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode));
+    return moved;
+  }
   return out;
+}
+
+/** A program's `main` or one of its lambdas: the driver, never where a fix goes. */
+function isEntryPoint(method: string): boolean {
+  return /(^|\.)main$/.test(method) || /\.lambda\$main\$\d+$/.test(method);
+}
+
+/** The class part of a qualified method or field name: `a.b.Outer$Inner.name` → `a.b.Outer$Inner`. */
+function classOf(qualified: string): string {
+  const k = qualified.lastIndexOf('.');
+  return k < 0 ? '' : qualified.slice(0, k);
+}
+
+/**
+ * Out of helper accessors (issue 27; docs/griffin.md "Suspicious methods"): a lane's method that is
+ * an accessor of the raced field's own class — every access of the lane sits in it, and they are all
+ * reads or all writes, so it performs no compound operation — is not where a fix goes: the fix goes to its caller, the method
+ * that combines the accessor with other steps (a pool's `create` calling `setCreateCount` on its
+ * internal deque). Moves one frame down the lane's common call stack when the method is such an accessor, its
+ * caller is code under test of another class, and the other lane does not name the method itself (a
+ * read-modify-write in `Account.deposit` racing with another `deposit` stays in `deposit`).
+ */
+function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Frame[][], vars: Set<string>, types: Set<string>, testCode?: TestCodeClassifier): SuspiciousMethod {
+  const common = commonCallStack(stacks);
+  let k = common.findIndex((f) => f.method === sm.method && f.file === sm.file);
+  if (k < 0) return sm;
+  let cur = sm;
+  const fieldClasses = new Set([...vars].map(classOf));
+  const isTest = (f: { file: string; method: string }) => (testCode ? testCode.isTestCode(f) : false);
+  while (k > 0) {
+    const top = common[k];
+    // an accessor: the lane's accesses all run in this method (it is the top frame of each) and are all
+    // reads or all writes (a getter or a setter, of one field or several): no read-modify-write in it
+    const atTop = stacks.every((s) => s.length - 1 === k);
+    if (!atTop || types.size !== 1) break;
+    if (!fieldClasses.has(classOf(top.method))) break;
+    if (sameMethod(top, other)) break;
+    const caller = common[k - 1];
+    if (classOf(caller.method) === classOf(top.method) || isTest(caller) || isEntryPoint(caller.method) || isLibraryCode(caller.file, caller.method)) break;
+    cur = { ...cur, method: caller.method, file: caller.file, line: caller.line, lines: caller.lines, commonStack: common.slice(0, k).map((f) => ({ file: f.file, line: f.line, method: f.method })) };
+    k--;
+  }
+  return cur;
 }
 
 type LaneMethod = Omit<SuspiciousMethod, 'thread'>;

@@ -7,6 +7,7 @@
  * the rows; nothing is allocated per row.
  */
 import { sameScore } from './competitionRanking';
+import { PATTERN_GROUPS } from './rootCauseOrder';
 import type { RankedList } from './rankedList';
 
 export interface SortedRows {
@@ -89,7 +90,9 @@ export function placeRows(list: RankedList<any>, rows: SortedRows): void {
       for (let k = 0; k < m; k++) list.ids[rowAt[k]] = ids[sub + k];
       for (let k = 0; k < m; k++) list.scores[rowAt[k]] = score(sub + k);
       list.ranks.fill(rank, j, j + m);
-      list.groupCodes.fill(g, j, j + m);
+      // a section code: the group, + PATTERN_GROUPS.length without evidence (RankedList.setRow)
+      list.groupCodes.fill(g % PATTERN_GROUPS.length, j, j + m);
+      list.evidence.fill(g < PATTERN_GROUPS.length ? 1 : 0, j, j + m);
       for (let b = 0, at = j; b < nb; b++) {
         const size = tieStart[b] - (at - j);
         list.ties.fill(tieNo + b + 1, at, at + size);

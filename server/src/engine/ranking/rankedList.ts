@@ -15,6 +15,8 @@ export interface DescribedRow {
   failed: number;
   passed: number;
   group: PatternGroup;
+  /** false: no evidence that it goes with failing (rootCauseOrder.hasEvidence); listed after those with evidence */
+  evidence?: boolean;
   tie: number;
   tieSize: number;
 }
@@ -25,6 +27,8 @@ export interface RankedRows<D extends DescribedRow = DescribedRow> {
   readonly groupCounts: Record<PatternGroup, number>;
   rank(k: number): number;
   group(k: number): PatternGroup;
+  /** row k has evidence (rootCauseOrder.hasEvidence); rows without come after every row with */
+  hasEvidence(k: number): boolean;
   tie(k: number): number;
   describe(k: number): D;
   tiedWithFirst(k: number): boolean;
@@ -41,6 +45,8 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
   readonly passed: Int32Array;
   /** index into PATTERN_GROUPS */
   readonly groupCodes: Uint8Array;
+  /** 1: the row has evidence (rootCauseOrder.hasEvidence), 0: none */
+  readonly evidence: Uint8Array;
   /** tie group number (1-based, in list order) and its size */
   readonly ties: Int32Array;
   readonly tieSizes: Int32Array;
@@ -58,12 +64,14 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
     this.failed = new Int32Array(length);
     this.passed = new Int32Array(length);
     this.groupCodes = new Uint8Array(length);
+    this.evidence = new Uint8Array(length).fill(1);
     this.ties = new Int32Array(length);
     this.tieSizes = new Int32Array(length);
   }
 
   /** Sets row k (used once per row while ranking). */
-  set(k: number, id: number, rank: number, score: number, failed: number, passed: number, group: PatternGroup, tie: number, tieSize: number): void {
+  set(k: number, id: number, rank: number, score: number, failed: number, passed: number, group: PatternGroup, tie: number, tieSize: number, evidence = true): void {
+    this.evidence[k] = evidence ? 1 : 0;
     this.ids[k] = id;
     this.ranks[k] = rank;
     this.scores[k] = score;
@@ -76,8 +84,14 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
     this.tieSizes[k] = tieSize;
   }
 
-  /** set() with the group as an index into PATTERN_GROUPS; groupCounts are made by countGroups() once every row is set. */
-  setRow(k: number, id: number, rank: number, score: number, failed: number, passed: number, groupCode: number, tie: number, tieSize: number): void {
+  /**
+   * set() with the group as an index into PATTERN_GROUPS, plus PATTERN_GROUPS.length for a row without
+   * evidence (the listed order's sections); groupCounts are made by countGroups() once every row is set.
+   */
+  setRow(k: number, id: number, rank: number, score: number, failed: number, passed: number, sectionCode: number, tie: number, tieSize: number): void {
+    const G = PATTERN_GROUPS.length;
+    const groupCode = sectionCode % G;
+    this.evidence[k] = sectionCode < G ? 1 : 0;
     this.ids[k] = id;
     this.ranks[k] = rank;
     this.scores[k] = score;
@@ -97,6 +111,10 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
 
   group(k: number): PatternGroup {
     return PATTERN_GROUPS[this.groupCodes[k]];
+  }
+
+  hasEvidence(k: number): boolean {
+    return this.evidence[k] === 1;
   }
 
   rank(k: number): number {
@@ -122,7 +140,7 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
 
   /** Row k is in the first row's group and shares its rank (tied with the first: always shown). */
   tiedWithFirst(k: number): boolean {
-    return this.length > 0 && this.groupCodes[k] === this.groupCodes[0] && this.ranks[k] === this.ranks[0];
+    return this.length > 0 && this.groupCodes[k] === this.groupCodes[0] && this.evidence[k] === this.evidence[0] && this.ranks[k] === this.ranks[0];
   }
 
   /**
@@ -167,6 +185,9 @@ class DescribedRows<D extends DescribedRow> implements RankedRows<D> {
   group(k: number): PatternGroup {
     return this.patterns[k].group;
   }
+  hasEvidence(k: number): boolean {
+    return this.patterns[k].evidence !== false;
+  }
   tie(k: number): number {
     return this.patterns[k].tie;
   }
@@ -175,7 +196,7 @@ class DescribedRows<D extends DescribedRow> implements RankedRows<D> {
   }
   tiedWithFirst(k: number): boolean {
     const first = this.patterns[0];
-    return first !== undefined && this.patterns[k].group === first.group && this.patterns[k].rank === first.rank;
+    return first !== undefined && this.patterns[k].group === first.group && (this.patterns[k].evidence !== false) === (first.evidence !== false) && this.patterns[k].rank === first.rank;
   }
   topCount(top: number | undefined): number {
     if (top === undefined) return this.length;

@@ -1,6 +1,8 @@
 /**
  * The order in which patterns are listed (docs/algorithms.md "Root-cause
- * order"): causes first, then harness, then symptom patterns, each section
+ * order"): patterns with evidence first (hasEvidence: Fisher p < 0.05, not in
+ * nearly every passing run) — causes, then harness, then symptom patterns —
+ * then the same three sections of patterns without evidence, each section
  * by suspiciousness; within one score, fewer passing runs, then shorter
  * patterns (measured on the subjects: a longer pattern tied with one of its
  * own pairs adds accesses that are not needed to explain the failure), then
@@ -21,6 +23,8 @@ export interface OrderRow {
   f: number;
   p: number;
   group: PatternGroup;
+  /** false: no evidence (hasEvidence): listed after every row with evidence (grouping on) */
+  evidence?: boolean;
   length: number;
   key: string;
 }
@@ -37,13 +41,18 @@ export function orderPatterns<R extends OrderRow>(rows: R[], grouping: boolean, 
   const dir = tieOrder === 'shorter' ? 1 : -1;
   return rows.sort(
     (a, b) =>
-      PATTERN_GROUPS.indexOf(a.group) - PATTERN_GROUPS.indexOf(b.group) ||
+      sectionOf(a) - sectionOf(b) ||
       b.score - a.score ||
       a.p - b.p ||
       b.f - a.f ||
       dir * (a.length - b.length) ||
       (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );
+}
+
+/** The listed section of a row (grouping on): its group, after every group's rows with evidence when it has none. */
+export function sectionOf(r: Pick<OrderRow, 'group' | 'evidence'>): number {
+  return PATTERN_GROUPS.indexOf(r.group) + (r.evidence === false ? PATTERN_GROUPS.length : 0);
 }
 
 /**
@@ -53,7 +62,7 @@ export function orderPatterns<R extends OrderRow>(rows: R[], grouping: boolean, 
 export function listRanks(rows: readonly OrderRow[], grouping: boolean): number[] {
   const ranks: number[] = new Array(rows.length);
   for (let k = 0; k < rows.length; k++) {
-    const same = k > 0 && sameScore(rows[k].score, rows[k - 1].score) && (!grouping || rows[k].group === rows[k - 1].group);
+    const same = k > 0 && sameScore(rows[k].score, rows[k - 1].score) && (!grouping || sectionOf(rows[k]) === sectionOf(rows[k - 1]));
     ranks[k] = same ? ranks[k - 1] : k + 1;
   }
   return ranks;
@@ -82,7 +91,7 @@ export function tieGroups(rows: readonly OrderRow[], methods: readonly string[],
   let groupNo = 0;
   while (start < n) {
     let end = start + 1;
-    while (end < n && rows[end].group === rows[start].group && sameScore(rows[end].score, rows[start].score)) end++;
+    while (end < n && sectionOf(rows[end]) === sectionOf(rows[start]) && sameScore(rows[end].score, rows[start].score)) end++;
     const buckets = new Map<string, number[]>();
     for (let k = start; k < end; k++) {
       const b = buckets.get(methods[k]);
@@ -110,6 +119,22 @@ export function methodsKey(accesses: readonly { thread: number; method: string }
   const k1 = [...r1].sort().join(',');
   const k2 = [...r2].sort().join(',');
   return k1 <= k2 ? `${k1}|${k2}` : `${k2}|${k1}`;
+}
+
+/** Evidence threshold of the listed order: a pattern with p ≥ this has no evidence (docs/algorithms.md "Evidence first"). */
+export const EVIDENCE_ALPHA = 0.05;
+/** A pattern in at least this share of the passing runs has no evidence either (a benign order present in every run). */
+export const NEARLY_EVERY_PASSING_RUN = 0.95;
+
+/**
+ * Whether a pattern seen in `failed` failing and `passed` passing runs has evidence of going with
+ * failing: its one-sided Fisher p-value is below 0.05 and it is missing from some passing runs
+ * (fewer than 95 % of them show it). Patterns without evidence are listed after every pattern with.
+ */
+export function hasEvidence(failed: number, passed: number, totalFailed: number, totalPassed: number): boolean {
+  if (failed === 0) return false;
+  if (totalPassed > 0 && passed >= NEARLY_EVERY_PASSING_RUN * totalPassed) return false;
+  return fisherOneSided(failed, passed, totalFailed, totalPassed) < EVIDENCE_ALPHA;
 }
 
 export const MIN_FAILING_RUNS = 5;

@@ -25,6 +25,7 @@ export function jsonPattern(p: RankedPattern) {
     passed: p.passed,
     pValue: p.pValue,
     group: p.group,
+    evidence: p.evidence !== false,
     tie: p.tie,
     tieSize: p.tieSize,
     accesses: p.accesses.map((a) => ({

@@ -1,6 +1,7 @@
 /**
  * `braid analyze` default output: a readable ranked table, one section per
- * pattern group (causes, then harness and symptom patterns). A tie group
+ * pattern group (causes, then harness and symptom patterns), then the patterns
+ * without evidence (rootCauseOrder.hasEvidence) in one last section. A tie group
  * (same section and score, same methods) is one row with its size; the
  * patterns tied with the first are always all printed.
  */
@@ -13,6 +14,8 @@ const SECTION_TITLES: Record<PatternGroup, string> = {
   harness: 'Harness — patterns made only of test code',
   symptom: 'Symptoms — seen in failing runs only after the failure point',
 };
+
+const NO_EVIDENCE_TITLE = 'Without evidence — p ≥ 0.05, or seen in nearly every passing run (listed for completeness; not a root cause on this evidence)';
 
 export function textReport(r: AnalysisResult, top = 20): string {
   return [...textReportLines(r, top)].join('\n');
@@ -27,13 +30,14 @@ export function* textReportLines(r: AnalysisResult, top = 20): Generator<string>
   if (r.message) yield* ['', r.message];
   if (r.confidence) yield* ['', r.confidence];
   const grouping = r.options.grouping !== false;
-  const sections = grouping ? PATTERN_GROUPS : (['cause'] as PatternGroup[]);
+  // with grouping: the three groups of patterns with evidence, then every pattern without evidence
+  const sections: (PatternGroup | 'none')[] = grouping ? [...PATTERN_GROUPS, 'none'] : ['cause'];
   for (const g of sections) {
     // the section's rows (contiguous in the listed order, but not assumed to be)
     const all: number[] = [];
-    for (let k = 0; k < rows.length; k++) if (!grouping || rows.group(k) === g) all.push(k);
+    for (let k = 0; k < rows.length; k++) if (!grouping || (g === 'none' ? !rows.hasEvidence(k) : rows.hasEvidence(k) && rows.group(k) === g)) all.push(k);
     if (!all.length) continue;
-    if (grouping) yield* ['', `${SECTION_TITLES[g]} (${all.length})`];
+    if (grouping) yield* ['', `${g === 'none' ? NO_EVIDENCE_TITLE : SECTION_TITLES[g]} (${all.length})`];
     yield '';
     yield `${pad('Rank', 5)}${pad('Score', 8)}${pad('Pattern', 9)}${pad('Kind', 6)}${pad('Fail', 6)}${pad('Pass', 6)}${pad('p', 9)}Accesses (thread role, type, variable @ file:line)`;
     let shownRows = 0;
