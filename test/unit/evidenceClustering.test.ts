@@ -1,0 +1,236 @@
+/**
+ * GRIFFIN's evidence clustering (issue 27; docs/griffin.md "Evidence clustering"), the suspicious
+ * method out of helper accessors, and evidence first in the listed order — on hand-made coverage
+ * matrices (each rule can fail on its own) and on the committed bug set (test/fixtures/bugset,
+ * ground truth in test/fixtures/java/<pkg>/truth.json and runs.json).
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { CoverageMatrix, MatrixPattern } from '../../server/src/engine/griffin/coverageMatrix';
+import { explainMatrix } from '../../server/src/engine/griffin/griffin';
+import { evidenceClustering } from '../../server/src/engine/griffin/evidenceClustering';
+import { suspiciousMethods } from '../../server/src/engine/griffin/suspiciousMethods';
+import { hasEvidence, orderPatterns, OrderRow } from '../../server/src/engine/ranking/rootCauseOrder';
+import { evaluateSubject, subjects } from '../../bench/evaluate';
+
+type Acc = [thread: 1 | 2, type: 'R' | 'W', variable: string, stack: string[]];
+/** A pattern from accesses; a stack is "File.java:line:method" frames, bottom first (the last frame is the access). */
+function pat(row: number, id: string, category: MatrixPattern['category'], accesses: Acc[]): MatrixPattern {
+  return {
+    row,
+    id,
+    kind: accesses.map((a) => a[1]).join(''),
+    category,
+    key: `${id}#${row}`,
+    accesses: accesses.map(([thread, type, variable, stack]) => {
+      const frames = stack.map((f) => {
+        const [file, l, method] = f.split(':');
+        return { file, line: Number(l), method };
+      });
+      const top = frames[frames.length - 1];
+      return { thread, type, variable, file: top.file, line: top.line, method: top.method, stack: frames, key: `${type}:${variable}@${top.file}:${top.line}` };
+    }),
+  };
+}
+
+const W1 = 'Main.java:20:app.Main.lambda$main$0';
+const W2 = 'Main.java:21:app.Main.lambda$main$1';
+/** lost update in Inventory.add (lines 10/11) */
+const lostAdd = (row: number) =>
+  pat(row, 'P4', 'single-variable atomicity', [
+    [1, 'R', 'app.Inventory.count', [W1, 'Inventory.java:10:app.Inventory.add']],
+    [2, 'W', 'app.Inventory.count', [W2, 'Inventory.java:11:app.Inventory.add']],
+    [1, 'W', 'app.Inventory.count', [W1, 'Inventory.java:11:app.Inventory.add']],
+  ]);
+/** check-then-act in Registry.register (lines 30/32) */
+const doubleRegister = (row: number) =>
+  pat(row, 'P4', 'single-variable atomicity', [
+    [1, 'R', 'app.Registry.names', [W1, 'Registry.java:30:app.Registry.register']],
+    [2, 'W', 'app.Registry.names', [W2, 'Registry.java:32:app.Registry.register']],
+    [1, 'W', 'app.Registry.names', [W1, 'Registry.java:32:app.Registry.register']],
+  ]);
+/** a benign order: main configures before the workers run (every run) */
+const benign = (row: number) =>
+  pat(row, 'P1', 'order', [
+    [1, 'W', 'app.Main.config', ['Main.java:5:app.Main.main']],
+    [2, 'R', 'app.Main.config', [W2, 'Config.java:3:app.Config.get']],
+  ]);
+
+function runsOf(failing: number, passing: number) {
+  return [...Array.from({ length: failing }, (_, k) => ({ execution: `F${k + 1}`, failing: true })), ...Array.from({ length: passing }, (_, k) => ({ execution: `P${k + 1}`, failing: false }))];
+}
+
+test('two bugs with the same symptom stay apart: each bug holds the runs its own pattern explains (merge step and thesis differ)', () => {
+  // 30 failing runs: F1–F18 lost an add, F13–F30 registered twice (F13–F18 both); 30 passing runs; the benign order everywhere
+  const runs = runsOf(30, 30);
+  const covers = runs.map((r, k) => {
+    const rows = [2];
+    if (r.failing && k < 18) rows.push(0);
+    if (r.failing && k >= 12) rows.push(1);
+    return rows;
+  });
+  const m = new CoverageMatrix([lostAdd(0), doubleRegister(1), benign(2)], runs, covers);
+  const bugs = explainMatrix(m).filter((b) => !b.evidence.weak);
+  assert.equal(bugs.length, 2, bugs.map((b) => b.suspiciousMethods.map((x) => x.method).join('|')).join('; '));
+  const byMethod = new Map(bugs.map((b) => [b.suspiciousMethods[0].method, b]));
+  assert.deepEqual(byMethod.get('app.Inventory.add')!.failingRuns, runs.slice(0, 18).map((r) => r.execution));
+  assert.deepEqual(byMethod.get('app.Registry.register')!.failingRuns, runs.slice(12, 30).map((r) => r.execution));
+  // the benign order (p = 1) heads no bug and is in none
+  for (const b of bugs) assert.ok(!b.patterns.includes(2), 'the benign order is in no bug');
+  for (const b of bugs) assert.ok(b.evidence.pValue < 0.05 / 3);
+});
+
+test('a pattern without evidence never heads a bug, even when it is the best-scored one', () => {
+  // the benign order in all 40 failing and all 10 passing runs (Jaccard 0.8, p = 1); the real bug in 12 failing runs only
+  const runs = runsOf(40, 10);
+  const covers = runs.map((r, k) => (r.failing && k < 12 ? [0, 1] : [0]));
+  const m = new CoverageMatrix([benign(0), lostAdd(1)], runs, covers);
+  const bugs = explainMatrix(m);
+  assert.deepEqual(bugs.map((b) => b.patterns[0]), [1]);
+  assert.ok(bugs.every((b) => b.evidence.pValue < 0.05));
+  // with nothing but the benign order there is no bug at all (the thesis' clustering still makes one)
+  const only = new CoverageMatrix([benign(0)], runs, runs.map(() => [0]));
+  assert.deepEqual(explainMatrix(only), []);
+  assert.equal(explainMatrix(only, { clustering: 'thesis' }).length, 1);
+});
+
+test('the Bonferroni correction: a pattern significant alone but not among many is only weak evidence', () => {
+  // 3 failing of 40 runs, the bug in all 3: p = 1/C(40,3) ≈ 1.0e-4; with 1,000 other patterns tested the bar is 5e-5
+  const runs = runsOf(3, 37);
+  const noise = Array.from({ length: 1000 }, (_, k) =>
+    pat(k + 1, 'P3', 'order', [
+      [1, 'W', `app.N.v${k}`, [`N.java:${k + 1}:app.N.a`]],
+      [2, 'W', `app.N.v${k}`, [`N.java:${k + 1}:app.N.b`]],
+    ]),
+  );
+  // the other patterns occur in every run: tested (they occur in failing runs), none with evidence
+  const all = noise.map((x) => x.row);
+  const covers = runs.map((r) => (r.failing ? [0, ...all] : all));
+  const m = new CoverageMatrix([lostAdd(0), ...noise], runs, covers);
+  const ev = evidenceClustering(m);
+  assert.equal(ev.tested, 1001);
+  assert.ok(Math.abs(ev.threshold - 0.05 / 1001) < 1e-15);
+  assert.deepEqual(ev.bugs.map((b) => [b.seed, b.weak]), [[0, true]]);
+  // alone, the same bug is strong
+  const alone = new CoverageMatrix([lostAdd(0)], runs, runs.map((r) => (r.failing ? [0] : [])));
+  assert.deepEqual(evidenceClustering(alone).bugs.map((b) => [b.seed, b.weak]), [[0, false]]);
+});
+
+test('a consequence of another bug at the same line is not family: its runs start their own bug', () => {
+  // late publication: fetch reads sink (46) before start writes it (37), 20 failing runs F1–F20;
+  // double start: tryStart's check-then-act (30/33), 20 failing runs F15–F34, each writing sink twice (37/37)
+  const S = 'Manager.java:10:app.Manager.run';
+  const late = pat(0, 'P1', 'order', [
+    [1, 'R', 'app.Download.sink', ['Fetch.java:5:app.Fetch.run', 'Manager.java:46:app.Manager.fetch']],
+    [2, 'W', 'app.Download.sink', [S, 'Manager.java:37:app.Manager.start']],
+  ]);
+  const doubleStart = pat(1, 'P1', 'order', [
+    [1, 'R', 'app.Download.started', [S, 'Manager.java:37:app.Manager.start', 'Download.java:30:app.Download.tryStart']],
+    [2, 'W', 'app.Download.started', [S, 'Manager.java:37:app.Manager.start', 'Download.java:33:app.Download.tryStart']],
+  ]);
+  const twice = pat(2, 'P3', 'order', [
+    [1, 'W', 'app.Download.sink', [S, 'Manager.java:37:app.Manager.start']],
+    [2, 'W', 'app.Download.sink', [S, 'Manager.java:37:app.Manager.start']],
+  ]);
+  const runs = runsOf(34, 40);
+  const covers = runs.map((r, k) => {
+    const rows: number[] = [];
+    if (r.failing && k < 20) rows.push(0);
+    if (r.failing && k >= 14) rows.push(1, 2);
+    return rows;
+  });
+  const bugs = explainMatrix(new CoverageMatrix([late, doubleStart, twice], runs, covers));
+  assert.deepEqual(
+    bugs.map((b) => [b.failingRuns.length, b.suspiciousMethods.map((x) => x.method).sort().join('|')]),
+    [
+      [20, 'app.Manager.fetch|app.Manager.start'],
+      [20, 'app.Download.tryStart|app.Download.tryStart'],
+    ],
+  );
+  // without the overlap rule (familyOverlap 0) the double write joins the late publication, whose bug then covers
+  // every failing run: the double start never starts a bug of its own
+  const loose = evidenceClustering(new CoverageMatrix([late, doubleStart, twice], runs, covers), { familyOverlap: 0 });
+  assert.deepEqual(loose.bugs.map((b) => [b.seed, b.runs.size]), [[0, 34]]);
+});
+
+test('suspicious methods: a setter of the raced field\'s own class is left for its caller; a read-modify-write method is kept', () => {
+  const create = 'Pool.java:105:app.Pool.create';
+  const overCreate = pat(0, 'P4', 'single-variable atomicity', [
+    [1, 'R', 'app.Pool$Deque.createCount', ['Worker.java:9:app.Worker.run', create, 'Pool.java:84:app.Pool$Deque.getCreateCount']],
+    [2, 'W', 'app.Pool$Deque.createCount', ['Worker.java:9:app.Worker.run', 'Pool.java:108:app.Pool.create', 'Pool.java:88:app.Pool$Deque.setCreateCount']],
+    [1, 'W', 'app.Pool$Deque.createCount', ['Worker.java:9:app.Worker.run', 'Pool.java:108:app.Pool.create', 'Pool.java:88:app.Pool$Deque.setCreateCount']],
+  ]);
+  const m = new CoverageMatrix([overCreate], runsOf(1, 1), [[0], []]);
+  const members = [{ row: 0, flip: false }];
+  assert.deepEqual(suspiciousMethods(m, members).map((x) => [x.thread, x.method]), [
+    [1, 'app.Pool.create'],
+    [2, 'app.Pool.create'],
+  ]);
+  // the thesis' rule (option off) names the accessor on thread 2
+  assert.deepEqual(suspiciousMethods(m, members, undefined, { outOfHelpers: false }).map((x) => x.method), ['app.Pool.create', 'app.Pool$Deque.setCreateCount']);
+  // Account.deposit reads and writes balance: a compound operation, kept on both threads (the other thread names it too)
+  const deposit = pat(0, 'P4', 'single-variable atomicity', [
+    [1, 'R', 'app.Account.balance', ['Bank.java:9:app.Bank.transfer', 'Account.java:10:app.Account.deposit']],
+    [2, 'W', 'app.Account.balance', ['Bank.java:9:app.Bank.transfer', 'Account.java:11:app.Account.deposit']],
+    [1, 'W', 'app.Account.balance', ['Bank.java:9:app.Bank.transfer', 'Account.java:11:app.Account.deposit']],
+  ]);
+  const d = new CoverageMatrix([deposit], runsOf(1, 1), [[0], []]);
+  assert.deepEqual(suspiciousMethods(d, members).map((x) => x.method), ['app.Account.deposit', 'app.Account.deposit']);
+  // a setter called by main (the driver) stays: a fix never goes into main
+  const fromMain = pat(0, 'P3', 'order', [
+    [1, 'W', 'app.Pool$Deque.createCount', ['Main.java:5:app.Main.main', 'Pool.java:88:app.Pool$Deque.setCreateCount']],
+    [2, 'W', 'app.Pool$Deque.createCount', ['Main.java:6:app.Main.lambda$main$0', 'Pool.java:88:app.Pool$Deque.setCreateCount']],
+  ]);
+  const fm = new CoverageMatrix([fromMain], runsOf(1, 1), [[0], []]);
+  assert.deepEqual(suspiciousMethods(fm, members).map((x) => x.method), ['app.Pool$Deque.setCreateCount', 'app.Pool$Deque.setCreateCount']);
+});
+
+test('evidence first: a pattern in every passing run (p = 1) is listed after a rarer pattern seen only in failing runs', () => {
+  // 92 failing / 58 passing: the benign pair in all runs (Jaccard 0.61) vs the bug in 30 failing runs only (Jaccard 0.33)
+  const F = 92;
+  const P = 58;
+  assert.equal(hasEvidence(92, 58, F, P), false);
+  assert.equal(hasEvidence(30, 0, F, P), true);
+  assert.equal(hasEvidence(30, 56, F, P), false, 'in 56 of 58 passing runs (≥ 95 %): no evidence');
+  const rows: OrderRow[] = [
+    { score: 92 / 150, f: 92, p: 58, group: 'cause', length: 2, key: 'benign', evidence: hasEvidence(92, 58, F, P) },
+    { score: 30 / 92, f: 30, p: 0, group: 'cause', length: 3, key: 'bug', evidence: hasEvidence(30, 0, F, P) },
+    { score: 10 / 92, f: 10, p: 0, group: 'harness', length: 2, key: 'driver', evidence: true },
+  ];
+  assert.deepEqual(orderPatterns(rows.slice(), true).map((r) => r.key), ['bug', 'driver', 'benign']);
+  // grouping off: the thesis' order by score
+  assert.deepEqual(orderPatterns(rows.slice(), false).map((r) => r.key), ['benign', 'bug', 'driver']);
+});
+
+// ---- the bug set: committed recordings with ground truth (npm run eval prints the whole table)
+
+const bugset = subjects('bugset');
+test('the bug set is recorded: at least 10 subjects with ground truth', () => {
+  assert.ok(bugset.length >= 10, `${bugset.length} subjects in test/fixtures/bugset/manifest.json`);
+  for (const [pkg, , dir] of bugset) assert.ok(existsSync(path.join(dir, 'runs.json')), `${pkg}: runs.json`);
+});
+
+/** Subjects the evidence clustering gets right today (F ≥ 0.9, as many bugs as the truth): kept right. */
+const HELD = ['objpool', 'ringbuffer', 'lazymap', 'twoaccounts', 'samesymptom', 'threebugs', 'listeners'];
+for (const [pkg, set, dir, testCode] of bugset) {
+  test(`bug set ${pkg}: no bug headed by a pattern without evidence; every failing run labelled${HELD.includes(pkg) ? '; F ≥ 0.9 and one bug per root cause' : ''}`, async () => {
+    const s = await evaluateSubject(pkg, set, dir, { testCode });
+    assert.equal(s.unlabelled, 0, 'every failing run names the bug it hit (runs.json)');
+    assert.deepEqual(s.unsupported, [], 'bugs headed by p ≥ 0.05');
+    if (!HELD.includes(pkg)) return;
+    assert.ok(s.f >= 0.9, `F = ${s.f.toFixed(3)}: ${JSON.stringify(s.bugs)}`);
+    assert.equal(s.strongBugs, s.truthBugs, JSON.stringify(s.bugs));
+    // each truth bug has its own GRIFFIN bug
+    assert.equal(new Set(s.bugs.map((b) => b.matched)).size, s.bugs.length);
+  });
+}
+
+test('bug set: the first suspicious method is a method the fix changed (objpool, ringbuffer: out of the helper class; twoaccounts: the writer of an order violation)', async () => {
+  for (const pkg of ['objpool', 'ringbuffer', 'twoaccounts', 'samesymptom', 'lazymap']) {
+    const [, set, dir, testCode] = bugset.find(([p]) => p === pkg)!;
+    const s = await evaluateSubject(pkg, set, dir, { testCode });
+    for (const b of s.bugs) assert.ok(b.methodsOk[0], `${pkg} ${b.bug}: first suspicious method ${b.methods[0]}`);
+  }
+});
