@@ -5,7 +5,9 @@
  * Statement Sn maps to line n of Fixture.java; the method is `m<n>` unless given.
  * More access options: @file=F (source file), @harness (test code),
  * @call=java.util.HashMap.put (a library call), @from=File.java:LINE:method
- * (a caller frame: the stack is [caller, access]).
+ * (a caller frame: the stack is [caller, access]; several callers, bottom first, joined by `>`:
+ * @from=D.java:5:p.D.main>D.java:9:p.D.lambda$main$0).
+ * `program` sets the header's program (the entry class; default `fixture`).
  * Synchronisation and failures: 'START1 2' (thread 1 starts 2), 'JOIN1 2',
  * 'SND1 7' / 'RCV2 7' (hand-off token 7), 'FAIL2' (failure point), 'OUT1 text'.
  */
@@ -17,11 +19,13 @@ export interface BuiltTrace {
   execution: string;
   outcome?: 'pass' | 'fail';
   events: string[];
+  /** the header's `program` (default `fixture`) */
+  program?: string;
 }
 
 export function buildTraceText(t: BuiltTrace, file = 'Fixture.java'): string {
   const lines: string[] = [];
-  const header: Record<string, unknown> = { braid: 'trace', version: 1, execution: t.execution, program: 'fixture' };
+  const header: Record<string, unknown> = { braid: 'trace', version: 1, execution: t.execution, program: t.program ?? 'fixture' };
   if (t.outcome) header.outcome = t.outcome;
   lines.push(JSON.stringify(header));
   const vars = new Map<string, number>();
@@ -76,12 +80,17 @@ export function buildTraceText(t: BuiltTrace, file = 'Fixture.java'): string {
     const l = loc(o.get('file') ?? file, line, o.get('method') ?? `Fixture.m${line}`, extra);
     let stack: number | null = null;
     if (o.has('from')) {
-      const [cf, cl, cm] = o.get('from')!.split(':');
-      const caller = loc(cf, Number(cl), cm ?? 'Fixture.run');
-      const key = `${caller},${l}`;
+      const callers = o
+        .get('from')!
+        .split('>')
+        .map((f) => {
+          const [cf, cl, cm] = f.split(':');
+          return loc(cf, Number(cl), cm ?? 'Fixture.run');
+        });
+      const key = `${callers.join(',')},${l}`;
       if (!stacks.has(key)) {
         stacks.set(key, stacks.size);
-        lines.push(JSON.stringify({ def: 'stack', id: stacks.get(key), frames: [caller, l] }));
+        lines.push(JSON.stringify({ def: 'stack', id: stacks.get(key), frames: [...callers, l] }));
       }
       stack = stacks.get(key)!;
     }

@@ -21,6 +21,7 @@ import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
 import { PatternCategory, PATTERNS } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
+import { DriverDetector, DriverRule } from './testDriver';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
 import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote, hasEvidence } from './ranking/rootCauseOrder';
 import { RankedList } from './ranking/rankedList';
@@ -177,6 +178,8 @@ export interface AnalysisResult {
   message?: string;
   /** a plain warning when the result rests on too few failing runs or the first pattern's p-value is ≥ 0.01 */
   confidence?: string;
+  /** the test driver code of the runs (testDriver.ts), when some entry class drives code elsewhere; GRIFFIN reads it */
+  drivers?: DriverRule;
   stats: { events: number; pairs: number; patterns: number; latePairs: number; orderedPairs: number };
 }
 
@@ -573,6 +576,7 @@ export class Analyzer {
       message,
       confidence,
       stats: { events, pairs, patterns: ranking.length, latePairs: late, orderedPairs: ordered },
+      ...(this.drivers.rule.entries.length ? { drivers: this.drivers.rule } : {}),
     } as AnalysisResult;
     return withRanking(result, ranking);
   }
@@ -752,19 +756,34 @@ export class Analyzer {
   private harnessFlags = new Uint8Array(0);
   /** per loc: 0 not known yet, 1 code under test, 2 test code */
   private testLocs = new Uint8Array(0);
+  /** the test driver of the runs (testDriver.ts), from their entry classes and the patterns' code */
+  private readonly drivers = new DriverDetector(this.registry);
 
   /**
    * A later trace or summary may mark a known loc as test code (`loc.harness`): the locs and
-   * patterns known as code under test are then asked again.
+   * patterns known as code under test are then asked again. New runs and patterns may change the
+   * driver code (testDriver.ts): then every loc and pattern is asked again.
    */
   private refreshTestLocs(): void {
     const locs = this.registry.locs;
     let changed = false;
     for (let l = 0; l < this.testLocs.length && l < locs.length; l++)
       if (this.testLocs[l] === 1 && locs[l].harness) {
-        this.testLocs[l] = 2;
+        this.testLocs[l] = 0;
         changed = true;
       }
+    const rule = this.drivers.refresh({
+      programs: [...this.runs.values()].map((r) => r.program),
+      isLibraryLoc: (l) => this.isLibraryLoc(l),
+      library: this.libraryPredicate,
+      declared: (l) => this.testCode.declared(locs[l]),
+      force: changed,
+    });
+    if (rule) {
+      this.testCode.setDrivers(rule);
+      this.testLocs.fill(0);
+      changed = true;
+    }
     if (changed) this.harnessFlags.fill(0);
   }
 

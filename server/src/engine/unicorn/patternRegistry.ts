@@ -230,6 +230,16 @@ export class PatternRegistry {
     return this.stackParents.length;
   }
 
+  /** The stack below a global stack id's top frame (-1: none), without making an array. */
+  stackParent(id: number): number {
+    return this.stackParents[id];
+  }
+
+  /** The top frame (global loc id) of a global stack id. */
+  stackTop(id: number): number {
+    return this.stackLocs[id];
+  }
+
   /** Frames (global loc ids, bottom first) of a global stack id. */
   stackFrames(id: number): number[] {
     const rev: number[] = [];
