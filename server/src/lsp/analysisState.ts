@@ -174,6 +174,7 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
     key: p.key,
     pValue: p.pValue,
     group: p.group,
+    ...(p.evidence === false ? { evidence: false } : {}),
     tie: p.tie,
     tieSize: p.tieSize,
     accesses: p.accesses.map(

@@ -46,6 +46,8 @@ export interface PatternDto {
   tieSize?: number;
   /** does not separate failing from passing runs (weakPatterns.ts): folded, no heat, icon, code lens or hover */
   weak?: boolean;
+  /** false: no evidence that it goes with failing (p ≥ 0.05 or in nearly every passing run); listed after those with */
+  evidence?: boolean;
 }
 
 export interface RunDto {
