@@ -213,7 +213,7 @@ test('the bug set is recorded: at least 10 subjects with ground truth', () => {
 });
 
 /** Subjects the evidence clustering gets right today (F ≥ 0.9, as many bugs as the truth): kept right. */
-const HELD = ['objpool', 'ringbuffer', 'lazymap', 'twoaccounts', 'samesymptom', 'threebugs', 'listeners'];
+const HELD = ['objpool', 'ringbuffer', 'lazymap', 'twoaccounts', 'samesymptom', 'threebugs', 'listeners', 'sessionmap'];
 for (const [pkg, set, dir, testCode] of bugset) {
   test(`bug set ${pkg}: no bug headed by a pattern without evidence; every failing run labelled${HELD.includes(pkg) ? '; F ≥ 0.9 and one bug per root cause' : ''}`, async () => {
     const s = await evaluateSubject(pkg, set, dir, { testCode });

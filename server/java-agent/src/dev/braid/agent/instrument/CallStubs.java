@@ -60,6 +60,13 @@ final class CallStubs {
       "appendCodePoint", "insert", "delete", "deleteCharAt", "setLength", "setCharAt", "reverse",
       "addElement", "insertElementAt", "removeElement", "removeElementAt", "removeAllElements",
       "setElementAt", "setSize", "addIfAbsent", "addAllAbsent"));
+  /**
+   * Calls whose first argument is a key (maps) or an element (sets): on a thread-safe map or set
+   * ({@link LibraryAccess#callKeyed}) they are accesses of that key, not of the whole collection.
+   */
+  private static final Set<String> KEYED = new HashSet<>(Arrays.asList(
+      "get", "getOrDefault", "containsKey", "put", "putIfAbsent", "remove", "replace", "compute",
+      "computeIfAbsent", "computeIfPresent", "merge", "add", "contains"));
   private static final Set<String> VIEWS = new HashSet<>(Arrays.asList(
       "iterator", "listIterator", "descendingIterator", "keySet", "values", "entrySet", "subList",
       "headMap", "tailMap", "subMap", "headSet", "tailSet", "subSet", "descendingMap", "descendingSet",
@@ -148,10 +155,18 @@ final class CallStubs {
     Type[] args = Type.getArgumentTypes(desc);
     int siteSlot = 0;
     for (int k = 0; k < args.length - 1; k++) siteSlot += args[k].getSize();
-    // LibraryAccess.call(receiver, site)
-    mv.visitVarInsn(Opcodes.ALOAD, 0);
-    mv.visitVarInsn(Opcodes.ILOAD, siteSlot);
-    mv.visitMethodInsn(Opcodes.INVOKESTATIC, LA, "call", "(Ljava/lang/Object;I)V", false);
+    if (KEYED.contains(name) && args.length >= 3 && args[1].getSort() == Type.OBJECT) {
+      // LibraryAccess.callKeyed(receiver, key, site): a keyed call (thread-safe maps and sets: per key)
+      mv.visitVarInsn(Opcodes.ALOAD, 0);
+      mv.visitVarInsn(Opcodes.ALOAD, 1);
+      mv.visitVarInsn(Opcodes.ILOAD, siteSlot);
+      mv.visitMethodInsn(Opcodes.INVOKESTATIC, LA, "callKeyed", "(Ljava/lang/Object;Ljava/lang/Object;I)V", false);
+    } else {
+      // LibraryAccess.call(receiver, site)
+      mv.visitVarInsn(Opcodes.ALOAD, 0);
+      mv.visitVarInsn(Opcodes.ILOAD, siteSlot);
+      mv.visitMethodInsn(Opcodes.INVOKESTATIC, LA, "call", "(Ljava/lang/Object;I)V", false);
+    }
     int slot = 0;
     for (int k = 0; k < args.length - 1; k++) {
       mv.visitVarInsn(args[k].getOpcode(Opcodes.ILOAD), slot);

@@ -161,6 +161,54 @@ public final class LibraryAccess {
     Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), out[0]);
   }
 
+  /**
+   * Thread-safe maps and sets whose keyed calls are accesses of the key (docs/recorder.md "Library
+   * calls"): each call is atomic, so two calls on different keys never conflict — only a sequence on
+   * one key (containsKey then put of the same session id) is a check-then-act. Non-thread-safe maps
+   * stay whole-object accesses: puts of different keys of a {@code HashMap} do race (resize).
+   */
+  private static final boolean[] KEYED_TYPE = new boolean[NT];
+
+  static {
+    for (int t = 0; t < NT; t++) {
+      String n = TYPES[t];
+      KEYED_TYPE[t] = n.equals("java.util.Hashtable") || n.equals("java.util.concurrent.ConcurrentHashMap")
+          || n.equals("java.util.concurrent.ConcurrentSkipListMap") || n.equals("java.util.concurrent.ConcurrentSkipListSet")
+          || n.equals("java.util.concurrent.CopyOnWriteArraySet") || n.equals("java.util.Collections$SynchronizedMap");
+    }
+  }
+
+  /**
+   * Before a keyed call ({@code get}, {@code put}, {@code containsKey}, … with {@code key} its first
+   * argument): on a thread-safe map or set, one R or W of that key — the object id is the map's mixed
+   * with the key's hash; a key whose hash is not a plain value (not a String, boxed primitive, enum or
+   * UUID: its {@code hashCode} could run recorded code) and every other collection: as {@link #call}.
+   */
+  public static void callKeyed(Object receiver, Object key, int site) {
+    if (receiver == null || !Rt.enabled()) return;
+    int[] out = SCRATCH.get();
+    int t = resolve(receiver, out);
+    if (t < 0) return;
+    boolean view = out[1] != 0;
+    int obj = out[0];
+    if (!view && KEYED_TYPE[t] && key != null) {
+      int h = keyHash(key);
+      if (h != 0) obj ^= h * 0x9E3779B1;
+    }
+    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), obj);
+  }
+
+  /** The hash of a plain-value key (never user code), 0 for any other key. */
+  private static int keyHash(Object key) {
+    if (key instanceof String || key instanceof Integer || key instanceof Long || key instanceof Short
+        || key instanceof Byte || key instanceof Character || key instanceof Boolean || key instanceof java.util.UUID) {
+      int h = key.hashCode();
+      return h == 0 ? 1 : h;
+    }
+    if (key instanceof Enum) return System.identityHashCode(key) | 1;
+    return 0;
+  }
+
   /** After a call that returned a view or iterator {@code result} of {@code receiver}. */
   public static void view(Object result, Object receiver, int site) {
     if (result == null || receiver == null || !Rt.enabled()) return;
