@@ -134,8 +134,29 @@ public final class Registry {
     varField[n] = field;
     varArray[n] = array;
     VAR_KEYS.put(name, n);
+    boolean[] typed = typeNamedArrays;
+    if (n >= typed.length) typed = java.util.Arrays.copyOf(typed, Math.max(64, 2 * (n + 1)));
+    else typed = typed.clone();
+    typed[n] = array && field == null;
+    typeNamedArrays = typed;
     return n;
   }
+
+  /** Per field var id: its array var ("Class.field[]") + 1, 0 until asked (Rt.aliasArray), read without locking. */
+  static volatile int[] arrayVarOfField = new int[0];
+
+  /** The array var of a field var (registered on first use). */
+  static synchronized int arrayVarOf(int fieldVar) {
+    int av = var(varClass[fieldVar], varField[fieldVar], true);
+    int[] map = arrayVarOfField;
+    map = fieldVar < map.length ? map.clone() : java.util.Arrays.copyOf(map, Math.max(64, 2 * (fieldVar + 1)));
+    map[fieldVar] = av + 1;
+    arrayVarOfField = map;
+    return av;
+  }
+
+  /** Per var id: an array named by its element type (no field in sight; Rt.arrayVar), read without locking. */
+  static volatile boolean[] typeNamedArrays = new boolean[0];
 
   public static synchronized String varName(int id) { return varName[id]; }
   public static synchronized String varClass(int id) { return varClass[id]; }

@@ -339,14 +339,52 @@ public final class Rt {
     return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_NONE, 0, null);
   }
 
+  /**
+   * Array aliases (docs/recorder.md "Limits"): an array is named by the field holding it when the
+   * bytecode shows that field, otherwise by its element type. The same array reached both ways — a
+   * lazily built array filled through its field and read through a local copy — would get two names
+   * and its accesses would never pair. Accesses named by a field, and field writes that store an array
+   * (aliasArray: the array built and published before it is filled), remember the array (identity hash →
+   * var) in a small lossy table; an access named by type takes the field name the table holds for that
+   * array. One plain long per slot (key and var together); a lost or overwritten slot only loses the
+   * alias. No allocation.
+   */
+  private static final int ALIAS_SLOTS = 1 << 14;
+  private static final long[] ARRAY_ALIAS = new long[ALIAS_SLOTS];
+
+  /** A field write storing an array: the array is named by that field from now on (arrayVar). */
+  static void aliasArray(Object array, int fieldVar) {
+    int[] map = Registry.arrayVarOfField;
+    int av = fieldVar < map.length ? map[fieldVar] - 1 : -1;
+    if (av < 0) av = Registry.arrayVarOf(fieldVar);
+    int h = System.identityHashCode(array);
+    int k = ((h * 0x9E3779B1) >>> 18) & (ALIAS_SLOTS - 1);
+    long e = ((long) h << 32) | ((av + 1) & 0xFFFFFFFFL);
+    if (ARRAY_ALIAS[k] != e) ARRAY_ALIAS[k] = e;
+  }
+
+  static int arrayVar(Object array, int var) {
+    if (array == null) return var;
+    int h = System.identityHashCode(array);
+    int k = ((h * 0x9E3779B1) >>> 18) & (ALIAS_SLOTS - 1);
+    boolean[] typed = Registry.typeNamedArrays;
+    if (var < typed.length && typed[var]) {
+      long e = ARRAY_ALIAS[k];
+      return e != 0 && (int) (e >>> 32) == h ? (int) e - 1 : var;
+    }
+    long e = ((long) h << 32) | ((var + 1) & 0xFFFFFFFFL);
+    if (ARRAY_ALIAS[k] != e) ARRAY_ALIAS[k] = e;
+    return var;
+  }
+
   public static int arrayRead(Object array, int index, int var, int loc) {
     return index >= 0 && index < length(array)
-        ? access(Events.KIND_R, array, var, loc, index, index, Events.V_NONE, 0, null) : 0;
+        ? access(Events.KIND_R, array, arrayVar(array, var), loc, index, index, Events.V_NONE, 0, null) : 0;
   }
 
   public static int arrayWrite(Object array, int index, int var, int loc) {
     return index >= 0 && index < length(array)
-        ? access(Events.KIND_W, array, var, loc, index, index, Events.V_NONE, 0, null) : 0;
+        ? access(Events.KIND_W, array, arrayVar(array, var), loc, index, index, Events.V_NONE, 0, null) : 0;
   }
 
   // Writes with their value, one overload per value type (byte and short go as int).
@@ -376,6 +414,7 @@ public final class Rt {
   }
 
   public static int write(Object o, Object v, int var, int loc, int key) {
+    if (v != null && enabled && v.getClass().isArray()) aliasArray(v, var);
     return o == null ? 0 : access(Events.KIND_W, o, var, loc, Events.ELEM_FIELD, key, Events.V_REF, 0, v);
   }
 
@@ -404,33 +443,34 @@ public final class Rt {
   }
 
   public static int writeStatic(Object v, int var, int loc, int key) {
+    if (v != null && enabled && v.getClass().isArray()) aliasArray(v, var);
     return access(Events.KIND_W, null, var, loc, Events.ELEM_STATIC, key, Events.V_REF, 0, v);
   }
 
   public static int arrayWrite(Object array, int index, int v, int var, int loc) {
-    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_INT, v, null) : 0;
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, arrayVar(array, var), loc, index, index, Events.V_INT, v, null) : 0;
   }
 
   public static int arrayWrite(Object array, int index, char v, int var, int loc) {
-    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_CHAR, v, null) : 0;
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, arrayVar(array, var), loc, index, index, Events.V_CHAR, v, null) : 0;
   }
 
   public static int arrayWrite(Object array, int index, long v, int var, int loc) {
-    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_LONG, v, null) : 0;
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, arrayVar(array, var), loc, index, index, Events.V_LONG, v, null) : 0;
   }
 
   public static int arrayWrite(Object array, int index, float v, int var, int loc) {
     return index >= 0 && index < length(array)
-        ? access(Events.KIND_W, array, var, loc, index, index, Events.V_FLOAT, Float.floatToRawIntBits(v), null) : 0;
+        ? access(Events.KIND_W, array, arrayVar(array, var), loc, index, index, Events.V_FLOAT, Float.floatToRawIntBits(v), null) : 0;
   }
 
   public static int arrayWrite(Object array, int index, double v, int var, int loc) {
     return index >= 0 && index < length(array)
-        ? access(Events.KIND_W, array, var, loc, index, index, Events.V_DOUBLE, Double.doubleToRawLongBits(v), null) : 0;
+        ? access(Events.KIND_W, array, arrayVar(array, var), loc, index, index, Events.V_DOUBLE, Double.doubleToRawLongBits(v), null) : 0;
   }
 
   public static int arrayWrite(Object array, int index, Object v, int var, int loc) {
-    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, var, loc, index, index, Events.V_REF, 0, v) : 0;
+    return index >= 0 && index < length(array) ? access(Events.KIND_W, array, arrayVar(array, var), loc, index, index, Events.V_REF, 0, v) : 0;
   }
 
   /** Length of an array, -1 for null. */
