@@ -131,7 +131,8 @@ test('library calls on thread-safe collections (ConcurrentHashMap, Vector, synch
   const objAt = (name: string) => calls.find((x) => x.line === at(name))!.obj;
   assert.equal(objAt('chm-contains'), objAt('chm-put'), 'the same key: the same location');
   assert.notEqual(objAt('chm-put'), objAt('map-putifabsent'), 'another key: another location');
-  assert.equal(new Set(calls.filter((c) => c.var === CHM).map((c) => c.obj)).size, 2, 'two keys of one map');
+  // key "a", key "b", and the whole map (size() at the end)
+  assert.equal(new Set(calls.filter((c) => c.var === CHM).map((c) => c.obj)).size, 3, 'two keys and the whole map');
   assert.deepEqual(one('vector-add'), ['W', 'java.util.Vector', 'java.util.Vector.addElement']);
   assert.deepEqual(one('vector-size'), ['R', 'java.util.Vector', 'java.util.Vector.size']);
   const SYNC = 'java.util.Collections$SynchronizedCollection';
@@ -139,6 +140,21 @@ test('library calls on thread-safe collections (ConcurrentHashMap, Vector, synch
   assert.deepEqual(one('sync-get'), ['R', SYNC, `${SYNC}.get`]);
   assert.deepEqual(one('cow-add'), ['W', 'java.util.concurrent.CopyOnWriteArrayList', 'java.util.concurrent.CopyOnWriteArrayList.addIfAbsent']);
   assert.deepEqual(one('table-put'), ['W', 'java.util.Hashtable', 'java.util.Hashtable.put']);
+});
+
+test('array aliases: an array stored into a field keeps the field\'s name through a local copy; an array never in a field keeps its type name', async () => {
+  const src = readFileSync(path.join(fixturesDir, 'lifecycle', 'ArrayAlias.java'), 'utf8').split('\n');
+  const at = (name: string) => src.findIndex((l) => l.includes(`// @at ${name}`)) + 1;
+  const s = await record('arrayalias', 'lifecycle.ArrayAlias', { runs: 1, include: ['lifecycle'], noise: 0 });
+  const t = read(s.traces[0]);
+  const varAt = (name: string) => {
+    const e = t.events.filter((x) => x[2] === 'W' && t.at(x, 4)?.line === at(name) && typeof x[7] === 'number' && (x[7] as number) >= 0);
+    assert.equal(e.length, 1, `${name}: one element write`);
+    return t.vars.get(e[0][3] as number);
+  };
+  assert.equal(varAt('field-write'), 'lifecycle.ArrayAlias.copy[]');
+  assert.equal(varAt('local-write'), 'lifecycle.ArrayAlias.copy[]', 'through the local: the field\'s name');
+  assert.equal(varAt('unaliased'), 'java.lang.Object[]');
 });
 
 test('failure points and output: assertion creation, exit status, output line, failAt of --fail-on-output', async () => {
