@@ -36,7 +36,7 @@ Usage:
       --hb on|none               happens-before filter: drop pairs ordered by thread start/join and
                                  task hand-offs (default on; none = the thesis' UNICORN)
       --grouping on|off          causes first, then harness and symptom patterns; tie groups (default on)
-      --test-code GLOB           test code (file path or qualified method glob; repeatable)
+      --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N                    patterns to print (default: 20 for text and sarif, all for json)
       --output FILE              write the report to FILE instead of stdout
       --griffin-t N              GRIFFIN Algorithm 3: top patterns compared per failing-run cluster (default 30)
