@@ -164,12 +164,13 @@ test('suspicious methods: a setter of the raced field\'s own class is left for i
   ]);
   const m = new CoverageMatrix([overCreate], runsOf(1, 1), [[0], []]);
   const members = [{ row: 0, flip: false }];
-  assert.deepEqual(suspiciousMethods(m, members).map((x) => [x.thread, x.method]), [
+  const on = { outOfHelpers: true };
+  assert.deepEqual(suspiciousMethods(m, members, undefined, on).map((x) => [x.thread, x.method]), [
     [1, 'app.Pool.create'],
     [2, 'app.Pool.create'],
   ]);
   // the thesis' rule (option off) names the accessor on thread 2
-  assert.deepEqual(suspiciousMethods(m, members, undefined, { outOfHelpers: false }).map((x) => x.method), ['app.Pool.create', 'app.Pool$Deque.setCreateCount']);
+  assert.deepEqual(suspiciousMethods(m, members).map((x) => x.method), ['app.Pool.create', 'app.Pool$Deque.setCreateCount']);
   // Account.deposit reads and writes balance: a compound operation, kept on both threads (the other thread names it too)
   const deposit = pat(0, 'P4', 'single-variable atomicity', [
     [1, 'R', 'app.Account.balance', ['Bank.java:9:app.Bank.transfer', 'Account.java:10:app.Account.deposit']],
@@ -177,14 +178,14 @@ test('suspicious methods: a setter of the raced field\'s own class is left for i
     [1, 'W', 'app.Account.balance', ['Bank.java:9:app.Bank.transfer', 'Account.java:11:app.Account.deposit']],
   ]);
   const d = new CoverageMatrix([deposit], runsOf(1, 1), [[0], []]);
-  assert.deepEqual(suspiciousMethods(d, members).map((x) => x.method), ['app.Account.deposit', 'app.Account.deposit']);
+  assert.deepEqual(suspiciousMethods(d, members, undefined, on).map((x) => x.method), ['app.Account.deposit', 'app.Account.deposit']);
   // a setter called by main (the driver) stays: a fix never goes into main
   const fromMain = pat(0, 'P3', 'order', [
     [1, 'W', 'app.Pool$Deque.createCount', ['Main.java:5:app.Main.main', 'Pool.java:88:app.Pool$Deque.setCreateCount']],
     [2, 'W', 'app.Pool$Deque.createCount', ['Main.java:6:app.Main.lambda$main$0', 'Pool.java:88:app.Pool$Deque.setCreateCount']],
   ]);
   const fm = new CoverageMatrix([fromMain], runsOf(1, 1), [[0], []]);
-  assert.deepEqual(suspiciousMethods(fm, members).map((x) => x.method), ['app.Pool$Deque.setCreateCount', 'app.Pool$Deque.setCreateCount']);
+  assert.deepEqual(suspiciousMethods(fm, members, undefined, on).map((x) => x.method), ['app.Pool$Deque.setCreateCount', 'app.Pool$Deque.setCreateCount']);
 });
 
 test('evidence first: a pattern in every passing run (p = 1) is listed after a rarer pattern seen only in failing runs', () => {

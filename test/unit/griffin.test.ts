@@ -368,8 +368,14 @@ test('fix advice kinds: atomicity-violation for a single-variable triple, order-
   const bugs = explainMatrix(accountMatrix(), THESIS);
   assert.equal(bugs[0].advice.kind, 'atomicity-violation');
   assert.match(bugs[0].advice.summary, /^Atomicity violation on Account\.balance: thread 1 in Account\.withdraw \(Account\.java:10–11\) reads/);
-  assert.match(bugs[0].advice.steps[0], /Make Account\.withdraw \(Account\.java:10–11\) atomic with respect to Account\.deposit \(Account\.java:20\)/);
+  // R1 W2 W1 of one field, no values recorded: a lost update (its own steps: an atomic, the same lock, a LongAdder; fixAdviceShapes.test.ts)
+  assert.equal(bugs[0].advice.shape, 'lost-update');
+  assert.equal(bugs[0].advice.headline, 'Thread 1 read `balance` at Account.java:10; then thread 2 wrote it at line 20, then thread 1 wrote it at line 11: thread 2\'s update is lost.');
+  assert.match(bugs[0].advice.steps[0], /one atomic step: an AtomicInteger .* instead of the read at Account\.java:10 and the write at Account\.java:11 in Account\.withdraw/);
+  assert.match(bugs[0].advice.steps[1], /Or guard Account\.withdraw \(Account\.java:10–11\) and Account\.deposit \(Account\.java:20\), and every other update of Account\.balance, with the same lock/);
   assert.equal(bugs[1].advice.kind, 'order-violation');
+  assert.equal(bugs[1].advice.shape, 'order-violation');
+  assert.equal(bugs[1].advice.headline, 'In the failing runs, thread 1 wrote `balance` at Account.java:3 before thread 2 read it at line 10.');
   // the publication step names the read (line 10 of withdraw), not "the writer"
   assert.match(bugs[1].advice.steps[2], /so that the read at Account\.java:10 cannot see a stale or half-built value; a read that can run before the write needs the order enforced/);
   assert.match(bugs[1].advice.summary, /^Order violation on Account\.balance: in the failing runs thread 1's write of Account\.balance at Account\.java:3 \(in Account constructor \(Account\.java:3\)\) happens before thread 2's read of Account\.balance at Account\.java:10 \(in Account\.withdraw/);
@@ -569,10 +575,15 @@ test('CLI: every GRIFFIN parameter is an option, checked', () => {
 });
 
 test('settings: braid.griffin.* are read, bad values fall back to the defaults', () => {
-  const s = normalizeSettings({ griffin: { t: 5, s: 0.5, patternTop: 3, merge: false, scoring: 'cluster', minScoreRatio: 0.3, weakRuns: 0, alpha: 0.2 } });
-  assert.deepEqual(s.griffin, { t: 5, s: 0.5, patternTop: 3, merge: false, scoring: 'cluster', minScoreRatio: 0.3, weakRuns: 0, alpha: 0.2 });
-  const d = normalizeSettings({ griffin: { t: 0, s: 2, patternTop: 'x', merge: 'yes', scoring: 'local', minScoreRatio: -1, weakRuns: -1, alpha: 3 } });
-  assert.deepEqual(d.griffin, { t: 30, s: 0.8, patternTop: 20, merge: true, scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 });
+  const s = normalizeSettings({ griffin: { t: 5, s: 0.5, patternTop: 3, clustering: 'merge', scoring: 'cluster', minScoreRatio: 0.3, weakRuns: 0, alpha: 0.2 } });
+  assert.deepEqual(s.griffin, { t: 5, s: 0.5, patternTop: 3, clustering: 'merge', scoring: 'cluster', minScoreRatio: 0.3, weakRuns: 0, alpha: 0.2 });
+  const d = normalizeSettings({ griffin: { t: 0, s: 2, patternTop: 'x', clustering: 'yes', merge: 'yes', scoring: 'local', minScoreRatio: -1, weakRuns: -1, alpha: 3 } });
+  assert.deepEqual(d.griffin, { t: 30, s: 0.8, patternTop: 20, clustering: 'evidence', scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 });
+  // the legacy braid.griffin.merge: false = thesis, true = merge (VS Code sends clustering's default 'evidence' with it)
+  assert.equal(normalizeSettings({ griffin: { clustering: 'evidence', merge: false } }).griffin.clustering, 'thesis');
+  assert.equal(normalizeSettings({ griffin: { clustering: 'evidence', merge: true } }).griffin.clustering, 'merge');
+  assert.equal(normalizeSettings({ griffin: { clustering: 'thesis', merge: true } }).griffin.clustering, 'thesis');
+  assert.equal(normalizeSettings({ griffin: { clustering: 'evidence', merge: null } }).griffin.clustering, 'evidence');
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'));
   const props = pkg.contributes.configuration.properties ?? Object.assign({}, ...pkg.contributes.configuration.map((c: { properties: object }) => c.properties));
   for (const k of Object.keys(d.griffin)) assert.ok(props[`braid.griffin.${k}`], `package.json declares braid.griffin.${k}`);

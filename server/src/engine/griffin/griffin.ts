@@ -53,6 +53,11 @@ export interface GriffinOptions {
   /** evidence clustering: a family member's precision is at least this fraction of its seed's (default 0.9) */
   familyPrecision?: number;
   /**
+   * evidence clustering: a suspicious method that is a helper accessor of the raced field's class is
+   * left for its caller (default true; the thesis' modes keep the thesis' rule). suspiciousMethods.ts
+   */
+  outOfHelpers?: boolean;
+  /**
    * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
    * ranked list F; 'cluster' re-scores patterns within each failing-run
    * cluster (an extension that splits one bug into many; kept for comparison).
@@ -93,6 +98,7 @@ export const GRIFFIN_DEFAULTS = {
   weakRuns: 2,
   alpha: DEFAULT_ALPHA,
   familyPrecision: EVIDENCE_DEFAULTS.familyPrecision,
+  outOfHelpers: true,
 };
 
 /** The clustering the options ask for: `clustering`, else the legacy `merge` switch, else 'evidence'. */
@@ -277,7 +283,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       runs: b.runs,
       pValue: p(lead),
       precision: m.failed[lead] / (m.failed[lead] + m.passed[lead]),
-      methods: suspiciousMethods(m, b.lanes, o.testCode),
+      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers }),
       common: laneCommonStacks(m, b.lanes),
     };
     const group: GroupMember<Candidate>[] = [{ candidate: core, addsRuns: true, sameBug: true, flip: false }];

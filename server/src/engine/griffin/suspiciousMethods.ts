@@ -62,7 +62,7 @@ function laneVariables(m: CoverageMatrix, members: readonly Pick<PatternMember, 
 }
 
 export interface SuspiciousMethodOptions {
-  /** move out of helper accessors to the method performing the compound operation (default true; false = the thesis) */
+  /** move out of helper accessors to the method performing the compound operation (evidence clustering; off = the thesis) */
   outOfHelpers?: boolean;
 }
 
@@ -78,7 +78,7 @@ export function suspiciousMethods(
     const sm = laneMethod(laneStack, testCode);
     if (sm) out.push({ thread: (k + 1) as 1 | 2, ...sm });
   });
-  if (options.outOfHelpers !== false && out.length === 2) {
+  if (options.outOfHelpers === true && out.length === 2) {
     const vars = laneVariables(m, members);
     const moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode));
     return moved;
