@@ -40,7 +40,8 @@ export interface BugDto {
   patterns: number[];
   patternKeys: string[];
   suspiciousMethods: BugMethodDto[];
-  advice?: { kind?: string; summary?: string; interleaving?: string; steps?: string[] };
+  /** GRIFFIN fix advice (fixAdvice.ts); headline and shape are missing in results of older versions */
+  advice?: { kind?: string; shape?: string; headline?: string; summary?: string; interleaving?: string; steps?: string[] };
   /** GRIFFIN evidence (docs/griffin.md) */
   evidence?: { failingRuns: number; totalFailing: number; fraction: number; pValue: number; weak: boolean };
 }

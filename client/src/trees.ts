@@ -20,6 +20,7 @@ import {
   RunDto,
 } from '../../server/src/lsp/protocol';
 import type { BraidModel, BugDto, BugMethodDto } from './model';
+import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/fixAdvice';
 
 export type Node =
   | { kind: 'run'; run: RunDto; peers?: readonly RunDto[] }
@@ -179,14 +180,24 @@ export function treeItem(n: Node): vscode.TreeItem {
     case 'bug': {
       const b = n.bug;
       const weak = b.evidence?.weak === true;
-      const item = new vscode.TreeItem(`Bug ${b.id}: ${(b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ')}`, weak ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      const kind = (b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ');
+      const shape = b.advice?.shape ? (SHAPE_LABELS[b.advice.shape as AdviceShape] ?? b.advice.shape.replace(/-/g, ' ')) : undefined;
+      // the row leads with the headline (what each thread did); older results without one: the kind
+      const headline = b.advice?.headline;
+      const item = new vscode.TreeItem(`Bug ${b.id}: ${headline ? plainHeadline(headline) : kind}`, weak ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
       item.id = `bug:${b.id}`;
       const ev = b.evidence;
+      const pText = ev ? (ev.pValue >= 0.001 ? String(Number(ev.pValue.toPrecision(2))) : ev.pValue.toExponential(1)) : undefined;
+      // no statistics in the row: the p-value and the score are in the tooltip
       item.description =
-        (ev ? `${ev.failingRuns} of ${ev.totalFailing} failing runs · p = ${ev.pValue >= 0.001 ? Number(ev.pValue.toPrecision(2)) : ev.pValue.toExponential(1)}` : `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`) +
-        (b.score !== undefined ? ` · score ${b.score.toFixed(3)}` : '') +
-        (weak ? ' · weak evidence' : '');
-      item.tooltip = b.advice?.summary;
+        (ev ? `${ev.failingRuns} of ${ev.totalFailing} failing runs` : `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`) + (weak ? ' · weak evidence' : '');
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown(`**Bug ${b.id}**${shape ? ` · ${escapeMd(shape)}` : ''} · ${escapeMd(kind)}`);
+      if (headline) md.appendMarkdown(`\n\n${markdownHeadline(headline)}`);
+      if (b.advice?.summary) md.appendMarkdown(`\n\n${escapeMd(b.advice.summary)}`);
+      const stats = [ev ? `explains ${ev.failingRuns} of ${ev.totalFailing} failing runs` : '', pText ? `p = ${escapeMd(pText)} (one-sided Fisher exact test of its best pattern)` : '', b.score !== undefined ? `score ${escapeMd(b.score.toFixed(3))}` : ''].filter(Boolean);
+      if (stats.length) md.appendMarkdown(`\n\n${stats.join(' · ')}${weak ? ' · weak evidence' : ''}`);
+      item.tooltip = md;
       item.iconPath = new vscode.ThemeIcon('bug', new vscode.ThemeColor('errorForeground'));
       item.contextValue = 'braid.bug';
       return item;
@@ -285,6 +296,28 @@ export function treeItem(n: Node): vscode.TreeItem {
 /** Every ASCII punctuation mark escaped: no markup, link or autolink from a trace string survives. */
 function escapeMd(s: string): string {
   return s.replace(/[!-/:-@[-`{-~]/g, (c) => '\\' + c);
+}
+
+/** A fix-advice headline as plain text (a tree label): its code spans' backticks dropped. */
+export function plainHeadline(s: string): string {
+  return s.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/`/g, '');
+}
+
+/**
+ * A fix-advice headline as Markdown: its `code spans` as code spans (fenced one backtick longer than
+ * any run inside), every other character escaped. An unpaired backtick makes it all plain text.
+ */
+export function markdownHeadline(s: string): string {
+  const t = s.replace(/[\r\n\u2028\u2029]+/g, ' ');
+  const parts = t.split('`');
+  if (parts.length % 2 === 0) return escapeMd(t);
+  return parts
+    .map((p, k) => {
+      if (k % 2 === 0) return escapeMd(p);
+      if (p.trim() === '') return escapeMd(p);
+      return '`' + p + '`';
+    })
+    .join('');
 }
 
 export type RunsSort = 'run' | 'failing';

@@ -80,6 +80,35 @@ test('a bug lists GRIFFIN\'s suspicious method per thread with the accessing met
   assert.deepEqual(failing.map((n) => item(n).label), ['VectorCopy #0 ✗ exception']);
 });
 
+test('a bug row leads with its headline (plain text); the shape, summary, p-value and score go to the Markdown tooltip, escaped', () => {
+  const bug = {
+    id: 2,
+    kind: 'atomicity-violation',
+    score: 0.91,
+    failingRuns: ['r1', 'r2'],
+    patterns: [0],
+    patternKeys: ['k1'],
+    suspiciousMethods: [],
+    evidence: { failingRuns: 2, totalFailing: 4, fraction: 0.5, pValue: 0.0123, weak: false },
+    advice: {
+      kind: 'atomicity-violation',
+      shape: 'lazy-initialisation',
+      headline: 'Both threads read `<img src=x>` = null at [A](http://x).java:11, then each wrote a new `HashMap` at line 12: one `HashMap`, and whatever was stored in it, is lost.',
+      summary: 'Atomicity violation on *A.counts*: …',
+    },
+  };
+  const t = new trees.BugsTree(model({ bugs: [bug] }));
+  const row = item(t.getChildren()[0]);
+  assert.equal(row.label, 'Bug 2: Both threads read <img src=x> = null at [A](http://x).java:11, then each wrote a new HashMap at line 12: one HashMap, and whatever was stored in it, is lost.');
+  assert.equal(row.description, '2 of 4 failing runs', 'no p-value or score in the row');
+  const md = (row.tooltip as { value: string }).value;
+  // the headline's code spans stay code spans; everything else of it, and the summary, is escaped (no link, no markup)
+  assert.ok(md.startsWith(String.raw`**Bug 2** · lazy initialisation · atomicity violation` + '\n\n' + String.raw`Both threads read ` + '`<img src=x>`' + String.raw` \= null at \[A\]\(http\:\/\/x\)\.java\:11`), md);
+  assert.ok(md.includes(String.raw`\*A\.counts\*`), 'the summary escaped');
+  assert.ok(md.includes(String.raw`p = 0\.012 (one-sided Fisher exact test of its best pattern) · score 0\.910`), md);
+  assert.equal(trees.markdownHeadline('odd ` backtick'), 'odd \\` backtick', 'an unpaired backtick: all plain');
+});
+
 test('Runs view: failing runs only, and failing runs first', () => {
   const run = (execution: string, outcome: 'pass' | 'fail'): RunDto => ({ execution, file: execution, outcome, reason: outcome === 'fail' ? 'exception' : 'ok', events: 10, patterns: 1 });
   const runs = [run('Bank-0002', 'pass'), run('Bank-0010', 'fail'), run('Bank-0001', 'fail'), run('Bank-0003', 'pass')];

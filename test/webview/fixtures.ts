@@ -101,7 +101,12 @@ export function makeFixture(names: { v1: string; v2: string; file: string; metho
         { thread: 1, role: 'main', method: init, file: names.file, line: 140 },
         { thread: 2, role: names.thread, method: names.method, file: names.file, line: 849 },
       ],
-      advice: `Make ${init.replace(/\(.*$/, '()')} and ${names.method.replace(/\(.*$/, '()')} atomic with respect to each other: both read and write ${names.v1} and ${names.v2} — hold the Vector's lock across the copy.`,
+      advice: {
+        shape: 'multi-variable',
+        // the engine's headline: names as `code spans` (an evil name stays text inside its <code>)
+        headline: `Thread \`main\` read \`${names.v1}\` = 3 at Vector.java:271; then thread \`${names.thread}\` wrote \`${names.v2}\` at line 851: thread \`main\` used \`${names.v1}\` and \`${names.v2}\` from two different states.`,
+        summary: `Make ${init.replace(/\(.*$/, '()')} and ${names.method.replace(/\(.*$/, '()')} atomic with respect to each other: both read and write ${names.v1} and ${names.v2} — hold the Vector's lock across the copy.`,
+      },
       patterns: ['k-rwr-1', 'k-rww-2', 'k-wr-3'],
       contexts: [
         { thread: 1, role: 'main', frames: [{ method: 'app.VectorTest.main(String[])', file: MAIN, line: 12 }, { method: init, file: names.file, line: 140 }] },

@@ -87,11 +87,18 @@ describe('Bugs view, 40 bugs at 1,000 px', () => {
     assert.ok(weakCount >= 1);
     assert.equal(await page.textContent('#summary'), `${40 - weakCount} bugs + ${weakCount} with weak evidence`);
     const c1 = page.locator('.card[data-bug="1"]');
-    assert.equal(await c1.locator('.headline').textContent(), 'Vector constructor ⇄ Vector.addAll');
-    assert.equal(await c1.locator('.evidence').textContent(), '3 of 7 failing runs (43%) · p = 0.077');
+    // the card leads with the headline (what each thread did, code spans as <code>); the methods and the evidence follow,
+    // the p-value and the score only in the evidence's tooltip
+    const b1 = fx.bugs[0] as Bug;
+    assert.equal(await c1.locator('.headline').textContent(), b1.advice.headline.replace(/`/g, ''));
+    assert.equal(await c1.locator('.headline code').count(), (b1.advice.headline.split('`').length - 1) / 2);
+    assert.equal(await c1.locator('.methods-line').textContent(), 'Vector constructor ⇄ Vector.addAll');
+    assert.equal(await c1.locator('.evidence').textContent(), '3 of 7 failing runs (43%)');
+    assert.match((await c1.locator('.evidence').getAttribute('title')) ?? '', /p-value of its best pattern: 0\.077; score of its best pattern: \d\.\d{3}/);
+    assert.doesNotMatch((await c1.locator('header').textContent()) ?? '', /p = |score|P\d+ [RW]+/, 'no statistics or pattern codes in the first line');
     assert.deepEqual(await c1.locator('.methods button.loc').allTextContents(), ['Vector constructor', 'Vector.addAll']);
     // the two-bug program: Stock.reserve and Ledger.post
-    const heads = await page.locator('.card .headline').allTextContents();
+    const heads = await page.locator('.card .methods-line').allTextContents();
     assert.ok(heads.includes('Stock.reserve ⇄ Stock.reserve') && heads.includes('Ledger.post ⇄ Ledger.post'), heads.slice(0, 6).join(' | '));
     // weak evidence: after the heading, collapsed, tagged
     const order = await page.$$eval('#cards > *', (els) => els.map((e) => (e.classList.contains('group-head') ? 'HEAD' : (e as HTMLElement).dataset.bug!)));
@@ -129,7 +136,7 @@ describe('Bugs view, 40 bugs at 1,000 px', () => {
     await inter.locator('summary').click();
     assert.match((await inter.locator('.interleaving').textContent()) ?? '', /^T1 R Vector\.size @ Vector\.java:\d+ \(Vector\.size\) → T2 W/);
     // the two-bug program's stock bug has more than five patterns: five shown, the rest folded
-    const stock = page.locator('.card:has(.headline:text-is("Stock.reserve ⇄ Stock.reserve"))').first();
+    const stock = page.locator('.card:has(.methods-line:text-is("Stock.reserve ⇄ Stock.reserve"))').first();
     const n = fx.bugs.find((b) => (b as Bug).suspiciousMethods[0].method.endsWith('Stock.reserve')) as Bug;
     assert.ok(n.patterns.length > 5);
     assert.equal(await stock.locator('section[data-section="patterns"] > ol.patterns > li').count(), 5);

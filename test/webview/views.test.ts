@@ -273,6 +273,10 @@ describe('GRIFFIN view', () => {
     const c1 = page.locator('.card[data-bug="1"]');
     assert.deepEqual(await c1.locator('.methods .role').allTextContents(), ['main', 'worker-1']);
     assert.match((await c1.locator('.advice').textContent()) ?? '', /hold the Vector's lock/);
+    // the headline leads the card, its names as <code>; the category is the shape's label (the kind in its tooltip)
+    assert.equal(await c1.locator('.headline').textContent(), 'Thread main read elementCount = 3 at Vector.java:271; then thread worker-1 wrote elementData at line 851: thread main used elementCount and elementData from two different states.');
+    assert.deepEqual(await c1.locator('.headline code').allTextContents(), ['main', 'elementCount', 'worker-1', 'elementData', 'main', 'elementCount', 'elementData']);
+    assert.equal(await c1.locator('header .tag').first().textContent(), 'multi-variable atomicity violation');
     assert.equal(await c1.locator('.patterns .pattern').count(), 3);
     assert.equal(await c1.locator('.context').count(), 2);
     assert.deepEqual(await c1.locator('.run-chip').allTextContents(), ['run-003', 'run-007', 'run-011']);
@@ -431,7 +435,8 @@ describe('XSS: trace-derived names render as text and no script runs', () => {
         if (view === 'bugGraph') await page.waitForSelector('g.node');
         assert.equal(await lateXss(page), undefined, 'no injected script ran');
         const text = await page.evaluate(() => document.body.innerText + ' ' + Array.from(document.querySelectorAll('svg text, svg title')).map((t) => t.textContent).join(' '));
-        const names = { tracer: [EVIL_VAR, EVIL_THREAD], unicorn: [EVIL_VAR], griffin: [EVIL_THREAD, '</script><b>bold</b>'], bugGraph: [EVIL_VAR] }[view];
+        const names = { tracer: [EVIL_VAR, EVIL_THREAD], unicorn: [EVIL_VAR], griffin: [EVIL_THREAD, '</script><b>bold</b>', EVIL_VAR], bugGraph: [EVIL_VAR] }[view];
+        if (view === 'griffin') assert.ok((await page.locator('.card .headline code').allTextContents()).includes(EVIL_VAR), 'the headline shows the evil name as text in its code span');
         for (const n of names) assert.ok(text.includes(n), `${n} shown as text`);
         if (view !== 'bugGraph') assert.ok(text.includes(EVIL_FILE.split('/').pop()!) || text.includes(EVIL_METHOD.slice(0, 10)), 'evil file/method shown as text');
         const injected = await page.evaluate(() => ({

@@ -58,6 +58,10 @@ export function hoverFor(
   const total = state.totalPatterns;
   const ex = state.result.executions;
   const out: string[] = [];
+  // first, in plain words, what goes wrong: the headline of each bug holding a pattern on this line (the
+  // ranks, scores and pattern codes follow, as details)
+  const heads = bugHeadlines(state, idx.map((k) => state.patterns[k].key));
+  if (heads.length) out.push(heads.join('\n\n'));
   if (groups.length) {
     // one line: the best explanation group (mining, docs/mining.md) with an event on this line
     const g = groups[0];
@@ -123,6 +127,31 @@ function patternMarkdown(
   if (run) links.push(`[Open run ${esc(run.execution)} in Tracer](${commandUri(OPEN_TRACER_COMMAND, [run.execution, p.key])})`);
   lines.push(links.join(' · '));
   return lines.join('\n');
+}
+
+/**
+ * A fix-advice headline (fixAdvice.ts) as Markdown: its `code spans` as code spans, the rest escaped
+ * (an unpaired backtick makes it all plain text).
+ */
+export function markdownHeadline(s: string): string {
+  const parts = s.split('`');
+  if (parts.length % 2 === 0) return esc(s);
+  return parts.map((p, k) => (k % 2 === 1 ? code(p) : esc(p))).join('');
+}
+
+/** One line per bug holding one of the patterns `keys`: "**Bug 1** · <headline> · [Open bug graph](…)". */
+function bugHeadlines(state: AnalysisState, keys: readonly string[]): string[] {
+  const out: string[] = [];
+  const wanted = new Set(keys);
+  for (const b of state.bugs) {
+    if (!Array.isArray(b.patternKeys) || !b.patternKeys.some((k) => wanted.has(k as string))) continue;
+    const advice = b.advice as { headline?: unknown; summary?: unknown } | undefined;
+    const text = typeof advice?.headline === 'string' ? advice.headline : undefined;
+    if (!text) continue;
+    const id = typeof b.id === 'number' ? b.id : state.bugs.indexOf(b) + 1;
+    out.push(`**Braid · Bug ${id}:** ${markdownHeadline(text)} · [Open bug graph](${commandUri(OPEN_BUG_GRAPH_COMMAND, [id])})`);
+  }
+  return out;
 }
 
 /** Hover lines naming GRIFFIN's suspicious methods of the bugs holding pattern `key`, with the methods holding the accesses. */

@@ -26,6 +26,10 @@ export interface ContextView {
 }
 
 export interface AdviceView {
+  /** one plain sentence: what each thread did (names and calls as `code spans`) */
+  headline?: string;
+  /** the bug's shape (fixAdvice.ts AdviceShape, e.g. "lost-update") */
+  shape?: string;
   summary?: string;
   /** the most suspicious interleaving, access by access */
   interleaving?: string;
@@ -135,6 +139,10 @@ function toAdvice(x: unknown): AdviceView {
   if (Array.isArray(x)) return { steps: x.map((a) => str(a)).filter(Boolean) };
   if (isObj(x)) {
     const a: AdviceView = { steps: arr(pick(x, 'steps', 'fixes')).map((s) => str(s)).filter(Boolean) };
+    const headline = str(x.headline);
+    if (headline) a.headline = headline;
+    const shape = str(x.shape);
+    if (shape) a.shape = shape;
     const summary = str(pick(x, 'summary', 'text'));
     if (summary) a.summary = summary;
     const interleaving = str(x.interleaving);

@@ -1,6 +1,8 @@
 /**
- * GRIFFIN view: one card per bug (a cluster of failing runs): its evidence
- * (failing runs explained, p-value of the best pattern), the suspicious
+ * GRIFFIN view: one card per bug (a cluster of failing runs), led by its
+ * headline (what each thread did, in plain words; fixAdvice.ts) and its shape,
+ * then its evidence (failing runs explained; the p-value and score in the
+ * tooltip), the suspicious
  * method per thread (short names), what goes wrong with the fix advice folded
  * under a heading, the interleaving in a collapsible block, its best
  * patterns (the rest folded), the calling contexts and the failing runs.
@@ -10,6 +12,7 @@ import '../common/base.css';
 import './griffin.css';
 import type { PatternDto, PatternsResult, BugsResult } from '../../../server/src/lsp/protocol';
 import { shortMethod, shortVariable } from '../../../server/src/engine/displayNames';
+import { SHAPE_LABELS, type AdviceShape } from '../../../server/src/engine/griffin/fixAdvice';
 import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';
@@ -55,6 +58,21 @@ function frameButton(f: FrameView, label?: string): HTMLElement {
   return b;
 }
 
+/**
+ * A headline's text with its `code spans` as <code> elements (text nodes only: a trace string
+ * stays text). An unpaired backtick is kept as text.
+ */
+function richText(s: string): (Node | string)[] {
+  const parts = s.split('`');
+  if (parts.length % 2 === 0) return [s];
+  return parts.map((p, k) => (k % 2 === 1 ? h('code', null, p) : p)).filter((p) => p !== '');
+}
+
+function shapeLabel(shape: string | undefined): string | undefined {
+  if (!shape) return undefined;
+  return Object.prototype.hasOwnProperty.call(SHAPE_LABELS, shape) ? SHAPE_LABELS[shape as AdviceShape] : shape.replace(/-/g, ' ');
+}
+
 function section(title: string, ...content: (Node | string)[]): HTMLElement {
   return h('section', { 'data-section': title.replace(/ \(.*$/, '').toLowerCase() }, h('h3', null, title), ...content);
 }
@@ -98,27 +116,32 @@ function card(b: BugView): HTMLElement {
   graph.addEventListener('click', () => post({ type: 'openBugGraph', bug: b.id }));
   const top = b.methods.map((m) => shortName(m.method)).join(' ⇄ ');
   const ev = b.evidence;
+  // the statistics (p-value, score) are details: in the evidence's tooltip, not in the card's first line
+  const stats = `${ev ? `one-sided Fisher exact p-value of its best pattern: ${fmtP(ev.pValue)}` : ''}${b.score !== undefined ? `${ev ? '; ' : ''}score of its best pattern: ${fmtScore(b.score)}` : ''}`;
   const evidence = ev
     ? h(
         'span',
-        { class: 'evidence muted', title: `explains ${ev.failingRuns} of ${ev.totalFailing} failing runs; one-sided Fisher exact p-value of its best pattern` },
-        `${ev.failingRuns} of ${ev.totalFailing} failing runs (${Math.round(ev.fraction * 100)}%) · p = ${fmtP(ev.pValue)}`,
+        { class: 'evidence muted', title: `explains ${ev.failingRuns} of ${ev.totalFailing} failing runs; ${stats}` },
+        `${ev.failingRuns} of ${ev.totalFailing} failing runs (${Math.round(ev.fraction * 100)}%)`,
       )
-    : h('span', { class: 'evidence muted' }, `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`);
+    : h('span', { class: 'evidence muted', ...(stats ? { title: stats } : {}) }, `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`);
+  const shape = shapeLabel(b.advice.shape);
+  const kind = b.category?.replace(/-/g, ' ');
   const head = h(
     'header',
     null,
     toggle,
     h('h2', null, `Bug ${b.id}`),
-    b.category ? h('span', { class: 'tag' }, b.category.replace(/-/g, ' ')) : null,
+    shape ?? kind ? h('span', { class: 'tag', ...(shape && kind ? { title: kind } : {}) }, shape ?? kind) : null,
     ev?.weak ? h('span', { class: 'tag weak', title: 'rests on one or two failing runs: record more runs to confirm' }, 'weak evidence') : null,
-    h('span', { class: 'mono headline', title: b.methods.map((m) => m.method).join(' ⇄ ') }, b.title ?? top),
+    h('span', { class: 'mono methods-line', title: b.methods.map((m) => m.method).join(' ⇄ ') }, top),
     h('span', { class: 'spacer' }),
     evidence,
-    b.score !== undefined ? h('span', { class: 'muted mono score' }, `score ${fmtScore(b.score)}`) : null,
     graph,
   );
-  const el = h('article', { class: 'card', 'data-bug': b.id, 'aria-label': `Bug ${b.id}` }, head);
+  // the headline: what each thread did, in plain words (the engine's advice; older results: the title or summary)
+  const headline = b.advice.headline ?? b.title;
+  const el = h('article', { class: 'card', 'data-bug': b.id, 'aria-label': `Bug ${b.id}` }, head, headline ? h('p', { class: 'headline' }, ...richText(headline)) : null);
   if (isCollapsed) return el;
 
   const methods = h('ul', { class: 'methods' });

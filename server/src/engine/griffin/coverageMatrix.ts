@@ -34,6 +34,12 @@ export interface MatrixAccess {
   key: string;
   /** the thread's name at the pattern's first occurrence, when the trace names threads */
   threadName?: string;
+  /** the value read or written at the pattern's first occurrence, when the trace records values */
+  value?: unknown;
+  /** a library call recorded at this user line (trace loc.call), e.g. "java.util.HashMap.put" */
+  call?: string;
+  /** the access is inside library code: the library location (file/line/method are then the user's caller) */
+  library?: { file: string; line: number; method: string };
 }
 
 export interface MatrixPattern {
@@ -388,6 +394,10 @@ export function matrixPattern(p: RankedPattern, row: number): MatrixPattern {
         stack: normalizeStack(frames, frameOf(a)),
         key: accessKey(a.type, a.variable, a.file, a.line),
         ...(a.threadName !== undefined ? { threadName: a.threadName } : {}),
+        // what the fix advice tells (fixAdvice.ts): the value seen, the library call, a race inside library code
+        ...(a.value !== undefined ? { value: a.value } : {}),
+        ...(a.call !== undefined ? { call: a.call } : {}),
+        ...(a.library !== undefined ? { library: a.library } : {}),
       };
     }),
   };
