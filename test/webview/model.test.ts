@@ -37,7 +37,7 @@ const bug: Bug = {
       { from: 'n2', to: 'n3', patterns: [0], labels: ['P9 RWR'], orderings: [{ from: 'a3', to: 'a4', patterns: [0] }, { from: 'a2', to: 'a4', patterns: [0] }] },
     ],
   },
-  advice: { kind: 'atomicity-violation', shape: 'multi-variable', headline: 'Thread 1 read `elementCount` = 3 at Vector.java:271; then thread 2 wrote `elementData` at line 851: thread 1 used `elementCount` and `elementData` from two different states.', summary: 'Vector.<init> reads elementCount and elementData non-atomically.', interleaving: 'T1 R elementCount @ Vector.java:271 → T2 W …', steps: ['Hold the lock in Vector.<init>.', 'Copy under the lock.'] },
+  advice: { kind: 'atomicity-violation', shape: 'multi-variable', headline: 'Thread 1 read `elementCount` = 3 at Vector.java:271; then thread 2 wrote `elementData` at line 851: thread 1 used `elementCount` and `elementData` from two different states.', summary: 'Vector.<init> reads elementCount and elementData non-atomically.', interleaving: 'T1 R elementCount @ Vector.java:271 → T2 W …', steps: ['Hold the lock in Vector.<init>.', 'Copy under the lock.'], fixLane: 1 },
 };
 
 const pattern = (key: string, rank: number): PatternDto => ({ rank, score: 1 / rank, id: 'P9', kind: 'RWR', category: 'single-variable atomicity', failed: 3, passed: 0, key, accesses: [] });

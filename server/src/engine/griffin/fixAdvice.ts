@@ -68,6 +68,11 @@ export interface FixAdvice {
   interleaving: string;
   /** fix strategies for the shape, most usual first, each naming methods and lines */
   steps: string[];
+  /**
+   * The lane where the fix usually goes: an atomicity violation's region (the thread whose accesses
+   * the other interrupts), an order violation's writer (the write that comes at the wrong time).
+   */
+  fixLane: 1 | 2;
 }
 
 interface LaneAccess {
@@ -122,7 +127,7 @@ export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMembe
   const again = `Afterwards record runs again: the bug's patterns (${interleavingShort(seq)}) should no longer show up in failing runs.`;
   const s = atomicityShape(ctx, kind);
   const story = tell(ctx, s, { region, intruder, first, last, varText, generic });
-  return { kind, shape: s, headline: story.headline, summary, interleaving, steps: [...(story.steps ?? generic), again] };
+  return { kind, shape: s, headline: story.headline, summary, interleaving, steps: [...(story.steps ?? generic), again], fixLane: atomicLane };
 }
 
 function orderAdvice(ctx: Ctx, varText: string, interleaving: string): FixAdvice {
@@ -146,7 +151,9 @@ function orderAdvice(ctx: Ctx, varText: string, interleaving: string): FixAdvice
   const again = `Afterwards record runs again: the ordering ${interleavingShort(seq)} should no longer show up in failing runs.`;
   const s = orderShape(ctx);
   const story = tell(ctx, s, { region: pa, intruder: pb, first: a.access, last: b.access, varText, generic });
-  return { kind: 'order-violation', shape: s, headline: story.headline, summary, interleaving, steps: [...(story.steps ?? generic), again] };
+  const writes = seq.filter((x) => x.access.type === 'W');
+  const fixLane = writes.length === 1 ? writes[0].lane : a.lane;
+  return { kind: 'order-violation', shape: s, headline: story.headline, summary, interleaving, steps: [...(story.steps ?? generic), again], fixLane };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -296,7 +296,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       });
     const bug = toBug(m, group, formula, o.weakRuns, true);
     if (b.weak) bug.evidence.weak = true;
-    writerFirst(m, bug, b.family);
+    fixLaneFirst(bug);
     return bug;
   });
   const ordered = [...bugs.filter((b) => !b.evidence.weak), ...bugs.filter((b) => b.evidence.weak)];
@@ -309,19 +309,14 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
 }
 
 /**
- * An order violation names the writer's method first: the usual fix moves or guards the write that
- * comes at the wrong time (a field assigned after the thread that reads it was started; state cleared
- * while another thread still uses it). The lanes keep their numbers; only the listing order changes.
+ * The suspicious method where the fix usually goes is named first (FixAdvice.fixLane): an atomicity
+ * violation's region — the thread whose accesses the other interrupts (a lazily built array filled
+ * while another thread reads it: the builder) — and an order violation's writer (a field assigned
+ * after the thread that reads it was started: the constructor). The lanes keep their numbers; only
+ * the listing order changes.
  */
-function writerFirst(m: CoverageMatrix, bug: Bug, family: readonly PatternMember[]): void {
-  if (bug.kind !== 'order-violation' || bug.suspiciousMethods.length !== 2) return;
-  const lead = family.find((x) => x.row === bug.patterns[0]);
-  if (!lead) return;
-  const accesses = m.pattern(lead.row).accesses;
-  const writes = accesses.filter((a) => a.type === 'W');
-  if (writes.length !== 1) return;
-  const lane = lead.flip ? 3 - writes[0].thread : writes[0].thread;
-  if (bug.suspiciousMethods[0].thread !== lane) bug.suspiciousMethods.reverse();
+function fixLaneFirst(bug: Bug): void {
+  if (bug.suspiciousMethods.length === 2 && bug.suspiciousMethods[0].thread !== bug.advice.fixLane) bug.suspiciousMethods.reverse();
 }
 
 /** A candidate in a merged group (a bug). */
