@@ -207,13 +207,18 @@ test('bugsTextReport: one section per bug naming methods and lines, evidence, we
   assert.equal((text.match(/^Bug \d+:/gm) ?? []).length, 3);
   assert.match(text, /^GRIFFIN — 1 bug \(\+ 2 with weak evidence\) explaining 7 of 7 failing runs/);
   assert.match(text, /^Bug 1: multi variable atomicity violation — Vector constructor ⇄ Vector\.addAll$/m);
+  // the plain-language headline follows the title (its code spans as plain text), then the shape
+  const [, headline, shape] = /^Bug 1: .*\n {2}(.+)\n {2}Shape: (.+)$/m.exec(text) ?? [];
+  assert.ok(headline && !headline.includes('`'), text);
+  assert.match(headline, /elementCount|elementData|size|data/);
+  assert.ok(shape, 'a shape line');
   assert.match(text, /Evidence: 3 of 7 failing runs \(43%\), best pattern p = 0\.077/);
   assert.match(text, /Thread 1: Vector constructor at Vector\.java:\d+–\d+/);
   assert.match(text, /Thread 2: Vector\.addAll at Vector\.java:\d+–\d+/);
   assert.match(text, /Fix advice:/);
   const weakAt = text.indexOf('Weak evidence');
   assert.ok(weakAt > text.indexOf('Bug 1:') && weakAt < text.indexOf('Bug 2:'), 'the weak-evidence heading sits between bug 1 and bug 2');
-  assert.match(text, /Bug 2: .*— Vector constructor ⇄ Vector\.(removeAllElements|remove)\n {2}Evidence: 2 of 7 failing runs \(29%\), best pattern p = 0\.2, score 0\.286 — weak evidence/);
+  assert.match(text, /Bug 2: .*— Vector constructor ⇄ Vector\.(removeAllElements|remove)\n {2}.+\n {2}Shape: .+\n {2}Evidence: 2 of 7 failing runs \(29%\), best pattern p = 0\.2, score 0\.286 — weak evidence/);
   // only weak evidence: the headline says so
   const weakOnly = bugsTextReport(explainBugs(analyzer, result, { ...MERGE, weakRuns: 3 }), result);
   assert.match(weakOnly, /^GRIFFIN — 3 bugs with weak evidence explaining 7 of 7 failing runs\n\nWeak evidence/);

@@ -583,7 +583,11 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
     if (b.evidence?.weak && (k === 0 || !bugs[k - 1].evidence?.weak)) out.push('', 'Weak evidence (each rests on one or two failing runs; record more runs to confirm):');
     out.push('');
     const names = b.suspiciousMethods.map((sm) => shortMethod(sm.method));
+    // the plain-language headline leads (its code spans as plain text); the kind, shape and methods follow
+    const headline = b.advice.headline ? b.advice.headline.replace(/`/g, '') : '';
     out.push(`Bug ${b.id}: ${b.kind.replace(/-/g, ' ')}${names.length ? ` — ${names.join(' ⇄ ')}` : ''}`);
+    if (headline) out.push(`  ${headline}`);
+    if (b.advice.shape) out.push(`  Shape: ${b.advice.shape.replace(/-/g, ' ')}`);
     const ev = b.evidence;
     if (ev) out.push(`  Evidence: ${ev.failingRuns} of ${ev.totalFailing} failing runs (${Math.round(ev.fraction * 100)}%), best pattern p = ${formatP(ev.pValue)}, score ${b.score.toFixed(3)}${ev.weak ? ' — weak evidence' : ''}`);
     out.push(`  Failing runs: ${runList(b.failingRuns)}`);
