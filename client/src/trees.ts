@@ -130,7 +130,9 @@ export function treeItem(n: Node): vscode.TreeItem {
       item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}pattern:${p.key}`;
       const pv = p.pValue !== undefined ? ` · p ${formatPValue(p.pValue)}` : '';
       const tied = n.parentTie === undefined && n.parentWeak === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
-      item.description = `${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)} · ${p.id} ${kindWithThreads(p)}${tied}`;
+      // a pattern without evidence (p ≥ 0.05 or in nearly every passing run) says so first: it is listed after those with
+      const noEvidence = p.evidence === false ? 'no evidence · ' : '';
+      item.description = `${noEvidence}${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)} · ${p.id} ${kindWithThreads(p)}${tied}`;
       const legend = threadLegend(p.accesses);
       const vars = [...new Set(p.accesses.map((a) => a.variable))];
       item.tooltip = new vscode.MarkdownString(
@@ -138,7 +140,7 @@ export function treeItem(n: Node): vscode.TreeItem {
           p.group && p.group !== 'cause' ? ` · ${p.group}` : ''
         }\n\nin **${p.failed}** failed (✗) and **${p.passed}** passed (✓) runs\n\n${vars.map((v) => `\`${v.replace(/`/g, "'")}\``).join(', ')}${legend ? `\n\nthreads: ${escapeMd(legend)}` : ''}${
           p.weak ? '\n\n_Weaker pattern: it does not separate failing from passing runs (score below braid.views.minScore, or in every passing run)._' : ''
-        }`,
+        }${p.evidence === false ? '\n\n_No evidence that it goes with failing (Fisher p ≥ 0.05, or seen in nearly every passing run): listed after the patterns with evidence._' : ''}`,
       );
       // weak patterns: no icon (nor heat, code lens or hover)
       if (!p.weak) item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : 'warning', new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground'));
