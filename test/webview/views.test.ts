@@ -220,6 +220,20 @@ describe('UNICORN view', () => {
     await page.close();
   });
 
+  test('patterns without evidence come last under their own heading', async () => {
+    const patterns = fx.patterns.map((p, k) => (k >= 3 ? { ...p, evidence: false } : p));
+    const page = await open('unicorn', { fixture: { ...fx, patterns } });
+    await page.waitForSelector('.item');
+    const heading = page.locator('.section-none');
+    assert.equal(await heading.count(), 1);
+    assert.match((await heading.textContent()) ?? '', /^Without evidence — .*\(2\)$/);
+    // the heading sits before the last two patterns, after the first three
+    const order = await page.evaluate(() => [...document.querySelectorAll('.section, .item')].map((e) => (e.classList.contains('section') ? 'H' : 'P')).join(''));
+    assert.match(order, /^H?PPPHPP$/);
+    await noErrors(page);
+    await page.close();
+  });
+
   test('expand shows the accesses in two thread columns in execution order; clicks post messages', async () => {
     const page = await open('unicorn', { theme: 'dark' });
     await page.waitForSelector('.item');

@@ -35,6 +35,7 @@ const SECTION_TITLES: Record<string, string> = {
   cause: 'Causes',
   harness: 'Harness — patterns made only of test code',
   symptom: 'Symptoms — seen in failing runs only after the failure point',
+  none: 'Without evidence — p ≥ 0.05, or seen in nearly every passing run',
 };
 
 function fmtP(p: number): string {
@@ -212,13 +213,15 @@ function render(): void {
     list.append(h('div', { class: 'empty' }, 'No pattern matches the filters.'));
     return;
   }
-  const sections = new Set(shown.map((p) => p.group ?? 'cause'));
+  // sections: the groups of the patterns with evidence, then every pattern without evidence (the listed order)
+  const sectionOf = (q: PatternDto) => (q.evidence === false ? 'none' : (q.group ?? 'cause'));
+  const sections = new Set(shown.map(sectionOf));
   let section: string | undefined;
   for (let k = 0; k < shown.length; ) {
     const p = shown[k];
-    const g = p.group ?? 'cause';
+    const g = sectionOf(p);
     if (g !== section && (sections.size > 1 || g !== 'cause')) {
-      list.append(h('div', { class: `section section-${g}`, role: 'heading', 'aria-level': '2' }, `${SECTION_TITLES[g] ?? g} (${shown.filter((q) => (q.group ?? 'cause') === g).length})`));
+      list.append(h('div', { class: `section section-${g}`, role: 'heading', 'aria-level': '2' }, `${SECTION_TITLES[g] ?? g} (${shown.filter((q) => sectionOf(q) === g).length})`));
     }
     section = g;
     let end = k + 1;
