@@ -93,6 +93,10 @@ test('analyze --format sarif passes the SARIF 2.1.0 validator (sarif-multitool)'
   assert.equal(sarif.version, '2.1.0');
   assert.equal(sarif.runs[0].results[0].ruleId, 'P9');
   assert.match(sarif.runs[0].results[0].message.text, /Rank 1, suspiciousness 1\.000/);
+  // 2 failing runs of 6: no pattern has evidence — a note, said in the message and the properties
+  assert.equal(sarif.runs[0].results[0].level, 'note');
+  assert.match(sarif.runs[0].results[0].message.text, /no evidence that it goes with failing/);
+  assert.equal(sarif.runs[0].results[0].properties.evidence, false);
   assert.equal(sarif.runs[0].results[0].relatedLocations.length, 4);
   // one rule per pattern P1–P17; the stable pattern key as fingerprint
   assert.deepEqual(
@@ -127,6 +131,10 @@ test('text output is a ranked table; options are applied', () => {
   // the LOG pair is tied with the first (same score, same methods): always printed with it
   assert.match(r.out, /2 tied patterns over TableLog.remove \| TableLog.insert/);
   assert.match(r.out, /2 more \(use --top N\)/);
+  // nothing has evidence with 2 failing runs: one section, said so; GRIFFIN names no bug and says why
+  assert.match(r.out, /^Without evidence — p ≥ 0\.05, or seen in nearly every passing run .*\(4\)$/m);
+  assert.doesNotMatch(r.out, /^Causes/m);
+  assert.match(r.out, /No bug yet: no pattern separates the failing from the passing runs with evidence/);
 });
 
 test('falcon strategy is selectable', () => {
