@@ -8,32 +8,13 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CoverageMatrix, MatrixPattern } from '../../server/src/engine/griffin/coverageMatrix';
+import { CoverageMatrix } from '../../server/src/engine/griffin/coverageMatrix';
 import { explainMatrix } from '../../server/src/engine/griffin/griffin';
 import { evidenceClustering } from '../../server/src/engine/griffin/evidenceClustering';
 import { suspiciousMethods } from '../../server/src/engine/griffin/suspiciousMethods';
 import { hasEvidence, orderPatterns, OrderRow } from '../../server/src/engine/ranking/rootCauseOrder';
 import { evaluateSubject, subjects } from '../../bench/evaluate';
-
-type Acc = [thread: 1 | 2, type: 'R' | 'W', variable: string, stack: string[]];
-/** A pattern from accesses; a stack is "File.java:line:method" frames, bottom first (the last frame is the access). */
-function pat(row: number, id: string, category: MatrixPattern['category'], accesses: Acc[]): MatrixPattern {
-  return {
-    row,
-    id,
-    kind: accesses.map((a) => a[1]).join(''),
-    category,
-    key: `${id}#${row}`,
-    accesses: accesses.map(([thread, type, variable, stack]) => {
-      const frames = stack.map((f) => {
-        const [file, l, method] = f.split(':');
-        return { file, line: Number(l), method };
-      });
-      const top = frames[frames.length - 1];
-      return { thread, type, variable, file: top.file, line: top.line, method: top.method, stack: frames, key: `${type}:${variable}@${top.file}:${top.line}` };
-    }),
-  };
-}
+import { pat } from '../helpers/handMatrix';
 
 const W1 = 'Main.java:20:app.Main.lambda$main$0';
 const W2 = 'Main.java:21:app.Main.lambda$main$1';

@@ -24,6 +24,7 @@ import { sourceLines, VECTOR, vectorTraces, writeStackTraces } from '../helpers/
 import { tempDir } from '../helpers/traceBuilder';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Acc, pat } from '../helpers/handMatrix';
 
 const THESIS: GriffinOptions = { merge: false };
 /** Algorithms 3/4 and the merge step (the default before the evidence clustering of issue 27) */
@@ -290,25 +291,6 @@ test('F-measure formula (thesis §5.4.3): perfect = 1, one split cluster < 1', (
 // ---------------------------------------------------------------------------
 // Hand-made coverage matrices with call stacks (merge step, options, advice kinds, test code)
 
-type Acc = [thread: 1 | 2, type: 'R' | 'W', variable: string, stack: string[]];
-/** A pattern from accesses; a stack is "File.java:line:method" frames, bottom first (the last frame is the access). */
-function pat(row: number, id: string, category: MatrixPattern['category'], accesses: Acc[]): MatrixPattern {
-  return {
-    row,
-    id,
-    kind: accesses.map((a) => a[1]).join(''),
-    category,
-    key: `${id}#${row}`,
-    accesses: accesses.map(([thread, type, variable, stack]) => {
-      const frames = stack.map((f) => {
-        const [file, l, method] = f.split(':');
-        return { file, line: Number(l), method };
-      });
-      const top = frames[frames.length - 1];
-      return { thread, type, variable, file: top.file, line: top.line, method: top.method, stack: frames, key: `${type}:${variable}@${top.file}:${top.line}` };
-    }),
-  };
-}
 
 /**
  * One atomicity violation (withdraw's read-check-write interleaved by deposit's write, F1–F4) and one benign

@@ -228,7 +228,7 @@ describe('UNICORN view', () => {
     assert.equal(await heading.count(), 1);
     assert.match((await heading.textContent()) ?? '', /^Without evidence — .*\(2\)$/);
     // the heading sits before the last two patterns, after the first three
-    const order = await page.evaluate(() => [...document.querySelectorAll('.section, .item')].map((e) => (e.classList.contains('section') ? 'H' : 'P')).join(''));
+    const order = await page.evaluate(() => Array.from(document.querySelectorAll('.section, .item')).map((e) => (e.classList.contains('section') ? 'H' : 'P')).join(''));
     assert.match(order, /^H?PPPHPP$/);
     await noErrors(page);
     await page.close();
