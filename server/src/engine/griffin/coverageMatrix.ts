@@ -202,6 +202,25 @@ export class CoverageMatrix {
   }
 
   /**
+   * Calls `visit(row)` for each pattern row run `r` covers, in no particular order and without building
+   * the run's sorted row list (evidence clustering reads every failing run once).
+   */
+  forEachRow(r: number, visit: (row: number) => void): void {
+    const known = this.rowLists[r];
+    if (known || !this.byIds) {
+      const rows = known ?? this.runRows(r);
+      for (let k = 0; k < rows.length; k++) visit(rows[k]);
+      return;
+    }
+    const b = this.byIds;
+    const ids = b.runIds[r];
+    for (let k = 0; k < ids.length; k++) {
+      const row = ids[k] < b.rowOf.length ? b.rowOf[ids[k]] : -1;
+      if (row >= 0) visit(row);
+    }
+  }
+
+  /**
    * The first `t` rows (in F's order) run `r` covers: runRows(r).subarray(0, t), found without sorting
    * the run's rows when M is given by ids.
    */

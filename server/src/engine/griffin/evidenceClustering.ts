@@ -48,6 +48,9 @@ export interface EvidenceOptions {
   seed: 'rank' | 'precision';
 }
 
+/** Related patterns (step 5) are looked for among the first rows of the ranking only. */
+const RELATED_ROWS = 20000;
+
 export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, familyOverlap: 0.8, listed: 40, maxLeads: 5000, seed: 'rank' };
 
 export interface EvidenceBug {
@@ -88,32 +91,63 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
   };
   if (F === 0) return { bugs: [], tested: 0, threshold: o.alpha };
   // 1. the lead pool: cause rows in a failing run (harness rows when there is no cause row)
-  let pool: number[] = [];
-  const harness: number[] = [];
-  for (let row = 0; row < m.rowCount; row++) {
-    if (m.failed[row] === 0) continue;
-    const g = m.group(row);
-    if (g === undefined || g === 'cause') pool.push(row);
-    else if (g === 'harness') harness.push(row);
-  }
-  if (pool.length === 0) pool = harness;
-  const tested = pool.length;
-  const threshold = o.alpha / Math.max(1, tested);
-  const pOf = new Map<number, number>();
-  for (const row of pool) pOf.set(row, fisher(m.failed[row], m.passed[row], F));
-  // every lead significant at the uncorrected α (weak bugs and related patterns come from these), most significant first
-  const leads = pool.filter((row) => pOf.get(row)! < o.alpha).sort((a, b) => pOf.get(a)! - pOf.get(b)! || a - b).slice(0, o.maxLeads);
-  // failing-run bitsets of the leads (over m.failingRuns), built by one pass over the failing runs' rows
-  const FW = (F + 31) >>> 5;
-  const slot = new Map<number, number>();
-  leads.forEach((row, k) => slot.set(row, k));
-  const bits = new Uint32Array(leads.length * FW);
-  m.failingRuns.forEach((run, fi) => {
-    const rows = m.runRows(run);
-    for (let k = 0; k < rows.length; k++) {
-      const s = slot.get(rows[k]);
-      if (s !== undefined) bits[s * FW + (fi >>> 5)] |= 1 << (fi & 31);
+  const R = m.rowCount;
+  const inPool = new Uint8Array(R);
+  let tested = 0;
+  for (let pass = 0; pass < 2 && tested === 0; pass++)
+    for (let row = 0; row < R; row++) {
+      if (m.failed[row] === 0) continue;
+      const g = m.group(row);
+      if (pass === 0 ? g === undefined || g === 'cause' : g === 'harness') {
+        inPool[row] = 1;
+        tested++;
+      }
     }
+  const threshold = o.alpha / Math.max(1, tested);
+  // p-values of the rows in a failing run (NaN: none), memoized per (failed, passed) in a dense table when it is small
+  const pOf = new Float64Array(R).fill(NaN);
+  const dense = (F + 1) * (P + 1) <= 1 << 22 ? new Float64Array((F + 1) * (P + 1)).fill(-1) : undefined;
+  let significant = 0;
+  for (let row = 0; row < R; row++)
+    if (m.failed[row] > 0) {
+      const f = m.failed[row];
+      const q = m.passed[row];
+      let p: number;
+      if (dense) {
+        p = dense[f * (P + 1) + q];
+        if (p < 0) p = dense[f * (P + 1) + q] = fisherOneSided(f, q, F, P);
+      } else p = fisher(f, q, F);
+      pOf[row] = p;
+      if (inPool[row] && p < o.alpha) significant++;
+    }
+  // every lead significant at the uncorrected α (weak bugs and related patterns come from these), the most
+  // significant first; at most maxLeads (the rest are cut at the maxLeads-th smallest p-value)
+  let cut = o.alpha;
+  if (significant > o.maxLeads) {
+    const ps = new Float64Array(significant);
+    for (let row = 0, k = 0; row < R; row++) if (inPool[row] && pOf[row] < o.alpha) ps[k++] = pOf[row];
+    ps.sort();
+    cut = ps[o.maxLeads - 1];
+  }
+  const leadList: number[] = [];
+  for (let row = 0; row < R; row++) if (inPool[row] && (pOf[row] < cut || (cut < o.alpha && pOf[row] === cut))) leadList.push(row);
+  const leads = leadList.sort((a, b) => pOf[a] - pOf[b] || a - b).slice(0, o.maxLeads);
+  // related candidates (step 5): significant rows among the first RELATED_ROWS, leads or not
+  const relatedRows = Math.min(R, RELATED_ROWS);
+  // failing-run bitsets of the leads and the related candidates (over m.failingRuns), one pass over the failing runs
+  const FW = (F + 31) >>> 5;
+  const slotOf = new Int32Array(R).fill(-1);
+  leads.forEach((row, k) => (slotOf[row] = k));
+  let tracked = leads.length;
+  for (let row = 0; row < relatedRows; row++) if (slotOf[row] < 0 && pOf[row] < o.alpha) slotOf[row] = tracked++;
+  const bits = new Uint32Array(tracked * FW);
+  m.failingRuns.forEach((run, fi) => {
+    const word = fi >>> 5;
+    const bit = 1 << (fi & 31);
+    m.forEachRow(run, (row) => {
+      const s = slotOf[row];
+      if (s >= 0) bits[s * FW + word] |= bit;
+    });
   });
   const precision = (row: number) => m.failed[row] / (m.failed[row] + m.passed[row]);
   const remaining = new Uint32Array(FW);
@@ -135,7 +169,7 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
       for (let s = 0; s < leads.length; s++) {
         if (assigned[s]) continue;
         const row = leads[s];
-        if (!(pOf.get(row)! < limit)) continue;
+        if (!(pOf[row] < limit)) continue;
         const fr = countAnd(s, remaining);
         if (fr === 0) continue;
         const rp = fisher(fr, m.passed[row], left);
@@ -214,27 +248,29 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
   // 5. related patterns: significant, in no family, mostly inside one bug's runs
   if (bugs.length) {
     const related = new Map<EvidenceBug, number[]>();
-    for (let row = 0; row < m.rowCount && row < 20000; row++) {
-      if (m.failed[row] === 0) continue;
-      const s = slot.get(row);
-      if (s !== undefined && assigned[s]) continue;
-      const p = pOf.get(row) ?? fisher(m.failed[row], m.passed[row], F);
-      if (!(p < o.alpha)) continue;
-      const runs = m.runsOf(row).filter((r) => m.runs[r].failing);
-      let target: EvidenceBug | undefined;
+    const masks = bugs.map((b) => {
+      const mask = new Uint32Array(FW);
+      m.failingRuns.forEach((run, fi) => {
+        if (b.runs.has(run)) mask[fi >>> 5] |= 1 << (fi & 31);
+      });
+      return mask;
+    });
+    for (let row = 0; row < relatedRows; row++) {
+      const s = slotOf[row];
+      if (s < 0 || (s < leads.length && assigned[s])) continue;
+      let target = -1;
       let most = 0;
-      for (const b of bugs) {
-        let n = 0;
-        for (const r of runs) if (b.runs.has(r)) n++;
+      for (let k = 0; k < bugs.length; k++) {
+        const n = countAnd(s, masks[k]);
         if (n > most) {
           most = n;
-          target = b;
+          target = k;
         }
       }
-      if (!target || 2 * most < runs.length) continue;
-      const l = related.get(target) ?? [];
+      if (target < 0 || 2 * most < m.failed[row]) continue;
+      const l = related.get(bugs[target]) ?? [];
       if (l.length < o.listed) l.push(row);
-      related.set(target, l);
+      related.set(bugs[target], l);
     }
     for (const b of bugs) b.related = related.get(b) ?? [];
   }
