@@ -8,13 +8,15 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LspSession, cleanup, copyFixture } from './lspHarness';
+import { snapshotPath } from '../../server/src/engine/summary/workspaceSnapshot';
 import { FAIL, traceText } from './fixtureTraces';
 
 function snapshotFile(ws: string): string | undefined {
   const cache = path.join(ws, '.braid', 'cache');
   if (!existsSync(cache)) return undefined;
+  // the snapshot's name is keyed by this machine's key (cacheKey.ts): workspace-<name>.braid-snapshot
   for (const d of readdirSync(cache)) {
-    const f = path.join(cache, d, 'workspace.braid-snapshot');
+    const f = snapshotPath(path.join(cache, d));
     if (existsSync(f)) return f;
   }
   return undefined;

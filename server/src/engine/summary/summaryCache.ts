@@ -3,7 +3,8 @@
  * workspace or adding one trace reads only new traces.
  *
  *   <root>/<engine>-<options hash>/index.json   trace path → size, mtime, SHA-1
- *   <root>/<engine>-<options hash>/runs/<SHA-1>.json   the run's summary
+ *   <root>/<engine>-<options hash>/runs/<name>.json   the run's summary; <name> = HMAC of the trace's
+ *                                                      SHA-1 under this machine's key (cacheKey.ts)
  *
  * A trace whose size and mtime match its index entry is not read at all; one
  * whose size or mtime changed is hashed, and its summary is reused when the
@@ -15,6 +16,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileHash } from '../analysis';
 import { CollectionOptions, collectionOptions, ENGINE_VERSION, readSummaryFile, SUMMARY_VERSION, SummaryFile } from './summaryFile';
+import { cacheName } from './cacheKey';
 
 interface IndexEntry {
   size: number;
@@ -52,7 +54,7 @@ export class SummaryCache {
   }
 
   private summaryPath(hash: string): string {
-    return path.join(this.dir, 'runs', `${hash}.json`);
+    return path.join(this.dir, 'runs', `${cacheName(hash)}.json`);
   }
 
   /**
@@ -101,7 +103,7 @@ export class SummaryCache {
     }
   }
 
-  /** Where summaries are written (by summarizeTrace, in the worker threads): <runsDir>/<SHA-1>.json. */
+  /** Where summaries are written (by summarizeTrace, in the worker threads): <runsDir>/<cacheName(SHA-1)>.json. */
   get runsDir(): string {
     return path.join(this.dir, 'runs');
   }

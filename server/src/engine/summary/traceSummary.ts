@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Analyzer, AnalysisOptions, fileHash } from '../analysis';
 import type { Diagnostic } from '../trace/traceFormat';
 import { SummaryFile, writeSummaryFile } from './summaryFile';
+import { cacheName } from './cacheKey';
 
 export interface TraceSummary {
   file: string;
@@ -18,7 +19,7 @@ export interface TraceSummary {
   diagnostics: Diagnostic[];
   /** SHA-1 of the trace's bytes */
   hash?: string;
-  /** the summary was written to the cache as <storeDir>/<hash>.json; the trace's size and mtime when it was read */
+  /** the summary was written to the cache as <storeDir>/<cacheName(hash)>.json; the trace's size and mtime when it was read */
   stored?: { size: number; mtimeMs: number };
   /** why the summary could not be written to the cache */
   storeProblem?: string;
@@ -26,7 +27,7 @@ export interface TraceSummary {
 
 /**
  * Summarizes one trace; with `storeDir` (the cache's runs folder) also
- * writes the summary there as <SHA-1>.json, so the caller only records it
+ * writes the summary there as <cacheName(SHA-1)>.json (cacheKey.ts), so the caller only records it
  * in the cache's index (the writing happens in the worker threads).
  */
 export async function summarizeTrace(file: string, options: Partial<AnalysisOptions>, storeDir?: string): Promise<TraceSummary> {
@@ -54,7 +55,7 @@ export async function summarizeTrace(file: string, options: Partial<AnalysisOpti
       const after = await fs.stat(file);
       if (after.size === before.size && after.mtimeMs === before.mtimeMs) {
         await fs.mkdir(storeDir, { recursive: true });
-        await writeSummaryFile(path.join(storeDir, `${hash}.json`), summary);
+        await writeSummaryFile(path.join(storeDir, `${cacheName(hash)}.json`), summary);
         out.stored = { size: before.size, mtimeMs: before.mtimeMs };
       }
     } catch (err) {

@@ -4,7 +4,8 @@
  * analysis in one read instead of re-interning every run's summary, and then reads only the
  * traces that are new or changed.
  *
- *   <cache root>/<engine>-<options hash>/workspace.braid-snapshot
+ *   <cache root>/<engine>-<options hash>/workspace-<name>.braid-snapshot   (<name>: keyed by this
+ *   machine's key, cacheKey.ts: a snapshot that came with a cloned repository is never read)
  *
  * Layout: "BRAIDSNP", u32 header length, u32 CRC-32 of everything after these 16 bytes, the
  * header (JSON: format, version, engine, collection options, the manifest of traces it covers
@@ -22,11 +23,11 @@ import { Analyzer, AnalysisOptions, RunResult } from '../analysis';
 import type { Diagnostic } from '../trace/traceFormat';
 import type { LocInfo, RegistryColumns } from '../unicorn/patternRegistry';
 import { collectionOptions, ENGINE_VERSION, optionMismatch, CollectionOptions } from './summaryFile';
+import { cacheName } from './cacheKey';
 
 export const SNAPSHOT_FORMAT = 'braid-workspace-snapshot';
 /** Bump when the layout changes (the engine version is checked too). */
 export const SNAPSHOT_VERSION = 1;
-export const SNAPSHOT_FILE = 'workspace.braid-snapshot';
 const MAGIC = 'BRAIDSNP';
 const PREFIX = 16;
 
@@ -63,8 +64,9 @@ interface Header {
 }
 
 /** The snapshot file in a summary cache folder (SummaryCache.dir). */
+/** The snapshot of a cache folder: its name is keyed by this machine's key (cacheKey.ts), so a planted one is never read. */
 export function snapshotPath(cacheDir: string): string {
-  return path.join(cacheDir, SNAPSHOT_FILE);
+  return path.join(cacheDir, `workspace-${cacheName('snapshot')}.braid-snapshot`);
 }
 
 // CRC-32 (IEEE): node's zlib.crc32 when it has one (Node ≥ 20.15), else a table
@@ -341,6 +343,8 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
   let at = 0;
   let atAfter = 0;
   const runs = header.runs.map((meta, k) => {
+    const problem = runMetaProblem(meta);
+    if (problem) fail(`run ${k}: ${problem}`);
     const { diagnostics, hash, ...rest } = meta;
     const c = counts[k];
     const a = afterCounts[k];
@@ -370,6 +374,32 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
 }
 
 /**
+ * What is wrong with a run's small fields in a snapshot header, or undefined: each field has the type
+ * the analysis relies on (an `execution` that is not a string broke the run ordering, issue 31 N4).
+ */
+function runMetaProblem(meta: unknown): string | undefined {
+  if (!meta || typeof meta !== 'object') return 'not an object';
+  const r = meta as Record<string, unknown>;
+  const str = (k: string) => typeof r[k] === 'string';
+  const optStr = (k: string) => r[k] === undefined || r[k] === null || typeof r[k] === 'string';
+  const count = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  if (!str('file') || !str('execution')) return '"file" and "execution" must be strings';
+  if (r.outcome !== 'pass' && r.outcome !== 'fail') return '"outcome" must be "pass" or "fail"';
+  for (const k of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'hash']) if (!optStr(k)) return `"${k}" must be a string`;
+  if (!count(r.events) || !count(r.droppedEvents ?? 0)) return '"events" and "droppedEvents" must be counts';
+  if (r.failPoint !== undefined && r.failPoint !== null && !count(r.failPoint)) return '"failPoint" must be a count';
+  const st = r.stats as Record<string, unknown> | undefined;
+  if (!st || typeof st !== 'object' || !count(st.accesses) || !count(st.locations) || !count(st.pairs) || !count(st.latePairs)) return '"stats" broken';
+  if (!Array.isArray(r.uncaught ?? [])) return '"uncaught" must be a list';
+  if (r.diagnostics !== undefined && !Array.isArray(r.diagnostics)) return '"diagnostics" must be a list';
+  const ft = r.failingThread as Record<string, unknown> | undefined;
+  if (ft !== undefined && ft !== null && (typeof ft !== 'object' || !count(ft.id) || typeof ft.name !== 'string')) return '"failingThread" broken';
+  const plan = r.plan as Record<string, unknown> | undefined;
+  if (plan !== undefined && plan !== null && (typeof plan !== 'object' || typeof plan.name !== 'string' || (plan.file !== undefined && typeof plan.file !== 'string'))) return '"plan" broken';
+  return undefined;
+}
+
+/**
  * Reads the snapshot `file` (decodeWorkspaceSnapshot). Throws an Error whose message says why
  * it cannot be used; a missing file throws with code ENOENT.
  */
@@ -378,7 +408,7 @@ export async function readWorkspaceSnapshot(file: string, options: Partial<Analy
   try {
     return decodeWorkspaceSnapshot(buf, options);
   } catch (e) {
-    if (e instanceof SnapshotError) throw new Error(`workspace snapshot ${file} not used: ${e.message}; every trace is read again`);
-    throw e;
+    // any doubt (a broken or unexpected field included): the traces are read instead
+    throw new Error(`workspace snapshot ${file} not used: ${(e as Error).message}; every trace is read again`);
   }
 }
