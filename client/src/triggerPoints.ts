@@ -144,20 +144,39 @@ export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register)
       return undefined;
     } else {
       const pick = await vscode.window.showQuickPick(
-        data.plans.map((p) => ({ label: p.name, description: `${p.triggers} trigger point${p.triggers === 1 ? '' : 's'}${p.runs !== undefined ? ` · found in ${p.runs} runs` : ''}`, detail: p.file, plan: p })),
+        data.plans.map((p) => ({
+          label: p.name,
+          description: `${p.triggers} trigger point${p.triggers === 1 ? '' : 's'}${p.runs !== undefined ? ` · found in ${p.runs} runs` : ''}`,
+          detail: `${planLabel(p.file)}${p.command ? ` · command from the plan: ${quoteLine(p.command)}` : ''}`,
+          plan: p,
+        })),
         { title: 'Braid: Reproduce with Plan', placeHolder: 'Noise plan to record with' },
       );
       plan = pick?.plan;
     }
     if (!plan) return undefined;
-    // the plan's command is workspace content: shown for confirmation, never run unasked
+    // the plan's command is workspace content (a cloned repository's file): the box says where it
+    // came from and shows it whole, and running it needs a confirmation that names the file
+    const fromPlan = plan.command ? quoteLine(plan.command) : undefined;
+    const where = planLabel(plan.file);
     const line = await askCommand(
       d,
       `Braid: Reproduce with Plan ${plan.name}`,
-      'Command to record with the noise plan (noise only at its points)',
-      plan.command ? quoteLine(plan.command) : await prefillCommand(context, client),
+      fromPlan
+        ? `Command from the noise plan ${where} (a file of the workspace, not typed by you; check all of it before running): ${fromPlan}`
+        : 'Command to record with the noise plan (noise only at its points)',
+      fromPlan ?? (await prefillCommand(context, client)),
     );
     if (!line) return undefined;
+    if (fromPlan !== undefined) {
+      const runs = vscode.workspace.getConfiguration('braid.record').get<number>('runs', 20);
+      const ok = await vscode.window.showWarningMessage(
+        `Braid: run this command${line.trim() === fromPlan ? `, which comes from the noise plan ${where},` : ` (edited from the command of the noise plan ${where})`} ${runs} times?`,
+        { modal: true, detail: line },
+        RUN,
+      );
+      if (ok !== RUN) return undefined;
+    }
     const command = splitCommandLine(line);
     const params: RecordParams = { ...withLastTest(context, line, recordParams(command)), plan: plan.file };
     // the plan says where and how much noise: braid.record.noise does not apply
@@ -191,6 +210,18 @@ async function pickPoint(result: PinpointResultDto, lines: { uri: string; line: 
   const hit = lines.find((l) => l.line.rank === pick.point.rank && l.line.line === pick.point.line);
   if (hit) await vscode.commands.executeCommand('braid.openAccess', hit.uri, hit.line.line);
   else void vscode.window.showWarningMessage(`Braid: ${pick.point.file} is not in the workspace (see braid.sourceRoots).`);
+}
+
+/** The button of the confirmation before a plan's command runs. */
+export const RUN = 'Run';
+
+/** A plan file as people find it: relative to its workspace folder (`.braid/plans/x.json`), else the absolute path. */
+export function planLabel(file: string): string {
+  for (const f of vscode.workspace.workspaceFolders ?? []) {
+    const rel = path.relative(f.uri.fsPath, file);
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) return rel.split(path.sep).join('/');
+  }
+  return file;
 }
 
 function samePath(a: string, b: string): boolean {

