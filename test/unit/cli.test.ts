@@ -312,3 +312,29 @@ test('record --out naming a file: a clear error before any run', () => {
   assert.equal(r.code, 1, r.err);
   assert.match(r.err, /the trace folder .*afile cannot be made: it \(or a folder above it\) is a file/);
 });
+
+test('issue 31 N6: --top bounds every format, ties included — at most 100 patterns tied with the first, and the report says how many were left out', () => {
+  // 150 pairs on 150 variables, each in both failing runs only, all over the same two methods: 150 patterns tied with the first
+  const events = Array.from({ length: 150 }, (_, k) => [`W1 v${k} S1 @method=A.a`, `W2 v${k} S2 @method=A.b`]).flat();
+  const dir = writeTraces([
+    { execution: 'f1', outcome: 'fail', events },
+    { execution: 'f2', outcome: 'fail', events },
+    { execution: 'p1', outcome: 'pass', events: ['W1 other S3', 'W2 other S4'] },
+    { execution: 'p2', outcome: 'pass', events: ['W1 other S3', 'W2 other S4'] },
+  ]);
+  const text = braid('analyze', dir, '--top', '3', '--pair-window', '0');
+  assert.equal(text.code, 0, text.err);
+  assert.equal(text.out.match(/^\s*1\s+1\.000\s+P3\s/gm)?.length, 100);
+  assert.match(text.out, /… 50 more patterns tied with the first left out/);
+  const json = JSON.parse(braid('analyze', dir, '--top', '3', '--pair-window', '0', '--format', 'json').out);
+  assert.equal(json.patterns.length, 100);
+  assert.equal(json.tiedLeftOut, 50);
+  assert.equal(json.totalPatterns, 151);
+  const out = path.join(tempDir(), 'ties.sarif');
+  assert.equal(braid('analyze', dir, '--top', '3', '--pair-window', '0', '--format', 'sarif', '-o', out).code, 0);
+  const sarif = JSON.parse(readFileSync(out, 'utf8'));
+  assert.ok(sarif.runs[0].results.length <= 101, String(sarif.runs[0].results.length));
+  assert.equal(sarif.runs[0].properties.tiedLeftOut, 50);
+  // --top above the cap lists them all
+  assert.equal(JSON.parse(braid('analyze', dir, '--top', '200', '--pair-window', '0', '--format', 'json').out).patterns.length, 151);
+});

@@ -32,7 +32,36 @@ export interface RankedRows<D extends DescribedRow = DescribedRow> {
   tie(k: number): number;
   describe(k: number): D;
   tiedWithFirst(k: number): boolean;
+  /** rows shown under `--top`: the first `top`, then those tied with the first up to TIE_CAP rows in all */
   topCount(top: number | undefined): number;
+  /** rows tied with the first that `--top` leaves out (beyond TIE_CAP) */
+  tiedLeftOut(top: number | undefined): number;
+}
+
+/**
+ * Rows tied with the first are shown past `--top` (a root cause tied with the first must not hide
+ * behind the tie order, issue 11), but at most TIE_CAP rows in all (issue 31, N6: 20,000 sibling
+ * stacks tied with the first made a 115 MB text and a 921 MB SARIF report of `--top 20`); the report
+ * says how many tied rows were left out.
+ */
+export const TIE_CAP = 100;
+
+function topCountOf(rows: Pick<RankedRows, 'length' | 'tiedWithFirst'>, top: number | undefined): number {
+  if (top === undefined) return rows.length;
+  let n = Math.min(top, rows.length);
+  const cap = Math.max(top, TIE_CAP);
+  while (n < rows.length && n < cap && rows.tiedWithFirst(n)) n++;
+  return n;
+}
+
+function tiedLeftOutOf(rows: Pick<RankedRows, 'length' | 'tiedWithFirst'>, top: number | undefined): number {
+  let n = topCountOf(rows, top);
+  let left = 0;
+  while (n < rows.length && rows.tiedWithFirst(n)) {
+    left++;
+    n++;
+  }
+  return left;
 }
 
 export class RankedList<D extends DescribedRow = DescribedRow> implements RankedRows<D> {
@@ -148,10 +177,11 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
    * tied with the first.
    */
   topCount(top: number | undefined): number {
-    if (top === undefined) return this.length;
-    let n = Math.min(top, this.length);
-    while (n < this.length && this.tiedWithFirst(n)) n++;
-    return n;
+    return topCountOf(this, top);
+  }
+
+  tiedLeftOut(top: number | undefined): number {
+    return tiedLeftOutOf(this, top);
   }
 
   *[Symbol.iterator](): IterableIterator<D> {
@@ -199,10 +229,11 @@ class DescribedRows<D extends DescribedRow> implements RankedRows<D> {
     return first !== undefined && this.patterns[k].group === first.group && (this.patterns[k].evidence !== false) === (first.evidence !== false) && this.patterns[k].rank === first.rank;
   }
   topCount(top: number | undefined): number {
-    if (top === undefined) return this.length;
-    let n = Math.min(top, this.length);
-    while (n < this.length && this.tiedWithFirst(n)) n++;
-    return n;
+    return topCountOf(this, top);
+  }
+
+  tiedLeftOut(top: number | undefined): number {
+    return tiedLeftOutOf(this, top);
   }
 }
 

@@ -47,7 +47,7 @@ export function jsonPattern(p: RankedPattern) {
 
 /**
  * The report's top-level sections in order; `patterns` is a JsonRows list
- * (`--top N`: the first N and every pattern tied with the first), described
+ * (`--top N`: the first N and those tied with the first, up to TIE_CAP in all), described
  * one at a time when written.
  */
 export function jsonReportSections(r: AnalysisResult, o: JsonReportOptions = {}): Record<string, unknown> {
@@ -63,6 +63,8 @@ export function jsonReportSections(r: AnalysisResult, o: JsonReportOptions = {})
     groups: { ...rows.groupCounts },
     patterns: new JsonRows(n, (k) => jsonPattern(rows.describe(k))),
     totalPatterns: rows.length,
+    // rows tied with the first that --top left out (beyond TIE_CAP), when any
+    ...(rows.tiedLeftOut(o.top) > 0 ? { tiedLeftOut: rows.tiedLeftOut(o.top) } : {}),
     runs: new JsonRows(r.runs.length, (k) => {
       const x = r.runs[k];
       return {

@@ -21,15 +21,17 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): obje
 
 /** The SARIF log with its results as rows described while they are written (report/jsonStream.ts). */
 export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: string) {
-  // the top patterns of each group, and every pattern tied with the first
+  // the top patterns of each group, and those tied with the first (up to TIE_CAP rows: rankedList.topCount)
   const rows = rankedRows(r);
   const perGroup = new Map<string, number>();
   const shown: number[] = [];
+  const firstRows = rows.topCount(top);
+  const tiedLeftOut = rows.tiedLeftOut(top);
   for (let k = 0; k < rows.length; k++) {
     const g = rows.group(k);
     const n = perGroup.get(g) ?? 0;
     perGroup.set(g, n + 1);
-    if (n < top || rows.tiedWithFirst(k)) shown.push(k);
+    if (n < top || (k < firstRows && rows.tiedWithFirst(k))) shown.push(k);
   }
   const rules = PATTERNS.map((p) => ({
     id: p.id,
@@ -76,6 +78,7 @@ export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: strin
       strategy: r.options.strategy,
       happensBefore: r.options.happensBefore,
       ...(r.confidence ? { confidence: r.confidence } : {}),
+      ...(tiedLeftOut > 0 ? { tiedLeftOut } : {}),
     },
   });
 }

@@ -7,7 +7,7 @@
  */
 import { AnalysisResult, PatternAccess, RankedPattern } from '../analysis';
 import { formatP, PATTERN_GROUPS, PatternGroup } from '../ranking/rootCauseOrder';
-import { rankedRows } from '../ranking/rankedList';
+import { rankedRows, TIE_CAP } from '../ranking/rankedList';
 
 const SECTION_TITLES: Record<PatternGroup, string> = {
   cause: 'Causes',
@@ -41,6 +41,10 @@ export function* textReportLines(r: AnalysisResult, top = 20): Generator<string>
     yield '';
     yield `${pad('Rank', 5)}${pad('Score', 8)}${pad('Pattern', 9)}${pad('Kind', 6)}${pad('Fail', 6)}${pad('Pass', 6)}${pad('p', 9)}Accesses (thread role, type, variable @ file:line)`;
     let shownRows = 0;
+    // patterns tied with the first: printed in full past --top, up to TIE_CAP in all (then counted, not printed)
+    let tiedPrinted = 0;
+    let tiedHidden = 0;
+    const tiedCap = Math.max(top, TIE_CAP);
     let k = 0;
     while (k < all.length) {
       const tie = rows.tie(all[k]);
@@ -49,14 +53,30 @@ export function* textReportLines(r: AnalysisResult, top = 20): Generator<string>
       const tiedWithFirst = rows.tiedWithFirst(all[k]);
       if (shownRows >= top && !tiedWithFirst) break;
       const members = end - k;
+      if (tiedWithFirst && tiedPrinted >= tiedCap) {
+        tiedHidden += members;
+        k = end;
+        continue;
+      }
       const p = rows.describe(all[k]);
       if (members > 1) yield `${' '.repeat(5)}┌ ${members} tied patterns over ${methodsOf(p)}${tiedWithFirst ? '' : ' (the first shown; --format json lists all)'}`;
       // the first rank's tie groups are printed in full; other groups as one row with their size
       yield* row(p);
-      if (tiedWithFirst) for (let j = k + 1; j < end; j++) yield* row(rows.describe(all[j]));
+      if (tiedWithFirst) {
+        tiedPrinted++;
+        for (let j = k + 1; j < end; j++) {
+          if (tiedPrinted >= tiedCap) {
+            tiedHidden += end - j;
+            break;
+          }
+          yield* row(rows.describe(all[j]));
+          tiedPrinted++;
+        }
+      }
       shownRows++;
       k = end;
     }
+    if (tiedHidden > 0) yield* ['', `… ${tiedHidden} more pattern${tiedHidden === 1 ? '' : 's'} tied with the first left out (${TIE_CAP} at most are printed; --format json --top N lists more)`];
     const hidden = all.length - k;
     if (hidden > 0) yield* ['', `… ${hidden} more (use --top N)`];
   }
