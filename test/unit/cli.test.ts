@@ -233,7 +233,7 @@ test('--top defaults: 20 in text and SARIF, all in JSON; -o writes the report to
   assert.equal(sarif.code, 0, sarif.err);
   assert.equal(sarif.out, '');
   assert.equal(JSON.parse(readFileSync(out, 'utf8')).runs[0].results.length, 20);
-  // every pattern tied with the first is printed, whatever --top says
+  // the patterns tied with the first are printed past --top (up to 100)
   const top3 = braid('analyze', dir, '--top', '3');
   assert.equal(top3.out.match(/^\s*1\s+1\.000\s+P3\s/gm)?.length, 20);
   assert.match(top3.out, /5 more \(use --top N\)/);
