@@ -7,13 +7,12 @@ import * as vscode from 'vscode';
 import { MethodDto, MethodsRequest, MethodsResult } from '../../server/src/lsp/protocol';
 import type { BraidModel } from './model';
 import { CachedRequest } from './cachedRequest';
+import { mdText } from '../../server/src/engine/outputEscaping';
 
 type MethodNode = { kind: 'method'; method: MethodDto } | { kind: 'detail'; id: string; label: string; description?: string; tooltip?: string } | { kind: 'message'; label: string };
 
-/** Escapes text for Markdown (and the HTML it may contain). */
-export function escapeMarkdown(s: string): string {
-  return s.replace(/[\r\n]+/g, ' ').replace(/[\\`*_{}[\]()#+\-.!|<>&~]/g, (c) => '\\' + c);
-}
+/** Escapes text for Markdown (and the HTML it may contain): engine/outputEscaping.ts `mdText`. */
+export const escapeMarkdown = mdText;
 
 function shortName(m: string): string {
   const parts = m.split('.');

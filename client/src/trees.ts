@@ -21,6 +21,7 @@ import {
 } from '../../server/src/lsp/protocol';
 import type { BraidModel, BugDto, BugMethodDto } from './model';
 import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/fixAdvice';
+import { mdCode, mdHeadline as markdownHeadline, mdText, plainHeadline } from '../../server/src/engine/outputEscaping';
 
 export type Node =
   | { kind: 'run'; run: RunDto; peers?: readonly RunDto[] }
@@ -138,7 +139,7 @@ export function treeItem(n: Node): vscode.TreeItem {
       item.tooltip = new vscode.MarkdownString(
         `**Rank ${p.rank}**, suspiciousness **${p.score.toFixed(3)}**${pv}\n\n${p.id} \`${p.kind}\` — ${p.category} pattern${
           p.group && p.group !== 'cause' ? ` · ${p.group}` : ''
-        }\n\nin **${p.failed}** failed (✗) and **${p.passed}** passed (✓) runs\n\n${vars.map((v) => `\`${v.replace(/`/g, "'")}\``).join(', ')}${legend ? `\n\nthreads: ${escapeMd(legend)}` : ''}${
+        }\n\nin **${p.failed}** failed (✗) and **${p.passed}** passed (✓) runs\n\n${vars.map(mdCode).join(', ')}${legend ? `\n\nthreads: ${escapeMd(legend)}` : ''}${
           p.weak ? '\n\n_Weaker pattern: it does not separate failing from passing runs (score below braid.views.minScore, or in every passing run)._' : ''
         }${p.evidence === false ? '\n\n_No evidence that it goes with failing (Fisher p ≥ 0.05, or seen in nearly every passing run): listed after the patterns with evidence._' : ''}`,
       );
@@ -295,32 +296,9 @@ export function treeItem(n: Node): vscode.TreeItem {
   }
 }
 
-/** Every ASCII punctuation mark escaped: no markup, link or autolink from a trace string survives. */
-function escapeMd(s: string): string {
-  return s.replace(/[!-/:-@[-`{-~]/g, (c) => '\\' + c);
-}
-
-/** A fix-advice headline as plain text (a tree label): its code spans' backticks dropped. */
-export function plainHeadline(s: string): string {
-  return s.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/`/g, '');
-}
-
-/**
- * A fix-advice headline as Markdown: its `code spans` as code spans (fenced one backtick longer than
- * any run inside), every other character escaped. An unpaired backtick makes it all plain text.
- */
-export function markdownHeadline(s: string): string {
-  const t = s.replace(/[\r\n\u2028\u2029]+/g, ' ');
-  const parts = t.split('`');
-  if (parts.length % 2 === 0) return escapeMd(t);
-  return parts
-    .map((p, k) => {
-      if (k % 2 === 0) return escapeMd(p);
-      if (p.trim() === '') return escapeMd(p);
-      return '`' + p + '`';
-    })
-    .join('');
-}
+/** Trace strings in tooltips: engine/outputEscaping.ts (one function per Markdown context). */
+const escapeMd = mdText;
+export { plainHeadline, markdownHeadline };
 
 export type RunsSort = 'run' | 'failing';
 

@@ -10,6 +10,7 @@ import type { PatternDto } from './protocol';
 import { explanationSummary, type ExplanationState } from './explanationState';
 import { formatP } from '../engine/ranking/rootCauseOrder';
 import { roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../engine/displayNames';
+import { labelText, mdCode, mdHeadline, mdTableCell, mdText } from '../engine/outputEscaping';
 
 const GROUP_NOTE = { cause: '', harness: ' · **harness** (test code only)', symptom: ' · **symptom** (after the failure point)' } as const;
 
@@ -22,27 +23,13 @@ export function commandUri(command: string, args: unknown[]): string {
   return `command:${command}?${encodeURIComponent(JSON.stringify(args))}`;
 }
 
-/**
- * Inline code of an untrusted trace string (a code span renders no link,
- * autolink or markup): the fence is one backtick longer than the longest run
- * of backticks inside; `|` is escaped for table cells.
- */
+/** Inline code of an untrusted trace string (engine/outputEscaping.ts): `mdCode`, or in a table cell `mdTableCell`. */
 export function code(s: string, inTable = false): string {
-  let t = s.replace(/[\r\n\u2028\u2029]+/g, ' ');
-  if (inTable) t = t.replace(/\|/g, '\\|');
-  if (t.trim() === '') return esc(t);
-  let longest = 0;
-  for (const run of t.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  const fence = '`'.repeat(longest + 1);
-  const pad = longest > 0 || t.startsWith(' ') || t.endsWith(' ') ? ' ' : '';
-  return fence + pad + t + pad + fence;
+  return inTable ? mdTableCell(s) : mdCode(s);
 }
 
-/** Plain text of an untrusted trace string: every ASCII punctuation mark escaped, so no markup, link or autolink survives. */
-export function esc(s: string): string {
-  return s.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[!-/:-@[-`{-~]/g, (c) => '\\' + c);
-}
-
+/** Plain Markdown text of an untrusted trace string (engine/outputEscaping.ts `mdText`). */
+export const esc = mdText;
 
 export function hoverFor(
   state: AnalysisState,
@@ -110,7 +97,7 @@ function patternMarkdown(
     const here = a.line === line1 && state.resolver.resolve(a.file) === fsPath;
     const lib = a.library ? `${esc(shortFile(a.library.file))}:${a.library.line}, called from ` : a.call ? `${code(shortMethod(a.call), true)} at ` : '';
     const where = `${lib}${esc(shortFile(a.file))}:${a.line} ${code(shortMethod(a.method), true)}`;
-    const link = a.uri ? `[${where}](<${a.uri.replace(/[<>\s]/g, encodeURIComponent)}#L${a.line}>)` : where;
+    const link = a.uri ? `[${where}](<${a.uri.replace(/[<>\s|\\]/g, encodeURIComponent)}#L${a.line}>)` : where;
     lines.push(`| ${k + 1} | ${esc(threadLabel(a, names))} | **${esc(a.type)}** | ${code(shortVariable(a.variable), true)} | ${here ? `${lib}**this line** ${code(shortMethod(a.method), true)}` : link} |`);
   });
   lines.push('');
@@ -129,15 +116,8 @@ function patternMarkdown(
   return lines.join('\n');
 }
 
-/**
- * A fix-advice headline (fixAdvice.ts) as Markdown: its `code spans` as code spans, the rest escaped
- * (an unpaired backtick makes it all plain text).
- */
-export function markdownHeadline(s: string): string {
-  const parts = s.split('`');
-  if (parts.length % 2 === 0) return esc(s);
-  return parts.map((p, k) => (k % 2 === 1 ? code(p) : esc(p))).join('');
-}
+/** A fix-advice headline (fixAdvice.ts) as Markdown (engine/outputEscaping.ts `mdHeadline`). */
+export const markdownHeadline = mdHeadline;
 
 /** One line per bug holding one of the patterns `keys`: "**Bug 1** · <headline> · [Open bug graph](…)". */
 function bugHeadlines(state: AnalysisState, keys: readonly string[]): string[] {
@@ -212,7 +192,7 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
     lenses.push({
       range: { start: { line, character: 0 }, end: { line, character: 0 } },
       command: {
-        title: `Braid: Bug ${m.bug} — suspicious method ${shortMethod(m.method)} of thread ${m.threadName ?? m.thread}${holds}${rank}`,
+        title: labelText(`Braid: Bug ${m.bug} — suspicious method ${shortMethod(m.method)} of thread ${m.threadName ?? m.thread}${holds}${rank}`),
         command: OPEN_BUG_GRAPH_COMMAND,
         arguments: [m.bug],
       },
@@ -236,7 +216,7 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
           lenses.push({
             range: { start: { line, character: 0 }, end: { line, character: 0 } },
             command: {
-              title: `Braid: rank ${p.rank} ${p.id} ${p.kind} pattern (score ${p.score.toFixed(3)}) — ${a.threadName ?? `thread ${a.thread}`} ${a.type === 'W' ? 'writes' : 'reads'} ${shortVariable(a.variable)}`,
+              title: labelText(`Braid: rank ${p.rank} ${p.id} ${p.kind} pattern (score ${p.score.toFixed(3)}) — ${a.threadName ?? `thread ${a.thread}`} ${a.type === 'W' ? 'writes' : 'reads'} ${shortVariable(a.variable)}`),
               command: REVEAL_PATTERN_COMMAND,
               arguments: [p.key],
             },

@@ -10,6 +10,7 @@ import { applySourceLinesOfCode, CallGraphResult } from '../engine/callgraph/loc
 import type { SuspiciousMethodView } from './analysisState';
 import { fileUri } from './analysisState';
 import type { GriffinMethodComparisonDto, MethodDto, MethodsResult } from './protocol';
+import { labelText, mdText } from '../engine/outputEscaping';
 
 /** methods with rank ≤ this get a code lens (when their score is > 0) */
 export const LENS_MAX_METHOD_RANK = 5;
@@ -132,7 +133,7 @@ export class MethodState {
       out.push({
         range: { start: { line, character: 0 }, end: { line, character: 0 } },
         command: {
-          title: `Braid: call-graph rank ${m.rank} · score ${m.score.toFixed(3)}${m.edge ? ` · ${m.edge.kind} edge → ${shortName(m.edge.target)}` : ''}`,
+          title: labelText(`Braid: call-graph rank ${m.rank} · score ${m.score.toFixed(3)}${m.edge ? ` · ${m.edge.kind} edge → ${shortName(m.edge.target)}` : ''}`),
           command: REVEAL_METHOD_COMMAND,
           arguments: [m.method],
         },
@@ -147,9 +148,8 @@ function shortName(m: string): string {
   return parts.length > 2 ? parts.slice(-2).join('.') : m;
 }
 
-function esc(s: string): string {
-  return s.replace(/[\\`*_[\]|<>&#()]/g, (c) => '\\' + c);
-}
+/** Trace strings in the hover: engine/outputEscaping.ts `mdText`. */
+const esc = mdText;
 
 /** One hover line: the method's call-graph score (markdown, trace strings escaped). */
 export function methodHoverLine(m: MethodDto, total: number, ex: { failed: number; passed: number }): string {
