@@ -338,3 +338,22 @@ test('issue 31 N6: --top bounds every format, ties included — at most 100 patt
   // --top above the cap lists them all
   assert.equal(JSON.parse(braid('analyze', dir, '--top', '200', '--pair-window', '0', '--format', 'json').out).patterns.length, 151);
 });
+
+test('issue 31 N7: a shard of 10,002 failing runs: the thesis clustering says it cannot and only the bugs are lost; the evidence clustering explains them', () => {
+  const dir = tempDir();
+  const shard = path.join(dir, 'many.braid-summary.json');
+  assert.equal(braid('summarize', fixtures, '-o', shard).code, 0);
+  const s = JSON.parse(readFileSync(shard, 'utf8'));
+  const failing = s.runs.filter((r: { outcome: string }) => r.outcome === 'fail');
+  s.runs = Array.from({ length: 10002 }, (_, k) => ({ ...failing[k % failing.length], execution: `X${k}`, file: `/x/${k}.trace.jsonl` })).concat(
+    s.runs.filter((r: { outcome: string }) => r.outcome === 'pass'),
+  );
+  writeFileSync(shard, JSON.stringify(s));
+  const thesis = braid('analyze', shard, '--griffin-clustering', 'thesis', '--top', '2');
+  assert.equal(thesis.code, 0, thesis.err);
+  assert.match(thesis.err, /GRIFFIN: error: no bugs: Algorithm 3 compares every pair of failing runs: 10002 failing runs are too many/);
+  assert.match(thesis.out, /UNICORN analysis of 10006 runs \(10002 failed, 4 passed\)/);
+  const evidence = braid('analyze', shard, '--top', '2');
+  assert.equal(evidence.code, 0, evidence.err);
+  assert.match(evidence.out, /GRIFFIN — 1 bug explaining 10002 of 10002 failing runs/);
+});

@@ -30,6 +30,8 @@ export interface ClusterFailingOptions {
 
 export const DEFAULT_T = 30;
 export const DEFAULT_S = 0.8;
+/** Algorithm 3's k × k similarity table: 8 bytes per pair, ≤ 800 MB at this bound. */
+export const MAX_FAILING_RUNS = 10000;
 
 /**
  * Returns the clusters of failing runs (run indices into m.runs, ascending),
@@ -44,6 +46,8 @@ export function clusterFailingExecutions(m: CoverageMatrix, options: ClusterFail
   if (!(s >= 0 && s <= 1)) throw new Error(`s must be within [0, 1], got ${s}`);
 
   const k = m.failingRuns.length;
+  // the similarity table has k² entries: beyond MAX_FAILING_RUNS say so instead of failing to allocate it
+  if (k > MAX_FAILING_RUNS) throw new Error(`Algorithm 3 compares every pair of failing runs: ${k} failing runs are too many (at most ${MAX_FAILING_RUNS}); the evidence clustering has no such limit`);
   const members: number[][] = m.failingRuns.map((r) => [r]);
   // global scoring reads only each cluster's first t rows: keep only those (countsOfRuns)
   const limit = scoring === 'global' ? t : undefined;
