@@ -88,6 +88,10 @@ test('point ids: <internal class>.<method><descriptor>@<offset>', () => {
 test('JSON syntax errors name the file, line and column', () => {
   assert.throws(() => parseNoisePlan('{\n  "format": "braid-noise-plan",\n  "version": 1,,\n}', 'p.json'), /^Error: p\.json: not valid JSON \(line 3, column 16/);
   assert.throws(() => parseNoisePlan('  \n', 'p.json'), /^Error: p\.json: not valid JSON \(the file is empty\)/);
+  // N9 (issue 31): a file named as a plan may be anything (a link to /etc/passwd): the error names the place, never the text
+  for (const text of ['root:x:0:0:root:/root:/bin/bash\n', '{"a": 1, root:x:0:0}', '[1, 2] root:x']) {
+    assert.throws(() => parseNoisePlan(text, 'p.json'), (e: Error) => /^p\.json: not valid JSON/.test(e.message) && !/root|bash/.test(e.message), text);
+  }
   assert.throws(() => parseNoisePlan('{\n  "format": "braid-noise-plan",\n  "version": 1,\n  "points": [\n', 'p.json'), /^Error: p\.json: not valid JSON \(line 4, column 14: the file ends before the JSON is complete\)/);
 });
 

@@ -5,6 +5,7 @@
  * finished traces are kept).
  */
 import { spawn } from 'node:child_process';
+import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CancellationToken, Connection, ResponseError } from 'vscode-languageserver';
 import { parseRecordArgs, UsageError } from '../recorder/recordOptions';
@@ -53,6 +54,8 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   if (p.plan !== undefined && (typeof p.plan !== 'string' || !p.plan)) throw new ResponseError(-32602, 'braid/record: "plan" must be the path of a noise plan file');
   // a noise plan (docs/noise.md) from the workspace: an absolute path for the recorder
   if (p.plan) p = { ...p, plan: inFolder(p.plan) };
+  // …and really there: a plan file that is a symbolic link leading out of the folder is not used (plan files follow the traces' rules)
+  if (p.plan && !insideReally(ctx.folder, p.plan)) throw new ResponseError(-32602, `braid/record: the noise plan ${p.plan} is a symbolic link to a file outside the workspace folder; not used`);
   const prepare = (p.prepare ?? []).map((s) => {
     if (!s || !Array.isArray(s.command) || !s.command.length || !s.command.every((x) => typeof x === 'string')) {
       throw new ResponseError(-32602, 'braid/record: each "prepare" step needs "command": the program and its arguments');
@@ -127,4 +130,30 @@ function runStep(command: string[], cwd: string, signal: AbortSignal): Promise<{
     child.on('error', (e) => resolve({ code: -1, output, error: `cannot run ${command[0]}: ${e.message}` }));
     child.on('close', (code) => resolve({ code: code ?? -1, output }));
   });
+}
+
+/** True when `file` (links followed) is inside `folder` (links followed); a missing file counts as inside (the recorder says it is missing). */
+function insideReally(folder: string, file: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch (err) {
+    return (err as { code?: string }).code === 'ENOENT' && !isBrokenLink(file);
+  }
+  let root: string;
+  try {
+    root = realpathSync(folder);
+  } catch {
+    root = path.resolve(folder);
+  }
+  const rel = path.relative(root, real);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+function isBrokenLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

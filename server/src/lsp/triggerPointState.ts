@@ -8,6 +8,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { jsonErrorPlace } from '../engine/noise/noisePlanFile';
 import { otherRanks, type TriggerPoint } from '../engine/noise/triggerPoints';
 import { formatP } from '../engine/ranking/rootCauseOrder';
 import { fileUri } from './analysisState';
@@ -41,7 +42,12 @@ export function isPlanFile(fsPath: string, folders: string[]): boolean {
   return folders.some((f) => dir === path.resolve(f, PLAN_DIR));
 }
 
-/** Reads every `<folder>/.braid/plans/*.json` (sorted by name); unreadable files become problems. */
+/**
+ * Reads every `<folder>/.braid/plans/*.json` (sorted by name); unreadable files become problems.
+ * Plan files follow the traces' rules (traceDiscovery.ts): a symbolic link is followed only when
+ * it leads to a file inside the workspace folder (else the plan is skipped with a warning, and
+ * its target is never read), and an error never quotes the text of a file that is not a plan.
+ */
 export async function loadPlans(folders: string[]): Promise<{ plans: LoadedPlan[]; problems: PlanProblem[] }> {
   const plans: LoadedPlan[] = [];
   const problems: PlanProblem[] = [];
@@ -53,13 +59,33 @@ export async function loadPlans(folders: string[]): Promise<{ plans: LoadedPlan[
     } catch {
       continue; // no plans folder
     }
+    let realFolder: string;
+    try {
+      realFolder = await fs.realpath(folder);
+    } catch {
+      continue;
+    }
     for (const n of names) {
       const file = path.join(dir, n);
       try {
-        const st = await fs.stat(file);
+        // the file itself or .braid/plans may be a link: where it really is decides
+        let real: string;
+        try {
+          real = await fs.realpath(file);
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code === 'ENOENT') {
+            if ((await fs.lstat(file).catch(() => undefined))?.isSymbolicLink()) throw new Error('broken symbolic link; the plan is skipped');
+            continue; // removed meanwhile
+          }
+          throw new Error(code === 'ELOOP' ? 'symbolic link loop (too many levels of symbolic links); the plan is skipped' : 'cannot be read; the plan is skipped');
+        }
+        const rel = path.relative(realFolder, real);
+        if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error('skipped: a symbolic link to a file outside the workspace folder (plan files follow the rules of trace files)');
+        const st = await fs.stat(real);
         if (!st.isFile()) continue;
         if (st.size > MAX_PLAN_BYTES) throw new Error(`larger than ${MAX_PLAN_BYTES / 1024 / 1024} MB; not read`);
-        const r = parsePlan(file, await fs.readFile(file, 'utf8'));
+        const r = parsePlan(file, await fs.readFile(real, 'utf8'));
         plans.push(r.plan);
         problems.push(...r.problems);
       } catch (err) {
@@ -71,28 +97,41 @@ export async function loadPlans(folders: string[]): Promise<{ plans: LoadedPlan[
 }
 
 /**
- * The parts of a noise plan (docs/noise.md) the editor uses. Throws when the file is not a plan;
- * a bad trigger is a problem naming its index, and the other triggers are kept.
+ * The parts of a noise plan (docs/noise.md) the editor uses. Throws when the file is not a plan,
+ * or when a count in it is more than the plan holds (a trigger's `rank` or `together` above the
+ * number of its triggers: the plan is skipped, the message names the field); a trigger that is
+ * otherwise bad is a problem naming its index, and the other triggers are kept. Messages never
+ * quote the file's text.
  */
 export function parsePlan(file: string, text: string): { plan: LoadedPlan; problems: PlanProblem[] } {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`not valid JSON: ${(err as Error).message}`);
+    throw new Error(`not valid JSON: ${jsonErrorPlace(text, err as Error)}`);
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('not a Braid noise plan: expected a JSON object');
   const o = raw as Record<string, unknown>;
-  if (o.format !== 'braid-noise-plan') throw new Error(`not a Braid noise plan: "format" is ${JSON.stringify(o.format)?.slice(0, 60)}, expected "braid-noise-plan"`);
+  if (o.format !== 'braid-noise-plan') throw new Error('not a Braid noise plan: "format" is not "braid-noise-plan"');
   const fallback = path.basename(file, '.json');
   const name = typeof o.name === 'string' && o.name.trim() ? o.name.slice(0, 200) : fallback;
   const problems: PlanProblem[] = [];
   const triggers: TriggerPoint[] = [];
   if (o.triggers !== undefined && !Array.isArray(o.triggers)) problems.push({ file, message: '"triggers" is not a list; ignored' });
-  (Array.isArray(o.triggers) ? o.triggers : []).forEach((t, k) => {
+  const listed = Array.isArray(o.triggers) ? o.triggers : [];
+  listed.forEach((t, k) => {
     const why = badTrigger(t);
-    if (why) problems.push({ file, message: `triggers[${k}]: ${why}; ignored` });
-    else triggers.push(t as TriggerPoint);
+    if (why) {
+      problems.push({ file, message: `triggers[${k}]: ${why}; ignored` });
+      return;
+    }
+    // counts are bounded by what the plan holds: ranks 1 … (its triggers), a configuration of at most all of them
+    const tp = t as TriggerPoint;
+    const most = listed.length;
+    const points = `${most} trigger point${most === 1 ? '' : 's'}`;
+    if (tp.rank > most) throw new Error(`triggers[${k}].rank: ${tp.rank} is more than the plan's ${points}; the plan is not used`);
+    if (tp.together !== undefined && tp.together > most) throw new Error(`triggers[${k}].together: ${tp.together} is more than the plan's ${points}; the plan is not used`);
+    triggers.push(tp);
   });
   const command = Array.isArray(o.command) && o.command.length && o.command.every((x) => typeof x === 'string') ? (o.command as string[]) : undefined;
   const origin = o.origin && typeof o.origin === 'object' ? (o.origin as Record<string, unknown>) : {};

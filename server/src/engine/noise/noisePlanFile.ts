@@ -110,18 +110,31 @@ export function parseNoisePlan(text: string, file: string): NoisePlan {
   return validateNoisePlan(value, file);
 }
 
-function jsonErrorPlace(text: string, e: Error): string {
+/**
+ * Where and what a JSON syntax error is, without any of the file's text: V8's messages quote the
+ * text around the error (`Unexpected token 'r', "root:x:0:0"... is not valid JSON`), and a file
+ * named as a plan may be anything (a link to /etc/passwd), so only the line, the column and V8's
+ * own words before the first quote are kept.
+ */
+export function jsonErrorPlace(text: string, e: Error): string {
   if (text.trim() === '') return 'the file is empty';
+  const what =
+    e.message
+      .replace(/ in JSON at position \d+.*$/s, '')
+      .split(/["'`]/)[0]
+      .replace(/[^\x20-\x7e]/g, '')
+      .replace(/[\s,:]+$/, '')
+      .slice(0, 80) || 'syntax error';
   const m = /position (\d+)/.exec(e.message);
   if (!m) {
     // the text ended inside a value (a cut-off file): the place is its end
     const lines = text.replace(/\s+$/, '').split('\n');
-    return /end of JSON input/i.test(e.message) ? `line ${lines.length}, column ${lines[lines.length - 1].length + 1}: the file ends before the JSON is complete` : e.message;
+    return /end of JSON input/i.test(e.message) ? `line ${lines.length}, column ${lines[lines.length - 1].length + 1}: the file ends before the JSON is complete` : what;
   }
   const before = text.slice(0, Number(m[1]));
   const line = before.split('\n').length;
   const column = before.length - before.lastIndexOf('\n');
-  return `line ${line}, column ${column}: ${e.message.replace(/ in JSON at position \d+.*$/, '')}`;
+  return `line ${line}, column ${column}: ${what}`;
 }
 
 /** Reads and checks a plan file (`file` as given, resolved against `cwd` for reading). */
