@@ -25,7 +25,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { sarifReport } from '../engine/report/sarifReport';
 import type { AnalysisResult } from '../engine/analysis';
-import { SourceResolver } from '../workspace/sourceResolver';
+import { confineSourceRoots, SourceResolver } from '../workspace/sourceResolver';
 import { TraceFinder } from '../workspace/traceFinder';
 import { AnalysisState, fileUri } from './analysisState';
 import { codeLensesFor, diagnosticsFor, findMethodDeclaration, hoverFor } from './features';
@@ -195,7 +195,10 @@ export class BraidServer {
       }),
     );
     c.onNotification(WorkspaceTrustNotification, (p: WorkspaceTrustParams) => {
+      const was = this.trusted;
       this.trusted = p?.trusted === true;
+      // source roots outside the workspace count only once it is trusted: resolve the traces' paths again
+      if (was !== this.trusted && this.initialized) void this.reloadSettings().then(() => (this.schedule(false), this.reloadPlans()));
     });
     c.onRequest(TriggerPointsRequest, async (): Promise<TriggerPointsResult> => {
       await this.planLoad;
@@ -291,7 +294,7 @@ export class BraidServer {
         this.connection.console.warn(`could not read the braid settings: ${err}`);
       }
     }
-    this.resolver = new SourceResolver(this.folders, this.settings.sourceRoots, (tracePath, tried) => {
+    this.resolver = new SourceResolver(this.folders, this.sourceRoots(true), (tracePath, tried) => {
       // JDK/library sources are expected to be missing: their accesses are shown at the user's call line
       if (isLibraryCode(tracePath, '')) return;
       this.unresolvedThisRound.push(tracePath);
@@ -304,6 +307,20 @@ export class BraidServer {
       const f = this.resolver?.resolve(file);
       return f ? fileUri(f) : undefined;
     });
+  }
+
+  /**
+   * `braid.sourceRoots` as they may be used: in an untrusted workspace (Restricted Mode) only the
+   * roots inside the workspace folders — the workspace's own settings must not make trace paths
+   * reach other files of the machine; the others are ignored with a log line (`log`).
+   */
+  private sourceRoots(log = false): string[] {
+    if (this.trusted) return this.settings.sourceRoots;
+    const { roots, ignored } = confineSourceRoots(this.folders, this.settings.sourceRoots);
+    if (log)
+      for (const r of ignored)
+        this.connection.console.warn(`Restricted Mode: the source root ${JSON.stringify(r)} of braid.sourceRoots is outside the workspace folders; ignored until the workspace is trusted.`);
+    return roots;
   }
 
   private beingRecorded(file: string): boolean {
@@ -580,7 +597,7 @@ export class BraidServer {
   /** Reads the noise plans again and sends their trigger points (braid/triggerPointsChanged). */
   private reloadPlans(): void {
     const folders = this.folders;
-    const roots = this.settings.sourceRoots;
+    const roots = this.sourceRoots();
     this.planLoad = this.planLoad.then(async () => {
       try {
         const { plans, problems } = await loadPlans(folders);

@@ -123,6 +123,21 @@ export class SourceResolver {
   }
 }
 
+/**
+ * The source roots usable in an untrusted workspace (Restricted Mode): those that lead, in every
+ * workspace folder and with symbolic links followed, to a folder inside a workspace folder. A
+ * workspace's own settings could otherwise name `/` and let trace paths reach any file of the
+ * machine. `ignored` lists the others (the server logs them; they count again once trusted).
+ */
+export function confineSourceRoots(folders: string[], roots: string[]): { roots: string[]; ignored: string[] } {
+  const inside = folders.map(realOrSelf);
+  const within = (p: string) => inside.some((f) => p === f || p.startsWith(f.endsWith(path.sep) ? f : f + path.sep));
+  const kept: string[] = [];
+  const ignored: string[] = [];
+  for (const r of roots) (folders.length && folders.every((f) => within(realOrSelf(path.resolve(f, r)))) ? kept : ignored).push(r);
+  return { roots: kept, ignored };
+}
+
 function realOrSelf(p: string): string {
   try {
     return realpathSync(p);
