@@ -311,7 +311,11 @@ export class SummaryMerger {
         uncaught: r.uncaught,
         droppedEvents: r.droppedEvents,
       };
-      const diagnostics = r.diagnostics.map((d) => (d.file === r.file ? { ...d, file: name } : d));
+      // a shard's diagnostics are about its run: any other file they name is said in the message, never
+      // taken as a place (a CI log or problem matcher would point at it: /etc/shadow)
+      const diagnostics = r.diagnostics.map((d) =>
+        d.file === r.file ? { ...d, file: name } : { severity: d.severity, file: name, message: `${d.message} (the summary names ${JSON.stringify(d.file)}${d.line !== undefined ? `:${d.line}` : ''})` },
+      );
       return { run, diagnostics, hash: r.hash };
     });
   }

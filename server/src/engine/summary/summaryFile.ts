@@ -20,6 +20,7 @@ import type { CollectorStats } from '../unicorn/unicornCollector';
 import type { Diagnostic, Outcome, UncaughtInfo } from '../trace/traceFormat';
 import type { LocInfo } from '../unicorn/patternRegistry';
 import { patternDefinition } from '../unicorn/patternCatalog';
+import { MAX_STACK_DEPTH } from '../trace/traceSymbols';
 
 export const SUMMARY_FORMAT = 'braid-summary';
 export const SUMMARY_VERSION = 1;
@@ -137,6 +138,15 @@ function intList(x: unknown, what: string, lo: number, hi: number): number[] {
   return x as number[];
 }
 
+/** The first entry of `xs` already stamped with `mark` (listed twice), stamping the others; undefined when none. */
+function repeated(xs: readonly number[], stamp: Int32Array, mark: number): number | undefined {
+  for (const x of xs) {
+    if (stamp[x] === mark) return x;
+    stamp[x] = mark;
+  }
+  return undefined;
+}
+
 function str(x: unknown, what: string): string {
   if (typeof x !== 'string') fail(`${what} must be a string`);
   return x;
@@ -170,7 +180,11 @@ export function validateSummary(x: unknown): SummaryFile {
     });
     const nLocs = s.locs.length;
     if (!Array.isArray(s.stacks)) fail('stacks must be a list');
-    s.stacks.forEach((f, k) => intList(f, `stacks[${k}]`, 0, nLocs));
+    s.stacks.forEach((f, k) => {
+      intList(f, `stacks[${k}]`, 0, nLocs);
+      // as deep as a trace's stacks can be (traceSymbols.ts): a 5 M-frame stack would hold GBs
+      if ((f as number[]).length > MAX_STACK_DEPTH) fail(`stacks[${k}] has ${(f as number[]).length} frames (at most ${MAX_STACK_DEPTH})`);
+    });
     if (!Array.isArray(s.accesses)) fail('accesses must be a list');
     s.accesses.forEach((a, k) => {
       if (!Array.isArray(a) || a.length !== 3 || (a[0] !== 0 && a[0] !== 1) || !isInt(a[1], 0, (s.variables as unknown[]).length) || !isInt(a[2], 0, nLocs))
@@ -201,6 +215,9 @@ export function validateSummary(x: unknown): SummaryFile {
     if (names.length !== width) fail(`patterns.names must have ${width} entries (one per access), got ${names.length}`);
     if (!Array.isArray(s.runs)) fail('runs must be a list');
     const nPatterns = ns.length;
+    // per pattern: the last run (1-based) that listed it, to find a pattern listed twice without a set per run
+    const stamp = new Int32Array(nPatterns);
+    const stampAfter = new Int32Array(nPatterns);
     s.runs.forEach((r: Record<string, unknown>, k) => {
       const w = `runs[${k}]`;
       if (!r || typeof r !== 'object') fail(`${w} must be an object`);
@@ -212,13 +229,25 @@ export function validateSummary(x: unknown): SummaryFile {
       if (!r.stats || typeof r.stats !== 'object') fail(`${w}.stats must be an object`);
       if (!Array.isArray(r.uncaught)) fail(`${w}.uncaught must be a list`);
       if (!Array.isArray(r.diagnostics)) fail(`${w}.diagnostics must be a list`);
+      (r.diagnostics as unknown[]).forEach((d, j) => {
+        const x = d as Record<string, unknown>;
+        if (!x || typeof x !== 'object' || !['error', 'warning', 'info'].includes(x.severity as string) || typeof x.message !== 'string' || typeof x.file !== 'string' || (x.line !== undefined && !isInt(x.line, 0, 2 ** 31)))
+          fail(`${w}.diagnostics[${j}] must be {severity: error|warning|info, file, line?, message}`);
+      });
       for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'hash']) if (r[f] !== undefined) str(r[f], `${w}.${f}`);
       if (r.plan !== undefined) {
         const pl = r.plan as Record<string, unknown>;
         if (!pl || typeof pl !== 'object' || typeof pl.name !== 'string' || (pl.file !== undefined && typeof pl.file !== 'string')) fail(`${w}.plan must be {name, file?} with strings`);
       }
       intList(r.patterns, `${w}.patterns`, 0, nPatterns);
-      if (r.afterFailure !== undefined) intList(r.afterFailure, `${w}.afterFailure`, 0, nPatterns);
+      // a run shows a pattern or not: a pattern listed twice would count the run twice ("failed 1004" of 5 runs)
+      const twice = repeated(r.patterns as number[], stamp, k + 1);
+      if (twice !== undefined) fail(`${w}.patterns lists pattern ${twice} more than once`);
+      if (r.afterFailure !== undefined) {
+        intList(r.afterFailure, `${w}.afterFailure`, 0, nPatterns);
+        const again = repeated(r.afterFailure as number[], stampAfter, k + 1);
+        if (again !== undefined) fail(`${w}.afterFailure lists pattern ${again} more than once`);
+      }
     });
     return s as unknown as SummaryFile;
   } catch (e) {
