@@ -19,6 +19,7 @@ import { textReportLines } from '../engine/report/textReport';
 import { sarifReportSections } from '../engine/report/sarifReport';
 import { ChunkSink, streamSink, writeJson, writeLines } from '../engine/report/jsonStream';
 import { extraCommands } from './commands';
+import { terminalText } from '../engine/outputEscaping';
 import { Bug, bugsTextReport, explainBugs, GriffinClustering, GriffinOptions } from '../engine/griffin/griffin';
 import type { Scoring } from '../engine/griffin/suspiciousPatterns';
 
@@ -342,10 +343,11 @@ export async function main(argv: string[]): Promise<number> {
     throw new UsageError(`unknown command "${cmd}"`);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`braid: ${err.message}\nRun "braid --help" for usage.\n`);
+      process.stderr.write(`braid: ${terminalText(err.message)}\nRun "braid --help" for usage.\n`);
       return 2;
     }
-    process.stderr.write(`braid: ${(err as Error).message ?? err}\n`);
+    // an error may quote a trace or summary (outputEscaping.ts: no control character, no workflow command)
+    process.stderr.write(`braid: ${terminalText(String((err as Error).message ?? err))}\n`);
     return 1;
   }
 }
@@ -356,7 +358,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`braid: ${err?.stack ?? err}\n`);
+      process.stderr.write(`braid: ${terminalText(String(err?.stack ?? err))}\n`);
       process.exitCode = 1;
     },
   );

@@ -12,6 +12,7 @@ import { CLASS_BALANCES, ClassBalance, GRAPH_REPRESENTATIONS, GraphRepresentatio
 import type { InterThreadReading } from '../engine/callgraph/temporalEdges';
 import { methodsJsonReport, methodsSarifReport, methodsTextReport } from '../engine/callgraph/methodsReport';
 import { openOutputFile, outputPathProblem } from './outputPath';
+import { terminalText } from '../engine/outputEscaping';
 
 export const METHODS_USAGE = `  braid methods <trace files or folders...> [--format text|json|sarif] [--top N]
         [--graph call|next|inter|intra|all] [--balance weights|subsample|none] [--seed S]
@@ -117,7 +118,7 @@ export async function runMethodsCommand(argv: string[]): Promise<number> {
     if (problem) throw new Usage(`--output: ${problem}`);
   } catch (e) {
     if (e instanceof Usage) {
-      process.stderr.write(`braid methods: ${e.message}\n\nUsage:\n${METHODS_USAGE}\n`);
+      process.stderr.write(`braid methods: ${terminalText(e.message)}\n\nUsage:\n${METHODS_USAGE}\n`);
       return 2;
     }
     throw e;

@@ -11,6 +11,7 @@ import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { abstractionTextReport, AbstractionOptions } from '../engine/mining/abstractionExplainer';
 import { contrastTextReport, ContrastOptions } from '../engine/mining/contrastExplainer';
 import { explainByContrastFiles, explainByMining, explainSpinModel } from '../engine/mining/index';
+import { terminalText } from '../engine/outputEscaping';
 
 export const MINE_USAGE = `  braid mine --input FILE --minsup F [--closed] [--max-length N] [--output FILE] [--spmf]
       closed (BIDE+) or all (PrefixSpan) sequential patterns of an SPMF sequence file
@@ -66,10 +67,10 @@ async function guard(name: string, usage: string, body: () => Promise<number>): 
     return await body();
   } catch (e) {
     if (e instanceof Usage) {
-      process.stderr.write(`braid ${name}: ${e.message}\n\nUsage:\n${usage}\n`);
+      process.stderr.write(`braid ${name}: ${terminalText(e.message)}\n\nUsage:\n${usage}\n`);
       return 2;
     }
-    process.stderr.write(`braid ${name}: ${(e as Error).message}\n`);
+    process.stderr.write(`braid ${name}: ${terminalText(String((e as Error).message))}\n`);
     return 1;
   }
 }

@@ -9,6 +9,7 @@ import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
 import { pinpoint, PinpointExtras } from '../recorder/pinpoint';
 import { otherRanks, PinpointOptions, PinpointResult } from '../engine/noise/triggerPoints';
 import { NoiseKind } from '../engine/noise/noisePlan';
+import { terminalLine, terminalText } from '../engine/outputEscaping';
 
 export const PINPOINT_USAGE = `braid pinpoint [options] -- <command...>
   Finds the instrumented points whose timing noise makes the failure appear (seed 004's Iterative
@@ -226,7 +227,8 @@ export function pinpointTextReport(r: PinpointResult, cwd = process.cwd()): stri
   if (r.plan) out.push(`plan: ${path.relative(cwd, r.plan) || r.plan}  (reproduce: braid record --plan ${path.relative(cwd, r.plan) || r.plan} -- …)`);
   if (r.plan && r.strength) out.push(strengthLine(r.strength));
   if (r.message) out.push(r.message);
-  return out.join('\n');
+  // trace paths and method names reach terminals and CI logs: every line escaped (outputEscaping.ts)
+  return out.map(terminalLine).join('\n');
 }
 
 export async function runPinpointCommand(argv: string[]): Promise<number> {
@@ -259,7 +261,7 @@ export async function runPinpointCommand(argv: string[]): Promise<number> {
     const r = await pinpoint(o, {
       signal: controller.signal,
       progress: (p) => {
-        const line = `${p.runs}/${p.budget} runs · ${p.message}`;
+        const line = terminalLine(`${p.runs}/${p.budget} runs · ${p.message}`);
         if (tty) process.stderr.write(`\r\x1b[K${line}`);
         else if (p.message !== last) console.error(line);
         last = p.message;
@@ -272,7 +274,7 @@ export async function runPinpointCommand(argv: string[]): Promise<number> {
     if (r.stopped === 'cancelled') return 130;
     return r.points.length > 0 ? 0 : 1;
   } catch (e) {
-    console.error(`braid pinpoint: ${(e as Error).message}`);
+    console.error(`braid pinpoint: ${terminalText((e as Error).message)}`);
     return 1;
   } finally {
     process.off('SIGINT', onSigint);

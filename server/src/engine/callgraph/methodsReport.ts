@@ -5,6 +5,7 @@
 import type { CallGraphResult } from './localizationProcess';
 import type { RankedMethod } from './methodRanking';
 import { sarifLog } from '../report/sarifReport';
+import { terminalLine } from '../outputEscaping';
 
 
 export function methodsJsonReport(r: CallGraphResult, top?: number): object {
@@ -70,7 +71,7 @@ export function methodsTextReport(r: CallGraphResult, top = 20): string {
   const rows = r.methods.slice(0, top);
   if (!rows.length) {
     if (ex.total > 0) out.push('No methods: the traces have no ENTER events and no call stacks.');
-    return out.join('\n').trimEnd();
+    return out.map(terminalLine).join('\n').trimEnd();
   }
   out.push('rank  score   LOC  method / where / edge');
   for (const m of rows) {
@@ -81,7 +82,7 @@ export function methodsTextReport(r: CallGraphResult, top = 20): string {
   }
   if (r.methods.length > rows.length) out.push(`… ${r.methods.length - rows.length} more methods (--top N)`);
   if (rows.some((m) => m.locSource === 'span')) out.push('~ LOC from the span of recorded lines (source not found)');
-  return out.join('\n');
+  return out.map(terminalLine).join('\n');
 }
 
 export function methodsSarifReport(r: CallGraphResult, top = 20): object {

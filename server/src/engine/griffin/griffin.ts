@@ -29,6 +29,7 @@ import { TestCodeClassifier } from '../testCode';
 import { bugGraph, BugGraph } from './bugGraph';
 import { BugKind, fixAdvice, FixAdvice, loc, shortMethod, shortVar } from './fixAdvice';
 import { evidenceClustering, EVIDENCE_DEFAULTS } from './evidenceClustering';
+import { terminalLine } from '../outputEscaping';
 
 export interface GriffinOptions {
   /** Algorithm 3: suspicious patterns compared per failing-run cluster (default 30, Study 1) */
@@ -577,7 +578,7 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
           ? 'No failing run has a pattern to explain it.'
           : `No bug yet: no pattern separates the failing from the passing runs with evidence${evidence ? ' after the correction for the number of patterns' : ''} (Fisher p < 0.05). Record more runs; --griffin-clustering thesis groups the patterns anyway.`,
     );
-    return out.join('\n');
+    return out.map(terminalLine).join('\n');
   }
   bugs.forEach((b, k) => {
     if (b.evidence?.weak && (k === 0 || !bugs[k - 1].evidence?.weak)) out.push('', 'Weak evidence (each rests on one or two failing runs; record more runs to confirm):');
@@ -607,7 +608,8 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
   });
   const missing = result.runs.filter((r) => r.outcome === 'fail' && !explained.has(r.execution)).map((r) => r.execution);
   if (missing.length) out.push('', `${missing.length} failing run${missing.length === 1 ? ' is' : 's are'} not explained by any bug: ${runList(missing)}`);
-  return out.join('\n');
+  // trace names reach terminals and CI logs: every line escaped (outputEscaping.ts)
+  return out.map(terminalLine).join('\n');
 }
 
 /** "3.2e-7", "0.041", "1" */

@@ -21,6 +21,7 @@ import { mineSequences } from './closedMiner';
 import { DependencyKind, writerIndex, WriterIndex } from './dependencies';
 import { abstractMacros, Abstraction, commonPrefixSuffix, deriveMacros, Macros, MacroTrace, pruneMacroTrace } from './macros';
 import { eventLabel, Execution, StaticEvent, TraceSet } from './traceSet';
+import { terminalLine } from '../outputEscaping';
 
 export interface AbstractionOptions {
   /**
@@ -552,7 +553,7 @@ export function abstractionTextReport(res: AbstractionResult, top = 10): string 
     out.push(`    lines: ${g.lines.map(lineKey).join(' ')}`);
   }
   if (!res.groups.length) out.push('', 'no explanation (try a lower --minsup, more failing/passing traces, or --max-length)');
-  return out.join('\n');
+  return out.map(terminalLine).join('\n');
 }
 
 export type { Execution };

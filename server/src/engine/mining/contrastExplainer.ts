@@ -16,6 +16,7 @@
 import { isSubsequence, isSubstring, mineSequences } from './closedMiner';
 import { explained, ExplainedEvent, SourceLine } from './abstractionExplainer';
 import { TraceSet } from './traceSet';
+import { terminalLine } from '../outputEscaping';
 
 export interface ContrastOptions {
   /** T_B: fraction of the bad (sub)traces (default 0.9, the seed's starting threshold) */
@@ -192,5 +193,5 @@ export function contrastTextReport(res: ContrastResult, top = 10): string {
     for (const e of g.longest.events) out.push(`    ${e.label}`);
   }
   if (!res.groups.length) out.push('', 'no anomaly (try lower supports)');
-  return out.join('\n');
+  return out.map(terminalLine).join('\n');
 }

@@ -8,6 +8,7 @@
 import { AnalysisResult, PatternAccess, RankedPattern } from '../analysis';
 import { formatP, PATTERN_GROUPS, PatternGroup } from '../ranking/rootCauseOrder';
 import { rankedRows, TIE_CAP } from '../ranking/rankedList';
+import { terminalLine } from '../outputEscaping';
 
 const SECTION_TITLES: Record<PatternGroup, string> = {
   cause: 'Causes',
@@ -21,8 +22,16 @@ export function textReport(r: AnalysisResult, top = 20): string {
   return [...textReportLines(r, top)].join('\n');
 }
 
-/** The text report line by line (a long report is written as it is made: `--top` can be large). */
+/**
+ * The text report line by line (a long report is written as it is made: `--top` can be large).
+ * Trace names reach terminals and CI logs: each line is `terminalLine` (control characters
+ * escaped, no workflow command), so a name's line break cannot start a line.
+ */
 export function* textReportLines(r: AnalysisResult, top = 20): Generator<string> {
+  for (const line of reportLines(r, top)) yield terminalLine(line);
+}
+
+function* reportLines(r: AnalysisResult, top: number): Generator<string> {
   const e = r.executions;
   const rows = rankedRows(r);
   yield `Braid — ${r.options.strategy.toUpperCase()} analysis of ${e.total} run${e.total === 1 ? '' : 's'} (${e.failed} failed, ${e.passed} passed)`;

@@ -3,6 +3,8 @@
  * writers. One execution per file, JSON Lines.
  */
 
+import { terminalLine } from '../outputEscaping';
+
 export const TRACE_FORMAT_VERSION = 1;
 
 export type Outcome = 'pass' | 'fail';
@@ -123,5 +125,6 @@ export interface Diagnostic {
 }
 
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.file}${d.line !== undefined ? `:${d.line}` : ''}: ${d.severity}: ${d.message}`;
+  // file and message come from traces and summaries: one terminal line (outputEscaping.ts), never a workflow command
+  return terminalLine(`${d.file}${d.line !== undefined ? `:${d.line}` : ''}: ${d.severity}: ${d.message}`);
 }
