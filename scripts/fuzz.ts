@@ -5,6 +5,10 @@
  * UNICORN collector; every event line is also checked fast path vs
  * JSON.parse, every line of an accepted trace against the JSON Schema, and
  * batches of accepted mutants through the whole analysis (ranking + GRIFFIN).
+ * Every 4th case is a structured input instead (issue 31): a mutated summary (shard), workspace
+ * snapshot (header mutated or bytes flipped, checksum recomputed) or noise plan
+ * (test/helpers/jsonMutator.ts): it must be refused with a message, or used without anything
+ * throwing (analysis + GRIFFIN; the plan's hover lines, bounded).
  *
  *   npm run fuzz                       # 100,000 cases, seed 1
  *   npm run fuzz -- --cases 500000 --seed 7
@@ -29,6 +33,12 @@ import { UnicornCollector } from '../server/src/engine/unicorn/unicornCollector'
 import { rng } from '../test/helpers/seededRandom';
 import { buildTraceText } from '../test/helpers/traceBuilder';
 import { fastVsJson, mutateTrace, traceLineSchema } from '../test/helpers/traceMutator';
+import { mutateJson } from '../test/helpers/jsonMutator';
+import { Analyzer } from '../server/src/engine/analysis';
+import { analyzeInputsRanked } from '../server/src/engine/summary/workspaceAnalysis';
+import { decodeWorkspaceSnapshot, encodeWorkspaceSnapshot } from '../server/src/engine/summary/workspaceSnapshot';
+import { parsePlan, triggerHoverLine } from '../server/src/lsp/triggerPointState';
+import * as zlib from 'node:zlib';
 
 const root = path.resolve(__dirname, '..');
 const HANG_MS = 2000;
@@ -100,20 +110,133 @@ interface Counts {
   schema: number;
   slowestMs: number;
   slowestCase: number;
+  /** structured inputs (every 4th case): summaries, snapshots and noise plans tried, and how many were used */
+  summaries: number;
+  snapshots: number;
+  plans: number;
+  structuredAccepted: number;
 }
 
 type Failure = { kind: 'crash' | 'hang' | 'divergence' | 'schema'; n: number; why: string };
 
-function caseInput(seed: number, n: number, baseTraces: string[]) {
+/** Every 4th case is a structured input (issue 31): a summary, a workspace snapshot or a noise plan, in turn. */
+type StructuredKind = 'summary' | 'snapshot' | 'plan';
+function structuredKind(n: number): StructuredKind | undefined {
+  return n % 4 === 3 ? (['summary', 'snapshot', 'plan'] as const)[Math.floor(n / 4) % 3] : undefined;
+}
+
+interface StructuredBases {
+  summary: string;
+  snapshot: Buffer;
+  plan: string;
+}
+let structured: StructuredBases | undefined;
+
+/** The unmutated structured inputs: a summary and a snapshot of the Table 5 traces, a plan as braid pinpoint writes it. */
+async function structuredBases(): Promise<StructuredBases> {
+  if (structured) return structured;
+  const a = new Analyzer();
+  const dir = path.join(root, 'test/fixtures/traces/tablelog');
+  for (const f of readdirSync(dir).sort()) await a.addTrace(path.join(dir, f));
+  const trigger = { rank: 1, id: 'p/A.run()V@5', file: 'A.java', line: 10, method: 'p.A.run', failWith: 0.61, failWithout: 0.02, pValue: 3e-9, score: 12.5 };
+  const plan = {
+    format: 'braid-noise-plan',
+    version: 1,
+    name: 'fuzz',
+    command: ['java', '-cp', 'out', 'p.A'],
+    noise: { kind: 'sleep', ms: 5 },
+    points: [{ id: trigger.id, probability: 1 }],
+    triggers: [trigger, { ...trigger, rank: 2, line: 11, together: 2 }],
+    origin: { tool: 'braid pinpoint', created: '2026-11-27T00:00:00Z', runs: 100 },
+  };
+  structured = { summary: JSON.stringify(a.toSummary()), snapshot: Buffer.concat(encodeWorkspaceSnapshot(a, [])), plan: JSON.stringify(plan) };
+  return structured;
+}
+
+/** A snapshot with its header JSON mutated (kept within the header's room) and the checksum recomputed, or bytes flipped. */
+function mutateSnapshot(good: Buffer, r: () => number): Buffer {
+  const b = Buffer.from(good);
+  const room = b.readUInt32LE(8);
+  if (r() < 0.7) {
+    const header = b.toString('utf8', 16, 16 + room).trimEnd();
+    const mutated = mutateJson(header, r);
+    if (Buffer.byteLength(mutated) <= room) {
+      b.fill(0x20, 16, 16 + room);
+      b.write(mutated, 16, 'utf8');
+    }
+  } else {
+    const flips = 1 + Math.floor(r() * 8);
+    for (let k = 0; k < flips; k++) b[16 + room + Math.floor(r() * (b.length - 16 - room))] ^= 1 << Math.floor(r() * 8);
+  }
+  const crc = (zlib as unknown as { crc32: (d: Uint8Array, v?: number) => number }).crc32(b.subarray(16), 0);
+  b.writeUInt32LE(crc >>> 0, 12);
+  return b;
+}
+
+async function caseInput(seed: number, n: number, baseTraces: string[]): Promise<{ name: string; data: Buffer; kind?: StructuredKind }> {
   const r = rng((seed * 1000003 + n * 7919) >>> 0);
+  const kind = structuredKind(n);
+  if (kind) {
+    const b = await structuredBases();
+    if (kind === 'summary') return { kind, name: 'f.braid-summary.json', data: Buffer.from(mutateJson(b.summary, r)) };
+    if (kind === 'snapshot') return { kind, name: 'f.braid-snapshot', data: mutateSnapshot(b.snapshot, r) };
+    return { kind, name: 'f.plan.json', data: Buffer.from(mutateJson(b.plan, r)) };
+  }
   const base = baseTraces[Math.floor(r() * baseTraces.length)];
   return mutateTrace(base, r);
+}
+
+/**
+ * A structured case: it is refused with an Error that says why, or it is used — and then nothing throws
+ * (the analysis, GRIFFIN, the plan's hover lines), and nothing grows past what the input can hold.
+ */
+async function structuredCase(kind: StructuredKind, file: string, data: Buffer, dir: string): Promise<'accepted' | 'rejected'> {
+  if (kind === 'summary') {
+    const at = path.join(dir, path.basename(file));
+    writeFileSync(at, data);
+    const { result } = await analyzeInputsRanked([at]);
+    rmSync(at, { force: true });
+    if (result.executions.total === 0) {
+      if (!result.diagnostics.some((d) => d.severity === 'error')) throw new Error('summary skipped without an error');
+      return 'rejected';
+    }
+    explainBugs(undefined, result);
+    JSON.stringify(result.patterns.slice(0, 50));
+    return 'accepted';
+  }
+  if (kind === 'snapshot') {
+    let analyzer: Analyzer;
+    try {
+      analyzer = decodeWorkspaceSnapshot(data, {}).analyzer;
+    } catch (e) {
+      if (!(e instanceof Error) || !e.message) throw new Error(`snapshot refused without a message: ${String(e)}`);
+      return 'rejected';
+    }
+    const result = analyzer.rank();
+    explainBugs(analyzer, result);
+    JSON.stringify(result.patterns.slice(0, 50));
+    return 'accepted';
+  }
+  let parsed: ReturnType<typeof parsePlan>;
+  try {
+    parsed = parsePlan(file, data.toString('utf8'));
+  } catch (e) {
+    // a plan refused as a whole: an Error that says why
+    if (!(e instanceof Error) || !e.message) throw new Error(`plan refused without a message: ${String(e)}`);
+    return 'rejected';
+  }
+  const { plan, problems } = parsed;
+  for (const t of plan.triggers) {
+    const line = triggerHoverLine(t, plan);
+    if (line.length > 100_000) throw new Error(`a hover line of ${line.length} characters from a plan of ${data.length} bytes`);
+  }
+  return plan.triggers.length || !problems.length ? 'accepted' : 'rejected';
 }
 
 async function runCases(seed: number, from: number, to: number, post: (m: unknown) => void): Promise<{ counts: Counts; failures: Failure[] }> {
   const baseTraces = bases();
   const validate = traceLineSchema();
-  const counts: Counts = { tried: 0, gzip: 0, accepted: 0, rejected: 0, eventLines: 0, fastAccepted: 0, fastRejected: 0, fastDeferred: 0, schemaLines: 0, analyses: 0, crashes: 0, hangs: 0, divergences: 0, schema: 0, slowestMs: 0, slowestCase: -1 };
+  const counts: Counts = emptyCounts();
   const failures: Failure[] = [];
   const fail = (f: Failure) => {
     counts[f.kind === 'crash' ? 'crashes' : f.kind === 'hang' ? 'hangs' : f.kind === 'divergence' ? 'divergences' : 'schema']++;
@@ -124,10 +247,26 @@ async function runCases(seed: number, from: number, to: number, post: (m: unknow
   let batch: { name: string; data: Buffer }[] = [];
   for (let n = from; n < to; n++) {
     post({ type: 'case', n });
-    const { name, data } = caseInput(seed, n, baseTraces);
+    const { name, data, kind } = await caseInput(seed, n, baseTraces);
     const file = name.replace('f.', `case${n}.`);
     counts.tried++;
     const t0 = performance.now();
+    if (kind) {
+      counts[kind === 'summary' ? 'summaries' : kind === 'snapshot' ? 'snapshots' : 'plans']++;
+      try {
+        mkdirSync(batchDir, { recursive: true });
+        if ((await structuredCase(kind, file, data, batchDir)) === 'accepted') counts.structuredAccepted++;
+      } catch (e) {
+        fail({ kind: 'crash', n, why: `${kind}: ${(e as Error)?.stack ?? String(e)}` });
+      }
+      const ms = performance.now() - t0;
+      if (ms > counts.slowestMs) {
+        counts.slowestMs = ms;
+        counts.slowestCase = n;
+      }
+      if (ms > HANG_MS) fail({ kind: 'hang', n, why: `${kind} took ${ms.toFixed(0)} ms` });
+      continue;
+    }
     try {
       const collector = new UnicornCollector(reg, 5, 100);
       const res = await readTraceBuffer(file, data, collector);
@@ -231,7 +370,7 @@ async function main(): Promise<void> {
   const one = opt('--case', -1);
   const failDir = path.join(root, 'test-output', 'fuzz');
   if (one >= 0) {
-    const { name, data } = caseInput(seed, one, bases());
+    const { name, data } = await caseInput(seed, one, bases());
     process.stdout.write(`case ${one} (${name}, ${data.length} bytes):\n${name.endsWith('.gz') ? data.toString('base64') : data.toString('utf8')}\n`);
     const r = await runCases(seed, one, one + 1, () => {});
     console.log(JSON.stringify(r, null, 2));
@@ -241,7 +380,7 @@ async function main(): Promise<void> {
   let total: Counts | undefined;
   const failures: Failure[] = [];
   let next = 0;
-  console.log(`fuzz: ${cases.toLocaleString('en')} mutated traces, seed ${seed} (reader + UNICORN per case; fast path vs JSON.parse per event line; schema per accepted line; ranking + GRIFFIN per 40 accepted)`);
+  console.log(`fuzz: ${cases.toLocaleString('en')} mutated inputs, seed ${seed} (traces: reader + UNICORN per case; fast path vs JSON.parse per event line; schema per accepted line; ranking + GRIFFIN per 40 accepted; every 4th case a summary, snapshot or noise plan)`);
   while (next < cases) {
     const from = next;
     let current = from;
@@ -287,8 +426,8 @@ async function main(): Promise<void> {
     mkdirSync(failDir, { recursive: true });
     const baseTraces = bases();
     for (const f of failures.slice(0, 50)) {
-      const { name, data } = caseInput(seed, f.n, baseTraces);
-      writeFileSync(path.join(failDir, `${f.kind}-seed${seed}-case${f.n}.${name.endsWith('.gz') ? 'trace.jsonl.gz' : 'trace.jsonl'}`), data);
+      const { name, data, kind } = await caseInput(seed, f.n, baseTraces);
+      writeFileSync(path.join(failDir, `${f.kind}-seed${seed}-case${f.n}.${kind ? name.slice(2) : name.endsWith('.gz') ? 'trace.jsonl.gz' : 'trace.jsonl'}`), data);
       console.log(`  ${f.kind} case ${f.n}: ${f.why.split('\n')[0].slice(0, 300)}`);
     }
     console.log(`  failing inputs written to ${path.relative(process.cwd(), failDir)}/ (re-run one: npm run fuzz -- --seed ${seed} --case N)`);
@@ -299,6 +438,7 @@ async function main(): Promise<void> {
       `event lines checked  ${c.eventLines.toLocaleString('en')} fast path vs JSON.parse (fast path accepted ${c.fastAccepted.toLocaleString('en')}, rejected ${c.fastRejected.toLocaleString('en')}, deferred to JSON ${c.fastDeferred.toLocaleString('en')})`,
       `schema checks        ${c.schemaLines.toLocaleString('en')} lines of accepted traces`,
       `whole analyses       ${c.analyses.toLocaleString('en')} (ranking + GRIFFIN on 40 accepted mutants each)`,
+      `structured inputs    ${c.summaries.toLocaleString('en')} summaries, ${c.snapshots.toLocaleString('en')} snapshots, ${c.plans.toLocaleString('en')} noise plans; ${c.structuredAccepted.toLocaleString('en')} used (analysis + GRIFFIN, or the plan's hover lines), the rest refused with a message`,
       `crashes              ${c.crashes}`,
       `hangs (> ${HANG_MS / 1000} s)        ${c.hangs}`,
       `divergences          ${c.divergences}`,
@@ -311,7 +451,7 @@ async function main(): Promise<void> {
 }
 
 function emptyCounts(): Counts {
-  return { tried: 0, gzip: 0, accepted: 0, rejected: 0, eventLines: 0, fastAccepted: 0, fastRejected: 0, fastDeferred: 0, schemaLines: 0, analyses: 0, crashes: 0, hangs: 0, divergences: 0, schema: 0, slowestMs: 0, slowestCase: -1 };
+  return { tried: 0, gzip: 0, accepted: 0, rejected: 0, eventLines: 0, fastAccepted: 0, fastRejected: 0, fastDeferred: 0, schemaLines: 0, analyses: 0, crashes: 0, hangs: 0, divergences: 0, schema: 0, slowestMs: 0, slowestCase: -1, summaries: 0, snapshots: 0, plans: 0, structuredAccepted: 0 };
 }
 
 if (isMainThread) {
