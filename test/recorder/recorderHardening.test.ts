@@ -1,6 +1,7 @@
 /**
  * The recorder under hostile conditions (issue 15, findings 5, 10 and 13):
- * one recording per trace folder, traces being written are never analyzed,
+ * one recording per trace folder (and a folder of its own for a second recording
+ * started in the same second with the default --out), traces being written are never analyzed,
  * and the JVM dies with the recorder (SIGKILL of `braid record`).
  */
 import test from 'node:test';
@@ -8,8 +9,8 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
-import { RecordOptions } from '../../server/src/recorder/recordOptions';
+import { makeTraceFolder, recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs, RecordOptions } from '../../server/src/recorder/recordOptions';
 import { LOCK_NAME } from '../../server/src/recorder/recordingLock';
 import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
@@ -127,6 +128,26 @@ test('finding 5: a second recording into the same folder is refused while the fi
   assert.equal(s2.total, 1);
   // every trace has exactly one outcome line
   for (const t of [...s1.traces, ...s2.traces]) assert.equal(readFileSync(t, 'utf8').split('\n').filter((l) => l.startsWith('{"outcome"')).length, 1, t);
+});
+
+test('finding 5 leftover (issue 31): a second recording started in the same second with the default --out gets its own folder (-2), not a refusal', async () => {
+  const cwd = tempDir();
+  const flags = tempDir();
+  // the default folder .braid/traces/<name>-<time>, as parsed for both recordings in the same second
+  const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--name', 'waiter', '--include', 'waiter', '--', 'java', ...FAST_JVM, '-cp', prepare(), 'waiter.Waiter', flags], cwd);
+  assert.match(path.relative(cwd, o.outDir), /^\.braid[/\\]traces[/\\]waiter-\d{8}-\d{6}$/);
+  const first = recordRuns(o);
+  assert.ok(await until(() => existsSync(path.join(o.outDir, LOCK_NAME)), 30000));
+  const second = recordRuns({ ...o });
+  writeFileSync(path.join(flags, 'go'), '');
+  const [s1, s2] = await Promise.all([first, second]);
+  assert.equal(s1.outDir, o.outDir);
+  assert.equal(s2.outDir, `${o.outDir}-2`);
+  assert.deepEqual([s1.total, s2.total], [1, 1]);
+  assert.deepEqual(readdirSync(`${o.outDir}-2`).filter((n) => n.includes('.trace.')), ['waiter-0000.trace.jsonl']);
+  // a third one takes -3; an explicit --out folder is still shared only through its lock (finding 5 above)
+  assert.equal(await makeTraceFolder(o), `${o.outDir}-3`);
+  assert.equal(await makeTraceFolder({ outDir: o.outDir }), o.outDir);
 });
 
 test('finding 10: SIGKILL of `braid record` stops its JVM, and the partial trace stays marked in progress', { timeout: 120000 }, async () => {

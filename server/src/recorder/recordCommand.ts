@@ -1,12 +1,14 @@
 /**
  * `braid record ...` (argv = the arguments after `record`): records runs of a Java command and
  * prints progress and a summary. Exit code: 0 when the runs were recorded, 2 on a usage error,
- * 1 on another error, 130 when stopped with Ctrl-C (finished traces are kept).
+ * 1 on another error, 3 when a trace or log could not be written (a full disk: the recording
+ * stops, finished traces are kept), 130 when stopped with Ctrl-C (finished traces are kept).
  */
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
-import { keepsNoTrace, parseRecordArgs, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
-import { recordRuns } from './recordRuns';
+import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
+import { makeTraceFolder, recordRuns } from './recordRuns';
+import { EXIT_WRITE_FAILURE, RecordWriteError } from './writeFailure';
 
 export { RECORD_USAGE } from './recordOptions';
 export { recordRuns } from './recordRuns';
@@ -21,7 +23,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
       return 0;
     }
   }
-  let options;
+  let options: RecordOptions;
   try {
     options = parseRecordArgs(argv);
   } catch (e) {
@@ -30,6 +32,13 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
       return 2;
     }
     throw e;
+  }
+  try {
+    // the real folder (a default one taken by a recording started in the same second gets `-2`…)
+    options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
+  } catch (e) {
+    console.error(`braid record: ${(e as Error).message}`);
+    return 1;
   }
   const controller = new AbortController();
   let interrupts = 0;
@@ -57,8 +66,9 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     const summary = await recordRuns(options, (p) => printer.update(p), controller.signal);
     printer.endLine();
     const secs = (summary.durationMs / 1000).toFixed(1);
+    if (summary.writeFailure) console.error(`braid record: ${summary.writeFailure.message}; recording stopped: the unfinished run's files are deleted, the ${summary.total} finished run(s) are kept`);
     console.log(
-      `${summary.interrupted ? 'interrupted: ' : ''}recorded ${summary.total} run(s) in ${secs} s: ${summary.passed} passed, ${summary.failed} failed → ${rel}`,
+      `${summary.writeFailure ? 'stopped: ' : summary.interrupted ? 'interrupted: ' : ''}recorded ${summary.total} run(s) in ${secs} s: ${summary.passed} passed, ${summary.failed} failed → ${rel}`,
     );
     const reasons = new Map<string, number>();
     for (const r of summary.runs) if (r.outcome === 'fail') reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
@@ -73,9 +83,14 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     if (summary.total > 0 && summary.failed === 0) console.error('note: no run failed; try more runs or more noise (--noise 0.2)');
     if (summary.total > 0 && summary.passed === 0) console.error('note: every run failed; the analysis needs passing runs too (check the command, or use less noise)');
     if (summary.total > 0 && !keepsNoTrace(options)) console.log(`next: braid analyze ${rel}`);
+    if (summary.writeFailure) return EXIT_WRITE_FAILURE;
     return summary.interrupted ? 130 : 0;
   } catch (e) {
     printer.endLine();
+    if (e instanceof RecordWriteError) {
+      console.error(`braid record: ${e.message}; recording stopped, no run was recorded`);
+      return EXIT_WRITE_FAILURE;
+    }
     console.error(`braid record: ${(e as Error).message}`);
     return 1;
   } finally {

@@ -19,6 +19,12 @@ export interface RecordOptions {
   exclude: string[];
   /** folder of the traces */
   outDir: string;
+  /**
+   * `outDir` is the default `.braid/traces/<name>-<time>`: a recording never shares it; when it
+   * exists (a second recording started in the same second), the recording takes `<outDir>-2`,
+   * `-3`, … (made with an exclusive mkdir, docs/recorder.md)
+   */
+  freshOutDir?: boolean;
   /** per-run time limit in seconds; the process tree is killed after it */
   timeoutSeconds: number;
   /** a run whose output (stdout or stderr) matches this fails */
@@ -270,6 +276,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     include,
     exclude,
     outDir: path.resolve(cwd, outDir ?? path.join('.braid', 'traces', `${finalName}-${timestamp()}`)),
+    ...(outDir === undefined ? { freshOutDir: true } : {}),
     timeoutSeconds,
     failOnOutput,
     jobs,

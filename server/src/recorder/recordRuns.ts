@@ -8,6 +8,7 @@ import { findAgentJar } from './agentJar';
 import { RecordOptions, shardRange } from './recordOptions';
 import { RunResult, runOnce, RunSpec } from './runOnce';
 import { lockTraceFolder } from './recordingLock';
+import { RecordWriteError } from './writeFailure';
 
 export interface RecordProgress {
   type: 'run';
@@ -26,6 +27,11 @@ export interface RecordSummary {
   /** runs whose JVMs recorded no event (check --include) */
   empty: number;
   interrupted: boolean;
+  /**
+   * the recording stopped because a file could not be written (a full disk…): the runs finished
+   * before are kept and listed, the unfinished runs' files are deleted
+   */
+  writeFailure?: RecordWriteError;
   runs: RunResult[];
   traces: string[];
   durationMs: number;
@@ -43,22 +49,56 @@ export function runSpec(o: RecordOptions, index: number): RunSpec {
   };
 }
 
+/** Most `-N` suffixes tried for a default trace folder taken by other recordings. */
+const MAX_FRESH_SUFFIX = 1000;
+
+/**
+ * Makes the trace folder and returns it. A default folder (`freshOutDir`, `.braid/traces/<name>-<time>`)
+ * is never shared: when it exists — another recording started in the same second — the first of
+ * `<outDir>-2`, `-3`, … that does not exist is made, each with an exclusive mkdir (fails if it
+ * exists), so two recorders never get the same one.
+ */
+export async function makeTraceFolder(o: Pick<RecordOptions, 'outDir' | 'freshOutDir'>): Promise<string> {
+  const cannot = (dir: string, e: unknown) => {
+    const code = (e as NodeJS.ErrnoException).code;
+    return new Error(
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? `the trace folder ${dir} cannot be made: it (or a folder above it) is a file`
+        : `the trace folder ${dir} cannot be made: ${(e as Error).message}`,
+    );
+  };
+  if (!o.freshOutDir) {
+    try {
+      await fs.mkdir(o.outDir, { recursive: true });
+    } catch (e) {
+      throw cannot(o.outDir, e);
+    }
+    return o.outDir;
+  }
+  try {
+    await fs.mkdir(path.dirname(o.outDir), { recursive: true });
+  } catch (e) {
+    throw cannot(o.outDir, e);
+  }
+  for (let k = 1; k <= MAX_FRESH_SUFFIX; k++) {
+    const dir = k === 1 ? o.outDir : `${o.outDir}-${k}`;
+    try {
+      await fs.mkdir(dir);
+      return dir;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw cannot(dir, e);
+    }
+  }
+  throw new Error(`the trace folder ${o.outDir} cannot be made: it and ${o.outDir}-2 … -${MAX_FRESH_SUFFIX} exist; use --out`);
+}
+
 export async function recordRuns(
   o: RecordOptions,
   onProgress?: (p: RecordProgress) => void,
   signal?: AbortSignal,
 ): Promise<RecordSummary> {
   const jar = findAgentJar(o.agentJar);
-  try {
-    await fs.mkdir(o.outDir, { recursive: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new Error(
-      code === 'EEXIST' || code === 'ENOTDIR'
-        ? `the trace folder ${o.outDir} cannot be made: it (or a folder above it) is a file`
-        : `the trace folder ${o.outDir} cannot be made: ${(e as Error).message}`,
-    );
-  }
+  o = { ...o, outDir: await makeTraceFolder(o), freshOutDir: false };
   const unlock = await lockTraceFolder(o.outDir);
   try {
     return await recordLocked(o, jar, onProgress, signal);
@@ -77,15 +117,21 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   let passed = 0;
   let failed = 0;
   let firstError: Error | undefined;
+  // a write failure (full disk) also stops the runs in progress: their traces are deleted like at Ctrl-C
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) stop.abort();
 
   async function worker(): Promise<void> {
-    while (!signal?.aborted && !firstError && next < to) {
+    while (!stop.signal.aborted && !firstError && next < to) {
       const index = next++;
       let result: RunResult;
       try {
-        result = await runOnce(runSpec(o, index), o, jar, signal);
+        result = await runOnce(runSpec(o, index), o, jar, stop.signal);
       } catch (e) {
         firstError ??= e as Error;
+        if (e instanceof RecordWriteError) stop.abort();
         return;
       }
       if (result.aborted) continue;
@@ -97,7 +143,11 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   }
 
   const jobs = Math.max(1, Math.min(o.jobs, count));
-  await Promise.all(Array.from({ length: jobs }, () => worker()));
+  try {
+    await Promise.all(Array.from({ length: jobs }, () => worker()));
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
   if (firstError && runs.length === 0) throw firstError;
   runs.sort((a, b) => a.index - b.index);
   return {
@@ -107,6 +157,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     failed,
     empty: runs.filter((r) => r.empty).length,
     interrupted: Boolean(signal?.aborted) || Boolean(firstError),
+    ...(firstError instanceof RecordWriteError ? { writeFailure: firstError } : {}),
     runs,
     traces: runs.flatMap((r) => r.traces),
     durationMs: Date.now() - started,

@@ -12,6 +12,7 @@ import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgre
 import { keepsNoTrace, RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
+import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
 
 export interface RunSpec {
   index: number;
@@ -112,7 +113,25 @@ async function removeRunFiles(spec: RunSpec): Promise<void> {
   for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
 }
 
+/**
+ * Records one run. A file of the run that cannot be written (a full disk, a quota, an I/O error, a
+ * read-only file system: the agent's trace, the log, the outcome line) throws a RecordWriteError
+ * naming it, after deleting the run's traces and log (docs/recorder.md, "Robustness").
+ */
 export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
+  try {
+    return await runOnceFiles(spec, o, jar, signal);
+  } catch (e) {
+    const failure = e instanceof RecordWriteError ? e : e instanceof TraceWriteError ? writeFailure(e.file, e.cause) : writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e);
+    if (!failure) throw e;
+    // nothing of the unfinished run stays: no `.part`, no trace without its outcome, no log of a run that is not listed
+    await removeRunFiles(spec).catch(() => {});
+    await fs.rm(spec.logPath, { force: true }).catch(() => {});
+    throw failure;
+  }
+}
+
+async function runOnceFiles(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
   await removeRunFiles(spec);
   const started = Date.now();
   const inherited = process.env.JAVA_TOOL_OPTIONS;
@@ -144,8 +163,11 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
 
   const child = spawnGroup(o.command, { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   // The JVM's "Picked up JAVA_TOOL_OPTIONS" notices are the runner's doing: not part of the output.
+  // the agent's notice that it could not write its trace (a full disk): the trace is incomplete
+  const agentFailure = new AgentWriteFailureWatch();
   const take = (text: string) => {
     if (!text) return;
+    agentFailure.push(text);
     log.write(text);
     if (output.length < MAX_OUTPUT_CHARS) output += text;
   };
@@ -189,6 +211,8 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   }
 
   if (logError) throw new TraceWriteError(spec.logPath, logError);
+  agentFailure.end();
+  if (agentFailure.failure) throw agentFailure.failure;
   let traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
   const uncaught = [];

@@ -200,7 +200,7 @@ export class TraceWriteError extends Error {
   ) {
     const code = (cause as NodeJS.ErrnoException)?.code;
     const why = code === 'ENOSPC' ? 'no space left on device' : code === 'EFBIG' ? 'file too large' : code === 'EDQUOT' ? 'disk quota exceeded' : ((cause as Error)?.message ?? String(cause));
-    super(`cannot complete the trace ${file}: ${why}`);
+    super(`cannot complete the trace ${file}: ${why}`, { cause });
   }
 }
 
