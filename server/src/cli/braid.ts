@@ -16,7 +16,7 @@ import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { jsonReportSections } from '../engine/report/jsonReport';
 import { textReportLines } from '../engine/report/textReport';
-import { sarifReportSections } from '../engine/report/sarifReport';
+import { droppedLocationsWarning, sarifReportSections } from '../engine/report/sarifReport';
 import { ChunkSink, streamSink, writeJson, writeLines } from '../engine/report/jsonStream';
 import { extraCommands } from './commands';
 import { terminalText } from '../engine/outputEscaping';
@@ -257,8 +257,10 @@ async function analyzeCommand(argv: string[]): Promise<number> {
       await writeJson(jsonReportSections(result, { top: args.top, extra: bugs ? { bugs } : undefined }), sink);
       await sink('\n');
     } else if (args.format === 'sarif') {
-      await writeJson(sarifReportSections(result, args.top ?? 20), sink);
+      const dropped = { count: 0 };
+      await writeJson(sarifReportSections(result, args.top ?? 20, undefined, { dropped }), sink);
       await sink('\n');
+      if (dropped.count) process.stderr.write(droppedLocationsWarning(dropped.count) + '\n');
     } else {
       const lines = textReportLines(result, args.top ?? 20);
       await writeLines(bugs ? withBugs(lines, bugs, result) : lines, sink);

@@ -11,6 +11,7 @@ import { rankMethodsOfTraceFiles } from '../engine/callgraph/localizationProcess
 import { CLASS_BALANCES, ClassBalance, GRAPH_REPRESENTATIONS, GraphRepresentation } from '../engine/callgraph/methodRanking';
 import type { InterThreadReading } from '../engine/callgraph/temporalEdges';
 import { methodsJsonReport, methodsSarifReport, methodsTextReport } from '../engine/callgraph/methodsReport';
+import { droppedLocationsWarning } from '../engine/report/sarifReport';
 import { openOutputFile, outputPathProblem } from './outputPath';
 import { terminalText } from '../engine/outputEscaping';
 
@@ -127,7 +128,9 @@ export async function runMethodsCommand(argv: string[]): Promise<number> {
   const r = await rankMethodsOfTraceFiles(a.inputs, { representation: a.representation, balance: a.balance, seed: a.seed, interThread: a.interThread, readSource: sourceReader(roots) });
   for (const d of r.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   // JSON and SARIF are streamed (report/jsonStream.ts): one method at a time, never one huge string
-  const report = a.format === 'json' ? methodsJsonReport(r, a.top) : a.format === 'sarif' ? methodsSarifReport(r, a.top ?? 20) : undefined;
+  const dropped = { count: 0 };
+  const report = a.format === 'json' ? methodsJsonReport(r, a.top) : a.format === 'sarif' ? methodsSarifReport(r, a.top ?? 20, { dropped }) : undefined;
+  if (dropped.count) process.stderr.write(droppedLocationsWarning(dropped.count) + '\n');
   const fd = a.output ? openOutputFile('--output', a.output) : undefined;
   const stream = fd !== undefined ? createWriteStream('', { fd }) : process.stdout;
   const sink = streamSink(stream);

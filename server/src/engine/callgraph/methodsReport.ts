@@ -4,7 +4,7 @@
  */
 import type { CallGraphResult } from './localizationProcess';
 import type { RankedMethod } from './methodRanking';
-import { sarifLog } from '../report/sarifReport';
+import { sarifLog, SarifPaths, sarifUris } from '../report/sarifReport';
 import { terminalLine } from '../outputEscaping';
 
 
@@ -85,29 +85,31 @@ export function methodsTextReport(r: CallGraphResult, top = 20): string {
   return out.map(terminalLine).join('\n');
 }
 
-export function methodsSarifReport(r: CallGraphResult, top = 20): object {
+export function methodsSarifReport(r: CallGraphResult, top = 20, paths: SarifPaths = {}): object {
+  // a path leaving the repository (absolute outside it, UNC, ../) is dropped from the location (sarifReport.ts)
+  const uriOf = sarifUris(undefined, paths);
   const results = r.methods
     .slice(0, top)
     .filter((m) => m.file)
-    .map((m) => ({
-      ruleId: 'BRAID-CG1',
-      ruleIndex: 0,
-      level: m.rank === 1 && m.score > 0 ? 'warning' : 'note',
-      message: {
-        text: `Rank ${m.rank}, suspiciousness ${m.score.toFixed(3)} (InfoGain, ${r.representation} graph): ${m.method}${m.edge ? `, edge ${m.edge.text} (${m.edge.meanFailed.toFixed(2)} per failed vs ${m.edge.meanPassed.toFixed(2)} per passed run)` : ''}.`,
-      },
-      locations: [
-        {
-          physicalLocation: {
-            artifactLocation: { uri: m.file.replace(/\\/g, '/').split('/').map(encodeURIComponent).join('/') },
-            region: { startLine: Math.max(1, m.line) },
-          },
-          logicalLocations: [{ fullyQualifiedName: m.method, kind: 'function' }],
+    .map((m) => {
+      const uri = uriOf(m.file);
+      return {
+        ruleId: 'BRAID-CG1',
+        ruleIndex: 0,
+        level: m.rank === 1 && m.score > 0 ? 'warning' : 'note',
+        message: {
+          text: `Rank ${m.rank}, suspiciousness ${m.score.toFixed(3)} (InfoGain, ${r.representation} graph): ${m.method}${m.edge ? `, edge ${m.edge.text} (${m.edge.meanFailed.toFixed(2)} per failed vs ${m.edge.meanPassed.toFixed(2)} per passed run)` : ''}.`,
         },
-      ],
-      partialFingerprints: { braidMethod: m.method },
-      properties: { rank: m.rank, score: m.score, loc: m.loc, edge: m.edge?.text },
-    }));
+        locations: [
+          {
+            ...(uri !== undefined ? { physicalLocation: { artifactLocation: { uri }, region: { startLine: Math.max(1, m.line) } } } : {}),
+            logicalLocations: [{ fullyQualifiedName: m.method, kind: 'function' }],
+          },
+        ],
+        partialFingerprints: { braidMethod: m.method },
+        properties: { rank: m.rank, score: m.score, loc: m.loc, edge: m.edge?.text },
+      };
+    });
   return sarifLog({
     rules: [
       {

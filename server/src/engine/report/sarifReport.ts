@@ -8,19 +8,31 @@ import { rankedRows } from '../ranking/rankedList';
 import { JsonRows } from './jsonStream';
 import { PATTERNS } from '../unicorn/patternCatalog';
 import { formatP } from '../ranking/rootCauseOrder';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { terminalLine } from '../outputEscaping';
 
 const GROUP_WORDS = { cause: 'cause', harness: 'harness (test code only)', symptom: 'symptom (after the failure point)' } as const;
 
 const TOOL_VERSION = '0.1.0';
 
-export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string): object {
-  const log = sarifReportSections(r, top, uriBase);
+/** Where SARIF locations are relative to, and the count of locations dropped because their paths leave it. */
+export interface SarifPaths {
+  /** the repository's folder (default: uriBase when it is a file: URI, else the working directory) */
+  root?: string;
+  /** incremented for each location dropped (counted while the results are written) */
+  dropped?: { count: number };
+}
+
+export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string, paths: SarifPaths = {}): object {
+  const log = sarifReportSections(r, top, uriBase, paths);
   const run = log.runs[0];
   return { ...log, runs: [{ ...run, results: (run.results as JsonRows).toArray() }] };
 }
 
 /** The SARIF log with its results as rows described while they are written (report/jsonStream.ts). */
-export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: string) {
+export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: string, paths: SarifPaths = {}) {
+  const uriOf = sarifUris(uriBase, paths);
   // the top patterns of each group, and those tied with the first (up to TIE_CAP rows: rankedList.topCount)
   const rows = rankedRows(r);
   const perGroup = new Map<string, number>();
@@ -42,18 +54,23 @@ export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: strin
     defaultConfiguration: { level: 'warning' },
   }));
   const result = (p: RankedPattern) => {
-    const locations = p.accesses.map((a, k) => ({
-      id: k,
-      physicalLocation: {
-        artifactLocation: { uri: toUri(a.file), ...(uriBase ? { uriBaseId: 'SRCROOT' } : {}) },
-        region: { startLine: Math.max(1, a.line) },
-      },
-      message: {
-        text: `${k + 1}. thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}${a.method ? ` in ${a.method}` : ''}${
-          a.library ? ` (${a.library.file}:${a.library.line} in ${a.library.method}, called from here)` : a.call ? ` (call ${a.call})` : ''
-        }`,
-      },
-    }));
+    // a path leaving the repository (absolute outside it, UNC, ../) is dropped from its location; the message stays
+    const locations = p.accesses.map((a, k) => {
+      const uri = uriOf(a.file);
+      return {
+        id: k,
+        ...(uri !== undefined
+          ? { physicalLocation: { artifactLocation: { uri, ...(uriBase ? { uriBaseId: 'SRCROOT' } : {}) }, region: { startLine: Math.max(1, a.line) } } }
+          : {}),
+        message: {
+          text: `${k + 1}. thread ${a.thread} ${a.type === 'W' ? 'writes' : 'reads'} ${a.variable}${a.method ? ` in ${a.method}` : ''}${
+            a.library ? ` (${a.library.file}:${a.library.line} in ${a.library.method}, called from here)` : a.call ? ` (call ${a.call})` : ''
+          }${uri === undefined ? ' (its file is outside the repository: no location)' : ''}`,
+        },
+      };
+    });
+    // the primary location: the first access whose path is inside the repository
+    const primary = locations.find((l) => l.physicalLocation);
     return {
       ruleId: p.id,
       ruleIndex: p.id ? Number(p.id.slice(1)) - 1 : 0,
@@ -61,7 +78,7 @@ export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: strin
       message: {
         text: `Rank ${p.rank}, suspiciousness ${p.score.toFixed(3)} (${r.options.formula}), p = ${formatP(p.pValue)}: ${p.id} ${p.kind} ${p.category} pattern seen in ${p.failed} failing and ${p.passed} passing runs; group ${GROUP_WORDS[p.group]}${p.evidence === false ? ' — no evidence that it goes with failing (p ≥ 0.05 or in nearly every passing run)' : ''}${p.tieSize > 1 ? `, one of ${p.tieSize} tied patterns over the same methods` : ''}.`,
       },
-      locations: locations.slice(0, 1).map(({ physicalLocation }) => ({ physicalLocation })),
+      locations: primary ? [{ physicalLocation: primary.physicalLocation }] : [],
       relatedLocations: locations,
       partialFingerprints: { braidPatternKey: p.key },
       properties: { rank: p.rank, score: p.score, pValue: p.pValue, group: p.group, evidence: p.evidence !== false, tie: p.tie, tieSize: p.tieSize, failed: p.failed, passed: p.passed, kind: p.kind },
@@ -108,9 +125,54 @@ export function sarifLog(run: { rules: unknown[]; results: unknown[] | JsonRows;
   };
 }
 
-function toUri(file: string): string {
-  return file
-    .replace(/\\/g, '/')
+/** The CLI's stderr line for `count` SARIF locations dropped because their paths leave the repository `root`. */
+export function droppedLocationsWarning(count: number, root = process.cwd()): string {
+  return terminalLine(
+    `braid: warning: ${count} SARIF location${count === 1 ? '' : 's'} dropped: ${count === 1 ? 'its path leaves' : 'their paths leave'} the repository (${root}): absolute outside it, UNC, a URI or climbing out with ..; the results keep their messages`,
+  );
+}
+
+/** `sarifArtifactUri` against the root of `uriBase`/`paths`, counting the paths dropped in `paths.dropped`. */
+export function sarifUris(uriBase: string | undefined, paths: SarifPaths = {}): (file: string) => string | undefined {
+  let root = paths.root;
+  if (root === undefined && uriBase?.startsWith('file:')) {
+    try {
+      root = fileURLToPath(uriBase);
+    } catch {
+      // not a local file URI: the working directory
+    }
+  }
+  const base = root ?? process.cwd();
+  return (file) => {
+    const uri = sarifArtifactUri(file, base);
+    if (uri === undefined && paths.dropped) paths.dropped.count++;
+    return uri;
+  };
+}
+
+/**
+ * The SARIF artifact URI of a trace path, relative to the repository `root` (code scanning resolves
+ * it against the checkout), or undefined when the path leaves the repository: absolute outside
+ * `root`, UNC (`\\host\share\x.java`, `//host/…`), a URI (`file:///…`, `https://…`), or climbing
+ * out with `..`. Backslashes are path separators; each segment is percent-encoded.
+ */
+export function sarifArtifactUri(file: string, root: string): string | undefined {
+  let f = file.replace(/\\/g, '/');
+  if (f === '' || f.startsWith('//')) return undefined;
+  const drive = (s: string) => /^[A-Za-z]:/.exec(s)?.[0].toLowerCase();
+  const fileDrive = drive(f);
+  if (!fileDrive && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(f)) return undefined;
+  if (fileDrive || f.startsWith('/')) {
+    const r = root.replace(/\\/g, '/');
+    if (fileDrive !== drive(r)) return undefined;
+    const abs = fileDrive ? f.slice(2) : f;
+    if (!abs.startsWith('/')) return undefined; // C:x.java: relative to a drive's current folder
+    f = path.posix.relative(path.posix.normalize(fileDrive ? r.slice(2) : r), path.posix.normalize(abs));
+    if (path.posix.isAbsolute(f)) return undefined;
+  }
+  const n = path.posix.normalize(f);
+  if (n === '.' || n === '..' || n.startsWith('../') || n.endsWith('/')) return undefined;
+  return n
     .split('/')
     .map((s) => encodeURIComponent(s))
     .join('/');
