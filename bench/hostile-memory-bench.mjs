@@ -7,12 +7,13 @@
  *   npm run build && node bench/hostile-memory-bench.mjs [--symbols 2000000]
  * (JSON report of the top 50 patterns: the full JSON of a pattern explosion is itself huge.)
  */
-import { mkdtempSync, writeFileSync, cpSync, statSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, cpSync, statSync, existsSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stackCycle, nestedEnter, manySymbols, deepStackFanout } from './hostileTraces.mjs';
+import { hugeArrayValues } from './hostileValues.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -44,4 +45,31 @@ for (const [name, file, make] of cases) {
   console.log(
     `${name.padEnd(28)} ${(size / 1024).toFixed(0).padStart(7)} KB  peak ${rss ? (Number(rss[1]) / 1024).toFixed(0).padStart(4) + ' MiB' : '   ?'}  ${(ms / 1000).toFixed(1)} s  exit ${r.status}  executions analyzed ${executions}  ${diag.slice(0, 160)}`,
   );
+}
+
+// issue 31, N13: 8 accesses whose values are 8,388,000-element arrays (134 MB); the reader keeps a
+// value bounded by what it can be shown as (docs/trace-format.md, `value`). Target < 1 GiB (it took 3.4 GB).
+{
+  const dir = mkdtempSync(path.join(tmpdir(), 'braid-hostile-'));
+  cpSync(path.join(root, 'test/fixtures/traces/tablelog'), dir, { recursive: true });
+  writeFileSync(path.join(dir, 'values.trace.jsonl'), hugeArrayValues());
+  const size = statSync(path.join(dir, 'values.trace.jsonl')).size;
+  const cmd = [process.execPath, path.join(root, 'bin/braid.js'), 'analyze', dir, '--format', 'json', '--top', '50'];
+  const t0 = Date.now();
+  const r = timeBin ? spawnSync(timeBin, ['-v', ...cmd], { encoding: 'utf8', maxBuffer: 1 << 30 }) : spawnSync(cmd[0], cmd.slice(1), { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const ms = Date.now() - t0;
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr ?? '');
+  const peakMiB = rss ? Number(rss[1]) / 1024 : undefined;
+  let executions = '?';
+  let value = '?';
+  try {
+    const report = JSON.parse(r.stdout);
+    executions = report.executions.total;
+    value = JSON.stringify(report.patterns.flatMap((p) => p.accesses.map((a) => a.value)).find((v) => v !== undefined && String(v).includes('numbers')) ?? null);
+  } catch {}
+  const ok = r.status === 0 && peakMiB !== undefined && peakMiB < 1024;
+  console.log(
+    `${'N13 8 values × 8.4 M elements'.padEnd(28)} ${(size / 1024).toFixed(0).padStart(7)} KB  peak ${peakMiB !== undefined ? peakMiB.toFixed(0).padStart(4) + ' MiB' : '   ?'}  ${(ms / 1000).toFixed(1)} s  exit ${r.status}  executions analyzed ${executions}  value kept ${value}  ${ok ? '< 1 GiB' : 'OVER TARGET'}`,
+  );
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -6,6 +6,7 @@
  * and the same validation, so both paths accept exactly the same lines.
  */
 import { EventKind, FAIL_KINDS, TraceEvent, eventKindFromName } from './traceFormat';
+import { boundValue, MAX_VALUE_CHARS } from './boundedValue';
 
 const MAX_FIELDS = 9;
 const NULL = Number.NaN;
@@ -52,9 +53,11 @@ export function parseEventLineFast(buf: Uint8Array, start: number, end: number, 
           q++;
         }
         if (q >= end) return false;
+        // kept bounded (boundValue): the first MAX_VALUE_CHARS characters, then '…'
+        const cut = q - s > MAX_VALUE_CHARS ? s + MAX_VALUE_CHARS : q;
         let str = '';
-        for (let k = s; k < q; k++) str += String.fromCharCode(buf[k]);
-        special = str;
+        for (let k = s; k < cut; k++) str += String.fromCharCode(buf[k]);
+        special = cut < q ? str + '…' : str;
         p = q + 1;
       } else if (c === 0x74 && buf[p + 1] === 0x72 && buf[p + 2] === 0x75 && buf[p + 3] === 0x65) {
         special = true;
@@ -172,7 +175,8 @@ export function decodeEventValue(arr: unknown, ev: TraceEvent): void {
       continue;
     }
     if (k === 8) {
-      value = x;
+      // kept as it can be shown: a long string cut, a large array or object summarized (docs/trace-format.md)
+      value = boundValue(x);
       nums[8] = NULL;
       continue;
     }
