@@ -23,6 +23,7 @@ import { registerMethodsView } from './methodsTree';
 import { MAX_RESTARTS, restartAfterStop } from './restartPolicy';
 import { TriggerPointDecorations } from './triggerPoints';
 import { TriggerPointsChangedNotification, TriggerPointsRequest, TriggerPointsResult, WorkspaceTrustNotification } from '../../server/src/lsp/protocol';
+import { mdText } from '../../server/src/engine/outputEscaping';
 
 let client: LanguageClient | undefined;
 
@@ -110,7 +111,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     } else {
       status.text = `$(pulse) Braid: ${ex.total} runs (${ex.failed} failed) · top ${s.topScore.toFixed(2)}`;
       status.tooltip = new vscode.MarkdownString(
-        `**Braid**: ${ex.total} runs, ${ex.failed} failed, ${ex.passed} passed\n\n${s.patternCount} ranked patterns, top score ${s.topScore.toFixed(3)}, ${s.bugCount} bugs${s.message ? `\n\n${s.message}` : ''}`,
+        `**Braid**: ${ex.total} runs, ${ex.failed} failed, ${ex.passed} passed\n\n${s.patternCount} ranked patterns, top score ${s.topScore.toFixed(3)}, ${s.bugCount} bugs${s.message ? `\n\n${mdText(s.message)}` : ''}`, // the message may name trace files: text (outputEscaping.ts)
       );
     }
     // no runs at all: the views' welcome text says what to do (no error-like message above it)
