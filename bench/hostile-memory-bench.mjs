@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stackCycle, nestedEnter, manySymbols, deepStackFanout } from './hostileTraces.mjs';
 import { hugeArrayValues } from './hostileValues.mjs';
+import { planHover } from './hostilePlanHover.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -44,6 +45,15 @@ for (const [name, file, make] of cases) {
   const diag = (diags.find((l) => l.includes(': error: ')) ?? diags[0] ?? '').replace(dir + path.sep, '');
   console.log(
     `${name.padEnd(28)} ${(size / 1024).toFixed(0).padStart(7)} KB  peak ${rss ? (Number(rss[1]) / 1024).toFixed(0).padStart(4) + ' MiB' : '   ?'}  ${(ms / 1000).toFixed(1)} s  exit ${r.status}  executions analyzed ${executions}  ${diag.slice(0, 160)}`,
+  );
+}
+
+// issue 31, N1: a plan trigger with "together": 100000000, hovered in the language server (target < 1 GiB; it died of OOM at 2.27 GB)
+{
+  const r = await planHover({ root, timeBin });
+  const ok = r.answered && r.peakMiB !== undefined && r.peakMiB < 1024;
+  console.log(
+    `${'N1 plan together 100,000,000'.padEnd(28)} ${'(hover)'.padStart(10)}  peak ${r.peakMiB !== undefined ? r.peakMiB.toFixed(0).padStart(4) + ' MiB' : '   ?'}  ${(r.ms / 1000).toFixed(1)} s  exit ${r.exit}  ${r.answered ? 'hover answered' : 'no answer'}${r.crashed ? ' (out of memory)' : ''}  ${ok ? '< 1 GiB' : 'OVER TARGET'}  ${r.problem.slice(0, 120)}`,
   );
 }
 
