@@ -197,7 +197,14 @@ async function structuredCase(kind: StructuredKind, file: string, data: Buffer, 
     const { result } = await analyzeInputsRanked([at]);
     rmSync(at, { force: true });
     if (result.executions.total === 0) {
-      if (!result.diagnostics.some((d) => d.severity === 'error')) throw new Error('summary skipped without an error');
+      // refused with an error — or a valid summary of no runs
+      let empty = false;
+      try {
+        empty = Array.isArray(JSON.parse(data.toString('utf8')).runs) && JSON.parse(data.toString('utf8')).runs.length === 0;
+      } catch {
+        empty = false;
+      }
+      if (!empty && !result.diagnostics.some((d) => d.severity === 'error')) throw new Error('summary skipped without an error');
       return 'rejected';
     }
     explainBugs(undefined, result);

@@ -116,6 +116,36 @@ function patched(good: Buffer, from: RegExp, to: (m: string) => string): Buffer 
   return b;
 }
 
+/** The snapshot with its header object changed (written back into the header's room) and the checksum recomputed. */
+function withHeader(good: Buffer, change: (h: Record<string, any>) => void): Buffer {
+  const room = good.readUInt32LE(8);
+  const h = JSON.parse(good.toString('utf8', 16, 16 + room));
+  change(h);
+  const text = JSON.stringify(h);
+  assert.ok(Buffer.byteLength(text) <= room, 'fits the header room');
+  const b = Buffer.from(good);
+  b.fill(0x20, 16, 16 + room);
+  b.write(text, 16, 'utf8');
+  const crc = (zlib as unknown as { crc32: (d: Uint8Array, v?: number) => number }).crc32(b.subarray(16), 0);
+  b.writeUInt32LE(crc >>> 0, 12);
+  return b;
+}
+
+test('N4 (found by npm run fuzz): unreadable traces, trace entries and run diagnostics of the wrong shape are refused', async () => {
+  const ws = workspace('airline', 4);
+  try {
+    await analyzeInputsRanked([ws.traces], {}, { cacheDir: ws.cacheDir });
+    const good = Buffer.from(require('node:fs').readFileSync(snapshotPath((await SummaryCache.open(ws.cacheDir, new Analyzer().options)).dir)));
+    assert.throws(() => decodeWorkspaceSnapshot(withHeader(good, (h) => (h.unreadable = [{ file: 'x', diagnostics: [null] }])), {}), /unreadable\[0\] must be \{file, diagnostics\}/);
+    assert.throws(() => decodeWorkspaceSnapshot(withHeader(good, (h) => (h.traces = [{ file: 7 }])), {}), /traces\[0\] must be \{file, size, mtimeMs, hash\?\}/);
+    assert.throws(() => decodeWorkspaceSnapshot(withHeader(good, (h) => (h.runs[0].diagnostics = [{ severity: 'fatal' }])), {}), /run 0: "diagnostics" must be a list/);
+    // the unchanged header still decodes
+    assert.equal(decodeWorkspaceSnapshot(withHeader(good, () => {}), {}).analyzer.rank().executions.total, 4);
+  } finally {
+    rmSync(ws.dir, { recursive: true, force: true });
+  }
+});
+
 test('N4: a snapshot whose run fields have the wrong types (checksum recomputed) is refused with the run and field named; the traces are read', async () => {
   const ws = workspace('airline', 8);
   try {

@@ -335,6 +335,15 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
     values: values as [number, number, unknown][],
   };
   if (!Array.isArray(header.runs) || !Array.isArray(header.traces) || !Array.isArray(header.unreadable)) fail('header broken');
+  header.traces.forEach((t, k) => {
+    const x = t as unknown as Record<string, unknown>;
+    if (!x || typeof x !== 'object' || typeof x.file !== 'string' || typeof x.size !== 'number' || typeof x.mtimeMs !== 'number' || (x.hash !== undefined && typeof x.hash !== 'string'))
+      fail(`traces[${k}] must be {file, size, mtimeMs, hash?}`);
+  });
+  header.unreadable.forEach((u, k) => {
+    const x = u as unknown as Record<string, unknown>;
+    if (!x || typeof x !== 'object' || typeof x.file !== 'string' || !Array.isArray(x.diagnostics) || !x.diagnostics.every(isDiagnostic)) fail(`unreadable[${k}] must be {file, diagnostics}`);
+  });
   const counts = i32('runPatternCounts');
   const ids = i32('runPatterns');
   const afterCounts = i32('runAfterCounts');
@@ -373,6 +382,12 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
   return { analyzer, traces: header.traces };
 }
 
+/** A diagnostic as the analysis keeps them: {severity: error|warning|info, file, line?, message}. */
+function isDiagnostic(d: unknown): boolean {
+  const x = d as Record<string, unknown>;
+  return !!x && typeof x === 'object' && ['error', 'warning', 'info'].includes(x.severity as string) && typeof x.file === 'string' && typeof x.message === 'string' && (x.line === undefined || (typeof x.line === 'number' && Number.isInteger(x.line)));
+}
+
 /**
  * What is wrong with a run's small fields in a snapshot header, or undefined: each field has the type
  * the analysis relies on (an `execution` that is not a string broke the run ordering, issue 31 N4).
@@ -391,7 +406,7 @@ function runMetaProblem(meta: unknown): string | undefined {
   const st = r.stats as Record<string, unknown> | undefined;
   if (!st || typeof st !== 'object' || !count(st.accesses) || !count(st.locations) || !count(st.pairs) || !count(st.latePairs)) return '"stats" broken';
   if (!Array.isArray(r.uncaught ?? [])) return '"uncaught" must be a list';
-  if (r.diagnostics !== undefined && !Array.isArray(r.diagnostics)) return '"diagnostics" must be a list';
+  if (r.diagnostics !== undefined && (!Array.isArray(r.diagnostics) || !r.diagnostics.every(isDiagnostic))) return '"diagnostics" must be a list of {severity, file, line?, message}';
   const ft = r.failingThread as Record<string, unknown> | undefined;
   if (ft !== undefined && ft !== null && (typeof ft !== 'object' || !count(ft.id) || typeof ft.name !== 'string')) return '"failingThread" broken';
   const plan = r.plan as Record<string, unknown> | undefined;
