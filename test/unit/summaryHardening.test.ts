@@ -57,3 +57,14 @@ test('N8: a diagnostic naming another file (/etc/shadow) is reported at its run,
   s.runs[0].diagnostics = [{ severity: 'fatal', file: 1, message: {} }];
   assert.throws(() => validateSummary(s), /runs\[0\]\.diagnostics\[0\] must be \{severity: error\|warning\|info, file, line\?, message\}/);
 });
+
+test('N13 for shards: a value in a summary is kept bounded, as a trace\'s would be', () => {
+  const { file, s } = shardOf();
+  // a value for the first access of the first pattern: a 100,000-element array
+  s.patterns.values = [[0, 0, Array.from({ length: 100000 }, (_, k) => k)]];
+  writeFileSync(file, JSON.stringify(s));
+  const r = braid('analyze', file, '--format', 'json');
+  assert.equal(r.code, 0, r.err);
+  const values = JSON.parse(r.out).patterns.flatMap((p: { accesses: { value?: unknown }[] }) => p.accesses.map((a) => a.value)).filter((v: unknown) => v !== undefined);
+  assert.ok(values.includes('[100000 numbers]'), JSON.stringify(values).slice(0, 300));
+});

@@ -10,6 +10,7 @@ import { patternDefinition } from '../unicorn/patternCatalog';
 import type { PatternRegistry } from '../unicorn/patternRegistry';
 import { CollectionOptions, collectionOptions, ENGINE_VERSION, SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile, SummaryRun } from './summaryFile';
 import { NumberIdMap } from '../unicorn/numberIdMap';
+import { boundValue } from '../trace/boundedValue';
 
 export interface EncodedRun {
   run: RunResult;
@@ -259,7 +260,8 @@ export class SummaryMerger {
     for (const [k, j, v] of cols.values) {
       let l = values.get(k);
       if (!l) values.set(k, (l = []));
-      l.push([j, v]);
+      // a shard's value is kept as a trace's would be: bounded by what it can be shown as (boundedValue.ts)
+      l.push([j, boundValue(v)]);
     }
     this.catchUp();
     let at = 0;

@@ -24,6 +24,7 @@ import type { Diagnostic } from '../trace/traceFormat';
 import type { LocInfo, RegistryColumns } from '../unicorn/patternRegistry';
 import { collectionOptions, ENGINE_VERSION, optionMismatch, CollectionOptions } from './summaryFile';
 import { cacheName } from './cacheKey';
+import { boundValue } from '../trace/boundedValue';
 
 export const SNAPSHOT_FORMAT = 'braid-workspace-snapshot';
 /** Bump when the layout changes (the engine version is checked too). */
@@ -304,6 +305,8 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
   const string = (k: number, what: string) => (k >= 0 && k < S.length ? S[k] : fail(`${what}: string ${k} out of range`));
   const values = json('values');
   if (!Array.isArray(values) || values.some((v) => !Array.isArray(v) || v.length !== 3)) fail('values broken');
+  // values as the reader keeps them (boundedValue.ts): a snapshot written before the bound holds them whole
+  for (const v of values as unknown[][]) v[2] = boundValue(v[2]);
   const locFile = i32('locFile');
   const locLine = i32('locLine');
   const locMethod = i32('locMethod');
