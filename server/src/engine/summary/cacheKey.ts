@@ -25,39 +25,39 @@ export function cacheKeyFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'braid', 'cache.key');
 }
 
+/** The key in `file` when it holds one (≥ 32 bytes), else undefined. */
+function readKey(file: string): Buffer | undefined {
+  try {
+    const k = readFileSync(file);
+    return k.length >= 32 ? k.subarray(0, 32) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function loadKey(): Buffer {
   if (key) return key;
   const file = cacheKeyFile();
-  try {
-    const k = readFileSync(file);
-    if (k.length >= 32) {
-      keySource = file;
-      return (key = k.subarray(0, 32));
-    }
-  } catch {
-    // made below
-  }
-  const fresh = randomBytes(32);
-  try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    // 'wx': two processes making it at once — the loser reads the winner's
-    writeFileSync(file, fresh, { flag: 'wx', mode: 0o600 });
-    chmodSync(file, 0o600);
-    keySource = file;
-    return (key = fresh);
-  } catch {
+  let k = readKey(file);
+  if (!k) {
+    const fresh = randomBytes(32);
     try {
-      const k = readFileSync(file);
-      if (k.length >= 32) {
-        keySource = file;
-        return (key = k.subarray(0, 32));
-      }
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // 'wx': two processes making it at once — the loser reads the winner's
+      writeFileSync(file, fresh, { flag: 'wx', mode: 0o600 });
+      chmodSync(file, 0o600);
+      k = fresh;
     } catch {
+      k = readKey(file);
+    }
+    if (!k) {
       // no usable key file: this process's own key
+      keySource = 'this process';
+      return (key = fresh);
     }
   }
-  keySource = 'this process';
-  return (key = fresh);
+  keySource = file;
+  return (key = k);
 }
 
 /** The keyed name (40 hex digits) of `what` (a trace's SHA-1, or "snapshot"). */
