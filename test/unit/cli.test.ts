@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { tempDir, writeTraces } from '../helpers/traceBuilder';
+import { parseAnalyzeArgs } from '../../server/src/cli/braid';
 
 const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'bin/braid.js');
@@ -356,4 +357,21 @@ test('issue 31 N7: a shard of 10,002 failing runs: the thesis clustering says it
   const evidence = braid('analyze', shard, '--top', '2');
   assert.equal(evidence.code, 0, evidence.err);
   assert.match(evidence.out, /GRIFFIN — 1 bug explaining 10002 of 10002 failing runs/);
+});
+
+test('issue 31 N6: --format json lists 1,000 patterns unless --top says otherwise; --top all lists every one', () => {
+  const events = Array.from({ length: 1200 }, (_, k) => [`W1 v${k} S1 @method=A.a`, `W2 v${k} S2 @method=A.b`]).flat();
+  const dir = writeTraces([
+    { execution: 'f1', outcome: 'fail', events },
+    { execution: 'p1', outcome: 'pass', events: ['W1 other S3', 'W2 other S4'] },
+  ]);
+  const json = JSON.parse(braid('analyze', dir, '--pair-window', '0', '--format', 'json').out);
+  assert.equal(json.totalPatterns, 1201);
+  assert.equal(json.patterns.length, 1000);
+  assert.equal(json.tiedLeftOut, 200);
+  const all = JSON.parse(braid('analyze', dir, '--pair-window', '0', '--format', 'json', '--top', 'all').out);
+  assert.equal(all.patterns.length, 1201);
+  assert.equal(all.tiedLeftOut, undefined);
+  assert.equal(parseAnalyzeArgs([dir, '--top', 'all']).topAll, true);
+  assert.throws(() => parseAnalyzeArgs([dir, '--top', 'many']), /--top/);
 });

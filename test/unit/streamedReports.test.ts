@@ -92,7 +92,8 @@ test('a report of 6,000 patterns streams in every format; --top is honoured in t
     { execution: 'p', outcome: 'pass', events: all.slice(N) },
   ]);
   const out = path.join(tempDir(), 'report.json');
-  const json = braid('analyze', dir, '--format', 'json', '--no-bugs', '-o', out);
+  // every pattern (--top all; JSON's default is the first 1,000)
+  const json = braid('analyze', dir, '--format', 'json', '--no-bugs', '--top', 'all', '-o', out);
   assert.equal(json.code, 0, json.err);
   const j = JSON.parse(readFileSync(out, 'utf8'));
   assert.equal(j.totalPatterns, N);

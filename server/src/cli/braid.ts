@@ -38,7 +38,7 @@ Usage:
                                  task hand-offs (default on; none = the thesis' UNICORN)
       --grouping on|off          causes first, then harness and symptom patterns; tie groups (default on)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
-      --top N                    patterns to print (default: 20 for text and sarif, all for json)
+      --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
       --griffin-t N              GRIFFIN Algorithm 3: top patterns compared per failing-run cluster (default 30)
       --griffin-s S              GRIFFIN Algorithm 3: similarity to merge failing-run clusters, 0..1 (default 0.8)
@@ -74,6 +74,8 @@ interface AnalyzeArgs {
   cache?: string;
   format: 'text' | 'json' | 'sarif';
   top?: number;
+  /** --top all */
+  topAll?: boolean;
   output?: string;
   options: Partial<AnalysisOptions>;
   griffin: GriffinCliOptions;
@@ -197,9 +199,13 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--no-bugs':
         a.griffin.enabled = false;
         break;
-      case '--top':
-        a.top = intArg(flag, next(), 0);
+      case '--top': {
+        const v = next();
+        // --top all: every pattern, in every format (JSON's default is JSON_DEFAULT_TOP)
+        if (v === 'all') a.topAll = true;
+        else a.top = intArg(flag, v, 0);
         break;
+      }
       case '--workers':
         a.workers = intArg(flag, next(), 1);
         break;
@@ -237,6 +243,13 @@ function checkOutput(args: AnalyzeArgs): void {
   if (problem) throw new UsageError(`--output: ${problem}`);
 }
 
+/**
+ * `--format json` without `--top`: the first 1,000 patterns (and those tied with the first, up to TIE_CAP
+ * more) — a hostile trace of 6 MB made 93,000 patterns and a 4 GB report (issue 31, N6); `--top all`
+ * lists every one. `totalPatterns` says how many there are.
+ */
+export const JSON_DEFAULT_TOP = 1000;
+
 async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
   checkOutput(args);
@@ -254,7 +267,7 @@ async function analyzeCommand(argv: string[]): Promise<number> {
   // every format is streamed (report/jsonStream.ts): patterns are described as they are written, never one huge string
   await writeReport(args.output, async (sink) => {
     if (args.format === 'json') {
-      await writeJson(jsonReportSections(result, { top: args.top, extra: bugs ? { bugs } : undefined }), sink);
+      await writeJson(jsonReportSections(result, { top: args.topAll ? undefined : (args.top ?? JSON_DEFAULT_TOP), extra: bugs ? { bugs } : undefined }), sink);
       await sink('\n');
     } else if (args.format === 'sarif') {
       const dropped = { count: 0 };
@@ -262,7 +275,7 @@ async function analyzeCommand(argv: string[]): Promise<number> {
       await sink('\n');
       if (dropped.count) process.stderr.write(droppedLocationsWarning(dropped.count) + '\n');
     } else {
-      const lines = textReportLines(result, args.top ?? 20);
+      const lines = textReportLines(result, args.topAll ? Infinity : (args.top ?? 20));
       await writeLines(bugs ? withBugs(lines, bugs, result) : lines, sink);
     }
   });
