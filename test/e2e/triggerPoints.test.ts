@@ -153,6 +153,11 @@ describe('find trigger points and reproduce with the plan (code-server)', { skip
     for (const t0 = Date.now(); value !== expected && Date.now() - t0 < 15_000; value = await input.inputValue()) await page.waitForTimeout(100);
     assert.equal(value, expected);
     await input.press('Enter');
+    // the command came from a file of the repository: a modal names the plan and shows the whole command (issue 31, N14)
+    const dialog = page.locator('.monaco-dialog-box').filter({ hasText: new RegExp(`comes from the noise plan \\.braid/plans/${SAMPLE.main.replace('.', '\\.')}\\.json`) });
+    await dialog.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.ok(((await dialog.innerText()).replace(/\s+/g, ' ')).includes(expected), 'the dialog shows the whole command');
+    await dialog.getByRole('button', { name: 'Run' }).click();
     const done = page.locator('.notification-toast').filter({ hasText: new RegExp(`recorded ${RUNS} runs with plan ${SAMPLE.main.replace('.', '\\.')} — \\d+ failed`) });
     await done.waitFor({ state: 'visible', timeout: 240_000 });
     log((await done.innerText()).replace(/\s+/g, ' '));
