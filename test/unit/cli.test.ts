@@ -94,6 +94,15 @@ test('analyze --format sarif passes the SARIF 2.1.0 validator (sarif-multitool)'
   assert.equal(sarif.version, '2.1.0');
   assert.equal(sarif.runs[0].results[0].ruleId, 'P9');
   assert.match(sarif.runs[0].results[0].message.text, /Rank 1, suspiciousness 1\.000/);
+  // the interleaving step by step (issue 30): one threadFlow per thread role, executionOrder over the whole pattern
+  const flow = sarif.runs[0].results[0].codeFlows[0];
+  assert.deepEqual(flow.threadFlows.map((t: { id: string }) => t.id), ['T1', 'T2']);
+  assert.deepEqual(
+    flow.threadFlows.map((t: { locations: { executionOrder: number }[] }) => t.locations.map((l) => l.executionOrder)),
+    [[1, 4], [2, 3]],
+    'P9 W1 W2 W2 W1: thread 1 at steps 1 and 4, thread 2 at 2 and 3',
+  );
+  assert.equal(flow.threadFlows[0].locations[0].location.physicalLocation.region.startLine, 11);
   // 2 failing runs of 6: no pattern has evidence — a note, said in the message and the properties
   assert.equal(sarif.runs[0].results[0].level, 'note');
   assert.match(sarif.runs[0].results[0].message.text, /no evidence that it goes with failing/);

@@ -30,6 +30,30 @@ export function sarifReport(r: AnalysisResult, top = 20, uriBase?: string, paths
   return { ...log, runs: [{ ...run, results: (run.results as JsonRows).toArray() }] };
 }
 
+/**
+ * The pattern's interleaving step by step (issue 30): one threadFlow per thread role, each access in
+ * its thread's flow with its place in the whole interleaving (`executionOrder`, 1-based), so code
+ * scanning can replay it. Thread flows are named by the thread's name when the trace has one.
+ */
+function codeFlow(p: RankedPattern, locations: { physicalLocation?: unknown; message: { text: string } }[]) {
+  const roles = [...new Set(p.accesses.map((a) => a.thread))].sort((a, b) => a - b);
+  return {
+    message: { text: `${p.id} ${p.kind}: ${p.accesses.map((a) => `${a.type}${a.thread}`).join(' → ')}` },
+    threadFlows: roles.map((role) => {
+      const name = p.accesses.find((a) => a.thread === role && a.threadName)?.threadName;
+      return {
+        id: `T${role}`,
+        message: { text: `thread ${role}${name ? ` (${name})` : ''}` },
+        locations: p.accesses.flatMap((a, k) =>
+          a.thread === role
+            ? [{ executionOrder: k + 1, location: { ...(locations[k].physicalLocation ? { physicalLocation: locations[k].physicalLocation } : {}), message: locations[k].message } }]
+            : [],
+        ),
+      };
+    }),
+  };
+}
+
 /** The SARIF log with its results as rows described while they are written (report/jsonStream.ts). */
 export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: string, paths: SarifPaths = {}) {
   const uriOf = sarifUris(uriBase, paths);
@@ -80,6 +104,7 @@ export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: strin
       },
       locations: primary ? [{ physicalLocation: primary.physicalLocation }] : [],
       relatedLocations: locations,
+      codeFlows: [codeFlow(p, locations)],
       partialFingerprints: { braidPatternKey: p.key },
       properties: { rank: p.rank, score: p.score, pValue: p.pValue, group: p.group, evidence: p.evidence !== false, tie: p.tie, tieSize: p.tieSize, failed: p.failed, passed: p.passed, kind: p.kind },
     };
