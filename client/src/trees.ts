@@ -442,7 +442,8 @@ export class BugsTree extends BaseTree {
     if (!element) {
       this.roots = new Map(this.model.bugs.map((bug) => [bug.id, { kind: 'bug' as const, bug }]));
       if (!this.roots.size && this.model.summary.state === 'done' && this.model.summary.executions.failed > 0) {
-        return [{ kind: 'message', label: 'No bug found: no failing run has a suspicious pattern.' }];
+        // evidence clustering: no pattern separates failing from passing runs well enough to head a bug yet
+        return [{ kind: 'message', label: 'No bug yet: no pattern has evidence (p < 0.05 after correction) — record more runs.' }];
       }
       return [...this.roots.values()];
     }
