@@ -18,14 +18,14 @@ import { pathToFileURL } from 'node:url';
 import { LspSession, cleanup, copyFixture } from './lspHarness';
 import { tempDir } from '../helpers/traceBuilder';
 import type { PatternsResult, TriggerPointsResult } from '../../server/src/lsp/protocol';
-import { planText } from '../helpers/noisePlanText';
+import { planText, RESTOCK_TRIGGER, TAKE_TRIGGER } from '../helpers/noisePlanText';
 
 const SRC = 'src/main/java/shop/Inventory.java';
 const PASSWD_LIKE = 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n';
 
 const plan = planText;
-const take = { rank: 1, id: 'shop/Inventory.take()V@5', file: 'Inventory.java', line: 10, method: 'shop.Inventory.take', failWith: 0.61, failWithout: 0.02, pValue: 3e-9, score: 12.5 };
-const restock = { rank: 2, id: 'shop/Inventory.restock(I)V@2', file: 'Inventory.java', line: 16, method: 'shop.Inventory.restock', failWith: 0.4, failWithout: 0.05, pValue: 2e-4, score: 6 };
+const take = TAKE_TRIGGER;
+const restock = RESTOCK_TRIGGER;
 
 describe('N1 and N9: hostile plan files', () => {
   let ws: string;

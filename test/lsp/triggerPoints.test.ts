@@ -16,13 +16,13 @@ import { CancellationTokenSource, WorkDoneProgress } from 'vscode-languageserver
 import { LspSession, cleanup, copyFixture } from './lspHarness';
 import { classesDir, FAST_JVM, fixturesDir, prepare } from '../recorder/recorderHarness';
 import type { PinpointResultDto, RunsResult, TriggerPointsResult } from '../../server/src/lsp/protocol';
-import { planText } from '../helpers/noisePlanText';
+import { planText, RESTOCK_TRIGGER, TAKE_TRIGGER } from '../helpers/noisePlanText';
 
 const SRC = 'src/main/java/shop/Inventory.java';
 
 const plan = planText;
-const take = { rank: 1, id: 'shop/Inventory.take()V@5', file: 'Inventory.java', line: 10, method: 'shop.Inventory.take', failWith: 0.61, failWithout: 0.02, pValue: 3e-9, score: 12.5 };
-const restock = { rank: 2, id: 'shop/Inventory.restock(I)V@2', file: 'Inventory.java', line: 16, method: 'shop.Inventory.restock', failWith: 0.4, failWithout: 0.05, pValue: 2e-4, score: 6 };
+const take = TAKE_TRIGGER;
+const restock = RESTOCK_TRIGGER;
 
 describe('trigger points of the workspace noise plans', () => {
   let ws: string;

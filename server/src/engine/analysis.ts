@@ -468,10 +468,17 @@ export class Analyzer {
     // sections: a group code (cause, harness, symptom), + 3 for a pattern without evidence (listed after all with)
     const codes = 6 * F1 * P1 * L;
     const G = PATTERN_GROUPS.length;
-    const evidenceMemo = new Map<number, boolean>();
+    // per (failed, passed): 0 unknown, 1 evidence, 2 none — a typed table when small (one lookup per pattern), else a Map
+    const evidenceDense = F1 * P1 <= 1 << 22 ? new Uint8Array(F1 * P1) : undefined;
+    const evidenceMemo = evidenceDense ? undefined : new Map<number, boolean>();
     const evidenceOf = (f: number, p: number) => {
-      let e = evidenceMemo.get(f * P1 + p);
-      if (e === undefined) evidenceMemo.set(f * P1 + p, (e = hasEvidence(f, p, totalFailed, totalPassed)));
+      const k = f * P1 + p;
+      if (evidenceDense) {
+        if (evidenceDense[k] === 0) evidenceDense[k] = hasEvidence(f, p, totalFailed, totalPassed) ? 1 : 2;
+        return evidenceDense[k] === 1;
+      }
+      let e = evidenceMemo!.get(k);
+      if (e === undefined) evidenceMemo!.set(k, (e = hasEvidence(f, p, totalFailed, totalPassed)));
       return e;
     };
     const dense = codes <= 1 << 22 ? new Int32Array(codes) : undefined;

@@ -134,9 +134,9 @@ public final class Registry {
     varField[n] = field;
     varArray[n] = array;
     VAR_KEYS.put(name, n);
+    // grown geometrically, written in place; the volatile store publishes the entry to the lock-free readers
     boolean[] typed = typeNamedArrays;
     if (n >= typed.length) typed = java.util.Arrays.copyOf(typed, Math.max(64, 2 * (n + 1)));
-    else typed = typed.clone();
     typed[n] = array && field == null;
     typeNamedArrays = typed;
     return n;
@@ -149,7 +149,7 @@ public final class Registry {
   static synchronized int arrayVarOf(int fieldVar) {
     int av = var(varClass[fieldVar], varField[fieldVar], true);
     int[] map = arrayVarOfField;
-    map = fieldVar < map.length ? map.clone() : java.util.Arrays.copyOf(map, Math.max(64, 2 * (fieldVar + 1)));
+    if (fieldVar >= map.length) map = java.util.Arrays.copyOf(map, Math.max(64, 2 * (fieldVar + 1)));
     map[fieldVar] = av + 1;
     arrayVarOfField = map;
     return av;
