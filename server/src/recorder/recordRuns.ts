@@ -9,6 +9,7 @@ import { RecordOptions, shardRange } from './recordOptions';
 import { RunResult, runOnce, RunSpec } from './runOnce';
 import { lockTraceFolder } from './recordingLock';
 import { RecordWriteError } from './writeFailure';
+import { writeRecordingManifest } from './recordingManifest';
 
 export interface RecordProgress {
   type: 'run';
@@ -101,6 +102,7 @@ export async function recordRuns(
   o = { ...o, outDir: await makeTraceFolder(o), freshOutDir: false };
   const unlock = await lockTraceFolder(o.outDir);
   try {
+    if (o.record !== false) await writeRecordingManifest(o);
     return await recordLocked(o, jar, onProgress, signal);
   } finally {
     await unlock();
