@@ -9,6 +9,7 @@ import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
 import { EXPLAIN_USAGE, MINE_USAGE, runExplainCommand, runMineCommand } from './mineCommand';
 import { METHODS_USAGE, runMethodsCommand } from './methodsCommand';
 import { PINPOINT_USAGE, runPinpointCommand } from './pinpointCommand';
+import { CONFIRM_USAGE, runConfirmCommand } from './confirmCommand';
 
 export interface ExtraCommand {
   usage: string;
@@ -21,4 +22,5 @@ export const extraCommands: Record<string, ExtraCommand> = {
   explain: { usage: EXPLAIN_USAGE, run: runExplainCommand },
   methods: { usage: METHODS_USAGE, run: runMethodsCommand },
   pinpoint: { usage: PINPOINT_USAGE, run: runPinpointCommand },
+  confirm: { usage: CONFIRM_USAGE, run: runConfirmCommand },
 };

@@ -1,0 +1,294 @@
+/**
+ * `braid confirm <traces or folder> [--pattern K|KEY] [--runs N] [--format text|json] [--baseline OLD] [-- <command…>]`
+ * (issue 28, docs/confirm.md): proves or refutes a ranked pattern by forcing its interleaving.
+ * Exit code: 0 confirmed (or, with --baseline, fixed), 1 otherwise or on an error, 2 on a usage error,
+ * 130 when stopped with Ctrl-C.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
+import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
+import { formatDiagnostic } from '../engine/trace/traceFormat';
+import { terminalLine, terminalText } from '../engine/outputEscaping';
+import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
+import { readRecordingManifest } from '../recorder/recordingManifest';
+import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confirmRuns';
+import { checkFix, FixCheck } from '../recorder/fixCheck';
+import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
+
+export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options] [-- <command...>]
+      Forces a ranked pattern's interleaving to prove it: N runs with the pattern's order forced, N with
+      the opposite order, N unforced; verdict confirmed (forced runs fail far more, Fisher p < 0.01),
+      refuted, or not forced (a lock or a join orders the accesses). The command defaults to the one
+      the traces were recorded with (their folder's recording.json).
+      --pattern K|KEY       the K-th pattern as braid analyze lists it (default 1), or a pattern key (JSON, SARIF)
+      --runs N              runs per group (default 20)
+      --wait-ms MS          longest hold of a thread at a forced access (default ${DEFAULT_WAIT_MS})
+      --baseline OLD...     check the fix: the pattern is taken from OLD (the traces before the fix); its
+                            interleaving is forced on the new build and the program is recorded again
+                            with the old noise; verdict fixed or not fixed
+      --noise P             uniform noise in every group (default 0; with --baseline: the re-recording's noise)
+      --format text|json    output (default text)
+      --include PKG... --exclude PKG... --timeout S --fail-on-output RE --jobs J --seed S   as for braid record`;
+
+class ConfirmUsageError extends Error {}
+
+export interface ConfirmArgs {
+  inputs: string[];
+  selector: { position: number } | { key: string };
+  runs: number;
+  waitMs: number;
+  format: 'text' | 'json';
+  baseline?: string[];
+  command: string[];
+  include?: string[];
+  exclude?: string[];
+  noise?: number;
+  timeoutSeconds?: number;
+  failOnOutput?: RegExp;
+  jobs: number;
+  seed: number;
+}
+
+function num(flag: string, v: string | undefined, ok: (n: number) => boolean, what: string): number {
+  const n = Number(v);
+  if (v === undefined || v === '' || !Number.isFinite(n) || !ok(n)) throw new ConfirmUsageError(`${flag} ${v ?? ''}: expected ${what}`.replace(/ +:/, ':'));
+  return n;
+}
+
+export function parseConfirmArgs(argv: string[]): ConfirmArgs {
+  const dash = argv.indexOf('--');
+  const flags = dash < 0 ? argv : argv.slice(0, dash);
+  const a: ConfirmArgs = {
+    inputs: [],
+    selector: { position: 1 },
+    runs: 20,
+    waitMs: DEFAULT_WAIT_MS,
+    format: 'text',
+    command: dash < 0 ? [] : argv.slice(dash + 1),
+    jobs: Math.max(1, Math.min(2, os.availableParallelism())),
+    seed: Math.floor(Math.random() * 1_000_000_000),
+  };
+  for (let i = 0; i < flags.length; ) {
+    const flag = flags[i];
+    const v = flags[i + 1];
+    switch (flag) {
+      case '--pattern':
+        if (!v) throw new ConfirmUsageError('--pattern needs a position in the list (1 = the first pattern) or a pattern key');
+        a.selector = /^\d+$/.test(v) ? { position: num(flag, v, (n) => n >= 1, 'a position ≥ 1') } : { key: v };
+        i += 2;
+        break;
+      case '--runs':
+        a.runs = num(flag, v, (n) => Number.isInteger(n) && n >= 2 && n <= 10_000, 'a whole number of runs from 2 to 10000');
+        i += 2;
+        break;
+      case '--wait-ms':
+        a.waitMs = num(flag, v, (n) => n > 0 && n <= 60_000, 'milliseconds from 1 to 60000');
+        i += 2;
+        break;
+      case '--format':
+        if (v !== 'text' && v !== 'json') throw new ConfirmUsageError(`--format ${v ?? ''}: expected text or json`);
+        a.format = v;
+        i += 2;
+        break;
+      case '--baseline': {
+        const [list, next] = takeList(flags, i + 1);
+        if (!list.length) throw new ConfirmUsageError('--baseline needs the trace files or folder recorded before the fix');
+        a.baseline = [...(a.baseline ?? []), ...list];
+        i = next;
+        break;
+      }
+      case '--noise':
+        a.noise = num(flag, v, (n) => n >= 0 && n <= 1, 'a probability from 0 to 1');
+        i += 2;
+        break;
+      case '--include':
+      case '--exclude': {
+        const [list, next] = takeList(flags, i + 1);
+        if (!list.length) throw new ConfirmUsageError(`${flag} needs at least one package or class`);
+        if (flag === '--include') a.include = [...(a.include ?? []), ...list];
+        else a.exclude = [...(a.exclude ?? []), ...list];
+        i = next;
+        break;
+      }
+      case '--timeout':
+        a.timeoutSeconds = num(flag, v, (n) => n > 0, 'a number of seconds > 0');
+        i += 2;
+        break;
+      case '--fail-on-output':
+        if (v === undefined) throw new ConfirmUsageError('--fail-on-output needs a regular expression');
+        try {
+          a.failOnOutput = new RegExp(v, 'm');
+        } catch (e) {
+          throw new ConfirmUsageError(`--fail-on-output ${v}: not a valid regular expression (${(e as Error).message})`);
+        }
+        i += 2;
+        break;
+      case '--jobs':
+        a.jobs = v === 'auto' ? os.availableParallelism() : num(flag, v, (n) => Number.isInteger(n) && n >= 1, 'a whole number ≥ 1 or "auto"');
+        i += 2;
+        break;
+      case '--seed':
+        a.seed = num(flag, v, (n) => Number.isSafeInteger(n) && n >= 0, 'a whole number ≥ 0');
+        i += 2;
+        break;
+      default:
+        if (flag.startsWith('-')) throw new ConfirmUsageError(`unknown option ${flag} for braid confirm`);
+        a.inputs.push(flag);
+        i += 1;
+    }
+  }
+  if (!a.inputs.length && a.baseline) a.inputs = [...a.baseline];
+  if (!a.inputs.length) throw new ConfirmUsageError('give the trace files or folder the pattern was ranked from, e.g. braid confirm .braid/traces/Bank-20261127-101500');
+  return a;
+}
+
+/** The selected pattern of a ranking. */
+export function selectPattern(result: AnalysisResult, selector: ConfirmArgs['selector']): RankedPattern | string {
+  const n = patternCount(result);
+  if ('position' in selector) {
+    const p = patternAt<RankedPattern>(result, selector.position - 1);
+    return p ?? `--pattern ${selector.position}: the traces have ${n} pattern(s)`;
+  }
+  for (let k = 0; k < n; k++) {
+    const p = patternAt<RankedPattern>(result, k)!;
+    if (p.key === selector.key) return p;
+  }
+  return `--pattern ${selector.key}: no pattern with this key in the traces`;
+}
+
+const short = (f: string) => f.slice(Math.max(f.lastIndexOf('/'), f.lastIndexOf('\\')) + 1);
+
+/** "T1 R balance @ Bank.java:11 → T2 W @ :13 → T1 W @ :13" */
+export function interleavingText(p: RankedPattern): string {
+  let lastFile = '';
+  return p.accesses
+    .map((a) => {
+      const file = short(a.file);
+      const where = file === lastFile ? `:${a.line}` : `${file}:${a.line}`;
+      lastFile = file;
+      const v = a.variable.slice(a.variable.lastIndexOf('.') + 1);
+      return `T${a.thread} ${a.type} ${v} @ ${where}`;
+    })
+    .join(' → ');
+}
+
+function fmtP(p: number): string {
+  return p < 1e-3 ? p.toExponential(1) : p.toFixed(3);
+}
+
+export function confirmJson(c: Confirmation): Record<string, unknown> {
+  return {
+    verdict: c.verdict,
+    pattern: c.pattern,
+    forced: c.forced,
+    opposite: c.opposite ?? null,
+    control: c.control ?? null,
+    pValue: c.pValue,
+    reason: c.reason,
+    folder: c.folder,
+    plan: c.plan,
+    failingRun: c.failingRun ?? null,
+    runs: c.runsSpent,
+    seconds: Math.round(c.seconds * 10) / 10,
+  };
+}
+
+export function confirmText(c: Confirmation, p: RankedPattern, command: string[], cwd = process.cwd()): string {
+  const rel = (f: string) => path.relative(cwd, f) || f;
+  const out = [
+    `braid confirm: ${p.id} ${p.kind} (listed #${c.pattern.rank}) — ${c.verdict.toUpperCase()}`,
+    `  ${interleavingText(p)}`,
+    `  forced: ${c.forced.failed} of ${c.forced.runs} runs failed (interleaving forced in ${c.forced.forcedOk})`,
+  ];
+  if (c.opposite) out.push(`  opposite order: ${c.opposite.failed} of ${c.opposite.runs} failed (forced in ${c.opposite.forcedOk})`);
+  if (c.control) out.push(`  unforced: ${c.control.failed} of ${c.control.runs} failed`);
+  out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
+  out.push(`  ${c.runsSpent} runs in ${c.seconds.toFixed(1)} s; runs in ${rel(c.folder)}`);
+  if (c.verdict === 'confirmed') out.push(`  reproduce: braid record --runs 1 --plan ${rel(c.plan)} -- ${command.join(' ')}`);
+  return out.map(terminalLine).join('\n');
+}
+
+export function fixJson(f: FixCheck, pattern: RankedPattern): Record<string, unknown> {
+  return { fix: f.verdict, pattern: { rank: pattern.rank, key: pattern.key, id: pattern.id }, forced: f.forced, before: f.before, after: f.after, pValue: f.pValue, reason: f.reason };
+}
+
+export function fixText(f: FixCheck, p: RankedPattern): string {
+  return [`braid confirm --baseline: ${p.id} ${p.kind} — ${f.verdict.toUpperCase()}`, `  ${interleavingText(p)}`, `  ${f.reason}`, `  p = ${fmtP(f.pValue)} (the runs before the fix failed more often than after)`]
+    .map(terminalLine)
+    .join('\n');
+}
+
+export async function runConfirmCommand(argv: string[]): Promise<number> {
+  let a: ConfirmArgs;
+  try {
+    a = parseConfirmArgs(argv);
+  } catch (e) {
+    if (e instanceof ConfirmUsageError) {
+      process.stderr.write(`braid confirm: ${terminalText(e.message)}\n${CONFIRM_USAGE}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const source = a.baseline ?? a.inputs;
+  const { result } = await analyzeInputsRanked(source, {});
+  for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  if (result.executions.total === 0) {
+    process.stderr.write('braid confirm: no runs in the traces\n');
+    return 1;
+  }
+  const picked = selectPattern(result, a.selector);
+  if (typeof picked === 'string') {
+    process.stderr.write(`braid confirm: ${terminalText(picked)}\n`);
+    return 2;
+  }
+  const pattern = { ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank };
+  // the command, its folder and the include list: given, or the recording's
+  const m = await readRecordingManifest(path.resolve(source[0]));
+  if (m.problem) process.stderr.write(`braid confirm: ${terminalText(m.problem)}\n`);
+  const command = a.command.length ? a.command : (m.manifest?.command ?? []);
+  if (!command.length) {
+    process.stderr.write(`braid confirm: no command: the traces' folder has no recording.json (recorded before it existed, or copied); put the command after "--", e.g. braid confirm ${source[0]} -- java -cp out bank.Bank\n`);
+    return 2;
+  }
+  const cwd = a.command.length ? process.cwd() : (m.manifest?.cwd ?? process.cwd());
+  const o: ConfirmOptions = {
+    command,
+    cwd,
+    include: a.include ?? m.manifest?.include ?? [],
+    exclude: a.exclude ?? m.manifest?.exclude ?? [],
+    runs: a.runs,
+    noise: a.baseline ? 0 : (a.noise ?? 0),
+    timeoutSeconds: a.timeoutSeconds ?? m.manifest?.timeoutSeconds ?? 60,
+    jobs: a.jobs,
+    seed: a.seed,
+    name: sanitizeName(m.manifest?.name || deriveName(command)),
+    waitMs: a.waitMs,
+    outRoot: path.join(process.cwd(), '.braid', 'confirm'),
+    ...(a.failOnOutput ? { failOnOutput: a.failOnOutput } : m.manifest?.failOnOutput ? { failOnOutput: new RegExp(m.manifest.failOnOutput, 'm') } : {}),
+  };
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  const tty = process.stderr.isTTY;
+  const progress = (p: { group: string; done: number; total: number; failed: number; forcedOk?: number }) => {
+    const line = `${p.group}: ${p.done}/${p.total} runs, ${p.failed} failed${p.forcedOk !== undefined ? `, forced in ${p.forcedOk}` : ''}`;
+    if (tty) process.stderr.write(`\r\x1b[K${line}`);
+    else if (p.done === p.total) process.stderr.write(line + '\n');
+  };
+  try {
+    if (a.baseline) {
+      const before = { runs: result.executions.total, failed: result.executions.failed };
+      const f = await checkFix(pattern, before, { ...o, recordNoise: a.noise ?? m.manifest?.noise ?? 0.1 }, progress, abort.signal);
+      if (tty) process.stderr.write('\r\x1b[K');
+      process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
+      return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : 1;
+    }
+    const c = await confirmPattern(pattern, o, progress, abort.signal);
+    if (tty) process.stderr.write('\r\x1b[K');
+    process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c), null, 2) : confirmText(c, pattern, command)) + '\n');
+    return abort.signal.aborted ? 130 : c.verdict === 'confirmed' ? 0 : 1;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The verdict of a confirmation (issue 28): N runs with the pattern's interleaving forced, N with the
+ * opposite order forced, N control runs (nothing forced).
+ *
+ *   confirmed   the constraint was met in most forced runs and forced runs fail far more than both
+ *               the opposite-order and the control runs: one-sided Fisher p < α (0.01) against each
+ *   not forced  the constraint was met in fewer than half of the forced runs (a lock or a join orders
+ *               the accesses, or the accesses never meet on one object) — itself evidence that the
+ *               pattern cannot happen, so it is benign as recorded
+ *   refuted     forced, and forcing it does not make the failure more likely
+ */
+import { fisherOneSided } from '../ranking/fisherExact';
+
+export type Verdict = 'confirmed' | 'refuted' | 'not forced';
+
+export interface ForcedGroup {
+  runs: number;
+  failed: number;
+  /** runs whose constraint was met */
+  forcedOk: number;
+  /** why a run's constraint was not met, per reason (most common first when reported) */
+  reasons?: Map<string, number>;
+}
+
+export interface ControlGroup {
+  runs: number;
+  failed: number;
+}
+
+export interface VerdictResult {
+  verdict: Verdict;
+  /** max of the two one-sided Fisher p-values (forced vs opposite, forced vs control); 1 when not forced */
+  pValue: number;
+  reason: string;
+}
+
+export const CONFIRM_ALPHA = 0.01;
+
+/** One-sided Fisher: do group a's runs fail more often than group b's? */
+export function failsMoreOften(a: ControlGroup, b: ControlGroup): number {
+  return fisherOneSided(a.failed, a.runs - a.failed, a.failed + b.failed, a.runs - a.failed + (b.runs - b.failed));
+}
+
+function pct(k: number, n: number): string {
+  return n === 0 ? '–' : `${Math.round((100 * k) / n)} %`;
+}
+
+export function mostCommonReason(reasons: Map<string, number> | undefined): string | undefined {
+  let best: string | undefined;
+  let n = 0;
+  for (const [r, k] of reasons ?? []) if (k > n) [best, n] = [r, k];
+  return best;
+}
+
+export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undefined, control: ControlGroup | undefined, alpha = CONFIRM_ALPHA): VerdictResult {
+  if (forced.runs === 0) return { verdict: 'not forced', pValue: 1, reason: 'no forced run finished' };
+  if (forced.forcedOk * 2 < forced.runs) {
+    const why = mostCommonReason(forced.reasons);
+    return {
+      verdict: 'not forced',
+      pValue: 1,
+      reason: `the interleaving could be forced in ${forced.forcedOk} of ${forced.runs} runs${why ? `: ${why}` : ''}`,
+    };
+  }
+  const pOpp = opposite && opposite.runs > 0 ? failsMoreOften(forced, opposite) : 1;
+  const pCtl = control && control.runs > 0 ? failsMoreOften(forced, control) : 1;
+  const p = Math.max(pOpp, pCtl);
+  const rates = `forced ${forced.failed}/${forced.runs} failed (${pct(forced.failed, forced.runs)})` +
+    (opposite ? `, the opposite order ${opposite.failed}/${opposite.runs}` : '') +
+    (control ? `, unforced ${control.failed}/${control.runs}` : '');
+  if (p < alpha) return { verdict: 'confirmed', pValue: p, reason: `forcing it makes the failure happen: ${rates}` };
+  const weak = pOpp >= alpha && pCtl < alpha ? ' (the opposite order fails about as often: the delay, not the order, makes it fail)' : '';
+  return { verdict: 'refuted', pValue: p, reason: `forcing it does not make the failure more likely: ${rates}${weak}` };
+}

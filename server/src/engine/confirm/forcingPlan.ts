@@ -1,0 +1,121 @@
+/**
+ * Forcing plans (issue 28): a ranked pattern becomes a schedule constraint for the Java agent — the
+ * plan's `force` section (docs/noise.md, "Forcing plans"). The pattern's accesses, in execution
+ * order, are the plan's accesses; at every change of thread role the thread after the change is
+ * held before its access until the other thread has performed the access before the change (on the
+ * same object when both are the same variable), and inside an atomicity window only a performance
+ * after the window opened counts (`since`: the holding thread's own earlier access of the pattern).
+ *
+ *   order   A1 B2          pattern: B waits for A            opposite: A waits for B
+ *   window  A1 B2 C1       pattern: B waits for A, C waits   opposite: A waits for B
+ *                          for B since A                     (B before the window opens)
+ *
+ * The opposite order reverses the pattern's first change of role, so the window (or the order)
+ * cannot happen the pattern's way in that run's forced instance.
+ */
+import type { PatternAccess, RankedPattern } from '../analysis';
+import type { NoisePlan } from '../noise/noisePlan';
+
+export type ForceOrder = 'pattern' | 'opposite';
+
+/** One access of a forcing plan: where the trace records it (library code: the library location). */
+export interface ForceAccessSpec {
+  role: 1 | 2;
+  type: 'R' | 'W';
+  variable: string;
+  file: string;
+  line: number;
+  method: string;
+}
+
+export interface ForceWaitSpec {
+  /** index of the access a thread is held before */
+  at: number;
+  /** index of the access another thread must have performed */
+  for: number;
+  /** only performances after the holding thread's own latest performance of this access count */
+  since?: number;
+  sameObject: boolean;
+}
+
+export interface ForceSection {
+  order: ForceOrder;
+  waitMs: number;
+  times: number;
+  maxTimeouts?: number;
+  pattern?: { key: string; id: string; rank: number };
+  accesses: ForceAccessSpec[];
+  waits: ForceWaitSpec[];
+}
+
+export interface ForcingOptions {
+  /** longest hold, ms (default 300) */
+  waitMs?: number;
+  /** forced instances per run (default 1) */
+  times?: number;
+  /** timed-out holds of one wait before it is given up for the run (default 5) */
+  maxTimeouts?: number;
+  /** match accesses by method, variable and type on any line (`line: 0`): after an edit moved lines */
+  anyLine?: boolean;
+}
+
+export const DEFAULT_WAIT_MS = 300;
+
+/** The location the trace records for an access (the library's, for an access in library code). */
+export function traceLocation(a: PatternAccess): { file: string; line: number; method: string } {
+  return a.library ?? { file: a.file, line: a.line, method: a.method };
+}
+
+/** The waits that force the pattern's own order. */
+export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpec[] {
+  const waits: ForceWaitSpec[] = [];
+  for (let i = 1; i < accesses.length; i++) {
+    if (accesses[i].role === accesses[i - 1].role) continue;
+    const w: ForceWaitSpec = { at: i, for: i - 1, sameObject: accesses[i].variable === accesses[i - 1].variable };
+    for (let k = i - 2; k >= 0; k--) {
+      if (accesses[k].role === accesses[i].role) {
+        w.since = k;
+        break;
+      }
+    }
+    waits.push(w);
+  }
+  return waits;
+}
+
+/** The wait that forces the opposite order: the first access waits for the other role's first access. */
+export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpec[] {
+  const j = accesses.findIndex((a) => a.role !== accesses[0].role);
+  if (j < 0) return [];
+  return [{ at: 0, for: j, sameObject: accesses[0].variable === accesses[j].variable }];
+}
+
+export function forceSection(p: RankedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
+  const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
+    const at = traceLocation(a);
+    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line };
+  });
+  return {
+    order,
+    waitMs: o.waitMs ?? DEFAULT_WAIT_MS,
+    times: o.times ?? 1,
+    maxTimeouts: o.maxTimeouts ?? 5,
+    pattern: { key: p.key, id: p.id, rank: p.rank },
+    accesses,
+    waits: order === 'pattern' ? patternWaits(accesses) : oppositeWaits(accesses),
+  };
+}
+
+/** A plan that forces (no noise anywhere): `braid record --plan` runs it like any noise plan. */
+export function forcingPlan(name: string, p: RankedPattern, order: ForceOrder, o: ForcingOptions = {}, command?: string[]): NoisePlan & { force: ForceSection } {
+  return {
+    format: 'braid-noise-plan',
+    version: 1,
+    name,
+    ...(command ? { command } : {}),
+    noise: { kind: 'yield' },
+    points: [],
+    force: forceSection(p, order, o),
+    origin: { tool: 'braid confirm', created: new Date().toISOString() },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Check the fix (issue 28, docs/confirm.md): after an edit, force the pattern's interleaving on the
+ * new build and record the program with the original noise again; compare with the recording
+ * before the fix.
+ *
+ *   fixed       forced runs no longer fail (the interleaving cannot be forced any more, or it is
+ *               forced and passes) and the noise runs fail significantly less than before
+ *   not fixed   forced runs still fail, or the failure rate did not drop
+ *
+ * An edit moves lines, so the forcing plan matches the pattern's accesses by method, variable and
+ * access type (`line: 0`), not by line.
+ */
+import path from 'node:path';
+import type { RankedPattern } from '../engine/analysis';
+import { failsMoreOften } from '../engine/confirm/confirmVerdict';
+import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress } from './confirmRuns';
+import { recordRuns } from './recordRuns';
+import { sanitizeName } from './recordOptions';
+
+export interface FixCheck {
+  verdict: 'fixed' | 'not fixed';
+  /** the interleaving forced on the new build */
+  forced: Confirmation['forced'] & { reason: string };
+  before: { runs: number; failed: number };
+  after: { runs: number; failed: number; folder: string };
+  /** one-sided Fisher p that the runs before failed more often than after */
+  pValue: number;
+  reason: string;
+}
+
+export interface FixCheckOptions extends ConfirmOptions {
+  /** noise of the re-recording (the original recording's) */
+  recordNoise: number;
+  /** noise runs after the fix (default: runs) */
+  afterRuns?: number;
+}
+
+export async function checkFix(
+  p: RankedPattern,
+  before: { runs: number; failed: number },
+  o: FixCheckOptions,
+  onProgress?: (p: ConfirmProgress | { group: 'after'; done: number; total: number; failed: number }) => void,
+  signal?: AbortSignal,
+): Promise<FixCheck> {
+  const forcedRun = await confirmPattern(p, { ...o, anyLine: true, skipOpposite: true, controlRuns: 0 }, onProgress, signal);
+  const afterRuns = o.afterRuns ?? o.runs;
+  const outDir = path.join(forcedRun.folder, 'after');
+  let failed = 0;
+  let done = 0;
+  const summary = await recordRuns(
+    {
+      command: o.command,
+      runs: afterRuns,
+      noise: o.recordNoise,
+      include: o.include,
+      exclude: o.exclude,
+      outDir,
+      timeoutSeconds: o.timeoutSeconds,
+      jobs: o.jobs,
+      seed: o.seed + 300_000,
+      name: `${sanitizeName(o.name)}-after`,
+      cwd: o.cwd,
+      ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
+      ...(o.env ? { env: o.env } : {}),
+      ...(o.agentJar ? { agentJar: o.agentJar } : {}),
+      ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
+    },
+    (pr) => {
+      done++;
+      if (pr.run.outcome === 'fail') failed++;
+      onProgress?.({ group: 'after', done, total: afterRuns, failed });
+    },
+    signal,
+  );
+  const after = { runs: summary.total, failed: summary.failed, folder: outDir };
+  const pValue = failsMoreOften(before, after);
+  const f = forcedRun.forced;
+  const rate = (k: number, n: number) => `${k} of ${n}${n ? ` (${Math.round((100 * k) / n)} %)` : ''}`;
+  const rates = `with noise the runs failed ${rate(before.failed, before.runs)} before, ${rate(after.failed, after.runs)} now`;
+  const notForced = forcedRun.verdict === 'not forced';
+  let verdict: FixCheck['verdict'];
+  let reason: string;
+  if (!notForced && f.failed > 0) {
+    verdict = 'not fixed';
+    reason = `still fails ${f.failed} of ${f.runs} runs when the interleaving is forced; ${rates}`;
+  } else if (after.failed > 0 && (pValue >= 0.05 || after.failed * before.runs >= before.failed * after.runs)) {
+    verdict = 'not fixed';
+    reason = `the failure rate did not drop: ${rates}`;
+  } else {
+    verdict = 'fixed';
+    const how = notForced
+      ? `the interleaving can no longer happen (${forcedRun.reason.replace(/^the interleaving could be forced in 0 of \d+ runs: /, '')})`
+      : `the interleaving still happens (forced in ${f.forcedOk} of ${f.runs} runs) but no run fails`;
+    reason = `${how}; ${rates}${after.failed > 0 ? ' — the runs that still fail may be another bug' : ''}`;
+  }
+  return { verdict, forced: { ...f, reason: forcedRun.reason }, before, after, pValue, reason };
+}

@@ -1,0 +1,83 @@
+/**
+ * Forcing plans and verdicts of `braid confirm` (issue 28): which waits a pattern becomes, in its own
+ * order and the opposite one, and how the three groups of runs give a verdict.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PatternAccess, RankedPattern } from '../../server/src/engine/analysis';
+import { forceSection, forcingPlan, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
+import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
+
+function access(thread: 1 | 2, type: 'R' | 'W', variable: string, line: number, extra: Partial<PatternAccess> = {}): PatternAccess {
+  return { thread, type, variable, file: 'bank/Bank.java', line, method: 'bank.Bank$Account.deposit', stack: [], ...extra };
+}
+
+function pattern(id: string, kind: string, accesses: PatternAccess[]): RankedPattern {
+  return { rank: 1, score: 1, id, kind, category: 'order', failed: 10, passed: 0, accesses, key: `k-${id}`, pValue: 0, group: 'cause', tie: 1, tieSize: 1, index: 0 };
+}
+
+const bal = 'bank.Bank$Account.balance';
+
+test('an order pattern: the second thread waits for the first access; the opposite reverses it', () => {
+  const p = pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)]);
+  const f = forceSection(p, 'pattern');
+  assert.deepEqual(f.waits, [{ at: 1, for: 0, sameObject: true }]);
+  assert.deepEqual(forceSection(p, 'opposite').waits, [{ at: 0, for: 1, sameObject: true }]);
+  assert.equal(f.accesses[0].line, 11);
+  assert.equal(f.waitMs, 300);
+  assert.deepEqual(f.pattern, { key: 'k-P1', id: 'P1', rank: 1 });
+});
+
+test('an atomicity window: the middle access waits for the first, the last waits for the middle since the first', () => {
+  const accesses = forceSection(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]), 'pattern').accesses;
+  assert.deepEqual(patternWaits(accesses), [
+    { at: 1, for: 0, sameObject: true },
+    { at: 2, for: 1, since: 0, sameObject: true },
+  ]);
+  assert.deepEqual(oppositeWaits(accesses), [{ at: 0, for: 1, sameObject: true }]);
+});
+
+test('multi-variable patterns: same object only between accesses of one variable; since is the role’s latest earlier access', () => {
+  // P11: W1(x) W2(y) W1(y) W2(x)
+  const acc = [access(1, 'W', 'a.X.x', 1), access(2, 'W', 'a.X.y', 2), access(1, 'W', 'a.X.y', 3), access(2, 'W', 'a.X.x', 4)];
+  const w = patternWaits(forceSection(pattern('P11', 'WWWW', acc), 'pattern').accesses);
+  assert.deepEqual(w, [
+    { at: 1, for: 0, sameObject: false },
+    { at: 2, for: 1, since: 0, sameObject: true },
+    { at: 3, for: 2, since: 1, sameObject: false },
+  ]);
+  // P9: W1(x) W2(x) W2(y) W1(y): no wait between the two accesses of thread 2
+  const p9 = [access(1, 'W', 'a.X.x', 1), access(2, 'W', 'a.X.x', 2), access(2, 'W', 'a.X.y', 3), access(1, 'W', 'a.X.y', 4)];
+  assert.deepEqual(patternWaits(forceSection(pattern('P9', 'WWWW', p9), 'pattern').accesses), [
+    { at: 1, for: 0, sameObject: true },
+    { at: 3, for: 2, since: 0, sameObject: true },
+  ]);
+});
+
+test('an access in library code is matched where the trace records it (the library location); anyLine drops lines', () => {
+  const lib = access(1, 'W', 'java.util.HashMap', 20, { library: { file: 'java/util/HashMap.java', line: 611, method: 'java.util.HashMap.putVal' } });
+  const p = pattern('P3', 'WW', [lib, access(2, 'W', 'java.util.HashMap', 20)]);
+  const f = forceSection(p, 'pattern');
+  assert.deepEqual([f.accesses[0].file, f.accesses[0].line, f.accesses[0].method], ['java/util/HashMap.java', 611, 'java.util.HashMap.putVal']);
+  assert.equal(forceSection(p, 'pattern', { anyLine: true }).accesses[1].line, 0);
+  const plan = forcingPlan('BankTest P3 pattern', p, 'pattern', {}, ['java', 'Bank']);
+  assert.equal(plan.format, 'braid-noise-plan');
+  assert.deepEqual(plan.points, []);
+  assert.deepEqual(plan.command, ['java', 'Bank']);
+});
+
+test('verdicts: confirmed, refuted, not forced', () => {
+  const c = decideVerdict({ runs: 20, failed: 19, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 1 });
+  assert.equal(c.verdict, 'confirmed');
+  assert.ok(c.pValue < 1e-6, String(c.pValue));
+  // forcing makes it fail, but the opposite order fails as often: the delay, not the order
+  const r = decideVerdict({ runs: 20, failed: 12, forcedOk: 20 }, { runs: 20, failed: 11, forcedOk: 20 }, { runs: 20, failed: 1 });
+  assert.equal(r.verdict, 'refuted');
+  assert.match(r.reason, /delay, not the order/);
+  assert.equal(decideVerdict({ runs: 20, failed: 1, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 1 }).verdict, 'refuted');
+  const reasons = new Map([['thread worker-2 is blocked on bank.Account (monitor) held by worker-1', 18], ['timed out', 1]]);
+  const n = decideVerdict({ runs: 20, failed: 0, forcedOk: 1, reasons }, undefined, undefined);
+  assert.equal(n.verdict, 'not forced');
+  assert.match(n.reason, /forced in 1 of 20 runs: thread worker-2 is blocked/);
+  assert.equal(decideVerdict({ runs: 0, failed: 0, forcedOk: 0 }, undefined, undefined).verdict, 'not forced');
+});
