@@ -19,7 +19,8 @@ import { textReportLines } from '../engine/report/textReport';
 import { droppedLocationsWarning, sarifReportSections } from '../engine/report/sarifReport';
 import { ChunkSink, streamSink, writeJson, writeLines } from '../engine/report/jsonStream';
 import { extraCommands } from './commands';
-import { terminalText } from '../engine/outputEscaping';
+import { terminalLine, terminalText } from '../engine/outputEscaping';
+import { AnalyzeConfirmArgs, confirmInAnalysis, DEFAULT_CONFIRM_RUNS } from './analyzeConfirm';
 import { Bug, bugsTextReport, explainBugs, GriffinClustering, GriffinOptions } from '../engine/griffin/griffin';
 import type { Scoring } from '../engine/griffin/suspiciousPatterns';
 
@@ -51,6 +52,11 @@ Usage:
       --griffin-weak-runs N      bugs explaining at most N failing runs are "weak evidence", listed last (default 2)
       --griffin-alpha P          merge step: a pattern cluster whose best pattern has Fisher p > P joins a bug, never starts one (default 0.05)
       --no-bugs                  skip GRIFFIN (no bug sections)
+      --confirm K                force the interleaving of the top K patterns with evidence and of each bug's lead
+                                 (braid confirm) and list confirmed causes first; the command is the recording's,
+                                 or give it after "--" (docs/confirm.md)
+      --confirm-runs N           runs per group of a confirmation (default 10)
+      --confirm-budget RUNS      most program runs for all confirmations (default max(3 × runs, 400))
       --workers N                worker threads reading traces in parallel (default 1 = this thread; one trace ≥ 64 MiB with N ≥ 2: parsed in a second thread)
       --cache DIR                per-run summary cache (e.g. .braid/cache): traces analyzed before are not read again
       Inputs may also be summary files (*.braid-summary.json, from braid summarize), e.g. shards from many machines.
@@ -79,6 +85,8 @@ interface AnalyzeArgs {
   output?: string;
   options: Partial<AnalysisOptions>;
   griffin: GriffinCliOptions;
+  /** --confirm K (and --confirm-runs, --confirm-budget, the command after "--") */
+  confirm?: AnalyzeConfirmArgs;
 }
 
 interface GriffinCliOptions {
@@ -107,8 +115,12 @@ function intArg(flag: string, v: string | undefined, min: number): number {
   return n;
 }
 
-export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
+export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
+  const dash = all.indexOf('--');
+  const argv = dash < 0 ? all : all.slice(0, dash);
+  const command = dash < 0 ? [] : all.slice(dash + 1);
   const a: AnalyzeArgs = { inputs: [], format: 'text', options: {}, griffin: { enabled: true } };
+  const confirm = (): AnalyzeConfirmArgs => (a.confirm ??= { top: 0, runs: DEFAULT_CONFIRM_RUNS, budget: 0, command });
   for (let k = 0; k < argv.length; k++) {
     const arg = argv[k];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -199,6 +211,15 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
       case '--no-bugs':
         a.griffin.enabled = false;
         break;
+      case '--confirm':
+        confirm().top = intArg(flag, next(), 1);
+        break;
+      case '--confirm-runs':
+        confirm().runs = intArg(flag, next(), 2);
+        break;
+      case '--confirm-budget':
+        confirm().budget = intArg(flag, next(), 1);
+        break;
       case '--top': {
         const v = next();
         // --top all: every pattern, in every format (JSON's default is JSON_DEFAULT_TOP)
@@ -228,6 +249,11 @@ export function parseAnalyzeArgs(argv: string[]): AnalyzeArgs {
     }
   }
   if (!a.inputs.length) throw new UsageError('give at least one trace file or folder');
+  if (command.length && !a.confirm) throw new UsageError('a command after "--" is only for --confirm K');
+  if (a.confirm) {
+    if (a.confirm.top === 0) throw new UsageError('--confirm-runs and --confirm-budget go with --confirm K');
+    if (a.confirm.budget === 0) a.confirm.budget = Math.max(3 * a.confirm.runs, 400);
+  }
   return a;
 }
 
@@ -253,7 +279,8 @@ export const JSON_DEFAULT_TOP = 1000;
 async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
   checkOutput(args);
-  const { result } = await analyzeInputsRanked(args.inputs, args.options, { workers: args.workers, cacheDir: args.cache });
+  const ranked = await analyzeInputsRanked(args.inputs, args.options, { workers: args.workers, cacheDir: args.cache });
+  let result = ranked.result;
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   let bugs: Bug[] | undefined;
   if (args.griffin.enabled && args.format !== 'sarif') {
@@ -263,6 +290,13 @@ async function analyzeCommand(argv: string[]): Promise<number> {
     } catch (err) {
       process.stderr.write(formatDiagnostic({ severity: 'error', file: 'GRIFFIN', message: `no bugs: ${(err as Error).message} (the ranking is reported; --griffin-clustering evidence needs no memory per pair of runs)` }) + '\n');
     }
+  }
+  let confirmLines: string[] = [];
+  if (args.confirm && result.executions.failed > 0) {
+    const c = await confirmInAnalysis(args.inputs, result, bugs, args.confirm);
+    result = c.result;
+    bugs = c.bugs;
+    confirmLines = c.lines;
   }
   // every format is streamed (report/jsonStream.ts): patterns are described as they are written, never one huge string
   await writeReport(args.output, async (sink) => {
@@ -276,7 +310,7 @@ async function analyzeCommand(argv: string[]): Promise<number> {
       if (dropped.count) process.stderr.write(droppedLocationsWarning(dropped.count) + '\n');
     } else {
       const lines = textReportLines(result, args.topAll ? Infinity : (args.top ?? 20));
-      await writeLines(bugs ? withBugs(lines, bugs, result) : lines, sink);
+      await writeLines(withConfirmation(bugs ? withBugs(lines, bugs, result) : lines, confirmLines), sink);
     }
   });
   return result.executions.total === 0 ? 1 : 0;
@@ -303,6 +337,15 @@ async function summarizeCommand(argv: string[]): Promise<number> {
   const failed = summary.runs.filter((r) => r.outcome === 'fail').length;
   process.stderr.write(`braid summarize: ${summary.runs.length} runs (${failed} failed), ${summary.patterns.n.length} patterns → ${args.output}\n`);
   return summary.runs.length === 0 ? 1 : 0;
+}
+
+/** The confirmation block after the report's first two lines (title and options). */
+function* withConfirmation(lines: Iterable<string>, block: string[]): Generator<string> {
+  let k = 0;
+  for (const line of lines) {
+    yield line;
+    if (++k === 2) for (const b of block) yield terminalLine(b);
+  }
 }
 
 function* withBugs(lines: Iterable<string>, bugs: Bug[], result: AnalysisResult): Generator<string> {

@@ -42,6 +42,8 @@ export function jsonPattern(p: RankedPattern) {
       ...(a.harness ? { harness: true } : {}),
     })),
     key: p.key,
+    // braid analyze --confirm: the verdict of forcing the pattern (docs/confirm.md)
+    ...((p as { confirmation?: unknown }).confirmation ? { confirmation: (p as { confirmation?: unknown }).confirmation } : {}),
   };
 }
 
@@ -76,6 +78,7 @@ export function jsonReportSections(r: AnalysisResult, o: JsonReportOptions = {})
         patterns: x.patterns.length,
         seed: x.seed,
         ...(x.failPoint !== undefined ? { failPoint: x.failPoint } : {}),
+        ...(x.failure ? { failure: x.failure } : {}),
       };
     }),
     ...(o.extra ?? {}),

@@ -98,15 +98,15 @@ export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: strin
     return {
       ruleId: p.id,
       ruleIndex: p.id ? Number(p.id.slice(1)) - 1 : 0,
-      level: p.group !== 'cause' || p.evidence === false ? 'note' : p.rank === 1 && p.score > 0 ? 'error' : 'warning',
+      level: verdictOf(p) === 'confirmed' ? 'error' : verdictOf(p) || p.group !== 'cause' || p.evidence === false ? 'note' : p.rank === 1 && p.score > 0 ? 'error' : 'warning',
       message: {
-        text: `Rank ${p.rank}, suspiciousness ${p.score.toFixed(3)} (${r.options.formula}), p = ${formatP(p.pValue)}: ${p.id} ${p.kind} ${p.category} pattern seen in ${p.failed} failing and ${p.passed} passing runs; group ${GROUP_WORDS[p.group]}${p.evidence === false ? ' — no evidence that it goes with failing (p ≥ 0.05 or in nearly every passing run)' : ''}${p.tieSize > 1 ? `, one of ${p.tieSize} tied patterns over the same methods` : ''}.`,
+        text: `Rank ${p.rank}, suspiciousness ${p.score.toFixed(3)} (${r.options.formula}), p = ${formatP(p.pValue)}: ${p.id} ${p.kind} ${p.category} pattern seen in ${p.failed} failing and ${p.passed} passing runs; group ${GROUP_WORDS[p.group]}${p.evidence === false ? ' — no evidence that it goes with failing (p ≥ 0.05 or in nearly every passing run)' : ''}${p.tieSize > 1 ? `, one of ${p.tieSize} tied patterns over the same methods` : ''}.${verdictOf(p) ? ` Forcing its interleaving: ${verdictOf(p)} — ${(p as { confirmation?: { reason: string } }).confirmation!.reason}.` : ''}`,
       },
       locations: primary ? [{ physicalLocation: primary.physicalLocation }] : [],
       relatedLocations: locations,
       codeFlows: [codeFlow(p, locations)],
       partialFingerprints: { braidPatternKey: p.key },
-      properties: { rank: p.rank, score: p.score, pValue: p.pValue, group: p.group, evidence: p.evidence !== false, tie: p.tie, tieSize: p.tieSize, failed: p.failed, passed: p.passed, kind: p.kind },
+      properties: { rank: p.rank, score: p.score, pValue: p.pValue, group: p.group, evidence: p.evidence !== false, tie: p.tie, tieSize: p.tieSize, failed: p.failed, passed: p.passed, kind: p.kind, ...((p as { confirmation?: unknown }).confirmation ? { confirmation: (p as { confirmation?: unknown }).confirmation } : {}) },
     };
   };
   const results = new JsonRows(shown.length, (j) => result(rows.describe(shown[j])));
@@ -201,4 +201,9 @@ export function sarifArtifactUri(file: string, root: string): string | undefined
     .split('/')
     .map((s) => encodeURIComponent(s))
     .join('/');
+}
+
+/** The verdict of `braid analyze --confirm` on a pattern (docs/confirm.md), when it was forced. */
+function verdictOf(p: object): string | undefined {
+  return (p as { confirmation?: { verdict: string } }).confirmation?.verdict;
 }

@@ -1,0 +1,100 @@
+/**
+ * `braid analyze --confirm K` (issue 28, docs/confirm.md): after ranking, force the interleaving of
+ * the top K patterns with evidence and of each GRIFFIN bug's lead pattern, within a budget of runs,
+ * and list confirmed causes first (confirmedRanking.ts).
+ */
+import os from 'node:os';
+import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
+import type { Bug } from '../engine/griffin/griffin';
+import { PatternConfirmation, withConfirmations } from '../engine/confirm/confirmedRanking';
+import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
+import { confirmPattern } from '../recorder/confirmRuns';
+import { confirmOptionsFor, interleavingText } from './confirmCommand';
+
+export interface AnalyzeConfirmArgs {
+  /** top patterns with evidence to confirm */
+  top: number;
+  /** runs per group */
+  runs: number;
+  /** most program runs in all */
+  budget: number;
+  /** the command after "--" (default: the recording's) */
+  command: string[];
+  waitMs?: number;
+}
+
+export const DEFAULT_CONFIRM_RUNS = 10;
+
+/** The patterns to force: the top K with evidence, then each bug's lead (by key, each once). */
+export function confirmCandidates(result: AnalysisResult, bugs: readonly Bug[] | undefined, top: number): RankedPattern[] {
+  const out: RankedPattern[] = [];
+  const seen = new Set<string>();
+  const n = patternCount(result);
+  for (let k = 0; k < n && out.length < top; k++) {
+    const p = patternAt<RankedPattern>(result, k)!;
+    if (p.evidence === false || seen.has(p.key)) continue;
+    seen.add(p.key);
+    out.push({ ...p, rank: k + 1 });
+  }
+  const lead = new Set((bugs ?? []).map((b) => b.patternKeys[0]).filter((k) => k !== undefined && !seen.has(k)));
+  for (let k = 0; k < n && lead.size > 0; k++) {
+    const p = patternAt<RankedPattern>(result, k)!;
+    if (!lead.delete(p.key)) continue;
+    seen.add(p.key);
+    out.push({ ...p, rank: k + 1 });
+  }
+  return out;
+}
+
+const MARK: Record<string, string> = { confirmed: '✓ confirmed ', refuted: '✗ refuted   ', 'not forced': '– not forced' };
+
+export async function confirmInAnalysis(
+  inputs: string[],
+  result: AnalysisResult,
+  bugs: Bug[] | undefined,
+  a: AnalyzeConfirmArgs,
+  signal?: AbortSignal,
+): Promise<{ result: AnalysisResult; bugs?: Bug[]; lines: string[] }> {
+  const resolved = await confirmOptionsFor(inputs, {
+    command: a.command,
+    runs: a.runs,
+    waitMs: a.waitMs ?? DEFAULT_WAIT_MS,
+    jobs: Math.max(1, Math.min(2, os.availableParallelism())),
+    seed: 1000,
+  });
+  if (typeof resolved === 'string') return { result, bugs, lines: [`Confirmation skipped: ${resolved}`] };
+  const candidates = confirmCandidates(result, bugs, a.top);
+  const verdicts = new Map<string, PatternConfirmation>();
+  const lines: string[] = [];
+  let spent = 0;
+  let skipped = 0;
+  const started = Date.now();
+  for (const p of candidates) {
+    if (signal?.aborted) break;
+    if (spent + 3 * a.runs > a.budget) {
+      skipped++;
+      continue;
+    }
+    process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`);
+    const c = await confirmPattern(p, { ...resolved.options, seed: resolved.options.seed + spent }, undefined, signal);
+    spent += c.runsSpent;
+    verdicts.set(p.key, {
+      verdict: c.verdict,
+      reason: c.reason,
+      pValue: c.pValue,
+      forced: c.forced,
+      ...(c.opposite ? { opposite: c.opposite } : {}),
+      ...(c.control ? { control: c.control } : {}),
+      ...(c.failingRun ? { failingTrace: c.failingRun.trace } : {}),
+      plan: c.plan,
+    });
+    lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
+  }
+  const head = `Confirmation by forcing — ${verdicts.size} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;
+  const next = withConfirmations(result, verdicts);
+  // bugs name their patterns by index into the list: follow the keys into the new order
+  const index = new Map<string, number>();
+  next.patterns.forEach((p, k) => index.set(p.key, k));
+  const remapped = bugs?.map((b) => ({ ...b, patterns: b.patternKeys.map((key) => index.get(key)).filter((k): k is number => k !== undefined) }));
+  return { result: next, bugs: remapped, lines: ['', head, ...lines] };
+}
