@@ -11,7 +11,7 @@ import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
-import { readRecordingManifest } from '../recorder/recordingManifest';
+import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confirmRuns';
 import { checkFix, FixCheck } from '../recorder/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
@@ -219,6 +219,41 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
     .join('\n');
 }
 
+/** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline'>>;
+
+/**
+ * The confirmation's options: the command after "--", or the recording's (recording.json next to the
+ * traces, with its working directory and include list); a sentence when there is no command.
+ */
+export async function confirmOptionsFor(source: string[], a: ConfirmSettings): Promise<{ options: ConfirmOptions; manifest?: RecordingManifest } | string> {
+  const m = await readRecordingManifest(path.resolve(source[0]));
+  if (m.problem) process.stderr.write(`braid confirm: ${terminalText(m.problem)}\n`);
+  const command = a.command.length ? a.command : (m.manifest?.command ?? []);
+  if (!command.length) {
+    return `no command: the traces' folder has no recording.json (recorded before it existed, or copied); put the command after "--", e.g. braid confirm ${source[0]} -- java -cp out bank.Bank`;
+  }
+  const cwd = a.command.length ? process.cwd() : (m.manifest?.cwd ?? process.cwd());
+  return {
+    manifest: m.manifest,
+    options: {
+      command,
+      cwd,
+      include: a.include ?? m.manifest?.include ?? [],
+      exclude: a.exclude ?? m.manifest?.exclude ?? [],
+      runs: a.runs,
+      noise: a.baseline ? 0 : (a.noise ?? 0),
+      timeoutSeconds: a.timeoutSeconds ?? m.manifest?.timeoutSeconds ?? 60,
+      jobs: a.jobs,
+      seed: a.seed,
+      name: sanitizeName(m.manifest?.name || deriveName(command)),
+      waitMs: a.waitMs,
+      outRoot: path.join(process.cwd(), '.braid', 'confirm'),
+      ...(a.failOnOutput ? { failOnOutput: a.failOnOutput } : m.manifest?.failOnOutput ? { failOnOutput: new RegExp(m.manifest.failOnOutput, 'm') } : {}),
+    },
+  };
+}
+
 export async function runConfirmCommand(argv: string[]): Promise<number> {
   let a: ConfirmArgs;
   try {
@@ -243,30 +278,13 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const pattern = { ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank };
-  // the command, its folder and the include list: given, or the recording's
-  const m = await readRecordingManifest(path.resolve(source[0]));
-  if (m.problem) process.stderr.write(`braid confirm: ${terminalText(m.problem)}\n`);
-  const command = a.command.length ? a.command : (m.manifest?.command ?? []);
-  if (!command.length) {
-    process.stderr.write(`braid confirm: no command: the traces' folder has no recording.json (recorded before it existed, or copied); put the command after "--", e.g. braid confirm ${source[0]} -- java -cp out bank.Bank\n`);
+  const resolved = await confirmOptionsFor(source, a);
+  if (typeof resolved === 'string') {
+    process.stderr.write(`braid confirm: ${terminalText(resolved)}\n`);
     return 2;
   }
-  const cwd = a.command.length ? process.cwd() : (m.manifest?.cwd ?? process.cwd());
-  const o: ConfirmOptions = {
-    command,
-    cwd,
-    include: a.include ?? m.manifest?.include ?? [],
-    exclude: a.exclude ?? m.manifest?.exclude ?? [],
-    runs: a.runs,
-    noise: a.baseline ? 0 : (a.noise ?? 0),
-    timeoutSeconds: a.timeoutSeconds ?? m.manifest?.timeoutSeconds ?? 60,
-    jobs: a.jobs,
-    seed: a.seed,
-    name: sanitizeName(m.manifest?.name || deriveName(command)),
-    waitMs: a.waitMs,
-    outRoot: path.join(process.cwd(), '.braid', 'confirm'),
-    ...(a.failOnOutput ? { failOnOutput: a.failOnOutput } : m.manifest?.failOnOutput ? { failOnOutput: new RegExp(m.manifest.failOnOutput, 'm') } : {}),
-  };
+  const { options: o, manifest } = resolved;
+  const command = o.command;
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
@@ -279,7 +297,7 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
   try {
     if (a.baseline) {
       const before = { runs: result.executions.total, failed: result.executions.failed };
-      const f = await checkFix(pattern, before, { ...o, recordNoise: a.noise ?? m.manifest?.noise ?? 0.1 }, progress, abort.signal);
+      const f = await checkFix(pattern, before, { ...o, recordNoise: a.noise ?? manifest?.noise ?? 0.1 }, progress, abort.signal);
       if (tty) process.stderr.write('\r\x1b[K');
       process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
       return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : 1;
