@@ -44,6 +44,8 @@ export interface BugDto {
   advice?: { kind?: string; shape?: string; headline?: string; summary?: string; interleaving?: string; steps?: string[] };
   /** GRIFFIN evidence (docs/griffin.md) */
   evidence?: { failingRuns: number; totalFailing: number; fraction: number; pValue: number; weak: boolean };
+  /** what its failing runs reported (the assertion or exception and where), most frequent first (issue 30) */
+  failures?: { reason: string; message?: string; location?: { file: string; line: number; method?: string }; runs: number }[];
 }
 
 export class BraidModel implements vscode.Disposable {

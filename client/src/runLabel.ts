@@ -3,14 +3,30 @@
  * id `src_bank_Bank.java-20261123-141812-0042` (the full id stays in the tooltip). Pure, no vscode.
  */
 
+import { shortFailureMessage } from '../../server/src/engine/runFailure';
+
 export interface RunLike {
   execution: string;
   outcome: 'pass' | 'fail';
   reason?: string;
   program?: string;
+  /** what failed (issue 30): the assertion or exception message, where */
+  failure?: { reason: string; message?: string; location?: { file: string; line: number } };
 }
 
-const REASONS: Record<string, string> = { 'exit-code': 'exit code', 'output-match': 'output', 'exception': 'exception', timeout: 'timeout', killed: 'killed' };
+const REASONS: Record<string, string> = { 'exit-code': 'exit code', 'output-match': 'output', 'exception': 'exception', timeout: 'timeout', killed: 'killed', assertion: 'assertion failed', 'recorder-blocked': 'recorder blocked' };
+
+/**
+ * What failed, in a few words: the assertion or exception message the program reported (class
+ * simple name: `AssertionFailedError: expected: <2> but was: <1>`), else the runner's reason
+ * (`timeout`, `exit code`). Trace text: escape it for where it goes.
+ */
+export function failureWords(r: RunLike): string {
+  const f = r.failure;
+  if (f?.message && f.reason !== 'timeout' && f.reason !== 'killed' && f.reason !== 'recorder-blocked') return shortFailureMessage(f.message);
+  const reason = f?.reason ?? r.reason ?? '';
+  return REASONS[reason] ?? (reason || 'failed');
+}
 
 /** The program's short name: `bank.Bank` → Bank, `src_bank_Bank.java` → Bank, `AccountTest.transfer` → AccountTest. */
 export function shortProgramName(name: string): string {
@@ -53,7 +69,7 @@ const baseCounts = new WeakMap<readonly RunLike[], Map<string, { all: number; un
  * without one keeps its short label unless another run without a time shares it too (then the full program name).
  */
 export function runLabel(r: RunLike, peers?: readonly RunLike[]): string {
-  const mark = r.outcome === 'fail' ? `✗ ${REASONS[r.reason ?? ''] ?? r.reason ?? 'failed'}` : '✓';
+  const mark = r.outcome === 'fail' ? `✗ ${failureWords(r)}` : '✓';
   const base = baseLabel(r.execution);
   let tag = '';
   if (peers) {

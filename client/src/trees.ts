@@ -22,6 +22,7 @@ import {
 import type { BraidModel, BugDto, BugMethodDto } from './model';
 import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/fixAdvice';
 import { mdCode, mdHeadline as markdownHeadline, mdText, plainHeadline } from '../../server/src/engine/outputEscaping';
+import { shortFailureMessage } from '../../server/src/engine/runFailure';
 
 export type Node =
   | { kind: 'run'; run: RunDto; peers?: readonly RunDto[] }
@@ -108,12 +109,14 @@ export function treeItem(n: Node): vscode.TreeItem {
       const item = new vscode.TreeItem(runLabel(r, n.peers), vscode.TreeItemCollapsibleState.None);
       item.id = `run:${r.file}`;
       // the plan first: the sidebar cuts long descriptions
-      item.description = `${r.plan ? `${runPlanNote(r)} · ` : ''}${r.events.toLocaleString()} events · ${r.patterns} patterns`;
+      item.description = `${r.failure?.location ? `${shortFile(r.failure.location.file)}:${r.failure.location.line} · ` : ''}${r.plan ? `${runPlanNote(r)} · ` : ''}${r.events.toLocaleString()} events · ${r.patterns} patterns`;
       item.iconPath = r.outcome === 'fail' ? new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')) : new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
       const md = new vscode.MarkdownString();
-      md.appendMarkdown(`**${escapeMd(r.execution)}** — ${r.outcome}`);
-      if (r.reason) md.appendMarkdown(` (${escapeMd(r.reason)})`);
-      if (r.detail) md.appendMarkdown(`\n\n${escapeMd(r.detail)}`);
+      md.appendMarkdown(`**${escapeMd(r.execution)}** — ${r.outcome === 'fail' ? 'failed' : 'passed'}`);
+      if (r.failure?.message) md.appendMarkdown(`\n\n${mdCode(r.failure.message)}`);
+      if (r.failure?.location) md.appendMarkdown(`\n\nat ${escapeMd(fileLine(r.failure.location.file, r.failure.location.line))}${r.failure.location.method ? ` in ${escapeMd(shortMethod(r.failure.location.method))}` : ''}`);
+      if (r.detail && r.detail !== r.failure?.message) md.appendMarkdown(`\n\n${escapeMd(r.detail)}`);
+      if (r.reason) md.appendMarkdown(`\n\nrunner's outcome: ${escapeMd(r.reason)}`);
       if (r.seed) md.appendMarkdown(`\n\nnoise seed ${escapeMd(r.seed)}`);
       if (r.plan) md.appendMarkdown(`\n\nnoise plan ${escapeMd(r.plan.name)}${r.plan.file ? ` (${escapeMd(r.plan.file)})` : ''}`);
       md.appendMarkdown(`\n\n${escapeMd(r.file)}`);
@@ -197,6 +200,8 @@ export function treeItem(n: Node): vscode.TreeItem {
       const md = new vscode.MarkdownString();
       md.appendMarkdown(`**Bug ${b.id}**${shape ? ` · ${escapeMd(shape)}` : ''} · ${escapeMd(kind)}`);
       if (headline) md.appendMarkdown(`\n\n${markdownHeadline(headline)}`);
+      for (const f of (b.failures ?? []).slice(0, 3))
+        md.appendMarkdown(`\n\nFails with ${f.message ? mdCode(shortFailureMessage(f.message)) : escapeMd(f.reason)}${f.location ? ` at ${escapeMd(fileLine(f.location.file, f.location.line))}` : ''} (${f.runs} run${f.runs === 1 ? '' : 's'})`);
       if (b.advice?.summary) md.appendMarkdown(`\n\n${escapeMd(b.advice.summary)}`);
       const stats = [ev ? `explains ${ev.failingRuns} of ${ev.totalFailing} failing runs` : '', pText ? `p = ${escapeMd(pText)} (one-sided Fisher exact test of its best pattern)` : '', b.score !== undefined ? `score ${escapeMd(b.score.toFixed(3))}` : ''].filter(Boolean);
       if (stats.length) md.appendMarkdown(`\n\n${stats.join(' · ')}${weak ? ' · weak evidence' : ''}`);

@@ -10,8 +10,10 @@
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { Diagnostic, Outcome, UncaughtInfo } from './trace/traceFormat';
-import { readTrace } from './trace/traceReader';
+import { Diagnostic, EventKind, FAIL_KINDS, ForcingReport, Outcome, TraceEvent, UncaughtInfo } from './trace/traceFormat';
+import { readTrace, TraceVisitor } from './trace/traceReader';
+import type { TraceSymbols } from './trace/traceSymbols';
+import { FailureSources, RunFailure, runFailure } from './runFailure';
 import { readTraceInThread } from './trace/traceReaderThread';
 import { findTraceFiles } from './traceDiscovery';
 import { PatternRegistry, RegistryColumns } from './unicorn/patternRegistry';
@@ -97,10 +99,34 @@ export interface RunResult {
   afterFailure?: number[];
   /** failing runs: the thread of the first uncaught exception, with its trace name (for the views) */
   failingThread?: { id: number; name: string };
+  /** failing runs: what failed — the assertion or exception message and where (runFailure.ts; issue 30) */
+  failure?: RunFailure;
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
   /** events the recorder dropped in this run (its writer fell behind); 0 normally */
   droppedEvents: number;
+  /** what the run's forcing plan achieved (the agent's `forcing` line, docs/trace-format.md), when it had one */
+  forcing?: ForcingReport;
+}
+
+/** Passes every event on to the collector and keeps the first FAIL event's kind, detail and location (the run's failure). */
+class FirstFailEvent implements TraceVisitor {
+  first: FailureSources['failEvent'];
+  constructor(private readonly inner: TraceVisitor) {}
+  header(h: Parameters<NonNullable<TraceVisitor['header']>>[0], s: TraceSymbols): void {
+    this.inner.header?.(h, s);
+  }
+  event(ev: TraceEvent, s: TraceSymbols, line: number): void {
+    if (ev.kind === EventKind.Fail && this.first === undefined) {
+      const loc = ev.b >= 0 ? s.locs.get(ev.b) : undefined;
+      this.first = {
+        kind: ev.a >= 0 ? FAIL_KINDS[ev.a] : undefined,
+        detail: typeof ev.value === 'string' ? ev.value : undefined,
+        location: loc && loc.line > 0 ? { file: loc.file, line: loc.line, ...(loc.method ? { method: loc.method } : {}) } : undefined,
+      };
+    }
+    this.inner.event(ev, s, line);
+  }
 }
 
 export interface PatternAccess {
@@ -242,9 +268,10 @@ export class Analyzer {
    */
   async addTrace(file: string, how: { readerThread?: boolean } = {}): Promise<RunResult | undefined> {
     const collector = this.collector();
+    const failEvent = new FirstFailEvent(collector);
     let r: Awaited<ReturnType<typeof readTrace>>;
     try {
-      r = await (how.readerThread ? readTraceInThread : readTrace)(file, collector);
+      r = await (how.readerThread ? readTraceInThread : readTrace)(file, failEvent);
     } catch (e) {
       collector.close?.();
       throw e;
@@ -299,7 +326,18 @@ export class Analyzer {
       stats,
       uncaught: r.uncaught,
       droppedEvents: r.droppedEvents,
+      ...(r.forcing ? { forcing: r.forcing } : {}),
     };
+    const failure = runFailure({
+      outcome: r.outcome,
+      reason: r.outcomeReason,
+      detail: r.outcomeDetail,
+      message: r.outcomeMessage,
+      location: r.outcomeLocation,
+      failEvent: failEvent.first,
+      uncaught: r.uncaught,
+    });
+    if (failure) run.failure = failure;
     this.runs.set(file, run);
     await this.hashCollisions(run);
     return run;

@@ -71,9 +71,12 @@ export class AnalysisState {
         l.push(k); // patterns are in rank order already
       }
     });
-    this.runs = result.runs.map(toRunDto);
+    this.runs = result.runs.map((r) => toRunDto(r, fsPathOf));
     this.bugs = rawBugs.map((b) => withUris(b, fsPathOf) as Record<string, unknown>);
+    const runByExecution = new Map(this.runs.map((r) => [r.execution, r]));
     for (const b of this.bugs) {
+      // what the bug's failing runs reported (issue 30): each distinct failure with its number of runs, most frequent first
+      if (Array.isArray(b.failingRuns)) b.failures = failuresOf((b.failingRuns as unknown[]).map((e) => runByExecution.get(String(e))));
       const id = typeof b.id === 'number' ? b.id : this.bugs.indexOf(b) + 1;
       const idx = Array.isArray(b.patterns) ? (b.patterns as unknown[]).filter((x): x is number => typeof x === 'number') : [];
       const ranks = idx.map((i) => result.patterns[i]?.rank).filter((r): r is number => typeof r === 'number');
@@ -198,7 +201,7 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
   };
 }
 
-export function toRunDto(r: RunResult): RunDto {
+export function toRunDto(r: RunResult, fsPathOf: (file: string) => string | undefined = () => undefined): RunDto {
   return {
     execution: r.execution,
     file: r.file,
@@ -212,10 +215,25 @@ export function toRunDto(r: RunResult): RunDto {
     detail: r.failingThread && r.outcomeDetail ? r.outcomeDetail.replace(new RegExp(`in thread ${r.failingThread.id}$`), `in thread ${r.failingThread.name}`) : r.outcomeDetail,
     ...(r.failingThread ? { failingThread: r.failingThread } : {}),
     ...(r.failPoint !== undefined ? { failPoint: r.failPoint } : {}),
+    ...(r.failure ? { failure: withUris(r.failure, fsPathOf) as RunDto['failure'] } : {}),
     program: r.program,
     test: r.test,
     uri: fileUri(path.resolve(r.file)),
   };
+}
+
+/** The distinct failures (message and location) of some runs, with their counts, most frequent first (at most 5). */
+export function failuresOf(runs: readonly (RunDto | undefined)[]): { reason: string; message?: string; location?: { file: string; line: number; method?: string; uri?: string }; runs: number }[] {
+  const byKey = new Map<string, { reason: string; message?: string; location?: { file: string; line: number; method?: string; uri?: string }; runs: number }>();
+  for (const r of runs) {
+    const f = r?.failure;
+    if (!f || (!f.message && !f.location)) continue;
+    const key = JSON.stringify([f.message, f.location?.file, f.location?.line]);
+    const known = byKey.get(key);
+    if (known) known.runs++;
+    else byKey.set(key, { ...f, runs: 1 });
+  }
+  return [...byKey.values()].sort((a, b) => b.runs - a.runs).slice(0, 5);
 }
 
 /** Deep copy that adds `uri` next to every `file` string that resolves. */

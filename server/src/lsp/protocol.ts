@@ -48,6 +48,8 @@ export interface PatternDto {
   weak?: boolean;
   /** false: no evidence that it goes with failing (p ≥ 0.05 or in nearly every passing run); listed after those with */
   evidence?: boolean;
+  /** the verdict of forcing its interleaving (braid/confirm), when it was forced */
+  confirmation?: PatternConfirmationDto;
 }
 
 export interface RunDto {
@@ -70,6 +72,11 @@ export interface RunDto {
   failPoint?: number;
   /** the noise plan the run was recorded with (`braid record --plan`; header.recorder.options.plan) */
   plan?: { name: string; file?: string };
+  /**
+   * failing runs: what failed (engine/runFailure.ts) — `reason` (`assertion`, `exception`, or the runner's
+   * `timeout`, `exit-code`, …), the assertion or exception message, and where the program raised it
+   */
+  failure?: { reason: string; message?: string; location?: { file: string; line: number; method?: string; uri?: string } };
 }
 
 export interface AnalysisSummaryDto {
@@ -459,4 +466,51 @@ export interface TriggerPointsResult {
 export const WorkspaceTrustNotification = 'braid/workspaceTrust';
 export interface WorkspaceTrustParams {
   trusted: boolean;
+}
+
+/** The verdict of forcing a pattern's interleaving (braid confirm, docs/confirm.md), on PatternDto.confirmation */
+export interface PatternConfirmationDto {
+  verdict: 'confirmed' | 'refuted' | 'not forced';
+  reason: string;
+  pValue: number;
+  forced: { runs: number; failed: number; forcedOk: number };
+  opposite?: { runs: number; failed: number; forcedOk: number };
+  control?: { runs: number; failed: number };
+  /** a forced failing run's trace (Reproduce opens it in the Tracer) */
+  failingTrace?: string;
+  /** the plan that forces the pattern's order */
+  plan?: string;
+  /** ISO time of the confirmation */
+  at?: string;
+}
+
+/** braid/confirm (client → server request): force a pattern's interleaving (confirm), or check a fix */
+export const ConfirmRequest = 'braid/confirm';
+export interface ConfirmParams {
+  /** the pattern's key (PatternDto.key) */
+  key: string;
+  /** confirm (default), or checkFix: force it on the edited program and record it again with the recording's noise */
+  mode?: 'confirm' | 'checkFix';
+  /** runs per group (default 20; checkFix: forced and noise runs) */
+  runs?: number;
+  /** the command (default: the recording's, from recording.json next to the traces) */
+  command?: string[];
+  /** steps before the runs (e.g. compile the edited sources), each run in the workspace folder; a failing step stops the check */
+  prepare?: { command: string[]; cwd?: string }[];
+  workDoneToken?: string | number;
+}
+export interface ConfirmResultDto {
+  key: string;
+  mode: 'confirm' | 'checkFix';
+  confirmation: PatternConfirmationDto;
+  /** checkFix: the answer */
+  fix?: { verdict: 'fixed' | 'not fixed'; reason: string; before: { runs: number; failed: number }; after: { runs: number; failed: number }; pValue: number };
+  /** the forced failing run, when there is one: its execution id and trace URI (open it in the Tracer) */
+  failingRun?: { execution: string; uri: string };
+  /** the forcing plan's URI (Reproduce, launch.json) */
+  planUri?: string;
+  /** the command the runs used */
+  command: string[];
+  runs: number;
+  seconds: number;
 }

@@ -9,6 +9,8 @@ import { ProgressPrinter } from './progressPrinter';
 import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
 import { makeTraceFolder, recordRuns } from './recordRuns';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from './writeFailure';
+import { failureSummary, runFailure } from '../engine/runFailure';
+import { terminalLine } from '../engine/outputEscaping';
 
 export { RECORD_USAGE } from './recordOptions';
 export { recordRuns } from './recordRuns';
@@ -73,6 +75,14 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     const reasons = new Map<string, number>();
     for (const r of summary.runs) if (r.outcome === 'fail') reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
     if (reasons.size) console.log(`failures by reason: ${[...reasons].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    // what the failing runs reported (the assertion or exception and where), most frequent first
+    const said = new Map<string, number>();
+    for (const r of summary.runs) {
+      if (r.outcome !== 'fail') continue;
+      const f = runFailure({ outcome: 'fail', reason: r.reason, detail: r.detail, message: r.message, location: r.location });
+      if (f && (f.message || f.location)) said.set(failureSummary(f), (said.get(failureSummary(f)) ?? 0) + 1);
+    }
+    for (const [text, n] of [...said].sort((a, b) => b[1] - a[1]).slice(0, 3)) console.log(`  ${n} × ${terminalLine(text)}`);
     if (keepsNoTrace(options)) console.log('no traces kept (agent option record=false): outcomes only, see the per-run logs');
     else if (summary.empty > 0) {
       console.error(

@@ -7,12 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, findOutputMatch, HeaderInfo, readUncaught, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { ForcingReport, mergeForcingReports } from '../engine/trace/traceFormat';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { keepsNoTrace, RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
+import { parseFailureOutput } from '../engine/runFailure';
 
 export interface RunSpec {
   index: number;
@@ -36,6 +38,11 @@ export interface RunResult extends TraceOutcome {
   aborted: boolean;
   /** true when no JVM of the run recorded any event */
   empty: boolean;
+  /**
+   * what the run's forcing plan achieved (the agent's `forcing` trace line, docs/noise.md "Forcing
+   * plans"; several JVMs' lines merged), when the plan had a force section and the run recorded
+   */
+  forcing?: ForcingReport;
 }
 
 const MAX_OUTPUT_CHARS = 1 << 20;
@@ -216,7 +223,13 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   let traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
   const uncaught = [];
-  for (const t of traces) uncaught.push(...(await readUncaught(t).catch(() => [])));
+  const forcings: ForcingReport[] = [];
+  for (const t of traces) {
+    const lines = await readAgentLines(t).catch(() => ({ uncaught: [], forcing: [] }));
+    uncaught.push(...lines.uncaught);
+    forcings.push(...lines.forcing);
+  }
+  const forcing = mergeForcingReports(forcings);
 
   let outcome: TraceOutcome;
   let dropped = 0;
@@ -229,7 +242,11 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   else if (uncaught.length > 0) {
     const u = uncaught[0];
     outcome = { outcome: 'fail', reason: 'exception', detail: `${u.exception ?? 'exception'}${u.message && u.message !== 'null' ? `: ${u.message}` : ''} in thread ${u.thread ?? '?'}` };
-  } else if (code !== 0) outcome = { outcome: 'fail', reason: 'exit-code', detail: `exit code ${code}` };
+  } else if (code !== 0) {
+    // the test framework's own report (JUnit, TestNG, Maven, Gradle, an uncaught exception's trace): the real failure
+    const said = parseFailureOutput(output);
+    outcome = { outcome: 'fail', reason: 'exit-code', detail: `exit code ${code}`, ...(said ? { message: said.message, ...(said.location ? { location: said.location } : {}) } : {}) };
+  }
   else if (o.failOnOutput && o.failOnOutput.test(output)) {
     const m = o.failOnOutput.exec(output);
     outcome = { outcome: 'fail', reason: 'output-match', detail: `output matched /${o.failOnOutput.source}/: ${m?.[0].slice(0, 200)}` };
@@ -248,7 +265,7 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (keepsNoTrace(o)) {
     // No trace is kept: the agent wrote a file only to report uncaught exceptions (read above).
     for (const t of traces) await fs.rm(t, { force: true });
-    return { ...base, ...outcome, traces: [], aborted: false, empty: false };
+    return { ...base, ...outcome, traces: [], aborted: false, empty: false, ...(forcing ? { forcing } : {}) };
   }
   if (empty) traces = [inProgressPath(spec.tracePath)];
   const finished: string[] = [];
@@ -260,5 +277,5 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     await fs.rename(t, final);
     finished.push(final);
   }
-  return { ...base, ...outcome, traces: finished, aborted: false, empty };
+  return { ...base, ...outcome, traces: finished, aborted: false, empty, ...(forcing ? { forcing } : {}) };
 }

@@ -4,6 +4,7 @@
  * reads the agent's `uncaught` lines, and appends the outcome line.
  */
 import { createReadStream, promises as fs } from 'node:fs';
+import { ForcingReport, parseForcingReport } from '../engine/trace/traceFormat';
 
 export type OutcomeReason = 'exit-code' | 'timeout' | 'recorder-blocked' | 'output-match' | 'exception' | 'killed' | 'ok';
 
@@ -13,6 +14,9 @@ export interface TraceOutcome {
   detail?: string;
   /** index of the OUT event whose line matched --fail-on-output (docs/trace-format.md, outcome `failAt`) */
   failAt?: number;
+  /** the failure as the program's output reports it (engine/runFailure.ts parseFailureOutput): outcome `message`, `location` */
+  message?: string;
+  location?: { file: string; line: number; method?: string };
 }
 
 export interface UncaughtLine {
@@ -105,7 +109,7 @@ async function forEachLine(file: string, onLine: (line: Buffer) => void): Promis
   if (pendingBytes && !tooLong) onLine(Buffer.concat(pending));
 }
 
-/** Longest `uncaught` line read (longer ones are skipped). */
+/** Longest `uncaught` or `forcing` line read (longer ones are skipped). */
 const MAX_UNCAUGHT_LINE = 1 << 20;
 
 /**
@@ -113,18 +117,41 @@ const MAX_UNCAUGHT_LINE = 1 << 20;
  * chunks (a trace may be larger than any buffer: 2 GiB and more).
  */
 export async function readUncaught(file: string): Promise<UncaughtLine[]> {
-  const out: UncaughtLine[] = [];
-  const key = Buffer.from('{"uncaught":');
-  // the bytes of the current line kept so far: only a prefix, unless it may be an uncaught line
+  return (await readAgentLines(file)).uncaught;
+}
+
+/** The agent's own report lines of a trace: `uncaught` lines and `forcing` reports (docs/trace-format.md). */
+export interface AgentLines {
+  uncaught: UncaughtLine[];
+  /** the well-formed `forcing` reports, in file order (one per JVM) */
+  forcing: ForcingReport[];
+}
+
+/**
+ * The agent's `{"uncaught":...}` and `{"forcing":...}` lines of a trace, in one pass, read as a
+ * stream in chunks (a trace may be larger than any buffer: 2 GiB and more); other lines are skipped
+ * after their first bytes.
+ */
+export async function readAgentLines(file: string): Promise<AgentLines> {
+  const out: AgentLines = { uncaught: [], forcing: [] };
+  const keys = [Buffer.from('{"uncaught":'), Buffer.from('{"forcing":')];
+  const shortest = Math.min(...keys.map((k) => k.length));
+  // the bytes of the current line kept so far: only a prefix, unless it may be an agent line
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let keep = true; // the current line may still be an uncaught line
+  let keep = true; // the current line may still be an agent line
   const endLine = () => {
-    if (keep && pendingBytes >= key.length) {
+    if (keep && pendingBytes >= shortest) {
       const line = Buffer.concat(pending, pendingBytes);
-      if (line.subarray(0, key.length).equals(key)) {
+      const key = keys.find((k) => line.subarray(0, k.length).equals(k));
+      if (key) {
         try {
-          out.push((JSON.parse(line.toString('utf8')) as { uncaught: UncaughtLine }).uncaught);
+          const v = JSON.parse(line.toString('utf8')) as { uncaught?: UncaughtLine; forcing?: unknown };
+          if (key === keys[0]) out.uncaught.push(v.uncaught as UncaughtLine);
+          else {
+            const report = parseForcingReport(v.forcing);
+            if (report) out.forcing.push(report);
+          }
         } catch {
           // a partial line of a killed process: ignored
         }
@@ -136,10 +163,10 @@ export async function readUncaught(file: string): Promise<UncaughtLine[]> {
   };
   const take = (part: Buffer) => {
     if (!keep) return;
-    if (pendingBytes < key.length) {
-      const head = Buffer.concat([...pending, part.subarray(0, key.length)]);
-      const n = Math.min(head.length, key.length);
-      if (!head.subarray(0, n).equals(key.subarray(0, n))) {
+    const longest = Math.max(...keys.map((k) => k.length));
+    if (pendingBytes < longest) {
+      const head = Buffer.concat([...pending, part.subarray(0, longest)]);
+      if (!keys.some((k) => head.subarray(0, Math.min(head.length, k.length)).equals(k.subarray(0, Math.min(head.length, k.length))))) {
         keep = false;
         return;
       }
@@ -220,6 +247,8 @@ export async function finalizeTrace(file: string, outcome: TraceOutcome, header:
   const line: Record<string, unknown> = { outcome: outcome.outcome, reason: outcome.reason };
   if (outcome.detail) line.detail = outcome.detail;
   if (outcome.failAt !== undefined) line.failAt = outcome.failAt;
+  if (outcome.message) line.message = outcome.message;
+  if (outcome.location) line.location = outcome.location;
   const text = (size <= 0 ? headerLine(header) + '\n' : '') + JSON.stringify(line) + '\n';
   const data = Buffer.from(text);
   let handle: fs.FileHandle | undefined;

@@ -50,6 +50,15 @@ export interface BugView {
   contexts: ContextView[];
   /** GRIFFIN's evidence: failing runs explained (of all), p-value of the best pattern, weak evidence */
   evidence?: EvidenceView;
+  /** what the bug's failing runs reported (the assertion or exception and where), most frequent first */
+  failures?: FailureView[];
+}
+
+export interface FailureView {
+  reason: string;
+  message?: string;
+  location?: { file: string; line: number; method?: string; uri?: string };
+  runs: number;
 }
 
 export interface EvidenceView {
@@ -219,6 +228,19 @@ export function normalizeBugs(raw: unknown, allPatterns: PatternDto[] = []): Bug
         const runs = num(e.failingRuns) ?? failingRuns.length;
         const total = num(e.totalFailing) ?? runs;
         bug.evidence = { failingRuns: runs, totalFailing: total, fraction: num(e.fraction) ?? (total ? runs / total : 0), pValue: num(e.pValue) ?? 1, weak: e.weak === true };
+      }
+      if (Array.isArray(b.failures)) {
+        const failures: FailureView[] = [];
+        for (const f of b.failures.slice(0, 5)) {
+          if (!isObj(f)) continue;
+          const l = isObj(f.location) ? f.location : undefined;
+          const line = l ? num(l.line) : undefined;
+          const location = l && str(l.file) && line !== undefined ? { file: str(l.file)!, line, ...(str(l.method) ? { method: str(l.method)! } : {}), ...(str(l.uri) ? { uri: str(l.uri)! } : {}) } : undefined;
+          const message = str(f.message);
+          if (!message && !location) continue;
+          failures.push({ reason: str(f.reason) ?? 'failed', ...(message ? { message } : {}), ...(location ? { location } : {}), runs: num(f.runs) ?? 1 });
+        }
+        if (failures.length) bug.failures = failures;
       }
       return bug;
     });

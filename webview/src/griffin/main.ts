@@ -17,6 +17,7 @@ import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } 
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';
 import { normalizeBugs, BugView, FrameView } from '../common/model';
+import { FAILURE_REASON_WORDS, shortFailureMessage } from '../../../server/src/engine/runFailure';
 
 registerToolkit();
 
@@ -53,7 +54,7 @@ let message = '';
 function frameButton(f: FrameView, label?: string): HTMLElement {
   if (!f.file || !f.line) return h('span', { class: 'mono' }, label ?? f.method);
   const b = locationButton(f.file, f.line, label ?? f.method);
-  b.title = `${f.method} — ${f.file}:${f.line}`;
+  b.title = f.method ? `${f.method} — ${f.file}:${f.line}` : `${f.file}:${f.line}`;
   b.addEventListener('click', () => post({ type: 'openLocation', file: f.file!, line: f.line!, ...(f.uri ? { uri: f.uri } : {}) }));
   return b;
 }
@@ -71,6 +72,22 @@ function richText(s: string): (Node | string)[] {
 function shapeLabel(shape: string | undefined): string | undefined {
   if (!shape) return undefined;
   return Object.prototype.hasOwnProperty.call(SHAPE_LABELS, shape) ? SHAPE_LABELS[shape as AdviceShape] : shape.replace(/-/g, ' ');
+}
+
+/** What the bug's failing runs reported (issue 30): "Fails with AssertionFailedError: expected … at AccountTest.java:29 (12 runs)". */
+function failsWith(b: BugView): HTMLElement | null {
+  const fs = b.failures ?? [];
+  if (!fs.length) return null;
+  const item = (f: NonNullable<BugView['failures']>[number]) =>
+    h(
+      'li',
+      null,
+      f.message ? h('span', { class: 'mono fail-message', title: f.message }, shortFailureMessage(f.message)) : h('span', null, FAILURE_REASON_WORDS[f.reason] ?? f.reason),
+      f.location ? h('span', { class: 'muted' }, ' at ') : null,
+      f.location ? frameButton({ method: f.location.method ?? '', file: f.location.file, line: f.location.line, uri: f.location.uri }, `${basename(f.location.file)}:${f.location.line}`) : null,
+      h('span', { class: 'muted' }, ` · ${f.runs} run${f.runs === 1 ? '' : 's'}`),
+    );
+  return h('div', { class: 'fails-with' }, h('span', { class: 'fails-label' }, 'Fails with'), h('ul', { class: 'failures' }, ...fs.map(item)));
 }
 
 function section(title: string, ...content: (Node | string)[]): HTMLElement {
@@ -141,7 +158,7 @@ function card(b: BugView): HTMLElement {
   );
   // the headline: what each thread did, in plain words (the engine's advice; older results: the title or summary)
   const headline = b.advice.headline ?? b.title;
-  const el = h('article', { class: 'card', 'data-bug': b.id, 'aria-label': `Bug ${b.id}` }, head, headline ? h('p', { class: 'headline' }, ...richText(headline)) : null);
+  const el = h('article', { class: 'card', 'data-bug': b.id, 'aria-label': `Bug ${b.id}` }, head, headline ? h('p', { class: 'headline' }, ...richText(headline)) : null, failsWith(b));
   if (isCollapsed) return el;
 
   const methods = h('ul', { class: 'methods' });

@@ -8,7 +8,8 @@
 import '../common/base.css';
 import './tracer.css';
 import type { PatternDto, PatternsResult, RunsResult, TraceEventDto, TraceEventsParams, TraceEventsResult, RunDto } from '../../../server/src/lsp/protocol';
-import { h, clear, append as appendAll, chip, debounce, threadColorClass, kindTitle } from '../common/dom';
+import { h, clear, append as appendAll, chip, debounce, threadColorClass, kindTitle, locationButton } from '../common/dom';
+import { FAILURE_REASON_WORDS, shortFailureMessage } from '../../../server/src/engine/runFailure';
 import { post, loadState, saveState, onMessage, request, newRequestId } from '../common/vscode';
 import { registerToolkit, valueOf, checkedOf } from '../common/toolkit';
 import { Pager, PagerQuery } from './pager';
@@ -473,17 +474,29 @@ let failureKey = '';
 function updateFailureBar(): void {
   const r = runs.find((x) => x.execution === state.run);
   const name = r && r.outcome === 'fail' ? failingThreadName(r) : undefined;
-  const key = JSON.stringify([r?.execution, r?.outcome, r?.detail, name, r?.failPoint]);
+  const key = JSON.stringify([r?.execution, r?.outcome, r?.detail, name, r?.failPoint, r?.failure]);
   if (key === failureKey) return;
   failureKey = key;
   clear(failureBar);
   failureBar.hidden = !r || r.outcome !== 'fail';
   if (!r || r.outcome !== 'fail') return;
   const tid = r.failingThread?.id ?? Number(/in thread (\d+)$/.exec(r.detail ?? '')?.[1] ?? NaN);
+  // the failure as the program reported it (the assertion or exception message and its line), else the runner's detail
+  const f = r.failure;
+  const reason = FAILURE_REASON_WORDS[f?.reason ?? r.reason ?? ''] ?? f?.reason ?? r.reason ?? 'failure';
+  const message = f?.message ? shortFailureMessage(f.message) : r.detail ? (name ? r.detail.replace(/in thread \d+$/, `in thread ${name}`) : r.detail) : undefined;
+  const loc = f?.location;
+  let where: HTMLElement | null = null;
+  if (loc) {
+    where = h('span', { class: 'fail-location' }, 'at ', locationButton(loc.file, loc.line));
+    where.title = `${loc.file}:${loc.line}${loc.method ? ` in ${loc.method}` : ''}`;
+    where.querySelector('button')!.addEventListener('click', () => post({ type: 'openLocation', file: loc.file, line: loc.line, ...(loc.uri ? { uri: loc.uri } : {}) }));
+  }
   appendAll(failureBar, [
     h('span', { class: 'fail-mark', 'aria-hidden': 'true' }, '✗'),
-    h('strong', null, `Failed: ${r.reason ?? 'failure'}`),
-    r.detail ? h('span', { class: 'mono fail-detail', title: r.detail }, (name ? r.detail.replace(/in thread \d+$/, `in thread ${name}`) : r.detail)) : null,
+    h('strong', null, `Failed: ${reason}`),
+    message ? h('span', { class: 'mono fail-detail', title: f?.message ?? r.detail ?? '' }, message) : null,
+    where,
     name ? h('span', { class: 'fail-thread' }, 'failing thread: ', h('strong', { class: 'mono' }, name)) : null,
   ]);
   if (Number.isInteger(tid)) {

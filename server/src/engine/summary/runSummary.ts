@@ -4,6 +4,7 @@
  * `SummaryMerger` re-interns a SummaryFile into a receiving registry, so
  * the same pattern found in another process gets this registry's id.
  */
+import { checkedFailure } from '../runFailure';
 import type { Diagnostic } from '../trace/traceFormat';
 import type { RunResult } from '../analysis';
 import { patternDefinition } from '../unicorn/patternCatalog';
@@ -126,6 +127,7 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
     };
     for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'failPoint'] as const) if (run[f] !== undefined) (r as unknown as Record<string, unknown>)[f] = run[f];
     if (run.plan) r.plan = { ...run.plan };
+    if (run.failure) r.failure = run.failure;
     if (run.afterFailure) r.afterFailure = run.afterFailure.map(pattern);
     if (hash) r.hash = hash;
     out.runs.push(r);
@@ -308,6 +310,10 @@ export class SummaryMerger {
         events: r.events,
         patterns: Int32Array.from(r.patterns, (k) => ids[k]).sort(),
         failPoint: r.failPoint,
+        ...(() => {
+          const f = checkedFailure(r.failure);
+          return f && f !== 'bad' ? { failure: f } : {};
+        })(),
         afterFailure: r.afterFailure?.map((k) => ids[k]).sort(asc),
         stats: r.stats,
         uncaught: r.uncaught,

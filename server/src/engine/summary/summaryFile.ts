@@ -15,6 +15,7 @@
  *
  * Format (JSON, `*.braid-summary.json`), docs/cli.md#summaries.
  */
+import { checkedFailure, RunFailure } from '../runFailure';
 import { promises as fs } from 'node:fs';
 import type { CollectorStats } from '../unicorn/unicornCollector';
 import type { Diagnostic, Outcome, UncaughtInfo } from '../trace/traceFormat';
@@ -77,6 +78,8 @@ export interface SummaryRun {
   plan?: { name: string; file?: string };
   events: number;
   failPoint?: number;
+  /** failing runs: the assertion or exception message and where (runFailure.ts) */
+  failure?: RunFailure;
   stats: CollectorStats;
   uncaught: UncaughtInfo[];
   droppedEvents: number;
@@ -235,6 +238,7 @@ export function validateSummary(x: unknown): SummaryFile {
           fail(`${w}.diagnostics[${j}] must be {severity: error|warning|info, file, line?, message}`);
       });
       for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'hash']) if (r[f] !== undefined) str(r[f], `${w}.${f}`);
+      if (checkedFailure(r.failure) === 'bad') fail(`${w}.failure must be {reason, message?, location?: {file, line, method?}}`);
       if (r.plan !== undefined) {
         const pl = r.plan as Record<string, unknown>;
         if (!pl || typeof pl !== 'object' || typeof pl.name !== 'string' || (pl.file !== undefined && typeof pl.file !== 'string')) fail(`${w}.plan must be {name, file?} with strings`);

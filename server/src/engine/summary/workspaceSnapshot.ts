@@ -16,6 +16,7 @@
  * broken one, is refused with an Error saying why; the caller then reads every trace
  * (nothing is lost: the traces and per-run summaries are still there).
  */
+import { checkedFailure } from '../runFailure';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import * as zlib from 'node:zlib';
@@ -373,6 +374,10 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
       patterns: ids.slice(at, at + c),
       afterFailure: a >= 0 ? Array.from(after.subarray(atAfter, atAfter + a)) : undefined,
     };
+    // bounded like a trace's (checked above)
+    const failure = checkedFailure(run.failure);
+    if (failure && failure !== 'bad') run.failure = failure;
+    else delete run.failure;
     at += c;
     atAfter += Math.max(a, 0);
     return { run, diagnostics: Array.isArray(diagnostics) ? diagnostics : [], hash };
@@ -414,6 +419,7 @@ function runMetaProblem(meta: unknown): string | undefined {
   if (ft !== undefined && ft !== null && (typeof ft !== 'object' || !count(ft.id) || typeof ft.name !== 'string')) return '"failingThread" broken';
   const plan = r.plan as Record<string, unknown> | undefined;
   if (plan !== undefined && plan !== null && (typeof plan !== 'object' || typeof plan.name !== 'string' || (plan.file !== undefined && typeof plan.file !== 'string'))) return '"plan" broken';
+  if (checkedFailure(r.failure) === 'bad') return '"failure" broken';
   return undefined;
 }
 

@@ -10,7 +10,9 @@ import { Readable } from 'node:stream';
 import {
   Diagnostic,
   EventKind,
+  ForcingReport,
   LocDef,
+  parseForcingReport,
   Outcome,
   TRACE_FORMAT_VERSION,
   TraceEvent,
@@ -36,6 +38,9 @@ export interface ReadTraceResult {
   outcome?: Outcome;
   outcomeReason?: string;
   outcomeDetail?: string;
+  /** the outcome line's `message` / `location`: the failure as the runner read it in the program's output (issue 30) */
+  outcomeMessage?: string;
+  outcomeLocation?: { file: string; line: number; method?: string };
   uncaught: UncaughtInfo[];
   /** index `i` of the first FAIL event (a failure point recorded by the agent) */
   firstFail?: number;
@@ -43,6 +48,8 @@ export interface ReadTraceResult {
   failAt?: number;
   /** events the recorder dropped (sum of the `{"dropped":N}` lines): its writer fell behind */
   droppedEvents: number;
+  /** the agent's forcing report (a `{"forcing":…}` line; the last one when there are several) */
+  forcing?: ForcingReport;
   eventCount: number;
   lineCount: number;
   symbols: TraceSymbols;
@@ -334,7 +341,7 @@ class TraceLineReader {
 
   private processObject(o: Record<string, unknown>): void {
     if (o === null || Array.isArray(o)) throw new TraceLineError(this.line, 'expected an object');
-    const kinds = ['def', 'outcome', 'uncaught'].filter((k) => k in o);
+    const kinds = ['def', 'outcome', 'uncaught', 'forcing'].filter((k) => k in o);
     if (kinds.length > 1) throw new TraceLineError(this.line, `a line is a definition, an outcome or an uncaught report, not several (has ${kinds.map((k) => `"${k}"`).join(' and ')})`);
     if (typeof o.def === 'string') return this.processDef(o);
     if ('braid' in o) throw new TraceLineError(this.line, 'a second header line; one trace file holds one execution');
@@ -343,8 +350,13 @@ class TraceLineReader {
       this.result.outcome = o.outcome;
       this.result.outcomeReason = typeof o.reason === 'string' ? o.reason : undefined;
       this.result.outcomeDetail = typeof o.detail === 'string' ? o.detail : undefined;
-      const wrong = ['reason', 'detail'].filter((k) => o[k] !== undefined && typeof o[k] !== 'string');
-      if (wrong.length) this.warn(`outcome ${wrong.map((k) => `"${k}"`).join(' and ')} must be text; ignored`, this.line);
+      this.result.outcomeMessage = typeof o.message === 'string' ? o.message : undefined;
+      const l = o.location as Record<string, unknown> | undefined;
+      const goodLocation = l && typeof l === 'object' && typeof l.file === 'string' && Number.isSafeInteger(l.line) && (l.method === undefined || typeof l.method === 'string');
+      this.result.outcomeLocation = goodLocation ? { file: l.file as string, line: l.line as number, ...(typeof l.method === 'string' ? { method: l.method } : {}) } : undefined;
+      const wrong = ['reason', 'detail', 'message'].filter((k) => o[k] !== undefined && typeof o[k] !== 'string');
+      if (l !== undefined && !goodLocation) wrong.push('location');
+      if (wrong.length) this.warn(`outcome ${wrong.map((k) => `"${k}"`).join(' and ')} ${wrong.includes('location') ? 'has the wrong type' : 'must be text'}; ignored`, this.line);
       if (o.failAt !== undefined && o.failAt !== null) this.result.failAt = this.id(o, 'failAt');
       return;
     }
@@ -355,6 +367,12 @@ class TraceLineReader {
     }
     if ('dropped' in o) {
       this.result.droppedEvents += this.id(o, 'dropped');
+      return;
+    }
+    if ('forcing' in o) {
+      const report = parseForcingReport(o.forcing);
+      if (report) this.result.forcing = report;
+      else this.warn('a "forcing" line must be {"ok":true|false,"order"?:"pattern"|"opposite","reason"?:text,"waits":[{"at","for","met","timedOut","lock","skipped": integers ≥ 0}]}; ignored', this.line);
       return;
     }
     if (!this.warnedUnknownLine) {
