@@ -66,9 +66,10 @@ public final class AgentMain {
     }
     o.noise = 0;
     try {
-      return NoisePlanLoader.load(o.plan);
+      return NoisePlanLoader.load(o.plan, o.record);
     } catch (IllegalArgumentException e) {
-      System.err.println("[braid-agent] bad noise plan " + e.getMessage() + "; the program runs without noise");
+      System.err.println("[braid-agent] bad noise plan " + e.getMessage() + "; the program runs without noise"
+          + (NoisePlanLoader.hasForce ? " or forcing" : ""));
       dev.braid.agent.runtime.NoisePoints.setPlan(new String[0], new double[0], new int[0], new long[0], new long[0], new String[0][]);
       return null;
     }

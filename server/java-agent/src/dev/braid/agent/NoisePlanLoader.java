@@ -1,5 +1,7 @@
 package dev.braid.agent;
 
+import dev.braid.agent.runtime.Forcing;
+import dev.braid.agent.runtime.Json;
 import dev.braid.agent.runtime.NoisePoints;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,8 +17,12 @@ import java.util.Map;
 final class NoisePlanLoader {
   private NoisePlanLoader() {}
 
-  /** The plan's name; throws IllegalArgumentException "FILE: field: what" on a bad plan. */
-  static String load(String file) {
+  /**
+   * The plan's name; throws IllegalArgumentException "FILE: field: what" on a bad plan. Its force
+   * section (docs/noise.md "Forcing plans") is checked always, installed only when {@code record}
+   * (forcing needs the recording hooks).
+   */
+  static String load(String file, boolean record) {
     Object root;
     try {
       root = JsonReader.parse(new String(Files.readAllBytes(Paths.get(file)), StandardCharsets.UTF_8));
@@ -25,14 +31,18 @@ final class NoisePlanLoader {
       throw new IllegalArgumentException(file + ": " + why);
     }
     try {
-      return install(root);
+      return install(root, record, file);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(file + ": " + e.getMessage());
     }
   }
 
-  private static String install(Object root) {
+  /** The plan read last has a force section (whether or not it is valid). */
+  static boolean hasForce;
+
+  private static String install(Object root, boolean record, String file) {
     Map<?, ?> plan = object(root, "(the plan)");
+    hasForce = plan.containsKey("force");
     if (!"braid-noise-plan".equals(plan.get("format"))) throw bad("format", "must be \"braid-noise-plan\"");
     Object version = plan.get("version");
     if (!(version instanceof Double) || ((Double) version) != 1) throw bad("version", "must be 1 (this agent reads version 1)");
@@ -70,8 +80,189 @@ final class NoisePlanLoader {
       min[k] = kind[1];
       max[k] = kind[2];
     }
+    Force force = plan.containsKey("force") ? force(plan.get("force")) : null;
     NoisePoints.setPlan(ids, p, kinds, min, max, only);
+    if (force != null && !record) {
+      System.err.println("[braid-agent] the force section of the noise plan " + file
+          + " is ignored: forcing needs recording (record=false)");
+    } else if (force != null) {
+      Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
+          force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
+          force.sameObject);
+    }
     return (String) name;
+  }
+
+  /** Most accesses and waits of a force section (the agent keeps per-access bit masks in an int). */
+  static final int MAX_FORCE_ACCESSES = 16;
+  static final int MAX_FORCE_WAITS = 16;
+
+  /** A checked force section. */
+  private static final class Force {
+    String order;
+    String pattern;
+    double waitMs;
+    long times;
+    int maxTimeouts = 5;
+    int[] role;
+    String[] type;
+    String[] variable;
+    String[] file;
+    int[] line;
+    String[] method;
+    String[][] points;
+    int[] at;
+    int[] forAccess;
+    int[] since;
+    boolean[] sameObject;
+  }
+
+  /** Checks a force section (the same checks and messages as noisePlanFile.ts, checkForce). */
+  private static Force force(Object v) {
+    if (!(v instanceof Map)) throw bad("force", "must be an object {\"order\", \"waitMs\", \"times\", \"accesses\", \"waits\"}");
+    Map<?, ?> m = (Map<?, ?>) v;
+    Force f = new Force();
+    Object order = m.get("order");
+    if (!"pattern".equals(order) && !"opposite".equals(order)) throw bad("force.order", "must be \"pattern\" or \"opposite\"");
+    f.order = (String) order;
+    f.waitMs = positive(m.get("waitMs"), "force.waitMs", 60_000);
+    f.times = whole(m.get("times"), "force.times");
+    if (m.containsKey("maxTimeouts")) f.maxTimeouts = (int) Math.min(Integer.MAX_VALUE, whole(m.get("maxTimeouts"), "force.maxTimeouts"));
+    if (m.containsKey("pattern")) {
+      if (!(m.get("pattern") instanceof Map)) throw bad("force.pattern", "must be an object");
+      f.pattern = toJson(m.get("pattern"));
+    }
+    Object as = m.get("accesses");
+    if (!(as instanceof List) || ((List<?>) as).isEmpty() || ((List<?>) as).size() > MAX_FORCE_ACCESSES) {
+      throw bad("force.accesses", "must be a non-empty array of at most " + MAX_FORCE_ACCESSES + " accesses");
+    }
+    List<?> accesses = (List<?>) as;
+    int n = accesses.size();
+    f.role = new int[n];
+    f.type = new String[n];
+    f.variable = new String[n];
+    f.file = new String[n];
+    f.line = new int[n];
+    f.method = new String[n];
+    f.points = new String[n][];
+    for (int k = 0; k < n; k++) {
+      String at = "force.accesses[" + k + "]";
+      if (!(accesses.get(k) instanceof Map)) {
+        throw bad(at, "must be an object {\"role\", \"type\", \"variable\", \"file\", \"line\", \"method\"}");
+      }
+      Map<?, ?> a = (Map<?, ?>) accesses.get(k);
+      f.role[k] = (int) Math.min(Integer.MAX_VALUE, whole(a.get("role"), at + ".role"));
+      Object type = a.get("type");
+      if (!"R".equals(type) && !"W".equals(type)) throw bad(at + ".type", "must be \"R\" or \"W\"");
+      f.type[k] = (String) type;
+      f.variable[k] = text(a.get("variable"), at + ".variable");
+      f.file[k] = text(a.get("file"), at + ".file");
+      Object ln = a.get("line");
+      if (!(ln instanceof Double) || ((Double) ln).isInfinite() || (Double) ln < 0 || (Double) ln != Math.rint((Double) ln)) {
+        throw bad(at + ".line", "must be a whole number ≥ 0 (0: any line of the method)");
+      }
+      f.line[k] = (int) Math.min(Integer.MAX_VALUE, (double) (Double) ln);
+      f.method[k] = text(a.get("method"), at + ".method");
+      if (a.containsKey("points")) {
+        Object ps = a.get("points");
+        if (!(ps instanceof List)) throw bad(at + ".points", "must be an array of point ids");
+        List<?> list = (List<?>) ps;
+        f.points[k] = new String[list.size()];
+        for (int j = 0; j < list.size(); j++) {
+          Object id = list.get(j);
+          if (!(id instanceof String) || !validId((String) id)) {
+            throw bad(at + ".points[" + j + "]", "must be a point id <class>.<method><descriptor>@<offset>, e.g. bank/Bank.transfer(II)V@12");
+          }
+          f.points[k][j] = (String) id;
+        }
+      }
+    }
+    Object ws = m.get("waits");
+    if (!(ws instanceof List) || ((List<?>) ws).isEmpty() || ((List<?>) ws).size() > MAX_FORCE_WAITS) {
+      throw bad("force.waits", "must be a non-empty array of at most " + MAX_FORCE_WAITS + " waits");
+    }
+    List<?> waits = (List<?>) ws;
+    int w = waits.size();
+    f.at = new int[w];
+    f.forAccess = new int[w];
+    f.since = new int[w];
+    f.sameObject = new boolean[w];
+    for (int k = 0; k < w; k++) {
+      String at = "force.waits[" + k + "]";
+      if (!(waits.get(k) instanceof Map)) throw bad(at, "must be an object {\"at\", \"for\", \"sameObject\"}");
+      Map<?, ?> wt = (Map<?, ?>) waits.get(k);
+      int a = index(wt.get("at"), at + ".at", n);
+      int b = index(wt.get("for"), at + ".for", n);
+      if (f.role[b] == f.role[a]) {
+        throw bad(at + ".for", "must be an access of another role than at (force.accesses[" + a + "] has role " + f.role[a] + ")");
+      }
+      int c = -1;
+      if (wt.containsKey("since")) {
+        c = index(wt.get("since"), at + ".since", n);
+        if (c == a) throw bad(at + ".since", "must differ from at");
+        if (f.role[c] != f.role[a]) {
+          throw bad(at + ".since", "must be an access of the same role as at (force.accesses[" + a + "] has role " + f.role[a] + ")");
+        }
+      }
+      Object same = wt.get("sameObject");
+      if (!(same instanceof Boolean)) throw bad(at + ".sameObject", "must be true or false");
+      f.at[k] = a;
+      f.forAccess[k] = b;
+      f.since[k] = c;
+      f.sameObject[k] = (Boolean) same;
+    }
+    return f;
+  }
+
+  /** A whole number ≥ 1. */
+  private static long whole(Object v, String field) {
+    if (!(v instanceof Double) || ((Double) v).isInfinite() || (Double) v < 1 || (Double) v != Math.rint((Double) v)) {
+      throw bad(field, "must be a whole number ≥ 1");
+    }
+    return (long) (double) (Double) v;
+  }
+
+  private static int index(Object v, String field, int n) {
+    if (!(v instanceof Double) || (Double) v < 0 || (Double) v >= n || (Double) v != Math.rint((Double) v)) {
+      throw bad(field, "must be an index into force.accesses (0.." + (n - 1) + ")");
+    }
+    return (int) (double) (Double) v;
+  }
+
+  private static String text(Object v, String field) {
+    if (!(v instanceof String) || ((String) v).isEmpty()) throw bad(field, "must be a non-empty string");
+    return (String) v;
+  }
+
+  /** JSON text of a parsed value (the force section's informative pattern, copied into the trace). */
+  static String toJson(Object v) {
+    if (v == null) return "null";
+    if (v instanceof String) return Json.quote((String) v);
+    if (v instanceof Boolean) return v.toString();
+    if (v instanceof Double) {
+      double d = (Double) v;
+      if (Double.isNaN(d) || Double.isInfinite(d)) return "null";
+      return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+    }
+    StringBuilder b = new StringBuilder();
+    if (v instanceof Map) {
+      b.append('{');
+      boolean first = true;
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+        if (!first) b.append(',');
+        first = false;
+        b.append(Json.quote(String.valueOf(e.getKey()))).append(':').append(toJson(e.getValue()));
+      }
+      return b.append('}').toString();
+    }
+    b.append('[');
+    boolean first = true;
+    for (Object e : (List<?>) v) {
+      if (!first) b.append(',');
+      first = false;
+      b.append(toJson(e));
+    }
+    return b.append(']').toString();
   }
 
   /** {@code <internal class>.<method><descriptor>@<offset>} */

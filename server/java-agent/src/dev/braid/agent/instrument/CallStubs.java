@@ -173,6 +173,8 @@ final class CallStubs {
       slot += args[k].getSize();
     }
     mv.visitMethodInsn(opcode, callOwner, name, descriptor, itf);
+    // forcing plans: the call's access is performed once the call has returned (LibraryAccess.called)
+    if (dev.braid.agent.runtime.Forcing.installed()) mv.visitMethodInsn(Opcodes.INVOKESTATIC, LA, "called", "()V", false);
     Type ret = Type.getReturnType(descriptor);
     if (VIEWS.contains(name) && ret.getSort() == Type.OBJECT) {
       // LibraryAccess.view(result, receiver, site)

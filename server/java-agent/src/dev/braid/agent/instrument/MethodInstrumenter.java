@@ -97,6 +97,7 @@ final class MethodInstrumenter extends AdviceAdapter {
     if (offsets == null || insn < 1 || insn > offsets.length) return;
     String id = idPrefix + offsets[insn - 1];
     if (catalogue != null) catalogue.add(id, file, currentLine, method, kind);
+    dev.braid.agent.runtime.Forcing.pointAt(id, file, currentLine, method);
     int p = NoisePoints.indexOf(id, kind);
     if (p >= 0) {
       noiseCalls[0]++;

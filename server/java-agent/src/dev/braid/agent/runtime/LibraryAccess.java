@@ -209,6 +209,14 @@ public final class LibraryAccess {
     return 0;
   }
 
+  /**
+   * After a recorded library call returned (added to the stubs only with a forcing plan): the call's
+   * access counts as performed for forcing now, so that a thread it releases acts after the call.
+   */
+  public static void called() {
+    if (Forcing.active) Rt.libraryCalled();
+  }
+
   /** After a call that returned a view or iterator {@code result} of {@code receiver}. */
   public static void view(Object result, Object receiver, int site) {
     if (result == null || receiver == null || !Rt.enabled()) return;

@@ -144,6 +144,10 @@ public final class Rt {
         }
       }
     }
+    // the forcing report (docs/trace-format.md), only from a JVM that ran application code (as OUT lines)
+    String forcing = enabled && !noFile && Registry.applicationCode ? Forcing.reportLine() : null;
+    Forcing.stop();
+    if (forcing != null) writer.addExtraLine(forcing);
     writer.stopAndWait(writerThread);
     enabled = false;
     closed = true;
@@ -203,6 +207,18 @@ public final class Rt {
       }
       runningCount = kept;
       return dead == null ? new int[0] : java.util.Arrays.copyOf(dead, n);
+    }
+  }
+
+  /** The recorded threads that are alive (Forcing's lock check without java.management). */
+  static Thread[] liveThreads() {
+    synchronized (THREAD_LOCK) {
+      java.util.ArrayList<Thread> out = new java.util.ArrayList<>();
+      for (int id = 1; id <= threadCount; id++) {
+        Thread t = threads[id];
+        if (t != null && t.isAlive()) out.add(t);
+      }
+      return out.toArray(new Thread[0]);
     }
   }
 
@@ -557,11 +573,18 @@ public final class Rt {
     try {
       noise(s);
       int t = idOf(s);
-      int stack = s.stackAt(loc);
       int obj = o == null ? 0 : System.identityHashCode(o);
+      // forcing (docs/noise.md "Forcing plans"): may hold this thread here, before any stripe lock
+      int forced = Forcing.active ? Forcing.before(s, t, kind, var, loc, Forcing.key(obj, key)) : 0;
+      int stack = s.stackAt(loc);
       ThreadBuffer b = bufferOf(s);
-      if (!b.reserve()) return 0;
+      if (!b.reserve()) {
+        if (forced != 0) Forcing.performed(s, t, forced, Forcing.key(obj, key));
+        return 0;
+      }
       int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W);
+      // published with the stripe held: a thread it releases orders its own access after this one
+      if (forced != 0) Forcing.performed(s, t, forced, Forcing.key(obj, key));
       if (kind == Events.KIND_R) b.publishRead(t, kind, var, loc, stack, obj, elem);
       else if (vtype != Events.V_NONE && values) b.publishValue(t, kind, var, loc, stack, obj, elem, vtype, bits, value);
       else b.publish(t, kind, var, loc, stack, obj, elem);
@@ -590,6 +613,8 @@ public final class Rt {
     ThreadState s = STATE.get();
     if (s.busy != 0) return;
     if (isJdkLoc(loc) && !s.inApplicationCode()) return;
+    if (kind == Events.KIND_ACQ) s.locksHeld++;
+    else if (s.locksHeld > 0) s.locksHeld--;
     s.busy++;
     try {
       int t = idOf(s);
@@ -721,7 +746,29 @@ public final class Rt {
     s.busy++;
     try {
       noise(s);
-      publish(s, idOf(s), kind, var, loc, s.stackAt(loc), obj, Events.ELEM_FIELD);
+      int t = idOf(s);
+      if (Forcing.active) {
+        // forcing: held before the call; its performance counts once the call has returned (libraryCalled)
+        if (s.forcePending != 0) Forcing.flushPending(s, t);
+        int forced = Forcing.before(s, t, kind, var, loc, Forcing.libraryKey(obj));
+        if (forced != 0) {
+          s.forcePending = forced;
+          s.forcePendingKey = Forcing.libraryKey(obj);
+        }
+      }
+      publish(s, t, kind, var, loc, s.stackAt(loc), obj, Events.ELEM_FIELD);
+    } finally {
+      s.busy--;
+    }
+  }
+
+  /** A library call recorded as an access has returned (forcing only; see LibraryAccess.called). */
+  static void libraryCalled() {
+    ThreadState s = STATE.get();
+    if (s.busy != 0 || s.forcePending == 0) return;
+    s.busy++;
+    try {
+      Forcing.flushPending(s, idOf(s));
     } finally {
       s.busy--;
     }

@@ -14,6 +14,13 @@ final class ThreadState {
   boolean recorderThread;
   /** This thread's event buffer, created at its first event. */
   ThreadBuffer buffer;
+  /** Recorded locks this thread holds (acquire minus release hooks; a hint for Forcing's lock check). */
+  int locksHeld;
+  /** Forcing: per force access, the sequence number of this thread's latest performance (0: never); null until the first. */
+  long[] forceLast;
+  /** Forcing: the force accesses of a library call in progress (published when it returns), 0 for none. */
+  int forcePending;
+  long forcePendingKey;
 
   int depth;
   int[] frameLoc = new int[64];

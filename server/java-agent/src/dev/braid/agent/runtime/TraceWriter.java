@@ -271,6 +271,7 @@ final class TraceWriter implements Runnable {
   }
 
   private static int uncaughtThreadOf(String line) {
+    if (!line.startsWith("{\"uncaught\":")) return 0; // (the forcing line names no thread)
     String key = "\"thread\":";
     int k = line.indexOf(key);
     if (k < 0) return 0;

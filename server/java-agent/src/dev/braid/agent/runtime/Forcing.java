@@ -1,0 +1,578 @@
+package dev.braid.agent.runtime;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Forcing plans (docs/noise.md "Forcing plans"): the {@code force} section of a noise plan names the
+ * accesses of one pattern and waits between them. A thread about to perform an access that matches
+ * {@code accesses[at]} of a wait is held, before the access and without any stripe lock, until some
+ * other thread has performed {@code accesses[for]} (on the same object when {@code sameObject}; with
+ * {@code since}, after this thread's own latest {@code accesses[since]}), for at most {@code waitMs};
+ * a hold that would keep a thread blocked on a lock the held thread owns ends at once. What happened
+ * is written at the end of the run as one trace line {@code {"forcing":{…}}}.
+ *
+ * <p>Cost without a force section: the access hooks read {@link #active}, nothing else. With one, an
+ * access pays a lookup of its loc's and var's precomputed masks (two array reads); only accesses that
+ * match take the forcing monitor.
+ *
+ * <p>Bookkeeping: a global sequence number (an {@link AtomicLong}) stamps every performance of a
+ * force access; per access a ring of its {@value #RING} latest performances (sequence, thread, object
+ * key) — nothing grows with the run. Held threads wait on the forcing monitor ({@link #LOCK}) with
+ * a timeout; a performance notifies it.
+ */
+public final class Forcing {
+  private Forcing() {}
+
+  /** True while a force section is installed and forcing has not stopped: the hooks' one check. */
+  public static boolean active;
+  /** A force section was installed (the instrumenter then adds the library calls' after-hooks). */
+  private static volatile boolean installed;
+  /** The last wait was met {@code times} times: nothing more is held or counted. */
+  private static volatile boolean stopped;
+
+  static final int MAX_ACCESSES = 16;
+  private static final int RING = 128;
+  /** Lock checks while held: every 2 ms when the thread holds a recorded lock, every 20 ms otherwise. */
+  private static final long LOCK_CHECK_NANOS = 2_000_000L;
+  private static final long SLOW_LOCK_CHECK_NANOS = 20_000_000L;
+  /** Object key of a library access: the (backing) object's id, and this in place of a field. */
+  private static final int LIBRARY_KEY = 0x4c494231;
+
+  private static final Object LOCK = new Object();
+  private static final AtomicLong SEQ = new AtomicLong();
+
+  // ---- the force section ----
+  private static String order;
+  private static String patternJson;
+  private static double waitMs;
+  private static long waitNanos;
+  private static long times;
+  private static int maxTimeouts;
+  private static int accessCount;
+  private static int[] role;
+  private static boolean[] isWrite;
+  private static String[] variable;
+  private static String[] file;
+  private static int[] line;
+  private static String[] method;
+  /** per access: the ids of its points, or null */
+  private static String[][] points;
+  /** per access: locations ("file\0line\0method") of its points, found while classes are instrumented */
+  private static java.util.HashSet<String>[] pointLocs;
+  private static int readBits;
+  private static int writeBits;
+  private static int waitCount;
+  private static int[] at;
+  private static int[] forAccess;
+  /** -1: none */
+  private static int[] since;
+  private static boolean[] sameObject;
+
+  // ---- counters (under LOCK) ----
+  private static long[] met;
+  private static long[] timedOut;
+  private static long[] lockEnded;
+  private static long[] skipped;
+  private static long[] reached;
+  /** reaches of a wait with since whose thread had never performed accesses[since] */
+  private static long[] notApplicable;
+  /** holds that ended without being met (timed out or for a lock) */
+  private static long[] failures;
+  private static boolean[] disabled;
+  private static String[] lockReason;
+  /** per access: performances */
+  private static long[] performed;
+
+  // ---- rings of performances, per access (under LOCK) ----
+  private static long[][] ringSeq;
+  private static int[][] ringThread;
+  private static long[][] ringKey;
+  private static int[] ringNext;
+  private static int[] ringSize;
+
+  // ---- held threads (under LOCK) ----
+  private static int heldCount;
+  private static int[] heldThread = new int[8];
+  private static int[] heldWait = new int[8];
+  private static long[] heldKey = new long[8];
+
+  /**
+   * Installs a checked force section (NoisePlanLoader). Per access: role, "R"/"W", variable, file,
+   * line, method and point ids (or null); per wait: at, for, since (-1: none), sameObject.
+   */
+  @SuppressWarnings("unchecked")
+  public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
+      int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
+      int[] at, int[] forAccess, int[] since, boolean[] sameObject) {
+    int n = role.length;
+    int w = at.length;
+    Forcing.order = order;
+    Forcing.patternJson = patternJson;
+    Forcing.waitMs = waitMs;
+    Forcing.waitNanos = Math.max(1, (long) (waitMs * 1_000_000L));
+    Forcing.times = times;
+    Forcing.maxTimeouts = maxTimeouts;
+    Forcing.accessCount = n;
+    Forcing.role = role;
+    Forcing.variable = variable;
+    Forcing.file = file;
+    Forcing.line = line;
+    Forcing.method = method;
+    Forcing.points = points;
+    isWrite = new boolean[n];
+    pointLocs = new java.util.HashSet[n];
+    readBits = 0;
+    writeBits = 0;
+    for (int k = 0; k < n; k++) {
+      isWrite[k] = "W".equals(type[k]);
+      if (isWrite[k]) writeBits |= 1 << k;
+      else readBits |= 1 << k;
+      pointLocs[k] = new java.util.HashSet<>();
+    }
+    Forcing.waitCount = w;
+    Forcing.at = at;
+    Forcing.forAccess = forAccess;
+    Forcing.since = since;
+    Forcing.sameObject = sameObject;
+    met = new long[w];
+    timedOut = new long[w];
+    lockEnded = new long[w];
+    skipped = new long[w];
+    reached = new long[w];
+    notApplicable = new long[w];
+    failures = new long[w];
+    disabled = new boolean[w];
+    lockReason = new String[w];
+    performed = new long[n];
+    ringSeq = new long[n][RING];
+    ringThread = new int[n][RING];
+    ringKey = new long[n][RING];
+    ringNext = new int[n];
+    ringSize = new int[n];
+    for (int k = 0; k < n; k++) if (points[k] != null && points[k].length > 0) hasPoints = true;
+    installed = true;
+    active = true;
+  }
+
+  public static boolean installed() {
+    return installed;
+  }
+
+  // ---- matching: per loc id and per var id, a mask of the accesses they match, computed once ----
+
+  private static final int COMPUTED = 1 << 30;
+  private static final Object MASKS = new Object();
+  private static volatile int[] locMasks = new int[0];
+  private static volatile int[] varMasks = new int[0];
+  private static volatile boolean hasPoints;
+
+  /**
+   * Instrumentation time: the instruction with point id {@code id} is at this location. A force
+   * access that names the id matches accesses at that location (variable and type still checked).
+   */
+  public static void pointAt(String id, String atFile, int atLine, String atMethod) {
+    if (!hasPoints) return;
+    synchronized (MASKS) {
+      boolean added = false;
+      for (int k = 0; k < accessCount; k++) {
+        String[] ids = points[k];
+        if (ids == null) continue;
+        for (String p : ids) {
+          if (p.equals(id)) added |= pointLocs[k].add(atFile + '\u0000' + Math.max(1, atLine) + '\u0000' + atMethod);
+        }
+      }
+      if (added) locMasks = new int[0]; // recomputed with the new location
+    }
+  }
+
+  /** The accesses an access of this kind, var and loc matches (bits), 0 for none. */
+  private static int mask(int kind, int var, int loc) {
+    int tm = kind == Events.KIND_W ? writeBits : readBits;
+    int[] lm = locMasks;
+    int l = loc >= 0 && loc < lm.length ? lm[loc] : 0;
+    if (l == 0) l = computeLoc(loc);
+    if ((l & tm) == 0) return 0;
+    int[] vm = varMasks;
+    int v = var >= 0 && var < vm.length ? vm[var] : 0;
+    if (v == 0) v = computeVar(var);
+    return l & v & tm;
+  }
+
+  private static int computeLoc(int loc) {
+    if (loc < 0) return COMPUTED;
+    String f = Registry.locFile(loc);
+    int ln = Registry.locLine(loc);
+    String m = Registry.locMethod(loc);
+    synchronized (MASKS) {
+      int bits = COMPUTED;
+      String key = null;
+      for (int k = 0; k < accessCount; k++) {
+        if ((line[k] == 0 || line[k] == ln) && file[k].equals(f) && method[k].equals(m)) {
+          bits |= 1 << k;
+        } else if (!pointLocs[k].isEmpty()) {
+          if (key == null) key = f + '\u0000' + ln + '\u0000' + m;
+          if (pointLocs[k].contains(key)) bits |= 1 << k;
+        }
+      }
+      int[] lm = locMasks;
+      if (loc >= lm.length) lm = java.util.Arrays.copyOf(lm, Math.max(64, 2 * (loc + 1)));
+      lm[loc] = bits;
+      locMasks = lm;
+      return bits;
+    }
+  }
+
+  private static int computeVar(int var) {
+    if (var < 0) return COMPUTED;
+    String name = Registry.varName(var);
+    synchronized (MASKS) {
+      int bits = COMPUTED;
+      for (int k = 0; k < accessCount; k++) if (variable[k].equals(name)) bits |= 1 << k;
+      int[] vm = varMasks;
+      if (var >= vm.length) vm = java.util.Arrays.copyOf(vm, Math.max(64, 2 * (var + 1)));
+      vm[var] = bits;
+      varMasks = vm;
+      return bits;
+    }
+  }
+
+  // ---- object keys ----
+
+  /** A field ({@code key} = the field name's hash; obj 0 for a static) or an array element ({@code key} = index). */
+  static long key(int obj, int key) {
+    return ((long) obj << 32) | (key & 0xFFFFFFFFL);
+  }
+
+  static long libraryKey(int obj) {
+    return key(obj, LIBRARY_KEY);
+  }
+
+  // ---- the hooks' side ----
+
+  /**
+   * Before an access of the current thread (busy, no stripe lock held): the accesses it matches
+   * (bits, 0 for none), after holding the thread at each wait whose {@code at} it matches.
+   */
+  static int before(ThreadState s, int t, int kind, int var, int loc, long key) {
+    int m = mask(kind, var, loc);
+    if (m == 0 || stopped) return 0;
+    for (int w = 0; w < waitCount && !stopped; w++) {
+      if ((m & (1 << at[w])) != 0) waitAt(s, t, w, m, loc, key);
+    }
+    return m;
+  }
+
+  /** The current thread performed the accesses {@code m} on {@code key} (after taking its stripe lock). */
+  static void performed(ThreadState s, int t, int m, long key) {
+    if (stopped) return;
+    long[] last = s.forceLast;
+    if (last == null) s.forceLast = last = new long[accessCount];
+    synchronized (LOCK) {
+      long seq = SEQ.incrementAndGet();
+      for (int j = 0; j < accessCount; j++) {
+        if ((m & (1 << j)) == 0) continue;
+        int p = ringNext[j];
+        ringSeq[j][p] = seq;
+        ringThread[j][p] = t;
+        ringKey[j][p] = key;
+        ringNext[j] = (p + 1) & (RING - 1);
+        if (ringSize[j] < RING) ringSize[j]++;
+        performed[j]++;
+        last[j] = seq;
+      }
+      if (heldCount > 0) LOCK.notifyAll();
+    }
+  }
+
+  /** A library access of the thread whose call has returned (or a later one began): it counts as performed now. */
+  static void flushPending(ThreadState s, int t) {
+    int m = s.forcePending;
+    if (m == 0) return;
+    s.forcePending = 0;
+    performed(s, t, m, s.forcePendingKey);
+  }
+
+  private static void waitAt(ThreadState s, int t, int w, int m, int loc, long key) {
+    long after = 0;
+    synchronized (LOCK) {
+      reached[w]++;
+      if (disabled[w]) {
+        skipped[w]++;
+        return;
+      }
+      if (since[w] >= 0) {
+        long[] last = s.forceLast;
+        after = last == null ? 0 : last[since[w]];
+        if (after == 0) {
+          notApplicable[w]++;
+          return;
+        }
+      }
+      if (performedSince(w, t, key, after)) {
+        met(w);
+        return;
+      }
+      if (conflict(w, t, m, key)) {
+        skipped[w]++;
+        return;
+      }
+      addHeld(t, w, key);
+    }
+    hold(s, t, w, loc, key, after);
+  }
+
+  /** Holds the current thread (registered as held at {@code w}) until the wait is met, times out or meets a lock. */
+  private static void hold(ThreadState s, int t, int w, int loc, long key, long after) {
+    long start = System.nanoTime();
+    long deadline = start + waitNanos;
+    long nextCheck = start + (s.locksHeld > 0 ? LOCK_CHECK_NANOS : SLOW_LOCK_CHECK_NANOS);
+    String blocked = null;
+    boolean interrupted = false;
+    try {
+      while (true) {
+        synchronized (LOCK) {
+          if (stopped) {
+            removeHeld(t);
+            return;
+          }
+          if (performedSince(w, t, key, after)) {
+            removeHeld(t);
+            met(w);
+            return;
+          }
+          long now = System.nanoTime();
+          if (blocked != null) {
+            removeHeld(t);
+            lockEnded[w]++;
+            if (lockReason[w] == null) lockReason[w] = blocked;
+            failed(w);
+            return;
+          }
+          if (interrupted || now - deadline >= 0) {
+            removeHeld(t);
+            timedOut[w]++;
+            failed(w);
+            return;
+          }
+          long wait = Math.min(deadline - now, nextCheck - now);
+          if (wait > 0) {
+            try {
+              LOCK.wait(wait / 1_000_000L, (int) (wait % 1_000_000L));
+            } catch (InterruptedException e) {
+              interrupted = true; // the program's interrupt ends the hold; the flag is set again below
+            }
+          }
+        }
+        long now = System.nanoTime();
+        if (now - nextCheck >= 0) {
+          blocked = blockedByThisThread(s, loc);
+          nextCheck = now + (s.locksHeld > 0 ? LOCK_CHECK_NANOS : SLOW_LOCK_CHECK_NANOS);
+        }
+      }
+    } finally {
+      if (interrupted) Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Some other thread performed accesses[for] of wait w (on the same object when asked) after sequence {@code after}. */
+  private static boolean performedSince(int w, int t, long key, long after) {
+    int j = forAccess[w];
+    long[] seqs = ringSeq[j];
+    int[] threads = ringThread[j];
+    long[] keys = ringKey[j];
+    boolean same = sameObject[w];
+    int p = ringNext[j];
+    for (int c = 0; c < ringSize[j]; c++) {
+      p = (p - 1) & (RING - 1);
+      if (seqs[p] <= after) return false;
+      if (threads[p] != t && (!same || keys[p] == key)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Holding this thread at wait {@code w} would deadlock the forcing: a thread already held waits
+   * for the very access this thread is about to perform, or is held in the same role (one thread
+   * per role: this one then plays the other role and goes on).
+   */
+  private static boolean conflict(int w, int t, int m, long key) {
+    for (int h = 0; h < heldCount; h++) {
+      if (heldThread[h] == t) continue;
+      int hw = heldWait[h];
+      if ((m & (1 << forAccess[hw])) != 0 && (!sameObject[hw] || heldKey[h] == key)) return true;
+      if (role[at[hw]] == role[at[w]] && (!(sameObject[w] && sameObject[hw]) || heldKey[h] == key)) return true;
+    }
+    return false;
+  }
+
+  private static void met(int w) {
+    met[w]++;
+    if (w == waitCount - 1 && met[w] >= times) {
+      stopped = true;
+      active = false;
+      LOCK.notifyAll();
+    }
+  }
+
+  private static void failed(int w) {
+    if (++failures[w] >= maxTimeouts) disabled[w] = true;
+  }
+
+  private static void addHeld(int t, int w, long key) {
+    if (heldCount == heldThread.length) {
+      heldThread = java.util.Arrays.copyOf(heldThread, heldCount * 2);
+      heldWait = java.util.Arrays.copyOf(heldWait, heldCount * 2);
+      heldKey = java.util.Arrays.copyOf(heldKey, heldCount * 2);
+    }
+    heldThread[heldCount] = t;
+    heldWait[heldCount] = w;
+    heldKey[heldCount] = key;
+    heldCount++;
+  }
+
+  private static void removeHeld(int t) {
+    for (int h = 0; h < heldCount; h++) {
+      if (heldThread[h] != t) continue;
+      heldCount--;
+      heldThread[h] = heldThread[heldCount];
+      heldWait[h] = heldWait[heldCount];
+      heldKey[h] = heldKey[heldCount];
+      return;
+    }
+  }
+
+  // ---- locks: is another thread blocked on a lock this (held) thread owns? ----
+
+  private static boolean noManagement;
+
+  /** Why the hold must end (a thread blocked on a lock this thread owns), or null. Outside LOCK. */
+  private static String blockedByThisThread(ThreadState s, int loc) {
+    Thread me = Thread.currentThread();
+    if (!noManagement) {
+      try {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long id = me.getId();
+        for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds(), 0)) {
+          if (ti == null || ti.getThreadId() == id || ti.getLockOwnerId() != id) continue;
+          java.lang.management.LockInfo li = ti.getLockInfo();
+          String what = li == null ? "a lock" : lockName(li.getClassName());
+          String how = ti.getThreadState() == Thread.State.BLOCKED ? "monitor" : "lock";
+          return "thread " + ti.getThreadName() + " is blocked on " + what + " (" + how + ") held by " + me.getName()
+              + " while it waits at " + shortLoc(loc);
+        }
+        return null;
+      } catch (Throwable e) {
+        noManagement = true; // java.management not in this runtime image: the cruder check below
+      }
+    }
+    if (s.locksHeld <= 0) return null;
+    for (Thread other : Rt.liveThreads()) {
+      if (other != me && other.getState() == Thread.State.BLOCKED) {
+        return "thread " + other.getName() + " is blocked on a monitor while " + me.getName()
+            + " holds a lock and waits at " + shortLoc(loc);
+      }
+    }
+    return null;
+  }
+
+  /** {@code java.util.concurrent.locks.ReentrantLock$NonfairSync} → {@code java.util.concurrent.locks.ReentrantLock}. */
+  private static String lockName(String cls) {
+    int dollar = cls.lastIndexOf('$');
+    if (dollar > 0 && cls.endsWith("Sync")) return cls.substring(0, dollar);
+    return cls;
+  }
+
+  private static String baseName(String path) {
+    int slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+    return path.substring(slash + 1);
+  }
+
+  private static String shortLoc(int loc) {
+    return loc < 0 ? "an unknown place" : baseName(Registry.locFile(loc)) + ":" + Registry.locLine(loc);
+  }
+
+  /** {@code Account.java:13 (W balance)} */
+  private static String describe(int k) {
+    String v = variable[k];
+    int dot = v.lastIndexOf('.');
+    String where = line[k] > 0 ? baseName(file[k]) + ":" + line[k] : baseName(file[k]) + " (any line of " + method[k] + ")";
+    return where + " (" + (isWrite[k] ? "W " : "R ") + v.substring(dot + 1) + ")";
+  }
+
+  // ---- the report ----
+
+  /** Ends forcing (at shutdown): held threads go on. */
+  static void stop() {
+    synchronized (LOCK) {
+      stopped = true;
+      active = false;
+      LOCK.notifyAll();
+    }
+  }
+
+  /** The trace line {@code {"forcing":{…}}} (docs/trace-format.md), or null without a force section. */
+  static String reportLine() {
+    if (!installed) return null;
+    synchronized (LOCK) {
+      boolean ok = true;
+      StringBuilder reasons = new StringBuilder();
+      for (int w = 0; w < waitCount; w++) {
+        if (met[w] > 0) continue;
+        ok = false;
+        if (reasons.length() > 0) reasons.append("; ");
+        reasons.append("wait ").append(w).append(": ").append(whyNotMet(w));
+      }
+      StringBuilder b = new StringBuilder(256);
+      b.append("{\"forcing\":{\"ok\":").append(ok);
+      b.append(",\"order\":").append(Json.quote(order));
+      if (patternJson != null) b.append(",\"pattern\":").append(patternJson);
+      b.append(",\"waits\":[");
+      for (int w = 0; w < waitCount; w++) {
+        if (w > 0) b.append(',');
+        b.append("{\"at\":").append(at[w]).append(",\"for\":").append(forAccess[w]);
+        b.append(",\"met\":").append(met[w]).append(",\"timedOut\":").append(timedOut[w]);
+        b.append(",\"lock\":").append(lockEnded[w]).append(",\"skipped\":").append(skipped[w]).append('}');
+      }
+      b.append(']');
+      if (!ok) b.append(",\"reason\":").append(Json.quote(reasons.toString()));
+      return b.append("}}").toString();
+    }
+  }
+
+  private static String whyNotMet(int w) {
+    String here = describe(at[w]);
+    String awaited = "another thread's " + describe(forAccess[w]) + (sameObject[w] ? " on the same object" : "");
+    if (reached[w] == 0) return "no thread reached " + here;
+    StringBuilder b = new StringBuilder();
+    if (lockEnded[w] > 0) {
+      b.append(lockReason[w]).append(" (").append(times(lockEnded[w])).append(')');
+    }
+    if (timedOut[w] > 0) {
+      if (b.length() > 0) b.append("; ");
+      b.append("timed out ").append(times(timedOut[w])).append(" (").append(number(waitMs)).append(" ms each) at ").append(here)
+          .append(" waiting for ").append(awaited);
+      if (performed[forAccess[w]] == 0) b.append(", which no thread performed");
+    }
+    if (b.length() > 0) {
+      if (disabled[w]) b.append("; then disabled (maxTimeouts ").append(maxTimeouts).append(')');
+      return b.toString();
+    }
+    if (notApplicable[w] == reached[w]) {
+      return here + " was reached " + times(reached[w]) + ", never by a thread that had performed "
+          + describe(since[w]) + " before";
+    }
+    if (skipped[w] > 0) {
+      return here + " was reached " + times(reached[w]) + " but never held: another thread was already held in its role"
+          + " or waiting for this thread's access (skipped " + times(skipped[w]) + ")";
+    }
+    return here + " was reached " + times(reached[w]) + " but forcing had stopped";
+  }
+
+  private static String times(long n) {
+    return n == 1 ? "once" : n + " times";
+  }
+
+  private static String number(double d) {
+    return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+  }
+}
