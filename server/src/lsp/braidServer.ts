@@ -81,6 +81,9 @@ import { recordRunsFromServer } from './record';
 import { testCodeLenses } from './testLenses';
 import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
 import { ExplanationState } from './explanationState';
+import { ConfirmationStore } from './confirmState';
+import { confirmFromServer } from './confirmRequest';
+import { ConfirmRequest, type ConfirmParams } from './protocol';
 
 export function uriToPath(uri: string): string | undefined {
   try {
@@ -92,6 +95,8 @@ export function uriToPath(uri: string): string | undefined {
 
 export class BraidServer {
   private folders: string[] = [];
+  /** verdicts of braid/confirm, by pattern key (.braid/confirm/verdicts.json) */
+  private confirmations = new ConfirmationStore(undefined);
   private settings: BraidSettings = DEFAULT_SETTINGS;
   private readonly documents = new TextDocuments(TextDocument);
   private readonly worker: AnalysisWorkerClient;
@@ -214,6 +219,23 @@ export class BraidServer {
         planWritten: () => this.reloadPlans(),
       });
     });
+    c.onRequest(ConfirmRequest, async (p: ConfirmParams, token: CancellationToken) => {
+      if (this.trusted) await this.settled();
+      return confirmFromServer(this.connection, p, token, {
+        folder: this.folders[0],
+        trusted: this.trusted,
+        traces: this.traceFiles,
+        pattern: (key) => this.state?.patternByKey(key),
+        executions: this.state?.result.executions ?? { total: 0, failed: 0 },
+        verdict: async (key, v) => {
+          await this.confirmations.set(key, v).catch((e) => c.console.error(`Braid: the verdict could not be saved: ${(e as Error).message}`));
+          if (this.state) this.confirmations.decorate(this.state.patterns);
+          // the views read the patterns again on a status change
+          this.sendStatus(this.summary());
+          if (this.supportsCodeLensRefresh) c.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+        },
+      });
+    });
     c.onShutdown(async () => {
       if (this.planTimer) clearTimeout(this.planTimer);
       if (this.watchTimer) clearTimeout(this.watchTimer);
@@ -231,6 +253,7 @@ export class BraidServer {
     }
     if (!folders.length && p.rootPath) folders.push(p.rootPath);
     this.folders = folders;
+    this.confirmations = new ConfirmationStore(folders[0]);
     const caps = p.capabilities;
     this.supportsConfiguration = !!caps.workspace?.configuration;
     this.supportsWatchRegistration = !!caps.workspace?.didChangeWatchedFiles?.dynamicRegistration;
@@ -411,6 +434,9 @@ export class BraidServer {
         this.methodState = undefined;
       }
       this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns, this.settings.views.minScore);
+      const verdictProblem = await this.confirmations.load();
+      if (verdictProblem) c.console.warn(`Braid: ${verdictProblem}`);
+      this.confirmations.decorate(this.state.patterns);
       this.analyses++;
       if (res.griffinError) c.console.error(`GRIFFIN failed; bugs are not shown: ${res.griffinError}`);
       this.reportTraceProblems(res.result);
@@ -653,11 +679,19 @@ export class BraidServer {
     let file = byExec?.file;
     if (!file) {
       const asPath = uriToPath(run) ?? (path.isAbsolute(run) ? run : undefined);
-      if (asPath && this.finder?.matches(asPath)) file = asPath;
+      if (asPath && (this.finder?.matches(asPath) || this.isConfirmationTrace(asPath))) file = asPath;
       else if (s?.result.runs.some((r) => r.file === run)) file = run;
     }
     if (!file) throw new ResponseError(-32602, `no run "${run}" among the analyzed traces`);
     return this.pager!.page(file, byExec?.execution ?? run, p);
+  }
+
+  /** A trace of a confirmation's forced runs (.braid/confirm/…): the Tracer opens it (Reproduce) though it is not analyzed. */
+  private isConfirmationTrace(file: string): boolean {
+    const root = this.folders[0] && path.join(this.folders[0], '.braid', 'confirm');
+    if (!root) return false;
+    const rel = path.relative(root, path.resolve(file));
+    return !rel.startsWith('..') && !path.isAbsolute(rel) && /\.trace\.jsonl(\.gz)?$/.test(file);
   }
 
   /** Trace files with an error and no analyzed run (a corrupted trace): shown in the Runs view with the error. */

@@ -109,12 +109,35 @@ function patternMarkdown(
   }
   // GRIFFIN's suspicious methods of the bugs this pattern belongs to (the same methods as the tree, code lens and graph)
   for (const m of suspiciousMethodsOf(state, p.key)) lines.push(m);
+  const verdict = confirmationLine(p);
+  if (verdict) lines.push(verdict, '');
   const links = [`[Reveal in Ranked Patterns](${commandUri(REVEAL_PATTERN_COMMAND, [p.key])})`];
+  links.push(`[${p.confirmation ? 'Confirm again' : 'Confirm by forcing'}](${commandUri(CONFIRM_PATTERN_COMMAND, [p.key])})`);
   const run = state.runWithPattern(p.key);
   if (run) links.push(`[Open run ${esc(run.execution)} in Tracer](${commandUri(OPEN_TRACER_COMMAND, [run.execution, p.key])})`);
   lines.push(links.join(' · '));
   return lines.join('\n');
 }
+
+export const CONFIRM_PATTERN_COMMAND = 'braid.confirmPattern';
+
+/**
+ * The verdict of forcing the pattern (braid/confirm), in words: "**confirmed**: forcing R1 → W2 → W1
+ * fails 20/20; the opposite order 0/20, unforced 1/20".
+ */
+export function confirmationLine(p: PatternDto): string | undefined {
+  const c = p.confirmation;
+  if (!c) return undefined;
+  const order = p.accesses.map((a) => `${a.type}${a.thread}`).join(' → ');
+  const rate = (g: { runs: number; failed: number }) => `${g.failed}/${g.runs}`;
+  if (c.verdict === 'not forced') return `**Braid · not forced:** ${esc(c.reason)} — a lock or a join may order these accesses, so this pattern is likely benign.`;
+  const rest = [c.opposite ? `the opposite order ${rate(c.opposite)}` : '', c.control ? `unforced ${rate(c.control)}` : ''].filter(Boolean).join(', ');
+  return `**Braid · ${c.verdict}:** forcing ${esc(order)} fails ${rate(c.forced)}${rest ? `; ${rest}` : ''}${c.verdict === 'confirmed' ? ` (p = ${formatP(c.pValue)})` : ''}.${
+    c.failingTrace ? ` [Reproduce](${commandUri(REPRODUCE_COMMAND, [p.key])})` : ''
+  }`;
+}
+
+export const REPRODUCE_COMMAND = 'braid.reproduceFailure';
 
 /** A fix-advice headline (fixAdvice.ts) as Markdown (engine/outputEscaping.ts `mdHeadline`). */
 export const markdownHeadline = mdHeadline;

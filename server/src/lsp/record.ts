@@ -71,7 +71,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     options = out ? parseRecordArgs(recordArgv(p, out), ctx.folder) : first;
     // execution ids name the runs in the views and the Tracer: each recording gets its own
     // (<name>-<time>-NNNN), so recording the same program again does not repeat earlier ids
-    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}) };
+    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}), ...(prepare.length ? { prepare } : {}) };
   } catch (err) {
     if (err instanceof UsageError) throw new ResponseError(-32602, err.message);
     throw err;
@@ -121,7 +121,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
 }
 
 /** Runs one preparation step (e.g. javac) to its end; output kept for the error message. */
-function runStep(command: string[], cwd: string, signal: AbortSignal): Promise<{ code: number; output: string; error?: string }> {
+export function runStep(command: string[], cwd: string, signal: AbortSignal): Promise<{ code: number; output: string; error?: string }> {
   return new Promise((resolve) => {
     let output = '';
     const child = spawn(command[0], command.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });

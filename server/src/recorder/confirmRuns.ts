@@ -7,9 +7,8 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { RankedPattern } from '../engine/analysis';
 import { ControlGroup, decideVerdict, ForcedGroup, Verdict } from '../engine/confirm/confirmVerdict';
-import { ForceOrder, forcingPlan, ForcingOptions } from '../engine/confirm/forcingPlan';
+import { ForcedPattern, ForceOrder, forcingPlan, ForcingOptions } from '../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../engine/noise/noisePlan';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { recordRuns, RecordSummary } from './recordRuns';
@@ -78,7 +77,7 @@ function stamp(d = new Date()): string {
 }
 
 export async function confirmPattern(
-  p: RankedPattern,
+  p: ForcedPattern,
   o: ConfirmOptions,
   onProgress?: (p: ConfirmProgress) => void,
   signal?: AbortSignal,

@@ -11,8 +11,8 @@
  * access type (`line: 0`), not by line.
  */
 import path from 'node:path';
-import type { RankedPattern } from '../engine/analysis';
 import { failsMoreOften } from '../engine/confirm/confirmVerdict';
+import type { ForcedPattern } from '../engine/confirm/forcingPlan';
 import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress } from './confirmRuns';
 import { recordRuns } from './recordRuns';
 import { sanitizeName } from './recordOptions';
@@ -36,7 +36,7 @@ export interface FixCheckOptions extends ConfirmOptions {
 }
 
 export async function checkFix(
-  p: RankedPattern,
+  p: ForcedPattern,
   before: { runs: number; failed: number },
   o: FixCheckOptions,
   onProgress?: (p: ConfirmProgress | { group: 'after'; done: number; total: number; failed: number }) => void,

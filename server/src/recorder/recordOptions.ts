@@ -55,6 +55,8 @@ export interface RecordOptions {
   record?: boolean;
   /** the agent appends its catalogue of instrumented points to this file (agent option points=FILE) */
   pointsFile?: string;
+  /** steps run before the recording (the editor's compile step); informative here, kept in recording.json so a fix check can rebuild */
+  prepare?: { command: string[]; cwd: string }[];
   /** notes for the user about the options given (e.g. --noise ignored because of --plan) */
   notes?: string[];
 }

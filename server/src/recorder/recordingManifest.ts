@@ -28,6 +28,8 @@ export interface RecordingManifest {
   /** the noise (or forcing) plan of the runs */
   plan?: { name: string; file: string };
   failOnOutput?: string;
+  /** steps run before the recording (the editor's compile step), rerun by a fix check */
+  prepare?: { command: string[]; cwd: string }[];
   startedAt: string;
 }
 
@@ -46,6 +48,7 @@ export function manifestOf(o: RecordOptions, startedAt = new Date()): RecordingM
     timeoutSeconds: o.timeoutSeconds,
     ...(o.plan ? { plan: { name: o.plan.plan.name, file: path.resolve(o.cwd, o.plan.file) } } : {}),
     ...(o.failOnOutput ? { failOnOutput: o.failOnOutput.source } : {}),
+    ...(o.prepare?.length ? { prepare: o.prepare.map((s) => ({ command: [...s.command], cwd: path.resolve(s.cwd) })) } : {}),
     startedAt: startedAt.toISOString(),
   };
 }
@@ -109,6 +112,9 @@ export async function readRecordingManifest(fileOrDir: string): Promise<{ manife
       timeoutSeconds: num(m.timeoutSeconds, 60),
       ...(plan && typeof plan.name === 'string' && typeof plan.file === 'string' ? { plan: { name: plan.name, file: plan.file } } : {}),
       ...(typeof m.failOnOutput === 'string' ? { failOnOutput: m.failOnOutput } : {}),
+      ...(Array.isArray(m.prepare) && m.prepare.every((s) => s && strings((s as { command?: unknown }).command) && typeof (s as { cwd?: unknown }).cwd === 'string')
+        ? { prepare: (m.prepare as { command: string[]; cwd: string }[]).map((s) => ({ command: s.command, cwd: s.cwd })) }
+        : {}),
       startedAt: typeof m.startedAt === 'string' ? m.startedAt : '',
     },
   };

@@ -13,10 +13,19 @@
  * The opposite order reverses the pattern's first change of role, so the window (or the order)
  * cannot happen the pattern's way in that run's forced instance.
  */
-import type { PatternAccess, RankedPattern } from '../analysis';
+import type { PatternAccess } from '../analysis';
 import type { NoisePlan } from '../noise/noisePlan';
 
 export type ForceOrder = 'pattern' | 'opposite';
+
+/** What forcing needs of a ranked pattern (a RankedPattern, or the editor's PatternDto). */
+export interface ForcedPattern {
+  key: string;
+  id: string;
+  kind: string;
+  rank: number;
+  accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library'>[];
+}
 
 /** One access of a forcing plan: where the trace records it (library code: the library location). */
 export interface ForceAccessSpec {
@@ -62,7 +71,7 @@ export interface ForcingOptions {
 export const DEFAULT_WAIT_MS = 300;
 
 /** The location the trace records for an access (the library's, for an access in library code). */
-export function traceLocation(a: PatternAccess): { file: string; line: number; method: string } {
+export function traceLocation(a: Pick<PatternAccess, 'file' | 'line' | 'method' | 'library'>): { file: string; line: number; method: string } {
   return a.library ?? { file: a.file, line: a.line, method: a.method };
 }
 
@@ -90,7 +99,7 @@ export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSp
   return [{ at: 0, for: j, sameObject: accesses[0].variable === accesses[j].variable }];
 }
 
-export function forceSection(p: RankedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
+export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
   const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
     const at = traceLocation(a);
     return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line };
@@ -107,7 +116,7 @@ export function forceSection(p: RankedPattern, order: ForceOrder, o: ForcingOpti
 }
 
 /** A plan that forces (no noise anywhere): `braid record --plan` runs it like any noise plan. */
-export function forcingPlan(name: string, p: RankedPattern, order: ForceOrder, o: ForcingOptions = {}, command?: string[]): NoisePlan & { force: ForceSection } {
+export function forcingPlan(name: string, p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}, command?: string[]): NoisePlan & { force: ForceSection } {
   return {
     format: 'braid-noise-plan',
     version: 1,

@@ -1,0 +1,163 @@
+/**
+ * braid/confirm (issue 28, docs/confirm.md): the editor's Confirm and Check the Fix. Forces a ranked
+ * pattern's interleaving with the recording's command (recording.json next to the traces), or the
+ * command given; checkFix first reruns the recording's preparation steps (the compile step of the
+ * test lens), then forces the pattern on the new build and records it again with the recording's
+ * noise. It runs the user's program, so it needs a trusted workspace; the command and its folder
+ * must be inside the workspace folder. Progress goes to the work-done token; $/cancelRequest stops it.
+ */
+import path from 'node:path';
+import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
+import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/confirmRuns';
+import { checkFix } from '../recorder/fixCheck';
+import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
+import { sanitizeName, deriveName } from '../recorder/recordOptions';
+import { fileUri } from './analysisState';
+import type { ConfirmParams, ConfirmResultDto, PatternConfirmationDto, PatternDto } from './protocol';
+import { runStep } from './record';
+
+export interface ConfirmContext {
+  folder: string | undefined;
+  trusted: boolean;
+  /** trace files of the last analysis */
+  traces: string[];
+  pattern(key: string): PatternDto | undefined;
+  /** runs of the analysis (the failure rate before a fix) */
+  executions: { total: number; failed: number };
+  /** a verdict is in: keep it and refresh the views */
+  verdict(key: string, c: PatternConfirmationDto): Promise<void>;
+}
+
+export const CONFIRM_UNTRUSTED_MESSAGE = 'Braid: confirming a pattern runs your program, so it needs a trusted workspace. Trust the workspace first.';
+
+const bad = (message: string) => new ResponseError(-32602, message);
+
+/** The newest recording manifest among the traces' folders. */
+export async function newestManifest(traces: readonly string[]): Promise<RecordingManifest | undefined> {
+  const dirs = [...new Set(traces.map((t) => path.dirname(t)))];
+  let best: RecordingManifest | undefined;
+  for (const d of dirs.slice(0, 200)) {
+    const m = (await readRecordingManifest(d)).manifest;
+    if (m && (!best || m.startedAt > best.startedAt)) best = m;
+  }
+  return best;
+}
+
+export async function confirmFromServer(connection: Connection, p: ConfirmParams, token: CancellationToken, ctx: ConfirmContext): Promise<ConfirmResultDto> {
+  if (!ctx.trusted) throw new ResponseError(LSPErrorCodes.RequestFailed, CONFIRM_UNTRUSTED_MESSAGE);
+  const folder = ctx.folder;
+  if (!folder) throw bad('Confirming a pattern needs an open workspace folder.');
+  if (!p || typeof p.key !== 'string') throw bad('braid/confirm needs "key": the pattern key (PatternDto.key)');
+  const mode = p.mode ?? 'confirm';
+  if (mode !== 'confirm' && mode !== 'checkFix') throw bad(`braid/confirm: "mode" must be "confirm" or "checkFix", got ${JSON.stringify(p.mode)}`);
+  const runs = p.runs ?? 20;
+  if (!Number.isInteger(runs) || runs < 2 || runs > 1000) throw bad(`braid/confirm: "runs" must be an integer from 2 to 1000, got ${JSON.stringify(p.runs)}`);
+  const pattern = ctx.pattern(p.key);
+  if (!pattern) throw bad('braid/confirm: no pattern with this key in the current analysis (the traces changed?); pick it again in Ranked Patterns');
+  if (p.command !== undefined && (!Array.isArray(p.command) || !p.command.length || !p.command.every((x) => typeof x === 'string' && x.length > 0))) {
+    throw bad('braid/confirm: "command" must be the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');
+  }
+  const inside = (dir: string) => !path.relative(folder, dir).startsWith('..') && !path.isAbsolute(path.relative(folder, dir));
+  const manifest = await newestManifest(ctx.traces);
+  const command = p.command ?? manifest?.command;
+  if (!command) {
+    throw new ResponseError(
+      LSPErrorCodes.RequestFailed,
+      'Braid: the traces do not say how to run the program (no recording.json: they were recorded before Braid kept it, or copied). Record them again with Braid (Record Runs or the test code lens), or run `braid confirm <traces> -- <command>` in a terminal.',
+    );
+  }
+  const cwd = p.command ? folder : (manifest?.cwd ?? folder);
+  if (!inside(cwd)) throw bad(`braid/confirm: the recording ran in ${cwd}, outside the workspace folder ${folder}; give "command" to run it here`);
+  const prepare = (mode === 'checkFix' ? (p.prepare ?? manifest?.prepare ?? []) : []).map((s) => {
+    if (!s || !Array.isArray(s.command) || !s.command.length || !s.command.every((x) => typeof x === 'string')) throw bad('braid/confirm: each "prepare" step needs "command"');
+    const dir = path.resolve(folder, s.cwd ?? '.');
+    if (!inside(dir)) throw bad(`braid/confirm: the preparation step's folder ${dir} is outside the workspace folder ${folder}`);
+    return { command: s.command, cwd: dir };
+  });
+  const o: ConfirmOptions = {
+    command,
+    cwd,
+    include: manifest?.include ?? [],
+    exclude: manifest?.exclude ?? [],
+    runs,
+    noise: 0,
+    timeoutSeconds: manifest?.timeoutSeconds ?? 60,
+    jobs: 2,
+    seed: Date.now() % 1_000_000_000,
+    name: sanitizeName(manifest?.name || deriveName(command)),
+    outRoot: path.join(folder, '.braid', 'confirm'),
+    ...(manifest?.failOnOutput ? { failOnOutput: new RegExp(manifest.failOnOutput, 'm') } : {}),
+  };
+  const abort = new AbortController();
+  const sub = token.onCancellationRequested(() => abort.abort());
+  const progress = connection.window.attachWorkDoneProgress(p.workDoneToken);
+  const title = mode === 'checkFix' ? 'Braid: checking the fix' : `Braid: confirming ${pattern.id} ${pattern.kind}`;
+  progress.begin(title, 0, `Starting ${path.basename(command[0])}…`, true);
+  const total = mode === 'checkFix' ? 2 * runs : 3 * runs;
+  let before = 0;
+  let last = '';
+  const onProgress = (pr: ConfirmProgress | { group: 'after'; done: number; total: number; failed: number }) => {
+    if (pr.group !== last) {
+      if (last) before += pr.group === 'after' ? runs : runs;
+      last = pr.group;
+    }
+    const words = { forced: 'forced', opposite: 'opposite order', control: 'unforced', after: 'with noise' }[pr.group];
+    progress.report(Math.min(99, Math.round(((before + pr.done) / total) * 100)), `${words}: ${pr.done}/${pr.total} runs, ${pr.failed} failed${'forcedOk' in pr && pr.forcedOk !== undefined ? `, forced in ${pr.forcedOk}` : ''}`);
+  };
+  const started = Date.now();
+  try {
+    for (const step of prepare) {
+      if (abort.signal.aborted) break;
+      progress.report(0, `Preparing: ${path.basename(step.command[0])}…`);
+      const r = await runStep(step.command, step.cwd, abort.signal);
+      if (r.code !== 0 && !abort.signal.aborted) {
+        const tail = r.output.trim().split('\n').slice(-15).join('\n');
+        throw new ResponseError(LSPErrorCodes.RequestFailed, `Building the fixed program failed (${path.basename(step.command[0])} exit ${r.code}): ${tail || r.error || 'no output'}`);
+      }
+    }
+    connection.console.info(`${title}: ${command.join(' ')} (${runs} runs per group)`);
+    if (mode === 'checkFix') {
+      const f = await checkFix(pattern, { runs: ctx.executions.total, failed: ctx.executions.failed }, { ...o, recordNoise: manifest?.noise ?? 0.1 }, onProgress, abort.signal);
+      const confirmation: PatternConfirmationDto = { verdict: f.forced.failed > 0 ? 'confirmed' : 'refuted', reason: f.forced.reason, pValue: 1, forced: { runs: f.forced.runs, failed: f.forced.failed, forcedOk: f.forced.forcedOk }, at: new Date().toISOString() };
+      return {
+        key: p.key,
+        mode,
+        confirmation,
+        fix: { verdict: f.verdict, reason: f.reason, before: f.before, after: { runs: f.after.runs, failed: f.after.failed }, pValue: f.pValue },
+        command,
+        runs: f.forced.runs + f.after.runs,
+        seconds: (Date.now() - started) / 1000,
+      };
+    }
+    const c = await confirmPattern(pattern, o, onProgress, abort.signal);
+    const confirmation: PatternConfirmationDto = {
+      verdict: c.verdict,
+      reason: c.reason,
+      pValue: c.pValue,
+      forced: c.forced,
+      ...(c.opposite ? { opposite: c.opposite } : {}),
+      ...(c.control ? { control: c.control } : {}),
+      ...(c.failingRun ? { failingTrace: c.failingRun.trace } : {}),
+      plan: c.plan,
+      at: new Date().toISOString(),
+    };
+    if (!c.interrupted) await ctx.verdict(p.key, confirmation);
+    connection.console.info(`${title}: ${c.verdict} — ${c.reason} (${c.runsSpent} runs, ${c.seconds.toFixed(1)} s; ${c.folder})`);
+    return {
+      key: p.key,
+      mode,
+      confirmation,
+      ...(c.failingRun ? { failingRun: { execution: c.failingRun.execution, uri: fileUri(path.resolve(c.failingRun.trace)) } } : {}),
+      planUri: fileUri(c.plan),
+      command,
+      runs: c.runsSpent,
+      seconds: c.seconds,
+    };
+  } catch (err) {
+    if (err instanceof ResponseError) throw err;
+    throw new ResponseError(LSPErrorCodes.RequestFailed, `${mode === 'checkFix' ? 'Checking the fix' : 'Confirming the pattern'} failed: ${(err as Error).message}`);
+  } finally {
+    progress.done();
+    sub.dispose();
+  }
+}

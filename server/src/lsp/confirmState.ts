@@ -1,0 +1,98 @@
+/**
+ * The verdicts of forcing (braid/confirm) in the editor: per pattern key, kept in
+ * `.braid/confirm/verdicts.json` so they survive a restart, and put on the PatternDto the views get
+ * (PatternDto.confirmation). A verdict file is untrusted input: anything that is not a well-formed
+ * verdict is dropped, and strings are escaped where they are shown (as every trace string).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { PatternConfirmationDto, PatternDto } from './protocol';
+
+export const VERDICTS_FILE = path.join('.braid', 'confirm', 'verdicts.json');
+const VERDICTS = new Set(['confirmed', 'refuted', 'not forced']);
+/** most verdicts kept (the newest) */
+const MAX_VERDICTS = 1000;
+
+const count = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const group = (g: unknown, forced: boolean): boolean => {
+  const o = g as Record<string, unknown> | undefined;
+  return !!o && typeof o === 'object' && count(o.runs) && count(o.failed) && (!forced || count(o.forcedOk));
+};
+
+/** A verdict read from the file, or undefined when it is not one. */
+export function checkedConfirmation(v: unknown): PatternConfirmationDto | undefined {
+  const o = v as Record<string, unknown>;
+  if (!o || typeof o !== 'object' || !VERDICTS.has(o.verdict as string) || typeof o.reason !== 'string' || typeof o.pValue !== 'number') return undefined;
+  if (!group(o.forced, true) || (o.opposite !== undefined && !group(o.opposite, true)) || (o.control !== undefined && !group(o.control, false))) return undefined;
+  const str = (k: string) => (typeof o[k] === 'string' ? { [k]: (o[k] as string).slice(0, 4096) } : {});
+  return {
+    verdict: o.verdict as PatternConfirmationDto['verdict'],
+    reason: o.reason.slice(0, 4096),
+    pValue: o.pValue,
+    forced: o.forced as PatternConfirmationDto['forced'],
+    ...(o.opposite ? { opposite: o.opposite as PatternConfirmationDto['opposite'] } : {}),
+    ...(o.control ? { control: o.control as PatternConfirmationDto['control'] } : {}),
+    ...str('failingTrace'),
+    ...str('plan'),
+    ...str('at'),
+  };
+}
+
+export class ConfirmationStore {
+  private readonly verdicts = new Map<string, PatternConfirmationDto>();
+  private loaded = false;
+
+  constructor(private readonly folder: string | undefined) {}
+
+  get size(): number {
+    return this.verdicts.size;
+  }
+
+  get(key: string): PatternConfirmationDto | undefined {
+    return this.verdicts.get(key);
+  }
+
+  /** Reads the verdict file once (a missing or broken file is an empty store; the problem is returned). */
+  async load(): Promise<string | undefined> {
+    if (this.loaded || !this.folder) return undefined;
+    this.loaded = true;
+    const file = path.join(this.folder, VERDICTS_FILE);
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    try {
+      const o = JSON.parse(text) as { verdicts?: Record<string, unknown> };
+      for (const [key, v] of Object.entries(o?.verdicts ?? {})) {
+        const c = checkedConfirmation(v);
+        if (c && key.length < 4096) this.verdicts.set(key, c);
+      }
+      return undefined;
+    } catch (e) {
+      return `${file}: not JSON (${(e as Error).message}); the verdicts there are not shown`;
+    }
+  }
+
+  async set(key: string, c: PatternConfirmationDto): Promise<void> {
+    this.verdicts.delete(key);
+    this.verdicts.set(key, c);
+    while (this.verdicts.size > MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    if (!this.folder) return;
+    const file = path.join(this.folder, VERDICTS_FILE);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fs.writeFile(tmp, JSON.stringify({ format: 'braid-verdicts', version: 1, verdicts: Object.fromEntries(this.verdicts) }, null, 1) + '\n');
+    await fs.rename(tmp, file);
+  }
+
+  /** Puts the verdicts on the patterns (in place: the views' lists are these objects). */
+  decorate(patterns: PatternDto[]): void {
+    for (const p of patterns) {
+      const c = this.verdicts.get(p.key);
+      if (c) p.confirmation = c;
+      else delete p.confirmation;
+    }
+  }
+}
