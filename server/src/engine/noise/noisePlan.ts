@@ -56,6 +56,66 @@ export interface PlannedPoint {
   method?: string;
 }
 
+/**
+ * One access of a forcing plan's pattern, named as the trace names it (docs/noise.md "Forcing plans"):
+ * an access of the run matches when its location (`loc.file`, `loc.line`, `loc.method`), its variable
+ * (`var.name`) and its type are these — or when it is at the location of one of `points`.
+ */
+export interface ForceAccess {
+  /** thread role in the pattern (1 = the thread of the pattern's first access); ≥ 1 */
+  role: number;
+  type: 'R' | 'W';
+  /** as the trace names it, e.g. "bank.Account.balance", "java.util.HashMap" (a library call) */
+  variable: string;
+  /** as trace locations name it, e.g. "bank/Account.java" */
+  file: string;
+  /** source line; 0: any line of the method (after an edit moved lines) */
+  line: number;
+  /** dotted class + "." + method, e.g. "bank.Account.deposit" */
+  method: string;
+  /** optional point ids (docs/noise.md "Point ids"): their locations match too */
+  points?: string[];
+}
+
+/**
+ * A constraint of a forcing plan: a thread about to perform `accesses[at]` is held until another
+ * thread has performed `accesses[for]` (on the same object when `sameObject`; with `since`, after
+ * the held thread's own latest `accesses[since]`, and only once it has performed that), for at most
+ * `waitMs`.
+ */
+export interface ForceWait {
+  /** index into `accesses`: the access that waits */
+  at: number;
+  /** index into `accesses`: the awaited access, of another role than `at` */
+  for: number;
+  /** index into `accesses`, of the same role as `at` (≠ at): only performances of `for` after this thread's latest `since` count */
+  since?: number;
+  /** only a performance on the same object counts (same object and field, same array and index, same static field) */
+  sameObject: boolean;
+}
+
+/** The `force` section of a noise plan: force one interleaving of a pattern's accesses (docs/noise.md "Forcing plans"). */
+export interface ForceSpec {
+  /** the order the waits encode (informative for the agent; copied into the trace's forcing line) */
+  order: 'pattern' | 'opposite';
+  /** longest hold, ms: > 0, ≤ 60,000 */
+  waitMs: number;
+  /** after the last wait (highest index) has been met this many times, forcing stops for the rest of the run (≥ 1) */
+  times: number;
+  /** after this many holds of one wait that ended unmet (timed out, or ended for a lock), that wait is disabled (default 5) */
+  maxTimeouts?: number;
+  /** informative: the pattern forced (copied into the trace's forcing line) */
+  pattern?: { key?: string; id?: string; rank?: number; [more: string]: unknown };
+  /** the pattern's accesses in execution order (at most 16) */
+  accesses: ForceAccess[];
+  /** the constraints (at most 16) */
+  waits: ForceWait[];
+}
+
+/** Most accesses and waits of a force section. */
+export const MAX_FORCE_ACCESSES = 16;
+export const MAX_FORCE_WAITS = 16;
+
 export interface NoisePlan {
   format: 'braid-noise-plan';
   version: typeof NOISE_PLAN_VERSION;
@@ -71,6 +131,8 @@ export interface NoisePlan {
    * editor reads them for its trigger-point decorations and hover)
    */
   triggers?: import('./triggerPoints').TriggerPoint[];
+  /** force one interleaving of a pattern's accesses (docs/noise.md "Forcing plans"); `points` may then be empty */
+  force?: ForceSpec;
   /** how it was made: "braid pinpoint", date, runs spent, … (informative) */
   origin?: { tool: string; created: string; runs?: number; strength?: import('./triggerPoints').PinpointResult['strength'] };
 }

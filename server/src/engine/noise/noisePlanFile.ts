@@ -6,7 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from './noisePlan';
+import { ForceAccess, ForceSpec, ForceWait, MAX_FORCE_ACCESSES, MAX_FORCE_WAITS, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from './noisePlan';
 
 /** A plan that cannot be used: names the file and the field. */
 export class NoisePlanError extends Error {
@@ -55,6 +55,63 @@ function checkNoise(v: unknown, file: string, field: string): NoiseKind {
   }
 }
 
+const isWhole = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
+
+/** Checks a plan's `force` section (docs/noise.md "Forcing plans"); NoisePlanLoader.java checks it the same way. */
+function checkForce(v: unknown, file: string): ForceSpec {
+  if (!isObject(v)) throw new NoisePlanError(file, 'force', 'must be an object {"order", "waitMs", "times", "accesses", "waits"}');
+  if (v.order !== 'pattern' && v.order !== 'opposite') throw new NoisePlanError(file, 'force.order', 'must be "pattern" or "opposite"');
+  if (typeof v.waitMs !== 'number' || !(v.waitMs > 0 && v.waitMs <= MAX_SLEEP_MS)) throw new NoisePlanError(file, 'force.waitMs', `must be a number > 0 and ≤ ${MAX_SLEEP_MS}`);
+  if (!isWhole(v.times)) throw new NoisePlanError(file, 'force.times', 'must be a whole number ≥ 1');
+  if (v.maxTimeouts !== undefined && !isWhole(v.maxTimeouts)) throw new NoisePlanError(file, 'force.maxTimeouts', 'must be a whole number ≥ 1');
+  if (v.pattern !== undefined && !isObject(v.pattern)) throw new NoisePlanError(file, 'force.pattern', 'must be an object');
+  if (!Array.isArray(v.accesses) || v.accesses.length === 0 || v.accesses.length > MAX_FORCE_ACCESSES) {
+    throw new NoisePlanError(file, 'force.accesses', `must be a non-empty array of at most ${MAX_FORCE_ACCESSES} accesses`);
+  }
+  const accesses: ForceAccess[] = v.accesses.map((a: unknown, k: number) => {
+    const at = `force.accesses[${k}]`;
+    if (!isObject(a)) throw new NoisePlanError(file, at, 'must be an object {"role", "type", "variable", "file", "line", "method"}');
+    if (!isWhole(a.role)) throw new NoisePlanError(file, `${at}.role`, 'must be a whole number ≥ 1');
+    if (a.type !== 'R' && a.type !== 'W') throw new NoisePlanError(file, `${at}.type`, 'must be "R" or "W"');
+    for (const key of ['variable', 'file'] as const) {
+      if (typeof a[key] !== 'string' || a[key] === '') throw new NoisePlanError(file, `${at}.${key}`, 'must be a non-empty string');
+    }
+    if (!(Number.isInteger(a.line) && (a.line as number) >= 0)) throw new NoisePlanError(file, `${at}.line`, 'must be a whole number ≥ 0 (0: any line of the method)');
+    if (typeof a.method !== 'string' || a.method === '') throw new NoisePlanError(file, `${at}.method`, 'must be a non-empty string');
+    if (a.points !== undefined) {
+      if (!Array.isArray(a.points)) throw new NoisePlanError(file, `${at}.points`, 'must be an array of point ids');
+      a.points.forEach((id: unknown, j: number) => {
+        if (typeof id !== 'string' || !isPointId(id)) throw new NoisePlanError(file, `${at}.points[${j}]`, 'must be a point id <class>.<method><descriptor>@<offset>, e.g. bank/Bank.transfer(II)V@12');
+      });
+    }
+    return { ...a } as unknown as ForceAccess;
+  });
+  if (!Array.isArray(v.waits) || v.waits.length === 0 || v.waits.length > MAX_FORCE_WAITS) {
+    throw new NoisePlanError(file, 'force.waits', `must be a non-empty array of at most ${MAX_FORCE_WAITS} waits`);
+  }
+  const n = accesses.length;
+  const index = (x: unknown, field: string): number => {
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= n) throw new NoisePlanError(file, field, `must be an index into force.accesses (0..${n - 1})`);
+    return x;
+  };
+  const waits: ForceWait[] = v.waits.map((w: unknown, k: number) => {
+    const at = `force.waits[${k}]`;
+    if (!isObject(w)) throw new NoisePlanError(file, at, 'must be an object {"at", "for", "sameObject"}');
+    const a = index(w.at, `${at}.at`);
+    const b = index(w.for, `${at}.for`);
+    const role = accesses[a].role;
+    if (accesses[b].role === role) throw new NoisePlanError(file, `${at}.for`, `must be an access of another role than at (force.accesses[${a}] has role ${role})`);
+    if (w.since !== undefined) {
+      const c = index(w.since, `${at}.since`);
+      if (c === a) throw new NoisePlanError(file, `${at}.since`, 'must differ from at');
+      if (accesses[c].role !== role) throw new NoisePlanError(file, `${at}.since`, `must be an access of the same role as at (force.accesses[${a}] has role ${role})`);
+    }
+    if (typeof w.sameObject !== 'boolean') throw new NoisePlanError(file, `${at}.sameObject`, 'must be true or false');
+    return { ...w } as unknown as ForceWait;
+  });
+  return { ...(v as unknown as ForceSpec), accesses, waits };
+}
+
 /**
  * Checks a parsed plan and returns it typed (unknown fields are kept: later versions may add
  * informative ones). `file` is only used in error messages.
@@ -96,7 +153,8 @@ export function validateNoisePlan(value: unknown, file: string): NoisePlan {
   });
   if (value.triggers !== undefined && !Array.isArray(value.triggers)) throw new NoisePlanError(file, 'triggers', 'must be an array');
   if (value.origin !== undefined && !(isObject(value.origin) && typeof value.origin.tool === 'string')) throw new NoisePlanError(file, 'origin', 'must be an object with a "tool" string');
-  return { ...(value as unknown as NoisePlan), noise, points };
+  const force = value.force !== undefined ? checkForce(value.force, file) : undefined;
+  return { ...(value as unknown as NoisePlan), noise, points, ...(force ? { force } : {}) };
 }
 
 /** Parses and checks the text of a plan file; JSON syntax errors name the line and column. */

@@ -113,6 +113,81 @@ export interface UncaughtInfo {
   frames?: string[];
 }
 
+/** One wait of a forcing report: how often its holds were met, timed out, ended for a lock, or skipped. */
+export interface ForcingWaitReport {
+  at: number;
+  for: number;
+  met: number;
+  timedOut: number;
+  lock: number;
+  skipped: number;
+}
+
+/**
+ * The agent's `{"forcing":{…}}` line (docs/trace-format.md): what a forcing plan (docs/noise.md
+ * "Forcing plans") achieved in the run. `ok`: every wait was met at least once; otherwise `reason`
+ * says which wait was not and why.
+ */
+export interface ForcingReport {
+  ok: boolean;
+  order?: 'pattern' | 'opposite';
+  reason?: string;
+  /** the plan's informative `force.pattern`, copied */
+  pattern?: Record<string, unknown>;
+  waits: ForcingWaitReport[];
+}
+
+/** The report of a `forcing` line's value, or undefined when it does not have the documented shape. */
+export function parseForcingReport(v: unknown): ForcingReport | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const f = v as Record<string, unknown>;
+  if (typeof f.ok !== 'boolean' || !Array.isArray(f.waits)) return undefined;
+  if (f.order !== undefined && f.order !== 'pattern' && f.order !== 'opposite') return undefined;
+  if (f.reason !== undefined && typeof f.reason !== 'string') return undefined;
+  if (f.pattern !== undefined && (typeof f.pattern !== 'object' || f.pattern === null || Array.isArray(f.pattern))) return undefined;
+  const count = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+  const waits: ForcingWaitReport[] = [];
+  for (const w of f.waits as unknown[]) {
+    if (typeof w !== 'object' || w === null || Array.isArray(w)) return undefined;
+    const r = w as Record<string, unknown>;
+    if (!(['at', 'for', 'met', 'timedOut', 'lock', 'skipped'] as const).every((k) => count(r[k]))) return undefined;
+    waits.push({ at: r.at as number, for: r.for as number, met: r.met as number, timedOut: r.timedOut as number, lock: r.lock as number, skipped: r.skipped as number });
+  }
+  return {
+    ok: f.ok,
+    ...(f.order !== undefined ? { order: f.order as ForcingReport['order'] } : {}),
+    ...(f.reason !== undefined ? { reason: f.reason as string } : {}),
+    ...(f.pattern !== undefined ? { pattern: f.pattern as Record<string, unknown> } : {}),
+    waits,
+  };
+}
+
+/**
+ * One report for a run recorded by several JVMs (each writes its own line): counts added per wait,
+ * `ok` when every wait was met in some JVM, the reasons of the JVMs that were not ok.
+ */
+export function mergeForcingReports(reports: readonly ForcingReport[]): ForcingReport | undefined {
+  if (reports.length <= 1) return reports[0];
+  const waits = reports[0].waits.map((w) => ({ ...w }));
+  for (const r of reports.slice(1)) {
+    r.waits.forEach((w, k) => {
+      const to = waits[k];
+      if (!to) waits.push({ ...w });
+      else for (const key of ['met', 'timedOut', 'lock', 'skipped'] as const) to[key] += w[key];
+    });
+  }
+  const ok = waits.every((w) => w.met > 0);
+  const reasons = [...new Set(reports.filter((r) => !r.ok && r.reason).map((r) => r.reason as string))];
+  const first = reports[0];
+  return {
+    ok,
+    ...(first.order ? { order: first.order } : {}),
+    ...(!ok && reasons.length ? { reason: reasons.join('; ') } : {}),
+    ...(first.pattern ? { pattern: first.pattern } : {}),
+    waits,
+  };
+}
+
 export type Severity = 'error' | 'warning' | 'info';
 
 /** A problem found while reading or analyzing, with its place. */
