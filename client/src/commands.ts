@@ -19,6 +19,7 @@ import type { BraidModel } from './model';
 import type { BugsTree, Node, PatternsTree, RunsSort, RunsTree } from './trees';
 import { workspaceFileOfUri } from './openAccessGuard';
 import { registerTriggerPointCommands } from './triggerPoints';
+import { registerConfirmCommands } from './confirm';
 
 export interface Webviews {
   openTracer(run?: string, highlightPatternKey?: string): void;
@@ -228,4 +229,8 @@ export function registerCommands(d: CommandDeps): void {
   reg('braid.showOutput', () => log.show(true));
   // Find Trigger Points and Reproduce with Plan (seed 004): client/src/triggerPoints.ts
   registerTriggerPointCommands({ context, client, log }, reg);
+  registerConfirmCommands(
+    { client, log, pattern: (key) => model.patternByKey(key), first: () => model.patterns[0], openTracer: (run, key) => d.webviews.openTracer(run, key) },
+    reg,
+  );
 }

@@ -28,7 +28,7 @@ import { mdText } from '../../server/src/engine/outputEscaping';
 let client: LanguageClient | undefined;
 
 /** Commands the hover's command links may run (markdown isTrusted). */
-const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess', 'braid.reproduceWithPlan'];
+const HOVER_COMMANDS = ['braid.revealPattern', 'braid.openTracer', 'braid.openBugGraph', 'braid.revealBug', 'braid.openAccess', 'braid.reproduceWithPlan', 'braid.confirmPattern', 'braid.reproduceFailure', 'braid.checkFix'];
 
 export interface BraidApi {
   client: LanguageClient;

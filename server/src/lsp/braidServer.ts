@@ -82,8 +82,8 @@ import { testCodeLenses } from './testLenses';
 import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
 import { ExplanationState } from './explanationState';
 import { ConfirmationStore } from './confirmState';
-import { confirmFromServer } from './confirmRequest';
-import { ConfirmRequest, type ConfirmParams } from './protocol';
+import { confirmCommandFromServer, confirmFromServer } from './confirmRequest';
+import { ConfirmCommandRequest, ConfirmRequest, type ConfirmParams } from './protocol';
 
 export function uriToPath(uri: string): string | undefined {
   try {
@@ -218,6 +218,10 @@ export class BraidServer {
         pinpoint: this.deps.pinpoint,
         planWritten: () => this.reloadPlans(),
       });
+    });
+    c.onRequest(ConfirmCommandRequest, async () => {
+      await this.settled();
+      return confirmCommandFromServer({ traces: this.traceFiles, folder: this.folders[0] });
     });
     c.onRequest(ConfirmRequest, async (p: ConfirmParams, token: CancellationToken) => {
       if (this.trusted) await this.settled();

@@ -13,7 +13,7 @@ import { checkFix } from '../recorder/fixCheck';
 import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { sanitizeName, deriveName } from '../recorder/recordOptions';
 import { fileUri } from './analysisState';
-import type { ConfirmParams, ConfirmResultDto, PatternConfirmationDto, PatternDto } from './protocol';
+import type { ConfirmCommandResult, ConfirmParams, ConfirmResultDto, PatternConfirmationDto, PatternDto } from './protocol';
 import { runStep } from './record';
 
 export interface ConfirmContext {
@@ -41,6 +41,12 @@ export async function newestManifest(traces: readonly string[]): Promise<Recordi
     if (m && (!best || m.startedAt > best.startedAt)) best = m;
   }
   return best;
+}
+
+/** braid/confirmCommand: the command (and folder, preparation steps) braid/confirm would run. */
+export async function confirmCommandFromServer(ctx: Pick<ConfirmContext, 'traces' | 'folder'>): Promise<ConfirmCommandResult> {
+  const m = await newestManifest(ctx.traces);
+  return m ? { command: m.command, cwd: m.cwd, prepare: m.prepare ?? [] } : { prepare: [] };
 }
 
 export async function confirmFromServer(connection: Connection, p: ConfirmParams, token: CancellationToken, ctx: ConfirmContext): Promise<ConfirmResultDto> {

@@ -514,3 +514,13 @@ export interface ConfirmResultDto {
   runs: number;
   seconds: number;
 }
+
+/** braid/confirmCommand: what braid/confirm would run (the editor shows it before it runs anything) */
+export const ConfirmCommandRequest = 'braid/confirmCommand';
+export interface ConfirmCommandResult {
+  /** undefined: the traces do not say (no recording.json) */
+  command?: string[];
+  cwd?: string;
+  /** the recording's preparation steps (rerun by Check the Fix) */
+  prepare: { command: string[]; cwd: string }[];
+}

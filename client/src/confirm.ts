@@ -1,0 +1,161 @@
+/**
+ * Confirm, Reproduce and Check the Fix (issue 28, docs/confirm.md): the editor side of braid/confirm.
+ * Confirm forces a pattern's interleaving (forced, opposite order, unforced runs) and shows the
+ * verdict; Reproduce opens the forced failing run in the Tracer at the pattern's accesses; Check the
+ * Fix rebuilds (the recording's compile step), forces the same interleaving on the new build and
+ * records again with the recording's noise. Each shows the command it will run and asks first: the
+ * command comes from a file in the workspace (recording.json).
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { WorkDoneProgress, type WorkDoneProgressBegin, type WorkDoneProgressEnd, type WorkDoneProgressReport } from 'vscode-languageserver-protocol';
+import {
+  ConfirmCommandRequest,
+  ConfirmCommandResult,
+  ConfirmParams,
+  ConfirmRequest,
+  ConfirmResultDto,
+  PatternDto,
+} from '../../server/src/lsp/protocol';
+import { requireTrust } from './recording';
+
+export const CONFIRM_PATTERN = 'braid.confirmPattern';
+export const REPRODUCE_FAILURE = 'braid.reproduceFailure';
+export const CHECK_FIX = 'braid.checkFix';
+
+export interface ConfirmDeps {
+  client: LanguageClient;
+  /** the pattern of a key (the client's copy of the server's patterns) */
+  pattern(key: string): PatternDto | undefined;
+  /** the first pattern listed (commands run without an argument) */
+  first(): PatternDto | undefined;
+  openTracer(run: string, patternKey: string): void;
+  log: vscode.LogOutputChannel;
+}
+
+type Register = (id: string, fn: (...args: any[]) => unknown) => void;
+
+let tokens = 0;
+
+/** The key of a command argument: a key, a tree node holding a pattern, or nothing (the first pattern). */
+export function patternKeyOf(arg: unknown, d: Pick<ConfirmDeps, 'first'>): string | undefined {
+  if (typeof arg === 'string') return arg;
+  const n = arg as { kind?: string; pattern?: { key?: unknown }; bug?: { patternKeys?: unknown[] } } | undefined;
+  if (n?.pattern && typeof n.pattern.key === 'string') return n.pattern.key;
+  if (n?.kind === 'bug' && Array.isArray(n.bug?.patternKeys) && typeof n.bug!.patternKeys[0] === 'string') return n.bug!.patternKeys[0] as string;
+  return d.first()?.key;
+}
+
+/** "R1 → W2 → W1" */
+export function orderText(p: PatternDto): string {
+  return p.accesses.map((a) => `${a.type}${a.thread}`).join(' → ');
+}
+
+/** The message after a confirmation, in words. */
+export function confirmMessage(p: PatternDto, r: ConfirmResultDto): string {
+  const c = r.confirmation;
+  const rate = (g: { runs: number; failed: number }) => `${g.failed} of ${g.runs}`;
+  const what = `${p.id} ${orderText(p)}`;
+  if (c.verdict === 'confirmed') {
+    return `Braid: confirmed — forcing ${what} made the failure happen in ${rate(c.forced)} runs${c.opposite ? `; the opposite order ${rate(c.opposite)}` : ''}${c.control ? `, unforced ${rate(c.control)}` : ''}. This is the root cause.`;
+  }
+  if (c.verdict === 'not forced') return `Braid: not forced — ${c.reason}. Something (a lock, a join) orders these accesses: this pattern is likely benign.`;
+  return `Braid: refuted — ${c.reason}.`;
+}
+
+export function fixMessage(r: ConfirmResultDto): string {
+  const f = r.fix!;
+  return f.verdict === 'fixed' ? `Braid: fixed — ${f.reason}.` : `Braid: not fixed — ${f.reason}.`;
+}
+
+async function withProgress(client: LanguageClient, title: string, params: ConfirmParams): Promise<ConfirmResultDto> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const workDoneToken = `braid-confirm-${++tokens}-${Date.now()}`;
+    let last = 0;
+    const sub = client.onProgress(WorkDoneProgress.type, workDoneToken, (v: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
+      if (v.kind === 'end') return;
+      const pct = v.percentage;
+      progress.report({ message: v.message, ...(pct !== undefined ? { increment: pct - last } : {}) });
+      if (pct !== undefined) last = pct;
+    });
+    try {
+      return await client.sendRequest<ConfirmResultDto>(ConfirmRequest, { ...params, workDoneToken }, token);
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
+/** Asks before running: the command (from recording.json) and how many runs. */
+async function askToRun(client: LanguageClient, what: string, runs: number, withPrepare: boolean): Promise<boolean> {
+  const c = await client.sendRequest<ConfirmCommandResult>(ConfirmCommandRequest, {});
+  if (!c.command) {
+    void vscode.window.showWarningMessage(
+      'Braid: the traces do not say how to run the program (no recording.json: recorded before Braid kept it, or copied). Record the runs again with Braid (the test code lens or Record Runs), or run `braid confirm <traces> -- <command>` in a terminal.',
+    );
+    return false;
+  }
+  const steps = withPrepare && c.prepare.length ? `First: ${c.prepare.map((s) => s.command.join(' ')).join('; ')}\n` : '';
+  const pick = await vscode.window.showInformationMessage(
+    `Braid: ${what}`,
+    { modal: true, detail: `${steps}Runs up to ${runs} times: ${c.command.join(' ')}\nin ${c.cwd ?? 'the workspace folder'}` },
+    'Run',
+  );
+  return pick === 'Run';
+}
+
+export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
+  const runsSetting = () => vscode.workspace.getConfiguration('braid.confirm').get<number>('runs', 20);
+
+  reg(CONFIRM_PATTERN, async (arg?: unknown) => {
+    if (!(await requireTrust())) return undefined;
+    const key = patternKeyOf(arg, d);
+    const p = key ? d.pattern(key) : undefined;
+    if (!p) {
+      void vscode.window.showInformationMessage('Braid: no pattern to confirm yet. Record runs of the failing test first (the "Braid: find the root cause" code lens).');
+      return undefined;
+    }
+    const runs = runsSetting();
+    if (!(await askToRun(d.client, `Confirm ${p.id} ${orderText(p)} by forcing its interleaving? (${runs} runs forced, ${runs} in the opposite order, ${runs} unforced)`, 3 * runs, false))) return undefined;
+    const r = await withProgress(d.client, `Braid: confirming ${p.id} ${orderText(p)}`, { key: p.key, runs });
+    d.log.info(`confirm ${p.id} ${p.key}: ${r.confirmation.verdict} — ${r.confirmation.reason} (${r.runs} runs, ${r.seconds.toFixed(1)} s)`);
+    const buttons = r.failingRun ? ['Reproduce'] : [];
+    const show = r.confirmation.verdict === 'confirmed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    const pick = await show(confirmMessage(p, r), ...buttons);
+    if (pick === 'Reproduce' && r.failingRun) d.openTracer(vscode.Uri.parse(r.failingRun.uri).fsPath, p.key);
+    return r;
+  });
+
+  reg(REPRODUCE_FAILURE, async (arg?: unknown) => {
+    const key = patternKeyOf(arg, d);
+    const p = key ? d.pattern(key) : undefined;
+    const trace = p?.confirmation?.failingTrace;
+    if (p && trace) {
+      d.openTracer(trace, p.key);
+      return trace;
+    }
+    if (!p) return undefined;
+    // no forced failing run yet: confirm first (it keeps one)
+    const pick = await vscode.window.showInformationMessage(`Braid: ${p.id} has no forced failing run yet. Confirm it by forcing its interleaving first.`, 'Confirm');
+    if (pick === 'Confirm') return vscode.commands.executeCommand(CONFIRM_PATTERN, p.key);
+    return undefined;
+  });
+
+  reg(CHECK_FIX, async (arg?: unknown) => {
+    if (!(await requireTrust())) return undefined;
+    const key = patternKeyOf(arg, d);
+    const p = key ? d.pattern(key) : undefined;
+    if (!p) {
+      void vscode.window.showInformationMessage('Braid: no pattern to check. Record runs of the failing test first, then confirm its root cause.');
+      return undefined;
+    }
+    await vscode.workspace.saveAll(false);
+    const runs = runsSetting();
+    if (!(await askToRun(d.client, `Check the fix of ${p.id} ${orderText(p)}? Braid rebuilds, forces the interleaving ${runs} times and records ${runs} runs with the recording's noise.`, 2 * runs, true))) return undefined;
+    const r = await withProgress(d.client, 'Braid: checking the fix', { key: p.key, runs, mode: 'checkFix' });
+    d.log.info(`check fix ${p.id} ${p.key}: ${r.fix?.verdict} — ${r.fix?.reason}`);
+    if (r.fix?.verdict === 'fixed') void vscode.window.showInformationMessage(fixMessage(r));
+    else void vscode.window.showWarningMessage(fixMessage(r));
+    return r;
+  });
+}
