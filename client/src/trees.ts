@@ -30,7 +30,7 @@ export type Node =
   | { kind: 'tie'; tie: number; leader: PatternDto; patterns: PatternDto[] }
   | { kind: 'weak'; section: string; patterns: PatternDto[] }
   | { kind: 'access'; access: PatternAccessDto; pattern: PatternDto; index: number; parentBug?: number }
-  | { kind: 'bug'; bug: BugDto }
+  | { kind: 'bug'; bug: BugDto; /** the verdict of forcing its lead pattern (braid/confirm) */ verdict?: PatternDto['confirmation'] }
   | { kind: 'group'; bug: BugDto; group: 'methods' | 'advice' | 'patterns' | 'runs' }
   | { kind: 'method'; bug: BugDto; method: BugMethodDto }
   | { kind: 'text'; id: string; label: string; tooltip?: string; icon?: string; command?: vscode.Command }
@@ -45,6 +45,9 @@ export type Node =
  * The variables of a pattern, short and distinguishing: `MyVector.size, data` (the class once,
  * then the other fields of the same class), in access order.
  */
+/** The verdict of forcing a pattern (braid/confirm) as a badge in the trees. */
+export const VERDICT_BADGE: Record<'confirmed' | 'refuted' | 'not forced', string> = { confirmed: '✔ confirmed', refuted: '✗ refuted', 'not forced': '– not forced' };
+
 export function patternVariables(p: PatternDto): string {
   const vars = [...new Set(p.accesses.map((a) => shortVariable(a.variable)))];
   let cls = '';
@@ -136,7 +139,9 @@ export function treeItem(n: Node): vscode.TreeItem {
       const tied = n.parentTie === undefined && n.parentWeak === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
       // a pattern without evidence (p ≥ 0.05 or in nearly every passing run) says so first: it is listed after those with
       const noEvidence = p.evidence === false ? 'no evidence · ' : '';
-      item.description = `${noEvidence}${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)} · ${p.id} ${kindWithThreads(p)}${tied}`;
+      // the verdict of forcing it (braid/confirm) comes first: it outweighs the statistics
+      const verdict = p.confirmation ? `${VERDICT_BADGE[p.confirmation.verdict]} · ` : '';
+      item.description = `${verdict}${noEvidence}${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)} · ${p.id} ${kindWithThreads(p)}${tied}`;
       const legend = threadLegend(p.accesses);
       const vars = [...new Set(p.accesses.map((a) => a.variable))];
       item.tooltip = new vscode.MarkdownString(
@@ -144,10 +149,13 @@ export function treeItem(n: Node): vscode.TreeItem {
           p.group && p.group !== 'cause' ? ` · ${p.group}` : ''
         }\n\nin **${p.failed}** failed (✗) and **${p.passed}** passed (✓) runs\n\n${vars.map(mdCode).join(', ')}${legend ? `\n\nthreads: ${escapeMd(legend)}` : ''}${
           p.weak ? '\n\n_Weaker pattern: it does not separate failing from passing runs (score below braid.views.minScore, or in every passing run)._' : ''
-        }${p.evidence === false ? '\n\n_No evidence that it goes with failing (Fisher p ≥ 0.05, or seen in nearly every passing run): listed after the patterns with evidence._' : ''}`,
+        }${p.evidence === false ? '\n\n_No evidence that it goes with failing (Fisher p ≥ 0.05, or seen in nearly every passing run): listed after the patterns with evidence._' : ''}${
+          p.confirmation ? `\n\n**${VERDICT_BADGE[p.confirmation.verdict]}** by forcing its interleaving: ${escapeMd(p.confirmation.reason)}` : ''
+        }`,
       );
       // weak patterns: no icon (nor heat, code lens or hover)
-      if (!p.weak) item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : 'warning', new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground'));
+      if (p.confirmation?.verdict === 'confirmed') item.iconPath = new vscode.ThemeIcon('verified-filled', new vscode.ThemeColor('errorForeground'));
+      else if (!p.weak) item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : 'warning', new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground'));
       item.contextValue = 'braid.pattern';
       return item;
     }
@@ -196,6 +204,7 @@ export function treeItem(n: Node): vscode.TreeItem {
       const pText = ev ? (ev.pValue >= 0.001 ? String(Number(ev.pValue.toPrecision(2))) : ev.pValue.toExponential(1)) : undefined;
       // no statistics in the row: the p-value and the score are in the tooltip
       item.description =
+        (n.verdict ? `${VERDICT_BADGE[n.verdict.verdict]} · ` : '') +
         (ev ? `${ev.failingRuns} of ${ev.totalFailing} failing runs` : `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`) + (weak ? ' · weak evidence' : '');
       const md = new vscode.MarkdownString();
       md.appendMarkdown(`**Bug ${b.id}**${shape ? ` · ${escapeMd(shape)}` : ''} · ${escapeMd(kind)}`);
@@ -205,6 +214,7 @@ export function treeItem(n: Node): vscode.TreeItem {
       if (b.advice?.summary) md.appendMarkdown(`\n\n${escapeMd(b.advice.summary)}`);
       const stats = [ev ? `explains ${ev.failingRuns} of ${ev.totalFailing} failing runs` : '', pText ? `p = ${escapeMd(pText)} (one-sided Fisher exact test of its best pattern)` : '', b.score !== undefined ? `score ${escapeMd(b.score.toFixed(3))}` : ''].filter(Boolean);
       if (stats.length) md.appendMarkdown(`\n\n${stats.join(' · ')}${weak ? ' · weak evidence' : ''}`);
+      if (n.verdict) md.appendMarkdown(`\n\n**${VERDICT_BADGE[n.verdict.verdict]}** by forcing its lead pattern: ${escapeMd(n.verdict.reason)}`);
       item.tooltip = md;
       item.iconPath = new vscode.ThemeIcon('bug', new vscode.ThemeColor('errorForeground'));
       item.contextValue = 'braid.bug';
@@ -445,7 +455,12 @@ export class BugsTree extends BaseTree {
   private roots = new Map<number, Node & { kind: 'bug' }>();
   getChildren(element?: Node): Node[] {
     if (!element) {
-      this.roots = new Map(this.model.bugs.map((bug) => [bug.id, { kind: 'bug' as const, bug }]));
+      this.roots = new Map(
+        this.model.bugs.map((bug) => {
+          const lead = typeof bug.patternKeys?.[0] === 'string' ? this.model.patternByKey(bug.patternKeys[0]) : undefined;
+          return [bug.id, { kind: 'bug' as const, bug, ...(lead?.confirmation ? { verdict: lead.confirmation } : {}) }];
+        }),
+      );
       if (!this.roots.size && this.model.summary.state === 'done' && this.model.summary.executions.failed > 0) {
         // evidence clustering: no pattern separates failing from passing runs well enough to head a bug yet
         return [{ kind: 'message', label: 'No bug yet: no pattern has evidence (p < 0.05 after correction) — record more runs.' }];
