@@ -14,7 +14,7 @@ import {
   RecordTestArgs,
 } from '../../server/src/lsp/protocol';
 import { splitCommandLine } from './argv';
-import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordTest, recordWithProgress, requireTrust, testItemArgs, withLastTest } from './recording';
+import { LAST_COMMAND_KEY, prefillCommand, recordedMessage, recordParams, recordTest, recordWithProgress, requireTrust, saidNothing, testItemArgs, withLastTest } from './recording';
 import type { BraidModel } from './model';
 import type { BugsTree, Node, PatternsTree, RunsSort, RunsTree } from './trees';
 import { workspaceFileOfUri } from './openAccessGuard';
@@ -191,25 +191,24 @@ export function registerCommands(d: CommandDeps): void {
     const cfg = vscode.workspace.getConfiguration('braid.record');
     let line = typeof commandArg === 'string' ? commandArg : cfg.get<string>('command', '');
     if (!line) {
-      line =
-        (await vscode.window.showInputBox({
-          title: 'Braid: Record Runs',
-          prompt: 'Command that runs the flaky program or test (set braid.record.command to skip this question)',
-          placeHolder: 'java -cp out bank.Bank   or   mvn -o -q test -Dtest=AccountTest',
-          value: await prefillCommand(context, client),
-          ignoreFocusOut: true,
-        })) ?? '';
-      if (!line.trim()) return;
+      const answer = await vscode.window.showInputBox({
+        title: 'Braid: Record Runs',
+        prompt: 'Command that runs the flaky program or test (set braid.record.command to skip this question)',
+        placeHolder: 'java -cp out bank.Bank   or   mvn -o -q test -Dtest=AccountTest',
+        value: await prefillCommand(context, client),
+        ignoreFocusOut: true,
+      });
+      line = answer ?? '';
+      if (!line.trim()) return saidNothing(answer);
       await context.workspaceState.update(LAST_COMMAND_KEY, line);
     }
     const command = splitCommandLine(line);
     const params: RecordParams = withLastTest(context, line, recordParams(command));
     log.info(`recording ${params.runs} runs of ${command.join(' ')}`);
     const result = await recordWithProgress(client, params);
-    const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs — ${result.failed} failed, ${result.passed} passed.`;
+    const msg = recordedMessage(result);
     log.info(`${msg} Traces in ${result.outDir}`);
-    const next = result.failed === 0 ? 'None failed: raise braid.record.noise or the number of runs.' : '';
-    void vscode.window.showInformationMessage(`${msg} ${next}`.trim(), 'Show Ranked Patterns').then((a) => {
+    void vscode.window.showInformationMessage(msg, ...(result.runs > 0 ? ['Show Ranked Patterns'] : [])).then((a) => {
       if (a) void vscode.commands.executeCommand('braid.patterns.focus');
     });
   });

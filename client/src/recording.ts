@@ -76,6 +76,28 @@ export async function recordWithProgress(client: LanguageClient, params: RecordP
   });
 }
 
+/**
+ * What to say after a recording, in plain words (issue 30, point 6): a cancelled recording says that
+ * the runs so far are kept and analyzed (not to raise the noise); one without a failing run says what
+ * to change.
+ */
+export function recordedMessage(result: RecordResult, what?: string): string {
+  const of = what ? ` of ${what}` : '';
+  if (result.cancelled) {
+    return result.runs === 0
+      ? `Braid: recording${of} cancelled before any run finished; nothing was recorded.`
+      : `Braid: recording${of} cancelled after ${result.runs} runs (${result.failed} failed, ${result.passed} passed); those runs are kept and analyzed. Record again to add more.`;
+  }
+  const msg = `Braid: recorded ${result.runs} runs${of} — ${result.failed} failed, ${result.passed} passed.`;
+  return result.failed === 0 && result.runs > 0 ? `${msg} None failed: raise braid.record.noise or braid.record.runs.` : msg;
+}
+
+/** An empty command box answered with Enter (not Escape): say that nothing ran and how to go on. */
+export function saidNothing(answer: string | undefined, what = 'recorded'): void {
+  if (answer !== undefined && !answer.trim())
+    void vscode.window.showInformationMessage(`Braid: nothing ${what} — the command was empty. Enter the command that runs the flaky program or test (e.g. java -cp out bank.Bank), or set braid.record.command.`);
+}
+
 /** What Record Runs offers in its box: the last command used, else one inferred from the workspace. */
 export async function prefillCommand(context: vscode.ExtensionContext, client: LanguageClient): Promise<string> {
   const last = context.workspaceState.get<string>(LAST_COMMAND_KEY, '');
@@ -111,10 +133,10 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
   await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
   log.info(`recording ${params.runs} runs of the test ${what} (${plan.tool}): ${plan.commandLine}`);
   const result = await recordWithProgress(client, params, `Braid: recording ${what}`);
-  const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs of ${what} — ${result.failed} failed, ${result.passed} passed.`;
+  const msg = recordedMessage(result, what);
   log.info(`${msg} Traces in ${result.outDir}`);
   if (result.failed === 0) {
-    void vscode.window.showInformationMessage(`${msg} None failed: raise braid.record.noise or braid.record.runs.`);
+    void vscode.window.showInformationMessage(msg);
     return result;
   }
   // the root cause: the ranked patterns and, when GRIFFIN found a bug, its graph

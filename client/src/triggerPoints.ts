@@ -20,7 +20,7 @@ import {
 } from '../../server/src/lsp/protocol';
 import { splitCommandLine } from './argv';
 import { normalize } from './heat';
-import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordWithProgress, requireTrust, withLastTest } from './recording';
+import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordWithProgress, requireTrust, saidNothing, withLastTest } from './recording';
 import { percent, pinpointSummary, pointItems, triggerHint } from './triggerPointText';
 
 export const FIND_TRIGGER_POINTS = 'braid.findTriggerPoints';
@@ -38,15 +38,18 @@ let progressTokens = 0;
 
 /** Asks for the command to run (prefilled), like Record Runs; undefined when the user cancels. */
 async function askCommand(d: TriggerPointDeps, title: string, prompt: string, value: string): Promise<string | undefined> {
-  const line =
-    (await vscode.window.showInputBox({
-      title,
-      prompt,
-      placeHolder: 'java -cp out bank.Bank   or   mvn -o -q test -Dtest=AccountTest',
-      value,
-      ignoreFocusOut: true,
-    })) ?? '';
-  if (!line.trim()) return undefined;
+  const answer = await vscode.window.showInputBox({
+    title,
+    prompt,
+    placeHolder: 'java -cp out bank.Bank   or   mvn -o -q test -Dtest=AccountTest',
+    value,
+    ignoreFocusOut: true,
+  });
+  const line = answer ?? '';
+  if (!line.trim()) {
+    saidNothing(answer, 'run');
+    return undefined;
+  }
   await d.context.workspaceState.update(LAST_COMMAND_KEY, line);
   return line;
 }

@@ -223,7 +223,9 @@ test('JUnit 4: an annotated class is test code; a failing Assert call is a failu
   assert.match(fails[0][6] as string, /AssertionError: sum expected:<3> but was:<2>/);
 });
 
-test('output of a JVM that runs no recorded class creates no trace (a build tool JVM)', async () => {
+test('output of a JVM that runs no recorded class creates no trace (a build tool JVM); the run never reached the program (issue 30)', async () => {
   const s = await record('no-recorded-class', 'lifecycle.HandOffs', { runs: 1, include: ['no.such.pkg'], noise: 0 });
-  assert.equal(s.runs[0].empty, true, 'no events, no trace file from the agent');
+  assert.equal(s.runs.length, 0, 'no events, no trace file from the agent: not a run of the program');
+  assert.equal(s.notReached?.stopped, true);
+  assert.match(s.notReached!.reason, /no included class was instrumented \(--include no\.such\.pkg\)/);
 });

@@ -107,12 +107,21 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     );
     ctx.recording?.(options.outDir, undefined);
     ctx.afterRun();
+    const nr = summary.notReached;
+    if (nr?.stopped && summary.total === 0) {
+      // the program never ran: an error with its output, not an empty result (notReached.ts)
+      connection.console.error(`The command never reached the program: ${nr.reason}. Output of the run:\n${nr.output}`);
+      const tail = nr.output.trim().split('\n').slice(0, 6).join('\n');
+      throw new ResponseError(-32603, `The command never reached the program: ${nr.reason} — ${nr.hint}. Nothing was recorded.${tail ? `\n${tail}` : ''}`, { notReached: true });
+    }
+    if (nr) connection.console.warn(`${nr.runs} run(s) never reached the program (${nr.reason}): not counted, their traces not kept`);
     connection.console.info(`Recorded ${summary.total} runs (${summary.failed} failed, ${summary.passed} passed) in ${(summary.durationMs / 1000).toFixed(1)} s${summary.empty ? `; ${summary.empty} recorded no events (check the include list)` : ''}`);
     if (summary.empty > 0) {
       void connection.window.showWarningMessage(`Braid: ${summary.empty} of ${summary.total} runs recorded no shared-memory events. Set "braid.record.include" to your packages.`);
     }
     return { runs: summary.total, failed: summary.failed, passed: summary.passed, outDir: summary.outDir, cancelled: abort.signal.aborted };
   } catch (err) {
+    if (err instanceof ResponseError) throw err;
     throw new ResponseError(-32603, `Recording failed: ${(err as Error).message}`);
   } finally {
     ctx.recording?.(options.outDir, undefined);

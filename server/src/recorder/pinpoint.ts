@@ -12,6 +12,7 @@
  *   5. the plan: noise at the trigger points only — with `planStrength: 'auto'` at the least
  *      per-visit probability that still reproduces the failure (engine/noise/planStrength.ts).
  */
+import { classifyNotReached } from './notReached';
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -134,7 +135,7 @@ export class ProgramRunner {
     this.jar = findAgentJar(agentJar);
   }
 
-  async run(extra: Partial<RecordOptions>, signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string }> {
+  async run(extra: Partial<RecordOptions>, signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string; output?: string; exitCode?: number | null }> {
     const index = this.count++;
     const execution = `${sanitizeName(this.options.name)}-pinpoint-${String(index).padStart(4, '0')}`;
     const o: RecordOptions = {
@@ -164,15 +165,17 @@ export class ProgramRunner {
     };
     const r = await runOnce(spec, o, this.jar, signal);
     for (const t of r.traces) await fs.rm(t, { force: true });
+    // the catalogue run's output says why no point was instrumented, when none was (notReached.ts)
+    const output = extra.pointsFile ? await fs.readFile(spec.logPath, 'utf8').then((t) => t.slice(0, 4096), () => '') : '';
     await fs.rm(spec.logPath, { force: true });
-    return { failed: r.outcome === 'fail' && !r.aborted, reason: r.reason, detail: r.detail };
+    return { failed: r.outcome === 'fail' && !r.aborted, reason: r.reason, detail: r.detail, output, exitCode: r.exitCode };
   }
 
   /** The agent's catalogue of the points instrumented in one run without noise. */
-  async catalogue(signal?: AbortSignal): Promise<{ points: InstrumentedPoint[]; failed: boolean; skipped: number }> {
+  async catalogue(signal?: AbortSignal): Promise<{ points: InstrumentedPoint[]; failed: boolean; skipped: number; output?: string; exitCode?: number | null }> {
     const file = path.join(this.scratch, `points-${this.count}.jsonl`);
     const r = await this.run({ pointsFile: file }, signal);
-    return { ...(await readPointCatalogue(file)), failed: r.failed };
+    return { ...(await readPointCatalogue(file)), failed: r.failed, output: r.output, exitCode: r.exitCode };
   }
 
   /** Runs once with noise at exactly `points` (a plan file per run). */
@@ -277,12 +280,15 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       catalogue = c.points;
       if (signal?.aborted) return result({ points: [], candidates: 0, rounds: 0, stopped: 'cancelled', message: 'cancelled' });
       if (catalogue.length === 0) {
+        // in plain words: why the program was never reached (class not found, not a Java command, no included class)
+        const why = classifyNotReached(c.output ?? '', c.exitCode ?? 0, options.include);
+        const out = (c.output ?? '').trim().split('\n').slice(0, 4).join(' | ');
         return result({
           points: [],
           candidates: 0,
           rounds: 0,
           stopped: 'no-failure',
-          message: `no instrumented point: no included class ran${c.skipped ? ` (${c.skipped} unreadable catalogue line(s))` : ''}; check --include (packages or classes, e.g. --include com.example)`,
+          message: `the command never reached the program: ${why.reason}${c.skipped ? ` (${c.skipped} unreadable catalogue line(s))` : ''} — ${why.hint}${out ? `. Output: ${out}` : ''}`,
         });
       }
     }

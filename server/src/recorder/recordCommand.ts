@@ -67,6 +67,15 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   try {
     const summary = await recordRuns(options, (p) => printer.update(p), controller.signal);
     printer.endLine();
+    const nr = summary.notReached;
+    if (nr?.stopped && summary.total === 0) {
+      // not an empty result: the program never ran (docs/recorder.md)
+      console.error(`braid record: the command never reached the program: ${terminalLine(nr.reason)}; recording stopped, nothing recorded.`);
+      console.error(`  ${terminalLine(nr.hint)}`);
+      if (nr.output.trim()) console.error(`output of the run:\n${nr.output.trimEnd().split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}`);
+      return 1;
+    }
+    if (nr) console.error(`note: ${nr.runs} run(s) never reached the program (${terminalLine(nr.reason)}); not counted, traces not kept`);
     const secs = (summary.durationMs / 1000).toFixed(1);
     if (summary.writeFailure) console.error(`braid record: ${summary.writeFailure.message}; recording stopped: the unfinished run's files are deleted, the ${summary.total} finished run(s) are kept`);
     console.log(

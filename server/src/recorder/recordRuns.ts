@@ -10,6 +10,7 @@ import { RunResult, runOnce, RunSpec } from './runOnce';
 import { lockTraceFolder } from './recordingLock';
 import { RecordWriteError } from './writeFailure';
 import { writeRecordingManifest } from './recordingManifest';
+import { NotReached, notReachedRun } from './notReached';
 
 export interface RecordProgress {
   type: 'run';
@@ -36,6 +37,12 @@ export interface RecordSummary {
   runs: RunResult[];
   traces: string[];
   durationMs: number;
+  /**
+   * runs that never reached the program (notReached.ts: main class not found, command missing, no
+   * included class loaded): not counted, their traces deleted (their logs kept); `stopped` when
+   * the recording stopped because its first runs all ended like this
+   */
+  notReached?: NotReached & { runs: number; stopped: boolean };
 }
 
 export function runSpec(o: RecordOptions, index: number): RunSpec {
@@ -119,6 +126,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   let passed = 0;
   let failed = 0;
   let firstError: Error | undefined;
+  let notReached: RecordSummary['notReached'];
   // a write failure (full disk) also stops the runs in progress: their traces are deleted like at Ctrl-C
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -137,6 +145,18 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
         return;
       }
       if (result.aborted) continue;
+      const never = await notReachedRun(result, o);
+      if (never) {
+        // not a failure of the program: nothing of it joins the analysis
+        for (const t of result.traces) await fs.rm(t, { force: true }).catch(() => {});
+        notReached = { ...(notReached ?? never), runs: (notReached?.runs ?? 0) + 1, stopped: notReached?.stopped ?? false };
+        if (runs.length === 0) {
+          // the first runs did not reach the program: the next ones will not either
+          notReached.stopped = true;
+          stop.abort();
+        }
+        continue;
+      }
       runs.push(result);
       if (result.outcome === 'pass') passed++;
       else failed++;
@@ -163,5 +183,6 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     runs,
     traces: runs.flatMap((r) => r.traces),
     durationMs: Date.now() - started,
+    ...(notReached ? { notReached } : {}),
   };
 }

@@ -1,0 +1,67 @@
+/**
+ * Runs that never reached the program (issue 30, point 3): the main class was not found, the
+ * command is missing, the JVM did not start, or no included class was loaded. Such a run recorded
+ * no event, so it says nothing about the program: it is not a failure, its trace is not kept (the
+ * analysis would count it as a run without any pattern), and a recording whose first runs all end
+ * like this stops with the reason and the program's own output (docs/recorder.md).
+ */
+import { promises as fs } from 'node:fs';
+import type { RecordOptions } from './recordOptions';
+
+export interface NotReached {
+  /** why, in plain words (`main class com.acme.NoSuchMain not found`) */
+  reason: string;
+  /** what to do about it */
+  hint: string;
+  /** the start of the run's output (stdout and stderr), at most 4 KB */
+  output: string;
+}
+
+/** Bytes of a run's log read to classify it. */
+const LOG_HEAD = 64 * 1024;
+const OUTPUT_SHOWN = 4096;
+
+async function logHead(logPath: string): Promise<string> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(logPath, 'r');
+    const buf = Buffer.alloc(LOG_HEAD);
+    const { bytesRead } = await handle.read(buf, 0, LOG_HEAD, 0);
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+/**
+ * Why a run that recorded no event never reached the program, from its exit code and output; the
+ * include list names what was expected to load.
+ */
+export function classifyNotReached(output: string, exitCode: number | null, include: readonly string[]): Omit<NotReached, 'output'> {
+  const included = include.length ? ` (--include ${include.join(' ')})` : '';
+  let m: RegExpExecArray | null;
+  if ((m = /Could not find or load main class (\S+)/.exec(output)))
+    return { reason: `main class ${m[1]} not found`, hint: 'check the class name and the class path (-cp): are the classes compiled?' };
+  if ((m = /Unable to access jarfile (.+)/.exec(output))) return { reason: `jar file ${m[1].trim()} not found`, hint: 'check the path of the jar' };
+  if (/ClassNotFoundException|NoClassDefFoundError/.test(output) && exitCode !== 0 && /Error: Could not|Exception in thread "main"/.test(output))
+    return { reason: 'a class of the program was not found', hint: 'check the class path (-cp) and that the classes are compiled' };
+  if (/Error: Could not create the Java Virtual Machine|Error occurred during initialization of VM|Unrecognized option/.test(output))
+    return { reason: 'the JVM did not start', hint: 'check the java options of the command' };
+  if (exitCode === 127 || /command not found|: not found|No such file or directory/.test(output)) return { reason: 'command not found', hint: 'check the program name and the PATH' };
+  if (exitCode === 126) return { reason: 'the command cannot be executed', hint: 'check that the program is executable' };
+  return {
+    reason: `no included class was instrumented${included}: the command ran${exitCode ? ` (exit code ${exitCode})` : ''} but loaded none of them`,
+    hint: include.length ? 'set the include list to the packages of the code under test (braid.record.include, --include), and check that the command runs a JVM' : 'check that the command runs a Java program (a JVM)',
+  };
+}
+
+/** The run never reached the program (recorded no event), or undefined. */
+export async function notReachedRun(run: { empty: boolean; aborted: boolean; exitCode: number | null; logPath: string; reason: string }, o: Pick<RecordOptions, 'include' | 'record'>): Promise<NotReached | undefined> {
+  if (!run.empty || run.aborted || o.record === false) return undefined;
+  // a run stopped by its time limit or a signal did reach something (it ran): a hang is a finding
+  if (run.reason === 'timeout' || run.reason === 'recorder-blocked' || run.reason === 'killed') return undefined;
+  const output = await logHead(run.logPath);
+  return { ...classifyNotReached(output, run.exitCode, o.include), output: output.length > OUTPUT_SHOWN ? output.slice(0, OUTPUT_SHOWN) + '\n…' : output };
+}
