@@ -549,7 +549,7 @@ public final class Forcing {
     }
     if (timedOut[w] > 0) {
       if (b.length() > 0) b.append("; ");
-      b.append("timed out ").append(times(timedOut[w])).append(" (").append(number(waitMs)).append(" ms each) at ").append(here)
+      b.append("timed out ").append(times(timedOut[w])).append(" (").append(number(waitMs)).append(timedOut[w] == 1 ? " ms) at " : " ms each) at ").append(here)
           .append(" waiting for ").append(awaited);
       if (performed[forAccess[w]] == 0) b.append(", which no thread performed");
     }
