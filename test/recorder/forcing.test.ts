@@ -190,7 +190,7 @@ test('an access matches by point id too (the plan\'s lines are wrong, its points
   assert.ok(s.runs.filter((x) => x.forcing?.ok).length >= 2, JSON.stringify(s.runs.map((x) => x.forcing)));
 });
 
-test('a bad force section is refused with the field named: braid record --plan exits 2, the agent runs without noise or forcing', () => {
+test('braid record --plan: a bad force section is refused with the field named (exit 2), a good one is reported; the agent used directly runs without noise or forcing', () => {
   const dir = tempDir();
   const java = ['java', ...FAST_JVM, '-cp', classesDir, 'forcing.LostUpdate'];
   const badFor = patternForce(LOST);
@@ -199,6 +199,12 @@ test('a bad force section is refused with the field named: braid record --plan e
   const r1 = spawnSync(process.execPath, [cli, 'record', '--runs', '1', '--plan', 'bad.json', '--', ...java], { cwd: dir, encoding: 'utf8' });
   assert.equal(r1.status, 2, r1.stderr);
   assert.match(r1.stderr, /--plan bad\.json: force\.waits\[1\]\.for: must be an index into force\.accesses \(0\.\.2\)/);
+  // a good one: braid record says it forces, and in how many runs every wait was met
+  writeFileSync(path.join(dir, 'good.json'), JSON.stringify(forcingPlan('good', patternForce(LOST))));
+  const r0 = spawnSync(process.execPath, [cli, 'record', '--runs', '2', '--plan', 'good.json', '--include', 'forcing', '--out', path.join(dir, 'traces'), '--', ...java], { cwd: dir, encoding: 'utf8' });
+  assert.equal(r0.status, 0, r0.stderr);
+  assert.match(r0.stderr, /noise plan "good" \(good\.json, 0 point\(s\), forcing the pattern order\)/);
+  assert.match(r0.stdout, /^forcing: every wait met in [12] of 2 run\(s\)/m);
 
   // the agent used directly checks it the same way
   const badSince = patternForce(LOST);

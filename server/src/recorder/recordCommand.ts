@@ -58,7 +58,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   const rel = path.relative(process.cwd(), options.outDir) || '.';
   for (const note of options.notes ?? []) console.error(`note: ${note}`);
   const noise = options.plan
-    ? `noise plan "${options.plan.plan.name}" (${path.relative(process.cwd(), options.plan.file) || options.plan.file}, ${options.plan.plan.points.length} point(s))`
+    ? `noise plan "${options.plan.plan.name}" (${path.relative(process.cwd(), options.plan.file) || options.plan.file}, ${options.plan.plan.points.length} point(s)${options.plan.plan.force ? `, forcing the ${options.plan.plan.force.order} order` : ''})`
     : `noise ${options.noise}`;
   console.error(
     `braid record: ${options.shard ? `shard ${options.shard.index}/${options.shard.count} (runs ${shardRange(options).from + 1}–${shardRange(options).to} of ${options.runs})` : `${options.runs} run(s)`} of \`${options.command.join(' ')}\`, ${noise}, seed ${options.seed}, jobs ${options.jobs}` +
@@ -92,6 +92,13 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
       if (f && (f.message || f.location)) said.set(failureSummary(f), (said.get(failureSummary(f)) ?? 0) + 1);
     }
     for (const [text, n] of [...said].sort((a, b) => b[1] - a[1]).slice(0, 3)) console.log(`  ${n} × ${terminalLine(text)}`);
+    // a forcing plan (docs/noise.md "Forcing plans"): in how many runs every wait was met, and why not in the others
+    if (options.plan?.plan.force && !keepsNoTrace(options)) {
+      const forced = summary.runs.filter((r) => r.forcing);
+      const ok = forced.filter((r) => r.forcing?.ok).length;
+      const why = forced.find((r) => !r.forcing?.ok && r.forcing?.reason)?.forcing?.reason;
+      console.log(`forcing: every wait met in ${ok} of ${summary.total} run(s)${forced.length < summary.total ? ` (${summary.total - forced.length} without a forcing report)` : ''}${why ? `; e.g. ${terminalLine(why)}` : ''}`);
+    }
     if (keepsNoTrace(options)) console.log('no traces kept (agent option record=false): outcomes only, see the per-run logs');
     else if (summary.empty > 0) {
       console.error(
