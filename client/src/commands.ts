@@ -3,6 +3,7 @@
  * Open Tracer, Export SARIF, and the internal ones behind clicks and hover
  * links (open an access, reveal a pattern or bug in the views).
  */
+import { deleteRecording, nodeFile, setExcluded } from './runActions';
 import * as vscode from 'vscode';
 import * as path from 'path';
 import type { LanguageClient } from 'vscode-languageclient/node';
@@ -68,6 +69,18 @@ export function registerCommands(d: CommandDeps): void {
   reg('braid.runsShowAll', () => runsFilter(false, d.runsTree.sort));
   reg('braid.runsSortFailingFirst', () => runsFilter(d.runsTree.failingOnly, 'failing'));
   reg('braid.runsSortByRun', () => runsFilter(d.runsTree.failingOnly, 'run'));
+  // Runs view: leave a run out of the analysis (or bring it back), delete a whole recording (issue 30)
+  reg('braid.excludeRun', async (node?: unknown) => {
+    const file = nodeFile(node);
+    if (!file) throw new Error('no run selected: right-click a run in the Runs view');
+    await setExcluded(file, true);
+  });
+  reg('braid.includeRun', async (node?: unknown) => {
+    const file = nodeFile(node);
+    if (!file) throw new Error('no excluded run selected');
+    await setExcluded(file, false);
+  });
+  reg('braid.deleteRecording', (node?: unknown) => deleteRecording(node, model, log));
 
   reg('braid.openAccess', async (uri: string, line: number) => {
     // links in hovers come from traces: open workspace files only (client/src/openAccessGuard.ts)

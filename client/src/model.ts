@@ -48,6 +48,37 @@ export interface BugDto {
   failures?: { reason: string; message?: string; location?: { file: string; line: number; method?: string }; runs: number }[];
 }
 
+/** What the Runs view shows of a recording's manifest (server/src/recorder/recordingManifest.ts). */
+export interface RecordingInfo {
+  command?: string[];
+  noise?: number;
+  plan?: string;
+  startedAt?: string;
+}
+
+/** The folder of a trace file (its recording). */
+export function recordingFolder(file: string): string {
+  const k = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  return k > 0 ? file.slice(0, k) : '.';
+}
+
+export function parseRecordingInfo(text: string): RecordingInfo {
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  if (!v || typeof v !== 'object') return {};
+  const info: RecordingInfo = {};
+  if (Array.isArray(v.command) && v.command.length && v.command.every((x) => typeof x === 'string')) info.command = (v.command as string[]).slice(0, 200);
+  if (typeof v.noise === 'number' && Number.isFinite(v.noise)) info.noise = v.noise;
+  const plan = v.plan as Record<string, unknown> | undefined;
+  if (plan && typeof plan === 'object' && typeof plan.name === 'string') info.plan = plan.name.slice(0, 200);
+  if (typeof v.startedAt === 'string') info.startedAt = v.startedAt.slice(0, 40);
+  return info;
+}
+
 export class BraidModel implements vscode.Disposable {
   summary: AnalysisSummaryDto = { state: 'idle', executions: { total: 0, failed: 0, passed: 0 }, topScore: 0, patternCount: 0, bugCount: 0 };
   patterns: PatternDto[] = [];
@@ -55,6 +86,10 @@ export class BraidModel implements vscode.Disposable {
   runs: RunDto[] = [];
   /** trace files that could not be read, with their error (shown in the Runs view) */
   unreadable: UnreadableTraceDto[] = [];
+  /** trace files left out of the analysis by the user (Exclude Run) */
+  excluded: { file: string; uri: string }[] = [];
+  /** per trace folder: what its recording.json says (command, noise or plan, start), for the Runs view's groups */
+  recordings = new Map<string, RecordingInfo>();
   bugs: BugDto[] = [];
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.emitter.event;
@@ -98,6 +133,8 @@ export class BraidModel implements vscode.Disposable {
           this.patternTotal = p.total;
           this.runs = r.runs;
           this.unreadable = r.unreadable ?? [];
+          this.excluded = r.excluded ?? [];
+          await this.loadRecordings();
           this.bugs = (b.bugs as BugDto[]).filter((x) => x && typeof x === 'object');
           this.statusEmitter.fire(this.summary);
           this.emitter.fire();
@@ -108,6 +145,22 @@ export class BraidModel implements vscode.Disposable {
       this.refreshing = undefined;
     })();
     return this.refreshing;
+  }
+
+  /** Reads the recording.json of each trace folder not read yet (bounded; every field checked: workspace content). */
+  private async loadRecordings(): Promise<void> {
+    const dirs = new Set(this.runs.map((r) => recordingFolder(r.file)));
+    for (const dir of dirs) {
+      if (this.recordings.has(dir)) continue;
+      let info: RecordingInfo = {};
+      try {
+        const bytes = await vscode.workspace.fs.readFile(vscode.Uri.file(`${dir}/recording.json`));
+        if (bytes.byteLength <= 64 * 1024) info = parseRecordingInfo(new TextDecoder().decode(bytes));
+      } catch {
+        // no manifest (imported traces, older recordings): the group is named from its runs
+      }
+      this.recordings.set(dir, info);
+    }
   }
 
   patternByKey(key: string): PatternDto | undefined {

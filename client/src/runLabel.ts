@@ -68,8 +68,13 @@ const baseCounts = new WeakMap<readonly RunLike[], Map<string, { all: number; un
  * recordings both start at #0) also shows what tells them apart: the recording's time (`Bank #0 · 14:18:12 ✓`); a run
  * without one keeps its short label unless another run without a time shares it too (then the full program name).
  */
-export function runLabel(r: RunLike, peers?: readonly RunLike[]): string {
+export function runLabel(r: RunLike, peers?: readonly RunLike[], inGroup = false): string {
   const mark = r.outcome === 'fail' ? `✗ ${failureWords(r)}` : '✓';
+  // inside its recording's group (Runs view): the group names the program and time, the row starts with the number
+  if (inGroup) {
+    const { index } = splitExecution(r.execution);
+    if (index !== undefined) return `#${index} ${mark}`;
+  }
   const base = baseLabel(r.execution);
   let tag = '';
   if (peers) {

@@ -4,7 +4,7 @@
  * access or a method opens the source at its line.
  */
 import * as vscode from 'vscode';
-import { runLabel, splitExecution } from './runLabel';
+import { runLabel, shortProgramName, splitExecution } from './runLabel';
 import { fileLine, roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../../server/src/engine/displayNames';
 import { runPlanNote } from './triggerPointText';
 import { CachedRequest } from './cachedRequest';
@@ -19,13 +19,16 @@ import {
   PatternDto,
   RunDto,
 } from '../../server/src/lsp/protocol';
-import type { BraidModel, BugDto, BugMethodDto } from './model';
+import { recordingFolder, type BraidModel, type BugDto, type BugMethodDto, type RecordingInfo } from './model';
 import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/fixAdvice';
 import { mdCode, mdHeadline as markdownHeadline, mdText, plainHeadline } from '../../server/src/engine/outputEscaping';
 import { shortFailureMessage } from '../../server/src/engine/runFailure';
 
 export type Node =
-  | { kind: 'run'; run: RunDto; peers?: readonly RunDto[] }
+  | { kind: 'run'; run: RunDto; peers?: readonly RunDto[]; /** inside its recording's group: the label starts with the run number */ inGroup?: boolean }
+  | { kind: 'recording'; dir: string; runs: RunDto[]; info: RecordingInfo }
+  | { kind: 'excluded'; files: { file: string; uri: string }[] }
+  | { kind: 'excludedRun'; file: string; uri: string }
   | { kind: 'pattern'; pattern: PatternDto; parentBug?: number; parentTie?: Node & { kind: 'tie' }; parentWeak?: Node & { kind: 'weak' } }
   | { kind: 'tie'; tie: number; leader: PatternDto; patterns: PatternDto[] }
   | { kind: 'weak'; section: string; patterns: PatternDto[] }
@@ -109,7 +112,7 @@ export function treeItem(n: Node): vscode.TreeItem {
   switch (n.kind) {
     case 'run': {
       const r = n.run;
-      const item = new vscode.TreeItem(runLabel(r, n.peers), vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(n.inGroup ? runLabel(r, undefined, true) : runLabel(r, n.peers), vscode.TreeItemCollapsibleState.None);
       item.id = `run:${r.file}`;
       // the plan first: the sidebar cuts long descriptions
       item.description = `${r.failure?.location ? `${shortFile(r.failure.location.file)}:${r.failure.location.line} · ` : ''}${r.plan ? `${runPlanNote(r)} · ` : ''}${r.events.toLocaleString()} events · ${r.patterns} patterns`;
@@ -126,6 +129,40 @@ export function treeItem(n: Node): vscode.TreeItem {
       item.tooltip = md;
       item.contextValue = 'braid.run';
       item.command = { command: 'braid.openTracer', title: 'Open in Tracer', arguments: [r.execution] };
+      return item;
+    }
+    case 'recording': {
+      // counts first (they stay visible at the default width), then what was recorded and how
+      const failed = n.runs.filter((r) => r.outcome === 'fail').length;
+      const item = new vscode.TreeItem(recordingLabel(n), vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `recording:${n.dir}`;
+      const how = n.info.plan ? `plan ${n.info.plan}` : n.info.noise !== undefined ? `noise ${n.info.noise}` : '';
+      item.description = [`${failed}/${n.runs.length} failed`, how, n.info.command?.join(' ') ?? ''].filter(Boolean).join(' · ');
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown(`**Recording** — ${failed} of ${n.runs.length} runs failed`);
+      if (n.info.command) md.appendMarkdown(`\n\n${mdCode(n.info.command.join(' '))}`);
+      if (how) md.appendMarkdown(`\n\n${escapeMd(how)}`);
+      if (n.info.startedAt) md.appendMarkdown(`\n\nstarted ${escapeMd(n.info.startedAt)}`);
+      md.appendMarkdown(`\n\n${escapeMd(n.dir)}\n\n_Right-click: Delete Recording._`);
+      item.tooltip = md;
+      item.iconPath = new vscode.ThemeIcon('folder');
+      item.contextValue = 'braid.recording';
+      return item;
+    }
+    case 'excluded': {
+      const item = new vscode.TreeItem(`Excluded runs (${n.files.length})`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = 'excluded-runs';
+      item.tooltip = 'Runs you left out of the analysis (Exclude Run); kept in .braid/excluded-runs.json. Include Run brings one back.';
+      item.iconPath = new vscode.ThemeIcon('eye-closed');
+      return item;
+    }
+    case 'excludedRun': {
+      const name = n.file.replace(/\\/g, '/').split('/').pop()!.replace(/\.trace\.jsonl(\.gz)?$/, '');
+      const item = new vscode.TreeItem(`${name} ⊘ excluded`, vscode.TreeItemCollapsibleState.None);
+      item.id = `excluded:${n.file}`;
+      item.tooltip = `${n.file}\n\nLeft out of the analysis. Include Run brings it back.`;
+      item.contextValue = 'braid.excludedRun';
+      item.iconPath = new vscode.ThemeIcon('circle-slash');
       return item;
     }
     case 'pattern': {
@@ -338,9 +375,23 @@ export class RunsTree extends BaseTree {
     this.changed();
   }
   getChildren(element?: Node): Node[] {
+    if (element?.kind === 'recording') return sortRuns(element.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail').map((run) => ({ kind: 'run', run, inGroup: true }));
+    if (element?.kind === 'excluded') return element.files.map((f) => ({ kind: 'excludedRun', ...f }));
     if (element) return [];
     const shown = sortRuns(this.model.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail');
-    const runs: Node[] = shown.map((run) => ({ kind: 'run', run, peers: this.model.runs }));
+    // several recordings: one group each (newest first), so their runs do not interleave by run number
+    const byDir = new Map<string, RunDto[]>();
+    for (const r of this.model.runs) {
+      const dir = recordingFolder(r.file);
+      byDir.get(dir)?.push(r) ?? byDir.set(dir, [r]);
+    }
+    const runs: Node[] =
+      byDir.size > 1
+        ? [...byDir]
+            .map(([dir, rs]): Node & { kind: 'recording' } => ({ kind: 'recording', dir, runs: rs, info: this.model.recordings?.get(dir) ?? {} }))
+            .filter((g) => !this.failingOnly || g.runs.some((r) => r.outcome === 'fail'))
+            .sort((a, b) => recordingOrder(b) - recordingOrder(a) || (a.dir < b.dir ? 1 : -1))
+        : shown.map((run) => ({ kind: 'run', run, peers: this.model.runs }));
     if (this.failingOnly && !shown.length && this.model.runs.length) runs.push({ kind: 'message', label: `No failing run among ${this.model.runs.length}.` });
     // a corrupted trace's run stays visible, with its error (click: the trace at the bad line)
     for (const u of this.model.unreadable) {
@@ -354,8 +405,26 @@ export class RunsTree extends BaseTree {
         command: openAccessCommand(u.uri, u.line ?? 1, 'Open Trace'),
       });
     }
+    if (this.model.excluded?.length) runs.push({ kind: 'excluded', files: this.model.excluded });
     return runs;
   }
+}
+
+/** Newest recording first: its start (manifest), else the time in its runs' execution ids. */
+function recordingOrder(g: { info: RecordingInfo; runs: RunDto[] }): number {
+  const t = g.info.startedAt ? Date.parse(g.info.startedAt) : NaN;
+  if (Number.isFinite(t)) return t;
+  const m = /-(\d{8})-(\d{6})-\d+$/.exec(g.runs[0]?.execution ?? '');
+  return m ? Number(m[1] + m[2]) : 0;
+}
+
+/** `AccountTest · 14:18:12`: what ran (the runs' program) and when. */
+export function recordingLabel(g: { info: RecordingInfo; runs: RunDto[]; dir: string }): string {
+  const first = g.runs[0];
+  const name = first ? shortProgramName(splitExecution(first.execution).name) : g.dir.replace(/\\/g, '/').split('/').pop() ?? g.dir;
+  const time = g.info.startedAt && /T(\d\d:\d\d:\d\d)/.exec(g.info.startedAt)?.[1];
+  const fromId = /-\d{8}-(\d\d)(\d\d)(\d\d)-\d+$/.exec(first?.execution ?? '');
+  return `${name}${fromId ? ` · ${fromId[1]}:${fromId[2]}:${fromId[3]}` : time ? ` · ${time} UTC` : ''}`;
 }
 
 export class PatternsTree extends BaseTree {

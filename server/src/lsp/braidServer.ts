@@ -3,6 +3,7 @@
  * the analysis worker rank them, and serves hovers, code lenses, heat
  * (braid/lineScores), optional diagnostics and the braid/... requests.
  */
+import { isExcludedRunsFile, readExcludedRuns } from '../workspace/excludedRuns';
 import { isLibraryCode } from '../engine/libraryCode';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +124,8 @@ export class BraidServer {
   private analyses = 0;
   /** trace files of the last analysis, and a counter bumped whenever they (or their contents) change */
   private traceFiles: string[] = [];
+  /** trace files left out of the analysis by the user (excludedRuns.ts) */
+  private excludedTraces: string[] = [];
   private traceGen = 0;
   /** mining explanations: the computation for a trace generation, and the latest finished one (hover) */
   private explaining: { gen: number; promise: Promise<ExplanationState> } | undefined;
@@ -154,6 +157,7 @@ export class BraidServer {
       for (const ch of p.changes) {
         const f = uriToPath(ch.uri);
         if (f && isPlanFile(f, this.folders)) this.debouncePlans();
+        else if (f && isExcludedRunsFile(f, this.folders)) relevant = true;
         else if (f && (this.finder?.matches(f) ?? true)) relevant = true;
         else if (f) this.resolver?.invalidate();
       }
@@ -176,7 +180,7 @@ export class BraidServer {
     c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
     c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
-    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [], unreadable: this.unreadableTraces() }));
+    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [], unreadable: this.unreadableTraces(), excluded: this.excludedTraces.map((f) => ({ file: f, uri: fileUri(f) })) }));
     c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
     c.onRequest(BugGraphRequest, (p: BugGraphParams) => this.bugGraph(p));
     c.onRequest(TraceEventsRequest, (p: TraceEventsParams) => this.traceEvents(p));
@@ -292,6 +296,7 @@ export class BraidServer {
             { globPattern: '**/*.trace.jsonl', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
             { globPattern: '**/*.trace.jsonl.gz', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
             { globPattern: '**/.braid/plans/*.json', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
+            { globPattern: '**/.braid/excluded-runs.json', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
           ],
         })
         .catch((err) => c.console.warn(`could not watch trace files: ${err}`));
@@ -399,7 +404,11 @@ export class BraidServer {
     const t0 = performance.now();
     this.finder = new TraceFinder(this.folders, this.settings.traceGlobs);
     // a trace of a recording in progress gets its outcome line only when its run ends: not read before
-    const files = (await this.finder.find()).filter((f) => !this.beingRecorded(f.path));
+    const found = (await this.finder.find()).filter((f) => !this.beingRecorded(f.path));
+    // runs the user excluded (Runs view, .braid/excluded-runs.json) stay out of the analysis, listed apart
+    const excluded = await readExcludedRuns(this.folders);
+    const files = found.filter((f) => !excluded.has(path.resolve(f.path)));
+    this.excludedTraces = found.filter((f) => excluded.has(path.resolve(f.path))).map((f) => f.path).sort();
     const resolver = this.resolver!;
     let progress: WorkDoneProgressServerReporter | undefined;
     if (this.supportsProgress) {

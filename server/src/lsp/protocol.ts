@@ -111,6 +111,8 @@ export interface RunsResult {
   runs: RunDto[];
   /** trace files that could not be read (their runs are missing from `runs`), with the first error */
   unreadable?: UnreadableTraceDto[];
+  /** trace files the user left out of the analysis (.braid/excluded-runs.json; "Include Run" brings one back) */
+  excluded?: { file: string; uri: string }[];
 }
 export interface UnreadableTraceDto {
   file: string;
