@@ -100,7 +100,7 @@ test('a lost update forced in the pattern\'s order fails nearly every run, in th
   assert.ok(plain.traces.every((t) => !readFileSync(t, 'utf8').includes('{"forcing":')));
 });
 
-test('the update under synchronized: a hold under the counter\'s monitor ends as soon as the other thread blocks on it; ok:false names the lock, the run stays short', async () => {
+test('the update under synchronized: a hold under the counter\'s monitor ends as soon as the other thread blocks on it; once it has finished, as soon as it is gone; ok:false names the lock, no hold waits its whole waitMs', async () => {
   const line = tagLine('LockedUpdate.java', 'locked');
   const locked = { variable: 'forcing.LockedUpdate$Counter.count', file: 'forcing/LockedUpdate.java', method: 'forcing.LockedUpdate$Counter.increment', line };
   const accesses: ForceAccess[] = [
@@ -108,7 +108,7 @@ test('the update under synchronized: a hold under the counter\'s monitor ends as
     { role: 2, type: 'W', ...locked },
     { role: 1, type: 'W', ...locked },
   ];
-  const waitMs = 500;
+  const waitMs = 3000;
   const s = await record('forcing-locked', 'forcing.LockedUpdate', { runs: 3, noise: 0, include: ['forcing'], plan: await planFile(forcingPlan('locked', patternForce(accesses, { waitMs }))) });
   assert.equal(s.total, 3);
   for (const r of s.runs) {
@@ -118,16 +118,17 @@ test('the update under synchronized: a hold under the counter\'s monitor ends as
     assert.equal(f.ok, false);
     assert.ok(f.waits.reduce((n, w) => n + w.lock, 0) >= 1, JSON.stringify(f));
     assert.match(f.reason ?? '', /thread worker-[12] is blocked on forcing\.LockedUpdate\$Counter \(monitor\) held by worker-[12] while it waits at LockedUpdate\.java:\d+/);
-    // without the lock check, worker-1's six holds would each take waitMs while worker-2 is blocked (≥ 3 s); a hold
-    // at the end, after the other thread has finished, may still time out (at most maxTimeouts per wait)
-    assert.ok(r.durationMs < 4 * waitMs, `the run took ${r.durationMs} ms: ${JSON.stringify(f)}`);
+    // no hold waits its whole waitMs: while the other thread is blocked on the monitor the hold ends for the lock,
+    // once it has finished the hold ends because no thread of the pattern is left (without both: 6 × 3 s)
+    assert.ok(r.durationMs < waitMs, `the run took ${r.durationMs} ms: ${JSON.stringify(f)}`);
   }
 });
 
 test('a wait that can never be met times out after waitMs and is disabled after maxTimeouts; a wait never reached says so', async () => {
   const reset: ForceAccess = { role: 2, type: 'W', ...COUNTER, method: 'forcing.LostUpdate$Counter.reset', line: tagLine('LostUpdate.java', 'reset') };
   const never: ForceSpec = { order: 'opposite', waitMs: 100, times: 1, maxTimeouts: 3, accesses: [update(1, 'R'), reset], waits: [{ at: 0, for: 1, sameObject: true }] };
-  const rounds = 20;
+  // worker-2 (7 ms pauses) outlives the three holds of 100 ms: they time out, not for want of a partner
+  const rounds = 60;
   const s = await record('forcing-never', 'forcing.LostUpdate', {
     runs: 2,
     noise: 0,
@@ -140,13 +141,13 @@ test('a wait that can never be met times out after waitMs and is disabled after 
     assert.ok(f, `a forcing report: ${r.reason} ${r.detail}`);
     assert.equal(f.ok, false);
     assert.deepEqual({ ...f.waits[0], skipped: 0 }, { at: 0, for: 1, met: 0, timedOut: 3, lock: 0, skipped: 0 });
-    // 2 × 20 reads reach the wait: 3 holds, the rest skipped (another thread held in role 1, or the wait disabled)
+    // 2 × 60 reads reach the wait: 3 holds, the rest skipped (another thread held in role 1, or the wait disabled)
     assert.equal(f.waits[0].skipped, 2 * rounds - 3);
     assert.match(
       f.reason ?? '',
       /^wait 0: timed out 3 times \(100 ms each\) at LostUpdate\.java:\d+ \(R count\) waiting for another thread's LostUpdate\.java:\d+ \(W count\) on the same object, which no thread performed; then disabled \(maxTimeouts 3\)$/,
     );
-    // 40 holds of 100 ms would take 4 s (or 2 s, one thread at a time)
+    // 120 holds of 100 ms would take 12 s (or 6 s, one thread at a time)
     assert.ok(r.durationMs < 1500, `the run took ${r.durationMs} ms`);
   }
   const unreached: ForceSpec = { ...never, order: 'pattern', waits: [{ at: 1, for: 0, sameObject: true }] };

@@ -90,6 +90,14 @@ public final class Forcing {
   private static int[] ringNext;
   private static int[] ringSize;
 
+  // ---- threads that performed force accesses: the latest PERFORMERS distinct ones (under LOCK) ----
+  private static final int PERFORMERS = 64;
+  private static final int[] performers = new int[PERFORMERS];
+  private static int performerCount;
+  private static int performerNext;
+  /** per wait: holds ended early because no other thread that performed a force access was alive */
+  private static long[] partnerGone;
+
   // ---- held threads (under LOCK) ----
   private static int heldCount;
   private static int[] heldThread = new int[8];
@@ -141,6 +149,7 @@ public final class Forcing {
     reached = new long[w];
     notApplicable = new long[w];
     failures = new long[w];
+    partnerGone = new long[w];
     disabled = new boolean[w];
     lockReason = new String[w];
     performed = new long[n];
@@ -280,8 +289,35 @@ public final class Forcing {
         performed[j]++;
         last[j] = seq;
       }
+      addPerformer(t);
       if (heldCount > 0) LOCK.notifyAll();
     }
+  }
+
+  private static void addPerformer(int t) {
+    for (int k = 0; k < performerCount; k++) if (performers[k] == t) return;
+    performers[performerNext] = t;
+    performerNext = (performerNext + 1) % PERFORMERS;
+    if (performerCount < PERFORMERS) performerCount++;
+  }
+
+  /**
+   * True when some other thread has performed a force access and none of those is alive any more:
+   * nobody is left to perform what a held thread waits for (the last rounds of a loop whose partner
+   * has finished). A thread that has not performed any force access yet (not started) keeps the hold.
+   */
+  private static boolean noPartnerLeft(int t) {
+    int[] ids;
+    synchronized (LOCK) {
+      ids = java.util.Arrays.copyOf(performers, performerCount);
+    }
+    boolean other = false;
+    for (int id : ids) {
+      if (id == t) continue;
+      other = true;
+      if (Rt.threadAlive(id)) return false;
+    }
+    return other;
   }
 
   /** A library access of the thread whose call has returned (or a later one began): it counts as performed now. */
@@ -327,6 +363,7 @@ public final class Forcing {
     long deadline = start + waitNanos;
     long nextCheck = start + (s.locksHeld > 0 ? LOCK_CHECK_NANOS : SLOW_LOCK_CHECK_NANOS);
     String blocked = null;
+    boolean gone = false;
     boolean interrupted = false;
     try {
       while (true) {
@@ -348,9 +385,10 @@ public final class Forcing {
             failed(w);
             return;
           }
-          if (interrupted || now - deadline >= 0) {
+          if (interrupted || gone || now - deadline >= 0) {
             removeHeld(t);
             timedOut[w]++;
+            if (gone) partnerGone[w]++;
             failed(w);
             return;
           }
@@ -366,6 +404,7 @@ public final class Forcing {
         long now = System.nanoTime();
         if (now - nextCheck >= 0) {
           blocked = blockedByThisThread(s, loc);
+          gone = blocked == null && noPartnerLeft(t);
           nextCheck = now + (s.locksHeld > 0 ? LOCK_CHECK_NANOS : SLOW_LOCK_CHECK_NANOS);
         }
       }
@@ -450,17 +489,7 @@ public final class Forcing {
     Thread me = Thread.currentThread();
     if (!noManagement) {
       try {
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        long id = me.getId();
-        for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds(), 0)) {
-          if (ti == null || ti.getThreadId() == id || ti.getLockOwnerId() != id) continue;
-          java.lang.management.LockInfo li = ti.getLockInfo();
-          String what = li == null ? "a lock" : lockName(li.getClassName());
-          String how = ti.getThreadState() == Thread.State.BLOCKED ? "monitor" : "lock";
-          return "thread " + ti.getThreadName() + " is blocked on " + what + " (" + how + ") held by " + me.getName()
-              + " while it waits at " + shortLoc(loc);
-        }
-        return null;
+        return Management.blockedBy(me, loc);
       } catch (Throwable e) {
         noManagement = true; // java.management not in this runtime image: the cruder check below
       }
@@ -473,6 +502,27 @@ public final class Forcing {
       }
     }
     return null;
+  }
+
+  /**
+   * The check with java.management (in a class of its own, so that a runtime image without that
+   * module only fails here): a thread whose lock owner is {@code me} — blocked on a monitor, or
+   * parked on a {@code java.util.concurrent} lock — ends the hold.
+   */
+  private static final class Management {
+    static String blockedBy(Thread me, int loc) {
+      java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+      long id = me.getId();
+      for (java.lang.management.ThreadInfo ti : mx.getThreadInfo(mx.getAllThreadIds(), 0)) {
+        if (ti == null || ti.getThreadId() == id || ti.getLockOwnerId() != id) continue;
+        java.lang.management.LockInfo li = ti.getLockInfo();
+        String what = li == null ? "a lock" : lockName(li.getClassName());
+        String how = ti.getThreadState() == Thread.State.BLOCKED ? "monitor" : "lock";
+        return "thread " + ti.getThreadName() + " is blocked on " + what + " (" + how + ") held by " + me.getName()
+            + " while it waits at " + shortLoc(loc);
+      }
+      return null;
+    }
   }
 
   /** {@code java.util.concurrent.locks.ReentrantLock$NonfairSync} → {@code java.util.concurrent.locks.ReentrantLock}. */
@@ -549,8 +599,15 @@ public final class Forcing {
     }
     if (timedOut[w] > 0) {
       if (b.length() > 0) b.append("; ");
-      b.append("timed out ").append(times(timedOut[w])).append(" (").append(number(waitMs)).append(timedOut[w] == 1 ? " ms) at " : " ms each) at ").append(here)
-          .append(" waiting for ").append(awaited);
+      long waited = timedOut[w] - partnerGone[w];
+      if (waited > 0) {
+        b.append("timed out ").append(times(waited)).append(" (").append(number(waitMs)).append(waited == 1 ? " ms)" : " ms each)");
+      }
+      if (partnerGone[w] > 0) {
+        b.append(waited > 0 ? " and " : "").append("ended ").append(times(partnerGone[w]))
+            .append(" when no other thread of the pattern was left");
+      }
+      b.append(" at ").append(here).append(" waiting for ").append(awaited);
       if (performed[forAccess[w]] == 0) b.append(", which no thread performed");
     }
     if (b.length() > 0) {

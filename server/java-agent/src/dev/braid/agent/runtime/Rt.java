@@ -222,6 +222,14 @@ public final class Rt {
     }
   }
 
+  /** Whether the thread with trace id {@code id} is alive (Forcing: is a partner thread left?). */
+  static boolean threadAlive(int id) {
+    synchronized (THREAD_LOCK) {
+      Thread t = id > 0 && id <= threadCount ? threads[id] : null;
+      return t != null && t.isAlive();
+    }
+  }
+
   static int threadCount() {
     synchronized (THREAD_LOCK) {
       return threadCount;
