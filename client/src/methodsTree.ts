@@ -78,7 +78,11 @@ export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.
       const r = await this.load();
       if (!r) return [{ kind: 'message', label: `Could not rank methods: ${this.cache.error ?? 'no result'}` }];
       if (!r.methods.length) return [{ kind: 'message', label: r.message ?? 'No methods.' }];
-      const out: MethodNode[] = r.methods.slice(0, 200).map((method) => ({ kind: 'method', method }));
+      // zero scores tell nothing (issue 30, point 5): hidden, counted in a note
+      const scored = r.methods.filter((m) => m.score > 0);
+      const out: MethodNode[] = scored.slice(0, 200).map((method) => ({ kind: 'method', method }));
+      if (scored.length < r.methods.length) out.push({ kind: 'message', label: `${r.methods.length - scored.length} methods with score 0 not shown` });
+      if (!scored.length && r.methods.length) out.unshift({ kind: 'message', label: 'No method separates failing from passing runs (every score is 0): record more runs.' });
       if (r.message) out.unshift({ kind: 'message', label: r.message });
       return out;
     }

@@ -667,7 +667,8 @@ export class BraidServer {
 
   private withMethodLenses(lenses: ReturnType<typeof codeLensesFor>, fsPath: string, text: string | undefined): ReturnType<typeof codeLensesFor> {
     const ms = this.methodState;
-    if (!ms) return lenses;
+    // off by default (braid.methods.codeLens): GRIFFIN's lenses name the bug's methods (issue 30, point 5)
+    if (!ms || !this.settings.methods.codeLens) return lenses;
     const extra = ms.codeLenses(fsPath, (m) => {
       const l0 = Math.max(0, m.line - 1);
       return (text !== undefined ? findMethodDeclaration(text, m.method, l0) : undefined) ?? l0;

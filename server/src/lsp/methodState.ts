@@ -128,7 +128,8 @@ export class MethodState {
     const out: CodeLens[] = [];
     for (const k of this.byFile.get(fsPath) ?? []) {
       const m = this.methods[k];
-      if (m.rank > LENS_MAX_METHOD_RANK || m.score <= 0) continue;
+      // never on test code (the test method, its lambdas): the lens points at code under test
+      if (m.rank > LENS_MAX_METHOD_RANK || m.score <= 0 || isTestMethod(m)) continue;
       const line = declarationLine(m);
       out.push({
         range: { start: { line, character: 0 }, end: { line, character: 0 } },
@@ -141,6 +142,14 @@ export class MethodState {
     }
     return out;
   }
+}
+
+/** Test code by its place and name: `src/test/`, a class named `…Test`, `…Tests`, `…IT`, `…TestCase`, `Test…`. */
+export function isTestMethod(m: { method: string; file?: string }): boolean {
+  const file = (m.file ?? '').replace(/\\/g, '/');
+  if (/(^|\/)src\/test\//.test(file)) return true;
+  const cls = m.method.replace(/\(.*$/, '').split('.').slice(-2, -1)[0]?.split('$')[0] ?? '';
+  return /(?:Tests?|IT|TestCase)$/.test(cls) || /^Test[A-Z]/.test(cls);
 }
 
 function shortName(m: string): string {

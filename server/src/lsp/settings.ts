@@ -20,7 +20,8 @@ export interface BraidSettings {
   maxPatterns: number;
   record: { outDir: string };
   /** call-graph method ranking (docs/callgraph.md) */
-  methods: { graph: GraphRepresentation; interThread: InterThreadReading };
+  /** codeLens: the Method Ranking's lenses above ranked methods (off by default: GRIFFIN's lenses name the bug's methods) */
+  methods: { graph: GraphRepresentation; interThread: InterThreadReading; codeLens: boolean };
   /** the "find the root cause" code lens above test classes and methods */
   testLens: { enabled: boolean };
   /** patterns scoring below minScore (or in every passing run) are weak: folded, no heat/lens/hover (weakPatterns.ts) */
@@ -48,7 +49,7 @@ export const DEFAULT_SETTINGS: BraidSettings = {
   hover: { maxPatterns: 3 },
   maxPatterns: 20000,
   record: { outDir: '.braid/traces' },
-  methods: { graph: 'inter', interThread: 'interrupting' },
+  methods: { graph: 'inter', interThread: 'interrupting', codeLens: false },
   testLens: { enabled: true },
   views: { minScore: DEFAULT_MIN_SCORE },
 };
@@ -94,6 +95,7 @@ export function normalizeSettings(raw: unknown): BraidSettings {
     methods: {
       graph: ['call', 'next', 'inter', 'intra', 'all'].includes(r.methods?.graph) ? r.methods.graph : d.methods.graph,
       interThread: r.methods?.interThread === 'adjacent' ? 'adjacent' : d.methods.interThread,
+      codeLens: r.methods?.codeLens === true,
     },
     testLens: { enabled: r.testLens?.enabled !== false },
     views: { minScore: num(r.views?.minScore, d.views.minScore, 0, 1) },
