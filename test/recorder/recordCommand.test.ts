@@ -65,7 +65,14 @@ test('--name names executions, traces and per-run logs; --agent-option reaches t
   ]);
   assert.equal(r.code, 0, r.err);
   // <name>-NNNN per run (docs/recorder.md); the name is sanitized for file names: "my run" → "my_run"
-  assert.deepEqual(readdirSync(out).sort(), ['my_run-0000.log', 'my_run-0000.trace.jsonl', 'my_run-0001.log', 'my_run-0001.trace.jsonl']);
+  assert.deepEqual(readdirSync(out).sort(), ['my_run-0000.log', 'my_run-0000.trace.jsonl', 'my_run-0001.log', 'my_run-0001.trace.jsonl', 'recording.json']);
+  // the recording manifest (recordingManifest.ts): how to run it again, never the environment
+  const m = JSON.parse(readFileSync(path.join(out, 'recording.json'), 'utf8'));
+  assert.equal(m.format, 'braid-recording');
+  assert.deepEqual(m.command, java('print', 'hello'));
+  assert.deepEqual([m.runs, m.noise, m.seed, m.name], [2, 0, 5, 'my_run']);
+  assert.deepEqual([m.include, m.exclude], [['lifecycle'], ['lifecycle.Tally']]);
+  assert.equal(m.env, undefined);
   assert.match(readFileSync(path.join(out, 'my_run-0001.log'), 'utf8'), /hello/);
   const head = lines(path.join(out, 'my_run-0000.trace.jsonl'));
   assert.equal(head[0].execution, 'my_run-0000');

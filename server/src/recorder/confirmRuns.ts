@@ -68,8 +68,7 @@ export interface Confirmation {
 
 /** The forcing report of a recorded run (the agent's `forcing` trace line), when it has one. */
 export function forcingOf(r: RunResult): { ok: boolean; reason?: string } | undefined {
-  const f = (r as RunResult & { forcing?: { ok: boolean; reason?: string } }).forcing;
-  return f && typeof f.ok === 'boolean' ? f : undefined;
+  return r.forcing;
 }
 
 function stamp(d = new Date()): string {
