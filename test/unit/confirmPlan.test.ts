@@ -18,38 +18,49 @@ function pattern(id: string, kind: string, accesses: PatternAccess[]): RankedPat
 
 const bal = 'bank.Bank$Account.balance';
 
-test('an order pattern: the second thread waits for the first access; the opposite reverses it', () => {
+test('an order pattern: the second thread waits for the first access (the first thread’s next access to the variable, optionally, for the second); the opposite reverses it', () => {
   const p = pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)]);
   const f = forceSection(p, 'pattern');
-  assert.deepEqual(f.waits, [{ at: 1, for: 0, sameObject: true }]);
+  assert.deepEqual(f.waits, [
+    { at: 1, for: 0, sameObject: true },
+    { at: 2, for: 1, since: 0, sameObject: true, optional: true },
+  ]);
+  assert.deepEqual(f.accesses[2], { role: 1, type: 'RW', variable: bal, file: 'bank/Bank.java', line: 11, method: 'bank.Bank$Account.deposit', anywhere: true });
   assert.deepEqual(forceSection(p, 'opposite').waits, [{ at: 0, for: 1, sameObject: true }]);
   assert.equal(f.accesses[0].line, 11);
   assert.equal(f.waitMs, 300);
   assert.deepEqual(f.pattern, { key: 'k-P1', id: 'P1', rank: 1 });
 });
 
-test('an atomicity window: the middle access waits for the first, the last waits for the middle since the first', () => {
-  const accesses = forceSection(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]), 'pattern').accesses;
-  assert.deepEqual(patternWaits(accesses), [
+test('an atomicity window: the middle access waits for the first; the window thread’s next access to the variable (a guard) and the last access wait for the middle since the first', () => {
+  const f = forceSection(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]), 'pattern');
+  assert.deepEqual(f.waits, [
     { at: 1, for: 0, sameObject: true },
+    { at: 3, for: 1, since: 0, sameObject: true },
     { at: 2, for: 1, since: 0, sameObject: true },
   ]);
-  assert.deepEqual(oppositeWaits(accesses), [{ at: 0, for: 1, sameObject: true }]);
+  assert.equal(f.accesses.length, 4);
+  assert.deepEqual([f.accesses[3].type, f.accesses[3].anywhere, f.accesses[3].role], ['RW', true, 1]);
+  assert.deepEqual(oppositeWaits(f.accesses.slice(0, 3)), [{ at: 0, for: 1, sameObject: true }]);
+  assert.deepEqual(forceSection(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]), 'opposite').accesses.length, 3);
 });
 
 test('multi-variable patterns: same object only between accesses of one variable; since is the role’s latest earlier access', () => {
   // P11: W1(x) W2(y) W1(y) W2(x)
   const acc = [access(1, 'W', 'a.X.x', 1), access(2, 'W', 'a.X.y', 2), access(1, 'W', 'a.X.y', 3), access(2, 'W', 'a.X.x', 4)];
-  const w = patternWaits(forceSection(pattern('P11', 'WWWW', acc), 'pattern').accesses);
+  const w = patternWaits(forceSection(pattern('P11', 'WWWW', acc), 'opposite').accesses);
   assert.deepEqual(w, [
     { at: 1, for: 0, sameObject: false },
+    { at: 4, for: 1, since: 0, sameObject: true },
     { at: 2, for: 1, since: 0, sameObject: true },
+    { at: 5, for: 2, since: 1, sameObject: false },
     { at: 3, for: 2, since: 1, sameObject: false },
   ]);
   // P9: W1(x) W2(x) W2(y) W1(y): no wait between the two accesses of thread 2
   const p9 = [access(1, 'W', 'a.X.x', 1), access(2, 'W', 'a.X.x', 2), access(2, 'W', 'a.X.y', 3), access(1, 'W', 'a.X.y', 4)];
-  assert.deepEqual(patternWaits(forceSection(pattern('P9', 'WWWW', p9), 'pattern').accesses), [
+  assert.deepEqual(patternWaits(forceSection(pattern('P9', 'WWWW', p9), 'opposite').accesses), [
     { at: 1, for: 0, sameObject: true },
+    { at: 4, for: 2, since: 0, sameObject: true },
     { at: 3, for: 2, since: 0, sameObject: true },
   ]);
 });

@@ -92,8 +92,11 @@ test('a bad force section is refused with the field named', () => {
   refused(edit((f) => (f.accesses = Array.from({ length: 17 }, () => f.accesses[0]))), 'force.accesses', /at most 16/);
   refused(edit((f) => (f.accesses[1] = 3)), 'force.accesses[1]', /must be an object/);
   refused(edit((f) => (f.accesses[1].role = 0)), 'force.accesses[1].role', /whole number ≥ 1/);
-  refused(edit((f) => (f.accesses[1].type = 'X')), 'force.accesses[1].type', /must be "R" or "W"/);
+  refused(edit((f) => (f.accesses[1].type = 'X')), 'force.accesses[1].type', /must be "R", "W" or "RW"/);
   refused(edit((f) => (f.accesses[2].variable = '')), 'force.accesses[2].variable', /non-empty string/);
+  refused(edit((f) => (f.accesses[2].anywhere = 'yes')), 'force.accesses[2].anywhere', /must be true or false/);
+  refused(edit((f) => (f.waits[1].optional = 1)), 'force.waits[1].optional', /must be true or false/);
+  refused(edit((f) => f.waits.forEach((w: { optional?: boolean }) => (w.optional = true))), 'force.waits', /at least one wait that is not optional/);
   refused(edit((f) => delete f.accesses[0].file), 'force.accesses[0].file', /non-empty string/);
   refused(edit((f) => (f.accesses[0].line = -1)), 'force.accesses[0].line', /whole number ≥ 0/);
   refused(edit((f) => (f.accesses[0].line = 12.5)), 'force.accesses[0].line', /whole number ≥ 0/);

@@ -30,11 +30,14 @@ export interface ForcedPattern {
 /** One access of a forcing plan: where the trace records it (library code: the library location). */
 export interface ForceAccessSpec {
   role: 1 | 2;
-  type: 'R' | 'W';
+  /** RW: a read or a write (guard accesses) */
+  type: 'R' | 'W' | 'RW';
   variable: string;
   file: string;
   line: number;
   method: string;
+  /** a guard access: the variable at any location */
+  anywhere?: boolean;
 }
 
 export interface ForceWaitSpec {
@@ -45,6 +48,8 @@ export interface ForceWaitSpec {
   /** only performances after the holding thread's own latest performance of this access count */
   since?: number;
   sameObject: boolean;
+  /** not needed for the run to count as forced */
+  optional?: boolean;
 }
 
 export interface ForceSection {
@@ -75,9 +80,26 @@ export function traceLocation(a: Pick<PatternAccess, 'file' | 'line' | 'method' 
   return a.library ?? { file: a.file, line: a.line, method: a.method };
 }
 
-/** The waits that force the pattern's own order. */
-export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpec[] {
+/**
+ * The waits that force the pattern's own order, and the guard accesses they need. A window's
+ * closing wait is also made at the holding thread's first access to the variable after the window
+ * opened, at any line (a guard access, `anywhere`, R or W): a thread often reads the variable again
+ * before the pattern's closing access (`count = count - 1` reads `count` first), and that read must
+ * see the other thread's write. An order pattern gets the same guard, optional: the first thread's
+ * next access to the variable waits for the second thread's access, so the pair stays adjacent
+ * (UNICORN's pairs are adjacent in the access window); a thread that never touches the variable
+ * again does not make the run unforced.
+ */
+export function patternForcing(accesses: readonly ForceAccessSpec[]): { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] } {
+  const all = [...accesses];
   const waits: ForceWaitSpec[] = [];
+  const guard = (like: ForceAccessSpec): number => {
+    const g: ForceAccessSpec = { ...like, type: 'RW', anywhere: true };
+    const found = all.findIndex((a) => a.anywhere && a.role === g.role && a.variable === g.variable);
+    if (found >= 0) return found;
+    all.push(g);
+    return all.length - 1;
+  };
   for (let i = 1; i < accesses.length; i++) {
     if (accesses[i].role === accesses[i - 1].role) continue;
     const w: ForceWaitSpec = { at: i, for: i - 1, sameObject: accesses[i].variable === accesses[i - 1].variable };
@@ -87,9 +109,18 @@ export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpe
         break;
       }
     }
+    if (w.since !== undefined) waits.push({ ...w, at: guard(accesses[i]) });
     waits.push(w);
   }
-  return waits;
+  if (accesses.length === 2 && accesses[0].role !== accesses[1].role) {
+    waits.push({ at: guard(accesses[0]), for: 1, since: 0, sameObject: accesses[0].variable === accesses[1].variable, optional: true });
+  }
+  return { accesses: all, waits };
+}
+
+/** The waits that force the pattern's own order (patternForcing's waits). */
+export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpec[] {
+  return patternForcing(accesses).waits;
 }
 
 /** The wait that forces the opposite order: the first access waits for the other role's first access. */
@@ -110,8 +141,7 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
     times: o.times ?? 1,
     maxTimeouts: o.maxTimeouts ?? 5,
     pattern: { key: p.key, id: p.id, rank: p.rank },
-    accesses,
-    waits: order === 'pattern' ? patternWaits(accesses) : oppositeWaits(accesses),
+    ...(order === 'pattern' ? patternForcing(accesses) : { accesses, waits: oppositeWaits(accesses) }),
   };
 }
 

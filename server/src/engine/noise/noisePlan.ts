@@ -64,7 +64,8 @@ export interface PlannedPoint {
 export interface ForceAccess {
   /** thread role in the pattern (1 = the thread of the pattern's first access); ≥ 1 */
   role: number;
-  type: 'R' | 'W';
+  /** RW: a read or a write */
+  type: 'R' | 'W' | 'RW';
   /** as the trace names it, e.g. "bank.Account.balance", "java.util.HashMap" (a library call) */
   variable: string;
   /** as trace locations name it, e.g. "bank/Account.java" */
@@ -75,6 +76,8 @@ export interface ForceAccess {
   method: string;
   /** optional point ids (docs/noise.md "Point ids"): their locations match too */
   points?: string[];
+  /** matches the variable at any location (file, line and method are then only for people reading the plan) */
+  anywhere?: boolean;
 }
 
 /**
@@ -92,6 +95,8 @@ export interface ForceWait {
   since?: number;
   /** only a performance on the same object counts (same object and field, same array and index, same static field) */
   sameObject: boolean;
+  /** not needed for the run's forcing to count as met (`ok`), nor for `times` */
+  optional?: boolean;
 }
 
 /** The `force` section of a noise plan: force one interleaving of a pattern's accesses (docs/noise.md "Forcing plans"). */
@@ -100,7 +105,7 @@ export interface ForceSpec {
   order: 'pattern' | 'opposite';
   /** longest hold, ms: > 0, ≤ 60,000 */
   waitMs: number;
-  /** after the last wait (highest index) has been met this many times, forcing stops for the rest of the run (≥ 1) */
+  /** after the last wait that is not optional has been met this many times, forcing stops for the rest of the run (≥ 1) */
   times: number;
   /** after this many holds of one wait that ended unmet (timed out, or ended for a lock), that wait is disabled (default 5) */
   maxTimeouts?: number;

@@ -72,7 +72,8 @@ function checkForce(v: unknown, file: string): ForceSpec {
     const at = `force.accesses[${k}]`;
     if (!isObject(a)) throw new NoisePlanError(file, at, 'must be an object {"role", "type", "variable", "file", "line", "method"}');
     if (!isWhole(a.role)) throw new NoisePlanError(file, `${at}.role`, 'must be a whole number ≥ 1');
-    if (a.type !== 'R' && a.type !== 'W') throw new NoisePlanError(file, `${at}.type`, 'must be "R" or "W"');
+    if (a.type !== 'R' && a.type !== 'W' && a.type !== 'RW') throw new NoisePlanError(file, `${at}.type`, 'must be "R", "W" or "RW"');
+    if (a.anywhere !== undefined && typeof a.anywhere !== 'boolean') throw new NoisePlanError(file, `${at}.anywhere`, 'must be true or false');
     for (const key of ['variable', 'file'] as const) {
       if (typeof a[key] !== 'string' || a[key] === '') throw new NoisePlanError(file, `${at}.${key}`, 'must be a non-empty string');
     }
@@ -107,8 +108,10 @@ function checkForce(v: unknown, file: string): ForceSpec {
       if (accesses[c].role !== role) throw new NoisePlanError(file, `${at}.since`, `must be an access of the same role as at (force.accesses[${a}] has role ${role})`);
     }
     if (typeof w.sameObject !== 'boolean') throw new NoisePlanError(file, `${at}.sameObject`, 'must be true or false');
+    if (w.optional !== undefined && typeof w.optional !== 'boolean') throw new NoisePlanError(file, `${at}.optional`, 'must be true or false');
     return { ...w } as unknown as ForceWait;
   });
+  if (waits.every((w) => w.optional === true)) throw new NoisePlanError(file, 'force.waits', 'needs at least one wait that is not optional');
   return { ...(v as unknown as ForceSpec), accesses, waits };
 }
 

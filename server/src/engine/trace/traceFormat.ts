@@ -121,6 +121,8 @@ export interface ForcingWaitReport {
   timedOut: number;
   lock: number;
   skipped: number;
+  /** an optional wait (not needed for ok) */
+  optional?: boolean;
 }
 
 /**
@@ -151,7 +153,7 @@ export function parseForcingReport(v: unknown): ForcingReport | undefined {
     if (typeof w !== 'object' || w === null || Array.isArray(w)) return undefined;
     const r = w as Record<string, unknown>;
     if (!(['at', 'for', 'met', 'timedOut', 'lock', 'skipped'] as const).every((k) => count(r[k]))) return undefined;
-    waits.push({ at: r.at as number, for: r.for as number, met: r.met as number, timedOut: r.timedOut as number, lock: r.lock as number, skipped: r.skipped as number });
+    waits.push({ at: r.at as number, for: r.for as number, met: r.met as number, timedOut: r.timedOut as number, lock: r.lock as number, skipped: r.skipped as number, ...(r.optional === true ? { optional: true } : {}) });
   }
   return {
     ok: f.ok,
@@ -176,7 +178,7 @@ export function mergeForcingReports(reports: readonly ForcingReport[]): ForcingR
       else for (const key of ['met', 'timedOut', 'lock', 'skipped'] as const) to[key] += w[key];
     });
   }
-  const ok = waits.every((w) => w.met > 0);
+  const ok = waits.every((w) => w.met > 0 || w.optional === true);
   const reasons = [...new Set(reports.filter((r) => !r.ok && r.reason).map((r) => r.reason as string))];
   const first = reports[0];
   return {

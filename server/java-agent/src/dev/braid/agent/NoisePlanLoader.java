@@ -88,7 +88,7 @@ final class NoisePlanLoader {
     } else if (force != null) {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
-          force.sameObject);
+          force.sameObject, force.anywhere, force.optional);
     }
     return (String) name;
   }
@@ -115,6 +115,10 @@ final class NoisePlanLoader {
     int[] forAccess;
     int[] since;
     boolean[] sameObject;
+    /** per access: matches the variable at any location */
+    boolean[] anywhere;
+    /** per wait: not needed for the run's forcing to count as met, nor for {@code times} */
+    boolean[] optional;
   }
 
   /** Checks a force section (the same checks and messages as noisePlanFile.ts, checkForce). */
@@ -145,6 +149,7 @@ final class NoisePlanLoader {
     f.line = new int[n];
     f.method = new String[n];
     f.points = new String[n][];
+    f.anywhere = new boolean[n];
     for (int k = 0; k < n; k++) {
       String at = "force.accesses[" + k + "]";
       if (!(accesses.get(k) instanceof Map)) {
@@ -153,7 +158,7 @@ final class NoisePlanLoader {
       Map<?, ?> a = (Map<?, ?>) accesses.get(k);
       f.role[k] = (int) Math.min(Integer.MAX_VALUE, whole(a.get("role"), at + ".role"));
       Object type = a.get("type");
-      if (!"R".equals(type) && !"W".equals(type)) throw bad(at + ".type", "must be \"R\" or \"W\"");
+      if (!"R".equals(type) && !"W".equals(type) && !"RW".equals(type)) throw bad(at + ".type", "must be \"R\", \"W\" or \"RW\"");
       f.type[k] = (String) type;
       f.variable[k] = text(a.get("variable"), at + ".variable");
       f.file[k] = text(a.get("file"), at + ".file");
@@ -163,6 +168,10 @@ final class NoisePlanLoader {
       }
       f.line[k] = (int) Math.min(Integer.MAX_VALUE, (double) (Double) ln);
       f.method[k] = text(a.get("method"), at + ".method");
+      if (a.containsKey("anywhere")) {
+        if (!(a.get("anywhere") instanceof Boolean)) throw bad(at + ".anywhere", "must be true or false");
+        f.anywhere[k] = (Boolean) a.get("anywhere");
+      }
       if (a.containsKey("points")) {
         Object ps = a.get("points");
         if (!(ps instanceof List)) throw bad(at + ".points", "must be an array of point ids");
@@ -187,6 +196,7 @@ final class NoisePlanLoader {
     f.forAccess = new int[w];
     f.since = new int[w];
     f.sameObject = new boolean[w];
+    f.optional = new boolean[w];
     for (int k = 0; k < w; k++) {
       String at = "force.waits[" + k + "]";
       if (!(waits.get(k) instanceof Map)) throw bad(at, "must be an object {\"at\", \"for\", \"sameObject\"}");
@@ -210,7 +220,14 @@ final class NoisePlanLoader {
       f.forAccess[k] = b;
       f.since[k] = c;
       f.sameObject[k] = (Boolean) same;
+      if (wt.containsKey("optional")) {
+        if (!(wt.get("optional") instanceof Boolean)) throw bad(at + ".optional", "must be true or false");
+        f.optional[k] = (Boolean) wt.get("optional");
+      }
     }
+    boolean required = false;
+    for (boolean o : f.optional) required |= !o;
+    if (!required) throw bad("force.waits", "needs at least one wait that is not optional");
     return f;
   }
 

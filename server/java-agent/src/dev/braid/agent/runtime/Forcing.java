@@ -51,6 +51,14 @@ public final class Forcing {
   private static int accessCount;
   private static int[] role;
   private static boolean[] isWrite;
+  /** per access: matches reads (type R or RW) */
+  private static boolean[] isRead;
+  /** per access: matches the variable at any location (anywhere) */
+  private static boolean[] anywhere;
+  /** per wait: optional (not needed for ok, nor for times) */
+  private static boolean[] optional;
+  /** the last wait that is not optional: its {@code times} stops forcing */
+  private static int lastRequired;
   private static String[] variable;
   private static String[] file;
   private static int[] line;
@@ -111,7 +119,7 @@ public final class Forcing {
   @SuppressWarnings("unchecked")
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
-      int[] at, int[] forAccess, int[] since, boolean[] sameObject) {
+      int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -127,14 +135,20 @@ public final class Forcing {
     Forcing.line = line;
     Forcing.method = method;
     Forcing.points = points;
+    Forcing.anywhere = anywhere;
+    Forcing.optional = optional;
+    lastRequired = -1;
+    for (int k = 0; k < at.length; k++) if (!optional[k]) lastRequired = k;
     isWrite = new boolean[n];
+    isRead = new boolean[n];
     pointLocs = new java.util.HashSet[n];
     readBits = 0;
     writeBits = 0;
     for (int k = 0; k < n; k++) {
-      isWrite[k] = "W".equals(type[k]);
+      isWrite[k] = type[k].indexOf('W') >= 0;
+      isRead[k] = type[k].indexOf('R') >= 0;
       if (isWrite[k]) writeBits |= 1 << k;
-      else readBits |= 1 << k;
+      if (isRead[k]) readBits |= 1 << k;
       pointLocs[k] = new java.util.HashSet<>();
     }
     Forcing.waitCount = w;
@@ -216,7 +230,7 @@ public final class Forcing {
       int bits = COMPUTED;
       String key = null;
       for (int k = 0; k < accessCount; k++) {
-        if ((line[k] == 0 || line[k] == ln) && file[k].equals(f) && method[k].equals(m)) {
+        if (anywhere[k] || (line[k] == 0 || line[k] == ln) && file[k].equals(f) && method[k].equals(m)) {
           bits |= 1 << k;
         } else if (!pointLocs[k].isEmpty()) {
           if (key == null) key = f + '\u0000' + ln + '\u0000' + m;
@@ -446,7 +460,7 @@ public final class Forcing {
 
   private static void met(int w) {
     met[w]++;
-    if (w == waitCount - 1 && met[w] >= times) {
+    if (w == lastRequired && met[w] >= times) {
       stopped = true;
       active = false;
       LOCK.notifyAll();
@@ -545,8 +559,8 @@ public final class Forcing {
   private static String describe(int k) {
     String v = variable[k];
     int dot = v.lastIndexOf('.');
-    String where = line[k] > 0 ? baseName(file[k]) + ":" + line[k] : baseName(file[k]) + " (any line of " + method[k] + ")";
-    return where + " (" + (isWrite[k] ? "W " : "R ") + v.substring(dot + 1) + ")";
+    String where = anywhere[k] ? "any access" : line[k] > 0 ? baseName(file[k]) + ":" + line[k] : baseName(file[k]) + " (any line of " + method[k] + ")";
+    return where + " (" + (isWrite[k] && isRead[k] ? "R/W " : isWrite[k] ? "W " : "R ") + v.substring(dot + 1) + ")";
   }
 
   // ---- the report ----
@@ -567,7 +581,7 @@ public final class Forcing {
       boolean ok = true;
       StringBuilder reasons = new StringBuilder();
       for (int w = 0; w < waitCount; w++) {
-        if (met[w] > 0) continue;
+        if (met[w] > 0 || optional[w]) continue;
         ok = false;
         if (reasons.length() > 0) reasons.append("; ");
         reasons.append("wait ").append(w).append(": ").append(whyNotMet(w));
@@ -581,7 +595,9 @@ public final class Forcing {
         if (w > 0) b.append(',');
         b.append("{\"at\":").append(at[w]).append(",\"for\":").append(forAccess[w]);
         b.append(",\"met\":").append(met[w]).append(",\"timedOut\":").append(timedOut[w]);
-        b.append(",\"lock\":").append(lockEnded[w]).append(",\"skipped\":").append(skipped[w]).append('}');
+        b.append(",\"lock\":").append(lockEnded[w]).append(",\"skipped\":").append(skipped[w]);
+        if (optional[w]) b.append(",\"optional\":true");
+        b.append('}');
       }
       b.append(']');
       if (!ok) b.append(",\"reason\":").append(Json.quote(reasons.toString()));
