@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PatternAccess, RankedPattern } from '../../server/src/engine/analysis';
-import { forceSection, forcingPlan, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
+import { forceSection, forcingPlan, isSymmetric, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
 import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
 
 function access(thread: 1 | 2, type: 'R' | 'W', variable: string, line: number, extra: Partial<PatternAccess> = {}): PatternAccess {
@@ -91,4 +91,11 @@ test('verdicts: confirmed, refuted, not forced', () => {
   assert.equal(n.verdict, 'not forced');
   assert.match(n.reason, /forced in 1 of 20 runs: thread worker-2 is blocked/);
   assert.equal(decideVerdict({ runs: 0, failed: 0, forcedOk: 0 }, undefined, undefined).verdict, 'not forced');
+});
+
+test('a pattern whose two threads do the same accesses is symmetric: its opposite order is the same interleaving', () => {
+  assert.equal(isSymmetric(pattern('P3', 'WW', [access(1, 'W', bal, 13), access(2, 'W', bal, 13)])), true);
+  assert.equal(isSymmetric(pattern('P9', 'WWWW', [access(1, 'W', 'T', 19), access(2, 'W', 'T', 19), access(2, 'W', 'L', 21), access(1, 'W', 'L', 21)])), true);
+  assert.equal(isSymmetric(pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)])), false);
+  assert.equal(isSymmetric(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)])), false);
 });

@@ -8,7 +8,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ControlGroup, decideVerdict, ForcedGroup, Verdict } from '../engine/confirm/confirmVerdict';
-import { ForcedPattern, ForceOrder, forcingPlan, ForcingOptions } from '../engine/confirm/forcingPlan';
+import { ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../engine/noise/noisePlan';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { recordRuns, RecordSummary } from './recordRuns';
@@ -146,7 +146,8 @@ export async function confirmPattern(
   let control: Awaited<ReturnType<typeof group>> | undefined;
   const forcedSettled = forced.g.forcedOk * 2 < forced.g.runs || forced.g.failed === 0;
   if (!interrupted && !forcedSettled) {
-    if (!o.skipOpposite) opposite = await group('opposite', { ...base('opposite', o.seed + 100_000), plan: await planFile('opposite') });
+    // a symmetric pattern's opposite order is the same interleaving: compared with the unforced runs only
+    if (!o.skipOpposite && !isSymmetric(p)) opposite = await group('opposite', { ...base('opposite', o.seed + 100_000), plan: await planFile('opposite') });
     const controlRuns = o.controlRuns ?? o.runs;
     if (!interrupted && controlRuns > 0) control = await group('control', { ...base('control', o.seed + 200_000), runs: controlRuns });
   }

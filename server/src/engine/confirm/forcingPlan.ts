@@ -123,6 +123,21 @@ export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpe
   return patternForcing(accesses).waits;
 }
 
+/**
+ * A pattern whose two threads do the same accesses (both write `x` at line 21: P3 WW on one line;
+ * P9 with both threads at the same two lines): swapping the roles gives the same pattern, so the
+ * opposite order is the same interleaving and cannot serve as a counterfactual — `braid confirm`
+ * compares with the unforced runs only.
+ */
+export function isSymmetric(p: Pick<ForcedPattern, 'accesses'>): boolean {
+  const spot = (a: ForcedPattern['accesses'][number]) => {
+    const l = traceLocation(a);
+    return `${a.type}\0${a.variable}\0${l.file}\0${l.line}\0${l.method}`;
+  };
+  const of = (role: 1 | 2) => p.accesses.filter((a) => a.thread === role).map(spot).sort().join('\n');
+  return of(1) === of(2);
+}
+
 /** The wait that forces the opposite order: the first access waits for the other role's first access. */
 export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpec[] {
   const j = accesses.findIndex((a) => a.role !== accesses[0].role);

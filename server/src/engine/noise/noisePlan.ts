@@ -95,7 +95,7 @@ export interface ForceWait {
   since?: number;
   /** only a performance on the same object counts (same object and field, same array and index, same static field) */
   sameObject: boolean;
-  /** not needed for the run's forcing to count as met (`ok`), nor for `times` */
+  /** not needed for the run's forcing to count as met (`ok`) */
   optional?: boolean;
 }
 
@@ -105,7 +105,7 @@ export interface ForceSpec {
   order: 'pattern' | 'opposite';
   /** longest hold, ms: > 0, ≤ 60,000 */
   waitMs: number;
-  /** after the last wait that is not optional has been met this many times, forcing stops for the rest of the run (≥ 1) */
+  /** after the last wait (highest index, optional or not) has been met this many times, forcing stops for the rest of the run (≥ 1) */
   times: number;
   /** after this many holds of one wait that ended unmet (timed out, or ended for a lock), that wait is disabled (default 5) */
   maxTimeouts?: number;

@@ -57,8 +57,7 @@ public final class Forcing {
   private static boolean[] anywhere;
   /** per wait: optional (not needed for ok, nor for times) */
   private static boolean[] optional;
-  /** the last wait that is not optional: its {@code times} stops forcing */
-  private static int lastRequired;
+
   private static String[] variable;
   private static String[] file;
   private static int[] line;
@@ -137,8 +136,6 @@ public final class Forcing {
     Forcing.points = points;
     Forcing.anywhere = anywhere;
     Forcing.optional = optional;
-    lastRequired = -1;
-    for (int k = 0; k < at.length; k++) if (!optional[k]) lastRequired = k;
     isWrite = new boolean[n];
     isRead = new boolean[n];
     pointLocs = new java.util.HashSet[n];
@@ -250,7 +247,13 @@ public final class Forcing {
     String name = Registry.varName(var);
     synchronized (MASKS) {
       int bits = COMPUTED;
-      for (int k = 0; k < accessCount; k++) if (variable[k].equals(name)) bits |= 1 << k;
+      // an array named by its element type in the traces the pattern came from ("java.lang.Object[]") is
+      // named by its field in this run once the agent saw the field (Rt.arrayVar): at the access's
+      // location, any array matches an array access
+      boolean array = name.endsWith("[]");
+      for (int k = 0; k < accessCount; k++) {
+        if (variable[k].equals(name) || (array && variable[k].endsWith("[]") && !anywhere[k])) bits |= 1 << k;
+      }
       int[] vm = varMasks;
       if (var >= vm.length) vm = java.util.Arrays.copyOf(vm, Math.max(64, 2 * (var + 1)));
       vm[var] = bits;
@@ -460,7 +463,7 @@ public final class Forcing {
 
   private static void met(int w) {
     met[w]++;
-    if (w == lastRequired && met[w] >= times) {
+    if (w == waitCount - 1 && met[w] >= times) {
       stopped = true;
       active = false;
       LOCK.notifyAll();
