@@ -23,6 +23,8 @@ import { recordingFolder, type BraidModel, type BugDto, type BugMethodDto, type 
 import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/fixAdvice';
 import { mdCode, mdHeadline as markdownHeadline, mdText, plainHeadline } from '../../server/src/engine/outputEscaping';
 import { shortFailureMessage } from '../../server/src/engine/runFailure';
+import { patternSentence } from '../../server/src/engine/report/patternSentence';
+import { fitNames, INDENT_CHARS, ROW_CHARS, wrapWords } from './treeText';
 
 export type Node =
   | { kind: 'run'; run: RunDto; peers?: readonly RunDto[]; /** inside its recording's group: the label starts with the run number */ inGroup?: boolean }
@@ -170,25 +172,30 @@ export function treeItem(n: Node): vscode.TreeItem {
       // label: rank and the short variable names (what tells two patterns apart); description: the
       // failed/passed counts first, so they stay visible at the default sidebar width, then the score;
       // full names in the tooltip
-      const item = new vscode.TreeItem(`#${p.rank} ${patternVariables(p)}`, vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}pattern:${p.key}`;
       const pv = p.pValue !== undefined ? ` · p ${formatPValue(p.pValue)}` : '';
       const tied = n.parentTie === undefined && n.parentWeak === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
       // a pattern without evidence (p ≥ 0.05 or in nearly every passing run) says so first: it is listed after those with
       const noEvidence = p.evidence === false ? 'no evidence · ' : '';
       // the verdict of forcing it (braid/confirm) comes first: it outweighs the statistics
       const verdict = p.confirmation ? `${VERDICT_BADGE[p.confirmation.verdict]} · ` : '';
-      item.description = `${verdict}${noEvidence}${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)} · ${p.id} ${kindWithThreads(p)}${tied}`;
+      const head = `${verdict}${noEvidence}${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)}`;
+      // the names get what the row has left once the counts and the score are visible (issue 30, point 4)
+      const depth = n.parentBug !== undefined ? 2 : n.parentTie !== undefined || n.parentWeak !== undefined ? 1 : 0;
+      const rank = `#${p.rank} `;
+      const item = new vscode.TreeItem(`${rank}${fitNames(patternVariables(p), ROW_CHARS - depth * INDENT_CHARS - rank.length - head.length - 1)}`, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `${n.parentBug !== undefined ? `bug${n.parentBug}:` : ''}pattern:${p.key}`;
+      item.description = `${head} · ${p.id} ${kindWithThreads(p)}${tied}`;
       const legend = threadLegend(p.accesses);
       const vars = [...new Set(p.accesses.map((a) => a.variable))];
+      // first, in plain words, what the threads did (issue 30, point 6); the thesis' names last
       item.tooltip = new vscode.MarkdownString(
-        `**Rank ${p.rank}**, suspiciousness **${p.score.toFixed(3)}**${pv}\n\n${p.id} \`${p.kind}\` — ${p.category} pattern${
-          p.group && p.group !== 'cause' ? ` · ${p.group}` : ''
-        }\n\nin **${p.failed}** failed (✗) and **${p.passed}** passed (✓) runs\n\n${vars.map(mdCode).join(', ')}${legend ? `\n\nthreads: ${escapeMd(legend)}` : ''}${
-          p.weak ? '\n\n_Weaker pattern: it does not separate failing from passing runs (score below braid.views.minScore, or in every passing run)._' : ''
-        }${p.evidence === false ? '\n\n_No evidence that it goes with failing (Fisher p ≥ 0.05, or seen in nearly every passing run): listed after the patterns with evidence._' : ''}${
-          p.confirmation ? `\n\n**${VERDICT_BADGE[p.confirmation.verdict]}** by forcing its interleaving: ${escapeMd(p.confirmation.reason)}` : ''
-        }`,
+        `${markdownHeadline(patternSentence(p.accesses))}\n\nin **${p.failed}** failing (✗) and **${p.passed}** passing (✓) runs · rank ${p.rank} · score **${p.score.toFixed(3)}**${pv}\n\n${vars.map(mdCode).join(', ')}${
+          legend ? `\n\nthreads: ${escapeMd(legend)}` : ''
+        }${p.weak ? '\n\n_Weaker pattern: it does not separate failing from passing runs (score below braid.views.minScore, or in every passing run)._' : ''}${
+          p.evidence === false ? '\n\n_No evidence that it goes with failing (Fisher p ≥ 0.05, or seen in nearly every passing run): listed after the patterns with evidence._' : ''
+        }${p.confirmation ? `\n\n**${VERDICT_BADGE[p.confirmation.verdict]}** by forcing its interleaving: ${escapeMd(p.confirmation.reason)}` : ''}\n\n_details:_ ${p.id} \`${p.kind}\` (${p.category} pattern${
+          p.group && p.group !== 'cause' ? `, ${p.group}` : ''
+        }) · score = suspiciousness${(p.tieSize ?? 1) > 1 ? ` · tied with ${p.tieSize! - 1} other pattern${p.tieSize === 2 ? '' : 's'} of this score over the same methods` : ''}`,
       );
       // weak patterns: no icon (nor heat, code lens or hover)
       if (p.confirmation?.verdict === 'confirmed') item.iconPath = new vscode.ThemeIcon('verified-filled', new vscode.ThemeColor('errorForeground'));
@@ -233,19 +240,20 @@ export function treeItem(n: Node): vscode.TreeItem {
       const weak = b.evidence?.weak === true;
       const kind = (b.kind ?? b.advice?.kind ?? 'concurrency bug').replace(/-/g, ' ');
       const shape = b.advice?.shape ? (SHAPE_LABELS[b.advice.shape as AdviceShape] ?? b.advice.shape.replace(/-/g, ' ')) : undefined;
-      // the row leads with the headline (what each thread did); older results without one: the kind
       const headline = b.advice?.headline;
-      const item = new vscode.TreeItem(`Bug ${b.id}: ${headline ? plainHeadline(headline) : kind}`, weak ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
-      item.id = `bug:${b.id}`;
       const ev = b.evidence;
       const pText = ev ? (ev.pValue >= 0.001 ? String(Number(ev.pValue.toPrecision(2))) : ev.pValue.toExponential(1)) : undefined;
-      // no statistics in the row: the p-value and the score are in the tooltip
-      item.description =
-        (n.verdict ? `${VERDICT_BADGE[n.verdict.verdict]} · ` : '') +
-        (ev ? `${ev.failingRuns} of ${ev.totalFailing} failing runs` : `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`) + (weak ? ' · weak evidence' : '');
+      // the row: the bug and its count of failing runs, which the sidebar never cuts (issue 30, point 4); the
+      // headline (what each thread did) follows, wrapped over the first rows inside it; older results without
+      // one: the kind. The verdict of forcing, then the shape, in the description; statistics in the tooltip
+      const runs = ev ? `${ev.failingRuns} of ${ev.totalFailing} failing runs` : `${b.failingRuns.length} failing run${b.failingRuns.length === 1 ? '' : 's'}`;
+      const item = new vscode.TreeItem(`Bug ${b.id} · ${runs}`, weak ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `bug:${b.id}`;
+      item.description = [n.verdict ? VERDICT_BADGE[n.verdict.verdict] : '', weak ? 'weak evidence' : '', shape ?? (headline ? '' : kind)].filter(Boolean).join(' · ');
       const md = new vscode.MarkdownString();
+      // first, in plain words, what goes wrong (issue 30, point 6); the kind and shape after it
+      if (headline) md.appendMarkdown(`${markdownHeadline(headline)}\n\n`);
       md.appendMarkdown(`**Bug ${b.id}**${shape ? ` · ${escapeMd(shape)}` : ''} · ${escapeMd(kind)}`);
-      if (headline) md.appendMarkdown(`\n\n${markdownHeadline(headline)}`);
       for (const f of (b.failures ?? []).slice(0, 3))
         md.appendMarkdown(`\n\nFails with ${f.message ? mdCode(shortFailureMessage(f.message)) : escapeMd(f.reason)}${f.location ? ` at ${escapeMd(fileLine(f.location.file, f.location.line))}` : ''} (${f.runs} run${f.runs === 1 ? '' : 's'})`);
       if (b.advice?.summary) md.appendMarkdown(`\n\n${escapeMd(b.advice.summary)}`);
@@ -346,6 +354,22 @@ export function treeItem(n: Node): vscode.TreeItem {
       return item;
     }
   }
+}
+
+/**
+ * What the threads did, in words (patternSentence.ts), wrapped over rows at the default sidebar width
+ * (issue 30, points 4 and 6): the first row with an icon, the others aligned with it; each row's
+ * tooltip is the whole sentence.
+ */
+function sentenceRows(p: PatternDto, depth: number, idPrefix: string): Node[] {
+  const sentence = plainHeadline(patternSentence(p.accesses));
+  return wrapWords(sentence, ROW_CHARS - depth * INDENT_CHARS).map((label, k) => ({
+    kind: 'text' as const,
+    id: `${idPrefix}sentence:${p.key}:${k}`,
+    label,
+    tooltip: sentence,
+    icon: k === 0 ? 'comment' : 'blank',
+  }));
 }
 
 /** Trace strings in tooltips: engine/outputEscaping.ts (one function per Markdown context). */
@@ -498,7 +522,7 @@ export class PatternsTree extends BaseTree {
     if (element.kind === 'tie') return element.patterns.map((p) => this.roots.get(p.key)!);
     if (element.kind === 'weak') return element.patterns.map((p) => this.roots.get(p.key)!);
     if (element.kind === 'pattern') {
-      const out: Node[] = [];
+      const out: Node[] = sentenceRows(element.pattern, 1, '');
       const legend = threadLegend(element.pattern.accesses);
       if (legend) out.push({ kind: 'text', id: `legend:${element.pattern.key}`, label: legend, tooltip: `Thread roles of this pattern: ${legend} (T1 = the thread of the first access)`, icon: 'account' });
       out.push(...element.pattern.accesses.map((access, index) => ({ kind: 'access' as const, access, pattern: element.pattern, index })));
@@ -539,6 +563,12 @@ export class BugsTree extends BaseTree {
     if (element.kind === 'bug') {
       const b = element.bug;
       const groups: Node[] = [];
+      // first, what goes wrong in plain words (the headline), wrapped at the sidebar width
+      const headline = b.advice?.headline ? plainHeadline(b.advice.headline) : undefined;
+      if (headline)
+        wrapWords(headline, ROW_CHARS - INDENT_CHARS).forEach((label, k) =>
+          groups.push({ kind: 'text', id: `bug:${b.id}:headline:${k}`, label, tooltip: headline, icon: k === 0 ? 'comment' : 'blank' }),
+        );
       if (b.suspiciousMethods?.length) groups.push({ kind: 'group', bug: b, group: 'methods' });
       if (b.advice) groups.push({ kind: 'group', bug: b, group: 'advice' });
       groups.push({ kind: 'group', bug: b, group: 'patterns' });
@@ -590,7 +620,10 @@ export class BugsTree extends BaseTree {
       }));
     }
     if (element.kind === 'pattern') {
-      return element.pattern.accesses.map((access, index) => ({ kind: 'access', access, pattern: element.pattern, index, parentBug: element.parentBug }));
+      return [
+        ...sentenceRows(element.pattern, 3, `bug${element.parentBug}:`),
+        ...element.pattern.accesses.map((access, index) => ({ kind: 'access' as const, access, pattern: element.pattern, index, parentBug: element.parentBug })),
+      ];
     }
     return [];
   }

@@ -102,7 +102,7 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
       return null;
     }, y);
     assert.ok(point, `no text on line ${bugLine}`);
-    const hover = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: /Braid · rank \d+ of \d+/ }).first();
+    const hover = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: /rank \d+ of \d+ · score/ }).first();
     let shown = false;
     for (let attempt = 0; attempt < 3 && !shown; attempt++) {
       await page.mouse.move(point.x - 30, point.y + 60);
@@ -114,7 +114,7 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
     }
     if (!shown) await hover.waitFor({ state: 'visible' });
     const text = (await hover.innerText()).replace(/\s+/g, ' ');
-    assert.match(text, /Braid · rank 1 of \d+/, `hover: ${text}`);
+    assert.match(text, /rank 1 of \d+ · score/, `hover: ${text}`);
     assert.match(text, /ArrayList\.java:\d+, called from|ArrayList\.\w+ at/, `the hover names the ArrayList code: ${text}`);
   });
 });

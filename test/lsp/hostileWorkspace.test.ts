@@ -81,7 +81,7 @@ test('finding 2: hostile names render as text in the hover: no link but the hove
   const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
   assert.ok(hrefs.length > 0);
   for (const h of hrefs) {
-    const ok = h.startsWith('command:braid.revealPattern?') || h.startsWith('command:braid.openTracer?') || h.startsWith(pathToFileURL(shop).href);
+    const ok = ['revealPattern', 'openTracer', 'confirmPattern', 'reproduceFailure'].some((c) => h.startsWith(`command:braid.${c}?`)) || h.startsWith(pathToFileURL(shop).href);
     assert.ok(ok, `unexpected link in the hover: ${h}`);
   }
   assert.doesNotMatch(html, /<b>/);

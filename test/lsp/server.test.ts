@@ -109,10 +109,13 @@ describe('language server on the fixture workspace', () => {
     // first, in plain words, the bug this line belongs to (fixAdvice.ts headline; names as code spans); the ranks and codes follow
     assert.match(v.split('\n')[0], /^\*\*Braid · Bug 1:\*\* \S.*`stock`.* · \[Open bug graph\]\(command:braid\.openBugGraph\?/);
     assert.doesNotMatch(v.split('\n')[0], /suspiciousness|P\d+ `/, 'no jargon in the first line');
-    assert.match(v, /rank \*\*1\*\* of 5/);
-    assert.match(v, /suspiciousness \*\*1\.000\*\* \(jaccard\)/);
-    assert.match(v, /P9 `WWWW`/);
-    assert.match(v, /\*\*2\*\* of 2 failed runs, 0 of 4 passed runs/);
+    // each pattern opens with what the threads did, in words (issue 30, point 6), then counts, rank and score
+    const block = v.split('\n\n---\n\n')[1] ?? '';
+    assert.equal(block.split('\n')[0], '**Braid:** Thread T1 wrote `stock`\\, then thread T2 wrote it and wrote `sold`\\, then T1 wrote it\\.', block);
+    assert.doesNotMatch(block.split('\n')[0], /suspiciousness|jaccard|P\d+|tied|WWWW/, 'no jargon in the pattern\'s first line');
+    assert.match(v, /in \*\*2\*\* of 2 failing runs and 0 of 4 passing runs · rank \*\*1\*\* of 5 · score \*\*1\.000\*\*/);
+    // the thesis' names in the details
+    assert.match(v, /_details:_ P9 `WWWW` \(multi-variable atomicity pattern\) · score = suspiciousness \(jaccard\)/);
     assert.match(v, /`stock`/);
     assert.match(v, /Inventory\\?\.java:16/, 'names the other thread\'s access'); // trace strings are Markdown-escaped (issue 15)
     assert.match(v, /command:braid\.revealPattern\?/);
@@ -266,7 +269,7 @@ describe('language server on the fixture workspace', () => {
     assert.deepEqual([p.patterns[0].id, p.patterns[0].failed], ['P9', 3]);
     assert.ok(s.logs().some((m) => /1 read, 6 cached/.test(m)), 'only the new trace was read');
     const h: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 10, character: 4 } });
-    assert.match(h.contents.value, /\*\*3\*\* of 3 failed runs/);
+    assert.match(h.contents.value, /in \*\*3\*\* of 3 failing runs/);
 
     unlinkSync(file);
     since = s.notes.length;

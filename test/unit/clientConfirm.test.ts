@@ -43,7 +43,9 @@ test('Bugs: the verdict of the bug’s lead pattern comes first', () => {
   const bug = { id: 1, cluster: 1, clusters: [1], failingRuns: ['r1'], kind: 'atomicity-violation', score: 1, patterns: [0], patternKeys: ['k7'], suspiciousMethods: [], evidence: { failingRuns: 57, totalFailing: 57, pValue: 1e-20, weak: false } };
   const t = new trees.BugsTree(model([confirmed], [bug]));
   const row = item(t.getChildren()[0]);
-  assert.ok(row.description!.startsWith('✔ confirmed · 57 of 57 failing runs'), row.description);
+  // the counts are in the label (issue 30, point 4: never cut), the verdict first in the description
+  assert.equal(row.label, 'Bug 1 · 57 of 57 failing runs');
+  assert.ok(row.description!.startsWith('✔ confirmed'), row.description);
   assert.match(String(row.tooltip?.value), /by forcing its lead pattern/);
 });
 

@@ -8,6 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { useVscodeMock } from '../helpers/vscodeMock';
+import { fitNames, wrapWords } from '../../client/src/treeText';
 import type { PatternAccessDto, PatternDto, RunDto } from '../../server/src/lsp/protocol';
 
 useVscodeMock([]);
@@ -38,13 +39,17 @@ test('ranked patterns: short distinguishing names, counts first in the descripti
   const t = new trees.PatternsTree(model());
   const roots = t.getChildren();
   const labels = roots.map((n) => item(n).label);
-  assert.deepEqual(labels, ['#1 MyVector.size, data', '#2 MyVector.data', '2 weaker patterns']);
+  // issue 30, point 4: the names get what the row leaves once the counts and the score show (31 characters at the
+  // default sidebar width): without their class, then cut from the left; whole names in the tooltip
+  assert.deepEqual(labels, ['#1 size, data', '#2 data', '2 weaker patterns']);
   const d = item(roots[0]).description!;
   assert.ok(d.startsWith('10 ✗ 0 ✓ · 1.000 · P14'), d);
+  for (const n of roots.slice(0, 2)) assert.ok(`${item(n).label} ${item(n).description}`.indexOf('✓ · ') + 9 <= 31, 'counts and score within the visible width');
+  assert.match(String((item(roots[0]).tooltip as { value: string }).value), /`vectorcopy\.VectorCopy\$MyVector\.size`/);
   assert.doesNotMatch(labels.join(' ') + d, /vectorcopy\.|\$|P14\|/, 'no package, no $, no internal key');
   assert.equal(item(roots[0]).iconPath?.id, 'flame');
   const weak = roots[2];
-  assert.deepEqual(t.getChildren(weak).map((n) => item(n).label), ['#4 MyVector.size', '#4 MyVector.data']);
+  assert.deepEqual(t.getChildren(weak).map((n) => item(n).label), ['#4 size', '#4 data'], 'one level deeper: two characters less');
   for (const n of t.getChildren(weak)) assert.equal(item(n).iconPath, undefined, 'a weak pattern has no icon');
   assert.equal(t.getParent(t.getChildren(weak)[0]), weak, 'reveal finds a weak pattern under its fold');
 });
@@ -60,14 +65,27 @@ test('a pattern without evidence says so first in its row and in its tooltip', (
 test('a pattern shows its thread roles as a legend and each access with its thread name', () => {
   const t = new trees.PatternsTree(model());
   const kids = t.getChildren(t.getChildren()[0]);
+  // first, what the threads did in words, wrapped at the sidebar width (issue 30, points 4 and 6)
+  const sentence = 'Thread copier read size, then thread adder wrote it and wrote data, then copier read it.';
+  const words = kids.filter((n) => item(n).tooltip === sentence);
+  assert.deepEqual(words.map((n) => item(n).label).join(' '), sentence);
+  for (const n of words) assert.ok(item(n).label.length <= 29, item(n).label);
+  assert.deepEqual(words.map((n) => item(n).iconPath?.id), ['comment', ...words.slice(1).map(() => 'blank')]);
   assert.deepEqual(
-    kids.map((n) => item(n).label),
+    kids.slice(words.length).map((n) => item(n).label),
     ['T1 = copier · T2 = adder', '1. copier R MyVector.size', '2. adder W MyVector.size', '3. adder W MyVector.data', '4. copier R MyVector.data'],
   );
-  assert.equal(item(kids[1]).description, 'VectorCopy.java:33 · MyVector.size');
-  assert.match(String(item(kids[1]).tooltip), /copier \(T1\) reads vectorcopy\.VectorCopy\$MyVector\.size/, 'full name in the tooltip');
+  assert.equal(item(kids[words.length + 1]).description, 'VectorCopy.java:33 · MyVector.size');
+  assert.match(String(item(kids[words.length + 1]).tooltip), /copier \(T1\) reads vectorcopy\.VectorCopy\$MyVector\.size/, 'full name in the tooltip');
+  // the tooltip of the pattern opens with the sentence; the thesis' names come last
+  const md = String((item(t.getChildren()[0]).tooltip as { value: string }).value);
+  assert.ok(md.replace(/\\/g, '').startsWith('Thread `copier` read `size`, then thread `adder` wrote it and wrote `data`, then `copier` read it.\n\nin **10** failing'), md);
+  assert.match(md.split('\n\n').pop()!, /^_details:_ P14 `RWWR` \(multi-variable atomicity pattern\) · score = suspiciousness$/);
   // without thread names (older traces): the roles
-  assert.deepEqual(t.getChildren(t.node('k4')!).map((n) => item(n).label), ['1. T1 W MyVector.size', '2. T2 R MyVector.size']);
+  assert.deepEqual(
+    t.getChildren(t.node('k4')!).map((n) => item(n).label),
+    ['Thread T1 wrote size, then', 'thread T2 read it.', '1. T1 W MyVector.size', '2. T2 R MyVector.size'],
+  );
 });
 
 test('a bug lists GRIFFIN\'s suspicious method per thread with the accessing methods inside it', () => {
@@ -107,11 +125,18 @@ test('a bug row leads with its headline (plain text); the shape, summary, p-valu
   };
   const t = new trees.BugsTree(model({ bugs: [bug] }));
   const row = item(t.getChildren()[0]);
-  assert.equal(row.label, 'Bug 2: Both threads read <img src=x> = null at [A](http://x).java:11, then each wrote a new HashMap at line 12: one HashMap, and whatever was stored in it, is lost.');
-  assert.equal(row.description, '2 of 4 failing runs', 'no p-value or score in the row');
+  // issue 30, point 4: the row is the bug and its failing runs (never cut at the sidebar width), the shape beside it;
+  // the headline wrapped over its first rows
+  assert.equal(row.label, 'Bug 2 · 2 of 4 failing runs');
+  assert.equal(row.description, 'lazy initialisation', 'no p-value or score in the row');
+  const headline = 'Both threads read <img src=x> = null at [A](http://x).java:11, then each wrote a new HashMap at line 12: one HashMap, and whatever was stored in it, is lost.';
+  const rows = t.getChildren(t.getChildren()[0]).filter((n) => item(n).tooltip === headline);
+  assert.equal(rows.map((n) => item(n).label).join(' '), headline);
+  for (const n of rows) assert.ok(item(n).label.length <= 29, item(n).label);
   const md = (row.tooltip as { value: string }).value;
-  // the headline's code spans stay code spans; everything else of it, and the summary, is escaped (no link, no markup)
-  assert.ok(md.startsWith(String.raw`**Bug 2** · lazy initialisation · atomicity violation` + '\n\n' + String.raw`Both threads read ` + '`<img src=x>`' + String.raw` \= null at \[A\]\(http\:\/\/x\)\.java\:11`), md);
+  // first the headline, in words: its code spans stay code spans; everything else of it, and the summary, is escaped (no link, no markup)
+  assert.ok(md.startsWith(String.raw`Both threads read ` + '`<img src=x>`' + String.raw` \= null at \[A\]\(http\:\/\/x\)\.java\:11`), md);
+  assert.ok(md.includes('\n\n' + String.raw`**Bug 2** · lazy initialisation · atomicity violation`), md);
   assert.ok(md.includes(String.raw`\*A\.counts\*`), 'the summary escaped');
   assert.ok(md.includes(String.raw`p = 0\.012 (one-sided Fisher exact test of its best pattern) · score 0\.910`), md);
   assert.equal(trees.markdownHeadline('odd ` backtick'), 'odd \\` backtick', 'an unpaired backtick: all plain');
@@ -130,4 +155,13 @@ test('Runs view: failing runs only, and failing runs first', () => {
   const none = new trees.RunsTree(model({ runs: [run('Bank-0002', 'pass')] }));
   none.setFilter(true);
   assert.deepEqual(none.getChildren().map((n) => item(n).label), ['No failing run among 1.']);
+});
+
+test('fitNames shortens from the left only as far as needed; wrapWords never cuts a word', () => {
+  assert.equal(fitNames('MyVector.size, data', 19), 'MyVector.size, data', 'fits: whole');
+  assert.equal(fitNames('MyVector.size, data', 18), 'size, data', 'the class names go first');
+  assert.equal(fitNames('Account.balance, Account.history', 12), '…ce, history', 'then cut from the left');
+  assert.equal(fitNames('Account.balance', 2), 'balance', 'never shorter than 8');
+  assert.deepEqual(wrapWords('T1 → T2 → T1 → T2', 9), ['T1 → T2 →', 'T1 → T2']);
+  assert.deepEqual(wrapWords('a verylongword b', 5), ['a', 'verylongword', 'b']);
 });

@@ -11,6 +11,7 @@ import { explanationSummary, type ExplanationState } from './explanationState';
 import { formatP } from '../engine/ranking/rootCauseOrder';
 import { roleNames, shortFile, shortMethod, shortVariable, threadLabel, threadLegend } from '../engine/displayNames';
 import { labelText, mdCode, mdHeadline, mdTableCell, mdText } from '../engine/outputEscaping';
+import { patternSentence } from '../engine/report/patternSentence';
 
 const GROUP_NOTE = { cause: '', harness: ' · **harness** (test code only)', symptom: ' · **symptom** (after the failure point)' } as const;
 
@@ -75,14 +76,11 @@ function patternMarkdown(
   formula: string,
 ): string {
   const lines: string[] = [];
-  lines.push(
-    `**Braid** · rank **${p.rank}** of ${total} · suspiciousness **${p.score.toFixed(3)}** (${formula})${p.pValue !== undefined ? ` · p = ${formatP(p.pValue)}` : ''}${GROUP_NOTE[p.group ?? 'cause']}${
-      (p.tieSize ?? 1) > 1 ? ` · 1 of ${p.tieSize} tied` : ''
-    }`,
-  );
+  // first, in plain words, what the threads did (issue 30, point 6); the thesis' names follow as details
+  lines.push(`**Braid:** ${mdHeadline(patternSentence(p.accesses))}`);
   lines.push('');
   lines.push(
-    `${p.id} ${code(p.kind)} — ${p.category} pattern · in **${p.failed}** of ${ex.failed} failed runs, ${p.passed} of ${ex.passed} passed runs`,
+    `in **${p.failed}** of ${ex.failed} failing runs and ${p.passed} of ${ex.passed} passing runs · rank **${p.rank}** of ${total} · score **${p.score.toFixed(3)}**${GROUP_NOTE[p.group ?? 'cause']}`,
   );
   lines.push('');
   const legend = threadLegend(p.accesses);
@@ -107,6 +105,12 @@ function patternMarkdown(
     lines.push(`${full.length > 1 ? 'variables' : 'variable'}: ${full.map((v) => code(v)).join(', ')}`);
     lines.push('');
   }
+  // the thesis' names: pattern id and kind (Table 1), the formula, the p-value, the tie group
+  const tied = (p.tieSize ?? 1) > 1 ? ` · tied with ${p.tieSize! - 1} other pattern${p.tieSize === 2 ? '' : 's'} of this score over the same methods` : '';
+  lines.push(
+    `_details:_ ${p.id} ${code(p.kind)} (${p.category} pattern) · score = suspiciousness (${esc(formula)})${p.pValue !== undefined ? ` · p = ${formatP(p.pValue)} (Fisher)` : ''}${tied}`,
+  );
+  lines.push('');
   // GRIFFIN's suspicious methods of the bugs this pattern belongs to (the same methods as the tree, code lens and graph)
   for (const m of suspiciousMethodsOf(state, p.key)) lines.push(m);
   const verdict = confirmationLine(p);
