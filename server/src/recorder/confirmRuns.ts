@@ -152,7 +152,11 @@ export async function confirmPattern(
     if (!interrupted && controlRuns > 0) control = await group('control', { ...base('control', o.seed + 200_000), runs: controlRuns });
   }
   const controlGroup: ControlGroup | undefined = control ? { runs: control.g.runs, failed: control.g.failed } : undefined;
-  const v = decideVerdict(forced.g, opposite?.g, controlGroup);
+  let v = decideVerdict(forced.g, opposite?.g, controlGroup);
+  if (v.verdict === 'confirmed' && !opposite && isSymmetric(p) && p.evidence === false) {
+    // no opposite order to tell the order from the hold's delay, and the order happens in nearly every passing run
+    v = { ...v, verdict: 'refuted', reason: `${v.reason}; but both threads do the same accesses (no opposite order to compare with) and this order occurs in nearly every passing run: the hold's delay, not the order, makes it fail` };
+  }
   const failing = forced.summary.runs.find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
   return {
     verdict: v.verdict,

@@ -2,8 +2,9 @@
  * The verdict of a confirmation (issue 28): N runs with the pattern's interleaving forced, N with the
  * opposite order forced, N control runs (nothing forced).
  *
- *   confirmed   the constraint was met in most forced runs and forced runs fail far more than both
- *               the opposite-order and the control runs: one-sided Fisher p < α (0.01) against each
+ *   confirmed   the constraint was met in most forced runs and forced runs fail far more than the
+ *               opposite-order runs (one-sided Fisher p < α = 0.01) and more than the control runs
+ *               (p < 0.05); a symmetric pattern (no opposite order): p < α against the control runs
  *   not forced  the constraint was met in fewer than half of the forced runs (a lock or a join orders
  *               the accesses, or the accesses never meet on one object) — itself evidence that the
  *               pattern cannot happen, so it is benign as recorded
@@ -35,6 +36,8 @@ export interface VerdictResult {
 }
 
 export const CONFIRM_ALPHA = 0.01;
+/** forced against unforced runs when the opposite order was forced too */
+export const WEAK_ALPHA = 0.05;
 
 /** One-sided Fisher: do group a's runs fail more often than group b's? */
 export function failsMoreOften(a: ControlGroup, b: ControlGroup): number {
@@ -62,13 +65,19 @@ export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undef
       reason: `the interleaving could be forced in ${forced.forcedOk} of ${forced.runs} runs${why ? `: ${why}` : ''}`,
     };
   }
-  const pOpp = opposite && opposite.runs > 0 ? failsMoreOften(forced, opposite) : 1;
-  const pCtl = control && control.runs > 0 ? failsMoreOften(forced, control) : 1;
-  const p = Math.max(pOpp, pCtl);
+  const hasOpp = !!opposite && opposite.runs > 0;
+  const hasCtl = !!control && control.runs > 0;
+  const pOpp = hasOpp ? failsMoreOften(forced, opposite!) : 1;
+  const pCtl = hasCtl ? failsMoreOften(forced, control!) : 1;
+  const p = Math.max(hasOpp ? pOpp : 0, hasCtl ? pCtl : 0, !hasOpp && !hasCtl ? 1 : 0);
   const rates = `forced ${forced.failed}/${forced.runs} failed (${pct(forced.failed, forced.runs)})` +
     (opposite ? `, the opposite order ${opposite.failed}/${opposite.runs}` : '') +
     (control ? `, unforced ${control.failed}/${control.runs}` : '');
-  if (p < alpha) return { verdict: 'confirmed', pValue: p, reason: `forcing it makes the failure happen: ${rates}` };
-  const weak = pOpp >= alpha && pCtl < alpha ? ' (the opposite order fails about as often: the delay, not the order, makes it fail)' : '';
+  // the order matters (against the opposite order, p < α) and forcing makes it fail more than not
+  // forcing (p < 0.05: a program that often fails unforced leaves little room above it); without an
+  // opposite order (a symmetric pattern) the unforced runs are the only counterfactual: p < α
+  const confirmed = hasOpp ? pOpp < alpha && (!hasCtl || pCtl < WEAK_ALPHA) : hasCtl && pCtl < alpha;
+  if (confirmed) return { verdict: 'confirmed', pValue: p, reason: `forcing it makes the failure happen: ${rates}` };
+  const weak = hasOpp && pOpp >= alpha && pCtl < alpha ? ' (the opposite order fails about as often: the delay, not the order, makes it fail)' : '';
   return { verdict: 'refuted', pValue: p, reason: `forcing it does not make the failure more likely: ${rates}${weak}` };
 }

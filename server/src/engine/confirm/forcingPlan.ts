@@ -24,6 +24,8 @@ export interface ForcedPattern {
   id: string;
   kind: string;
   rank: number;
+  /** false: no statistical evidence (p ≥ 0.05, or in nearly every passing run) */
+  evidence?: boolean;
   accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library'>[];
 }
 
