@@ -166,13 +166,22 @@ describe('language server on the fixture workspace', () => {
   test('code lenses sit above the suspicious methods', async () => {
     const lenses: any[] = await s.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } });
     assert.ok(lenses.length >= 2, `lenses: ${JSON.stringify(lenses)}`);
+    const bugLenses = lenses.filter((l) => l.command?.command === 'braid.openBugGraph');
+    assert.ok(bugLenses.length >= 2, `lenses: ${JSON.stringify(lenses)}`);
     for (const l of lenses) {
       assert.ok(l.range && l.command, 'resolved lens');
+      if (l.command.command === 'braid.confirmPattern') {
+        // beside each suspicious method: confirm the bug's lead pattern by forcing it (issue 28)
+        assert.equal(l.command.title, 'Confirm by forcing');
+        assert.equal(typeof l.command.arguments[0], 'string');
+        continue;
+      }
       // GRIFFIN found bug 1 here, so the lenses are its suspicious methods (not the top-pattern fallback)
       assert.match(l.command.title, /^Braid: Bug 1 — suspicious method \S+ of thread \S+/);
       assert.equal(l.command.command, 'braid.openBugGraph');
       assert.deepEqual(l.command.arguments, [1]);
     }
+    assert.equal(lenses.filter((l) => l.command.command === 'braid.confirmPattern').length, bugLenses.length);
     const lines = new Set(lenses.map((l) => l.range.start.line));
     assert.ok(lines.has(7), 'above `public void take()` (line 8)');
     assert.ok(lines.has(14), 'above `public void restock(int n)` (line 15)');

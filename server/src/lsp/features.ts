@@ -224,6 +224,20 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
         arguments: [m.bug],
       },
     });
+    // next to it: confirm the bug's lead pattern by forcing it, or its verdict (Reproduce when confirmed)
+    const lead = leadPattern(state, m.bug);
+    if (lead) {
+      const c = lead.confirmation;
+      const rate = c ? `${c.forced.failed}/${c.forced.runs}` : '';
+      lenses.push({
+        range: { start: { line, character: 0 }, end: { line, character: 0 } },
+        command: !c
+          ? { title: 'Confirm by forcing', command: CONFIRM_PATTERN_COMMAND, arguments: [lead.key] }
+          : c.verdict === 'confirmed' && c.failingTrace
+            ? { title: labelText(`✔ confirmed (forced: ${rate} failed) — Reproduce`), command: REPRODUCE_COMMAND, arguments: [lead.key] }
+            : { title: labelText(`${c.verdict === 'confirmed' ? '✔ confirmed' : c.verdict === 'refuted' ? '✗ refuted' : '– not forced'} by forcing — confirm again`), command: CONFIRM_PATTERN_COMMAND, arguments: [lead.key] },
+      });
+    }
   }
   {
     // Without GRIFFIN's bugs: a lens above each method holding an access of a top-ranked pattern;
@@ -253,6 +267,13 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
     }
   }
   return lenses.sort((a, b) => a.range.start.line - b.range.start.line);
+}
+
+/** The lead pattern of GRIFFIN's bug `id` (its first pattern key), when the analysis lists it. */
+function leadPattern(state: AnalysisState, id: number): PatternDto | undefined {
+  const b = state.bugs.find((x) => x.id === id);
+  const key = Array.isArray(b?.patternKeys) ? b!.patternKeys[0] : undefined;
+  return typeof key === 'string' ? state.patternByKey(key) : undefined;
 }
 
 /** Information diagnostics at the accesses of the top patterns, grouped by file path. */
