@@ -95,6 +95,8 @@ async function main() {
       const pick: [string, RankedPattern][] = [];
       for (let k = 0; k < n; k++) {
         const p = patternAt<RankedPattern>(r, k)!;
+        // a decoy is never on the root cause's lines (racytest's bug is in its own test code)
+        if (isRootCause(p, bugTags(s.pkg))) continue;
         if (p.group === 'harness' && !pick.some(([l]) => l === 'harness')) pick.push(['harness', { ...p, rank: k + 1 }]);
         if (p.evidence === false && !pick.some(([l]) => l === 'no evidence')) pick.push(['no evidence', { ...p, rank: k + 1 }]);
       }

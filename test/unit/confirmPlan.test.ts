@@ -99,3 +99,11 @@ test('a pattern whose two threads do the same accesses is symmetric: its opposit
   assert.equal(isSymmetric(pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)])), false);
   assert.equal(isSymmetric(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)])), false);
 });
+
+test('check the fix words a not-forced reason with its first cause only', async () => {
+  const { firstReason } = await import('../../server/src/recorder/fixCheck');
+  assert.equal(
+    firstReason('the interleaving could be forced in 0 of 10 runs: wait 0: thread c-2 is blocked on shop.Shop (monitor) held by c-1 while it waits at Shop.java:23 (once); wait 1: thread c-2 is blocked on shop.Shop (monitor) held by c-1 while it waits at Shop.java:23 (3 times)'),
+    'thread c-2 is blocked on shop.Shop (monitor) held by c-1 while it waits at Shop.java:23',
+  );
+});

@@ -89,9 +89,20 @@ export async function checkFix(
   } else {
     verdict = 'fixed';
     const how = notForced
-      ? `the interleaving can no longer happen (${forcedRun.reason.replace(/^the interleaving could be forced in 0 of \d+ runs: /, '')})`
+      ? `the interleaving can no longer happen (${firstReason(forcedRun.reason)})`
       : `the interleaving still happens (forced in ${f.forcedOk} of ${f.runs} runs) but no run fails`;
     reason = `${how}; ${rates}${after.failed > 0 ? ' — the runs that still fail may be another bug' : ''}`;
   }
   return { verdict, forced: { ...f, reason: forcedRun.reason }, before, after, pValue, reason };
+}
+
+/**
+ * The first reason of a not-forced verdict in words: "thread t1 is blocked on shop.Shop (monitor)
+ * held by t2 while it waits at Shop.java:23" out of "the interleaving could be forced in 0 of 10
+ * runs: wait 0: …; wait 1: …".
+ */
+export function firstReason(reason: string): string {
+  const body = reason.replace(/^the interleaving could be forced in \d+ of \d+ runs: /, '');
+  const first = body.split(/; wait \d+: /)[0].replace(/^wait \d+: /, '');
+  return first.replace(/ \((once|\d+ times)\)$/, '');
 }
