@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { PatternAccess, RankedPattern } from '../../server/src/engine/analysis';
 import { forceSection, forcingPlan, isSymmetric, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
 import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
+import { firstReason } from '../../server/src/recorder/fixCheck';
 
 function access(thread: 1 | 2, type: 'R' | 'W', variable: string, line: number, extra: Partial<PatternAccess> = {}): PatternAccess {
   return { thread, type, variable, file: 'bank/Bank.java', line, method: 'bank.Bank$Account.deposit', stack: [], ...extra };
@@ -100,8 +101,7 @@ test('a pattern whose two threads do the same accesses is symmetric: its opposit
   assert.equal(isSymmetric(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)])), false);
 });
 
-test('check the fix words a not-forced reason with its first cause only', async () => {
-  const { firstReason } = await import('../../server/src/recorder/fixCheck');
+test('check the fix words a not-forced reason with its first cause only', () => {
   assert.equal(
     firstReason('the interleaving could be forced in 0 of 10 runs: wait 0: thread c-2 is blocked on shop.Shop (monitor) held by c-1 while it waits at Shop.java:23 (once); wait 1: thread c-2 is blocked on shop.Shop (monitor) held by c-1 while it waits at Shop.java:23 (3 times)'),
     'thread c-2 is blocked on shop.Shop (monitor) held by c-1 while it waits at Shop.java:23',
