@@ -144,6 +144,10 @@ export function registerWebviews(context: vscode.ExtensionContext, source: Webvi
       case 'openBugGraph':
         api.openBugGraph(m.bug);
         return;
+      case 'confirmPattern':
+        // the command asks before it runs anything (it shows the command from recording.json)
+        void vscode.commands.executeCommand(m.reproduce ? 'braid.reproduceFailure' : 'braid.confirmPattern', m.patternKey);
+        return;
       case 'saveSvg': {
         const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
         const target = await vscode.window.showSaveDialog({

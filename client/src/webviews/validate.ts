@@ -38,7 +38,9 @@ export type ValidMessage =
   | { type: 'openLocation'; file: string; line: number; uri?: string }
   | { type: 'openTracer'; run?: string; patternKey?: string }
   | { type: 'openBugGraph'; bug: number }
-  | { type: 'saveSvg'; svg: string; name: string };
+  | { type: 'saveSvg'; svg: string; name: string }
+  /** Confirm by Forcing (confirmed: Reproduce) of a pattern, by its key (issue 28) */
+  | { type: 'confirmPattern'; patternKey: string; reproduce: boolean };
 
 type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => !!x && typeof x === 'object' && !Array.isArray(x);
@@ -151,6 +153,10 @@ export function parseWebviewMessage(m: unknown): ValidMessage | undefined {
     }
     case 'openBugGraph':
       return isInt(m.bug, 0, 1_000_000) ? { type: 'openBugGraph', bug: m.bug } : undefined;
+    case 'confirmPattern':
+      return isStr(m.patternKey, MAX_PATH) && (m.reproduce === undefined || typeof m.reproduce === 'boolean')
+        ? { type: 'confirmPattern', patternKey: m.patternKey, reproduce: m.reproduce === true }
+        : undefined;
     case 'saveSvg': {
       if (typeof m.svg !== 'string' || m.svg.length > MAX_SVG || !/^\s*(<\?xml[^>]*>\s*)?<svg[\s>]/.test(m.svg)) return undefined;
       const name = typeof m.name === 'string' && SVG_NAME.test(m.name) ? m.name : 'bug-graph.svg';

@@ -14,6 +14,7 @@ export type WebviewToHost =
   | { type: 'openLocation'; file: string; line: number; uri?: string }
   | { type: 'openTracer'; run?: string; patternKey?: string }
   | { type: 'openBugGraph'; bug: number }
+  | { type: 'confirmPattern'; patternKey: string; reproduce: boolean }
   | { type: 'saveSvg'; svg: string; name: string };
 
 export type HostToWebview =

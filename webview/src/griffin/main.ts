@@ -115,6 +115,24 @@ function patternRow(p: PatternDto, bug: BugView): HTMLElement {
   return row;
 }
 
+const VERDICT_TEXT = { confirmed: '✔ confirmed', refuted: '✗ refuted', 'not forced': '– not forced' } as const;
+
+/**
+ * The verdict of forcing the bug's lead pattern (braid/confirm, issue 28) as a tag with its reason,
+ * and a button: Confirm when it was not forced yet, Reproduce when it is confirmed.
+ */
+function verdictTag(lead: PatternDto | undefined): HTMLElement | null {
+  if (!lead) return null;
+  const c = lead.confirmation;
+  const wrap = h('span', { class: 'verdict' });
+  if (c) wrap.append(h('span', { class: `tag verdict-${c.verdict.replace(' ', '-')}`, title: `by forcing its lead pattern: ${c.reason}` }, VERDICT_TEXT[c.verdict] ?? c.verdict));
+  const reproduce = c?.verdict === 'confirmed' && !!c.failingTrace;
+  const b = h('button', { class: 'loc small', type: 'button', title: reproduce ? 'Open the forced failing run in the Tracer' : 'Force the lead pattern’s interleaving: forced, opposite order and unforced runs (asks first)' }, reproduce ? 'Reproduce' : c ? 'Confirm again' : 'Confirm');
+  b.addEventListener('click', () => post({ type: 'confirmPattern', patternKey: lead.key, reproduce }));
+  wrap.append(b);
+  return wrap;
+}
+
 function card(b: BugView): HTMLElement {
   const isCollapsed = isCollapsedBug(b);
   const toggle = h('button', { class: 'plain twisty', type: 'button', 'aria-expanded': isCollapsed ? 'false' : 'true', 'aria-label': `Bug ${b.id} details` }, isCollapsed ? '▸' : '▾');
@@ -151,6 +169,7 @@ function card(b: BugView): HTMLElement {
     h('h2', null, `Bug ${b.id}`),
     shape ?? kind ? h('span', { class: 'tag', ...(shape && kind ? { title: kind } : {}) }, shape ?? kind) : null,
     ev?.weak ? h('span', { class: 'tag weak', title: 'rests on one or two failing runs: record more runs to confirm' }, 'weak evidence') : null,
+    verdictTag(b.patterns[0]),
     h('span', { class: 'mono methods-line', title: b.methods.map((m) => m.method).join(' ⇄ ') }, top),
     h('span', { class: 'spacer' }),
     evidence,
