@@ -4,7 +4,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { fileLine, shortMethod, shortVariable, threadLegend } from '../../server/src/engine/displayNames';
+import { fileLine, shortMethod, shortValue, shortVariable, threadLegend } from '../../server/src/engine/displayNames';
 import { isWeakPattern } from '../../server/src/lsp/weakPatterns';
 import { findOccurrence } from '../../webview/src/tracer/occurrence';
 import path from 'node:path';
@@ -74,4 +74,21 @@ test('a failure names its thread: "in thread 3" of the recorded run reads "in th
   const dto = toRunDto(r.runs[0]);
   assert.equal(dto.detail, 'java.lang.ArrayIndexOutOfBoundsException: Index 8 out of bounds for length 8 in thread copier');
   assert.deepEqual(dto.failingThread, { id: 3, name: 'copier' });
+});
+
+test('issue 30, point 4: array elements, types and object values short and whole (the Tracer cut `lang.Object[][0]`, `util.HashMap`, `java.lang.Obj…`)', () => {
+  assert.equal(shortVariable('java.lang.Object[][0]'), 'Object[][0]');
+  assert.equal(shortVariable('java.util.ArrayList.elementData[][12]'), 'ArrayList.elementData[][12]');
+  assert.equal(shortVariable('app.Grid.cells[][3][4]'), 'Grid.cells[][3][4]');
+  assert.equal(shortVariable('java.util.HashMap'), 'HashMap');
+  assert.equal(shortVariable('java.util.Collections$SynchronizedMap'), 'SynchronizedMap');
+  assert.equal(shortVariable('shop.Inventory.MAX'), 'Inventory.MAX', 'an upper-case field of a class stays a field');
+  assert.equal(shortVariable('Counter.count'), 'Counter.count');
+  assert.equal(shortValue('java.lang.Object@1b6d3586'), 'Object@1b6d3586');
+  assert.equal(shortValue('java.util.HashMap$Node[]@-5f2a'), 'Node[]@-5f2a');
+  assert.equal(shortValue('hello'), '"hello"');
+  assert.equal(shortValue('user@example'), '"user@example"', 'not a Type@hex');
+  assert.equal(shortValue(3), '3');
+  assert.equal(shortValue(null), 'null');
+  assert.equal(shortValue('x'.repeat(100)).length, 80);
 });

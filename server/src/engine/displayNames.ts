@@ -36,13 +36,40 @@ export function shortMethod(method: string): string {
   return `${simpleClassName(noArgs.slice(0, dot))}.${readableMember(noArgs.slice(dot + 1))}`;
 }
 
-/** `vectorcopy.VectorCopy$MyVector.data[]` → `MyVector.data[]` (static and instance fields alike). */
+/**
+ * `vectorcopy.VectorCopy$MyVector.data[]` → `MyVector.data[]` (static and instance fields alike); an
+ * element index stays (`java.lang.Object[][0]` → `Object[][0]`, the Tracer's array elements), and a
+ * variable that is a type (a library object's, `java.util.HashMap`) is its simple name, `HashMap`.
+ */
 export function shortVariable(variable: string): string {
+  const index = /(\[\d+\])+$/.exec(variable);
+  if (index) return shortVariable(variable.slice(0, index.index)) + index[0];
   // the elements of an array known only by its type (a library's internal array): `java.lang.Object[]` → `Object[]`
   if (/^[\w$.]+\.[A-Z][\w$]*(\[\])+$/.test(variable)) return simpleClassName(variable.replace(/(\[\])+$/, '')) + variable.slice(variable.indexOf('['));
   const dot = variable.lastIndexOf('.');
   if (dot < 0) return variable;
+  // a type: a class name after a package only (`java.util.HashMap`, no class among the parts before it)
+  if (/^[a-z_][\w]*(\.[a-z_][\w]*)*\.[A-Z][\w$]*$/.test(variable) && !/[A-Z$]/.test(variable.slice(0, dot))) return simpleClassName(variable);
   return `${simpleClassName(variable.slice(0, dot))}.${variable.slice(dot + 1)}`;
+}
+
+/**
+ * A recorded value as short text: the agent's `"Type@id"` for an object without its package
+ * (`java.util.HashMap@1b6d3586` → `HashMap@1b6d3586`), other strings quoted (JSON), numbers,
+ * booleans and null as they are; anything longer than `max` characters cut with `…`.
+ */
+export function shortValue(v: unknown, max = 80): string {
+  let s: string;
+  const obj = typeof v === 'string' ? /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)((?:\[\])*)@(-?[0-9a-fA-F]+)$/.exec(v) : null;
+  if (obj) s = `${simpleClassName(obj[1])}${obj[2]}@${obj[3]}`;
+  else {
+    try {
+      s = JSON.stringify(v) ?? String(v);
+    } catch {
+      s = String(v);
+    }
+  }
+  return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
 /** `src/main/java/bank/Account.java` → `Account.java` */

@@ -14,7 +14,7 @@ import { post, loadState, saveState, onMessage, request, newRequestId } from '..
 import { registerToolkit, valueOf, checkedOf } from '../common/toolkit';
 import { Pager, PagerQuery } from './pager';
 import { runLabel } from '../../../client/src/runLabel';
-import { fileLine, roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
+import { fileLine, roleNames, shortMethod, shortValue, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
 import { findOccurrence, OccurrenceEvent } from './occurrence';
 
 registerToolkit();
@@ -153,18 +153,8 @@ function makeRow(): RowEls {
 }
 
 function fmtValue(e: EventRow): string {
-  if (e.value !== undefined) {
-    let s: string;
-    if (typeof e.value === 'string') s = JSON.stringify(e.value);
-    else {
-      try {
-        s = JSON.stringify(e.value) ?? String(e.value);
-      } catch {
-        s = String(e.value);
-      }
-    }
-    return s.length > 80 ? s.slice(0, 79) + '…' : s;
-  }
+  // an object as `HashMap@1b6d3586` (its package in the tooltip): whole in the column (issue 30, point 4)
+  if (e.value !== undefined) return shortValue(e.value);
   if (e.target !== undefined) {
     if (e.kind === 'ACQ' || e.kind === 'REL') return `lock #${e.target}`;
     if (e.kind === 'START' || e.kind === 'JOIN') return `thread #${e.target}`;
@@ -216,7 +206,8 @@ function fillRow(r: RowEls, pos: number): void {
   r.variable.textContent = e.variable ? shortVariable(e.variable) : '';
   r.variable.title = e.variable ?? '';
   r.value.textContent = fmtValue(e);
-  r.value.title = r.value.textContent;
+  // the whole value in the tooltip: the object's full type name, the string as recorded
+  r.value.title = e.value === undefined ? r.value.textContent : typeof e.value === 'string' ? e.value : shortValue(e.value, 2000);
   r.loc.textContent = e.file ? fileLine(e.file, e.line) : '';
   r.loc.title = e.file ? `${e.file}${e.line ? ':' + e.line : ''}` : '';
   r.loc.classList.toggle('link', !!e.file && !!e.line);
@@ -276,6 +267,7 @@ function render(): void {
   viewport.setAttribute('aria-rowcount', String(t));
   // the # column is as wide as the largest index shown (not a fixed 90 px)
   document.body.style.setProperty('--idx-w', `${Math.max(3, String(Math.max(0, t - 1)).length) + 1}ch`);
+  fitDataColumns(pool.slice(0, n));
   if (pager.currentQuery) pager.want(first, Math.max(first, last));
   syncScrollbar();
   updateCount();
@@ -284,6 +276,42 @@ function render(): void {
     performance.mark('braid-tracer-first-rows');
   }
   document.body.dataset.rendered = `${first}:${n}:${pool.slice(0, n).filter((r) => r.el.dataset.i !== undefined).length}`;
+}
+
+/** the longest variable and value texts shown since the run or the filters changed (columns only grow meanwhile: no jitter) */
+const widest = { variable: 0, value: 0, query: '' };
+let monoCharPx = 0;
+/**
+ * The variable and value columns as wide as their longest text on screen (issue 30, point 4: names and
+ * values whole, not `lang.Object[]…`), within a share of the panel so that location and method keep room.
+ */
+function fitDataColumns(rows: readonly RowEls[]): void {
+  const query = JSON.stringify(pager.currentQuery ?? null);
+  if (query !== widest.query) Object.assign(widest, { variable: 0, value: 0, query });
+  for (const r of rows) {
+    if (r.el.dataset.i === undefined) continue;
+    widest.variable = Math.max(widest.variable, r.variable.textContent?.length ?? 0);
+    widest.value = Math.max(widest.value, r.value.textContent?.length ?? 0);
+  }
+  if (!monoCharPx) {
+    // CSSOM, not a style attribute (the CSP allows no inline style)
+    const probe = h('span', { class: 'mono' }, '0'.repeat(20));
+    Object.assign(probe.style, { position: 'absolute', visibility: 'hidden', whiteSpace: 'pre' });
+    document.body.append(probe);
+    monoCharPx = probe.getBoundingClientRect().width / 20;
+    probe.remove();
+    if (!monoCharPx) return;
+  }
+  // the row's width less what the other columns need at least (tracer.css: thread 120, kind 56, location 170,
+  // statement 60 when shown (it gives way first), method 150, 7 gaps of 8, padding 22 and the scrollbar 14)
+  const width = document.body.clientWidth;
+  const idx = document.querySelector('.row.header > span')?.getBoundingClientRect().width ?? 50;
+  const others = idx + 120 + 56 + 170 + (document.body.classList.contains('has-statements') ? 60 : 0) + 150 + 7 * 8 + 22 + 14;
+  const fit = (chars: number, min: number, max: number) => Math.round(Math.max(min, Math.min(max, chars * monoCharPx + 4)));
+  const variable = fit(widest.variable, 130, Math.max(130, Math.min(width * 0.3, width - others - 60)));
+  const value = fit(widest.value, 60, Math.max(60, width - others - variable));
+  document.body.style.setProperty('--var-w', `${variable}px`);
+  document.body.style.setProperty('--val-w', `${value}px`);
 }
 
 function updateCount(): void {
@@ -623,7 +651,10 @@ pager.onUpdate = () => {
 };
 
 // ---------------------------------------------------------------- pattern highlight
+/** one per loadPattern call: a reply for an older pattern (a second pattern sent while the first loads) is dropped */
+let patternGeneration = 0;
 async function loadPattern(key: string | undefined, jump = true): Promise<void> {
+  const generation = ++patternGeneration;
   pattern = undefined;
   occurrence = new Map();
   occurrenceEvents = undefined;
@@ -641,6 +672,9 @@ async function loadPattern(key: string | undefined, jump = true): Promise<void> 
   } catch {
     return;
   }
+  // a newer pattern (or none) was asked for meanwhile: its call owns the bar, so one banner only (issue 30, point 4)
+  if (generation !== patternGeneration) return;
+  clear(patternBar);
   pattern = res.patterns.find((p) => p.key === key);
   if (!pattern) {
     patternBar.hidden = false;

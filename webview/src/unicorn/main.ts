@@ -6,7 +6,7 @@
 import '../common/base.css';
 import './unicorn.css';
 import type { PatternDto, PatternsResult, PatternAccessDto } from '../../../server/src/lsp/protocol';
-import { roleNames, shortMethod, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
+import { roleNames, shortMethod, shortValue, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
 import { h, clear, basename, chip, fmtScore, locationButton } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit, valueOf } from '../common/toolkit';
@@ -113,15 +113,9 @@ function accessCell(a: PatternAccessDto, step: number): HTMLElement {
   );
 }
 
-/** A recorded value as short text (JSON; at most 40 characters). */
+/** A recorded value as short text (an object as `HashMap@1b6d3586`, else JSON; at most 40 characters; displayNames.ts). */
 function valueText(v: unknown): string {
-  let s: string;
-  try {
-    s = JSON.stringify(v) ?? String(v);
-  } catch {
-    s = String(v);
-  }
-  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
+  return shortValue(v, 40);
 }
 
 function detail(p: PatternDto): HTMLElement {
