@@ -85,6 +85,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   const triggerPoints = new TriggerPointDecorations(context);
   context.subscriptions.push(triggerPoints);
   c.onNotification(TriggerPointsChangedNotification, (p: TriggerPointsResult) => triggerPoints.update(p));
+  // a plan's hint shows the rate its latest Reproduce with Plan measured (issue 30, point 4)
+  context.subscriptions.push(model.onDidChange(() => triggerPoints.setRuns(model.runs, (dir) => model.recordings.get(dir)?.startedAt)));
 
   const runsTree = new RunsTree(model);
   const patternsTree = new PatternsTree(model);

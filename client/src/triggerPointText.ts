@@ -13,14 +13,56 @@ export function percent(x: number): string {
   return `${Math.round(v)}%`;
 }
 
-/** The hint after a trigger point's line, for its best-ranked point: `◎ trigger #1 · fails 2% → 61%` */
-export function triggerHint(lines: TriggerPointLineDto[]): string {
+/** The failure rate measured by recording with a plan (Reproduce with Plan): its latest recording's runs. */
+export interface PlanRate {
+  failed: number;
+  runs: number;
+}
+
+/**
+ * The hint after a trigger point's line, for its best-ranked point: `◎ trigger #1 · fails 2% → 61%` (the
+ * search's rates without and with noise there); once runs were recorded with its plan, the rate they
+ * measured instead (issue 30, point 4): `◎ trigger #1 · fails 70% with the plan (14/20 runs)`.
+ */
+export function triggerHint(lines: TriggerPointLineDto[], measured?: (planFile: string) => PlanRate | undefined): string {
   const best = [...lines].sort((a, b) => a.rank - b.rank)[0];
   if (!best) return '';
   const more = lines.length > 1 ? ` (+${lines.length - 1})` : '';
   const thread = best.thread !== undefined ? ` in ${best.thread}` : '';
   const together = best.together !== undefined ? ` (with ${otherRanks(best.rank, best.together).join(', ')})` : '';
-  return `◎ trigger #${best.rank}${thread}${together} · fails ${percent(best.failWithout)} → ${percent(best.failWith)}${more}`;
+  const m = measured?.(best.planFile);
+  const rate = m && m.runs > 0 ? `fails ${percent(m.failed / m.runs)} with the plan (${m.failed}/${m.runs} runs)` : `fails ${percent(best.failWithout)} → ${percent(best.failWith)}`;
+  return `◎ trigger #${best.rank}${thread}${together} · ${rate}${more}`;
+}
+
+/**
+ * The rate each plan's latest recording measured (runs with `plan.file`, RunDto.plan): plan file →
+ * failed/runs of the runs in its newest recording folder (by the manifest's start time, else by the
+ * folder's name, which ends with the recording's time stamp).
+ */
+export function planRates(
+  runs: readonly Pick<RunDto, 'file' | 'outcome' | 'plan'>[],
+  startedAt: (folder: string) => string | undefined = () => undefined,
+): Map<string, PlanRate> {
+  const byPlan = new Map<string, Map<string, PlanRate>>();
+  for (const r of runs) {
+    if (!r.plan?.file) continue;
+    const k = Math.max(r.file.lastIndexOf('/'), r.file.lastIndexOf('\\'));
+    const folder = k > 0 ? r.file.slice(0, k) : '.';
+    const folders = byPlan.get(r.plan.file) ?? new Map<string, PlanRate>();
+    byPlan.set(r.plan.file, folders);
+    const rate = folders.get(folder) ?? { failed: 0, runs: 0 };
+    folders.set(folder, rate);
+    rate.runs++;
+    if (r.outcome === 'fail') rate.failed++;
+  }
+  const out = new Map<string, PlanRate>();
+  for (const [plan, folders] of byPlan) {
+    const key = (f: string) => `${startedAt(f) ?? ''}\u0000${f}`;
+    const latest = [...folders.keys()].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).pop()!;
+    out.set(plan, folders.get(latest)!);
+  }
+  return out;
 }
 
 function shortFile(f: string): string {

@@ -14,6 +14,7 @@ import {
   PinpointRequest,
   PinpointResultDto,
   RecordParams,
+  RunDto,
   TriggerPointLineDto,
   TriggerPointsRequest,
   TriggerPointsResult,
@@ -21,7 +22,7 @@ import {
 import { splitCommandLine } from './argv';
 import { normalize } from './heat';
 import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordWithProgress, requireTrust, saidNothing, withLastTest } from './recording';
-import { percent, pinpointSummary, pointItems, triggerHint } from './triggerPointText';
+import { percent, pinpointSummary, planRates, pointItems, triggerHint, type PlanRate } from './triggerPointText';
 
 export const FIND_TRIGGER_POINTS = 'braid.findTriggerPoints';
 export const REPRODUCE_WITH_PLAN = 'braid.reproduceWithPlan';
@@ -273,6 +274,23 @@ export class TriggerPointDecorations implements vscode.Disposable {
     this.paintAll();
   }
 
+  private rates = new Map<string, PlanRate>();
+  /** The runs of the analysis: a plan's latest recording (Reproduce with Plan) gives its hint the measured rate. */
+  setRuns(runs: readonly RunDto[], startedAt?: (folder: string) => string | undefined): void {
+    const rates = new Map([...planRates(runs, startedAt)].map(([file, r]) => [path.resolve(file), r]));
+    const same = rates.size === this.rates.size && [...rates].every(([k, r]) => this.rates.get(k)?.failed === r.failed && this.rates.get(k)?.runs === r.runs);
+    this.rates = rates;
+    if (!same) this.paintAll();
+  }
+
+  /** the measured rate of a plan: by its file, else by its file name (a run may name the plan relative to where it was recorded) */
+  private measured = (planFile: string): PlanRate | undefined => {
+    const exact = this.rates.get(path.resolve(planFile));
+    if (exact) return exact;
+    const byName = [...this.rates].filter(([f]) => path.basename(f) === path.basename(planFile));
+    return byName.length === 1 ? byName[0][1] : undefined;
+  };
+
   /** the trigger points of a document */
   linesOf(uri: vscode.Uri): TriggerPointLineDto[] {
     return this.byUri.get(normalize(uri.toString())) ?? [];
@@ -292,7 +310,7 @@ export class TriggerPointDecorations implements vscode.Disposable {
     }
     const ranges: vscode.DecorationOptions[] = [...byLine].map(([line, ls]) => ({
       range: editor.document.lineAt(line - 1).range,
-      renderOptions: { after: { contentText: triggerHint(ls) } },
+      renderOptions: { after: { contentText: triggerHint(ls, this.measured) } },
     }));
     editor.setDecorations(this.type, ranges);
   }

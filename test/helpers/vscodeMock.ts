@@ -93,16 +93,23 @@ export interface MockEditor {
   document: { uri: Uri; lineCount: number; lineAt(l: number): { range: { line: number } } };
   /** decoration type id → the 1-based lines last set */
   decorations: Map<string, number[]>;
-  setDecorations(type: { id: string }, ranges: { range: { line: number } }[]): void;
+  /** decoration type id → the text after each line last set (renderOptions.after.contentText) */
+  decorationTexts: Map<string, (string | undefined)[]>;
+  setDecorations(type: { id: string }, ranges: { range: { line: number }; renderOptions?: { after?: { contentText?: string } } }[]): void;
 }
 
 /** A visible editor on `file` with `lineCount` lines. */
 export function mockEditor(file: string, lineCount: number): MockEditor {
   const decorations = new Map<string, number[]>();
+  const decorationTexts = new Map<string, (string | undefined)[]>();
   return {
     document: { uri: Uri.file(file), lineCount, lineAt: (l: number) => ({ range: { line: l } }) },
     decorations,
-    setDecorations: (type, ranges) => decorations.set(type.id, ranges.map((r) => r.range.line + 1)),
+    decorationTexts,
+    setDecorations: (type, ranges) => {
+      decorations.set(type.id, ranges.map((r) => r.range.line + 1));
+      decorationTexts.set(type.id, ranges.map((r) => r.renderOptions?.after?.contentText));
+    },
   };
 }
 

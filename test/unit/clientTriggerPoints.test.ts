@@ -276,3 +276,29 @@ test('texts: percentages, the inline hint, the Runs view note, quoting a plan co
   assert.equal(text.triggerHint([{ ...lines()[0], together: 3 }]), '◎ trigger #1 (with #2, #3) · fails 2% → 61%');
   assert.equal(tp.quoteLine(['java', '-cp', 'my out', 'a"b', 'x$y', 'shop.Inventory']), 'java -cp "my out" "a\\"b" "x\\$y" shop.Inventory');
 });
+
+test('issue 30, point 4: after Reproduce with Plan, the hint shows the rate its latest recording measured, not the search\'s', () => {
+  const editor = mockEditor(SRC, 30);
+  window.visibleTextEditors = [editor] as never;
+  const deco = new tp.TriggerPointDecorations(context as never);
+  deco.update({ plans: [], files: [{ uri: srcUri, lines: lines() }], problems: [] });
+  const [id] = [...editor.decorations.keys()];
+  assert.deepEqual(editor.decorationTexts.get(id), ['◎ trigger #1 · fails 2% → 61%', '◎ trigger #2 · fails 5% → 40%'], 'before: the search\'s rates');
+  const run = (dir: string, k: number, outcome: 'pass' | 'fail', plan = PLAN) => ({ execution: `r${dir}${k}`, file: path.join(ws, `.braid/traces/${dir}/run-${k}.trace.jsonl`), outcome, events: 1, patterns: 0, plan: { name: 'checkout', file: plan } });
+  // an older recording with the plan (3 of 4 failed), the latest (7 of 10), and runs without a plan
+  const older = [0, 1, 2, 3].map((k) => run('Inventory-20260101-100000', k, k < 3 ? 'fail' : 'pass'));
+  const latest = [...Array(10).keys()].map((k) => run('Inventory-20260102-090000', k, k < 7 ? 'fail' : 'pass'));
+  const plain = { execution: 'x', file: path.join(ws, '.braid/traces/other/run-0.trace.jsonl'), outcome: 'fail' as const, events: 1, patterns: 0 };
+  deco.setRuns([...latest, ...older, plain]);
+  assert.deepEqual(editor.decorationTexts.get(id), ['◎ trigger #1 · fails 70% with the plan (7/10 runs)', '◎ trigger #2 · fails 70% with the plan (7/10 runs)']);
+  // the manifest's start time decides over the folder name
+  deco.setRuns([...latest, ...older], (dir) => (dir.endsWith('100000') ? '2026-03-01T00:00:00Z' : '2026-01-01T00:00:00Z'));
+  assert.deepEqual(editor.decorationTexts.get(id)?.[0], '◎ trigger #1 · fails 75% with the plan (3/4 runs)');
+  // a run naming the plan relative to where it was recorded still counts (by the plan's file name)
+  deco.setRuns([run('rel', 0, 'fail', '.braid/plans/checkout.json'), run('rel', 1, 'pass', '.braid/plans/checkout.json')]);
+  assert.deepEqual(editor.decorationTexts.get(id)?.[0], '◎ trigger #1 · fails 50% with the plan (1/2 runs)');
+  deco.setRuns([]);
+  assert.deepEqual(editor.decorationTexts.get(id)?.[0], '◎ trigger #1 · fails 2% → 61%', 'no runs with the plan: the search\'s rates again');
+  window.visibleTextEditors = [];
+  deco.dispose();
+});
