@@ -24,6 +24,7 @@ import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/
 import { mdCode, mdHeadline as markdownHeadline, mdText, plainHeadline } from '../../server/src/engine/outputEscaping';
 import { shortFailureMessage } from '../../server/src/engine/runFailure';
 import { patternSentence } from '../../server/src/engine/report/patternSentence';
+import { distinctExplanations, explanationSteps } from '../../server/src/engine/mining/distinctExplanations';
 import { fitNames, INDENT_CHARS, ROW_CHARS, wrapWords } from './treeText';
 
 export type Node =
@@ -40,7 +41,7 @@ export type Node =
   | { kind: 'method'; bug: BugDto; method: BugMethodDto }
   | { kind: 'text'; id: string; label: string; tooltip?: string; icon?: string; command?: vscode.Command }
   | { kind: 'message'; label: string }
-  | { kind: 'explanation'; group: ExplanationGroupDto }
+  | { kind: 'explanation'; group: ExplanationGroupDto; /** groups showing the same, folded into this row */ alike?: ExplanationGroupDto[]; tied?: boolean; /** position among the rows */ index?: number }
   | { kind: 'xpattern'; group: ExplanationGroupDto; pattern: ExplanationPatternDto; index: number }
   | { kind: 'xmacro'; id: string; macro: ExplanationPatternDto['macros'][number]; index: number }
   | { kind: 'xevent'; id: string; event: ExplainedEventDto }
@@ -303,13 +304,18 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'explanation': {
       const g = n.group;
-      const threads = g.patterns[0]?.macros.map((m) => m.thread).join(' → ') ?? '';
-      const item = new vscode.TreeItem(`#${g.rank} ${threads}`, vscode.TreeItemCollapsibleState.Collapsed);
+      // the rank and the relative support first (never cut at the sidebar width); the steps are the first rows inside,
+      // wrapped; the three best rows open
+      const item = new vscode.TreeItem(`#${g.rank} · ${g.relSupport.toFixed(2)}${n.tied ? ' · tied' : ''}`, (n.index ?? 0) < 3 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `explanation:${g.order}`;
       const deps = [...new Set(g.dependencies.map((d) => d.kind))].join('/');
-      item.description = `rel. support ${g.relSupport.toFixed(2)}${g.causal ? '' : ' · symptom'}${deps ? ` · ${deps}` : ''}`;
+      const alike = n.alike?.length ?? 0;
+      item.description = [g.causal ? '' : 'symptom', `${(g.failingSupport * 100).toFixed(0)}% failing · ${(g.passingSupport * 100).toFixed(0)}% passing`, deps, alike ? `+${alike} alike` : ''].filter(Boolean).join(' · ');
+      const steps = explanationSteps(g).join(' → ');
       item.tooltip = new vscode.MarkdownString(
-        `**Explanation rank ${g.rank}**${g.causal ? '' : ' (symptom)'}\n\nrelative support **${g.relSupport.toFixed(3)}** · in ${(g.failingSupport * 100).toFixed(0)}% of failing and ${(g.passingSupport * 100).toFixed(0)}% of passing runs\n\n${g.patterns.length} pattern${g.patterns.length === 1 ? '' : 's'}, ${g.dependencies.length} dependenc${g.dependencies.length === 1 ? 'y' : 'ies'}`,
+        `${mdCode(steps)}\n\n**Explanation rank ${g.rank}**${g.causal ? '' : ' (symptom)'}${n.tied ? ' (tied with another explanation)' : ''}\n\nrelative support **${g.relSupport.toFixed(3)}** · in ${(g.failingSupport * 100).toFixed(0)}% of failing and ${(g.passingSupport * 100).toFixed(0)}% of passing runs\n\n${g.patterns.length} pattern${g.patterns.length === 1 ? '' : 's'}, ${g.dependencies.length} dependenc${g.dependencies.length === 1 ? 'y' : 'ies'}${
+          alike ? `\n\n${alike} more group${alike === 1 ? '' : 's'} (rank ${n.alike!.map((x) => x.rank).join(', ')}) show${alike === 1 ? 's' : ''} the same events and dependencies` : ''
+        }`,
       );
       item.iconPath = new vscode.ThemeIcon(g.causal ? 'lightbulb' : 'debug-hint', g.causal && g.rank === 1 ? new vscode.ThemeColor('errorForeground') : undefined);
       item.contextValue = 'braid.explanation';
@@ -317,7 +323,7 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'xpattern': {
       const p = n.pattern;
-      const item = new vscode.TreeItem(`Pattern ${n.index + 1}: ${p.macros.map((m) => m.thread).join(' → ')}`, vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(`Pattern ${n.index + 1}: ${p.macros.map((m) => m.thread).join(' → ')}`, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `explanation:${n.group.order}:pattern:${n.index}`;
       item.description = `${p.failing} failed / ${p.passing} passed · rel. support ${p.relSupport.toFixed(2)}`;
       item.iconPath = new vscode.ThemeIcon('list-ordered');
@@ -667,11 +673,21 @@ export class ExplanationsTree implements vscode.TreeDataProvider<Node> {
       const r = await this.load();
       if (!r) return [{ kind: 'message', label: `Could not compute explanations: ${this.cache.error ?? 'no result'}` }];
       if (!r.groups.length) return [{ kind: 'message', label: r.message ?? 'No explanation found.' }];
-      return r.groups.map((group) => ({ kind: 'explanation', group }));
+      // one row per distinct explanation (issue 30, point 5): groups showing the same events and dependencies are one
+      return distinctExplanations(r.groups).map((d, index) => ({ kind: 'explanation', group: d.group, alike: d.alike, tied: d.tied, index }));
     }
     if (element.kind === 'explanation') {
       const g = element.group;
-      const out: Node[] = g.patterns.map((pattern, index) => ({ kind: 'xpattern', group: g, pattern, index }));
+      // first, its events as steps, wrapped at the sidebar width (not cut)
+      const steps = explanationSteps(g).join(' → ');
+      const out: Node[] = wrapWords(steps, ROW_CHARS - INDENT_CHARS).map((label, k) => ({
+        kind: 'text' as const,
+        id: `explanation:${g.order}:steps:${k}`,
+        label,
+        tooltip: steps,
+        icon: k === 0 ? 'list-flat' : 'blank',
+      }));
+      out.push(...g.patterns.map((pattern, index) => ({ kind: 'xpattern' as const, group: g, pattern, index })));
       g.dependencies.forEach((dependency, k) => out.push({ kind: 'xdependency', id: `explanation:${g.order}:dep:${k}`, dependency }));
       return out;
     }

@@ -9,6 +9,7 @@ import '../common/base.css';
 import './explanations.css';
 import type { ExplanationsResult, ExplanationGroupDto, ExplanationPatternDto, ExplainedEventDto, ExplanationDependencyDto } from '../../../server/src/lsp/protocol';
 import { shortMethod, shortVariable } from '../../../server/src/engine/displayNames';
+import { distinctExplanations, type DistinctExplanation } from '../../../server/src/engine/mining/distinctExplanations';
 import { h, clear, basename, chip, fmtScore, locationButton, threadColorClass } from '../common/dom';
 import { post, loadState, saveState, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';
@@ -176,7 +177,7 @@ function depRow(d: ExplanationDependencyDto, threads: Map<string, number>): HTML
   return row;
 }
 
-function card(g: ExplanationGroupDto): HTMLElement {
+function card(g: ExplanationGroupDto, d?: DistinctExplanation): HTMLElement {
   const order = num(g.order);
   const isCollapsed = collapsed.has(order);
   const rel = num(g.relSupport);
@@ -196,6 +197,7 @@ function card(g: ExplanationGroupDto): HTMLElement {
     null,
     toggle,
     h('h2', { class: 'rank' }, `#${num(g.rank)}`),
+    d?.tied ? h('span', { class: 'muted tied', title: 'another explanation has the same rank' }, 'tied') : null,
     h(
       'span',
       { class: 'bar', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': 1, 'aria-valuenow': rel, 'aria-label': 'relative support', title: `relative support ${fmtScore(rel)}` },
@@ -208,6 +210,9 @@ function card(g: ExplanationGroupDto): HTMLElement {
     h('span', { class: 'muted' }, `failing ${pct(num(g.failingSupport))} · passing ${pct(num(g.passingSupport))}`),
     kinds ? h('span', { class: 'muted' }, kinds) : null,
     h('span', { class: 'muted' }, `${(g.patterns ?? []).length} pattern${(g.patterns ?? []).length === 1 ? '' : 's'}`),
+    d?.alike.length
+      ? h('span', { class: 'muted alike', title: `groups of rank ${d.alike.map((x) => num(x.rank)).join(', ')} show the same events and dependencies` }, `+${d.alike.length} alike`)
+      : null,
   );
   (head.querySelector('.fill') as HTMLElement).style.width = `${(Math.max(0, Math.min(1, rel)) * 100).toFixed(1)}%`;
   const el = h('article', { class: `card${g.causal ? '' : ' is-symptom'}`, role: 'listitem', 'data-order': order, 'data-rank': num(g.rank), 'aria-label': `Explanation ${num(g.rank)}` }, head);
@@ -257,7 +262,8 @@ function render(): void {
     cards.append(h('div', { class: 'empty' }, message || result?.message || (total ? 'No causal group (untick "Causal only").' : 'No explanation yet: mining needs failing and passing traces.')));
     return;
   }
-  for (const g of groups) cards.append(card(g));
+  // one card per distinct explanation (issue 30, point 5): groups showing the same events and dependencies are one
+  for (const d of distinctExplanations(groups)) cards.append(card(d.group, d));
 }
 
 let generation = 0;
