@@ -82,10 +82,21 @@ test('verdicts: confirmed, refuted, not forced', () => {
   const c = decideVerdict({ runs: 20, failed: 19, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 1 });
   assert.equal(c.verdict, 'confirmed');
   assert.ok(c.pValue < 1e-6, String(c.pValue));
-  // forcing makes it fail, but the opposite order fails as often: the delay, not the order
-  const r = decideVerdict({ runs: 20, failed: 12, forcedOk: 20 }, { runs: 20, failed: 11, forcedOk: 20 }, { runs: 20, failed: 1 });
+  // forcing makes it fail, the opposite order as often: for a pattern without evidence (an order seen in
+  // nearly every run) the delay, not the order — refuted; with evidence, forcing against not forcing decides
+  const r = decideVerdict({ runs: 20, failed: 12, forcedOk: 20 }, { runs: 20, failed: 11, forcedOk: 20 }, { runs: 20, failed: 1 }, { evidence: false });
   assert.equal(r.verdict, 'refuted');
   assert.match(r.reason, /delay, not the order/);
+  const e = decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 17, forcedOk: 20 }, { runs: 20, failed: 6 });
+  assert.equal(e.verdict, 'confirmed');
+  assert.match(e.reason, /the opposite order fails often too/);
+  // --strict: the rule, p < 0.01 against both
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 17, forcedOk: 20 }, { runs: 20, failed: 6 }, { strict: true }).verdict, 'refuted');
+  // a program that fails often unforced: the order matters (0/20 opposite), forcing raises 14/20 to 20/20
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 14 }).verdict, 'confirmed');
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 14 }, { strict: true }).verdict, 'refuted');
+  // symmetric (no opposite group): against the unforced runs
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, undefined, { runs: 20, failed: 4 }).verdict, 'confirmed');
   assert.equal(decideVerdict({ runs: 20, failed: 1, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 1 }).verdict, 'refuted');
   const reasons = new Map([['thread worker-2 is blocked on bank.Account (monitor) held by worker-1', 18], ['timed out', 1]]);
   const n = decideVerdict({ runs: 20, failed: 0, forcedOk: 1, reasons }, undefined, undefined);

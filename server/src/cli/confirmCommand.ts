@@ -28,6 +28,8 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
                             interleaving is forced on the new build and the program is recorded again
                             with the old noise; verdict fixed or not fixed
       --noise P             uniform noise in every group (default 0; with --baseline: the re-recording's noise)
+      --strict              the verdict needs p < 0.01 against both the opposite order and the unforced runs
+                            (default: see docs/confirm.md, Verdicts)
       --format text|json    output (default text)
       --include PKG... --exclude PKG... --timeout S --fail-on-output RE --jobs J --seed S   as for braid record`;
 
@@ -48,6 +50,7 @@ export interface ConfirmArgs {
   failOnOutput?: RegExp;
   jobs: number;
   seed: number;
+  strict?: boolean;
 }
 
 function num(flag: string, v: string | undefined, ok: (n: number) => boolean, what: string): number {
@@ -98,6 +101,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         i = next;
         break;
       }
+      case '--strict':
+        a.strict = true;
+        i += 1;
+        break;
       case '--noise':
         a.noise = num(flag, v, (n) => n >= 0 && n <= 1, 'a probability from 0 to 1');
         i += 2;
@@ -220,7 +227,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -248,6 +255,7 @@ export async function confirmOptionsFor(source: string[], a: ConfirmSettings): P
       seed: a.seed,
       name: sanitizeName(m.manifest?.name || deriveName(command)),
       waitMs: a.waitMs,
+      ...(a.strict ? { strict: true } : {}),
       outRoot: path.join(process.cwd(), '.braid', 'confirm'),
       ...(a.failOnOutput ? { failOnOutput: a.failOnOutput } : m.manifest?.failOnOutput ? { failOnOutput: new RegExp(m.manifest.failOnOutput, 'm') } : {}),
     },

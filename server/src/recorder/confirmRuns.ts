@@ -37,6 +37,8 @@ export interface ConfirmOptions extends ForcingOptions {
   skipOpposite?: boolean;
   /** control runs (default: runs; 0 = none) */
   controlRuns?: number;
+  /** the issue's verdict rule: p < 0.01 against both the opposite order and the control runs (confirmVerdict.ts) */
+  strict?: boolean;
 }
 
 export interface ConfirmProgress {
@@ -152,7 +154,7 @@ export async function confirmPattern(
     if (!interrupted && controlRuns > 0) control = await group('control', { ...base('control', o.seed + 200_000), runs: controlRuns });
   }
   const controlGroup: ControlGroup | undefined = control ? { runs: control.g.runs, failed: control.g.failed } : undefined;
-  let v = decideVerdict(forced.g, opposite?.g, controlGroup);
+  let v = decideVerdict(forced.g, opposite?.g, controlGroup, { strict: o.strict, ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) });
   if (v.verdict === 'confirmed' && !opposite && isSymmetric(p) && p.evidence === false) {
     // no opposite order to tell the order from the hold's delay, and the order happens in nearly every passing run
     v = { ...v, verdict: 'refuted', reason: `${v.reason}; but both threads do the same accesses (no opposite order to compare with) and this order occurs in nearly every passing run: the hold's delay, not the order, makes it fail` };

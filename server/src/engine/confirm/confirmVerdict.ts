@@ -55,7 +55,31 @@ export function mostCommonReason(reasons: Map<string, number> | undefined): stri
   return best;
 }
 
-export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undefined, control: ControlGroup | undefined, alpha = CONFIRM_ALPHA): VerdictResult {
+export interface VerdictOptions {
+  alpha?: number;
+  /**
+   * the issue's definition: forced runs must fail more than the opposite-order runs and the control
+   * runs, p < α against each (`braid confirm --strict`). Default (false): see decideVerdict.
+   */
+  strict?: boolean;
+  /** the pattern's statistical evidence (RankedPattern.evidence; false: p ≥ 0.05 or in nearly every passing run) */
+  evidence?: boolean;
+}
+
+/**
+ * The verdict. Default rule: the constraint was met in at least half of the forced runs, and either
+ *   - the order matters: p < α against the opposite order, and p < 0.05 against the control runs
+ *     (a program that often fails unforced leaves little room above it); or
+ *   - forcing makes it fail far more than not forcing (p < α against the control runs) and the
+ *     pattern has statistical evidence. The opposite order is then not required to pass: in a loop,
+ *     or with a third thread, holding a thread for the opposite order also delays it in the middle of
+ *     its own read-modify-write, which may be the bug again (measured: a lost update in a loop failed
+ *     10 of 10 with the opposite of W1 W2 W1 forced). A pattern without evidence (an order present in
+ *     nearly every run) still needs the opposite order to pass.
+ * `strict`: p < α against both (the issue's definition).
+ */
+export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undefined, control: ControlGroup | undefined, o: VerdictOptions | number = {}): VerdictResult {
+  const { alpha = CONFIRM_ALPHA, strict = false, evidence } = typeof o === 'number' ? { alpha: o } : o;
   if (forced.runs === 0) return { verdict: 'not forced', pValue: 1, reason: 'no forced run finished' };
   if (forced.forcedOk * 2 < forced.runs) {
     const why = mostCommonReason(forced.reasons);
@@ -73,11 +97,13 @@ export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undef
   const rates = `forced ${forced.failed}/${forced.runs} failed (${pct(forced.failed, forced.runs)})` +
     (opposite ? `, the opposite order ${opposite.failed}/${opposite.runs}` : '') +
     (control ? `, unforced ${control.failed}/${control.runs}` : '');
-  // the order matters (against the opposite order, p < α) and forcing makes it fail more than not
-  // forcing (p < 0.05: a program that often fails unforced leaves little room above it); without an
-  // opposite order (a symmetric pattern) the unforced runs are the only counterfactual: p < α
-  const confirmed = hasOpp ? pOpp < alpha && (!hasCtl || pCtl < WEAK_ALPHA) : hasCtl && pCtl < alpha;
-  if (confirmed) return { verdict: 'confirmed', pValue: p, reason: `forcing it makes the failure happen: ${rates}` };
+  const orderMatters = hasOpp && pOpp < alpha && (!hasCtl || pCtl < (strict ? alpha : WEAK_ALPHA));
+  const forcingMatters = hasCtl && pCtl < alpha && (!hasOpp || (!strict && evidence !== false));
+  const confirmed = strict && hasOpp ? orderMatters : orderMatters || forcingMatters;
+  if (confirmed) {
+    const note = !orderMatters && hasOpp ? ' (the opposite order fails often too: holding a thread there also delays it)' : '';
+    return { verdict: 'confirmed', pValue: p, reason: `forcing it makes the failure happen: ${rates}${note}` };
+  }
   const weak = hasOpp && pOpp >= alpha && pCtl < alpha ? ' (the opposite order fails about as often: the delay, not the order, makes it fail)' : '';
   return { verdict: 'refuted', pValue: p, reason: `forcing it does not make the failure more likely: ${rates}${weak}` };
 }

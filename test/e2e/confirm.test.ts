@@ -1,0 +1,157 @@
+/**
+ * End to end in a real VS Code (code-server), issue 28: from suspicion to proof. A flaky JUnit 5
+ * test (test/fixtures/junit5-sample) is recorded through the test lens, then the user right-clicks
+ * the first ranked pattern → Confirm by Forcing (the modal shows the command from recording.json),
+ * sees "confirmed" in a notification, the ✔ badge in Ranked Patterns and the verdict line in the
+ * hover; Reproduce opens the forced failing run in the Tracer; after fixing Account.deposit
+ * (synchronized) Check the Fix rebuilds and says "fixed". Screenshots in test-output/e2e-confirm/.
+ */
+import { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
+import { userSteps, Workbench } from './workbench';
+import * as lib from '../../scripts/e2e-lib.mjs';
+
+const OUT = path.join(lib.root, 'test-output', 'e2e-confirm');
+const LAUNCHER = '/usr/share/java/junit-platform-console-standalone.jar';
+const RUNS = 30;
+const TEST_NAME = 'AccountTest.concurrentDepositsAreAllKept';
+
+const found = lib.findCodeServer({ install: !process.env.BRAID_E2E_NO_INSTALL });
+const skip = !found.bin ? `code-server is not available: ${found.reason}` : !existsSync(LAUNCHER) ? `the JUnit console launcher is missing (apt-get install -y junit5): ${LAUNCHER}` : false;
+if (skip) console.log(`# e2e (confirm) skipped: ${skip}`);
+
+describe('end to end in VS Code: confirm the root cause by forcing it, reproduce it, check the fix', { skip, timeout: 12 * 60_000 }, () => {
+  let tmp = '';
+  let ws = '';
+  let session: CodeServerSession | undefined;
+  let page: Page;
+  let wb: Workbench;
+  const log = (m: string) => console.log(`# e2e (confirm): ${m}`);
+  const step = userSteps(() => wb);
+
+  before(async () => {
+    mkdirSync(OUT, { recursive: true });
+    for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f.endsWith('.log') || f === 'vscode-logs') rmSync(path.join(OUT, f), { recursive: true, force: true });
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-confirm-'));
+    const installed = await installBraid(found.bin!, tmp, path.join(tmp, 'braid.vsix'));
+    ws = path.join(tmp, 'junit5-sample');
+    cpSync(path.join(lib.root, 'test', 'fixtures', 'junit5-sample'), ws, { recursive: true });
+    mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    writeFileSync(
+      path.join(ws, '.vscode', 'settings.json'),
+      JSON.stringify({ 'braid.record.runs': RUNS, 'braid.record.jobs': 2, 'braid.record.noise': 0.2, 'braid.confirm.runs': 20 }, null, 2) + '\n',
+    );
+    session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws, installed });
+    log(`code-server at ${session.server.url}`);
+    ({ page, wb } = session);
+  });
+
+  after(async () => {
+    await closeCodeServer(session, tmp, OUT);
+  });
+
+  const open = async (file: string) => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(file);
+    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: file }).first().click();
+    await page.locator('.tab.active').filter({ hasText: file }).waitFor();
+  };
+
+  /** Answers a modal dialog (the command Braid will run) with its button `name`; returns the dialog's text. */
+  const answerModal = async (name: string): Promise<string> => {
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible' });
+    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+    await dialog.getByRole('button', { name }).click();
+    return text;
+  };
+
+  step('record the flaky test through its lens', async () => {
+    await page.getByRole('button', { name: 'Yes, I trust the authors' }).click({ timeout: 60_000 });
+    await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
+    await open('AccountTest.java');
+    const lens = page.locator('.codelens-decoration a').filter({ hasText: 'Braid: find the root cause' });
+    await lens.nth(1).waitFor({ state: 'visible', timeout: 60_000 });
+    await lens.nth(1).click();
+    const done = page.locator('.notification-toast').filter({ hasText: new RegExp(`recorded ${RUNS} runs of ${TEST_NAME.replace('.', '\\.')} — \\d+ failed`) });
+    await done.waitFor({ state: 'visible', timeout: 300_000 });
+    const failed = Number(/— (\d+) failed/.exec(await done.innerText())![1]);
+    assert.ok(failed > 0, 'some runs failed');
+    await wb.waitStatus(new RegExp(`Braid: ${RUNS} runs \\(${failed} failed\\)`), 90_000);
+    await wb.runCommand('Notifications: Clear All Notifications');
+    assert.ok(existsSync(path.join(ws, '.braid', 'traces')), 'traces recorded');
+  }, 7 * 60_000);
+
+  step('right-click the first ranked pattern → Confirm by Forcing: the modal shows the command; "confirmed"; the ✔ badge', async () => {
+    // open the Braid view unless it is open (a click on an open view's icon closes the side bar)
+    const icon = page.locator('.activitybar a.action-label[aria-label="Braid"]');
+    if (!(await wb.pane('Ranked Patterns').isVisible())) await icon.click();
+    const top = wb.rows('Ranked Patterns').first();
+    await top.waitFor({ state: 'visible' });
+    await top.click({ button: 'right' });
+    const item = page.getByRole('menuitem', { name: 'Confirm by Forcing' });
+    await item.waitFor({ state: 'visible' });
+    await wb.extraScreenshot('context-menu');
+    await item.hover();
+    await page.keyboard.press('Enter');
+    const modal = await answerModal('Run');
+    assert.match(modal, /junit-platform-console-standalone/, `the modal names the command: ${modal}`);
+    const note = page.locator('.notification-toast').filter({ hasText: /Braid: (confirmed|refuted|not forced) —/ });
+    await note.waitFor({ state: 'visible', timeout: 240_000 });
+    const text = (await note.innerText()).replace(/\s+/g, ' ');
+    log(text);
+    assert.match(text, /Braid: confirmed — forcing P\d+ [RW]1( → [RW][12])+ made the failure happen in \d+ of 20 runs/);
+    await wb.extraScreenshot('confirmed-notification');
+    const label = (await wb.rows('Ranked Patterns').first().getAttribute('aria-label')) ?? '';
+    assert.match(label, /✔ confirmed/, `the first row carries the badge: ${label}`);
+    await wb.extraScreenshot('ranked-patterns-confirmed');
+  }, 5 * 60_000);
+
+  step('Reproduce (from the notification) opens the forced failing run in the Tracer', async () => {
+    const note = page.locator('.notification-toast').filter({ hasText: /Braid: confirmed/ });
+    await note.getByRole('button', { name: 'Reproduce' }).click();
+    const frame = await wb.webview('Braid: Tracer');
+    await frame.locator('#failureBar').filter({ hasText: /Failed/ }).waitFor({ state: 'visible', timeout: 60_000 });
+    await wb.extraScreenshot('reproduce-tracer');
+  });
+
+  step('the hover on the pattern’s line says confirmed, in words', async () => {
+    await open('Account.java');
+    const lines = readFileSync(path.join(ws, 'src/main/java/bank/Account.java'), 'utf8').split('\n');
+    const bugLine = lines.findIndex((l) => l.includes('balance = updated')) + 1;
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type(String(bugLine));
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    const hover = page.locator('.monaco-hover:not(.hidden)').filter({ hasText: /Braid · confirmed:/ }).first();
+    await hover.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.match((await hover.innerText()).replace(/\s+/g, ' '), /Braid · confirmed: forcing [RW]1( → [RW][12])+ fails \d+\/20/);
+    await wb.extraScreenshot('hover-confirmed');
+    await page.keyboard.press('Escape');
+  });
+
+  step('fix Account.deposit (synchronized), Check the Fix: rebuilt, forced again, "fixed"', async () => {
+    const file = path.join(ws, 'src/main/java/bank/Account.java');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('public void deposit(int amount) {', 'public synchronized void deposit(int amount) {'));
+    await wb.runCommand('Notifications: Clear All Notifications');
+    await wb.runCommand('Braid: Check the Fix');
+    const modal = await answerModal('Run');
+    assert.match(modal, /First: .*javac/, `the modal names the rebuild: ${modal}`);
+    const note = page.locator('.notification-toast').filter({ hasText: /Braid: (fixed|not fixed) —/ });
+    await note.waitFor({ state: 'visible', timeout: 300_000 });
+    const text = (await note.innerText()).replace(/\s+/g, ' ');
+    log(text);
+    assert.match(text, /^Braid: fixed — /);
+    await wb.extraScreenshot('check-the-fix');
+  }, 6 * 60_000);
+});
