@@ -10,6 +10,8 @@ import type { PatternConfirmationDto, PatternDto } from './protocol';
 
 export const VERDICTS_FILE = path.join('.braid', 'confirm', 'verdicts.json');
 const VERDICTS = new Set(['confirmed', 'refuted', 'not forced']);
+/** a verdict file larger than this is not read (1,000 verdicts of 4 KiB strings stay well below) */
+const MAX_VERDICTS_BYTES = 16 * 2 ** 20;
 /** most verdicts kept (the newest) */
 const MAX_VERDICTS = 1000;
 
@@ -59,6 +61,7 @@ export class ConfirmationStore {
     const file = path.join(this.folder, VERDICTS_FILE);
     let text: string;
     try {
+      if ((await fs.stat(file)).size > MAX_VERDICTS_BYTES) return `${file}: larger than ${MAX_VERDICTS_BYTES / 2 ** 20} MiB; the verdicts there are not shown`;
       text = await fs.readFile(file, 'utf8');
     } catch {
       return undefined;
