@@ -64,6 +64,14 @@ test('multi-variable patterns: same object only between accesses of one variable
     { at: 4, for: 2, since: 0, sameObject: true },
     { at: 3, for: 2, since: 0, sameObject: true },
   ]);
+  // the thesis' TABLE/LOG example: both threads write TABLE at line 19, then LOG at 21 — the window thread
+  // is the one whose TABLE write came first (thread 2's TABLE write must be in its window: needs)
+  const tl = [access(1, 'W', 'T', 19), access(2, 'W', 'T', 19), access(2, 'W', 'L', 21), access(1, 'W', 'L', 21)];
+  assert.deepEqual(patternWaits(forceSection(pattern('P9', 'WWWW', tl), 'opposite').accesses), [
+    { at: 1, for: 0, sameObject: true },
+    { at: 4, for: 2, since: 0, sameObject: true, needs: [1] },
+    { at: 3, for: 2, since: 0, sameObject: true, needs: [1] },
+  ]);
 });
 
 test('an access in library code is matched where the trace records it (the library location); anyLine drops lines', () => {

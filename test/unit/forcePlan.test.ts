@@ -96,6 +96,9 @@ test('a bad force section is refused with the field named', () => {
   refused(edit((f) => (f.accesses[2].variable = '')), 'force.accesses[2].variable', /non-empty string/);
   refused(edit((f) => (f.accesses[2].anywhere = 'yes')), 'force.accesses[2].anywhere', /must be true or false/);
   refused(edit((f) => (f.waits[1].optional = 1)), 'force.waits[1].optional', /must be true or false/);
+  refused(edit((f) => (f.waits[0].needs = [0])), 'force.waits[0].needs', /needs since/);
+  refused(edit((f) => (f.waits[1].needs = [2])), 'force.waits[1].needs[0]', /another role than at/);
+  refused(edit((f) => (f.waits[1].needs = 'x')), 'force.waits[1].needs', /array of indices/);
   refused(edit((f) => f.waits.forEach((w: { optional?: boolean }) => (w.optional = true))), 'force.waits', /at least one wait that is not optional/);
   refused(edit((f) => delete f.accesses[0].file), 'force.accesses[0].file', /non-empty string/);
   refused(edit((f) => (f.accesses[0].line = -1)), 'force.accesses[0].line', /whole number ≥ 0/);

@@ -52,6 +52,8 @@ export interface ForceWaitSpec {
   sameObject: boolean;
   /** not needed for the run to count as forced */
   optional?: boolean;
+  /** with since: other-role accesses that must have happened after since for the wait to apply */
+  needs?: number[];
 }
 
 export interface ForceSection {
@@ -111,7 +113,16 @@ export function patternForcing(accesses: readonly ForceAccessSpec[]): { accesses
         break;
       }
     }
-    if (w.since !== undefined) waits.push({ ...w, at: guard(accesses[i]) });
+    if (w.since !== undefined) {
+      // which thread opened the window is ambiguous when the other role's earlier access is the same
+      // access as the opening one (W1(x) W2(x) W2(y) W1(y): both threads write x at one line): the
+      // window thread is the one whose window already holds the other thread's access
+      const needs: number[] = [];
+      const spot = (a: ForceAccessSpec) => `${a.type}\0${a.variable}\0${a.file}\0${a.line}\0${a.method}`;
+      for (let j = w.since + 1; j < i - 1; j++) if (accesses[j].role !== accesses[i].role && spot(accesses[j]) === spot(accesses[w.since])) needs.push(j);
+      if (needs.length) w.needs = needs;
+      waits.push({ ...w, at: guard(accesses[i]) });
+    }
     waits.push(w);
   }
   if (accesses.length === 2 && accesses[0].role !== accesses[1].role) {

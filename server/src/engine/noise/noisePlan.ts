@@ -97,6 +97,12 @@ export interface ForceWait {
   sameObject: boolean;
   /** not needed for the run's forcing to count as met (`ok`) */
   optional?: boolean;
+  /**
+   * with `since`: accesses (of another role) another thread must have performed after this thread's
+   * `since` performance for the wait to apply — the window must already hold them (W1(x) W2(x) W2(y)
+   * W1(y): the thread that wrote x second is not the window's thread)
+   */
+  needs?: number[];
 }
 
 /** The `force` section of a noise plan: force one interleaving of a pattern's accesses (docs/noise.md "Forcing plans"). */

@@ -109,6 +109,14 @@ function checkForce(v: unknown, file: string): ForceSpec {
     }
     if (typeof w.sameObject !== 'boolean') throw new NoisePlanError(file, `${at}.sameObject`, 'must be true or false');
     if (w.optional !== undefined && typeof w.optional !== 'boolean') throw new NoisePlanError(file, `${at}.optional`, 'must be true or false');
+    if (w.needs !== undefined) {
+      if (w.since === undefined) throw new NoisePlanError(file, `${at}.needs`, 'needs since');
+      if (!Array.isArray(w.needs) || w.needs.length > MAX_FORCE_ACCESSES) throw new NoisePlanError(file, `${at}.needs`, 'must be an array of indices into force.accesses');
+      w.needs.forEach((x: unknown, j: number) => {
+        const k = index(x, `${at}.needs[${j}]`);
+        if (accesses[k].role === role) throw new NoisePlanError(file, `${at}.needs[${j}]`, 'must be an access of another role than at');
+      });
+    }
     return { ...w } as unknown as ForceWait;
   });
   if (waits.every((w) => w.optional === true)) throw new NoisePlanError(file, 'force.waits', 'needs at least one wait that is not optional');

@@ -88,7 +88,7 @@ final class NoisePlanLoader {
     } else if (force != null) {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
-          force.sameObject, force.anywhere, force.optional);
+          force.sameObject, force.anywhere, force.optional, force.needs);
     }
     return (String) name;
   }
@@ -117,8 +117,10 @@ final class NoisePlanLoader {
     boolean[] sameObject;
     /** per access: matches the variable at any location */
     boolean[] anywhere;
-    /** per wait: not needed for the run's forcing to count as met, nor for {@code times} */
+    /** per wait: not needed for the run's forcing to count as met */
     boolean[] optional;
+    /** per wait: accesses of another role another thread must have performed after {@code since} (or null) */
+    int[][] needs;
   }
 
   /** Checks a force section (the same checks and messages as noisePlanFile.ts, checkForce). */
@@ -197,6 +199,7 @@ final class NoisePlanLoader {
     f.since = new int[w];
     f.sameObject = new boolean[w];
     f.optional = new boolean[w];
+    f.needs = new int[w][];
     for (int k = 0; k < w; k++) {
       String at = "force.waits[" + k + "]";
       if (!(waits.get(k) instanceof Map)) throw bad(at, "must be an object {\"at\", \"for\", \"sameObject\"}");
@@ -220,7 +223,19 @@ final class NoisePlanLoader {
       f.forAccess[k] = b;
       f.since[k] = c;
       f.sameObject[k] = (Boolean) same;
-      if (wt.containsKey("optional")) {
+      if (wt.containsKey("needs")) {
+        if (c < 0) throw bad(at + ".needs", "needs since");
+        Object nv = wt.get("needs");
+        if (!(nv instanceof List) || ((List<?>) nv).size() > MAX_FORCE_ACCESSES) throw bad(at + ".needs", "must be an array of indices into force.accesses");
+        List<?> nl = (List<?>) nv;
+        f.needs[k] = new int[nl.size()];
+        for (int j = 0; j < nl.size(); j++) {
+          int x = index(nl.get(j), at + ".needs[" + j + "]", n);
+          if (f.role[x] == f.role[a]) throw bad(at + ".needs[" + j + "]", "must be an access of another role than at");
+          f.needs[k][j] = x;
+        }
+      }
+            if (wt.containsKey("optional")) {
         if (!(wt.get("optional") instanceof Boolean)) throw bad(at + ".optional", "must be true or false");
         f.optional[k] = (Boolean) wt.get("optional");
       }

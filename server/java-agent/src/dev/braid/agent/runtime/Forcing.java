@@ -55,8 +55,10 @@ public final class Forcing {
   private static boolean[] isRead;
   /** per access: matches the variable at any location (anywhere) */
   private static boolean[] anywhere;
-  /** per wait: optional (not needed for ok, nor for times) */
+  /** per wait: optional (not needed for ok) */
   private static boolean[] optional;
+  /** per wait with since: accesses another thread must have performed after the since performance (or null) */
+  private static int[][] needs;
 
   private static String[] variable;
   private static String[] file;
@@ -118,7 +120,7 @@ public final class Forcing {
   @SuppressWarnings("unchecked")
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
-      int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional) {
+      int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -136,6 +138,7 @@ public final class Forcing {
     Forcing.points = points;
     Forcing.anywhere = anywhere;
     Forcing.optional = optional;
+    Forcing.needs = needs;
     isWrite = new boolean[n];
     isRead = new boolean[n];
     pointLocs = new java.util.HashSet[n];
@@ -360,6 +363,17 @@ public final class Forcing {
           notApplicable[w]++;
           return;
         }
+        // the window this thread opened must already hold the other thread's earlier accesses
+        // (W1(x) W2(x) W2(y) W1(y): the thread that wrote x second plays role 2, not role 1)
+        int[] nd = needs[w];
+        if (nd != null) {
+          for (int j : nd) {
+            if (!performedByOtherSince(j, t, after)) {
+              notApplicable[w]++;
+              return;
+            }
+          }
+        }
       }
       if (performedSince(w, t, key, after)) {
         met(w);
@@ -431,6 +445,19 @@ public final class Forcing {
   }
 
   /** Some other thread performed accesses[for] of wait w (on the same object when asked) after sequence {@code after}. */
+/** Another thread performed access {@code j} (any object) after sequence number {@code after}. */
+  private static boolean performedByOtherSince(int j, int t, long after) {
+    long[] seqs = ringSeq[j];
+    int[] threads = ringThread[j];
+    int p = ringNext[j];
+    for (int c = 0; c < ringSize[j]; c++) {
+      p = (p - 1) & (RING - 1);
+      if (seqs[p] <= after) return false;
+      if (threads[p] != t) return true;
+    }
+    return false;
+  }
+
   private static boolean performedSince(int w, int t, long key, long after) {
     int j = forAccess[w];
     long[] seqs = ringSeq[j];
