@@ -242,7 +242,14 @@ export function registerCommands(d: CommandDeps): void {
   // Find Trigger Points and Reproduce with Plan (seed 004): client/src/triggerPoints.ts
   registerTriggerPointCommands({ context, client, log }, reg);
   registerConfirmCommands(
-    { client, log, pattern: (key) => model.patternByKey(key), first: () => model.patterns[0], openTracer: (run, key) => d.webviews.openTracer(run, key) },
+    {
+      client,
+      log,
+      pattern: (key) => model.patternByKey(key),
+      first: () => model.patterns[0],
+      openTracer: (run, key) => d.webviews.openTracer(run, key),
+      agentJar: context.asAbsolutePath('dist/braid-agent.jar'),
+    },
     reg,
   );
 }

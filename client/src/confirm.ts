@@ -18,10 +18,12 @@ import {
   PatternDto,
 } from '../../server/src/lsp/protocol';
 import { requireTrust } from './recording';
+import { debugConfiguration } from './debugConfiguration';
 
 export const CONFIRM_PATTERN = 'braid.confirmPattern';
 export const REPRODUCE_FAILURE = 'braid.reproduceFailure';
 export const CHECK_FIX = 'braid.checkFix';
+export const DEBUG_INTERLEAVING = 'braid.debugFailingInterleaving';
 
 export interface ConfirmDeps {
   client: LanguageClient;
@@ -31,6 +33,8 @@ export interface ConfirmDeps {
   first(): PatternDto | undefined;
   openTracer(run: string, patternKey: string): void;
   log: vscode.LogOutputChannel;
+  /** absolute path of the extension's braid-agent.jar */
+  agentJar: string;
 }
 
 type Register = (id: string, fn: (...args: any[]) => unknown) => void;
@@ -141,7 +145,52 @@ export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
     return undefined;
   });
 
-  reg(CHECK_FIX, async (arg?: unknown) => {
+  reg(DEBUG_INTERLEAVING, async (arg?: unknown) => {
+    const key = patternKeyOf(arg, d);
+    const p = key ? d.pattern(key) : undefined;
+    if (!p) return undefined;
+    const plan = p.confirmation?.verdict === 'confirmed' ? p.confirmation.plan : undefined;
+    if (!plan) {
+      const pick = await vscode.window.showInformationMessage(`Braid: debugging the failing interleaving needs ${p.id} confirmed by forcing first (its forcing plan).`, 'Confirm');
+      if (pick === 'Confirm') await vscode.commands.executeCommand(CONFIRM_PATTERN, p.key);
+      return undefined;
+    }
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) return undefined;
+    const c = await d.client.sendRequest<ConfirmCommandResult>(ConfirmCommandRequest, {});
+    if (!c.command) {
+      void vscode.window.showWarningMessage('Braid: the traces do not say how the program was run (no recording.json). See docs/confirm.md, "Debugging the failing interleaving", to write the configuration by hand.');
+      return undefined;
+    }
+    const cfg = debugConfiguration({
+      command: c.command,
+      agentJar: d.agentJar,
+      plan,
+      trace: vscode.Uri.joinPath(folder.uri, '.braid', 'confirm', 'debug.trace.jsonl').fsPath,
+      include: c.include ?? [],
+      patternName: `${p.id} ${orderText(p)}`,
+    });
+    if (typeof cfg === 'string') {
+      void vscode.window.showWarningMessage(`Braid: cannot write a debug configuration: ${cfg}`);
+      return undefined;
+    }
+    const launch = vscode.workspace.getConfiguration('launch', folder.uri);
+    const configs = (launch.get<{ name?: string }[]>('configurations') ?? []).filter((x) => x?.name !== cfg.name);
+    await launch.update('configurations', [...configs, { ...cfg, ...(c.cwd ? { cwd: c.cwd } : {}) }], vscode.ConfigurationTarget.WorkspaceFolder);
+    // breakpoints at the pattern's lines (in the user's code)
+    const seen = new Set<string>();
+    const bps = p.accesses
+      .filter((a) => a.uri && !seen.has(`${a.uri}:${a.line}`) && seen.add(`${a.uri}:${a.line}`))
+      .map((a) => new vscode.SourceBreakpoint(new vscode.Location(vscode.Uri.parse(a.uri!), new vscode.Position(Math.max(0, a.line - 1), 0))));
+    if (bps.length) vscode.debug.addBreakpoints(bps);
+    d.log.info(`debug configuration "${cfg.name}": ${JSON.stringify(cfg)}`);
+    void vscode.window.showInformationMessage(
+      `Braid: added "${cfg.name}" to launch.json${bps.length ? ` and ${bps.length} breakpoint${bps.length === 1 ? '' : 's'} on the pattern's lines` : ''}. Start it from Run and Debug (needs a Java debugger extension).`,
+    );
+    return cfg;
+  });
+
+    reg(CHECK_FIX, async (arg?: unknown) => {
     if (!(await requireTrust())) return undefined;
     const key = patternKeyOf(arg, d);
     const p = key ? d.pattern(key) : undefined;

@@ -65,3 +65,24 @@ test('messages say what happened in words', () => {
   const fix = { ...r, mode: 'checkFix', fix: { verdict: 'not fixed', reason: 'still fails 18 of 20 runs when the interleaving is forced', before: { runs: 100, failed: 57 }, after: { runs: 20, failed: 9 }, pValue: 0.02 } } as ConfirmResultDto;
   assert.equal(confirm.fixMessage(fix), 'Braid: not fixed — still fails 18 of 20 runs when the interleaving is forced.');
 });
+
+test('Debug with the failing interleaving: a java launch configuration with the agent and the forcing plan in vmArgs', async () => {
+  const { debugConfiguration } = require('../../client/src/debugConfiguration') as typeof import('../../client/src/debugConfiguration');
+  const base = { agentJar: '/ext/dist/braid-agent.jar', plan: '/ws/.braid/confirm/x/plans/pattern.json', trace: '/ws/.braid/confirm/debug.trace.jsonl', include: ['bank'], patternName: 'P7 R1 → W2 → W1' };
+  const plain = debugConfiguration({ ...base, command: ['java', '-XX:+UseSerialGC', '-cp', 'out:lib/a.jar', 'bank.Bank', '--fast'] });
+  assert.deepEqual(plain, {
+    type: 'java',
+    name: 'Debug with the failing interleaving (Braid: P7 R1 → W2 → W1)',
+    request: 'launch',
+    mainClass: 'bank.Bank',
+    classPaths: ['out', 'lib/a.jar'],
+    args: ['--fast'],
+    vmArgs: '-javaagent:/ext/dist/braid-agent.jar=out=/ws/.braid/confirm/debug.trace.jsonl,include=bank,plan=/ws/.braid/confirm/x/plans/pattern.json -XX:+UseSerialGC',
+  });
+  // the test lens' JUnit console launcher
+  const junit = debugConfiguration({ ...base, command: ['java', '-jar', '/usr/share/java/junit-platform-console-standalone.jar', '-cp', '.braid/build/classes', '--select-method', 'bank.AccountTest#t'] });
+  assert.equal(typeof junit === 'object' && junit.mainClass, 'org.junit.platform.console.ConsoleLauncher');
+  assert.deepEqual(typeof junit === 'object' && junit.args, ['-cp', '.braid/build/classes', '--select-method', 'bank.AccountTest#t']);
+  assert.match(String(debugConfiguration({ ...base, command: ['mvn', 'test'] })), /not java/);
+  assert.match(String(debugConfiguration({ ...base, command: ['java', '-cp', 'out'] })), /no main class/);
+});

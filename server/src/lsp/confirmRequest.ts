@@ -46,7 +46,7 @@ export async function newestManifest(traces: readonly string[]): Promise<Recordi
 /** braid/confirmCommand: the command (and folder, preparation steps) braid/confirm would run. */
 export async function confirmCommandFromServer(ctx: Pick<ConfirmContext, 'traces' | 'folder'>): Promise<ConfirmCommandResult> {
   const m = await newestManifest(ctx.traces);
-  return m ? { command: m.command, cwd: m.cwd, prepare: m.prepare ?? [] } : { prepare: [] };
+  return m ? { command: m.command, cwd: m.cwd, prepare: m.prepare ?? [], include: m.include } : { prepare: [] };
 }
 
 export async function confirmFromServer(connection: Connection, p: ConfirmParams, token: CancellationToken, ctx: ConfirmContext): Promise<ConfirmResultDto> {

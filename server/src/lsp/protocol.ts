@@ -525,4 +525,6 @@ export interface ConfirmCommandResult {
   cwd?: string;
   /** the recording's preparation steps (rerun by Check the Fix) */
   prepare: { command: string[]; cwd: string }[];
+  /** the packages the recording instrumented */
+  include?: string[];
 }
