@@ -119,11 +119,23 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     const label = (await top.getAttribute('aria-label')) ?? '';
     // the first row shown: with few passing runs the rank-1 pattern may be present in all of them and then sits
     // folded under "weaker patterns" (issue 16), so the first row is not always #1
-    assert.match(label, /^#\d+ Account\.balance\b/, `the first ranked pattern shown is on Account.balance (class + member, issue 16): "${label}"`);
+    // class + member (issue 16), or the member alone when the counts and the score need the room (issue 30, point 4)
+    assert.match(label, /^#\d+ (Account\.)?balance\b/, `the first ranked pattern shown is on Account.balance: "${label}"`);
+    const rows = await wb.visibleRowTexts('Ranked Patterns');
+    const shown = rows.find((r) => /^#\d+ /.test(r.label));
+    assert.ok(shown?.labelWhole, `the pattern's label is not cut: ${JSON.stringify(shown)}`);
+    assert.match(shown.visible, / \d+ ✗ \d+ ✓ · \d\.\d{3}/, `counts and score visible at the default sidebar width: "${shown.visible}"`);
+    // the bug row: its number and failing runs, never cut (the headline is inside it, wrapped)
+    const bug = (await wb.visibleRowTexts('Bugs')).find((r) => /^Bug \d+ /.test(r.label));
+    assert.ok(bug, 'a bug row');
+    assert.ok(bug.labelWhole && /^Bug \d+ · \d+ of \d+ failing runs$/.test(bug.label), `the bug row is whole: ${JSON.stringify(bug)}`);
     const runs = (await wb.rows('Runs').evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).filter(Boolean);
     assert.ok(runs.length > 0);
-    for (const r of runs) assert.match(r, /^AccountTest #\d+ (✓|✗ [a-z ]+)/, `short run label: "${r}"`);
+    for (const r of runs) assert.match(r, /^AccountTest #\d+ (✓|✗ \S)/, `short run label: "${r}"`);
     assert.ok(runs.some((r) => r.includes('✗')), 'a failing run is marked ✗');
+    // issue 30, point 2: a failing run says what failed — the assertion's message, not "exit code 1"
+    const failing = runs.filter((r) => r.includes('✗'));
+    assert.ok(failing.every((r) => /✗ AssertionFailedError: every deposit kept/.test(r)), `failing runs name the assertion: ${failing.slice(0, 3).join(' | ')}`);
   });
 
   step('bug graph: a click opens the source in the existing editor group, no new split', async () => {
