@@ -119,7 +119,9 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     const note = page.locator('.notification-toast').filter({ hasText: /Braid: confirmed/ });
     await note.getByRole('button', { name: 'Reproduce' }).click();
     const frame = await wb.webview('Braid: Tracer');
-    await frame.locator('#failureBar').filter({ hasText: /Failed/ }).waitFor({ state: 'visible', timeout: 60_000 });
+    // the forced run: its failure (the assertion), the pattern's accesses highlighted
+    await frame.locator('#failureBar').filter({ hasText: /Failed: .*every deposit kept/ }).waitFor({ state: 'visible', timeout: 60_000 });
+    await frame.locator('.pattern-bar, #patternBar').filter({ hasText: /#1 P\d+/ }).first().waitFor({ state: 'visible' });
     await wb.extraScreenshot('reproduce-tracer');
   });
 

@@ -90,6 +90,13 @@ describe('braid/confirm', () => {
     assert.ok(result.failingRun, 'a forced run failed');
     const page: any = await s.connection.sendRequest('braid/traceEvents', { run: result.failingRun!.uri, offset: 0, limit: 50 });
     assert.ok(page.total > 0, JSON.stringify(page).slice(0, 300));
+    // braid/runs lists it apart from the analyzed runs (the Tracer's run picker and failure bar), by its execution id too
+    const runs: any = await s.connection.sendRequest('braid/runs');
+    const forced = (runs.forced ?? []).find((r: any) => r.execution === result.failingRun!.execution);
+    assert.ok(forced && forced.outcome === 'fail', JSON.stringify(runs.forced));
+    assert.equal(runs.runs.length, 20, 'not among the analyzed runs');
+    const byId: any = await s.connection.sendRequest('braid/traceEvents', { run: forced.execution, offset: 0, limit: 5 });
+    assert.equal(byId.total, page.total);
   });
 
   test('a restarted server shows the verdict again (verdicts.json)', async () => {

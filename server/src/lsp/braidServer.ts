@@ -25,10 +25,10 @@ import {
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { sarifReport } from '../engine/report/sarifReport';
-import type { AnalysisResult } from '../engine/analysis';
+import { analyzeTraceFiles, type AnalysisResult, type RunResult } from '../engine/analysis';
 import { confineSourceRoots, SourceResolver } from '../workspace/sourceResolver';
 import { TraceFinder } from '../workspace/traceFinder';
-import { AnalysisState, fileUri } from './analysisState';
+import { AnalysisState, fileUri, toRunDto } from './analysisState';
 import { codeLensesFor, diagnosticsFor, findMethodDeclaration, hoverFor } from './features';
 import { MethodState, methodHoverLine } from './methodState';
 import {
@@ -60,6 +60,7 @@ import {
   TestCommandResult,
   UnreadableTraceDto,
   RunsResult,
+  type RunDto,
   StatusNotification,
   TraceEventsParams,
   TraceEventsRequest,
@@ -180,7 +181,15 @@ export class BraidServer {
     c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
     c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
-    c.onRequest(RunsRequest, (): RunsResult => ({ runs: this.state?.runs ?? [], unreadable: this.unreadableTraces(), excluded: this.excludedTraces.map((f) => ({ file: f, uri: fileUri(f) })) }));
+    c.onRequest(RunsRequest, async (): Promise<RunsResult> => {
+      const forced = await this.forcedRuns();
+      return {
+        runs: this.state?.runs ?? [],
+        unreadable: this.unreadableTraces(),
+        excluded: this.excludedTraces.map((f) => ({ file: f, uri: fileUri(f) })),
+        ...(forced.length ? { forced } : {}),
+      };
+    });
     c.onRequest(BugsRequest, (): BugsResult => ({ bugs: this.state?.bugs ?? [] }));
     c.onRequest(BugGraphRequest, (p: BugGraphParams) => this.bugGraph(p));
     c.onRequest(TraceEventsRequest, (p: TraceEventsParams) => this.traceEvents(p));
@@ -689,7 +698,7 @@ export class BraidServer {
     const run = p?.run;
     if (typeof run !== 'string' || !run) throw new ResponseError(-32602, 'braid/traceEvents needs "run" (an execution id or a trace file path)');
     const s = this.state;
-    const byExec = s?.result.runs.find((r) => r.execution === run);
+    const byExec = s?.result.runs.find((r) => r.execution === run) ?? this.forcedRunCache.get(run)?.run;
     let file = byExec?.file;
     if (!file) {
       const asPath = uriToPath(run) ?? (path.isAbsolute(run) ? run : undefined);
@@ -698,6 +707,31 @@ export class BraidServer {
     }
     if (!file) throw new ResponseError(-32602, `no run "${run}" among the analyzed traces`);
     return this.pager!.page(file, byExec?.execution ?? run, p);
+  }
+
+  /** forced failing runs of the verdicts (RunDto by execution id), read once per trace file */
+  private forcedRunCache = new Map<string, { run: RunResult; dto: RunDto }>();
+
+  /** The forced failing runs the verdicts keep, as runs for the Tracer (braid/runs `forced`). */
+  private async forcedRuns(): Promise<RunDto[]> {
+    const out: RunDto[] = [];
+    for (const file of this.confirmations.failingTraces().slice(0, 50)) {
+      if (!this.isConfirmationTrace(file)) continue;
+      let hit = [...this.forcedRunCache.values()].find((x) => x.run.file === file);
+      if (!hit) {
+        try {
+          const r = await analyzeTraceFiles([file]);
+          const run = r.runs[0];
+          if (!run) continue;
+          hit = { run, dto: { ...toRunDto(run), uri: fileUri(path.resolve(file)) } };
+          this.forcedRunCache.set(run.execution, hit);
+        } catch {
+          continue;
+        }
+      }
+      out.push(hit.dto);
+    }
+    return out;
   }
 
   /** A trace of a confirmation's forced runs (.braid/confirm/…): the Tracer opens it (Reproduce) though it is not analyzed. */

@@ -90,6 +90,11 @@ export class ConfirmationStore {
     await fs.rename(tmp, file);
   }
 
+  /** The forced failing runs' traces the verdicts keep (Reproduce), newest verdict first. */
+  failingTraces(): string[] {
+    return [...this.verdicts.values()].reverse().flatMap((c) => (c.failingTrace ? [c.failingTrace] : []));
+  }
+
   /** Puts the verdicts on the patterns (in place: the views' lists are these objects). */
   decorate(patterns: PatternDto[]): void {
     for (const p of patterns) {

@@ -113,6 +113,8 @@ export interface RunsResult {
   unreadable?: UnreadableTraceDto[];
   /** trace files the user left out of the analysis (.braid/excluded-runs.json; "Include Run" brings one back) */
   excluded?: { file: string; uri: string }[];
+  /** forced failing runs kept by Confirm by Forcing (.braid/confirm/…): not analyzed; the Tracer opens them (Reproduce) */
+  forced?: RunDto[];
 }
 export interface UnreadableTraceDto {
   file: string;

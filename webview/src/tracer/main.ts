@@ -792,7 +792,8 @@ onMessage((m) => {
     }
     case 'showRun':
       if (typeof m.run === 'string' && m.run && m.run !== state.run) {
-        state.run = m.run;
+        // a trace file (Reproduce): the run with that file, when the list has it (else the server opens the file)
+        state.run = runs.find((r) => r.file === m.run || r.uri === m.run)?.execution ?? m.run;
         state.thread = null;
         state.variable = '';
         state.search = '';
@@ -812,12 +813,16 @@ onMessage((m) => {
 async function loadRuns(changed: boolean): Promise<void> {
   try {
     const r = await request<RunsResult>('runs');
-    runs = Array.isArray(r.runs) ? r.runs : [];
+    // the analyzed runs, then the forced failing runs of Confirm by Forcing (Reproduce opens one)
+    runs = [...(Array.isArray(r.runs) ? r.runs : []), ...(Array.isArray(r.forced) ? r.forced : [])];
   } catch (e) {
     status.textContent = `Could not load runs: ${e instanceof Error ? e.message : String(e)}`;
     status.classList.add('error');
     runs = [];
   }
+  // a run asked for by its trace file (Reproduce sends the forced run's file): its execution id
+  const byFile = state.run ? runs.find((r) => r.file === state.run || r.uri === state.run) : undefined;
+  if (byFile) state.run = byFile.execution;
   if (!state.run || !runs.some((r) => r.execution === state.run)) {
     state.run = (runs.find((r) => r.outcome === 'fail') ?? runs[0])?.execution;
     state.top = 0;
