@@ -248,7 +248,7 @@ export function registerCommands(d: CommandDeps): void {
       pattern: (key) => model.patternByKey(key),
       first: () => model.patterns[0],
       openTracer: (run, key) => d.webviews.openTracer(run, key),
-      agentJar: context.asAbsolutePath('dist/braid-agent.jar'),
+      agentJar: () => context.asAbsolutePath('dist/braid-agent.jar'),
     },
     reg,
   );

@@ -34,7 +34,7 @@ export interface ConfirmDeps {
   openTracer(run: string, patternKey: string): void;
   log: vscode.LogOutputChannel;
   /** absolute path of the extension's braid-agent.jar */
-  agentJar: string;
+  agentJar(): string;
 }
 
 type Register = (id: string, fn: (...args: any[]) => unknown) => void;
@@ -164,7 +164,7 @@ export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
     }
     const cfg = debugConfiguration({
       command: c.command,
-      agentJar: d.agentJar,
+      agentJar: d.agentJar(),
       plan,
       trace: vscode.Uri.joinPath(folder.uri, '.braid', 'confirm', 'debug.trace.jsonl').fsPath,
       include: c.include ?? [],

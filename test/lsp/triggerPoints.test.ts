@@ -99,7 +99,7 @@ describe('trigger points of the workspace noise plans', () => {
       v,
     );
     assert.equal(decodeURIComponent(/command:braid\.reproduceWithPlan\?([^)]*)\)/.exec(v)![1]), JSON.stringify([path.join(ws, '.braid/plans/checkout.json')]));
-    assert.match(v, /\n\n---\n\n\*\*Braid\*\* · rank \*\*1\*\*/, 'the pattern hover follows');
+    assert.match(v, /\n\n---\n\n\*\*Braid:\*\* Thread T1 wrote `stock`/, "the pattern hover follows");
     // line 17 (restock's `sold = 0`): a pattern line without trigger point
     const h17: any = await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 16, character: 10 } });
     assert.doesNotMatch(h17.contents.value, /trigger point/);

@@ -226,18 +226,7 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
     });
     // next to it: confirm the bug's lead pattern by forcing it, or its verdict (Reproduce when confirmed)
     const lead = leadPattern(state, m.bug);
-    if (lead) {
-      const c = lead.confirmation;
-      const rate = c ? `${c.forced.failed}/${c.forced.runs}` : '';
-      lenses.push({
-        range: { start: { line, character: 0 }, end: { line, character: 0 } },
-        command: !c
-          ? { title: 'Confirm by forcing', command: CONFIRM_PATTERN_COMMAND, arguments: [lead.key] }
-          : c.verdict === 'confirmed' && c.failingTrace
-            ? { title: labelText(`✔ confirmed (forced: ${rate} failed) — Reproduce`), command: REPRODUCE_COMMAND, arguments: [lead.key] }
-            : { title: labelText(`${c.verdict === 'confirmed' ? '✔ confirmed' : c.verdict === 'refuted' ? '✗ refuted' : '– not forced'} by forcing — confirm again`), command: CONFIRM_PATTERN_COMMAND, arguments: [lead.key] },
-      });
-    }
+    if (lead) lenses.push(confirmLens(line, lead));
   }
   {
     // Without GRIFFIN's bugs: a lens above each method holding an access of a top-ranked pattern;
@@ -262,11 +251,29 @@ export function codeLensesFor(state: AnalysisState, fsPath: string, text: string
               arguments: [p.key],
             },
           });
+          if (!placed.has(`confirm:${p.key}`)) {
+            placed.add(`confirm:${p.key}`);
+            lenses.push(confirmLens(line, p));
+          }
         }
       }
     }
   }
   return lenses.sort((a, b) => a.range.start.line - b.range.start.line);
+}
+
+/** Beside a pattern's lens: Confirm by forcing, or the verdict (Reproduce when confirmed with a forced failing run). */
+function confirmLens(line: number, p: PatternDto): CodeLens {
+  const c = p.confirmation;
+  const rate = c ? `${c.forced.failed}/${c.forced.runs}` : '';
+  return {
+    range: { start: { line, character: 0 }, end: { line, character: 0 } },
+    command: !c
+      ? { title: 'Confirm by forcing', command: CONFIRM_PATTERN_COMMAND, arguments: [p.key] }
+      : c.verdict === 'confirmed' && c.failingTrace
+        ? { title: labelText(`✔ confirmed (forced: ${rate} failed) — Reproduce`), command: REPRODUCE_COMMAND, arguments: [p.key] }
+        : { title: labelText(`${c.verdict === 'confirmed' ? '✔ confirmed' : c.verdict === 'refuted' ? '✗ refuted' : '– not forced'} by forcing — confirm again`), command: CONFIRM_PATTERN_COMMAND, arguments: [p.key] },
+  };
 }
 
 /** The lead pattern of GRIFFIN's bug `id` (its first pattern key), when the analysis lists it. */
