@@ -29,6 +29,8 @@ export interface RecordSummary {
   /** runs whose JVMs recorded no event (check --include) */
   empty: number;
   interrupted: boolean;
+  /** `beforeRun` said to start no further run (e.g. `braid test --runs auto` had its evidence) */
+  stoppedEarly?: boolean;
   /**
    * the recording stopped because a file could not be written (a full disk…): the runs finished
    * before are kept and listed, the unfinished runs' files are deleted
@@ -100,23 +102,34 @@ export async function makeTraceFolder(o: Pick<RecordOptions, 'outDir' | 'freshOu
   throw new Error(`the trace folder ${o.outDir} cannot be made: it and ${o.outDir}-2 … -${MAX_FRESH_SUFFIX} exist; use --out`);
 }
 
+/**
+ * Control over a recording while it runs. `beforeRun(finished)` is awaited before each run starts,
+ * with the number of runs finished so far; false starts no further run (the runs in progress in
+ * other jobs finish and are kept). `braid test --runs auto` analyzes the runs so far there and
+ * stops when the evidence is in (engine/ranking/evidenceStop.ts).
+ */
+export interface RecordControl {
+  beforeRun?(finished: number): boolean | Promise<boolean>;
+}
+
 export async function recordRuns(
   o: RecordOptions,
   onProgress?: (p: RecordProgress) => void,
   signal?: AbortSignal,
+  control?: RecordControl,
 ): Promise<RecordSummary> {
   const jar = findAgentJar(o.agentJar);
   o = { ...o, outDir: await makeTraceFolder(o), freshOutDir: false };
   const unlock = await lockTraceFolder(o.outDir);
   try {
     if (o.record !== false) await writeRecordingManifest(o);
-    return await recordLocked(o, jar, onProgress, signal);
+    return await recordLocked(o, jar, onProgress, signal, control);
   } finally {
     await unlock();
   }
 }
 
-async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: RecordProgress) => void, signal?: AbortSignal): Promise<RecordSummary> {
+async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: RecordProgress) => void, signal?: AbortSignal, control?: RecordControl): Promise<RecordSummary> {
   const started = Date.now();
   const runs: RunResult[] = [];
   // a shard records its part of the runs, with the indices (ids, seeds) they have in the whole recording
@@ -127,14 +140,27 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   let failed = 0;
   let firstError: Error | undefined;
   let notReached: RecordSummary['notReached'];
+  let stoppedEarly = false;
   // a write failure (full disk) also stops the runs in progress: their traces are deleted like at Ctrl-C
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) stop.abort();
 
+  const more = () => !stop.signal.aborted && !firstError && !stoppedEarly && next < to;
   async function worker(): Promise<void> {
-    while (!stop.signal.aborted && !firstError && next < to) {
+    while (more()) {
+      if (control?.beforeRun) {
+        let go: boolean;
+        try {
+          go = await control.beforeRun(runs.length);
+        } catch (e) {
+          firstError ??= e as Error;
+          return;
+        }
+        if (!go) stoppedEarly = true;
+        if (!more()) return;
+      }
       const index = next++;
       let result: RunResult;
       try {
@@ -179,6 +205,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     failed,
     empty: runs.filter((r) => r.empty).length,
     interrupted: Boolean(signal?.aborted) || Boolean(firstError),
+    ...(stoppedEarly ? { stoppedEarly } : {}),
     ...(firstError instanceof RecordWriteError ? { writeFailure: firstError } : {}),
     runs,
     traces: runs.flatMap((r) => r.traces),

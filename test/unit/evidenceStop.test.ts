@@ -1,0 +1,136 @@
+/** The stopping rule of `braid test --runs auto` (engine/ranking/evidenceStop.ts). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import {
+  DEFAULT_EVIDENCE_STOP,
+  EvidenceSnapshot,
+  evidenceIsIn,
+  evidenceLine,
+  evidenceSnapshot,
+  formatPValue,
+  nextRoundEnd,
+  stopReason,
+  topStable,
+} from '../../server/src/engine/ranking/evidenceStop';
+import { Analyzer, analyzeTraceFiles } from '../../server/src/engine/analysis';
+import { fisherOneSided } from '../../server/src/engine/ranking/fisherExact';
+import { BuiltTrace, writeTraces } from '../helpers/traceBuilder';
+
+const rule = DEFAULT_EVIDENCE_STOP;
+
+function snap(runs: number, failed: number, p: number | undefined, top = ['A', 'B', 'C']): EvidenceSnapshot {
+  return { runs, failed, passed: runs - failed, ...(p !== undefined ? { lead: { key: top[0], pValue: p, failed, passed: 0, id: 'P1' } } : {}), top };
+}
+
+test('defaults: p < 1e-6, the top 3 held for 2 rounds of 10 runs, at most 200 runs and 300 s', () => {
+  assert.deepEqual(rule, { pValue: 1e-6, top: 3, stableRounds: 2, roundRuns: 10, maxRuns: 200, maxSeconds: 300 });
+});
+
+test('evidence: the lead below the threshold AND the same top 3 in the last two rounds', () => {
+  // one round only: never stable yet, whatever the p-value
+  assert.equal(evidenceIsIn([snap(10, 5, 1e-9)]), false);
+  assert.equal(stopReason([snap(10, 5, 1e-9)], 5), undefined);
+  // two rounds, same top, p small enough
+  assert.equal(stopReason([snap(10, 5, 1e-3), snap(20, 10, 5e-7)], 10), 'evidence');
+  // p just at the threshold: not below it
+  assert.equal(stopReason([snap(10, 5, 1e-3), snap(20, 10, 1e-6)], 10), undefined);
+  // the top changed in the last round: record on
+  assert.equal(stopReason([snap(10, 5, 1e-3, ['A', 'B', 'D']), snap(20, 10, 5e-7)], 10), undefined);
+  // the same three patterns in another order count as the same top (a pattern and its longer form trade places)
+  assert.equal(stopReason([snap(10, 5, 1e-3, ['B', 'A', 'C']), snap(20, 10, 5e-7)], 10), 'evidence');
+  // only the last two rounds matter
+  assert.equal(stopReason([snap(10, 5, 1e-3, ['X']), snap(20, 10, 1e-4), snap(30, 15, 1e-8)], 10), 'evidence');
+  // no lead with evidence (e.g. no failing run): never 'evidence'
+  assert.equal(evidenceIsIn([snap(10, 0, undefined), snap(20, 0, undefined)]), false);
+  // an empty top is never stable
+  assert.equal(topStable([snap(10, 0, undefined, []), snap(20, 0, undefined, [])]), false);
+  // a stricter rule: three rounds
+  const three = { ...rule, stableRounds: 3 };
+  assert.equal(stopReason([snap(10, 5, 1e-3), snap(20, 10, 5e-7)], 10, three), undefined);
+  assert.equal(stopReason([snap(10, 5, 1e-3), snap(20, 10, 5e-7), snap(30, 15, 1e-9)], 10, three), 'evidence');
+});
+
+test('the budget: runs, then seconds; evidence wins when both come at once', () => {
+  const small = { ...rule, maxRuns: 30, maxSeconds: 60 };
+  assert.equal(stopReason([snap(10, 0, undefined), snap(20, 0, undefined)], 10, small), undefined);
+  assert.equal(stopReason([snap(20, 0, undefined), snap(30, 0, undefined)], 10, small), 'max-runs');
+  assert.equal(stopReason([snap(10, 0, undefined), snap(20, 0, undefined)], 60, small), 'max-seconds');
+  assert.equal(stopReason([snap(20, 10, 1e-3), snap(30, 15, 1e-8)], 100, small), 'evidence');
+});
+
+test('rounds of 10 runs, never past the budget', () => {
+  assert.equal(nextRoundEnd(0), 10);
+  assert.equal(nextRoundEnd(10), 20);
+  assert.equal(nextRoundEnd(195), 200);
+  assert.equal(nextRoundEnd(0, { roundRuns: 10, maxRuns: 4 }), 4);
+  assert.equal(nextRoundEnd(0, { roundRuns: 0, maxRuns: 4 }), 1);
+});
+
+test('progress line: runs so far, failed so far, the lead and its p-value', () => {
+  assert.equal(evidenceLine([]), 'no analysis yet');
+  assert.equal(evidenceLine([snap(10, 0, undefined)]), 'no failing run yet');
+  assert.equal(evidenceLine([{ ...snap(10, 2, undefined) }]), 'no pattern with evidence yet');
+  const s: EvidenceSnapshot = { runs: 20, failed: 9, passed: 11, lead: { key: 'A', pValue: 0.012, failed: 7, passed: 2, id: 'P8', variable: 'bank.Account.balance' }, top: ['A'] };
+  assert.equal(evidenceLine([s]), 'lead P8 on bank.Account.balance (7 failed, 2 passed), p = 0.012 (needs < 1e-6)');
+  const strong: EvidenceSnapshot = { ...s, runs: 30, lead: { ...s.lead!, pValue: 4.8e-7 } };
+  assert.equal(evidenceLine([s, strong]), 'lead P8 on bank.Account.balance (7 failed, 2 passed), p = 4.8e-7, top 3 stable');
+  assert.equal(formatPValue(1e-6), '1e-6');
+  assert.equal(formatPValue(0.0032), '0.0032');
+  assert.equal(formatPValue(0), '< 1e-300');
+});
+
+/** Failing runs: T2 writes x between T1's read and write (a lost update); passing runs: T1's read and write together. */
+function runs(from: number, outcomes: ('pass' | 'fail')[]): BuiltTrace[] {
+  return outcomes.map((o, k) => ({
+    execution: `E${String(from + k).padStart(4, '0')}`,
+    outcome: o,
+    events: o === 'fail' ? ['R1 x S8', 'W2 x S10', 'W1 x S10'] : ['R1 x S8', 'W1 x S10', 'R2 x S8', 'W2 x S10'],
+  }));
+}
+
+test('evidenceSnapshot reads the analysis: lead = first listed pattern with evidence, its Fisher p; the first 3 keys', async () => {
+  const dir = writeTraces(runs(0, ['fail', 'pass', 'fail', 'pass', 'pass', 'fail', 'pass', 'pass', 'fail', 'pass']));
+  const result = await analyzeTraceFiles([dir]);
+  const s = evidenceSnapshot(result);
+  assert.deepEqual([s.runs, s.failed, s.passed], [10, 4, 6]);
+  assert.ok(s.lead, 'a lead with evidence');
+  const first = result.patterns[0];
+  assert.equal(s.lead.key, first.key);
+  assert.equal(s.lead.variable, 'x');
+  assert.equal(s.lead.pValue, fisherOneSided(first.failed, first.passed, 4, 6));
+  assert.deepEqual(s.top, result.patterns.slice(0, 3).map((p) => p.key));
+  // no failing run: no lead
+  const none = evidenceSnapshot(await analyzeTraceFiles([writeTraces(runs(0, ['pass', 'pass', 'pass']))]));
+  assert.equal(none.lead, undefined);
+  assert.equal(none.failed, 0);
+});
+
+test('rounds on one Analyzer (traces added as they finish) stop at the first round with the evidence; the final ranking is that of the whole folder', async () => {
+  // 4 of 10 runs fail, in every round: the lost-update pattern is in every failing run and no passing run
+  const pattern: ('pass' | 'fail')[] = ['fail', 'pass', 'pass', 'fail', 'pass', 'fail', 'pass', 'pass', 'fail', 'pass'];
+  const all: BuiltTrace[] = [];
+  for (let r = 0; r < 20; r++) all.push(...runs(r * 10, pattern));
+  const dir = writeTraces(all);
+  const files = all.map((t) => path.join(dir, `${t.execution}.trace.jsonl`));
+  const analyzer = new Analyzer();
+  const history: EvidenceSnapshot[] = [];
+  let done = 0;
+  let reason;
+  while (!reason) {
+    const end = nextRoundEnd(done, rule);
+    for (; done < end; done++) await analyzer.addTrace(files[done]);
+    history.push(evidenceSnapshot(analyzer.rank()));
+    reason = stopReason(history, 0, rule);
+  }
+  // 4 failing of 10: p = 1/C(10,4) = 0.0048; 8/20: 7.9e-6; 12/30: 1/C(30,12) = 1.2e-8 < 1e-6, top stable since round 1
+  assert.equal(reason, 'evidence');
+  assert.equal(done, 30);
+  assert.deepEqual(
+    history.map((h) => h.lead?.pValue),
+    [10, 20, 30].map((n) => fisherOneSided((4 * n) / 10, 0, (4 * n) / 10, (6 * n) / 10)),
+  );
+  // the incremental analysis is the analysis of those traces read at once
+  const once = await analyzeTraceFiles(files.slice(0, 30));
+  assert.deepEqual(evidenceSnapshot(analyzer.rank()), evidenceSnapshot(once));
+});
