@@ -6,23 +6,24 @@
  *         [--strategy unicorn|falcon] [--output FILE]
  *   braid record --runs N ... -- <command...>
  */
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import { AnalysisOptions, AnalysisResult, fileHash, Strategy } from '../engine/analysis';
 import { analyzeInputs, analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
-import { openOutputFile, outputPathProblem } from './outputPath';
+import { outputPathProblem } from './outputPath';
+import { JSON_DEFAULT_TOP, withBugs, writeReport } from './reportOutput';
 import { writeSummaryFile } from '../engine/summary/summaryFile';
 import { Formula } from '../engine/ranking/suspiciousness';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { jsonReportSections } from '../engine/report/jsonReport';
 import { textReportLines } from '../engine/report/textReport';
 import { droppedLocationsWarning, sarifReportSections } from '../engine/report/sarifReport';
-import { ChunkSink, streamSink, writeJson, writeLines } from '../engine/report/jsonStream';
+import { writeJson, writeLines } from '../engine/report/jsonStream';
 import { extraCommands } from './commands';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { AnalyzeConfirmArgs, confirmInAnalysis, DEFAULT_CONFIRM_RUNS } from './analyzeConfirm';
-import { Bug, bugsTextReport, explainBugs, GriffinClustering, GriffinOptions } from '../engine/griffin/griffin';
+import { Bug, explainBugs, GriffinClustering, GriffinOptions } from '../engine/griffin/griffin';
 import type { Scoring } from '../engine/griffin/suspiciousPatterns';
+
+export { JSON_DEFAULT_TOP } from './reportOutput';
 
 const VERSION = '0.1.0';
 
@@ -269,13 +270,6 @@ function checkOutput(args: AnalyzeArgs): void {
   if (problem) throw new UsageError(`--output: ${problem}`);
 }
 
-/**
- * `--format json` without `--top`: the first 1,000 patterns (and those tied with the first, up to TIE_CAP
- * more) — a hostile trace of 6 MB made 93,000 patterns and a 4 GB report (issue 31, N6); `--top all`
- * lists every one. `totalPatterns` says how many there are.
- */
-export const JSON_DEFAULT_TOP = 1000;
-
 async function analyzeCommand(argv: string[]): Promise<number> {
   const args = parseAnalyzeArgs(argv);
   checkOutput(args);
@@ -346,27 +340,6 @@ function* withConfirmation(lines: Iterable<string>, block: string[]): Generator<
     yield line;
     if (++k === 2) for (const b of block) yield terminalLine(b);
   }
-}
-
-function* withBugs(lines: Iterable<string>, bugs: Bug[], result: AnalysisResult): Generator<string> {
-  yield* lines;
-  yield '';
-  yield bugsTextReport(bugs, result);
-}
-
-/** Runs `write` with a sink to FILE (or stdout), waiting for the stream to drain; closes the file. */
-async function writeReport(output: string | undefined, write: (sink: ChunkSink) => Promise<void>): Promise<void> {
-  if (!output) {
-    await write(streamSink(process.stdout));
-    return;
-  }
-  const fd = openOutputFile('--output', output);
-  const stream = createWriteStream('', { fd });
-  const failed = new Promise<never>((_, reject) => stream.once('error', reject));
-  failed.catch(() => undefined);
-  await Promise.race([write(streamSink(stream)), failed]);
-  stream.end();
-  await Promise.race([once(stream, 'finish'), failed]);
 }
 
 /** The part of USAGE about one command: its `  braid <name>` line and the lines indented under it. */

@@ -4,13 +4,16 @@
  * braid/recordProgress notifications; $/cancelRequest stops the runs (the
  * finished traces are kept).
  */
-import { spawn } from 'node:child_process';
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CancellationToken, Connection, ResponseError } from 'vscode-languageserver';
 import { parseRecordArgs, UsageError } from '../recorder/recordOptions';
 import { recordRuns } from '../recorder/recordCommand';
+import { runStep } from '../recorder/prepareStep';
 import { RecordParams, RecordProgressNotification, RecordProgressParams, RecordResult } from './protocol';
+
+/** one preparation step (e.g. javac), run to its end (recorder/prepareStep.ts) */
+export { runStep };
 
 export interface RecordContext {
   folder: string | undefined;
@@ -127,18 +130,6 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     ctx.recording?.(options.outDir, undefined);
     sub.dispose();
   }
-}
-
-/** Runs one preparation step (e.g. javac) to its end; output kept for the error message. */
-export function runStep(command: string[], cwd: string, signal: AbortSignal): Promise<{ code: number; output: string; error?: string }> {
-  return new Promise((resolve) => {
-    let output = '';
-    const child = spawn(command[0], command.slice(1), { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });
-    child.stdout.on('data', (d) => (output = (output + d).slice(-20000)));
-    child.stderr.on('data', (d) => (output = (output + d).slice(-20000)));
-    child.on('error', (e) => resolve({ code: -1, output, error: `cannot run ${command[0]}: ${e.message}` }));
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
-  });
 }
 
 /** True when `file` (links followed) is inside `folder` (links followed); a missing file counts as inside (the recorder says it is missing). */
