@@ -140,12 +140,16 @@ test('a wait that can never be met times out after waitMs and is disabled after 
     const f = r.forcing!;
     assert.ok(f, `a forcing report: ${r.reason} ${r.detail}`);
     assert.equal(f.ok, false);
-    assert.deepEqual({ ...f.waits[0], skipped: 0 }, { at: 0, for: 1, met: 0, timedOut: 3, lock: 0, skipped: 0 });
-    // 2 × 60 reads reach the wait: 3 holds, the rest skipped (another thread held in role 1, or the wait disabled)
-    assert.equal(f.waits[0].skipped, 2 * rounds - 3);
+    const t = f.waits[0].timedOut;
+    // 3 holds, and 3 more at most when the second worker takes part after the wait was given up (a new
+    // thread tries the given-up waits again: maxTimeouts afresh)
+    assert.ok(t >= 3 && t <= 6, `timed out ${t} times`);
+    assert.deepEqual({ ...f.waits[0], skipped: 0, timedOut: 0 }, { at: 0, for: 1, met: 0, timedOut: 0, lock: 0, skipped: 0 });
+    // 2 × 60 reads reach the wait: the holds, the rest skipped (another thread held in role 1, or the wait disabled)
+    assert.equal(f.waits[0].skipped, 2 * rounds - t);
     assert.match(
       f.reason ?? '',
-      /^wait 0: timed out 3 times \(100 ms each\) at LostUpdate\.java:\d+ \(R count\) waiting for another thread's LostUpdate\.java:\d+ \(W count\) on the same object, which no thread performed; then disabled \(maxTimeouts 3\)$/,
+      /^wait 0: timed out [1-6] times? \(100 ms each\)( and ended (once|\d times) when no other thread of the pattern was left)? at LostUpdate\.java:\d+ \(R count\) waiting for another thread's LostUpdate\.java:\d+ \(W count\) on the same object, which no thread performed; then disabled \(maxTimeouts 3\)$/,
     );
     // 120 holds of 100 ms would take 12 s (or 6 s, one thread at a time)
     assert.ok(r.durationMs < 1500, `the run took ${r.durationMs} ms`);

@@ -5,6 +5,8 @@
  * 130 when stopped with Ctrl-C.
  */
 import os from 'node:os';
+import { open, readFile } from 'node:fs/promises';
+import { findTraceFiles } from '../engine/traceDiscovery';
 import path from 'node:path';
 import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
@@ -150,6 +152,36 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
   return a;
 }
 
+/** The include/exclude lists the first trace's header recorded (`recorder.options`), when it has them. */
+export async function recordedOptions(source: string[]): Promise<{ include?: string[]; exclude?: string[] } | undefined> {
+  const { files } = await findTraceFiles(source);
+  const file = files.find((f) => f.endsWith('.trace.jsonl'));
+  const gz = file ? undefined : files.find((f) => f.endsWith('.trace.jsonl.gz'));
+  const target = file ?? gz;
+  if (!target) return undefined;
+  try {
+    let head: string;
+    if (gz) {
+      const zlib = await import('node:zlib');
+      head = zlib.gunzipSync(await readFile(gz)).subarray(0, 1 << 16).toString('utf8');
+    } else {
+      const fh = await open(target, 'r');
+      try {
+        const buf = Buffer.alloc(1 << 16);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+        head = buf.subarray(0, bytesRead).toString('utf8');
+      } finally {
+        await fh.close();
+      }
+    }
+    const o = (JSON.parse(head.split('\n')[0]) as { recorder?: { options?: { include?: unknown; exclude?: unknown } } }).recorder?.options;
+    const list = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
+    return { include: list(o?.include), exclude: list(o?.exclude) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The selected pattern of a ranking. */
 export function selectPattern(result: AnalysisResult, selector: ConfirmArgs['selector']): RankedPattern | string {
   const n = patternCount(result);
@@ -241,13 +273,15 @@ export async function confirmOptionsFor(source: string[], a: ConfirmSettings): P
     return `no command: the traces' folder has no recording.json (recorded before it existed, or copied); put the command after "--", e.g. braid confirm ${source[0]} -- java -cp out bank.Bank`;
   }
   const cwd = a.command.length ? process.cwd() : (m.manifest?.cwd ?? process.cwd());
+  // traces without a manifest: the include list their header recorded (recorder.options.include)
+  const recorded = m.manifest ? undefined : await recordedOptions(source);
   return {
     manifest: m.manifest,
     options: {
       command,
       cwd,
-      include: a.include ?? m.manifest?.include ?? [],
-      exclude: a.exclude ?? m.manifest?.exclude ?? [],
+      include: a.include ?? m.manifest?.include ?? recorded?.include ?? [],
+      exclude: a.exclude ?? m.manifest?.exclude ?? recorded?.exclude ?? [],
       runs: a.runs,
       noise: a.baseline ? 0 : (a.noise ?? 0),
       timeoutSeconds: a.timeoutSeconds ?? m.manifest?.timeoutSeconds ?? 60,

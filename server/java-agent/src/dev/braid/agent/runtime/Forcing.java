@@ -319,6 +319,12 @@ public final class Forcing {
     performers[performerNext] = t;
     performerNext = (performerNext + 1) % PERFORMERS;
     if (performerCount < PERFORMERS) performerCount++;
+    // a new thread takes part: waits given up while its partner had not started yet (a driver
+    // filling a list before the thread that iterates it runs) are tried again, maxTimeouts afresh
+    for (int w = 0; w < waitCount; w++) {
+      failures[w] = 0;
+      disabled[w] = false;
+    }
   }
 
   /**
