@@ -3,13 +3,14 @@
  * program many times under the Java recorder (server/src/recorder); `mine`
  * and `explain` are the sequential-pattern-mining explanations
  * (server/src/engine/mining); `methods` is the call-graph method ranking
- * (server/src/engine/callgraph).
+ * (server/src/engine/callgraph); `test` records and analyzes one JUnit/TestNG test (testCliCommand.ts).
  */
 import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
 import { EXPLAIN_USAGE, MINE_USAGE, runExplainCommand, runMineCommand } from './mineCommand';
 import { METHODS_USAGE, runMethodsCommand } from './methodsCommand';
 import { PINPOINT_USAGE, runPinpointCommand } from './pinpointCommand';
 import { CONFIRM_USAGE, runConfirmCommand } from './confirmCommand';
+import { runTestCommand, TEST_USAGE } from './testCliCommand';
 
 export interface ExtraCommand {
   usage: string;
@@ -23,4 +24,5 @@ export const extraCommands: Record<string, ExtraCommand> = {
   methods: { usage: METHODS_USAGE, run: runMethodsCommand },
   pinpoint: { usage: PINPOINT_USAGE, run: runPinpointCommand },
   confirm: { usage: CONFIRM_USAGE, run: runConfirmCommand },
+  test: { usage: TEST_USAGE, run: runTestCommand },
 };

@@ -1,0 +1,533 @@
+/**
+ * `braid test <Class#method | Class>` (issue 29): the code lens' whole flow from a terminal or CI —
+ * find the test's source under the project (recorder/testLocate.ts), make the command that runs just
+ * that test (recorder/testCommand.ts: Maven, Gradle, or the JUnit console launcher / TestNG after a
+ * javac step), run the build step once, record runs into `.braid/traces/<name>-<time>`, analyze them
+ * and print `braid analyze`'s report (text, JSON or SARIF, with GRIFFIN's bugs) with the recording's
+ * figures. `--runs auto` (the default) records in rounds and stops when the evidence is in
+ * (engine/ranking/evidenceStop.ts) or at the budget.
+ *
+ * Exit code: 0 when the analysis has a pattern with evidence; 1 when the test never failed, no
+ * pattern has evidence, or on an error; 2 on a usage error; 130 when stopped with Ctrl-C.
+ */
+import { promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+import { Analyzer, AnalysisResult } from '../engine/analysis';
+import {
+  DEFAULT_EVIDENCE_STOP,
+  EvidenceSnapshot,
+  evidenceLine,
+  evidenceSnapshot,
+  EvidenceStopRule,
+  formatPValue,
+  nextRoundEnd,
+  StopReason,
+  stopReason,
+} from '../engine/ranking/evidenceStop';
+import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
+import { findTraceFiles } from '../engine/traceDiscovery';
+import { formatDiagnostic } from '../engine/trace/traceFormat';
+import { jsonReportSections } from '../engine/report/jsonReport';
+import { textReportLines } from '../engine/report/textReport';
+import { droppedLocationsWarning, sarifReportSections } from '../engine/report/sarifReport';
+import { writeJson, writeLines } from '../engine/report/jsonStream';
+import { Bug, explainBugs } from '../engine/griffin/griffin';
+import { terminalLine, terminalText } from '../engine/outputEscaping';
+import { commandLine, inferTestCommand, TestCommandError, TestPlan } from '../recorder/testCommand';
+import { locateTest } from '../recorder/testLocate';
+import { outputTail, runStep } from '../recorder/prepareStep';
+import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/recordOptions';
+import { makeTraceFolder, RecordSummary, recordRuns } from '../recorder/recordRuns';
+import { RECORDING_MANIFEST } from '../recorder/recordingManifest';
+import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/writeFailure';
+import { outputPathProblem } from './outputPath';
+import { JSON_DEFAULT_TOP, withBugs, writeReport } from './reportOutput';
+
+export const TEST_USAGE = `  braid test <Class#method | Class> [options]
+      runs one JUnit 4/5 or TestNG test many times with noise, as the code lens does: finds its source
+      under the project, builds it (Maven, Gradle, or javac + the JUnit console launcher / TestNG),
+      records runs into .braid/traces/<name>-<time>, analyzes them and prints braid analyze's report
+      with the recording's figures (runs, failed, seconds, why it stopped)
+      --project DIR              the project folder (default: the current folder)
+      --runs N|auto              N runs, or auto (default): rounds of 10 runs, analyzed after each, until the
+                                 first pattern has p < 1e-6 and the top 3 patterns held for 2 rounds, or the budget
+      --max-runs N               auto: most runs (default 200)
+      --max-seconds S            auto: most seconds of recording (default 300)
+      --noise P                  noise probability at each instrumented point (default 0.1)
+      --include PKG...           packages/classes to record (default: the test class's package)
+      --timeout S                time limit per run (default 60; Maven and Gradle 300)
+      --jobs J                   runs in parallel (default 1; Maven and Gradle always 1)
+      --seed S                   base noise seed (default random)
+      --format text|json|sarif   report format (default text); json adds a "recording" section
+      --top N|all                patterns to print (as for braid analyze)
+      --output FILE              write the report to FILE instead of stdout
+      Exit code 0 when a pattern has evidence; 1 when the test never failed (try braid pinpoint), no pattern
+      has evidence, or on an error; 2 on a usage error.`;
+
+class UsageError extends Error {}
+
+export interface TestArgs {
+  test: string;
+  project: string;
+  /** undefined: auto */
+  runs?: number;
+  maxRuns: number;
+  maxSeconds: number;
+  noise?: string;
+  include: string[];
+  timeout?: string;
+  jobs?: string;
+  seed?: string;
+  format: 'text' | 'json' | 'sarif';
+  top?: number;
+  topAll?: boolean;
+  output?: string;
+}
+
+function positiveInt(flag: string, v: string | undefined): number {
+  if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number ≥ 1, got "${v}"`);
+  return n;
+}
+
+export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
+  const a: TestArgs = { test: '', project: cwd, maxRuns: DEFAULT_EVIDENCE_STOP.maxRuns, maxSeconds: DEFAULT_EVIDENCE_STOP.maxSeconds, include: [], format: 'text' };
+  const tests: string[] = [];
+  let maxGiven = false;
+  for (let k = 0; k < argv.length; k++) {
+    const arg = argv[k];
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    const next = (): string => {
+      const v = inline !== undefined ? inline : argv[++k];
+      if (v === undefined || (inline === undefined && v.startsWith('--'))) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--project':
+        a.project = path.resolve(cwd, next());
+        break;
+      case '--runs': {
+        const v = next();
+        a.runs = v === 'auto' ? undefined : positiveInt(flag, v);
+        break;
+      }
+      case '--max-runs':
+        a.maxRuns = positiveInt(flag, next());
+        maxGiven = true;
+        break;
+      case '--max-seconds': {
+        const v = next();
+        const n = Number(v);
+        if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--max-seconds must be a number of seconds > 0, got "${v}"`);
+        a.maxSeconds = n;
+        maxGiven = true;
+        break;
+      }
+      case '--noise':
+        a.noise = next();
+        break;
+      case '--timeout':
+        a.timeout = next();
+        break;
+      case '--jobs':
+        a.jobs = next();
+        break;
+      case '--seed':
+        a.seed = next();
+        break;
+      case '--include': {
+        const [list, after] = inline !== undefined ? [inline.split(',').filter(Boolean), k + 1] : takeList(argv, k + 1);
+        if (!list.length) throw new UsageError('--include needs at least one package or class');
+        a.include.push(...list);
+        k = after - 1;
+        break;
+      }
+      case '--format': {
+        const v = next();
+        if (v !== 'text' && v !== 'json' && v !== 'sarif') throw new UsageError(`--format must be text, json or sarif, got "${v}"`);
+        a.format = v;
+        break;
+      }
+      case '--top': {
+        const v = next();
+        if (v === 'all') a.topAll = true;
+        else {
+          const n = Number(v);
+          if (!Number.isInteger(n) || n < 0) throw new UsageError(`--top must be a whole number ≥ 0 or all, got "${v}"`);
+          a.top = n;
+        }
+        break;
+      }
+      case '--output':
+      case '-o':
+        a.output = next();
+        if (!a.output) throw new UsageError(`${flag} needs a file name`);
+        break;
+      default:
+        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
+        tests.push(arg);
+    }
+  }
+  if (tests.length !== 1) throw new UsageError(tests.length ? `give one test, got ${tests.length}: ${tests.join(' ')}` : 'give the test to run: Class#method or Class, e.g. braid test bank.AccountTest#concurrentDepositsAreAllKept');
+  a.test = tests[0];
+  if (a.runs !== undefined && maxGiven) throw new UsageError('--max-runs and --max-seconds go with --runs auto');
+  if (a.output !== undefined) {
+    const problem = outputPathProblem(a.output);
+    if (problem) throw new UsageError(`--output: ${problem}`);
+  }
+  return a;
+}
+
+/** The recording's figures: the `recording` section of the JSON report (and a SARIF run property). */
+export interface RecordingFigures {
+  test: string;
+  tool: TestPlan['tool'];
+  command: string[];
+  cwd: string;
+  /** the trace folder */
+  traces: string;
+  mode: 'auto' | 'fixed';
+  runs: number;
+  failed: number;
+  passed: number;
+  /** seconds of recording (the build step not included) */
+  seconds: number;
+  runsPerSecond: number;
+  /** seconds of the build step */
+  buildSeconds: number;
+  /** evidence | max-runs | max-seconds (auto); runs (fixed N); interrupted; write-failure */
+  stopped: StopReason | 'runs' | 'interrupted' | 'write-failure';
+  noise: number;
+  seed: number;
+  /** auto: the rule and the analysis after each round */
+  rule?: EvidenceStopRule;
+  rounds?: { runs: number; failed: number; leadPValue: number | null; lead: string | null }[];
+  /** the first pattern's p-value in the final analysis, when it has evidence */
+  leadPValue: number | null;
+  /** a sentence for the user when the recording needs explaining (the test never failed…) */
+  message?: string;
+}
+
+const secs = (ms: number) => Math.round(ms / 100) / 10;
+
+export async function runTestCommand(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`Usage:\n${TEST_USAGE}\n`);
+    return 0;
+  }
+  let args: TestArgs;
+  try {
+    args = parseTestArgs(argv);
+    const st = statSync(args.project, { throwIfNoEntry: false });
+    if (!st?.isDirectory()) throw new UsageError(`--project ${args.project}: ${st ? 'not a folder' : 'no such folder'}`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`braid test: ${terminalText(e.message)}\nRun "braid test --help" for usage.\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const say = (line: string) => process.stderr.write(`braid test: ${terminalText(line)}\n`);
+  // the test and its command
+  let plan: TestPlan;
+  try {
+    const target = locateTest(args.project, args.test);
+    plan = inferTestCommand(args.project, target);
+  } catch (e) {
+    if (e instanceof TestCommandError) {
+      say(e.message);
+      return 1;
+    }
+    throw e;
+  }
+  const buildTool = plan.tool === 'maven' || plan.tool === 'gradle';
+  let options: RecordOptions;
+  try {
+    options = recordOptionsFor(args, plan, buildTool);
+  } catch (e) {
+    if (e instanceof RecordUsageError) {
+      process.stderr.write(`braid test: ${terminalText(e.message)}\nRun "braid test --help" for usage.\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (buildTool && args.jobs !== undefined && options.jobs !== 1) say(`note: ${plan.tool} runs go one at a time (they share the module's build folder); --jobs ignored`);
+  if (buildTool) options = { ...options, jobs: 1 };
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts === 1) {
+      process.stderr.write('\nbraid test: stopping (Ctrl-C again to quit at once); finished runs are kept and analyzed\n');
+      controller.abort();
+    } else process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    // the build step, once
+    const buildStarted = Date.now();
+    for (const step of plan.prepare) {
+      say(`building: ${commandLine(step.command).slice(0, 200)}${commandLine(step.command).length > 200 ? ' …' : ''}`);
+      const r = await runStep(step.command, step.cwd, controller.signal);
+      if (controller.signal.aborted) return 130;
+      if (r.code !== 0) {
+        const tail = outputTail(r.output);
+        say(`the build failed (${path.basename(step.command[0])} ${r.error ? 'did not start' : `exit ${r.code}`}): ${r.error ?? ''}${tail ? `\n${tail.split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}` : ''}`);
+        return 1;
+      }
+    }
+    const buildMs = Date.now() - buildStarted;
+    return await recordAndReport(args, plan, options, buildMs, controller.signal, say);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/** The recorder's options for the plan: the lens' folder and naming (.braid/traces/<name>-<time>, ids <name>-<time>-NNNN). */
+export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: boolean): RecordOptions {
+  const argv = ['--runs', String(args.runs ?? args.maxRuns)];
+  if (args.noise !== undefined) argv.push('--noise', args.noise);
+  argv.push('--include', ...(args.include.length ? args.include : plan.include));
+  argv.push('--timeout', args.timeout ?? String(buildTool ? 300 : 60));
+  if (args.jobs !== undefined) argv.push('--jobs', args.jobs);
+  if (args.seed !== undefined) argv.push('--seed', args.seed);
+  argv.push('--name', plan.name, '--', ...plan.command);
+  const o = parseRecordArgs(argv, args.project);
+  return { ...o, name: path.basename(o.outDir), cwd: plan.cwd, ...(plan.prepare.length ? { prepare: plan.prepare } : {}) };
+}
+
+async function recordAndReport(
+  args: TestArgs,
+  plan: TestPlan,
+  options: RecordOptions,
+  buildMs: number,
+  signal: AbortSignal,
+  say: (line: string) => void,
+): Promise<number> {
+  const auto = args.runs === undefined;
+  const rule: EvidenceStopRule = { ...DEFAULT_EVIDENCE_STOP, maxRuns: args.maxRuns, maxSeconds: args.maxSeconds };
+  try {
+    options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
+  } catch (e) {
+    say((e as Error).message);
+    return 1;
+  }
+  const rel = shownPath(options.outDir);
+  say(
+    `${auto ? `recording until the evidence is in (at most ${rule.maxRuns} runs, ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
+  );
+  // the analysis grows with the runs (Analyzer.addTrace): each round adds only its new traces
+  const analyzer = new Analyzer();
+  const added: string[] = [];
+  const pending: string[] = [];
+  const history: EvidenceSnapshot[] = [];
+  let reason: StopReason | undefined;
+  let roundEnd = nextRoundEnd(0, rule);
+  let failedSoFar = 0;
+  /** the runs of the last analysis printed */
+  let printed = 0;
+  const tty = Boolean(process.stderr.isTTY);
+  let lineLength = 0;
+  const status = (text: string, final = false) => {
+    if (tty) {
+      process.stderr.write('\r' + terminalLine(text).padEnd(lineLength) + (final ? '\n' : ''));
+      lineLength = final ? 0 : text.length;
+    } else if (final) process.stderr.write(terminalLine(text) + '\n');
+  };
+  const started = Date.now();
+  const analyzeSoFar = async (): Promise<AnalysisResult> => {
+    for (const f of pending.splice(0)) {
+      try {
+        await analyzer.addTrace(f);
+      } catch (err) {
+        analyzer.addUnreadable(f, [{ severity: 'error', file: f, message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }]);
+      }
+      added.push(f);
+    }
+    return analyzer.rank();
+  };
+  const round = async (): Promise<void> => {
+    const result = await analyzeSoFar();
+    const snap = evidenceSnapshot(result, rule.top);
+    if (history.length && history[history.length - 1].runs === snap.runs) history[history.length - 1] = snap;
+    else history.push(snap);
+  };
+  let gate: Promise<boolean> = Promise.resolve(true);
+  const beforeRun = (finished: number): Promise<boolean> =>
+    (gate = gate.then(async () => {
+      if (reason) return false;
+      const elapsed = (Date.now() - started) / 1000;
+      if (finished >= roundEnd) {
+        await round();
+        reason = stopReason(history, elapsed, rule);
+        status(`${finished} runs, ${failedSoFar} failed, ${secs(Date.now() - started)} s · ${evidenceLine(history, rule)}`, true);
+        printed = finished;
+        if (reason) return false;
+        roundEnd = nextRoundEnd(finished, rule);
+        return true;
+      }
+      if (elapsed >= rule.maxSeconds) {
+        reason = 'max-seconds';
+        return false;
+      }
+      return true;
+    }));
+  let summary: RecordSummary;
+  try {
+    summary = await recordRuns(
+      options,
+      (p) => {
+        failedSoFar = p.failed;
+        pending.push(...p.run.traces);
+        status(`${p.done} runs, ${p.failed} failed, ${secs(Date.now() - started)} s${history.length ? ` · ${evidenceLine(history, rule)}` : ''}`);
+      },
+      signal,
+      auto ? { beforeRun } : undefined,
+    );
+  } catch (e) {
+    status('', true);
+    say((e as Error).message);
+    return e instanceof RecordWriteError ? EXIT_WRITE_FAILURE : 1;
+  }
+  const recordMs = summary.durationMs;
+  const nr = summary.notReached;
+  if (nr?.stopped && summary.total === 0) {
+    if (lineLength) status('', true);
+    say(`the test never ran: ${nr.reason}; nothing recorded.\n  ${nr.hint}${nr.output.trim() ? `\noutput of the run:\n${nr.output.trimEnd().split('\n').slice(-20).map((l) => `  | ${terminalLine(l)}`).join('\n')}` : ''}`);
+    return 1;
+  }
+  if (nr) say(`note: ${nr.runs} run(s) never reached the program (${nr.reason}); not counted, traces not kept`);
+  // the last round (runs finished after the last analysis), then why the recording stopped
+  await round();
+  const elapsed = recordMs / 1000;
+  let stopped: RecordingFigures['stopped'];
+  if (summary.writeFailure) stopped = 'write-failure';
+  else if (signal.aborted) stopped = 'interrupted';
+  else if (!auto) stopped = 'runs';
+  else stopped = reason ?? stopReason(history, elapsed, rule) ?? 'max-runs';
+  if (auto && printed !== summary.total) status(`${summary.total} runs, ${summary.failed} failed, ${secs(recordMs)} s · ${evidenceLine(history, rule)}`, true);
+  else if (!auto && lineLength) status(`${summary.total} runs, ${summary.failed} failed, ${secs(recordMs)} s`, true);
+  if (summary.writeFailure) say(`${summary.writeFailure.message}; recording stopped, the ${summary.total} finished run(s) are kept`);
+  await noteRuns(options.outDir, summary.total);
+
+  // the report: the runs' analysis, exactly braid analyze's of the folder
+  const listed = await findTraceFiles([options.outDir]);
+  let result: AnalysisResult;
+  if (listed.files.length === added.length && listed.files.every((f, k) => path.resolve(f) === path.resolve(added[k]))) {
+    result = analyzer.rank();
+    result.diagnostics.unshift(...listed.diagnostics);
+  } else {
+    result = (await analyzeInputsRanked([options.outDir])).result;
+  }
+  for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
+  const final = evidenceSnapshot(result, rule.top);
+  const figures: RecordingFigures = {
+    test: args.test,
+    tool: plan.tool,
+    command: plan.command,
+    cwd: plan.cwd,
+    traces: options.outDir,
+    mode: auto ? 'auto' : 'fixed',
+    runs: summary.total,
+    failed: summary.failed,
+    passed: summary.passed,
+    seconds: secs(recordMs),
+    runsPerSecond: recordMs > 0 ? Math.round((summary.total / (recordMs / 1000)) * 100) / 100 : 0,
+    buildSeconds: secs(buildMs),
+    stopped,
+    noise: options.noise,
+    seed: options.seed,
+    ...(auto
+      ? {
+          rule,
+          rounds: history.map((s) => ({ runs: s.runs, failed: s.failed, leadPValue: s.lead?.pValue ?? null, lead: s.lead?.key ?? null })),
+        }
+      : {}),
+    leadPValue: final.lead?.pValue ?? null,
+  };
+  const pinpoint = `braid pinpoint -- ${commandLine(plan.command)}`;
+  if (summary.total > 0 && summary.failed === 0) {
+    figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, noise ${options.noise}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points), or record with more noise (--noise 0.3).`;
+  } else if (summary.total > 0 && summary.passed === 0) {
+    figures.message = `Every run failed (${summary.total}): the analysis needs passing runs too. Check that the test can pass, or use less noise (--noise 0.02).`;
+  } else if (!final.lead && summary.total > 0) {
+    figures.message = `No pattern separates failing from passing runs yet (${summary.failed} of ${summary.total} runs failed): record more runs${auto ? ` (--max-runs ${Math.max(2 * rule.maxRuns, summary.total * 2)})` : ''}.`;
+  }
+  let bugs: Bug[] | undefined;
+  if (args.format !== 'sarif' && result.executions.failed > 0) {
+    try {
+      bugs = explainBugs(undefined, result, {});
+    } catch (err) {
+      process.stderr.write(formatDiagnostic({ severity: 'error', file: 'GRIFFIN', message: `no bugs: ${(err as Error).message}` }) + '\n');
+    }
+  }
+  const top = args.topAll ? undefined : args.top;
+  await writeReport(args.output, async (sink) => {
+    if (args.format === 'json') {
+      await writeJson(jsonReportSections(result, { top: args.topAll ? undefined : (top ?? JSON_DEFAULT_TOP), extra: { recording: figures, ...(bugs ? { bugs } : {}) } }), sink);
+      await sink('\n');
+    } else if (args.format === 'sarif') {
+      const dropped = { count: 0 };
+      const log = sarifReportSections(result, top ?? 20, undefined, { dropped });
+      log.runs[0].properties = { ...log.runs[0].properties, recording: figures };
+      await writeJson(log, sink);
+      await sink('\n');
+      if (dropped.count) process.stderr.write(droppedLocationsWarning(dropped.count) + '\n');
+    } else {
+      const lines = textReportLines(result, args.topAll ? Infinity : (top ?? 20));
+      await writeLines(withRecording(bugs ? withBugs(lines, bugs, result) : lines, recordingLines(figures, rule)), sink);
+    }
+  });
+  if (figures.message) say(figures.message);
+  if (stopped === 'interrupted') return 130;
+  if (stopped === 'write-failure') return EXIT_WRITE_FAILURE;
+  return final.lead ? 0 : 1;
+}
+
+/** The text report's first lines: what was recorded and why it stopped. */
+export function recordingLines(f: RecordingFigures, rule: EvidenceStopRule): string[] {
+  const why: Record<RecordingFigures['stopped'], string> = {
+    evidence: `the evidence is in: the first pattern has p = ${f.leadPValue === null ? '?' : formatPValue(f.leadPValue)} < ${formatPValue(rule.pValue)} and the top ${rule.top} patterns held for ${rule.stableRounds} rounds`,
+    'max-runs': `budget of ${rule.maxRuns} runs reached`,
+    'max-seconds': `budget of ${rule.maxSeconds} s reached`,
+    runs: `${f.runs} run(s) as asked (--runs)`,
+    interrupted: 'interrupted',
+    'write-failure': 'a trace or log could not be written',
+  };
+  return [
+    terminalLine(
+      `braid test ${f.test} (${f.tool}): ${f.runs} runs in ${f.seconds} s (${f.runsPerSecond} runs/s; build ${f.buildSeconds} s), ${f.failed} failed, ${f.passed} passed — stopped: ${why[f.stopped]}`,
+    ),
+    terminalLine(`traces: ${shownPath(f.traces)}`),
+    ...(f.message ? [terminalLine(f.message)] : []),
+    '',
+  ];
+}
+
+/** A path relative to the current folder when it is inside it, else absolute. */
+function shownPath(p: string): string {
+  const rel = path.relative(process.cwd(), p);
+  return !rel ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? p : rel;
+}
+
+function* withRecording(lines: Iterable<string>, block: string[]): Generator<string> {
+  yield* block;
+  yield* lines;
+}
+
+/** recording.json says how many runs were recorded (with --runs auto it was written with the budget). */
+async function noteRuns(outDir: string, runs: number): Promise<void> {
+  const file = path.join(outDir, RECORDING_MANIFEST);
+  try {
+    const m = JSON.parse(await fs.readFile(file, 'utf8'));
+    if (m && typeof m === 'object' && m.runs !== runs) {
+      m.runs = runs;
+      await fs.writeFile(file, JSON.stringify(m, null, 2) + '\n');
+    }
+  } catch {
+    // no manifest (it is informative)
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * `braid test <Class#method | Class>`: finds the test's source file under a project folder. The
+ * class may be named in full (`bank.AccountTest`), by its simple name (`AccountTest`), and a nested
+ * class with `$` or `.` (`bank.AccountTest$Deposits`). Only files named after one of the name's
+ * parts are read (`AccountTest.java`), and their tests found as the code lens finds them
+ * (testDiscovery.findTests). Errors say what was searched.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { findTests } from './testDiscovery';
+import { TestCommandError, TestTarget } from './testCommand';
+
+/** Folders never searched: hidden ones (.git, .braid, .gradle), dependencies and build outputs. */
+const SKIPPED = new Set(['node_modules', 'target', 'build', 'out', 'bin', 'dist']);
+/** Most .java files looked at (a guard for a project folder given by mistake, e.g. $HOME). */
+const MAX_FILES = 200_000;
+
+export interface TestName {
+  className: string;
+  method?: string;
+}
+
+/** `Class#method` or `Class` (a qualified or simple class name); throws TestCommandError for anything else. */
+export function parseTestName(spec: string): TestName {
+  const m = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?:#([A-Za-z_$][\w$]*))?$/.exec(spec.trim());
+  if (!m) throw new TestCommandError(`"${spec}" is not a test name: give Class#method or Class, e.g. bank.AccountTest#concurrentDepositsAreAllKept`);
+  return { className: m[1], ...(m[2] ? { method: m[2] } : {}) };
+}
+
+/** The .java files under `root` named `<one of names>.java`, and how many .java files were seen. */
+function javaFilesNamed(root: string, names: Set<string>): { files: string[]; seen: number } {
+  const files: string[] = [];
+  let seen = 0;
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (seen >= MAX_FILES) return;
+      if (e.isDirectory()) {
+        if (!e.name.startsWith('.') && !SKIPPED.has(e.name)) walk(path.join(dir, e.name));
+      } else if (e.isFile() && e.name.endsWith('.java')) {
+        seen++;
+        if (names.has(e.name.slice(0, -'.java'.length))) files.push(path.join(dir, e.name));
+      }
+    }
+  };
+  walk(root);
+  return { files, seen };
+}
+
+const dotted = (className: string) => className.replace(/\$/g, '.');
+
+/** The test `spec` names under the project folder `root`, as the code lens would record it. */
+export function locateTest(root: string, spec: string): TestTarget {
+  const name = parseTestName(spec);
+  const want = dotted(name.className);
+  const parts = want.split('.');
+  const { files, seen } = javaFilesNamed(root, new Set(parts));
+  const hits: { file: string; className: string; framework: TestTarget['framework']; methods: string[] }[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    const tests = findTests(text);
+    for (const t of tests) {
+      if (t.method !== undefined) continue;
+      const have = dotted(t.className);
+      if (have === want || have.endsWith(`.${want}`)) {
+        hits.push({ file, className: t.className, framework: t.framework, methods: tests.filter((x) => x.className === t.className && x.method).map((x) => x.method!) });
+      }
+    }
+  }
+  const rel = (f: string) => path.relative(root, f) || f;
+  if (hits.length === 0) {
+    const looked = `${seen} .java file(s) under ${root}${files.length ? `; ${files.map(rel).join(', ')} ${files.length === 1 ? 'holds' : 'hold'} no JUnit 4/5 or TestNG test class ${name.className}` : `, none named ${[...new Set(parts.filter((p) => /^[A-Z]/.test(p)))].map((p) => `${p}.java`).join(' or ') || `${parts[parts.length - 1]}.java`}`}`;
+    throw new TestCommandError(`no test class ${name.className} found: searched ${looked} (hidden folders, node_modules, target, build, out, bin and dist are skipped; --project DIR names the project folder)`);
+  }
+  const distinct = [...new Map(hits.map((h) => [h.className, h])).values()];
+  if (distinct.length > 1) {
+    throw new TestCommandError(`${name.className} names ${distinct.length} test classes: ${distinct.map((h) => `${h.className} (${rel(h.file)})`).join(', ')}; give the full name`);
+  }
+  const hit = distinct[0];
+  if (name.method && hit.methods.length && !hit.methods.includes(name.method)) {
+    throw new TestCommandError(`${hit.className} (${rel(hit.file)}) has no test method ${name.method}; its tests: ${hit.methods.join(', ')}`);
+  }
+  return { file: hit.file, className: hit.className, framework: hit.framework, ...(name.method ? { method: name.method } : {}) };
+}
