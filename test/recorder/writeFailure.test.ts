@@ -70,7 +70,7 @@ test('N12: disk full while completing a trace: "disk full writing <file>", exit 
   assert.match(r.out, /^stopped: recorded 1 run\(s\) in [\d.]+ s: 1 passed, 0 failed/m);
   assert.doesNotMatch(r.out, /interrupted/);
   // run 0 kept whole; nothing of run 1 (no .part, no trace, no log); run 2 never started
-  assert.deepEqual(readdirSync(out).filter((n) => !n.startsWith('.')).sort(), ['big-0000.log', 'big-0000.trace.jsonl']);
+  assert.deepEqual(readdirSync(out).filter((n) => !n.startsWith('.')).sort(), ['big-0000.log', 'big-0000.trace.jsonl', 'recording.json']);
 });
 
 test('N12: the agent cannot write its trace (a real EFBIG under ulimit -f): the recording stops naming the file, exit 3, no .part left', { skip: process.platform === 'win32', timeout: 120000 }, () => {
@@ -81,7 +81,7 @@ test('N12: the agent cannot write its trace (a real EFBIG under ulimit -f): the 
   assert.equal(r.code, EXIT_WRITE_FAILURE, r.out + r.err);
   assert.ok(r.err.includes(`braid record: file too large writing ${part}; recording stopped`), r.err);
   assert.match(r.out, /^stopped: recorded 1 run\(s\)/m);
-  assert.deepEqual(readdirSync(out).filter((n) => !n.startsWith('.')).sort(), ['big-0000.log', 'big-0000.trace.jsonl']);
+  assert.deepEqual(readdirSync(out).filter((n) => !n.startsWith('.')).sort(), ['big-0000.log', 'big-0000.trace.jsonl', 'recording.json']);
 });
 
 test('N12: write failures name the file and what happened; the agent\'s notice is found across output chunks', () => {
