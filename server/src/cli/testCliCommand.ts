@@ -12,20 +12,8 @@
  */
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
-import { Analyzer, AnalysisResult } from '../engine/analysis';
-import {
-  DEFAULT_EVIDENCE_STOP,
-  EvidenceSnapshot,
-  evidenceLine,
-  evidenceSnapshot,
-  EvidenceStopRule,
-  formatPValue,
-  nextRoundEnd,
-  StopReason,
-  stopReason,
-} from '../engine/ranking/evidenceStop';
+import { DEFAULT_EVIDENCE_STOP, evidenceLine, evidenceSnapshot, EvidenceStopRule, formatPValue, StopReason } from '../engine/ranking/evidenceStop';
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
-import { findTraceFiles } from '../engine/traceDiscovery';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { jsonReportSections } from '../engine/report/jsonReport';
 import { textReportLines } from '../engine/report/textReport';
@@ -35,6 +23,7 @@ import { Bug, explainBugs } from '../engine/griffin/griffin';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { commandLine, inferTestCommand, TestCommandError, TestPlan } from '../recorder/testCommand';
 import { locateTest } from '../recorder/testLocate';
+import { EvidenceRounds } from '../recorder/evidenceRounds';
 import { outputTail, runStep } from '../recorder/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/recordOptions';
 import { makeTraceFolder, RecordSummary, recordRuns } from '../recorder/recordRuns';
@@ -320,12 +309,6 @@ async function recordAndReport(
     `${auto ? `recording until the evidence is in (at most ${rule.maxRuns} runs, ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
   );
   // the analysis grows with the runs (Analyzer.addTrace): each round adds only its new traces
-  const analyzer = new Analyzer();
-  const added: string[] = [];
-  const pending: string[] = [];
-  const history: EvidenceSnapshot[] = [];
-  let reason: StopReason | undefined;
-  let roundEnd = nextRoundEnd(0, rule);
   let failedSoFar = 0;
   /** the runs of the last analysis printed */
   let printed = 0;
@@ -338,54 +321,21 @@ async function recordAndReport(
     } else if (final) process.stderr.write(terminalLine(text) + '\n');
   };
   const started = Date.now();
-  const analyzeSoFar = async (): Promise<AnalysisResult> => {
-    for (const f of pending.splice(0)) {
-      try {
-        await analyzer.addTrace(f);
-      } catch (err) {
-        analyzer.addUnreadable(f, [{ severity: 'error', file: f, message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }]);
-      }
-      added.push(f);
-    }
-    return analyzer.rank();
-  };
-  const round = async (): Promise<void> => {
-    const result = await analyzeSoFar();
-    const snap = evidenceSnapshot(result, rule.top);
-    if (history.length && history[history.length - 1].runs === snap.runs) history[history.length - 1] = snap;
-    else history.push(snap);
-  };
-  let gate: Promise<boolean> = Promise.resolve(true);
-  const beforeRun = (finished: number): Promise<boolean> =>
-    (gate = gate.then(async () => {
-      if (reason) return false;
-      const elapsed = (Date.now() - started) / 1000;
-      if (finished >= roundEnd) {
-        await round();
-        reason = stopReason(history, elapsed, rule);
-        status(`${finished} runs, ${failedSoFar} failed, ${secs(Date.now() - started)} s · ${evidenceLine(history, rule)}`, true);
-        printed = finished;
-        if (reason) return false;
-        roundEnd = nextRoundEnd(finished, rule);
-        return true;
-      }
-      if (elapsed >= rule.maxSeconds) {
-        reason = 'max-seconds';
-        return false;
-      }
-      return true;
-    }));
+  const rounds = new EvidenceRounds(rule, (history, finished) => {
+    status(`${finished} runs, ${failedSoFar} failed, ${secs(Date.now() - started)} s · ${evidenceLine(history, rule)}`, true);
+    printed = finished;
+  });
   let summary: RecordSummary;
   try {
     summary = await recordRuns(
       options,
       (p) => {
         failedSoFar = p.failed;
-        pending.push(...p.run.traces);
-        status(`${p.done} runs, ${p.failed} failed, ${secs(Date.now() - started)} s${history.length ? ` · ${evidenceLine(history, rule)}` : ''}`);
+        rounds.runFinished(p);
+        status(`${p.done} runs, ${p.failed} failed, ${secs(Date.now() - started)} s${rounds.history.length ? ` · ${evidenceLine(rounds.history, rule)}` : ''}`);
       },
       signal,
-      auto ? { beforeRun } : undefined,
+      auto ? rounds : undefined,
     );
   } catch (e) {
     status('', true);
@@ -401,27 +351,20 @@ async function recordAndReport(
   }
   if (nr) say(`note: ${nr.runs} run(s) never reached the program (${nr.reason}); not counted, traces not kept`);
   // the last round (runs finished after the last analysis), then why the recording stopped
-  await round();
-  const elapsed = recordMs / 1000;
+  const last = await rounds.finish(recordMs / 1000);
+  const history = rounds.history;
   let stopped: RecordingFigures['stopped'];
   if (summary.writeFailure) stopped = 'write-failure';
   else if (signal.aborted) stopped = 'interrupted';
   else if (!auto) stopped = 'runs';
-  else stopped = reason ?? stopReason(history, elapsed, rule) ?? 'max-runs';
+  else stopped = last.reason;
   if (auto && printed !== summary.total) status(`${summary.total} runs, ${summary.failed} failed, ${secs(recordMs)} s · ${evidenceLine(history, rule)}`, true);
   else if (!auto && lineLength) status(`${summary.total} runs, ${summary.failed} failed, ${secs(recordMs)} s`, true);
   if (summary.writeFailure) say(`${summary.writeFailure.message}; recording stopped, the ${summary.total} finished run(s) are kept`);
   await noteRuns(options.outDir, summary.total);
 
   // the report: the runs' analysis, exactly braid analyze's of the folder
-  const listed = await findTraceFiles([options.outDir]);
-  let result: AnalysisResult;
-  if (listed.files.length === added.length && listed.files.every((f, k) => path.resolve(f) === path.resolve(added[k]))) {
-    result = analyzer.rank();
-    result.diagnostics.unshift(...listed.diagnostics);
-  } else {
-    result = (await analyzeInputsRanked([options.outDir])).result;
-  }
+  const result = (await rounds.asFolderAnalysis(options.outDir)) ?? (await analyzeInputsRanked([options.outDir])).result;
   for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(d) + '\n');
   const final = evidenceSnapshot(result, rule.top);
   const figures: RecordingFigures = {

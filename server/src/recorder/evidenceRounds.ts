@@ -1,0 +1,99 @@
+/**
+ * Recording until the evidence is in (`braid test --runs auto`, the test lens' `runs: "auto"`):
+ * a `RecordControl` for recordRuns that, at the end of each round, adds the runs finished since the
+ * last round to one Analyzer (Analyzer.addTrace: only the new traces are read), ranks them, and
+ * applies the stopping rule (engine/ranking/evidenceStop.ts). The recording's budget of runs is
+ * RecordOptions.runs (= rule.maxRuns); the budget of seconds is checked before each run.
+ */
+import path from 'node:path';
+import { Analyzer, AnalysisResult } from '../engine/analysis';
+import { EvidenceSnapshot, evidenceSnapshot, EvidenceStopRule, nextRoundEnd, StopReason, stopReason } from '../engine/ranking/evidenceStop';
+import { findTraceFiles } from '../engine/traceDiscovery';
+import type { RecordControl, RecordProgress } from './recordRuns';
+
+export class EvidenceRounds implements RecordControl {
+  readonly analyzer = new Analyzer();
+  /** the analysis after each round (the last one replaced when a later analysis has the same runs) */
+  readonly history: EvidenceSnapshot[] = [];
+  /** why the rounds stopped the recording, once they did */
+  reason: StopReason | undefined;
+  private readonly added: string[] = [];
+  private readonly pending: string[] = [];
+  private roundEnd: number;
+  private gate: Promise<boolean> = Promise.resolve(true);
+  private readonly started = Date.now();
+
+  /** `onRound(history, finished)` after each round's analysis (progress). */
+  constructor(
+    readonly rule: EvidenceStopRule,
+    private readonly onRound?: (history: readonly EvidenceSnapshot[], finished: number) => void,
+  ) {
+    this.roundEnd = nextRoundEnd(0, rule);
+  }
+
+  /** recordRuns' onProgress: the finished run's traces join the next analysis. */
+  runFinished(p: RecordProgress): void {
+    this.pending.push(...p.run.traces);
+  }
+
+  /** RecordControl: at a round's end analyze and decide; serialized, so parallel jobs wait for one analysis. */
+  beforeRun(finished: number): Promise<boolean> {
+    this.gate = this.gate.then(async () => {
+      if (this.reason) return false;
+      const elapsed = (Date.now() - this.started) / 1000;
+      if (finished >= this.roundEnd) {
+        await this.round();
+        this.reason = stopReason(this.history, elapsed, this.rule);
+        this.onRound?.(this.history, finished);
+        if (this.reason) return false;
+        this.roundEnd = nextRoundEnd(finished, this.rule);
+        return true;
+      }
+      if (elapsed >= this.rule.maxSeconds) {
+        this.reason = 'max-seconds';
+        return false;
+      }
+      return true;
+    });
+    return this.gate;
+  }
+
+  /** Adds the runs finished since the last analysis, ranks, and keeps the snapshot. */
+  async round(): Promise<AnalysisResult> {
+    for (const f of this.pending.splice(0)) {
+      try {
+        await this.analyzer.addTrace(f);
+      } catch (err) {
+        this.analyzer.addUnreadable(f, [{ severity: 'error', file: f, message: `the trace could not be analyzed: ${(err as Error)?.message ?? err}` }]);
+      }
+      this.added.push(f);
+    }
+    const result = this.analyzer.rank();
+    const snap = evidenceSnapshot(result, this.rule.top);
+    const last = this.history[this.history.length - 1];
+    if (last && last.runs === snap.runs) this.history[this.history.length - 1] = snap;
+    else this.history.push(snap);
+    return result;
+  }
+
+  /**
+   * After the recording: the last round (runs finished after the last analysis) and why it stopped
+   * (`reason`, else what the rule says now, else the budget of runs: recordRuns ran them all).
+   */
+  async finish(recordSeconds: number): Promise<{ result: AnalysisResult; reason: StopReason }> {
+    const result = await this.round();
+    return { result, reason: this.reason ?? stopReason(this.history, recordSeconds, this.rule) ?? 'max-runs' };
+  }
+
+  /**
+   * The analysis of the folder as `braid analyze` makes it: this one when its runs were added in the
+   * folder's order (with the folder's discovery diagnostics), else undefined (read the folder again).
+   */
+  async asFolderAnalysis(outDir: string): Promise<AnalysisResult | undefined> {
+    const listed = await findTraceFiles([outDir]);
+    if (listed.files.length !== this.added.length || !listed.files.every((f, k) => path.resolve(f) === path.resolve(this.added[k]))) return undefined;
+    const result = this.analyzer.rank();
+    result.diagnostics.unshift(...listed.diagnostics);
+    return result;
+  }
+}
