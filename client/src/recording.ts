@@ -63,9 +63,12 @@ export function recordParams(command: string[]): RecordParams {
 export async function recordWithProgress(client: LanguageClient, params: RecordParams, title = 'Braid: recording'): Promise<RecordResult> {
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
     let last = 0;
+    const auto = params.runs === 'auto';
     const sub = client.onNotification(RecordProgressNotification, (p: RecordProgressParams) => {
-      const pct = p.total ? (p.done / p.total) * 100 : 0;
-      progress.report({ message: p.done === 0 && p.message ? p.message : `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`, increment: pct - last });
+      // runs "auto": the budget is no goal, so no bar; the runs so far, failed so far and the evidence
+      const pct = p.total && !auto ? (p.done / p.total) * 100 : 0;
+      const counts = auto ? `${p.done} runs · ${p.failed} failed${p.evidence ? ` · ${p.evidence}` : ''}` : `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`;
+      progress.report({ message: p.done === 0 && p.message ? p.message : counts, increment: pct - last });
       last = pct;
     });
     try {
@@ -88,8 +91,21 @@ export function recordedMessage(result: RecordResult, what?: string): string {
       ? `Braid: recording${of} cancelled before any run finished; nothing was recorded.`
       : `Braid: recording${of} cancelled after ${result.runs} runs (${result.failed} failed, ${result.passed} passed); those runs are kept and analyzed. Record again to add more.`;
   }
-  const msg = `Braid: recorded ${result.runs} runs${of} — ${result.failed} failed, ${result.passed} passed.`;
-  return result.failed === 0 && result.runs > 0 ? `${msg} None failed: raise braid.record.noise or braid.record.runs.` : msg;
+  const msg = `Braid: recorded ${result.runs} runs${of} — ${result.failed} failed, ${result.passed} passed${stoppedWords(result)}.`;
+  if (result.failed === 0 && result.runs > 0) {
+    return result.stopped
+      ? `${msg} The test never failed: Find Trigger Points looks for the lines where timing noise makes it fail (or raise braid.record.noise).`
+      : `${msg} None failed: raise braid.record.noise or braid.record.runs.`;
+  }
+  return msg;
+}
+
+/** runs "auto": why the recording stopped, in words. */
+function stoppedWords(result: RecordResult): string {
+  if (result.stopped === 'evidence') return ` (stopped when the evidence was in: p = ${result.leadPValue?.toExponential(1) ?? '?'})`;
+  if (result.stopped === 'max-runs') return ` (stopped at the budget of ${result.runs} runs${result.failed > 0 && !result.leadPValue ? '; no pattern has evidence yet' : ''})`;
+  if (result.stopped === 'max-seconds') return ' (stopped at the time budget)';
+  return '';
 }
 
 /** An empty command box answered with Enter (not Escape): say that nothing ran and how to go on. */
@@ -120,6 +136,10 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
   const plan = await client.sendRequest<TestCommandResult>(TestCommandRequest, args);
   const what = args.method ? `${args.className.replace(/^.*\./, '')}.${args.method}` : args.className.replace(/^.*\./, '');
   const params = recordParams(plan.command);
+  // the lens records until the evidence is in, unless braid.record.runs is set (issue 29)
+  const runsSetting = vscode.workspace.getConfiguration('braid.record').inspect<number>('runs');
+  const runsSet = [runsSetting?.globalValue, runsSetting?.workspaceValue, runsSetting?.workspaceFolderValue].some((v) => v !== undefined);
+  if (!runsSet) params.runs = 'auto';
   params.name = plan.name;
   params.cwd = plan.cwd;
   params.prepare = plan.prepare;
@@ -131,12 +151,16 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
   }
   await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
   await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
-  log.info(`recording ${params.runs} runs of the test ${what} (${plan.tool}): ${plan.commandLine}`);
+  log.info(`recording ${params.runs === 'auto' ? 'until the evidence is in' : `${params.runs} runs`} of the test ${what} (${plan.tool}): ${plan.commandLine}`);
   const result = await recordWithProgress(client, params, `Braid: recording ${what}`);
   const msg = recordedMessage(result, what);
   log.info(`${msg} Traces in ${result.outDir}`);
   if (result.failed === 0) {
-    void vscode.window.showInformationMessage(msg);
+    // a test that never failed: the lines where noise makes it fail are the next step
+    const find = result.runs > 0 && !result.cancelled ? ['Find Trigger Points'] : [];
+    void vscode.window.showInformationMessage(msg, ...find).then((a) => {
+      if (a === 'Find Trigger Points') void vscode.commands.executeCommand('braid.findTriggerPoints', plan.commandLine);
+    });
     return result;
   }
   // the root cause: the ranked patterns and, when GRIFFIN found a bug, its graph

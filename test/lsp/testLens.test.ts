@@ -95,6 +95,25 @@ describe('test code lens on the sample JUnit 5 project', () => {
     assert.doesNotMatch(trace, /org\/junit/);
   });
 
+  test('braid/record runs "auto" (the lens\' default): rounds of 10 analyzed, the evidence in the progress, stopped at the budget', { skip: !canRecord && 'needs Debian junit5 and dist/braid-agent.jar (npm run build)', timeout: 180_000 }, async () => {
+    const plan: TestCommandResult = await s.connection.sendRequest('braid/testCommand', { uri, className: 'bank.AccountTest', method: 'concurrentDepositsAreAllKept', framework: 'junit5' });
+    const since = s.notes.length;
+    // 12 runs cannot reach p < 1e-6 (at best 1/C(12,6)): the budget stops it, after one round's analysis at 10 runs
+    const res: RecordResult = await s.connection.sendRequest('braid/record', { command: plan.command, runs: 'auto', maxRuns: 12, jobs: 2, include: plan.include, name: plan.name, cwd: plan.cwd, prepare: plan.prepare });
+    assert.equal(res.runs, 12);
+    assert.equal(res.stopped, 'max-runs');
+    const lead = res.leadPValue;
+    assert.ok(lead === null || (lead !== undefined && lead > 1e-6 && lead < 0.05), String(lead));
+    const progress = s.notes.slice(since).filter((n) => n.method === 'braid/recordProgress').map((n) => n.params);
+    assert.ok(progress.every((p) => p.total === 12), 'the budget is the total');
+    const round = progress.find((p) => p.evidence);
+    assert.ok(round, 'a progress notification with the evidence after the first round');
+    assert.match(round.evidence, /^(no failing run yet|no pattern with evidence yet|lead P\d+ on bank\.Account\.balance \(\d+ failed, \d+ passed\), p = \S+ \(needs < 1e-6\))$/);
+    assert.ok(round.done >= 10);
+    await assert.rejects(s.connection.sendRequest('braid/record', { command: plan.command, runs: 'many' }), /"runs" ≥ 1 or "auto"/);
+    await assert.rejects(s.connection.sendRequest('braid/record', { command: plan.command, runs: 'auto', maxRuns: 0 }), /"maxRuns" must be a whole number ≥ 1/);
+  });
+
   test('a compile error in the prepare step stops the recording with the compiler\'s message', { skip: !existsSync(LAUNCHER) && 'Debian junit5 not installed', timeout: 60_000 }, async () => {
     writeFileSync(path.join(ws, 'src/main/java/bank/Broken.java'), 'package bank;\nclass Broken { int x = ; }\n');
     const plan: TestCommandResult = await s.connection.sendRequest('braid/testCommand', { uri, className: 'bank.AccountTest', framework: 'junit5' });

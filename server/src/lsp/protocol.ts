@@ -195,7 +195,16 @@ export const ExportSarifRequest = 'braid/exportSarif';
 export const RecordRequest = 'braid/record';
 export interface RecordParams {
   command: string[];
-  runs: number;
+  /**
+   * runs to record, or "auto": rounds of 10 runs, analyzed after each, until the evidence is in
+   * (engine/ranking/evidenceStop.ts: the first pattern has p < 1e-6 and the top 3 held for 2
+   * rounds) or the budget (`maxRuns`, `maxSeconds`) — the test lens' default
+   */
+  runs: number | 'auto';
+  /** runs "auto": most runs (default 200) */
+  maxRuns?: number;
+  /** runs "auto": most seconds of recording (default 300) */
+  maxSeconds?: number;
   noise?: number;
   include?: string[];
   timeoutSeconds?: number;
@@ -217,16 +226,23 @@ export interface RecordResult {
   passed: number;
   outDir: string;
   cancelled: boolean;
+  /** runs "auto": why the recording stopped (evidence, max-runs, max-seconds) */
+  stopped?: 'evidence' | 'max-runs' | 'max-seconds';
+  /** runs "auto": the first pattern's p-value when it has evidence, else null */
+  leadPValue?: number | null;
 }
 
 /** braid/recordProgress (server → client notification) while braid/record runs */
 export const RecordProgressNotification = 'braid/recordProgress';
 export interface RecordProgressParams {
   done: number;
+  /** the runs asked for; with runs "auto" the budget */
   total: number;
   failed: number;
   passed: number;
   message?: string;
+  /** runs "auto": the evidence so far, after the last round (`lead P1 on x (9 failed, 0 passed), p = 2.1e-4`) */
+  evidence?: string;
 }
 
 /**

@@ -10,6 +10,8 @@ import { CancellationToken, Connection, ResponseError } from 'vscode-languageser
 import { parseRecordArgs, UsageError } from '../recorder/recordOptions';
 import { recordRuns } from '../recorder/recordCommand';
 import { runStep } from '../recorder/prepareStep';
+import { EvidenceRounds } from '../recorder/evidenceRounds';
+import { DEFAULT_EVIDENCE_STOP, evidenceLine, EvidenceStopRule } from '../engine/ranking/evidenceStop';
 import { RecordParams, RecordProgressNotification, RecordProgressParams, RecordResult } from './protocol';
 
 /** one preparation step (e.g. javac), run to its end (recorder/prepareStep.ts) */
@@ -27,7 +29,8 @@ export interface RecordContext {
 }
 
 export function recordArgv(p: RecordParams, outDir: string | undefined): string[] {
-  const argv: string[] = ['--runs', String(p.runs)];
+  // runs "auto": the budget; the rounds stop earlier when the evidence is in
+  const argv: string[] = ['--runs', String(p.runs === 'auto' ? (p.maxRuns ?? DEFAULT_EVIDENCE_STOP.maxRuns) : p.runs)];
   if (p.noise !== undefined) argv.push('--noise', String(p.noise));
   if (p.include?.length) argv.push('--include', ...p.include);
   if (p.timeoutSeconds !== undefined) argv.push('--timeout', String(p.timeoutSeconds));
@@ -47,7 +50,12 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   if (!p || !Array.isArray(p.command) || p.command.length === 0 || !p.command.every((x) => typeof x === 'string')) {
     throw new ResponseError(-32602, 'braid/record needs "command": the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');
   }
-  if (!Number.isInteger(p.runs) || p.runs < 1) throw new ResponseError(-32602, 'braid/record needs "runs" ≥ 1');
+  if (p.runs !== 'auto' && (!Number.isInteger(p.runs) || p.runs < 1)) throw new ResponseError(-32602, 'braid/record needs "runs" ≥ 1 or "auto"');
+  const auto = p.runs === 'auto';
+  if (p.maxRuns !== undefined && (!Number.isInteger(p.maxRuns) || p.maxRuns < 1)) throw new ResponseError(-32602, 'braid/record: "maxRuns" must be a whole number ≥ 1');
+  if (p.maxSeconds !== undefined && (typeof p.maxSeconds !== 'number' || !(p.maxSeconds > 0))) throw new ResponseError(-32602, 'braid/record: "maxSeconds" must be a number of seconds > 0');
+  const rule: EvidenceStopRule = { ...DEFAULT_EVIDENCE_STOP, ...(p.maxRuns !== undefined ? { maxRuns: p.maxRuns } : {}), ...(p.maxSeconds !== undefined ? { maxSeconds: p.maxSeconds } : {}) };
+  const total = auto ? rule.maxRuns : (p.runs as number);
   const inFolder = (dir: string) => {
     const abs = path.resolve(ctx.folder!, dir);
     if (path.relative(ctx.folder!, abs).startsWith('..')) throw new ResponseError(-32602, `braid/record: "${dir}" is outside the workspace folder ${ctx.folder}`);
@@ -82,11 +90,11 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   const abort = new AbortController();
   const sub = token.onCancellationRequested(() => abort.abort());
   const notify = (x: RecordProgressParams) => void connection.sendNotification(RecordProgressNotification, x);
-  connection.console.info(`Recording ${p.runs} runs of: ${p.command.join(' ')} → ${options.outDir}`);
-  notify({ done: 0, total: p.runs, failed: 0, passed: 0, message: `Starting ${p.command[0]}…` });
+  connection.console.info(`Recording ${auto ? `until the evidence is in (at most ${rule.maxRuns} runs, ${rule.maxSeconds} s)` : `${total} runs`} of: ${p.command.join(' ')} → ${options.outDir}`);
+  notify({ done: 0, total, failed: 0, passed: 0, message: `Starting ${p.command[0]}…` });
   for (const step of prepare) {
     if (abort.signal.aborted) break;
-    notify({ done: 0, total: p.runs, failed: 0, passed: 0, message: `Preparing: ${path.basename(step.command[0])}…` });
+    notify({ done: 0, total, failed: 0, passed: 0, message: `Preparing: ${path.basename(step.command[0])}…` });
     connection.console.info(`Preparing: ${step.command.join(' ')} (in ${step.cwd})`);
     const r = await runStep(step.command, step.cwd, abort.signal);
     if (r.code !== 0 && !abort.signal.aborted) {
@@ -98,15 +106,28 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   }
   const finished = new Set<string>();
   ctx.recording?.(options.outDir, finished);
+  // runs "auto": analyzed after each round of 10, stopped when the evidence is in (recorder/evidenceRounds.ts)
+  let evidence: string | undefined;
+  let last = { done: 0, failed: 0, passed: 0 };
+  const rounds = auto
+    ? new EvidenceRounds(rule, (history, done) => {
+        evidence = evidenceLine(history, rule);
+        connection.console.info(`${done} runs: ${evidence}`);
+        notify({ done, total, failed: last.failed, passed: last.passed, message: evidence, evidence });
+      })
+    : undefined;
   try {
     const summary = await recordRuns(
       options,
       (pr) => {
         for (const t of pr.run.traces) finished.add(path.resolve(t));
-        notify({ done: pr.done, total: pr.total, failed: pr.failed, passed: pr.passed, message: `${pr.run.execution}: ${pr.run.outcome}` });
+        rounds?.runFinished(pr);
+        last = { done: pr.done, failed: pr.failed, passed: pr.passed };
+        notify({ done: pr.done, total: pr.total, failed: pr.failed, passed: pr.passed, message: `${pr.run.execution}: ${pr.run.outcome}`, ...(evidence ? { evidence } : {}) });
         ctx.afterRun();
       },
       abort.signal,
+      rounds,
     );
     ctx.recording?.(options.outDir, undefined);
     ctx.afterRun();
@@ -122,7 +143,14 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     if (summary.empty > 0) {
       void connection.window.showWarningMessage(`Braid: ${summary.empty} of ${summary.total} runs recorded no shared-memory events. Set "braid.record.include" to your packages.`);
     }
-    return { runs: summary.total, failed: summary.failed, passed: summary.passed, outDir: summary.outDir, cancelled: abort.signal.aborted };
+    let stop: Pick<RecordResult, 'stopped' | 'leadPValue'> = {};
+    if (rounds && !abort.signal.aborted && summary.total > 0) {
+      const end = await rounds.finish(summary.durationMs / 1000);
+      const lead = rounds.history[rounds.history.length - 1]?.lead;
+      stop = { stopped: end.reason, leadPValue: lead?.pValue ?? null };
+      connection.console.info(`Stopped: ${end.reason} — ${evidenceLine(rounds.history, rule)}`);
+    }
+    return { runs: summary.total, failed: summary.failed, passed: summary.passed, outDir: summary.outDir, cancelled: abort.signal.aborted, ...stop };
   } catch (err) {
     if (err instanceof ResponseError) throw err;
     throw new ResponseError(-32603, `Recording failed: ${(err as Error).message}`);
