@@ -4,10 +4,10 @@
  * in /usr/share/java) — build, record until the evidence is in, analyze, report with the recording's
  * figures — and its usage errors, a test that cannot be found, a build that fails, a test that never fails.
  */
-import test, { before } from 'node:test';
+import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
 
@@ -31,8 +31,14 @@ function braid(args: string[], cwd = root): Promise<{ code: number | null; out: 
   });
 }
 
+const made: string[] = [];
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
 function sample(): string {
   const ws = tempDir('braid-test-cli-');
+  made.push(ws);
   cpSync(path.join(root, 'test/fixtures/junit5-sample'), ws, { recursive: true });
   return ws;
 }
