@@ -8,7 +8,6 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { WorkDoneProgress, type WorkDoneProgressBegin, type WorkDoneProgressEnd, type WorkDoneProgressReport } from 'vscode-languageserver-protocol';
 import {
   ConfirmCommandRequest,
   ConfirmCommandResult,
@@ -18,6 +17,7 @@ import {
   PatternDto,
 } from '../../server/src/lsp/protocol';
 import { requireTrust } from './recording';
+import { requestWithProgress } from './progressRequest';
 import { debugConfiguration } from './debugConfiguration';
 
 export const CONFIRM_PATTERN = 'braid.confirmPattern';
@@ -39,7 +39,6 @@ export interface ConfirmDeps {
 
 type Register = (id: string, fn: (...args: any[]) => unknown) => void;
 
-let tokens = 0;
 
 /** The key of a command argument: a key, a tree node holding a pattern, or nothing (the first pattern). */
 export function patternKeyOf(arg: unknown, d: Pick<ConfirmDeps, 'first'>): string | undefined {
@@ -72,22 +71,8 @@ export function fixMessage(r: ConfirmResultDto): string {
   return f.verdict === 'fixed' ? `Braid: fixed — ${f.reason}.` : `Braid: not fixed — ${f.reason}.`;
 }
 
-async function withProgress(client: LanguageClient, title: string, params: ConfirmParams): Promise<ConfirmResultDto> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-    const workDoneToken = `braid-confirm-${++tokens}-${Date.now()}`;
-    let last = 0;
-    const sub = client.onProgress(WorkDoneProgress.type, workDoneToken, (v: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
-      if (v.kind === 'end') return;
-      const pct = v.percentage;
-      progress.report({ message: v.message, ...(pct !== undefined ? { increment: pct - last } : {}) });
-      if (pct !== undefined) last = pct;
-    });
-    try {
-      return await client.sendRequest<ConfirmResultDto>(ConfirmRequest, { ...params, workDoneToken }, token);
-    } finally {
-      sub.dispose();
-    }
-  });
+function withProgress(client: LanguageClient, title: string, params: ConfirmParams): Promise<ConfirmResultDto> {
+  return requestWithProgress<ConfirmResultDto>(client, title, ConfirmRequest, params);
 }
 
 /** Asks before running: the command (from recording.json) and how many runs. */

@@ -7,7 +7,6 @@
 import * as vscode from 'vscode';
 import * as path from 'path';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { WorkDoneProgress, type WorkDoneProgressBegin, type WorkDoneProgressEnd, type WorkDoneProgressReport } from 'vscode-languageserver-protocol';
 import {
   NoisePlanDto,
   PinpointParams,
@@ -20,6 +19,7 @@ import {
   TriggerPointsResult,
 } from '../../server/src/lsp/protocol';
 import { splitCommandLine } from './argv';
+import { requestWithProgress } from './progressRequest';
 import { normalize } from './heat';
 import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordWithProgress, requireTrust, saidNothing, withLastTest } from './recording';
 import { percent, pinpointSummary, planRates, pointItems, triggerHint, type PlanRate } from './triggerPointText';
@@ -35,7 +35,6 @@ export interface TriggerPointDeps {
 
 type Register = (id: string, fn: (...args: any[]) => unknown) => void;
 
-let progressTokens = 0;
 
 /** Asks for the command to run (prefilled), like Record Runs; undefined when the user cancels. */
 async function askCommand(d: TriggerPointDeps, title: string, prompt: string, value: string): Promise<string | undefined> {
@@ -56,22 +55,8 @@ async function askCommand(d: TriggerPointDeps, title: string, prompt: string, va
 }
 
 /** braid/pinpoint with a cancellable progress notification fed by the request's work-done progress. */
-export async function pinpointWithProgress(client: LanguageClient, params: PinpointParams): Promise<PinpointResultDto> {
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Braid: finding trigger points', cancellable: true }, async (progress, token) => {
-    const workDoneToken = `braid-pinpoint-${++progressTokens}-${Date.now()}`;
-    let last = 0;
-    const sub = client.onProgress(WorkDoneProgress.type, workDoneToken, (v: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd) => {
-      if (v.kind === 'end') return;
-      const pct = v.percentage;
-      progress.report({ message: v.message, ...(pct !== undefined ? { increment: pct - last } : {}) });
-      if (pct !== undefined) last = pct;
-    });
-    try {
-      return await client.sendRequest<PinpointResultDto>(PinpointRequest, { ...params, workDoneToken }, token);
-    } finally {
-      sub.dispose();
-    }
-  });
+export function pinpointWithProgress(client: LanguageClient, params: PinpointParams): Promise<PinpointResultDto> {
+  return requestWithProgress<PinpointResultDto>(client, 'Braid: finding trigger points', PinpointRequest, params);
 }
 
 /** The button that runs Find Trigger Points again with noise in one thread at a time (`perThread`). */

@@ -55,15 +55,7 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     await closeCodeServer(session, tmp, OUT);
   });
 
-  const open = async (file: string) => {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(file);
-    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: file }).first().click();
-    await page.locator('.tab.active').filter({ hasText: file }).waitFor();
-  };
+  const open = (file: string) => wb.openFile(file);
 
   /** Answers a modal dialog (the command Braid will run) with its button `name`; returns the dialog's text. */
   const answerModal = async (name: string): Promise<string> => {

@@ -55,15 +55,7 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     await closeCodeServer(session, tmp, OUT);
   });
 
-  const open = async (file: string) => {
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget .quick-input-box input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(file);
-    await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: file }).first().click();
-    await page.locator('.tab.active').filter({ hasText: file }).waitFor();
-  };
+  const open = (file: string) => wb.openFile(file);
 
   const lens = () => page.locator('.codelens-decoration a').filter({ hasText: 'Braid: find the root cause' });
 

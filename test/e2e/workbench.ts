@@ -71,6 +71,17 @@ export class Workbench {
     return (await item.innerText()).trim();
   }
 
+  /** Quick Open (Ctrl+P): opens the workspace file with this name and waits for its editor tab. */
+  async openFile(file: string): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.page.keyboard.press('Control+P');
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(file);
+    await this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: file }).first().click();
+    await this.page.locator('.tab.active').filter({ hasText: file }).waitFor();
+  }
+
   /** Command palette: runs the command with this exact title (e.g. "Braid: Record Runs"). */
   async runCommand(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');

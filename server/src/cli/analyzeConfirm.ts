@@ -8,7 +8,7 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import type { Bug } from '../engine/griffin/griffin';
 import { PatternConfirmation, withConfirmations } from '../engine/confirm/confirmedRanking';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
-import { confirmPattern } from '../recorder/confirmRuns';
+import { confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
 
 export interface AnalyzeConfirmArgs {
@@ -78,16 +78,7 @@ export async function confirmInAnalysis(
     process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`);
     const c = await confirmPattern(p, { ...resolved.options, seed: resolved.options.seed + spent }, undefined, signal);
     spent += c.runsSpent;
-    verdicts.set(p.key, {
-      verdict: c.verdict,
-      reason: c.reason,
-      pValue: c.pValue,
-      forced: c.forced,
-      ...(c.opposite ? { opposite: c.opposite } : {}),
-      ...(c.control ? { control: c.control } : {}),
-      ...(c.failingRun ? { failingTrace: c.failingRun.trace } : {}),
-      plan: c.plan,
-    });
+    verdicts.set(p.key, patternConfirmation(c));
     lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
   }
   const head = `Confirmation by forcing — ${verdicts.size} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
-import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/confirmRuns';
+import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/confirmRuns';
 import { checkFix } from '../recorder/fixCheck';
 import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { sanitizeName, deriveName } from '../recorder/recordOptions';
@@ -136,17 +136,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       };
     }
     const c = await confirmPattern(pattern, o, onProgress, abort.signal);
-    const confirmation: PatternConfirmationDto = {
-      verdict: c.verdict,
-      reason: c.reason,
-      pValue: c.pValue,
-      forced: c.forced,
-      ...(c.opposite ? { opposite: c.opposite } : {}),
-      ...(c.control ? { control: c.control } : {}),
-      ...(c.failingRun ? { failingTrace: c.failingRun.trace } : {}),
-      plan: c.plan,
-      at: new Date().toISOString(),
-    };
+    const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), at: new Date().toISOString() };
     if (!c.interrupted) await ctx.verdict(p.key, confirmation);
     connection.console.info(`${title}: ${c.verdict} — ${c.reason} (${c.runsSpent} runs, ${c.seconds.toFixed(1)} s; ${c.folder})`);
     return {

@@ -4,6 +4,8 @@
  * dependencies, importable from server, client and webview bundles.
  */
 
+import type { PatternConfirmation } from '../engine/confirm/confirmedRanking';
+
 export interface PatternAccessDto {
   thread: 1 | 2;
   /** the thread's name at the pattern's first occurrence (traces that name threads) */
@@ -489,20 +491,10 @@ export interface WorkspaceTrustParams {
 }
 
 /** The verdict of forcing a pattern's interleaving (braid confirm, docs/confirm.md), on PatternDto.confirmation */
-export interface PatternConfirmationDto {
-  verdict: 'confirmed' | 'refuted' | 'not forced';
-  reason: string;
-  pValue: number;
-  forced: { runs: number; failed: number; forcedOk: number };
-  opposite?: { runs: number; failed: number; forcedOk: number };
-  control?: { runs: number; failed: number };
-  /** a forced failing run's trace (Reproduce opens it in the Tracer) */
-  failingTrace?: string;
-  /** the plan that forces the pattern's order */
-  plan?: string;
+export type PatternConfirmationDto = PatternConfirmation & {
   /** ISO time of the confirmation */
   at?: string;
-}
+};
 
 /** braid/confirm (client → server request): force a pattern's interleaving (confirm), or check a fix */
 export const ConfirmRequest = 'braid/confirm';

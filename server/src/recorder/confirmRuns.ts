@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ControlGroup, decideVerdict, ForcedGroup, Verdict } from '../engine/confirm/confirmVerdict';
 import { ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../engine/noise/noisePlan';
+import type { PatternConfirmation } from '../engine/confirm/confirmedRanking';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { recordRuns, RecordSummary } from './recordRuns';
 import type { RunResult } from './runOnce';
@@ -66,6 +67,20 @@ export interface Confirmation {
   runsSpent: number;
   seconds: number;
   interrupted?: boolean;
+}
+
+/** A confirmation as the verdict kept on a pattern (ranking, editor). */
+export function patternConfirmation(c: Confirmation): PatternConfirmation {
+  return {
+    verdict: c.verdict,
+    reason: c.reason,
+    pValue: c.pValue,
+    forced: c.forced,
+    ...(c.opposite ? { opposite: c.opposite } : {}),
+    ...(c.control ? { control: c.control } : {}),
+    ...(c.failingRun ? { failingTrace: c.failingRun.trace } : {}),
+    plan: c.plan,
+  };
 }
 
 /** The forcing report of a recorded run (the agent's `forcing` trace line), when it has one. */

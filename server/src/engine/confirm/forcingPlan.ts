@@ -14,7 +14,7 @@
  * cannot happen the pattern's way in that run's forced instance.
  */
 import type { PatternAccess } from '../analysis';
-import type { NoisePlan } from '../noise/noisePlan';
+import type { ForceAccess, ForceSpec, ForceWait, NoisePlan } from '../noise/noisePlan';
 
 export type ForceOrder = 'pattern' | 'opposite';
 
@@ -29,42 +29,14 @@ export interface ForcedPattern {
   accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library'>[];
 }
 
-/** One access of a forcing plan: where the trace records it (library code: the library location). */
-export interface ForceAccessSpec {
-  role: 1 | 2;
-  /** RW: a read or a write (guard accesses) */
-  type: 'R' | 'W' | 'RW';
-  variable: string;
-  file: string;
-  line: number;
-  method: string;
-  /** a guard access: the variable at any location */
-  anywhere?: boolean;
-}
+/** One access of a forcing plan (noisePlan.ts ForceAccess): where the trace records it (library code: the library location). */
+export type ForceAccessSpec = ForceAccess & { role: 1 | 2 };
 
-export interface ForceWaitSpec {
-  /** index of the access a thread is held before */
-  at: number;
-  /** index of the access another thread must have performed */
-  for: number;
-  /** only performances after the holding thread's own latest performance of this access count */
-  since?: number;
-  sameObject: boolean;
-  /** not needed for the run to count as forced */
-  optional?: boolean;
-  /** with since: other-role accesses that must have happened after since for the wait to apply */
-  needs?: number[];
-}
+/** A wait of a forcing plan (noisePlan.ts ForceWait). */
+export type ForceWaitSpec = ForceWait;
 
-export interface ForceSection {
-  order: ForceOrder;
-  waitMs: number;
-  times: number;
-  maxTimeouts?: number;
-  pattern?: { key: string; id: string; rank: number };
-  accesses: ForceAccessSpec[];
-  waits: ForceWaitSpec[];
-}
+/** The `force` section braid confirm writes (noisePlan.ts ForceSpec, with the pattern's two roles). */
+export type ForceSection = Omit<ForceSpec, 'accesses' | 'pattern'> & { pattern?: { key: string; id: string; rank: number }; accesses: ForceAccessSpec[] };
 
 export interface ForcingOptions {
   /** longest hold, ms (default 300) */
