@@ -7,6 +7,9 @@ import path from 'node:path';
 import { NoisePlan } from '../engine/noise/noisePlan';
 import { NoisePlanError, parseNoisePlan } from '../engine/noise/noisePlanFile';
 
+/** Where uniform noise goes (`braid record --noise-at`). */
+export type NoiseAt = 'accesses' | 'sync' | 'all';
+
 export interface RecordOptions {
   /** command to run (program and arguments), e.g. ['java', '-cp', 'out', 'bank.Bank'] */
   command: string[];
@@ -14,6 +17,13 @@ export interface RecordOptions {
   runs: number;
   /** noise probability p at each instrumented point (0 = off) */
   noise: number;
+  /**
+   * where the uniform noise goes (`--noise-at`, agent option noiseAt, docs/noise.md): `accesses`
+   * (default: field/array accesses, library calls, thread start, hand-offs), `sync` (only before
+   * monitor enter and `Lock.lock`, at park/unpark; wait/notify/await/signal and unlock hold the lock,
+   * so they get none), or `all` (both)
+   */
+  noiseAt?: NoiseAt;
   /** packages or classes to instrument (empty = all application classes) */
   include: string[];
   exclude: string[];
@@ -96,6 +106,9 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   under Maven and Gradle), one trace per run, each ending with its pass/fail outcome.
   --runs N              number of runs (default 100)
   --noise P             noise probability at each instrumented point, 0..1 (default 0.1; 0 = off)
+  --noise-at WHERE      where that noise goes: accesses (default: field and array accesses, library
+                        calls, thread start, hand-offs), sync (before synchronized blocks and
+                        Lock.lock, at park/unpark, when the thread holds no lock) or all (both)
   --include PKG...      packages/classes to record (default: all application classes);
                         JDK classes only when named, e.g. --include java.util.ArrayList
   --exclude PKG...      packages/classes not to record
@@ -180,6 +193,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let seedGiven = false;
   let planFile: string | undefined;
   let noiseGiven = false;
+  let noiseAt: NoiseAt | undefined;
   for (let i = 0; i < flags.length; ) {
     const flag = flags[i];
     const value = flags[i + 1];
@@ -191,6 +205,11 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
       case '--noise':
         noise = number(flag, value, (n) => n >= 0 && n <= 1, 'a probability between 0 and 1');
         noiseGiven = true;
+        i += 2;
+        break;
+      case '--noise-at':
+        if (value !== 'accesses' && value !== 'sync' && value !== 'all') throw new UsageError(`--noise-at needs accesses, sync or all, got "${value ?? ''}"`);
+        noiseAt = value;
         i += 2;
         break;
       case '--include': {
@@ -275,6 +294,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     command,
     runs,
     noise,
+    ...(noiseAt ? { noiseAt } : {}),
     include,
     exclude,
     outDir: path.resolve(cwd, outDir ?? path.join('.braid', 'traces', `${finalName}-${timestamp()}`)),

@@ -21,6 +21,8 @@ export interface RecordingManifest {
   name: string;
   runs: number;
   noise: number;
+  /** where the uniform noise went (`--noise-at`), when not the default `accesses` */
+  noiseAt?: 'sync' | 'all';
   seed: number;
   include: string[];
   exclude: string[];
@@ -42,6 +44,7 @@ export function manifestOf(o: RecordOptions, startedAt = new Date()): RecordingM
     name: o.name,
     runs: o.runs,
     noise: o.noise,
+    ...(o.noiseAt && o.noiseAt !== 'accesses' ? { noiseAt: o.noiseAt } : {}),
     seed: o.seed,
     include: [...o.include],
     exclude: [...o.exclude],
@@ -106,6 +109,7 @@ export async function readRecordingManifest(fileOrDir: string): Promise<{ manife
       name: typeof m.name === 'string' ? m.name : '',
       runs: num(m.runs, 0),
       noise: num(m.noise, 0),
+      ...(m.noiseAt === 'sync' || m.noiseAt === 'all' ? { noiseAt: m.noiseAt } : {}),
       seed: num(m.seed, 0),
       include: strings(m.include) ? m.include : [],
       exclude: strings(m.exclude) ? m.exclude : [],

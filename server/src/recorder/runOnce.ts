@@ -70,6 +70,8 @@ export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
     `noise=${o.plan ? 0 : o.noise}`,
     `seed=${spec.seed}`,
   ];
+  // where uniform noise goes (docs/noise.md); the agent's default is accesses
+  if (o.noiseAt && o.noiseAt !== 'accesses' && !o.plan) opts.push(`noiseAt=${o.noiseAt}`);
   // noise plan (docs/noise.md): noise only at its points
   if (o.plan) opts.push(`plan=${o.plan.file}`);
   // catalogue of instrumented points, appended by every JVM of the run

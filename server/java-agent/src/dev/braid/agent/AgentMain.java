@@ -30,11 +30,16 @@ public final class AgentMain {
     Rt.setValues(options.values);
     // record=false without out: no file at all (uncaught exceptions are then only printed)
     String out = options.out != null && !options.out.isEmpty() ? options.out : null;
-    Rt.start(out != null ? out : "", header(options, program), execution, options.noise, seedOf(options.seed),
-        options.noiseSleepMaxMicros, options.record);
+    // the recording hooks' own uniform noise is the noise at accesses (noiseAt accesses or all)
+    Rt.start(out != null ? out : "", header(options, program), execution, options.noiseAtAccesses() ? options.noise : 0,
+        seedOf(options.seed), options.noiseSleepMaxMicros, options.record);
     if (out == null) Rt.noTraceFile();
-    if (!options.record && options.plan == null) {
-      dev.braid.agent.runtime.NoisePoints.setUniform(options.noise, Math.max(1, options.noiseSleepMaxMicros) * 1000L);
+    if (options.plan == null) {
+      // record=false: uniform noise at the points of the kinds chosen; recording: only the
+      // synchronization points (the access hooks make their noise themselves)
+      long sleepMax = Math.max(1, options.noiseSleepMaxMicros) * 1000L;
+      dev.braid.agent.runtime.NoisePoints.setUniform(!options.record && options.noiseAtAccesses() ? options.noise : 0,
+          options.noiseAtSync() ? options.noise : 0, !options.noiseInMonitors, sleepMax);
     }
     dev.braid.agent.instrument.PointCatalogue.configure(options.points);
 
@@ -43,7 +48,8 @@ public final class AgentMain {
     dev.braid.agent.runtime.LibraryAccess.excludeTypes(options.include);
     dev.braid.agent.runtime.Registry.setTestCodeEntries(options.testCode);
     if (options.output && options.record) dev.braid.agent.runtime.OutputTap.install();
-    boolean pointIds = options.plan != null || options.points != null || (!options.record && options.noise > 0);
+    boolean pointIds = options.plan != null || options.points != null
+        || (options.noise > 0 && (!options.record || options.noiseAtSync()));
     BraidTransformer transformer = new BraidTransformer(filter, options.verbose, options.record, pointIds);
     inst.addTransformer(transformer, true);
     if (filter.hasJdkIncludes()) retransformJdkClasses(inst, filter);
@@ -119,6 +125,8 @@ public final class AgentMain {
     if (o.test != null) b.append(",\"test\":").append(Json.quote(o.test));
     b.append(",\"recorder\":{\"name\":\"braid-java-agent\",\"version\":\"").append(VERSION).append("\",\"options\":{");
     b.append("\"noise\":").append(o.noise);
+    if (!o.noiseAt.equals("accesses")) b.append(",\"noiseAt\":").append(Json.quote(o.noiseAt));
+    if (o.noiseInMonitors) b.append(",\"noiseInMonitors\":true");
     b.append(",\"seed\":").append(Json.quote(o.seed));
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));

@@ -40,6 +40,14 @@ public final class AgentOptions {
   public String points;
   /** false: record nothing, only inject noise (the outcome still comes out, see Rt.start). */
   public boolean record = true;
+  /**
+   * Where uniform noise goes (docs/noise.md): {@code accesses} (the default: read, write, call,
+   * start and hand-off points), {@code sync} (only synchronization points: before a monitor enter or
+   * {@code Lock.lock}, at wait/notify, park/unpark, Condition await/signal), or {@code all} (both).
+   */
+  public String noiseAt = "accesses";
+  /** Uniform noise at synchronization points also while the thread holds a recorded lock (measurements). */
+  public boolean noiseInMonitors;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -81,6 +89,11 @@ public final class AgentOptions {
         case "plan": o.plan = value; break;
         case "points": o.points = value; break;
         case "record": o.record = !"false".equals(value); break;
+        case "noiseAt":
+          if (value.equals("accesses") || value.equals("sync") || value.equals("all")) o.noiseAt = value;
+          else System.err.println("[braid-agent] option noiseAt=" + value + " must be accesses, sync or all; using accesses");
+          break;
+        case "noiseInMonitors": o.noiseInMonitors = !"false".equals(value); break;
         case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }
@@ -90,6 +103,16 @@ public final class AgentOptions {
       o.noise = 0;
     }
     return o;
+  }
+
+  /** Uniform noise at the access points (read, write, call, start, hand-off): noiseAt accesses or all. */
+  public boolean noiseAtAccesses() {
+    return !noiseAt.equals("sync");
+  }
+
+  /** Uniform noise at the synchronization points: noiseAt sync or all. */
+  public boolean noiseAtSync() {
+    return !noiseAt.equals("accesses");
   }
 
   private static void addList(List<String> list, String value) {

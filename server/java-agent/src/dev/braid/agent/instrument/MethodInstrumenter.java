@@ -36,6 +36,10 @@ final class MethodInstrumenter extends AdviceAdapter {
       "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock",
       "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock"));
 
+  private static final Set<String> CONDITION_OWNERS = new HashSet<>(java.util.Arrays.asList(
+      "java/util/concurrent/locks/Condition", "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject",
+      "java/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject"));
+
   private final String owner;
   private final String file;
   private final String method;
@@ -524,15 +528,34 @@ final class MethodInstrumenter extends AdviceAdapter {
   /**
    * The point kind of a call the recorder instruments (the same cases as visitMethodInsn and
    * redirectCall handle), or null: a hand-off ({@code sync}), a library call ({@code call}),
-   * {@code start()}, or a {@code Lock} call.
+   * {@code start()}, or a {@code Lock} call; and the synchronization calls that are points only
+   * (noise, plans): {@code Object.wait} ({@code wait}), {@code notify}/{@code notifyAll}
+   * ({@code notify}), {@code LockSupport.park*} ({@code park}), {@code LockSupport.unpark}
+   * ({@code unpark}), {@code Condition.await*} ({@code await}), {@code signal}/{@code signalAll}
+   * ({@code signal}).
    */
   private String callKind(int opcode, String callOwner, String name, String descriptor) {
     if (!jdk) {
       if (HappensBeforeCalls.replacement(opcode, callOwner, name, descriptor) != null) return "sync";
       if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) return "call";
     }
+    if (opcode == Opcodes.INVOKESTATIC) {
+      if (!callOwner.equals("java/util/concurrent/locks/LockSupport")) return null;
+      if (name.equals("unpark")) return "unpark";
+      if (name.startsWith("park")) return "park";
+      return null;
+    }
     boolean virtual = opcode == Opcodes.INVOKEVIRTUAL || opcode == Opcodes.INVOKEINTERFACE;
     if (!virtual) return null;
+    if (name.equals("wait") && (descriptor.equals("()V") || descriptor.equals("(J)V") || descriptor.equals("(JI)V"))) {
+      return "wait";
+    }
+    if ((name.equals("notify") || name.equals("notifyAll")) && descriptor.equals("()V")) return "notify";
+    if (CONDITION_OWNERS.contains(callOwner)) {
+      if (name.startsWith("await")) return "await";
+      if (name.equals("signal") || name.equals("signalAll")) return "signal";
+      return null;
+    }
     if (name.equals("start") && descriptor.equals("()V")) return "start";
     if (!LOCK_OWNERS.contains(callOwner)) return null;
     if (descriptor.equals("()V") && (name.equals("lock") || name.equals("lockInterruptibly"))) return "lock";

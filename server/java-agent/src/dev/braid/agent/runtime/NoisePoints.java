@@ -10,7 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * time the lookup is an array index. Two sources: a noise plan (agent option {@code plan=FILE}, one
  * entry per planned point, no noise anywhere else), or, when nothing is recorded
  * ({@code record=false}) and no plan is given, the uniform noise of option {@code noise} at every
- * point of the kinds that get uniform noise while recording (one shared entry).
+ * point of the kinds that get uniform noise while recording (one shared entry); and, with option
+ * {@code noiseAt=sync} or {@code all} (recording or not), the uniform noise at the synchronization
+ * points (a second shared entry, taken only while the thread holds no recorded lock).
  */
 public final class NoisePoints {
   private NoisePoints() {}
@@ -36,6 +38,10 @@ public final class NoisePoints {
   private static java.util.HashSet<String> plannedClasses = new java.util.HashSet<>();
   /** the shared entry of uniform noise (no plan, record=false), or -1 */
   private static int uniform = -1;
+  /** the shared entry of uniform noise at synchronization points (no plan, noiseAt sync or all), or -1 */
+  private static int uniformSync = -1;
+  /** per entry: noise only while the thread holds no recorded lock (ThreadState.locksHeld) */
+  private static boolean[] freeOnly = new boolean[0];
 
   /**
    * Installs a plan: point ids with their probability and kind; parameters in ns; per point the
@@ -55,18 +61,42 @@ public final class NoisePoints {
     minNanos = min;
     maxNanos = max;
     threads = only;
+    freeOnly = new boolean[p.length];
     uniform = -1;
+    uniformSync = -1;
   }
 
-  /** No plan and no trace: every point of a uniform-noise kind gets the uniform noise. */
-  public static synchronized void setUniform(double p, long sleepMaxNanos) {
-    if (planned != null || p <= 0) return;
-    probability = new double[] {p};
-    threads = new String[1][];
-    kind = new int[] {MIXED};
-    minNanos = new long[] {0};
-    maxNanos = new long[] {Math.max(1, sleepMaxNanos)};
-    uniform = 0;
+  /**
+   * No plan: uniform noise with probability {@code p} at every point of an access kind (record=false
+   * only; 0: none) and with probability {@code pSync} at every synchronization point (0: none; with
+   * {@code syncFreeOnly} only while the thread holds no recorded lock).
+   */
+  public static synchronized void setUniform(double p, double pSync, boolean syncFreeOnly, long sleepMaxNanos) {
+    if (planned != null) return;
+    int n = (p > 0 ? 1 : 0) + (pSync > 0 ? 1 : 0);
+    if (n == 0) return;
+    probability = new double[n];
+    threads = new String[n][];
+    kind = new int[n];
+    minNanos = new long[n];
+    maxNanos = new long[n];
+    freeOnly = new boolean[n];
+    int k = 0;
+    uniform = -1;
+    uniformSync = -1;
+    if (p > 0) {
+      uniform = k;
+      probability[k++] = p;
+    }
+    if (pSync > 0) {
+      uniformSync = k;
+      freeOnly[k] = syncFreeOnly;
+      probability[k++] = pSync;
+    }
+    for (int j = 0; j < n; j++) {
+      kind[j] = MIXED;
+      maxNanos[j] = Math.max(1, sleepMaxNanos);
+    }
   }
 
   public static synchronized boolean hasPlan() {
@@ -89,12 +119,27 @@ public final class NoisePoints {
       return k == null ? -1 : k;
     }
     if (uniform >= 0 && uniformKind(pointKind)) return uniform;
+    if (uniformSync >= 0 && (syncKind(pointKind) || (!freeOnly[uniformSync] && heldKind(pointKind)))) return uniformSync;
     return -1;
   }
 
   /** Kinds where the recorder injects uniform noise (accesses, library calls, thread start, hand-off sends). */
   private static boolean uniformKind(String k) {
     return k.equals("read") || k.equals("write") || k.equals("call") || k.equals("start") || k.equals("sync");
+  }
+
+  /** Synchronization points that get uniform noise with noiseAt sync/all: before acquiring, park and unpark. */
+  private static boolean syncKind(String k) {
+    return k.equals("lock") || k.equals("park") || k.equals("unpark");
+  }
+
+  /**
+   * Synchronization points where the thread holds the lock by contract (unlock, wait, notify,
+   * Condition await and signal): uniform noise there only blocks the other threads, so they get it
+   * only with noiseInMonitors.
+   */
+  private static boolean heldKind(String k) {
+    return k.equals("unlock") || k.equals("wait") || k.equals("notify") || k.equals("await") || k.equals("signal");
   }
 
   private static boolean named(String[] names, String name) {
@@ -104,6 +149,7 @@ public final class NoisePoints {
 
   /** Run time: tosses the point's coin with the thread's seeded generator and makes the noise. */
   static void inject(ThreadState s, int p) {
+    if (freeOnly[p] && s.locksHeld > 0) return;
     String[] only = threads[p];
     if (only != null && !named(only, Thread.currentThread().getName())) return;
     if (s.nextDouble() >= probability[p]) return;
