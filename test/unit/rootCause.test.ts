@@ -177,8 +177,14 @@ function recordingsOf(pkg: string): string | undefined {
   return existsSync(other) ? other : undefined;
 }
 // the bug set of issue 27 (a truth.json next to the sources; several bugs each) is scored in bugSet.test.ts
+/**
+ * Subjects of other measurements, with no committed recording: lostnotify is the noise-placement subject
+ * of issue 29 (its lost notification fails only with `--noise-at sync`; docs/noise.md "Where uniform
+ * noise goes", test/recorder/noiseAt.test.ts).
+ */
+const NOT_RANKED = new Set(['lostnotify']);
 const SUBJECTS = readdirSync(SOURCES)
-  .filter((d) => bugLinesIn(SOURCES).some((b) => b.file.startsWith(d + '/')) && !existsSync(path.join(SOURCES, d, 'truth.json')))
+  .filter((d) => !NOT_RANKED.has(d) && bugLinesIn(SOURCES).some((b) => b.file.startsWith(d + '/')) && !existsSync(path.join(SOURCES, d, 'truth.json')))
   .sort();
 
 test('every bundled sample and evaluation subject has committed traces', () => {
