@@ -102,7 +102,12 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     log(text);
     assert.match(text, /Braid: confirmed — forcing P\d+ [RW]1( → [RW][12])+ made the failure happen in \d+ of 20 runs/);
     await wb.extraScreenshot('confirmed-notification');
-    const label = (await wb.rows('Ranked Patterns').first().getAttribute('aria-label')) ?? '';
+    // the views read the patterns again after the server's status notification: wait for the row to show it
+    let label = '';
+    for (const end = Date.now() + 30_000; Date.now() < end; await page.waitForTimeout(250)) {
+      label = (await wb.rows('Ranked Patterns').first().getAttribute('aria-label')) ?? '';
+      if (/✔ confirmed/.test(label)) break;
+    }
     assert.match(label, /✔ confirmed/, `the first row carries the badge: ${label}`);
     await wb.extraScreenshot('ranked-patterns-confirmed');
   }, 5 * 60_000);
