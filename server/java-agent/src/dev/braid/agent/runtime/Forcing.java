@@ -453,23 +453,19 @@ public final class Forcing {
   /** Some other thread performed accesses[for] of wait w (on the same object when asked) after sequence {@code after}. */
 /** Another thread performed access {@code j} (any object) after sequence number {@code after}. */
   private static boolean performedByOtherSince(int j, int t, long after) {
-    long[] seqs = ringSeq[j];
-    int[] threads = ringThread[j];
-    int p = ringNext[j];
-    for (int c = 0; c < ringSize[j]; c++) {
-      p = (p - 1) & (RING - 1);
-      if (seqs[p] <= after) return false;
-      if (threads[p] != t) return true;
-    }
-    return false;
+    return performedAfter(j, t, after, false, 0);
   }
 
+  /** Wait {@code w}'s awaited access was performed by another thread after {@code after} (on {@code key} when sameObject). */
   private static boolean performedSince(int w, int t, long key, long after) {
-    int j = forAccess[w];
+    return performedAfter(forAccess[w], t, after, sameObject[w], key);
+  }
+
+  /** Scans access {@code j}'s ring of recent performances, newest first, down to sequence {@code after}. */
+  private static boolean performedAfter(int j, int t, long after, boolean same, long key) {
     long[] seqs = ringSeq[j];
     int[] threads = ringThread[j];
     long[] keys = ringKey[j];
-    boolean same = sameObject[w];
     int p = ringNext[j];
     for (int c = 0; c < ringSize[j]; c++) {
       p = (p - 1) & (RING - 1);
