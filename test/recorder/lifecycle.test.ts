@@ -157,6 +157,24 @@ test('every access has a stack: bottom = thread entry method, top = the access l
   }
 });
 
+test('an included JDK class reached through a library call is "called from" that call\'s line', async () => {
+  // listeners: fireSelectionChanged iterates an ArrayList (it.hasNext() line 56, it.next() line 57);
+  // with --include java.util.ArrayList the iterator's own reads are recorded, each called from its line
+  // (the library-call stub once left the call line at the last call site: 55, then 58 in the loop)
+  const s = await record('jdkcalllines', 'listeners.TableViewDemo', { runs: 1, include: ['listeners', 'java.util.ArrayList'], noise: 0 });
+  const t = checkTrace(s.traces[0]);
+  const callLines = new Set<number>();
+  for (const e of t.events) {
+    if (e[2] !== 'R' || !t.locs.get(e[4] as number)?.file.endsWith('ArrayList.java')) continue;
+    for (let id: number | undefined = e[5] as number; id !== undefined; id = t.stacks.get(id)?.parent) {
+      const loc = t.locs.get(t.stacks.get(id)!.frame)!;
+      if (loc.method === 'listeners.SelectionModel.fireSelectionChanged') callLines.add(loc.line);
+    }
+  }
+  assert.ok(callLines.has(56) && callLines.has(57), `hasNext and next are called from lines 56 and 57 (got ${[...callLines].sort().join(', ')})`);
+  assert.ok(!callLines.has(58), 'no iterator read is called from line 58 (the listener call)');
+});
+
 test('monitors, thread start/join/end and noise seed are recorded', async () => {
   const s = await record('events', 'shop.Shop', { runs: 1, include: ['shop'], noise: 0.2, seed: 42 });
   const t = checkTrace(s.traces[0]);

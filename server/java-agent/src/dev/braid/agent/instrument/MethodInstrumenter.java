@@ -591,6 +591,13 @@ final class MethodInstrumenter extends AdviceAdapter {
     }
     if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) {
       String stub = stubs.libraryStub(opcode, callOwner, name, descriptor, itf);
+      if (CallStubs.jdkIncludes) {
+        // the call may run included JDK code (an ArrayList$Itr under --include java.util.ArrayList, whose
+        // receiver type the stub then leaves to the instrumented class): its accesses are "called from"
+        // this line, not from the last call site seen
+        pushInt(loc());
+        callRt("at", "(I)V");
+      }
       pushInt(dev.braid.agent.runtime.LibraryAccess.site(file, currentLine, method, callOwner.replace('/', '.'), name,
           CallStubs.isWrite(name)));
       super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, stub, CallStubs.libraryStubDescriptor(callOwner, descriptor),
