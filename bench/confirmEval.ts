@@ -9,6 +9,9 @@
  * and seconds are printed, with whether it is a root-cause pattern (all accesses on `// @bug` lines).
  * `--decoys`: also the first harness pattern and the first pattern without evidence (a test driver's
  * own accesses; an order present in every run) — they must never be confirmed.
+ * `--reorder`: for every subject whose first pattern (default ranking, and the thesis' mode: `--hb none
+ * --grouping off`) is not a root cause, run `braid analyze --confirm 3`'s loop (confirmAndReorder, 10 runs
+ * per group, budget 400) and print whether the first pattern after confirmation is a root cause.
  * `--fixes`: check the fix (fixCheck.ts) after each fix of test/fixtures/confirm-fixes.json, applied
  * to a copy of the subject's sources: real fixes must say fixed, wrong fixes not fixed.
  * Figures are printed, never asserted.
@@ -20,6 +23,8 @@ import { analyzeTraceFiles, AnalysisResult, patternAt, patternCount, RankedPatte
 import { findTraceFiles } from '../server/src/engine/traceDiscovery';
 import { confirmPattern, Confirmation } from '../server/src/recorder/confirmRuns';
 import { checkFix } from '../server/src/recorder/fixCheck';
+import { confirmAndReorder } from '../server/src/cli/analyzeConfirm';
+import { explainBugs } from '../server/src/engine/griffin/griffin';
 import { ALL_SUBJECTS, BUG_SET, bugTags, classesDir, FAST_JVM, fixturesDir, prepare, root, SampleProgram, workDir } from '../test/recorder/recorderHarness';
 import { isRootCause } from '../test/helpers/rootCause';
 
@@ -34,10 +39,47 @@ const set = value('--set', 'recorded');
 const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--set'].includes(args[k - 1]));
 const subjects = [...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'recorded' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
 
-async function ranking(s: SampleProgram): Promise<AnalysisResult> {
+async function ranking(s: SampleProgram, thesis = false): Promise<AnalysisResult> {
   const dir = path.join(root, 'test/fixtures', BUG_SET.includes(s) ? 'bugset' : 'recorded', s.pkg);
   const { files } = await findTraceFiles([dir]);
-  return analyzeTraceFiles(files, s.testCode ? { testCode: s.testCode.map((c) => `${c}.*`) } : {});
+  return analyzeTraceFiles(files, {
+    ...(s.testCode ? { testCode: s.testCode.map((c) => `${c}.*`) } : {}),
+    ...(thesis ? { happensBefore: false, grouping: false } : {}),
+  });
+}
+
+/** Position (1-based) of the first root-cause pattern, 0 when none is listed. */
+function rootPosition(r: AnalysisResult, s: SampleProgram): number {
+  const n = patternCount(r);
+  for (let k = 0; k < n; k++) if (isRootCause(patternAt<RankedPattern>(r, k)!, bugTags(s.pkg))) return k + 1;
+  return 0;
+}
+
+async function reorder() {
+  console.log('\nConfirmation reorders the ranking (braid analyze --confirm 3: 10 runs per group, budget 400)');
+  let cases = 0;
+  let fixed = 0;
+  for (const s of subjects) {
+    for (const thesis of [false, true]) {
+      const r = await ranking(s, thesis);
+      const before = rootPosition(r, s);
+      if (before === 1 || patternCount(r) === 0) continue;
+      cases++;
+      const bugs = explainBugs(undefined, r, {});
+      const t0 = Date.now();
+      const c = await confirmAndReorder(r, bugs, { top: 3, runs: 10, budget: 400 }, (p, offset) =>
+        confirmPattern(p, { ...options(s), runs: 10, seed: 7000 + offset }),
+      );
+      const after = rootPosition(c.result, s);
+      if (after === 1) fixed++;
+      const tried = [...c.verdicts].map(([key, v]) => {
+        const k = r.patterns.findIndex((p) => p.key === key);
+        return `#${k + 1}${isRootCause(r.patterns[k], bugTags(s.pkg)) ? '(root)' : ''} ${v.verdict}`;
+      });
+      console.log(`${`${s.pkg} (${thesis ? 'thesis' : 'default'})`.padEnd(26)} root cause at ${before || '–'} → ${after || '–'}  ${c.spent} runs ${((Date.now() - t0) / 1000).toFixed(0)} s  [${tried.join(', ')}]`);
+    }
+  }
+  console.log(`root cause first after confirmation: ${fixed} of ${cases}`);
 }
 
 function options(s: SampleProgram, cp = classesDir, tag = '') {
@@ -74,7 +116,7 @@ async function main() {
   let decoys = 0;
   let spent = 0;
   let seconds = 0;
-  for (const s of subjects) {
+  for (const s of flag('--reorder-only') ? [] : subjects) {
     const r = await ranking(s);
     if (patternCount(r) === 0) {
       console.log(`${s.pkg}: no pattern`);
@@ -114,6 +156,7 @@ async function main() {
   console.log(`\nrank 1 confirmed on ${confirmed} of ${total} subjects (forced ≥ 90 % failing and opposite ≤ 10 %: ${strong})`);
   if (flag('--decoys')) console.log(`decoys confirmed: ${decoyConfirmed} of ${decoys}`);
   console.log(`${spent} runs in ${seconds.toFixed(0)} s: ${(spent / Math.max(1, total + decoys)).toFixed(1)} runs and ${(seconds / Math.max(1, total + decoys)).toFixed(1)} s per confirmation`);
+  if (flag('--reorder')) await reorder();
   if (flag('--fixes')) await fixes();
   if (flag('--json')) writeFileSync(path.join(root, 'bench/out/confirm-eval.json'), JSON.stringify(out, null, 2));
 }

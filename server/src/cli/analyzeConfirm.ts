@@ -8,7 +8,7 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import type { Bug } from '../engine/griffin/griffin';
 import { PatternConfirmation, withConfirmations } from '../engine/confirm/confirmedRanking';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
-import { confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
+import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
 
 export interface AnalyzeConfirmArgs {
@@ -48,6 +48,49 @@ export function confirmCandidates(result: AnalysisResult, bugs: readonly Bug[] |
 
 const MARK: Record<string, string> = { confirmed: '✓ confirmed ', refuted: '✗ refuted   ', 'not forced': '– not forced' };
 
+/** Forces one pattern; `seedOffset` grows with the runs spent so that no two confirmations share seeds. */
+export type ConfirmOne = (p: RankedPattern, seedOffset: number) => Promise<Confirmation>;
+
+/**
+ * The confirmation loop of `--confirm K` without the command line: forces the candidates in order
+ * within the budget and returns the reordered ranking (bugs follow their keys into the new order).
+ * Used by the CLI and by the evaluation (bench/confirmEval.ts --reorder).
+ */
+export async function confirmAndReorder(
+  result: AnalysisResult,
+  bugs: Bug[] | undefined,
+  a: Pick<AnalyzeConfirmArgs, 'top' | 'runs' | 'budget'>,
+  confirmOne: ConfirmOne,
+  signal?: AbortSignal,
+  onStart?: (p: RankedPattern) => void,
+): Promise<{ result: AnalysisResult; bugs?: Bug[]; lines: string[]; verdicts: Map<string, PatternConfirmation>; spent: number }> {
+  const candidates = confirmCandidates(result, bugs, a.top);
+  const verdicts = new Map<string, PatternConfirmation>();
+  const lines: string[] = [];
+  let spent = 0;
+  let skipped = 0;
+  const started = Date.now();
+  for (const p of candidates) {
+    if (signal?.aborted) break;
+    if (spent + 3 * a.runs > a.budget) {
+      skipped++;
+      continue;
+    }
+    onStart?.(p);
+    const c = await confirmOne(p, spent);
+    spent += c.runsSpent;
+    verdicts.set(p.key, patternConfirmation(c));
+    lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
+  }
+  const head = `Confirmation by forcing — ${verdicts.size} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;
+  const next = withConfirmations(result, verdicts);
+  // bugs name their patterns by index into the list: follow the keys into the new order
+  const index = new Map<string, number>();
+  next.patterns.forEach((p, k) => index.set(p.key, k));
+  const remapped = bugs?.map((b) => ({ ...b, patterns: b.patternKeys.map((key) => index.get(key)).filter((k): k is number => k !== undefined) }));
+  return { result: next, bugs: remapped, lines: ['', head, ...lines], verdicts, spent };
+}
+
 export async function confirmInAnalysis(
   inputs: string[],
   result: AnalysisResult,
@@ -63,29 +106,14 @@ export async function confirmInAnalysis(
     seed: 1000,
   });
   if (typeof resolved === 'string') return { result, bugs, lines: [`Confirmation skipped: ${resolved}`] };
-  const candidates = confirmCandidates(result, bugs, a.top);
-  const verdicts = new Map<string, PatternConfirmation>();
-  const lines: string[] = [];
-  let spent = 0;
-  let skipped = 0;
-  const started = Date.now();
-  for (const p of candidates) {
-    if (signal?.aborted) break;
-    if (spent + 3 * a.runs > a.budget) {
-      skipped++;
-      continue;
-    }
-    process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`);
-    const c = await confirmPattern(p, { ...resolved.options, seed: resolved.options.seed + spent }, undefined, signal);
-    spent += c.runsSpent;
-    verdicts.set(p.key, patternConfirmation(c));
-    lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
-  }
-  const head = `Confirmation by forcing — ${verdicts.size} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;
-  const next = withConfirmations(result, verdicts);
-  // bugs name their patterns by index into the list: follow the keys into the new order
-  const index = new Map<string, number>();
-  next.patterns.forEach((p, k) => index.set(p.key, k));
-  const remapped = bugs?.map((b) => ({ ...b, patterns: b.patternKeys.map((key) => index.get(key)).filter((k): k is number => k !== undefined) }));
-  return { result: next, bugs: remapped, lines: ['', head, ...lines] };
+  const o = resolved.options;
+  const c = await confirmAndReorder(
+    result,
+    bugs,
+    a,
+    (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, undefined, signal),
+    signal,
+    (p) => process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`),
+  );
+  return { result: c.result, bugs: c.bugs, lines: c.lines };
 }

@@ -1,7 +1,10 @@
 /**
  * The ranking after confirmation (issue 28, `braid analyze --confirm K`): the patterns that were
  * forced carry their verdict, and the list is reordered — confirmed causes first (in their
- * ranked order), then the patterns not tried, then the refuted and the not-forced ones, which lose
+ * ranked order, except that a confirmed pattern whose accesses hold all of another confirmed
+ * pattern's comes after it: forcing the smaller interleaving already made the failure, the extra
+ * accesses are incidental — e.g. WRRW over `checking` and `savings` after the RW on `savings`
+ * alone), then the patterns not tried, then the refuted and the not-forced ones, which lose
  * their place and say why. Scores, p-values and ranks are kept (they are the statistics of the
  * recorded runs); ties are renumbered over the new order.
  */
@@ -27,9 +30,28 @@ export type ConfirmedPattern = RankedPattern & { confirmation?: PatternConfirmat
 /** Most patterns described for a reordered list (a hostile workspace may have 100,000s). */
 export const CONFIRMED_LIST_CAP = 5000;
 
-function place(p: ConfirmedPattern): number {
+function place(p: ConfirmedPattern, redundant: ReadonlySet<ConfirmedPattern>): number {
   const v = p.confirmation?.verdict;
-  return v === 'confirmed' ? 0 : v === undefined ? 1 : 2;
+  return v === 'confirmed' ? (redundant.has(p) ? 1 : 0) : v === undefined ? 2 : 3;
+}
+
+/** An access without its thread role (roles are numbered per pattern, so they differ between patterns). */
+const accessKey = (a: RankedPattern['accesses'][number]) => `${a.type}:${a.variable}@${a.file}:${a.line}`;
+
+/** The confirmed patterns whose accesses strictly contain those of another confirmed pattern. */
+export function supersetsOfConfirmed(rows: readonly ConfirmedPattern[]): Set<ConfirmedPattern> {
+  const confirmed = rows.filter((p) => p.confirmation?.verdict === 'confirmed').map((p) => ({ p, keys: new Set(p.accesses.map(accessKey)) }));
+  const out = new Set<ConfirmedPattern>();
+  for (const a of confirmed) {
+    for (const b of confirmed) {
+      if (a === b || b.keys.size >= a.keys.size) continue;
+      if ([...b.keys].every((k) => a.keys.has(k))) {
+        out.add(a.p);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -45,12 +67,12 @@ export function withConfirmations(result: AnalysisResult, verdicts: ReadonlyMap<
     const c = verdicts.get(p.key);
     rows.push(c ? { ...p, confirmation: c } : { ...p });
   }
-  // stable: within a place, the ranked order; patterns without evidence stay after those with
-  const order = rows.map((p, k) => ({ p, k })).sort((a, b) => {
-    const ea = a.p.evidence === false ? 1 : 0;
-    const eb = b.p.evidence === false ? 1 : 0;
-    return ea - eb || place(a.p) - place(b.p) || a.k - b.k;
-  });
+  // stable: within a place, the ranked order; patterns without evidence stay after those with —
+  // unless confirmed: a forced failure is evidence the recorded runs could not give (an interleaving
+  // that needs a precise timing, seen in passing runs too at the recorder's granularity)
+  const redundant = supersetsOfConfirmed(rows);
+  const weak = (p: ConfirmedPattern) => (p.evidence === false && p.confirmation?.verdict !== 'confirmed' ? 1 : 0);
+  const order = rows.map((p, k) => ({ p, k })).sort((a, b) => weak(a.p) - weak(b.p) || place(a.p, redundant) - place(b.p, redundant) || a.k - b.k);
   const out = order.map((o) => o.p);
   // ties over the new order: consecutive members of one old tie group that kept no verdict
   let tie = 0;

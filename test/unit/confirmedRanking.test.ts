@@ -1,0 +1,105 @@
+/**
+ * `braid analyze --confirm K` without a JVM (issue 28): which patterns are forced, and how the list
+ * is reordered by the verdicts — on real committed recordings, with the forcing replaced by a rule.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { analyzeTraceFiles, AnalysisResult, patternAt, patternCount, RankedPattern } from '../../server/src/engine/analysis';
+import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
+import { explainBugs } from '../../server/src/engine/griffin/griffin';
+import { confirmAndReorder, confirmCandidates } from '../../server/src/cli/analyzeConfirm';
+import { supersetsOfConfirmed, withConfirmations, PatternConfirmation, ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
+import type { Confirmation } from '../../server/src/recorder/confirmRuns';
+import type { Verdict } from '../../server/src/engine/confirm/confirmVerdict';
+import { bugLinesIn, isRootCause } from '../helpers/rootCause';
+
+const root = path.resolve(__dirname, '../..');
+
+async function ranking(set: string, pkg: string, thesis: boolean): Promise<AnalysisResult> {
+  const { files } = await findTraceFiles([path.join(root, 'test/fixtures', set, pkg)]);
+  return analyzeTraceFiles(files, thesis ? { happensBefore: false, grouping: false } : {});
+}
+
+const list = (r: AnalysisResult) => Array.from({ length: patternCount(r) }, (_, k) => patternAt<RankedPattern>(r, k)!);
+
+function verdict(v: Verdict, runs = 10): PatternConfirmation {
+  return { verdict: v, reason: v, pValue: v === 'confirmed' ? 1e-5 : 1, forced: { runs, failed: v === 'confirmed' ? runs : 0, forcedOk: runs } };
+}
+
+/** A forcing stand-in: root-cause patterns (all accesses on `// @bug` lines) fail when forced. */
+function fakeConfirm(pkg: string, notForced = new Set<string>()) {
+  const bugs = bugLinesIn(path.join(root, 'test/fixtures/java', pkg));
+  const tried: RankedPattern[] = [];
+  const one = async (p: RankedPattern): Promise<Confirmation> => {
+    tried.push(p);
+    const v: Verdict = notForced.has(p.key) ? 'not forced' : isRootCause(p, bugs) ? 'confirmed' : 'refuted';
+    return { ...verdict(v), pattern: { rank: p.rank, key: p.key, id: p.id }, folder: '', plan: '', runsSpent: 30, seconds: 1 };
+  };
+  return { one, tried, bugs };
+}
+
+test('candidates: the top K with evidence, then each bug lead once; a pattern without evidence is never a candidate', async () => {
+  const r = await ranking('bugset', 'datasource', false);
+  const bugs = explainBugs(undefined, r, {});
+  const c = confirmCandidates(r, bugs, 3);
+  assert.ok(c.length >= 3);
+  assert.deepEqual(c.slice(0, 3).map((p) => p.key), list(r).slice(0, 3).map((p) => p.key));
+  assert.deepEqual(c.slice(0, 3).map((p) => p.rank), [1, 2, 3], "rank = the position in the list (#k in the output)");
+  assert.equal(new Set(c.map((p) => p.key)).size, c.length, 'each pattern once');
+  for (const p of c) assert.notEqual(p.evidence, false);
+  for (const b of bugs) if (b.patternKeys[0]) assert.ok(c.some((p) => p.key === b.patternKeys[0]), `bug ${b.id}'s lead is tried`);
+});
+
+test('thesis mode (auditlog): rank 1 is not the root cause; the confirmed root cause is listed first, refuted ones last', async () => {
+  const r = await ranking('recorded', 'auditlog', true);
+  const f = fakeConfirm('auditlog');
+  assert.ok(!isRootCause(list(r)[0], f.bugs), 'the thesis ranking puts a non-root pattern first (the premise)');
+  const out = await confirmAndReorder(r, explainBugs(undefined, r, {}), { top: 3, runs: 10, budget: 400 }, f.one);
+  const after = list(out.result);
+  assert.ok(isRootCause(after[0], f.bugs), `first after confirmation: ${after[0].id} ${after[0].accesses.map((a) => `${a.file}:${a.line}`).join(' ')}`);
+  assert.equal((after[0] as ConfirmedPattern).confirmation?.verdict, 'confirmed');
+  const refuted = after.map((p, k) => ({ p: p as ConfirmedPattern, k })).filter((x) => x.p.confirmation?.verdict === 'refuted');
+  assert.ok(refuted.length > 0);
+  const untried = after.findIndex((p) => !(p as ConfirmedPattern).confirmation);
+  for (const x of refuted) assert.ok(x.k > untried, 'refuted patterns come after the ones not tried');
+  assert.equal(out.spent, 30 * f.tried.length);
+  assert.match(out.lines.join('\n'), /✓ confirmed/);
+  // the bugs follow their patterns into the new order
+  for (const b of out.bugs ?? []) for (const [j, k] of b.patterns.entries()) assert.equal(out.result.patterns[k].key, b.patternKeys[j]);
+});
+
+test('the budget bounds the runs: candidates that do not fit are left out and said', async () => {
+  const r = await ranking('recorded', 'auditlog', true);
+  const f = fakeConfirm('auditlog');
+  const out = await confirmAndReorder(r, undefined, { top: 3, runs: 10, budget: 60 }, f.one);
+  assert.equal(f.tried.length, 2, 'two confirmations of 30 runs fit in 60');
+  assert.match(out.lines.join('\n'), /1 left out \(budget of 60 runs/);
+});
+
+test('a confirmed pattern whose accesses hold another confirmed pattern\'s comes after it (twoaccounts, thesis: WRRW ⊃ RW on savings)', async () => {
+  const r = await ranking('bugset', 'twoaccounts', true);
+  const rows = list(r);
+  const bugs = bugLinesIn(path.join(root, 'test/fixtures/java/twoaccounts'));
+  const rw = rows.findIndex((p) => isRootCause(p, bugs));
+  assert.ok(rw > 0, 'the root-cause RW is not listed first in the thesis order (the premise)');
+  // every pattern listed before it, and it, confirmed (forcing a superset forces the RW too)
+  const verdicts = new Map(rows.slice(0, rw + 1).map((p) => [p.key, verdict('confirmed')]));
+  const after = list(withConfirmations(r, verdicts));
+  assert.equal(after[0].key, rows[rw].key, `the smallest confirmed interleaving first, got ${after[0].id} ${after[0].kind}`);
+  const supersets = supersetsOfConfirmed(after as ConfirmedPattern[]);
+  for (const p of supersets) assert.ok(p.accesses.length > after[0].accesses.length);
+});
+
+test('a confirmed pattern without evidence in the recorded runs goes before the unconfirmed ones with evidence', async () => {
+  const r = await ranking('bugset', 'datasource', false);
+  const rows = list(r);
+  const noEvidence = rows.find((p) => p.evidence === false)!;
+  const after = list(withConfirmations(r, new Map([[noEvidence.key, verdict('confirmed')], [rows[0].key, verdict('refuted')]])));
+  assert.equal(after[0].key, noEvidence.key);
+  const refutedAt = after.findIndex((p) => p.key === rows[0].key);
+  const lastWithEvidence = after.map((p) => p.evidence !== false).lastIndexOf(true);
+  assert.ok(refutedAt > lastWithEvidence - 1, 'the refuted rank 1 follows every untried pattern with evidence');
+  // no verdict: nothing moves
+  assert.equal(withConfirmations(r, new Map()), r);
+});
