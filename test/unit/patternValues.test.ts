@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
-import { valueLine } from '../../server/src/engine/report/textReport';
+import { textReport, valueLine } from '../../server/src/engine/report/textReport';
 
 function trace(execution: string, outcome: 'pass' | 'fail', events: string[]): string {
   return [
@@ -61,4 +61,17 @@ test('each pattern access carries its thread name at the first occurrence (UNICO
     assert.ok(rw, `${strategy}: an RW pattern`);
     assert.deepEqual(rw.accesses.map((a) => a.threadName), ['checker', undefined], strategy);
   }
+});
+
+test('the text report says each pattern in plain words under its row (issue 30: the sentence of the hover and the tree)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-values-'));
+  writeFileSync(path.join(dir, 'f.trace.jsonl'), trace('f', 'fail', ['[1,1,"R",0,0,null,7,-1,3]', '[2,2,"W",0,1,null,7,-1,4]']));
+  writeFileSync(path.join(dir, 'p.trace.jsonl'), trace('p', 'pass', ['[1,2,"W",0,1,null,7,-1,4]', '[2,1,"R",0,0,null,7,-1,4]']));
+  const r = await analyzeTraceFiles([dir]);
+  const lines = textReport(r).split('\n');
+  const row = lines.findIndex((l) => /^1\s+\d\.\d{3}\s+P\d+\s+RW\s/.test(l));
+  assert.ok(row >= 0, `a rank-1 RW row:\n${lines.join('\n')}`);
+  // the row, its second access, its values, then the sentence (no backticks: plain text for a terminal)
+  const words = lines.slice(row + 1, row + 5).find((l) => /^ {5}Thread /.test(l));
+  assert.equal(words?.trim(), 'Thread T1 read size (3), then thread T2 wrote it (4).');
 });

@@ -3,12 +3,14 @@
  * pattern group (causes, then harness and symptom patterns), then the patterns
  * without evidence (rootCauseOrder.hasEvidence) in one last section. A tie group
  * (same section and score, same methods) is one row with its size; the
- * patterns tied with the first are always all printed.
+ * patterns tied with the first are always all printed. Each row ends with the pattern in plain words
+ * (patternSentence: "Thread copier read size (3), then thread adder wrote it (4) …").
  */
 import { AnalysisResult, PatternAccess, RankedPattern } from '../analysis';
 import { formatP, PATTERN_GROUPS, PatternGroup } from '../ranking/rootCauseOrder';
 import { rankedRows, TIE_CAP } from '../ranking/rankedList';
-import { terminalLine } from '../outputEscaping';
+import { plainHeadline, terminalLine } from '../outputEscaping';
+import { patternSentence } from './patternSentence';
 
 const SECTION_TITLES: Record<PatternGroup, string> = {
   cause: 'Causes',
@@ -103,6 +105,9 @@ function row(p: RankedPattern): string[] {
   for (const l of lines.slice(1)) out.push(' '.repeat(49) + l);
   const values = valueLine(p);
   if (values) out.push(' '.repeat(49) + values);
+  // what the threads did, in words (issue 30, point 6), under the row's numbers and accesses
+  const words = plainHeadline(patternSentence(p.accesses));
+  if (words) out.push(' '.repeat(5) + words);
   return out;
 }
 
