@@ -53,3 +53,35 @@ for (const theme of ['light', 'dark'] as const) {
     await page.close();
   });
 }
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`Explanations at 700 px: long variable and method names wrap inside their thread's column, never cut (${theme})`, async () => {
+    const fx = makeFixture({
+      v1: 'com.example.inventory.warehouse.StockLevelAccumulatorWithAVeryLongName.reservedQuantityAcrossAllShelves',
+      v2: 'com.example.inventory.warehouse.StockLevelAccumulatorWithAVeryLongName.pendingReplenishmentOrders',
+      file: 'src/main/java/com/example/inventory/warehouse/StockLevelAccumulatorWithAVeryLongName.java',
+      method: 'com.example.inventory.warehouse.StockLevelAccumulatorWithAVeryLongName.recomputeReservedQuantityAfterReplenishment(Collection)',
+      thread: 'replenishment-worker-thread-with-a-long-name-1',
+    });
+    const page = await H.open('explanations', { fixture: fx, theme, viewport: { width: 700, height: 900 } });
+    await page.waitForSelector('.card .access');
+    const cells = await page.$$eval('.access .var, .access .method, .access button.loc', (els) =>
+      els
+        .filter((e) => (e as HTMLElement).offsetParent !== null)
+        .map((e) => {
+          const col = e.closest('.macro') ?? e.closest('.card')!;
+          const r = e.getBoundingClientRect();
+          return { text: e.textContent, cut: e.scrollWidth > e.clientWidth + 1, inColumn: r.right <= col.getBoundingClientRect().right + 1 };
+        }),
+    );
+    assert.ok(cells.length >= 6, `the open card shows its accesses: ${JSON.stringify(cells)}`);
+    assert.ok(cells.some((c) => /recomputeReservedQuantityAfterReplenishment/.test(c.text ?? '')), 'the long method name is shown');
+    assert.deepEqual(cells.filter((c) => c.cut || !c.inColumn), [], 'no name is cut or leaves its column');
+    assert.ok(
+      await page.$$eval('.access', (rows) => rows.some((r) => r.getBoundingClientRect().height > 30)),
+      'a row too long for its column wraps onto more lines',
+    );
+    await shot(page, `explanations-narrow-${theme}`);
+    await page.close();
+  });
+}
