@@ -87,3 +87,28 @@ test('Tracer: a second pattern sent while the first loads leaves one banner, the
   await shot(page, 'tracer-second-pattern');
   await page.close();
 });
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`Tracer: a sent pattern's banner says in words what the threads did; the thesis' names after it (${theme})`, async () => {
+    const page = await H.open('tracer', { fixture: makeFixture(), theme, viewport: { width: 900, height: 600 } });
+    await waitRows(page);
+    await hostSend(page, { type: 'showRun', run: 'run-003', highlightPatternKey: 'k-rwr-1' });
+    await page.waitForSelector('#patternBar:not([hidden]) .pb-title');
+    const bar = await page.$eval('#patternBar', (b) => {
+      const t = b.querySelector<HTMLElement>('.pb-title')!;
+      return { title: t.textContent, tip: t.title, code: Array.from(t.querySelectorAll('.mono')).map((c) => c.textContent), id: b.querySelector('.pb-id')?.textContent, cut: t.scrollWidth > t.clientWidth + 1, inside: t.getBoundingClientRect().right <= b.getBoundingClientRect().right + 1 };
+    });
+    // the fixture's P9 RWR (its accesses name no thread: roles T1, T2): T1 reads elementCount, T2 writes it, T1 reads elementData
+    assert.equal(bar.title, '#1 Thread T1 read elementCount, then thread T2 wrote it, then T1 read elementData.');
+    assert.deepEqual(bar.code, ['elementCount', 'elementData'], 'the variables in the code font');
+    assert.equal(bar.id, 'P9 RWR', 'the thesis\' names after the words');
+    assert.match(bar.tip, /^rank 1 · P9 RWR \(single-variable atomicity pattern\)$/);
+    assert.ok(!bar.cut && bar.inside, `the words wrap inside the banner: ${JSON.stringify(bar)}`);
+    // the occurrence's selected row: its location link in the row's colour (blue on the blue selection was unreadable in light)
+    await page.waitForSelector('.rows .row.selected .loc-cell.link');
+    const sel = await page.$eval('.rows .row.selected', (r) => ({ row: getComputedStyle(r).color, link: getComputedStyle(r.querySelector('.loc-cell.link')!).color, idx: getComputedStyle(r.querySelector('.idx')!).color }));
+    assert.deepEqual([sel.link, sel.idx], [sel.row, sel.row], `the selected row's link and number in its colour: ${JSON.stringify(sel)}`);
+    await shot(page, `tracer-pattern-words-${theme}`);
+    await page.close();
+  });
+}

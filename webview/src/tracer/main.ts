@@ -16,6 +16,7 @@ import { Pager, PagerQuery } from './pager';
 import { runLabel } from '../../../client/src/runLabel';
 import { fileLine, roleNames, shortMethod, shortValue, shortVariable, threadLegend } from '../../../server/src/engine/displayNames';
 import { findOccurrence, OccurrenceEvent } from './occurrence';
+import { patternSentence } from '../../../server/src/engine/report/patternSentence';
 
 registerToolkit();
 
@@ -700,7 +701,9 @@ async function loadPattern(key: string | undefined, jump = true): Promise<void> 
   const next = h('vscode-button', { appearance: 'secondary', id: 'nextOccurrence', title: 'The next occurrence of the pattern in this run' }, 'Next occurrence');
   next.addEventListener('click', () => void locateOccurrence(true, true));
   appendAll(patternBar, [
-    h('span', { class: 'pb-title' }, `#${p.rank} ${p.id} ${p.kind}`),
+    // what the threads did, in words (issue 30, point 6); the thesis' names after it, as details
+    h('span', { class: 'pb-title', title: `rank ${p.rank} · ${p.id} ${p.kind}${p.category ? ` (${p.category} pattern)` : ''}` }, `#${p.rank} `, ...sentenceParts(patternSentence(p.accesses))),
+    h('span', { class: 'muted mono pb-id' }, `${p.id} ${p.kind}`),
     legend ? h('span', { class: 'muted' }, legend) : null,
     ...accessButtons,
     next,
@@ -713,6 +716,13 @@ async function loadPattern(key: string | undefined, jump = true): Promise<void> 
   ]);
   scheduleRender();
   await locateOccurrence(jump);
+}
+
+/** A patternSentence as text and `code` spans (its only markup): names in the monospace font, nothing parsed as HTML. */
+function sentenceParts(sentence: string): (string | HTMLElement)[] {
+  const parts = sentence.split('`');
+  if (parts.length % 2 === 0) return [sentence.replace(/`/g, '')];
+  return parts.map((t, k) => (k % 2 === 1 ? h('span', { class: 'mono' }, t) : t)).filter((x) => x !== '');
 }
 
 /** which events the highlighted occurrence is (the status line is the pager's) */
