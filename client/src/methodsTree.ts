@@ -8,15 +8,16 @@ import { MethodDto, MethodsRequest, MethodsResult } from '../../server/src/lsp/p
 import type { BraidModel } from './model';
 import { CachedRequest } from './cachedRequest';
 import { mdText } from '../../server/src/engine/outputEscaping';
+import { shortMethod } from '../../server/src/engine/displayNames';
 
 type MethodNode = { kind: 'method'; method: MethodDto } | { kind: 'detail'; id: string; label: string; description?: string; tooltip?: string } | { kind: 'message'; label: string };
 
 /** Escapes text for Markdown (and the HTML it may contain): engine/outputEscaping.ts `mdText`. */
 export const escapeMarkdown = mdText;
 
+/** `MyVector.toArray`, `main (lambda 1)`: the names of the other views (engine/displayNames.ts), the full one in the tooltip */
 function shortName(m: string): string {
-  const parts = m.split('.');
-  return parts.length > 2 ? parts.slice(-2).join('.') : m;
+  return shortMethod(m);
 }
 
 export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.Disposable {

@@ -111,6 +111,11 @@ abstract class BaseTree implements vscode.TreeDataProvider<Node> {
   }
 }
 
+/** An explained event's variable as the other views name it (`MyVector.size`; the full name in the tooltip). */
+function eventTarget(e: ExplainedEventDto): string {
+  return e.kind === 'R' || e.kind === 'W' ? shortVariable(e.target) : e.target;
+}
+
 export function treeItem(n: Node): vscode.TreeItem {
   switch (n.kind) {
     case 'run': {
@@ -175,11 +180,12 @@ export function treeItem(n: Node): vscode.TreeItem {
       // full names in the tooltip
       const pv = p.pValue !== undefined ? ` · p ${formatPValue(p.pValue)}` : '';
       const tied = n.parentTie === undefined && n.parentWeak === undefined && (p.tieSize ?? 1) > 1 ? ` · ${p.tieSize} tied` : '';
-      // a pattern without evidence (p ≥ 0.05 or in nearly every passing run) says so first: it is listed after those with
-      const noEvidence = p.evidence === false ? 'no evidence · ' : '';
+      // a pattern without evidence (p ≥ 0.05 or in nearly every passing run) says so right after its counts and
+      // score (it is listed after those with evidence; before them, it pushed the score out of a default-width row)
+      const noEvidence = p.evidence === false ? ' · no evidence' : '';
       // the verdict of forcing it (braid/confirm) comes first: it outweighs the statistics
       const verdict = p.confirmation ? `${VERDICT_BADGE[p.confirmation.verdict]} · ` : '';
-      const head = `${verdict}${noEvidence}${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)}`;
+      const head = `${verdict}${p.failed} ✗ ${p.passed} ✓ · ${p.score.toFixed(3)}${noEvidence}`;
       // the names get what the row has left once the counts and the score are visible (issue 30, point 4)
       const depth = n.parentBug !== undefined ? 2 : n.parentTie !== undefined || n.parentWeak !== undefined ? 1 : 0;
       const rank = `#${p.rank} `;
@@ -340,7 +346,7 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'xevent': {
       const e = n.event;
-      const item = new vscode.TreeItem(`${e.kind} ${e.target}`, vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(`${e.kind} ${eventTarget(e)}`, vscode.TreeItemCollapsibleState.None);
       item.id = n.id;
       item.description = `${e.file ? shortFile(e.file) : ''}${e.line !== undefined ? `:${e.line}` : ''}${e.method ? ` · ${shortMethod(e.method)}` : ''}`;
       item.tooltip = `${e.label}${e.method ? `\nin ${e.method}` : ''}${e.file && !e.uri ? '\n(source not found in the workspace; see braid.sourceRoots)' : ''}`;
@@ -351,7 +357,8 @@ export function treeItem(n: Node): vscode.TreeItem {
     }
     case 'xdependency': {
       const d = n.dependency;
-      const end = (e: ExplainedEventDto) => `${e.kind} ${e.thread} ${e.target}${e.line !== undefined ? ` :${e.line}` : ''}`;
+      // the short names of the other rows (MyVector.size); the full ones in the tooltip
+      const end = (e: ExplainedEventDto) => `${e.kind} ${e.thread} ${eventTarget(e)}${e.line !== undefined ? ` :${e.line}` : ''}`;
       const item = new vscode.TreeItem(`${d.kind} ${end(d.from)} → ${end(d.to)}`, vscode.TreeItemCollapsibleState.None);
       item.id = n.id;
       item.tooltip = `${d.kind} dependency on ${d.variable}\n${d.from.label}\n→ ${d.to.label}`;

@@ -36,7 +36,10 @@ test('hovers name explanation groups of rank ≤ 3 only', async () => {
     assert.deepEqual(ranksWith(30), [5], 'line 30 is only in groups ranked below 3');
     const hover = async (line1: number): Promise<string> =>
       ((await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: line1 - 1, character: 4 } })) as any)?.contents.value ?? '';
-    assert.match(await hover(13), /Explanation rank \*\*1\*\*/);
+    const h13 = await hover(13);
+    assert.match(h13, /Explanation rank \*\*1\*\*/);
+    // issue 30: the patterns' words first; the explanation (the mining's terms) after them
+    assert.ok(h13.indexOf('**Braid:** ') >= 0 && h13.indexOf('**Braid:** ') < h13.indexOf('Explanation rank'), `the pattern's sentence before the explanation:\n${h13}`);
     const h30 = await hover(30);
     assert.match(h30, /rank \*\*\d+\*\* of \d+/, 'line 30 has ranked patterns (the hover exists)');
     assert.doesNotMatch(h30, /Explanation rank/);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { useVscodeMock } from '../helpers/vscodeMock';
 import type { ExplainedEventDto, ExplanationGroupDto } from '../../server/src/lsp/protocol';
 import { distinctExplanations, explanationSteps } from '../../server/src/engine/mining/distinctExplanations';
+import { explanationSummary } from '../../server/src/lsp/explanationState';
 
 useVscodeMock([]);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -60,4 +61,22 @@ test('Explanations tree: rank and support first, steps wrapped (not cut), one ro
   for (const n of steps) assert.ok(item(n).label.length <= 29, `a row fits the sidebar: ${item(n).label}`);
   assert.equal(item(steps[0]).tooltip, whole);
   assert.equal(item(roots[0]).collapsibleState, 2, 'the best rows are open (Expanded)');
+});
+
+test('Explanations tree: dependency and event rows use the short names of the steps (the full ones in the tooltip); the hover summary too', async () => {
+  const model = { request: async () => ({ state: 'done', groups: [a], total: 1, stats: { failing: 12, passing: 18, minSupport: 0.5, truncated: false, ms: 3 } }), onDidChange: () => ({ dispose() {} }) };
+  const t = new trees.ExplanationsTree(model as never);
+  const [root] = await t.getChildren();
+  const item = (n: unknown) => t.getTreeItem(n as never) as unknown as { label: string; tooltip?: unknown };
+  const deps = (await t.getChildren(root)).filter((n) => (n as { kind: string }).kind === 'xdependency');
+  assert.deepEqual(
+    deps.map((n) => item(n).label),
+    ['flow W adder MyVector.data :47 → R copier MyVector.data :37', 'anti R copier MyVector.size :33 → W adder MyVector.size :46'],
+  );
+  assert.match(String(item(deps[0]).tooltip), new RegExp(`flow dependency on ${V.replace(/\$/g, '\\$')}\\.data`), 'the full name in the tooltip');
+  const xpattern = (await t.getChildren(root)).find((n) => (n as { kind: string }).kind === 'xpattern')!;
+  const macro = (await t.getChildren(xpattern))[0];
+  const event = (await t.getChildren(macro))[0];
+  assert.equal(item(event).label, 'R MyVector.size');
+  assert.equal(explanationSummary(a), 'copier R MyVector.size :33 → adder W MyVector.size :46 → adder W MyVector.data :47 → copier R MyVector.data :37');
 });

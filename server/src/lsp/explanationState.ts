@@ -4,6 +4,7 @@
  */
 import type { MiningReport } from '../engine/mining';
 import { withUris } from './analysisState';
+import { explanationStep } from '../engine/mining/distinctExplanations';
 import type { ExplanationGroupDto, ExplanationsResult } from './protocol';
 
 /** groups with rank ≤ this are named in the hover */
@@ -58,7 +59,8 @@ export class ExplanationState {
 /** "T1 W stock :10 → T2 W stock :16 → …": the events of a group's best pattern, in order */
 export function explanationSummary(g: ExplanationGroupDto, maxEvents = 6): string {
   const events = g.patterns[0]?.macros.flatMap((m) => m.events) ?? [];
-  const parts = events.slice(0, maxEvents).map((e) => `${e.thread} ${e.kind} ${e.target}${e.line !== undefined ? ` :${e.line}` : ''}`);
+  // the tree's steps (`copier R MyVector.size :33`): short names, as in every other view
+  const parts = events.slice(0, maxEvents).map(explanationStep);
   if (events.length > maxEvents) parts.push('…');
   return parts.join(' → ');
 }

@@ -50,19 +50,19 @@ export function hoverFor(
   // ranks, scores and pattern codes follow, as details)
   const heads = bugHeadlines(state, idx.map((k) => state.patterns[k].key));
   if (heads.length) out.push(heads.join('\n\n'));
+  for (const k of idx.slice(0, maxPatterns)) {
+    const p = state.patterns[k];
+    out.push(patternMarkdown(state, p, fsPath, line1, total, ex, formula));
+  }
+  if (idx.length > maxPatterns) out.push(`_…and ${idx.length - maxPatterns} more ranked patterns on this line._`);
   if (groups.length) {
-    // one line: the best explanation group (mining, docs/mining.md) with an event on this line
+    // one line, after the patterns' words (a detail, in the mining's terms): the best explanation group (mining, docs/mining.md) with an event on this line
     const g = groups[0];
     const more = groups.length > 1 ? ` _(+${groups.length - 1} more)_` : '';
     out.push(
       `**Braid** · Explanation rank **${g.rank}** (rel. support ${g.relSupport.toFixed(2)}${g.causal ? '' : ', symptom'}): ${code(explanationSummary(g))}${more}`,
     );
   }
-  for (const k of idx.slice(0, maxPatterns)) {
-    const p = state.patterns[k];
-    out.push(patternMarkdown(state, p, fsPath, line1, total, ex, formula));
-  }
-  if (idx.length > maxPatterns) out.push(`_…and ${idx.length - maxPatterns} more ranked patterns on this line._`);
   return { contents: { kind: MarkupKind.Markdown, value: out.join('\n\n---\n\n') } };
 }
 
