@@ -128,6 +128,13 @@ export function registerCommands(d: CommandDeps): void {
       }
     }
     if (!run && !pattern) run = model.runs.find((r) => r.outcome === 'fail')?.execution ?? model.runs[0]?.execution;
+    if (!run && !pattern) {
+      // nothing to show: say so, and how to get runs (not an empty Tracer)
+      void vscode.window.showInformationMessage(NO_RUNS_YET, 'Record Runs').then((a) => {
+        if (a) void vscode.commands.executeCommand('braid.recordRuns');
+      });
+      return;
+    }
     d.webviews.openTracer(run, pattern);
   });
 
@@ -137,7 +144,9 @@ export function registerCommands(d: CommandDeps): void {
     else if (typeof arg === 'string' && /^\d+$/.test(arg)) bug = Number(arg);
     else if (arg && typeof arg === 'object' && (arg as Node).kind === 'bug') bug = (arg as Node & { kind: 'bug' }).bug.id;
     if (bug === undefined && model.bugs.length === 0) {
-      void vscode.window.showInformationMessage('Braid: no bug to show yet. Bugs appear once some recorded runs fail.');
+      // no empty graph: what happened, and what to do
+      void vscode.window.showInformationMessage(noBugMessage(model.runs));
+      return;
     }
     d.webviews.openBugGraph(bug ?? model.bugs[0]?.id);
   });
@@ -154,6 +163,10 @@ export function registerCommands(d: CommandDeps): void {
   );
 
   reg('braid.exportSarif', async () => {
+    if (!model.patterns?.length) {
+      void vscode.window.showInformationMessage(`Braid: nothing to export yet — no ranked pattern. ${noPatternReason(model.runs)}`);
+      return;
+    }
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const target = await vscode.window.showSaveDialog({
       defaultUri: folder ? vscode.Uri.joinPath(folder, 'braid.sarif') : undefined,
@@ -252,4 +265,22 @@ export function registerCommands(d: CommandDeps): void {
     },
     reg,
   );
+}
+
+/** Open Tracer with no run. */
+export const NO_RUNS_YET = 'Braid: no recorded runs yet. Record runs of the flaky test ("Braid: find the root cause" above it) or of the program (Record Runs), or import traces.';
+
+/** Why there is no bug, from the runs: none recorded, none failed, or no pattern with evidence yet; and what to do. */
+export function noBugMessage(runs: readonly { outcome: string }[]): string {
+  if (!runs.length) return NO_RUNS_YET;
+  if (!runs.some((r) => r.outcome === 'fail'))
+    return `Braid: no bug to show: none of the ${runs.length} runs failed. Record more runs, raise braid.record.noise, or use Find Trigger Points to make the failure appear.`;
+  return 'Braid: no bug to show yet: no pattern separates the failing runs from the passing ones with evidence. Record more runs.';
+}
+
+/** Why no pattern is ranked, and what to do (Export SARIF with nothing to export). */
+export function noPatternReason(runs: readonly { outcome: string }[]): string {
+  if (!runs.length) return 'Record runs of the flaky test or program first.';
+  if (!runs.some((r) => r.outcome === 'fail')) return `None of the ${runs.length} runs failed: record more runs, raise braid.record.noise, or use Find Trigger Points.`;
+  return `The ${runs.length} runs hold no shared access of two threads: check that braid.record.include names the packages of your code, then record again.`;
 }

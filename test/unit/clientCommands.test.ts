@@ -29,6 +29,7 @@ const model = {
     { execution: 'run-002', outcome: 'fail' },
   ],
   bugs: [] as { id: number }[],
+  patterns: [{ key: 'k1' }] as unknown[],
   refresh: async () => undefined,
 };
 const runsTree = {
@@ -147,12 +148,12 @@ test('Toggle Line Heat flips braid.heat.enabled in the user settings; Show Outpu
   assert.equal(shownOutput, before + 1);
 });
 
-test('Open Tracer without a run opens the first failing run; Open Bug Graph without bugs says why', async () => {
+test('Open Tracer without a run opens the first failing run; Open Bug Graph without bugs says why and what to do, and opens no empty graph', async () => {
   await run('braid.openTracer');
   assert.deepEqual(opened, [['tracer', 'run-002', undefined]]);
   await run('braid.openBugGraph');
-  assert.deepEqual(messages('showInformationMessage'), ['Braid: no bug to show yet. Bugs appear once some recorded runs fail.']);
-  assert.deepEqual(opened.at(-1), ['bugGraph', undefined]);
+  assert.deepEqual(messages('showInformationMessage'), ['Braid: no bug to show yet: no pattern separates the failing runs from the passing ones with evidence. Record more runs.']);
+  assert.deepEqual(opened, [['tracer', 'run-002', undefined]], 'no empty bug graph');
   await run('braid.openUnicorn');
   await run('braid.openGriffin');
   await run('braid.openExplanations');
@@ -173,4 +174,35 @@ test('Record Runs is refused in Restricted Mode: a warning, no recording', async
   delete settings['record.runs'];
   delete settings['record.include'];
   assert.deepEqual(requests, [['braid/record', { command: ['java', '-cp', 'my out', 'shop.Shop'], runs: 3, noise: 0.1, include: ['shop'], timeoutSeconds: 60, jobs: 1 }]]);
+});
+
+test('issue 30, empty paths: no run, no failing run, no pattern — each says what happened and what to do', async () => {
+  const saved = { runs: model.runs, patterns: model.patterns };
+  try {
+    // no run at all: Open Tracer does not open an empty Tracer; it offers Record Runs
+    model.runs = [];
+    model.patterns = [];
+    await run('braid.openTracer');
+    assert.deepEqual(opened, []);
+    assert.deepEqual(messages('showInformationMessage'), [
+      'Braid: no recorded runs yet. Record runs of the flaky test ("Braid: find the root cause" above it) or of the program (Record Runs), or import traces.',
+    ]);
+    assert.deepEqual(ui.calls.find((c) => c.fn === 'showInformationMessage')!.args.slice(1), ['Record Runs']);
+    ui.reset();
+    await run('braid.openBugGraph');
+    assert.match(messages('showInformationMessage')[0], /no recorded runs yet/);
+    // runs, none failed: the bug graph and SARIF say so and name the next steps
+    ui.reset();
+    model.runs = [{ execution: 'run-001', outcome: 'pass' }, { execution: 'run-003', outcome: 'pass' }];
+    await run('braid.openBugGraph');
+    assert.deepEqual(messages('showInformationMessage'), ['Braid: no bug to show: none of the 2 runs failed. Record more runs, raise braid.record.noise, or use Find Trigger Points to make the failure appear.']);
+    ui.reset();
+    await run('braid.exportSarif');
+    assert.deepEqual(messages('showInformationMessage'), ['Braid: nothing to export yet — no ranked pattern. None of the 2 runs failed: record more runs, raise braid.record.noise, or use Find Trigger Points.']);
+    assert.deepEqual(requests, [], 'no save dialog, no request');
+    assert.equal(ui.calls.filter((c) => c.fn === 'showSaveDialog').length, 0);
+    assert.deepEqual(opened, []);
+  } finally {
+    Object.assign(model, saved);
+  }
 });
