@@ -124,6 +124,8 @@ describe('braid/methods: call-graph method ranking in the language server', () =
         [1, 2, 'bank.Bank.deposit', 9, 1, true],
       ],
     );
+    // the threads by name, as the Bugs tree names them (the comparison webview shows them)
+    assert.deepEqual(r.griffin.map((g) => g.threadName).sort(), ['clerk-1', 'clerk-2']);
     const top: MethodsResult = await s.connection.sendRequest('braid/methods', { top: 1 });
     assert.deepEqual([top.methods.length, top.total], [1, 2]);
   });

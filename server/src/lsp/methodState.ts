@@ -98,6 +98,7 @@ export class MethodState {
       return {
         bug: g.bug,
         thread: g.thread,
+        ...(g.threadName ? { threadName: g.threadName } : {}),
         method: g.method,
         file: g.file,
         line: g.line,

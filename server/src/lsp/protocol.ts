@@ -346,6 +346,8 @@ export interface MethodDto {
 export interface GriffinMethodComparisonDto {
   bug: number;
   thread: number;
+  /** the thread's name (the bug's lane), when the traces name it */
+  threadName?: string;
   method: string;
   file: string;
   line: number;

@@ -10,6 +10,7 @@ import type { MethodsResult, MethodDto, GriffinMethodComparisonDto } from '../..
 import { h, clear, fmtScore, locationButton } from '../common/dom';
 import { post, onMessage, request } from '../common/vscode';
 import { registerToolkit } from '../common/toolkit';
+import { shortMethod } from '../../../server/src/engine/displayNames';
 
 registerToolkit();
 
@@ -29,9 +30,9 @@ function str(x: unknown): string {
 function num(x: unknown, d = 0): number {
   return typeof x === 'number' && Number.isFinite(x) ? x : d;
 }
+/** `MyVector.toArray`, `VectorCopy.lambda in main`: the names of the tree views (engine/displayNames.ts); the full one in the title */
 function short(m: string): string {
-  const parts = m.split('.');
-  return parts.length > 2 ? parts.slice(-2).join('.') : m;
+  return shortMethod(m);
 }
 
 function openButton(file: string, line: number, method: string, uri?: string): HTMLElement {
@@ -64,7 +65,8 @@ function griffinTable(rows: GriffinMethodComparisonDto[]): HTMLElement {
           'tr',
           { 'data-method': str(g.method) },
           h('td', { class: 'num' }, String(num(g.bug))),
-          h('td', { class: 'num' }, String(num(g.thread))),
+          // the thread by its name, as in the Bugs tree (`copier`), else its role in the bug
+          h('td', null, typeof g.threadName === 'string' && g.threadName ? h('span', { class: 'mono', title: `thread T${num(g.thread)} of bug ${num(g.bug)}` }, g.threadName) : `T${num(g.thread)}`),
           h('td', null, openButton(str(g.file), num(g.line), str(g.method), g.uri)),
           h('td', { class: 'num cg-rank' }, g.callGraphRank === undefined ? '—' : `#${num(g.callGraphRank)}`),
           h('td', { class: 'num' }, g.callGraphScore === undefined ? '—' : fmtScore(num(g.callGraphScore))),
