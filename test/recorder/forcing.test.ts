@@ -181,6 +181,26 @@ test('library calls are forced too: a get-then-put on a ConcurrentHashMap loses 
   for (const r of s.runs.filter((x) => x.outcome === 'fail')) assert.match(r.detail ?? '', /lost update: hits = [1-5]/);
 });
 
+test('a library access matches by its call: of a for-each\'s four calls on a HashMap at one line, the hold is at next()', async () => {
+  const map = { variable: 'java.util.HashMap', file: 'forcing/MapIterate.java' };
+  const accesses = (call?: string): ForceAccess[] => [
+    { role: 1, type: 'W', ...map, line: tagLine('MapIterate.java', 'remove'), method: 'forcing.MapIterate.lambda$main$1' },
+    { role: 2, type: 'R', ...map, line: tagLine('MapIterate.java', 'iterate'), method: 'forcing.MapIterate.lambda$main$0', ...(call ? { call } : {}) },
+  ];
+  const force = (call?: string) => patternForce(accesses(call), { waits: [{ at: 1, for: 0, sameObject: true }] });
+  const runs = 5;
+  const atNext = await record('forcing-iterate', 'forcing.MapIterate', { runs, noise: 0, include: ['forcing'], plan: await planFile(forcingPlan('iterate-next', force('java.util.Iterator.next'))) });
+  // measured: 5/5 (ConcurrentModificationException in the scanner)
+  assert.ok(atNext.failed >= 4, `held at next(): ${atNext.failed}/${runs} runs failed, expected ≥ 4 — ${JSON.stringify(atNext.runs.map((r) => r.forcing))}`);
+  for (const r of atNext.runs.filter((x) => x.outcome === 'fail')) assert.match(r.detail ?? '', /ConcurrentModificationException/);
+  // without the call the first call at the line (values()) is held: the remove lands before the loop;
+  // unforced, the scan is over before the remove
+  const unforced = await record('forcing-iterate-none', 'forcing.MapIterate', { runs: 2, noise: 0, include: ['forcing'] });
+  assert.equal(unforced.failed, 0);
+  const anyCall = await record('forcing-iterate-any', 'forcing.MapIterate', { runs, noise: 0, include: ['forcing'], plan: await planFile(forcingPlan('iterate-any', force())) });
+  assert.ok(anyCall.failed <= 1, `held at the line's first call: ${anyCall.failed}/${runs} runs failed, expected ≤ 1`);
+});
+
 test('an access matches by point id too (the plan\'s lines are wrong, its points right)', async () => {
   const r = spawnSync('javap', ['-c', '-p', '-cp', classesDir, 'forcing.LostUpdate$Counter'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

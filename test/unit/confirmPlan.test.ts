@@ -46,6 +46,19 @@ test('an atomicity window: the middle access waits for the first; the window thr
   assert.deepEqual(forceSection(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]), 'opposite').accesses.length, 3);
 });
 
+test('a library access keeps its call (a for-each makes four calls on the map at one line); a guard matches any call', () => {
+  const map = 'java.util.HashMap';
+  const f = forceSection(pattern('P2', 'WR', [access(1, 'W', map, 46, { call: 'java.util.HashMap.remove' }), access(2, 'R', map, 55, { call: 'java.util.Iterator.next' })]), 'pattern');
+  assert.equal(f.accesses[0].call, 'java.util.HashMap.remove');
+  assert.equal(f.accesses[1].call, 'java.util.Iterator.next');
+  const guard = f.accesses.find((a) => a.anywhere)!;
+  assert.equal(guard.call, undefined);
+  // a field access has no call
+  assert.equal('call' in forceSection(pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)]), 'pattern').accesses[0], false);
+  // one line, two different calls: not the same spot, so not symmetric
+  assert.equal(isSymmetric(pattern('P3', 'RR', [access(1, 'R', map, 55, { call: 'java.util.Iterator.next' }), access(2, 'R', map, 55, { call: 'java.util.Iterator.hasNext' })])), false);
+});
+
 test('multi-variable patterns: same object only between accesses of one variable; since is the role’s latest earlier access', () => {
   // P11: W1(x) W2(y) W1(y) W2(x)
   const acc = [access(1, 'W', 'a.X.x', 1), access(2, 'W', 'a.X.y', 2), access(1, 'W', 'a.X.y', 3), access(2, 'W', 'a.X.x', 4)];

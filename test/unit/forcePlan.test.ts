@@ -95,6 +95,7 @@ test('a bad force section is refused with the field named', () => {
   refused(edit((f) => (f.accesses[1].type = 'X')), 'force.accesses[1].type', /must be "R", "W" or "RW"/);
   refused(edit((f) => (f.accesses[2].variable = '')), 'force.accesses[2].variable', /non-empty string/);
   refused(edit((f) => (f.accesses[2].anywhere = 'yes')), 'force.accesses[2].anywhere', /must be true or false/);
+  for (const c of ['', 7]) refused(edit((f) => (f.accesses[1].call = c)), 'force.accesses[1].call', /non-empty string \(a library call/);
   refused(edit((f) => (f.waits[1].optional = 1)), 'force.waits[1].optional', /must be true or false/);
   refused(edit((f) => (f.waits[0].needs = [0])), 'force.waits[0].needs', /needs since/);
   refused(edit((f) => (f.waits[1].needs = [2])), 'force.waits[1].needs[0]', /another role than at/);

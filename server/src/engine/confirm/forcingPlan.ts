@@ -26,7 +26,7 @@ export interface ForcedPattern {
   rank: number;
   /** false: no statistical evidence (p ≥ 0.05, or in nearly every passing run) */
   evidence?: boolean;
-  accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library'>[];
+  accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call'>[];
 }
 
 /** One access of a forcing plan (noisePlan.ts ForceAccess): where the trace records it (library code: the library location). */
@@ -70,7 +70,8 @@ export function patternForcing(accesses: readonly ForceAccessSpec[]): { accesses
   const all = [...accesses];
   const waits: ForceWaitSpec[] = [];
   const guard = (like: ForceAccessSpec): number => {
-    const g: ForceAccessSpec = { ...like, type: 'RW', anywhere: true };
+    const { call: _call, ...rest } = like;
+    const g: ForceAccessSpec = { ...rest, type: 'RW', anywhere: true };
     const found = all.findIndex((a) => a.anywhere && a.role === g.role && a.variable === g.variable);
     if (found >= 0) return found;
     all.push(g);
@@ -90,7 +91,7 @@ export function patternForcing(accesses: readonly ForceAccessSpec[]): { accesses
       // access as the opening one (W1(x) W2(x) W2(y) W1(y): both threads write x at one line): the
       // window thread is the one whose window already holds the other thread's access
       const needs: number[] = [];
-      const spot = (a: ForceAccessSpec) => `${a.type}\0${a.variable}\0${a.file}\0${a.line}\0${a.method}`;
+      const spot = (a: ForceAccessSpec) => `${a.type}\0${a.variable}\0${a.file}\0${a.line}\0${a.method}\0${a.call ?? ''}`;
       for (let j = w.since + 1; j < i - 1; j++) if (accesses[j].role !== accesses[i].role && spot(accesses[j]) === spot(accesses[w.since])) needs.push(j);
       if (needs.length) w.needs = needs;
       waits.push({ ...w, at: guard(accesses[i]) });
@@ -117,7 +118,7 @@ export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpe
 export function isSymmetric(p: Pick<ForcedPattern, 'accesses'>): boolean {
   const spot = (a: ForcedPattern['accesses'][number]) => {
     const l = traceLocation(a);
-    return `${a.type}\0${a.variable}\0${l.file}\0${l.line}\0${l.method}`;
+    return `${a.type}\0${a.variable}\0${l.file}\0${l.line}\0${l.method}\0${a.call ?? ''}`;
   };
   const of = (role: 1 | 2) => p.accesses.filter((a) => a.thread === role).map(spot).sort().join('\n');
   return of(1) === of(2);
@@ -133,7 +134,7 @@ export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSp
 export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
   const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
     const at = traceLocation(a);
-    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line };
+    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call ? { call: a.call } : {}) };
   });
   return {
     order,

@@ -78,6 +78,11 @@ export interface ForceAccess {
   points?: string[];
   /** matches the variable at any location (file, line and method are then only for people reading the plan) */
   anywhere?: boolean;
+  /**
+   * a library access (docs/recorder.md "Library calls"): the call that makes it, as trace locations
+   * name it (`loc.call`, e.g. "java.util.Iterator.next"); other calls at the same line do not match
+   */
+  call?: string;
 }
 
 /**

@@ -74,6 +74,7 @@ function checkForce(v: unknown, file: string): ForceSpec {
     if (!isWhole(a.role)) throw new NoisePlanError(file, `${at}.role`, 'must be a whole number ≥ 1');
     if (a.type !== 'R' && a.type !== 'W' && a.type !== 'RW') throw new NoisePlanError(file, `${at}.type`, 'must be "R", "W" or "RW"');
     if (a.anywhere !== undefined && typeof a.anywhere !== 'boolean') throw new NoisePlanError(file, `${at}.anywhere`, 'must be true or false');
+    if (a.call !== undefined && (typeof a.call !== 'string' || a.call === '')) throw new NoisePlanError(file, `${at}.call`, 'must be a non-empty string (a library call as trace locations name it, e.g. "java.util.Iterator.next")');
     for (const key of ['variable', 'file'] as const) {
       if (typeof a[key] !== 'string' || a[key] === '') throw new NoisePlanError(file, `${at}.${key}`, 'must be a non-empty string');
     }

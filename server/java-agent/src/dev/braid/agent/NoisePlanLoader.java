@@ -88,7 +88,7 @@ final class NoisePlanLoader {
     } else if (force != null) {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
-          force.sameObject, force.anywhere, force.optional, force.needs);
+          force.sameObject, force.anywhere, force.optional, force.needs, force.call);
     }
     return (String) name;
   }
@@ -117,6 +117,8 @@ final class NoisePlanLoader {
     boolean[] sameObject;
     /** per access: matches the variable at any location */
     boolean[] anywhere;
+    /** per access: the library call a library access must be made by ("java.util.Iterator.next"), or null */
+    String[] call;
     /** per wait: not needed for the run's forcing to count as met */
     boolean[] optional;
     /** per wait: accesses of another role another thread must have performed after {@code since} (or null) */
@@ -152,6 +154,7 @@ final class NoisePlanLoader {
     f.method = new String[n];
     f.points = new String[n][];
     f.anywhere = new boolean[n];
+    f.call = new String[n];
     for (int k = 0; k < n; k++) {
       String at = "force.accesses[" + k + "]";
       if (!(accesses.get(k) instanceof Map)) {
@@ -174,6 +177,7 @@ final class NoisePlanLoader {
         if (!(a.get("anywhere") instanceof Boolean)) throw bad(at + ".anywhere", "must be true or false");
         f.anywhere[k] = (Boolean) a.get("anywhere");
       }
+      if (a.containsKey("call")) f.call[k] = text(a.get("call"), at + ".call");
       if (a.containsKey("points")) {
         Object ps = a.get("points");
         if (!(ps instanceof List)) throw bad(at + ".points", "must be an array of point ids");

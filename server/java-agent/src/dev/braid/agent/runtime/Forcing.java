@@ -55,6 +55,12 @@ public final class Forcing {
   private static boolean[] isRead;
   /** per access: matches the variable at any location (anywhere) */
   private static boolean[] anywhere;
+  /**
+   * per access: the library call that must make it ("java.util.Iterator.next"), or null: on a line
+   * with several calls on one collection (values(), iterator(), hasNext(), next() of a for-each) only
+   * that call's access matches
+   */
+  private static String[] call;
   /** per wait: optional (not needed for ok) */
   private static boolean[] optional;
   /** per wait with since: accesses another thread must have performed after the since performance (or null) */
@@ -120,7 +126,8 @@ public final class Forcing {
   @SuppressWarnings("unchecked")
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
-      int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs) {
+      int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
+      String[] call) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -137,6 +144,7 @@ public final class Forcing {
     Forcing.method = method;
     Forcing.points = points;
     Forcing.anywhere = anywhere;
+    Forcing.call = call != null ? call : new String[n];
     Forcing.optional = optional;
     Forcing.needs = needs;
     isWrite = new boolean[n];
@@ -226,11 +234,13 @@ public final class Forcing {
     String f = Registry.locFile(loc);
     int ln = Registry.locLine(loc);
     String m = Registry.locMethod(loc);
+    String c = Registry.locCall(loc);
     synchronized (MASKS) {
       int bits = COMPUTED;
       String key = null;
       for (int k = 0; k < accessCount; k++) {
-        if (anywhere[k] || (line[k] == 0 || line[k] == ln) && file[k].equals(f) && method[k].equals(m)) {
+        if (anywhere[k] || (line[k] == 0 || line[k] == ln) && file[k].equals(f) && method[k].equals(m)
+            && (call[k] == null || call[k].equals(c))) {
           bits |= 1 << k;
         } else if (!pointLocs[k].isEmpty()) {
           if (key == null) key = f + '\u0000' + ln + '\u0000' + m;
