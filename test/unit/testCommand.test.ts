@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { commandLine, inferTestCommand, mainClassOf, suggestRecordCommand, TestCommandError } from '../../server/src/recorder/testCommand';
+import { classPathProblem, commandLine, inferTestCommand, mainClassOf, suggestRecordCommand, TestCommandError } from '../../server/src/recorder/testCommand';
 import { blankJava, findTests } from '../../server/src/recorder/testDiscovery';
 
 function project(files: Record<string, string>): string {
@@ -22,25 +22,60 @@ function project(files: Record<string, string>): string {
 const TEST = 'src/test/java/bank/AccountTest.java';
 const target = (dir: string, method?: string) => ({ file: path.join(dir, TEST), className: 'bank.AccountTest', method, framework: 'junit5' as const });
 
-test('Maven project: mvn -o -q test -Dtest=Class#method in the folder of pom.xml', (t) => {
+test('Maven project without a console launcher (or --via-build-tool, or TestNG): mvn -o -q test -Dtest=Class#method each run, in the folder of pom.xml', (t) => {
   const dir = project({ 'pom.xml': '<project/>', [TEST]: 'class AccountTest {}' });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const p = inferTestCommand(dir, target(dir, 'transfer'));
+  const p = inferTestCommand(dir, target(dir, 'transfer'), { javaLibs: [] });
   assert.equal(p.tool, 'maven');
   assert.deepEqual(p.command.slice(0, 5), ['mvn', '-o', '-q', 'test', '-Dtest=AccountTest#transfer']);
   assert.equal(p.cwd, dir);
   assert.deepEqual(p.prepare, []);
   assert.equal(p.name, 'AccountTest.transfer');
   assert.deepEqual(p.include, ['bank']);
-  assert.equal(inferTestCommand(dir, target(dir)).command[4], '-Dtest=AccountTest', 'a whole class');
+  assert.equal(inferTestCommand(dir, target(dir), { javaLibs: [] }).command[4], '-Dtest=AccountTest', 'a whole class');
+  mkdirSync(path.join(dir, 'lib'));
+  writeFileSync(path.join(dir, 'lib', 'junit-platform-console-standalone-1.9.2.jar'), '');
+  assert.deepEqual(inferTestCommand(dir, target(dir, 'transfer'), { javaLibs: [], viaBuildTool: true }), p);
+  assert.deepEqual(inferTestCommand(dir, { ...target(dir, 'transfer'), framework: 'testng' }, { javaLibs: [] }).command, p.command);
 });
 
-test('Maven module with a wrapper: ./mvnw of the root, cwd the module', (t) => {
-  const dir = project({ 'pom.xml': '<project/>', mvnw: '#!/bin/sh', 'core/pom.xml': '<project/>', ['core/' + TEST]: 'class AccountTest {}' });
+test('Maven project with a console launcher: test-compile, the test class path resolved once, then the launcher each run (mvn each run if that fails)', (t) => {
+  const dir = project({ 'pom.xml': '<project/>', 'lib/junit-platform-console-standalone-1.9.2.jar': '', [TEST]: 'class AccountTest {}' });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const p = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) });
-  assert.equal(p.command[0], path.join(dir, 'mvnw'));
-  assert.equal(p.cwd, path.join(dir, 'core'));
+  const launcher = path.join(dir, 'lib', 'junit-platform-console-standalone-1.9.2.jar');
+  const cpFile = path.join(dir, '.braid', 'build', 'maven', 'root.test-classpath');
+  const p = inferTestCommand(dir, target(dir, 'transfer'), { javaLibs: [] });
+  assert.equal(p.tool, 'maven');
+  assert.deepEqual(p.prepare, [
+    { command: ['mvn', '-o', '-q', 'test-compile'], cwd: dir },
+    {
+      command: ['mvn', '-o', '-q', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath', '-Dmdep.includeScope=test', `-Dmdep.outputFile=${cpFile}`],
+      cwd: dir,
+      orElse: { command: ['mvn', '-o', '-q', 'test', '-Dtest=AccountTest#transfer', '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'], classPathFile: cpFile },
+    },
+  ]);
+  assert.deepEqual(p.command, [
+    'java', '-jar', launcher, '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests',
+    '--class-path', path.join(dir, 'target', 'test-classes'), '--class-path', path.join(dir, 'target', 'classes'), '--class-path', `@${cpFile}`,
+    '--select-method', 'bank.AccountTest#transfer',
+  ]);
+  assert.deepEqual(inferTestCommand(dir, target(dir), { javaLibs: [] }).command.slice(-2), ['--select-class', 'bank.AccountTest']);
+  // a module: its own class path file, its own folders
+  mkdirSync(path.join(dir, 'core'));
+  writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project/>');
+  const m = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] });
+  assert.equal(m.cwd, path.join(dir, 'core'));
+  assert.ok(m.prepare[1].command.at(-1)!.endsWith(path.join('maven', 'core.test-classpath')));
+  assert.ok(m.command.includes(path.join(dir, 'core', 'target', 'test-classes')));
+});
+
+test('Maven: classPathProblem says why a class path file cannot be used', (t) => {
+  const dir = project({ ok: '/r/a.jar:/r/b.jar\n', empty: '\n', spaced: '/home/J Doe/.m2/a.jar:/r/b.jar' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  assert.equal(classPathProblem(path.join(dir, 'ok')), undefined);
+  assert.match(classPathProblem(path.join(dir, 'missing'))!, /was not written \(ENOENT\)/);
+  assert.match(classPathProblem(path.join(dir, 'empty'))!, /is empty/);
+  assert.match(classPathProblem(path.join(dir, 'spaced'))!, /a space/);
 });
 
 test('Gradle project: gradle test --offline --tests pkg.Class.method (./gradlew when present)', (t) => {

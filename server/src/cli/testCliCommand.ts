@@ -21,7 +21,7 @@ import { droppedLocationsWarning, sarifReportSections } from '../engine/report/s
 import { writeJson, writeLines } from '../engine/report/jsonStream';
 import { Bug, explainBugs } from '../engine/griffin/griffin';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
-import { commandLine, inferTestCommand, TestCommandError, TestPlan } from '../recorder/testCommand';
+import { classPathProblem, commandLine, inferTestCommand, PrepareStep, TestCommandError, TestPlan } from '../recorder/testCommand';
 import { locateTest } from '../recorder/testLocate';
 import { EvidenceRounds } from '../recorder/evidenceRounds';
 import { outputTail, runStep } from '../recorder/prepareStep';
@@ -45,8 +45,13 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       --noise P                  noise probability at each instrumented point (default 0.1)
       --include PKG...           packages/classes to record (default: the test class's package)
       --timeout S                time limit per run (default 60; Maven and Gradle 300)
-      --jobs J                   runs in parallel (default 1; Maven and Gradle always 1)
+      --jobs J                   runs in parallel (default 1; always 1 when each run starts Maven or Gradle)
+      --via-build-tool           Maven: start mvn for each run (surefire's settings apply) instead of resolving
+                                 the test class path once and running the JUnit console launcher
       --seed S                   base noise seed (default random)
+      --seed S                   base noise seed (default random)
+      --fresh-jvm                one JVM per run; by default the runs of a JUnit test run by the console launcher
+                                 are repetitions in one JVM (static state is not reset between them)
       --format text|json|sarif   report format (default text); json adds a "recording" section
       --top N|all                patterns to print (as for braid analyze)
       --output FILE              write the report to FILE instead of stdout
@@ -71,6 +76,10 @@ export interface TestArgs {
   top?: number;
   topAll?: boolean;
   output?: string;
+  /** one JVM per run instead of repetitions in one JVM (recorder/repeatedRuns.ts) */
+  freshJvm?: boolean;
+  /** Maven: mvn each run instead of the console launcher on the class path resolved once */
+  viaBuildTool?: boolean;
 }
 
 function positiveInt(flag: string, v: string | undefined): number {
@@ -150,6 +159,14 @@ export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
         }
         break;
       }
+      case '--via-build-tool':
+        if (inline !== undefined) throw new UsageError('--via-build-tool takes no value');
+        a.viaBuildTool = true;
+        break;
+      case '--fresh-jvm':
+        if (inline !== undefined) throw new UsageError('--fresh-jvm takes no value');
+        a.freshJvm = true;
+        break;
       case '--output':
       case '-o':
         a.output = next();
@@ -185,6 +202,8 @@ export interface RecordingFigures {
   /** seconds of recording (the build step not included) */
   seconds: number;
   runsPerSecond: number;
+  /** JVMs started when the runs were repetitions in one JVM (absent: one JVM per run) */
+  jvms?: number;
   /** seconds of the build step */
   buildSeconds: number;
   /** evidence | max-runs | max-seconds (auto); runs (fixed N); interrupted; write-failure */
@@ -224,7 +243,7 @@ export async function runTestCommand(argv: string[]): Promise<number> {
   let plan: TestPlan;
   try {
     const target = locateTest(args.project, args.test);
-    plan = inferTestCommand(args.project, target);
+    plan = inferTestCommand(args.project, target, { viaBuildTool: args.viaBuildTool });
   } catch (e) {
     if (e instanceof TestCommandError) {
       say(e.message);
@@ -234,6 +253,8 @@ export async function runTestCommand(argv: string[]): Promise<number> {
   }
   const buildTool = plan.tool === 'maven' || plan.tool === 'gradle';
   let options: RecordOptions;
+  // each run starts mvn/gradle (not the console launcher on the class path a build step resolved)
+  const runsBuildTool = (p: TestPlan) => buildTool && p.command[0] !== 'java';
   try {
     options = recordOptionsFor(args, plan, buildTool);
   } catch (e) {
@@ -243,8 +264,8 @@ export async function runTestCommand(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  if (buildTool && args.jobs !== undefined && options.jobs !== 1) say(`note: ${plan.tool} runs go one at a time (they share the module's build folder); --jobs ignored`);
-  if (buildTool) options = { ...options, jobs: 1 };
+  if (runsBuildTool(plan) && args.jobs !== undefined && options.jobs !== 1) say(`note: ${plan.tool} runs go one at a time (they share the module's build folder); --jobs ignored`);
+  if (runsBuildTool(plan)) options = { ...options, jobs: 1 };
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -258,16 +279,34 @@ export async function runTestCommand(argv: string[]): Promise<number> {
   try {
     // the build step, once
     const buildStarted = Date.now();
+    const done: PrepareStep[] = [];
     for (const step of plan.prepare) {
       say(`building: ${commandLine(step.command).slice(0, 200)}${commandLine(step.command).length > 200 ? ' …' : ''}`);
       const r = await runStep(step.command, step.cwd, controller.signal);
       if (controller.signal.aborted) return 130;
+      const tail = outputTail(r.output);
+      const shownTail = tail ? `\n${tail.split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}` : '';
+      if (step.orElse) {
+        // Maven: the class path resolved once, or each run through mvn
+        const problem = r.code !== 0 ? `${path.basename(step.command[0])} ${r.error ? 'did not start' : `exit ${r.code}`}${shownTail}` : classPathProblem(step.orElse.classPathFile);
+        if (problem) {
+          say(`note: could not resolve the test class path once (${problem}); each run starts ${path.basename(step.orElse.command[0])} instead (slower)`);
+          plan = { ...plan, command: step.orElse.command };
+          options = { ...options, command: step.orElse.command };
+          continue;
+        }
+        done.push({ command: step.command, cwd: step.cwd });
+        continue;
+      }
       if (r.code !== 0) {
-        const tail = outputTail(r.output);
-        say(`the build failed (${path.basename(step.command[0])} ${r.error ? 'did not start' : `exit ${r.code}`}): ${r.error ?? ''}${tail ? `\n${tail.split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}` : ''}`);
+        say(`the build failed (${path.basename(step.command[0])} ${r.error ? 'did not start' : `exit ${r.code}`}): ${r.error ?? ''}${shownTail}`);
         return 1;
       }
+      done.push(step);
     }
+    // the steps a fix check reruns (recording.json): those that ran
+    if (plan.prepare.length) options = { ...options, ...(done.length ? { prepare: done } : { prepare: undefined }) };
+    if (runsBuildTool(plan)) options = { ...options, jobs: 1 };
     const buildMs = Date.now() - buildStarted;
     return await recordAndReport(args, plan, options, buildMs, controller.signal, say);
   } finally {
@@ -283,9 +322,10 @@ export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: bool
   argv.push('--timeout', args.timeout ?? String(buildTool ? 300 : 60));
   if (args.jobs !== undefined) argv.push('--jobs', args.jobs);
   if (args.seed !== undefined) argv.push('--seed', args.seed);
+  if (args.freshJvm) argv.push('--fresh-jvm');
   argv.push('--name', plan.name, '--', ...plan.command);
   const o = parseRecordArgs(argv, args.project);
-  return { ...o, name: path.basename(o.outDir), cwd: plan.cwd, ...(plan.prepare.length ? { prepare: plan.prepare } : {}) };
+  return { ...o, name: path.basename(o.outDir), cwd: plan.cwd, ...(plan.prepare.length ? { prepare: plan.prepare.map((s) => ({ command: s.command, cwd: s.cwd })) } : {}) };
 }
 
 async function recordAndReport(
@@ -379,6 +419,7 @@ async function recordAndReport(
     passed: summary.passed,
     seconds: secs(recordMs),
     runsPerSecond: recordMs > 0 ? Math.round((summary.total / (recordMs / 1000)) * 100) / 100 : 0,
+    ...(summary.jvms !== undefined ? { jvms: summary.jvms } : {}),
     buildSeconds: secs(buildMs),
     stopped,
     noise: options.noise,

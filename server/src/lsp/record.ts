@@ -10,6 +10,7 @@ import { CancellationToken, Connection, ResponseError } from 'vscode-languageser
 import { parseRecordArgs, UsageError } from '../recorder/recordOptions';
 import { recordRuns } from '../recorder/recordCommand';
 import { runStep } from '../recorder/prepareStep';
+import { classPathProblem } from '../recorder/testCommand';
 import { EvidenceRounds } from '../recorder/evidenceRounds';
 import { DEFAULT_EVIDENCE_STOP, evidenceLine, EvidenceStopRule } from '../engine/ranking/evidenceStop';
 import { RecordParams, RecordProgressNotification, RecordProgressParams, RecordResult } from './protocol';
@@ -71,7 +72,12 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     if (!s || !Array.isArray(s.command) || !s.command.length || !s.command.every((x) => typeof x === 'string')) {
       throw new ResponseError(-32602, 'braid/record: each "prepare" step needs "command": the program and its arguments');
     }
-    return { command: s.command, cwd: inFolder(s.cwd ?? '.') };
+    const o = s.orElse;
+    const orElse =
+      o && Array.isArray(o.command) && o.command.length && o.command.every((x) => typeof x === 'string') && typeof o.classPathFile === 'string'
+        ? { command: o.command, classPathFile: inFolder(o.classPathFile) }
+        : undefined;
+    return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}) };
   });
   let options;
   try {
@@ -82,7 +88,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     options = out ? parseRecordArgs(recordArgv(p, out), ctx.folder) : first;
     // execution ids name the runs in the views and the Tracer: each recording gets its own
     // (<name>-<time>-NNNN), so recording the same program again does not repeat earlier ids
-    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}), ...(prepare.length ? { prepare } : {}) };
+    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}), ...(prepare.length ? { prepare: prepare.map((s) => ({ command: s.command, cwd: s.cwd })) } : {}) };
   } catch (err) {
     if (err instanceof UsageError) throw new ResponseError(-32602, err.message);
     throw err;
@@ -97,6 +103,16 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     notify({ done: 0, total, failed: 0, passed: 0, message: `Preparing: ${path.basename(step.command[0])}…` });
     connection.console.info(`Preparing: ${step.command.join(' ')} (in ${step.cwd})`);
     const r = await runStep(step.command, step.cwd, abort.signal);
+    if (step.orElse && !abort.signal.aborted) {
+      // Maven: the test class path resolved once, or each run through the build tool (recorder/testCommand.ts)
+      const problem = r.code !== 0 ? `exit ${r.code}: ${r.output.trim().split('\n').slice(-5).join('\n') || r.error || ''}` : classPathProblem(step.orElse.classPathFile);
+      if (problem) {
+        connection.console.warn(`Could not resolve the test class path once (${problem}); each run starts ${step.orElse.command[0]} instead`);
+        const kept: { command: string[]; cwd: string }[] = (options.prepare ?? []).filter((s: { command: string[] }) => s.command !== step.command);
+        options = { ...options, command: step.orElse.command, prepare: kept.length ? kept : undefined };
+      }
+      continue;
+    }
     if (r.code !== 0 && !abort.signal.aborted) {
       sub.dispose();
       const tail = r.output.trim().split('\n').slice(-15).join('\n');

@@ -1,8 +1,12 @@
 /**
  * The command that runs ONE test (a test class or a test method) with the project's build tool, so
  * Braid can record many runs of just that test ("Braid: find the root cause" code lens):
- *  - Maven (pom.xml, ./mvnw when present): `mvn -o -q test -Dtest=Class#method` (offline: recording
- *    must not download anything);
+ *  - Maven (pom.xml, ./mvnw when present): offline (recording must not download anything), the test
+ *    classes compiled and the test class path resolved once (`mvn -o -q test-compile`, then
+ *    `dependency:build-classpath` into .braid/build/maven/), then each run is the JUnit console launcher
+ *    on that class path — one JVM per run, no Maven start per run. When the class path cannot be had
+ *    (the dependency plugin not in the local repository, a TestNG test, no console launcher) or
+ *    `viaBuildTool` is set, each run is `mvn -o -q test -Dtest=Class#method` (surefire's settings apply);
  *  - Gradle (build.gradle[.kts] / settings.gradle[.kts], ./gradlew when present):
  *    `gradle test --offline --no-daemon --tests pkg.Class.method`;
  *  - neither: plain `java` with the JUnit console launcher (junit-platform-console-standalone*.jar
@@ -13,7 +17,7 @@
  * class of the open editor.
  * Pure file-system inspection; nothing here runs a process.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 export type TestFramework = 'junit5' | 'junit4' | 'testng';
@@ -28,10 +32,23 @@ export interface TestTarget {
   framework: TestFramework;
 }
 
+/** A step run once before recording, without the recorder. */
+export interface PrepareStep {
+  command: string[];
+  cwd: string;
+  /**
+   * Maven: this step writes the test class path into `classPathFile`; when it fails (e.g. the
+   * dependency plugin is not in the local repository and Maven is offline) or the file cannot be
+   * used (classPathProblem), the runs are `command` instead (the build tool each run) and the step is
+   * dropped.
+   */
+  orElse?: { command: string[]; classPathFile: string };
+}
+
 export interface TestPlan {
   tool: 'maven' | 'gradle' | 'junit-console' | 'testng';
-  /** steps run once before recording, without the recorder (compiling the sources) */
-  prepare: { command: string[]; cwd: string }[];
+  /** steps run once before recording, without the recorder (compiling the sources, resolving the class path) */
+  prepare: PrepareStep[];
   /** the command recorded N times */
   command: string[];
   /** working directory of the command (the module folder holding pom.xml / build.gradle) */
@@ -48,6 +65,10 @@ export class TestCommandError extends Error {}
 export const SYSTEM_JAVA_LIBS = ['/usr/share/java'];
 /** Where the plain-java plan puts the compiled classes (relative to the workspace folder). */
 export const BUILD_DIR = path.join('.braid', 'build', 'classes');
+/** Where the Maven plan writes the resolved test class path of a module (relative to the workspace folder). */
+export const MAVEN_CLASSPATH_DIR = path.join('.braid', 'build', 'maven');
+/** The dependency plugin's goal, named in full so that no plugin-prefix lookup (metadata) is needed offline. */
+export const MAVEN_BUILD_CLASSPATH = 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath';
 
 const MAVEN_FILES = ['pom.xml'];
 const GRADLE_FILES = ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'];
@@ -137,6 +158,24 @@ export function javaSources(folder: string): string[] {
 export interface InferOptions {
   /** folders searched for jars after the project's lib/ and libs/ (default SYSTEM_JAVA_LIBS) */
   javaLibs?: string[];
+  /** Maven: run the build tool each run (surefire) instead of the console launcher on the class path resolved once */
+  viaBuildTool?: boolean;
+}
+
+/**
+ * Why the class path file a Maven plan's step wrote cannot be passed to the console launcher
+ * (an argument file: `@file`, split at white space), or undefined when it can.
+ */
+export function classPathProblem(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    return `the class path file ${file} was not written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+  }
+  if (!text) return `the class path file ${file} is empty`;
+  if (/\s|["'#]/.test(text)) return `the test class path has a path with a space, a quote or a # (${file}), which an argument file cannot pass`;
+  return undefined;
 }
 
 /** The command that runs just `target` in the workspace folder `root`; throws TestCommandError saying what is missing. */
@@ -150,10 +189,29 @@ export function inferTestCommand(root: string, target: TestTarget, o: InferOptio
   if (maven && (!gradle || maven.length >= gradle.length)) {
     const cls = simpleName(target.className);
     const test = target.method ? `${cls}#${target.method}` : cls;
+    const mvn = wrapper(root, maven, 'mvnw', 'mvn');
+    const eachRun = [mvn, '-o', '-q', 'test', `-Dtest=${test}`, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'];
+    const perRunPlan: TestPlan = { tool: 'maven', prepare: [], command: eachRun, cwd: maven, name, include };
+    // the JUnit Platform console launcher runs JUnit 5 and (through its vintage engine) JUnit 4 tests, not TestNG
+    if (o.viaBuildTool || target.framework === 'testng') return perRunPlan;
+    const projectLibs = [path.join(root, 'lib'), path.join(root, 'libs')];
+    const launcher = findJar([...projectLibs, ...(o.javaLibs ?? SYSTEM_JAVA_LIBS)], /^junit-platform-console-standalone.*\.jar$/);
+    if (!launcher) return perRunPlan;
+    const module = path.relative(path.resolve(root), maven).split(path.sep).join('_') || 'root';
+    const classPathFile = path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.test-classpath`);
+    const select = target.method ? ['--select-method', `${target.className}#${target.method}`] : ['--select-class', target.className];
     return {
       tool: 'maven',
-      prepare: [],
-      command: [wrapper(root, maven, 'mvnw', 'mvn'), '-o', '-q', 'test', `-Dtest=${test}`, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'],
+      prepare: [
+        { command: [mvn, '-o', '-q', 'test-compile'], cwd: maven },
+        { command: [mvn, '-o', '-q', MAVEN_BUILD_CLASSPATH, '-Dmdep.includeScope=test', `-Dmdep.outputFile=${classPathFile}`], cwd: maven, orElse: { command: eachRun, classPathFile } },
+      ],
+      // Maven's default output folders; the dependencies through the launcher's own @file expansion (picocli)
+      command: [
+        'java', '-jar', launcher, '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests',
+        '--class-path', path.join(maven, 'target', 'test-classes'), '--class-path', path.join(maven, 'target', 'classes'), '--class-path', `@${classPathFile}`,
+        ...select,
+      ],
       cwd: maven,
       name,
       include,

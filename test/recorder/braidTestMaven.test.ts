@@ -1,0 +1,196 @@
+/**
+ * `braid test` on a real Maven project, offline (issue 29): test/fixtures/maven/inventory built with
+ * the Maven plugins of Debian's packages (libmaven-compiler-plugin-java, libmaven-resources-plugin-java,
+ * libsurefire-java, libmaven-dependency-plugin-java, junit5 — .ci/run installs them) from
+ * /usr/share/maven-repo. Each test copies the project, writes a settings.xml whose local repository
+ * is a fresh folder and whose only mirror is file:///usr/share/maven-repo, and points the copy's
+ * .mvn/maven.config at it (with aether.offline.protocols=file, so that `mvn -o` — the lens' command —
+ * may read that file:// mirror); nothing touches ~/.m2. Then the lens' flow for real: build, resolve
+ * the test class path once, record runs of the JUnit console launcher, analyze; and the fallback to
+ * `mvn -o test` each run when the class path cannot be resolved.
+ * Without mvn or Debian's plugins the tests skip with the reason; under CI=true that is a failure.
+ */
+import test, { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/traceBuilder';
+import { bugLinesIn, isRootCause } from '../helpers/rootCause';
+import { LspSession } from '../lsp/lspHarness';
+import type { RecordResult, TestCommandResult } from '../../server/src/lsp/protocol';
+
+const root = path.resolve(__dirname, '..', '..');
+const cli = path.join(root, 'dist/braid.js');
+const FIXTURE = path.join(root, 'test/fixtures/maven/inventory');
+const TEST = 'shop.StockTest#neverSellsMoreThanInStock';
+const DEBIAN_REPO = '/usr/share/maven-repo';
+/** The plugins the fixture's pom pins, as Debian 12 ships them (package in parentheses). */
+const PLUGINS: [string, string][] = [
+  ['org/apache/maven/plugins/maven-compiler-plugin/3.10.1', 'libmaven-compiler-plugin-java'],
+  ['org/apache/maven/plugins/maven-resources-plugin/3.3.0', 'libmaven-resources-plugin-java'],
+  ['org/apache/maven/plugins/maven-surefire-plugin/2.22.3', 'libsurefire-java'],
+  ['org/apache/maven/plugins/maven-dependency-plugin/3.5.0', 'libmaven-dependency-plugin-java'],
+  ['org/junit/jupiter/junit-jupiter-engine/5.9.2', 'junit5'],
+];
+
+function missing(): string | false {
+  const mvn = spawnSync('mvn', ['-v'], { encoding: 'utf8' });
+  if (mvn.error || mvn.status !== 0) return 'mvn is not installed (Debian package maven)';
+  const lacking = PLUGINS.filter(([dir]) => !existsSync(path.join(DEBIAN_REPO, dir))).map(([, pkg]) => pkg);
+  if (lacking.length) return `Debian's Maven repository ${DEBIAN_REPO} lacks what the fixture's pom needs: install ${lacking.join(' ')}`;
+  if (!existsSync('/usr/share/java/junit-platform-console-standalone.jar')) return 'the JUnit console launcher is missing (Debian package junit5)';
+  if (!existsSync(path.join(root, 'dist/braid-agent.jar'))) return 'dist/braid-agent.jar is missing (npm run build)';
+  return false;
+}
+const skip = missing();
+if (skip) console.log(`# Maven tests skipped: ${skip}`);
+// under CI a missing tool fails the run instead of skipping (.ci/run installs maven and the plugins)
+if (skip && process.env.CI) test('Maven and Debian\'s Maven plugins are installed (CI=true)', () => assert.fail(`${skip} (.ci/run does)`));
+
+function braid(args: string[], cwd = root): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+const made: string[] = [];
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+/** A copy of the fixture whose Maven reads only Debian's repository into a local repository of its own. */
+function mavenProject(): { ws: string; repo: string } {
+  const top = tempDir('braid-test-maven-');
+  made.push(top);
+  const ws = path.join(top, 'inventory');
+  cpSync(FIXTURE, ws, { recursive: true });
+  const repo = path.join(top, 'm2-repository');
+  const settings = path.join(top, 'settings.xml');
+  writeFileSync(
+    settings,
+    `<settings>
+  <localRepository>${repo}</localRepository>
+  <mirrors>
+    <mirror><id>debian</id><mirrorOf>*</mirrorOf><url>file://${DEBIAN_REPO}</url></mirror>
+  </mirrors>
+</settings>
+`,
+  );
+  mkdirSync(path.join(ws, '.mvn'));
+  writeFileSync(path.join(ws, '.mvn', 'maven.config'), `-s ${settings}\n-Daether.offline.protocols=file\n`);
+  return { ws, repo };
+}
+
+test(
+  'braid test on a real Maven project (offline, Debian\'s plugins): built and the class path resolved once, the console launcher each run; the first pattern is on the @bug lines',
+  { skip, timeout: 600_000 },
+  async () => {
+    const { ws, repo } = mavenProject();
+    const r = await braid(['test', TEST, '--project', ws, '--runs', '30', '--format', 'json', '--seed', '3']);
+    assert.ok(r.code === 0 || r.code === 1, r.err);
+    const j = JSON.parse(r.out);
+    const rec = j.recording;
+    assert.equal(rec.tool, 'maven');
+    assert.equal(rec.cwd, ws);
+    // the build step: mvn -o test-compile, then the test class path (dependency plugin) into .braid/build/maven
+    assert.match(r.err, /braid test: building: mvn -o -q test-compile\n/);
+    assert.match(r.err, /braid test: building: mvn -o -q org\.apache\.maven\.plugins:maven-dependency-plugin:build-classpath /);
+    assert.doesNotMatch(r.err, /could not resolve the test class path/);
+    assert.ok(existsSync(path.join(ws, 'target/test-classes/shop/StockTest.class')), 'Maven compiled the tests');
+    const cpFile = path.join(ws, '.braid/build/maven/root.test-classpath');
+    const cp = readFileSync(cpFile, 'utf8').trim().split(path.delimiter);
+    assert.ok(cp.some((j) => j.startsWith(repo + path.sep) && /junit-jupiter-api/.test(j)), `the class path is of the test's local repository: ${cp.join(' ')}`);
+    // each run: the JUnit console launcher on that class path, no Maven
+    assert.equal(rec.command[0], 'java');
+    assert.deepEqual(rec.command.slice(-4), ['--class-path', `@${cpFile}`, '--select-method', TEST]);
+    assert.ok(rec.buildSeconds > 0);
+    assert.deepEqual([rec.runs, rec.failed + rec.passed], [30, 30]);
+    const manifest = JSON.parse(readFileSync(path.join(rec.traces, 'recording.json'), 'utf8'));
+    assert.deepEqual(manifest.prepare.map((s: { command: string[] }) => s.command.slice(0, 4)), [
+      ['mvn', '-o', '-q', 'test-compile'],
+      ['mvn', '-o', '-q', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath'],
+    ]);
+    assert.equal(readdirSync(rec.traces).filter((f) => f.endsWith('.trace.jsonl')).length, 30);
+    // the root cause: the first pattern's accesses are on the // @bug lines of Stock.reserve
+    assert.ok(rec.failed > 0 && rec.passed > 0, `${rec.failed} of ${rec.runs} runs failed`);
+    const bugs = bugLinesIn(path.join(ws, 'src/main/java'));
+    assert.deepEqual(bugs.map((b) => `${b.file}:${b.line}`), ['shop/Stock.java:17', 'shop/Stock.java:18']);
+    const first = j.patterns[0];
+    assert.ok(isRootCause(first, bugs), `the first pattern is not on the @bug lines: ${JSON.stringify(first.accesses)}`);
+    assert.equal(first.group, 'cause');
+    assert.ok(first.accesses.every((a: { variable: string }) => a.variable === 'shop.Stock.left'));
+  },
+);
+
+test(
+  'Maven without the dependency plugin: a note, then mvn -o test each run (surefire inherits the agent); --via-build-tool asks for that',
+  { skip, timeout: 600_000 },
+  async () => {
+    const { ws } = mavenProject();
+    // a dependency plugin version the local and Debian's repository do not have: build-classpath fails, test-compile does not
+    const pom = path.join(ws, 'pom.xml');
+    writeFileSync(pom, readFileSync(pom, 'utf8').replace(/(<artifactId>maven-dependency-plugin<\/artifactId>\s*<version>)[^<]+/, '$19.9.9-none'));
+    const r = await braid(['test', TEST, '--project', ws, '--runs', '2', '--format', 'json', '--seed', '3']);
+    assert.ok(r.code === 0 || r.code === 1, r.err);
+    assert.match(r.err, /note: could not resolve the test class path once \(mvn exit 1/);
+    assert.match(r.err, /each run starts mvn instead \(slower\)/);
+    const rec = JSON.parse(r.out).recording;
+    assert.deepEqual(rec.command.slice(0, 5), ['mvn', '-o', '-q', 'test', '-Dtest=StockTest#neverSellsMoreThanInStock']);
+    assert.equal(rec.runs, 2);
+    // the runs went through surefire's forked JVM, which the agent recorded
+    const traces = readdirSync(rec.traces).filter((f) => f.endsWith('.trace.jsonl'));
+    assert.equal(traces.length, 2);
+    assert.match(readFileSync(path.join(rec.traces, traces[0]), 'utf8'), /shop\.Stock/);
+    // recording.json keeps the step that ran (a fix check reruns it), not the one that failed
+    const manifest = JSON.parse(readFileSync(path.join(rec.traces, 'recording.json'), 'utf8'));
+    assert.deepEqual(manifest.prepare.map((s: { command: string[] }) => s.command), [['mvn', '-o', '-q', 'test-compile']]);
+    // asked for: no class path step at all
+    const v = await braid(['test', TEST, '--project', ws, '--runs', '1', '--format', 'json', '--via-build-tool']);
+    assert.ok(v.code === 0 || v.code === 1, v.err);
+    assert.doesNotMatch(v.err, /building:/);
+    assert.equal(JSON.parse(v.out).recording.command[0], 'mvn');
+  },
+);
+
+test(
+  'the code lens on the Maven project (language server): braid/testCommand, then braid/record resolves the class path once — or falls back to mvn each run',
+  { skip, timeout: 600_000 },
+  async () => {
+    const { ws } = mavenProject();
+    const s = new LspSession(ws);
+    try {
+      await s.initialize();
+      const file = 'src/test/java/shop/StockTest.java';
+      const uri = await s.open(file, readFileSync(path.join(ws, file), 'utf8'));
+      const ask = () => s.connection.sendRequest('braid/testCommand', { uri, className: 'shop.StockTest', method: 'neverSellsMoreThanInStock', framework: 'junit5' }) as Promise<TestCommandResult>;
+      const record = (plan: TestCommandResult, runs: number) =>
+        s.connection.sendRequest('braid/record', { command: plan.command, runs, noise: 0.1, include: plan.include, name: plan.name, cwd: plan.cwd, prepare: plan.prepare, jobs: 1, timeoutSeconds: 300 }) as Promise<RecordResult>;
+      const plan = await ask();
+      assert.equal(plan.tool, 'maven');
+      assert.equal(plan.command[0], 'java');
+      assert.ok(plan.prepare[1].orElse && plan.prepare[1].orElse.command[0] === 'mvn');
+      const res = await record(plan, 3);
+      assert.equal(res.runs, 3);
+      const manifest = JSON.parse(readFileSync(path.join(res.outDir, 'recording.json'), 'utf8'));
+      assert.equal(manifest.command[0], 'java');
+      assert.equal(manifest.prepare.length, 2);
+      // the dependency plugin cannot be had offline: the same request records through mvn each run
+      const pom = path.join(ws, 'pom.xml');
+      writeFileSync(pom, readFileSync(pom, 'utf8').replace(/(<artifactId>maven-dependency-plugin<\/artifactId>\s*<version>)[^<]+/, '$19.9.9-none'));
+      rmSync(path.join(ws, '.braid/build/maven'), { recursive: true, force: true });
+      const res2 = await record(await ask(), 1);
+      assert.equal(res2.runs, 1);
+      const m2 = JSON.parse(readFileSync(path.join(res2.outDir, 'recording.json'), 'utf8'));
+      assert.deepEqual(m2.command.slice(0, 4), ['mvn', '-o', '-q', 'test']);
+      assert.deepEqual(m2.prepare.map((x: { command: string[] }) => x.command), [['mvn', '-o', '-q', 'test-compile']]);
+    } finally {
+      await s.close();
+    }
+  },
+);
