@@ -73,7 +73,7 @@ function shortFile(f: string): string {
 export function pinpointSummary(r: PinpointResultDto): string {
   const runs = `${r.runs} run${r.runs === 1 ? '' : 's'}`;
   const stopped = r.stopped === 'cancelled' ? ' (stopped)' : r.stopped === 'budget' ? ' (budget spent)' : '';
-  if (!r.points.length && r.stopped === 'cancelled') return `Braid: trigger-point search stopped after ${runs}.`;
+  if (!r.points.length && r.stopped === 'cancelled') return `Braid: trigger-point search cancelled after ${runs}, before it found a trigger point; no plan was written. Find Trigger Points starts it again.`;
   if (!r.points.length) return `Braid: no trigger point found in ${runs}${stopped}.${r.message ? ` ${r.message}` : ''}`;
   const t = r.points[0];
   const p = t.pValue < 0.001 ? t.pValue.toExponential(1) : t.pValue.toFixed(3);
@@ -114,4 +114,20 @@ export function pointItems(r: PinpointResultDto): { label: string; description: 
 /** The Runs view's note of a run's noise plan: `plan: checkout` (none without a plan). */
 export function runPlanNote(r: Pick<RunDto, 'plan'>): string | undefined {
   return r.plan ? `plan: ${r.plan.name}` : undefined;
+}
+
+/**
+ * After Reproduce with Plan, in plain words (issue 30, point 6): a cancelled recording says whether
+ * anything was kept; a plan that never made the program fail says what to try.
+ */
+export function reproducedMessage(result: { runs: number; failed: number; passed: number; cancelled?: boolean }, plan: string): string {
+  const rate = result.runs ? ` (${percent(result.failed / result.runs)})` : '';
+  const counts = `${result.failed} failed${rate}, ${result.passed} passed`;
+  if (result.cancelled)
+    return result.runs === 0
+      ? `Braid: reproducing with plan ${plan} cancelled before any run finished; nothing was recorded.`
+      : `Braid: reproducing with plan ${plan} cancelled after ${result.runs} runs — ${counts}; those runs are kept and analyzed.`;
+  const msg = `Braid: recorded ${result.runs} runs with plan ${plan} — ${counts}.`;
+  if (result.runs > 0 && result.failed === 0) return `${msg} The plan did not make the program fail here: run Find Trigger Points again (the code may have changed), or record more runs.`;
+  return msg;
 }

@@ -22,7 +22,7 @@ import { splitCommandLine } from './argv';
 import { requestWithProgress } from './progressRequest';
 import { normalize } from './heat';
 import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordWithProgress, requireTrust, saidNothing, withLastTest } from './recording';
-import { percent, pinpointSummary, planRates, pointItems, triggerHint, type PlanRate } from './triggerPointText';
+import { percent, pinpointSummary, planRates, pointItems, reproducedMessage, triggerHint, type PlanRate } from './triggerPointText';
 
 export const FIND_TRIGGER_POINTS = 'braid.findTriggerPoints';
 export const REPRODUCE_WITH_PLAN = 'braid.reproduceWithPlan';
@@ -172,8 +172,7 @@ export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register)
     delete params.noise;
     log.info(`recording ${params.runs} runs with the noise plan ${plan.file}: ${command.join(' ')}`);
     const result = await recordWithProgress(client, params, `Braid: reproducing with plan ${plan.name}`);
-    const rate = result.runs ? ` (${percent(result.failed / result.runs)})` : '';
-    const msg = `Braid: ${result.cancelled ? 'stopped after' : 'recorded'} ${result.runs} runs with plan ${plan.name} — ${result.failed} failed${rate}, ${result.passed} passed.`;
+    const msg = reproducedMessage(result, plan.name);
     log.info(`${msg} Traces in ${result.outDir}`);
     void vscode.window.showInformationMessage(msg, 'Show Ranked Patterns').then((a) => {
       if (a) void vscode.commands.executeCommand('braid.patterns.focus');
@@ -305,3 +304,4 @@ export class TriggerPointDecorations implements vscode.Disposable {
     for (const s of this.subs) s.dispose();
   }
 }
+

@@ -249,7 +249,15 @@ test('texts: percentages, the inline hint, the Runs view note, quoting a plan co
   assert.equal(text.triggerHint([{ ...lines()[1], thread: 'worker' }]), '◎ trigger #2 in worker · fails 5% → 40%');
   assert.equal(text.runPlanNote({ plan: { name: 'checkout', file: '.braid/plans/checkout.json' } }), 'plan: checkout');
   assert.equal(text.runPlanNote({}), undefined);
-  assert.equal(text.pinpointSummary({ points: [], runs: 12, candidates: 17, rounds: 2, stopped: 'cancelled', message: 'cancelled' }), 'Braid: trigger-point search stopped after 12 runs.');
+  assert.equal(
+    text.pinpointSummary({ points: [], runs: 12, candidates: 17, rounds: 2, stopped: 'cancelled', message: 'cancelled' }),
+    'Braid: trigger-point search cancelled after 12 runs, before it found a trigger point; no plan was written. Find Trigger Points starts it again.',
+  );
+  // Reproduce with Plan: cancelled (nothing kept, or the runs so far kept), a plan that never failed, the usual counts (issue 30)
+  assert.equal(text.reproducedMessage({ runs: 0, failed: 0, passed: 0, cancelled: true }, 'checkout'), 'Braid: reproducing with plan checkout cancelled before any run finished; nothing was recorded.');
+  assert.equal(text.reproducedMessage({ runs: 3, failed: 2, passed: 1, cancelled: true }, 'checkout'), 'Braid: reproducing with plan checkout cancelled after 3 runs — 2 failed (67%), 1 passed; those runs are kept and analyzed.');
+  assert.match(text.reproducedMessage({ runs: 5, failed: 0, passed: 5 }, 'checkout'), /^Braid: recorded 5 runs with plan checkout — 0 failed \(0%\), 5 passed\. The plan did not make the program fail here: run Find Trigger Points again/);
+  assert.equal(text.reproducedMessage({ runs: 4, failed: 3, passed: 1 }, 'checkout'), 'Braid: recorded 4 runs with plan checkout — 3 failed (75%), 1 passed.');
   const found = { points: [pinpointResult.points[0]], plan: '/w/.braid/plans/x.json', runs: 60, candidates: 9, rounds: 3, stopped: 'significant' as const };
   const strength = { probability: 0.125, runs: 24, reason: 'calibrated' as const, full: { probability: 1, failures: 8, runs: 8 }, chosen: { failures: 7, runs: 8 }, levels: [] };
   assert.match(text.pinpointSummary({ ...found, strength }), /\(p [^)]+\)\. The plan reproduces it with noise at 1\/8 of the visits \(7 of 8 runs\)\.$/);

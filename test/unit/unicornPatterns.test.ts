@@ -140,6 +140,15 @@ test('zero failing runs: every score is 0 and a message says why', async () => {
   assert.match(r.message ?? '', /None of the 1 runs failed/);
 });
 
+test('issue 30: runs with no pattern say why — nothing instrumented (no event), or no variable shared by two threads', async () => {
+  const empty = await analyzeTraceFiles([writeTraces([{ execution: 'f', outcome: 'fail', events: [] }, { execution: 'p', outcome: 'pass', events: [] }])]);
+  assert.equal(empty.patterns.length, 0);
+  assert.equal(empty.message, 'The 2 runs recorded no event: no class of the program was instrumented. Record again with your packages in braid.record.include (braid record --include).');
+  const unshared = await analyzeTraceFiles([writeTraces([{ execution: 'f', outcome: 'fail', events: interleaving('W1(x) R1(x)') }, { execution: 'p', outcome: 'pass', events: interleaving('W2(y) R2(y)') }])]);
+  assert.equal(unshared.patterns.length, 0);
+  assert.match(unshared.message ?? '', /^No access pattern in the 2 runs: no shared variable .* Check that braid\.record\.include/);
+});
+
 import { placement } from '../../server/src/engine/unicorn/patternCombination';
 import { PairRelation } from '../../server/src/engine/unicorn/patternCatalog';
 

@@ -595,6 +595,11 @@ export class Analyzer {
     placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });
     let message: string | undefined;
     if (runs.length === 0) message = 'No traces could be analyzed.';
+    // no pattern at all: what happened and what to do (issue 30, point 6: an empty list is not a clean result)
+    else if (ranking.length === 0 && runs.every((r) => r.events === 0))
+      message = `The ${runs.length} run${runs.length === 1 ? '' : 's'} recorded no event: no class of the program was instrumented. Record again with your packages in braid.record.include (braid record --include).`;
+    else if (ranking.length === 0)
+      message = `No access pattern in the ${runs.length} run${runs.length === 1 ? '' : 's'}: no shared variable of the recorded classes was accessed by two threads. Check that braid.record.include (braid record --include) names the classes whose threads share data.`;
     else if (totalFailed === 0)
       message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
     else if (totalPassed === 0) message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart well.`;

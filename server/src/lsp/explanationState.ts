@@ -44,7 +44,7 @@ export class ExplanationState {
     const s = this.report.stats;
     const groups = top !== undefined && top >= 0 ? this.groups.slice(0, top) : this.groups;
     let message: string | undefined;
-    if (s.failing === 0) message = 'No failing runs: nothing to explain.';
+    if (s.failing === 0) message = 'No failing runs: nothing to explain. Record more runs (or raise braid.record.noise) until some fail.';
     else if (!this.groups.length) message = 'No explanation found: no sequence of accesses is frequent in failing runs and rare in passing ones.';
     return {
       state: s.failing === 0 ? 'none' : 'done',
