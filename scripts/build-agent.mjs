@@ -9,6 +9,11 @@
 // So a machine with only Node 20 and a JDK builds the agent.
 // String concatenation is compiled to StringBuilder calls (-XDstringConcat=inline): the default
 // invokedynamic form costs tens of milliseconds of start-up at its first use in every recorded JVM.
+// Also builds dist/braid-launcher.jar (server/java-agent/launcher: Braid's RepeatLauncher, many runs of a
+// JUnit test in one JVM, docs/recorder.md) against the JUnit console launcher's jar
+// (junit-platform-console-standalone.jar in /usr/share/java, or the file BRAID_JUNIT_CONSOLE names),
+// which is not bundled: it is on the test's class path at run time. Without that jar the launcher is
+// not built and `braid test` keeps one JVM per run.
 // Skips quickly when the jar is newer than every input. Options: --force (always rebuild).
 // Environment: BRAID_ASM_DIR overrides /usr/share/java (an empty folder hides Debian's ASM, which
 // selects way 2); JAVA_HOME selects the JDK.
@@ -26,6 +31,9 @@ const outJar = path.join(root, 'dist/braid-agent.jar');
 const asmDir = process.env.BRAID_ASM_DIR || '/usr/share/java';
 const asmJars = ['asm.jar', 'asm-commons.jar', 'asm-tree.jar'].map((j) => path.join(asmDir, j));
 const force = process.argv.includes('--force');
+const launcherSrcDir = path.join(agentDir, 'launcher');
+const launcherJar = path.join(root, 'dist/braid-launcher.jar');
+const junitConsole = process.env.BRAID_JUNIT_CONSOLE || '/usr/share/java/junit-platform-console-standalone.jar';
 
 function fail(message) {
   console.error(`build-agent: ${message}`);
@@ -85,12 +93,38 @@ const tools = listFiles(toolsDir, '.java');
 if (sources.length === 0) fail(`no Java sources under ${srcDir}`);
 const inputs = [...sources, ...tools, ...(debianAsm ? asmJars : []), fileURLToPath(import.meta.url)];
 const sameMode = existsSync(modeStamp) && readFileSync(modeStamp, 'utf8') === mode;
-if (!force && sameMode && existsSync(outJar)) {
-  const jarTime = statSync(outJar).mtimeMs;
-  if (inputs.every((f) => statSync(f).mtimeMs < jarTime)) {
+const launcherSources = listFiles(launcherSrcDir, '.java');
+const canBuildLauncher = launcherSources.length > 0 && existsSync(junitConsole);
+const newerThan = (jar, files) => existsSync(jar) && files.every((f) => statSync(f).mtimeMs < statSync(jar).mtimeMs);
+const launcherUpToDate = !canBuildLauncher || newerThan(launcherJar, [...launcherSources, fileURLToPath(import.meta.url)]);
+if (!force && sameMode && existsSync(outJar) && launcherUpToDate) {
+  if (inputs.every((f) => statSync(f).mtimeMs < statSync(outJar).mtimeMs)) {
     console.log('build-agent: dist/braid-agent.jar is up to date');
     process.exit(0);
   }
+}
+
+/** dist/braid-launcher.jar: the RepeatLauncher, compiled against the JUnit console launcher (not bundled). */
+function buildLauncher() {
+  if (!launcherSources.length) return;
+  if (!canBuildLauncher) {
+    console.log(`build-agent: ${junitConsole} not found (Debian: apt-get install junit5; or set BRAID_JUNIT_CONSOLE): dist/braid-launcher.jar not built, braid test runs one JVM per run`);
+    return;
+  }
+  if (!force && launcherUpToDate) return;
+  const out = path.join(buildDir, 'launcher');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  run(tool('javac'), ['--release', '11', '-nowarn', '-encoding', 'UTF-8', '-cp', junitConsole, '-d', out, ...launcherSources]);
+  rmSync(launcherJar, { force: true });
+  run(tool('jar'), ['cf', launcherJar, '-C', out, '.']);
+  console.log(`build-agent: built dist/braid-launcher.jar (against ${junitConsole})`);
+}
+
+if (!force && sameMode && existsSync(outJar) && inputs.every((f) => statSync(f).mtimeMs < statSync(outJar).mtimeMs)) {
+  // only the launcher is out of date
+  buildLauncher();
+  process.exit(0);
 }
 
 // ---- compile, relocate, package ----
@@ -139,4 +173,5 @@ writeFileSync(
 rmSync(outJar, { force: true });
 run(tool('jar'), ['cfm', outJar, manifest, '-C', relocatedDir, '.']);
 writeFileSync(modeStamp, mode);
+buildLauncher();
 console.log(`build-agent: built dist/braid-agent.jar (${Math.round(statSync(outJar).size / 1024)} KiB, ${debianAsm ? `ASM from ${asmDir}` : "the JDK's internal ASM"}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -49,6 +49,8 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       --via-build-tool           Maven: start mvn for each run (surefire's settings apply) instead of resolving
                                  the test class path once and running the JUnit console launcher
       --seed S                   base noise seed (default random)
+      --fresh-jvm                one JVM per run; by default the runs of a JUnit test run by the console launcher
+                                 are repetitions in one JVM (static state is not reset between them)
       --format text|json|sarif   report format (default text); json adds a "recording" section
       --top N|all                patterns to print (as for braid analyze)
       --output FILE              write the report to FILE instead of stdout
@@ -73,6 +75,8 @@ export interface TestArgs {
   top?: number;
   topAll?: boolean;
   output?: string;
+  /** one JVM per run instead of repetitions in one JVM (recorder/repeatedRuns.ts) */
+  freshJvm?: boolean;
   /** Maven: mvn each run instead of the console launcher on the class path resolved once */
   viaBuildTool?: boolean;
 }
@@ -158,6 +162,10 @@ export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
         if (inline !== undefined) throw new UsageError('--via-build-tool takes no value');
         a.viaBuildTool = true;
         break;
+      case '--fresh-jvm':
+        if (inline !== undefined) throw new UsageError('--fresh-jvm takes no value');
+        a.freshJvm = true;
+        break;
       case '--output':
       case '-o':
         a.output = next();
@@ -193,6 +201,8 @@ export interface RecordingFigures {
   /** seconds of recording (the build step not included) */
   seconds: number;
   runsPerSecond: number;
+  /** JVMs started when the runs were repetitions in one JVM (absent: one JVM per run) */
+  jvms?: number;
   /** seconds of the build step */
   buildSeconds: number;
   /** evidence | max-runs | max-seconds (auto); runs (fixed N); interrupted; write-failure */
@@ -311,6 +321,7 @@ export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: bool
   argv.push('--timeout', args.timeout ?? String(buildTool ? 300 : 60));
   if (args.jobs !== undefined) argv.push('--jobs', args.jobs);
   if (args.seed !== undefined) argv.push('--seed', args.seed);
+  if (args.freshJvm) argv.push('--fresh-jvm');
   argv.push('--name', plan.name, '--', ...plan.command);
   const o = parseRecordArgs(argv, args.project);
   return { ...o, name: path.basename(o.outDir), cwd: plan.cwd, ...(plan.prepare.length ? { prepare: plan.prepare.map((s) => ({ command: s.command, cwd: s.cwd })) } : {}) };
@@ -407,6 +418,7 @@ async function recordAndReport(
     passed: summary.passed,
     seconds: secs(recordMs),
     runsPerSecond: recordMs > 0 ? Math.round((summary.total / (recordMs / 1000)) * 100) / 100 : 0,
+    ...(summary.jvms !== undefined ? { jvms: summary.jvms } : {}),
     buildSeconds: secs(buildMs),
     stopped,
     noise: options.noise,

@@ -69,7 +69,8 @@ export function frameLocation(frame: string): FailureLocation | undefined {
   return { file: pkg + m[3], line: Number(m[4]), method: `${cls}.${m[2]}` };
 }
 
-function ownFrame(frames: readonly string[]): FailureLocation | undefined {
+/** The first frame of the program's own code (not a test framework, the JDK or the agent's stubs) that has a line. */
+export function ownFrame(frames: readonly string[]): FailureLocation | undefined {
   for (const f of frames) {
     const loc = frameLocation(f);
     if (loc && !FRAMEWORK.test(loc.method ?? '') && !/\.braid\$/.test(loc.method ?? '')) return loc;

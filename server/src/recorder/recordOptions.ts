@@ -67,6 +67,11 @@ export interface RecordOptions {
   pointsFile?: string;
   /** steps run before the recording (the editor's compile step); informative here, kept in recording.json so a fix check can rebuild */
   prepare?: { command: string[]; cwd: string }[];
+  /**
+   * one JVM per run even for a JUnit console launcher command, whose runs are otherwise repetitions
+   * in one JVM (`--fresh-jvm`, repeatedRuns.ts): for tests whose static state must start fresh
+   */
+  freshJvm?: boolean;
   /** notes for the user about the options given (e.g. --noise ignored because of --plan) */
   notes?: string[];
 }
@@ -121,6 +126,9 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   --agent-option K=V    extra agent option (repeatable)
   --shard K/N           record only the K-th of N parts of the --runs runs (same execution ids and
                         seeds as one recording: give every shard the same --runs, --seed and --name)
+  --fresh-jvm           one JVM per run; without it, a JUnit console launcher command (java -jar
+                        junit-platform-console-standalone.jar … --select-method C#m) runs its runs
+                        as repetitions in one JVM (static state is not reset between them)
   --plan FILE           noise plan (docs/noise.md, e.g. written by braid pinpoint): noise only at
                         its points, with their probability and kind; --noise is then ignored
   A run fails on a non-zero exit code, a timeout, matching output, or an uncaught exception in
@@ -194,6 +202,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let planFile: string | undefined;
   let noiseGiven = false;
   let noiseAt: NoiseAt | undefined;
+  let freshJvm = false;
   for (let i = 0; i < flags.length; ) {
     const flag = flags[i];
     const value = flags[i + 1];
@@ -273,6 +282,10 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         agentOptions.push(value);
         i += 2;
         break;
+      case '--fresh-jvm':
+        freshJvm = true;
+        i += 1;
+        break;
       case '--plan':
         if (!value || value.startsWith('--')) throw new UsageError('--plan needs a noise plan file (e.g. .braid/plans/<test>.json)');
         planFile = value;
@@ -308,6 +321,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     agentOptions,
     ...(shard ? { shard } : {}),
     ...(plan ? { plan } : {}),
+    ...(freshJvm ? { freshJvm } : {}),
     ...(notes.length ? { notes } : {}),
   };
 }

@@ -11,6 +11,7 @@ import { lockTraceFolder } from './recordingLock';
 import { RecordWriteError } from './writeFailure';
 import { writeRecordingManifest } from './recordingManifest';
 import { NotReached, notReachedRun } from './notReached';
+import { RepeatSession, repeatPlanFor } from './repeatedRuns';
 
 export interface RecordProgress {
   type: 'run';
@@ -28,6 +29,11 @@ export interface RecordSummary {
   failed: number;
   /** runs whose JVMs recorded no event (check --include) */
   empty: number;
+  /**
+   * JVMs started when the runs were repetitions in one JVM (repeatedRuns.ts: a JUnit console
+   * launcher command without --fresh-jvm); absent when each run was a JVM of its own
+   */
+  jvms?: number;
   interrupted: boolean;
   /** `beforeRun` said to start no further run (e.g. `braid test --runs auto` had its evidence) */
   stoppedEarly?: boolean;
@@ -148,7 +154,19 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   if (signal?.aborted) stop.abort();
 
   const more = () => !stop.signal.aborted && !firstError && !stoppedEarly && next < to;
+  // a JUnit test through the console launcher: many runs in one JVM (repeatedRuns.ts), one JVM per worker
+  const repeat = repeatPlanFor(o, jar);
+  let jvms = 0;
   async function worker(): Promise<void> {
+    const session = repeat ? new RepeatSession(o, jar, repeat, stop.signal) : undefined;
+    try {
+      await work(session);
+    } finally {
+      await session?.close().catch(() => {});
+      jvms += session?.jvms ?? 0;
+    }
+  }
+  async function work(session: RepeatSession | undefined): Promise<void> {
     while (more()) {
       if (control?.beforeRun) {
         let go: boolean;
@@ -164,7 +182,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       const index = next++;
       let result: RunResult;
       try {
-        result = await runOnce(runSpec(o, index), o, jar, stop.signal);
+        result = session ? await session.run(runSpec(o, index)) : await runOnce(runSpec(o, index), o, jar, stop.signal);
       } catch (e) {
         firstError ??= e as Error;
         if (e instanceof RecordWriteError) stop.abort();
@@ -204,6 +222,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     passed,
     failed,
     empty: runs.filter((r) => r.empty).length,
+    ...(repeat ? { jvms } : {}),
     interrupted: Boolean(signal?.aborted) || Boolean(firstError),
     ...(stoppedEarly ? { stoppedEarly } : {}),
     ...(firstError instanceof RecordWriteError ? { writeFailure: firstError } : {}),

@@ -30,6 +30,10 @@ public final class AgentMain {
     Rt.setValues(options.values);
     // record=false without out: no file at all (uncaught exceptions are then only printed)
     String out = options.out != null && !options.out.isEmpty() ? options.out : null;
+    // repetitions in one JVM: one file per segment, begun by the driver (docs/recorder.md)
+    if (options.repeat && options.record && out != null && options.plan == null) {
+      Rt.prepareSegments(header(options, program, Rt.SEED_MARK, Rt.STARTED_MARK));
+    }
     // the recording hooks' own uniform noise is the noise at accesses (noiseAt accesses or all)
     Rt.start(out != null ? out : "", header(options, program), execution, options.noiseAtAccesses() ? options.noise : 0,
         seedOf(options.seed), options.noiseSleepMaxMicros, options.record);
@@ -119,6 +123,11 @@ public final class AgentMain {
   }
 
   private static String header(AgentOptions o, String program) {
+    return header(o, program, Json.quote(o.seed), Json.quote(Instant.now().toString()));
+  }
+
+  /** The header line; {@code seed} and {@code startedAt} as JSON text (or Rt's placeholders for segments). */
+  private static String header(AgentOptions o, String program, String seed, String startedAt) {
     StringBuilder b = new StringBuilder(256);
     b.append("{\"braid\":\"trace\",\"version\":1,\"execution\":\u0000EXECUTION\u0000");
     if (program != null) b.append(",\"program\":").append(Json.quote(program));
@@ -127,7 +136,7 @@ public final class AgentMain {
     b.append("\"noise\":").append(o.noise);
     if (!o.noiseAt.equals("accesses")) b.append(",\"noiseAt\":").append(Json.quote(o.noiseAt));
     if (o.noiseInMonitors) b.append(",\"noiseInMonitors\":true");
-    b.append(",\"seed\":").append(Json.quote(o.seed));
+    b.append(",\"seed\":").append(seed);
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));
     if (!o.libraryCalls) b.append(",\"libraryCalls\":false");
@@ -136,7 +145,7 @@ public final class AgentMain {
     }
     if (!o.record) b.append(",\"record\":false");
     b.append(",\"pid\":").append(Rt.pid());
-    b.append("}},\"startedAt\":").append(Json.quote(Instant.now().toString())).append('}');
+    b.append("}},\"startedAt\":").append(startedAt).append('}');
     return b.toString();
   }
 

@@ -46,6 +46,11 @@ public final class AgentOptions {
    * {@code Lock.lock}, at wait/notify, park/unpark, Condition await/signal), or {@code all} (both).
    */
   public String noiseAt = "accesses";
+  /**
+   * Repetitions in one JVM (Braid's RepeatLauncher, docs/recorder.md): nothing is written until the
+   * driver begins a trace segment (Rt.beginSegment), each segment its own file, execution and seed.
+   */
+  public boolean repeat;
   /** Uniform noise at synchronization points also while the thread holds a recorded lock (measurements). */
   public boolean noiseInMonitors;
 
@@ -93,6 +98,7 @@ public final class AgentOptions {
           if (value.equals("accesses") || value.equals("sync") || value.equals("all")) o.noiseAt = value;
           else System.err.println("[braid-agent] option noiseAt=" + value + " must be accesses, sync or all; using accesses");
           break;
+        case "repeat": o.repeat = !"false".equals(value); break;
         case "noiseInMonitors": o.noiseInMonitors = !"false".equals(value); break;
         case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");

@@ -19,8 +19,8 @@ public final class Rt {
   private static Thread writerThread;
   private static double noise;
   private static long noiseSleepMaxNanos;
-  private static long seed;
-  private static String executionId;
+  private static volatile long seed;
+  private static volatile String executionId;
 
   private static final ThreadLocal<ThreadState> STATE = new ThreadLocal<ThreadState>() {
     @Override
@@ -60,7 +60,8 @@ public final class Rt {
     noiseSleepMaxNanos = Math.max(1, noiseSleepMaxMicros) * 1000L;
     executionId = execution;
     events = new Events();
-    writer = new TraceWriter(events, outPath, headerTemplate);
+    // repetitions (prepareSegments): no file until the first segment begins
+    writer = new TraceWriter(events, segmentHeader != null ? null : outPath, headerTemplate);
     ThreadState main = STATE.get();
     main.busy++;
     try {
@@ -85,6 +86,80 @@ public final class Rt {
   }
 
   static boolean isClosed() { return closed; }
+
+  // ---- trace segments: many runs in one JVM (docs/recorder.md, "Repetitions in one JVM") ----
+
+  /** The header with placeholders for execution, seed and start time; non-null in segment mode. */
+  private static volatile String segmentHeader;
+  public static final String SEED_MARK = "\u0000SEED\u0000";
+  public static final String STARTED_MARK = "\u0000STARTED\u0000";
+
+  /**
+   * Segment mode (agent option repeat): called before {@link #start}; nothing is written until a
+   * driver (Braid's RepeatLauncher) calls {@link #beginSegment}. {@code header} holds
+   * {@link #SEED_MARK} and {@link #STARTED_MARK} (and the execution mark the writer fills).
+   */
+  public static void prepareSegments(String header) {
+    segmentHeader = header;
+  }
+
+  /** Whether this JVM records in segments (the agent option repeat was given and recording is on). */
+  public static boolean segmented() {
+    return segmentHeader != null && writer != null && enabled && !closed;
+  }
+
+  /**
+   * Starts a new trace segment: every event from now on goes to {@code outPath} (created at its first
+   * line, with its own header: execution id, noise seed, start time; every definition written again
+   * before its first use), until {@link #endSegment}. The current thread and the threads started
+   * from now on draw noise from {@code seedText}. Returns false when this JVM is not in segment mode.
+   */
+  public static boolean beginSegment(String outPath, String execution, String seedText) {
+    if (!segmented() || outPath == null || outPath.isEmpty()) return false;
+    ThreadState s = STATE.get();
+    s.busy++;
+    try {
+      long newSeed = parseSeed(seedText);
+      seed = newSeed;
+      s.reseed(newSeed);
+      executionId = execution;
+      String header = segmentHeader.replace(SEED_MARK, Json.quote(seedText))
+          .replace(STARTED_MARK, Json.quote(java.time.Instant.now().toString()));
+      writer.switchTo(events.counter.get(), outPath, header, writerThread);
+      return true;
+    } finally {
+      s.busy--;
+    }
+  }
+
+  /**
+   * Ends the current segment: the END of each thread that has terminated, everything published so
+   * far and the pending uncaught-exception lines are written and the file is closed before this
+   * returns (at most a few seconds); events until the next {@link #beginSegment} are dropped.
+   */
+  public static boolean endSegment() {
+    if (!segmented()) return false;
+    ThreadState s = STATE.get();
+    s.busy++;
+    try {
+      for (int id : takeDeadThreads()) publish(s, id, Events.KIND_END, 0, -1, -1, 0, 0);
+      writer.switchTo(events.counter.get(), null, null, writerThread);
+      return true;
+    } finally {
+      s.busy--;
+    }
+  }
+
+  /** Numeric noise seed from the seed text (a number, or any text hashed), as the agent's option seed. */
+  public static long parseSeed(String seed) {
+    try {
+      return Long.parseLong(seed.trim());
+    } catch (NumberFormatException e) {
+      long h = 1125899906842597L;
+      for (int k = 0; k < seed.length(); k++) h = 31 * h + seed.charAt(k);
+      return h;
+    }
+  }
 
   private static boolean noFile;
 

@@ -44,6 +44,12 @@ final class ThreadState {
     for (int k = 0; k < cacheKey.length; k++) cacheKey[k] = -1L;
   }
 
+  /** A new noise seed (a repetition in one JVM, Rt.beginSegment): as if the state were made now. */
+  void reseed(long seed) {
+    long s = seed ^ (0x9E3779B97F4A7C15L * (thread.getId() + 1));
+    this.rnd = s == 0 ? 1 : s;
+  }
+
   long nextLong() {
     long x = rnd;
     x ^= x << 13;

@@ -22,8 +22,9 @@ final class TraceWriter implements Runnable {
   private static final long SHUTDOWN_WAIT_NANOS = 300_000_000L;
 
   private final Events events;
-  private final String outPath;
-  private final String headerTemplate;
+  /** the file being written; null: events are dropped (between segments, Rt.beginSegment) */
+  private String outPath;
+  private String headerTemplate;
   private final ConcurrentLinkedQueue<String> extraLines = new ConcurrentLinkedQueue<>();
 
   private OutputStream out;
@@ -48,6 +49,13 @@ final class TraceWriter implements Runnable {
   private volatile long stopAt = Long.MAX_VALUE;
   private volatile boolean finished;
 
+  // a segment switch (Rt.beginSegment / endSegment): events below switchAt go to the current file
+  private volatile long switchAt = Long.MAX_VALUE;
+  private volatile String switchPath;
+  private volatile String switchHeader;
+  private volatile long switchesDone;
+  private static final long SWITCH_WAIT_NANOS = 5_000_000_000L;
+
   TraceWriter(Events events, String outPath, String headerTemplate) {
     this.events = events;
     this.outPath = outPath;
@@ -60,6 +68,41 @@ final class TraceWriter implements Runnable {
 
   long eventsWritten() { return eventsWritten; }
   long bytesWritten() { return bytesWritten + len; }
+
+  /**
+   * Ends the current file at index {@code at} (every event below it is written there, then its
+   * pending extra lines, then it is closed) and writes the events from {@code at} on to {@code path}
+   * with {@code header} (null: dropped until the next switch). Waits until the writer has done it
+   * (at most 5 s, or until the writer has finished).
+   */
+  synchronized void switchTo(long at, String path, String header, Thread writerThread) {
+    long done = switchesDone;
+    switchPath = path;
+    switchHeader = header;
+    switchAt = at;
+    LockSupport.unpark(writerThread);
+    long deadline = System.nanoTime() + SWITCH_WAIT_NANOS;
+    while (switchesDone == done && !finished && System.nanoTime() < deadline) LockSupport.parkNanos(100_000);
+  }
+
+  private void applySwitch() {
+    drainExtraLines();
+    reportDropped();
+    flush();
+    close();
+    out = null;
+    failed = false;
+    outPath = switchPath;
+    headerTemplate = switchHeader;
+    // each file defines what it uses (docs/trace-format.md)
+    java.util.Arrays.fill(locDefined, false);
+    java.util.Arrays.fill(varDefined, false);
+    java.util.Arrays.fill(threadDefined, false);
+    java.util.Arrays.fill(stackDefined, false);
+    idxValue = -1;
+    switchAt = Long.MAX_VALUE;
+    switchesDone++;
+  }
 
   /** Asks the writer to write everything published before now and finish; waits up to 3 s. */
   void stopAndWait(Thread writerThread) {
@@ -97,17 +140,25 @@ final class TraceWriter implements Runnable {
           if (f < w) w = f;
         }
         long now = 0;
-        if (stop != Long.MAX_VALUE) {
-          if (w < stop) {
-            // Shutting down: a thread that stays between index and publication is not waited for.
+        long sw = switchAt;
+        long cap = Math.min(stop, sw);
+        if (cap != Long.MAX_VALUE) {
+          if (w < cap) {
+            // Shutting down or switching segments: a thread that stays between index and
+            // publication is not waited for.
             now = System.nanoTime();
             if (waitingSince == 0) waitingSince = now;
-            else if (now - waitingSince > SHUTDOWN_WAIT_NANOS) w = stop;
+            else if (now - waitingSince > SHUTDOWN_WAIT_NANOS) w = cap;
           }
-          if (w > stop) w = stop;
+          if (w > cap) w = cap;
         }
         int n = emitBelow(bs, w);
         if (n > 0) events.writerProgress++;
+        if (sw != Long.MAX_VALUE && w >= sw) {
+          applySwitch();
+          waitingSince = 0;
+          continue;
+        }
         if (stop != Long.MAX_VALUE && w >= stop) break;
         if (n > 0) {
           idle = 0;
@@ -116,7 +167,7 @@ final class TraceWriter implements Runnable {
         drainExtraLines();
         reportDropped();
         if (now == 0) now = System.nanoTime();
-        if (stop != Long.MAX_VALUE) {
+        if (cap != Long.MAX_VALUE) {
           Thread.onSpinWait();
           continue;
         }
@@ -770,7 +821,7 @@ final class TraceWriter implements Runnable {
   }
 
   private void writeRaw(byte[] b, int n) {
-    if (failed) return;
+    if (failed || outPath == null) return;
     try {
       if (out == null) open();
       out.write(b, 0, n);

@@ -1,0 +1,445 @@
+/**
+ * Many runs of one JUnit test in one JVM (issue 29, point 2; docs/recorder.md "Repetitions in one
+ * JVM"). A run of a JUnit test through the console launcher costs about a second of JVM and JUnit
+ * start-up; here Braid's RepeatLauncher (server/java-agent/launcher, dist/braid-launcher.jar) runs
+ * the selected test again and again in one JVM, and each repetition is still a separate run: the
+ * agent (option repeat) writes each repetition to its own trace segment — own file, execution id,
+ * header and noise seed, definitions written again — and the launcher reports each repetition's
+ * outcome on stdout. This module turns that into ordinary runs (RunResult, a finished trace with its
+ * outcome line and a log per run), so everything downstream sees N normal runs.
+ *
+ * The runner drives the JVM through its stdin, one line per run (`run<TAB>trace<TAB>execution<TAB>seed`),
+ * so a recording still decides before each run whether to go on (`braid test --runs auto`). A
+ * repetition that leaves non-daemon threads running, or fails in a way that poisons the JVM (a
+ * failed static initializer, OutOfMemoryError), ends the JVM: the next run starts a fresh one.
+ * `--fresh-jvm` (RecordOptions.freshJvm) keeps one JVM per run.
+ *
+ * Used when the command is the JUnit console launcher command Braid builds for a test
+ * (`java -jar junit-platform-console-standalone*.jar … --class-path CP --select-method C#m`, see
+ * testCommand.ts), the launcher jar is there, and the recording has no noise plan (forcing reports
+ * are per JVM) and keeps its traces.
+ */
+import { createWriteStream, existsSync, promises as fs, WriteStream } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { spawnGroup, stopGroup } from './processTree';
+import { finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
+import { keepsNoTrace, RecordOptions } from './recordOptions';
+import { agentArgument, agentOptionLines, RunResult, RunSpec } from './runOnce';
+import { countDroppedEvents } from './droppedEvents';
+import { JvmNoticeFilter } from './jvmNoticeFilter';
+import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
+import { boundedText, ownFrame, parseFailureOutput } from '../engine/runFailure';
+
+/** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
+export const REPETITION_MARK = '@@braid-repetition@@';
+export const LAUNCHER_MAIN = 'dev.braid.launcher.RepeatLauncher';
+const MAX_OUTPUT_CHARS = 1 << 20;
+
+/** How to run a recording's command as repetitions in one JVM. */
+export interface RepeatPlan {
+  /** the JVM that runs the RepeatLauncher on the test's class path */
+  command: string[];
+  /** `program` of the traces' headers: what a JVM of the original command writes (the console launcher's jar) */
+  program: string;
+}
+
+/** dist/braid-launcher.jar next to the agent jar (BRAID_LAUNCHER_JAR overrides), when it exists. */
+export function findLauncherJar(agentJar: string): string | undefined {
+  const explicit = process.env.BRAID_LAUNCHER_JAR;
+  if (explicit) return existsSync(explicit) ? path.resolve(explicit) : undefined;
+  const p = path.join(path.dirname(agentJar), 'braid-launcher.jar');
+  return existsSync(p) ? p : undefined;
+}
+
+/**
+ * The repeated form of a JUnit console launcher command, or undefined when `command` is not one
+ * this runner understands (then each run is a JVM of its own, as before): `java [JVM options] -jar
+ * <junit-platform-console-standalone*.jar> [--disable-banner] [--disable-ansi-colors] [--details=X]
+ * [--fail-if-no-tests] --class-path CP… (--select-method C#m | --select-class C)…`. A class path
+ * given as an argument file (`@file`, the Maven plan) or any other option keeps one JVM per run.
+ */
+export function repeatCommandFor(command: readonly string[], launcherJar: string): RepeatPlan | undefined {
+  if (!command.length || !/^java(\.exe)?$/.test(path.basename(command[0]))) return undefined;
+  const jarAt = command.indexOf('-jar');
+  if (jarAt < 1 || jarAt + 1 >= command.length) return undefined;
+  const jvmOptions = command.slice(1, jarAt);
+  // JVM options only (no class path of their own, no main class or module)
+  if (jvmOptions.some((a) => !a.startsWith('-') || /^(-cp|-classpath|--class-path|-p|--module-path|-m|--module)$/.test(a))) return undefined;
+  const consoleJar = command[jarAt + 1];
+  if (!/junit-platform-console-standalone[^/\\]*\.jar$/.test(consoleJar)) return undefined;
+  const classPath: string[] = [];
+  const select: string[] = [];
+  const rest = command.slice(jarAt + 2);
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const value = (): string | undefined => (inline !== undefined ? inline : rest[++i]);
+    if (flag === '--disable-banner' || flag === '--disable-ansi-colors' || flag === '--fail-if-no-tests') continue;
+    if (flag === '--details') {
+      if (inline === undefined) i++;
+      continue;
+    }
+    if (flag === '--class-path' || flag === '-cp' || flag === '--classpath') {
+      const v = value();
+      if (!v || v.startsWith('@')) return undefined;
+      classPath.push(v);
+      continue;
+    }
+    if (flag === '--select-method' || flag === '-m' || flag === '--select-class' || flag === '-c') {
+      const v = value();
+      if (!v) return undefined;
+      select.push(flag === '-m' || flag === '--select-method' ? '--select-method' : '--select-class', v);
+      continue;
+    }
+    return undefined;
+  }
+  if (!select.length) return undefined;
+  const cp = [...classPath, consoleJar, launcherJar].join(path.delimiter);
+  return { command: [command[0], ...jvmOptions, '-cp', cp, LAUNCHER_MAIN, ...select], program: consoleJar };
+}
+
+/** The repeated form of the recording `o` with the agent `agentJar`, or undefined when its runs need a JVM each. */
+export function repeatPlanFor(o: RecordOptions, agentJar: string): RepeatPlan | undefined {
+  if (o.freshJvm || o.plan || keepsNoTrace(o)) return undefined;
+  const launcher = findLauncherJar(agentJar);
+  return launcher ? repeatCommandFor(o.command, launcher) : undefined;
+}
+
+/** A repetition's report (the launcher's marker line). */
+export interface RepetitionReport {
+  execution: string;
+  outcome: 'pass' | 'fail';
+  tests?: number;
+  failed?: number;
+  message?: string;
+  /** the failure's stack frames, innermost first */
+  frames?: string[];
+  /** non-daemon threads the repetition left running: the JVM ends after it */
+  left?: string[];
+  /** why the JVM cannot run another repetition */
+  poisoned?: string;
+  /** the JVM ends after this repetition */
+  last?: boolean;
+}
+
+/** The report in a marker line's JSON, or undefined when it does not parse. */
+export function parseRepetitionReport(json: string): RepetitionReport | undefined {
+  try {
+    const v = JSON.parse(json) as RepetitionReport;
+    if (!v || typeof v !== 'object' || typeof v.execution !== 'string') return undefined;
+    return v;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Splits one output stream into text and marker lines. Text is passed on as it arrives (a partial
+ * line that may still become a marker is held back).
+ */
+class MarkerSplitter {
+  private held = '';
+
+  constructor(
+    private readonly onText: (text: string) => void,
+    private readonly onMarker: (json: string) => void,
+  ) {}
+
+  push(text: string): void {
+    let s = this.held + text;
+    this.held = '';
+    for (;;) {
+      const k = s.indexOf(REPETITION_MARK);
+      if (k < 0) break;
+      const nl = s.indexOf('\n', k);
+      if (nl < 0) {
+        if (k > 0) this.onText(s.slice(0, k));
+        this.held = s.slice(k);
+        return;
+      }
+      if (k > 0) this.onText(s.slice(0, k));
+      this.onMarker(s.slice(k + REPETITION_MARK.length, nl));
+      s = s.slice(nl + 1);
+    }
+    // the end of s may be the start of a marker
+    let keep = 0;
+    for (let n = Math.min(REPETITION_MARK.length - 1, s.length); n > 0; n--) {
+      if (REPETITION_MARK.startsWith(s.slice(s.length - n))) {
+        keep = n;
+        break;
+      }
+    }
+    if (s.length - keep > 0) this.onText(s.slice(0, s.length - keep));
+    this.held = s.slice(s.length - keep);
+  }
+
+  end(): void {
+    if (this.held) this.onText(this.held);
+    this.held = '';
+  }
+}
+
+interface Current {
+  spec: RunSpec;
+  started: number;
+  startedAt: string;
+  log: WriteStream;
+  logError?: Error;
+  output: string;
+  agentFailure: AgentWriteFailureWatch;
+  report?: RepetitionReport;
+  errMarker: boolean;
+  timedOut: boolean;
+  done: () => void;
+}
+
+interface Jvm {
+  child: ChildProcess;
+  optionsFile: string;
+  exited: Promise<{ code: number | null; sig: NodeJS.Signals | null; error?: Error }>;
+  exit?: { code: number | null; sig: NodeJS.Signals | null; error?: Error };
+  /** the launcher said the JVM ends after its last repetition */
+  ending: boolean;
+  /** output before the first repetition (JVM start-up): it goes to the first run's log */
+  preamble: string;
+  repetitions: number;
+}
+
+/**
+ * One worker's JVM of repetitions: `run(spec)` records one run in it, starting a JVM when there is
+ * none (the first run, or after a JVM ended); `close()` ends it. Not for concurrent use (one per job).
+ */
+export class RepeatSession {
+  private jvm?: Jvm;
+  private current?: Current;
+  /** JVMs started so far */
+  jvms = 0;
+
+  constructor(
+    private readonly o: RecordOptions,
+    private readonly agentJar: string,
+    private readonly plan: RepeatPlan,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  private async start(spec: RunSpec): Promise<Jvm> {
+    const optionsFile = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.agent-options`);
+    const lines = [...agentOptionLines(spec, this.o), 'repeat=true', `program=${this.plan.program}`];
+    if (lines.some((l) => /[\r\n\0]/.test(l))) throw new Error('the console launcher path must not contain a line break');
+    await fs.writeFile(optionsFile, lines.join('\n') + '\n', 'utf8');
+    const inherited = process.env.JAVA_TOOL_OPTIONS;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...this.o.env,
+      JAVA_TOOL_OPTIONS: [inherited, agentArgument(this.agentJar, optionsFile)].filter(Boolean).join(' '),
+      BRAID_EXECUTION: spec.execution,
+      BRAID_RECORDER_PID: String(process.pid),
+    };
+    const child = spawnGroup(this.plan.command, { cwd: this.o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.jvms++;
+    const jvm: Jvm = {
+      child,
+      optionsFile,
+      ending: false,
+      preamble: '',
+      repetitions: 0,
+      exited: new Promise((resolve) => {
+        child.once('error', (error) => resolve({ code: null, sig: null, error }));
+        child.once('close', (code, sig) => resolve({ code, sig }));
+      }),
+    };
+    void jvm.exited.then((e) => {
+      jvm.exit = e;
+      void fs.rm(optionsFile, { force: true }).catch(() => {});
+      if (this.jvm === jvm && this.current) this.current.done();
+    });
+    child.stdin?.on('error', () => {}); // the JVM may be gone when a command is written
+    const text = (t: string) => {
+      if (!t) return;
+      const c = this.jvm === jvm ? this.current : undefined;
+      if (!c) {
+        if (jvm.preamble.length < MAX_OUTPUT_CHARS) jvm.preamble += t;
+        return;
+      }
+      c.agentFailure.push(t);
+      c.log.write(t);
+      if (c.output.length < MAX_OUTPUT_CHARS) c.output += t;
+    };
+    const filters = [new JvmNoticeFilter(), new JvmNoticeFilter()];
+    const out = new MarkerSplitter(text, (json) => {
+      const c = this.current;
+      const r = parseRepetitionReport(json);
+      if (!r) return;
+      if (r.last) jvm.ending = true;
+      if (c && r.execution === c.spec.execution) {
+        c.report = r;
+        if (c.errMarker) c.done();
+      }
+    });
+    const err = new MarkerSplitter(text, (json) => {
+      const c = this.current;
+      const r = parseRepetitionReport(json);
+      if (c && r && r.execution === c.spec.execution) {
+        c.errMarker = true;
+        if (c.report) c.done();
+      }
+    });
+    child.stdout?.setEncoding('utf8');
+    child.stderr?.setEncoding('utf8');
+    child.stdout?.on('data', (t: string) => out.push(filters[0].push(t)));
+    child.stderr?.on('data', (t: string) => err.push(filters[1].push(t)));
+    child.stdout?.on('end', () => {
+      out.push(filters[0].end());
+      out.end();
+    });
+    child.stderr?.on('end', () => {
+      err.push(filters[1].end());
+      err.end();
+    });
+    return jvm;
+  }
+
+  /** Records one run (a repetition in the current JVM, or the first of a new one). */
+  async run(spec: RunSpec): Promise<RunResult> {
+    try {
+      return await this.runFiles(spec);
+    } catch (e) {
+      const failure = e instanceof RecordWriteError ? e : e instanceof TraceWriteError ? writeFailure(e.file, e.cause) : writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e);
+      if (!failure) throw e;
+      await this.kill();
+      for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true }).catch(() => {});
+      await fs.rm(spec.logPath, { force: true }).catch(() => {});
+      throw failure;
+    }
+  }
+
+  private async runFiles(spec: RunSpec): Promise<RunResult> {
+    for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
+    await fs.rm(spec.tracePath, { force: true });
+    // a JVM that ends (threads left running, a poisoned JVM) or has ended: the next run gets a fresh one
+    if (this.jvm && (this.jvm.ending || this.jvm.exit)) await this.retire();
+    const started = Date.now();
+    const jvm = (this.jvm ??= await this.start(spec));
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    const log = createWriteStream(spec.logPath);
+    const c: Current = { spec, started, startedAt: new Date(started).toISOString(), log, output: '', agentFailure: new AgentWriteFailureWatch(), errMarker: false, timedOut: false, done };
+    log.on('error', (e) => (c.logError ??= e));
+    this.current = c;
+    if (jvm.repetitions === 0 && jvm.preamble) {
+      c.log.write(jvm.preamble);
+      c.output += jvm.preamble;
+      c.agentFailure.push(jvm.preamble);
+      jvm.preamble = '';
+    }
+    jvm.repetitions++;
+    let aborted = false;
+    const timer = setTimeout(() => {
+      c.timedOut = true;
+      void stopGroup(jvm.child);
+    }, this.o.timeoutSeconds * 1000);
+    const onAbort = () => {
+      aborted = true;
+      void stopGroup(jvm.child, 500);
+    };
+    this.signal?.addEventListener('abort', onAbort, { once: true });
+    if (this.signal?.aborted) onAbort();
+    if (jvm.exit) done();
+    else jvm.child.stdin?.write(`run\t${inProgressPath(spec.tracePath)}\t${spec.execution}\t${spec.seed}\n`);
+    await finished;
+    clearTimeout(timer);
+    this.signal?.removeEventListener('abort', onAbort);
+    // a run that ended the JVM: all of its output
+    if (!c.report && jvm.exit === undefined) await jvm.exited;
+    if (!c.report) await new Promise((r) => setImmediate(r));
+    this.current = undefined;
+    await new Promise<void>((resolve) => log.end(resolve));
+    return this.finish(c, jvm, aborted);
+  }
+
+  private async finish(c: Current, jvm: Jvm, aborted: boolean): Promise<RunResult> {
+    const { spec } = c;
+    const o = this.o;
+    const exit = c.report ? undefined : jvm.exit;
+    if (exit?.error) {
+      const message = (exit.error as NodeJS.ErrnoException).code === 'ENOENT' ? `command not found: ${this.plan.command[0]}` : exit.error.message;
+      throw new Error(`cannot start ${this.plan.command.join(' ')}: ${message}`);
+    }
+    const durationMs = Date.now() - c.started;
+    const base = { index: spec.index, execution: spec.execution, seed: spec.seed, logPath: spec.logPath, durationMs, exitCode: exit ? exit.code : c.report?.outcome === 'fail' ? 1 : 0, signal: exit?.sig ?? null };
+    if (aborted) {
+      for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
+      return { ...base, outcome: 'fail', reason: 'killed', detail: 'stopped by the user', traces: [], aborted: true, empty: true };
+    }
+    if (c.logError) throw new TraceWriteError(spec.logPath, c.logError);
+    c.agentFailure.end();
+    if (c.agentFailure.failure) throw c.agentFailure.failure;
+    let traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
+    const empty = traces.length === 0;
+    const uncaught = [];
+    for (const t of traces) uncaught.push(...(await readAgentLines(t).catch(() => ({ uncaught: [] }))).uncaught);
+    let outcome: TraceOutcome;
+    const r = c.report;
+    let dropped = 0;
+    if (!r && c.timedOut) for (const t of traces) dropped += await countDroppedEvents(t);
+    if (!r && c.timedOut && dropped > 0) {
+      outcome = { outcome: 'fail', reason: 'recorder-blocked', detail: `recorder blocked: its trace writer fell behind (${dropped} events dropped) and the run did not end within ${o.timeoutSeconds} s` };
+    } else if (!r && c.timedOut) outcome = { outcome: 'fail', reason: 'timeout', detail: `no end within ${o.timeoutSeconds} s; process tree killed` };
+    else if (!r && exit?.sig) outcome = { outcome: 'fail', reason: 'killed', detail: `terminated by signal ${exit.sig}` };
+    else if (uncaught.length > 0) {
+      const u = uncaught[0];
+      outcome = { outcome: 'fail', reason: 'exception', detail: `${u.exception ?? 'exception'}${u.message && u.message !== 'null' ? `: ${u.message}` : ''} in thread ${u.thread ?? '?'}` };
+    } else if (r && r.outcome === 'fail') {
+      const location = r.frames ? ownFrame(r.frames.filter((f) => typeof f === 'string')) : undefined;
+      outcome = { outcome: 'fail', reason: 'exit-code', detail: 'the test failed', ...(r.message ? { message: boundedText(r.message) } : {}), ...(location ? { location } : {}) };
+    } else if (!r && exit && exit.code !== 0) {
+      const said = parseFailureOutput(c.output);
+      outcome = { outcome: 'fail', reason: 'exit-code', detail: `exit code ${exit.code}`, ...(said ? { message: said.message, ...(said.location ? { location: said.location } : {}) } : {}) };
+    } else if (o.failOnOutput && o.failOnOutput.test(c.output)) {
+      const m = o.failOnOutput.exec(c.output);
+      outcome = { outcome: 'fail', reason: 'output-match', detail: `output matched /${o.failOnOutput.source}/: ${m?.[0].slice(0, 200)}` };
+    } else outcome = { outcome: 'pass', reason: 'ok' };
+
+    const header: HeaderInfo = { execution: spec.execution, program: o.name, noise: o.noise, seed: spec.seed, include: o.include, exclude: o.exclude, startedAt: c.startedAt };
+    if (empty) traces = [inProgressPath(spec.tracePath)];
+    const finishedTraces: string[] = [];
+    for (const t of traces) {
+      const failAt = outcome.outcome === 'fail' && o.failOnOutput && !empty ? await findOutputMatch(t, o.failOnOutput) : undefined;
+      await finalizeTrace(t, failAt === undefined ? outcome : { ...outcome, failAt }, header);
+      const final = finalTracePath(t);
+      await fs.rename(t, final);
+      finishedTraces.push(final);
+    }
+    return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty };
+  }
+
+  /** Waits for a JVM that ends on its own (briefly), else stops it. */
+  private async retire(): Promise<void> {
+    const jvm = this.jvm;
+    this.jvm = undefined;
+    if (!jvm) return;
+    jvm.child.stdin?.end();
+    if (!jvm.exit) {
+      const t = setTimeout(() => void stopGroup(jvm.child, 500), 5000);
+      await jvm.exited;
+      clearTimeout(t);
+    }
+    await stopGroup(jvm.child, 0); // leftover processes of the group
+  }
+
+  private async kill(): Promise<void> {
+    const jvm = this.jvm;
+    this.jvm = undefined;
+    if (jvm && !jvm.exit) await stopGroup(jvm.child, 500);
+  }
+
+  /** Ends the JVM (no more runs). */
+  async close(): Promise<void> {
+    await this.retire();
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Many runs of one JUnit test in one JVM (issue 29, point 2; server/src/recorder/repeatedRuns.ts,
+ * Braid's RepeatLauncher in dist/braid-launcher.jar): the JUnit console launcher command Braid builds
+ * for a test is recorded as repetitions in one JVM, each its own trace (execution id, header, noise
+ * seed, outcome line with the assertion message) — and the analysis still ranks the root cause first;
+ * a repetition that leaves a thread running ends its JVM (the next run starts a fresh one); a
+ * failed static initializer ends it too; `--fresh-jvm` keeps one JVM per run. Uses the sample
+ * JUnit 5 project (test/fixtures/junit5-sample) and Debian's junit5 console launcher.
+ */
+import test, { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/traceBuilder';
+import { bugLinesIn, rootCauseFirst } from '../helpers/rootCause';
+import { inferTestCommand } from '../../server/src/recorder/testCommand';
+import { locateTest } from '../../server/src/recorder/testLocate';
+import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
+import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRepetitionReport, repeatCommandFor, LAUNCHER_MAIN } from '../../server/src/recorder/repeatedRuns';
+import { analyzeInputsRanked } from '../../server/src/engine/summary/workspaceAnalysis';
+
+const root = path.resolve(__dirname, '..', '..');
+const CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
+const missing =
+  (!existsSync(CONSOLE) && `the JUnit console launcher ${CONSOLE} is missing (install Debian's junit5 package)`) ||
+  (!existsSync(path.join(root, 'dist/braid-agent.jar')) && 'dist/braid-agent.jar is missing (npm run build)') ||
+  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (node scripts/build-agent.mjs with junit5 installed)');
+// under CI a missing tool fails instead of skipping (.ci/run installs junit5)
+const skip = missing && !process.env.CI ? missing : false;
+if (missing && process.env.CI) test('junit5 and the launcher jar are there (CI=true)', () => assert.fail(missing));
+
+const made: string[] = [];
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+/** A copy of the sample project, compiled; extra test sources added first. */
+function project(extra: Record<string, string> = {}): string {
+  const ws = tempDir('braid-repeat-');
+  made.push(ws);
+  cpSync(path.join(root, 'test/fixtures/junit5-sample'), ws, { recursive: true });
+  for (const [rel, text] of Object.entries(extra)) writeFileSync(path.join(ws, rel), text);
+  return ws;
+}
+
+async function record(ws: string, test: string, runs: number, more: string[] = []) {
+  const plan = inferTestCommand(ws, locateTest(ws, test));
+  for (const step of plan.prepare) {
+    const r = spawnSync(step.command[0], step.command.slice(1), { cwd: step.cwd, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const o = parseRecordArgs(['--runs', String(runs), '--noise', '0.1', '--seed', '11', '--include', ...plan.include, '--name', plan.name, '--out', path.join(ws, 'traces'), ...more, '--', ...plan.command], ws);
+  return { plan, summary: await recordRuns({ ...o, cwd: plan.cwd }) };
+}
+
+function header(file: string): { execution: string; recorder: { options: { seed: string; pid: number } } } {
+  return JSON.parse(readFileSync(file, 'utf8').split('\n')[0]);
+}
+
+function outcome(file: string): Record<string, unknown> {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+test('repeatCommandFor: the console launcher command Braid builds becomes the RepeatLauncher on the same class path; others stay one JVM per run', () => {
+  const cmd = ['java', '-jar', '/usr/share/java/junit-platform-console-standalone-1.9.1.jar', '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests', '--class-path', '/w/out:/w/lib/a.jar', '--select-method', 'bank.AccountTest#x'];
+  const r = repeatCommandFor(cmd, '/d/braid-launcher.jar');
+  assert.deepEqual(r, {
+    command: ['java', '-cp', ['/w/out:/w/lib/a.jar', cmd[2], '/d/braid-launcher.jar'].join(path.delimiter), LAUNCHER_MAIN, '--select-method', 'bank.AccountTest#x'],
+    program: cmd[2],
+  });
+  assert.deepEqual(repeatCommandFor(['java', '-Xmx1g', '-jar', CONSOLE, '-cp', 'out', '-c', 'a.B'], 'L.jar')?.command, ['java', '-Xmx1g', '-cp', ['out', CONSOLE, 'L.jar'].join(path.delimiter), LAUNCHER_MAIN, '--select-class', 'a.B']);
+  // the Maven plan's @file class path, other launcher options, other programs: one JVM per run
+  assert.equal(repeatCommandFor([...cmd.slice(0, 8), '@/w/cp.txt', '--select-method', 'a.B#c'], 'L.jar'), undefined);
+  assert.equal(repeatCommandFor([...cmd, '--include-tag', 'slow'], 'L.jar'), undefined);
+  assert.equal(repeatCommandFor(['java', '-jar', '/x/app.jar', '--select-class', 'a.B'], 'L.jar'), undefined);
+  assert.equal(repeatCommandFor(['mvn', '-o', 'test'], 'L.jar'), undefined);
+  assert.equal(repeatCommandFor(cmd.slice(0, 9), 'L.jar'), undefined, 'no selector');
+  assert.deepEqual(parseRepetitionReport('{"execution":"e-1","outcome":"fail","message":"m","last":true}'), { execution: 'e-1', outcome: 'fail', message: 'm', last: true });
+  assert.equal(parseRepetitionReport('{"outcome":"fail"'), undefined);
+});
+
+test('30 runs of a flaky JUnit 5 test in one JVM: 30 traces with their own ids, seeds and outcomes (the assertion message on the failing ones); the root cause ranks first', { skip, timeout: 240_000 }, async () => {
+  const ws = project();
+  const { summary } = await record(ws, 'bank.AccountTest#concurrentDepositsAreAllKept', 30);
+  assert.equal(summary.total, 30);
+  assert.equal(summary.jvms, 1, 'one JVM for all runs');
+  assert.ok(summary.failed > 0 && summary.passed > 0, `failed ${summary.failed}, passed ${summary.passed}`);
+  const traces = readdirSync(path.join(ws, 'traces')).filter((f) => f.endsWith('.trace.jsonl')).sort();
+  assert.equal(traces.length, 30);
+  assert.equal(readdirSync(path.join(ws, 'traces')).filter((f) => f.endsWith('.log')).length, 30);
+  const pids = new Set<number>();
+  traces.forEach((f, k) => {
+    const h = header(path.join(ws, 'traces', f));
+    assert.equal(h.execution, f.replace(/\.trace\.jsonl$/, ''));
+    assert.equal(h.recorder.options.seed, String(11 + k), 'run k has seed S+k');
+    pids.add(h.recorder.options.pid);
+    const out = outcome(path.join(ws, 'traces', f));
+    const run = summary.runs[k];
+    assert.equal(out.outcome, run.outcome);
+    if (out.outcome === 'fail') {
+      assert.match(String(out.message), /^org\.opentest4j\.AssertionFailedError: every deposit kept ==> expected: <100> but was: <\d+>$/);
+      assert.deepEqual(out.location, { file: 'bank/AccountTest.java', line: 29, method: 'bank.AccountTest.concurrentDepositsAreAllKept' });
+      assert.match(readFileSync(run.logPath, 'utf8'), /AssertionFailedError: every deposit kept/);
+    } else assert.equal(out.message, undefined);
+  });
+  assert.equal(pids.size, 1, 'every trace was written by one JVM');
+  // each file on its own is a valid trace: analyzed without errors, and the root cause comes first
+  const { result } = await analyzeInputsRanked([path.join(ws, 'traces')], {});
+  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(result.executions.total, 30);
+  assert.equal(result.executions.failed, summary.failed);
+  const check = rootCauseFirst(result, bugLinesIn(path.join(ws, 'src/main/java')));
+  assert.ok(check.ok, check.why);
+});
+
+const LINGER = `package bank;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** Leaves a non-daemon thread running after the test. */
+class LingerTest {
+  @Test
+  void leavesAThread() {
+    Account account = new Account();
+    Thread t = new Thread(() -> {
+      account.deposit(1);
+      try {
+        Thread.sleep(20_000);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }, "lingerer");
+    t.start();
+    assertEquals(0, 0);
+  }
+}
+`;
+
+test('a repetition that leaves a thread running ends its JVM: the next run starts a fresh one', { skip, timeout: 120_000 }, async () => {
+  const ws = project({ 'src/test/java/bank/LingerTest.java': LINGER });
+  const { summary } = await record(ws, 'bank.LingerTest#leavesAThread', 3);
+  assert.equal(summary.total, 3);
+  assert.equal(summary.passed, 3);
+  assert.equal(summary.jvms, 3, 'a JVM per run: each left a thread running');
+  const pids = new Set(summary.runs.map((r) => header(r.traces[0]).recorder.options.pid));
+  assert.equal(pids.size, 3);
+  assert.match(readFileSync(summary.runs[0].logPath, 'utf8'), /threads left running by this run: .*lingerer.*the next run starts a fresh JVM/);
+});
+
+const BROKEN_INIT = `package bank;
+
+import org.junit.jupiter.api.Test;
+
+/** A static initializer that fails: every later use of the class in this JVM is a NoClassDefFoundError. */
+class BrokenInitTest {
+  static final int VALUE = init();
+
+  static int init() {
+    new Account().deposit(1);
+    return Integer.parseInt("not a number");
+  }
+
+  @Test
+  void usesTheClass() {
+    new Account().deposit(VALUE);
+  }
+}
+`;
+
+test('a failure that poisons the JVM (a failed static initializer) ends it: each run fails the same way in a fresh JVM', { skip, timeout: 120_000 }, async () => {
+  const ws = project({ 'src/test/java/bank/BrokenInitTest.java': BROKEN_INIT });
+  const { summary } = await record(ws, 'bank.BrokenInitTest#usesTheClass', 2);
+  assert.equal(summary.failed, 2);
+  assert.equal(summary.jvms, 2);
+  for (const r of summary.runs) assert.match(String(r.message), /ExceptionInInitializerError|NumberFormatException/);
+});
+
+test('--fresh-jvm keeps one JVM per run', { skip, timeout: 120_000 }, async () => {
+  const ws = project();
+  const { summary } = await record(ws, 'bank.AccountTest#singleDeposit', 3, ['--fresh-jvm']);
+  assert.equal(summary.total, 3);
+  assert.equal(summary.passed, 3);
+  assert.equal(summary.jvms, undefined, 'not repetitions');
+  const pids = new Set(summary.runs.map((r) => header(r.traces[0]).recorder.options.pid));
+  assert.equal(pids.size, 3);
+});
