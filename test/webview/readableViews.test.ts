@@ -180,3 +180,25 @@ describe('GRIFFIN panel (issue 16)', () => {
     await page.close();
   });
 });
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`Ranked Patterns panel: section headings line up with the rows, not flush against the panel's edge (${theme})`, async () => {
+    const fx = makeFixture();
+    // the last pattern without evidence: a second section, "Without evidence", at the end (as listed)
+    fx.patterns = fx.patterns.map((p, k, all) => (k === all.length - 1 ? { ...p, evidence: false } : p));
+    const page = await H.open('unicorn', { fixture: fx, theme });
+    await page.waitForSelector('.section');
+    const r = await page.evaluate(() => ({
+      sections: Array.from(document.querySelectorAll<HTMLElement>('.section')).map((s) => {
+        const range = document.createRange();
+        range.selectNodeContents(s);
+        return { text: s.textContent, left: range.getBoundingClientRect().left };
+      }),
+      row: document.querySelector('.item .head')!.firstElementChild!.getBoundingClientRect().left,
+    }));
+    assert.ok(r.sections.length >= 2, JSON.stringify(r));
+    for (const s of r.sections) assert.ok(Math.abs(s.left - r.row) <= 1, `"${s.text}" starts where the rows do (${s.left} vs ${r.row})`);
+    await shot(page, `unicorn-sections-${theme}`);
+    await page.close();
+  });
+}
