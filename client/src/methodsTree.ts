@@ -9,6 +9,7 @@ import type { BraidModel } from './model';
 import { CachedRequest } from './cachedRequest';
 import { mdText } from '../../server/src/engine/outputEscaping';
 import { shortMethod } from '../../server/src/engine/displayNames';
+import { fitNames, ROW_CHARS } from './treeText';
 
 type MethodNode = { kind: 'method'; method: MethodDto } | { kind: 'detail'; id: string; label: string; description?: string; tooltip?: string } | { kind: 'message'; label: string };
 
@@ -55,10 +56,13 @@ export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.
       return item;
     }
     const m = n.method;
-    const item = new vscode.TreeItem(`#${m.rank} ${shortName(m.method)}`, vscode.TreeItemCollapsibleState.Collapsed);
+    // the score first in the description; the name gives way so that it stays visible at the default width (issue 30, point 4)
+    const rank = `#${m.rank} `;
+    const score = m.score.toFixed(3);
+    const item = new vscode.TreeItem(`${rank}${fitNames(shortName(m.method), ROW_CHARS - rank.length - score.length - 1)}`, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `method:${m.method}`;
     const edge = m.edge ? ` · ${m.edge.kind} → ${shortName(m.edge.target)}` : '';
-    item.description = `${m.score.toFixed(3)}${edge} · ${m.runs.failed} failed / ${m.runs.passed} passed runs`;
+    item.description = `${score}${edge} · ${m.runs.failed} failed / ${m.runs.passed} passed runs`;
     const md = new vscode.MarkdownString();
     md.appendMarkdown(`**Rank ${m.rank}**, score **${m.score.toFixed(3)}** (InfoGain of its best outgoing edge)\n\n`);
     md.appendMarkdown(`${escapeMarkdown(m.method)}\n\n${escapeMarkdown(m.file)}:${m.line} · ${m.loc} lines of code${m.locSource === 'span' ? ' (span of recorded lines)' : ''}`);
@@ -82,7 +86,8 @@ export class MethodsTree implements vscode.TreeDataProvider<MethodNode>, vscode.
       // zero scores tell nothing (issue 30, point 5): hidden, counted in a note
       const scored = r.methods.filter((m) => m.score > 0);
       const out: MethodNode[] = scored.slice(0, 200).map((method) => ({ kind: 'method', method }));
-      if (scored.length < r.methods.length) out.push({ kind: 'message', label: `${r.methods.length - scored.length} methods with score 0 not shown` });
+      const zero = r.methods.length - scored.length;
+      if (zero > 0) out.push({ kind: 'message', label: `${zero} method${zero === 1 ? '' : 's'} with score 0 not shown` });
       if (!scored.length && r.methods.length) out.unshift({ kind: 'message', label: 'No method separates failing from passing runs (every score is 0): record more runs.' });
       if (r.message) out.unshift({ kind: 'message', label: r.message });
       return out;

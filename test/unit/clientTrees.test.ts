@@ -165,3 +165,19 @@ test('fitNames shortens from the left only as far as needed; wrapWords never cut
   assert.deepEqual(wrapWords('T1 → T2 → T1 → T2', 9), ['T1 → T2 →', 'T1 → T2']);
   assert.deepEqual(wrapWords('a verylongword b', 5), ['a', 'verylongword', 'b']);
 });
+
+test('Method Ranking tree: the short names of the other views, giving way to the score at the default width; zero scores counted in words', async () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { MethodsTree } = require('../../client/src/methodsTree') as typeof import('../../client/src/methodsTree');
+  const method = (rank: number, name: string, score: number) => ({ rank, score, method: name, file: F, line: 10, loc: 4, locSource: 'source', runs: { failed: 10, passed: 20 }, edge: { kind: 'inter', target: `${V}.size`, text: 'e', meanFailed: 1, meanPassed: 0, failedRuns: 10, passedRuns: 0 } });
+  const result = { state: 'done', total: 3, methods: [method(1, 'vectorcopy.VectorCopy.lambda$main$1', 1), method(2, `${V}.toArray`, 0.108), method(3, 'vectorcopy.VectorCopy.main', 0)], griffin: [], executions: { total: 30, failed: 10, passed: 20 }, representation: 'inter', stats: { calls: 1, edges: 1, ms: 1 } };
+  const t = new MethodsTree({ request: async () => result, onDidChange: () => ({ dispose() {} }) } as never);
+  const rows = (await t.getChildren()).map((n) => t.getTreeItem(n) as unknown as { label: string; description?: string });
+  assert.deepEqual(
+    rows.map((r) => r.label),
+    ['#1 lambda in main', '#2 MyVector.toArray', '1 method with score 0 not shown'],
+  );
+  assert.equal(rows[1].description, '0.108 · inter → MyVector.size · 10 failed / 20 passed runs');
+  for (const r of rows.slice(0, 2)) assert.ok(r.label.length + 1 + 5 <= 31, `label and score fit the default width: ${r.label}`);
+  t.dispose();
+});
