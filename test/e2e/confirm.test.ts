@@ -118,7 +118,7 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     const frame = await wb.webview('Braid: Tracer');
     // the forced run: its failure (the assertion), the pattern's accesses highlighted
     await frame.locator('#failureBar').filter({ hasText: /Failed: .*every deposit kept/ }).waitFor({ state: 'visible', timeout: 60_000 });
-    await frame.locator('.pattern-bar, #patternBar').filter({ hasText: /#1 P\d+/ }).first().waitFor({ state: 'visible' });
+    await frame.locator('.pattern-bar, #patternBar').filter({ hasText: /#1 Thread .*P\d+ / }).first().waitFor({ state: 'visible' });
     await wb.extraScreenshot('reproduce-tracer');
   });
 
