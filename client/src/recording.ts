@@ -57,6 +57,7 @@ export function recordParams(command: string[]): RecordParams {
     include: cfg.get<string[]>('include', []),
     timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
     jobs: cfg.get<number>('jobs', 1),
+    freshJvm: cfg.get<boolean>('freshJvm', false),
   };
 }
 

@@ -59,6 +59,18 @@ test('a library access keeps its call (a for-each makes four calls on the map at
   assert.equal(isSymmetric(pattern('P3', 'RR', [access(1, 'R', map, 55, { call: 'java.util.Iterator.next' }), access(2, 'R', map, 55, { call: 'java.util.Iterator.hasNext' })])), false);
 });
 
+test('a line with several library calls (sbjoin: length() then append() at line 17) is mixedCalls: no call in the plan, any call at the line matches', async () => {
+  const { analyzeTraceFiles } = await import('../../server/src/engine/analysis');
+  const { recordedTraces } = await import('../helpers/recordedTraces');
+  const r = await analyzeTraceFiles(recordedTraces('sbjoin'));
+  const p = r.patterns.find((x) => x.accesses.some((a) => a.line === 17 && a.type === 'R'))!;
+  const at17 = p.accesses.find((a) => a.line === 17)!;
+  assert.equal(at17.mixedCalls, true, 'line 17 calls length() and append()');
+  const f = forceSection(p, 'pattern');
+  for (const [k, a] of p.accesses.entries()) assert.equal(f.accesses[k].call, a.mixedCalls ? undefined : a.call, `access ${k}`);
+  assert.ok(f.accesses.some((a) => a.call === 'java.lang.StringBuilder.append'), 'line 18 makes only append(): matched by its call');
+});
+
 test('multi-variable patterns: same object only between accesses of one variable; since is the role’s latest earlier access', () => {
   // P11: W1(x) W2(y) W1(y) W2(x)
   const acc = [access(1, 'W', 'a.X.x', 1), access(2, 'W', 'a.X.y', 2), access(1, 'W', 'a.X.y', 3), access(2, 'W', 'a.X.x', 4)];

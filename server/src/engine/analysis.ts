@@ -151,6 +151,8 @@ export interface PatternAccess {
   library?: { file: string; line: number; method: string };
   /** a library call recorded at this user line (trace loc.call), e.g. "java.util.HashMap.put" */
   call?: string;
+  /** the line makes other library calls too: `call` is one of them, maybe not this access's (LocInfo.mixedCalls) */
+  mixedCalls?: boolean;
   /** the access is in test code */
   harness?: boolean;
 }
@@ -930,6 +932,7 @@ export class Analyzer {
       if (name !== undefined) access.threadName = name;
       if (user) access.library = { file: loc.file, line: loc.line, method: loc.method };
       if (loc.call !== undefined) access.call = loc.call;
+      if (loc.mixedCalls) access.mixedCalls = true;
       if (this.isTestLoc(a.loc)) access.harness = true;
       accesses.push(access);
     }

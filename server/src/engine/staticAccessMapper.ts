@@ -5,7 +5,7 @@
  */
 import { TraceEvent } from './trace/traceFormat';
 import { TraceSymbols } from './trace/traceSymbols';
-import { PatternRegistry } from './unicorn/patternRegistry';
+import { noteLocCall, PatternRegistry } from './unicorn/patternRegistry';
 import { NumberIdMap } from './unicorn/numberIdMap';
 
 export class StaticAccessMapper {
@@ -46,7 +46,7 @@ export class StaticAccessMapper {
       id = l ? this.registry.internLoc(l.file, l.line, l.method) : this.registry.internLoc('<unknown>', 0, '');
       if (l && (l.call !== undefined || l.harness)) {
         const info = this.registry.locs[id];
-        if (l.call !== undefined) info.call = l.call;
+        noteLocCall(info, l.call);
         if (l.harness) info.harness = true;
       }
       this.locCache.set(local, id);

@@ -194,6 +194,7 @@ export function toPatternDto(p: RankedPattern, fsPathOf: (file: string) => strin
         stack: a.stack.map((f) => ({ ...f, uri: uri(f.file) })),
         ...(a.library ? { library: a.library } : {}),
         ...(a.call !== undefined ? { call: a.call } : {}),
+        ...(a.mixedCalls ? { mixedCalls: true } : {}),
         ...(a.harness ? { harness: true } : {}),
         ...(a.value !== undefined ? { value: a.value } : {}),
       }),

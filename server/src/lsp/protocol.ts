@@ -22,6 +22,8 @@ export interface PatternAccessDto {
   library?: { file: string; line: number; method: string };
   /** a library call recorded at this line, e.g. "java.util.HashMap.put" */
   call?: string;
+  /** the line makes other library calls too: `call` is one of them (PatternAccess.mixedCalls) */
+  mixedCalls?: boolean;
   /** the access is in test code */
   harness?: boolean;
   /** value read or written at the first occurrence (traces with values) */
@@ -211,6 +213,8 @@ export interface RecordParams {
   include?: string[];
   timeoutSeconds?: number;
   jobs?: number;
+  /** one JVM per run even for a JUnit console launcher command (otherwise repetitions in one JVM; `braid record --fresh-jvm`) */
+  freshJvm?: boolean;
   /** name of the executions (default: derived from the command) */
   name?: string;
   /** working directory of the command inside the workspace folder (default: the folder) */

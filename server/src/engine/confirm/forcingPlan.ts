@@ -26,7 +26,7 @@ export interface ForcedPattern {
   rank: number;
   /** false: no statistical evidence (p ≥ 0.05, or in nearly every passing run) */
   evidence?: boolean;
-  accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call'>[];
+  accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'>[];
 }
 
 /** One access of a forcing plan (noisePlan.ts ForceAccess): where the trace records it (library code: the library location). */
@@ -118,7 +118,7 @@ export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpe
 export function isSymmetric(p: Pick<ForcedPattern, 'accesses'>): boolean {
   const spot = (a: ForcedPattern['accesses'][number]) => {
     const l = traceLocation(a);
-    return `${a.type}\0${a.variable}\0${l.file}\0${l.line}\0${l.method}\0${a.call ?? ''}`;
+    return `${a.type}\0${a.variable}\0${l.file}\0${l.line}\0${l.method}\0${a.mixedCalls ? '' : (a.call ?? '')}`;
   };
   const of = (role: 1 | 2) => p.accesses.filter((a) => a.thread === role).map(spot).sort().join('\n');
   return of(1) === of(2);
@@ -134,7 +134,7 @@ export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSp
 export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
   const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
     const at = traceLocation(a);
-    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call ? { call: a.call } : {}) };
+    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call && !a.mixedCalls ? { call: a.call } : {}) };
   });
   return {
     order,

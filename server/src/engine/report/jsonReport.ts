@@ -39,6 +39,7 @@ export function jsonPattern(p: RankedPattern) {
       ...(a.value !== undefined ? { value: a.value } : {}),
       ...(a.library ? { library: a.library } : {}),
       ...(a.call !== undefined ? { call: a.call } : {}),
+      ...(a.mixedCalls ? { mixedCalls: true } : {}),
       ...(a.harness ? { harness: true } : {}),
     })),
     key: p.key,

@@ -8,7 +8,7 @@ import { checkedFailure } from '../runFailure';
 import type { Diagnostic } from '../trace/traceFormat';
 import type { RunResult } from '../analysis';
 import { patternDefinition } from '../unicorn/patternCatalog';
-import type { PatternRegistry } from '../unicorn/patternRegistry';
+import { noteLocCall, type PatternRegistry } from '../unicorn/patternRegistry';
 import { CollectionOptions, collectionOptions, ENGINE_VERSION, SUMMARY_FORMAT, SUMMARY_VERSION, SummaryFile, SummaryRun } from './summaryFile';
 import { NumberIdMap } from '../unicorn/numberIdMap';
 import { boundValue } from '../trace/boundedValue';
@@ -57,6 +57,7 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
         line: info.line,
         method: info.method,
         ...(info.call !== undefined ? { call: info.call } : {}),
+        ...(info.mixedCalls ? { mixedCalls: true } : {}),
         ...(info.harness ? { harness: true } : {}),
       });
     }
@@ -246,9 +247,9 @@ export class SummaryMerger {
     const vars = s.variables.map((v) => reg.internVariable(v));
     const locs = s.locs.map((l) => {
       const id = reg.internLoc(l.file, l.line, l.method);
-      if (l.call !== undefined || l.harness) {
+      if (l.call !== undefined || l.harness || l.mixedCalls) {
         const info = reg.locs[id];
-        if (l.call !== undefined && info.call === undefined) info.call = l.call;
+        noteLocCall(info, l.call, l.mixedCalls, 'first');
         if (l.harness) info.harness = true;
       }
       return id;

@@ -180,6 +180,7 @@ export function validateSummary(x: unknown): SummaryFile {
       if (!isInt(l.line, 0, 2 ** 31)) fail(`locs[${k}].line must be an integer ≥ 0`);
       if (l.call !== undefined) str(l.call, `locs[${k}].call`);
       if (l.harness !== undefined && typeof l.harness !== 'boolean') fail(`locs[${k}].harness must be true or false`);
+      if (l.mixedCalls !== undefined && typeof l.mixedCalls !== 'boolean') fail(`locs[${k}].mixedCalls must be true or false`);
     });
     const nLocs = s.locs.length;
     if (!Array.isArray(s.stacks)) fail('stacks must be a list');

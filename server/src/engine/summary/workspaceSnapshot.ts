@@ -123,7 +123,8 @@ export function encodeWorkspaceSnapshot(analyzer: Analyzer, traces: SnapshotTrac
     locLine[k] = l.line;
     locMethod[k] = str(l.method);
     locCall[k] = l.call === undefined ? -1 : str(l.call);
-    locHarness[k] = l.harness ? 1 : 0;
+    // bit 0: harness; bit 1: mixedCalls (snapshots written before it have 0/1)
+    locHarness[k] = (l.harness ? 1 : 0) | (l.mixedCalls ? 2 : 0);
   });
   // the runs' pattern ids, one after the other
   let total = 0;
@@ -317,7 +318,8 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
   for (let k = 0; k < locFile.length; k++) {
     const l: LocInfo = { file: string(locFile[k], `loc ${k}`), line: locLine[k], method: string(locMethod[k], `loc ${k}`) };
     if (locCall[k] >= 0) l.call = string(locCall[k], `loc ${k}`);
-    if (locHarness[k]) l.harness = true;
+    if (locHarness[k] & 1) l.harness = true;
+    if (locHarness[k] & 2) l.mixedCalls = true;
     locs.push(l);
   }
   const registry: RegistryColumns = {

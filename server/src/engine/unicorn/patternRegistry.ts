@@ -13,10 +13,27 @@ export interface LocInfo {
   file: string;
   line: number;
   method: string;
-  /** a library call at this line (trace loc.call) */
+  /** a library call at this line (trace loc.call; with mixedCalls, one of them) */
   call?: string;
+  /**
+   * the line makes several library calls (`line.length() > 0` then `line.append(',')`; a for-each's
+   * values(), iterator(), hasNext(), next()): locations are kept per line, so `call` names only one of
+   * them — a forcing plan must then not match by call
+   */
+  mixedCalls?: boolean;
   /** marked as test code by the recorder (trace loc.harness) */
   harness?: boolean;
+}
+
+/**
+ * Adds a library call seen at a location: a call different from the one kept marks the location
+ * mixedCalls; `keep` 'last' (a trace's locations, in definition order) or 'first' (merged summaries).
+ */
+export function noteLocCall(info: LocInfo, call: string | undefined, mixed?: boolean, keep: 'first' | 'last' = 'last'): void {
+  if (mixed) info.mixedCalls = true;
+  if (call === undefined) return;
+  if (info.call !== undefined && info.call !== call) info.mixedCalls = true;
+  if (info.call === undefined || keep === 'last') info.call = call;
 }
 
 export interface StaticAccess {
@@ -595,7 +612,7 @@ export class PatternRegistry {
     for (const l of c.locs) {
       const id = this.internLoc(l.file, l.line, l.method);
       if (id !== this.locs.length - 1) bad(`loc ${l.file}:${l.line} twice`);
-      if (l.call !== undefined) this.locs[id].call = l.call;
+      noteLocCall(this.locs[id], l.call, l.mixedCalls);
       if (l.harness) this.locs[id].harness = true;
     }
     if (c.stackLocs.length !== nStacks) bad('stack columns of different lengths');
