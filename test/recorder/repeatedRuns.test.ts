@@ -189,3 +189,41 @@ test('--fresh-jvm keeps one JVM per run', { skip, timeout: 120_000 }, async () =
   const pids = new Set(summary.runs.map((r) => header(r.traces[0]).recorder.options.pid));
   assert.equal(pids.size, 3);
 });
+
+const JUNIT4 = `package bank;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class OldStyleTest {
+  @Test
+  public void deposits() throws Exception {
+    Account account = new Account();
+    Runnable clerk = () -> {
+      for (int i = 0; i < 5; i++) account.deposit(10);
+    };
+    Thread a = new Thread(clerk);
+    Thread b = new Thread(clerk);
+    a.start();
+    b.start();
+    a.join();
+    b.join();
+    assertEquals("every deposit kept", 100, account.balance());
+  }
+}
+`;
+
+test('a JUnit 4 test (the vintage engine of the console launcher\'s jar): repetitions in one JVM too, the failing runs with JUnit 4\'s message', { skip: skip || (!existsSync('/usr/share/java/junit4.jar') && 'Debian junit4 not installed'), timeout: 120_000 }, async () => {
+  const ws = project({ 'src/test/java/bank/OldStyleTest.java': JUNIT4 });
+  const { summary } = await record(ws, 'bank.OldStyleTest#deposits', 20, ['--noise', '0.3']);
+  assert.equal(summary.total, 20);
+  assert.equal(summary.jvms, 1);
+  assert.ok(summary.failed > 0, 'some run failed');
+  for (const r of summary.runs) {
+    if (r.outcome === 'fail') {
+      assert.match(String(r.message), /^java\.lang\.AssertionError: every deposit kept expected:<100> but was:<\d+>$/);
+      assert.deepEqual(r.location, { file: 'bank/OldStyleTest.java', line: 20, method: 'bank.OldStyleTest.deposits' });
+    } else assert.equal(r.message, undefined);
+  }
+});
