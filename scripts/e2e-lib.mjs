@@ -51,6 +51,9 @@ export async function packageVsix(outFile, { stage = path.join(path.dirname(outF
   cpSync(path.join(root, 'media'), path.join(stage, 'media'), { recursive: true });
   cpSync(path.join(root, 'docs', 'extension.md'), path.join(stage, 'docs', 'extension.md'));
   cpSync(agent, path.join(stage, 'dist', 'braid-agent.jar'));
+  // the repeat launcher (scripts/build-agent.mjs builds it when the JUnit console launcher jar is installed)
+  const launcher = path.join(root, 'dist', 'braid-launcher.jar');
+  if (existsSync(launcher)) cpSync(launcher, path.join(stage, 'dist', 'braid-launcher.jar'));
   const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: false, minify: true, logLevel: 'warning', absWorkingDir: root };
   const entries = [
     ['server/src/cli/braid.ts', 'braid.js'],
