@@ -602,7 +602,13 @@ export class BugsTree extends BaseTree {
         const out: Node[] = [];
         if (b.advice?.summary) out.push({ kind: 'text', id: `bug:${b.id}:summary`, label: b.advice.summary, icon: 'info' });
         if (b.advice?.interleaving) out.push({ kind: 'text', id: `bug:${b.id}:interleaving`, label: b.advice.interleaving, icon: 'debug-step-over' });
-        (b.advice?.steps ?? []).forEach((s, k) => out.push({ kind: 'text', id: `bug:${b.id}:step${k}`, label: `${k + 1}. ${s}`, icon: 'lightbulb' }));
+        // each step wrapped over rows at the sidebar width, never cut (issue 30, point 4; seen cut on the screenshots)
+        (b.advice?.steps ?? []).forEach((s, k) => {
+          const step = `${k + 1}. ${s}`;
+          wrapWords(step, ROW_CHARS - 2 * INDENT_CHARS).forEach((label, j) =>
+            out.push({ kind: 'text', id: `bug:${b.id}:step${k}${j ? `:${j}` : ''}`, label, tooltip: step, icon: j === 0 ? 'lightbulb' : 'blank' }),
+          );
+        });
         return out;
       }
       if (element.group === 'patterns') {

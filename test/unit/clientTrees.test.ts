@@ -142,6 +142,21 @@ test('a bug row leads with its headline (plain text); the shape, summary, p-valu
   assert.equal(trees.markdownHeadline('odd ` backtick'), 'odd \\` backtick', 'an unpaired backtick: all plain');
 });
 
+test('How to fix it: each step wrapped over rows at the default width, never cut, the whole step in the tooltip', () => {
+  const steps = ['Make MyVector constructor (VectorCopy.java:23) and MyVector.addAll atomic with respect to each other: hold one lock around both.', 'Or read once: copy size and data under one lock.'];
+  const bug = { id: 3, failingRuns: ['r1'], patterns: [0], patternKeys: ['k1'], suspiciousMethods: [], advice: { kind: 'atomicity-violation', steps } };
+  const t = new trees.BugsTree(model({ bugs: [bug] }));
+  const advice = t.getChildren(t.getChildren()[0]).find((g) => item(g).label === 'How to fix it')!;
+  const rows = t.getChildren(advice).map((n) => item(n));
+  for (const [k, s] of steps.entries()) {
+    const mine = rows.filter((r) => r.tooltip === `${k + 1}. ${s}`);
+    assert.equal(mine.map((r) => r.label).join(' '), `${k + 1}. ${s}`, 'every word, in order');
+    assert.equal(mine[0].iconPath?.id, 'lightbulb');
+    for (const r of mine) assert.ok(r.label.length <= 27, `a row fits at depth 2: ${r.label}`);
+  }
+  assert.ok(rows.length > steps.length, 'the long step takes several rows');
+});
+
 test('Runs view: failing runs only, and failing runs first', () => {
   const run = (execution: string, outcome: 'pass' | 'fail'): RunDto => ({ execution, file: execution, outcome, reason: outcome === 'fail' ? 'exception' : 'ok', events: 10, patterns: 1 });
   const runs = [run('Bank-0002', 'pass'), run('Bank-0010', 'fail'), run('Bank-0001', 'fail'), run('Bank-0003', 'pass')];
