@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PatternAccess, RankedPattern } from '../../server/src/engine/analysis';
+import { analyzeTraceFiles, type PatternAccess, type RankedPattern } from '../../server/src/engine/analysis';
+import { recordedTraces } from '../helpers/recordedTraces';
 import { forceSection, forcingPlan, isSymmetric, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
 import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { firstReason } from '../../server/src/recorder/fixCheck';
@@ -60,8 +61,6 @@ test('a library access keeps its call (a for-each makes four calls on the map at
 });
 
 test('a line with several library calls (sbjoin: length() then append() at line 17) is mixedCalls: no call in the plan, any call at the line matches', async () => {
-  const { analyzeTraceFiles } = await import('../../server/src/engine/analysis');
-  const { recordedTraces } = await import('../helpers/recordedTraces');
   const r = await analyzeTraceFiles(recordedTraces('sbjoin'));
   const p = r.patterns.find((x) => x.accesses.some((a) => a.line === 17 && a.type === 'R'))!;
   const at17 = p.accesses.find((a) => a.line === 17)!;
