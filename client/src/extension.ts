@@ -24,6 +24,7 @@ import { MAX_RESTARTS, restartAfterStop } from './restartPolicy';
 import { TriggerPointDecorations } from './triggerPoints';
 import { TriggerPointsChangedNotification, TriggerPointsRequest, TriggerPointsResult, WorkspaceTrustNotification } from '../../server/src/lsp/protocol';
 import { mdText } from '../../server/src/engine/outputEscaping';
+import { registerTesting } from './testing';
 
 let client: LanguageClient | undefined;
 
@@ -162,6 +163,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     log.error(`could not start the Braid language server: ${(err as Error)?.message ?? err}`);
     void vscode.window.showErrorMessage(`Braid: could not start the language server: ${(err as Error)?.message ?? err}`);
   }
+  // the Testing view: "Run with Braid (N× with noise)" on the tests the lens finds (client/src/testing.ts)
+  context.subscriptions.push(registerTesting(c, log));
   return { client: c, model, heat, triggerPoints };
 }
 

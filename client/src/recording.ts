@@ -128,19 +128,17 @@ export async function prefillCommand(context: vscode.ExtensionContext, client: L
   }
 }
 
-/** braid.recordTest: records runs of one test (code lens or Testing view), then shows the root cause. */
-export async function recordTest(context: vscode.ExtensionContext, client: LanguageClient, log: vscode.LogOutputChannel, args: RecordTestArgs): Promise<RecordResult | undefined> {
-  if (!(await requireTrust())) return undefined;
-  if (!args || typeof args.uri !== 'string' || typeof args.className !== 'string') throw new Error('no test to record: use the "Braid: find the root cause" code lens above a test');
-  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === args.uri);
-  if (doc?.isDirty) await doc.save();
-  const plan = await client.sendRequest<TestCommandResult>(TestCommandRequest, args);
-  const what = args.method ? `${args.className.replace(/^.*\./, '')}.${args.method}` : args.className.replace(/^.*\./, '');
+/** braid.record.runs when the user set it; undefined: the test lens' default, until the evidence is in (issue 29). */
+export function testRunsSetting(): number | undefined {
+  const runsSetting = vscode.workspace.getConfiguration('braid.record').inspect<number>('runs');
+  return [runsSetting?.workspaceFolderValue, runsSetting?.workspaceValue, runsSetting?.globalValue].find((v) => v !== undefined);
+}
+
+/** The braid/record parameters of one test's command (the lens and the Testing view's Run with Braid). */
+export function testRecordParams(plan: TestCommandResult): RecordParams {
   const params = recordParams(plan.command);
   // the lens records until the evidence is in, unless braid.record.runs is set (issue 29)
-  const runsSetting = vscode.workspace.getConfiguration('braid.record').inspect<number>('runs');
-  const runsSet = [runsSetting?.globalValue, runsSetting?.workspaceValue, runsSetting?.workspaceFolderValue].some((v) => v !== undefined);
-  if (!runsSet) params.runs = 'auto';
+  if (testRunsSetting() === undefined) params.runs = 'auto';
   params.name = plan.name;
   params.cwd = plan.cwd;
   params.prepare = plan.prepare;
@@ -150,6 +148,18 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
     params.timeoutSeconds = Math.max(params.timeoutSeconds ?? 60, 300);
     params.jobs = 1;
   }
+  return params;
+}
+
+/** braid.recordTest: records runs of one test (code lens or Testing view), then shows the root cause. */
+export async function recordTest(context: vscode.ExtensionContext, client: LanguageClient, log: vscode.LogOutputChannel, args: RecordTestArgs): Promise<RecordResult | undefined> {
+  if (!(await requireTrust())) return undefined;
+  if (!args || typeof args.uri !== 'string' || typeof args.className !== 'string') throw new Error('no test to record: use the "Braid: find the root cause" code lens above a test');
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === args.uri);
+  if (doc?.isDirty) await doc.save();
+  const plan = await client.sendRequest<TestCommandResult>(TestCommandRequest, args);
+  const what = args.method ? `${args.className.replace(/^.*\./, '')}.${args.method}` : args.className.replace(/^.*\./, '');
+  const params = testRecordParams(plan);
   await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
   await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
   log.info(`recording ${params.runs === 'auto' ? 'until the evidence is in' : `${params.runs} runs`} of the test ${what} (${plan.tool}): ${plan.commandLine}`);

@@ -81,6 +81,9 @@ import { TraceEventPager } from './traceEvents';
 import { AnalysisWorkerClient } from './workerClient';
 import { recordRunsFromServer } from './record';
 import { testCodeLenses } from './testLenses';
+import { testItemsRequest } from './testItems';
+import { testRunReport } from './testRunReport';
+import { TestItemsRequest, TestRunReportRequest, type TestItemsParams, type TestRunReportParams } from './protocol';
 import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
 import { ExplanationState } from './explanationState';
 import { ConfirmationStore } from './confirmState';
@@ -179,6 +182,14 @@ export class BraidServer {
     });
     c.onRequest(MethodsRequest, (p: MethodsParams | undefined) => this.methodsRequest(p ?? {}));
     c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
+    // the Testing view's "Run with Braid" profile (testItems.ts, testRunReport.ts)
+    c.onRequest(TestItemsRequest, (p: TestItemsParams | undefined) => testItemsRequest(p, { folders: this.folders, openText: (uri) => this.documents.get(uri)?.getText() }));
+    c.onRequest(TestRunReportRequest, async (p: TestRunReportParams) => {
+      if (!p?.result || typeof p.result.outDir !== 'string' || typeof p.result.runs !== 'number') throw new ResponseError(-32602, 'braid/testRunReport needs "result": the answer of braid/record');
+      // the recording's last traces: analyzed now (or after the analysis under way)
+      if (p.result.runs > 0) await this.analyze(false);
+      return testRunReport(p.result, this.state, typeof p.what === 'string' ? p.what : undefined);
+    });
     c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
     c.onRequest(RunsRequest, async (): Promise<RunsResult> => {

@@ -544,3 +544,73 @@ export interface ConfirmCommandResult {
   /** the packages the recording instrumented */
   include?: string[];
 }
+
+/**
+ * braid/testItems (client → server request): the JUnit 4/5 and TestNG tests for VS Code's Testing
+ * view, found as the "find the root cause" lens finds them (recorder/testDiscovery.ts). With `uri`:
+ * that file (its open editor's text, else the file on disk); without: every .java file of the
+ * workspace folders (hidden folders, node_modules, target, build, out, bin and dist skipped).
+ */
+export const TestItemsRequest = 'braid/testItems';
+export interface TestItemsParams {
+  uri?: string;
+}
+export interface TestItemDto {
+  /** stable id: `<file uri>#<class>` or `<file uri>#<class>#<method>` */
+  id: string;
+  label: string;
+  /** a class: its package */
+  description?: string;
+  uri: string;
+  /** the class or method name (0-based) */
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  /** braid/testCommand's argument for this test (as the lens passes it) */
+  args: RecordTestArgs;
+  /** a class: its test methods and nested test classes */
+  children: TestItemDto[];
+}
+export interface TestItemsResult {
+  files: { uri: string; items: TestItemDto[] }[];
+  /** the walk stopped at its limit of .java files */
+  truncated?: boolean;
+}
+
+/**
+ * braid/testRunReport (client → server request, after braid/record of one test from the Testing
+ * view): the recording's runs as the analysis sees them (its folder `outDir`), in the Testing
+ * view's words — "failed k of N (x %)", one entry per distinct failure (assertion text and
+ * where), and the root cause (the best pattern found in this recording's failing runs).
+ */
+export const TestRunReportRequest = 'braid/testRunReport';
+export interface TestRunReportParams {
+  /** braid/record's answer */
+  result: RecordResult;
+  /** the test, for the output (`AccountTest.transfers`) */
+  what?: string;
+}
+export interface TestRunReportDto {
+  /** failed: some run failed; passed: every run passed; none: no run finished (cancelled early) */
+  outcome: 'failed' | 'passed' | 'none';
+  runs: number;
+  failed: number;
+  /** "failed 3 of 20 (15 %)" / "passed 20 of 20 with noise" */
+  summary: string;
+  /** failed: "flaky: failed 3 of 20 runs with noise" */
+  message?: string;
+  /** distinct failures, most frequent first */
+  failures: {
+    reason: string;
+    message?: string;
+    location?: { file: string; line: number; method?: string; uri?: string };
+    runs: number;
+    /** the assertion's expected and actual values, when its message says them (`expected: <2> but was: <1>`) */
+    expected?: string;
+    actual?: string;
+  }[];
+  /** the best non-weak pattern occurring in a failing run of this recording */
+  rootCause?: { key: string; rank: number; sentence: string; score: number; failed: number; passed: number; uri?: string; line?: number; bug?: number };
+  /** lines for the test's output in Test Results */
+  output: string[];
+  /** passed: Find Trigger Points is the next step (the test never failed) */
+  suggestTriggerPoints: boolean;
+}

@@ -1,0 +1,303 @@
+/**
+ * The Testing view (issue 29, point 5): a test controller "Braid" whose items are the JUnit 4/5 and
+ * TestNG tests the "find the root cause" lens finds (braid/testItems), and a run profile
+ * "Run with Braid (N× with noise)" that records each selected test as the lens does
+ * (braid/testCommand, braid/record with braid.record.*; `auto` until the evidence is in) and maps
+ * the server's report (braid/testRunReport) onto the run: "failed k of N (x %)" beside the test,
+ * the test failed as flaky with one message per distinct failure (assertion text, where it was
+ * raised) and a link to the root cause; a test that never failed passes "passed N of N with noise"
+ * and its output points at Find Trigger Points. Cancel in the Testing view cancels the recording
+ * (the runs so far are kept and analyzed). All the logic is the server's: this maps its answers.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import {
+  RecordParams,
+  RecordProgressNotification,
+  RecordProgressParams,
+  RecordRequest,
+  RecordResult,
+  RecordTestArgs,
+  TestCommandRequest,
+  TestCommandResult,
+  TestItemDto,
+  TestItemsRequest,
+  TestItemsResult,
+  TestRunReportDto,
+  TestRunReportRequest,
+} from '../../server/src/lsp/protocol';
+import { testRecordParams, testRunsSetting } from './recording';
+
+export const CONTROLLER_ID = 'braid';
+/** the root-cause button of a flaky test's messages (package.json `testing/message/content`) and their Markdown link */
+export const ROOT_CAUSE_COMMAND = 'braid.testing.showRootCause';
+export const FLAKY_MESSAGE_CONTEXT = 'braid.flaky';
+
+type Client = Pick<LanguageClient, 'sendRequest' | 'onNotification'>;
+type RootCause = NonNullable<TestRunReportDto['rootCause']>;
+
+/** The profile's label: the runs it records (braid.record.runs), or until the evidence is in (the lens' default). */
+export function profileLabel(runs = testRunsSetting()): string {
+  return runs === undefined ? 'Run with Braid (until the evidence is in, with noise)' : `Run with Braid (${runs}× with noise)`;
+}
+
+/** One progress notification as a line of the test's output. */
+export function progressText(p: RecordProgressParams, auto: boolean): string {
+  if (p.done === 0 && p.message) return p.message;
+  return auto ? `${p.done} runs · ${p.failed} failed${p.evidence ? ` · ${p.evidence}` : ''}` : `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`;
+}
+
+const errorText = (e: unknown) => (e as Error)?.message ?? String(e);
+
+export class BraidTesting implements vscode.Disposable {
+  readonly controller: vscode.TestController;
+  readonly profile: vscode.TestRunProfile;
+  /** test item id → the lens' argument (braid/testCommand) */
+  private readonly args = new Map<string, RecordTestArgs>();
+  /** file uri → ids of its top-level items */
+  private readonly files = new Map<string, string[]>();
+  /** test item id → its root cause from the last run */
+  private readonly rootCauses = new Map<string, RootCause>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** runs go one after the other (one recording at a time, one progress handler) */
+  private queue: Promise<void> = Promise.resolve();
+  private loadedAll = false;
+
+  constructor(
+    private readonly client: Client,
+    private readonly log: Pick<vscode.LogOutputChannel, 'info' | 'error'>,
+  ) {
+    const ctrl = (this.controller = vscode.tests.createTestController(CONTROLLER_ID, 'Braid'));
+    ctrl.resolveHandler = async (item) => {
+      if (!item) await this.loadAll();
+    };
+    ctrl.refreshHandler = () => this.loadAll();
+    this.profile = ctrl.createRunProfile(profileLabel(), vscode.TestRunProfileKind.Run, (request, token) => this.enqueue(request, token), true);
+    this.disposables.push(
+      ctrl,
+      vscode.commands.registerCommand(ROOT_CAUSE_COMMAND, (arg?: unknown) => this.showRootCause(arg)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('braid.record.runs')) this.profile.label = profileLabel();
+      }),
+      vscode.workspace.onDidOpenTextDocument((d) => this.documentChanged(d, 0)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.documentChanged(e.document, 500)),
+    );
+    const watcher = vscode.workspace.createFileSystemWatcher('**/*.java');
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate((u) => this.loadedAll && void this.loadFile(u.toString())),
+      watcher.onDidChange((u) => this.loadedAll && void this.loadFile(u.toString())),
+      watcher.onDidDelete((u) => this.setFile(u.toString(), [])),
+    );
+    for (const d of vscode.workspace.textDocuments) this.documentChanged(d, 0);
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    for (const d of this.disposables) d.dispose();
+  }
+
+  private documentChanged(doc: vscode.TextDocument, delay: number): void {
+    if (doc.uri.scheme !== 'file' || !doc.uri.path.endsWith('.java')) return;
+    const uri = doc.uri.toString();
+    clearTimeout(this.timers.get(uri));
+    this.timers.set(
+      uri,
+      setTimeout(() => {
+        this.timers.delete(uri);
+        void this.loadFile(uri);
+      }, delay),
+    );
+  }
+
+  /** Every test of the workspace (the Testing view asks when it opens, and on refresh). */
+  async loadAll(): Promise<void> {
+    try {
+      const r = await this.client.sendRequest<TestItemsResult>(TestItemsRequest, {});
+      const seen = new Set(r.files.map((f) => f.uri));
+      for (const uri of [...this.files.keys()]) if (!seen.has(uri)) this.setFile(uri, []);
+      for (const f of r.files) this.setFile(f.uri, f.items);
+      this.loadedAll = true;
+      if (r.truncated) this.log.info('Testing view: the search for tests stopped at its limit of .java files; open a test file to see its tests');
+    } catch (e) {
+      this.log.error(`Testing view: could not list the tests: ${errorText(e)}`);
+    }
+  }
+
+  async loadFile(uri: string): Promise<void> {
+    try {
+      const r = await this.client.sendRequest<TestItemsResult>(TestItemsRequest, { uri });
+      this.setFile(uri, r.files.find((f) => f.uri === uri)?.items ?? []);
+    } catch (e) {
+      this.log.error(`Testing view: could not list the tests of ${uri}: ${errorText(e)}`);
+    }
+  }
+
+  /** Replaces the items of one file with the server's. */
+  setFile(uri: string, dtos: TestItemDto[]): void {
+    for (const id of this.files.get(uri) ?? []) {
+      this.forget(this.controller.items.get(id));
+      this.controller.items.delete(id);
+    }
+    const items = dtos.map((d) => this.item(d));
+    for (const it of items) this.controller.items.add(it);
+    if (items.length) this.files.set(uri, items.map((i) => i.id));
+    else this.files.delete(uri);
+  }
+
+  private forget(item: vscode.TestItem | undefined): void {
+    if (!item) return;
+    this.args.delete(item.id);
+    item.children.forEach((c) => this.forget(c));
+  }
+
+  private item(d: TestItemDto): vscode.TestItem {
+    const it = this.controller.createTestItem(d.id, d.label, vscode.Uri.parse(d.uri));
+    it.range = new vscode.Range(d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character);
+    if (d.description) it.description = d.description;
+    this.args.set(d.id, d.args);
+    for (const c of d.children) it.children.add(this.item(c));
+    return it;
+  }
+
+  private enqueue(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const next = this.queue.then(() => this.run(request, token));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** The items to record: the included ones (all when none is named) with a lens argument, none inside another one, none excluded. */
+  collect(request: vscode.TestRunRequest): vscode.TestItem[] {
+    const all: vscode.TestItem[] = [];
+    this.controller.items.forEach((i) => all.push(i));
+    const include = request.include ?? all;
+    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+    const chosen = include.filter((i) => this.args.has(i.id) && !excluded.has(i.id));
+    const ids = new Set(chosen.map((i) => i.id));
+    const insideChosen = (i: vscode.TestItem) => {
+      for (let p = i.parent; p; p = p.parent) if (ids.has(p.id)) return true;
+      return false;
+    };
+    return chosen.filter((i) => !insideChosen(i));
+  }
+
+  async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const run = this.controller.createTestRun(request, 'Braid', true);
+    const items = this.collect(request);
+    for (const it of items) run.enqueued(it);
+    try {
+      for (const it of items) {
+        if (token.isCancellationRequested) run.skipped(it);
+        else await this.runOne(run, it, token);
+      }
+    } finally {
+      run.end();
+    }
+  }
+
+  private async runOne(run: vscode.TestRun, item: vscode.TestItem, token: vscode.CancellationToken): Promise<void> {
+    const args = this.args.get(item.id)!;
+    const simple = args.className.replace(/^.*\./, '');
+    const what = args.method ? `${simple}.${args.method}` : simple;
+    const out = (text: string) => run.appendOutput(text.replace(/\r?\n/g, '\r\n'), undefined, item);
+    run.started(item);
+    const t0 = Date.now();
+    if (!vscode.workspace.isTrusted) {
+      run.errored(item, new vscode.TestMessage('Braid: recording runs your program, so it needs a trusted workspace. Analyzing existing traces works without trust.'));
+      return;
+    }
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === args.uri);
+    if (doc?.isDirty) await doc.save();
+    let plan: TestCommandResult;
+    let params: RecordParams;
+    let result: RecordResult;
+    try {
+      plan = await this.client.sendRequest<TestCommandResult>(TestCommandRequest, args);
+      params = testRecordParams(plan);
+    } catch (e) {
+      run.errored(item, new vscode.TestMessage(`Braid: ${errorText(e)}`));
+      return;
+    }
+    const auto = params.runs === 'auto';
+    out(`Braid: recording ${what} ${auto ? 'until the evidence is in' : `${params.runs}×`} with noise ${params.noise ?? 0.1} (${plan.tool}): ${plan.commandLine}\n`);
+    this.log.info(`Testing view: recording ${auto ? 'until the evidence is in' : `${params.runs} runs`} of ${what} (${plan.tool}): ${plan.commandLine}`);
+    const sub = this.client.onNotification(RecordProgressNotification, (p: RecordProgressParams) => out(`\r\x1b[K${progressText(p, auto)}`));
+    try {
+      result = await this.client.sendRequest<RecordResult>(RecordRequest, params, token);
+    } catch (e) {
+      out('\n');
+      if (token.isCancellationRequested) run.skipped(item);
+      else run.errored(item, new vscode.TestMessage(`Braid: ${errorText(e)}`));
+      return;
+    } finally {
+      sub.dispose();
+    }
+    out('\n');
+    let report: TestRunReportDto;
+    try {
+      report = await this.client.sendRequest<TestRunReportDto>(TestRunReportRequest, { result, what });
+    } catch (e) {
+      run.errored(item, new vscode.TestMessage(`Braid: recorded ${result.runs} runs (${result.failed} failed), but the report failed: ${errorText(e)}`));
+      return;
+    }
+    item.description = report.summary;
+    for (const line of report.output) out(`${line}\n`);
+    this.log.info(`Testing view: ${what} ${report.summary}`);
+    const duration = Date.now() - t0;
+    if (report.rootCause) this.rootCauses.set(item.id, report.rootCause);
+    else this.rootCauses.delete(item.id);
+    if (report.outcome === 'failed') run.failed(item, this.messages(item, report), duration);
+    else if (report.outcome === 'passed') run.passed(item, duration);
+    else run.skipped(item);
+  }
+
+  /** The failed test's messages: "flaky: failed k of N runs with noise" (with the root cause) at the test, then each distinct failure where it was raised. */
+  messages(item: vscode.TestItem, report: TestRunReportDto): vscode.TestMessage[] {
+    const rc = report.rootCause;
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = { enabledCommands: [ROOT_CAUSE_COMMAND] };
+    md.appendText(report.message ?? report.summary);
+    if (rc) {
+      md.appendMarkdown('\n\n');
+      md.appendText(`Root cause — pattern #${rc.rank}${rc.bug ? ` (Bug ${rc.bug})` : ''}: ${rc.sentence}`);
+      md.appendMarkdown(` [Show the root cause](command:${ROOT_CAUSE_COMMAND}?${encodeURIComponent(JSON.stringify([rc.key]))})`);
+    }
+    const head = new vscode.TestMessage(md);
+    if (item.uri && item.range) head.location = new vscode.Location(item.uri, item.range);
+    const messages = [head];
+    for (const f of report.failures) {
+      const text = `${f.message ?? f.reason} — ${f.runs} of ${report.runs} runs`;
+      const m = f.expected !== undefined && f.actual !== undefined ? vscode.TestMessage.diff(text, f.expected, f.actual) : new vscode.TestMessage(text);
+      if (f.location?.uri) m.location = new vscode.Location(vscode.Uri.parse(f.location.uri), new vscode.Position(Math.max(0, f.location.line - 1), 0));
+      messages.push(m);
+    }
+    if (rc) for (const m of messages) m.contextValue = FLAKY_MESSAGE_CONTEXT;
+    return messages;
+  }
+
+  /** The root cause of a test's last run: the pattern revealed in the Ranked Patterns view, then its first access opened in the editor. */
+  async showRootCause(arg: unknown): Promise<void> {
+    const a = arg as { test?: { id?: unknown } } | string | undefined;
+    const rc =
+      typeof a === 'string'
+        ? [...this.rootCauses.values()].find((r) => r.key === a)
+        : typeof a?.test?.id === 'string'
+          ? this.rootCauses.get(a.test.id)
+          : undefined;
+    const key = typeof a === 'string' ? a : rc?.key;
+    if (!key) {
+      void vscode.window.showInformationMessage('Braid: no root cause for this test yet — run it with Braid first.');
+      return;
+    }
+    await vscode.commands.executeCommand('braid.revealPattern', key);
+    if (rc?.uri && rc.line) {
+      const line = Math.max(0, rc.line - 1);
+      await vscode.window.showTextDocument(vscode.Uri.parse(rc.uri), { selection: new vscode.Range(line, 0, line, 0), preview: true });
+    }
+  }
+}
+
+export function registerTesting(client: Client, log: Pick<vscode.LogOutputChannel, 'info' | 'error'>): BraidTesting {
+  return new BraidTesting(client, log);
+}

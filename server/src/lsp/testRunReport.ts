@@ -1,0 +1,118 @@
+/**
+ * braid/testRunReport: what the Testing view's "Run with Braid" profile (client/src/testing.ts)
+ * shows for one recorded test, in words — "failed 3 of 20 (15 %)", the test marked failed as
+ * flaky, one message per distinct failure (the assertion text and where it was raised, from the
+ * runs' `failure`, engine/runFailure.ts) and the root cause: the best pattern found in this
+ * recording's failing runs. A test that never failed passes "passed 20 of 20 with noise" and the
+ * output points at Find Trigger Points.
+ */
+import path from 'node:path';
+import { patternSentence } from '../engine/report/patternSentence';
+import { plainHeadline } from '../engine/outputEscaping';
+import type { AnalysisState } from './analysisState';
+import { failuresOf } from './analysisState';
+import type { RecordResult, RunDto, TestRunReportDto } from './protocol';
+
+/** `expected: <2> but was: <1>` (JUnit 4/5), `expected [2] but found [1]` (TestNG): the two values, for a diff. */
+export function expectedActual(message: string | undefined): { expected: string; actual: string } | undefined {
+  if (!message) return undefined;
+  const m = /expected:? *<([\s\S]*)> *but was:? *<([\s\S]*)>/.exec(message) ?? /expected \[([\s\S]*)\] but found \[([\s\S]*)\]/.exec(message);
+  return m ? { expected: m[1], actual: m[2] } : undefined;
+}
+
+const percent = (k: number, n: number) => {
+  const x = (k / n) * 100;
+  return x > 0 && x < 1 ? x.toFixed(1) : String(Math.round(x));
+};
+
+/**
+ * The report of one recording. `state` is the analysis that includes the recording's traces
+ * (undefined: none yet, only the recorder's counts are used).
+ */
+export function testRunReport(result: RecordResult, state: AnalysisState | undefined, what = 'the test'): TestRunReportDto {
+  const n = result.runs;
+  const k = result.failed;
+  const output: string[] = [];
+  const ended = result.cancelled ? `cancelled after ${n} run${n === 1 ? '' : 's'}` : '';
+  if (n === 0) {
+    output.push(result.cancelled ? `Braid: recording of ${what} cancelled before any run finished; nothing was recorded.` : `Braid: no run of ${what} was recorded.`);
+    return { outcome: 'none', runs: 0, failed: 0, summary: result.cancelled ? 'cancelled' : 'no runs', failures: [], output, suggestTriggerPoints: false };
+  }
+  // the recording's runs in the analysis, in the order of result.runs (RunDto and RunResult side by side)
+  const idx: number[] = [];
+  if (state) {
+    const dir = path.resolve(result.outDir);
+    state.result.runs.forEach((r, i) => {
+      const rel = path.relative(dir, path.resolve(r.file));
+      if (rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel)) idx.push(i);
+    });
+  }
+  const failingDtos: RunDto[] = idx.map((i) => state!.runs[i]).filter((r) => r.outcome === 'fail');
+  const stopped = result.stopped === 'evidence' ? ` · stopped when the evidence was in (p = ${result.leadPValue?.toExponential(1) ?? '?'})` : result.stopped === 'max-runs' ? ' · stopped at the budget of runs' : result.stopped === 'max-seconds' ? ' · stopped at the time budget' : '';
+  if (k === 0) {
+    const summary = `passed ${n} of ${n} with noise`;
+    output.push(`Braid: ${what} ${summary}${ended ? ` (${ended})` : ''}${stopped}.`);
+    if (!result.cancelled) {
+      output.push('It never failed: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail (or raise braid.record.noise, or record more runs with braid.record.runs).');
+    }
+    output.push(`Traces: ${result.outDir}`);
+    return { outcome: result.cancelled ? 'none' : 'passed', runs: n, failed: 0, summary: result.cancelled ? `${summary} (${ended})` : summary, failures: [], output, suggestTriggerPoints: !result.cancelled };
+  }
+  const summary = `failed ${k} of ${n} (${percent(k, n)} %)`;
+  const failures = failuresOf(failingDtos).map((f) => ({ ...f, ...(expectedActual(f.message) ?? {}) }));
+  output.push(`Braid: ${what} ${summary} with noise${ended ? ` (${ended})` : ''}${stopped}.`);
+  for (const f of failures) {
+    const where = f.location ? ` at ${path.basename(f.location.file)}:${f.location.line}` : '';
+    output.push(`  ${f.runs}× ${f.message ?? f.reason}${where}`);
+  }
+  const rootCause = state ? bestPattern(state, idx) : undefined;
+  if (rootCause) output.push(`Root cause: pattern #${rootCause.rank} (score ${rootCause.score.toFixed(3)}, ${rootCause.failed} ✗ ${rootCause.passed} ✓): ${rootCause.sentence}${rootCause.bug ? ` · Bug ${rootCause.bug}` : ''}`);
+  else output.push('No ranked pattern separates the failing runs yet: record more runs (braid.record.runs) to see the root cause.');
+  output.push(`Traces: ${result.outDir}`);
+  return { outcome: 'failed', runs: n, failed: k, summary, message: `flaky: failed ${k} of ${n} runs with noise`, failures, ...(rootCause ? { rootCause } : {}), output, suggestTriggerPoints: false };
+}
+
+/** The best-ranked pattern (not weak; a cause before harness and symptom patterns) that occurs in a failing run of the recording. */
+function bestPattern(state: AnalysisState, runIdx: number[]): TestRunReportDto['rootCause'] {
+  const failing = runIdx.map((i) => state.result.runs[i]).filter((r) => r.outcome === 'fail');
+  if (!failing.length) return undefined;
+  const occurs = (index: number) => failing.some((r) => binaryIncludes(r.patterns, index));
+  let best: number | undefined;
+  for (let k = 0; k < state.patterns.length; k++) {
+    const dto = state.patterns[k];
+    if (dto.weak || !occurs(state.result.patterns[k].index)) continue;
+    if (best === undefined) best = k;
+    if ((dto.group ?? 'cause') === 'cause' && dto.evidence !== false) {
+      best = k;
+      break;
+    }
+  }
+  if (best === undefined) return undefined;
+  const p = state.patterns[best];
+  const at = p.accesses.find((a) => a.uri && !a.harness) ?? p.accesses.find((a) => a.uri);
+  const bug = state.bugs.find((b) => Array.isArray(b.patternKeys) && (b.patternKeys as unknown[]).includes(p.key));
+  const bugId = bug ? (typeof bug.id === 'number' ? bug.id : state.bugs.indexOf(bug) + 1) : undefined;
+  return {
+    key: p.key,
+    rank: p.rank,
+    sentence: plainHeadline(patternSentence(p.accesses)),
+    score: p.score,
+    failed: p.failed,
+    passed: p.passed,
+    ...(at?.uri ? { uri: at.uri, line: at.line } : {}),
+    ...(bugId !== undefined ? { bug: bugId } : {}),
+  };
+}
+
+function binaryIncludes(sorted: ArrayLike<number>, x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid];
+    if (v === x) return true;
+    if (v < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}

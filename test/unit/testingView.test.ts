@@ -1,0 +1,127 @@
+/**
+ * The server side of the Testing view's "Run with Braid" profile: braid/testItems' tree of one
+ * source (server/src/lsp/testItems.ts, the lens' tests: classes, nested classes, methods, the lens'
+ * argument) and braid/testRunReport's words (server/src/lsp/testRunReport.ts): "failed k of N (x %)",
+ * the distinct failures with expected/actual, the root cause found in this recording's failing runs
+ * only, "passed N of N with noise" with Find Trigger Points, and a cancelled recording.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { testItemsOfText } from '../../server/src/lsp/testItems';
+import { expectedActual, testRunReport } from '../../server/src/lsp/testRunReport';
+import type { RecordResult } from '../../server/src/lsp/protocol';
+
+const URI = 'file:///ws/src/test/java/bank/AccountTest.java';
+const SOURCE = `package bank;
+
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class AccountTest {
+  @Test
+  void transfers() {}
+
+  void helper() {}
+
+  @Nested
+  class Deposits {
+    @Test
+    void concurrent() {}
+  }
+}
+`;
+
+test('braid/testItems of one source: the class (package as description) with its methods and nested test class, at their names, with the lens\' argument', () => {
+  const items = testItemsOfText(URI, SOURCE);
+  assert.equal(items.length, 1);
+  const cls = items[0];
+  assert.deepEqual([cls.id, cls.label, cls.description, cls.range], [`${URI}#bank.AccountTest`, 'AccountTest', 'bank', { start: { line: 5, character: 6 }, end: { line: 5, character: 17 } }]);
+  assert.deepEqual(cls.args, { uri: URI, className: 'bank.AccountTest', framework: 'junit5' });
+  assert.deepEqual(cls.children.map((c) => [c.id, c.label]), [
+    [`${URI}#bank.AccountTest$Deposits`, 'Deposits'],
+    [`${URI}#bank.AccountTest#transfers`, 'transfers'],
+  ]);
+  const nested = cls.children[0];
+  assert.equal(nested.description, undefined);
+  assert.deepEqual(nested.children.map((c) => [c.label, c.args.className, c.args.method, c.range.start.line]), [['concurrent', 'bank.AccountTest$Deposits', 'concurrent', 14]]);
+  assert.deepEqual(cls.children[1].args, { uri: URI, className: 'bank.AccountTest', framework: 'junit5', method: 'transfers' });
+  assert.deepEqual(testItemsOfText(URI, 'package bank;\nclass Account { void deposit() {} }\n'), [], 'no tests, no items');
+  assert.deepEqual(testItemsOfText('file:///ws/README.md', SOURCE), [], 'only .java files');
+});
+
+test('expected and actual from JUnit 4/5 and TestNG assertion messages', () => {
+  assert.deepEqual(expectedActual('org.opentest4j.AssertionFailedError: every deposit kept ==> expected: <100> but was: <90>'), { expected: '100', actual: '90' });
+  assert.deepEqual(expectedActual('java.lang.AssertionError: expected:<2> but was:<1>'), { expected: '2', actual: '1' });
+  assert.deepEqual(expectedActual('java.lang.AssertionError: sum expected [2] but found [1]'), { expected: '2', actual: '1' });
+  assert.equal(expectedActual('java.lang.IllegalStateException: closed'), undefined);
+  assert.equal(expectedActual(undefined), undefined);
+});
+
+/** A minimal analysis state: runs of two recordings, patterns (the best one only in the other recording's failing runs). */
+function fakeState(outDir: string, other: string) {
+  const run = (dir: string, n: number, outcome: 'pass' | 'fail', patterns: number[], failure?: object) => ({
+    raw: { file: path.join(dir, `t-${n}.trace.jsonl`), outcome, patterns: Int32Array.from(patterns) },
+    dto: { execution: `t-${n}`, file: path.join(dir, `t-${n}.trace.jsonl`), outcome, events: 1, patterns: patterns.length, ...(failure ? { failure } : {}) },
+  });
+  const assertion = { reason: 'assertion', message: 'AssertionFailedError: expected: <2> but was: <1>', location: { file: 'bank/AccountTest.java', line: 14, uri: 'file:///ws/src/test/java/bank/AccountTest.java' } };
+  const runs = [
+    run(other, 1, 'fail', [0], { reason: 'assertion', message: 'elsewhere' }),
+    run(outDir, 2, 'fail', [1, 2], assertion),
+    run(outDir, 3, 'fail', [1, 2], assertion),
+    run(outDir, 4, 'fail', [2], { reason: 'exception', message: 'IllegalStateException: closed' }),
+    run(outDir, 5, 'pass', [2]),
+  ];
+  const access = (thread: 1 | 2, type: 'R' | 'W', line: number) => ({ thread, threadName: `clerk-${thread}`, type, variable: 'bank.Account.balance', file: 'bank/Account.java', line, method: 'bank.Account.deposit', uri: 'file:///ws/src/main/java/bank/Account.java', stack: [] });
+  const pattern = (k: number, key: string, extra: object = {}) => ({ rank: k + 1, score: 0.9 - k / 10, id: 'P3', kind: 'RW', category: 'order', failed: 3, passed: 0, accesses: [access(1, 'R', 12), access(2, 'W', 13)], key, ...extra });
+  return {
+    result: { runs: runs.map((r) => r.raw), patterns: [{ index: 0 }, { index: 2 }, { index: 1 }] },
+    runs: runs.map((r) => r.dto),
+    // rank 1 occurs only in the other recording; rank 2 is weak; rank 3 is this recording's root cause
+    patterns: [pattern(0, 'other'), pattern(1, 'weak', { weak: true }), pattern(2, 'mine')],
+    bugs: [{ id: 4, patternKeys: ['mine'] }],
+  };
+}
+
+test('braid/testRunReport of a flaky test: failed k of N, the distinct failures of this recording, its root cause', () => {
+  const outDir = '/ws/.braid/traces/AccountTest-1';
+  const state = fakeState(outDir, '/ws/.braid/traces/Other-1');
+  const result: RecordResult = { runs: 4, failed: 3, passed: 1, outDir, cancelled: false, stopped: 'max-runs', leadPValue: null };
+  const r = testRunReport(result, state as never, 'AccountTest.transfers');
+  assert.equal(r.outcome, 'failed');
+  assert.equal(r.summary, 'failed 3 of 4 (75 %)');
+  assert.equal(r.message, 'flaky: failed 3 of 4 runs with noise');
+  assert.deepEqual(
+    r.failures.map((f) => [f.message, f.runs, f.location?.line, f.expected, f.actual]),
+    [
+      ['AssertionFailedError: expected: <2> but was: <1>', 2, 14, '2', '1'],
+      ['IllegalStateException: closed', 1, undefined, undefined, undefined],
+    ],
+  );
+  assert.ok(r.rootCause);
+  assert.deepEqual([r.rootCause.key, r.rootCause.rank, r.rootCause.bug, r.rootCause.uri, r.rootCause.line], ['mine', 3, 4, 'file:///ws/src/main/java/bank/Account.java', 12]);
+  assert.equal(r.rootCause.sentence, 'Thread clerk-1 read balance, then thread clerk-2 wrote it.');
+  assert.deepEqual(r.output.slice(0, 3), [
+    'Braid: AccountTest.transfers failed 3 of 4 (75 %) with noise · stopped at the budget of runs.',
+    '  2× AssertionFailedError: expected: <2> but was: <1> at AccountTest.java:14',
+    '  1× IllegalStateException: closed',
+  ]);
+  assert.match(r.output[3], /^Root cause: pattern #3 \(score 0\.700, 3 ✗ 0 ✓\): Thread clerk-1 read balance, then thread clerk-2 wrote it\. · Bug 4$/);
+  assert.equal(testRunReport({ ...result, runs: 3, failed: 1 }, state as never).summary, 'failed 1 of 3 (33 %)');
+  assert.equal(testRunReport({ ...result, runs: 1000, failed: 3 }, state as never).summary, 'failed 3 of 1000 (0.3 %)');
+});
+
+test('braid/testRunReport: a test that never failed passes and points at Find Trigger Points; a cancelled recording says so', () => {
+  const outDir = '/ws/.braid/traces/AccountTest-2';
+  const passed = testRunReport({ runs: 200, failed: 0, passed: 200, outDir, cancelled: false, stopped: 'max-runs', leadPValue: null }, undefined, 'AccountTest.transfers');
+  assert.deepEqual([passed.outcome, passed.summary, passed.suggestTriggerPoints, passed.rootCause], ['passed', 'passed 200 of 200 with noise', true, undefined]);
+  assert.match(passed.output.join('\n'), /^Braid: AccountTest\.transfers passed 200 of 200 with noise · stopped at the budget of runs\.\nIt never failed: Braid: Find Trigger Points/);
+  const cancelled = testRunReport({ runs: 0, failed: 0, passed: 0, outDir, cancelled: true }, undefined, 'AccountTest.transfers');
+  assert.deepEqual([cancelled.outcome, cancelled.summary], ['none', 'cancelled']);
+  assert.match(cancelled.output[0], /cancelled before any run finished/);
+  const someRuns = testRunReport({ runs: 7, failed: 0, passed: 7, outDir, cancelled: true }, undefined);
+  assert.deepEqual([someRuns.outcome, someRuns.summary, someRuns.suggestTriggerPoints], ['none', 'passed 7 of 7 with noise (cancelled after 7 runs)', false]);
+  const failedCancelled = testRunReport({ runs: 7, failed: 2, passed: 5, outDir, cancelled: true }, undefined);
+  assert.equal(failedCancelled.outcome, 'failed', 'failing runs before the cancel still mark the test flaky');
+  assert.match(failedCancelled.output.at(-2)!, /No ranked pattern/);
+});
