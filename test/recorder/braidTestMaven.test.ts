@@ -111,6 +111,8 @@ test(
     assert.deepEqual(rec.command.slice(-4), ['--class-path', `@${cpFile}`, '--select-method', TEST]);
     assert.ok(rec.buildSeconds > 0);
     assert.deepEqual([rec.runs, rec.failed + rec.passed], [30, 30]);
+    // the runs are repetitions in one JVM (repeatedRuns.ts reads the @file class path)
+    assert.equal(rec.jvms, 1, 'one JVM for the 30 runs');
     const manifest = JSON.parse(readFileSync(path.join(rec.traces, 'recording.json'), 'utf8'));
     assert.deepEqual(manifest.prepare.map((s: { command: string[] }) => s.command.slice(0, 4)), [
       ['mvn', '-o', '-q', 'test-compile'],

@@ -72,8 +72,16 @@ test('repeatCommandFor: the console launcher command Braid builds becomes the Re
     program: cmd[2],
   });
   assert.deepEqual(repeatCommandFor(['java', '-Xmx1g', '-jar', CONSOLE, '-cp', 'out', '-c', 'a.B'], 'L.jar')?.command, ['java', '-Xmx1g', '-cp', ['out', CONSOLE, 'L.jar'].join(path.delimiter), LAUNCHER_MAIN, '--select-class', 'a.B']);
-  // the Maven plan's @file class path, other launcher options, other programs: one JVM per run
-  assert.equal(repeatCommandFor([...cmd.slice(0, 8), '@/w/cp.txt', '--select-method', 'a.B#c'], 'L.jar'), undefined);
+  // the Maven plan's @file class path (dependency:build-classpath's file) is read, relative to cwd
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'cp.txt'), '/m/lib/junit.jar:/m/lib/x.jar\n');
+  const maven = [...cmd.slice(0, 7), '--class-path', '/m/target/test-classes', '--class-path', '@cp.txt', '--select-method', 'a.B#c'];
+  assert.deepEqual(repeatCommandFor(maven, 'L.jar', dir)?.command, ['java', '-cp', ['/m/target/test-classes', '/m/lib/junit.jar:/m/lib/x.jar', cmd[2], 'L.jar'].join(path.delimiter), LAUNCHER_MAIN, '--select-method', 'a.B#c']);
+  // an unreadable file, or one of several words: one JVM per run
+  assert.equal(repeatCommandFor([...cmd.slice(0, 8), '@/w/missing-cp.txt', '--select-method', 'a.B#c'], 'L.jar'), undefined);
+  writeFileSync(path.join(dir, 'two.txt'), '/a.jar /b.jar\n');
+  assert.equal(repeatCommandFor([...cmd.slice(0, 8), '@two.txt', '--select-method', 'a.B#c'], 'L.jar', dir), undefined);
+  // other launcher options, other programs: one JVM per run
   assert.equal(repeatCommandFor([...cmd, '--include-tag', 'slow'], 'L.jar'), undefined);
   assert.equal(repeatCommandFor(['java', '-jar', '/x/app.jar', '--select-class', 'a.B'], 'L.jar'), undefined);
   assert.equal(repeatCommandFor(['mvn', '-o', 'test'], 'L.jar'), undefined);

@@ -19,7 +19,7 @@
  * testCommand.ts), the launcher jar is there, and the recording has no noise plan (forcing reports
  * are per JVM) and keeps its traces.
  */
-import { createWriteStream, existsSync, promises as fs, WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, promises as fs, readFileSync, WriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -60,9 +60,12 @@ export function findLauncherJar(agentJar: string): string | undefined {
  * this runner understands (then each run is a JVM of its own, as before): `java [JVM options] -jar
  * <junit-platform-console-standalone*.jar> [--disable-banner] [--disable-ansi-colors] [--details=X]
  * [--fail-if-no-tests] --class-path CP… (--select-method C#m | --select-class C)…`. A class path
- * given as an argument file (`@file`, the Maven plan) or any other option keeps one JVM per run.
+ * given as an argument file (`@file`, the Maven plan: the test class path `dependency:build-classpath`
+ * wrote) is read now, relative to `cwd`: one class path on one line (an unreadable file, or one with
+ * several words — picocli would split them — keeps one JVM per run). Any other option keeps one JVM
+ * per run.
  */
-export function repeatCommandFor(command: readonly string[], launcherJar: string): RepeatPlan | undefined {
+export function repeatCommandFor(command: readonly string[], launcherJar: string, cwd = process.cwd()): RepeatPlan | undefined {
   if (!command.length || !/^java(\.exe)?$/.test(path.basename(command[0]))) return undefined;
   const jarAt = command.indexOf('-jar');
   if (jarAt < 1 || jarAt + 1 >= command.length) return undefined;
@@ -86,8 +89,12 @@ export function repeatCommandFor(command: readonly string[], launcherJar: string
     }
     if (flag === '--class-path' || flag === '-cp' || flag === '--classpath') {
       const v = value();
-      if (!v || v.startsWith('@')) return undefined;
-      classPath.push(v);
+      if (!v) return undefined;
+      if (v.startsWith('@')) {
+        const fromFile = classPathFile(path.resolve(cwd, v.slice(1)));
+        if (fromFile === undefined) return undefined;
+        classPath.push(fromFile);
+      } else classPath.push(v);
       continue;
     }
     if (flag === '--select-method' || flag === '-m' || flag === '--select-class' || flag === '-c') {
@@ -103,11 +110,23 @@ export function repeatCommandFor(command: readonly string[], launcherJar: string
   return { command: [command[0], ...jvmOptions, '-cp', cp, LAUNCHER_MAIN, ...select], program: consoleJar };
 }
 
+/** The class path in an argument file: its one word (picocli's @file), or undefined. */
+function classPathFile(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const words = text.trim().split(/\s+/);
+  return words.length === 1 && words[0] !== '' && !/["'#]/.test(words[0]) ? words[0] : undefined;
+}
+
 /** The repeated form of the recording `o` with the agent `agentJar`, or undefined when its runs need a JVM each. */
 export function repeatPlanFor(o: RecordOptions, agentJar: string): RepeatPlan | undefined {
   if (o.freshJvm || o.plan || keepsNoTrace(o)) return undefined;
   const launcher = findLauncherJar(agentJar);
-  return launcher ? repeatCommandFor(o.command, launcher) : undefined;
+  return launcher ? repeatCommandFor(o.command, launcher, o.cwd) : undefined;
 }
 
 /** A repetition's report (the launcher's marker line). */
