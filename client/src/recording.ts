@@ -57,7 +57,8 @@ export function recordParams(command: string[]): RecordParams {
     include: cfg.get<string[]>('include', []),
     timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
     jobs: cfg.get<number>('jobs', 1),
-    freshJvm: cfg.get<boolean>('freshJvm', false),
+    // one JVM per run only when asked (braid.record.freshJvm); absent = repetitions where they work
+    ...(cfg.get<boolean>('freshJvm', false) ? { freshJvm: true } : {}),
   };
 }
 

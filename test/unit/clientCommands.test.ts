@@ -174,6 +174,12 @@ test('Record Runs is refused in Restricted Mode: a warning, no recording', async
   delete settings['record.runs'];
   delete settings['record.include'];
   assert.deepEqual(requests, [['braid/record', { command: ['java', '-cp', 'my out', 'shop.Shop'], runs: 3, noise: 0.1, include: ['shop'], timeoutSeconds: 60, jobs: 1 }]]);
+  // braid.record.freshJvm: one JVM per run (sent only when set: the server's default is repetitions)
+  requests.length = 0;
+  settings['record.freshJvm'] = true;
+  await run('braid.recordRuns', 'java -cp out shop.Shop');
+  delete settings['record.freshJvm'];
+  assert.equal((requests[0][1] as { freshJvm?: boolean }).freshJvm, true);
 });
 
 test('issue 30, empty paths: no run, no failing run, no pattern — each says what happened and what to do', async () => {
