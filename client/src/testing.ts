@@ -179,7 +179,8 @@ export class BraidTesting implements vscode.Disposable {
       for (let p = i.parent; p; p = p.parent) if (ids.has(p.id)) return true;
       return false;
     };
-    return chosen.filter((i) => !insideChosen(i));
+    // once each (an item may be named twice)
+    return [...new Map(chosen.filter((i) => !insideChosen(i)).map((i) => [i.id, i])).values()];
   }
 
   async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
