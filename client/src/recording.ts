@@ -54,6 +54,8 @@ export function recordParams(command: string[]): RecordParams {
     command,
     runs: cfg.get<number>('runs', 20),
     noise: cfg.get<number>('noise', 0.1),
+    // where the noise goes (braid.record.noiseAt); sent only when not the default
+    ...(cfg.get<string>('noiseAt', 'accesses') !== 'accesses' ? { noiseAt: cfg.get<'sync' | 'all'>('noiseAt') } : {}),
     include: cfg.get<string[]>('include', []),
     timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
     jobs: cfg.get<number>('jobs', 1),

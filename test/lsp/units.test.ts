@@ -46,4 +46,7 @@ test('recordArgv builds `braid record` arguments', () => {
   assert.deepEqual(recordArgv({ command: ['java', 'A'], runs: 5, noise: 0.2, include: ['shop'], timeoutSeconds: 9, jobs: 2 }, '/o'), [
     '--runs', '5', '--noise', '0.2', '--include', 'shop', '--timeout', '9', '--jobs', '2', '--out', '/o', '--', 'java', 'A',
   ]);
+  // where the noise goes: only when not the default
+  assert.deepEqual(recordArgv({ command: ['java', 'A'], runs: 5, noiseAt: 'sync' }, undefined), ['--runs', '5', '--noise-at', 'sync', '--', 'java', 'A']);
+  assert.deepEqual(recordArgv({ command: ['java', 'A'], runs: 5, noiseAt: 'accesses' }, undefined), ['--runs', '5', '--', 'java', 'A']);
 });

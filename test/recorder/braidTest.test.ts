@@ -54,6 +54,7 @@ test('usage errors exit 2 and say what is wrong', async () => {
     [['test', TEST, 'other.Test'], /give one test, got 2/],
     [['test', TEST, '--project', path.join(root, 'no-such-folder')], /--project .*no-such-folder: no such folder/],
     [['test', TEST, '--noise', '2', '--project', path.join(root, 'test/fixtures/junit5-sample')], /--noise 2: expected a probability between 0 and 1/],
+    [['test', TEST, '--noise-at', 'everywhere', '--project', path.join(root, 'test/fixtures/junit5-sample')], /--noise-at needs accesses, sync or all, got "everywhere"/],
   ];
   for (const [args, message] of cases) {
     const r = await braid(args);

@@ -38,7 +38,7 @@ test('--noise-at: parsed, passed to the agent only when not the default, kept in
   assert.throws(() => parseRecordArgs(['--noise-at', 'monitors', '--', 'java', 'x.Y'], tempDir()), /--noise-at needs accesses, sync or all/);
 });
 
-test('the point catalogue lists the synchronization points: monitor enter (lock), wait, notify', async () => {
+test('the point catalogue lists the synchronization points: monitor enter (lock), wait, notify; and calls into application code (invoke)', async () => {
   const pointsFile = path.join(tempDir(), 'points.jsonl');
   await record('noiseat-catalogue', MAIN, { runs: 1, noise: 0, include: ['lostnotify'], record: false, pointsFile });
   const { points, skipped } = await readPointCatalogue(pointsFile);
@@ -49,6 +49,13 @@ test('the point catalogue lists the synchronization points: monitor enter (lock)
   assert.ok(kindsAt(lineOf('wait(left);')).includes('wait'), JSON.stringify(points));
   assert.ok(kindsAt(lineOf('notifyAll();')).includes('notify'), JSON.stringify(points));
   assert.ok(kindsAt(lineOf('synchronized (this) { // @bug')).includes('lock'), JSON.stringify(points));
+  // calls into application code are points too (invoke): pool.giveBack(item), pool.borrow(…) — not
+  // constructors, not JDK calls
+  const hand = readFileSync(path.join(fixturesDir, 'lostnotify/HandOff.java'), 'utf8').split('\n');
+  const handKinds = (text: string) => points.filter((p) => p.file === 'lostnotify/HandOff.java' && p.line === hand.findIndex((l) => l.includes(text)) + 1).map((p) => p.kind);
+  assert.ok(handKinds('pool.giveBack(item);').includes('invoke'));
+  assert.ok(handKinds('Object o = pool.borrow(TIMEOUT_MS);').includes('invoke'));
+  assert.ok(!handKinds('IdlePool pool = new IdlePool();').includes('invoke'), 'a constructor call is not an invoke point');
 });
 
 test('noise at synchronization points fails the lost notification; the default (accesses) does not, and its header says nothing new', async () => {

@@ -43,6 +43,8 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       --max-runs N               auto: most runs (default 200)
       --max-seconds S            auto: most seconds of recording (default 300)
       --noise P                  noise probability at each instrumented point (default 0.1)
+      --noise-at WHERE           accesses (default), sync (monitor enter, park/unpark, calls into application
+                                 code: windows without a field access, e.g. a lost notification) or all
       --include PKG...           packages/classes to record (default: the test class's package)
       --timeout S                time limit per run (default 60; Maven and Gradle 300)
       --jobs J                   runs in parallel (default 1; always 1 when each run starts Maven or Gradle)
@@ -67,6 +69,8 @@ export interface TestArgs {
   maxRuns: number;
   maxSeconds: number;
   noise?: string;
+  /** --noise-at accesses|sync|all */
+  noiseAt?: string;
   include: string[];
   timeout?: string;
   jobs?: string;
@@ -125,6 +129,9 @@ export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
       }
       case '--noise':
         a.noise = next();
+        break;
+      case '--noise-at':
+        a.noiseAt = next();
         break;
       case '--timeout':
         a.timeout = next();
@@ -317,6 +324,7 @@ export async function runTestCommand(argv: string[]): Promise<number> {
 export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: boolean): RecordOptions {
   const argv = ['--runs', String(args.runs ?? args.maxRuns)];
   if (args.noise !== undefined) argv.push('--noise', args.noise);
+  if (args.noiseAt !== undefined) argv.push('--noise-at', args.noiseAt);
   argv.push('--include', ...(args.include.length ? args.include : plan.include));
   argv.push('--timeout', args.timeout ?? String(buildTool ? 300 : 60));
   if (args.jobs !== undefined) argv.push('--jobs', args.jobs);

@@ -210,6 +210,8 @@ export interface RecordParams {
   /** runs "auto": most seconds of recording (default 300) */
   maxSeconds?: number;
   noise?: number;
+  /** where the noise goes (`braid record --noise-at`; default accesses) */
+  noiseAt?: 'accesses' | 'sync' | 'all';
   include?: string[];
   timeoutSeconds?: number;
   jobs?: number;

@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import { InstrumentedPoint, PointKind } from '../engine/noise/noisePlan';
 
-const KINDS = new Set<PointKind>(['read', 'write', 'lock', 'unlock', 'sync', 'start', 'call', 'wait', 'notify', 'park', 'unpark', 'await', 'signal']);
+const KINDS = new Set<PointKind>(['read', 'write', 'lock', 'unlock', 'sync', 'start', 'call', 'wait', 'notify', 'park', 'unpark', 'await', 'signal', 'invoke']);
 
 export interface PointCatalogue {
   points: InstrumentedPoint[];

@@ -23,7 +23,7 @@ export type NoiseKind =
   | { kind: 'busy'; micros: number };
 
 /** Kinds of instrumented points. */
-export type PointKind = 'read' | 'write' | 'lock' | 'unlock' | 'sync' | 'start' | 'call' | 'wait' | 'notify' | 'park' | 'unpark' | 'await' | 'signal';
+export type PointKind = 'read' | 'write' | 'lock' | 'unlock' | 'sync' | 'start' | 'call' | 'wait' | 'notify' | 'park' | 'unpark' | 'await' | 'signal' | 'invoke';
 
 /** One instrumented point, as listed by the agent's point catalogue (option `points=FILE`). */
 export interface InstrumentedPoint {

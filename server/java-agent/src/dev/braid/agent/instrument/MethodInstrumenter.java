@@ -532,9 +532,18 @@ final class MethodInstrumenter extends AdviceAdapter {
    * (noise, plans): {@code Object.wait} ({@code wait}), {@code notify}/{@code notifyAll}
    * ({@code notify}), {@code LockSupport.park*} ({@code park}), {@code LockSupport.unpark}
    * ({@code unpark}), {@code Condition.await*} ({@code await}), {@code signal}/{@code signalAll}
-   * ({@code signal}).
+   * ({@code signal}); and any other call of recorded code into non-JDK code ({@code invoke}).
    */
   private String callKind(int opcode, String callOwner, String name, String descriptor) {
+    String k = syncOrLibraryKind(opcode, callOwner, name, descriptor);
+    if (k != null) return k;
+    // a call into application code (another included method, or the application's libraries): the
+    // window between two such calls may hold no access (issue 29, point 6)
+    if (!jdk && !isJdkClass(callOwner) && !name.equals("<init>")) return "invoke";
+    return null;
+  }
+
+  private String syncOrLibraryKind(int opcode, String callOwner, String name, String descriptor) {
     if (!jdk) {
       if (HappensBeforeCalls.replacement(opcode, callOwner, name, descriptor) != null) return "sync";
       if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) return "call";

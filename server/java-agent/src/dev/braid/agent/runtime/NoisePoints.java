@@ -128,9 +128,12 @@ public final class NoisePoints {
     return k.equals("read") || k.equals("write") || k.equals("call") || k.equals("start") || k.equals("sync");
   }
 
-  /** Synchronization points that get uniform noise with noiseAt sync/all: before acquiring, park and unpark. */
+  /**
+   * Points that get uniform noise with noiseAt sync/all: before acquiring, park and unpark, and calls
+   * into application code (invoke: a check and the block that acts on it are often two calls apart)
+   */
   private static boolean syncKind(String k) {
-    return k.equals("lock") || k.equals("park") || k.equals("unpark");
+    return k.equals("lock") || k.equals("park") || k.equals("unpark") || k.equals("invoke");
   }
 
   /**
