@@ -441,7 +441,7 @@ async function recordAndReport(
   };
   const pinpoint = `braid pinpoint -- ${commandLine(plan.command)}`;
   if (summary.total > 0 && summary.failed === 0) {
-    figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, noise ${options.noise}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points), or record with more noise (--noise 0.3).`;
+    figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, noise ${options.noise}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points), or record with more noise (--noise 0.3) or noise at synchronization points and calls too (--noise-at all).`;
   } else if (summary.total > 0 && summary.passed === 0) {
     figures.message = `Every run failed (${summary.total}): the analysis needs passing runs too. Check that the test can pass, or use less noise (--noise 0.02).`;
   } else if (!final.lead && summary.total > 0) {
