@@ -204,6 +204,9 @@ test('candidates: the pattern lines and their neighbours in the same method; all
   assert.match(candidatePoints(catalogue, 'patterns', []).fallback!, /no UNICORN pattern/);
   const n = pathNeighbours(catalogue)(1);
   assert.deepEqual(n, { before: [0], after: [2, 3] });
+  // a call into application code (invoke) only on a pattern's own line, never as a neighbour
+  const calls = [...catalogue, { ...p('f@3', 10), kind: 'invoke' as const }, { ...p('f@7', 11), kind: 'invoke' as const }];
+  assert.deepEqual(candidatePoints(calls, 'patterns', [{ file: 'B.java', line: 11 }]).points.map((x) => x.id), ['f@1', 'f@5', 'f@9', 'f@7']);
 });
 
 test('per thread: candidates per thread seen at the line (else in the method, else every thread), plans grouping a point\'s threads, --per-thread, the report', () => {

@@ -44,7 +44,11 @@ export function candidatePoints(
   const methods = new Set(onLine.map((p) => `${baseName(p.file)}\0${p.method}`));
   const points = catalogue.filter((p) => {
     const near = lines.get(baseName(p.file))?.some((l) => Math.abs(l - p.line) <= neighbourLines);
-    return near && (methods.has(`${baseName(p.file)}\0${p.method}`) || lines.get(baseName(p.file))!.includes(p.line));
+    const onPatternLine = lines.get(baseName(p.file))?.includes(p.line) ?? false;
+    // a call into application code (invoke) only on a pattern's own line: one a line before an access
+    // triggers the same delay and would be reported instead of the access
+    if (p.kind === 'invoke' && !onPatternLine) return false;
+    return near && (methods.has(`${baseName(p.file)}\0${p.method}`) || onPatternLine);
   });
   return { points };
 }
