@@ -49,6 +49,15 @@ export function progressText(p: RecordProgressParams, auto: boolean): string {
 
 const errorText = (e: unknown) => (e as Error)?.message ?? String(e);
 
+/**
+ * Text as Markdown that reads as the text: Markdown's punctuation (and `$`, theme icons) escaped,
+ * the spaces kept. MarkdownString.appendText turns every space into `&nbsp;`, so a long root-cause
+ * sentence would not wrap in the peek or in Test Results (seen in code-server).
+ */
+export function markdownText(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~$&]/g, '\\$&').replace(/\r?\n/g, ' ');
+}
+
 export class BraidTesting implements vscode.Disposable {
   readonly controller: vscode.TestController;
   readonly profile: vscode.TestRunProfile;
@@ -56,6 +65,8 @@ export class BraidTesting implements vscode.Disposable {
   private readonly args = new Map<string, RecordTestArgs>();
   /** file uri → ids of its top-level items */
   private readonly files = new Map<string, string[]>();
+  /** test item id → the summary of its last run ("failed k of N (x %)"), its description, kept when its file's items are listed again */
+  private readonly summaries = new Map<string, string>();
   /** test item id → its root cause from the last run */
   private readonly rootCauses = new Map<string, RootCause>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -134,11 +145,16 @@ export class BraidTesting implements vscode.Disposable {
     }
   }
 
-  /** Replaces the items of one file with the server's. */
+  /**
+   * Replaces the items of one file with the server's. An item that is still there is added again
+   * under its id, which VS Code takes as an update in place: deleting it first would collapse it in
+   * the Test Explorer (and its children with it) every time the file's tests are listed again.
+   */
   setFile(uri: string, dtos: TestItemDto[]): void {
+    const kept = new Set(dtos.map((d) => d.id));
     for (const id of this.files.get(uri) ?? []) {
       this.forget(this.controller.items.get(id));
-      this.controller.items.delete(id);
+      if (!kept.has(id)) this.controller.items.delete(id);
     }
     const items = dtos.map((d) => this.item(d));
     for (const it of items) this.controller.items.add(it);
@@ -155,7 +171,8 @@ export class BraidTesting implements vscode.Disposable {
   private item(d: TestItemDto): vscode.TestItem {
     const it = this.controller.createTestItem(d.id, d.label, vscode.Uri.parse(d.uri));
     it.range = new vscode.Range(d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character);
-    if (d.description) it.description = d.description;
+    const description = this.summaries.get(d.id) ?? d.description;
+    if (description) it.description = description;
     this.args.set(d.id, d.args);
     for (const c of d.children) it.children.add(this.item(c));
     return it;
@@ -243,6 +260,7 @@ export class BraidTesting implements vscode.Disposable {
       return;
     }
     item.description = report.summary;
+    this.summaries.set(item.id, report.summary);
     for (const line of report.output) out(`${line}\n`);
     this.log.info(`Testing view: ${what} ${report.summary}`);
     const duration = Date.now() - t0;
@@ -258,11 +276,12 @@ export class BraidTesting implements vscode.Disposable {
     const rc = report.rootCause;
     const md = new vscode.MarkdownString(undefined, true);
     md.isTrusted = { enabledCommands: [ROOT_CAUSE_COMMAND] };
-    md.appendText(report.message ?? report.summary);
+    md.appendMarkdown(markdownText(report.message ?? report.summary));
     if (rc) {
       md.appendMarkdown('\n\n');
-      md.appendText(`Root cause — pattern #${rc.rank}${rc.bug ? ` (Bug ${rc.bug})` : ''}: ${rc.sentence}`);
-      md.appendMarkdown(` [Show the root cause](command:${ROOT_CAUSE_COMMAND}?${encodeURIComponent(JSON.stringify([rc.key]))})`);
+      md.appendMarkdown(markdownText(`Root cause — pattern #${rc.rank}${rc.bug ? ` (Bug ${rc.bug})` : ''}: ${rc.sentence}`));
+      // on its own line: the peek's "Show the Root Cause" button floats over the end of the sentence's line
+      md.appendMarkdown(`\n\n[Show the root cause](command:${ROOT_CAUSE_COMMAND}?${encodeURIComponent(JSON.stringify([rc.key]))})`);
     }
     const head = new vscode.TestMessage(md);
     if (item.uri && item.range) head.location = new vscode.Location(item.uri, item.range);

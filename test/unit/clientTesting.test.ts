@@ -16,7 +16,7 @@ import type { RecordParams, RecordResult, TestItemDto, TestItemsResult, TestRunR
 const ws = tempDir('braid-testing-');
 useTestingMock([ws]);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { BraidTesting, profileLabel, ROOT_CAUSE_COMMAND, FLAKY_MESSAGE_CONTEXT } = require('../../client/src/testing') as typeof import('../../client/src/testing');
+const { BraidTesting, markdownText, profileLabel, ROOT_CAUSE_COMMAND, FLAKY_MESSAGE_CONTEXT } = require('../../client/src/testing') as typeof import('../../client/src/testing');
 
 const FILE = Uri.file(`${ws}/src/test/java/bank/AccountTest.java`).toString();
 const dto = (label: string, line: number, method?: string, children: TestItemDto[] = []): TestItemDto => ({
@@ -134,6 +134,21 @@ test('a file\'s items follow its edits and its deletion', async () => {
   assert.equal(ctrl.items.size, 0);
 });
 
+test('listing a file\'s tests again updates its items in place (no delete: the Test Explorer keeps them expanded) and keeps the last run\'s summary beside a test', async () => {
+  await runWith([item(METHOD) as never]);
+  const deleted: string[] = [];
+  const del = ctrl.items.delete.bind(ctrl.items);
+  ctrl.items.delete = (id: string) => (deleted.push(id), del(id));
+  await testing.loadFile(FILE);
+  await testing.loadAll();
+  assert.deepEqual(deleted, [], 'a class still in the file is added again under its id, not deleted first');
+  assert.equal(item(METHOD).description, 'failed 3 of 20 (15 %)');
+  assert.equal(item(CLASS).description, 'bank');
+  answers['braid/testItems'] = () => ({ files: [] });
+  await testing.loadAll();
+  assert.deepEqual(deleted, [CLASS], 'a class gone from the workspace is deleted');
+});
+
 test('the profile: a Run profile, the default, labelled with braid.record.runs (until the evidence is in when unset)', () => {
   const p = ctrl.profiles[0];
   assert.equal(p.kind, 1);
@@ -167,8 +182,10 @@ test('a test that failed in some runs: recorded as the lens does, progress in it
   assert.equal(messages.length, 3);
   const head = messages[0].message as MarkdownString & { isTrusted?: unknown };
   // the text is escaped (appendText), the link is Markdown
-  assert.equal(head.value.replace(/\\(.)/g, '$1'), 'flaky: failed 3 of 20 runs with noise\n\nRoot cause — pattern #1 (Bug 1): Thread t1 read balance, then thread t2 wrote it. [Show the root cause](command:braid.testing.showRootCause?%5B%22K1%22%5D)');
+  assert.equal(head.value.replace(/\\(.)/g, '$1'), 'flaky: failed 3 of 20 runs with noise\n\nRoot cause — pattern #1 (Bug 1): Thread t1 read balance, then thread t2 wrote it.\n\n[Show the root cause](command:braid.testing.showRootCause?%5B%22K1%22%5D)');
   assert.deepEqual(head.isTrusted, { enabledCommands: [ROOT_CAUSE_COMMAND] });
+  // spaces stay spaces (appendText's &nbsp; kept a long sentence from wrapping in the peek)
+  assert.match(head.value, /^flaky: failed 3 of 20 runs with noise\n\nRoot cause — pattern \\#1 \\\(Bug 1\\\): Thread t1 read balance, /);
   assert.equal(messages[0].location?.uri.toString(), FILE);
   assert.equal(messages[0].location?.range.start.line, 9);
   assert.equal(messages[1].message, 'AssertionFailedError: expected: <2> but was: <1> — 2 of 20 runs');
@@ -177,6 +194,10 @@ test('a test that failed in some runs: recorded as the lens does, progress in it
   assert.equal(messages[2].message, 'IllegalStateException: closed — 1 of 20 runs');
   assert.equal(messages[2].location, undefined);
   assert.ok(messages.every((m) => m.contextValue === FLAKY_MESSAGE_CONTEXT), 'the root-cause button on every message');
+});
+
+test('message text as Markdown: punctuation, theme icons and HTML escaped, spaces kept', () => {
+  assert.equal(markdownText('a $(x) *b* <i> & [c](d) #1'), 'a \\$\\(x\\) \\*b\\* \\<i\\> \\& \\[c\\]\\(d\\) \\#1');
 });
 
 test('the root-cause button and link reveal the pattern in Ranked Patterns and open its first access', async () => {
