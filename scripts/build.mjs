@@ -29,10 +29,13 @@ const entries = [
   { in: 'server/src/engine/summary/summaryWorker.ts', out: 'dist/summaryWorker.js' },
   // the reader thread of one big trace (trace/traceReaderThread.ts)
   { in: 'server/src/engine/trace/traceReaderWorker.ts', out: 'dist/traceReaderWorker.js' },
+  // the Node.js recorder (docs/recorder-node.md): runs inside the user's process (NODE_OPTIONS=--import), ES modules
+  { in: 'server/src/recorder/node/hook.ts', out: 'dist/braid-node-hook.mjs', format: 'esm' },
+  { in: 'server/src/recorder/node/loader.ts', out: 'dist/braid-node-loader.mjs', format: 'esm' },
 ];
 for (const e of entries) {
   if (e.optional && !existsSync(path.join(root, e.in))) continue;
-  await build({ ...common, entryPoints: [e.in], outfile: e.out });
+  await build({ ...common, entryPoints: [e.in], outfile: e.out, ...(e.format ? { format: e.format } : {}) });
 }
 if (existsSync(path.join(root, 'client/src/extension.ts'))) {
   await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] });

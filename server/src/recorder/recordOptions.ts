@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NoisePlan } from '../engine/noise/noisePlan';
 import { NoisePlanError, parseNoisePlan } from '../engine/noise/noisePlanFile';
+import { deriveNodeName, recorderFor } from './node/nodeRunner';
 
 /** Where uniform noise goes (`braid record --noise-at`). */
 export type NoiseAt = 'accesses' | 'sync' | 'all';
@@ -74,6 +75,11 @@ export interface RecordOptions {
   freshJvm?: boolean;
   /** notes for the user about the options given (e.g. --noise ignored because of --plan) */
   notes?: string[];
+  /**
+   * which recorder runs the command (`--recorder`; default by recorderFor: a Node.js command, or
+   * include globs naming JS/TS files, get the Node.js recorder, docs/recorder-node.md); absent = java
+   */
+  recorder?: 'java' | 'node';
 }
 
 /** The runs keep no trace: `record: false`, or the agent option record=false given with --agent-option. */
@@ -131,6 +137,8 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
                         as repetitions in one JVM (static state is not reset between them)
   --plan FILE           noise plan (docs/noise.md, e.g. written by braid pinpoint): noise only at
                         its points, with their probability and kind; --noise is then ignored
+  --recorder java|node  the recorder (default: node for node, npm, npx, tsx, mocha, jest, vitest… or
+                        include globs naming .js/.ts files, docs/recorder-node.md; java otherwise)
   A run fails on a non-zero exit code, a timeout, matching output, or an uncaught exception in
   any thread. Ctrl-C stops; finished traces are kept.`;
 
@@ -203,6 +211,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let noiseGiven = false;
   let noiseAt: NoiseAt | undefined;
   let freshJvm = false;
+  let recorder: 'java' | 'node' | undefined;
   for (let i = 0; i < flags.length; ) {
     const flag = flags[i];
     const value = flags[i + 1];
@@ -286,6 +295,11 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         freshJvm = true;
         i += 1;
         break;
+      case '--recorder':
+        if (value !== 'java' && value !== 'node') throw new UsageError(`--recorder needs java or node, got "${value ?? ''}"`);
+        recorder = value;
+        i += 2;
+        break;
       case '--plan':
         if (!value || value.startsWith('--')) throw new UsageError('--plan needs a noise plan file (e.g. .braid/plans/<test>.json)');
         planFile = value;
@@ -302,7 +316,8 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     if (noiseGiven && noise > 0) notes.push(`--noise ${noise} is ignored: the plan ${planFile} decides where noise goes`);
     noise = 0;
   }
-  const finalName = sanitizeName(name ?? deriveName(command));
+  recorder ??= recorderFor(command, include);
+  const finalName = sanitizeName(name ?? (recorder === 'node' ? deriveNodeName(command) : deriveName(command)));
   return {
     command,
     runs,
@@ -323,5 +338,6 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     ...(plan ? { plan } : {}),
     ...(freshJvm ? { freshJvm } : {}),
     ...(notes.length ? { notes } : {}),
+    ...(recorder === 'node' ? { recorder } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { RecordWriteError } from './writeFailure';
 import { writeRecordingManifest } from './recordingManifest';
 import { NotReached, notReachedRun } from './notReached';
 import { RepeatSession, repeatPlanFor } from './repeatedRuns';
+import { findNodeHook } from './node/nodeRunner';
 
 export interface RecordProgress {
   type: 'run';
@@ -124,7 +125,8 @@ export async function recordRuns(
   signal?: AbortSignal,
   control?: RecordControl,
 ): Promise<RecordSummary> {
-  const jar = findAgentJar(o.agentJar);
+  // the Java agent's jar, or the Node.js recorder's hook (docs/recorder-node.md)
+  const jar = o.recorder === 'node' ? findNodeHook() : findAgentJar(o.agentJar);
   o = { ...o, outDir: await makeTraceFolder(o), freshOutDir: false };
   const unlock = await lockTraceFolder(o.outDir);
   try {
@@ -155,7 +157,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
 
   const more = () => !stop.signal.aborted && !firstError && !stoppedEarly && next < to;
   // a JUnit test through the console launcher: many runs in one JVM (repeatedRuns.ts), one JVM per worker
-  const repeat = repeatPlanFor(o, jar);
+  const repeat = o.recorder === 'node' ? undefined : repeatPlanFor(o, jar);
   let jvms = 0;
   async function worker(): Promise<void> {
     const session = repeat ? new RepeatSession(o, jar, repeat, stop.signal) : undefined;

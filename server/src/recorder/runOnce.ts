@@ -15,6 +15,7 @@ import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
 import { parseFailureOutput } from '../engine/runFailure';
+import { nodeOptionsWithHook, nodeRecorderOptions } from './node/nodeRunner';
 
 export interface RunSpec {
   index: number;
@@ -143,22 +144,33 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
 async function runOnceFiles(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
   await removeRunFiles(spec);
   const started = Date.now();
+  if (o.recorder === 'node') {
+    // the Node.js recorder (docs/recorder-node.md): `jar` is its hook, its options a JSON file
+    const nodeOptions = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.node-options.json`);
+    const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan ? 0 : o.noise });
+    await fs.writeFile(nodeOptions, JSON.stringify(options), 'utf8');
+    try {
+      return await runWithAgent(spec, o, jar, signal, started, { NODE_OPTIONS: nodeOptionsWithHook(jar, process.env.NODE_OPTIONS), BRAID_NODE_OPTIONS: nodeOptions });
+    } finally {
+      await fs.rm(nodeOptions, { force: true });
+    }
+  }
   const inherited = process.env.JAVA_TOOL_OPTIONS;
   const optionsFile = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.agent-options`);
   await fs.writeFile(optionsFile, agentOptionLines(spec, o).join('\n') + '\n', 'utf8');
   try {
-    return await runWithAgent(spec, o, jar, signal, started, [inherited, agentArgument(jar, optionsFile)].filter(Boolean).join(' '));
+    return await runWithAgent(spec, o, jar, signal, started, { JAVA_TOOL_OPTIONS: [inherited, agentArgument(jar, optionsFile)].filter(Boolean).join(' ') });
   } finally {
     await fs.rm(optionsFile, { force: true });
   }
 }
 
-async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal: AbortSignal | undefined, started: number, toolOptions: string): Promise<RunResult> {
+async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal: AbortSignal | undefined, started: number, recorderEnv: Record<string, string>): Promise<RunResult> {
   const startedAt = new Date(started).toISOString();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...o.env,
-    JAVA_TOOL_OPTIONS: toolOptions,
+    ...recorderEnv,
     BRAID_EXECUTION: spec.execution,
     // the agent's watchdog stops the JVM when this process dies (SIGKILL, crash)
     BRAID_RECORDER_PID: String(process.pid),

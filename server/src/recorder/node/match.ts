@@ -1,0 +1,59 @@
+/**
+ * Which files the Node.js recorder instruments (docs/recorder-node.md): the user's JS/TS files
+ * under the working folder, or those the include globs name; never what an exclude glob names;
+ * `node_modules` only when an include glob names it. Globs are matched against the path relative
+ * to the working folder (`/` separated): `*` and `?` within a name, `**` across folders; a glob
+ * also matches every file under a folder it matches (`src` = `src/**`), and a glob without `/`
+ * matches at any depth (`app.js` = `** /app.js`).
+ */
+import path from 'node:path';
+
+export interface FileFilter {
+  root: string;
+  include: string[];
+  exclude: string[];
+}
+
+const SOURCE = /\.(js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
+
+export function globRegExp(glob: string): RegExp {
+  let g = glob.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
+  const anyDepth = !g.includes('/');
+  let re = '';
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i];
+    if (c === '*' && g[i + 1] === '*') {
+      i++;
+      if (g[i + 1] === '/') {
+        i++;
+        re += '(?:.*/)?';
+      } else re += '.*';
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  g = re;
+  return new RegExp(`^${anyDepth ? '(?:.*/)?' : ''}${g}(?:/.*)?$`);
+}
+
+export function fileMatcher(f: FileFilter): (absFile: string) => boolean {
+  const include = f.include.map(globRegExp);
+  const exclude = f.exclude.map(globRegExp);
+  const namesNodeModules = f.include.some((g) => g.includes('node_modules'));
+  const self = /(^|\/)braid-node-(hook|loader)\.mjs$/;
+  return (abs: string) => {
+    if (!SOURCE.test(abs) || self.test(abs)) return false;
+    let rel = path.relative(f.root, abs).split(path.sep).join('/');
+    if (path.isAbsolute(rel)) rel = abs.split(path.sep).join('/');
+    const outside = rel.startsWith('../');
+    if (!namesNodeModules && /(^|\/)node_modules\//.test(rel)) return false;
+    if (exclude.some((r) => r.test(rel) || r.test(abs))) return false;
+    if (include.length === 0) return !outside;
+    return include.some((r) => r.test(rel) || r.test(abs));
+  };
+}
+
+export function relativeName(root: string, abs: string): string {
+  const rel = path.relative(root, abs);
+  return (rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel).split(path.sep).join('/');
+}

@@ -1,0 +1,80 @@
+/**
+ * The runner's side of the Node.js recorder (docs/recorder-node.md): which commands it records,
+ * where its hook is, and the options and environment a run gets. Used by recordRuns.ts/runOnce.ts;
+ * the hook itself (hook.ts, runtime.ts, transform.ts) is a bundle of its own that runs inside the
+ * user's process.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { NodeRecorderOptions } from './runtime';
+
+/** Programs that run JavaScript on Node.js: `node`, package managers and test runners. */
+const NODE_TOOLS = new Set(['node', 'nodejs', 'npm', 'npx', 'pnpm', 'yarn', 'tsx', 'ts-node', 'mocha', 'jest', 'vitest', 'ava', 'tap']);
+const JS_FILE = /\.(js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
+
+/**
+ * The recorder a command gets (the rule of docs/recorder-node.md): `node` when the program is
+ * Node.js or a Node tool (node, npm, npx, pnpm, yarn, tsx, ts-node, mocha, jest, vitest, ava,
+ * tap) or a JS/TS file run directly, or when every include glob names JS/TS files (`src/**\/*.js`);
+ * otherwise `java`.
+ */
+export function recorderFor(command: readonly string[], include: readonly string[]): 'node' | 'java' {
+  const program = path.basename(command[0] ?? '').replace(/\.(exe|cmd|bat)$/i, '');
+  if (NODE_TOOLS.has(program) || JS_FILE.test(program)) return 'node';
+  if (include.length > 0 && include.every((g) => JS_FILE.test(g))) return 'node';
+  return 'java';
+}
+
+/** Name of a Node command's executions: the script (`node app.js` → `app`) or the tool and its first word (`npm-test`). */
+export function deriveNodeName(command: readonly string[]): string {
+  const program = path.basename(command[0] ?? 'node').replace(/\.(exe|cmd|bat)$/i, '');
+  if (program === 'node' || program === 'nodejs' || program === 'tsx' || program === 'ts-node') {
+    const withValue = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-e', '--eval', '--test-reporter', '--test-name-pattern', '--conditions', '-C']);
+    for (let i = 1; i < command.length; i++) {
+      const a = command[i];
+      if (withValue.has(a)) {
+        i++;
+        continue;
+      }
+      if (a === '--test') return 'node-test';
+      if (a.startsWith('-')) continue;
+      return path.basename(a).replace(JS_FILE, '');
+    }
+    return program;
+  }
+  if (JS_FILE.test(program)) return program.replace(JS_FILE, '');
+  const word = command.slice(1).find((a) => !a.startsWith('-'));
+  return word ? `${program}-${path.basename(word).replace(JS_FILE, '')}` : program;
+}
+
+export function nodeHookCandidates(): string[] {
+  const list: string[] = [];
+  if (process.env.BRAID_NODE_HOOK) list.push(process.env.BRAID_NODE_HOOK);
+  list.push(path.join(__dirname, 'braid-node-hook.mjs'));
+  // server/src/recorder/node → repository root
+  list.push(path.resolve(__dirname, '..', '..', '..', '..', 'dist', 'braid-node-hook.mjs'));
+  return list;
+}
+
+/** The hook bundle (dist/braid-node-hook.mjs, next to its loader). */
+export function findNodeHook(): string {
+  const candidates = nodeHookCandidates();
+  for (const c of candidates) if (existsSync(c)) return path.resolve(c);
+  throw new Error(`the Braid Node.js recorder (braid-node-hook.mjs) was not found; looked in:\n  ${candidates.join('\n  ')}\nBuild it with \`npm run build\`.`);
+}
+
+/** The hook's options for one run (written to the file BRAID_NODE_OPTIONS names). */
+export function nodeRecorderOptions(
+  hook: string,
+  run: { out: string; execution: string; seed: string },
+  o: { noise: number; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean },
+): NodeRecorderOptions {
+  return { loader: path.join(path.dirname(hook), 'braid-node-loader.mjs'), out: run.out, execution: run.execution, noise: o.noise, seed: run.seed, include: o.include, exclude: o.exclude, root: o.cwd, program: o.name, ...(o.record === false ? { record: false } : {}) };
+}
+
+/** NODE_OPTIONS with Braid's hook added to what the environment had. */
+export function nodeOptionsWithHook(hook: string, inherited: string | undefined): string {
+  // a file URL has no spaces or quotes: no quoting needed in NODE_OPTIONS
+  return [inherited, `--import=${pathToFileURL(hook).href}`].filter(Boolean).join(' ');
+}

@@ -1,0 +1,677 @@
+/**
+ * The runtime of Braid's Node.js recorder (docs/recorder-node.md): `globalThis.__braid`, which the
+ * instrumented code (transform.ts) calls, writes the run's trace (docs/trace-format.md).
+ *
+ * Threads are asynchronous tasks: the main module's code is task "main"; every call of an
+ * instrumented async function starts a task of its own (unless it is awaited at once,
+ * `await f(x)`), and so does every callback of a non-promise async resource (a timer, an
+ * immediate, a nextTick, an I/O or network callback). Promise reactions (`await` continuations,
+ * `then` callbacks) stay in the task that created them (async_hooks' init → before). Happens-before
+ * edges are SND/RCV pairs: a task's creation (its creator's SND, its first RCV), a resource's
+ * creation → its callback, a promise's resolution → the reaction that runs after it.
+ *
+ * Everything here runs inside the user's process: it must not depend on the server bundle, and
+ * its hot paths (every recorded access) allocate little: ids are interned in Maps and arrays.
+ */
+import { createHook, executionAsyncResource } from 'node:async_hooks';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface NodeRecorderOptions {
+  /** trace file (the `.part` path); a further process of the run writes `<out>~<pid>` */
+  out: string;
+  execution: string;
+  noise: number;
+  seed: string;
+  include: string[];
+  exclude: string[];
+  /** the working folder: trace file names are relative to it */
+  root: string;
+  program?: string;
+  /** the ESM loader bundle (dist/braid-node-loader.mjs) */
+  loader?: string;
+  /** false: noise and outcome only, no events (pinpoint's runs) */
+  record?: boolean;
+}
+
+const RECORDER = { name: 'braid-node-recorder', version: '0.1.0' };
+
+/** A task: a thread of the trace, numbered when it records its first event. */
+class Task {
+  tid = 0;
+  /** the token of its last SND (0: none) */
+  lastTok = 0;
+  /** it recorded an event since its last SND */
+  dirty = false;
+  /** tokens to receive before its next event */
+  pending: number[] | null = null;
+  /** tokens received */
+  got: Set<number> | null = null;
+  constructor(
+    readonly name: string,
+    readonly kind: number,
+  ) {}
+}
+
+const KTASK = Symbol('braid.task');
+const KSTACK = Symbol('braid.stack');
+const KTOK = Symbol('braid.tok');
+const KTRIG = Symbol('braid.trigger');
+
+/** Access kinds of collection methods: true = write. */
+const WRITES = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
+const KEYED = new Set(['get', 'has', 'set', 'add', 'delete']);
+
+function xorshift(seed: number): () => number {
+  let x = (seed ^ 0x9e3779b9) >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 4294967296;
+  };
+}
+
+export class BraidRuntime {
+  // ---- trace output ----
+  private fd = -1;
+  private path: string;
+  private buf: string[] = [];
+  private i = 0;
+  private opened = false;
+  private failedWrite = false;
+  readonly recording: boolean;
+
+  // ---- interning ----
+  private siteLine: number[] = [];
+  private siteFn: string[] = [];
+  private siteFile: number[] = [];
+  private files: string[] = [];
+  private harnessFile: boolean[] = [];
+  private siteLoc: number[] = [];
+  private nextLoc = 0;
+  private varNames: string[] = [];
+  private varId: number[] = [];
+  private nextVar = 0;
+  private varByName = new Map<string, number>();
+  private callLoc = new Map<number, number>();
+  private callNames: string[] = [];
+  private callIndex = new Map<string, number>();
+  /** stack nodes: 0 is the empty stack; node k = parent + site */
+  private nodeParent: number[] = [0];
+  private nodeSite: number[] = [-1];
+  private nodeDefined: boolean[] = [true];
+  private nodeByKey = new Map<number, number>();
+  private objIds = new WeakMap<object, number>();
+  private nextObj = 1;
+  private keyIds = new Map<unknown, number>();
+  private nextTid = 1;
+  private nextTok = 1;
+  private nextScope = 1;
+  /** per site: the constructor and var id of its last property access (a monomorphic cache) */
+  private siteCtor: unknown[] = [];
+  private siteVar: number[] = [];
+
+  // ---- current context ----
+  task: Task;
+  stack = 0;
+  /** `await f(x)`: the next async function call runs in the current task */
+  il = 0;
+  private savedTask: Task[] = [];
+  private savedStack: number[] = [];
+  private hookTask: Task[] = [];
+  private hookStack: number[] = [];
+  private resolved = new Map<number, number>();
+  private resolvedOld = new Map<number, number>();
+
+  // ---- noise ----
+  private readonly p: number;
+  private readonly rnd: () => number;
+
+  constructor(readonly o: NodeRecorderOptions) {
+    this.path = o.out;
+    this.recording = o.record !== false;
+    this.p = o.noise;
+    this.rnd = xorshift(Number.parseInt(o.seed, 10) || 0);
+    this.task = new Task('main', 0);
+  }
+
+  // ================= trace writing =================
+
+  private open(): void {
+    this.opened = true;
+    let flags = 'wx';
+    try {
+      this.fd = fs.openSync(this.path, flags);
+    } catch {
+      // another process of the run has the main trace: this one writes `<trace>~<pid>`
+      this.path = `${this.o.out}~${process.pid}`;
+      flags = 'w';
+      try {
+        this.fd = fs.openSync(this.path, flags);
+      } catch (e) {
+        this.writeFailed(e);
+        return;
+      }
+    }
+    const execution = this.path === this.o.out ? this.o.execution : `${this.o.execution}~${process.pid}`;
+    const header = {
+      braid: 'trace',
+      version: 1,
+      execution,
+      ...(this.o.program ? { program: this.o.program } : {}),
+      recorder: { ...RECORDER, options: { noise: this.o.noise, seed: this.o.seed, include: this.o.include, exclude: this.o.exclude } },
+      startedAt: new Date().toISOString(),
+    };
+    this.buf.unshift(JSON.stringify(header));
+  }
+
+  private writeFailed(e: unknown): void {
+    if (this.failedWrite) return;
+    this.failedWrite = true;
+    this.fd = -1;
+    try {
+      // runOnce's AgentWriteFailureWatch reads this notice
+      fs.writeSync(2, `Braid recorder: cannot write the trace ${this.path}: ${(e as Error).message}\n`);
+    } catch {
+      // nothing more to do
+    }
+  }
+
+  private line(text: string): void {
+    if (!this.opened) this.open();
+    this.buf.push(text);
+    if (this.buf.length >= 2048) this.flush();
+  }
+
+  flush(): void {
+    if (this.buf.length === 0 || this.fd < 0) {
+      if (this.fd < 0) this.buf.length = 0;
+      return;
+    }
+    const data = this.buf.join('\n') + '\n';
+    this.buf.length = 0;
+    try {
+      fs.writeSync(this.fd, data);
+    } catch (e) {
+      this.writeFailed(e);
+    }
+  }
+
+  /** The thread id of the current task, numbered (and defined, its pending tokens received) on its first event. */
+  private tid(): number {
+    const t = this.task;
+    if (t.tid === 0) {
+      t.tid = this.nextTid++;
+      this.line(`{"def":"thread","id":${t.tid},"name":${JSON.stringify(t.kind === 0 ? t.name : `${t.name} #${t.tid}`)}}`);
+    }
+    if (t.pending !== null) {
+      const toks = t.pending;
+      t.pending = null;
+      for (const tok of toks) {
+        if (t.got === null) t.got = new Set();
+        if (t.got.has(tok)) continue;
+        t.got.add(tok);
+        this.line(`[${this.i++},${t.tid},"RCV",${tok}]`);
+      }
+    }
+    t.dirty = true;
+    return t.tid;
+  }
+
+  /** A happens-before token of the current task's events so far (its SND written when needed); 0: nothing to order. */
+  private snd(): number {
+    const t = this.task;
+    if (t.tid === 0 && t.pending === null) return 0;
+    if (!t.dirty) return t.lastTok;
+    const tid = this.tid();
+    const tok = this.nextTok++;
+    this.line(`[${this.i++},${tid},"SND",${tok}]`);
+    t.lastTok = tok;
+    t.dirty = false;
+    return tok;
+  }
+
+  private receive(t: Task, tok: number): void {
+    if (tok === 0 || tok === t.lastTok) return;
+    if (t.got !== null && t.got.has(tok)) return;
+    (t.pending ??= []).push(tok);
+  }
+
+  // ================= interning =================
+
+  /** Registers a module's sites and variables; returns their base ids. */
+  mod(file: string, locs: (number | string)[], vars: string[], mapped: string | null): [number, number] {
+    let name = file;
+    if (mapped) {
+      let m = mapped;
+      if (m.startsWith('file://')) m = new URL(m).pathname;
+      const abs = path.isAbsolute(m) ? m : path.resolve(this.o.root, path.dirname(file), m);
+      name = this.relative(abs);
+    }
+    const fileIndex = this.files.length;
+    this.files.push(name);
+    this.harnessFile.push(/(^|\/)(test|tests|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$/.test(name));
+    const siteBase = this.siteLine.length;
+    for (let k = 0; k < locs.length; k += 2) {
+      this.siteLine.push(locs[k] as number);
+      this.siteFn.push(locs[k + 1] as string);
+      this.siteFile.push(fileIndex);
+      this.siteLoc.push(-1);
+      this.siteCtor.push(undefined);
+      this.siteVar.push(-1);
+    }
+    const varBase = this.varNames.length;
+    for (const v of vars) {
+      this.varNames.push(`${name}:${v}`);
+      this.varId.push(-1);
+    }
+    return [siteBase, varBase];
+  }
+
+  relative(abs: string): string {
+    const rel = path.relative(this.o.root, abs);
+    return (rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel).split(path.sep).join('/');
+  }
+
+  private loc(site: number): number {
+    let id = this.siteLoc[site];
+    if (id < 0) {
+      id = this.siteLoc[site] = this.nextLoc++;
+      const f = this.siteFile[site];
+      this.line(`{"def":"loc","id":${id},"file":${JSON.stringify(this.files[f])},"line":${this.siteLine[site]},"method":${JSON.stringify(this.siteFn[site])}${this.harnessFile[f] ? ',"harness":true' : ''}}`);
+    }
+    return id;
+  }
+
+  private callSiteLoc(site: number, call: string): number {
+    let c = this.callIndex.get(call);
+    if (c === undefined) {
+      c = this.callNames.length;
+      this.callNames.push(call);
+      this.callIndex.set(call, c);
+    }
+    const key = site * 256 + c;
+    let id = this.callLoc.get(key);
+    if (id === undefined) {
+      id = this.nextLoc++;
+      this.callLoc.set(key, id);
+      const f = this.siteFile[site];
+      this.line(`{"def":"loc","id":${id},"file":${JSON.stringify(this.files[f])},"line":${this.siteLine[site]},"method":${JSON.stringify(this.siteFn[site])},"call":${JSON.stringify(call)}${this.harnessFile[f] ? ',"harness":true' : ''}}`);
+    }
+    return id;
+  }
+
+  private namedVar(name: string): number {
+    let id = this.varByName.get(name);
+    if (id === undefined) {
+      id = this.nextVar++;
+      this.varByName.set(name, id);
+      this.line(`{"def":"var","id":${id},"name":${JSON.stringify(name)}}`);
+    }
+    return id;
+  }
+
+  private declaredVar(v: number): number {
+    let id = this.varId[v];
+    if (id < 0) id = this.varId[v] = this.namedVar(this.varNames[v]);
+    return id;
+  }
+
+  /** the stack node = `parent` + `site` (interned) */
+  private node(parent: number, site: number): number {
+    const key = parent * 2097152 + site;
+    let id = this.nodeByKey.get(key);
+    if (id === undefined) {
+      id = this.nodeParent.length;
+      this.nodeParent.push(parent);
+      this.nodeSite.push(site);
+      this.nodeDefined.push(false);
+      this.nodeByKey.set(key, id);
+    }
+    return id;
+  }
+
+  /** the stack id of an access at `site` in the current function (written when first used) */
+  private stackAt(site: number, loc: number): number {
+    const n = this.node(this.nodeParent[this.stack], site);
+    if (!this.nodeDefined[n]) this.defineNode(n, loc);
+    return n;
+  }
+
+  private defineNode(n: number, topLoc?: number): void {
+    const parent = this.nodeParent[n];
+    if (parent !== 0 && !this.nodeDefined[parent]) this.defineNode(parent);
+    const loc = topLoc ?? this.loc(this.nodeSite[n]);
+    this.nodeDefined[n] = true;
+    this.line(parent === 0 ? `{"def":"stack","id":${n},"frames":[${loc}]}` : `{"def":"stack","id":${n},"parent":${parent},"frame":${loc}}`);
+  }
+
+  private obj(o: object): number {
+    let id = this.objIds.get(o);
+    if (id === undefined) {
+      id = this.nextObj++;
+      this.objIds.set(o, id);
+    }
+    return id;
+  }
+
+  private keyId(k: unknown): number {
+    let id = this.keyIds.get(k);
+    if (id === undefined) {
+      id = this.keyIds.size + 1;
+      this.keyIds.set(k, id);
+    }
+    return id;
+  }
+
+  private value(v: unknown): string {
+    switch (typeof v) {
+      case 'number':
+        return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'string':
+        return JSON.stringify(v.length > 64 ? v.slice(0, 64) + '…' : v);
+      case 'undefined':
+        return '"undefined"';
+      case 'bigint':
+        return JSON.stringify(`${v}n`);
+      case 'object':
+        if (v === null) return 'null';
+        return JSON.stringify(`${(v as object).constructor?.name ?? 'Object'}@${this.obj(v as object)}`);
+      case 'function':
+        return JSON.stringify(`function ${(v as { name?: string }).name || '<anonymous>'}`);
+      default:
+        return 'null';
+    }
+  }
+
+  private access(kind: 'R' | 'W', varId: number, site: number, loc: number, obj: number, elem: number, value: unknown): void {
+    const t = this.tid();
+    const st = this.stackAt(site, loc);
+    this.line(`[${this.i++},${t},"${kind}",${varId},${loc},${st},${obj},${elem},${this.value(value)}]`);
+  }
+
+  // ================= accesses (called by the instrumented code) =================
+
+  private propVar(o: object, key: string, site: number, computed: boolean): number {
+    const ctor = (o as { constructor?: unknown }).constructor;
+    if (this.siteCtor[site] === ctor && this.siteVar[site] >= 0) return this.siteVar[site];
+    const cname = typeof ctor === 'function' && ctor.name ? ctor.name : 'Object';
+    const id = this.namedVar(computed ? `${cname}[]` : `${cname}.${key}`);
+    this.siteCtor[site] = ctor;
+    this.siteVar[site] = id;
+    return id;
+  }
+
+  private recordProp(kind: 'R' | 'W', o: unknown, key: string, site: number, value: unknown): void {
+    if (!this.recording || (typeof o !== 'object' && typeof o !== 'function') || o === null) return;
+    if (kind === 'R' && typeof value === 'function') return; // a method looked up, not state
+    if (key === 'length' && Array.isArray(o)) return this.recordCall(o, 'Array', 'length', site, -1, value, kind);
+    if (key === 'size' && (o instanceof Map || o instanceof Set)) return this.recordCall(o, o instanceof Map ? 'Map' : 'Set', 'size', site, -1, value, kind);
+    const loc = this.loc(site);
+    this.access(kind, this.propVar(o, key, site, false), site, loc, this.obj(o), -1, value);
+  }
+
+  private recordElem(kind: 'R' | 'W', o: unknown, k: unknown, site: number, value: unknown): void {
+    if (!this.recording || (typeof o !== 'object' && typeof o !== 'function') || o === null) return;
+    if (typeof k !== 'number' && typeof k !== 'string') return;
+    if (kind === 'R' && typeof value === 'function') return;
+    const isIndex = typeof k === 'number' ? Number.isInteger(k) && k >= 0 : false;
+    const loc = this.loc(site);
+    this.access(kind, this.propVar(o, '', site, true), site, loc, this.obj(o), isIndex ? (k as number) : 1e9 + this.keyId(k), value);
+  }
+
+  private recordCall(o: object, type: string, method: string, site: number, key: number, value: unknown, kind?: 'R' | 'W'): void {
+    const loc = this.callSiteLoc(site, `${type}.${method}`);
+    const k = kind ?? (WRITES.has(method) ? 'W' : 'R');
+    const id = this.obj(o);
+    // a keyed call on a Map or Set is an access of the key's part of the collection (docs/recorder-node.md)
+    const obj = key > 0 ? id * 1048576 + key : id;
+    const t = this.tid();
+    const st = this.stackAt(site, loc);
+    this.line(`[${this.i++},${t},"${k}",${this.namedVar(type)},${loc},${st},${obj},-1,${value === undefined ? 'null' : this.value(value)}]`);
+  }
+
+  /** `o.k` */
+  gp = (o: any, k: string, site: number): any => {
+    const v = o[k];
+    this.recordProp('R', o, k, site, v);
+    return v;
+  };
+  /** `o[k]` */
+  gc = (o: any, k: any, site: number): any => {
+    const v = o[k];
+    this.recordElem('R', o, k, site, v);
+    return v;
+  };
+  /** `o.k = v` */
+  sp = (o: any, k: string, v: any, site: number): any => {
+    this.recordProp('W', o, k, site, v);
+    o[k] = v;
+    return v;
+  };
+  /** `o[k] = v` */
+  sc = (o: any, k: any, v: any, site: number): any => {
+    this.recordElem('W', o, k, site, v);
+    o[k] = v;
+    return v;
+  };
+  /** `o.k++` and friends */
+  up = (o: any, k: string, d: number, post: number, site: number): any => {
+    const old = o[k];
+    this.recordProp('R', o, k, site, old);
+    const nv = +old + d;
+    this.recordProp('W', o, k, site, nv);
+    o[k] = nv;
+    return post ? +old : nv;
+  };
+  uc = (o: any, k: any, d: number, post: number, site: number): any => {
+    const old = o[k];
+    this.recordElem('R', o, k, site, old);
+    const nv = +old + d;
+    this.recordElem('W', o, k, site, nv);
+    o[k] = nv;
+    return post ? +old : nv;
+  };
+  /** `delete o.k` */
+  dp = (o: any, k: string, site: number): boolean => {
+    this.recordProp('W', o, k, site, undefined);
+    return delete o[k];
+  };
+  dc = (o: any, k: any, site: number): boolean => {
+    this.recordElem('W', o, k, site, undefined);
+    return delete o[k];
+  };
+
+  private collection(o: any, m: string, site: number, key: unknown, hasKey: boolean): void {
+    if (!this.recording) return;
+    // the value of a keyed call is its key (cheap, and shows which entry the tasks raced on)
+    if (o instanceof Map) this.recordCall(o, 'Map', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
+    else if (o instanceof Set) this.recordCall(o, 'Set', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
+    else if (Array.isArray(o)) this.recordCall(o, 'Array', m, site, -1, undefined);
+  }
+  /** `o.m()` of a collection method */
+  mc0 = (o: any, m: string, site: number): any => {
+    this.collection(o, m, site, undefined, false);
+    return o[m]();
+  };
+  mc1 = (o: any, m: string, site: number, a: any): any => {
+    this.collection(o, m, site, a, true);
+    return o[m](a);
+  };
+  mc2 = (o: any, m: string, site: number, a: any, b: any): any => {
+    this.collection(o, m, site, a, true);
+    return o[m](a, b);
+  };
+  mcN = (o: any, m: string, site: number, ...args: any[]): any => {
+    this.collection(o, m, site, args[0], args.length > 0);
+    return o[m](...args);
+  };
+
+  /** read of a shared variable */
+  rv = (v: any, site: number, varIndex: number, scope: number): any => {
+    if (this.recording) this.access('R', this.declaredVar(varIndex), site, this.loc(site), scope, -1, v);
+    return v;
+  };
+  /** write of a shared variable (the value assigned) */
+  wv = (v: any, site: number, varIndex: number, scope: number): any => {
+    if (this.recording) this.access('W', this.declaredVar(varIndex), site, this.loc(site), scope, -1, v);
+    return v;
+  };
+  /** `x++`: read and write */
+  vu = (v: any, d: number, site: number, varIndex: number, scope: number): void => {
+    if (!this.recording) return;
+    const id = this.declaredVar(varIndex);
+    const loc = this.loc(site);
+    this.access('R', id, site, loc, scope, -1, v);
+    this.access('W', id, site, loc, scope, -1, +v + d);
+  };
+  /** a new closure scope (the `obj` of its variables' accesses) */
+  ns = (): number => this.nextScope++;
+
+  // ================= frames and tasks =================
+
+  /** function entry: pushes the frame, returns the caller's stack */
+  fe = (site: number): number => {
+    const saved = this.stack;
+    this.stack = this.node(saved, site);
+    return saved;
+  };
+  /** function exit */
+  fx = (saved: number): void => {
+    this.stack = saved;
+  };
+  /** async function entry: a task of its own (unless awaited at once), and the frame */
+  as = (site: number): number => {
+    this.savedTask.push(this.task);
+    this.savedStack.push(this.stack);
+    const inline = this.il;
+    this.il = 0;
+    if (!inline) {
+      const tok = this.snd();
+      const t = new Task(`async ${this.siteFn[site]}`, 1);
+      this.task = t;
+      this.receive(t, tok);
+    }
+    this.stack = this.node(this.stack, site);
+    return 0;
+  };
+  /** async function: back to the caller's task when its body suspends (or ends) */
+  ae = (_unused: number): void => {
+    this.task = this.savedTask.pop() ?? this.task;
+    this.stack = this.savedStack.pop() ?? 0;
+  };
+
+  /** `await v`: the noise point; with probability p the continuation is delayed (setImmediate or a short timer) */
+  aw = (v: any, _site: number): any => {
+    this.il = 0;
+    if (this.p <= 0 || this.rnd() >= this.p) return v;
+    const delay = this.rnd() < 0.5 ? -1 : Math.floor(this.rnd() * 3);
+    const later = (f: () => void) => (delay < 0 ? setImmediate(f) : setTimeout(f, delay));
+    if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') {
+      return new Promise((res, rej) => {
+        Promise.resolve(v).then(
+          (x) => later(() => res(x)),
+          (e) => later(() => rej(e)),
+        );
+      });
+    }
+    return new Promise((res) => later(() => res(v)));
+  };
+
+  /** extra delay of a timer (timer jitter), ms */
+  jitter(): number {
+    if (this.p <= 0 || this.rnd() >= this.p) return 0;
+    return Math.floor(this.rnd() * 4);
+  }
+
+  // ================= async_hooks =================
+
+  installHooks(): void {
+    const KT = KTASK;
+    const KS = KSTACK;
+    const KK = KTOK;
+    const KR = KTRIG;
+    const hook = createHook({
+      init: (_id: number, type: string, trigger: number, resource: any) => {
+        void _id;
+        if (resource === null || typeof resource !== 'object') return;
+        resource[KT] = this.task;
+        resource[KS] = this.stack;
+        const tok = this.snd();
+        if (tok !== 0) resource[KK] = tok;
+        // a promise's reaction (await continuation, then callback) runs after `trigger`'s resolution
+        if (type === 'PROMISE') resource[KR] = trigger;
+      },
+      before: (_id: number) => {
+        this.hookTask.push(this.task);
+        this.hookStack.push(this.stack);
+        const r: any = executionAsyncResource();
+        if (r === null || typeof r !== 'object') return;
+        const creator: Task | undefined = r[KT];
+        if (creator === undefined) return;
+        const trig = r[KR];
+        if (trig !== undefined) {
+          // a promise reaction: stays in its creator's task
+          this.task = creator;
+          this.stack = r[KS] ?? 0;
+          const tok = this.resolved.get(trig) ?? this.resolvedOld.get(trig);
+          if (tok !== undefined) this.receive(creator, tok);
+        } else {
+          // a callback of a timer, an immediate, I/O…: a task of its own
+          const t = new Task(`${r.constructor?.name ?? 'callback'}`, 2);
+          this.task = t;
+          this.stack = r[KS] ?? 0;
+        }
+        const tok = r[KK];
+        if (tok !== undefined && this.task !== creator) this.receive(this.task, tok);
+      },
+      after: (_id: number) => {
+        this.task = this.hookTask.pop() ?? this.task;
+        this.stack = this.hookStack.pop() ?? 0;
+      },
+      promiseResolve: (id: number) => {
+        const tok = this.snd();
+        if (tok === 0) return;
+        if (this.resolved.size >= 100_000) {
+          this.resolvedOld = this.resolved;
+          this.resolved = new Map();
+        }
+        this.resolved.set(id, tok);
+      },
+    });
+    hook.enable();
+  }
+
+  // ================= failures =================
+
+  failure(kind: 'uncaught' | 'exit', detail: string, err?: unknown): void {
+    if (!this.recording && kind !== 'uncaught') return;
+    const t = this.tid();
+    this.line(`[${this.i++},${t},"FAIL",null,null,${JSON.stringify(kind)},${JSON.stringify(detail.slice(0, 500))}]`);
+    if (kind === 'uncaught') {
+      const e = err as { name?: string; message?: string; stack?: string; constructor?: { name?: string } } | undefined;
+      const frames = typeof e?.stack === 'string' ? e.stack.split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 20).map((l) => l.trim().replace(/^at /, '')) : [];
+      const exception = (e && typeof e === 'object' ? (e.constructor?.name ?? e.name) : undefined) ?? typeof err;
+      const message = e && typeof e === 'object' ? String(e.message ?? '') : String(err);
+      this.line(JSON.stringify({ uncaught: { thread: t, exception, message, frames } }));
+    }
+    this.flush();
+  }
+
+  close(): void {
+    this.flush();
+    if (this.fd >= 0) {
+      try {
+        fs.closeSync(this.fd);
+      } catch {
+        // closed
+      }
+      this.fd = -1;
+    }
+  }
+}

@@ -1,0 +1,712 @@
+/**
+ * The source transform of Braid's Node.js recorder (docs/recorder-node.md): parses a JS module with
+ * acorn and rewrites it with magic-string so that, at run time, the recorder's runtime
+ * (`globalThis.__braid`, runtime.ts) sees
+ *
+ *   - property reads and writes: `o.x` → `__braid.gp(o,"x",S)`, `o.x = v` → `__braid.sp(o,"x",v,S)`,
+ *     `o[k]` → `__braid.gc(o,k,S)`, `o[k] = v` → `__braid.sc(o,k,v,S)`, `o.x += v`, `o.x++`;
+ *   - calls of collection methods: `o.get(k)` → `__braid.mc1(o,"get",S,k)` (recorded only when `o`
+ *     is a Map, Set or Array at run time);
+ *   - shared variables: a `let`/`var`/parameter binding that is assigned after its declaration and
+ *     used from a function other than the one declaring it (module-level or closure variables):
+ *     reads `x` → `__braid.rv(x,S,V,scope)`, writes `x = e` → `x = __braid.wv(e,S,V,scope)`;
+ *   - function frames: every plain function body runs between `__braid.fe(S)` and `__braid.fx(saved)`
+ *     (the shadow call stack), every async function body in a task of its own (`__braid.as`/`ae`);
+ *   - `await e` → `await __braid.aw(e,S)`: the noise point (a seeded delay of the continuation).
+ *
+ * No line break is added or removed, so the program's own stack traces keep their lines; columns
+ * move. Each site S is an index into the module's table of (line, function) pairs, registered once
+ * when the module starts (`__braid.mod`); lines of a file that came with an inline source map (a
+ * TypeScript loader's output) are mapped back to the original file and line.
+ */
+import { parse, Node as AcornNode, Options as AcornOptions } from 'acorn';
+import MagicString from 'magic-string';
+import { decode } from '@jridgewell/sourcemap-codec';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type N = AcornNode & Record<string, any>;
+
+export interface InstrumentResult {
+  code: string;
+  /** number of sites (instrumented points) of the module */
+  sites: number;
+}
+
+/** Collection methods recorded as accesses of the collection (read or write), as Java's library calls. */
+export const COLLECTION_METHODS: ReadonlySet<string> = new Set([
+  'get', 'has', 'set', 'add', 'delete', 'clear', 'forEach', 'keys', 'values', 'entries',
+  'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'includes', 'indexOf', 'at',
+  'find', 'findIndex', 'some', 'every', 'map', 'filter', 'reduce', 'join', 'slice', 'copyWithin',
+]);
+
+/** Global objects whose properties are never recorded (builtins, the module system, the process). */
+const UNRECORDED_GLOBALS = new Set([
+  'module', 'exports', 'require', 'process', 'console', 'Math', 'JSON', 'Object', 'Array', 'Promise', 'Symbol',
+  'Number', 'String', 'Boolean', 'Reflect', 'Date', 'globalThis', 'Buffer', 'Error', 'Map', 'Set', 'WeakMap',
+  'WeakSet', 'Atomics', 'Intl', 'BigInt', 'RegExp', 'URL', 'performance', '__braid', 'import',
+]);
+
+interface Binding {
+  name: string;
+  kind: 'var' | 'let' | 'const' | 'param' | 'fn' | 'class' | 'import' | 'catch';
+  fn: FnScope;
+  reassigned: boolean;
+  captured: boolean;
+  /** index into the module's var table when instrumented */
+  var?: number;
+}
+
+interface FnScope {
+  node: N | null;
+  name: string;
+  /** scope variable name of the function (`__bsc3`) when it declares an instrumented binding */
+  scopeVar?: string;
+  index: number;
+}
+
+interface Scope {
+  parent: Scope | null;
+  fn: FnScope;
+  names: Map<string, Binding>;
+}
+
+export interface InstrumentOptions {
+  /** the file as the trace names it (relative to the working folder) */
+  file: string;
+  /** parse as an ES module (import/export, top-level await) */
+  module: boolean;
+}
+
+function isFunction(n: N): boolean {
+  return n.type === 'FunctionDeclaration' || n.type === 'FunctionExpression' || n.type === 'ArrowFunctionExpression';
+}
+
+/** The child nodes of an ESTree node, in source order, with the key that holds them. */
+function forEachChild(n: N, f: (child: N, key: string) => void): void {
+  for (const key of Object.keys(n)) {
+    if (key === 'type' || key === 'start' || key === 'end' || key === 'loc' || key === 'range') continue;
+    const v = n[key];
+    if (Array.isArray(v)) {
+      for (const c of v) if (c && typeof c.type === 'string') f(c, key);
+    } else if (v && typeof v.type === 'string') f(v, key);
+  }
+}
+
+/** The identifiers a binding pattern declares. */
+function patternNames(p: N | null, out: N[] = []): N[] {
+  if (!p) return out;
+  switch (p.type) {
+    case 'Identifier':
+      out.push(p);
+      break;
+    case 'ObjectPattern':
+      for (const prop of p.properties) patternNames(prop.type === 'RestElement' ? prop.argument : prop.value, out);
+      break;
+    case 'ArrayPattern':
+      for (const e of p.elements) patternNames(e, out);
+      break;
+    case 'RestElement':
+      patternNames(p.argument, out);
+      break;
+    case 'AssignmentPattern':
+      patternNames(p.left, out);
+      break;
+  }
+  return out;
+}
+
+/** Line → original (file, line) through an inline source map, when the code has one. */
+class LineMapper {
+  private lines: { col: number; src: number; line: number }[][] = [];
+  private sources: string[] = [];
+  constructor(code: string) {
+    const m = /\/\/[#@] sourceMappingURL=data:application\/json(?:;charset=[^;,]+)?;base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
+    if (!m) return;
+    try {
+      const map = JSON.parse(Buffer.from(m[1], 'base64').toString('utf8'));
+      this.sources = map.sources ?? [];
+      this.lines = decode(map.mappings).map((segs) => segs.filter((s) => s.length >= 4).map((s) => ({ col: s[0], src: s[1]!, line: s[2]! + 1 })));
+    } catch {
+      this.lines = [];
+    }
+  }
+  get active(): boolean {
+    return this.lines.length > 0;
+  }
+  /** original line (1-based) and source of a generated position (line 1-based, column 0-based) */
+  map(line: number, col: number): { line: number; source?: string } {
+    const segs = this.lines[line - 1];
+    if (!segs || segs.length === 0) return { line };
+    let best = segs[0];
+    for (const s of segs) if (s.col <= col) best = s;
+    return { line: best.line, source: this.sources[best.src] };
+  }
+}
+
+/** Line starts of a text, for offset → (line, column). */
+function lineStarts(code: string): number[] {
+  const starts = [0];
+  for (let i = code.indexOf('\n'); i >= 0; i = code.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+function position(starts: number[], offset: number): { line: number; col: number } {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return { line: lo + 1, col: offset - starts[lo] };
+}
+
+/** Instruments one module's source; throws a SyntaxError when acorn cannot parse it. */
+export function instrument(code: string, o: InstrumentOptions): InstrumentResult {
+  const acornOptions: AcornOptions = {
+    ecmaVersion: 'latest',
+    sourceType: o.module ? 'module' : 'script',
+    allowHashBang: true,
+    allowReturnOutsideFunction: !o.module,
+    allowAwaitOutsideFunction: o.module,
+  };
+  const ast = parse(code, acornOptions) as N;
+  const s = new MagicString(code);
+  const starts = lineStarts(code);
+  const mapper = new LineMapper(code);
+  let mappedFile: string | undefined;
+
+  // ---- pass 1: scopes and bindings ----
+  const fns: FnScope[] = [];
+  const programFn: FnScope = { node: null, name: '<module>', index: 0 };
+  fns.push(programFn);
+  const scopeOf = new Map<N, Scope>();
+  const fnOf = new Map<N, FnScope>();
+  const programScope: Scope = { parent: null, fn: programFn, names: new Map() };
+  scopeOf.set(ast, programScope);
+
+  const declare = (scope: Scope, id: N, kind: Binding['kind']) => {
+    if (!scope.names.has(id.name)) scope.names.set(id.name, { name: id.name, kind, fn: scope.fn, reassigned: false, captured: false });
+  };
+  const functionScopeOf = (scope: Scope): Scope => {
+    let sc = scope;
+    while (sc.parent && sc.fn.node && scopeOf.get(sc.fn.node) !== sc) sc = sc.parent;
+    return sc;
+  };
+
+  function fnName(n: N, parent: N | null, className: string | undefined): string {
+    if (n.id?.name) return n.id.name;
+    if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
+      const key = parent.key?.type === 'Identifier' ? parent.key.name : parent.key?.type === 'Literal' ? String(parent.key.value) : '<computed>';
+      return parent.type === 'MethodDefinition' && className ? `${className}.${key}` : key;
+    }
+    if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') return parent.id.name;
+    if (parent?.type === 'AssignmentExpression' && parent.left.type === 'Identifier') return parent.left.name;
+    if (parent?.type === 'AssignmentExpression' && parent.left.type === 'MemberExpression' && !parent.left.computed) return parent.left.property.name;
+    return '<anonymous>';
+  }
+
+  function scan(n: N, scope: Scope, parent: N | null, className: string | undefined): void {
+    if (isFunction(n)) {
+      const name = fnName(n, parent, className);
+      const outer = scope.fn.node ? scope.fn.name : '';
+      const fn: FnScope = { node: n, name: name === '<anonymous>' && outer ? `${outer}/<anonymous>` : name, index: fns.length };
+      fns.push(fn);
+      fnOf.set(n, fn);
+      if (n.type === 'FunctionDeclaration' && n.id) declare(scope, n.id, 'fn');
+      const fscope: Scope = { parent: scope, fn, names: new Map() };
+      scopeOf.set(n, fscope);
+      if (n.type === 'FunctionExpression' && n.id) declare(fscope, n.id, 'fn');
+      for (const p of n.params) for (const id of patternNames(p)) declare(fscope, id, 'param');
+      for (const p of n.params) scan(p, fscope, n, className);
+      if (n.body.type === 'BlockStatement') {
+        scopeOf.set(n.body, fscope);
+        for (const st of n.body.body) scan(st, fscope, n.body, className);
+      } else scan(n.body, fscope, n, className);
+      return;
+    }
+    let inner = scope;
+    if ((n.type === 'BlockStatement' || n.type === 'ForStatement' || n.type === 'ForInStatement' || n.type === 'ForOfStatement' || n.type === 'SwitchStatement' || n.type === 'StaticBlock') && !scopeOf.has(n)) {
+      inner = { parent: scope, fn: scope.fn, names: new Map() };
+      scopeOf.set(n, inner);
+    }
+    if (n.type === 'CatchClause') {
+      inner = { parent: scope, fn: scope.fn, names: new Map() };
+      scopeOf.set(n, inner);
+      for (const id of patternNames(n.param)) declare(inner, id, 'catch');
+    }
+    if (n.type === 'VariableDeclaration') {
+      const target = n.kind === 'var' ? functionScopeOf(scope) : scope;
+      for (const d of n.declarations) for (const id of patternNames(d.id)) declare(target, id, n.kind);
+    }
+    if (n.type === 'ClassDeclaration' && n.id) declare(scope, n.id, 'class');
+    if (n.type === 'ImportDeclaration') for (const sp of n.specifiers) declare(scope, sp.local, 'import');
+    const cls = n.type === 'ClassDeclaration' || n.type === 'ClassExpression' ? (n.id?.name ?? className) : className;
+    forEachChild(n, (c) => scan(c, inner, n, cls));
+  }
+  scan(ast, programScope, null, undefined);
+
+  const resolve = (scope: Scope, name: string): Binding | undefined => {
+    for (let sc: Scope | null = scope; sc; sc = sc.parent) {
+      const b = sc.names.get(name);
+      if (b) return b;
+    }
+    return undefined;
+  };
+
+  /** Is this identifier a reference (not a declaration, key, label…)? */
+  const isReference = (id: N, parent: N | null, key: string): boolean => {
+    if (!parent) return true;
+    switch (parent.type) {
+      case 'MemberExpression':
+        return key === 'object' || parent.computed;
+      case 'Property':
+        if (key === 'key') return parent.computed;
+        return true;
+      case 'MethodDefinition':
+      case 'PropertyDefinition':
+        return key !== 'key' || parent.computed;
+      case 'VariableDeclarator':
+        return key === 'init';
+      case 'FunctionDeclaration':
+      case 'FunctionExpression':
+      case 'ArrowFunctionExpression':
+        return key === 'body';
+      case 'ClassDeclaration':
+      case 'ClassExpression':
+        return key === 'superClass';
+      case 'LabeledStatement':
+      case 'BreakStatement':
+      case 'ContinueStatement':
+      case 'ImportSpecifier':
+      case 'ImportDefaultSpecifier':
+      case 'ImportNamespaceSpecifier':
+      case 'ExportSpecifier':
+      case 'MetaProperty':
+      case 'CatchClause':
+        return false;
+      default:
+        return true;
+    }
+  };
+
+  // ---- pass 2: references (captured, reassigned) ----
+  const refs: { id: N; parent: N | null; key: string; scope: Scope; write: boolean }[] = [];
+  function refsOf(n: N, scope: Scope, parent: N | null, key: string, inPattern: boolean): void {
+    const sc = scopeOf.get(n) ?? scope;
+    if (n.type === 'Identifier') {
+      if (inPattern || isReference(n, parent, key)) {
+        const write = inPattern || (parent?.type === 'AssignmentExpression' && key === 'left') || parent?.type === 'UpdateExpression';
+        refs.push({ id: n, parent, key, scope: sc, write });
+      }
+      return;
+    }
+    // destructuring assignment targets: writes (not instrumented, see limits)
+    if (n.type === 'AssignmentExpression' && n.left.type !== 'Identifier' && n.left.type !== 'MemberExpression') {
+      for (const id of patternNames(n.left)) refs.push({ id, parent: null, key: 'pattern', scope: sc, write: true });
+      refsOf(n.right, sc, n, 'right', false);
+      return;
+    }
+    if ((n.type === 'ForInStatement' || n.type === 'ForOfStatement') && n.left.type !== 'VariableDeclaration') {
+      for (const id of patternNames(n.left)) refs.push({ id, parent: null, key: 'pattern', scope: sc, write: true });
+      refsOf(n.right, sc, n, 'right', false);
+      refsOf(n.body, sc, n, 'body', false);
+      return;
+    }
+    forEachChild(n, (c, k) => {
+      // declarations' patterns: default values are references, names are not
+      if ((n.type === 'VariableDeclarator' && k === 'id') || (isFunction(n) && k === 'params')) {
+        walkPatternDefaults(c, sc, n);
+        return;
+      }
+      refsOf(c, sc, n, k, false);
+    });
+  }
+  function walkPatternDefaults(p: N, scope: Scope, parent: N): void {
+    if (p.type === 'AssignmentPattern') {
+      walkPatternDefaults(p.left, scope, p);
+      refsOf(p.right, scope, p, 'right', false);
+    } else if (p.type === 'ObjectPattern') {
+      for (const prop of p.properties) {
+        if (prop.type === 'RestElement') walkPatternDefaults(prop.argument, scope, prop);
+        else {
+          if (prop.computed) refsOf(prop.key, scope, prop, 'key', false);
+          walkPatternDefaults(prop.value, scope, prop);
+        }
+      }
+    } else if (p.type === 'ArrayPattern') {
+      for (const e of p.elements) if (e) walkPatternDefaults(e, scope, p);
+    } else if (p.type === 'RestElement') walkPatternDefaults(p.argument, scope, p);
+    void parent;
+  }
+  refsOf(ast, programScope, null, '', false);
+  const bindingOf = new Map<N, Binding>();
+  for (const r of refs) {
+    const b = resolve(r.scope, r.id.name);
+    if (!b) continue;
+    bindingOf.set(r.id, b);
+    if (r.write) b.reassigned = true;
+    if (r.scope.fn !== b.fn) b.captured = true;
+  }
+  const shared = (b: Binding | undefined): b is Binding => !!b && b.reassigned && b.captured && (b.kind === 'let' || b.kind === 'var' || b.kind === 'param');
+
+  // ---- the module's tables ----
+  const locTable: (number | string)[] = [];
+  const varTable: string[] = [];
+  const site = (offset: number, fn: FnScope): number => {
+    const p = position(starts, offset);
+    let line = p.line;
+    if (mapper.active) {
+      const m = mapper.map(p.line, p.col);
+      line = m.line;
+      if (m.source && !mappedFile) mappedFile = m.source;
+    }
+    locTable.push(line, fn.name);
+    return locTable.length / 2 - 1;
+  };
+  const varIndex = (b: Binding): number => {
+    if (b.var === undefined) {
+      b.var = varTable.length;
+      varTable.push(b.fn.node ? `${b.fn.name}.${b.name}` : b.name);
+    }
+    return b.var;
+  };
+  const scopeArg = (b: Binding): string => {
+    if (!b.fn.node) return '0';
+    b.fn.scopeVar ??= `__bsc${b.fn.index}`;
+    return b.fn.scopeVar;
+  };
+  const S = (k: number) => `__bl+${k}`;
+  const V = (k: number) => `__bv+${k}`;
+
+  /** An expression without side effects worth mentioning (evaluating it twice is harmless). */
+  const simple = (e: N): boolean =>
+    e.type === 'Identifier' || e.type === 'ThisExpression' || e.type === 'Literal' || (e.type === 'TemplateLiteral' && e.expressions.length === 0);
+  const simpleArg = (e: N): boolean =>
+    simple(e) || e.type === 'ArrowFunctionExpression' || e.type === 'FunctionExpression' || (e.type === 'MemberExpression' && !e.optional && simpleArg(e.object) && (!e.computed || simpleArg(e.property)));
+  const recordedObject = (obj: N, scope: Scope): boolean => {
+    if (obj.type === 'Super') return false;
+    if (obj.type === 'Identifier' && UNRECORDED_GLOBALS.has(obj.name) && !resolve(scope, obj.name)) return false;
+    if (obj.type === 'MetaProperty') return false;
+    return true;
+  };
+  /** text between the object and the property of a member expression, without its last `.` or `[` */
+  const objectTail = (m: N, sep: '.' | '['): string => {
+    const mid = code.slice(m.object.end, m.property.start);
+    const k = mid.lastIndexOf(sep);
+    return k < 0 ? mid : mid.slice(0, k) + mid.slice(k + 1).replace(/\S/g, '');
+  };
+  const memberTailAfterProperty = (m: N): string => {
+    // `]` (and parentheses inside the brackets) between the property's end and the member's end
+    const tail = code.slice(m.property.end, m.end);
+    const k = tail.lastIndexOf(']');
+    return k < 0 ? tail : tail.slice(0, k);
+  };
+
+  // ---- pass 3: rewrite ----
+  const insideChain = new Set<N>();
+  function markChain(n: N): void {
+    insideChain.add(n);
+    forEachChild(n, (c) => {
+      if (c.type === 'MemberExpression' || c.type === 'CallExpression') markChain(c);
+    });
+  }
+
+  function rewrite(n: N, parent: N | null, key: string, scope: Scope, fn: FnScope, inGenerator: boolean, asyncFn: boolean): void {
+    const sc = scopeOf.get(n) ?? scope;
+    let f = fn;
+    let gen = inGenerator;
+    let isAsync = asyncFn;
+    if (isFunction(n)) {
+      f = fnOf.get(n)!;
+      gen = !!n.generator;
+      isAsync = !!n.async;
+    }
+    if (n.type === 'ChainExpression') markChain(n.expression);
+    // children first (post-order: an outer wrapper's opening text goes in front of an inner one's)
+    forEachChild(n, (c, k) => {
+      // declarations, keys and labels are not rewritten as expressions, but their contents may be
+      if (n.type === 'VariableDeclarator' && k === 'id') return rewritePattern(c, sc, f, gen, isAsync);
+      if (isFunction(n) && k === 'params') return rewritePattern(c, sc, f, gen, isAsync);
+      if ((n.type === 'Property' || n.type === 'MethodDefinition' || n.type === 'PropertyDefinition') && k === 'key' && !n.computed) return;
+      if (n.type === 'AssignmentExpression' && k === 'left' && n.left.type !== 'MemberExpression' && n.left.type !== 'Identifier') return rewritePattern(c, sc, f, gen, isAsync);
+      if ((n.type === 'ForInStatement' || n.type === 'ForOfStatement') && k === 'left') return;
+      if (n.type === 'UpdateExpression' && k === 'argument') {
+        if (c.type === 'MemberExpression') {
+          if (!c.computed) rewrite(c.object, c, 'object', sc, f, gen, isAsync);
+          else {
+            rewrite(c.object, c, 'object', sc, f, gen, isAsync);
+            rewrite(c.property, c, 'property', sc, f, gen, isAsync);
+          }
+        }
+        return;
+      }
+      if (n.type === 'AssignmentExpression' && k === 'left') {
+        // a compound assignment re-reads its (simple) object and key from the source text
+        if (c.type === 'MemberExpression' && n.operator === '=') {
+          rewrite(c.object, c, 'object', sc, f, gen, isAsync);
+          if (c.computed) rewrite(c.property, c, 'property', sc, f, gen, isAsync);
+        }
+        return;
+      }
+      if (n.type === 'UnaryExpression' && n.operator === 'delete' && c.type === 'MemberExpression') {
+        rewrite(c.object, c, 'object', sc, f, gen, isAsync);
+        if (c.computed) rewrite(c.property, c, 'property', sc, f, gen, isAsync);
+        return;
+      }
+      if (n.type === 'CallExpression' && k === 'callee' && c.type === 'MemberExpression') {
+        // a method call keeps its `this`: the object is rewritten, the method lookup is not
+        rewrite(c.object, c, 'object', sc, f, gen, isAsync);
+        if (c.computed) rewrite(c.property, c, 'property', sc, f, gen, isAsync);
+        return;
+      }
+      if (n.type === 'ExportSpecifier' || n.type === 'ImportSpecifier') return;
+      if (n.type === 'Property' && n.shorthand && k === 'value' && parent?.type === 'ObjectPattern') return;
+      if (n.type === 'TaggedTemplateExpression' && k === 'tag') {
+        if (c.type === 'MemberExpression') rewrite(c.object, c, 'object', sc, f, gen, isAsync);
+        return;
+      }
+      rewrite(c, n, k, sc, f, gen, isAsync);
+    });
+
+    switch (n.type) {
+      case 'Identifier': {
+        if (!isReference(n, parent, key)) return;
+        const b = bindingOf.get(n);
+        if (!shared(b)) return;
+        if (parent?.type === 'Property' && parent.shorthand) {
+          s.appendLeft(n.end, `: __braid.rv(${n.name},${S(site(n.start, f))},${V(varIndex(b))},${scopeArg(b)})`);
+          return;
+        }
+        if (parent?.type === 'ExportSpecifier') return;
+        s.prependRight(n.start, '__braid.rv(');
+        s.appendLeft(n.end, `,${S(site(n.start, f))},${V(varIndex(b))},${scopeArg(b)})`);
+        return;
+      }
+      case 'AssignmentExpression': {
+        const left = n.left;
+        if (left.type === 'Identifier') {
+          const b = bindingOf.get(left);
+          if (!shared(b) || ['&&=', '||=', '??='].includes(n.operator)) return;
+          const st = S(site(n.start, f));
+          const tail = `,${st},${V(varIndex(b))},${scopeArg(b)})`;
+          if (n.operator === '=') {
+            s.prependRight(n.right.start, '__braid.wv(');
+            s.appendLeft(n.right.end, tail);
+          } else {
+            const op = n.operator.slice(0, -1);
+            // x op= e → x = __braid.wv(__braid.rv(x,…) op (e),…): x read before e is evaluated
+            s.overwrite(left.end, n.right.start, ` = __braid.wv(__braid.rv(${left.name}${tail} ${op} (`);
+            s.appendLeft(n.right.end, `)${tail}`);
+          }
+          return;
+        }
+        if (left.type !== 'MemberExpression' || insideChain.has(left) || !recordedObject(left.object, sc) || left.property.type === 'PrivateIdentifier') return;
+        if (['&&=', '||=', '??='].includes(n.operator)) return;
+        const st = S(site(left.property.start, f));
+        if (n.operator === '=') {
+          s.prependRight(n.start, left.computed ? '__braid.sc(' : '__braid.sp(');
+          if (left.computed) {
+            s.overwrite(left.object.end, left.property.start, objectTail(left, '[') + ',');
+            s.overwrite(left.property.end, n.right.start, memberTailAfterProperty(left) + ',');
+          } else s.overwrite(left.object.end, n.right.start, `${objectTail(left, '.')},${JSON.stringify(left.property.name)},`);
+          s.appendLeft(n.right.end, `,${st})`);
+          return;
+        }
+        // compound: only when the object (and key) can be evaluated twice
+        if (!simple(left.object) || (left.computed && !simple(left.property))) return;
+        const op = n.operator.slice(0, -1);
+        const o1 = code.slice(left.object.start, left.object.end);
+        const k1 = left.computed ? code.slice(left.property.start, left.property.end) : JSON.stringify(left.property.name);
+        const get = left.computed ? `__braid.gc(${o1},${k1},${st})` : `__braid.gp(${o1},${k1},${st})`;
+        s.overwrite(n.start, n.right.start, `${left.computed ? '__braid.sc' : '__braid.sp'}(${o1},${k1},${get} ${op} (`);
+        s.appendLeft(n.right.end, `),${st})`);
+        return;
+      }
+      case 'UpdateExpression': {
+        const a = n.argument;
+        const delta = n.operator === '++' ? 1 : -1;
+        if (a.type === 'Identifier') {
+          const b = bindingOf.get(a);
+          if (!shared(b)) return;
+          s.prependRight(n.start, `(__braid.vu(${a.name},${delta},${S(site(n.start, f))},${V(varIndex(b))},${scopeArg(b)}),`);
+          s.appendLeft(n.end, ')');
+          return;
+        }
+        if (a.type !== 'MemberExpression' || insideChain.has(a) || !recordedObject(a.object, sc) || a.property.type === 'PrivateIdentifier') return;
+        const st = S(site(a.property.start, f));
+        // remove the operator, then close with (delta, postfix, site)
+        if (n.prefix) s.remove(n.start, a.start);
+        else s.remove(a.end, n.end);
+        s.prependRight(a.start, a.computed ? '__braid.uc(' : '__braid.up(');
+        if (a.computed) {
+          s.overwrite(a.object.end, a.property.start, objectTail(a, '[') + ',');
+          s.overwrite(a.property.end, a.end, memberTailAfterProperty(a));
+        } else s.overwrite(a.object.end, a.property.end, `${objectTail(a, '.')},${JSON.stringify(a.property.name)}`);
+        s.appendLeft(a.end, `,${delta},${n.prefix ? 0 : 1},${st})`);
+        return;
+      }
+      case 'UnaryExpression': {
+        if (n.operator !== 'delete' || n.argument.type !== 'MemberExpression') return;
+        const a = n.argument;
+        if (insideChain.has(a) || !recordedObject(a.object, sc) || a.property.type === 'PrivateIdentifier') return;
+        s.overwrite(n.start, a.start, a.computed ? '__braid.dc(' : '__braid.dp(');
+        if (a.computed) {
+          s.overwrite(a.object.end, a.property.start, objectTail(a, '[') + ',');
+          s.overwrite(a.property.end, a.end, memberTailAfterProperty(a));
+        } else s.overwrite(a.object.end, a.property.end, `${objectTail(a, '.')},${JSON.stringify(a.property.name)}`);
+        s.appendLeft(a.end, `,${S(site(a.property.start, f))})`);
+        return;
+      }
+      case 'MemberExpression': {
+        if (insideChain.has(n) || !recordedObject(n.object, sc) || n.property.type === 'PrivateIdentifier') return;
+        const st = S(site(n.property.start, f));
+        if (n.computed) {
+          s.prependRight(n.start, '__braid.gc(');
+          s.overwrite(n.object.end, n.property.start, objectTail(n, '[') + ',');
+          s.overwrite(n.property.end, n.end, memberTailAfterProperty(n) + `,${st})`);
+        } else {
+          s.prependRight(n.start, '__braid.gp(');
+          s.overwrite(n.object.end, n.property.end, `${objectTail(n, '.')},${JSON.stringify(n.property.name)},${st})`);
+        }
+        return;
+      }
+      case 'CallExpression': {
+        const c = n.callee;
+        if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !COLLECTION_METHODS.has(c.property.name) || !recordedObject(c.object, sc)) return;
+        const st = S(site(c.property.start, f));
+        const spread = n.arguments.some((a: N) => a.type === 'SpreadElement');
+        const arity = spread || n.arguments.length > 2 ? 'N' : String(n.arguments.length);
+        s.prependRight(n.start, `__braid.mc${arity}(`);
+        const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)},${st}`;
+        if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
+        else s.overwrite(c.object.end, n.arguments[0].start, head + ',');
+        return;
+      }
+      case 'AwaitExpression': {
+        const arg = n.argument;
+        // `await f(a, b)` with simple arguments: f's task is the awaiting task (the call is awaited at once)
+        const inline = arg.type === 'CallExpression' && simpleArg(arg.callee) && arg.arguments.every((a: N) => simpleArg(a));
+        s.prependRight(arg.start, inline ? '__braid.aw((__braid.il = 1, ' : '__braid.aw(');
+        s.appendLeft(arg.end, `${inline ? ')' : ''},${S(site(n.start, f))})`);
+        return;
+      }
+    }
+    if (isFunction(n)) wrapFunction(n, f);
+  }
+
+  function rewritePattern(p: N, scope: Scope, f: FnScope, gen: boolean, asyncFn: boolean): void {
+    // default values and computed keys inside a binding pattern
+    if (p.type === 'AssignmentPattern') {
+      rewritePattern(p.left, scope, f, gen, asyncFn);
+      rewrite(p.right, p, 'right', scope, f, gen, asyncFn);
+    } else if (p.type === 'ObjectPattern') {
+      for (const prop of p.properties) {
+        if (prop.type === 'RestElement') rewritePattern(prop.argument, scope, f, gen, asyncFn);
+        else {
+          if (prop.computed) rewrite(prop.key, prop, 'key', scope, f, gen, asyncFn);
+          rewritePattern(prop.value, scope, f, gen, asyncFn);
+        }
+      }
+    } else if (p.type === 'ArrayPattern') {
+      for (const e of p.elements) if (e) rewritePattern(e, scope, f, gen, asyncFn);
+    } else if (p.type === 'RestElement') rewritePattern(p.argument, scope, f, gen, asyncFn);
+  }
+
+  function scopeDecl(f: FnScope): string {
+    return f.scopeVar ? `const ${f.scopeVar} = __braid.ns(); ` : '';
+  }
+
+  function wrapFunction(n: N, f: FnScope): void {
+    const entry = S(site(n.start, f));
+    if (n.generator) {
+      // generators suspend at yield: no frame of their own (docs/recorder-node.md, limits)
+      if (f.scopeVar && n.body.type === 'BlockStatement') s.appendLeft(n.body.start + 1, scopeDecl(f));
+      return;
+    }
+    const isArrowExpr = n.type === 'ArrowFunctionExpression' && n.body.type !== 'BlockStatement';
+    const bodyStart = isArrowExpr ? n.body.start : n.body.start + 1;
+    const bodyEnd = isArrowExpr ? n.body.end : n.body.end - 1;
+    if (!isArrowExpr && hasDirective(n.body)) {
+      // "use strict" in the body: keep it first; a plain frame after the prologue
+      const last = directiveEnd(n.body);
+      if (n.async) {
+        // not wrapped (the directive must stay first in the function): no task of its own
+        if (f.scopeVar) s.appendLeft(last, ` ${scopeDecl(f)}`);
+        return;
+      }
+      s.appendLeft(last, ` ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try {`);
+      s.prependRight(bodyEnd, '} finally { __braid.fx(__bp); }');
+      return;
+    }
+    if (n.async) {
+      // async function: the body runs as an async arrow inside a plain function that gives it its task
+      const asyncStart = n.start;
+      if (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration') {
+        // drop the `async` keyword of the outer function
+        const kw = code.slice(asyncStart, asyncStart + 5) === 'async' ? asyncStart : -1;
+        if (kw >= 0) s.overwrite(kw, kw + 5, ' ');
+        else {
+          // a method: `async m() {}` — the keyword is before the key, in the parent node
+          const methodKw = asyncKeywordBefore(n);
+          if (methodKw < 0) return;
+          s.overwrite(methodKw, methodKw + 5, ' ');
+        }
+      }
+      if (isArrowExpr) {
+        s.prependRight(bodyStart, `{ ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => (`);
+        s.appendLeft(bodyEnd, `))(); } finally { __braid.ae(__bp); } }`);
+      } else {
+        s.prependRight(bodyStart, ` ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => {`);
+        s.appendLeft(bodyEnd, `})(); } finally { __braid.ae(__bp); }`);
+      }
+      return;
+    }
+    if (isArrowExpr) {
+      s.prependRight(bodyStart, `{ ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try { return (`);
+      s.appendLeft(bodyEnd, `); } finally { __braid.fx(__bp); } }`);
+    } else {
+      s.prependRight(bodyStart, ` ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try {`);
+      s.appendLeft(bodyEnd, `} finally { __braid.fx(__bp); }`);
+    }
+  }
+
+  const methodAsync = new Map<N, number>();
+  function asyncKeywordBefore(n: N): number {
+    return methodAsync.get(n) ?? -1;
+  }
+  // `async` keywords of methods (`async m() {}`, `{ async m() {} }`): the function node starts at `(`
+  (function findMethods(n: N) {
+    if ((n.type === 'MethodDefinition' || n.type === 'Property') && n.value && isFunction(n.value) && n.value.async) {
+      const text = code.slice(n.start, n.key.start);
+      const k = text.search(/\basync\b/);
+      if (k >= 0) methodAsync.set(n.value, n.start + k);
+    }
+    forEachChild(n, (c) => findMethods(c));
+  })(ast);
+
+  function hasDirective(body: N): boolean {
+    return body.body.length > 0 && body.body[0].type === 'ExpressionStatement' && typeof body.body[0].directive === 'string';
+  }
+  function directiveEnd(body: N): number {
+    let end = body.start + 1;
+    for (const st of body.body) {
+      if (st.type === 'ExpressionStatement' && typeof st.directive === 'string') end = st.end;
+      else break;
+    }
+    return end;
+  }
+
+  rewrite(ast, null, '', programScope, programFn, false, false);
+
+  // module prelude: after a hashbang line and the directive prologue, on an existing line
+  let at = 0;
+  if (code.startsWith('#!')) {
+    const nl = code.indexOf('\n');
+    at = nl < 0 ? code.length : nl + 1;
+  }
+  if (hasDirective(ast)) at = directiveEnd(ast);
+  const prelude = `${at > 0 && at === directiveEnd(ast) && hasDirective(ast) ? ' ' : ''}const [__bl, __bv] = __braid.mod(${JSON.stringify(o.file)}, ${JSON.stringify(locTable)}, ${JSON.stringify(varTable)}, ${JSON.stringify(mappedFile ?? null)}); `;
+  s.prependLeft(at, prelude);
+  return { code: s.toString(), sites: locTable.length / 2 };
+}
