@@ -14,14 +14,17 @@ export interface BugLine {
   line: number;
 }
 
-/** Every `// @bug` line of the .java files under `root` (a `file=` suffix still names the user's line). */
-export function bugLinesIn(root: string): BugLine[] {
+/**
+ * Every `// @bug` line of the source files under `root` (a `file=` suffix still names the user's
+ * line): .java files, or the extensions given (`['.js', '.mjs', '.cjs', '.ts']` for Node subjects).
+ */
+export function bugLinesIn(root: string, extensions: readonly string[] = ['.java']): BugLine[] {
   const out: BugLine[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
       const p = path.join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.java')) {
+      else if (extensions.some((e) => name.endsWith(e))) {
         readFileSync(p, 'utf8')
           .split('\n')
           .forEach((text, k) => {

@@ -1,0 +1,156 @@
+/**
+ * Braid's Node.js recorder (issue 32, docs/recorder-node.md): the command rule, the source
+ * transform (instrumented code computes what the original computes), and live recordings of
+ * test/fixtures/node/cachecheck (a check-then-act across `await` on a shared cache): valid traces,
+ * passing and failing runs, uncaught errors as failures, and the root-cause lines ranked first.
+ * Needs dist/braid-node-hook.mjs (node scripts/build.mjs).
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { instrument } from '../../server/src/recorder/node/transform';
+import { BraidRuntime } from '../../server/src/recorder/node/runtime';
+import { deriveNodeName, recorderFor } from '../../server/src/recorder/node/nodeRunner';
+import { fileMatcher, globRegExp } from '../../server/src/recorder/node/match';
+import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
+import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { readTrace } from '../../server/src/engine/trace/traceReader';
+import { analyzeTraceFiles } from '../../server/src/engine/analysis';
+import { bugLinesIn, rootCauseFirst } from '../helpers/rootCause';
+
+const root = path.resolve(__dirname, '..', '..');
+const fixture = path.join(root, 'test', 'fixtures', 'node', 'cachecheck');
+const work = path.join(root, 'test-output', 'recorder', `node-${process.pid}`);
+
+test('the recorder rule: Node commands and JS/TS include globs get the Node.js recorder', () => {
+  for (const c of [['node', 'app.js'], ['/usr/bin/node', '--test'], ['npx', 'mocha'], ['npm', 'test'], ['tsx', 'a.ts'], ['./run.mjs'], ['vitest', 'run']]) assert.equal(recorderFor(c, []), 'node', c.join(' '));
+  for (const c of [['java', '-cp', 'out', 'bank.Bank'], ['mvn', 'test'], ['./gradlew', 'test']]) assert.equal(recorderFor(c, []), 'java', c.join(' '));
+  assert.equal(recorderFor(['sh', 'run.sh'], ['src/**/*.js', 'lib/*.ts']), 'node');
+  assert.equal(recorderFor(['sh', 'run.sh'], ['bank']), 'java');
+  assert.equal(deriveNodeName(['node', '--enable-source-maps', 'app.js']), 'app');
+  assert.equal(deriveNodeName(['node', '--test']), 'node-test');
+  assert.equal(deriveNodeName(['npx', 'mocha']), 'npx-mocha');
+  const o = parseRecordArgs(['--runs', '3', '--', 'node', 'app.js'], fixture);
+  assert.equal(o.recorder, 'node');
+  assert.equal(o.name, 'app');
+  assert.equal(parseRecordArgs(['--recorder', 'java', '--', 'node', 'x.js'], fixture).recorder, undefined);
+});
+
+test('include and exclude globs: the user files, node_modules only when named', () => {
+  const m = fileMatcher({ root: '/p', include: [], exclude: ['test/**'] });
+  assert.equal(m('/p/src/a.js'), true);
+  assert.equal(m('/p/node_modules/x/index.js'), false);
+  assert.equal(m('/p/test/a.test.js'), false);
+  assert.equal(m('/other/a.js'), false);
+  assert.equal(m('/p/README.md'), false);
+  const only = fileMatcher({ root: '/p', include: ['src', 'node_modules/lru-cache/**'], exclude: [] });
+  assert.equal(only('/p/src/deep/a.mjs'), true);
+  assert.equal(only('/p/lib/a.js'), false);
+  assert.equal(only('/p/node_modules/lru-cache/index.js'), true);
+  assert.ok(globRegExp('*.js').test('a/b/c.js'));
+  assert.ok(!globRegExp('src/*.js').test('src/a/b.js'));
+});
+
+/** A program exercising the constructs the transform rewrites; it returns what it computed. */
+const SNIPPET = `
+let counter = 0;
+const bump = () => counter++;
+function add(n) { counter += n; return counter; }
+class Box {
+  constructor(v) { this.v = v; this.items = []; }
+  get double() { return this.v * 2; }
+  async grow(n) { await null; this.v += n; return this.v; }
+  static make() { return new Box(1); }
+}
+class Big extends Box {
+  constructor() { super(10); }
+  async grow(n) { const r = await super.grow(n); return r + 1; }
+}
+async function run() {
+  const out = [];
+  const o = { a: 1, b: { c: 2 } };
+  o.a++; ++o.a; o.b.c += 3; o['x'] = 5; const k = 'x'; o[k] *= 2; out.push(o.a--, --o.a); delete o.a;
+  const m = new Map([[1, 'one']]); m.set(2, 'two'); const s = new Set(); s.add(3);
+  const arr = [1, 2]; arr.push(3); arr[0] = arr[1] + arr.length; arr.splice(1, 1, ...[7, 8]);
+  bump(); bump(); add(5);
+  const b = Box.make(); const big = new Big();
+  out.push(await b.grow(2), await big.grow(1), b.double, o?.b?.c, o.x, m.get(2), m.has(1), s.has(3), arr.join(','), counter, m.size);
+  const { x, ...rest } = o; out.push(x, JSON.stringify(rest), JSON.stringify({ counter }));
+  const f = async (y) => y * 2; out.push(await f(4));
+  const g = function* () { yield 1; yield 2; }; out.push([...g()].join(''));
+  const both = await Promise.all([f(1), (async () => { await null; return counter; })()]);
+  out.push(both.join('/'), \`t\${counter}\`, typeof counter, [counter].length);
+  function strict() { 'use strict'; return this === undefined; } out.push(strict());
+  outer: for (const i of [1, 2]) { for (const j of [1, 2]) { if (j === 2) continue outer; out.push(i * j); } }
+  let late; const setLate = (v) => { late = v; }; setLate(4); late ??= 9; out.push(late);
+  return out;
+}
+return run();
+`;
+
+test('the transform keeps what the program computes and records its shared accesses', async () => {
+  const expected = await new Function(SNIPPET)();
+  const code = instrument(SNIPPET, { file: 'snippet.js', module: false }).code;
+  assert.equal(code.split('\n').length, SNIPPET.split('\n').length, 'no line added or removed');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-'));
+  try {
+    const out = path.join(dir, 't.trace.jsonl.part');
+    const rt = new BraidRuntime({ out, execution: 'snippet-0', noise: 0, seed: '1', include: [], exclude: [], root: dir });
+    const got = await new Function('__braid', code)(rt);
+    rt.close();
+    assert.deepEqual(got, expected);
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    const events = lines.filter((l) => l.startsWith('['));
+    assert.ok(events.some((l) => /"W",\d+,\d+,\d+,\d+,-1,\d+\]$/.test(l)), 'writes with values');
+    const vars = lines.filter((l) => l.includes('"def":"var"')).map((l) => JSON.parse(l).name);
+    assert.ok(vars.includes('snippet.js:counter'), `the shared module variable: ${vars.join(', ')}`);
+    assert.ok(vars.includes('Box.v') && vars.includes('Map') && vars.includes('Array'), vars.join(', '));
+    assert.ok(!vars.some((v) => v.includes(':late')) || vars.includes('snippet.js:run.late'), 'a closure variable is named after its function');
+    const locs = lines.filter((l) => l.includes('"def":"loc"')).map((l) => JSON.parse(l));
+    assert.ok(locs.some((l) => l.call === 'Map.set' && l.line === 19), 'Map.set at its line');
+    assert.ok(locs.some((l) => l.method === 'Box.grow' && l.line === 8), 'this.v += n in Box.grow');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('ES modules are instrumented too (top-level await, import/export)', () => {
+  const code = instrument(`import { x } from './x.js';\nexport let n = 0;\nexport async function f() { n = await x(); return n; }\nawait f();\n`, { file: 'm.mjs', module: true }).code;
+  assert.match(code, /__braid\.mod\("m\.mjs"/);
+  assert.match(code, /__braid\.aw\(/);
+  assert.match(code, /__braid\.wv\(/);
+});
+
+test('cachecheck: 30 runs with noise give valid traces, passing and failing runs, and the check-then-act lines ranked first', async () => {
+  rmSync(work, { recursive: true, force: true });
+  const o = parseRecordArgs(['--runs', '30', '--noise', '0.5', '--seed', '1', '--jobs', '2', '--out', path.join(work, 'cachecheck'), '--', process.execPath, 'app.js'], fixture);
+  assert.equal(o.recorder, 'node');
+  const summary = await recordRuns(o);
+  assert.equal(summary.total, 30);
+  assert.equal(summary.empty, 0, 'every run recorded events');
+  assert.ok(summary.failed > 0, 'some runs fail');
+  assert.ok(summary.passed > 0, 'some runs pass');
+  for (const r of summary.runs.filter((r) => r.outcome === 'fail')) {
+    assert.equal(r.reason, 'exception', `${r.execution}: ${r.detail}`);
+    assert.match(r.detail ?? '', /two user objects/);
+  }
+  for (const t of summary.traces) {
+    const read = await readTrace(t, { event() {} });
+    const errors = read.diagnostics.filter((d) => d.severity === 'error');
+    assert.deepEqual(errors, [], `${t} reads without errors`);
+    assert.ok(read.ok && read.eventCount > 0);
+    if (read.outcome === 'fail') {
+      assert.ok(read.firstFail !== undefined, 'a failing run has its FAIL event');
+      assert.equal(read.uncaught.length, 1, 'and its uncaught line');
+    }
+  }
+  const result = await analyzeTraceFiles(summary.traces);
+  assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.equal(result.executions.failed, summary.failed);
+  const bugs = bugLinesIn(fixture, ['.js']);
+  assert.equal(bugs.length, 2);
+  const check = rootCauseFirst(result, bugs);
+  assert.ok(check.ok, check.why);
+});
