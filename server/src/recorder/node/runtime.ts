@@ -650,7 +650,8 @@ export class BraidRuntime {
   // ================= failures =================
 
   failure(kind: 'uncaught' | 'exit', detail: string, err?: unknown): void {
-    if (!this.recording && kind !== 'uncaught') return;
+    // an exit code of a process that recorded nothing (npm, the node --test runner) makes no trace of its own
+    if (kind === 'exit' && (!this.recording || !this.opened)) return;
     const t = this.tid();
     this.line(`[${this.i++},${t},"FAIL",null,null,${JSON.stringify(kind)},${JSON.stringify(detail.slice(0, 500))}]`);
     if (kind === 'uncaught') {
