@@ -617,6 +617,25 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     return f.scopeVar ? `const ${f.scopeVar} = __braid.ns(); ` : '';
   }
 
+  /** [start, end) of an arrow's expression body with the parentheses around it. */
+  function arrowBodyExtent(n: N): [number, number] {
+    let start = n.body.start;
+    let end = n.body.end;
+    const arrow = code.lastIndexOf('=>', start);
+    let open = 0;
+    for (let i = arrow + 2; i < start; i++) if (code[i] === '(') open++;
+    if (open === 0) return [start, end];
+    start = arrow + 2;
+    for (let i = end; i < code.length && open > 0; i++) {
+      const c = code[i];
+      if (c === ')') {
+        open--;
+        end = i + 1;
+      } else if (!/\s/.test(c)) break;
+    }
+    return [start, end];
+  }
+
   function wrapFunction(n: N, f: FnScope): void {
     const entry = S(site(n.start, f));
     if (n.generator) {
@@ -625,8 +644,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       return;
     }
     const isArrowExpr = n.type === 'ArrowFunctionExpression' && n.body.type !== 'BlockStatement';
-    const bodyStart = isArrowExpr ? n.body.start : n.body.start + 1;
-    const bodyEnd = isArrowExpr ? n.body.end : n.body.end - 1;
+    // an expression body in parentheses (`() => ({})`: acorn's body is the object inside them): the
+    // wrapped body takes the parentheses too, or they would enclose the block the wrapper writes
+    const [bodyStart, bodyEnd] = isArrowExpr ? arrowBodyExtent(n) : [n.body.start + 1, n.body.end - 1];
     if (!isArrowExpr && hasDirective(n.body)) {
       // "use strict" in the body: keep it first; a plain frame after the prologue
       const last = directiveEnd(n.body);
