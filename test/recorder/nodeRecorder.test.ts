@@ -85,6 +85,7 @@ async function run() {
   function strict() { 'use strict'; return this === undefined; } out.push(strict());
   outer: for (const i of [1, 2]) { for (const j of [1, 2]) { if (j === 2) continue outer; out.push(i * j); } }
   let late; const setLate = (v) => { late = v; }; setLate(4); late ??= 9; out.push(late);
+  const noop = () => {}; const anoop = async () => {}; noop(); await anoop(); out.push(await(async () => 7)());
   const obj = () => ({ k: counter }); const twice = (v) => ((v * 2)); const pair = (a) => (a, a + 1); out.push(obj().k, twice(3), pair(1), [1].map(() => ({})).length);
   return out;
 }

@@ -587,7 +587,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         const arg = n.argument;
         // `await f(a, b)` with simple arguments: f's task is the awaiting task (the call is awaited at once)
         const inline = arg.type === 'CallExpression' && simpleArg(arg.callee) && arg.arguments.every((a: N) => simpleArg(a));
-        s.prependRight(arg.start, inline ? '__braid.aw((__braid.il = 1, ' : '__braid.aw(');
+        // `await(async () => …)()` has no space after the keyword: one before the inserted call
+        const gap = /[\w$]/.test(code[arg.start - 1] ?? '') ? ' ' : '';
+        s.prependRight(arg.start, gap + (inline ? '__braid.aw((__braid.il = 1, ' : '__braid.aw('));
         s.appendLeft(arg.end, `${inline ? ')' : ''},${S(site(n.start, f))})`);
         return;
       }
@@ -673,22 +675,22 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           s.overwrite(methodKw, methodKw + 5, ' ');
         }
       }
-      if (isArrowExpr) {
-        s.prependRight(bodyStart, `{ ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => (`);
-        s.appendLeft(bodyEnd, `))(); } finally { __braid.ae(__bp); } }`);
-      } else {
-        s.prependRight(bodyStart, ` ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => {`);
-        s.appendLeft(bodyEnd, `})(); } finally { __braid.ae(__bp); }`);
-      }
+      if (isArrowExpr) wrap(bodyStart, bodyEnd, `{ ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => (`, `))(); } finally { __braid.ae(__bp); } }`);
+      else wrap(bodyStart, bodyEnd, ` ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => {`, `})(); } finally { __braid.ae(__bp); }`);
       return;
     }
-    if (isArrowExpr) {
-      s.prependRight(bodyStart, `{ ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try { return (`);
-      s.appendLeft(bodyEnd, `); } finally { __braid.fx(__bp); } }`);
-    } else {
-      s.prependRight(bodyStart, ` ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try {`);
-      s.appendLeft(bodyEnd, `} finally { __braid.fx(__bp); }`);
+    if (isArrowExpr) wrap(bodyStart, bodyEnd, `{ ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try { return (`, `); } finally { __braid.fx(__bp); } }`);
+    else wrap(bodyStart, bodyEnd, ` ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try {`, `} finally { __braid.fx(__bp); }`);
+  }
+
+  /** Puts `open` before and `close` after a body; an empty body (`() => {}`: start = end) gets both, in order. */
+  function wrap(start: number, end: number, open: string, close: string): void {
+    if (start === end) {
+      s.appendLeft(start, open + close);
+      return;
     }
+    s.prependRight(start, open);
+    s.appendLeft(end, close);
   }
 
   const methodAsync = new Map<N, number>();
