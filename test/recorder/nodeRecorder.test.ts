@@ -9,6 +9,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { instrument } from '../../server/src/recorder/node/transform';
 import { BraidRuntime } from '../../server/src/recorder/node/runtime';
@@ -113,6 +114,39 @@ test('the transform keeps what the program computes and records its shared acces
     const locs = lines.filter((l) => l.includes('"def":"loc"')).map((l) => JSON.parse(l));
     assert.ok(locs.some((l) => l.call === 'Map.set' && l.line === 19), 'Map.set at its line');
     assert.ok(locs.some((l) => l.method === 'Box.grow' && l.line === 8), 'this.v += n in Box.grow');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('file-system calls are accesses of their path, EventEmitter calls of the event\'s listener list', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-'));
+  try {
+    const file = path.join(dir, 'f.txt');
+    const src = [
+      "const { existsSync, writeFileSync, unlinkSync } = require('fs');",
+      "const { EventEmitter } = require('events');",
+      `const f = ${JSON.stringify(file)};`,
+      "writeFileSync(f, 'x'); const had = existsSync(f); unlinkSync(f);",
+      "const e = new EventEmitter(); e.emit('ready'); let heard = 0; e.once('ready', () => { heard++; }); e.emit('ready');",
+      "function unlinkSyncLocal() { const unlinkSync = () => 0; return unlinkSync(f); } unlinkSyncLocal();",
+      'return [had, existsSync(f), heard];',
+    ].join('\n');
+    const code = instrument(src, { file: 'fsev.js', module: false }).code;
+    const out = path.join(dir, 't.trace.jsonl.part');
+    const rt = new BraidRuntime({ out, execution: 'fsev-0', noise: 0, seed: '1', include: [], exclude: [], root: dir });
+    const got = new Function('__braid', 'require', code)(rt, createRequire(__filename));
+    rt.close();
+    assert.deepEqual(got, [true, false, 1], 'the program computes what it did');
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    const vars = new Map(lines.filter((l) => l.includes('"def":"var"')).map((l) => JSON.parse(l)).map((v) => [v.id, v.name]));
+    const locs = new Map(lines.filter((l) => l.includes('"def":"loc"')).map((l) => JSON.parse(l)).map((l) => [l.id, l]));
+    const events = lines.filter((l) => l.startsWith('[')).map((l) => JSON.parse(l)).filter((e) => e[2] === 'R' || e[2] === 'W');
+    const at = (name: string) => events.filter((e) => vars.get(e[3]) === name).map((e) => `${e[2]} ${locs.get(e[4]).call} ${locs.get(e[4]).line}`);
+    // one object per path: the write, the check and the removal of f, the shadowed unlinkSync not at all
+    assert.deepEqual(at('file'), ['W fs.writeFileSync 4', 'R fs.existsSync 4', 'W fs.unlinkSync 4', 'R fs.existsSync 7']);
+    assert.equal(new Set(events.filter((e) => vars.get(e[3]) === 'file').map((e) => e[6])).size, 1);
+    assert.deepEqual(at('EventEmitter'), ['R EventEmitter.emit 5', 'W EventEmitter.once 5', 'R EventEmitter.emit 5']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

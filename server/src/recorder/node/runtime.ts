@@ -15,6 +15,7 @@
  */
 import { createHook, executionAsyncResource } from 'node:async_hooks';
 import fs from 'node:fs';
+import { EventEmitter } from 'node:events';
 import path from 'node:path';
 
 export interface NodeRecorderOptions {
@@ -61,6 +62,9 @@ const KTRIG = Symbol('braid.trigger');
 /** Access kinds of collection methods: true = write. */
 const WRITES = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
 const KEYED = new Set(['get', 'has', 'set', 'add', 'delete']);
+const EMITTER_CALLS = new Set(['on', 'once', 'addListener', 'prependListener', 'prependOnceListener', 'off', 'removeListener', 'removeAllListeners', 'emit']);
+/** File-system functions that change the path (the others read it). */
+const FS_WRITES = new Set(['unlink', 'rm', 'rmdir', 'rename', 'writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'copyFile', 'cp', 'truncate', 'symlink', 'link', 'chmod', 'chown', 'utimes', 'lchown', 'lutimes', 'createWriteStream']);
 
 function xorshift(seed: number): () => number {
   let x = (seed ^ 0x9e3779b9) >>> 0 || 1;
@@ -493,7 +497,38 @@ export class BraidRuntime {
     if (o instanceof Map) this.recordCall(o, 'Map', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
     else if (o instanceof Set) this.recordCall(o, 'Set', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
     else if (Array.isArray(o)) this.recordCall(o, 'Array', m, site, -1, undefined);
+    else if (o instanceof EventEmitter && EMITTER_CALLS.has(m) && hasKey && (typeof key === 'string' || typeof key === 'symbol')) {
+      // the event's listener list: on/once/off write it, emit reads it (a listener registered after the emit)
+      this.recordCall(o, 'EventEmitter', m, site, this.keyId(key), typeof key === 'symbol' ? key.toString() : key, m === 'emit' ? 'R' : 'W');
+    }
   }
+  /**
+   * A file-system function imported by name (transform: `unlink(p)` → `fsf(unlink, "unlink", S)(p)`):
+   * the call is an access of its path — R for stat, readFile, readdir, …; W for unlink, rm, rmdir,
+   * writeFile, mkdir, rename, … (docs/recorder-node.md "What is recorded")
+   */
+  fsf = (fn: any, method: string, site: number): any => {
+    if (typeof fn !== 'function' || !this.recording) return fn;
+    return (...args: any[]) => {
+      if (args.length > 0) this.fsAccess(method, site, args[0]);
+      return fn(...args);
+    };
+  };
+
+  private fsAccess(method: string, site: number, p: unknown): void {
+    let file: string;
+    if (typeof p === 'string') file = p;
+    else if (p instanceof URL && p.protocol === 'file:') file = decodeURIComponent(p.pathname);
+    else if (Buffer.isBuffer(p)) file = p.toString();
+    else return;
+    const resolved = path.resolve(file);
+    const loc = this.callSiteLoc(site, `fs.${method}`);
+    const k = FS_WRITES.has(method.replace(/Sync$/, '')) ? 'W' : 'R';
+    const t = this.tid();
+    const st = this.stackAt(site, loc);
+    this.line(`[${this.i++},${t},"${k}",${this.namedVar('file')},${loc},${st},${this.keyId(`fs\0${resolved}`)},-1,${this.value(resolved)}]`);
+  }
+
   /** `o.m()` of a collection method */
   mc0 = (o: any, m: string, site: number): any => {
     this.collection(o, m, site, undefined, false);

@@ -37,7 +37,12 @@ export const COLLECTION_METHODS: ReadonlySet<string> = new Set([
   'get', 'has', 'set', 'add', 'delete', 'clear', 'forEach', 'keys', 'values', 'entries',
   'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'includes', 'indexOf', 'at',
   'find', 'findIndex', 'some', 'every', 'map', 'filter', 'reduce', 'join', 'slice', 'copyWithin',
+  // EventEmitter: registering a listener writes the event's listener list, emitting reads it
+  'on', 'once', 'addListener', 'prependListener', 'prependOnceListener', 'off', 'removeListener', 'removeAllListeners', 'emit',
 ]);
+
+/** Modules whose path functions are recorded as accesses of the path (docs/recorder-node.md). */
+const FS_MODULES: ReadonlySet<string> = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
 
 /** Global objects whose properties are never recorded (builtins, the module system, the process). */
 const UNRECORDED_GLOBALS = new Set([
@@ -245,6 +250,24 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     forEachChild(n, (c) => scan(c, inner, n, cls));
   }
   scan(ast, programScope, null, undefined);
+
+  // file-system functions imported by name (`import { unlink } from 'node:fs/promises'`,
+  // `const { stat } = require('fs')`): their calls are accesses of the path (local name → function)
+  const fsFunctions = new Map<string, string>();
+  const requireOf = (e: N | null | undefined): string | undefined =>
+    e && e.type === 'CallExpression' && e.callee.type === 'Identifier' && e.callee.name === 'require' && e.arguments.length === 1 && e.arguments[0].type === 'Literal' && typeof e.arguments[0].value === 'string' ? e.arguments[0].value : undefined;
+  for (const st of ast.body as N[]) {
+    if (st.type === 'ImportDeclaration' && FS_MODULES.has(st.source.value)) {
+      for (const sp of st.specifiers) if (sp.type === 'ImportSpecifier' && sp.imported.type === 'Identifier') fsFunctions.set(sp.local.name, sp.imported.name);
+    }
+    if (st.type === 'VariableDeclaration') {
+      for (const d of st.declarations) {
+        const mod = requireOf(d.init);
+        if (!mod || !FS_MODULES.has(mod) || d.id.type !== 'ObjectPattern') continue;
+        for (const p of d.id.properties) if (p.type === 'Property' && !p.computed && p.key.type === 'Identifier' && p.value.type === 'Identifier') fsFunctions.set(p.value.name, p.key.name);
+      }
+    }
+  }
 
   const resolve = (scope: Scope, name: string): Binding | undefined => {
     for (let sc: Scope | null = scope; sc; sc = sc.parent) {
@@ -573,6 +596,12 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       }
       case 'CallExpression': {
         const c = n.callee;
+        // a file-system function imported by name, not shadowed here: `unlink(p)` → `__braid.fsf(unlink,"unlink",S)(p)`
+        if (c.type === 'Identifier' && fsFunctions.has(c.name) && resolve(sc, c.name) !== undefined && resolve(sc, c.name) === resolve(programScope, c.name) && n.arguments.length > 0) {
+          s.prependRight(c.start, '__braid.fsf(');
+          s.appendLeft(c.end, `,${JSON.stringify(fsFunctions.get(c.name))},${S(site(c.start, f))})`);
+          return;
+        }
         if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !COLLECTION_METHODS.has(c.property.name) || !recordedObject(c.object, sc)) return;
         const st = S(site(c.property.start, f));
         const spread = n.arguments.some((a: N) => a.type === 'SpreadElement');
