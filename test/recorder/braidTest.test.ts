@@ -6,10 +6,10 @@
  */
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
+import { runBraid } from '../helpers/braidCli';
 
 const root = path.resolve(__dirname, '..', '..');
 const cli = path.join(root, 'dist/braid.js');
@@ -20,16 +20,7 @@ const noAgent = !existsSync(path.join(root, 'dist/braid-agent.jar')) && 'dist/br
 
 before(() => assert.ok(existsSync(cli), 'dist/braid.js is missing: run `npm run build` first'));
 
-function braid(args: string[], cwd = root): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const braid = (args: string[], cwd = root) => runBraid(args, cwd);
 
 const made: string[] = [];
 after(() => {

@@ -12,10 +12,11 @@
  */
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
+import { runBraid } from '../helpers/braidCli';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
 import { LspSession } from '../lsp/lspHarness';
 import type { RecordResult, TestCommandResult } from '../../server/src/lsp/protocol';
@@ -48,16 +49,7 @@ if (skip) console.log(`# Maven tests skipped: ${skip}`);
 // under CI a missing tool fails the run instead of skipping (.ci/run installs maven and the plugins)
 if (skip && process.env.CI) test('Maven and Debian\'s Maven plugins are installed (CI=true)', () => assert.fail(`${skip} (.ci/run does)`));
 
-function braid(args: string[], cwd = root): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const braid = (args: string[], cwd = root) => runBraid(args, cwd);
 
 const made: string[] = [];
 after(() => {

@@ -36,7 +36,7 @@ public final class AgentMain {
     }
     // the recording hooks' own uniform noise is the noise at accesses (noiseAt accesses or all)
     Rt.start(out != null ? out : "", header(options, program), execution, options.noiseAtAccesses() ? options.noise : 0,
-        seedOf(options.seed), options.noiseSleepMaxMicros, options.record);
+        dev.braid.agent.runtime.Rt.parseSeed(options.seed), options.noiseSleepMaxMicros, options.record);
     if (out == null) Rt.noTraceFile();
     if (options.plan == null) {
       // record=false: uniform noise at the points of the kinds chosen; recording: only the
@@ -111,16 +111,7 @@ public final class AgentMain {
     return first.isEmpty() ? null : first;
   }
 
-  /** Numeric noise seed from the seed text (a number, or any text hashed). */
-  static long seedOf(String seed) {
-    try {
-      return Long.parseLong(seed.trim());
-    } catch (NumberFormatException e) {
-      long h = 1125899906842597L;
-      for (int k = 0; k < seed.length(); k++) h = 31 * h + seed.charAt(k);
-      return h;
-    }
-  }
+
 
   private static String header(AgentOptions o, String program) {
     return header(o, program, Json.quote(o.seed), Json.quote(Instant.now().toString()));
