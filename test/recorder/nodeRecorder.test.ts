@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { instrument } from '../../server/src/recorder/node/transform';
 import { BraidRuntime } from '../../server/src/recorder/node/runtime';
-import { deriveNodeName, recorderFor } from '../../server/src/recorder/node/nodeRunner';
+import { deriveNodeName, movePreloadsToNodeOptions, recorderFor } from '../../server/src/recorder/node/nodeRunner';
 import { fileMatcher, globRegExp } from '../../server/src/recorder/node/match';
 import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
 import { recordRuns } from '../../server/src/recorder/recordRuns';
@@ -37,6 +37,16 @@ test('the recorder rule: Node commands and JS/TS include globs get the Node.js r
   assert.equal(o.recorder, 'node');
   assert.equal(o.name, 'app');
   assert.equal(parseRecordArgs(['--recorder', 'java', '--', 'node', 'x.js'], fixture).recorder, undefined);
+});
+
+test('node\'s own preload options (a TS loader) move into NODE_OPTIONS ahead of the hook; other options and the program\'s arguments stay', () => {
+  assert.deepEqual(movePreloadsToNodeOptions(['node', '--import', 'tsx', '--enable-source-maps', 'main.ts', '--import', 'x']), {
+    command: ['node', '--enable-source-maps', 'main.ts', '--import', 'x'],
+    preload: ['--import=tsx'],
+  });
+  assert.deepEqual(movePreloadsToNodeOptions(['node', '-r', 'ts-node/register', '--loader=./l.mjs', 'app.ts']), { command: ['node', 'app.ts'], preload: ['--require=ts-node/register', '--loader=./l.mjs'] });
+  assert.deepEqual(movePreloadsToNodeOptions(['node', '--import', 'my loader.mjs', 'a.js']), { command: ['node', '--import', 'my loader.mjs', 'a.js'], preload: [] }, 'a value with a space stays');
+  assert.deepEqual(movePreloadsToNodeOptions(['npx', '--import', 'tsx', 'a.ts']).preload, [], 'only node itself');
 });
 
 test('include and exclude globs: the user files, node_modules only when named', () => {
@@ -86,6 +96,7 @@ async function run() {
   function strict() { 'use strict'; return this === undefined; } out.push(strict());
   outer: for (const i of [1, 2]) { for (const j of [1, 2]) { if (j === 2) continue outer; out.push(i * j); } }
   let late; const setLate = (v) => { late = v; }; setLate(4); late ??= 9; out.push(late);
+  const ns = { Box }; const nb = new ns.Box(3); const nk = new ns['Box'](4); out.push(nb.v, nk.v);
   const noop = () => {}; const anoop = async () => {}; noop(); await anoop(); out.push(await(async () => 7)());
   const obj = () => ({ k: counter }); const twice = (v) => ((v * 2)); const pair = (a) => (a, a + 1); out.push(obj().k, twice(3), pair(1), [1].map(() => ({})).length);
   return out;
@@ -130,22 +141,25 @@ test('file-system calls are accesses of their path, EventEmitter calls of the ev
       "writeFileSync(f, 'x'); const had = existsSync(f); unlinkSync(f);",
       "const e = new EventEmitter(); e.emit('ready'); let heard = 0; e.once('ready', () => { heard++; }); e.emit('ready');",
       "function unlinkSyncLocal() { const unlinkSync = () => 0; return unlinkSync(f); } unlinkSyncLocal();",
-      'return [had, existsSync(f), heard];',
+      "const fs = require('fs'); var import_fs = require('node:fs'); fs.writeFileSync(f, 'y'); const again = (0, import_fs.existsSync)(f); fs.promises.stat(f).catch(() => 0); fs.renameSync(f, f + '2'); fs.rmSync(f + '2');",
+      'return [had, existsSync(f), heard, again];',
     ].join('\n');
     const code = instrument(src, { file: 'fsev.js', module: false }).code;
     const out = path.join(dir, 't.trace.jsonl.part');
     const rt = new BraidRuntime({ out, execution: 'fsev-0', noise: 0, seed: '1', include: [], exclude: [], root: dir });
     const got = new Function('__braid', 'require', code)(rt, createRequire(__filename));
     rt.close();
-    assert.deepEqual(got, [true, false, 1], 'the program computes what it did');
+    assert.deepEqual(got, [true, false, 1, true], 'the program computes what it did');
     const lines = readFileSync(out, 'utf8').trim().split('\n');
     const vars = new Map(lines.filter((l) => l.includes('"def":"var"')).map((l) => JSON.parse(l)).map((v) => [v.id, v.name]));
     const locs = new Map(lines.filter((l) => l.includes('"def":"loc"')).map((l) => JSON.parse(l)).map((l) => [l.id, l]));
     const events = lines.filter((l) => l.startsWith('[')).map((l) => JSON.parse(l)).filter((e) => e[2] === 'R' || e[2] === 'W');
     const at = (name: string) => events.filter((e) => vars.get(e[3]) === name).map((e) => `${e[2]} ${locs.get(e[4]).call} ${locs.get(e[4]).line}`);
     // one object per path: the write, the check and the removal of f, the shadowed unlinkSync not at all
-    assert.deepEqual(at('file'), ['W fs.writeFileSync 4', 'R fs.existsSync 4', 'W fs.unlinkSync 4', 'R fs.existsSync 7']);
-    assert.equal(new Set(events.filter((e) => vars.get(e[3]) === 'file').map((e) => e[6])).size, 1);
+    // through the module object too: fs.writeFileSync, (0, import_fs.existsSync) — a TS loader's form — fs.promises.stat
+    assert.deepEqual(at('file'), ['W fs.writeFileSync 4', 'R fs.existsSync 4', 'W fs.unlinkSync 4', 'W fs.writeFileSync 7', 'R fs.existsSync 7', 'R fs.stat 7', 'W fs.renameSync 7', 'W fs.renameSync 7', 'W fs.rmSync 7', 'R fs.existsSync 8']);
+    // one object per path: f and f2 (rename's destination)
+    assert.equal(new Set(events.filter((e) => vars.get(e[3]) === 'file').map((e) => e[6])).size, 2);
     assert.deepEqual(at('EventEmitter'), ['R EventEmitter.emit 5', 'W EventEmitter.once 5', 'R EventEmitter.emit 5']);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@ import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
 import { parseFailureOutput } from '../engine/runFailure';
-import { nodeOptionsWithHook, nodeRecorderOptions } from './node/nodeRunner';
+import { movePreloadsToNodeOptions, nodeOptionsWithHook, nodeRecorderOptions } from './node/nodeRunner';
 
 export interface RunSpec {
   index: number;
@@ -150,7 +150,10 @@ async function runOnceFiles(spec: RunSpec, o: RecordOptions, jar: string, signal
     const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan ? 0 : o.noise });
     await fs.writeFile(nodeOptions, JSON.stringify(options), 'utf8');
     try {
-      return await runWithAgent(spec, o, jar, signal, started, { NODE_OPTIONS: nodeOptionsWithHook(jar, process.env.NODE_OPTIONS), BRAID_NODE_OPTIONS: nodeOptions });
+      // a TS loader on node's command line goes before the hook, so that the hook sees its output
+      const moved = movePreloadsToNodeOptions(o.command);
+      const inherited = [process.env.NODE_OPTIONS, ...moved.preload].filter(Boolean).join(' ') || undefined;
+      return await runWithAgent(spec, { ...o, command: moved.command }, jar, signal, started, { NODE_OPTIONS: nodeOptionsWithHook(jar, inherited), BRAID_NODE_OPTIONS: nodeOptions });
     } finally {
       await fs.rm(nodeOptions, { force: true });
     }

@@ -73,6 +73,39 @@ export function nodeRecorderOptions(
   return { loader: path.join(path.dirname(hook), 'braid-node-loader.mjs'), out: run.out, execution: run.execution, noise: o.noise, seed: run.seed, include: o.include, exclude: o.exclude, root: o.cwd, program: o.name, ...(o.record === false ? { record: false } : {}) };
 }
 
+/**
+ * `node --import tsx app.ts`: a loader given on node's command line registers after Braid's hook
+ * (NODE_OPTIONS is read first), and the loader registered last runs first — Braid's would see the
+ * loader's input (TypeScript) instead of its output. The preload options before the script
+ * (`--import`, `--require`/`-r`, `--loader`, `--experimental-loader`) move into NODE_OPTIONS, ahead of
+ * the hook, in their order; a value with white space or quotes stays where it is.
+ */
+export function movePreloadsToNodeOptions(command: readonly string[]): { command: string[]; preload: string[] } {
+  const program = path.basename(command[0] ?? '').replace(/\.(exe)$/i, '');
+  if (program !== 'node' && program !== 'nodejs') return { command: [...command], preload: [] };
+  const out = [command[0]];
+  const preload: string[] = [];
+  for (let i = 1; i < command.length; i++) {
+    const a = command[i];
+    if (!a.startsWith('-')) {
+      // the script (or an option's value): what follows is the program's
+      out.push(...command.slice(i));
+      break;
+    }
+    const m = /^(--import|--require|-r|--loader|--experimental-loader)(?:=(.*))?$/.exec(a);
+    if (!m) {
+      out.push(a);
+      continue;
+    }
+    const inline = m[2] !== undefined;
+    const value = inline ? m[2] : command[i + 1];
+    if (!inline) i++;
+    if (value !== undefined && /^[^\s"'\\]+$/.test(value)) preload.push(`${m[1] === '-r' ? '--require' : m[1]}=${value}`);
+    else out.push(...(inline || value === undefined ? [a] : [a, value]));
+  }
+  return { command: out, preload };
+}
+
 /** NODE_OPTIONS with Braid's hook added to what the environment had. */
 export function nodeOptionsWithHook(hook: string, inherited: string | undefined): string {
   // a file URL has no spaces or quotes: no quoting needed in NODE_OPTIONS

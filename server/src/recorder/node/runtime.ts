@@ -63,6 +63,8 @@ const KTRIG = Symbol('braid.trigger');
 const WRITES = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
 const KEYED = new Set(['get', 'has', 'set', 'add', 'delete']);
 const EMITTER_CALLS = new Set(['on', 'once', 'addListener', 'prependListener', 'prependOnceListener', 'off', 'removeListener', 'removeAllListeners', 'emit']);
+/** File-system functions that take a second path, which they write (the destination). */
+const FS_TWO_PATHS = new Set(['rename', 'copyFile', 'cp', 'link', 'symlink']);
 /** File-system functions that change the path (the others read it). */
 const FS_WRITES = new Set(['unlink', 'rm', 'rmdir', 'rename', 'writeFile', 'appendFile', 'mkdir', 'mkdtemp', 'copyFile', 'cp', 'truncate', 'symlink', 'link', 'chmod', 'chown', 'utimes', 'lchown', 'lutimes', 'createWriteStream']);
 
@@ -511,11 +513,13 @@ export class BraidRuntime {
     if (typeof fn !== 'function' || !this.recording) return fn;
     return (...args: any[]) => {
       if (args.length > 0) this.fsAccess(method, site, args[0]);
+      // rename, copyFile, cp, link, symlink: the second path is written too
+      if (args.length > 1 && FS_TWO_PATHS.has(method.replace(/Sync$/, ''))) this.fsAccess(method, site, args[1], 'W');
       return fn(...args);
     };
   };
 
-  private fsAccess(method: string, site: number, p: unknown): void {
+  private fsAccess(method: string, site: number, p: unknown, kind?: 'R' | 'W'): void {
     let file: string;
     if (typeof p === 'string') file = p;
     else if (p instanceof URL && p.protocol === 'file:') file = decodeURIComponent(p.pathname);
@@ -523,7 +527,7 @@ export class BraidRuntime {
     else return;
     const resolved = path.resolve(file);
     const loc = this.callSiteLoc(site, `fs.${method}`);
-    const k = FS_WRITES.has(method.replace(/Sync$/, '')) ? 'W' : 'R';
+    const k = kind ?? (FS_WRITES.has(method.replace(/Sync$/, '')) ? 'W' : 'R');
     const t = this.tid();
     const st = this.stackAt(site, loc);
     this.line(`[${this.i++},${t},"${k}",${this.namedVar('file')},${loc},${st},${this.keyId(`fs\0${resolved}`)},-1,${this.value(resolved)}]`);

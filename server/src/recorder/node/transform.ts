@@ -253,22 +253,14 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
 
   // file-system functions imported by name (`import { unlink } from 'node:fs/promises'`,
   // `const { stat } = require('fs')`): their calls are accesses of the path (local name → function)
-  const fsFunctions = new Map<string, string>();
+  // (bindings, not names: a local of the same name elsewhere is not the fs function)
+  const fsFunctions = new Map<Binding, string>();
+  // and the module objects (`import * as fsp from 'node:fs/promises'`, `import fs from 'fs'`,
+  // `const fs = require('fs')`, a TS loader's `var import_promises = require("node:fs/promises")` —
+  // tsx wraps the whole module in a function, so declarations are looked for at any depth)
+  const fsNamespaces = new Set<Binding>();
   const requireOf = (e: N | null | undefined): string | undefined =>
     e && e.type === 'CallExpression' && e.callee.type === 'Identifier' && e.callee.name === 'require' && e.arguments.length === 1 && e.arguments[0].type === 'Literal' && typeof e.arguments[0].value === 'string' ? e.arguments[0].value : undefined;
-  for (const st of ast.body as N[]) {
-    if (st.type === 'ImportDeclaration' && FS_MODULES.has(st.source.value)) {
-      for (const sp of st.specifiers) if (sp.type === 'ImportSpecifier' && sp.imported.type === 'Identifier') fsFunctions.set(sp.local.name, sp.imported.name);
-    }
-    if (st.type === 'VariableDeclaration') {
-      for (const d of st.declarations) {
-        const mod = requireOf(d.init);
-        if (!mod || !FS_MODULES.has(mod) || d.id.type !== 'ObjectPattern') continue;
-        for (const p of d.id.properties) if (p.type === 'Property' && !p.computed && p.key.type === 'Identifier' && p.value.type === 'Identifier') fsFunctions.set(p.value.name, p.key.name);
-      }
-    }
-  }
-
   const resolve = (scope: Scope, name: string): Binding | undefined => {
     for (let sc: Scope | null = scope; sc; sc = sc.parent) {
       const b = sc.names.get(name);
@@ -276,6 +268,34 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     }
     return undefined;
   };
+
+  (function findFs(n: N, scope: Scope) {
+    const sc = scopeOf.get(n) ?? scope;
+    if (n.type === 'ImportDeclaration' && FS_MODULES.has(n.source.value)) {
+      for (const sp of n.specifiers) {
+        const b = resolve(sc, sp.local.name);
+        if (!b) continue;
+        if (sp.type === 'ImportSpecifier' && sp.imported.type === 'Identifier') fsFunctions.set(b, sp.imported.name);
+        else fsNamespaces.add(b);
+      }
+    }
+    if (n.type === 'VariableDeclarator') {
+      const mod = requireOf(n.init);
+      if (mod && FS_MODULES.has(mod)) {
+        if (n.id.type === 'Identifier') {
+          const b = resolve(sc, n.id.name);
+          if (b && !b.reassigned) fsNamespaces.add(b);
+        } else if (n.id.type === 'ObjectPattern') {
+          for (const p of n.id.properties) {
+            if (p.type !== 'Property' || p.computed || p.key.type !== 'Identifier' || p.value.type !== 'Identifier') continue;
+            const b = resolve(sc, p.value.name);
+            if (b && !b.reassigned) fsFunctions.set(b, p.key.name);
+          }
+        }
+      }
+    }
+    forEachChild(n, (c) => findFs(c, sc));
+  })(ast, programScope);
 
   /** Is this identifier a reference (not a declaration, key, label…)? */
   const isReference = (id: N, parent: N | null, key: string): boolean => {
@@ -428,6 +448,17 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
 
   // ---- pass 3: rewrite ----
   const insideChain = new Set<N>();
+
+  /** A call's callee through an fs module object (`fs.unlink`, `fs.promises.unlink`, `(0, import_promises.unlink)`), or undefined. */
+  const fsMemberCallee = (call: N, scope: Scope): N | undefined => {
+    let c = call.callee;
+    if (c.type === 'SequenceExpression' && c.expressions.length === 2 && c.expressions[0].type === 'Literal') c = c.expressions[1];
+    if (c.type !== 'MemberExpression' || c.computed || c.property.type !== 'Identifier') return undefined;
+    const isNs = (o: N): boolean => o.type === 'Identifier' && fsNamespaces.has(resolve(scope, o.name)!);
+    const o = c.object;
+    if (isNs(o) || (o.type === 'MemberExpression' && !o.computed && o.property.type === 'Identifier' && o.property.name === 'promises' && isNs(o.object))) return c;
+    return undefined;
+  };
   function markChain(n: N): void {
     insideChain.add(n);
     forEachChild(n, (c) => {
@@ -448,6 +479,8 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     if (n.type === 'ChainExpression') markChain(n.expression);
     // children first (post-order: an outer wrapper's opening text goes in front of an inner one's)
     forEachChild(n, (c, k) => {
+      // a call through an fs module object: its callee is wrapped whole (below), not read as a property
+      if (n.type === 'CallExpression' && k === 'callee' && n.arguments.length > 0 && fsMemberCallee(n, sc)) return;
       // declarations, keys and labels are not rewritten as expressions, but their contents may be
       if (n.type === 'VariableDeclarator' && k === 'id') return rewritePattern(c, sc, f, gen, isAsync);
       if (isFunction(n) && k === 'params') return rewritePattern(c, sc, f, gen, isAsync);
@@ -592,14 +625,27 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           s.prependRight(n.start, '__braid.gp(');
           s.overwrite(n.object.end, n.property.end, `${objectTail(n, '.')},${JSON.stringify(n.property.name)},${st})`);
         }
+        // `new a.B(x)` (a TS loader's `new import_kv.FileKV(dir)`): `new` must apply to the value read,
+        // not to the read's call — `new (__braid.gp(a,"B",S))(x)`
+        if (parent?.type === 'NewExpression' && key === 'callee') {
+          s.prependRight(n.start, '(');
+          s.appendLeft(n.end, ')');
+        }
         return;
       }
       case 'CallExpression': {
         const c = n.callee;
         // a file-system function imported by name, not shadowed here: `unlink(p)` → `__braid.fsf(unlink,"unlink",S)(p)`
-        if (c.type === 'Identifier' && fsFunctions.has(c.name) && resolve(sc, c.name) !== undefined && resolve(sc, c.name) === resolve(programScope, c.name) && n.arguments.length > 0) {
+        const fsMember = n.arguments.length > 0 ? fsMemberCallee(n, sc) : undefined;
+        if (fsMember) {
+          s.prependRight(fsMember.start, '__braid.fsf(');
+          s.appendLeft(fsMember.end, `,${JSON.stringify(fsMember.property.name)},${S(site(fsMember.property.start, f))})`);
+          return;
+        }
+        const fsFn = c.type === 'Identifier' && n.arguments.length > 0 ? fsFunctions.get(resolve(sc, c.name)!) : undefined;
+        if (fsFn) {
           s.prependRight(c.start, '__braid.fsf(');
-          s.appendLeft(c.end, `,${JSON.stringify(fsFunctions.get(c.name))},${S(site(c.start, f))})`);
+          s.appendLeft(c.end, `,${JSON.stringify(fsFn)},${S(site(c.start, f))})`);
           return;
         }
         if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !COLLECTION_METHODS.has(c.property.name) || !recordedObject(c.object, sc)) return;
