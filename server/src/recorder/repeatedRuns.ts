@@ -25,10 +25,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
-import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
+import { HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { keepsNoTrace, RecordOptions } from './recordOptions';
-import { agentArgument, agentOptionLines, RunResult, RunSpec } from './runOnce';
+import { agentArgument, agentOptionLines, finishTraces, RunResult, RunSpec } from './runOnce';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
@@ -398,7 +398,7 @@ export class RepeatSession {
     if (c.logError) throw new TraceWriteError(spec.logPath, c.logError);
     c.agentFailure.end();
     if (c.agentFailure.failure) throw c.agentFailure.failure;
-    let traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
+    const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
     const empty = traces.length === 0;
     const uncaught = [];
     for (const t of traces) uncaught.push(...(await readAgentLines(t).catch(() => ({ uncaught: [] }))).uncaught);
@@ -425,15 +425,7 @@ export class RepeatSession {
     } else outcome = { outcome: 'pass', reason: 'ok' };
 
     const header: HeaderInfo = { execution: spec.execution, program: o.name, noise: o.noise, seed: spec.seed, include: o.include, exclude: o.exclude, startedAt: c.startedAt };
-    if (empty) traces = [inProgressPath(spec.tracePath)];
-    const finishedTraces: string[] = [];
-    for (const t of traces) {
-      const failAt = outcome.outcome === 'fail' && o.failOnOutput && !empty ? await findOutputMatch(t, o.failOnOutput) : undefined;
-      await finalizeTrace(t, failAt === undefined ? outcome : { ...outcome, failAt }, header);
-      const final = finalTracePath(t);
-      await fs.rename(t, final);
-      finishedTraces.push(final);
-    }
+    const finishedTraces = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
     return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty };
   }
 

@@ -237,7 +237,7 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (logError) throw new TraceWriteError(spec.logPath, logError);
   agentFailure.end();
   if (agentFailure.failure) throw agentFailure.failure;
-  let traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
+  const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
   const uncaught = [];
   const forcings: ForcingReport[] = [];
@@ -284,15 +284,23 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     for (const t of traces) await fs.rm(t, { force: true });
     return { ...base, ...outcome, traces: [], aborted: false, empty: false, ...(forcing ? { forcing } : {}) };
   }
-  if (empty) traces = [inProgressPath(spec.tracePath)];
+  const finished = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
+  return { ...base, ...outcome, traces: finished, aborted: false, empty, ...(forcing ? { forcing } : {}) };
+}
+
+/**
+ * Completes a run's in-progress traces: the outcome line (with the failure point of an output match:
+ * the index of the matching OUT event of each trace), then the final name. Returns the final paths.
+ * Shared by one JVM per run and by repetitions in one JVM (repeatedRuns.ts).
+ */
+export async function finishTraces(traces: readonly string[], outcome: TraceOutcome, header: HeaderInfo, failOnOutput: RegExp | undefined, empty: boolean): Promise<string[]> {
   const finished: string[] = [];
   for (const t of traces) {
-    // The failure point of an output match: the index of the matching OUT event of this trace.
-    const failAt = outcome.outcome === 'fail' && o.failOnOutput && !empty ? await findOutputMatch(t, o.failOnOutput) : undefined;
+    const failAt = outcome.outcome === 'fail' && failOnOutput && !empty ? await findOutputMatch(t, failOnOutput) : undefined;
     await finalizeTrace(t, failAt === undefined ? outcome : { ...outcome, failAt }, header);
     const final = finalTracePath(t);
     await fs.rename(t, final);
     finished.push(final);
   }
-  return { ...base, ...outcome, traces: finished, aborted: false, empty, ...(forcing ? { forcing } : {}) };
+  return finished;
 }
