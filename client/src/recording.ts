@@ -154,6 +154,17 @@ export function testRecordParams(plan: TestCommandResult): RecordParams {
   return params;
 }
 
+/**
+ * How a test is named in the progress and the messages: Java `AccountTest.transfer` (the simple
+ * class name and the method); JavaScript/TypeScript the describe names and the test's, `Inventory ›
+ * two orders` (the file's name for a whole file).
+ */
+export function testWhat(args: RecordTestArgs): string {
+  if (args.framework === 'js') return Array.isArray(args.titles) && args.titles.length ? args.titles.join(' › ') : args.className;
+  const simple = args.className.replace(/^.*\./, '');
+  return args.method ? `${simple}.${args.method}` : simple;
+}
+
 /** braid.recordTest: records runs of one test (code lens or Testing view), then shows the root cause. */
 export async function recordTest(context: vscode.ExtensionContext, client: LanguageClient, log: vscode.LogOutputChannel, args: RecordTestArgs): Promise<RecordResult | undefined> {
   if (!(await requireTrust())) return undefined;
@@ -161,7 +172,7 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
   const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === args.uri);
   if (doc?.isDirty) await doc.save();
   const plan = await client.sendRequest<TestCommandResult>(TestCommandRequest, args);
-  const what = args.method ? `${args.className.replace(/^.*\./, '')}.${args.method}` : args.className.replace(/^.*\./, '');
+  const what = testWhat(args);
   const params = testRecordParams(plan);
   await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
   await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);

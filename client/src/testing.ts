@@ -26,7 +26,7 @@ import {
   TestRunReportDto,
   TestRunReportRequest,
 } from '../../server/src/lsp/protocol';
-import { testRecordParams, testRunsSetting } from './recording';
+import { testRecordParams, testRunsSetting, testWhat } from './recording';
 
 export const CONTROLLER_ID = 'braid';
 /** the root-cause button of a flaky test's messages (package.json `testing/message/content`) and their Markdown link */
@@ -216,8 +216,7 @@ export class BraidTesting implements vscode.Disposable {
 
   private async runOne(run: vscode.TestRun, item: vscode.TestItem, token: vscode.CancellationToken): Promise<void> {
     const args = this.args.get(item.id)!;
-    const simple = args.className.replace(/^.*\./, '');
-    const what = args.method ? `${simple}.${args.method}` : simple;
+    const what = testWhat(args);
     const out = (text: string) => run.appendOutput(text.replace(/\r?\n/g, '\r\n'), undefined, item);
     run.started(item);
     const t0 = Date.now();

@@ -85,6 +85,8 @@ import { testItemsRequest } from './testItems';
 import { testRunReport } from './testRunReport';
 import { TestItemsRequest, TestRunReportRequest, type TestItemsParams, type TestRunReportParams } from './protocol';
 import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
+import { inferJsTestCommand } from '../recorder/jsTestCommand';
+import { JS_SOURCE } from '../recorder/jsTestDiscovery';
 import { ExplanationState } from './explanationState';
 import { ConfirmationStore } from './confirmState';
 import { confirmCommandFromServer, confirmFromServer } from './confirmRequest';
@@ -783,6 +785,13 @@ export class BraidServer {
     if (!folder) throw new ResponseError(-32602, 'Recording a test needs an open workspace folder.');
     const framework = p.framework === 'junit4' || p.framework === 'testng' ? p.framework : 'junit5';
     try {
+      if (p.framework === 'js' || (!file.endsWith('.java') && JS_SOURCE.test(file))) {
+        // a node:test / mocha / jest / vitest test (jsTestCommand.ts); no titles: the whole file
+        const titles = Array.isArray(p.titles) && p.titles.every((x) => typeof x === 'string') ? p.titles : [];
+        const runner = p.runner === 'node-test' || p.runner === 'mocha' || p.runner === 'jest' || p.runner === 'vitest' ? p.runner : undefined;
+        const plan = inferJsTestCommand(folder, { file, titles, suite: p.suite === true, runner });
+        return { ...plan, commandLine: commandLine(plan.command) };
+      }
       const plan = inferTestCommand(folder, { file, className: p.className, method: typeof p.method === 'string' ? p.method : undefined, framework });
       return { ...plan, commandLine: commandLine(plan.command) };
     } catch (err) {

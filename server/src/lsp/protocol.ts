@@ -377,20 +377,29 @@ export interface MethodsResult {
 export interface RecordTestArgs {
   /** file URI of the test's source */
   uri: string;
-  /** fully qualified class name (nested classes joined with $) */
+  /** Java: fully qualified class name (nested classes joined with $); JavaScript/TypeScript: the file's name */
   className: string;
+  /** Java: the test method; JavaScript/TypeScript: the test's (or the describe block's) own name */
   method?: string;
-  framework: 'junit5' | 'junit4' | 'testng';
+  /** `js`: a node:test, mocha, jest or vitest test in a .js/.ts file (recorder/jsTestDiscovery.ts) */
+  framework: 'junit5' | 'junit4' | 'testng' | 'js';
+  /** JavaScript/TypeScript: the enclosing describe names, then the test's own, outermost first; absent or empty: the whole file */
+  titles?: string[];
+  /** JavaScript/TypeScript: `titles` names a describe block (all its tests) */
+  suite?: boolean;
+  /** JavaScript/TypeScript: the runner the file imports (`node:test`, `vitest`, `@jest/globals`, `mocha`); absent: package.json decides */
+  runner?: 'node-test' | 'mocha' | 'jest' | 'vitest';
 }
 
 /**
  * braid/testCommand (client → server request): the command that runs just one test with the
- * project's build tool (Maven, Gradle, or java with the JUnit console launcher); an error says what
- * is missing. The client records it with braid/record (trusted workspaces only).
+ * project's build tool (Maven, Gradle, or java with the JUnit console launcher), or for a JS/TS
+ * test with its runner (vitest, jest, mocha through `npx`, or `node --test`; recorder/jsTestCommand.ts);
+ * an error says what is missing. The client records it with braid/record (trusted workspaces only).
  */
 export const TestCommandRequest = 'braid/testCommand';
 export interface TestCommandResult {
-  tool: 'maven' | 'gradle' | 'junit-console' | 'testng';
+  tool: 'maven' | 'gradle' | 'junit-console' | 'testng' | 'node-test' | 'mocha' | 'jest' | 'vitest';
   prepare: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string } }[];
   command: string[];
   cwd: string;

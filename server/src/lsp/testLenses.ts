@@ -1,27 +1,54 @@
 /**
  * The "Braid: find the root cause" code lenses above JUnit 4/5 and TestNG test classes and methods
- * (found by recorder/testDiscovery). The lens runs braid.recordTest in the client, which asks the
- * server for the test's command (braid/testCommand) and records runs of just that test.
+ * (found by recorder/testDiscovery), and above the tests and describe blocks of node:test, mocha,
+ * jest and vitest in .js/.ts test files (recorder/jsTestDiscovery). The lens runs braid.recordTest in
+ * the client, which asks the server for the test's command (braid/testCommand) and records runs of
+ * just that test.
  */
+import path from 'node:path';
 import type { CodeLens } from 'vscode-languageserver';
 import { findTests } from '../recorder/testDiscovery';
+import { findJsTests, importedRunner, isJsTestFile, JS_SOURCE, scanJs } from '../recorder/jsTestDiscovery';
 import type { RecordTestArgs } from './protocol';
 
 export const RECORD_TEST_COMMAND = 'braid.recordTest';
 export const RECORD_TEST_TITLE = 'Braid: find the root cause';
 
+function lens(line: number, character: number, tooltip: string, args: RecordTestArgs): CodeLens {
+  return {
+    range: { start: { line, character }, end: { line, character } },
+    command: { title: RECORD_TEST_TITLE, tooltip, command: RECORD_TEST_COMMAND, arguments: [args] },
+  };
+}
+
+/** The path part of a URI (decoded), for the file-name checks; the URI itself when it has none. */
+function uriPath(uri: string): string {
+  try {
+    return decodeURIComponent(new URL(uri).pathname);
+  } catch {
+    return uri;
+  }
+}
+
 export function testCodeLenses(uri: string, text: string | undefined): CodeLens[] {
-  if (text === undefined || !uri.endsWith('.java')) return [];
-  return findTests(text).map((t) => {
-    const args: RecordTestArgs = { uri, className: t.className, framework: t.framework, ...(t.method ? { method: t.method } : {}) };
-    return {
-      range: { start: { line: t.line, character: t.character }, end: { line: t.line, character: t.character } },
-      command: {
-        title: RECORD_TEST_TITLE,
-        tooltip: `Record runs of ${t.method ? `${t.className}#${t.method}` : `the tests of ${t.className}`} with noise and rank the access patterns that explain its failures`,
-        command: RECORD_TEST_COMMAND,
-        arguments: [args],
-      },
-    } as CodeLens;
+  if (text === undefined) return [];
+  if (uri.endsWith('.java')) {
+    return findTests(text).map((t) => {
+      const args: RecordTestArgs = { uri, className: t.className, framework: t.framework, ...(t.method ? { method: t.method } : {}) };
+      const what = t.method ? `${t.className}#${t.method}` : `the tests of ${t.className}`;
+      return lens(t.line, t.character, `Record runs of ${what} with noise and rank the access patterns that explain its failures`, args);
+    });
+  }
+  const file = uriPath(uri);
+  if (!JS_SOURCE.test(file)) return [];
+  const scan = scanJs(text);
+  if (!isJsTestFile(file, text, scan)) return [];
+  const runner = importedRunner(text, scan);
+  const className = path.posix.basename(file);
+  return findJsTests(text, scan).map((t) => {
+    const own = t.titles[t.titles.length - 1];
+    const args: RecordTestArgs = { uri, className, method: own, framework: 'js', titles: t.titles, ...(t.kind === 'suite' ? { suite: true } : {}), ...(runner ? { runner } : {}) };
+    const what = t.kind === 'suite' ? `the tests of "${t.titles.join(' › ')}"` : `"${t.titles.join(' › ')}"`;
+    return lens(t.line, t.character, `Record runs of ${what} with noise and rank the access patterns that explain its failures`, args);
   });
 }

@@ -19,6 +19,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { JsRunner } from './jsTestDiscovery';
 
 export type TestFramework = 'junit5' | 'junit4' | 'testng';
 
@@ -46,7 +47,8 @@ export interface PrepareStep {
 }
 
 export interface TestPlan {
-  tool: 'maven' | 'gradle' | 'junit-console' | 'testng';
+  /** Java: the build tool or launcher; JavaScript/TypeScript: the test runner (jsTestCommand.ts) */
+  tool: 'maven' | 'gradle' | 'junit-console' | 'testng' | JsRunner;
   /** steps run once before recording, without the recorder (compiling the sources, resolving the class path) */
   prepare: PrepareStep[];
   /** the command recorded N times */
