@@ -234,9 +234,9 @@ export class Analyzer {
   /** content hashes of trace files whose execution id collides with another's */
   private readonly contentHashes = new Map<string, string>();
   /** described call stacks, shared by all patterns (read-only) */
-  private readonly framesCache = new Map<number, { file: string; line: number; method: string }[]>();
+  private readonly framesCache = new Map<number, { file: string; line: number; method: string; harness?: boolean }[]>();
   /** one frame object per location (read-only) */
-  private readonly frameCache = new Map<number, { file: string; line: number; method: string }>();
+  private readonly frameCache = new Map<number, { file: string; line: number; method: string; harness?: boolean }>();
   private readonly testCode: TestCodeClassifier;
   /** where library code ends and the user's code begins (the language server may pass its source roots' view) */
   get isLibrary(): LibraryPredicate {
@@ -836,7 +836,11 @@ export class Analyzer {
       this.testLocs.fill(0);
       changed = true;
     }
-    if (changed) this.harnessFlags.fill(0);
+    if (changed) {
+      this.harnessFlags.fill(0);
+      this.frameCache.clear();
+      this.framesCache.clear();
+    }
   }
 
   /** The loc is test code (testCode.isTestCode, asked once per loc; see refreshTestLocs). */
@@ -879,7 +883,7 @@ export class Analyzer {
   }
 
   /** A call stack as reported (bottom first, deep stacks cut around a marker frame), shared by every pattern. */
-  private frames(stack: number): { file: string; line: number; method: string }[] {
+  private frames(stack: number): { file: string; line: number; method: string; harness?: boolean }[] {
     if (stack < 0) return [];
     let f = this.framesCache.get(stack);
     if (!f) {
@@ -889,7 +893,10 @@ export class Analyzer {
         let frame = this.frameCache.get(l);
         if (!frame) {
           const loc = reg.locs[l];
-          this.frameCache.set(l, (frame = { file: loc.file, line: loc.line, method: loc.method }));
+          // the recorder's test-code mark goes with the frame: GRIFFIN never names a test frame's method while code under test is on the stack
+          const f: { file: string; line: number; method: string; harness?: boolean } = { file: loc.file, line: loc.line, method: loc.method };
+          if (loc.harness) f.harness = true;
+          this.frameCache.set(l, (frame = f));
         }
         return frame;
       });

@@ -31,6 +31,9 @@
  * and a `!` glob keeps code of the entry's file under test (a library class
  * that has a `main` and other classes in other files).
  *
+ * A Node.js program's entry is its script (header `program`: `main.mjs`); its family is that
+ * file, and the same rule applies: the script drives the modules it imports.
+ *
  * Only the patterns are read (with the first occurrence's stacks, as a
  * summary carries them), so traces and summaries give the same rule.
  */
@@ -62,6 +65,16 @@ export function entryClassOf(program: string | undefined): string | undefined {
   return /^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*$/u.test(p) ? p : undefined;
 }
 
+/**
+ * The entry script a trace header's `program` names (the Node.js recorder: `main.mjs`,
+ * `src/app.ts`, relative to the working folder, `/` separated); undefined for anything else.
+ */
+export function entryScriptOf(program: string | undefined): string | undefined {
+  if (!program) return undefined;
+  const p = program.trim().replace(/\\/g, '/');
+  return /\.[cm]?[jt]sx?$/.test(p) && !p.startsWith('/') ? p : undefined;
+}
+
 /** The class of a qualified method name (`pkg.A$B.run` → `pkg.A$B`). */
 export function classOfMethod(method: string): string {
   const dot = method.lastIndexOf('.');
@@ -75,16 +88,16 @@ function inClassFamily(entry: string, cls: string): boolean {
 
 /** A DriverRule for lookups: is a location (file, method) driver code? */
 export class DriverCode {
-  private readonly entries: { entry: string; files: Set<string> }[];
+  private readonly entries: { entry: string; files: Set<string>; script: boolean }[];
 
   constructor(rule: DriverRule) {
-    this.entries = rule.entries.map((e) => ({ entry: e.entry, files: new Set(e.files) }));
+    this.entries = rule.entries.map((e) => ({ entry: e.entry, files: new Set(e.files), script: entryScriptOf(e.entry) !== undefined }));
   }
 
   isDriver(file: string, method: string): boolean {
     const f = file.indexOf('\\') < 0 ? file : file.replace(/\\/g, '/');
     let cls: string | undefined;
-    for (const e of this.entries) if (e.files.has(f) || inClassFamily(e.entry, (cls ??= classOfMethod(method)))) return true;
+    for (const e of this.entries) if (e.files.has(f) || (!e.script && inClassFamily(e.entry, (cls ??= classOfMethod(method))))) return true;
     return false;
   }
 }
@@ -152,7 +165,7 @@ export class DriverDetector {
       }
       this.processed = n;
     }
-    const entries = [...new Set([...input.programs].map(entryClassOf).filter((e): e is string => e !== undefined))].sort();
+    const entries = [...new Set([...input.programs].map((p) => entryScriptOf(p) ?? entryClassOf(p)).filter((e): e is string => e !== undefined))].sort();
     const key = entries.join('\n');
     if (!this.changed && !input.force && key === this.programsKey) return undefined;
     this.changed = false;
@@ -200,11 +213,14 @@ export class DriverDetector {
   private entryRule(entry: string, declared: (loc: number) => boolean | undefined): DriverEntry | undefined {
     const locs = this.registry.locs;
     const fileOf = (loc: number) => locs[loc].file.replace(/\\/g, '/');
+    // a script entry's family is its file; a class's, the files of the class and its nested classes
+    const script = entryScriptOf(entry) !== undefined;
+    const inFamily = (loc: number) => (script ? fileOf(loc) === entry : inClassFamily(entry, classOfMethod(locs[loc].method)));
     const files = new Set<string>();
-    for (const loc of this.methods.values()) if (inClassFamily(entry, classOfMethod(locs[loc].method))) files.add(fileOf(loc));
+    for (const loc of this.methods.values()) if (inFamily(loc)) files.add(fileOf(loc));
     if (files.size === 0) return undefined;
     for (const loc of this.methods.values()) {
-      if (files.has(fileOf(loc)) || inClassFamily(entry, classOfMethod(locs[loc].method))) continue;
+      if (files.has(fileOf(loc)) || inFamily(loc)) continue;
       // code under test elsewhere (declared test code is not)
       if (declared(loc) !== true) return { entry, files: [...files].sort() };
     }

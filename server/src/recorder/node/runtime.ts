@@ -5,8 +5,9 @@
  * Threads are asynchronous tasks: the main module's code is task "main"; every call of an
  * instrumented async function starts a task of its own (unless it is awaited at once,
  * `await f(x)`), and so does every callback of a non-promise async resource (a timer, an
- * immediate, a nextTick, an I/O or network callback). Promise reactions (`await` continuations,
- * `then` callbacks) stay in the task that created them (async_hooks' init → before). Happens-before
+ * immediate, a nextTick, an I/O or network callback). An `await` continuation stays in the task
+ * that awaited; a `then`/`catch`/`finally` callback is a task of its own, after both the `then`
+ * call and the promise's resolution (async_hooks' init → before). Happens-before
  * edges are SND/RCV pairs: a task's creation (its creator's SND, its first RCV), a resource's
  * creation → its callback, a promise's resolution → the reaction that runs after it.
  *
@@ -58,6 +59,7 @@ const KTASK = Symbol('braid.task');
 const KSTACK = Symbol('braid.stack');
 const KTOK = Symbol('braid.tok');
 const KTRIG = Symbol('braid.trigger');
+const KTHEN = Symbol('braid.then');
 
 /** Access kinds of collection methods: true = write. */
 const WRITES = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
@@ -125,6 +127,12 @@ export class BraidRuntime {
   stack = 0;
   /** `await f(x)`: the next async function call runs in the current task */
   il = 0;
+  /**
+   * An instrumented `await` is about to suspend: the promises V8 creates for it now (its
+   * throwaway promise, whose reaction is the continuation) are the awaiting task's own; cleared
+   * when the body suspends (ae) and around every callback.
+   */
+  private armed = false;
   private savedTask: Task[] = [];
   private savedStack: number[] = [];
   private hookTask: Task[] = [];
@@ -167,11 +175,24 @@ export class BraidRuntime {
       braid: 'trace',
       version: 1,
       execution,
-      ...(this.o.program ? { program: this.o.program } : {}),
+      ...(this.programName() ? { program: this.programName() } : {}),
       recorder: { ...RECORDER, options: { noise: this.o.noise, seed: this.o.seed, include: this.o.include, exclude: this.o.exclude } },
       startedAt: new Date().toISOString(),
     };
     this.buf.unshift(JSON.stringify(header));
+  }
+
+  /**
+   * The header's `program`: the entry script as the locations name it (`main.mjs`, `src/app.ts`),
+   * the driver rule's entry (engine/testDriver.ts); else the execution's name (`node-test`).
+   */
+  private programName(): string | undefined {
+    const main = process.argv[1];
+    if (main && /\.[cm]?[jt]sx?$/.test(main)) {
+      const rel = this.relative(path.resolve(main));
+      if (!path.isAbsolute(rel)) return rel;
+    }
+    return this.o.program;
   }
 
   private writeFailed(e: unknown): void {
@@ -230,8 +251,13 @@ export class BraidRuntime {
   /** A happens-before token of the current task's events so far (its SND written when needed); 0: nothing to order. */
   private snd(): number {
     const t = this.task;
-    if (t.tid === 0 && t.pending === null) return 0;
-    if (!t.dirty) return t.lastTok;
+    if (t.pending !== null) {
+      // tokens received since: a task that recorded nothing passes its one token on as it is
+      if (t.tid === 0 && t.pending.length === 1) return t.pending[0];
+    } else {
+      if (t.tid === 0) return 0;
+      if (!t.dirty) return t.lastTok;
+    }
     const tid = this.tid();
     const tok = this.nextTok++;
     this.line(`[${this.i++},${tid},"SND",${tok}]`);
@@ -601,6 +627,7 @@ export class BraidRuntime {
   };
   /** async function: back to the caller's task when its body suspends (or ends) */
   ae = (_unused: number): void => {
+    this.armed = false;
     this.task = this.savedTask.pop() ?? this.task;
     this.stack = this.savedStack.pop() ?? 0;
   };
@@ -608,9 +635,13 @@ export class BraidRuntime {
   /** `await v`: the noise point; with probability p the continuation is delayed (setImmediate or a short timer) */
   aw = (v: any, _site: number): any => {
     this.il = 0;
-    if (this.p <= 0 || this.rnd() >= this.p) return v;
+    if (this.p <= 0 || this.rnd() >= this.p) {
+      this.armed = true;
+      return v;
+    }
     const delay = this.rnd() < 0.5 ? -1 : Math.floor(this.rnd() * 3);
     const later = (f: () => void) => (delay < 0 ? setImmediate(f) : setTimeout(f, delay));
+    this.armed = true; // the delay's own promises and reactions stay in the awaiting task
     if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') {
       return new Promise((res, rej) => {
         Promise.resolve(v).then(
@@ -643,10 +674,15 @@ export class BraidRuntime {
         resource[KS] = this.stack;
         const tok = this.snd();
         if (tok !== 0) resource[KK] = tok;
-        // a promise's reaction (await continuation, then callback) runs after `trigger`'s resolution
-        if (type === 'PROMISE') resource[KR] = trigger;
+        // a promise's reaction runs after `trigger`'s resolution: in this task when it is an
+        // await's continuation, in a task of its own when it is a then/catch/finally callback
+        if (type === 'PROMISE') {
+          resource[KR] = trigger;
+          if (!this.armed) resource[KTHEN] = true;
+        }
       },
       before: (_id: number) => {
+        this.armed = false;
         this.hookTask.push(this.task);
         this.hookStack.push(this.stack);
         const r: any = executionAsyncResource();
@@ -655,11 +691,11 @@ export class BraidRuntime {
         if (creator === undefined) return;
         const trig = r[KR];
         if (trig !== undefined) {
-          // a promise reaction: stays in its creator's task
-          this.task = creator;
+          // an await continuation stays in its creator's task; a then callback is a task of its own
+          this.task = r[KTHEN] === true ? new Task('then', 2) : creator;
           this.stack = r[KS] ?? 0;
           const tok = this.resolved.get(trig) ?? this.resolvedOld.get(trig);
-          if (tok !== undefined) this.receive(creator, tok);
+          if (tok !== undefined) this.receive(this.task, tok);
         } else {
           // a callback of a timer, an immediate, I/O…: a task of its own
           const t = new Task(`${r.constructor?.name ?? 'callback'}`, 2);
@@ -670,6 +706,7 @@ export class BraidRuntime {
         if (tok !== undefined && this.task !== creator) this.receive(this.task, tok);
       },
       after: (_id: number) => {
+        this.armed = false;
         this.task = this.hookTask.pop() ?? this.task;
         this.stack = this.hookStack.pop() ?? 0;
       },
