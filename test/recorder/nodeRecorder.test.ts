@@ -7,7 +7,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -203,4 +203,45 @@ test('cachecheck: 30 runs with noise give valid traces, passing and failing runs
   assert.equal(bugs.length, 2);
   const check = rootCauseFirst(result, bugs);
   assert.ok(check.ok, check.why);
+});
+
+test('an await continuation stays in its task; a .catch callback is a task of its own, so the caller is not ordered after the callee', async () => {
+  // agenda's shape (test/fixtures/node/lateready): the constructor starts an async init and attaches
+  // a .catch; the caller goes on and registers late. Before, the .catch reaction ran as the caller's
+  // own continuation and received init's end: everything the caller did later looked ordered after it.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-then-'));
+  try {
+    const src = [
+      'let state = 0;',
+      'async function init() { await null; state = 1; }',
+      'async function app() {',
+      '  init().catch(() => {});',
+      '  await new Promise((r) => setImmediate(r));',
+      '  state = state + 10;',
+      '  const v = await Promise.resolve(state).then((x) => x + state);',
+      '  if (v !== 22) process.exitCode = 1;',
+      '}',
+      'app();',
+    ].join('\n');
+    writeFileSync(path.join(dir, 'then.js'), src);
+    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'then.js'], dir);
+    const summary = await recordRuns(o);
+    assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
+    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const threads = new Map(lines.filter((l) => l.def === 'thread').map((l) => [l.id, l.name]));
+    const events = lines.filter(Array.isArray);
+    const writer = events.find((e) => e[2] === 'W' && e[8] === 1)![1];
+    const reader = events.find((e) => e[2] === 'R' && e[8] === 1)![1];
+    assert.match(threads.get(writer), /^async init/);
+    assert.match(threads.get(reader), /^async app/, 'the continuation after the await is still app\'s task');
+    // no token from init's task reaches app's task: the two are concurrent (the .catch callback's task received it)
+    const sent = new Set(events.filter((e) => e[2] === 'SND' && e[1] === writer).map((e) => e[3]));
+    const received = events.filter((e) => e[2] === 'RCV' && e[1] === reader && sent.has(e[3]));
+    assert.deepEqual(received, [], 'app is not ordered after init');
+    // the then callback reads state in a task of its own, after app's write (app's token)
+    const thenReads = events.filter((e) => e[2] === 'R' && threads.get(e[1])?.startsWith('then'));
+    assert.equal(thenReads.length, 1, [...threads.values()].join(', '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Analyzer, AnalysisOptions, AnalysisResult, analyzeTraceFiles, RankedPattern } from '../../server/src/engine/analysis';
 import { explainBugs } from '../../server/src/engine/griffin/griffin';
 import { TestCodeClassifier } from '../../server/src/engine/testCode';
-import { DriverCode, entryClassOf } from '../../server/src/engine/testDriver';
+import { DriverCode, entryClassOf, entryScriptOf } from '../../server/src/engine/testDriver';
 import { BuiltTrace, writeTraces } from '../helpers/traceBuilder';
 
 const STRESS = 'pool/PoolStress.java';
@@ -219,6 +219,34 @@ test('entry classes and driver lookups', () => {
   assert.equal(d.isDriver('', 'pool.PoolStress$Worker.run'), true, 'a nested class by name');
   assert.equal(d.isDriver('pool/PoolStressTest.java', 'pool.PoolStressTest.run'), false);
   assert.equal(d.isDriver('pool/Pool.java', 'pool.Pool.take'), false);
+});
+
+test('a Node.js entry script drives the modules it imports: its own races are harness; a one-file script is code under test', async () => {
+  // main.mjs pushes replies into its own array (a callback the library calls) and joins them; lib.mjs has the race
+  const ev = (t: number, rw: string, v: string, file: string, method: string, from = '') => `${rw}${t} ${v} S${file === 'main.mjs' ? 60 : 7} @file=${file} @method=${method}${from ? ` @from=${from}` : ''}`;
+  // (the builder's @from splits callers at '>': method names without <anonymous> here)
+  const race = [ev(1, 'W', 'Object.msg', 'lib.mjs', 'Node.input'), ev(2, 'W', 'Object.msg', 'lib.mjs', 'Node.input'), ev(1, 'R', 'Object.msg', 'lib.mjs', 'Node.input/onData')];
+  const mine = [ev(1, 'W', 'Array', 'main.mjs', 'send', 'lib.mjs:43:Node.input/onData'), ev(2, 'R', 'Array', 'main.mjs', 'report')];
+  const traces = (program: string) => runs([ev(1, 'W', 'Object.msg', 'lib.mjs', 'Node.input'), ev(1, 'R', 'Object.msg', 'lib.mjs', 'Node.input/onData')], [...race, ...mine], program);
+  const r = await analyzeTraceFiles([writeTraces(traces('main.mjs'))]);
+  assert.deepEqual(r.drivers, { entries: [{ entry: 'main.mjs', files: ['main.mjs'] }] });
+  assert.ok(r.patterns.filter((p) => touches(p, 'main.mjs')).every((p) => p.group === 'harness'));
+  assert.ok(onlyIn(firstCause(r)!, 'lib.mjs'));
+  // the execution's name as program (no script): nothing is driver code, the script's own race is a cause
+  const before = await analyzeTraceFiles([writeTraces(traces('main'))]);
+  assert.deepEqual(before.drivers?.entries ?? [], []);
+  assert.ok(before.patterns.some((p) => onlyIn(p, 'main.mjs') && p.group === 'cause'));
+  // one file, no modules: the script is the program under test
+  const single = await analyzeTraceFiles([writeTraces(runs([], [ev(1, 'W', 'Array', 'main.mjs', 'send'), ev(2, 'R', 'Array', 'main.mjs', 'report')], 'main.mjs'))]);
+  assert.ok(single.patterns.length > 0 && single.patterns.every((p) => p.group === 'cause'));
+  assert.deepEqual(single.drivers?.entries ?? [], []);
+  assert.equal(entryScriptOf('src/app.ts'), 'src/app.ts');
+  assert.equal(entryScriptOf('main.mjs'), 'main.mjs');
+  assert.equal(entryScriptOf('/abs/main.mjs'), undefined);
+  assert.equal(entryScriptOf('bank.Bank'), undefined);
+  const d = new DriverCode({ entries: [{ entry: 'main.mjs', files: ['main.mjs'] }] });
+  assert.equal(d.isDriver('main.mjs', '<module>'), true);
+  assert.equal(d.isDriver('lib.mjs', 'main.mjs.x'), false, 'a script entry has no class family');
 });
 
 // a typed use of AnalysisOptions keeps the option name checked
