@@ -55,6 +55,14 @@ export interface AnalysisOptions {
   grouping: boolean;
   /** globs naming test code (`--test-code`, `braid.testCode`) */
   testCode: string[];
+  /**
+   * Locations per library call (default: per line, the thesis). A line that makes several library
+   * calls on one object (a for-each's values(), iterator(), hasNext(), next()) is then several
+   * locations, and pattern keys name the call (`…:55#java.util.Iterator.next`). Changes the patterns
+   * and the ranking of library-heavy programs: `braid analyze --confirm` uses it to find the calls of a
+   * pattern whose lines make several (docs/confirm.md). Trace files only (summaries keep lines).
+   */
+  callLocations?: boolean;
 }
 
 export const DEFAULT_OPTIONS: AnalysisOptions = {
@@ -76,6 +84,8 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (typeof r.happensBefore !== 'boolean') throw new Error(`happensBefore must be true or false, got ${JSON.stringify(r.happensBefore)}`);
   if (typeof r.grouping !== 'boolean') throw new Error(`grouping must be true or false, got ${JSON.stringify(r.grouping)}`);
   if (!Array.isArray(r.testCode) || r.testCode.some((g) => typeof g !== 'string')) throw new Error('testCode must be a list of glob strings');
+  if (r.callLocations !== undefined && typeof r.callLocations !== 'boolean') throw new Error(`callLocations must be true or false, got ${JSON.stringify(r.callLocations)}`);
+  if (!r.callLocations) delete r.callLocations;
   return r;
 }
 
@@ -254,6 +264,7 @@ export class Analyzer {
 
   constructor(options: Partial<AnalysisOptions> = {}) {
     this.options = validateOptions(options);
+    this.registry.callLocations = this.options.callLocations === true;
     this.testCode = new TestCodeClassifier(this.options.testCode);
   }
 

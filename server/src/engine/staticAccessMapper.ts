@@ -43,7 +43,7 @@ export class StaticAccessMapper {
     let id = this.locCache.get(local);
     if (id === undefined) {
       const l = symbols.locs.get(local);
-      id = l ? this.registry.internLoc(l.file, l.line, l.method) : this.registry.internLoc('<unknown>', 0, '');
+      id = l ? this.registry.internLoc(l.file, l.line, l.method, l.call) : this.registry.internLoc('<unknown>', 0, '');
       if (l && (l.call !== undefined || l.harness)) {
         const info = this.registry.locs[id];
         noteLocCall(info, l.call);

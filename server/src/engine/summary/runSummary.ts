@@ -246,7 +246,7 @@ export class SummaryMerger {
     const reg = this.registry;
     const vars = s.variables.map((v) => reg.internVariable(v));
     const locs = s.locs.map((l) => {
-      const id = reg.internLoc(l.file, l.line, l.method);
+      const id = reg.internLoc(l.file, l.line, l.method, l.mixedCalls ? undefined : l.call);
       if (l.call !== undefined || l.harness || l.mixedCalls) {
         const info = reg.locs[id];
         noteLocCall(info, l.call, l.mixedCalls, 'first');

@@ -40,6 +40,8 @@ export interface CollectionOptions {
   accessWindow: number;
   pairWindow: number;
   happensBefore: boolean;
+  /** locations per library call (AnalysisOptions.callLocations); absent: per line */
+  callLocations?: boolean;
 }
 
 /**
@@ -110,7 +112,7 @@ export interface SummaryFile {
 }
 
 export function collectionOptions(o: CollectionOptions): CollectionOptions {
-  return { strategy: o.strategy, accessWindow: o.accessWindow, pairWindow: o.pairWindow, happensBefore: o.happensBefore };
+  return { strategy: o.strategy, accessWindow: o.accessWindow, pairWindow: o.pairWindow, happensBefore: o.happensBefore, ...(o.callLocations ? { callLocations: true } : {}) };
 }
 
 /** The command-line flags of collection options that differ, e.g. "--access-window 5 (this analysis: 10)". */
@@ -120,8 +122,9 @@ export function optionMismatch(summary: CollectionOptions, here: CollectionOptio
     ['accessWindow', '--access-window', String],
     ['pairWindow', '--pair-window', String],
     ['happensBefore', '--hb', (v) => (v ? 'on' : 'none')],
+    ['callLocations', 'locations per call', (v) => (v ? 'on' : 'off')],
   ];
-  const diff = flags.filter(([k]) => summary[k] !== here[k]).map(([k, flag, show]) => `${flag} ${show(summary[k])} (this analysis: ${show(here[k])})`);
+  const diff = flags.filter(([k]) => (k === 'callLocations' ? !!summary[k] !== !!here[k] : summary[k] !== here[k])).map(([k, flag, show]) => `${flag} ${show(summary[k])} (this analysis: ${show(here[k])})`);
   return diff.length ? diff.join(', ') : undefined;
 }
 

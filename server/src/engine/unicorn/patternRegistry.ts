@@ -132,6 +132,11 @@ export const UNKNOWN_COMBINATION = -2;
 export const NO_PATTERN = -1;
 
 export class PatternRegistry {
+  /**
+   * Locations per library call (AnalysisOptions.callLocations): a line's values(), iterator(),
+   * hasNext() and next() are four locations, each with its one call. Set before anything is interned.
+   */
+  callLocations = false;
   readonly variables: string[] = [];
   private readonly variableIds = new Map<string, number>();
   readonly locs: LocInfo[] = [];
@@ -208,15 +213,22 @@ export class PatternRegistry {
     return id;
   }
 
-  internLoc(file: string, line: number, method: string): number {
+  /**
+   * Global id of a source location. `call` (a library call made there) is part of the location only
+   * with callLocations; otherwise a line is one location whatever it calls (noteLocCall).
+   */
+  internLoc(file: string, line: number, method: string, call?: string): number {
     // numeric key from interned file and method names (no key string per loc) while it fits in 53 bits
     const f = this.nameId(file);
     const m = this.nameId(method);
-    const key: number | string = f < 2 ** 14 && m < 2 ** 20 && line >= 0 && line < 2 ** 19 ? (f * 2 ** 20 + m) * 2 ** 19 + line : `${f},${m},${line}`;
+    const perCall = this.callLocations && call !== undefined;
+    const key: number | string = perCall
+      ? `${f},${m},${line},c${this.nameId(call)}`
+      : f < 2 ** 14 && m < 2 ** 20 && line >= 0 && line < 2 ** 19 ? (f * 2 ** 20 + m) * 2 ** 19 + line : `${f},${m},${line}`;
     let id = this.locIds.get(key);
     if (id === undefined) {
       id = this.locs.length;
-      this.locs.push({ file, line, method });
+      this.locs.push(perCall ? { file, line, method, call } : { file, line, method });
       this.locIds.set(key, id);
     }
     return id;
@@ -550,7 +562,9 @@ export class PatternRegistry {
   accessKey(sacc: number, role: number): string {
     const a = this.accesses[sacc];
     const l = this.locs[a.loc];
-    return `${a.write ? 'W' : 'R'}${role}:${this.variables[a.variable]}@${l.file}:${l.line}`;
+    // with callLocations a library access's key names its call ("…@PooledDataSource.java:55#java.util.Iterator.next"):
+    // the key without "#…" is the pattern's key with locations per line
+    return `${a.write ? 'W' : 'R'}${role}:${this.variables[a.variable]}@${l.file}:${l.line}${this.callLocations && l.call !== undefined ? `#${l.call}` : ''}`;
   }
 
   // ---- workspace snapshot (server/src/engine/summary/workspaceSnapshot.ts): the registry as columns ----
@@ -610,7 +624,7 @@ export class PatternRegistry {
     const nNames = c.threadNames.length;
     for (const v of c.variables) if (this.internVariable(v) !== this.variables.length - 1) bad(`variable "${v}" twice`);
     for (const l of c.locs) {
-      const id = this.internLoc(l.file, l.line, l.method);
+      const id = this.internLoc(l.file, l.line, l.method, l.mixedCalls ? undefined : l.call);
       if (id !== this.locs.length - 1) bad(`loc ${l.file}:${l.line} twice`);
       noteLocCall(this.locs[id], l.call, l.mixedCalls);
       if (l.harness) this.locs[id].harness = true;
