@@ -108,6 +108,19 @@ export interface ForceWait {
    * W1(y): the thread that wrote x second is not the window's thread)
    */
   needs?: number[];
+  /**
+   * only a performance of `for` after the thread reached the wait counts — or the one after which its
+   * thread is now held at a wait for this very access since that performance (inside the window it
+   * opened, waiting for this thread); not with `since`. For a window opened by a call that a loop
+   * repeats (a for-each's hasNext()): an older performance is likely from a pass that is over
+   */
+  fresh?: boolean;
+  /**
+   * held until another thread is held at a wait whose `at` is this wait's `for` — ready at the access
+   * that must come next — not until it performed it; only optional waits, not with `since` or `fresh`.
+   * The thread that opens a loop's window waits for the other thread to arrive
+   */
+  ready?: boolean;
 }
 
 /** The `force` section of a noise plan: force one interleaving of a pattern's accesses (docs/noise.md "Forcing plans"). */

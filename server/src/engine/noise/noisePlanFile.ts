@@ -110,6 +110,15 @@ function checkForce(v: unknown, file: string): ForceSpec {
     }
     if (typeof w.sameObject !== 'boolean') throw new NoisePlanError(file, `${at}.sameObject`, 'must be true or false');
     if (w.optional !== undefined && typeof w.optional !== 'boolean') throw new NoisePlanError(file, `${at}.optional`, 'must be true or false');
+    if (w.fresh !== undefined) {
+      if (typeof w.fresh !== 'boolean') throw new NoisePlanError(file, `${at}.fresh`, 'must be true or false');
+      if (w.since !== undefined) throw new NoisePlanError(file, `${at}.fresh`, 'cannot go with since');
+    }
+    if (w.ready !== undefined) {
+      if (typeof w.ready !== 'boolean') throw new NoisePlanError(file, `${at}.ready`, 'must be true or false');
+      if (w.since !== undefined || w.fresh === true) throw new NoisePlanError(file, `${at}.ready`, 'cannot go with since or fresh');
+      if (w.ready && w.optional !== true) throw new NoisePlanError(file, `${at}.ready`, 'must be optional');
+    }
     if (w.needs !== undefined) {
       if (w.since === undefined) throw new NoisePlanError(file, `${at}.needs`, 'needs since');
       if (!Array.isArray(w.needs) || w.needs.length > MAX_FORCE_ACCESSES) throw new NoisePlanError(file, `${at}.needs`, 'must be an array of indices into force.accesses');

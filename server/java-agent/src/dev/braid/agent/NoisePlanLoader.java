@@ -88,7 +88,7 @@ final class NoisePlanLoader {
     } else if (force != null) {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
-          force.sameObject, force.anywhere, force.optional, force.needs, force.call);
+          force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready);
     }
     return (String) name;
   }
@@ -123,6 +123,10 @@ final class NoisePlanLoader {
     boolean[] optional;
     /** per wait: accesses of another role another thread must have performed after {@code since} (or null) */
     int[][] needs;
+    /** per wait: only a performance after the thread reached the wait counts (or one whose thread is held in its window waiting for this access) */
+    boolean[] fresh;
+    /** per wait: held until another thread is held at a wait at {@code for} (ready there) */
+    boolean[] ready;
   }
 
   /** Checks a force section (the same checks and messages as noisePlanFile.ts, checkForce). */
@@ -204,6 +208,8 @@ final class NoisePlanLoader {
     f.sameObject = new boolean[w];
     f.optional = new boolean[w];
     f.needs = new int[w][];
+    f.fresh = new boolean[w];
+    f.ready = new boolean[w];
     for (int k = 0; k < w; k++) {
       String at = "force.waits[" + k + "]";
       if (!(waits.get(k) instanceof Map)) throw bad(at, "must be an object {\"at\", \"for\", \"sameObject\"}");
@@ -239,9 +245,20 @@ final class NoisePlanLoader {
           f.needs[k][j] = x;
         }
       }
-            if (wt.containsKey("optional")) {
+      if (wt.containsKey("optional")) {
         if (!(wt.get("optional") instanceof Boolean)) throw bad(at + ".optional", "must be true or false");
         f.optional[k] = (Boolean) wt.get("optional");
+      }
+      if (wt.containsKey("fresh")) {
+        if (!(wt.get("fresh") instanceof Boolean)) throw bad(at + ".fresh", "must be true or false");
+        if (c >= 0) throw bad(at + ".fresh", "cannot go with since");
+        f.fresh[k] = (Boolean) wt.get("fresh");
+      }
+      if (wt.containsKey("ready")) {
+        if (!(wt.get("ready") instanceof Boolean)) throw bad(at + ".ready", "must be true or false");
+        if (c >= 0 || f.fresh[k]) throw bad(at + ".ready", "cannot go with since or fresh");
+        f.ready[k] = (Boolean) wt.get("ready");
+        if (f.ready[k] && !f.optional[k]) throw bad(at + ".ready", "must be optional");
       }
     }
     boolean required = false;

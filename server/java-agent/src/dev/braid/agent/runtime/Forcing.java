@@ -65,6 +65,20 @@ public final class Forcing {
   private static boolean[] optional;
   /** per wait with since: accesses another thread must have performed after the since performance (or null) */
   private static int[][] needs;
+  /**
+   * per wait: only a performance of {@code for} after the thread reached the wait counts — or the
+   * performance after which its thread is now held, in the window it opened, waiting for this very
+   * access (a loop's next() held for a remove since its hasNext()): an older performance is likely
+   * from a pass of the loop that is over (a for-each's hasNext() of an empty map, never followed by
+   * next())
+   */
+  private static boolean[] fresh;
+  /**
+   * per wait: held until another thread is held at a wait whose {@code at} is this wait's {@code for}
+   * (the partner is ready at its access), not until it performed it: the thread opening a loop's window
+   * waits for the other thread to arrive at the access that must land inside it
+   */
+  private static boolean[] ready;
 
   private static String[] variable;
   private static String[] file;
@@ -127,7 +141,7 @@ public final class Forcing {
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
-      String[] call) {
+      String[] call, boolean[] fresh, boolean[] ready) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -147,6 +161,8 @@ public final class Forcing {
     Forcing.call = call != null ? call : new String[n];
     Forcing.optional = optional;
     Forcing.needs = needs;
+    Forcing.fresh = fresh != null ? fresh : new boolean[at.length];
+    Forcing.ready = ready != null ? ready : new boolean[at.length];
     isWrite = new boolean[n];
     isRead = new boolean[n];
     pointLocs = new java.util.HashSet[n];
@@ -391,7 +407,8 @@ public final class Forcing {
           }
         }
       }
-      if (performedSince(w, t, key, after)) {
+      if (fresh[w]) after = SEQ.get();
+      if (satisfied(w, t, key, after)) {
         met(w);
         return;
       }
@@ -400,8 +417,39 @@ public final class Forcing {
         return;
       }
       addHeld(t, w, key);
+      // a thread held at a fresh wait may be waiting for this one to be held in its window
+      if (heldCount > 1) LOCK.notifyAll();
     }
     hold(s, t, w, loc, key, after);
+  }
+
+  /** Wait {@code w} of thread {@code t} (on {@code key}) can end as met. */
+  private static boolean satisfied(int w, int t, long key, long after) {
+    if (ready[w]) return partnerReady(w, t, key);
+    return performedSince(w, t, key, after) || fresh[w] && partnerInWindow(w, t, key);
+  }
+
+  /** For a ready wait: another thread is held at a wait whose access is this wait's {@code for} (on the same object when asked). */
+  private static boolean partnerReady(int w, int t, long key) {
+    for (int h = 0; h < heldCount; h++) {
+      if (heldThread[h] == t) continue;
+      if (at[heldWait[h]] == forAccess[w] && (!sameObject[w] || heldKey[h] == key)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * For a fresh wait: another thread is held at a wait for this wait's access ({@code at}) since its
+   * own performance of {@code for} (on the same object when asked) — it is inside the window that
+   * performance opened, waiting for this thread.
+   */
+  private static boolean partnerInWindow(int w, int t, long key) {
+    for (int h = 0; h < heldCount; h++) {
+      if (heldThread[h] == t) continue;
+      int hw = heldWait[h];
+      if (forAccess[hw] == at[w] && since[hw] == forAccess[w] && (!sameObject[w] || heldKey[h] == key)) return true;
+    }
+    return false;
   }
 
   /** Holds the current thread (registered as held at {@code w}) until the wait is met, times out or meets a lock. */
@@ -419,7 +467,7 @@ public final class Forcing {
             removeHeld(t);
             return;
           }
-          if (performedSince(w, t, key, after)) {
+          if (satisfied(w, t, key, after)) {
             removeHeld(t);
             met(w);
             return;
@@ -494,6 +542,8 @@ public final class Forcing {
     for (int h = 0; h < heldCount; h++) {
       if (heldThread[h] == t) continue;
       int hw = heldWait[h];
+      // a thread held at a ready wait waits for this one to be held, not for its access
+      if (ready[hw]) continue;
       if ((m & (1 << forAccess[hw])) != 0 && (!sameObject[hw] || heldKey[h] == key)) return true;
       if (role[at[hw]] == role[at[w]] && (!(sameObject[w] && sameObject[hw]) || heldKey[h] == key)) return true;
     }
