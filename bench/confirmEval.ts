@@ -11,7 +11,9 @@
  * own accesses; an order present in every run) — they must never be confirmed.
  * `--reorder`: for every subject whose first pattern (default ranking, and the thesis' mode: `--hb none
  * --grouping off`) is not a root cause, run `braid analyze --confirm 3`'s loop (confirmAndReorder, 10 runs
- * per group, budget 400) and print whether the first pattern after confirmation is a root cause.
+ * per group, budget 400) and print whether the first pattern after confirmation is a root cause
+ * (`--no-calls`: without forcing per library call, `braid analyze --confirm-calls off`; `--verbose`: each
+ * confirmation's verdict and reason).
  * `--fixes`: check the fix (fixCheck.ts) after each fix of test/fixtures/confirm-fixes.json, applied
  * to a copy of the subject's sources: real fixes must say fixed, wrong fixes not fixed.
  * Figures are printed, never asserted.
@@ -39,12 +41,13 @@ const set = value('--set', 'recorded');
 const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--set'].includes(args[k - 1]));
 const subjects = [...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'recorded' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
 
-async function ranking(s: SampleProgram, thesis = false): Promise<AnalysisResult> {
+async function ranking(s: SampleProgram, thesis = false, callLocations = false): Promise<AnalysisResult> {
   const dir = path.join(root, 'test/fixtures', BUG_SET.includes(s) ? 'bugset' : 'recorded', s.pkg);
   const { files } = await findTraceFiles([dir]);
   return analyzeTraceFiles(files, {
     ...(s.testCode ? { testCode: s.testCode.map((c) => `${c}.*`) } : {}),
     ...(thesis ? { happensBefore: false, grouping: false } : {}),
+    ...(callLocations ? { callLocations: true } : {}),
   });
 }
 
@@ -67,15 +70,18 @@ async function reorder() {
       cases++;
       const bugs = explainBugs(undefined, r, {});
       const t0 = Date.now();
-      const c = await confirmAndReorder(r, bugs, { top: 3, runs: 10, budget: 400 }, (p, offset) =>
+      // --confirm-calls on (the default): the same runs ranked with locations per call, when needed
+      const perCallRanking = flag('--no-calls') ? undefined : () => ranking(s, thesis, true);
+      const c = await confirmAndReorder(r, bugs, { top: 3, runs: 10, budget: 400, perCallRanking }, (p, offset) =>
         confirmPattern(p, { ...options(s), runs: 10, seed: 7000 + offset }),
       );
       const after = rootPosition(c.result, s);
       if (after === 1) fixed++;
       const tried = [...c.verdicts].map(([key, v]) => {
         const k = r.patterns.findIndex((p) => p.key === key);
-        return `#${k + 1}${isRootCause(r.patterns[k], bugTags(s.pkg)) ? '(root)' : ''} ${v.verdict}`;
+        return `#${k + 1}${isRootCause(r.patterns[k], bugTags(s.pkg)) ? '(root)' : ''} ${v.verdict}${v.forcedKey ? ' (per call)' : ''}`;
       });
+      if (flag('--verbose')) console.log(c.lines.join('\n'));
       console.log(`${`${s.pkg} (${thesis ? 'thesis' : 'default'})`.padEnd(26)} root cause at ${before || '–'} → ${after || '–'}  ${c.spent} runs ${((Date.now() - t0) / 1000).toFixed(0)} s  [${tried.join(', ')}]`);
     }
   }

@@ -4,9 +4,10 @@
  * and list confirmed causes first (confirmedRanking.ts).
  */
 import os from 'node:os';
-import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
+import { AnalysisResult, analyzeTraceFiles, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import type { Bug } from '../engine/griffin/griffin';
 import { PatternConfirmation, withConfirmations } from '../engine/confirm/confirmedRanking';
+import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
@@ -21,7 +22,16 @@ export interface AnalyzeConfirmArgs {
   /** the command after "--" (default: the recording's) */
   command: string[];
   waitMs?: number;
+  /**
+   * `--confirm-calls on|off` (default on): when no candidate is confirmed and a listed pattern has an
+   * access on a line with several library calls, analyze the traces again with locations per call
+   * and force the best refinements at their calls (engine/confirm/callRefinement.ts)
+   */
+  perCall?: boolean;
 }
+
+/** How `--confirm` loops: the budget, and the ranking with locations per call (undefined: none to be had). */
+export type ConfirmLoopArgs = Pick<AnalyzeConfirmArgs, 'top' | 'runs' | 'budget'> & { perCallRanking?: () => Promise<AnalysisResult | undefined> };
 
 export const DEFAULT_CONFIRM_RUNS = 10;
 
@@ -54,12 +64,17 @@ export type ConfirmOne = (p: RankedPattern, seedOffset: number) => Promise<Confi
 /**
  * The confirmation loop of `--confirm K` without the command line: forces the candidates in order
  * within the budget and returns the reordered ranking (bugs follow their keys into the new order).
+ * When none is confirmed and `a.perCallRanking` gives the same runs ranked with locations per call,
+ * the per-call refinements with evidence of K listed patterns whose lines make several library calls
+ * are forced at their calls, in the per-call ranking's order, until one is confirmed
+ * (callRefinedCandidates); a refinement's verdict is its line-level pattern's (a confirmed one
+ * replaces an earlier verdict, any other only fills an empty place).
  * Used by the CLI and by the evaluation (bench/confirmEval.ts --reorder).
  */
 export async function confirmAndReorder(
   result: AnalysisResult,
   bugs: Bug[] | undefined,
-  a: Pick<AnalyzeConfirmArgs, 'top' | 'runs' | 'budget'>,
+  a: ConfirmLoopArgs,
   confirmOne: ConfirmOne,
   signal?: AbortSignal,
   onStart?: (p: RankedPattern) => void,
@@ -81,6 +96,27 @@ export async function confirmAndReorder(
     spent += c.runsSpent;
     verdicts.set(p.key, patternConfirmation(c));
     lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
+  }
+  const confirmedOne = () => [...verdicts.values()].some((v) => v.verdict === 'confirmed');
+  if (a.perCallRanking && !confirmedOne() && !signal?.aborted && spent + 3 * a.runs <= a.budget && hasMixedCalls(result)) {
+    const perCall = await a.perCallRanking();
+    const refined = perCall ? callRefinedCandidates(result, perCall, a.top, (k) => verdicts.get(k)?.verdict === 'confirmed') : [];
+    if (refined.length) lines.push(`  per library call (a line of these patterns makes several calls; the runs ranked with locations per call):`);
+    for (const { pattern: p, lineKey, callRank } of refined) {
+      if (signal?.aborted) break;
+      if (spent + 3 * a.runs > a.budget) {
+        skipped++;
+        continue;
+      }
+      onStart?.(p);
+      const c = await confirmOne(p, spent);
+      spent += c.runsSpent;
+      const at = `forced at the calls ${callsText(p)} (#${callRank} with locations per call, ${p.failed} failing / ${p.passed} passing runs)`;
+      const v = { ...patternConfirmation(c), reason: `${at}: ${c.reason}`, forcedKey: p.key };
+      if (c.verdict === 'confirmed' || !verdicts.has(lineKey)) verdicts.set(lineKey, v);
+      lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${v.reason}`);
+      if (c.verdict === 'confirmed') break;
+    }
   }
   const head = `Confirmation by forcing — ${verdicts.size} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;
   const next = withConfirmations(result, verdicts);
@@ -107,10 +143,12 @@ export async function confirmInAnalysis(
   });
   if (typeof resolved === 'string') return { result, bugs, lines: [`Confirmation skipped: ${resolved}`] };
   const o = resolved.options;
+  // the same traces with locations per call (trace files only: summaries keep lines)
+  const perCallRanking = a.perCall === false ? undefined : () => analyzeTraceFiles(inputs, { ...result.options, callLocations: true });
   const c = await confirmAndReorder(
     result,
     bugs,
-    a,
+    { ...a, perCallRanking },
     (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, undefined, signal),
     signal,
     (p) => process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`),

@@ -23,6 +23,12 @@ export interface PatternConfirmation {
   failingTrace?: string;
   /** the plan that forces the pattern's order */
   plan?: string;
+  /**
+   * the per-call pattern that was forced in its place (its key, "…:55#java.util.Iterator.next"): the
+   * pattern's lines make several library calls, and a refinement with locations per call was forced
+   * at its calls (callRefinement.ts)
+   */
+  forcedKey?: string;
 }
 
 export type ConfirmedPattern = RankedPattern & { confirmation?: PatternConfirmation };

@@ -26,7 +26,14 @@ export interface ForcedPattern {
   rank: number;
   /** false: no statistical evidence (p ≥ 0.05, or in nearly every passing run) */
   evidence?: boolean;
-  accesses: Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'>[];
+  accesses: (Pick<PatternAccess, 'thread' | 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'> & {
+    /**
+     * `call` is exact though the line makes several library calls (`mixedCalls`): the pattern comes from
+     * the runs ranked with locations per call (callRefinement.ts). The plan matches the call, and a
+     * window it opens is forced with a fresh opening and no guard (patternForcing)
+     */
+    exactCall?: boolean;
+  })[];
 }
 
 /** One access of a forcing plan (noisePlan.ts ForceAccess): where the trace records it (library code: the library location). */
@@ -66,7 +73,7 @@ export function traceLocation(a: Pick<PatternAccess, 'file' | 'line' | 'method' 
  * (UNICORN's pairs are adjacent in the access window); a thread that never touches the variable
  * again does not make the run unforced.
  */
-export function patternForcing(accesses: readonly ForceAccessSpec[]): { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] } {
+export function patternForcing(accesses: readonly ForceAccessSpec[], loopCalls: ReadonlySet<number> = new Set()): { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] } {
   const all = [...accesses];
   const waits: ForceWaitSpec[] = [];
   const guard = (like: ForceAccessSpec): number => {
@@ -94,10 +101,25 @@ export function patternForcing(accesses: readonly ForceAccessSpec[]): { accesses
       const spot = (a: ForceAccessSpec) => `${a.type}\0${a.variable}\0${a.file}\0${a.line}\0${a.method}\0${a.call ?? ''}`;
       for (let j = w.since + 1; j < i - 1; j++) if (accesses[j].role !== accesses[i].role && spot(accesses[j]) === spot(accesses[w.since])) needs.push(j);
       if (needs.length) w.needs = needs;
-      waits.push({ ...w, at: guard(accesses[i]) });
+      if (!loopCalls.has(w.since)) waits.push({ ...w, at: guard(accesses[i]) });
     }
     waits.push(w);
   }
+  // a window opened by a call a loop repeats (hasNext() of a for-each, on a line of several calls):
+  // the other thread waits for an opening after it arrived (`fresh`), or for the window's thread held
+  // at the closing access — an older hasNext() may be from a pass over an empty map that never reaches
+  // next() — and the window's thread waits before opening it until the other thread is there
+  // (`ready`, optional: a loop that would end before the other thread arrives). No guard: the
+  // thread's next access to the variable may be the next pass's values()
+  const ready: ForceWaitSpec[] = [];
+  for (const w of waits) {
+    if (w.since === undefined || !loopCalls.has(w.since)) continue;
+    const open = waits.find((o) => o.since === undefined && o.for === w.since && o.at === w.since + 1);
+    if (!open || open.fresh) continue;
+    open.fresh = true;
+    ready.push({ at: w.since, for: open.at, sameObject: open.sameObject, ready: true, optional: true });
+  }
+  waits.unshift(...ready);
   if (accesses.length === 2 && accesses[0].role !== accesses[1].role) {
     waits.push({ at: guard(accesses[0]), for: 1, since: 0, sameObject: accesses[0].variable === accesses[1].variable, optional: true });
   }
@@ -118,7 +140,7 @@ export function patternWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpe
 export function isSymmetric(p: Pick<ForcedPattern, 'accesses'>): boolean {
   const spot = (a: ForcedPattern['accesses'][number]) => {
     const l = traceLocation(a);
-    return `${a.type}\0${a.variable}\0${l.file}\0${l.line}\0${l.method}\0${a.mixedCalls ? '' : (a.call ?? '')}`;
+    return `${a.type}\0${a.variable}\0${l.file}\0${l.line}\0${l.method}\0${a.mixedCalls && !a.exactCall ? '' : (a.call ?? '')}`;
   };
   const of = (role: 1 | 2) => p.accesses.filter((a) => a.thread === role).map(spot).sort().join('\n');
   return of(1) === of(2);
@@ -134,15 +156,16 @@ export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSp
 export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
   const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
     const at = traceLocation(a);
-    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call && !a.mixedCalls ? { call: a.call } : {}) };
+    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call && (!a.mixedCalls || a.exactCall) ? { call: a.call } : {}) };
   });
+  const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
   return {
     order,
     waitMs: o.waitMs ?? DEFAULT_WAIT_MS,
     times: o.times ?? 1,
     maxTimeouts: o.maxTimeouts ?? 5,
     pattern: { key: p.key, id: p.id, rank: p.rank },
-    ...(order === 'pattern' ? patternForcing(accesses) : { accesses, waits: oppositeWaits(accesses) }),
+    ...(order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: oppositeWaits(accesses) }),
   };
 }
 
