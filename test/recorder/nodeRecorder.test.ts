@@ -7,7 +7,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -241,6 +241,55 @@ test('an await continuation stays in its task; a .catch callback is a task of it
     // the then callback reads state in a task of its own, after app's write (app's token)
     const thenReads = events.filter((e) => e[2] === 'R' && threads.get(e[1])?.startsWith('then'));
     assert.equal(thenReads.length, 1, [...threads.values()].join(', '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('worker_threads are real threads: one trace per process, the worker\'s accesses of a SharedArrayBuffer on the same object, its workerData intact', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-worker-'));
+  try {
+    writeFileSync(
+      path.join(dir, 'main.mjs'),
+      [
+        "import { Worker } from 'node:worker_threads';",
+        'const sab = new SharedArrayBuffer(8);',
+        'const cell = new Int32Array(sab);',
+        "const w = new Worker(new URL('./w.mjs', import.meta.url), { workerData: { sab, label: 'cells' } });",
+        'cell[0] = 1;',
+        "const got = await new Promise((resolve) => w.on('message', resolve));",
+        'cell[1] = got.label.length;',
+        'await w.terminate();',
+        "if (got.label !== 'cells') process.exit(3);",
+      ].join('\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'w.mjs'),
+      ["import { parentPort, workerData } from 'node:worker_threads';", 'const cell = new Int32Array(workerData.sab);', 'const seen = cell[0];', 'parentPort.postMessage({ label: workerData.label, seen });'].join('\n'),
+    );
+    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'main.mjs'], dir);
+    const summary = await recordRuns(o);
+    assert.equal(summary.passed, 1, `the worker got its workerData: ${JSON.stringify(summary.runs)}`);
+    assert.equal(summary.traces.length, 1, 'one trace for the process');
+    assert.deepEqual(readdirSync(path.join(dir, 'out')).filter((n) => n.includes('@w')), [], 'no worker file left');
+    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const threads = new Map(lines.filter((l) => l.def === 'thread').map((l) => [l.id, l.name]));
+    const locs = new Map(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+    const events = lines.filter(Array.isArray);
+    const at = (file: string, line: number) => events.find((e) => (e[2] === 'R' || e[2] === 'W') && locs.get(e[4])?.file === file && locs.get(e[4])?.line === line)!;
+    const write = at('main.mjs', 5);
+    const read = at('w.mjs', 3);
+    assert.ok(write && read, 'both threads recorded');
+    assert.match(threads.get(read[1]), /^worker \d+$/);
+    assert.notEqual(read[1], write[1]);
+    assert.equal(read[6], write[6], 'cell[0] is one object in both threads');
+    assert.equal(read[3], write[3], 'and one variable');
+    // the worker's message: SND in the worker, RCV in the main thread's listener, one token
+    const snd = events.find((e) => e[2] === 'SND' && e[1] === read[1] && e[3] >= 2 ** 40);
+    assert.ok(snd, 'the worker sent its message');
+    assert.ok(events.some((e) => e[2] === 'RCV' && e[3] === snd[3] && e[1] !== read[1]), 'the main thread received it');
+    const ix = events.map((e) => e[0]);
+    assert.deepEqual(ix, [...ix].sort((a, b) => a - b), 'events in index order');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

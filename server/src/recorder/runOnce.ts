@@ -16,6 +16,7 @@ import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
 import { parseFailureOutput } from '../engine/runFailure';
 import { movePreloadsToNodeOptions, nodeOptionsWithHook, nodeRecorderOptions } from './node/nodeRunner';
+import { mergeWorkerTraces, removeWorkerTraces } from './node/workerTraces';
 
 export interface RunSpec {
   index: number;
@@ -121,6 +122,7 @@ export async function runTraceFiles(tracePath: string): Promise<string[]> {
 async function removeRunFiles(spec: RunSpec): Promise<void> {
   for (const f of await runTraceFiles(spec.tracePath)) await fs.rm(f, { force: true });
   for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
+  await removeWorkerTraces(inProgressPath(spec.tracePath));
 }
 
 /**
@@ -237,6 +239,8 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (logError) throw new TraceWriteError(spec.logPath, logError);
   agentFailure.end();
   if (agentFailure.failure) throw agentFailure.failure;
+  // a Node.js process' worker threads wrote traces of their own: one trace per process
+  if (o.recorder === 'node') await mergeWorkerTraces(inProgressPath(spec.tracePath));
   const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
   const uncaught = [];

@@ -10,26 +10,84 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire, register } from 'node:module';
-import { isMainThread } from 'node:worker_threads';
-import { BraidRuntime, NodeRecorderOptions } from './runtime';
+import { isMainThread, threadId } from 'node:worker_threads';
+import { BraidRuntime, NodeRecorderOptions, WorkerLink } from './runtime';
 import { fileMatcher, relativeName } from './match';
 import { instrument } from './transform';
+
+/** The mark on a workerData that the main thread's Worker wrapper made (the user's value is `data`). */
+const WORKER_MARK = '__braidWorker';
+
+interface WorkerEnvelope {
+  [WORKER_MARK]: { link: WorkerLink; out: string; options: NodeRecorderOptions };
+  data: unknown;
+}
+
+type WorkerThreadsModule = { workerData: unknown; parentPort: { postMessage(...a: unknown[]): void } | null; Worker: new (...a: any[]) => object };
+
+/** In a worker thread started by a recorded main thread: the recorder's options, and the user's workerData put back. */
+function workerOptions(req: NodeRequire): NodeRecorderOptions | undefined {
+  const wt = req('node:worker_threads') as WorkerThreadsModule;
+  const wd = wt.workerData as WorkerEnvelope | undefined;
+  const mark = wd !== null && typeof wd === 'object' ? wd[WORKER_MARK] : undefined;
+  if (!mark) return undefined;
+  wt.workerData = wd!.data;
+  (req('node:module') as { syncBuiltinESMExports(): void }).syncBuiltinESMExports();
+  return { ...mark.options, out: `${mark.out}@w${threadId}`, worker: mark.link };
+}
+
+/**
+ * The main thread's Worker: a subclass that hands the new thread what its recorder needs (shared
+ * counters, the SharedArrayBuffers' numbers, the options) inside workerData; the worker's hook
+ * takes it out again before the user's code runs (workerOptions).
+ */
+function wrapWorkers(rt: BraidRuntime, o: NodeRecorderOptions, req: NodeRequire): void {
+  const wt = req('node:worker_threads') as WorkerThreadsModule;
+  const Original = wt.Worker;
+  class Worker extends Original {
+    constructor(filename: unknown, options?: { workerData?: unknown } & Record<string, unknown>) {
+      const { link, out } = rt.linkWorker(options?.workerData);
+      const envelope: WorkerEnvelope = { [WORKER_MARK]: { link, out, options: { ...o, worker: undefined } }, data: options?.workerData };
+      super(filename, { ...(options ?? {}), workerData: envelope });
+      // the worker's messages: its postMessage (SND) happens before the 'message' listeners here (RCV)
+      const self = this as unknown as { threadId: number; emit(event: string | symbol, ...a: unknown[]): boolean };
+      const channel = self.threadId * 2 + 1;
+      const emit = self.emit;
+      let received = 0;
+      self.emit = function (this: unknown, event: string | symbol, ...a: unknown[]) {
+        if (event === 'message') rt.receiveMessage(channel, ++received);
+        return emit.call(this, event, ...a);
+      };
+    }
+  }
+  wt.Worker = Worker;
+  (req('node:module') as { syncBuiltinESMExports(): void }).syncBuiltinESMExports();
+}
 
 function start(): void {
   const file = process.env.BRAID_NODE_OPTIONS;
   const g = globalThis as unknown as { __braid?: BraidRuntime };
-  if (!file || !isMainThread || g.__braid) return;
+  if (g.__braid) return;
+  const req = createRequire(path.join(process.cwd(), 'braid-hook.js'));
   let o: NodeRecorderOptions;
-  try {
-    o = JSON.parse(readFileSync(file, 'utf8')) as NodeRecorderOptions;
-  } catch (e) {
-    process.stderr.write(`Braid recorder: cannot read its options ${file}: ${(e as Error).message}\n`);
-    return;
+  if (!isMainThread) {
+    const w = workerOptions(req);
+    if (!w) return;
+    o = w;
+  } else {
+    if (!file) return;
+    try {
+      o = JSON.parse(readFileSync(file, 'utf8')) as NodeRecorderOptions;
+    } catch (e) {
+      process.stderr.write(`Braid recorder: cannot read its options ${file}: ${(e as Error).message}\n`);
+      return;
+    }
   }
   const rt = new BraidRuntime(o);
   g.__braid = rt;
   const filter = { root: o.root, include: o.include, exclude: o.exclude };
   const matches = fileMatcher(filter);
+  if (isMainThread && rt.recording) wrapWorkers(rt, o, req);
 
   // CommonJS: the source of every user file required
   const Module = createRequire(path.join(o.root, 'braid-hook.js'))('node:module') as { prototype: { _compile(content: string, filename: string): unknown } };
@@ -63,6 +121,23 @@ function start(): void {
   }
 
   if (rt.recording) rt.installHooks();
+  if (!isMainThread) {
+    // a worker: its trace is flushed before each message it posts (the main thread may end it at
+    // once, worker.terminate()) and when it exits; the process' outcome is the main thread's
+    const port = (req('node:worker_threads') as WorkerThreadsModule).parentPort;
+    if (port) {
+      const post = port.postMessage;
+      const channel = threadId * 2 + 1;
+      let sent = 0;
+      port.postMessage = function (this: unknown, ...a: unknown[]) {
+        rt.sendMessage(channel, ++sent);
+        rt.flush();
+        return post.apply(this, a);
+      };
+    }
+    process.on('exit', () => rt.close());
+    return;
+  }
   process.on('uncaughtExceptionMonitor', (err, origin) => {
     const e = err as { name?: string; message?: string } | undefined;
     rt.failure('uncaught', `${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'}: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`, err);

@@ -6,8 +6,8 @@
  * instrumented async function starts a task of its own (unless it is awaited at once,
  * `await f(x)`), and so does every callback of a non-promise async resource (a timer, an
  * immediate, a nextTick, an I/O or network callback). An `await` continuation stays in the task
- * that awaited; a `then`/`catch`/`finally` callback is a task of its own, after both the `then`
- * call and the promise's resolution (async_hooks' init → before). Happens-before
+ * that awaited; a `then`/`catch`/`finally` callback the user's code registers is a task of its
+ * own, after both the `then` call and the promise's resolution (async_hooks' init → before). Happens-before
  * edges are SND/RCV pairs: a task's creation (its creator's SND, its first RCV), a resource's
  * creation → its callback, a promise's resolution → the reaction that runs after it.
  *
@@ -18,6 +18,10 @@ import { createHook, executionAsyncResource } from 'node:async_hooks';
 import fs from 'node:fs';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
+import * as workerThreads from 'node:worker_threads';
+
+const threadIdOf = (): number => workerThreads.threadId;
+const workerDataOf = (): unknown => workerThreads.workerData;
 
 export interface NodeRecorderOptions {
   /** trace file (the `.part` path); a further process of the run writes `<out>~<pid>` */
@@ -34,6 +38,49 @@ export interface NodeRecorderOptions {
   loader?: string;
   /** false: noise and outcome only, no events (pinpoint's runs) */
   record?: boolean;
+  /** a worker thread's runtime (docs/recorder-node.md, "Worker threads"): set by the main thread's Worker wrapper */
+  worker?: WorkerLink;
+}
+
+/**
+ * What a worker thread's runtime gets from the main thread (through the Worker's workerData): the
+ * counters shared by every thread of the process (event index, SharedArrayBuffer numbers) and the
+ * ids of the SharedArrayBuffers in the user's workerData, in the order sharedBuffersIn finds them.
+ */
+export interface WorkerLink {
+  counters: SharedArrayBuffer;
+  sabs: number[];
+}
+
+/** Happens-before tokens of messages between threads (workerTraces.ts keeps them): channel · 2^24 + message number. */
+export const SHARED_TOKEN_BASE = 2 ** 40;
+function messageToken(channel: number, seq: number): number {
+  return SHARED_TOKEN_BASE + channel * 16777216 + (seq % 16777216);
+}
+
+/** Object ids of the shared namespace (never renumbered when a worker's trace is merged): views of a SharedArrayBuffer, file paths. */
+export const SHARED_OBJECT_BASE = 2 ** 51;
+const SAB_STRIDE = 2 ** 32;
+const PATH_BASE = 2 ** 52;
+
+/** The SharedArrayBuffers of a workerData value (plain objects and arrays, depth ≤ 4), in a fixed order. */
+export function sharedBuffersIn(v: unknown, out: SharedArrayBuffer[] = [], depth = 0): SharedArrayBuffer[] {
+  if (v === null || typeof v !== 'object' || depth > 4 || out.length > 64) return out;
+  if (v instanceof SharedArrayBuffer) out.push(v);
+  else if (ArrayBuffer.isView(v)) {
+    if (v.buffer instanceof SharedArrayBuffer) out.push(v.buffer);
+  } else if (Array.isArray(v)) for (const x of v) sharedBuffersIn(x, out, depth + 1);
+  else if (Object.getPrototypeOf(v) === Object.prototype) for (const k of Object.keys(v)) sharedBuffersIn((v as Record<string, unknown>)[k], out, depth + 1);
+  return out;
+}
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < text.length; k++) {
+    h ^= text.charCodeAt(k);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
 }
 
 const RECORDER = { name: 'braid-node-recorder', version: '0.1.0' };
@@ -88,6 +135,9 @@ export class BraidRuntime {
   private path: string;
   private buf: string[] = [];
   private i = 0;
+  /** once a worker thread runs: [0] the next event index, [1] the next SharedArrayBuffer number, shared by all threads */
+  private counters: Int32Array | null = null;
+  private sabIds = new WeakMap<SharedArrayBuffer, number>();
   private opened = false;
   private failedWrite = false;
   readonly recording: boolean;
@@ -127,12 +177,8 @@ export class BraidRuntime {
   stack = 0;
   /** `await f(x)`: the next async function call runs in the current task */
   il = 0;
-  /**
-   * An instrumented `await` is about to suspend: the promises V8 creates for it now (its
-   * throwaway promise, whose reaction is the continuation) are the awaiting task's own; cleared
-   * when the body suspends (ae) and around every callback.
-   */
-  private armed = false;
+  /** inside a `then`/`catch`/`finally` call of the user's code (pt): the promise made now runs its callback as a task of its own */
+  private thenCall = false;
   private savedTask: Task[] = [];
   private savedStack: number[] = [];
   private hookTask: Task[] = [];
@@ -148,8 +194,52 @@ export class BraidRuntime {
     this.path = o.out;
     this.recording = o.record !== false;
     this.p = o.noise;
-    this.rnd = xorshift(Number.parseInt(o.seed, 10) || 0);
-    this.task = new Task('main', 0);
+    const worker = o.worker;
+    // a worker's noise has a seed of its own (the run's seed and the thread's number)
+    this.rnd = xorshift((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0));
+    this.task = new Task(worker ? `worker ${threadIdOf()}` : 'main', 0);
+    if (worker) {
+      this.counters = new Int32Array(worker.counters);
+      const mine = sharedBuffersIn(workerDataOf());
+      worker.sabs.forEach((id, k) => {
+        if (mine[k]) this.sabIds.set(mine[k], id);
+      });
+    }
+  }
+
+  /** The next event index: the process-wide counter once a worker thread runs. */
+  private ix(): number {
+    return this.counters === null ? this.i++ : Atomics.add(this.counters, 0, 1);
+  }
+
+  /**
+   * A worker thread is starting (the main thread's Worker wrapper, hook.ts): from now on every
+   * thread takes its event indexes from one shared counter, so that the traces of the threads
+   * merge into one order (workerTraces.ts). Returns what the worker's runtime needs, and the path
+   * its trace goes to (`<this trace>@w<threadId>`, merged when the run ends).
+   */
+  linkWorker(workerData: unknown): { link: WorkerLink; out: string } {
+    if (this.counters === null) {
+      this.counters = new Int32Array(new SharedArrayBuffer(8));
+      this.counters[0] = this.i;
+    }
+    if (!this.opened && this.recording) this.open();
+    const sabs = sharedBuffersIn(workerData).map((b) => this.sabId(b));
+    return { link: { counters: this.counters.buffer as SharedArrayBuffer, sabs }, out: this.path };
+  }
+
+  /** The process-wide number of a SharedArrayBuffer (0 when no counters are shared yet: a number of this thread). */
+  private sabId(b: SharedArrayBuffer): number {
+    let id = this.sabIds.get(b);
+    if (id === undefined) {
+      if (this.counters === null) {
+        this.counters = new Int32Array(new SharedArrayBuffer(8));
+        this.counters[0] = this.i;
+      }
+      id = Atomics.add(this.counters, 1, 1) + 1;
+      this.sabIds.set(b, id);
+    }
+    return id;
   }
 
   // ================= trace writing =================
@@ -157,6 +247,7 @@ export class BraidRuntime {
   private open(): void {
     this.opened = true;
     let flags = 'wx';
+    if (this.o.worker) flags = 'w'; // a worker's own file, merged into the thread's process trace
     try {
       this.fd = fs.openSync(this.path, flags);
     } catch {
@@ -241,7 +332,7 @@ export class BraidRuntime {
         if (t.got === null) t.got = new Set();
         if (t.got.has(tok)) continue;
         t.got.add(tok);
-        this.line(`[${this.i++},${t.tid},"RCV",${tok}]`);
+        this.line(`[${this.ix()},${t.tid},"RCV",${tok}]`);
       }
     }
     t.dirty = true;
@@ -260,10 +351,27 @@ export class BraidRuntime {
     }
     const tid = this.tid();
     const tok = this.nextTok++;
-    this.line(`[${this.i++},${tid},"SND",${tok}]`);
+    this.line(`[${this.ix()},${tid},"SND",${tok}]`);
     t.lastTok = tok;
     t.dirty = false;
     return tok;
+  }
+
+  /**
+   * A message between threads (a worker's postMessage to the main thread): the sender's SND and the
+   * receiver's RCV use one token, made from the channel and the message's number on it (both
+   * sides count), in the namespace every thread shares (never renumbered by the merge).
+   */
+  sendMessage(channel: number, seq: number): void {
+    if (!this.recording) return;
+    const tid = this.tid();
+    this.line(`[${this.ix()},${tid},"SND",${messageToken(channel, seq)}]`);
+    this.task.dirty = false;
+  }
+
+  /** The current task received message `seq` of `channel` (its RCV comes before its next event). */
+  receiveMessage(channel: number, seq: number): void {
+    if (this.recording) this.receive(this.task, messageToken(channel, seq));
   }
 
   private receive(t: Task, tok: number): void {
@@ -384,8 +492,20 @@ export class BraidRuntime {
   private obj(o: object): number {
     let id = this.objIds.get(o);
     if (id === undefined) {
-      id = this.nextObj++;
+      // a view of a SharedArrayBuffer: one object in every thread (its buffer and offset)
+      if (ArrayBuffer.isView(o) && o.buffer instanceof SharedArrayBuffer) id = SHARED_OBJECT_BASE + this.sabId(o.buffer) * SAB_STRIDE + o.byteOffset;
+      else id = this.nextObj++;
       this.objIds.set(o, id);
+    }
+    return id;
+  }
+
+  /** a file path's object: the same number in every thread (the shared namespace) */
+  private pathId(resolved: string): number {
+    let id = this.keyIds.get(`fs\0${resolved}`);
+    if (id === undefined) {
+      id = PATH_BASE + fnv1a(resolved);
+      this.keyIds.set(`fs\0${resolved}`, id);
     }
     return id;
   }
@@ -424,7 +544,7 @@ export class BraidRuntime {
   private access(kind: 'R' | 'W', varId: number, site: number, loc: number, obj: number, elem: number, value: unknown): void {
     const t = this.tid();
     const st = this.stackAt(site, loc);
-    this.line(`[${this.i++},${t},"${kind}",${varId},${loc},${st},${obj},${elem},${this.value(value)}]`);
+    this.line(`[${this.ix()},${t},"${kind}",${varId},${loc},${st},${obj},${elem},${this.value(value)}]`);
   }
 
   // ================= accesses (called by the instrumented code) =================
@@ -465,7 +585,7 @@ export class BraidRuntime {
     const obj = key > 0 ? id * 1048576 + key : id;
     const t = this.tid();
     const st = this.stackAt(site, loc);
-    this.line(`[${this.i++},${t},"${k}",${this.namedVar(type)},${loc},${st},${obj},-1,${value === undefined ? 'null' : this.value(value)}]`);
+    this.line(`[${this.ix()},${t},"${k}",${this.namedVar(type)},${loc},${st},${obj},-1,${value === undefined ? 'null' : this.value(value)}]`);
   }
 
   /** `o.k` */
@@ -556,7 +676,7 @@ export class BraidRuntime {
     const k = kind ?? (FS_WRITES.has(method.replace(/Sync$/, '')) ? 'W' : 'R');
     const t = this.tid();
     const st = this.stackAt(site, loc);
-    this.line(`[${this.i++},${t},"${k}",${this.namedVar('file')},${loc},${st},${this.keyId(`fs\0${resolved}`)},-1,${this.value(resolved)}]`);
+    this.line(`[${this.ix()},${t},"${k}",${this.namedVar('file')},${loc},${st},${this.pathId(resolved)},-1,${this.value(resolved)}]`);
   }
 
   /** `o.m()` of a collection method */
@@ -627,21 +747,27 @@ export class BraidRuntime {
   };
   /** async function: back to the caller's task when its body suspends (or ends) */
   ae = (_unused: number): void => {
-    this.armed = false;
     this.task = this.savedTask.pop() ?? this.task;
     this.stack = this.savedStack.pop() ?? 0;
+  };
+
+  /** `p.then(f)`, `p.catch(f)`, `p.finally(f)` in the user's code: the callback is a task of its own */
+  pt = (p: any, m: string, ...args: any[]): any => {
+    const outer = this.thenCall;
+    this.thenCall = true;
+    try {
+      return p[m](...args);
+    } finally {
+      this.thenCall = outer;
+    }
   };
 
   /** `await v`: the noise point; with probability p the continuation is delayed (setImmediate or a short timer) */
   aw = (v: any, _site: number): any => {
     this.il = 0;
-    if (this.p <= 0 || this.rnd() >= this.p) {
-      this.armed = true;
-      return v;
-    }
+    if (this.p <= 0 || this.rnd() >= this.p) return v;
     const delay = this.rnd() < 0.5 ? -1 : Math.floor(this.rnd() * 3);
     const later = (f: () => void) => (delay < 0 ? setImmediate(f) : setTimeout(f, delay));
-    this.armed = true; // the delay's own promises and reactions stay in the awaiting task
     if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') {
       return new Promise((res, rej) => {
         Promise.resolve(v).then(
@@ -674,15 +800,15 @@ export class BraidRuntime {
         resource[KS] = this.stack;
         const tok = this.snd();
         if (tok !== 0) resource[KK] = tok;
-        // a promise's reaction runs after `trigger`'s resolution: in this task when it is an
-        // await's continuation, in a task of its own when it is a then/catch/finally callback
+        // a promise's reaction runs after `trigger`'s resolution: in this task (an await's
+        // continuation, the runtime's and libraries' own promises), or in a task of its own when it
+        // is the callback of a then/catch/finally the user's code called
         if (type === 'PROMISE') {
           resource[KR] = trigger;
-          if (!this.armed) resource[KTHEN] = true;
+          if (this.thenCall) resource[KTHEN] = true;
         }
       },
       before: (_id: number) => {
-        this.armed = false;
         this.hookTask.push(this.task);
         this.hookStack.push(this.stack);
         const r: any = executionAsyncResource();
@@ -706,7 +832,6 @@ export class BraidRuntime {
         if (tok !== undefined && this.task !== creator) this.receive(this.task, tok);
       },
       after: (_id: number) => {
-        this.armed = false;
         this.task = this.hookTask.pop() ?? this.task;
         this.stack = this.hookStack.pop() ?? 0;
       },
@@ -729,7 +854,7 @@ export class BraidRuntime {
     // an exit code of a process that recorded nothing (npm, the node --test runner) makes no trace of its own
     if (kind === 'exit' && (!this.recording || !this.opened)) return;
     const t = this.tid();
-    this.line(`[${this.i++},${t},"FAIL",null,null,${JSON.stringify(kind)},${JSON.stringify(detail.slice(0, 500))}]`);
+    this.line(`[${this.ix()},${t},"FAIL",null,null,${JSON.stringify(kind)},${JSON.stringify(detail.slice(0, 500))}]`);
     if (kind === 'uncaught') {
       const e = err as { name?: string; message?: string; stack?: string; constructor?: { name?: string } } | undefined;
       const frames = typeof e?.stack === 'string' ? e.stack.split('\n').filter((l) => /^\s+at /.test(l)).slice(0, 20).map((l) => l.trim().replace(/^at /, '')) : [];

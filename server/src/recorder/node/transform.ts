@@ -41,6 +41,9 @@ export const COLLECTION_METHODS: ReadonlySet<string> = new Set([
   'on', 'once', 'addListener', 'prependListener', 'prependOnceListener', 'off', 'removeListener', 'removeAllListeners', 'emit',
 ]);
 
+/** Promise methods whose callback runs as a task of its own (docs/recorder-node.md, "Tasks"). */
+const PROMISE_METHODS: ReadonlySet<string> = new Set(['then', 'catch', 'finally']);
+
 /** Modules whose path functions are recorded as accesses of the path (docs/recorder-node.md). */
 const FS_MODULES: ReadonlySet<string> = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
 
@@ -646,6 +649,14 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         if (fsFn) {
           s.prependRight(c.start, '__braid.fsf(');
           s.appendLeft(c.end, `,${JSON.stringify(fsFn)},${S(site(c.start, f))})`);
+          return;
+        }
+        // p.then(f) / p.catch(f) / p.finally(f): the callback is a task of its own (runtime `pt`)
+        if (c.type === 'MemberExpression' && !c.computed && !insideChain.has(n) && c.property.type === 'Identifier' && PROMISE_METHODS.has(c.property.name) && c.object.type !== 'Super') {
+          s.prependRight(n.start, '__braid.pt(');
+          const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)}`;
+          if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
+          else s.overwrite(c.object.end, n.arguments[0].start, head + ',');
           return;
         }
         if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !COLLECTION_METHODS.has(c.property.name) || !recordedObject(c.object, sc)) return;
