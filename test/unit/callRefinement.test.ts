@@ -208,3 +208,12 @@ test('--confirm: no ranking per call when a candidate is confirmed, or no listed
   await confirmAndReorder(lines, undefined, { top: 2, runs: 10, budget: 400, perCallRanking }, confirmFirst);
   assert.equal(ranked, 0, 'a line-level candidate was confirmed');
 });
+
+test('braid analyze --confirm-calls on|off (default on), only with --confirm K', async () => {
+  const { parseAnalyzeArgs } = await import('../../server/src/cli/braid');
+  assert.equal(parseAnalyzeArgs(['x', '--confirm', '2']).confirm?.perCall, undefined);
+  assert.equal(parseAnalyzeArgs(['x', '--confirm', '2', '--confirm-calls', 'off']).confirm?.perCall, false);
+  assert.equal(parseAnalyzeArgs(['x', '--confirm', '2', '--confirm-calls', 'on']).confirm?.perCall, true);
+  assert.throws(() => parseAnalyzeArgs(['x', '--confirm', '2', '--confirm-calls', 'maybe']), /--confirm-calls must be on or off/);
+  assert.throws(() => parseAnalyzeArgs(['x', '--confirm-calls', 'off']), /go with --confirm K/);
+});
