@@ -51,11 +51,11 @@ test('a worker trace merges into the main one: renumbered ids, one id per variab
   const vars = lines.filter((l) => l.def === 'var');
   assert.deepEqual(vars.map((v) => [v.id, v.name]), [[0, 'Int32Array[]'], [1, 'Other']], 'Int32Array[] keeps the main id; Other gets a new one');
   const read = events.find((e) => e[0] === 2);
-  assert.deepEqual(read.slice(1, 7), [3, 'R', 0, 1, 3, SAB], 'thread, variable, loc, stack renumbered; the shared view kept');
+  assert.deepEqual(read!.slice(1, 7), [3, 'R', 0, 1, 3, SAB], 'thread, variable, loc, stack renumbered; the shared view kept');
   assert.deepEqual(events.find((e) => e[0] === 3), [3, 3, 'SND', TOK], 'a message token is kept');
   const other = events.find((e) => e[0] === 7);
-  assert.equal(other[3], 1);
-  assert.notEqual(other[6], 7, 'a thread-local object is renumbered');
+  assert.equal(other![3], 1);
+  assert.notEqual(other![6], 7, 'a thread-local object is renumbered');
   const stacks = lines.filter((l) => l.def === 'stack');
   assert.deepEqual(stacks.map((s) => [s.id, s.frames]), [[1, [0]], [3, [1]]]);
   // each definition comes before the first event that uses it
