@@ -294,3 +294,19 @@ test('worker_threads are real threads: one trace per process, the worker\'s acce
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a CommonJS entry registers the ES-module hooks only at its first import(): the imported module is instrumented', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-cjs-'));
+  try {
+    writeFileSync(path.join(dir, 'main.js'), "let n = 0;\nasync function go() { n++; const m = await import('./lib.mjs'); await m.bump(); }\ngo().then(() => console.log('ok', n));\n");
+    writeFileSync(path.join(dir, 'lib.mjs'), 'export const state = { hits: 0 };\nexport async function bump() { await null; state.hits++; }\n');
+    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'main.js'], dir);
+    const summary = await recordRuns(o);
+    assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
+    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const files = new Set(lines.filter((l) => l.def === 'loc').map((l) => l.file));
+    assert.ok(files.has('main.js') && files.has('lib.mjs'), [...files].join(', '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -64,6 +64,26 @@ function wrapWorkers(rt: BraidRuntime, o: NodeRecorderOptions, req: NodeRequire)
   (req('node:module') as { syncBuiltinESMExports(): void }).syncBuiltinESMExports();
 }
 
+/**
+ * The entry script is CommonJS (`.cjs`, or `.js`/no extension whose nearest package.json is not
+ * `"type": "module"`): its ES modules can only come through import(), which the transform routes
+ * through the runtime (`__braid.imp`).
+ */
+export function commonJsEntry(main: string | undefined): boolean {
+  if (!main) return false;
+  if (/\.c[jt]s$/.test(main)) return true;
+  if (path.extname(main) !== '.js' && path.extname(main) !== '') return false;
+  for (let dir = path.dirname(path.resolve(main)); ; dir = path.dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { type?: string };
+      return pkg.type !== 'module';
+    } catch {
+      // no (readable) package.json here: look further up
+    }
+    if (path.dirname(dir) === dir) return true;
+  }
+}
+
 function start(): void {
   const file = process.env.BRAID_NODE_OPTIONS;
   const g = globalThis as unknown as { __braid?: BraidRuntime };
@@ -102,12 +122,17 @@ function start(): void {
     }
     return compile.call(this, content, filename);
   };
-  // ES modules: loader hooks on the loader thread
-  try {
-    register(pathToFileURL(o.loader ?? path.join(path.dirname(process.env.BRAID_NODE_HOOK ?? ''), 'braid-node-loader.mjs')).href, { data: filter });
-  } catch (e) {
-    process.stderr.write(`Braid recorder: ES modules are not instrumented: ${(e as Error).message}\n`);
-  }
+  // ES modules: loader hooks on the loader thread (a thread of its own, some 50 ms to start): at
+  // once, unless the entry script is CommonJS — then at its first instrumented import()
+  const registerEsm = () => {
+    try {
+      register(pathToFileURL(o.loader ?? path.join(path.dirname(process.env.BRAID_NODE_HOOK ?? ''), 'braid-node-loader.mjs')).href, { data: filter });
+    } catch (e) {
+      process.stderr.write(`Braid recorder: ES modules are not instrumented: ${(e as Error).message}\n`);
+    }
+  };
+  if (isMainThread && commonJsEntry(process.argv[1])) rt.esmHooks = registerEsm;
+  else registerEsm();
 
   // timer jitter (noise): a timer fires up to 3 ms late with probability p
   if (o.noise > 0) {

@@ -168,6 +168,14 @@ export class BraidRuntime {
   private nextTid = 1;
   private nextTok = 1;
   private nextScope = 1;
+  /** per site: the caller's stack node and the access's node of its last access (a monomorphic cache of node()) */
+  private siteParent: number[] = [];
+  private siteNode: number[] = [];
+  /** per site: the collection type and method of its last call, their loc and var ids (a monomorphic cache) */
+  private siteCallType: (string | undefined)[] = [];
+  private siteCallMethod: (string | undefined)[] = [];
+  private siteCallLoc: number[] = [];
+  private siteCallVar: number[] = [];
   /** per site: the constructor and var id of its last property access (a monomorphic cache) */
   private siteCtor: unknown[] = [];
   private siteVar: number[] = [];
@@ -402,6 +410,12 @@ export class BraidRuntime {
       this.siteLoc.push(-1);
       this.siteCtor.push(undefined);
       this.siteVar.push(-1);
+      this.siteParent.push(-1);
+      this.siteNode.push(0);
+      this.siteCallType.push(undefined);
+      this.siteCallMethod.push(undefined);
+      this.siteCallLoc.push(-1);
+      this.siteCallVar.push(-1);
     }
     const varBase = this.varNames.length;
     for (const v of vars) {
@@ -476,7 +490,14 @@ export class BraidRuntime {
 
   /** the stack id of an access at `site` in the current function (written when first used) */
   private stackAt(site: number, loc: number): number {
-    const n = this.node(this.nodeParent[this.stack], site);
+    const parent = this.nodeParent[this.stack];
+    let n: number;
+    if (this.siteParent[site] === parent) n = this.siteNode[site];
+    else {
+      n = this.node(parent, site);
+      this.siteParent[site] = parent;
+      this.siteNode[site] = n;
+    }
     if (!this.nodeDefined[n]) this.defineNode(n, loc);
     return n;
   }
@@ -578,14 +599,26 @@ export class BraidRuntime {
   }
 
   private recordCall(o: object, type: string, method: string, site: number, key: number, value: unknown, kind?: 'R' | 'W'): void {
-    const loc = this.callSiteLoc(site, `${type}.${method}`);
+    let loc: number;
+    let v: number;
+    if (this.siteCallType[site] === type && this.siteCallMethod[site] === method) {
+      loc = this.siteCallLoc[site];
+      v = this.siteCallVar[site];
+    } else {
+      loc = this.callSiteLoc(site, `${type}.${method}`);
+      v = this.namedVar(type);
+      this.siteCallType[site] = type;
+      this.siteCallMethod[site] = method;
+      this.siteCallLoc[site] = loc;
+      this.siteCallVar[site] = v;
+    }
     const k = kind ?? (WRITES.has(method) ? 'W' : 'R');
     const id = this.obj(o);
     // a keyed call on a Map or Set is an access of the key's part of the collection (docs/recorder-node.md)
     const obj = key > 0 ? id * 1048576 + key : id;
     const t = this.tid();
     const st = this.stackAt(site, loc);
-    this.line(`[${this.ix()},${t},"${k}",${this.namedVar(type)},${loc},${st},${obj},-1,${value === undefined ? 'null' : this.value(value)}]`);
+    this.line(`[${this.ix()},${t},"${k}",${v},${loc},${st},${obj},-1,${value === undefined ? 'null' : this.value(value)}]`);
   }
 
   /** `o.k` */
@@ -749,6 +782,18 @@ export class BraidRuntime {
   ae = (_unused: number): void => {
     this.task = this.savedTask.pop() ?? this.task;
     this.stack = this.savedStack.pop() ?? 0;
+  };
+
+  /** registers the ES-module hooks when they were put off (hook.ts: a CommonJS entry script) */
+  esmHooks: (() => void) | null = null;
+  /** `import(x)` in a CommonJS file: the ES-module hooks first, then the import */
+  imp = (f: () => Promise<unknown>): Promise<unknown> => {
+    const register = this.esmHooks;
+    if (register !== null) {
+      this.esmHooks = null;
+      register();
+    }
+    return f();
   };
 
   /** `p.then(f)`, `p.catch(f)`, `p.finally(f)` in the user's code: the callback is a task of its own */

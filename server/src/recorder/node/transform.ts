@@ -669,6 +669,14 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         else s.overwrite(c.object.end, n.arguments[0].start, head + ',');
         return;
       }
+      case 'ImportExpression': {
+        // import(x) in a CommonJS program: the runtime registers the ES-module hooks first (hook.ts registers them lazily there)
+        if (!o.module) {
+          s.prependRight(n.start, '__braid.imp(() => ');
+          s.appendLeft(n.end, ')');
+        }
+        return;
+      }
       case 'AwaitExpression': {
         const arg = n.argument;
         // `await f(a, b)` with simple arguments: f's task is the awaiting task (the call is awaited at once)
