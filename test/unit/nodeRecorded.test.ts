@@ -67,3 +67,17 @@ for (const name of subjects) {
     for (const n of named) assert.ok(truthBugs.includes(n), n);
   });
 }
+
+test('fix advice for JavaScript: awaits and promises, listeners registered in time, Atomics between workers; none of Java\'s locks', async () => {
+  const advice = async (name: string) => {
+    const { files } = await findTraceFiles([path.join(recorded, name)]);
+    const bugs = explainBugs(undefined, await analyzeTraceFiles(files), {});
+    return bugs[0].advice.steps.join('\n');
+  };
+  const observe = await advice('observecount');
+  assert.match(observe, /await/);
+  assert.match(observe, /rename it only if/);
+  assert.match(await advice('lateready'), /listener is registered/);
+  assert.match(await advice('sabstatus'), /Atomics\.store/);
+  for (const name of ['observecount', 'lateready', 'sabstatus', 'tcprequest']) assert.doesNotMatch(await advice(name), /synchroniz|volatile|join the thread|ConcurrentHashMap/, name);
+});

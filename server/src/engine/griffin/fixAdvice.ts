@@ -127,7 +127,8 @@ export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMembe
   const again = `Afterwards record runs again: the bug's patterns (${interleavingShort(seq)}) should no longer show up in failing runs.`;
   const s = atomicityShape(ctx, kind);
   const story = tell(ctx, s, { region, intruder, first, last, varText, generic });
-  return { kind, shape: s, headline: story.headline, summary, interleaving, steps: [...(story.steps ?? generic), again], fixLane: atomicLane };
+  const steps = isJavaScript(seq) ? javaScriptAtomicitySteps(seq, region.text, intruder.text, first, last, varText) : (story.steps ?? generic);
+  return { kind, shape: s, headline: story.headline, summary, interleaving, steps: [...steps, again], fixLane: atomicLane };
 }
 
 function orderAdvice(ctx: Ctx, varText: string, interleaving: string): FixAdvice {
@@ -153,7 +154,60 @@ function orderAdvice(ctx: Ctx, varText: string, interleaving: string): FixAdvice
   const story = tell(ctx, s, { region: pa, intruder: pb, first: a.access, last: b.access, varText, generic });
   const writes = seq.filter((x) => x.access.type === 'W');
   const fixLane = writes.length === 1 ? writes[0].lane : a.lane;
-  return { kind: 'order-violation', shape: s, headline: story.headline, summary, interleaving, steps: [...(story.steps ?? generic), again], fixLane };
+  const steps = isJavaScript(seq) ? javaScriptOrderSteps(seq, pa.method, pb.method, varText) : (story.steps ?? generic);
+  return { kind: 'order-violation', shape: s, headline: story.headline, summary, interleaving, steps: [...steps, again], fixLane };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// JavaScript and TypeScript (the Node.js recorder, docs/recorder-node.md): a thread is an async task,
+// except a worker thread; there are no locks to take, and `await` is where other tasks come between
+
+const JS_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
+
+/** Every access of the pattern is in a JavaScript or TypeScript file. */
+function isJavaScript(seq: readonly LaneAccess[]): boolean {
+  return seq.length > 0 && seq.every((x) => JS_FILE.test(x.access.file));
+}
+
+/** A typed array's element (a SharedArrayBuffer between worker threads, or a plain typed array). */
+function isTypedArray(v: string): boolean {
+  return /^(?:Int8|Uint8|Uint8Clamped|Int16|Uint16|Int32|Uint32|Float32|Float64|BigInt64|BigUint64)Array\[\]$/.test(v);
+}
+
+function javaScriptAtomicitySteps(seq: readonly LaneAccess[], region: string, intruder: string, first: MatrixAccess, last: MatrixAccess, varText: string): string[] {
+  const span = `${loc(first.file, [first.line])} and ${loc(last.file, [last.line])}`;
+  if (seq.some((x) => isTypedArray(x.access.variable)))
+    return [
+      `These are worker threads on shared memory: make the update one atomic operation — Atomics.add / Atomics.compareExchange on ${varText} instead of the plain read at ${loc(first.file, [first.line])} and write at ${loc(last.file, [last.line])} — or guard both sides with a lock built on Atomics.wait / Atomics.notify.`,
+      `Or keep the shared memory to one writer: let one thread own ${varText} and send it the changes with postMessage.`,
+    ];
+  const file = seq.some((x) => x.access.variable === 'file');
+  return [
+    `Other tasks run only where ${region} awaits: between ${span} it awaits, and ${intruder} comes in. Make the check and the act one synchronous stretch (no await between them), or run ${region} one at a time per key — keep the in-flight promise (in a Map) and have a later caller await it instead of starting again, or chain the calls on a promise (an async mutex).`,
+    `Or re-check after the await: read ${varText} again after the last await, and act only if it still holds what was checked.`,
+    file
+      ? `For a file, make the read-modify-write one operation the file system orders: write to a temporary file and rename it only if the version you read is still current, or take a lock file (open with the wx flag) around the whole sequence.`
+      : `Or remove the sharing: give each task its own copy of ${varText}, or let one task own it and receive the changes.`,
+  ];
+}
+
+function javaScriptOrderSteps(seq: readonly LaneAccess[], first: string, second: string, varText: string): string[] {
+  const [a, b] = seq;
+  const B = `${noun(b.access)} at ${loc(b.access.file, [b.access.line])}`;
+  if (seq.some((x) => isTypedArray(x.access.variable)))
+    return [
+      `These are worker threads on shared memory: publish with Atomics — write the data first and the flag last with Atomics.store (and Atomics.notify), and read the flag with Atomics.load or Atomics.wait before reading the data — so that ${shortName(first)} cannot see ${varText} before ${shortName(second)}'s ${B}.`,
+      `Or hand the data over in the message itself (postMessage), not beside it in shared memory.`,
+    ];
+  const emitter = seq.some((x) => x.access.variable === 'EventEmitter' || /EventEmitter\./.test(x.access.call ?? ''));
+  return [
+    emitter
+      ? `An event emitted before its listener is registered is lost: register the listener before the operation that emits can run, or remember that it happened (a ready flag or a promise resolved at the emit) and check it before waiting for the event.`
+      : `Enforce the intended order: keep the promise of the operation that does the ${B} and have ${shortName(first)} await it before its ${noun(a.access)} at ${loc(a.access.file, [a.access.line])}.`,
+    emitter
+      ? `Or make the event sticky: where it is emitted, at ${loc(a.access.file, [a.access.line])} or ${loc(b.access.file, [b.access.line])}, also set a flag (or resolve a promise), and have a listener that may register late check it first.`
+      : `Or tolerate either order: at ${loc(a.access.file, [a.access.line])}, check whether ${varText} is ready and otherwise wait for it (a promise resolved when it is), instead of assuming it.`,
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------------
