@@ -310,3 +310,18 @@ test('a CommonJS entry registers the ES-module hooks only at its first import():
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a failing node:test run carries the assertion message and its line (outcome message, location)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-tap-'));
+  try {
+    writeFileSync(path.join(dir, 'sum.test.mjs'), "import test from 'node:test';\nimport assert from 'node:assert/strict';\nlet total = 0;\ntest('adds', async () => {\n  total += 1;\n  assert.equal(total, 2, 'the total is off');\n});\n");
+    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, '--test', 'sum.test.mjs'], dir);
+    const summary = await recordRuns(o);
+    assert.equal(summary.failed, 1);
+    const outcome = JSON.parse(readFileSync(summary.traces[0], 'utf8').trim().split('\n').pop()!);
+    assert.match(outcome.message, /^AssertionError: the total is off/);
+    assert.deepEqual(outcome.location, { file: 'sum.test.mjs', line: 6 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

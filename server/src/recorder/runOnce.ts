@@ -15,6 +15,7 @@ import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
 import { parseFailureOutput } from '../engine/runFailure';
+import { parseJsFailureOutput } from '../engine/jsFailureOutput';
 import { movePreloadsToNodeOptions, nodeOptionsWithHook, nodeRecorderOptions } from './node/nodeRunner';
 import { mergeWorkerTraces, removeWorkerTraces } from './node/workerTraces';
 
@@ -180,6 +181,9 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     // the agent's watchdog stops the JVM when this process dies (SIGKILL, crash)
     BRAID_RECORDER_PID: String(process.pid),
   };
+  // a recorded `node --test` is a run of its own, not a child of a test runner that started Braid
+  // (node:test's children report to their parent instead of printing TAP and exiting 1 on failure)
+  if (o.recorder === 'node' && o.env?.NODE_TEST_CONTEXT === undefined) delete env.NODE_TEST_CONTEXT;
   const log = createWriteStream(spec.logPath);
   let logError: Error | undefined;
   log.on('error', (e) => (logError ??= e));
@@ -265,7 +269,8 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     outcome = { outcome: 'fail', reason: 'exception', detail: `${u.exception ?? 'exception'}${u.message && u.message !== 'null' ? `: ${u.message}` : ''} in thread ${u.thread ?? '?'}` };
   } else if (code !== 0) {
     // the test framework's own report (JUnit, TestNG, Maven, Gradle, an uncaught exception's trace): the real failure
-    const said = parseFailureOutput(output);
+    // a Node.js run: its test runner's report (node:test TAP, mocha, jest, vitest) or a JS error and its frames first
+    const said = (o.recorder === 'node' ? parseJsFailureOutput(output, o.cwd) : undefined) ?? parseFailureOutput(output);
     outcome = { outcome: 'fail', reason: 'exit-code', detail: `exit code ${code}`, ...(said ? { message: said.message, ...(said.location ? { location: said.location } : {}) } : {}) };
   }
   else if (o.failOnOutput && o.failOnOutput.test(output)) {
