@@ -79,6 +79,8 @@ public final class Forcing {
    * waits for the other thread to arrive at the access that must land inside it
    */
   private static boolean[] ready;
+  /** some wait is fresh or ready: a thread that gets held wakes the held ones (they may wait for it to be held) */
+  private static boolean loopWaits;
 
   private static String[] variable;
   private static String[] file;
@@ -163,6 +165,8 @@ public final class Forcing {
     Forcing.needs = needs;
     Forcing.fresh = fresh != null ? fresh : new boolean[at.length];
     Forcing.ready = ready != null ? ready : new boolean[at.length];
+    loopWaits = false;
+    for (int k = 0; k < at.length; k++) loopWaits |= Forcing.fresh[k] || Forcing.ready[k];
     isWrite = new boolean[n];
     isRead = new boolean[n];
     pointLocs = new java.util.HashSet[n];
@@ -418,7 +422,7 @@ public final class Forcing {
       }
       addHeld(t, w, key);
       // a thread held at a fresh wait may be waiting for this one to be held in its window
-      if (heldCount > 1) LOCK.notifyAll();
+      if (loopWaits && heldCount > 1) LOCK.notifyAll();
     }
     hold(s, t, w, loc, key, after);
   }
