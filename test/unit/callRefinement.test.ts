@@ -18,6 +18,8 @@ import { ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanki
 import { hasEvidence } from '../../server/src/engine/ranking/rootCauseOrder';
 import { validateNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
 import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
+import { parseAnalyzeArgs } from '../../server/src/cli/braid';
+import { textReport } from '../../server/src/engine/report/textReport';
 import type { Confirmation } from '../../server/src/recorder/confirmRuns';
 import type { Verdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
@@ -181,6 +183,11 @@ test('--confirm: when no candidate is confirmed, refinements per call are forced
     assert.ok(perCall.indexOf(true) > perCall.lastIndexOf(false), 'the line-level candidates first, then the per-call ones');
     assert.match(out.lines.join('\n'), /per library call/);
     assert.equal(out.spent, 30 * f.tried.length);
+    // the text report lists it first among the causes (not under "Without evidence")
+    const text = textReport(out.result, 3).split('\n');
+    const firstRow = text[text.findIndex((l) => l.startsWith('Rank ')) + 1];
+    assert.ok(text.findIndex((l) => l.startsWith('Rank ')) < text.findIndex((l) => l.startsWith('Without evidence')) || !text.some((l) => l.startsWith('Without evidence')));
+    assert.match(firstRow, new RegExp(`^${first.rank}\\s+\\S+\\s+${first.id}\\s+${first.kind}\\s`), firstRow);
     // the bugs follow their patterns into the new order
     for (const b of out.bugs ?? []) for (const [j, k] of b.patterns.entries()) assert.equal(out.result.patterns[k].key, b.patternKeys[j]);
     // without it (--confirm-calls off), the root cause stays where it was
@@ -209,8 +216,7 @@ test('--confirm: no ranking per call when a candidate is confirmed, or no listed
   assert.equal(ranked, 0, 'a line-level candidate was confirmed');
 });
 
-test('braid analyze --confirm-calls on|off (default on), only with --confirm K', async () => {
-  const { parseAnalyzeArgs } = await import('../../server/src/cli/braid');
+test('braid analyze --confirm-calls on|off (default on), only with --confirm K', () => {
   assert.equal(parseAnalyzeArgs(['x', '--confirm', '2']).confirm?.perCall, undefined);
   assert.equal(parseAnalyzeArgs(['x', '--confirm', '2', '--confirm-calls', 'off']).confirm?.perCall, false);
   assert.equal(parseAnalyzeArgs(['x', '--confirm', '2', '--confirm-calls', 'on']).confirm?.perCall, true);

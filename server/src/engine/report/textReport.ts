@@ -41,12 +41,16 @@ function* reportLines(r: AnalysisResult, top: number): Generator<string> {
   if (r.message) yield* ['', r.message];
   if (r.confidence) yield* ['', r.confidence];
   const grouping = r.options.grouping !== false;
+  // a pattern confirmed by forcing (braid analyze --confirm: the list is then described, no compact
+  // ranking) is listed with the patterns with evidence: a forced failure is evidence (confirmedRanking.ts)
+  const forced = (k: number) => !r.ranking && (r.patterns[k] as { confirmation?: { verdict: string } } | undefined)?.confirmation?.verdict === 'confirmed';
+  const evidence = (k: number) => rows.hasEvidence(k) || forced(k);
   // with grouping: the three groups of patterns with evidence, then every pattern without evidence
   const sections: (PatternGroup | 'none')[] = grouping ? [...PATTERN_GROUPS, 'none'] : ['cause'];
   for (const g of sections) {
     // the section's rows (contiguous in the listed order, but not assumed to be)
     const all: number[] = [];
-    for (let k = 0; k < rows.length; k++) if (!grouping || (g === 'none' ? !rows.hasEvidence(k) : rows.hasEvidence(k) && rows.group(k) === g)) all.push(k);
+    for (let k = 0; k < rows.length; k++) if (!grouping || (g === 'none' ? !evidence(k) : evidence(k) && rows.group(k) === g)) all.push(k);
     if (!all.length) continue;
     if (grouping) yield* ['', `${g === 'none' ? NO_EVIDENCE_TITLE : SECTION_TITLES[g]} (${all.length})`];
     yield '';
