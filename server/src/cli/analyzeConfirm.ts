@@ -84,6 +84,7 @@ export async function confirmAndReorder(
   const lines: string[] = [];
   let spent = 0;
   let skipped = 0;
+  let forced = 0;
   const started = Date.now();
   for (const p of candidates) {
     if (signal?.aborted) break;
@@ -94,6 +95,7 @@ export async function confirmAndReorder(
     onStart?.(p);
     const c = await confirmOne(p, spent);
     spent += c.runsSpent;
+    forced++;
     verdicts.set(p.key, patternConfirmation(c));
     lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
   }
@@ -111,6 +113,7 @@ export async function confirmAndReorder(
       onStart?.(p);
       const c = await confirmOne(p, spent);
       spent += c.runsSpent;
+      forced++;
       const at = `forced at the calls ${callsText(p)} (#${callRank} with locations per call, ${p.failed} failing / ${p.passed} passing runs)`;
       const v = { ...patternConfirmation(c), reason: `${at}: ${c.reason}`, forcedKey: p.key };
       if (c.verdict === 'confirmed' || !verdicts.has(lineKey)) verdicts.set(lineKey, v);
@@ -118,7 +121,7 @@ export async function confirmAndReorder(
       if (c.verdict === 'confirmed') break;
     }
   }
-  const head = `Confirmation by forcing — ${verdicts.size} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;
+  const head = `Confirmation by forcing — ${forced} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;
   const next = withConfirmations(result, verdicts);
   // bugs name their patterns by index into the list: follow the keys into the new order
   const index = new Map<string, number>();
