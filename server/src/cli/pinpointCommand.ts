@@ -6,6 +6,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
+import { deriveNodeName, recorderFor } from '../recorder/node/nodeRunner';
 import { pinpoint, PinpointExtras } from '../recorder/pinpoint';
 import { otherRanks, PinpointOptions, PinpointResult } from '../engine/noise/triggerPoints';
 import { NoiseKind } from '../engine/noise/noisePlan';
@@ -163,7 +164,7 @@ export function parsePinpointArgs(argv: string[], cwd = process.cwd()): Pinpoint
         throw new PinpointUsageError(`unknown option ${flag} for braid pinpoint`);
     }
   }
-  o.name = sanitizeName(name ?? deriveName(command));
+  o.name = sanitizeName(name ?? (recorderFor(command, o.include ?? []) === 'node' ? deriveNodeName(command) : deriveName(command)));
   return { options: o, format };
 }
 

@@ -25,6 +25,7 @@ import { IgsRound, iterativeGroupSampling, RankedPoint } from '../engine/noise/i
 import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
 import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
 import { findAgentJar } from './agentJar';
+import { findNodeHook, recorderFor } from './node/nodeRunner';
 import { readPointCatalogue } from './pointCatalogue';
 import { writeNoisePlan } from '../engine/noise/noisePlanFile';
 import { RecordOptions, sanitizeName } from './recordOptions';
@@ -132,8 +133,13 @@ export class ProgramRunner {
     private readonly agentOptions: string[] = [],
   ) {
     this.scratch = scratch;
-    this.jar = findAgentJar(agentJar);
+    // a Node.js command runs under the Node.js recorder (its hook in place of the agent; JS point ids)
+    this.recorder = recorderFor(options.command, options.include);
+    this.jar = this.recorder === 'node' ? findNodeHook() : findAgentJar(agentJar);
   }
+
+  /** the recorder of the command (recordOptions' rule) */
+  readonly recorder: 'java' | 'node';
 
   async run(extra: Partial<RecordOptions>, signal?: AbortSignal): Promise<{ failed: boolean; reason: string; detail?: string; output?: string; exitCode?: number | null }> {
     const index = this.count++;
@@ -154,6 +160,7 @@ export class ProgramRunner {
       env: this.options.env,
       agentOptions: this.agentOptions,
       record: false,
+      recorder: this.recorder,
       ...extra,
     };
     const spec = {

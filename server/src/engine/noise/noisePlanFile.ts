@@ -26,8 +26,11 @@ export const MAX_BUSY_MICROS = 60_000_000;
 /** `<internal class>.<method><descriptor>@<offset>`, e.g. `bank/Bank.transfer(II)V@12`. */
 const POINT_ID = /^[^\s.()@][^\s()@]*\.[^\s.()@/]+\([^\s()]*\)[^\s()@]+@\d{1,6}$/;
 
+/** A JavaScript point (the Node.js recorder): `js:<file>:<line>#<k>`, the k-th instrumented point of the line. */
+const JS_POINT_ID = /^js:[^\s#]+:\d{1,7}#\d{1,4}$/;
+
 export function isPointId(id: string): boolean {
-  return POINT_ID.test(id);
+  return POINT_ID.test(id) || JS_POINT_ID.test(id);
 }
 
 type Json = Record<string, unknown>;
@@ -151,7 +154,7 @@ export function validateNoisePlan(value: unknown, file: string): NoisePlan {
   const points: PlannedPoint[] = value.points.map((p: unknown, k: number) => {
     const at = `points[${k}]`;
     if (!isObject(p)) throw new NoisePlanError(file, at, 'must be an object {"id": …, "probability": …}');
-    if (typeof p.id !== 'string' || !isPointId(p.id)) throw new NoisePlanError(file, `${at}.id`, 'must be a point id <class>.<method><descriptor>@<offset>, e.g. bank/Bank.transfer(II)V@12 (ids are listed by agent option points=FILE)');
+    if (typeof p.id !== 'string' || !isPointId(p.id)) throw new NoisePlanError(file, `${at}.id`, 'must be a point id <class>.<method><descriptor>@<offset>, e.g. bank/Bank.transfer(II)V@12, or js:<file>:<line>#<k> for JavaScript (ids are listed by agent option points=FILE)');
     if (seen.has(p.id)) throw new NoisePlanError(file, `${at}.id`, `point ${p.id} is planned twice`);
     seen.add(p.id);
     if (typeof p.probability !== 'number' || !(p.probability >= 0 && p.probability <= 1)) throw new NoisePlanError(file, `${at}.probability`, 'must be a number between 0 and 1');

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import type { NoisePlan } from '../../engine/noise/noisePlan';
 import { pathToFileURL } from 'node:url';
 import type { NodeRecorderOptions } from './runtime';
 
@@ -68,9 +69,22 @@ export function findNodeHook(): string {
 export function nodeRecorderOptions(
   hook: string,
   run: { out: string; execution: string; seed: string },
-  o: { noise: number; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean },
+  o: { noise: number; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean; plan?: { plan: NoisePlan }; pointsFile?: string },
 ): NodeRecorderOptions {
-  return { loader: path.join(path.dirname(hook), 'braid-node-loader.mjs'), out: run.out, execution: run.execution, noise: o.noise, seed: run.seed, include: o.include, exclude: o.exclude, root: o.cwd, program: o.name, ...(o.record === false ? { record: false } : {}) };
+  return {
+    loader: path.join(path.dirname(hook), 'braid-node-loader.mjs'),
+    out: run.out,
+    execution: run.execution,
+    noise: o.noise,
+    seed: run.seed,
+    include: o.include,
+    exclude: o.exclude,
+    root: o.cwd,
+    program: o.name,
+    ...(o.record === false ? { record: false } : {}),
+    ...(o.plan ? { plan: { noise: o.plan.plan.noise, points: o.plan.plan.points.map((p) => ({ id: p.id, probability: p.probability, ...(p.noise ? { noise: p.noise } : {}), ...(p.threads ? { threads: p.threads } : {}) })) } } : {}),
+    ...(o.pointsFile ? { points: o.pointsFile } : {}),
+  };
 }
 
 /**

@@ -40,6 +40,21 @@ export interface NodeRecorderOptions {
   record?: boolean;
   /** a worker thread's runtime (docs/recorder-node.md, "Worker threads"): set by the main thread's Worker wrapper */
   worker?: WorkerLink;
+  /** noise plan (docs/noise.md, `--plan`): noise only at its points (JS point ids `js:<file>:<line>#<k>`) */
+  plan?: { noise: PlanNoise; points: { id: string; probability: number; noise?: PlanNoise; threads?: string[] }[] };
+  /** the point catalogue (`braid pinpoint`): each await point reached is appended as a JSON line */
+  points?: string;
+}
+
+/** A plan's kind of noise (engine/noise/noisePlan.ts NoiseKind) as the runtime makes it at an await. */
+export type PlanNoise = { kind: 'yield' } | { kind: 'sleep'; ms: number } | { kind: 'busy'; micros: number };
+
+/**
+ * The stable id of a JavaScript point (docs/noise.md "Point ids"): the file as the trace names it,
+ * the line, and the point's place among the instrumented points of that line (`#0` first).
+ */
+export function jsPointId(file: string, line: number, ordinal: number): string {
+  return `js:${file}:${line}#${ordinal}`;
 }
 
 /**
@@ -168,6 +183,13 @@ export class BraidRuntime {
   private nextTid = 1;
   private nextTok = 1;
   private nextScope = 1;
+  /** per site: its place among the sites of its line (the point id's `#k`), its planned point (-1: none), written to the catalogue */
+  private siteOrdinal: number[] = [];
+  private sitePlan: number[] = [];
+  private siteCatalogued: boolean[] = [];
+  /** the plan's points by id (null: no plan), and each point's noise and allowed tasks */
+  private planOf: Map<string, number> | null = null;
+  private planPoints: { probability: number; noise: PlanNoise; threads: Set<string> | null }[] = [];
   /** per site: the caller's stack node and the access's node of its last access (a monomorphic cache of node()) */
   private siteParent: number[] = [];
   private siteNode: number[] = [];
@@ -206,6 +228,13 @@ export class BraidRuntime {
     // a worker's noise has a seed of its own (the run's seed and the thread's number)
     this.rnd = xorshift((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0));
     this.task = new Task(worker ? `worker ${threadIdOf()}` : 'main', 0);
+    if (o.plan) {
+      this.planOf = new Map();
+      for (const p of o.plan.points) {
+        this.planOf.set(p.id, this.planPoints.length);
+        this.planPoints.push({ probability: p.probability, noise: p.noise ?? o.plan.noise, threads: p.threads?.length ? new Set(p.threads) : null });
+      }
+    }
     if (worker) {
       this.counters = new Int32Array(worker.counters);
       const mine = sharedBuffersIn(workerDataOf());
@@ -403,7 +432,14 @@ export class BraidRuntime {
     this.files.push(name);
     this.harnessFile.push(/(^|\/)(test|tests|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$/.test(name));
     const siteBase = this.siteLine.length;
+    const onLine = new Map<number, number>();
     for (let k = 0; k < locs.length; k += 2) {
+      const line = locs[k] as number;
+      const ordinal = onLine.get(line) ?? 0;
+      onLine.set(line, ordinal + 1);
+      this.siteOrdinal.push(ordinal);
+      this.sitePlan.push(this.planOf === null ? -1 : (this.planOf.get(jsPointId(name, line, ordinal)) ?? -1));
+      this.siteCatalogued.push(false);
       this.siteLine.push(locs[k] as number);
       this.siteFn.push(locs[k + 1] as string);
       this.siteFile.push(fileIndex);
@@ -808,10 +844,30 @@ export class BraidRuntime {
   };
 
   /** `await v`: the noise point; with probability p the continuation is delayed (setImmediate or a short timer) */
-  aw = (v: any, _site: number): any => {
+  aw = (v: any, site: number): any => {
     this.il = 0;
-    if (this.p <= 0 || this.rnd() >= this.p) return v;
-    const delay = this.rnd() < 0.5 ? -1 : Math.floor(this.rnd() * 3);
+    if (this.o.points !== undefined && !this.siteCatalogued[site]) this.catalogue(site);
+    let delay: number;
+    if (this.planOf !== null) {
+      // a plan: noise only at its points, each with its probability and kind
+      const k = this.sitePlan[site];
+      if (k < 0) return v;
+      const pp = this.planPoints[k];
+      if (pp.threads !== null && !pp.threads.has(this.task.name) && !pp.threads.has(`${this.task.name} #${this.task.tid}`)) return v;
+      if (this.rnd() >= pp.probability) return v;
+      const n = pp.noise;
+      if (n.kind === 'busy') {
+        const until = performance.now() + n.micros / 1000;
+        while (performance.now() < until) {
+          // spin: the event loop (and this thread) is held
+        }
+        return v;
+      }
+      delay = n.kind === 'yield' ? -1 : n.ms < 1 ? Math.round(n.ms) : 1 + Math.floor(this.rnd() * n.ms);
+    } else {
+      if (this.p <= 0 || this.rnd() >= this.p) return v;
+      delay = this.rnd() < 0.5 ? -1 : Math.floor(this.rnd() * 3);
+    }
     const later = (f: () => void) => (delay < 0 ? setImmediate(f) : setTimeout(f, delay));
     if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') {
       return new Promise((res, rej) => {
@@ -823,6 +879,19 @@ export class BraidRuntime {
     }
     return new Promise((res) => later(() => res(v)));
   };
+
+  /** Appends the await point of `site` to the point catalogue (pinpoint's candidates). */
+  private catalogue(site: number): void {
+    this.siteCatalogued[site] = true;
+    const file = this.files[this.siteFile[site]];
+    const line = this.siteLine[site];
+    const point = { id: jsPointId(file, line, this.siteOrdinal[site]), file, line, method: this.siteFn[site], kind: 'await' };
+    try {
+      fs.appendFileSync(this.o.points!, JSON.stringify(point) + '\n');
+    } catch {
+      // no catalogue: pinpoint says no point was reached
+    }
+  }
 
   /** extra delay of a timer (timer jitter), ms */
   jitter(): number {
