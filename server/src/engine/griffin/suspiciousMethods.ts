@@ -99,7 +99,8 @@ function classOf(qualified: string): string {
 
 /**
  * Out of helper accessors (issue 27; docs/griffin.md "Suspicious methods"): a lane's method that is
- * an accessor of the raced field's own class — every access of the lane sits in it, and they are all
+ * an accessor of the raced field's own class (or, for a resource with no class — a file, a
+ * collection of the Node.js recorder — any method) — every access of the lane sits in it, and they are all
  * reads or all writes, so it performs no compound operation — is not where a fix goes: the fix goes to its caller, the method
  * that combines the accessor with other steps (a pool's `create` calling `setCreateCount` on its
  * internal deque). Moves one frame down the lane's common call stack when the method is such an accessor, its
@@ -112,6 +113,9 @@ function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Fram
   if (k < 0) return sm;
   let cur = sm;
   const fieldClasses = new Set([...vars].map(classOf));
+  // a resource with no owning class (a file path, a Map or an array of the Node.js recorder): any
+  // method that only reads it, or only writes it, is its accessor (a storage's load or save)
+  const resource = [...vars].every((v) => classOf(v) === '');
   const isTest = (f: { file: string; method: string }) => (testCode ? testCode.isTestCode(f) : false);
   while (k > 0) {
     const top = common[k];
@@ -119,7 +123,7 @@ function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Fram
     // reads or all writes (a getter or a setter, of one field or several): no read-modify-write in it
     const atTop = stacks.every((s) => s.length - 1 === k);
     if (!atTop || types.size !== 1) break;
-    if (!fieldClasses.has(classOf(top.method))) break;
+    if (!resource && !fieldClasses.has(classOf(top.method))) break;
     if (sameMethod(top, other)) break;
     const caller = common[k - 1];
     if (classOf(caller.method) === classOf(top.method) || isTest(caller) || isEntryPoint(caller.method) || isLibraryCode(caller.file, caller.method)) break;
