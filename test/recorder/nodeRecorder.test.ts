@@ -255,8 +255,10 @@ test('worker_threads are real threads: one trace per process, the worker\'s acce
         "import { Worker } from 'node:worker_threads';",
         'const sab = new SharedArrayBuffer(8);',
         'const cell = new Int32Array(sab);',
+        'cell[2] = 7;',
         "const w = new Worker(new URL('./w.mjs', import.meta.url), { workerData: { sab, label: 'cells' } });",
         'cell[0] = 1;',
+        "w.postMessage('go');",
         "const got = await new Promise((resolve) => w.on('message', resolve));",
         'cell[1] = got.label.length;',
         'await w.terminate();',
@@ -265,7 +267,7 @@ test('worker_threads are real threads: one trace per process, the worker\'s acce
     );
     writeFileSync(
       path.join(dir, 'w.mjs'),
-      ["import { parentPort, workerData } from 'node:worker_threads';", 'const cell = new Int32Array(workerData.sab);', 'const seen = cell[0];', 'parentPort.postMessage({ label: workerData.label, seen });'].join('\n'),
+      ["import { parentPort, workerData } from 'node:worker_threads';", 'const cell = new Int32Array(workerData.sab);', 'const seen = cell[0];', "parentPort.on('message', () => { cell[3] = cell[2]; parentPort.postMessage({ label: workerData.label, seen }); parentPort.close(); });"].join('\n'),
     );
     const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'main.mjs'], dir);
     const summary = await recordRuns(o);
@@ -277,7 +279,7 @@ test('worker_threads are real threads: one trace per process, the worker\'s acce
     const locs = new Map(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
     const events = lines.filter(Array.isArray);
     const at = (file: string, line: number) => events.find((e) => (e[2] === 'R' || e[2] === 'W') && locs.get(e[4])?.file === file && locs.get(e[4])?.line === line)!;
-    const write = at('main.mjs', 5);
+    const write = at('main.mjs', 6);
     const read = at('w.mjs', 3);
     assert.ok(write && read, 'both threads recorded');
     assert.match(threads.get(read[1]), /^worker \d+$/);
@@ -288,6 +290,9 @@ test('worker_threads are real threads: one trace per process, the worker\'s acce
     const snd = events.find((e) => e[2] === 'SND' && e[1] === read[1] && e[3] >= 2 ** 40);
     assert.ok(snd, 'the worker sent its message');
     assert.ok(events.some((e) => e[2] === 'RCV' && e[3] === snd[3] && e[1] !== read[1]), 'the main thread received it');
+    // the worker's start and the main thread's postMessage: the worker receives message 0 and 1 of its channel
+    const received = events.filter((e) => e[2] === 'RCV' && e[1] === read[1] && e[3] >= 2 ** 40).map((e) => e[3] % 16777216);
+    assert.deepEqual(received, [0, 1], 'the worker received its start and the message');
     const ix = events.map((e) => e[0]);
     assert.deepEqual(ix, [...ix].sort((a, b) => a - b), 'events in index order');
   } finally {

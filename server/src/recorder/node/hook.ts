@@ -50,9 +50,18 @@ function wrapWorkers(rt: BraidRuntime, o: NodeRecorderOptions, req: NodeRequire)
       const envelope: WorkerEnvelope = { [WORKER_MARK]: { link, out, options: { ...o, worker: undefined } }, data: options?.workerData };
       super(filename, { ...(options ?? {}), workerData: envelope });
       // the worker's messages: its postMessage (SND) happens before the 'message' listeners here (RCV)
-      const self = this as unknown as { threadId: number; emit(event: string | symbol, ...a: unknown[]): boolean };
+      const self = this as unknown as { threadId: number; emit(event: string | symbol, ...a: unknown[]): boolean; postMessage(...a: unknown[]): void };
       const channel = self.threadId * 2 + 1;
       const emit = self.emit;
+      // what the main thread did before starting the worker happens before the worker's code (message 0)
+      rt.sendMessage(self.threadId * 2, 0);
+      // and the main thread's postMessage (SND) happens before the worker's handling of it (RCV)
+      const post = self.postMessage;
+      let sent = 0;
+      self.postMessage = function (this: unknown, ...a: unknown[]) {
+        rt.sendMessage(self.threadId * 2, ++sent);
+        return post.apply(this, a);
+      };
       let received = 0;
       self.emit = function (this: unknown, event: string | symbol, ...a: unknown[]) {
         if (event === 'message') rt.receiveMessage(channel, ++received);
@@ -151,6 +160,7 @@ function start(): void {
     // once, worker.terminate()) and when it exits; the process' outcome is the main thread's
     const port = (req('node:worker_threads') as WorkerThreadsModule).parentPort;
     if (port) {
+      rt.listenPort(port, threadId * 2);
       const post = port.postMessage;
       const channel = threadId * 2 + 1;
       let sent = 0;

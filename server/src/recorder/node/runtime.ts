@@ -236,6 +236,8 @@ export class BraidRuntime {
       }
     }
     if (worker) {
+      // the worker's code comes after what the main thread did before starting it (hook.ts: message 0)
+      this.receive(this.task, messageToken(threadIdOf() * 2, 0));
       this.counters = new Int32Array(worker.counters);
       const mine = sharedBuffersIn(workerDataOf());
       worker.sabs.forEach((id, k) => {
@@ -404,6 +406,17 @@ export class BraidRuntime {
     const tid = this.tid();
     this.line(`[${this.ix()},${tid},"SND",${messageToken(channel, seq)}]`);
     this.task.dirty = false;
+  }
+
+  /** a worker's port from the main thread (parentPort): each delivery on it receives the next message of `inChannel` */
+  private inPort: object | null = null;
+  private inChannel = 0;
+  private inCount = 0;
+
+  /** In a worker: the main thread's messages arrive on `port`, channel `channel` (hook.ts). */
+  listenPort(port: object, channel: number): void {
+    this.inPort = port;
+    this.inChannel = channel;
   }
 
   /** The current task received message `seq` of `channel` (its RCV comes before its next event). */
@@ -927,6 +940,8 @@ export class BraidRuntime {
         this.hookStack.push(this.stack);
         const r: any = executionAsyncResource();
         if (r === null || typeof r !== 'object') return;
+        // a message from the main thread to this worker: after the main thread's postMessage
+        if (r === this.inPort) this.receiveMessage(this.inChannel, ++this.inCount);
         const creator: Task | undefined = r[KT];
         if (creator === undefined) return;
         const trig = r[KR];
