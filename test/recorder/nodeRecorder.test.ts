@@ -7,7 +7,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -326,6 +326,28 @@ test('a failing node:test run carries the assertion message and its line (outcom
     const outcome = JSON.parse(readFileSync(summary.traces[0], 'utf8').trim().split('\n').pop()!);
     assert.match(outcome.message, /^AssertionError: the total is off/);
     assert.deepEqual(outcome.location, { file: 'sum.test.mjs', line: 6 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a library\'s worker (a script under node_modules) is not recorded: its workerData is untouched, and a main thread that blocks on it is not held up', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-libworker-'));
+  try {
+    const lib = path.join(dir, 'node_modules', 'svc');
+    mkdirSync(lib, { recursive: true });
+    writeFileSync(path.join(lib, 'w.js'), "const { workerData } = require('worker_threads');\nconst a = new Int32Array(workerData.sab);\nAtomics.store(a, 0, workerData.answer);\nAtomics.notify(a, 0);\n");
+    writeFileSync(
+      path.join(dir, 'main.js'),
+      "const { Worker } = require('worker_threads');\nconst sab = new SharedArrayBuffer(4);\nconst a = new Int32Array(sab);\nnew Worker(require.resolve('svc/w.js'), { workerData: { sab, answer: 42 } }).unref();\nAtomics.wait(a, 0, 0, 10000);\nlet got = a[0];\nif (got !== 42) process.exit(2);\n",
+    );
+    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--timeout', '20', '--out', path.join(dir, 'out'), '--', process.execPath, 'main.js'], dir);
+    const started = Date.now();
+    const summary = await recordRuns(o);
+    assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
+    assert.ok(Date.now() - started < 8000, 'the synchronous wait was answered at once');
+    const threads = readFileSync(summary.traces[0], 'utf8').split('\n').filter((l) => l.includes('"def":"thread"'));
+    assert.ok(!threads.some((l) => l.includes('worker')), threads.join('\n'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

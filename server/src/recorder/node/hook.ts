@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire, register } from 'node:module';
 import { isMainThread, threadId } from 'node:worker_threads';
 import { BraidRuntime, NodeRecorderOptions, WorkerLink } from './runtime';
@@ -41,11 +41,30 @@ function workerOptions(req: NodeRequire): NodeRecorderOptions | undefined {
  * counters, the SharedArrayBuffers' numbers, the options) inside workerData; the worker's hook
  * takes it out again before the user's code runs (workerOptions).
  */
-function wrapWorkers(rt: BraidRuntime, o: NodeRecorderOptions, req: NodeRequire): void {
+/** The worker's script is a file the recorder instruments (not `eval` code, not node_modules unless included). */
+function userScript(filename: unknown, options: Record<string, unknown> | undefined, matches: (file: string) => boolean): boolean {
+  if (options?.eval) return false;
+  let file: string | undefined;
+  try {
+    if (filename instanceof URL) file = fileURLToPath(filename);
+    else if (typeof filename === 'string') file = filename.startsWith('file:') ? fileURLToPath(filename) : path.resolve(filename);
+  } catch {
+    return false;
+  }
+  return file !== undefined && matches(file);
+}
+
+function wrapWorkers(rt: BraidRuntime, o: NodeRecorderOptions, req: NodeRequire, matches: (file: string) => boolean): void {
   const wt = req('node:worker_threads') as WorkerThreadsModule;
   const Original = wt.Worker;
   class Worker extends Original {
     constructor(filename: unknown, options?: { workerData?: unknown } & Record<string, unknown>) {
+      // only a worker that runs the user's code is recorded: a library's worker (esbuild's, which tsx
+      // starts and then waits for synchronously) and Node's own keep their workerData untouched
+      if (!userScript(filename, options, matches)) {
+        super(filename, options);
+        return;
+      }
       const { link, out } = rt.linkWorker(options?.workerData);
       const envelope: WorkerEnvelope = { [WORKER_MARK]: { link, out, options: { ...o, worker: undefined } }, data: options?.workerData };
       super(filename, { ...(options ?? {}), workerData: envelope });
@@ -116,7 +135,7 @@ function start(): void {
   g.__braid = rt;
   const filter = { root: o.root, include: o.include, exclude: o.exclude };
   const matches = fileMatcher(filter);
-  if (isMainThread && rt.recording) wrapWorkers(rt, o, req);
+  if (isMainThread && rt.recording) wrapWorkers(rt, o, req, matches);
 
   // CommonJS: the source of every user file required
   const Module = createRequire(path.join(o.root, 'braid-hook.js'))('node:module') as { prototype: { _compile(content: string, filename: string): unknown } };
