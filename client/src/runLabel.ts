@@ -28,7 +28,10 @@ export function failureWords(r: RunLike): string {
   return REASONS[reason] ?? (reason || 'failed');
 }
 
-/** The program's short name: `bank.Bank` → Bank, `src_bank_Bank.java` → Bank, `AccountTest.transfer` → AccountTest. */
+/**
+ * The program's short name: `bank.Bank` → Bank, `src_bank_Bank.java` → Bank, `AccountTest.transfer` → AccountTest,
+ * a JS/TS test `inventory.two-orders-reserved` (the file and the test's name in words) → inventory.
+ */
 export function shortProgramName(name: string): string {
   let n = name.replace(/\.(java|jar|class|kt)$/i, '');
   n = n.slice(Math.max(n.lastIndexOf('/'), n.lastIndexOf('\\'), n.lastIndexOf('_')) + 1) || n;
@@ -38,6 +41,8 @@ export function shortProgramName(name: string): string {
   const prev = parts[parts.length - 2];
   // Class.method (a recorded test): the class, so the run number and outcome fit the sidebar (the method is in the tooltip)
   if (/^[a-z]/.test(last) && /^[A-Z]/.test(prev)) return prev;
+  // file.test-name (a JS/TS test, recorder/jsTestCommand.ts): the file; no Java name has a dash, nor two lower-case parts
+  if (last.includes('-') || (/^[a-z]/.test(last) && /^[a-z]/.test(prev))) return prev;
   return last;
 }
 

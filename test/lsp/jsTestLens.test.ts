@@ -76,7 +76,7 @@ describe('test code lens on a TypeScript node:test project', () => {
     assert.equal(r.tool, 'node-test');
     assert.deepEqual(r.command, ['node', '--import', 'tsx', '--test', '--test-name-pattern=^two concurrent orders are both reserved$', 'src/inventory.test.ts']);
     assert.equal(r.cwd, ws);
-    assert.equal(r.name, 'inventory.two_concurrent_orders_are_both_reserved');
+    assert.equal(r.name, 'inventory.two-concurrent-orders-are-both-reserved');
     assert.deepEqual(r.include, []);
     assert.deepEqual(r.prepare, []);
     assert.equal(r.commandLine, 'node --import tsx --test "--test-name-pattern=^two concurrent orders are both reserved$" src/inventory.test.ts');
@@ -96,7 +96,7 @@ describe('test code lens on a TypeScript node:test project', () => {
     assert.equal(res.failed + res.passed, 4);
     const traces = readdirSync(res.outDir).filter((f) => f.endsWith('.trace.jsonl'));
     assert.equal(traces.length, 4, traces.join(', '));
-    assert.ok(traces.every((f) => f.startsWith('inventory.two_concurrent_orders_are_both_reserved-')), traces.join(', '));
+    assert.ok(traces.every((f) => f.startsWith('inventory.two-concurrent-orders-are-both-reserved-')), traces.join(', '));
     const trace = readFileSync(path.join(res.outDir, traces[0]), 'utf8');
     // the reads and writes of Inventory.reserved at the // @bug lines of the TypeScript source, nothing of tsx or node_modules
     const bugLines = readFileSync(path.join(ws, 'src/inventory.ts'), 'utf8').split('\n').flatMap((l, i) => (l.includes('// @bug') ? [i + 1] : []));

@@ -166,7 +166,7 @@ test('node:test commands: plain JS; TypeScript through tsx when installed, else 
   assert.deepEqual(js.command, ['node', '--test', '--test-name-pattern=^adds \\(twice\\)$', 'src/a.test.js']);
   assert.equal(js.tool, 'node-test');
   assert.equal(js.cwd, dir);
-  assert.equal(js.name, 'a.adds_twice_');
+  assert.equal(js.name, 'a.adds-twice', 'the file and the test in words: the Runs view shows "a #n"');
   assert.deepEqual(js.include, []);
   assert.deepEqual(js.prepare, []);
   assert.deepEqual(inferJsTestCommand(dir, { file: path.join(dir, 'src/a.test.js'), titles: [] }).command, ['node', '--test', 'src/a.test.js'], 'the whole file');

@@ -166,7 +166,9 @@ export function inferJsTestCommand(root: string, target: JsTestTarget): TestPlan
   const file = relativeArg(cwd, path.resolve(target.file));
   const pattern = namePattern(runner, target.titles, target.suite);
   const stem = testFileStem(target.file);
-  const name = sanitizeName(target.titles.length ? `${stem}.${target.titles[target.titles.length - 1]}` : stem);
+  // `inventory.two-orders-reserved`: the Runs view shows the file (client/src/runLabel.ts), the id names the test
+  const words = (x: string) => x.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const name = sanitizeName(target.titles.length ? `${words(stem) || 'test'}.${words(target.titles[target.titles.length - 1]) || 'test'}` : words(stem) || 'test');
   const plan = (command: string[]): TestPlan => ({ tool: runner, prepare: [], command, cwd, name, include: [] });
   if (runner !== 'node-test') {
     const bin = NPX_RUNNERS[runner];
