@@ -62,8 +62,11 @@ export async function packageVsix(outFile, { stage = path.join(path.dirname(outF
     ['server/src/engine/summary/summaryWorker.ts', 'summaryWorker.js'],
     ['server/src/engine/trace/traceReaderWorker.ts', 'traceReaderWorker.js'],
     ['client/src/extension.ts', 'extension.js', ['vscode']],
+    // the Node.js recorder's hook and loader (ES modules, loaded by the recorded node processes)
+    ['server/src/recorder/node/hook.ts', 'braid-node-hook.mjs', [], 'esm'],
+    ['server/src/recorder/node/loader.ts', 'braid-node-loader.mjs', [], 'esm'],
   ];
-  await Promise.all(entries.map(([entry, out, external]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [] })));
+  await Promise.all(entries.map(([entry, out, external, format]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [], ...(format ? { format } : {}) })));
   await buildWebviews({ production: true, outdir: path.join(stage, 'dist', 'webview') });
   // every file the .vscodeignore lets through by exact name must exist (catches a bundle added to build.mjs but not here)
   for (const line of readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n')) {
@@ -178,7 +181,8 @@ export async function startCodeServer({ bin, folder, dataDir, extensionsDir, con
   if (!existsSync(configFile)) writeFileSync(configFile, 'auth: none\ncert: false\n');
   const args = ['--config', configFile, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', '--user-data-dir', dataDir, '--extensions-dir', extensionsDir, folder];
   const env = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('VSCODE_') || k === 'JAVA_TOOL_OPTIONS' || k === 'NODE_OPTIONS') delete env[k];
+  // NODE_TEST_CONTEXT: set when a node:test file starts code-server; a recorded `node --test` would take itself for a child of that runner
+  for (const k of Object.keys(env)) if (k.startsWith('VSCODE_') || k === 'JAVA_TOOL_OPTIONS' || k === 'NODE_OPTIONS' || k === 'NODE_TEST_CONTEXT') delete env[k];
   const child = spawn(bin, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
   const logStream = createWriteStream(logFile);
   let output = '';

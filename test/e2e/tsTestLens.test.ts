@@ -1,0 +1,126 @@
+/**
+ * End to end in a real VS Code (code-server), issue 32: a TypeScript project with a flaky node:test
+ * test (test/fixtures/e2e/ts-flaky: a lost update of Inventory.reserved across an `await`). The
+ * user opens the test file, clicks "Braid: find the root cause" above the test; Braid records runs
+ * of just that test with the Node.js recorder (`node --import tsx --test --test-name-pattern=…`,
+ * tsx from the repository's node_modules, linked into the copy) and the first ranked pattern's
+ * access is on a `// @bug` line of src/inventory.ts. Screenshots in test-output/e2e-ts-test-lens/.
+ */
+import { after, before, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
+import { userSteps, Workbench } from './workbench';
+import * as lib from '../../scripts/e2e-lib.mjs';
+
+const OUT = path.join(lib.root, 'test-output', 'e2e-ts-test-lens');
+const FIXTURE = path.join(lib.root, 'test', 'fixtures', 'e2e', 'ts-flaky');
+const RUNS = 30;
+const TEST_NAME = 'Inventory › two concurrent orders are both reserved';
+/** the 1-based `// @bug` lines of src/inventory.ts */
+const BUG_LINES = readFileSync(path.join(FIXTURE, 'src', 'inventory.ts'), 'utf8')
+  .split('\n')
+  .flatMap((l, i) => (l.includes('// @bug') ? [i + 1] : []));
+
+const found = lib.findCodeServer({ install: !process.env.BRAID_E2E_NO_INSTALL });
+const skip = !found.bin ? `code-server is not available: ${found.reason}` : false;
+if (skip) console.log(`# e2e (TS test lens) skipped: ${skip}`);
+
+describe('end to end in VS Code: flaky TypeScript node:test test → one click → root cause on the .ts line', { skip, timeout: 10 * 60_000 }, () => {
+  let tmp = '';
+  let ws = '';
+  let session: CodeServerSession | undefined;
+  let page: Page;
+  let wb: Workbench;
+  const log = (m: string) => console.log(`# e2e (TS test lens): ${m}`);
+  const step = userSteps(() => wb);
+
+  before(async () => {
+    mkdirSync(OUT, { recursive: true });
+    for (const f of readdirSync(OUT)) if (f.endsWith('.png') || f.endsWith('.log') || f === 'vscode-logs') rmSync(path.join(OUT, f), { recursive: true, force: true });
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-ts-lens-'));
+    const installed = await installBraid(found.bin!, tmp, path.join(tmp, 'braid.vsix'));
+    // the project as a user has it after `npm install`: sources, package.json, node_modules (tsx) — here the repository's
+    ws = path.join(tmp, 'ts-flaky');
+    cpSync(FIXTURE, ws, { recursive: true });
+    symlinkSync(path.join(lib.root, 'node_modules'), path.join(ws, 'node_modules'), 'dir');
+    mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'braid.record.runs': RUNS, 'braid.record.jobs': 2, 'braid.record.noise': 0.5 }, null, 2) + '\n');
+    session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws, installed });
+    log(`code-server at ${session.server.url}`);
+    ({ page, wb } = session);
+  });
+
+  after(async () => {
+    await closeCodeServer(session, tmp, OUT);
+  });
+
+  const lens = () => page.locator('.codelens-decoration a').filter({ hasText: 'Braid: find the root cause' });
+
+  step('trust the workspace, open the TypeScript test file: "Braid: find the root cause" above the describe block and each test', async () => {
+    await page.getByRole('button', { name: 'Yes, I trust the authors' }).click({ timeout: 60_000 });
+    await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
+    // the extension activates on TypeScript (onLanguage:typescript): no click on the Braid view first
+    await wb.openFile('inventory.test.ts');
+    await lens().first().waitFor({ state: 'visible', timeout: 60_000 });
+    assert.equal(await lens().count(), 3, 'describe + two tests');
+  });
+
+  let result = { runs: 0, failed: 0 };
+  step('click the lens above the flaky test: recorded with the Node.js recorder, some runs failed', async () => {
+    for (let attempt = 1; attempt <= 3 && result.failed === 0; attempt++) {
+      if (attempt > 1) await wb.runCommand('Notifications: Clear All Notifications');
+      // the first test's lens (the first lens is the describe block's)
+      await lens().nth(1).click();
+      const progress = page.locator('.notification-toast').filter({ hasText: `Braid: recording ${TEST_NAME}` });
+      await progress.waitFor({ state: 'visible' });
+      if (attempt === 1) {
+        await progress.filter({ hasText: new RegExp(`\\d+/${RUNS} runs`) }).waitFor({ state: 'visible', timeout: 120_000 });
+        await wb.extraScreenshot('recording-the-test');
+      }
+      const done = page.locator('.notification-toast').filter({ hasText: new RegExp(`recorded ${RUNS} runs of ${TEST_NAME} — \\d+ failed`) });
+      await done.waitFor({ state: 'visible', timeout: 240_000 });
+      const m = /— (\d+) failed, (\d+) passed/.exec(await done.innerText())!;
+      result = { runs: result.runs + RUNS, failed: result.failed + Number(m[1]) };
+      log(`attempt ${attempt}: ${m[0]}`);
+    }
+    assert.ok(result.failed > 0, `some of the ${result.runs} runs of the test failed`);
+    await wb.waitStatus(new RegExp(`Braid: ${result.runs} runs \\(${result.failed} failed\\)`), 90_000);
+  }, 9 * 60_000);
+
+  step('the root cause: the first ranked pattern is on Inventory.reserved, its first access on a // @bug line of inventory.ts', async () => {
+    const top = wb.rows('Ranked Patterns').first();
+    await top.waitFor({ state: 'visible' });
+    const label = (await top.getAttribute('aria-label')) ?? '';
+    assert.match(label, /^#1 (Inventory\.)?reserved\b/, `the first ranked pattern is rank 1 on Inventory.reserved: "${label}"`);
+    await top.click();
+    // the access rows: `1. async Inventory.reserve #11 read …` (a task's name has spaces)
+    const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. .*inventory\.ts:\d+/ }).first();
+    await access.waitFor({ state: 'visible' });
+    const accessLabel = (await access.getAttribute('aria-label')) ?? '';
+    const m = /inventory\.ts:(\d+)/.exec(accessLabel);
+    assert.ok(m, `the access row names inventory.ts:line: "${accessLabel}"`);
+    const line = Number(m[1]);
+    assert.ok(BUG_LINES.includes(line), `the first access of rank 1 (inventory.ts:${line}) is a // @bug line (${BUG_LINES.join(', ')})`);
+    await access.click();
+    const ed = await wb.waitEditorAt('inventory.ts', line, 'after clicking the access');
+    assert.match(ed.breadcrumbs, /src.*inventory\.ts/);
+    // the runs are named after the test file, like a Java test's after its class
+    const runs = (await wb.rows('Runs').evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).filter(Boolean);
+    log(`runs: ${runs.slice(0, 4).join(' | ')}`);
+    for (const r of runs) assert.match(r, /^inventory #\d+ (✓|✗ \S)/, `short run label: "${r}"`);
+    await wb.extraScreenshot('root-cause-on-the-ts-line');
+  });
+
+  step('Record Runs offers the last command: node --import tsx --test with the test\'s name pattern', async () => {
+    await wb.runCommand('Braid: Record Runs');
+    const widget = page.locator('.quick-input-widget').filter({ hasText: 'Braid: Record Runs' });
+    const input = widget.locator('.quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    assert.equal(await input.inputValue(), 'node --import tsx --test "--test-name-pattern=^two concurrent orders are both reserved$" src/inventory.test.ts');
+    await page.keyboard.press('Escape');
+  });
+});
