@@ -7,7 +7,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -348,6 +348,33 @@ test('a library\'s worker (a script under node_modules) is not recorded: its wor
     assert.ok(Date.now() - started < 8000, 'the synchronous wait was answered at once');
     const threads = readFileSync(summary.traces[0], 'utf8').split('\n').filter((l) => l.includes('"def":"thread"'));
     assert.ok(!threads.some((l) => l.includes('worker')), threads.join('\n'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a recorded Node.js program stops when braid itself is killed (the hook\'s watchdog)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-watchdog-'));
+  try {
+    const pidFile = path.join(dir, 'pid');
+    writeFileSync(path.join(dir, 'sleeper.js'), `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nlet n = 0;\nsetTimeout(() => { n++; }, 60000);\n`);
+    const { spawn } = await import('node:child_process');
+    const braid = spawn(process.execPath, [path.join(root, 'bin', 'braid.js'), 'record', '--runs', '1', '--timeout', '90', '--out', path.join(dir, 'out'), '--', process.execPath, 'sleeper.js'], { cwd: dir, stdio: 'ignore' });
+    const deadline = Date.now() + 30000;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    braid.kill('SIGKILL');
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const until = Date.now() + 8000;
+    while (alive() && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    assert.equal(alive(), false, `the program (pid ${pid}) outlived braid`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

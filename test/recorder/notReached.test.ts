@@ -44,3 +44,11 @@ test('braid record: exit code 1 and the reason, not "20 runs — 20 failed"', ()
   assert.match(r.stderr, /\| Error: Could not find or load main class/);
   assert.doesNotMatch(r.stdout, /20 failed/);
 });
+
+test('Node.js runs that reached nothing: a missing module, or no file instrumented, in the words of files, not classes', () => {
+  const missing = classifyNotReached("node:internal/modules/cjs/loader:1080\n  throw err;\n  ^\n\nError: Cannot find module '/app/mian.js'\n", 1, [], 'node');
+  assert.match(missing.reason, /module \/app\/mian\.js not found/);
+  const none = classifyNotReached('ok\n', 0, ['src/**/*.ts'], 'node');
+  assert.match(none.reason, /no file of the program was instrumented \(--include src\/\*\*\/\*\.ts\)/);
+  assert.doesNotMatch(`${none.reason} ${none.hint}`, /JVM|class/);
+});

@@ -39,9 +39,21 @@ async function logHead(logPath: string): Promise<string> {
  * Why a run that recorded no event never reached the program, from its exit code and output; the
  * include list names what was expected to load.
  */
-export function classifyNotReached(output: string, exitCode: number | null, include: readonly string[]): Omit<NotReached, 'output'> {
+export function classifyNotReached(output: string, exitCode: number | null, include: readonly string[], recorder: 'java' | 'node' = 'java'): Omit<NotReached, 'output'> {
   const included = include.length ? ` (--include ${include.join(' ')})` : '';
   let m: RegExpExecArray | null;
+  if (recorder === 'node') {
+    // the Node.js recorder (docs/recorder-node.md): files, not classes
+    if ((m = /Cannot find module '([^']+)'/.exec(output)) || (m = /ERR_MODULE_NOT_FOUND[\s\S]*?Cannot find (?:module|package) '([^']+)'/.exec(output)))
+      return { reason: `module ${m[1]} not found`, hint: 'check the script path and that the dependencies are installed (npm install)' };
+    if (exitCode === 127 || /command not found|: not found/.test(output)) return { reason: 'command not found', hint: 'check the program name and the PATH' };
+    return {
+      reason: `no file of the program was instrumented${included}: the command ran${exitCode ? ` (exit code ${exitCode})` : ''} but recorded no shared access`,
+      hint: include.length
+        ? 'set the include globs to the files of the code under test (e.g. --include "src/**/*.ts"; node_modules only when named), and check that the command runs Node.js'
+        : 'check that the command runs your JavaScript or TypeScript files under the working folder (node_modules is not instrumented unless --include names it)',
+    };
+  }
   if ((m = /Could not find or load main class (\S+)/.exec(output)))
     return { reason: `main class ${m[1]} not found`, hint: 'check the class name and the class path (-cp): are the classes compiled?' };
   if ((m = /Unable to access jarfile (.+)/.exec(output))) return { reason: `jar file ${m[1].trim()} not found`, hint: 'check the path of the jar' };
@@ -58,10 +70,10 @@ export function classifyNotReached(output: string, exitCode: number | null, incl
 }
 
 /** The run never reached the program (recorded no event), or undefined. */
-export async function notReachedRun(run: { empty: boolean; aborted: boolean; exitCode: number | null; logPath: string; reason: string }, o: Pick<RecordOptions, 'include' | 'record'>): Promise<NotReached | undefined> {
+export async function notReachedRun(run: { empty: boolean; aborted: boolean; exitCode: number | null; logPath: string; reason: string }, o: Pick<RecordOptions, 'include' | 'record' | 'recorder'>): Promise<NotReached | undefined> {
   if (!run.empty || run.aborted || o.record === false) return undefined;
   // a run stopped by its time limit or a signal did reach something (it ran): a hang is a finding
   if (run.reason === 'timeout' || run.reason === 'recorder-blocked' || run.reason === 'killed') return undefined;
   const output = await logHead(run.logPath);
-  return { ...classifyNotReached(output, run.exitCode, o.include), output: output.length > OUTPUT_SHOWN ? output.slice(0, OUTPUT_SHOWN) + '\n…' : output };
+  return { ...classifyNotReached(output, run.exitCode, o.include, o.recorder === 'node' ? 'node' : 'java'), output: output.length > OUTPUT_SHOWN ? output.slice(0, OUTPUT_SHOWN) + '\n…' : output };
 }

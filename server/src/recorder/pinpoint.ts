@@ -288,7 +288,7 @@ export const pinpoint: Pinpoint = async (options, hooks = {}) => {
       if (signal?.aborted) return result({ points: [], candidates: 0, rounds: 0, stopped: 'cancelled', message: 'cancelled' });
       if (catalogue.length === 0) {
         // in plain words: why the program was never reached (class not found, not a Java command, no included class)
-        const why = classifyNotReached(c.output ?? '', c.exitCode ?? 0, options.include);
+        const why = classifyNotReached(c.output ?? '', c.exitCode ?? 0, options.include, runner.recorder);
         const out = (c.output ?? '').trim().split('\n').slice(0, 4).join(' | ');
         return result({
           points: [],

@@ -192,6 +192,21 @@ function start(): void {
     process.on('exit', () => rt.close());
     return;
   }
+  // a watchdog, as the Java agent's: when the recorder (braid, the language server) is gone, the run
+  // is over — a test runner that outlives it (node:test ignores SIGTERM while a test runs) stops too
+  const recorderPid = Number(process.env.BRAID_RECORDER_PID);
+  if (Number.isInteger(recorderPid) && recorderPid > 1 && recorderPid !== process.pid) {
+    const watchdog = setInterval(() => {
+      try {
+        process.kill(recorderPid, 0);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') return;
+        rt.close();
+        process.kill(process.pid, 'SIGKILL');
+      }
+    }, 1000);
+    watchdog.unref();
+  }
   process.on('uncaughtExceptionMonitor', (err, origin) => {
     const e = err as { name?: string; message?: string } | undefined;
     rt.failure('uncaught', `${origin === 'unhandledRejection' ? 'unhandled rejection' : 'uncaught exception'}: ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`, err);
