@@ -86,16 +86,22 @@ export async function confirmAndReorder(
   let skipped = 0;
   let forced = 0;
   const started = Date.now();
-  for (const p of candidates) {
-    if (signal?.aborted) break;
+  // one forcing within the budget (three sets of runs: forced, opposite, unforced); undefined: left out
+  const force = async (p: RankedPattern) => {
     if (spent + 3 * a.runs > a.budget) {
       skipped++;
-      continue;
+      return undefined;
     }
     onStart?.(p);
     const c = await confirmOne(p, spent);
     spent += c.runsSpent;
     forced++;
+    return c;
+  };
+  for (const p of candidates) {
+    if (signal?.aborted) break;
+    const c = await force(p);
+    if (!c) continue;
     verdicts.set(p.key, patternConfirmation(c));
     lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
   }
@@ -106,14 +112,8 @@ export async function confirmAndReorder(
     if (refined.length) lines.push(`  per library call (a line of these patterns makes several calls; the runs ranked with locations per call):`);
     for (const { pattern: p, lineKey, callRank } of refined) {
       if (signal?.aborted) break;
-      if (spent + 3 * a.runs > a.budget) {
-        skipped++;
-        continue;
-      }
-      onStart?.(p);
-      const c = await confirmOne(p, spent);
-      spent += c.runsSpent;
-      forced++;
+      const c = await force(p);
+      if (!c) continue;
       const at = `forced at the calls ${callsText(p)} (#${callRank} with locations per call, ${p.failed} failing / ${p.passed} passing runs)`;
       const v = { ...patternConfirmation(c), reason: `${at}: ${c.reason}`, forcedKey: p.key };
       if (c.verdict === 'confirmed' || !verdicts.has(lineKey)) verdicts.set(lineKey, v);

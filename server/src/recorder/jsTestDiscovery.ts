@@ -11,6 +11,7 @@
  * parentheses give the nesting.
  */
 import path from 'node:path';
+import { lineIndex } from './lineIndex';
 
 /** The test runners Braid can run one test of. */
 export type JsRunner = 'node-test' | 'mocha' | 'jest' | 'vitest';
@@ -252,18 +253,7 @@ export function findJsTests(text: string, scan: JsScan = scanJs(text)): FoundJsT
     if (t[k] === '(') stack.push(k);
     else if (t[k] === ')' && stack.length) close.set(stack.pop()!, k);
   }
-  const lineStarts = [0];
-  for (let k = 0; k < text.length; k++) if (text[k] === '\n') lineStarts.push(k + 1);
-  const pos = (off: number) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid] <= off) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo, character: off - lineStarts[lo] };
-  };
+  const pos = lineIndex(text);
 
   interface Call {
     kind: 'test' | 'suite';

@@ -5,6 +5,7 @@
  * parser: comments, strings and character literals are blanked first, braces give the nesting.
  */
 import type { TestFramework } from './testCommand';
+import { lineIndex } from './lineIndex';
 
 export interface FoundTest {
   framework: TestFramework;
@@ -87,18 +88,7 @@ export function findTests(text: string): FoundTest[] {
   if (!fw) return [];
   const t = blankJava(text);
   const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(t)?.[1];
-  const lineStarts = [0];
-  for (let k = 0; k < t.length; k++) if (t[k] === '\n') lineStarts.push(k + 1);
-  const pos = (off: number) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid] <= off) lo = mid;
-      else hi = mid - 1;
-    }
-    return { line: lo, character: off - lineStarts[lo] };
-  };
+  const pos = lineIndex(t);
   // classes: name, body range, qualified name
   interface Cls {
     name: string;

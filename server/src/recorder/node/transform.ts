@@ -22,6 +22,7 @@
 import { parse, Node as AcornNode, Options as AcornOptions } from 'acorn';
 import MagicString from 'magic-string';
 import { decode } from '@jridgewell/sourcemap-codec';
+import { lineIndex } from '../lineIndex';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type N = AcornNode & Record<string, any>;
@@ -151,23 +152,6 @@ class LineMapper {
   }
 }
 
-/** Line starts of a text, for offset → (line, column). */
-function lineStarts(code: string): number[] {
-  const starts = [0];
-  for (let i = code.indexOf('\n'); i >= 0; i = code.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-function position(starts: number[], offset: number): { line: number; col: number } {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo + 1, col: offset - starts[lo] };
-}
 
 /** Instruments one module's source; throws a SyntaxError when acorn cannot parse it. */
 export function instrument(code: string, o: InstrumentOptions): InstrumentResult {
@@ -180,7 +164,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   };
   const ast = parse(code, acornOptions) as N;
   const s = new MagicString(code);
-  const starts = lineStarts(code);
+  const positionOf = lineIndex(code);
   const mapper = new LineMapper(code);
   let mappedFile: string | undefined;
 
@@ -400,7 +384,8 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   const locTable: (number | string)[] = [];
   const varTable: string[] = [];
   const site = (offset: number, fn: FnScope): number => {
-    const p = position(starts, offset);
+    const at = positionOf(offset);
+    const p = { line: at.line + 1, col: at.character };
     let line = p.line;
     if (mapper.active) {
       const m = mapper.map(p.line, p.col);
