@@ -7,7 +7,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -375,6 +375,40 @@ test('a recorded Node.js program stops when braid itself is killed (the hook\'s 
     const until = Date.now() + 8000;
     while (alive() && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
     assert.equal(alive(), false, `the program (pid ${pid}) outlived braid`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('TypeScript through tsx: the program\'s own stack traces still name the .ts lines (the inline source map is composed with the transform\'s edits)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-tsmap-'));
+  try {
+    symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    writeFileSync(
+      path.join(dir, 'sum.test.ts'),
+      [
+        "import test from 'node:test';",
+        "import assert from 'node:assert/strict';",
+        'interface Box { total: number }',
+        'const box: Box = { total: 0 };',
+        'async function add(n: number): Promise<void> {',
+        '  const before: number = box.total;',
+        '  await null;',
+        '  box.total = before + n;',
+        '}',
+        "test('adds', async () => {",
+        '  await Promise.all([add(1), add(2)]);',
+        "  assert.equal(box.total, 3, 'the total is off');",
+        '});',
+      ].join('\n'),
+    );
+    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, '--import', 'tsx', '--test', 'sum.test.ts'], dir);
+    const summary = await recordRuns(o);
+    assert.equal(summary.failed, 1, JSON.stringify(summary.runs));
+    const outcome = JSON.parse(readFileSync(summary.traces[0], 'utf8').trim().split('\n').pop()!);
+    assert.deepEqual(outcome.location, { file: 'sum.test.ts', line: 12 }, JSON.stringify(outcome));
+    const locs = readFileSync(summary.traces[0], 'utf8').split('\n').filter((l) => l.includes('"def":"loc"')).map((l) => JSON.parse(l));
+    assert.ok(locs.some((l) => l.file === 'sum.test.ts' && l.line === 8), 'the write of box.total at its .ts line');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

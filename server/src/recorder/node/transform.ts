@@ -21,7 +21,7 @@
  */
 import { parse, Node as AcornNode, Options as AcornOptions } from 'acorn';
 import MagicString from 'magic-string';
-import { decode } from '@jridgewell/sourcemap-codec';
+import { decode, encode, SourceMapSegment } from '@jridgewell/sourcemap-codec';
 import { lineIndex } from '../lineIndex';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -809,5 +809,51 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   if (hasDirective(ast)) at = directiveEnd(ast);
   const prelude = `${at > 0 && at === directiveEnd(ast) && hasDirective(ast) ? ' ' : ''}const [__bl, __bv] = __braid.mod(${JSON.stringify(o.file)}, ${JSON.stringify(locTable)}, ${JSON.stringify(varTable)}, ${JSON.stringify(mappedFile ?? null)}); `;
   s.prependLeft(at, prelude);
-  return { code: s.toString(), sites: locTable.length / 2 };
+  const out = s.toString();
+  // a file that came with an inline source map (a TS loader's output): the map now describes the
+  // instrumented code, so the program's own stack traces still name the right .ts lines
+  return { code: mapper.active ? withComposedMap(code, out, s) : out, sites: locTable.length / 2 };
+}
+
+const INLINE_MAP = /\/\/[#@] sourceMappingURL=data:application\/json(?:;charset=[^;,]+)?;base64,([A-Za-z0-9+/=]+)\s*$/;
+
+/**
+ * The instrumented code with its inline source map replaced by one composed of the transform's
+ * edits (MagicString's map: instrumented → incoming positions) and the incoming map (incoming →
+ * the .ts source). Unchanged when the incoming map cannot be read.
+ */
+function withComposedMap(incoming: string, out: string, s: MagicString): string {
+  const m = INLINE_MAP.exec(incoming);
+  const o = INLINE_MAP.exec(out);
+  if (!m || !o) return out;
+  try {
+    const map = JSON.parse(Buffer.from(m[1], 'base64').toString('utf8')) as { sources?: string[]; sourcesContent?: string[]; sourceRoot?: string; file?: string; mappings: string };
+    const before = decode(map.mappings);
+    const ours = s.generateDecodedMap({ hires: 'boundary' }).mappings;
+    const composed: SourceMapSegment[][] = ours.map((line) => {
+      const segs: SourceMapSegment[] = [];
+      for (const seg of line) {
+        if (seg.length < 4) continue;
+        const inc = before[seg[2]!];
+        if (!inc || inc.length === 0) continue;
+        // the incoming segment covering the column: the last one that starts at or before it
+        let lo = 0;
+        let hi = inc.length - 1;
+        if (inc[0][0] > seg[3]!) continue;
+        while (lo < hi) {
+          const mid = (lo + hi + 1) >> 1;
+          if (inc[mid][0] <= seg[3]!) lo = mid;
+          else hi = mid - 1;
+        }
+        const t = inc[lo];
+        if (t.length >= 4) segs.push([seg[0], t[1]!, t[2]!, t[3]!]);
+      }
+      return segs;
+    });
+    const next = { version: 3, ...(map.file ? { file: map.file } : {}), ...(map.sourceRoot ? { sourceRoot: map.sourceRoot } : {}), sources: map.sources ?? [], ...(map.sourcesContent ? { sourcesContent: map.sourcesContent } : {}), names: [], mappings: encode(composed) };
+    const url = `//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(next)).toString('base64')}`;
+    return out.slice(0, o.index) + url + out.slice(o.index + o[0].trimEnd().length);
+  } catch {
+    return out;
+  }
 }
