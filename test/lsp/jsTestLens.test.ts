@@ -28,14 +28,8 @@ describe('test code lens on a TypeScript node:test project', () => {
     ws = mkdtempSync(path.join(tmpdir(), 'braid-ts-lsp-'));
     cpSync(path.join(ROOT, 'test/fixtures/e2e/ts-flaky'), ws, { recursive: true });
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(ws, 'node_modules'), 'dir');
-    // the recorded `node --test` is a run of its own, not a child of this test file's runner (NODE_TEST_CONTEXT)
-    const context = process.env.NODE_TEST_CONTEXT;
-    delete process.env.NODE_TEST_CONTEXT;
-    try {
-      s = new LspSession(ws);
-    } finally {
-      if (context !== undefined) process.env.NODE_TEST_CONTEXT = context;
-    }
+    // the server itself keeps this test runner's NODE_TEST_CONTEXT out of the recorded `node --test` (runOnce.ts)
+    s = new LspSession(ws);
     await s.initialize();
     await s.analysisDone();
     text = readFileSync(path.join(ws, TEST), 'utf8');

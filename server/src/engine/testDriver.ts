@@ -38,6 +38,7 @@
  * summary carries them), so traces and summaries give the same rule.
  */
 import type { PatternRegistry } from './unicorn/patternRegistry';
+import { isJsSourceFile } from './jsSourceFile';
 
 export interface DriverEntry {
   /** the entry class (a run's `program`) */
@@ -72,7 +73,7 @@ export function entryClassOf(program: string | undefined): string | undefined {
 export function entryScriptOf(program: string | undefined): string | undefined {
   if (!program) return undefined;
   const p = program.trim().replace(/\\/g, '/');
-  return /\.[cm]?[jt]sx?$/.test(p) && !p.startsWith('/') ? p : undefined;
+  return isJsSourceFile(p) && !p.startsWith('/') ? p : undefined;
 }
 
 /** The class of a qualified method name (`pkg.A$B.run` → `pkg.A$B`). */

@@ -17,6 +17,7 @@ import type { CoverageMatrix, MatrixAccess } from './coverageMatrix';
 import { laneOf, PatternMember } from './clusterSuspiciousPatterns';
 import type { SuspiciousMethod } from './suspiciousMethods';
 import { shortMethod as displayMethod, shortVariable, simpleClassName } from '../displayNames';
+import { isJsSourceFile } from '../jsSourceFile';
 
 export type BugKind = 'atomicity-violation' | 'multi-variable-atomicity-violation' | 'order-violation';
 
@@ -162,11 +163,9 @@ function orderAdvice(ctx: Ctx, varText: string, interleaving: string): FixAdvice
 // JavaScript and TypeScript (the Node.js recorder, docs/recorder-node.md): a thread is an async task,
 // except a worker thread; there are no locks to take, and `await` is where other tasks come between
 
-const JS_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
-
 /** Every access of the pattern is in a JavaScript or TypeScript file. */
 function isJavaScript(seq: readonly LaneAccess[]): boolean {
-  return seq.length > 0 && seq.every((x) => JS_FILE.test(x.access.file));
+  return seq.length > 0 && seq.every((x) => isJsSourceFile(x.access.file));
 }
 
 /** A typed array's element (a SharedArrayBuffer between worker threads, or a plain typed array). */

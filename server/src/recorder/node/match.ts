@@ -7,6 +7,7 @@
  * matches at any depth (`app.js` = `** /app.js`).
  */
 import path from 'node:path';
+import { isJsSourceFile } from '../../engine/jsSourceFile';
 
 export interface FileFilter {
   root: string;
@@ -14,7 +15,6 @@ export interface FileFilter {
   exclude: string[];
 }
 
-const SOURCE = /\.(js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
 
 export function globRegExp(glob: string): RegExp {
   let g = glob.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
@@ -42,7 +42,7 @@ export function fileMatcher(f: FileFilter): (absFile: string) => boolean {
   const namesNodeModules = f.include.some((g) => g.includes('node_modules'));
   const self = /(^|\/)braid-node-(hook|loader)\.mjs$/;
   return (abs: string) => {
-    if (!SOURCE.test(abs) || self.test(abs)) return false;
+    if (!isJsSourceFile(abs) || self.test(abs)) return false;
     let rel = path.relative(f.root, abs).split(path.sep).join('/');
     if (path.isAbsolute(rel)) rel = abs.split(path.sep).join('/');
     const outside = rel.startsWith('../');

@@ -9,10 +9,10 @@ import path from 'node:path';
 import type { NoisePlan } from '../../engine/noise/noisePlan';
 import { pathToFileURL } from 'node:url';
 import type { NodeRecorderOptions } from './runtime';
+import { JS_SOURCE_FILE } from '../../engine/jsSourceFile';
 
 /** Programs that run JavaScript on Node.js: `node`, package managers and test runners. */
 const NODE_TOOLS = new Set(['node', 'nodejs', 'npm', 'npx', 'pnpm', 'yarn', 'tsx', 'ts-node', 'mocha', 'jest', 'vitest', 'ava', 'tap']);
-const JS_FILE = /\.(js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
 
 /**
  * The recorder a command gets (the rule of docs/recorder-node.md): `node` when the program is
@@ -22,8 +22,8 @@ const JS_FILE = /\.(js|mjs|cjs|jsx|ts|mts|cts|tsx)$/;
  */
 export function recorderFor(command: readonly string[], include: readonly string[]): 'node' | 'java' {
   const program = path.basename(command[0] ?? '').replace(/\.(exe|cmd|bat)$/i, '');
-  if (NODE_TOOLS.has(program) || JS_FILE.test(program)) return 'node';
-  if (include.length > 0 && include.every((g) => JS_FILE.test(g))) return 'node';
+  if (NODE_TOOLS.has(program) || JS_SOURCE_FILE.test(program)) return 'node';
+  if (include.length > 0 && include.every((g) => JS_SOURCE_FILE.test(g))) return 'node';
   return 'java';
 }
 
@@ -40,13 +40,13 @@ export function deriveNodeName(command: readonly string[]): string {
       }
       if (a === '--test') return 'node-test';
       if (a.startsWith('-')) continue;
-      return path.basename(a).replace(JS_FILE, '');
+      return path.basename(a).replace(JS_SOURCE_FILE, '');
     }
     return program;
   }
-  if (JS_FILE.test(program)) return program.replace(JS_FILE, '');
+  if (JS_SOURCE_FILE.test(program)) return program.replace(JS_SOURCE_FILE, '');
   const word = command.slice(1).find((a) => !a.startsWith('-'));
-  return word ? `${program}-${path.basename(word).replace(JS_FILE, '')}` : program;
+  return word ? `${program}-${path.basename(word).replace(JS_SOURCE_FILE, '')}` : program;
 }
 
 export function nodeHookCandidates(): string[] {

@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import * as workerThreads from 'node:worker_threads';
+import { isJsSourceFile } from '../../engine/jsSourceFile';
 
 const threadIdOf = (): number => workerThreads.threadId;
 const workerDataOf = (): unknown => workerThreads.workerData;
@@ -318,7 +319,7 @@ export class BraidRuntime {
    */
   private programName(): string | undefined {
     const main = process.argv[1];
-    if (main && /\.[cm]?[jt]sx?$/.test(main)) {
+    if (main && isJsSourceFile(main)) {
       const rel = this.relative(path.resolve(main));
       if (!path.isAbsolute(rel)) return rel;
     }
