@@ -253,3 +253,33 @@ test('braid record --plan: a bad force section is refused with the field named (
   assert.match(r4.stderr, /the force section of the noise plan .*since\.json is ignored: forcing needs recording \(record=false\)/);
   assert.doesNotMatch(r4.stderr, /bad noise plan/);
 });
+
+test('sameKey: a get held for a put on a plain HashMap goes on after a put of its own key, not of another; two threads held for keys nobody else stores: one is let go', async () => {
+  const map = { variable: 'java.util.HashMap', file: 'forcing/RegionCache.java' };
+  const accesses: ForceAccess[] = [
+    { role: 1, type: 'R', ...map, method: 'forcing.RegionCache.lookup', line: tagLine('RegionCache.java', 'get'), call: 'java.util.HashMap.get' },
+    { role: 2, type: 'W', ...map, method: 'forcing.RegionCache.store', line: tagLine('RegionCache.java', 'put'), call: 'java.util.HashMap.put' },
+  ];
+  const force = (sameKey: boolean): ForceSpec => ({ ...patternForce(accesses), order: 'opposite', waitMs: 3000, waits: [{ at: 0, for: 1, sameObject: true, sameKey }] });
+  const byObject = await record('forcing-key-object', 'forcing.RegionCache', { runs: 2, noise: 0, include: ['forcing'], plan: await planFile(forcingPlan('by-object', force(false))) });
+  // the "us" put meets the wait: the lookup misses "eu"
+  assert.equal(byObject.failed, 2, JSON.stringify(byObject.runs.map((r) => [r.outcome, r.forcing])));
+  const byKey = await record('forcing-key-same', 'forcing.RegionCache', { runs: 2, noise: 0, include: ['forcing'], plan: await planFile(forcingPlan('by-key', force(true))) });
+  assert.equal(byKey.failed, 0, JSON.stringify(byKey.runs.map((r) => [r.outcome, r.forcing])));
+  assert.ok(byKey.runs.every((r) => r.forcing?.ok && r.forcing.waits[0].met === 1), JSON.stringify(byKey.runs.map((r) => r.forcing)));
+
+  // worker-a waits at get("a") for a put("a"), worker-b at get("b") for a put("b"): nobody is left
+  // to perform either, so the one that finds it lets go (RaceFuzzer's release); it finishes, and the
+  // other's hold ends when no other thread of the pattern is left — both long before waitMs
+  const stuck = await record('forcing-key-stuck', 'forcing.RegionCache', {
+    runs: 1,
+    noise: 0,
+    include: ['forcing'],
+    command: ['java', ...FAST_JVM, '-cp', classesDir, 'forcing.RegionCache', 'lookups'],
+    plan: await planFile(forcingPlan('stuck', force(true))),
+  });
+  const f = stuck.runs[0].forcing;
+  assert.ok(f && !f.ok, JSON.stringify(stuck.runs[0]));
+  assert.equal(f.waits[0].timedOut, 2, JSON.stringify(f));
+  assert.match(f.reason ?? '', /^wait 0: ended once when no other thread of the pattern was left and let go once when every other thread of the pattern was held too at RegionCache\.java:\d+ \(R HashMap\) waiting for another thread's RegionCache\.java:\d+ \(W HashMap\) on the same key$/);
+});

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeTraceFiles, type PatternAccess, type RankedPattern } from '../../server/src/engine/analysis';
 import { recordedTraces } from '../helpers/recordedTraces';
-import { forceSection, forcingPlan, isSymmetric, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
+import { EVERY_INSTANCE, forceSection, forcingPlan, isSymmetric, keyedCollections, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
 import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { firstReason } from '../../server/src/recorder/fixCheck';
 
@@ -58,6 +58,34 @@ test('a library access keeps its call (a for-each makes four calls on the map at
   assert.equal('call' in forceSection(pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)]), 'pattern').accesses[0], false);
   // one line, two different calls: not the same spot, so not symmetric
   assert.equal(isSymmetric(pattern('P3', 'RR', [access(1, 'R', map, 55, { call: 'java.util.Iterator.next' }), access(2, 'R', map, 55, { call: 'java.util.Iterator.hasNext' })])), false);
+});
+
+test('a pattern that checks a key (get, containsKey) waits by key on that collection; a put/put pattern and a line of several calls by object; the opposite order forces every instance', () => {
+  const map = 'java.util.HashMap';
+  const get = (t: 1 | 2, extra: Partial<PatternAccess> = {}) => access(t, 'R', map, 61, { call: 'java.util.HashMap.get', ...extra });
+  const put = (t: 1 | 2) => access(t, 'W', map, 65, { call: 'java.util.HashMap.put' });
+  const checkThenAct = pattern('P1', 'RW', [get(1), put(2)]);
+  assert.deepEqual([...keyedCollections(checkThenAct)], [map]);
+  const f = forceSection(checkThenAct, 'pattern');
+  // the put waits for a get of its key; the guard (the get's thread's next access) for a put of its key
+  assert.deepEqual(f.waits, [
+    { at: 1, for: 0, sameObject: true, sameKey: true },
+    { at: 2, for: 1, since: 0, sameObject: true, optional: true, sameKey: true },
+  ]);
+  assert.equal(f.times, 1);
+  const o = forceSection(checkThenAct, 'opposite');
+  assert.deepEqual(o.waits, [{ at: 0, for: 1, sameObject: true, sameKey: true }]);
+  assert.equal(o.times, EVERY_INSTANCE);
+  assert.equal(forceSection(checkThenAct, 'opposite', { oppositeTimes: 2 }).times, 2);
+  assert.equal(forceSection(checkThenAct, 'opposite', { byKey: false }).waits[0].sameKey, undefined);
+  // two puts race on the table itself (a resize): by object
+  assert.equal(keyedCollections(pattern('P3', 'WW', [put(1), put(2)])).size, 0);
+  assert.equal(forceSection(pattern('P3', 'WW', [put(1), put(2)]), 'pattern').waits.some((w) => w.sameKey), false);
+  // get is one of several calls at its line: maybe not this access's call
+  assert.equal(keyedCollections(pattern('P1', 'RW', [get(1, { mixedCalls: true }), put(2)])).size, 0);
+  assert.equal(keyedCollections(pattern('P1', 'RW', [get(1, { mixedCalls: true, exactCall: true } as Partial<PatternAccess>), put(2)])).size, 1);
+  // a field pattern: no key
+  assert.equal(forceSection(pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)]), 'pattern').waits.some((w) => w.sameKey), false);
 });
 
 test('a line with several library calls (sbjoin: length() then append() at line 17) is mixedCalls: no call in the plan, any call at the line matches', async () => {

@@ -116,6 +116,8 @@ test('a bad force section is refused with the field named', () => {
   refused(edit((f) => (f.waits[1].since = 1)), 'force.waits[1].since', /must be an access of the same role as at \(force\.accesses\[2\] has role 1\)/);
   refused(edit((f) => (f.waits[1].since = 5)), 'force.waits[1].since', /index into force\.accesses/);
   refused(edit((f) => delete f.waits[0].sameObject), 'force.waits[0].sameObject', /must be true or false/);
+  refused(edit((f) => (f.waits[0].sameKey = 'yes')), 'force.waits[0].sameKey', /must be true or false/);
+  refused(edit((f) => Object.assign(f.waits[0], { sameObject: false, sameKey: true })), 'force.waits[0].sameKey', /needs sameObject/);
   // the message names the file and the field, as for the other fields of a plan
   assert.throws(() => validateNoisePlan(plan(edit((f) => (f.waits[1].for = 3))), 'plans/p.json'), /^Error: plans\/p\.json: force\.waits\[1\]\.for: must be an index into force\.accesses \(0\.\.2\)$/);
 });

@@ -48,15 +48,25 @@ export type ForceSection = Omit<ForceSpec, 'accesses' | 'pattern'> & { pattern?:
 export interface ForcingOptions {
   /** longest hold, ms (default 300) */
   waitMs?: number;
-  /** forced instances per run (default 1) */
+  /** forced instances per run (default 1; the opposite order: every instance, `oppositeTimes`) */
   times?: number;
+  /**
+   * forced instances per run of the opposite order (default EVERY_INSTANCE): the pattern's order needs
+   * one instance to make the failure happen, but the counterfactual must keep it from happening at all —
+   * a cache filled lazily per region races again on the next region once one instance was forced
+   */
+  oppositeTimes?: number;
   /** timed-out holds of one wait before it is given up for the run (default 5) */
   maxTimeouts?: number;
   /** match accesses by method, variable and type on any line (`line: 0`): after an edit moved lines */
   anyLine?: boolean;
+  /** false: waits on a collection the pattern checks by key match on the object, not the key (keyedCollections) */
+  byKey?: boolean;
 }
 
 export const DEFAULT_WAIT_MS = 300;
+/** `times` that never stops forcing in a run (the plan format's whole number ≥ 1) */
+export const EVERY_INSTANCE = 1_000_000_000;
 
 /** The location the trace records for an access (the library's, for an access in library code). */
 export function traceLocation(a: Pick<PatternAccess, 'file' | 'line' | 'method' | 'library'>): { file: string; line: number; method: string } {
@@ -153,19 +163,44 @@ export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSp
   return [{ at: 0, for: j, sameObject: accesses[0].variable === accesses[j].variable }];
 }
 
+/** Library calls that check one key or element: a pattern with one of them is about that key. */
+const KEY_CHECKS = new Set(['get', 'getOrDefault', 'containsKey', 'contains']);
+
+/**
+ * The collections whose accesses the pattern checks by key: a read made by a keyed check (`get`,
+ * `containsKey`, `contains`, `getOrDefault` — named exactly, not one of several calls on its line).
+ * Its waits on that collection then match by key (`sameKey`): only a `put` of the key the `get` found
+ * missing acts on that check (a `HashMap` cache filled lazily for several regions: another region's put
+ * meets a wait on the object, and the forced instance loses nothing). The agent compares objects
+ * when either side's call has no plain key.
+ */
+export function keyedCollections(p: Pick<ForcedPattern, 'accesses'>): Set<string> {
+  const out = new Set<string>();
+  for (const a of p.accesses) {
+    if (a.type !== 'R' || !a.call || (a.mixedCalls && !a.exactCall)) continue;
+    if (KEY_CHECKS.has(a.call.slice(a.call.lastIndexOf('.') + 1))) out.add(a.variable);
+  }
+  return out;
+}
+
 export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
   const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
     const at = traceLocation(a);
     return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call && (!a.mixedCalls || a.exactCall) ? { call: a.call } : {}) };
   });
   const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
+  const forcing = order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: oppositeWaits(accesses) };
+  const keyed = o.byKey === false ? new Set<string>() : keyedCollections(p);
+  for (const w of forcing.waits) {
+    if (w.sameObject && keyed.has(forcing.accesses[w.at].variable) && keyed.has(forcing.accesses[w.for].variable)) w.sameKey = true;
+  }
   return {
     order,
     waitMs: o.waitMs ?? DEFAULT_WAIT_MS,
-    times: o.times ?? 1,
+    times: order === 'opposite' ? (o.oppositeTimes ?? EVERY_INSTANCE) : (o.times ?? 1),
     maxTimeouts: o.maxTimeouts ?? 5,
     pattern: { key: p.key, id: p.id, rank: p.rank },
-    ...(order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: oppositeWaits(accesses) }),
+    ...forcing,
   };
 }
 

@@ -100,6 +100,12 @@ export interface ForceWait {
   since?: number;
   /** only a performance on the same object counts (same object and field, same array and index, same static field) */
   sameObject: boolean;
+  /**
+   * with `sameObject`: a keyed library call (`get`, `put`, `containsKey`, `remove`, … whose first
+   * argument is a plain value: a String, boxed primitive, enum or UUID) matches only a performance on
+   * the same key, on any map or set — a `get` checks one key, and only a `put` of that key acts on it
+   */
+  sameKey?: boolean;
   /** not needed for the run's forcing to count as met (`ok`) */
   optional?: boolean;
   /**

@@ -113,6 +113,10 @@ function checkForce(v: unknown, file: string): ForceSpec {
     }
     if (typeof w.sameObject !== 'boolean') throw new NoisePlanError(file, `${at}.sameObject`, 'must be true or false');
     if (w.optional !== undefined && typeof w.optional !== 'boolean') throw new NoisePlanError(file, `${at}.optional`, 'must be true or false');
+    if (w.sameKey !== undefined) {
+      if (typeof w.sameKey !== 'boolean') throw new NoisePlanError(file, `${at}.sameKey`, 'must be true or false');
+      if (w.sameKey && !w.sameObject) throw new NoisePlanError(file, `${at}.sameKey`, 'needs sameObject');
+    }
     if (w.fresh !== undefined) {
       if (typeof w.fresh !== 'boolean') throw new NoisePlanError(file, `${at}.fresh`, 'must be true or false');
       if (w.since !== undefined) throw new NoisePlanError(file, `${at}.fresh`, 'cannot go with since');

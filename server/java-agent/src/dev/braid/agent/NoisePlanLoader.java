@@ -88,7 +88,7 @@ final class NoisePlanLoader {
     } else if (force != null) {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
-          force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready);
+          force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey);
     }
     return (String) name;
   }
@@ -115,6 +115,8 @@ final class NoisePlanLoader {
     int[] forAccess;
     int[] since;
     boolean[] sameObject;
+    /** per wait: a keyed call matches only a performance on the same key */
+    boolean[] sameKey;
     /** per access: matches the variable at any location */
     boolean[] anywhere;
     /** per access: the library call a library access must be made by ("java.util.Iterator.next"), or null */
@@ -206,6 +208,7 @@ final class NoisePlanLoader {
     f.forAccess = new int[w];
     f.since = new int[w];
     f.sameObject = new boolean[w];
+    f.sameKey = new boolean[w];
     f.optional = new boolean[w];
     f.needs = new int[w][];
     f.fresh = new boolean[w];
@@ -244,6 +247,11 @@ final class NoisePlanLoader {
           if (f.role[x] == f.role[a]) throw bad(at + ".needs[" + j + "]", "must be an access of another role than at");
           f.needs[k][j] = x;
         }
+      }
+      if (wt.containsKey("sameKey")) {
+        if (!(wt.get("sameKey") instanceof Boolean)) throw bad(at + ".sameKey", "must be true or false");
+        f.sameKey[k] = (Boolean) wt.get("sameKey");
+        if (f.sameKey[k] && !f.sameObject[k]) throw bad(at + ".sameKey", "needs sameObject");
       }
       if (wt.containsKey("optional")) {
         if (!(wt.get("optional") instanceof Boolean)) throw bad(at + ".optional", "must be true or false");

@@ -98,6 +98,12 @@ public final class Forcing {
   /** -1: none */
   private static int[] since;
   private static boolean[] sameObject;
+  /**
+   * per wait (with sameObject): a keyed library call matches only a performance on the same key — the
+   * key the call's first argument names (a plain value: String, boxed primitive, enum, UUID), on any
+   * map or set, thread-safe or not. A get() checks one key: only a put() of that key acts on its check.
+   */
+  private static boolean[] sameKey;
 
   // ---- counters (under LOCK) ----
   private static long[] met;
@@ -118,6 +124,8 @@ public final class Forcing {
   private static long[][] ringSeq;
   private static int[][] ringThread;
   private static long[][] ringKey;
+  /** the performance's key (sameKey): the object mixed with the call's key, or the object key */
+  private static long[][] ringSub;
   private static int[] ringNext;
   private static int[] ringSize;
 
@@ -128,12 +136,15 @@ public final class Forcing {
   private static int performerNext;
   /** per wait: holds ended early because no other thread that performed a force access was alive */
   private static long[] partnerGone;
+  /** per wait: holds ended early because every other live thread that took part was held too (RaceFuzzer's release) */
+  private static long[] allHeld;
 
   // ---- held threads (under LOCK) ----
   private static int heldCount;
   private static int[] heldThread = new int[8];
   private static int[] heldWait = new int[8];
   private static long[] heldKey = new long[8];
+  private static long[] heldSub = new long[8];
 
   /**
    * Installs a checked force section (NoisePlanLoader). Per access: role, "R"/"W", variable, file,
@@ -143,7 +154,7 @@ public final class Forcing {
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
-      String[] call, boolean[] fresh, boolean[] ready) {
+      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -184,6 +195,7 @@ public final class Forcing {
     Forcing.forAccess = forAccess;
     Forcing.since = since;
     Forcing.sameObject = sameObject;
+    Forcing.sameKey = sameKey != null ? sameKey : new boolean[w];
     met = new long[w];
     timedOut = new long[w];
     lockEnded = new long[w];
@@ -192,12 +204,14 @@ public final class Forcing {
     notApplicable = new long[w];
     failures = new long[w];
     partnerGone = new long[w];
+    allHeld = new long[w];
     disabled = new boolean[w];
     lockReason = new String[w];
     performed = new long[n];
     ringSeq = new long[n][RING];
     ringThread = new int[n][RING];
     ringKey = new long[n][RING];
+    ringSub = new long[n][RING];
     ringNext = new int[n];
     ringSize = new int[n];
     for (int k = 0; k < n; k++) if (points[k] != null && points[k].length > 0) hasPoints = true;
@@ -313,16 +327,26 @@ public final class Forcing {
    * (bits, 0 for none), after holding the thread at each wait whose {@code at} it matches.
    */
   static int before(ThreadState s, int t, int kind, int var, int loc, long key) {
+    return before(s, t, kind, var, loc, key, key);
+  }
+
+  /** As above, for a keyed library call: {@code sub} is the object mixed with the call's key (sameKey waits). */
+  static int before(ThreadState s, int t, int kind, int var, int loc, long key, long sub) {
     int m = mask(kind, var, loc);
     if (m == 0 || stopped) return 0;
     for (int w = 0; w < waitCount && !stopped; w++) {
-      if ((m & (1 << at[w])) != 0) waitAt(s, t, w, m, loc, key);
+      if ((m & (1 << at[w])) != 0) waitAt(s, t, w, m, loc, key, sub);
     }
     return m;
   }
 
   /** The current thread performed the accesses {@code m} on {@code key} (after taking its stripe lock). */
   static void performed(ThreadState s, int t, int m, long key) {
+    performed(s, t, m, key, key);
+  }
+
+  /** As above, for a keyed library call ({@code sub}: the object mixed with the call's key). */
+  static void performed(ThreadState s, int t, int m, long key, long sub) {
     if (stopped) return;
     long[] last = s.forceLast;
     if (last == null) s.forceLast = last = new long[accessCount];
@@ -334,6 +358,7 @@ public final class Forcing {
         ringSeq[j][p] = seq;
         ringThread[j][p] = t;
         ringKey[j][p] = key;
+        ringSub[j][p] = sub;
         ringNext[j] = (p + 1) & (RING - 1);
         if (ringSize[j] < RING) ringSize[j]++;
         performed[j]++;
@@ -376,15 +401,40 @@ public final class Forcing {
     return other;
   }
 
+  /**
+   * True when every other live thread that performed a force access is held too, or waits (a monitor,
+   * park, join: a driver in Future.get()), and one is held: nobody is free to perform what the held
+   * threads wait for (a pool whose workers all hold, each waiting for another's access of its own key). The thread that finds it lets go, as RaceFuzzer
+   * releases a postponed thread when all are postponed; the others stay held for what it performs.
+   * Checked once a hold has lasted a third of {@code waitMs}: a partner may not have started yet.
+   */
+  private static boolean everyoneHeld(int t) {
+    int[] ids;
+    int[] held;
+    synchronized (LOCK) {
+      ids = java.util.Arrays.copyOf(performers, performerCount);
+      held = java.util.Arrays.copyOf(heldThread, heldCount);
+    }
+    boolean other = false;
+    for (int id : ids) {
+      if (id == t) continue;
+      boolean isHeld = false;
+      for (int h : held) isHeld |= h == id;
+      if (isHeld) other = true;
+      else if (Rt.threadFree(id)) return false;
+    }
+    return other;
+  }
+
   /** A library access of the thread whose call has returned (or a later one began): it counts as performed now. */
   static void flushPending(ThreadState s, int t) {
     int m = s.forcePending;
     if (m == 0) return;
     s.forcePending = 0;
-    performed(s, t, m, s.forcePendingKey);
+    performed(s, t, m, s.forcePendingKey, s.forcePendingSub);
   }
 
-  private static void waitAt(ThreadState s, int t, int w, int m, int loc, long key) {
+  private static void waitAt(ThreadState s, int t, int w, int m, int loc, long key, long sub) {
     long after = 0;
     synchronized (LOCK) {
       reached[w]++;
@@ -412,32 +462,46 @@ public final class Forcing {
         }
       }
       if (fresh[w]) after = SEQ.get();
-      if (satisfied(w, t, key, after)) {
+      if (satisfied(w, t, key, sub, after)) {
         met(w);
         return;
       }
-      if (conflict(w, t, m, key)) {
+      if (conflict(w, t, m, key, sub)) {
         skipped[w]++;
         return;
       }
-      addHeld(t, w, key);
+      addHeld(t, w, key, sub);
       // a thread held at a fresh wait may be waiting for this one to be held in its window
       if (loopWaits && heldCount > 1) LOCK.notifyAll();
     }
-    hold(s, t, w, loc, key, after);
+    hold(s, t, w, loc, key, sub, after);
   }
 
   /** Wait {@code w} of thread {@code t} (on {@code key}) can end as met. */
-  private static boolean satisfied(int w, int t, long key, long after) {
-    if (ready[w]) return partnerReady(w, t, key);
-    return performedSince(w, t, key, after) || fresh[w] && partnerInWindow(w, t, key);
+  private static boolean satisfied(int w, int t, long key, long sub, long after) {
+    if (ready[w]) return partnerReady(w, t, key, sub);
+    return performedSince(w, t, key, sub, after) || fresh[w] && partnerInWindow(w, t, key, sub);
+  }
+
+  /** Wait {@code w}'s object condition between an access on (key, sub) and one on (k2, s2): none, the same object, or the same key. */
+  private static boolean sameTarget(int w, long key, long sub, long k2, long s2) {
+    return !sameObject[w] || same(sameKey[w], key, sub, k2, s2);
+  }
+
+  /**
+   * The same object, or with {@code byKey} the same key when both accesses are keyed calls (a call's
+   * {@code sub} differs from its object key only when its first argument was a plain key): a call
+   * without a key (size(), clear(), an iterator) and a field compare by object.
+   */
+  private static boolean same(boolean byKey, long key, long sub, long k2, long s2) {
+    return byKey && sub != key && s2 != k2 ? sub == s2 : key == k2;
   }
 
   /** For a ready wait: another thread is held at a wait whose access is this wait's {@code for} (on the same object when asked). */
-  private static boolean partnerReady(int w, int t, long key) {
+  private static boolean partnerReady(int w, int t, long key, long sub) {
     for (int h = 0; h < heldCount; h++) {
       if (heldThread[h] == t) continue;
-      if (at[heldWait[h]] == forAccess[w] && (!sameObject[w] || heldKey[h] == key)) return true;
+      if (at[heldWait[h]] == forAccess[w] && sameTarget(w, key, sub, heldKey[h], heldSub[h])) return true;
     }
     return false;
   }
@@ -447,22 +511,23 @@ public final class Forcing {
    * own performance of {@code for} (on the same object when asked) — it is inside the window that
    * performance opened, waiting for this thread.
    */
-  private static boolean partnerInWindow(int w, int t, long key) {
+  private static boolean partnerInWindow(int w, int t, long key, long sub) {
     for (int h = 0; h < heldCount; h++) {
       if (heldThread[h] == t) continue;
       int hw = heldWait[h];
-      if (forAccess[hw] == at[w] && since[hw] == forAccess[w] && (!sameObject[w] || heldKey[h] == key)) return true;
+      if (forAccess[hw] == at[w] && since[hw] == forAccess[w] && sameTarget(w, key, sub, heldKey[h], heldSub[h])) return true;
     }
     return false;
   }
 
   /** Holds the current thread (registered as held at {@code w}) until the wait is met, times out or meets a lock. */
-  private static void hold(ThreadState s, int t, int w, int loc, long key, long after) {
+  private static void hold(ThreadState s, int t, int w, int loc, long key, long sub, long after) {
     long start = System.nanoTime();
     long deadline = start + waitNanos;
     long nextCheck = start + (s.locksHeld > 0 ? LOCK_CHECK_NANOS : SLOW_LOCK_CHECK_NANOS);
     String blocked = null;
     boolean gone = false;
+    boolean stuck = false;
     boolean interrupted = false;
     try {
       while (true) {
@@ -471,7 +536,7 @@ public final class Forcing {
             removeHeld(t);
             return;
           }
-          if (satisfied(w, t, key, after)) {
+          if (satisfied(w, t, key, sub, after)) {
             removeHeld(t);
             met(w);
             return;
@@ -484,10 +549,11 @@ public final class Forcing {
             failed(w);
             return;
           }
-          if (interrupted || gone || now - deadline >= 0) {
+          if (interrupted || gone || stuck || now - deadline >= 0) {
             removeHeld(t);
             timedOut[w]++;
             if (gone) partnerGone[w]++;
+            else if (stuck) allHeld[w]++;
             failed(w);
             return;
           }
@@ -504,6 +570,7 @@ public final class Forcing {
         if (now - nextCheck >= 0) {
           blocked = blockedByThisThread(s, loc);
           gone = blocked == null && noPartnerLeft(t);
+          stuck = blocked == null && !gone && now - start >= waitNanos / 3 && everyoneHeld(t);
           nextCheck = now + (s.locksHeld > 0 ? LOCK_CHECK_NANOS : SLOW_LOCK_CHECK_NANOS);
         }
       }
@@ -515,24 +582,28 @@ public final class Forcing {
   /** Some other thread performed accesses[for] of wait w (on the same object when asked) after sequence {@code after}. */
 /** Another thread performed access {@code j} (any object) after sequence number {@code after}. */
   private static boolean performedByOtherSince(int j, int t, long after) {
-    return performedAfter(j, t, after, false, 0);
+    return performedAfter(j, t, after, -1, 0, 0);
   }
 
   /** Wait {@code w}'s awaited access was performed by another thread after {@code after} (on {@code key} when sameObject). */
-  private static boolean performedSince(int w, int t, long key, long after) {
-    return performedAfter(forAccess[w], t, after, sameObject[w], key);
+  private static boolean performedSince(int w, int t, long key, long sub, long after) {
+    return performedAfter(forAccess[w], t, after, w, key, sub);
   }
 
-  /** Scans access {@code j}'s ring of recent performances, newest first, down to sequence {@code after}. */
-  private static boolean performedAfter(int j, int t, long after, boolean same, long key) {
+  /**
+   * Scans access {@code j}'s ring of recent performances, newest first, down to sequence {@code after}:
+   * one by another thread, on the object (or key) wait {@code w} asks for (w = -1: any object).
+   */
+  private static boolean performedAfter(int j, int t, long after, int w, long key, long sub) {
     long[] seqs = ringSeq[j];
     int[] threads = ringThread[j];
     long[] keys = ringKey[j];
+    long[] subs = ringSub[j];
     int p = ringNext[j];
     for (int c = 0; c < ringSize[j]; c++) {
       p = (p - 1) & (RING - 1);
       if (seqs[p] <= after) return false;
-      if (threads[p] != t && (!same || keys[p] == key)) return true;
+      if (threads[p] != t && (w < 0 || sameTarget(w, key, sub, keys[p], subs[p]))) return true;
     }
     return false;
   }
@@ -542,14 +613,15 @@ public final class Forcing {
    * for the very access this thread is about to perform, or is held in the same role (one thread
    * per role: this one then plays the other role and goes on).
    */
-  private static boolean conflict(int w, int t, int m, long key) {
+  private static boolean conflict(int w, int t, int m, long key, long sub) {
     for (int h = 0; h < heldCount; h++) {
       if (heldThread[h] == t) continue;
       int hw = heldWait[h];
       // a thread held at a ready wait waits for this one to be held, not for its access
       if (ready[hw]) continue;
-      if ((m & (1 << forAccess[hw])) != 0 && (!sameObject[hw] || heldKey[h] == key)) return true;
-      if (role[at[hw]] == role[at[w]] && (!(sameObject[w] && sameObject[hw]) || heldKey[h] == key)) return true;
+      if ((m & (1 << forAccess[hw])) != 0 && sameTarget(hw, key, sub, heldKey[h], heldSub[h])) return true;
+      if (role[at[hw]] == role[at[w]] && (!(sameObject[w] && sameObject[hw])
+          || same(sameKey[w] && sameKey[hw], key, sub, heldKey[h], heldSub[h]))) return true;
     }
     return false;
   }
@@ -567,15 +639,17 @@ public final class Forcing {
     if (++failures[w] >= maxTimeouts) disabled[w] = true;
   }
 
-  private static void addHeld(int t, int w, long key) {
+  private static void addHeld(int t, int w, long key, long sub) {
     if (heldCount == heldThread.length) {
       heldThread = java.util.Arrays.copyOf(heldThread, heldCount * 2);
       heldWait = java.util.Arrays.copyOf(heldWait, heldCount * 2);
       heldKey = java.util.Arrays.copyOf(heldKey, heldCount * 2);
+      heldSub = java.util.Arrays.copyOf(heldSub, heldCount * 2);
     }
     heldThread[heldCount] = t;
     heldWait[heldCount] = w;
     heldKey[heldCount] = key;
+    heldSub[heldCount] = sub;
     heldCount++;
   }
 
@@ -586,6 +660,7 @@ public final class Forcing {
       heldThread[h] = heldThread[heldCount];
       heldWait[h] = heldWait[heldCount];
       heldKey[h] = heldKey[heldCount];
+      heldSub[h] = heldSub[heldCount];
       return;
     }
   }
@@ -703,7 +778,7 @@ public final class Forcing {
 
   private static String whyNotMet(int w) {
     String here = describe(at[w]);
-    String awaited = "another thread's " + describe(forAccess[w]) + (sameObject[w] ? " on the same object" : "");
+    String awaited = "another thread's " + describe(forAccess[w]) + (sameObject[w] ? (sameKey[w] ? " on the same key" : " on the same object") : "");
     if (reached[w] == 0) return "no thread reached " + here;
     StringBuilder b = new StringBuilder();
     if (lockEnded[w] > 0) {
@@ -711,13 +786,17 @@ public final class Forcing {
     }
     if (timedOut[w] > 0) {
       if (b.length() > 0) b.append("; ");
-      long waited = timedOut[w] - partnerGone[w];
+      long waited = timedOut[w] - partnerGone[w] - allHeld[w];
       if (waited > 0) {
         b.append("timed out ").append(times(waited)).append(" (").append(number(waitMs)).append(waited == 1 ? " ms)" : " ms each)");
       }
       if (partnerGone[w] > 0) {
         b.append(waited > 0 ? " and " : "").append("ended ").append(times(partnerGone[w]))
             .append(" when no other thread of the pattern was left");
+      }
+      if (allHeld[w] > 0) {
+        b.append(waited > 0 || partnerGone[w] > 0 ? " and " : "").append("let go ").append(times(allHeld[w]))
+            .append(" when every other thread of the pattern was held too");
       }
       b.append(" at ").append(here).append(" waiting for ").append(awaited);
       if (performed[forAccess[w]] == 0) b.append(", which no thread performed");

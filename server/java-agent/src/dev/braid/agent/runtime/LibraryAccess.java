@@ -158,7 +158,7 @@ public final class LibraryAccess {
     int t = resolve(receiver, out);
     if (t < 0) return;
     boolean view = out[1] != 0;
-    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), out[0]);
+    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), out[0], out[0]);
   }
 
   /**
@@ -191,11 +191,14 @@ public final class LibraryAccess {
     if (t < 0) return;
     boolean view = out[1] != 0;
     int obj = out[0];
-    if (!view && KEYED_TYPE[t] && key != null) {
+    // the key's access, for forcing's sameKey waits on any map or set (a get() checks one key)
+    int sub = obj;
+    if (!view && key != null) {
       int h = keyHash(key);
-      if (h != 0) obj ^= h * 0x9E3779B1;
+      if (h != 0) sub = obj ^ h * 0x9E3779B1;
     }
-    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), obj);
+    if (KEYED_TYPE[t]) obj = sub;
+    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), obj, sub);
   }
 
   /** The hash of a plain-value key (never user code), 0 for any other key. */

@@ -305,6 +305,17 @@ public final class Rt {
     }
   }
 
+  /** The thread is alive and not waiting without a timeout or blocked on a monitor (it may act by itself). */
+  static boolean threadFree(int id) {
+    Thread t;
+    synchronized (THREAD_LOCK) {
+      t = id > 0 && id <= threadCount ? threads[id] : null;
+    }
+    if (t == null) return false;
+    Thread.State st = t.getState();
+    return st != Thread.State.TERMINATED && st != Thread.State.WAITING && st != Thread.State.BLOCKED;
+  }
+
   static int threadCount() {
     synchronized (THREAD_LOCK) {
       return threadCount;
@@ -821,8 +832,11 @@ public final class Rt {
     }
   }
 
-  /** One read or write of library object {@code obj} (identity) of type {@code var} at call-site {@code loc}. */
-  static void libraryAccess(int kind, int var, int loc, int obj) {
+  /**
+   * One read or write of library object {@code obj} (identity) of type {@code var} at call-site {@code loc};
+   * {@code sub}: the object mixed with the call's key (a keyed call), else {@code obj} — forcing's sameKey waits.
+   */
+  static void libraryAccess(int kind, int var, int loc, int obj, int sub) {
     if (!enabled) return;
     ThreadState s = STATE.get();
     if (s.busy != 0) return;
@@ -833,10 +847,11 @@ public final class Rt {
       if (Forcing.active) {
         // forcing: held before the call; its performance counts once the call has returned (libraryCalled)
         if (s.forcePending != 0) Forcing.flushPending(s, t);
-        int forced = Forcing.before(s, t, kind, var, loc, Forcing.libraryKey(obj));
+        int forced = Forcing.before(s, t, kind, var, loc, Forcing.libraryKey(obj), Forcing.libraryKey(sub));
         if (forced != 0) {
           s.forcePending = forced;
           s.forcePendingKey = Forcing.libraryKey(obj);
+          s.forcePendingSub = Forcing.libraryKey(sub);
         }
       }
       publish(s, t, kind, var, loc, s.stackAt(loc), obj, Events.ELEM_FIELD);

@@ -21,6 +21,8 @@ final class ThreadState {
   /** Forcing: the force accesses of a library call in progress (published when it returns), 0 for none. */
   int forcePending;
   long forcePendingKey;
+  /** the pending library access's key for sameKey waits (the object mixed with the call's key) */
+  long forcePendingSub;
 
   int depth;
   int[] frameLoc = new int[64];
