@@ -46,7 +46,7 @@ async function ranking(s: SampleProgram, thesis = false, callLocations = false):
   const { files } = await findTraceFiles([dir]);
   return analyzeTraceFiles(files, {
     ...(s.testCode ? { testCode: s.testCode.map((c) => `${c}.*`) } : {}),
-    ...(thesis ? { happensBefore: false, grouping: false } : {}),
+    ...(thesis ? { happensBefore: false, grouping: false, windowWrites: 'latest' as const } : {}),
     ...(callLocations ? { callLocations: true } : {}),
   });
 }

@@ -43,7 +43,7 @@ async function main() {
     if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
     events = r.eventCount;
   } else {
-    const a = new Analyzer(mode === 'analyze-thesis' ? { happensBefore: false, grouping: false } : {});
+    const a = new Analyzer(mode === 'analyze-thesis' ? { happensBefore: false, grouping: false, windowWrites: 'latest' } : {});
     const run = await a.addTrace(file, { readerThread: mode === 'analyze-2' });
     if (!run) throw new Error('analysis failed');
     const res = a.rank();

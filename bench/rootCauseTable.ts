@@ -53,7 +53,7 @@ async function analyze(dir: string, options: ConstructorParameters<typeof Analyz
     const dir = extra.includes(pkg) ? path.join(others, pkg) : path.join(recorded, pkg);
     const bugs = bugLinesIn(sources).filter((b) => b.file.startsWith(pkg + '/'));
     const testCode = manifest[pkg]?.testCode ?? [];
-    const [before] = await analyze(dir, { happensBefore: false, grouping: false, testCode }, ['shorter']);
+    const [before] = await analyze(dir, { happensBefore: false, grouping: false, windowWrites: 'latest', testCode }, ['shorter']);
     const [after, longer] = await analyze(dir, { testCode }, ['shorter', 'longer']);
     const bp = firstRootPosition(before, bugs);
     const ap = firstRootPosition(after, bugs);

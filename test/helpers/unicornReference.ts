@@ -57,6 +57,8 @@ const TABLE_1: { id: string; kind: string; roles: string; vars: string; pairs: [
 type Clock = Map<number, number>;
 type Stamped = RefAccess & { clock?: Clock };
 type Pair = [Stamped, Stamped];
+/** A window slot: its latest access, and with `adjacent` writes the first write it replaced */
+type Slot = { a: Stamped; first?: Stamped };
 
 /** a happens before b: a's own component is ≤ b's component for a's thread. */
 function happensBefore(a: Stamped, b: Stamped): boolean {
@@ -68,8 +70,12 @@ function joinInto(into: Clock, other: Clock): void {
   for (const [t, c] of other) into.set(t, Math.max(into.get(t) ?? 0, c));
 }
 
-/** Step 1: access windows of `windowSize` slots, the pairs of one run in emission order. */
-export function collectPairs(events: RefEvent[], windowSize: number, hb: boolean): Pair[] {
+/**
+ * Step 1: access windows of `windowSize` slots, the pairs of one run in emission order. `adjacent`
+ * (AnalysisOptions.windowWrites): a slot whose write was replaced by a later write of its thread
+ * keeps the first, and a pair whose later access is that slot pairs with the first.
+ */
+export function collectPairs(events: RefEvent[], windowSize: number, hb: boolean, adjacent = false): Pair[] {
   const clocks = new Map<number, Clock>();
   const tokens = new Map<number, Clock>();
   const clockOf = (t: number) => {
@@ -77,11 +83,12 @@ export function collectPairs(events: RefEvent[], windowSize: number, hb: boolean
     return clocks.get(t)!;
   };
   const tick = (t: number) => clockOf(t).set(t, clockOf(t).get(t)! + 1);
-  const windows = new Map<string, Stamped[]>();
+  const windows = new Map<string, Slot[]>();
   const pairs: Pair[] = [];
-  const emitOldest = (w: Stamped[]) => {
-    const o = w[0];
-    for (const b of w.slice(1)) {
+  const emitOldest = (w: Slot[]) => {
+    const o = w[0].a;
+    for (const slot of w.slice(1)) {
+      const b = slot.first ?? slot.a;
       if (b.thread === o.thread) continue;
       if (!o.write && !b.write) continue;
       if (hb && happensBefore(o, b)) continue;
@@ -108,16 +115,17 @@ export function collectPairs(events: RefEvent[], windowSize: number, hb: boolean
     let w = windows.get(a.location);
     if (!w) windows.set(a.location, (w = []));
     const last = w[w.length - 1];
-    if (last && last.thread === a.thread) {
-      if (last.write && !a.write) continue; // keep the write
-      w[w.length - 1] = a;
+    if (last && last.a.thread === a.thread) {
+      if (last.a.write && !a.write) continue; // keep the write
+      if (adjacent && last.a.write && !last.first) last.first = last.a;
+      last.a = a;
       continue;
     }
     if (w.length === windowSize) {
       emitOldest(w);
       w.shift();
     }
-    w.push(a);
+    w.push({ a });
   }
   for (const w of windows.values()) {
     while (w.length) {
@@ -162,8 +170,8 @@ function makePattern(p1: Pair, p2: Pair): string | undefined {
 }
 
 /** Step 2 for one run: the static keys of its patterns (Algorithm 2, lines 8–25). */
-export function runPatterns(events: RefEvent[], windowSize: number, pairWindow: number, hb: boolean): Set<string> {
-  const pairlist = collectPairs(events, windowSize, hb);
+export function runPatterns(events: RefEvent[], windowSize: number, pairWindow: number, hb: boolean, adjacent = false): Set<string> {
+  const pairlist = collectPairs(events, windowSize, hb, adjacent);
   const patternset = new Set<string>();
   for (const p of pairlist) patternset.add(pairPattern(p));
   // line 13: order by the global index of the first access (a stable sort keeps emission order on ties)

@@ -27,9 +27,19 @@ import { bugLinesIn, isRootCause } from '../helpers/rootCause';
 const root = path.resolve(__dirname, '../..');
 const BUGS = bugLinesIn(path.join(root, 'test/fixtures/java/datasource'));
 
-async function datasource(o: { thesis?: boolean; perCall?: boolean } = {}): Promise<AnalysisResult> {
+/**
+ * datasource's committed runs. `latestWrites`: the thesis' access window (`--window-writes latest`,
+ * implied by `thesis`), where the line-level root cause R1 W2 R1 at 55/46/55 has no evidence (28
+ * failing / 69 passing runs) — the case ranking per call was built for; with adjacent writes (the
+ * default) it has evidence (28/54) and ranks 3rd.
+ */
+async function datasource(o: { thesis?: boolean; perCall?: boolean; latestWrites?: boolean } = {}): Promise<AnalysisResult> {
   const { files } = await findTraceFiles([path.join(root, 'test/fixtures/bugset/datasource')]);
-  return analyzeTraceFiles(files, { ...(o.thesis ? { happensBefore: false, grouping: false } : {}), ...(o.perCall ? { callLocations: true } : {}) });
+  return analyzeTraceFiles(files, {
+    ...(o.thesis ? { happensBefore: false, grouping: false } : {}),
+    ...(o.thesis || o.latestWrites ? { windowWrites: 'latest' as const } : {}),
+    ...(o.perCall ? { callLocations: true } : {}),
+  });
 }
 
 const list = (r: AnalysisResult) => Array.from({ length: patternCount(r) }, (_, k) => patternAt<RankedPattern>(r, k)!);
@@ -51,11 +61,11 @@ test('registry: a call is part of a location only with callLocations', () => {
 });
 
 test('callLocations off by default: same options, keys and mixedCalls as before; on: keys name the call, no access is mixedCalls', async () => {
-  const lines = await datasource();
+  const lines = await datasource({ latestWrites: true });
   assert.equal('callLocations' in lines.options, false);
   assert.ok(list(lines).every((p) => !p.key.includes('#')));
   assert.ok(hasMixedCalls(lines), 'line 55 makes four calls: its accesses are mixedCalls');
-  const calls = await datasource({ perCall: true });
+  const calls = await datasource({ perCall: true, latestWrites: true });
   assert.equal(calls.options.callLocations, true);
   assert.deepEqual(calls.executions, lines.executions);
   const rows = list(calls);
@@ -75,7 +85,8 @@ test('callLocations off by default: same options, keys and mixedCalls as before;
   assert.ok(refined.length > 0, 'per call it has refinements with evidence');
   assert.ok(refined.some((x) => x.passed < linePattern.passed / 2));
   // summaries and caches made with it are told apart
-  assert.deepEqual(collectionOptions(lines.options), { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, happensBefore: true });
+  assert.deepEqual(collectionOptions(lines.options), { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, happensBefore: true, windowWrites: 'latest' });
+  assert.deepEqual(collectionOptions((await datasource()).options), { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, happensBefore: true });
   assert.equal(collectionOptions(calls.options).callLocations, true);
   assert.match(optionMismatch(collectionOptions(lines.options), collectionOptions(calls.options)) ?? '', /locations per call off \(this analysis: on\)/);
 });
@@ -159,14 +170,14 @@ function fakeConfirm() {
 
 test('--confirm: when no candidate is confirmed, refinements per call are forced and a confirmed one puts its line-level pattern (the root cause) first', async () => {
   for (const thesis of [false, true]) {
-    const lines = await datasource({ thesis });
+    const lines = await datasource({ thesis, latestWrites: true });
     const before = rootPosition(lines);
     assert.ok(before > 1, 'the premise: rank 1 is not the root cause');
     const bugs = explainBugs(undefined, lines, {});
     let ranked = 0;
     const perCallRanking = () => {
       ranked++;
-      return datasource({ thesis, perCall: true });
+      return datasource({ thesis, perCall: true, latestWrites: true });
     };
     const f = fakeConfirm();
     const out = await confirmAndReorder(lines, bugs, { top: 3, runs: 10, budget: 400, perCallRanking }, f.one);
@@ -200,7 +211,7 @@ test('--confirm: when no candidate is confirmed, refinements per call are forced
 
 test('--confirm: no ranking per call when a candidate is confirmed, or no listed line makes several calls', async () => {
   const { files } = await findTraceFiles([path.join(root, 'test/fixtures/recorded/auditlog')]);
-  const r = await analyzeTraceFiles(files, { happensBefore: false, grouping: false });
+  const r = await analyzeTraceFiles(files, { happensBefore: false, grouping: false, windowWrites: 'latest' });
   assert.equal(hasMixedCalls(r), false);
   let ranked = 0;
   const perCallRanking = async () => {

@@ -38,7 +38,7 @@ test('analyze --format json prints the documented shape', () => {
   assert.match(j.confidence, /only 2 of 6 runs failed/);
   assert.deepEqual(j.groups, { cause: 5, harness: 0, symptom: 0 });
   assert.deepEqual([j.tool, j.formatVersion], ['braid', 1]);
-  assert.deepEqual(j.options, { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [] });
+  assert.deepEqual(j.options, { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [], windowWrites: 'adjacent' });
   assert.deepEqual(j.executions, { total: 6, failed: 2, passed: 4 });
   assert.equal(j.totalPatterns, 5);
   assert.deepEqual(j.diagnostics, []);

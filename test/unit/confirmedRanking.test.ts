@@ -18,7 +18,7 @@ const root = path.resolve(__dirname, '../..');
 
 async function ranking(set: string, pkg: string, thesis: boolean): Promise<AnalysisResult> {
   const { files } = await findTraceFiles([path.join(root, 'test/fixtures', set, pkg)]);
-  return analyzeTraceFiles(files, thesis ? { happensBefore: false, grouping: false } : {});
+  return analyzeTraceFiles(files, thesis ? { happensBefore: false, grouping: false, windowWrites: 'latest' as const } : {});
 }
 
 const list = (r: AnalysisResult) => Array.from({ length: patternCount(r) }, (_, k) => patternAt<RankedPattern>(r, k)!);

@@ -11,7 +11,7 @@ import { HappensBefore, HbStamp, orderedBefore } from '../../server/src/engine/u
 import { EventKind, TraceEvent } from '../../server/src/engine/trace/traceFormat';
 import { writeTraces } from '../helpers/traceBuilder';
 
-const THESIS: Partial<AnalysisOptions> = { happensBefore: false, grouping: false };
+const THESIS: Partial<AnalysisOptions> = { happensBefore: false, grouping: false, windowWrites: 'latest' };
 
 function ev(kind: EventKind, t: number, a: number): TraceEvent {
   return { i: 0, t, kind, a, b: -1, c: -1, d: 0, e: -1, value: undefined };

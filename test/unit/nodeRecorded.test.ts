@@ -19,14 +19,11 @@ const recorded = path.join(root, 'test', 'fixtures', 'node-recorded');
 const subjects = readdirSync(recorded).filter((n) => existsSync(path.join(recorded, n, 'runs.json')));
 /**
  * Subjects whose first pattern is not the root cause yet, and why: the test then asserts the root
- * cause is among the first three, so that a fix shows up here (and this list must shrink).
- * tokencache: the thesis' access window keeps one access per thread and prefers the later write,
- * so in one failing run of six the check-then-act pair is R@36 → W@58 (the same entry's second
- * write, in set) instead of R@36 → W@42; the storage's readFile/writeFile pair, which only the
- * failing interleaving performs (the second worker misses the entry and loads the file before the
- * first saves it), is seen in all six and ranks first.
+ * cause is among the first three, so that a fix shows up here (and this list must shrink). Empty
+ * since the access window keeps a thread's first write beside its latest (windowWrites 'adjacent';
+ * the tokencache test below shows what the thesis' window does there).
  */
-const KNOWN_MISSES: Record<string, string> = { tokencache: 'the storage file pair ranks first (6/6 vs 5/6 failing runs)' };
+const KNOWN_MISSES: Record<string, string> = {};
 
 const manifest = JSON.parse(readFileSync(path.join(recorded, 'manifest.json'), 'utf8')) as Record<string, { runs: number; failed: number }>;
 
@@ -67,6 +64,21 @@ for (const name of subjects) {
     for (const n of named) assert.ok(truthBugs.includes(n), n);
   });
 }
+
+test('tokencache with the thesis\' access window (--window-writes latest): the storage file pair ranks first; with adjacent writes (the default) the check-then-act on the entry', async () => {
+  // In one failing run of six, the worker that sets the 'computing' entry (line 42) sets the
+  // 'computed' one (line 58) before the other worker writes: the thesis keeps only the latest write,
+  // so R@36 → W@42 is missing there (5 of 6), and the storage's readFile/writeFile pair — which only
+  // the failing interleaving performs — is in all six.
+  const { files } = await findTraceFiles([path.join(recorded, 'tokencache')]);
+  const bugs = bugLinesIn(path.join(root, 'test', 'fixtures', 'node', 'tokencache'), ['.mjs']);
+  const thesis = await analyzeTraceFiles(files, { windowWrites: 'latest' });
+  assert.equal(isRootCause(thesis.patterns[0], bugs), false);
+  assert.deepEqual(thesis.patterns[0].accesses.map((a) => `${a.type} ${a.variable} ${a.line}`), ['R file 15', 'W file 24']);
+  const adjacent = await analyzeTraceFiles(files);
+  assert.ok(isRootCause(adjacent.patterns[0], bugs));
+  assert.ok(adjacent.patterns[0].failed === 6 && adjacent.patterns[0].passed === 0, JSON.stringify(adjacent.patterns[0]));
+});
 
 test('fix advice for JavaScript: awaits and promises, listeners registered in time, Atomics between workers; none of Java\'s locks', async () => {
   const advice = async (name: string) => {

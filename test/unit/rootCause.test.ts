@@ -15,7 +15,7 @@ import { textReport } from '../../server/src/engine/report/textReport';
 import { BuiltTrace, writeTraces } from '../helpers/traceBuilder';
 import { BugLine, bugLinesIn, isRootCause, rootCauseFirst } from '../helpers/rootCause';
 
-const THESIS: Partial<AnalysisOptions> = { happensBefore: false, grouping: false };
+const THESIS: Partial<AnalysisOptions> = { happensBefore: false, grouping: false, windowWrites: 'latest' };
 
 function runs(pass: string[], fail: string[], nPass = 14, nFail = 6): BuiltTrace[] {
   const out: BuiltTrace[] = [];

@@ -122,10 +122,10 @@ async function writeTrace(file: string, run: RandomRun): Promise<void> {
 }
 
 /** Runs the engine and the reference over the same runs and compares per run and per pattern. */
-async function compare(runs: RandomRun[], accessWindow: number, pairWindow: number, happensBefore: boolean, label: string, sigsBefore = 0): Promise<number> {
+async function compare(runs: RandomRun[], accessWindow: number, pairWindow: number, happensBefore: boolean, label: string, sigsBefore = 0, windowWrites: 'adjacent' | 'latest' = 'latest'): Promise<number> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exact-'));
   try {
-    const analyzer = new Analyzer({ accessWindow, pairWindow, happensBefore });
+    const analyzer = new Analyzer({ accessWindow, pairWindow, happensBefore, windowWrites });
     // pair signatures interned before the runs (no pattern): the runs' signatures get ids past them
     const reg = analyzer.registry;
     for (let k = 0; k < sigsBefore; k++) {
@@ -139,7 +139,7 @@ async function compare(runs: RandomRun[], accessWindow: number, pairWindow: numb
       await writeTrace(file, run);
       const result = await analyzer.addTrace(file);
       assert.ok(result, `${label} ${run.execution}: the engine read the trace`);
-      const ref = runPatterns(run.events, accessWindow, pairWindow, happensBefore);
+      const ref = runPatterns(run.events, accessWindow, pairWindow, happensBefore, windowWrites === 'adjacent');
       expected.set(run.execution, ref);
       for (const k of ref) {
         const c = counts.get(k) ?? { failed: 0, passed: 0 };
@@ -152,7 +152,7 @@ async function compare(runs: RandomRun[], accessWindow: number, pairWindow: numb
       if (got.join('\n') !== want.join('\n')) {
         const missing = want.filter((k) => !got.includes(k));
         const extra = got.filter((k) => !want.includes(k)); // small runs: a linear search is fine
-        assert.fail(`${label} ${run.execution} (w=${accessWindow}, pw=${pairWindow}, hb=${happensBefore}): missing ${JSON.stringify(missing.slice(0, 5))}, extra ${JSON.stringify(extra.slice(0, 5))} (${missing.length}/${extra.length})`);
+        assert.fail(`${label} ${run.execution} (w=${accessWindow}, pw=${pairWindow}, hb=${happensBefore}, ${windowWrites}): missing ${JSON.stringify(missing.slice(0, 5))}, extra ${JSON.stringify(extra.slice(0, 5))} (${missing.length}/${extra.length})`);
       }
       assert.equal(result.stats.latePairs ?? 0, 0);
     }
@@ -169,7 +169,7 @@ async function compare(runs: RandomRun[], accessWindow: number, pairWindow: numb
   }
 }
 
-test('the engine finds exactly the reference patterns on 320 random traces (random windows, with and without happens-before)', async () => {
+test('the engine finds exactly the reference patterns on 320 random traces (random windows, with and without happens-before, the thesis\' window writes and adjacent ones)', async () => {
   const r = rng(2024);
   let traces = 0;
   let patterns = 0;
@@ -178,7 +178,7 @@ test('the engine finds exactly the reference patterns on 320 random traces (rand
     const accessWindow = 2 + Math.floor(r() * 5);
     const pairWindow = [0, 1, 2, 3, 5, 8, 20, 100][Math.floor(r() * 8)];
     const hb = group % 2 === 0;
-    patterns += await compare(runs, accessWindow, pairWindow, hb, `group ${group}`);
+    patterns += await compare(runs, accessWindow, pairWindow, hb, `group ${group}`, 0, group % 4 < 2 ? 'latest' : 'adjacent');
     traces += runs.length;
   }
   assert.equal(traces, 320);
@@ -192,7 +192,7 @@ test('pair signatures past the dense combination table (300 signatures interned 
     const runs = Array.from({ length: 8 }, (_, k) => randomRun(7000 * group + k + 1, `s${group}r${k}`));
     const accessWindow = 2 + Math.floor(r() * 5);
     const pairWindow = [1, 2, 3, 5, 8, 20, 100][Math.floor(r() * 7)];
-    patterns += await compare(runs, accessWindow, pairWindow, group % 2 === 0, `sparse group ${group}`, 300);
+    patterns += await compare(runs, accessWindow, pairWindow, group % 2 === 0, `sparse group ${group}`, 300, group % 4 < 2 ? 'latest' : 'adjacent');
   }
   assert.ok(patterns > 400, `the random traces form many patterns (${patterns})`);
 });
@@ -228,7 +228,7 @@ test('one trace with more than 2^20 pairs, its first location touched only at th
     const result = await analyzer.addTrace(file);
     assert.ok(result);
     assert.ok(result.stats.pairs > 2 ** 20, `more than 2^20 pairs (${result.stats.pairs})`);
-    const want = [...runPatterns(events, 5, 8, false)].sort();
+    const want = [...runPatterns(events, 5, 8, false, true)].sort();
     const got = Array.from(result.patterns, (id) => analyzer.registry.pattern(id).key).sort();
     const gotSet = new Set(got);
     const wantSet = new Set(want);
@@ -268,7 +268,7 @@ test('spilling to disk changes nothing: same patterns, same first-occurrence val
     await writeTrace(file, { execution: 'spill', outcome: 'fail', events });
     const collect = async (maxBufferedPairs?: number) => {
       const reg = new PatternRegistry();
-      const c = new UnicornCollector(reg, 4, 10, false, { maxBufferedPairs });
+      const c = new UnicornCollector(reg, 4, 10, false, { maxBufferedPairs, adjacentWrites: true });
       await readTrace(file, c);
       const found = c.finish();
       const seen = new Map(found.ids.map((id) => {
@@ -282,7 +282,7 @@ test('spilling to disk changes nothing: same patterns, same first-occurrence val
     assert.ok((spilled.stats.spilledPairs ?? 0) > 10_000, `spilled ${spilled.stats.spilledPairs}`);
     assert.equal(memory.stats.spilledPairs, 0);
     assert.deepEqual([...spilled.seen].sort(), [...memory.seen].sort());
-    const want = runPatterns(events, 4, 10, false);
+    const want = runPatterns(events, 4, 10, false, true);
     assert.deepEqual([...spilled.seen.keys()].sort(), [...want].sort());
     assert.ok([...memory.seen.values()].some((v) => v.includes('"start"')), 'values are recorded');
   } finally {

@@ -51,8 +51,8 @@ test('Table 5: pairs I1–I4 score 0.5, 0.5, 0.0, 0.0 and the combined P9 patter
 });
 
 /** Access windows of one size, driven the way UnicornCollector drives them (threads are given directly). */
-function windows(size: number) {
-  const ws = new AccessWindows(size);
+function windows(size: number, adjacentWrites = false) {
+  const ws = new AccessWindows(size, adjacentWrites);
   const input: AccessInput = { idx: 0, thread: 0, write: false, sacc: 0, stack: -1, value: undefined, hbSlot: -1, hbClock: 0, hbVc: null };
   const add = (w: number, idx: number, thread: number, write: boolean, sink: (w: number, a: number, b: number) => void) => {
     Object.assign(input, { idx, thread, write, sacc: idx });
@@ -93,6 +93,41 @@ test('access window: same-thread accesses replace the latest slot, but a read ne
   ws.flush(w, (_w, a, b) => pairs.push([ws.slotIdx[a], ws.slotIdx[b]]));
   assert.deepEqual(pairs, [[3, 5]]);
   assert.equal(ws.size(w), 0);
+});
+
+test('adjacent window writes (Braid\'s default, not the thesis): a write replaced by a later write of its thread stays the slot\'s first write; pairs with that slot as the later access take it, pairs with the slot as the earlier access take the latest', () => {
+  // the tokencache run: R2(36) R3(36) W3(42) R3(54) W3(58) W2(42) — thread 3 sets a computing entry, then the computed one
+  for (const adjacent of [false, true]) {
+    const { ws, add, name } = windows(5, adjacent);
+    const w = ws.create();
+    const pairs: string[] = [];
+    const sink = (_w: number, a: number, b: number) => pairs.push(`${name(a)}-${name(b)}`);
+    add(w, 1, 2, false, sink); // R2 (check)
+    add(w, 2, 3, false, sink); // R3 (check)
+    add(w, 3, 3, true, sink); // W3 (act: computing), replaces R3
+    add(w, 4, 3, false, sink); // R3: keeps the write
+    add(w, 5, 3, true, sink); // W3 (computed): the latest write
+    add(w, 6, 2, true, sink); // W2 (act)
+    add(w, 7, 3, false, sink); // R3 (reads W2's)
+    ws.flush(w, sink);
+    if (adjacent) assert.deepEqual(pairs, ['R2S1-W3S3', 'W3S5-W2S6', 'W2S6-R3S7']);
+    else assert.deepEqual(pairs, ['R2S1-W3S5', 'W3S5-W2S6', 'W2S6-R3S7'], 'the thesis: only the latest write, R2 → W3(42) is never paired');
+  }
+  // a run that is one write only, or a read then a write, has no first write apart from its latest
+  const { ws, add, name } = windows(3, true);
+  const w = ws.create();
+  const pairs: string[] = [];
+  const sink = (_w: number, a: number, b: number) => pairs.push(`${name(a)}-${name(b)}`);
+  add(w, 1, 1, true, sink);
+  add(w, 2, 2, false, sink);
+  add(w, 3, 2, true, sink); // replaces the read: a plain slot
+  add(w, 4, 1, true, sink);
+  add(w, 5, 1, true, sink); // first write S4 kept
+  add(w, 6, 2, true, sink); // window full: W1S1's pairs
+  add(w, 7, 1, false, sink); // window full: W2S3's pairs
+  ws.flush(w, sink);
+  // W2S3 → thread 1's run takes its first write S4; W1S5 → W2S6 its latest
+  assert.deepEqual(pairs, ['W1S1-W2S3', 'W2S3-W1S4', 'W1S5-W2S6', 'W2S6-R1S7']);
 });
 
 test('Figure 6(b): a pair window of size 4 finds R1(x)W2(x)R1(x), then W4(z)W2(z)W2(y)W4(y); size 2 misses the second (its pairs are 3 apart)', () => {

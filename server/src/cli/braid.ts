@@ -39,6 +39,9 @@ Usage:
       --hb on|none               happens-before filter: drop pairs ordered by thread start/join and
                                  task hand-offs (default on; none = the thesis' UNICORN)
       --grouping on|off          causes first, then harness and symptom patterns; tie groups (default on)
+      --window-writes adjacent|latest
+                                 a thread's consecutive writes: pair its first and its latest (default
+                                 adjacent), or only the latest (the thesis' access window)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
@@ -167,6 +170,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--grouping must be on or off, got "${v}"`);
         a.options.grouping = v === 'on';
+        break;
+      }
+      case '--window-writes': {
+        const v = next();
+        if (v !== 'adjacent' && v !== 'latest') throw new UsageError(`--window-writes must be adjacent or latest, got "${v}"`);
+        a.options.windowWrites = v;
         break;
       }
       case '--test-code': {

@@ -63,7 +63,16 @@ export interface AnalysisOptions {
    * pattern whose lines make several (docs/confirm.md). Trace files only (summaries keep lines).
    */
   callLocations?: boolean;
+  /**
+   * Which of a thread's consecutive writes to a location the access window pairs (UNICORN Step 1):
+   * `adjacent` (default) — the first write as a pair's later access (the write right after the other
+   * thread's access: a check-then-act's act), the latest as a pair's earlier access (the write the
+   * other thread then sees); `latest` — the thesis: only the latest (`--window-writes latest`).
+   */
+  windowWrites: WindowWrites;
 }
+
+export type WindowWrites = 'adjacent' | 'latest';
 
 export const DEFAULT_OPTIONS: AnalysisOptions = {
   strategy: 'unicorn',
@@ -73,6 +82,7 @@ export const DEFAULT_OPTIONS: AnalysisOptions = {
   happensBefore: true,
   grouping: true,
   testCode: [],
+  windowWrites: 'adjacent',
 };
 
 export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
@@ -86,6 +96,7 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (!Array.isArray(r.testCode) || r.testCode.some((g) => typeof g !== 'string')) throw new Error('testCode must be a list of glob strings');
   if (r.callLocations !== undefined && typeof r.callLocations !== 'boolean') throw new Error(`callLocations must be true or false, got ${JSON.stringify(r.callLocations)}`);
   if (!r.callLocations) delete r.callLocations;
+  if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
 
@@ -272,7 +283,7 @@ export class Analyzer {
     const o = this.options;
     return o.strategy === 'falcon'
       ? new FalconCollector(this.registry, o.accessWindow)
-      : new UnicornCollector(this.registry, o.accessWindow, o.pairWindow, o.happensBefore);
+      : new UnicornCollector(this.registry, o.accessWindow, o.pairWindow, o.happensBefore, { adjacentWrites: o.windowWrites === 'adjacent' });
   }
 
   /**

@@ -43,7 +43,7 @@ export interface GriffinSettings {
 export const DEFAULT_SETTINGS: BraidSettings = {
   traceGlobs: ['.braid/traces/**/*.trace.jsonl{,.gz}'],
   sourceRoots: ['.', 'src/main/java', 'src/test/java', 'src'],
-  analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [] },
+  analysis: { strategy: 'unicorn', accessWindow: 5, pairWindow: 100, formula: 'jaccard', happensBefore: true, grouping: true, testCode: [], windowWrites: 'adjacent' },
   griffin: { t: 30, s: 0.8, patternTop: 20, clustering: 'evidence', scoring: 'global', minScoreRatio: 0, weakRuns: 2, alpha: 0.05 },
   diagnostics: { enabled: false, maxRank: 10 },
   hover: { maxPatterns: 3 },
@@ -74,6 +74,7 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       formula: ['jaccard', 'ochiai', 'tarantula'].includes(a.formula) ? a.formula : d.analysis.formula,
       happensBefore: typeof a.happensBefore === 'boolean' ? a.happensBefore : d.analysis.happensBefore,
       grouping: typeof a.grouping === 'boolean' ? a.grouping : d.analysis.grouping,
+      windowWrites: a.windowWrites === 'latest' ? 'latest' : 'adjacent',
       testCode: Array.isArray(r.testCode) ? r.testCode.filter((x: unknown): x is string => typeof x === 'string' && x !== '') : d.analysis.testCode,
     },
     griffin: {

@@ -119,6 +119,7 @@ export function sarifReportSections(r: AnalysisResult, top = 20, uriBase?: strin
       formula: r.options.formula,
       strategy: r.options.strategy,
       happensBefore: r.options.happensBefore,
+      windowWrites: r.options.windowWrites ?? 'adjacent',
       ...(r.confidence ? { confidence: r.confidence } : {}),
       ...(tiedLeftOut > 0 ? { tiedLeftOut } : {}),
     },

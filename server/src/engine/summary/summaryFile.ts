@@ -30,7 +30,7 @@ export const SUMMARY_VERSION = 1;
  * change to the engine can change the patterns found in a trace: cached
  * summaries of another engine version are not used.
  */
-export const ENGINE_VERSION = 'braid-engine-1';
+export const ENGINE_VERSION = 'braid-engine-2';
 /** File names of summaries in folders given to `braid analyze`. */
 export const SUMMARY_FILE_PATTERN = /\.braid-summary\.json$/;
 
@@ -42,6 +42,8 @@ export interface CollectionOptions {
   happensBefore: boolean;
   /** locations per library call (AnalysisOptions.callLocations); absent: per line */
   callLocations?: boolean;
+  /** AnalysisOptions.windowWrites; absent: 'adjacent' */
+  windowWrites?: 'adjacent' | 'latest';
 }
 
 /**
@@ -112,7 +114,14 @@ export interface SummaryFile {
 }
 
 export function collectionOptions(o: CollectionOptions): CollectionOptions {
-  return { strategy: o.strategy, accessWindow: o.accessWindow, pairWindow: o.pairWindow, happensBefore: o.happensBefore, ...(o.callLocations ? { callLocations: true } : {}) };
+  return {
+    strategy: o.strategy,
+    accessWindow: o.accessWindow,
+    pairWindow: o.pairWindow,
+    happensBefore: o.happensBefore,
+    ...(o.callLocations ? { callLocations: true } : {}),
+    ...(o.windowWrites === 'latest' ? { windowWrites: 'latest' as const } : {}),
+  };
 }
 
 /** The command-line flags of collection options that differ, e.g. "--access-window 5 (this analysis: 10)". */
@@ -123,8 +132,11 @@ export function optionMismatch(summary: CollectionOptions, here: CollectionOptio
     ['pairWindow', '--pair-window', String],
     ['happensBefore', '--hb', (v) => (v ? 'on' : 'none')],
     ['callLocations', 'locations per call', (v) => (v ? 'on' : 'off')],
+    ['windowWrites', '--window-writes', (v) => String(v ?? 'adjacent')],
   ];
-  const diff = flags.filter(([k]) => (k === 'callLocations' ? !!summary[k] !== !!here[k] : summary[k] !== here[k])).map(([k, flag, show]) => `${flag} ${show(summary[k])} (this analysis: ${show(here[k])})`);
+  const same = (k: keyof CollectionOptions) =>
+    k === 'callLocations' ? !!summary[k] === !!here[k] : k === 'windowWrites' ? (summary[k] ?? 'adjacent') === (here[k] ?? 'adjacent') : summary[k] === here[k];
+  const diff = flags.filter(([k]) => !same(k)).map(([k, flag, show]) => `${flag} ${show(summary[k])} (this analysis: ${show(here[k])})`);
   return diff.length ? diff.join(', ') : undefined;
 }
 
@@ -173,6 +185,7 @@ export function validateSummary(x: unknown): SummaryFile {
     if (!o || typeof o !== 'object') fail('options must be an object');
     if (o.strategy !== 'unicorn' && o.strategy !== 'falcon') fail('options.strategy must be unicorn or falcon');
     if (!isInt(o.accessWindow, 2, 2 ** 31) || !isInt(o.pairWindow, 0, 2 ** 31) || typeof o.happensBefore !== 'boolean') fail('options must have accessWindow ≥ 2, pairWindow ≥ 0 and happensBefore true/false');
+    if (o.windowWrites !== undefined && o.windowWrites !== 'adjacent' && o.windowWrites !== 'latest') fail('options.windowWrites must be "adjacent" or "latest"');
     if (!Array.isArray(s.variables)) fail('variables must be a list');
     s.variables.forEach((v, k) => str(v, `variables[${k}]`));
     if (!Array.isArray(s.locs)) fail('locs must be a list');

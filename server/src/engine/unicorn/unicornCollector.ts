@@ -112,6 +112,8 @@ export class WindowTable {
 export interface UnicornCollectorOptions {
   /** pairs buffered in memory by the pair ordering before it spills to disk */
   maxBufferedPairs?: number;
+  /** AnalysisOptions.windowWrites 'adjacent' (accessWindow.ts); default false: the thesis' window */
+  adjacentWrites?: boolean;
 }
 
 export class UnicornCollector implements RunCollector {
@@ -145,7 +147,7 @@ export class UnicornCollector implements RunCollector {
   ) {
     this.mapper = new StaticAccessMapper(registry);
     this.hb = happensBefore ? new HappensBefore() : null;
-    this.windows = new AccessWindows(accessWindowSize);
+    this.windows = new AccessWindows(accessWindowSize, options.adjacentWrites === true);
     this.pairWindow = new PairWindow(pairWindowSize, registry, this.found, (t) => this.threadNames[t]);
     const o = (this.ordering = new PairOrdering(this.windows, (r) => this.releasePair(r), 4096, options.maxBufferedPairs));
     const ws = this.windows;
