@@ -12,7 +12,7 @@ import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
 import { explainBugs } from '../../server/src/engine/griffin/griffin';
 import { PatternRegistry } from '../../server/src/engine/unicorn/patternRegistry';
 import { collectionOptions, optionMismatch } from '../../server/src/engine/summary/summaryFile';
-import { callRefinedCandidates, callsText, hasMixedCalls, lineKey } from '../../server/src/engine/confirm/callRefinement';
+import { callRefinedCandidates, callsText, hasMixedCalls, lineKey, refinementsOf } from '../../server/src/engine/confirm/callRefinement';
 import { forceSection, ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
 import { ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
 import { hasEvidence } from '../../server/src/engine/ranking/rootCauseOrder';
@@ -21,6 +21,7 @@ import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
 import { parseAnalyzeArgs } from '../../server/src/cli/braid';
 import { textReport } from '../../server/src/engine/report/textReport';
 import type { Confirmation } from '../../server/src/recorder/confirmRuns';
+import { confirmWithCalls } from '../../server/src/recorder/confirmPerCall';
 import type { Verdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
 
@@ -233,4 +234,44 @@ test('braid analyze --confirm-calls on|off (default on), only with --confirm K',
   assert.equal(parseAnalyzeArgs(['x', '--confirm', '2', '--confirm-calls', 'on']).confirm?.perCall, true);
   assert.throws(() => parseAnalyzeArgs(['x', '--confirm', '2', '--confirm-calls', 'maybe']), /--confirm-calls must be on or off/);
   assert.throws(() => parseAnalyzeArgs(['x', '--confirm-calls', 'off']), /go with --confirm K/);
+});
+
+test('braid confirm --pattern / the editor\'s Confirm on a line-level pattern of a for-each line: refuted there, its refinements per call are forced and a confirmed one is the verdict', async () => {
+  const lines = await datasource();
+  const calls = await datasource({ perCall: true });
+  const root = list(lines).find((p) => p.kind === 'RWR' && isRootCause(p, BUGS) && p.accesses.some((a) => a.mixedCalls))!;
+  assert.ok(root, 'the line-level R1 W2 R1 at 55/46/55');
+  const refinements = refinementsOf(root, calls, 3);
+  assert.ok(refinements.length > 0 && refinements.every((r) => r.lineKey === root.key && r.pattern.rank === root.rank));
+  assert.ok(refinements.every((r, k) => k === 0 || r.callRank > refinements[k - 1].callRank), 'in the per-call order');
+  let ranked = 0;
+  const perCallRanking = async () => {
+    ranked++;
+    return calls;
+  };
+  const f = fakeConfirm();
+  const c = await confirmWithCalls(root, (p) => f.one(p as RankedPattern), perCallRanking);
+  assert.equal(ranked, 1);
+  assert.equal(c.verdict, 'confirmed');
+  assert.equal(c.pattern.key, root.key, 'the verdict is the line-level pattern\'s');
+  assert.match(c.perCall?.key ?? '', /#java\.util\.Iterator\.next/);
+  assert.match(c.reason, /^forced at the calls .*HashMap\.remove.* \(#\d+ with locations per call, \d+ failing \/ \d+ passing runs\): confirmed$/);
+  assert.equal(f.tried[0].key, root.key, 'the line-level forcing first');
+  assert.equal(c.runsSpent, 30 * f.tried.length);
+  assert.deepEqual(c.refinements?.map((r) => r.verdict).at(-1), 'confirmed');
+  // none confirmed: the line-level verdict stands and says what the refinements gave
+  const never = async (p: RankedPattern): Promise<Confirmation> => ({ ...(await f.one(p)), verdict: 'refuted', reason: 'refuted' });
+  const r = await confirmWithCalls(root, (p) => never(p as RankedPattern), perCallRanking, { maxRefinements: 2 });
+  assert.equal(r.verdict, 'refuted');
+  assert.equal(r.perCall, undefined);
+  assert.match(r.reason, /^refuted; forced per library call: .+: refuted; .+: refuted$/);
+  assert.equal(r.refinements?.length, 2);
+  // a pattern without an access on such a line, or a confirmed line-level one: no ranking per call
+  const plain = list(lines).find((p) => !p.accesses.some((a) => a.mixedCalls))!;
+  ranked = 0;
+  await confirmWithCalls(plain, (p) => never(p as RankedPattern), perCallRanking);
+  const yes = async (p: RankedPattern): Promise<Confirmation> => ({ ...(await f.one(p)), verdict: 'confirmed' });
+  await confirmWithCalls(root, (p) => yes(p as RankedPattern), perCallRanking);
+  await confirmWithCalls(root, (p) => never(p as RankedPattern), undefined);
+  assert.equal(ranked, 0);
 });

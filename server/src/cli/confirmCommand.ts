@@ -8,13 +8,14 @@ import os from 'node:os';
 import { open, readFile } from 'node:fs/promises';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import path from 'node:path';
-import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
+import { AnalysisResult, analyzeTraceFiles, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
 import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confirmRuns';
+import { confirmWithCalls, PerCallResult } from '../recorder/confirmPerCall';
 import { checkFix, FixCheck } from '../recorder/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 
@@ -32,6 +33,8 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
       --noise P             uniform noise in every group (default 0; with --baseline: the re-recording's noise)
       --strict              the verdict needs p < 0.01 against both the opposite order and the unforced runs
                             (default: see docs/confirm.md, Verdicts)
+      --calls on|off        when the pattern is on a line of several library calls and forcing it there
+                            is not confirmed, force its refinements per call (default on; docs/confirm.md)
       --format text|json    output (default text)
       --include PKG... --exclude PKG... --timeout S --fail-on-output RE --jobs J --seed S   as for braid record`;
 
@@ -53,6 +56,8 @@ export interface ConfirmArgs {
   jobs: number;
   seed: number;
   strict?: boolean;
+  /** --calls on|off (default on): force the pattern's refinements per library call (confirmPerCall.ts) */
+  perCall: boolean;
 }
 
 function num(flag: string, v: string | undefined, ok: (n: number) => boolean, what: string): number {
@@ -73,6 +78,7 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
     command: dash < 0 ? [] : argv.slice(dash + 1),
     jobs: Math.max(1, Math.min(2, os.availableParallelism())),
     seed: Math.floor(Math.random() * 1_000_000_000),
+    perCall: true,
   };
   for (let i = 0; i < flags.length; ) {
     const flag = flags[i];
@@ -106,6 +112,11 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
       case '--strict':
         a.strict = true;
         i += 1;
+        break;
+      case '--calls':
+        if (v !== 'on' && v !== 'off') throw new ConfirmUsageError(`--calls ${v ?? ''}: expected on or off`);
+        a.perCall = v === 'on';
+        i += 2;
         break;
       case '--noise':
         a.noise = num(flag, v, (n) => n >= 0 && n <= 1, 'a probability from 0 to 1');
@@ -216,7 +227,7 @@ function fmtP(p: number): string {
   return p < 1e-3 ? p.toExponential(1) : p.toFixed(3);
 }
 
-export function confirmJson(c: Confirmation): Record<string, unknown> {
+export function confirmJson(c: PerCallResult): Record<string, unknown> {
   return {
     verdict: c.verdict,
     pattern: c.pattern,
@@ -228,6 +239,8 @@ export function confirmJson(c: Confirmation): Record<string, unknown> {
     folder: c.folder,
     plan: c.plan,
     failingRun: c.failingRun ?? null,
+    perCall: c.perCall ?? null,
+    ...(c.refinements ? { refinements: c.refinements } : {}),
     runs: c.runsSpent,
     seconds: Math.round(c.seconds * 10) / 10,
   };
@@ -344,7 +357,18 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
       process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
       return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : 1;
     }
-    const c = await confirmPattern(pattern, o, progress, abort.signal);
+    // a pattern on a line of several library calls: its refinements per call, from the same traces
+    const perCallRanking = a.perCall
+      ? async () => {
+          try {
+            return await analyzeTraceFiles(source, { ...result.options, callLocations: true });
+          } catch (e) {
+            process.stderr.write(`braid confirm: ranking per library call failed: ${terminalText((e as Error).message)}\n`);
+            return undefined;
+          }
+        }
+      : undefined;
+    const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c), null, 2) : confirmText(c, pattern, command)) + '\n');
     return abort.signal.aborted ? 130 : c.verdict === 'confirmed' ? 0 : 1;

@@ -257,6 +257,8 @@ export class BraidServer {
         traces: this.traceFiles,
         pattern: (key) => this.state?.patternByKey(key),
         executions: this.state?.result.executions ?? { total: 0, failed: 0 },
+        // the same traces ranked with locations per call (a pattern on a line of several library calls)
+        perCallRanking: async () => (this.state ? analyzeTraceFiles(this.traceFiles, { ...this.state.result.options, callLocations: true }) : undefined),
         verdict: async (key, v) => {
           await this.confirmations.set(key, v).catch((e) => c.console.error(`Braid: the verdict could not be saved: ${(e as Error).message}`));
           if (this.state) this.confirmations.decorate(this.state.patterns);

@@ -8,7 +8,9 @@
  */
 import path from 'node:path';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
+import type { AnalysisResult } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/confirmRuns';
+import { confirmWithCalls } from '../recorder/confirmPerCall';
 import { checkFix } from '../recorder/fixCheck';
 import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { sanitizeName, deriveName } from '../recorder/recordOptions';
@@ -24,6 +26,8 @@ export interface ConfirmContext {
   pattern(key: string): PatternDto | undefined;
   /** runs of the analysis (the failure rate before a fix) */
   executions: { total: number; failed: number };
+  /** the traces ranked with locations per call, for a pattern on a line of several library calls (confirmPerCall.ts) */
+  perCallRanking?: () => Promise<AnalysisResult | undefined>;
   /** a verdict is in: keep it and refresh the views */
   verdict(key: string, c: PatternConfirmationDto): Promise<void>;
 }
@@ -135,8 +139,32 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
         seconds: (Date.now() - started) / 1000,
       };
     }
-    const c = await confirmPattern(pattern, o, onProgress, abort.signal);
-    const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), at: new Date().toISOString() };
+    let groups = 0;
+    const perCall = ctx.perCallRanking;
+    const c = await confirmWithCalls(
+      pattern,
+      (q, offset) => {
+        // each refinement forced per call is three more groups: the bar starts again
+        if (groups++ > 0) {
+          before = 0;
+          last = '';
+          progress.report(0, `Forcing per library call (${groups - 1})…`);
+        }
+        return confirmPattern(q, { ...o, seed: o.seed + offset }, onProgress, abort.signal);
+      },
+      perCall
+        ? async () => {
+            try {
+              return await perCall();
+            } catch (e) {
+              connection.console.warn(`${title}: ranking per library call failed: ${(e as Error).message}`);
+              return undefined;
+            }
+          }
+        : undefined,
+      { signal: abort.signal },
+    );
+    const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), ...(c.perCall ? { forcedKey: c.perCall.key } : {}), at: new Date().toISOString() };
     if (!c.interrupted) await ctx.verdict(p.key, confirmation);
     connection.console.info(`${title}: ${c.verdict} — ${c.reason} (${c.runsSpent} runs, ${c.seconds.toFixed(1)} s; ${c.folder})`);
     return {

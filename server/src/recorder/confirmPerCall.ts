@@ -1,0 +1,62 @@
+/**
+ * Confirming one pattern whose lines make several library calls (`braid confirm --pattern`, the
+ * editor's Confirm; docs/confirm.md "Lines with several library calls"). A line-level pattern over a
+ * for-each line is held at the line's first call (`values()`), where the other thread's change lands
+ * before the loop starts: forced that way, datasource's root cause is refuted. When the line-level
+ * forcing is not confirmed, the same runs are ranked with locations per call and the pattern's
+ * refinements with evidence are forced at their calls, best first, until one is confirmed; a
+ * confirmed refinement is the pattern's verdict (its plan reproduces the failure), otherwise the
+ * line-level verdict stands, with what the refinements gave in its reason.
+ */
+import type { AnalysisResult } from '../engine/analysis';
+import { callsText, refinementsOf } from '../engine/confirm/callRefinement';
+import type { ForcedPattern } from '../engine/confirm/forcingPlan';
+import type { Confirmation } from './confirmRuns';
+
+/** Forces one pattern; `seedOffset` grows with the runs spent so that no two forcings share seeds. */
+export type ForceOne = (p: ForcedPattern, seedOffset: number) => Promise<Confirmation>;
+
+export interface PerCallResult extends Confirmation {
+  /** the refinement whose forcing gave the verdict (confirmed at its calls), when one did */
+  perCall?: { key: string; calls: string; callRank: number; failed: number; passed: number };
+  /** the refinements forced (each with its verdict), in order */
+  refinements?: { key: string; calls: string; verdict: Confirmation['verdict'] }[];
+}
+
+export async function confirmWithCalls(
+  pattern: ForcedPattern,
+  forceOne: ForceOne,
+  perCallRanking: (() => Promise<AnalysisResult | undefined>) | undefined,
+  o: { maxRefinements?: number; signal?: AbortSignal } = {},
+): Promise<PerCallResult> {
+  const line = await forceOne(pattern, 0);
+  if (line.verdict === 'confirmed' || line.interrupted || o.signal?.aborted || !perCallRanking || !pattern.accesses.some((a) => a.mixedCalls)) return line;
+  const calls = await perCallRanking();
+  const candidates = calls ? refinementsOf(pattern, calls, o.maxRefinements ?? 3) : [];
+  if (!candidates.length) return line;
+  let spent = line.runsSpent;
+  let seconds = line.seconds;
+  const tried: NonNullable<PerCallResult['refinements']> = [];
+  for (const { pattern: p, callRank } of candidates) {
+    if (o.signal?.aborted) break;
+    const c = await forceOne(p, spent);
+    spent += c.runsSpent;
+    seconds += c.seconds;
+    const calls = callsText(p);
+    tried.push({ key: p.key, calls, verdict: c.verdict });
+    if (c.verdict === 'confirmed') {
+      return {
+        ...c,
+        pattern: { ...c.pattern, key: pattern.key },
+        reason: `forced at the calls ${calls} (#${callRank} with locations per call, ${p.failed} failing / ${p.passed} passing runs): ${c.reason}`,
+        perCall: { key: p.key, calls, callRank, failed: p.failed, passed: p.passed },
+        refinements: tried,
+        runsSpent: spent,
+        seconds,
+      };
+    }
+    if (c.interrupted) break;
+  }
+  const why = tried.map((t) => `${t.calls}: ${t.verdict}`).join('; ');
+  return { ...line, reason: `${line.reason}; forced per library call: ${why}`, refinements: tried, runsSpent: spent, seconds, interrupted: line.interrupted || o.signal?.aborted || undefined };
+}
