@@ -166,6 +166,34 @@ test('file-system calls are accesses of their path, EventEmitter calls of the ev
   }
 });
 
+test('the transform: Atomics operations go through the runtime unless Atomics is shadowed; they return what Atomics returns', () => {
+  const src = [
+    'const c = new Int32Array(new SharedArrayBuffer(8));',
+    'Atomics.store(c, 0, 5); const old = Atomics.add(c, 0, 2); const cas = Atomics.compareExchange(c, 0, 7, 9);',
+    'const seen = Atomics.load(c, 0); const woke = Atomics.notify(c, 0); const waited = Atomics.wait(c, 1, 1, 0);',
+    'function local() { const Atomics = { load: () => -1 }; return Atomics.load(c, 0); }',
+    'const plain = new Int32Array(4); Atomics.store(plain, 1, 3);',
+    'return [old, cas, seen, woke, waited, local(), Atomics.load(plain, 1)];',
+  ].join('\n');
+  const code = instrument(src, { file: 'atomics.js', module: false }).code;
+  assert.equal((code.match(/__braid\.at\(/g) ?? []).length, 8, 'eight calls rewritten, not the shadowed one');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-'));
+  try {
+    const out = path.join(dir, 't.trace.jsonl.part');
+    const rt = new BraidRuntime({ out, execution: 'atomics-0', noise: 0, seed: '1', include: [], exclude: [], root: dir });
+    const got = new Function('__braid', code)(rt);
+    rt.close();
+    assert.deepEqual(got, [5, 7, 9, 0, 'not-equal', -1, 3]);
+    const events = readFileSync(out, 'utf8').trim().split('\n').filter((l) => l.startsWith('[')).map((l) => JSON.parse(l));
+    const kinds = events.map((e) => e[2]).join(' ');
+    // store: W SND; add and compareExchange: RCV R W SND; load: R (its RCV before the next event);
+    // notify: RCV SND; wait: R; the unshared view: no access at all
+    assert.equal(kinds, 'W SND RCV R W SND RCV R W SND R RCV SND R', kinds);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('ES modules are instrumented too (top-level await, import/export)', () => {
   const code = instrument(`import { x } from './x.js';\nexport let n = 0;\nexport async function f() { n = await x(); return n; }\nawait f();\n`, { file: 'm.mjs', module: true }).code;
   assert.match(code, /__braid\.mod\("m\.mjs"/);
@@ -295,6 +323,50 @@ test('worker_threads are real threads: one trace per process, the worker\'s acce
     assert.deepEqual(received, [0, 1], 'the worker received its start and the message');
     const ix = events.map((e) => e[0]);
     assert.deepEqual(ix, [...ix].sort((a, b) => a - b), 'events in index order');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Atomics: a flag published by Atomics.store and seen by Atomics.load orders the plain data before it (no race pattern on the data); published by plain writes, the data pair is a race', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-atomics-'));
+  try {
+    // the main thread writes the data (line 6), then sets the flag (line 7); the worker waits for the
+    // flag and reads the data (w.mjs line 4)
+    const main = (publish: string) =>
+      [
+        "import { Worker } from 'node:worker_threads';",
+        'const sab = new SharedArrayBuffer(16);',
+        'const cell = new Int32Array(sab);',
+        "const w = new Worker(new URL('./w.mjs', import.meta.url), { workerData: { sab } });",
+        "await new Promise((resolve) => w.once('online', resolve));",
+        'cell[1] = 42;',
+        publish,
+        "await new Promise((resolve) => w.once('exit', resolve));",
+      ].join('\n');
+    const worker = (see: string) => ["import { workerData } from 'node:worker_threads';", 'const cell = new Int32Array(workerData.sab);', `while (${see} !== 1) Atomics.wait(cell, 0, 0, 5);`, 'const data = cell[1];', 'if (data !== 42) process.exit(3);'].join('\n');
+    const record = async (name: string, publish: string, see: string) => {
+      writeFileSync(path.join(dir, 'main.mjs'), main(publish));
+      writeFileSync(path.join(dir, 'w.mjs'), worker(see));
+      const o = parseRecordArgs(['--runs', '2', '--noise', '0', '--seed', '1', '--out', path.join(dir, name), '--', process.execPath, 'main.mjs'], dir);
+      const summary = await recordRuns(o);
+      assert.equal(summary.passed, 2, JSON.stringify(summary.runs));
+      const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const result = await analyzeTraceFiles(summary.traces, { grouping: false });
+      const dataPairs = result.patterns.filter((p) => p.accesses.some((x) => x.file === 'main.mjs' && x.line === 6) && p.accesses.some((x) => x.file === 'w.mjs' && x.line === 4));
+      return { lines, dataPairs };
+    };
+    const atomic = await record('atomic', 'Atomics.store(cell, 0, 1); Atomics.notify(cell, 0);', 'Atomics.load(cell, 0)');
+    const events = atomic.lines.filter(Array.isArray);
+    const locs = new Map(atomic.lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+    const store = events.find((e) => e[2] === 'W' && locs.get(e[4])?.file === 'main.mjs' && locs.get(e[4])?.line === 7);
+    assert.ok(store, 'Atomics.store is a write of the element');
+    const tok = events.find((e) => e[2] === 'SND' && e[1] === store[1] && e[0] > store[0])?.[3];
+    assert.ok(tok >= 2 ** 50, 'followed by a SND of the element\'s token');
+    assert.ok(events.some((e) => e[2] === 'RCV' && e[3] === tok && e[1] !== store[1]), 'the worker\'s load receives it');
+    assert.deepEqual(atomic.dataPairs.map((p) => p.key), [], 'the data is ordered by the flag: no pattern');
+    const plain = await record('plain', 'cell[0] = 1;', 'cell[0]');
+    assert.ok(plain.dataPairs.some((p) => p.kind === 'WR'), `plain writes: the data pair is a race (${plain.dataPairs.map((p) => p.key).join(', ')})`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

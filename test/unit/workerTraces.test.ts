@@ -63,6 +63,28 @@ test('a worker trace merges into the main one: renumbered ids, one id per variab
   assert.ok(lines.findIndex((l) => l.def === 'loc' && l.id === 1) < firstUse((e) => e[4] === 1 && e[2] === 'R'));
 });
 
+test('a variable the worker accesses first, whose name the main thread defines later: its definition comes before the worker\'s access, once', async () => {
+  // the worker's Atomics.store of the status (index 0) before the main thread's first write of the view (index 5)
+  const lateMain = main.replace(`[0,1,"W",0,0,1,${SAB},1,1]`, '[0,1,"W",9,0,1,7,-1,0]').replace('{"def":"var","id":0,"name":"Int32Array[]"}', '{"def":"var","id":9,"name":"Flag"}').replace('[4,1,', '{"def":"var","id":0,"name":"Int32Array[]"}\n[4,1,');
+  const text = mergeTraceTexts([lateMain, worker]);
+  const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+  const defAt = lines.findIndex((l) => l.def === 'var' && l.name === 'Int32Array[]');
+  const useAt = lines.findIndex((l) => Array.isArray(l) && l[0] === 2);
+  assert.ok(defAt >= 0 && defAt < useAt, text);
+  assert.equal(lines.filter((l) => l.def === 'var' && l.name === 'Int32Array[]').length, 1);
+  assert.equal(lines[useAt][3], lines[defAt].id);
+  // and the engine reads it
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-merge-'));
+  try {
+    writeFileSync(path.join(dir, 'main-0000.trace.jsonl'), text + '{"outcome":"pass"}\n');
+    const r = await analyzeTraceFiles([path.join(dir, 'main-0000.trace.jsonl')]);
+    assert.deepEqual(r.diagnostics.filter((d) => d.severity === 'error'), []);
+    assert.equal(r.executions.total, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('mergeWorkerTraces folds <trace>@w<id> files into their trace, and the merged run is analyzed as one', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-workers-'));
   try {

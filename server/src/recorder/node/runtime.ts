@@ -74,6 +74,13 @@ function messageToken(channel: number, seq: number): number {
   return SHARED_TOKEN_BASE + channel * 16777216 + (seq % 16777216);
 }
 
+/**
+ * Happens-before tokens of Atomics operations: one per element of a SharedArrayBuffer — its buffer's
+ * number · 2^32 + the element's byte position (every view of the buffer, every thread) — in the shared
+ * namespace (above the message tokens).
+ */
+const ATOMIC_TOKEN_BASE = 2 ** 50;
+
 /** Object ids of the shared namespace (never renumbered when a worker's trace is merged): views of a SharedArrayBuffer, file paths. */
 export const SHARED_OBJECT_BASE = 2 ** 51;
 const SAB_STRIDE = 2 ** 32;
@@ -369,9 +376,12 @@ export class BraidRuntime {
       const toks = t.pending;
       t.pending = null;
       for (const tok of toks) {
-        if (t.got === null) t.got = new Set();
-        if (t.got.has(tok)) continue;
-        t.got.add(tok);
+        // a hand-off token is received once; an Atomics token again at each acquire (new stores since)
+        if (tok < ATOMIC_TOKEN_BASE) {
+          if (t.got === null) t.got = new Set();
+          if (t.got.has(tok)) continue;
+          t.got.add(tok);
+        }
         this.line(`[${this.ix()},${t.tid},"RCV",${tok}]`);
       }
     }
@@ -760,6 +770,72 @@ export class BraidRuntime {
     const t = this.tid();
     const st = this.stackAt(site, loc);
     this.line(`[${this.ix()},${t},"${k}",${this.namedVar('file')},${loc},${st},${this.pathId(resolved)},-1,${this.value(resolved)}]`);
+  }
+
+  /**
+   * `Atomics.op(view, i, …)` (transform: ATOMIC_OPS): on a view of a SharedArrayBuffer, an access of
+   * the element and a happens-before token of it — a store (or notify) releases what the thread did
+   * before (SND after its W), a load (or a wait, which loads the element) acquires it (RCV before the
+   * thread's next event), a read-modify-write does both (RCV, R, W, SND). So a plain write published by an
+   * `Atomics.store` of a flag is ordered before the reads of a thread that `Atomics.load`s the flag and
+   * sees it set (the fix of sabstatus), and is not a race. Every earlier store of the element counts
+   * (an over-approximation of the order that seq-cst atomics give: a load that reads thread C's store
+   * is ordered after thread A's earlier store too). Anything else (an unshared buffer, waitAsync, a
+   * bad argument) is the plain call.
+   */
+  at = (op: string, site: number, a: any, i: any, ...rest: any[]): any => {
+    const fn = (Atomics as any)[op] as (...x: any[]) => any;
+    if (!this.recording || !ArrayBuffer.isView(a) || !(a.buffer instanceof SharedArrayBuffer) || typeof i !== 'number' || !Number.isInteger(i) || i < 0) return fn(a, i, ...rest);
+    const view = a as unknown as { buffer: SharedArrayBuffer; byteOffset: number; BYTES_PER_ELEMENT: number };
+    const tok = ATOMIC_TOKEN_BASE + this.sabId(view.buffer) * SAB_STRIDE + view.byteOffset + i * view.BYTES_PER_ELEMENT;
+    const loc = this.loc(site);
+    const v = this.propVar(a, '', site, true);
+    const o = this.obj(a);
+    switch (op) {
+      case 'load': {
+        const r = fn(a, i);
+        this.access('R', v, site, loc, o, i, r);
+        this.acquire(tok);
+        return r;
+      }
+      case 'store': {
+        this.access('W', v, site, loc, o, i, rest[0]);
+        this.atomicSend(tok);
+        return fn(a, i, ...rest);
+      }
+      case 'wait': {
+        // blocks (a worker) until notified: an atomic load of the element ('not-equal' too), so it
+        // acquires what the notifying or storing threads did before
+        const r = fn(a, i, ...rest);
+        this.access('R', v, site, loc, o, i, r === 'not-equal' ? undefined : rest[0]);
+        this.acquire(tok);
+        return r;
+      }
+      case 'notify': {
+        this.atomicSend(tok);
+        return fn(a, i, ...rest);
+      }
+      default: {
+        // add, sub, and, or, xor, exchange, compareExchange: the old value is read, a new one written
+        this.acquire(tok);
+        const r = fn(a, i, ...rest);
+        this.access('R', v, site, loc, o, i, r);
+        this.access('W', v, site, loc, o, i, op === 'compareExchange' ? (r === rest[0] ? rest[1] : r) : op === 'exchange' ? rest[0] : undefined);
+        this.atomicSend(tok);
+        return r;
+      }
+    }
+  };
+
+  /** RCV of an Atomics token before the current task's next event (every time: stores may have come since). */
+  private acquire(tok: number): void {
+    (this.task.pending ??= []).push(tok);
+  }
+
+  /** SND of an Atomics token: the current task's events so far happen before a later acquire of the element. */
+  private atomicSend(tok: number): void {
+    const tid = this.tid();
+    this.line(`[${this.ix()},${tid},"SND",${tok}]`);
   }
 
   /** `o.m()` of a collection method */

@@ -49,6 +49,9 @@ const PROMISE_METHODS: ReadonlySet<string> = new Set(['then', 'catch', 'finally'
 const FS_MODULES: ReadonlySet<string> = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
 
 /** Global objects whose properties are never recorded (builtins, the module system, the process). */
+/** `Atomics` operations recorded as accesses of a SharedArrayBuffer element with a happens-before token (runtime `at`) */
+export const ATOMIC_OPS: ReadonlySet<string> = new Set(['load', 'store', 'add', 'sub', 'and', 'or', 'xor', 'exchange', 'compareExchange', 'wait', 'notify']);
+
 const UNRECORDED_GLOBALS = new Set([
   'module', 'exports', 'require', 'process', 'console', 'Math', 'JSON', 'Object', 'Array', 'Promise', 'Symbol',
   'Number', 'String', 'Boolean', 'Reflect', 'Date', 'globalThis', 'Buffer', 'Error', 'Map', 'Set', 'WeakMap',
@@ -634,6 +637,15 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         if (fsFn) {
           s.prependRight(c.start, '__braid.fsf(');
           s.appendLeft(c.end, `,${JSON.stringify(fsFn)},${S(site(c.start, f))})`);
+          return;
+        }
+        // Atomics.store(view, i, v), Atomics.load(view, i), …, not shadowed here: `__braid.at("store",S,view,i,v)`
+        // (runtime `at`: an access of the element and a happens-before token of it)
+        if (
+          c.type === 'MemberExpression' && !c.computed && !c.optional && !n.optional && !insideChain.has(n) && c.object.type === 'Identifier' && c.object.name === 'Atomics' &&
+          c.property.type === 'Identifier' && ATOMIC_OPS.has(c.property.name) && n.arguments.length >= 2 && !n.arguments.some((a: N) => a.type === 'SpreadElement') && !resolve(sc, 'Atomics')
+        ) {
+          s.overwrite(c.start, n.arguments[0].start, `__braid.at(${JSON.stringify(c.property.name)},${S(site(c.property.start, f))},`);
           return;
         }
         // p.then(f) / p.catch(f) / p.finally(f): the callback is a task of its own (runtime `pt`)

@@ -68,6 +68,10 @@ interface Ids {
 interface Chunk {
   key: number;
   lines: string[];
+  /** the variable definitions among `lines`: line index → variable id */
+  varDefs?: Map<number, number>;
+  /** the variable the chunk's event (its last line) accesses, or -1 */
+  useVar: number;
 }
 
 /**
@@ -81,12 +85,22 @@ export function mergeTraceTexts(texts: readonly string[], hasMain = true): strin
   // a variable is one id per name in a trace (the access windows key on it): a later file's
   // definition of a known name takes the known id
   const varByName = new Map<string, number>();
+  // a variable's definition line, by id: a thread whose file does not define a name another thread's
+  // file defines later (a worker's first Atomics.store before the main thread's first access of the
+  // view) gets the definition ahead of its first access
+  const varDefText = new Map<number, string>();
   texts.forEach((text, fileIndex) => {
     const lines = text.split('\n').filter((l) => l.length > 0);
     const off: Ids = { ...next, obj: Math.ceil(next.obj / OBJECT_STEP) * OBJECT_STEP };
     const renumber = fileIndex > 0 || !hasMain;
     const chunks: Chunk[] = [];
     let pending: string[] = [];
+    let pendingDefs: Map<number, number> | undefined;
+    const markDef = (id: number, line: string) => {
+      varDefText.set(id, line);
+      (pendingDefs ??= new Map()).set(pending.length, id);
+      pending.push(line);
+    };
     const vars = new Map<number, number>();
     const see = (kind: keyof Ids, id: unknown) => {
       if (typeof id === 'number' && Number.isFinite(id) && id + 1 > next[kind] && !(kind === 'obj' && id >= SHARED_OBJECT_BASE)) next[kind] = id + 1;
@@ -109,8 +123,9 @@ export function mergeTraceTexts(texts: readonly string[], hasMain = true): strin
           see('obj', e[6]);
         } else if ((e[2] === 'SND' || e[2] === 'RCV') && typeof e[3] === 'number' && e[3] < SHARED_TOKEN_BASE) see('tok', e[3]);
         pending.push(renumber ? JSON.stringify(e) : raw);
-        chunks.push({ key: typeof e[0] === 'number' ? e[0] : 0, lines: pending });
+        chunks.push({ key: typeof e[0] === 'number' ? e[0] : 0, lines: pending, varDefs: pendingDefs, useVar: (e[2] === 'R' || e[2] === 'W') && typeof e[3] === 'number' ? e[3] : -1 });
         pending = [];
+        pendingDefs = undefined;
         continue;
       }
       const o = v as Record<string, unknown>;
@@ -122,6 +137,9 @@ export function mergeTraceTexts(texts: readonly string[], hasMain = true): strin
         const known = varByName.get(o.name);
         if (!renumber) {
           if (known === undefined) varByName.set(o.name, o.id);
+          see('variable', o.id);
+          markDef(o.id, raw);
+          continue;
         } else if (known !== undefined) {
           vars.set(o.id, known);
           continue;
@@ -130,7 +148,7 @@ export function mergeTraceTexts(texts: readonly string[], hasMain = true): strin
           vars.set(o.id, id);
           varByName.set(o.name, id);
           o.id = id;
-          pending.push(JSON.stringify(o));
+          markDef(id, JSON.stringify(o));
           continue;
         }
       }
@@ -149,17 +167,32 @@ export function mergeTraceTexts(texts: readonly string[], hasMain = true): strin
       }
       pending.push(raw);
     }
-    if (pending.length) chunks.push({ key: Number.POSITIVE_INFINITY, lines: pending });
+    if (pending.length) chunks.push({ key: Number.POSITIVE_INFINITY, lines: pending, varDefs: pendingDefs, useVar: -1 });
     files.push(chunks);
   });
-  // k-way merge by event index (each file is in index order)
+  // k-way merge by event index (each file is in index order); each variable defined once, before its first access
   const out: string[] = header ? [header] : [];
+  const emittedVars = new Set<number>();
   const at = files.map(() => 0);
   for (;;) {
     let best = -1;
     for (let f = 0; f < files.length; f++) if (at[f] < files[f].length && (best < 0 || files[f][at[f]].key < files[best][at[best]].key)) best = f;
     if (best < 0) break;
-    out.push(...files[best][at[best]++].lines);
+    const c = files[best][at[best]++];
+    const last = c.useVar >= 0 ? c.lines.length - 1 : c.lines.length;
+    for (let k = 0; k < c.lines.length; k++) {
+      const def = c.varDefs?.get(k);
+      if (def !== undefined) {
+        if (emittedVars.has(def)) continue;
+        emittedVars.add(def);
+      }
+      if (k === last && !emittedVars.has(c.useVar)) {
+        const text = varDefText.get(c.useVar);
+        if (text !== undefined) out.push(text);
+        emittedVars.add(c.useVar);
+      }
+      out.push(c.lines[k]);
+    }
   }
   return out.length ? out.join('\n') + '\n' : '';
 }
