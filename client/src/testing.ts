@@ -1,6 +1,7 @@
 /**
  * The Testing view (issue 29, point 5): a test controller "Braid" whose items are the JUnit 4/5 and
- * TestNG tests the "find the root cause" lens finds (braid/testItems), and a run profile
+ * TestNG tests, and the node:test, mocha, jest and vitest files, suites and tests (issue 32), that the
+ * "find the root cause" lens finds (braid/testItems), and a run profile
  * "Run with Braid (N× with noise)" that records each selected test as the lens does
  * (braid/testCommand, braid/record with braid.record.*; `auto` until the evidence is in) and maps
  * the server's report (braid/testRunReport) onto the run: "failed k of N (x %)" beside the test,
@@ -29,6 +30,9 @@ import {
 import { testRecordParams, testRunsSetting, testWhat } from './recording';
 
 export const CONTROLLER_ID = 'braid';
+/** The sources whose tests the Testing view lists: Java, and JS/TS test files (the server decides which are tests). */
+export const TEST_SOURCE = /\.(?:java|[cm]?[jt]s|[jt]sx)$/i;
+const TEST_SOURCE_GLOB = '**/*.{java,js,mjs,cjs,jsx,ts,mts,cts,tsx}';
 /** the root-cause button of a flaky test's messages (package.json `testing/message/content`) and their Markdown link */
 export const ROOT_CAUSE_COMMAND = 'braid.testing.showRootCause';
 export const FLAKY_MESSAGE_CONTEXT = 'braid.flaky';
@@ -94,7 +98,7 @@ export class BraidTesting implements vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((d) => this.documentChanged(d, 0)),
       vscode.workspace.onDidChangeTextDocument((e) => this.documentChanged(e.document, 500)),
     );
-    const watcher = vscode.workspace.createFileSystemWatcher('**/*.java');
+    const watcher = vscode.workspace.createFileSystemWatcher(TEST_SOURCE_GLOB);
     this.disposables.push(
       watcher,
       watcher.onDidCreate((u) => this.loadedAll && void this.loadFile(u.toString())),
@@ -110,7 +114,7 @@ export class BraidTesting implements vscode.Disposable {
   }
 
   private documentChanged(doc: vscode.TextDocument, delay: number): void {
-    if (doc.uri.scheme !== 'file' || !doc.uri.path.endsWith('.java')) return;
+    if (doc.uri.scheme !== 'file' || !TEST_SOURCE.test(doc.uri.path)) return;
     const uri = doc.uri.toString();
     clearTimeout(this.timers.get(uri));
     this.timers.set(
@@ -130,7 +134,7 @@ export class BraidTesting implements vscode.Disposable {
       for (const uri of [...this.files.keys()]) if (!seen.has(uri)) this.setFile(uri, []);
       for (const f of r.files) this.setFile(f.uri, f.items);
       this.loadedAll = true;
-      if (r.truncated) this.log.info('Testing view: the search for tests stopped at its limit of .java files; open a test file to see its tests');
+      if (r.truncated) this.log.info('Testing view: the search for tests stopped at its limit of source files; open a test file to see its tests');
     } catch (e) {
       this.log.error(`Testing view: could not list the tests: ${errorText(e)}`);
     }

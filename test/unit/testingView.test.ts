@@ -8,7 +8,11 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { testItemsOfText } from '../../server/src/lsp/testItems';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { testItemsOfText, testItemsRequest } from '../../server/src/lsp/testItems';
+import { testCodeLenses } from '../../server/src/lsp/testLenses';
 import { expectedActual, testRunReport } from '../../server/src/lsp/testRunReport';
 import type { RecordResult } from '../../server/src/lsp/protocol';
 
@@ -48,6 +52,57 @@ test('braid/testItems of one source: the class (package as description) with its
   assert.deepEqual(cls.children[1].args, { uri: URI, className: 'bank.AccountTest', framework: 'junit5', method: 'transfers' });
   assert.deepEqual(testItemsOfText(URI, 'package bank;\nclass Account { void deposit() {} }\n'), [], 'no tests, no items');
   assert.deepEqual(testItemsOfText('file:///ws/README.md', SOURCE), [], 'only .java files');
+});
+
+test('braid/testItems of a JS/TS test file: the file (runs all of it), its describe blocks and tests inside, each with the lens\' argument', () => {
+  const uri = 'file:///ws/test/inventory.test.ts';
+  const text = [
+    "import { describe, test } from 'node:test';",
+    "describe('Inventory', () => {",
+    "  test('reserves once', async () => {});",
+    "  describe('when two orders race', () => {",
+    "    test('keeps the count', async () => {});",
+    '  });',
+    '});',
+    "test('top level', () => {});",
+    '',
+  ].join('\n');
+  const items = testItemsOfText(uri, text);
+  assert.equal(items.length, 1);
+  const file = items[0];
+  assert.deepEqual([file.id, file.label, file.args], [uri, 'inventory.test.ts', { uri, className: 'inventory.test.ts', framework: 'js', runner: 'node-test', titles: [] }]);
+  assert.deepEqual(file.children.map((c) => c.label), ['Inventory', 'top level']);
+  const suite = file.children[0];
+  assert.deepEqual(suite.args, { uri, className: 'inventory.test.ts', method: 'Inventory', framework: 'js', titles: ['Inventory'], suite: true, runner: 'node-test' });
+  assert.deepEqual(suite.children.map((c) => [c.label, c.range.start.line]), [['reserves once', 2], ['when two orders race', 3]]);
+  const inner = suite.children[1].children[0];
+  assert.deepEqual([inner.id, inner.label, inner.args.titles], [`${uri}#Inventory›when two orders race›keeps the count`, 'keeps the count', ['Inventory', 'when two orders race', 'keeps the count']]);
+  // the lens above the same test has the same argument
+  const lens = testCodeLenses(uri, text).find((l) => l.range.start.line === 4)!;
+  assert.deepEqual(lens.command?.arguments?.[0], inner.args);
+  // not a test file, or no tests
+  assert.deepEqual(testItemsOfText('file:///ws/src/inventory.ts', 'export const n = 1;\n'), []);
+  assert.deepEqual(testItemsOfText('file:///ws/test/empty.test.mjs', "import test from 'node:test';\n"), []);
+});
+
+test('braid/testItems of the workspace: .java test classes and JS/TS test files, not under node_modules or build folders', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-testitems-'));
+  try {
+    mkdirSync(path.join(dir, 'test'));
+    mkdirSync(path.join(dir, 'node_modules', 'lib', 'test'), { recursive: true });
+    mkdirSync(path.join(dir, 'dist'));
+    writeFileSync(path.join(dir, 'AccountTest.java'), SOURCE);
+    writeFileSync(path.join(dir, 'test', 'cache.test.mjs'), "import test from 'node:test';\ntest('hits', () => {});\n");
+    writeFileSync(path.join(dir, 'test', 'helpers.mjs'), 'export const it = 1;\n');
+    writeFileSync(path.join(dir, 'node_modules', 'lib', 'test', 'lib.test.js'), "test('theirs', () => {});\n");
+    writeFileSync(path.join(dir, 'dist', 'cache.test.js'), "test('built', () => {});\n");
+    const r = await testItemsRequest({}, { folders: [dir], openText: () => undefined });
+    assert.deepEqual(r.files.map((f) => path.relative(dir, new URL(f.uri).pathname)).sort(), ['AccountTest.java', path.join('test', 'cache.test.mjs')]);
+    const one = await testItemsRequest({ uri: pathToFileURL(path.join(dir, 'test', 'cache.test.mjs')).href }, { folders: [dir], openText: () => undefined });
+    assert.deepEqual(one.files[0].items[0].children.map((c) => c.label), ['hits']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('expected and actual from JUnit 4/5 and TestNG assertion messages', () => {

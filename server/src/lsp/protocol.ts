@@ -582,7 +582,7 @@ export interface TestItemDto {
 }
 export interface TestItemsResult {
   files: { uri: string; items: TestItemDto[] }[];
-  /** the walk stopped at its limit of .java files */
+  /** the walk stopped at its limit of source files (.java and JS/TS test files) */
   truncated?: boolean;
 }
 

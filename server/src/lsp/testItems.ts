@@ -1,25 +1,29 @@
 /**
  * braid/testItems: the tests of a file or of the workspace for VS Code's Testing view (the client's
  * "Run with Braid" profile, client/src/testing.ts), found exactly as the "find the root cause" code
- * lens finds them (recorder/testDiscovery.findTests) and carrying the lens' argument, so running a
- * test item records the same command as clicking its lens (braid/testCommand, braid/record).
+ * lens finds them (recorder/testDiscovery.findTests for Java; testLenses.jsTestsOf for node:test,
+ * mocha, jest and vitest files) and carrying the lens' argument, so running a test item records the
+ * same command as clicking its lens (braid/testCommand, braid/record). A JS/TS test file is an item
+ * of its own (running it runs the file), with its suites and tests inside.
  */
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findTests, type FoundTest } from '../recorder/testDiscovery';
+import { JS_SOURCE } from '../recorder/jsTestDiscovery';
 import type { RecordTestArgs, TestItemDto, TestItemsParams, TestItemsResult } from './protocol';
+import { jsTestsOf } from './testLenses';
 
 /** Folders never searched: hidden ones (.git, .braid, .gradle), dependencies and build outputs (as `braid test`). */
 const SKIPPED = new Set(['node_modules', 'target', 'build', 'out', 'bin', 'dist']);
-/** Most .java files looked at in a workspace walk. */
+/** Most source files (.java, and JS/TS test files) looked at in a workspace walk. */
 export const MAX_JAVA_FILES = 20_000;
 /** Larger sources are not read (generated code). */
 const MAX_FILE_BYTES = 2_000_000;
 
 /** The test items of one Java source text: its test classes (nested ones inside their outer test class) with their test methods. */
 export function testItemsOfText(uri: string, text: string): TestItemDto[] {
-  if (!uri.endsWith('.java')) return [];
+  if (!uri.endsWith('.java')) return jsTestItems(uri, text);
   const found = findTests(text);
   const classes = new Map<string, TestItemDto>();
   const top: TestItemDto[] = [];
@@ -33,6 +37,39 @@ export function testItemsOfText(uri: string, text: string): TestItemDto[] {
   }
   for (const t of found) if (t.method !== undefined) classes.get(t.className)?.children.push(node(uri, t));
   return top;
+}
+
+/** A JS/TS test file's item: the file, its suites inside it, each test inside its innermost suite. */
+function jsTestItems(uri: string, text: string): TestItemDto[] {
+  const found = jsTestsOf(uri, text);
+  if (!found || !found.tests.length) return [];
+  const fileItem: TestItemDto = {
+    id: uri,
+    label: found.file.className,
+    uri,
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    args: found.file,
+    children: [],
+  };
+  const byTitles = new Map<string, TestItemDto>();
+  for (const { test: t, args } of found.tests) {
+    const key = t.titles.join('\u0000');
+    if (byTitles.has(key)) continue; // two tests of one name in one suite: the runner's name pattern runs both
+    const label = t.titles[t.titles.length - 1];
+    const item: TestItemDto = {
+      id: `${uri}#${t.titles.map((x) => x.replace(/[\\›]/g, '\\$&')).join('›')}`,
+      label,
+      uri,
+      range: { start: { line: t.line, character: t.character }, end: { line: t.line, character: t.character } },
+      args,
+      children: [],
+    };
+    byTitles.set(key, item);
+    let parent: TestItemDto | undefined;
+    for (let k = t.titles.length - 1; k > 0 && !parent; k--) parent = byTitles.get(t.titles.slice(0, k).join('\u0000'));
+    (parent ?? fileItem).children.push(item);
+  }
+  return [fileItem];
 }
 
 function node(uri: string, t: FoundTest): TestItemDto {
@@ -91,6 +128,15 @@ export async function testItemsRequest(p: TestItemsParams | undefined, ctx: Test
         if (text === undefined || !/@\s*[\w.]*Test\w*/.test(text)) continue;
         const items = testItemsOfText(uri, text);
         if (items.length) files.push({ uri, items });
+      } else if (e.isFile() && JS_SOURCE.test(e.name) && !e.name.endsWith('.d.ts')) {
+        seen++;
+        const f = path.join(dir, e.name);
+        const uri = pathToFileURL(f).href;
+        const text = ctx.openText(uri) ?? (await readSource(f, ctx.folders));
+        // a cheap look first: test files call test(, it( or describe( (jsTestsOf decides)
+        if (text === undefined || !/\b(?:test|it|describe|suite|specify|context)\s*(?:\.\s*\w+\s*)?\(/.test(text)) continue;
+        const items = testItemsOfText(uri, text);
+        if (items.length) files.push({ uri, items });
       }
     }
   };
@@ -106,9 +152,9 @@ function uriPath(uri: string): string | undefined {
   }
 }
 
-/** A .java file inside a workspace folder, not a symbolic link and not huge; else undefined. */
+/** A .java or JS/TS file inside a workspace folder, not a symbolic link and not huge; else undefined. */
 async function readSource(file: string | undefined, folders: readonly string[]): Promise<string | undefined> {
-  if (!file || !file.endsWith('.java')) return undefined;
+  if (!file || !(file.endsWith('.java') || JS_SOURCE.test(file))) return undefined;
   const inside = folders.some((f) => {
     const rel = path.relative(f, file);
     return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);

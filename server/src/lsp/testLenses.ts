@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { CodeLens } from 'vscode-languageserver';
 import { findTests } from '../recorder/testDiscovery';
-import { findJsTests, importedRunner, isJsTestFile, JS_SOURCE, scanJs } from '../recorder/jsTestDiscovery';
+import { findJsTests, FoundJsTest, importedRunner, isJsTestFile, JS_SOURCE, scanJs } from '../recorder/jsTestDiscovery';
 import type { RecordTestArgs } from './protocol';
 
 export const RECORD_TEST_COMMAND = 'braid.recordTest';
@@ -39,16 +39,30 @@ export function testCodeLenses(uri: string, text: string | undefined): CodeLens[
       return lens(t.line, t.character, `Record runs of ${what} with noise and rank the access patterns that explain its failures`, args);
     });
   }
-  const file = uriPath(uri);
-  if (!JS_SOURCE.test(file)) return [];
-  const scan = scanJs(text);
-  if (!isJsTestFile(file, text, scan)) return [];
-  const runner = importedRunner(text, scan);
-  const className = path.posix.basename(file);
-  return findJsTests(text, scan).map((t) => {
-    const own = t.titles[t.titles.length - 1];
-    const args: RecordTestArgs = { uri, className, method: own, framework: 'js', titles: t.titles, ...(t.kind === 'suite' ? { suite: true } : {}), ...(runner ? { runner } : {}) };
+  return jsTestsOf(uri, text)?.tests.map(({ test: t, args }) => {
     const what = t.kind === 'suite' ? `the tests of "${t.titles.join(' › ')}"` : `"${t.titles.join(' › ')}"`;
     return lens(t.line, t.character, `Record runs of ${what} with noise and rank the access patterns that explain its failures`, args);
-  });
+  }) ?? [];
+}
+
+/**
+ * The tests and suites of a JS/TS test file with the lens' argument of each, and the argument that
+ * runs the whole file (no titles); undefined when the file is not a JS/TS test file. The lens and the
+ * Testing view (testItems.ts) use the same.
+ */
+export function jsTestsOf(uri: string, text: string): { file: RecordTestArgs; tests: { test: FoundJsTest; args: RecordTestArgs }[] } | undefined {
+  const file = uriPath(uri);
+  if (!JS_SOURCE.test(file)) return undefined;
+  const scan = scanJs(text);
+  if (!isJsTestFile(file, text, scan)) return undefined;
+  const runner = importedRunner(text, scan);
+  const className = path.posix.basename(file);
+  const base: RecordTestArgs = { uri, className, framework: 'js', ...(runner ? { runner } : {}) };
+  return {
+    file: { ...base, titles: [] },
+    tests: findJsTests(text, scan).map((t) => ({
+      test: t,
+      args: { uri, className, method: t.titles[t.titles.length - 1], framework: 'js', titles: t.titles, ...(t.kind === 'suite' ? { suite: true } : {}), ...(runner ? { runner } : {}) },
+    })),
+  };
 }
