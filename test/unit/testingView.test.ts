@@ -105,11 +105,20 @@ test('braid/testItems of the workspace: .java test classes and JS/TS test files,
   }
 });
 
-test('expected and actual from JUnit 4/5 and TestNG assertion messages', () => {
+test('expected and actual from JUnit 4/5, TestNG, node:test, vitest and jest assertion messages', () => {
   assert.deepEqual(expectedActual('org.opentest4j.AssertionFailedError: every deposit kept ==> expected: <100> but was: <90>'), { expected: '100', actual: '90' });
   assert.deepEqual(expectedActual('java.lang.AssertionError: expected:<2> but was:<1>'), { expected: '2', actual: '1' });
   assert.deepEqual(expectedActual('java.lang.AssertionError: sum expected [2] but found [1]'), { expected: '2', actual: '1' });
   assert.equal(expectedActual('java.lang.IllegalStateException: closed'), undefined);
+  // node:test and mocha (node's assert: actual first), vitest and chai, jest
+  assert.deepEqual(expectedActual('AssertionError: Expected values to be strictly equal: 1 !== 2'), { expected: '2', actual: '1' });
+  assert.deepEqual(expectedActual("AssertionError: Expected values to be loosely equal: 'a' != 'b'"), { expected: "'b'", actual: "'a'" });
+  assert.deepEqual(expectedActual('AssertionError: expected 1 to be 2 // Object.is equality'), { expected: '2', actual: '1' });
+  assert.deepEqual(expectedActual("AssertionError: expected [ 1 ] to deeply equal [ 2, 3 ]"), { expected: '[ 2, 3 ]', actual: '[ 1 ]' });
+  assert.deepEqual(expectedActual('expect(received).toBe(expected) // Object.is equality Expected: 2 Received: 1'), { expected: '2', actual: '1' });
+  assert.equal(expectedActual('AssertionError: the scheduler\'s ready event never reached the app'), undefined);
+  assert.equal(expectedActual('AssertionError: expected the cache to be warm'), undefined, 'a sentence of the test\'s own');
+  assert.equal(expectedActual('java.lang.AssertionError: the total expected 3 to equal 4'), undefined);
   assert.equal(expectedActual(undefined), undefined);
 });
 

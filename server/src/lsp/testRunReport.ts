@@ -13,11 +13,25 @@ import type { AnalysisState } from './analysisState';
 import { failuresOf } from './analysisState';
 import type { RecordResult, RunDto, TestRunReportDto } from './protocol';
 
-/** `expected: <2> but was: <1>` (JUnit 4/5), `expected [2] but found [1]` (TestNG): the two values, for a diff. */
+/**
+ * The two values of an assertion message, for a diff: `expected: <2> but was: <1>` (JUnit 4/5),
+ * `expected [2] but found [1]` (TestNG); `Expected values to be strictly equal: 1 !== 2` (node's
+ * assert: actual first), `expected 1 to be 2` (vitest, chai: actual first), `Expected: 2 Received: 1`
+ * (jest).
+ */
 export function expectedActual(message: string | undefined): { expected: string; actual: string } | undefined {
   if (!message) return undefined;
   const m = /expected:? *<([\s\S]*)> *but was:? *<([\s\S]*)>/.exec(message) ?? /expected \[([\s\S]*)\] but found \[([\s\S]*)\]/.exec(message);
-  return m ? { expected: m[1], actual: m[2] } : undefined;
+  if (m) return { expected: m[1], actual: m[2] };
+  const node = /Expected values to be (?:strictly |loosely )?equal:?\s+([\s\S]+?) !==? ([\s\S]+?)\s*$/.exec(message);
+  if (node) return { expected: node[2], actual: node[1] };
+  // chai's words (vitest's expect): `to be` only with its `// Object.is equality` (a sentence of the test's own reads the same)
+  const chai =
+    /^(?:AssertionError(?: \[\w+\])?: )?expected ([\s\S]+?) to be ([\s\S]+?) \/\/ Object\.is equality\s*$/.exec(message) ??
+    /^(?:AssertionError(?: \[\w+\])?: )?expected ([\s\S]+?) to (?:equal|deeply equal|strictly equal|eql) ([\s\S]+?)\s*$/.exec(message);
+  if (chai) return { expected: chai[2], actual: chai[1] };
+  const jest = /\bExpected:\s*([\s\S]+?)\s+Received:\s*([\s\S]+?)\s*$/.exec(message);
+  return jest ? { expected: jest[1], actual: jest[2] } : undefined;
 }
 
 const percent = (k: number, n: number) => {
