@@ -21,7 +21,7 @@ import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
 import { parseAnalyzeArgs } from '../../server/src/cli/braid';
 import { textReport } from '../../server/src/engine/report/textReport';
 import type { Confirmation } from '../../server/src/recorder/confirmRuns';
-import { confirmWithCalls } from '../../server/src/recorder/confirmPerCall';
+import { confirmWithCalls, patternToForce } from '../../server/src/recorder/confirmPerCall';
 import type { Verdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
 
@@ -274,4 +274,22 @@ test('braid confirm --pattern / the editor\'s Confirm on a line-level pattern of
   await confirmWithCalls(root, (p) => yes(p as RankedPattern), perCallRanking);
   await confirmWithCalls(root, (p) => never(p as RankedPattern), undefined);
   assert.equal(ranked, 0);
+});
+
+test('check the fix forces a pattern of a for-each line at its calls: the refinement that confirmed it, else the best one', async () => {
+  const lines = await datasource();
+  const calls = await datasource({ perCall: true });
+  const root = list(lines).find((p) => p.kind === 'RWR' && isRootCause(p, BUGS) && p.accesses.some((a) => a.mixedCalls))!;
+  const refinements = refinementsOf(root, calls, 20);
+  assert.ok(refinements.length >= 2);
+  const ranking = async () => calls;
+  const best = await patternToForce(root, ranking);
+  assert.equal(best.pattern.key, refinements[0].pattern.key);
+  assert.match(best.calls ?? '', /HashMap\.remove/);
+  assert.ok(best.pattern.accesses.some((a) => (a as { exactCall?: boolean }).exactCall), 'held at its calls');
+  const chosen = await patternToForce(root, ranking, refinements[1].pattern.key);
+  assert.equal(chosen.pattern.key, refinements[1].pattern.key, 'the one that confirmed it');
+  const plain = list(lines).find((p) => !p.accesses.some((a) => a.mixedCalls))!;
+  assert.equal((await patternToForce(plain, ranking)).pattern, plain);
+  assert.equal((await patternToForce(root, undefined)).pattern, root);
 });

@@ -15,7 +15,7 @@ import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
 import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confirmRuns';
-import { confirmWithCalls, PerCallResult } from '../recorder/confirmPerCall';
+import { confirmWithCalls, PerCallResult, patternToForce } from '../recorder/confirmPerCall';
 import { checkFix, FixCheck } from '../recorder/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 
@@ -350,13 +350,6 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
     else if (p.done === p.total) process.stderr.write(line + '\n');
   };
   try {
-    if (a.baseline) {
-      const before = { runs: result.executions.total, failed: result.executions.failed };
-      const f = await checkFix(pattern, before, { ...o, recordNoise: a.noise ?? manifest?.noise ?? 0.1 }, progress, abort.signal);
-      if (tty) process.stderr.write('\r\x1b[K');
-      process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
-      return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : 1;
-    }
     // a pattern on a line of several library calls: its refinements per call, from the same traces
     const perCallRanking = a.perCall
       ? async () => {
@@ -368,6 +361,15 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
           }
         }
       : undefined;
+    if (a.baseline) {
+      const before = { runs: result.executions.total, failed: result.executions.failed };
+      const forced = await patternToForce(pattern, perCallRanking);
+      if (forced.calls) process.stderr.write(`braid confirm: forcing at the calls ${terminalText(forced.calls)} (the pattern's lines make several library calls)\n`);
+      const f = await checkFix(forced.pattern, before, { ...o, recordNoise: a.noise ?? manifest?.noise ?? 0.1 }, progress, abort.signal);
+      if (tty) process.stderr.write('\r\x1b[K');
+      process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
+      return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : 1;
+    }
     const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c), null, 2) : confirmText(c, pattern, command)) + '\n');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
 import type { AnalysisResult } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/confirmRuns';
-import { confirmWithCalls } from '../recorder/confirmPerCall';
+import { confirmWithCalls, patternToForce } from '../recorder/confirmPerCall';
 import { checkFix } from '../recorder/fixCheck';
 import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { sanitizeName, deriveName } from '../recorder/recordOptions';
@@ -115,6 +115,17 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     progress.report(Math.min(99, Math.round(((before + pr.done) / total) * 100)), `${words}: ${pr.done}/${pr.total} runs, ${pr.failed} failed${'forcedOk' in pr && pr.forcedOk !== undefined ? `, forced in ${pr.forcedOk}` : ''}`);
   };
   const started = Date.now();
+  const perCall = ctx.perCallRanking;
+  const perCallRanking = perCall
+    ? async () => {
+        try {
+          return await perCall();
+        } catch (e) {
+          connection.console.warn(`${title}: ranking per library call failed: ${(e as Error).message}`);
+          return undefined;
+        }
+      }
+    : undefined;
   try {
     for (const step of prepare) {
       if (abort.signal.aborted) break;
@@ -127,7 +138,10 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     }
     connection.console.info(`${title}: ${command.join(' ')} (${runs} runs per group)`);
     if (mode === 'checkFix') {
-      const f = await checkFix(pattern, { runs: ctx.executions.total, failed: ctx.executions.failed }, { ...o, recordNoise: manifest?.noise ?? 0.1 }, onProgress, abort.signal);
+      // on a line of several library calls: the refinement per call that confirmed it (or the best one)
+      const forced = await patternToForce(pattern, perCallRanking, pattern.confirmation?.forcedKey);
+      if (forced.calls) connection.console.info(`${title}: forcing at the calls ${forced.calls}`);
+      const f = await checkFix(forced.pattern, { runs: ctx.executions.total, failed: ctx.executions.failed }, { ...o, recordNoise: manifest?.noise ?? 0.1 }, onProgress, abort.signal);
       const confirmation: PatternConfirmationDto = { verdict: f.forced.failed > 0 ? 'confirmed' : 'refuted', reason: f.forced.reason, pValue: 1, forced: { runs: f.forced.runs, failed: f.forced.failed, forcedOk: f.forced.forcedOk }, at: new Date().toISOString() };
       return {
         key: p.key,
@@ -140,7 +154,6 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       };
     }
     let groups = 0;
-    const perCall = ctx.perCallRanking;
     const c = await confirmWithCalls(
       pattern,
       (q, offset) => {
@@ -152,16 +165,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
         }
         return confirmPattern(q, { ...o, seed: o.seed + offset }, onProgress, abort.signal);
       },
-      perCall
-        ? async () => {
-            try {
-              return await perCall();
-            } catch (e) {
-              connection.console.warn(`${title}: ranking per library call failed: ${(e as Error).message}`);
-              return undefined;
-            }
-          }
-        : undefined,
+      perCallRanking,
       { signal: abort.signal },
     );
     const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), ...(c.perCall ? { forcedKey: c.perCall.key } : {}), at: new Date().toISOString() };

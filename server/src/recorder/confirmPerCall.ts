@@ -23,6 +23,24 @@ export interface PerCallResult extends Confirmation {
   refinements?: { key: string; calls: string; verdict: Confirmation['verdict'] }[];
 }
 
+/**
+ * The pattern Check the Fix forces: on a line of several library calls, the refinement per call that
+ * confirmed it (`forcedKey`, kept with its verdict) or else the best one with evidence — forced at its
+ * lines, the hold would land at the line's first call, before the interleaving the fix is about;
+ * otherwise the pattern itself.
+ */
+export async function patternToForce(
+  pattern: ForcedPattern,
+  perCallRanking: (() => Promise<AnalysisResult | undefined>) | undefined,
+  forcedKey?: string,
+): Promise<{ pattern: ForcedPattern; calls?: string }> {
+  if (!perCallRanking || !pattern.accesses.some((a) => a.mixedCalls)) return { pattern };
+  const calls = await perCallRanking();
+  const candidates = calls ? refinementsOf(pattern, calls, 20) : [];
+  const pick = candidates.find((c) => c.pattern.key === forcedKey) ?? candidates[0];
+  return pick ? { pattern: pick.pattern, calls: callsText(pick.pattern) } : { pattern };
+}
+
 export async function confirmWithCalls(
   pattern: ForcedPattern,
   forceOne: ForceOne,
