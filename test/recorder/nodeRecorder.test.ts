@@ -25,6 +25,16 @@ const root = path.resolve(__dirname, '..', '..');
 const fixture = path.join(root, 'test', 'fixtures', 'node', 'cachecheck');
 const work = path.join(root, 'test-output', 'recorder', `node-${process.pid}`);
 
+/** `braid record --runs N --noise 0 --seed 1 [extra] --out <dir>/<out> -- <command>` run in `dir`. */
+function recordIn(dir: string, command: string[], o: { runs?: number; out?: string; extra?: string[] } = {}) {
+  return recordRuns(parseRecordArgs(['--runs', String(o.runs ?? 1), '--noise', '0', '--seed', '1', ...(o.extra ?? []), '--out', path.join(dir, o.out ?? 'out'), '--', ...command], dir));
+}
+
+/** The lines of a trace file, parsed. */
+function traceLines(file: string): any[] {
+  return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+}
+
 test('the recorder rule: Node commands and JS/TS include globs get the Node.js recorder', () => {
   for (const c of [['node', 'app.js'], ['/usr/bin/node', '--test'], ['npx', 'mocha'], ['npm', 'test'], ['tsx', 'a.ts'], ['./run.mjs'], ['vitest', 'run']]) assert.equal(recorderFor(c, []), 'node', c.join(' '));
   for (const c of [['java', '-cp', 'out', 'bank.Bank'], ['mvn', 'test'], ['./gradlew', 'test']]) assert.equal(recorderFor(c, []), 'java', c.join(' '));
@@ -252,10 +262,9 @@ test('an await continuation stays in its task; a .catch callback is a task of it
       'app();',
     ].join('\n');
     writeFileSync(path.join(dir, 'then.js'), src);
-    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'then.js'], dir);
-    const summary = await recordRuns(o);
+    const summary = await recordIn(dir, [process.execPath, 'then.js']);
     assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
-    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = traceLines(summary.traces[0]);
     const threads = new Map(lines.filter((l) => l.def === 'thread').map((l) => [l.id, l.name]));
     const events = lines.filter(Array.isArray);
     const writer = events.find((e) => e[2] === 'W' && e[8] === 1)![1];
@@ -297,12 +306,11 @@ test('worker_threads are real threads: one trace per process, the worker\'s acce
       path.join(dir, 'w.mjs'),
       ["import { parentPort, workerData } from 'node:worker_threads';", 'const cell = new Int32Array(workerData.sab);', 'const seen = cell[0];', "parentPort.on('message', () => { cell[3] = cell[2]; parentPort.postMessage({ label: workerData.label, seen }); parentPort.close(); });"].join('\n'),
     );
-    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'main.mjs'], dir);
-    const summary = await recordRuns(o);
+    const summary = await recordIn(dir, [process.execPath, 'main.mjs']);
     assert.equal(summary.passed, 1, `the worker got its workerData: ${JSON.stringify(summary.runs)}`);
     assert.equal(summary.traces.length, 1, 'one trace for the process');
     assert.deepEqual(readdirSync(path.join(dir, 'out')).filter((n) => n.includes('@w')), [], 'no worker file left');
-    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = traceLines(summary.traces[0]);
     const threads = new Map(lines.filter((l) => l.def === 'thread').map((l) => [l.id, l.name]));
     const locs = new Map(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
     const events = lines.filter(Array.isArray);
@@ -348,10 +356,9 @@ test('Atomics: a flag published by Atomics.store and seen by Atomics.load orders
     const record = async (name: string, publish: string, see: string) => {
       writeFileSync(path.join(dir, 'main.mjs'), main(publish));
       writeFileSync(path.join(dir, 'w.mjs'), worker(see));
-      const o = parseRecordArgs(['--runs', '2', '--noise', '0', '--seed', '1', '--out', path.join(dir, name), '--', process.execPath, 'main.mjs'], dir);
-      const summary = await recordRuns(o);
+      const summary = await recordIn(dir, [process.execPath, 'main.mjs'], { runs: 2, out: name });
       assert.equal(summary.passed, 2, JSON.stringify(summary.runs));
-      const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = traceLines(summary.traces[0]);
       const result = await analyzeTraceFiles(summary.traces, { grouping: false });
       const dataPairs = result.patterns.filter((p) => p.accesses.some((x) => x.file === 'main.mjs' && x.line === 6) && p.accesses.some((x) => x.file === 'w.mjs' && x.line === 4));
       return { lines, dataPairs };
@@ -377,10 +384,9 @@ test('a CommonJS entry registers the ES-module hooks only at its first import():
   try {
     writeFileSync(path.join(dir, 'main.js'), "let n = 0;\nasync function go() { n++; const m = await import('./lib.mjs'); await m.bump(); }\ngo().then(() => console.log('ok', n));\n");
     writeFileSync(path.join(dir, 'lib.mjs'), 'export const state = { hits: 0 };\nexport async function bump() { await null; state.hits++; }\n');
-    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'main.js'], dir);
-    const summary = await recordRuns(o);
+    const summary = await recordIn(dir, [process.execPath, 'main.js']);
     assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
-    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = traceLines(summary.traces[0]);
     const files = new Set(lines.filter((l) => l.def === 'loc').map((l) => l.file));
     assert.ok(files.has('main.js') && files.has('lib.mjs'), [...files].join(', '));
   } finally {
@@ -392,8 +398,7 @@ test('a failing node:test run carries the assertion message and its line (outcom
   const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-tap-'));
   try {
     writeFileSync(path.join(dir, 'sum.test.mjs'), "import test from 'node:test';\nimport assert from 'node:assert/strict';\nlet total = 0;\ntest('adds', async () => {\n  total += 1;\n  assert.equal(total, 2, 'the total is off');\n});\n");
-    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, '--test', 'sum.test.mjs'], dir);
-    const summary = await recordRuns(o);
+    const summary = await recordIn(dir, [process.execPath, '--test', 'sum.test.mjs']);
     assert.equal(summary.failed, 1);
     const outcome = JSON.parse(readFileSync(summary.traces[0], 'utf8').trim().split('\n').pop()!);
     assert.match(outcome.message, /^AssertionError: the total is off/);
@@ -413,9 +418,8 @@ test('a library\'s worker (a script under node_modules) is not recorded: its wor
       path.join(dir, 'main.js'),
       "const { Worker } = require('worker_threads');\nconst sab = new SharedArrayBuffer(4);\nconst a = new Int32Array(sab);\nnew Worker(require.resolve('svc/w.js'), { workerData: { sab, answer: 42 } }).unref();\nAtomics.wait(a, 0, 0, 10000);\nlet got = a[0];\nif (got !== 42) process.exit(2);\n",
     );
-    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--timeout', '20', '--out', path.join(dir, 'out'), '--', process.execPath, 'main.js'], dir);
     const started = Date.now();
-    const summary = await recordRuns(o);
+    const summary = await recordIn(dir, [process.execPath, 'main.js'], { extra: ['--timeout', '20'] });
     assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
     assert.ok(Date.now() - started < 8000, 'the synchronous wait was answered at once');
     const threads = readFileSync(summary.traces[0], 'utf8').split('\n').filter((l) => l.includes('"def":"thread"'));
@@ -474,8 +478,7 @@ test('TypeScript through tsx: the program\'s own stack traces still name the .ts
         '});',
       ].join('\n'),
     );
-    const o = parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, '--import', 'tsx', '--test', 'sum.test.ts'], dir);
-    const summary = await recordRuns(o);
+    const summary = await recordIn(dir, [process.execPath, '--import', 'tsx', '--test', 'sum.test.ts']);
     assert.equal(summary.failed, 1, JSON.stringify(summary.runs));
     const outcome = JSON.parse(readFileSync(summary.traces[0], 'utf8').trim().split('\n').pop()!);
     assert.deepEqual(outcome.location, { file: 'sum.test.ts', line: 12 }, JSON.stringify(outcome));

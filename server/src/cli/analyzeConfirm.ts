@@ -4,12 +4,14 @@
  * and list confirmed causes first (confirmedRanking.ts).
  */
 import os from 'node:os';
-import { AnalysisResult, analyzeTraceFiles, patternAt, patternCount, RankedPattern } from '../engine/analysis';
+import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import type { Bug } from '../engine/griffin/griffin';
 import { PatternConfirmation, withConfirmations } from '../engine/confirm/confirmedRanking';
 import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
+import { perCallRankingOf } from '../recorder/confirmPerCall';
+import { terminalText } from '../engine/outputEscaping';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
 
 export interface AnalyzeConfirmArgs {
@@ -147,7 +149,7 @@ export async function confirmInAnalysis(
   if (typeof resolved === 'string') return { result, bugs, lines: [`Confirmation skipped: ${resolved}`] };
   const o = resolved.options;
   // the same traces with locations per call (trace files only: summaries keep lines)
-  const perCallRanking = a.perCall === false ? undefined : () => analyzeTraceFiles(inputs, { ...result.options, callLocations: true });
+  const perCallRanking = a.perCall === false ? undefined : perCallRankingOf(inputs, result.options, (m) => process.stderr.write(`braid analyze --confirm: ${terminalText(m)}\n`));
   const c = await confirmAndReorder(
     result,
     bugs,

@@ -8,14 +8,14 @@ import os from 'node:os';
 import { open, readFile } from 'node:fs/promises';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import path from 'node:path';
-import { AnalysisResult, analyzeTraceFiles, patternAt, patternCount, RankedPattern } from '../engine/analysis';
+import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
 import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confirmRuns';
-import { confirmWithCalls, PerCallResult, patternToForce } from '../recorder/confirmPerCall';
+import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/confirmPerCall';
 import { checkFix, FixCheck } from '../recorder/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 
@@ -351,16 +351,7 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
   };
   try {
     // a pattern on a line of several library calls: its refinements per call, from the same traces
-    const perCallRanking = a.perCall
-      ? async () => {
-          try {
-            return await analyzeTraceFiles(source, { ...result.options, callLocations: true });
-          } catch (e) {
-            process.stderr.write(`braid confirm: ranking per library call failed: ${terminalText((e as Error).message)}\n`);
-            return undefined;
-          }
-        }
-      : undefined;
+    const perCallRanking = a.perCall ? perCallRankingOf(source, result.options, (m) => process.stderr.write(`braid confirm: ${terminalText(m)}\n`)) : undefined;
     if (a.baseline) {
       const before = { runs: result.executions.total, failed: result.executions.failed };
       const forced = await patternToForce(pattern, perCallRanking);

@@ -90,6 +90,7 @@ import { JS_SOURCE } from '../recorder/jsTestDiscovery';
 import { ExplanationState } from './explanationState';
 import { ConfirmationStore } from './confirmState';
 import { confirmCommandFromServer, confirmFromServer } from './confirmRequest';
+import { perCallRankingOf } from '../recorder/confirmPerCall';
 import { ConfirmCommandRequest, ConfirmRequest, type ConfirmParams } from './protocol';
 
 export function uriToPath(uri: string): string | undefined {
@@ -258,7 +259,7 @@ export class BraidServer {
         pattern: (key) => this.state?.patternByKey(key),
         executions: this.state?.result.executions ?? { total: 0, failed: 0 },
         // the same traces ranked with locations per call (a pattern on a line of several library calls)
-        perCallRanking: async () => (this.state ? analyzeTraceFiles(this.traceFiles, { ...this.state.result.options, callLocations: true }) : undefined),
+        ...(this.state ? { perCallRanking: perCallRankingOf(this.traceFiles, this.state.result.options, (m) => c.console.warn(`Braid: ${m}`)) } : {}),
         verdict: async (key, v) => {
           await this.confirmations.set(key, v).catch((e) => c.console.error(`Braid: the verdict could not be saved: ${(e as Error).message}`));
           if (this.state) this.confirmations.decorate(this.state.patterns);

@@ -26,7 +26,7 @@ export interface ConfirmContext {
   pattern(key: string): PatternDto | undefined;
   /** runs of the analysis (the failure rate before a fix) */
   executions: { total: number; failed: number };
-  /** the traces ranked with locations per call, for a pattern on a line of several library calls (confirmPerCall.ts) */
+  /** the traces ranked with locations per call, for a pattern on a line of several library calls (confirmPerCall.perCallRankingOf) */
   perCallRanking?: () => Promise<AnalysisResult | undefined>;
   /** a verdict is in: keep it and refresh the views */
   verdict(key: string, c: PatternConfirmationDto): Promise<void>;
@@ -115,17 +115,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     progress.report(Math.min(99, Math.round(((before + pr.done) / total) * 100)), `${words}: ${pr.done}/${pr.total} runs, ${pr.failed} failed${'forcedOk' in pr && pr.forcedOk !== undefined ? `, forced in ${pr.forcedOk}` : ''}`);
   };
   const started = Date.now();
-  const perCall = ctx.perCallRanking;
-  const perCallRanking = perCall
-    ? async () => {
-        try {
-          return await perCall();
-        } catch (e) {
-          connection.console.warn(`${title}: ranking per library call failed: ${(e as Error).message}`);
-          return undefined;
-        }
-      }
-    : undefined;
+  const perCallRanking = ctx.perCallRanking;
   try {
     for (const step of prepare) {
       if (abort.signal.aborted) break;

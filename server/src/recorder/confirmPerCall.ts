@@ -8,10 +8,25 @@
  * confirmed refinement is the pattern's verdict (its plan reproduces the failure), otherwise the
  * line-level verdict stands, with what the refinements gave in its reason.
  */
-import type { AnalysisResult } from '../engine/analysis';
+import { AnalysisOptions, AnalysisResult, analyzeTraceFiles } from '../engine/analysis';
 import { callsText, refinementsOf } from '../engine/confirm/callRefinement';
 import type { ForcedPattern } from '../engine/confirm/forcingPlan';
 import type { Confirmation } from './confirmRuns';
+
+/**
+ * The same traces ranked again with locations per library call (trace files only: summaries keep
+ * lines); undefined, and `warn` told why, when that fails — the line-level verdict then stands.
+ */
+export function perCallRankingOf(inputs: readonly string[], options: Partial<AnalysisOptions>, warn: (message: string) => void): () => Promise<AnalysisResult | undefined> {
+  return async () => {
+    try {
+      return await analyzeTraceFiles([...inputs], { ...options, callLocations: true });
+    } catch (e) {
+      warn(`ranking per library call failed: ${(e as Error).message}`);
+      return undefined;
+    }
+  };
+}
 
 /** Forces one pattern; `seedOffset` grows with the runs spent so that no two forcings share seeds. */
 export type ForceOne = (p: ForcedPattern, seedOffset: number) => Promise<Confirmation>;

@@ -788,6 +788,10 @@ export class BraidRuntime {
     if (!this.recording || !ArrayBuffer.isView(a) || !(a.buffer instanceof SharedArrayBuffer) || typeof i !== 'number' || !Number.isInteger(i) || i < 0) return fn(a, i, ...rest);
     const view = a as unknown as { buffer: SharedArrayBuffer; byteOffset: number; BYTES_PER_ELEMENT: number };
     const tok = ATOMIC_TOKEN_BASE + this.sabId(view.buffer) * SAB_STRIDE + view.byteOffset + i * view.BYTES_PER_ELEMENT;
+    if (op === 'notify') {
+      this.atomicSend(tok);
+      return fn(a, i, ...rest);
+    }
     const loc = this.loc(site);
     const v = this.propVar(a, '', site, true);
     const o = this.obj(a);
@@ -810,10 +814,6 @@ export class BraidRuntime {
         this.access('R', v, site, loc, o, i, r === 'not-equal' ? undefined : rest[0]);
         this.acquire(tok);
         return r;
-      }
-      case 'notify': {
-        this.atomicSend(tok);
-        return fn(a, i, ...rest);
       }
       default: {
         // add, sub, and, or, xor, exchange, compareExchange: the old value is read, a new one written

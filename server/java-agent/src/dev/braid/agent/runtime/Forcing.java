@@ -404,8 +404,9 @@ public final class Forcing {
   /**
    * True when every other live thread that performed a force access is held too, or waits (a monitor,
    * park, join: a driver in Future.get()), and one is held: nobody is free to perform what the held
-   * threads wait for (a pool whose workers all hold, each waiting for another's access of its own key). The thread that finds it lets go, as RaceFuzzer
-   * releases a postponed thread when all are postponed; the others stay held for what it performs.
+   * threads wait for (a pool whose workers all hold, each waiting for another's access of its own
+   * key). The thread that finds it lets go, as RaceFuzzer releases a postponed thread when all are
+   * postponed; the others stay held for what it performs.
    * Checked once a hold has lasted a third of {@code waitMs}: a partner may not have started yet.
    */
   private static boolean everyoneHeld(int t) {
@@ -579,8 +580,7 @@ public final class Forcing {
     }
   }
 
-  /** Some other thread performed accesses[for] of wait w (on the same object when asked) after sequence {@code after}. */
-/** Another thread performed access {@code j} (any object) after sequence number {@code after}. */
+  /** Another thread performed access {@code j} (any object) after sequence number {@code after}. */
   private static boolean performedByOtherSince(int j, int t, long after) {
     return performedAfter(j, t, after, -1, 0, 0);
   }
