@@ -70,7 +70,7 @@ test('rounds of 10 runs, never past the budget', () => {
 test('progress line: runs so far, failed so far, the lead and its p-value', () => {
   assert.equal(evidenceLine([]), 'no analysis yet');
   assert.equal(evidenceLine([snap(10, 0, undefined)]), 'no failing run yet');
-  assert.equal(evidenceLine([{ ...snap(10, 2, undefined) }]), 'no pattern with evidence yet');
+  assert.equal(evidenceLine([{ ...snap(10, 2, undefined) }]), 'no cause pattern with evidence yet');
   const s: EvidenceSnapshot = { runs: 20, failed: 9, passed: 11, lead: { key: 'A', pValue: 0.012, failed: 7, passed: 2, id: 'P8', variable: 'bank.Account.balance' }, top: ['A'] };
   assert.equal(evidenceLine([s]), 'lead P8 on bank.Account.balance (7 failed, 2 passed), p = 0.012 (needs < 1e-6)');
   const strong: EvidenceSnapshot = { ...s, runs: 30, lead: { ...s.lead!, pValue: 4.8e-7 } };
@@ -133,4 +133,49 @@ test('rounds on one Analyzer (traces added as they finish) stop at the first rou
   // the incremental analysis is the analysis of those traces read at once
   const once = await analyzeTraceFiles(files.slice(0, 30));
   assert.deepEqual(evidenceSnapshot(analyzer.rank()), evidenceSnapshot(once));
+});
+
+/**
+ * Issue 39, item 3: "--runs auto stops on a symptom: the stop rule takes the first listed row as the
+ * lead whatever its group; a race in the error handler after the failure point reaches p = 6·10⁻⁹
+ * after 30 runs and the recording stops with 'the evidence is in' before any cause has evidence.
+ * A harness pattern can lead the same way." The lead is the first cause row with evidence.
+ */
+test('"--runs auto stops on a symptom": a race after the failure point, or in test code only, is never the lead; the first cause row with evidence is', async () => {
+  // every run: the cause x in both orders (no evidence); failing runs only: a race on y after the
+  // failure point (symptom) and on z in test code (harness)
+  const traces = (from: number, n: number, withCause: boolean): BuiltTrace[] =>
+    Array.from({ length: n }, (_, k) => {
+      const fail = k % 3 === 0;
+      const cause = withCause && fail ? ['R1 c S30', 'W2 c S31', 'W1 c S31'] : ['R1 c S30', 'W1 c S31', 'R2 c S30', 'W2 c S31'];
+      return {
+        execution: `E${String(from + k).padStart(4, '0')}`,
+        outcome: fail ? 'fail' : 'pass',
+        events: [
+          ...(k % 2 ? ['R1 x S8', 'W2 x S10'] : ['W2 x S10', 'R1 x S8']),
+          ...cause,
+          ...(fail ? ['FAIL1', 'W1 y S20', 'W2 y S21', 'W1 z S40 @harness', 'R2 z S41 @harness'] : []),
+        ],
+      };
+    });
+  const history: EvidenceSnapshot[] = [];
+  const analyzer = new Analyzer();
+  const symptomOnly = traces(0, 30, false);
+  const dir = writeTraces(symptomOnly);
+  for (let n = 0; n < 30; n += 10) {
+    for (const t of symptomOnly.slice(n, n + 10)) await analyzer.addTrace(path.join(dir, `${t.execution}.trace.jsonl`));
+    const result = analyzer.rank();
+    assert.notEqual(result.patterns[0]?.group ?? 'cause', 'cause', 'the first listed row with evidence is a symptom or harness pattern');
+    history.push(evidenceSnapshot(result));
+  }
+  assert.equal(history[2].lead, undefined, JSON.stringify(history[2]));
+  assert.equal(stopReason(history, 0, rule), undefined, 'no cause with evidence: the recording goes on');
+  assert.equal(evidenceLine(history), 'no cause pattern with evidence yet');
+  // with a cause: it is the lead even when a symptom row is listed with it
+  const withCause = await analyzeTraceFiles([writeTraces(traces(100, 30, true))]);
+  const s = evidenceSnapshot(withCause);
+  const firstCause = withCause.patterns.find((p) => (p.group ?? 'cause') === 'cause' && p.evidence !== false);
+  assert.ok(firstCause && s.lead, JSON.stringify(s));
+  assert.equal(s.lead.key, firstCause.key);
+  assert.equal(s.lead.variable, 'c');
 });

@@ -481,7 +481,7 @@ async function recordAndReport(
 /** The text report's first lines: what was recorded and why it stopped. */
 export function recordingLines(f: RecordingFigures, rule: EvidenceStopRule): string[] {
   const why: Record<RecordingFigures['stopped'], string> = {
-    evidence: `the evidence is in: the first pattern has p = ${f.leadPValue === null ? '?' : formatPValue(f.leadPValue)} < ${formatPValue(rule.pValue)} and the top ${rule.top} patterns held for ${rule.stableRounds} rounds`,
+    evidence: `the evidence is in: the first cause pattern has p = ${f.leadPValue === null ? '?' : formatPValue(f.leadPValue)} < ${formatPValue(rule.pValue)} and the top ${rule.top} patterns held for ${rule.stableRounds} rounds`,
     'max-runs': `budget of ${rule.maxRuns} runs reached`,
     'max-seconds': `budget of ${rule.maxSeconds} s reached`,
     runs: `${f.runs} run(s) as asked (--runs)`,

@@ -201,7 +201,7 @@ export interface RecordParams {
   command: string[];
   /**
    * runs to record, or "auto": rounds of 10 runs, analyzed after each, until the evidence is in
-   * (engine/ranking/evidenceStop.ts: the first pattern has p < 1e-6 and the top 3 held for 2
+   * (engine/ranking/evidenceStop.ts: the first cause pattern has p < 1e-6 and the top 3 held for 2
    * rounds) or the budget (`maxRuns`, `maxSeconds`) — the test lens' default
    */
   runs: number | 'auto';

@@ -1,7 +1,8 @@
 /**
  * When to stop recording (`braid test --runs auto`, issue 29 point 3): record in rounds, analyze
  * the runs after each round, and stop as soon as the evidence is in — the leading pattern (the
- * first listed, with evidence: rootCauseOrder.hasEvidence) has a one-sided Fisher p below
+ * first listed **cause** row with evidence: rootCauseOrder.hasEvidence; a symptom or harness row
+ * never leads, issue 39 item 3) has a one-sided Fisher p below
  * `pValue` (10⁻⁶) and the first `top` (3) listed patterns were the same (by key, in any order) in
  * the last `stableRounds` (2) analyses — or at the budget (`maxRuns` runs, `maxSeconds` seconds).
  * Pure: the caller records and analyzes; this module reads the results and decides.
@@ -31,7 +32,7 @@ export interface EvidenceSnapshot {
   runs: number;
   failed: number;
   passed: number;
-  /** the first listed pattern when it has evidence */
+  /** the first listed cause pattern with evidence (never a symptom or harness row) */
   lead?: { key: string; pValue: number; failed: number; passed: number; id: string; variable?: string };
   /** keys of the first `top` listed patterns, in order */
   top: string[];
@@ -45,10 +46,15 @@ export function evidenceSnapshot(result: AnalysisResult, top = DEFAULT_EVIDENCE_
   const rows = rankedRows(result);
   const keys: string[] = [];
   let lead: EvidenceSnapshot['lead'];
-  for (let k = 0; k < Math.min(top, rows.length); k++) {
+  for (let k = 0; k < Math.min(top, rows.length); k++) keys.push(rows.describe(k).key);
+  // rows with evidence come first, causes before harness and symptom rows: the lead is the first
+  // cause row with evidence; a race after the failure point (symptom) or in test code only
+  // (harness) that reaches the threshold first must not stop the recording (issue 39 item 3)
+  for (let k = 0; k < rows.length && rows.hasEvidence(k); k++) {
+    if (rows.group(k) !== 'cause') continue;
     const p = rows.describe(k);
-    keys.push(p.key);
-    if (k === 0 && rows.hasEvidence(0) && p.failed > 0) lead = { key: p.key, pValue: p.pValue, failed: p.failed, passed: p.passed, id: p.id, variable: p.accesses[0]?.variable };
+    if (p.failed > 0) lead = { key: p.key, pValue: p.pValue, failed: p.failed, passed: p.passed, id: p.id, variable: p.accesses[0]?.variable };
+    break;
   }
   return { runs: e.total, failed: e.failed, passed: e.passed, ...(lead ? { lead } : {}), top: keys };
 }
@@ -105,7 +111,7 @@ export function evidenceLine(history: readonly EvidenceSnapshot[], rule: Evidenc
   const s = history[history.length - 1];
   if (!s) return 'no analysis yet';
   if (!s.failed) return 'no failing run yet';
-  if (!s.lead) return 'no pattern with evidence yet';
+  if (!s.lead) return 'no cause pattern with evidence yet';
   const stable = topStable(history, rule);
   return `lead ${s.lead.id}${s.lead.variable ? ` on ${s.lead.variable}` : ''} (${s.lead.failed} failed, ${s.lead.passed} passed), p = ${formatPValue(s.lead.pValue)}${s.lead.pValue < rule.pValue ? '' : ` (needs < ${formatPValue(rule.pValue)})`}${stable ? `, top ${rule.top} stable` : ''}`;
 }
