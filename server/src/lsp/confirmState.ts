@@ -6,6 +6,9 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { jsonErrorPlace } from '../engine/noise/noisePlanFile';
+import { writeFileAtomic } from '../workspace/atomicWrite';
+import { FileReadError, linkBelow, readRegularTextFile } from '../workspace/regularFile';
 import type { PatternConfirmationDto, PatternDto } from './protocol';
 
 export const VERDICTS_FILE = path.join('.braid', 'confirm', 'verdicts.json');
@@ -61,10 +64,12 @@ export class ConfirmationStore {
     const file = path.join(this.folder, VERDICTS_FILE);
     let text: string;
     try {
-      if ((await fs.stat(file)).size > MAX_VERDICTS_BYTES) return `${file}: larger than ${MAX_VERDICTS_BYTES / 2 ** 20} MiB; the verdicts there are not shown`;
-      text = await fs.readFile(file, 'utf8');
-    } catch {
-      return undefined;
+      // only a regular file, not through a link, at most the cap; a problem names the file, never its content
+      const link = await linkBelow(this.folder, file);
+      if (link) return `${file}: ${link} is a symbolic link; the verdicts there are not read`;
+      text = await readRegularTextFile(file, MAX_VERDICTS_BYTES);
+    } catch (e) {
+      return e instanceof FileReadError && e.code !== 'ENOENT' ? `${file}: ${e.message}; the verdicts there are not shown` : undefined;
     }
     try {
       const o = JSON.parse(text) as { verdicts?: Record<string, unknown> };
@@ -74,7 +79,7 @@ export class ConfirmationStore {
       }
       return undefined;
     } catch (e) {
-      return `${file}: not JSON (${(e as Error).message}); the verdicts there are not shown`;
+      return `${file}: not JSON (${jsonErrorPlace(text, e as Error)}); the verdicts there are not shown`;
     }
   }
 
@@ -84,10 +89,11 @@ export class ConfirmationStore {
     while (this.verdicts.size > MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value as string);
     if (!this.folder) return;
     const file = path.join(this.folder, VERDICTS_FILE);
+    // never through a link: `.braid` or `.braid/confirm` of a cloned repository may point anywhere
+    const link = await linkBelow(this.folder, path.dirname(file));
+    if (link) throw new Error(`cannot write ${file}: ${link} is a symbolic link`);
     await fs.mkdir(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    await fs.writeFile(tmp, JSON.stringify({ format: 'braid-verdicts', version: 1, verdicts: Object.fromEntries(this.verdicts) }, null, 1) + '\n');
-    await fs.rename(tmp, file);
+    await writeFileAtomic(file, JSON.stringify({ format: 'braid-verdicts', version: 1, verdicts: Object.fromEntries(this.verdicts) }, null, 1) + '\n');
   }
 
   /** The forced failing runs' traces the verdicts keep (Reproduce), newest verdict first. */
