@@ -13,6 +13,7 @@
  * p-value of the pattern heading the matched bug. Flags a bug headed by a pattern with p ≥ 0.05.
  *
  *   node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--json] [--set bugset|recorded|all]
+ *   node --import tsx bench/evaluate.ts --set real …   the real corpus (bench/realEval.ts, bench/real/README.md)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { explainBugs, Bug } from '../server/src/engine/griffin/griffin';
 import { readTrace } from '../server/src/engine/trace/traceReader';
 import { findTraceFiles } from '../server/src/engine/traceDiscovery';
 import { isRootCause, BugLine } from '../test/helpers/rootCause';
+import { main as realMain } from './realEval';
 
 const root = path.resolve(__dirname, '..');
 const javaDir = path.join(root, 'test/fixtures/java');
@@ -254,6 +256,12 @@ export function summaryLine(rows: readonly SubjectScore[]): string {
 
 async function main() {
   const args = process.argv.slice(2);
+  // the real corpus (issue 38): bench/realEval.ts
+  const setAt = args.indexOf('--set');
+  if (setAt >= 0 && args[setAt + 1] === 'real') {
+    process.exitCode = await realMain(args.filter((_, k) => k !== setAt && k !== setAt + 1));
+    return;
+  }
   let merge: boolean | undefined;
   let json = false;
   let set: 'bugset' | 'recorded' | 'all' = 'all';
@@ -264,7 +272,7 @@ async function main() {
     else if (a === '--json') json = true;
     else if (a === '--set') set = args[++k] as typeof set;
     else if (a === '-h' || a === '--help') {
-      console.log('node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--json] [--set bugset|recorded|all]');
+      console.log('node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--json] [--set bugset|recorded|all]\n       node --import tsx bench/evaluate.ts --set real [id...] [--live|--record] [--plain N] [--confirm] [--seed S] [--json]   (bench/realEval.ts)');
       return;
     } else only.push(a);
   }

@@ -1,0 +1,252 @@
+/**
+ * `npm run eval -- --set real`: Braid on the real corpus (issue 38, bench/real/README.md), scored
+ * against the ground truth committed before the first run.
+ *
+ *   node --import tsx bench/realEval.ts [id...]                      the committed recordings (test/fixtures/real)
+ *   node --import tsx bench/realEval.ts --live [id...] [--plain N] [--confirm] [--seed S]
+ *       records each subject as a user would (run.json: `braid test` with its defaults, or
+ *       `braid record` with its defaults), N plain runs for the plain failure rate and time
+ *       (default 5), and with --confirm `braid confirm` on the first pattern and on a decoy
+ *   node --import tsx bench/realEval.ts --record [id...] [--seed S]
+ *       records as --live and writes the recording into test/fixtures/real/<id>/ (gzip traces,
+ *       runs.json with the BRAID-TRUTH labels of multi-bug subjects, manifest.json)
+ *   --json    the scores as JSON
+ *
+ * Figures are printed, never asserted (test/unit/realRecorded.test.ts checks what holds on the
+ * committed recordings). Needs dist/ (npm run build) for --live/--record.
+ */
+import { spawnSync } from 'node:child_process';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { analyzeTraceFiles, AnalysisResult } from '../server/src/engine/analysis';
+import { explainBugs } from '../server/src/engine/griffin/griffin';
+import { decoyOf, realSubjects, recordedRoot, repoRoot, RealScore, RealSubject, scoreRecording } from './realCorpus';
+
+const braid = path.join(repoRoot, 'bin/braid.js');
+
+export interface LiveFigures {
+  plain?: { runs: number; failed: number; seconds: number };
+  recording?: { runs: number; failed: number; seconds: number; folder: string; stopped?: string; error?: string };
+  confirm?: { rank1?: string; decoy?: string };
+}
+
+export interface RealRow {
+  subject: RealSubject;
+  score?: RealScore;
+  live?: LiveFigures;
+  error?: string;
+}
+
+export async function analyzeRecording(s: RealSubject, folder: string): Promise<{ result: AnalysisResult; score: RealScore }> {
+  const result = await analyzeTraceFiles([folder], { testCode: s.run.testCode ?? [] });
+  const bugs = explainBugs(undefined, result);
+  return { result, score: scoreRecording(s.truth, result, bugs) };
+}
+
+function run(cmd: string, args: string[], cwd: string, timeoutMs = 15 * 60_000): { status: number | null; stdout: string; stderr: string; seconds: number } {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 << 20 });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: (r.stderr ?? '') + (r.error ? String(r.error) : ''), seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+}
+
+/** Maven resolves the buggy release (and the dependency plugin braid test uses offline) once, online. */
+function warmMaven(s: RealSubject): string | undefined {
+  if (s.language !== 'java' || !existsSync(path.join(s.dir, 'pom.xml'))) return undefined;
+  const r = run('mvn', ['-q', '-B', '-DskipTests', 'test-compile', 'dependency:build-classpath', `-Dmdep.outputFile=${path.join(os.tmpdir(), `braid-real-cp-${s.id}.txt`)}`], s.dir);
+  return r.status === 0 ? undefined : `mvn test-compile failed:\n${(r.stdout + r.stderr).split('\n').slice(-15).join('\n')}`;
+}
+
+/** The command of one plain run (no Braid). */
+function plainCommand(s: RealSubject): [string, string[]] | undefined {
+  if (s.run.command?.length) return [s.run.command[0], s.run.command.slice(1)];
+  if (s.run.test && existsSync(path.join(s.dir, 'pom.xml'))) return ['mvn', ['-q', '-B', '-o', 'test', `-Dtest=${s.run.test}`, '-Dsurefire.failIfNoSpecifiedTests=false']];
+  return undefined;
+}
+
+function plainRuns(s: RealSubject, n: number): LiveFigures['plain'] {
+  const c = plainCommand(s);
+  if (!c || n <= 0) return undefined;
+  let failed = 0;
+  let seconds = 0;
+  for (let k = 0; k < n; k++) {
+    const r = run(c[0], c[1], s.dir, 5 * 60_000);
+    if (r.status !== 0) failed++;
+    seconds += r.seconds;
+  }
+  return { runs: n, failed, seconds: seconds / n };
+}
+
+/** Records the subject as a user would; returns the trace folder and the figures. */
+function recordLive(s: RealSubject, seed: string): NonNullable<LiveFigures['recording']> {
+  const work = mkdtempSync(path.join(os.tmpdir(), `braid-real-${s.id}-`));
+  const include = s.run.include?.length ? ['--include', ...s.run.include] : [];
+  if (s.run.test) {
+    const report = path.join(work, 'report.json');
+    const r = run(process.execPath, [braid, 'test', s.run.test, '--project', s.dir, ...include, '--seed', seed, '--format', 'json', '-o', report], s.dir, 20 * 60_000);
+    if (!existsSync(report)) return { runs: 0, failed: 0, seconds: r.seconds, folder: '', error: `braid test exited ${r.status}: ${r.stderr.split('\n').slice(-8).join('\n')}` };
+    const rec = (JSON.parse(readFileSync(report, 'utf8')) as { recording: { traces: string; runs: number; failed: number; seconds: number; stopped: string } }).recording;
+    return { runs: rec.runs, failed: rec.failed, seconds: r.seconds, folder: rec.traces, stopped: rec.stopped };
+  }
+  if (!s.run.command?.length) return { runs: 0, failed: 0, seconds: 0, folder: '', error: 'run.json has neither test nor command' };
+  const out = path.join(work, 'traces');
+  const extra = [...(s.run.exclude?.length ? ['--exclude', ...s.run.exclude] : []), ...(s.run.timeoutSeconds ? ['--timeout', String(s.run.timeoutSeconds)] : [])];
+  const r = run(process.execPath, [braid, 'record', ...include, ...extra, '--seed', seed, '--out', out, '--name', s.id, '--', ...s.run.command], s.dir, 30 * 60_000);
+  const traces = existsSync(out) ? readdirSync(out).filter((f) => f.endsWith('.trace.jsonl')) : [];
+  if (!traces.length) return { runs: 0, failed: 0, seconds: r.seconds, folder: out, error: `braid record exited ${r.status}: ${r.stderr.split('\n').slice(-8).join('\n')}` };
+  let failed = 0;
+  for (const t of traces) {
+    const text = readFileSync(path.join(out, t), 'utf8');
+    const last = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
+    if (/"outcome"\s*:\s*"fail"/.test(last)) failed++;
+  }
+  return { runs: traces.length, failed, seconds: r.seconds, folder: out };
+}
+
+function confirmVerdict(folder: string, pattern: string, s: RealSubject): string {
+  const command = existsSync(path.join(folder, 'recording.json')) ? [] : s.run.command?.length ? ['--', ...s.run.command] : undefined;
+  if (!command) return 'no command';
+  const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern, '--format', 'json', ...command], s.dir, 20 * 60_000);
+  try {
+    const j = JSON.parse(r.stdout) as { verdict?: string; forced?: { runs: number; failed: number }; opposite?: { runs: number; failed: number }; control?: { runs: number; failed: number } };
+    const g = (x?: { runs: number; failed: number }) => (x ? `${x.failed}/${x.runs}` : '–');
+    return `${j.verdict} (forced ${g(j.forced)}, opposite ${g(j.opposite)}, control ${g(j.control)})`;
+  } catch {
+    return `error (exit ${r.status}): ${r.stderr.trim().split('\n').pop() ?? ''}`;
+  }
+}
+
+/** The BRAID-TRUTH labels of each run, from the runs' logs (multi-bug subjects). */
+function truthLabels(folder: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const f of readdirSync(folder)) {
+    if (!f.endsWith('.log')) continue;
+    const names = [...readFileSync(path.join(folder, f), 'utf8').matchAll(/^BRAID-TRUTH (\S+)/gm)].map((m) => m[1]);
+    if (names.length) out[f.replace(/\.log$/, '')] = [...new Set(names)];
+  }
+  return out;
+}
+
+async function commit(s: RealSubject, folder: string, figures: NonNullable<LiveFigures['recording']>, seed: string): Promise<string> {
+  const dest = path.join(recordedRoot, s.id);
+  rmSync(dest, { recursive: true, force: true });
+  mkdirSync(dest, { recursive: true });
+  const traces = readdirSync(folder).filter((f) => f.endsWith('.trace.jsonl')).sort();
+  for (const t of traces) await pipeline(createReadStream(path.join(folder, t)), createGzip({ level: 9 }), createWriteStream(path.join(dest, `${t}.gz`)));
+  const labels = truthLabels(folder);
+  if (Object.keys(labels).length) writeFileSync(path.join(dest, 'runs.json'), JSON.stringify({ note: 'which bug each run hit (BRAID-TRUTH lines of its output); for the evaluation only, Braid never reads it', runs: labels }, null, 1) + '\n');
+  const manifestFile = path.join(recordedRoot, 'manifest.json');
+  const manifest = existsSync(manifestFile) ? (JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, unknown>) : {};
+  manifest[s.id] = { runs: figures.runs, failed: figures.failed, seed, how: s.run.test ? `braid test ${s.run.test}` : `braid record -- ${s.run.command?.join(' ')}`, include: s.run.include ?? [], recorded: new Date().toISOString().slice(0, 10) };
+  writeFileSync(manifestFile, JSON.stringify(Object.fromEntries(Object.entries(manifest).sort(([a], [b]) => a.localeCompare(b))), null, 1) + '\n');
+  return dest;
+}
+
+const pct = (a: number, b: number) => (b ? `${Math.round((100 * a) / b)} %` : '–');
+
+export function table(rows: RealRow[], live: boolean): string {
+  const out: string[] = [];
+  const head = ['subject', 'lang', 'held out', ...(live ? ['plain failed', 'plain s'] : []), 'runs (failed)', ...(live ? ['recording s', '× plain'] : []), 'root cause at', 'first pattern', 'GRIFFIN bugs', 'bug 1 methods', 'method = fix (first; any)', ...(live ? ['confirm rank 1', 'confirm decoy'] : [])];
+  out.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+  for (const r of rows) {
+    const s = r.score;
+    const l = r.live;
+    const cells = [r.subject.id, r.subject.language, r.subject.truth.heldOut ? 'yes' : ''];
+    if (live) cells.push(l?.plain ? `${l.plain.failed}/${l.plain.runs}` : '–', l?.plain ? l.plain.seconds.toFixed(1) : '–');
+    if (r.error || !s) {
+      cells.push(`error: ${(r.error ?? '').split('\n')[0].slice(0, 120)}`);
+      out.push(`| ${cells.join(' | ')} |`);
+      continue;
+    }
+    cells.push(`${s.runs} (${s.failed})`);
+    if (live) cells.push(l?.recording ? l.recording.seconds.toFixed(0) : '–', l?.plain && l.recording ? (l.recording.seconds / l.plain.seconds).toFixed(1) : '–');
+    cells.push(s.bugs.map((b) => (s.bugs.length > 1 ? `${b.bug}: ` : '') + (b.rootPosition || 'none') + (b.root ? ` (F${b.root.failed}/P${b.root.passed})` : '')).join(', '));
+    cells.push(s.first ? `${s.first.id} ${s.first.group} F${s.first.failed}/P${s.first.passed} ${s.first.where}`.replace(/\|/g, '/') : 'none');
+    cells.push(`${s.strongBugs}${s.weakBugs ? ` (+${s.weakBugs} weak)` : ''}`);
+    cells.push(s.bug1Methods.join(', ') || '–');
+    cells.push(`${s.methodFirst ? 'yes' : 'no'}; ${s.methodAny ? 'yes' : 'no'}`);
+    if (live) cells.push(l?.confirm?.rank1 ?? '–', l?.confirm?.decoy ?? '–');
+    out.push(`| ${cells.join(' | ')} |`);
+  }
+  const scored = rows.filter((r) => r.score);
+  for (const [label, group] of [
+    ['design', scored.filter((r) => !r.subject.truth.heldOut)],
+    ['held out', scored.filter((r) => r.subject.truth.heldOut)],
+    ['all', scored],
+  ] as const) {
+    const n = group.length;
+    const rank1 = group.filter((r) => r.score!.rank1).length;
+    const m1 = group.filter((r) => r.score!.methodFirst).length;
+    const conf = group.filter((r) => r.live?.confirm?.rank1?.startsWith('confirmed')).length;
+    const dec = group.filter((r) => r.live?.confirm?.decoy?.startsWith('confirmed')).length;
+    out.push(`${label}: ${n} subjects; rank 1 = root cause ${rank1} of ${n} (${pct(rank1, n)}); bug 1's first suspicious method = a fixed method ${m1} of ${n} (${pct(m1, n)})` + (live ? `; rank 1 confirmed ${conf}; decoys confirmed ${dec}` : ''));
+  }
+  return out.join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const flag = (f: string) => argv.includes(f);
+  const value = (f: string, d: string) => {
+    const k = argv.indexOf(f);
+    return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
+  };
+  const valued = new Set(['--plain', '--seed', '--set']);
+  const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
+  const live = flag('--live') || flag('--record');
+  const seed = value('--seed', '1000');
+  const plainN = Number(value('--plain', '5'));
+  const subjects = realSubjects(ids);
+  if (ids.length && subjects.length !== ids.length) {
+    console.error(`unknown subject(s): ${ids.filter((i) => !subjects.some((s) => s.id === i)).join(', ')}`);
+    return 2;
+  }
+  const rows: RealRow[] = [];
+  for (const s of subjects) {
+    if (s.error) {
+      rows.push({ subject: s, error: s.error });
+      continue;
+    }
+    if (!live) {
+      const dir = path.join(recordedRoot, s.id);
+      if (!existsSync(dir)) continue;
+      const { score } = await analyzeRecording(s, dir);
+      rows.push({ subject: s, score });
+      continue;
+    }
+    if (s.truth.kind === 'project-test' && !existsSync(path.join(s.dir, 'pom.xml'))) {
+      rows.push({ subject: s, error: 'a project test: recorded by hand in the project\'s own work tree (bench/real/README.md)' });
+      continue;
+    }
+    process.stderr.write(`${s.id}: `);
+    const warm = warmMaven(s);
+    if (warm) {
+      rows.push({ subject: s, error: warm });
+      process.stderr.write('build failed\n');
+      continue;
+    }
+    const figures: LiveFigures = {};
+    figures.plain = plainRuns(s, plainN);
+    process.stderr.write(`plain ${figures.plain ? `${figures.plain.failed}/${figures.plain.runs}` : '–'}, recording… `);
+    figures.recording = recordLive(s, seed);
+    if (figures.recording.error) {
+      rows.push({ subject: s, live: figures, error: figures.recording.error });
+      process.stderr.write('failed\n');
+      continue;
+    }
+    const { result, score } = await analyzeRecording(s, figures.recording.folder);
+    process.stderr.write(`${score.runs} runs, ${score.failed} failed\n`);
+    if (flag('--confirm')) {
+      const decoy = decoyOf(result);
+      figures.confirm = { rank1: confirmVerdict(figures.recording.folder, '1', s), ...(decoy ? { decoy: confirmVerdict(figures.recording.folder, decoy.key, s) } : {}) };
+    }
+    if (flag('--record')) process.stderr.write(`  committed recording: ${path.relative(repoRoot, await commit(s, figures.recording.folder, figures.recording, seed))}\n`);
+    rows.push({ subject: s, score, live: figures });
+  }
+  if (flag('--json')) console.log(JSON.stringify(rows.map((r) => ({ id: r.subject.id, heldOut: r.subject.truth.heldOut, score: r.score, live: r.live, error: r.error })), null, 1));
+  else console.log(table(rows, live));
+  return 0;
+}
+
+if (require.main === module) main(process.argv.slice(2)).then((c) => process.exit(c));
