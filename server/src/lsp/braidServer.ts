@@ -26,6 +26,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { sarifReport } from '../engine/report/sarifReport';
 import { analyzeTraceFiles, type AnalysisResult, type RunResult } from '../engine/analysis';
+import { SummaryCache } from '../engine/summary/summaryCache';
 import { confineSourceRoots, SourceResolver } from '../workspace/sourceResolver';
 import { TraceFinder } from '../workspace/traceFinder';
 import { AnalysisState, fileUri, toRunDto } from './analysisState';
@@ -445,6 +446,8 @@ export class BraidServer {
       }
     }
     this.sendStatus({ ...(this.state?.summary() ?? emptySummary()), state: 'analyzing', message: `Analyzing ${files.length} trace files…` });
+    const cache = this.folders[0] ? await SummaryCache.workspaceDir(this.folders[0]) : {};
+    if (cache.problem) c.console.warn(`Braid: ${cache.problem}`);
     try {
       const [res] = await Promise.all([
         this.worker.analyze(
@@ -454,7 +457,7 @@ export class BraidServer {
             files,
             force,
             maxPatterns: this.settings.maxPatterns,
-            ...(this.folders[0] ? { cacheDir: path.join(this.folders[0], '.braid', 'cache') } : {}),
+            ...(cache.dir ? { cacheDir: cache.dir } : {}),
           },
           (done, total, file) => {
             if (total > 0) progress?.report(Math.round((done / total) * 100), `${done}/${total}${file ? ` ${path.basename(file)}` : ''}`);

@@ -6,6 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../workspace/atomicWrite';
 import { ForceAccess, ForceSpec, ForceWait, MAX_FORCE_ACCESSES, MAX_FORCE_WAITS, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from './noisePlan';
 
 /** A plan that cannot be used: names the file and the field. */
@@ -248,7 +249,5 @@ export function formatNoisePlan(plan: NoisePlan, file = 'noise plan'): string {
 export async function writeNoisePlan(file: string, plan: NoisePlan): Promise<void> {
   const text = formatNoisePlan(plan, file);
   await fs.mkdir(path.dirname(path.resolve(file)), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, text, 'utf8');
-  await fs.rename(tmp, file);
+  await writeFileAtomic(file, text);
 }

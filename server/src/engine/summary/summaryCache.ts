@@ -16,7 +16,12 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { fileHash } from '../analysis';
 import { CollectionOptions, collectionOptions, ENGINE_VERSION, readSummaryFile, SUMMARY_VERSION, SummaryFile } from './summaryFile';
-import { cacheName } from './cacheKey';
+import { cacheKeyProblem, cacheName } from './cacheKey';
+import { writeFileAtomic } from '../../workspace/atomicWrite';
+import { linkBelow, readRegularTextFile } from '../../workspace/regularFile';
+
+/** a larger index is not read (every trace is read instead): 100,000 entries stay well below */
+const MAX_INDEX_BYTES = 64 * 2 ** 20;
 
 interface IndexEntry {
   size: number;
@@ -39,18 +44,37 @@ export class SummaryCache {
 
   private constructor(readonly dir: string) {}
 
-  /** The cache for these options under `root` (e.g. <workspace>/.braid/cache). */
+  /** The cache for these options under `root` (e.g. <workspace>/.braid/cache). Throws when this machine has no usable cache key (cacheKey.ts). */
   static async open(root: string, options: CollectionOptions): Promise<SummaryCache> {
+    // without this machine's key there is no cache (names keyed by a process' key would pile up)
+    const keyProblem = cacheKeyProblem();
+    if (keyProblem) throw new Error(keyProblem);
     const o = collectionOptions(options);
     const tag = createHash('sha1').update(JSON.stringify([ENGINE_VERSION, SUMMARY_VERSION, o])).digest('hex').slice(0, 12);
     const cache = new SummaryCache(path.join(root, `${ENGINE_VERSION}-${tag}`));
+    // the cache's own folders are never links (a cloned repository's `.braid/cache/<tag>/runs` → a
+    // folder elsewhere would have summaries written there): a link at their names is removed, not followed
+    for (const d of [cache.dir, cache.runsDir]) {
+      if ((await fs.lstat(d).catch(() => undefined))?.isSymbolicLink()) await fs.unlink(d);
+    }
     try {
-      const raw = JSON.parse(await fs.readFile(path.join(cache.dir, 'index.json'), 'utf8')) as Record<string, IndexEntry>;
+      const raw = JSON.parse(await readRegularTextFile(path.join(cache.dir, 'index.json'), MAX_INDEX_BYTES)) as Record<string, IndexEntry>;
       for (const [k, e] of Object.entries(raw)) if (e && typeof e.hash === 'string' && /^[0-9a-f]{40}$/.test(e.hash)) cache.index.set(k, e);
     } catch {
       // no index yet (or a broken one): every trace is read
     }
     return cache;
+  }
+
+  /**
+   * The summary cache folder of a workspace folder (`<folder>/.braid/cache`), or why there is none:
+   * `.braid` or `.braid/cache` is a symbolic link (a cloned repository's link would have the cache
+   * written outside the workspace, also in Restricted Mode).
+   */
+  static async workspaceDir(folder: string): Promise<{ dir?: string; problem?: string }> {
+    const dir = path.join(folder, '.braid', 'cache');
+    const link = await linkBelow(folder, dir);
+    return link ? { problem: `the summary cache is not used: ${link} is a symbolic link (Braid writes its cache only inside the workspace folder)` } : { dir };
   }
 
   private summaryPath(hash: string): string {
@@ -119,9 +143,7 @@ export class SummaryCache {
     if (!this.dirty) return;
     try {
       await fs.mkdir(this.dir, { recursive: true });
-      const tmp = path.join(this.dir, `index.json.${process.pid}.tmp`);
-      await fs.writeFile(tmp, JSON.stringify(Object.fromEntries(this.index)));
-      await fs.rename(tmp, path.join(this.dir, 'index.json'));
+      await writeFileAtomic(path.join(this.dir, 'index.json'), JSON.stringify(Object.fromEntries(this.index)));
       this.dirty = false;
     } catch (err) {
       this.problems.push(`cannot write the summary cache index in ${this.dir}: ${(err as Error).message}`);

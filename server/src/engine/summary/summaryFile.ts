@@ -17,6 +17,7 @@
  */
 import { checkedFailure, RunFailure } from '../runFailure';
 import { promises as fs } from 'node:fs';
+import { writeFileAtomic } from '../../workspace/atomicWrite';
 import type { CollectorStats } from '../unicorn/unicornCollector';
 import type { Diagnostic, Outcome, UncaughtInfo } from '../trace/traceFormat';
 import type { LocInfo } from '../unicorn/patternRegistry';
@@ -291,7 +292,5 @@ export async function readSummaryFile(file: string): Promise<SummaryFile> {
 
 /** Writes a summary (to a temporary name first, so a reader never sees half a file). */
 export async function writeSummaryFile(file: string, s: SummaryFile): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(tmp, JSON.stringify(s));
-  await fs.rename(tmp, file);
+  await writeFileAtomic(file, JSON.stringify(s));
 }

@@ -190,7 +190,12 @@ export async function analyzeInputs(
 ): Promise<{ analyzer: Analyzer; diagnostics: Diagnostic[]; traces: number; summaries: number }> {
   const analyzer = new Analyzer(options);
   const diagnostics: Diagnostic[] = [];
-  const cache = o.cacheDir ? await SummaryCache.open(o.cacheDir, analyzer.options) : undefined;
+  let cache: SummaryCache | undefined;
+  try {
+    cache = o.cacheDir ? await SummaryCache.open(o.cacheDir, analyzer.options) : undefined;
+  } catch (err) {
+    diagnostics.push({ severity: 'warning', file: o.cacheDir!, message: (err as Error).message });
+  }
   let summaries = 0;
   for (const input of inputs) {
     if (SUMMARY_FILE_PATTERN.test(input)) {

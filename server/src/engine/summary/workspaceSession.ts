@@ -11,6 +11,7 @@
 import { Analyzer, AnalysisOptions } from '../analysis';
 import type { Diagnostic } from '../trace/traceFormat';
 import { SummaryCache } from './summaryCache';
+import { cacheKeyProblem } from './cacheKey';
 import { addTraces } from './workspaceAnalysis';
 import { defaultWorkers } from './summaryPool';
 import { readWorkspaceSnapshot, snapshotPath, writeWorkspaceSnapshot } from './workspaceSnapshot';
@@ -66,8 +67,9 @@ export class WorkspaceSession {
       this.known.clear();
       // a new session (or new options): start from the workspace snapshot when the cache has one
       if (r.cacheDir && !r.force) {
-        const file = snapshotPath((await SummaryCache.open(r.cacheDir, this.analyzer.options)).dir);
+        let file = r.cacheDir;
         try {
+          file = snapshotPath((await SummaryCache.open(r.cacheDir, this.analyzer.options)).dir);
           const snap = await readWorkspaceSnapshot(file, r.options);
           this.analyzer = snap.analyzer;
           for (const t of snap.traces) this.known.set(t.file, { mtimeMs: t.mtimeMs, size: t.size });
@@ -97,14 +99,20 @@ export class WorkspaceSession {
     // worker threads sends summaries anyway, and keeps them in the per-run summary cache.
     // --force re-reads every trace: no cache is consulted.
     const pool = (r.workers ?? defaultWorkers()) > 1;
-    const cache = r.cacheDir && !r.force && pool ? await SummaryCache.open(r.cacheDir, analyzer.options) : undefined;
+    const cache =
+      r.cacheDir && !r.force && pool
+        ? await SummaryCache.open(r.cacheDir, analyzer.options).catch((err: Error) => {
+            if (!problems.some((p) => p.message === err.message)) problems.push({ severity: 'warning', file: r.cacheDir!, message: err.message });
+            return undefined;
+          })
+        : undefined;
     const added = await addTraces(
       analyzer,
       todo.map((f) => f.path),
       { workers: r.workers, cache, onProgress: r.onProgress },
     );
     for (const f of todo) this.known.set(f.path, { mtimeMs: f.mtimeMs, size: f.size });
-    if (r.cacheDir && (todo.length > 0 || removed > 0 || r.force)) this.snapshotDue = r.cacheDir;
+    if (r.cacheDir && (todo.length > 0 || removed > 0 || r.force) && !cacheKeyProblem()) this.snapshotDue = r.cacheDir;
     return { read: added.read, changed: todo.length, removed, reused: reused + added.cached, fromSnapshot, problems };
   }
 

@@ -19,6 +19,7 @@
 import { checkedFailure } from '../runFailure';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../workspace/atomicWrite';
 import * as zlib from 'node:zlib';
 import { Analyzer, AnalysisOptions, RunResult } from '../analysis';
 import type { Diagnostic } from '../trace/traceFormat';
@@ -237,14 +238,7 @@ function align(n: number): number {
 export async function writeWorkspaceSnapshot(file: string, analyzer: Analyzer, traces: SnapshotTrace[]): Promise<void> {
   const chunks = encodeWorkspaceSnapshot(analyzer, traces);
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  const h = await fs.open(tmp, 'w');
-  try {
-    await h.writev(chunks);
-  } finally {
-    await h.close();
-  }
-  await fs.rename(tmp, file);
+  await writeFileAtomic(file, chunks);
 }
 
 class SnapshotError extends Error {}
