@@ -204,6 +204,24 @@ test('the transform: Atomics operations go through the runtime unless Atomics is
   }
 });
 
+test('a "use strict" directive without a semicolon (standard style, generic-pool) stays valid JavaScript: the prelude and a function\'s frame come after a semicolon', async () => {
+  const src = `'use strict'\nclass List {\n  constructor () {\n    'use strict'\n    this.head = null\n  }\n  add (x) { this.head = x }\n}\nfunction f () {\n  "use strict"\n  return new List()\n}\nmodule.exports = f\n`;
+  const code = instrument(src, { file: 'list.js', module: false }).code;
+  assert.equal(code.split('\n').length, src.split('\n').length, 'no line added or removed');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-'));
+  try {
+    const rt = new BraidRuntime({ out: path.join(dir, 't.trace.jsonl.part'), execution: 'list-0', noise: 0, seed: '1', include: [], exclude: [], root: dir });
+    const mod = { exports: {} as any };
+    new Function('__braid', 'module', 'exports', code)(rt, mod, mod.exports);
+    const list = mod.exports();
+    list.add(7);
+    rt.close();
+    assert.equal(list.head, 7);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('ES modules are instrumented too (top-level await, import/export)', () => {
   const code = instrument(`import { x } from './x.js';\nexport let n = 0;\nexport async function f() { n = await x(); return n; }\nawait f();\n`, { file: 'm.mjs', module: true }).code;
   assert.match(code, /__braid\.mod\("m\.mjs"/);

@@ -745,10 +745,10 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       const last = directiveEnd(n.body);
       if (n.async) {
         // not wrapped (the directive must stay first in the function): no task of its own
-        if (f.scopeVar) s.appendLeft(last, ` ${scopeDecl(f)}`);
+        if (f.scopeVar) s.appendLeft(last, `${afterDirective(last)}${scopeDecl(f)}`);
         return;
       }
-      s.appendLeft(last, ` ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try {`);
+      s.appendLeft(last, `${afterDirective(last)}${scopeDecl(f)}const __bp = __braid.fe(${entry}); try {`);
       s.prependRight(bodyEnd, '} finally { __braid.fx(__bp); }');
       return;
     }
@@ -801,6 +801,12 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   function hasDirective(body: N): boolean {
     return body.body.length > 0 && body.body[0].type === 'ExpressionStatement' && typeof body.body[0].directive === 'string';
   }
+  /** What goes between a directive prologue that ends at `end` and code inserted after it on the same
+   *  line: a directive without its semicolon (`'use strict'` in standard style) needs one, or the
+   *  inserted declaration would continue its expression statement (a SyntaxError). */
+  function afterDirective(end: number): string {
+    return code[end - 1] === ';' ? ' ' : '; ';
+  }
   function directiveEnd(body: N): number {
     let end = body.start + 1;
     for (const st of body.body) {
@@ -819,7 +825,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     at = nl < 0 ? code.length : nl + 1;
   }
   if (hasDirective(ast)) at = directiveEnd(ast);
-  const prelude = `${at > 0 && at === directiveEnd(ast) && hasDirective(ast) ? ' ' : ''}const [__bl, __bv] = __braid.mod(${JSON.stringify(o.file)}, ${JSON.stringify(locTable)}, ${JSON.stringify(varTable)}, ${JSON.stringify(mappedFile ?? null)}); `;
+  const prelude = `${at > 0 && at === directiveEnd(ast) && hasDirective(ast) ? afterDirective(at) : ''}const [__bl, __bv] = __braid.mod(${JSON.stringify(o.file)}, ${JSON.stringify(locTable)}, ${JSON.stringify(varTable)}, ${JSON.stringify(mappedFile ?? null)}); `;
   s.prependLeft(at, prelude);
   const out = s.toString();
   // a file that came with an inline source map (a TS loader's output): the map now describes the
