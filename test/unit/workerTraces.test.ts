@@ -40,8 +40,8 @@ const worker = [
   '[7,1,"W",0,0,1,7,-1,4]',
 ].join('\n');
 
-test('a worker trace merges into the main one: renumbered ids, one id per variable name, shared objects and tokens kept, index order', () => {
-  const lines = mergeTraceTexts([main, worker]).trim().split('\n').map((l) => JSON.parse(l));
+test('a worker trace merges into the main one: renumbered ids, one id per variable name, shared objects and tokens kept, index order', async () => {
+  const lines = (await mergeTraceTexts([main, worker])).trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines[0].braid, 'trace');
   assert.equal(lines.filter((l) => l.braid).length, 1, 'one header');
   const events = lines.filter(Array.isArray);
@@ -66,7 +66,7 @@ test('a worker trace merges into the main one: renumbered ids, one id per variab
 test('a variable the worker accesses first, whose name the main thread defines later: its definition comes before the worker\'s access, once', async () => {
   // the worker's Atomics.store of the status (index 0) before the main thread's first write of the view (index 5)
   const lateMain = main.replace(`[0,1,"W",0,0,1,${SAB},1,1]`, '[0,1,"W",9,0,1,7,-1,0]').replace('{"def":"var","id":0,"name":"Int32Array[]"}', '{"def":"var","id":9,"name":"Flag"}').replace('[4,1,', '{"def":"var","id":0,"name":"Int32Array[]"}\n[4,1,');
-  const text = mergeTraceTexts([lateMain, worker]);
+  const text = await mergeTraceTexts([lateMain, worker]);
   const lines = text.trim().split('\n').map((l) => JSON.parse(l));
   const defAt = lines.findIndex((l) => l.def === 'var' && l.name === 'Int32Array[]');
   const useAt = lines.findIndex((l) => Array.isArray(l) && l[0] === 2);

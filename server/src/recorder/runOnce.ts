@@ -244,7 +244,17 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   agentFailure.end();
   if (agentFailure.failure) throw agentFailure.failure;
   // a Node.js process' worker threads wrote traces of their own: one trace per process
-  if (o.recorder === 'node') await mergeWorkerTraces(inProgressPath(spec.tracePath));
+  if (o.recorder === 'node') {
+    try {
+      await mergeWorkerTraces(inProgressPath(spec.tracePath));
+    } catch (e) {
+      // a file that cannot be written (a full disk) stops the recording (runOnce); any other failure
+      // of the merge is a failed run of this recording, its files removed (no `.part@w1` left)
+      if (writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e)) throw e;
+      await removeRunFiles(spec);
+      return { ...base, outcome: 'fail', reason: 'recorder-blocked', detail: `the recorder could not merge the worker threads' traces (${(e as Error).message}); the run's traces are removed`, traces: [], aborted: false, empty: false };
+    }
+  }
   const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
   const uncaught = [];
@@ -259,7 +269,7 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   let outcome: TraceOutcome;
   let dropped = 0;
   if (timedOut) for (const t of traces) dropped += await countDroppedEvents(t);
-  if (timedOut && dropped > 0) {
+  if (timedOut && dropped > 0 && o.recorder !== 'node') {
     // The agent only drops events after a bounded wait for its trace writer: the recorder, not the program, held this run up.
     outcome = { outcome: 'fail', reason: 'recorder-blocked', detail: `recorder blocked: its trace writer fell behind (${dropped} events dropped) and the run did not exit within ${o.timeoutSeconds} s` };
   } else if (timedOut) outcome = { outcome: 'fail', reason: 'timeout', detail: `no exit within ${o.timeoutSeconds} s; process tree killed` };

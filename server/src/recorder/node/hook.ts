@@ -185,7 +185,7 @@ function start(): void {
       let sent = 0;
       port.postMessage = function (this: unknown, ...a: unknown[]) {
         rt.sendMessage(channel, ++sent);
-        rt.flush();
+        rt.flush(true);
         return post.apply(this, a);
       };
     }

@@ -84,7 +84,20 @@ export function nodeRecorderOptions(
     ...(o.record === false ? { record: false } : {}),
     ...(o.plan ? { plan: { noise: o.plan.plan.noise, points: o.plan.plan.points.map((p) => ({ id: p.id, probability: p.probability, ...(p.noise ? { noise: p.noise } : {}), ...(p.threads ? { threads: p.threads } : {}) })) } } : {}),
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
+    ...workerTraceCap(),
   };
+}
+
+/**
+ * `BRAID_NODE_WORKER_TRACE_BYTES`: the cap of a worker thread's trace (docs/recorder-node.md,
+ * "Limits"; default MAX_WORKER_TRACE_BYTES, 256 MiB). Throws when it is not a whole number of bytes.
+ */
+function workerTraceCap(env: NodeJS.ProcessEnv = process.env): { maxWorkerTraceBytes?: number } {
+  const v = env.BRAID_NODE_WORKER_TRACE_BYTES;
+  if (v === undefined || v === '') return {};
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || !Number.isSafeInteger(n)) throw new Error(`BRAID_NODE_WORKER_TRACE_BYTES must be a whole number of bytes (the cap of a worker thread's trace), not ${JSON.stringify(v.slice(0, 40))}`);
+  return { maxWorkerTraceBytes: n };
 }
 
 /**

@@ -45,7 +45,20 @@ export interface NodeRecorderOptions {
   plan?: { noise: PlanNoise; points: { id: string; probability: number; noise?: PlanNoise; threads?: string[] }[] };
   /** the point catalogue (`braid pinpoint`): each await point reached is appended as a JSON line */
   points?: string;
+  /** a worker thread's trace stops growing at this many bytes: later events are dropped and counted (default MAX_WORKER_TRACE_BYTES) */
+  maxWorkerTraceBytes?: number;
 }
+
+/**
+ * The most a worker thread's trace file holds (docs/recorder-node.md, "Limits"): a worker in an
+ * endless loop wrote 402 MB in 10 s. Past it the worker's events are dropped and counted
+ * (`{"dropped":N}` lines, as the Java agent's bounded queue does), so the run ends with a trace of
+ * bounded size that says it is incomplete.
+ */
+export const MAX_WORKER_TRACE_BYTES = 256 * 2 ** 20;
+/** a capped worker writes its count of dropped events every this many events or milliseconds (a run stopped by a timeout keeps the count) */
+const DROPPED_LINE_EVERY = 1_000_000;
+const DROPPED_LINE_MS = 500;
 
 /** A plan's kind of noise (engine/noise/noisePlan.ts NoiseKind) as the runtime makes it at an await. */
 export type PlanNoise = { kind: 'yield' } | { kind: 'sleep'; ms: number } | { kind: 'busy'; micros: number };
@@ -164,6 +177,13 @@ export class BraidRuntime {
   private opened = false;
   private failedWrite = false;
   readonly recording: boolean;
+  /** bytes written to the trace file; the cap (a worker's trace only) past which events are dropped */
+  private written = 0;
+  private readonly cap: number;
+  private capped = false;
+  /** events dropped since the last `{"dropped":N}` line, and when that line was written */
+  private dropped = 0;
+  private droppedAt = 0;
 
   // ---- interning ----
   private siteLine: number[] = [];
@@ -233,6 +253,7 @@ export class BraidRuntime {
     this.recording = o.record !== false;
     this.p = o.noise;
     const worker = o.worker;
+    this.cap = worker ? (o.maxWorkerTraceBytes !== undefined && o.maxWorkerTraceBytes >= 0 ? o.maxWorkerTraceBytes : MAX_WORKER_TRACE_BYTES) : Number.POSITIVE_INFINITY;
     // a worker's noise has a seed of its own (the run's seed and the thread's number)
     this.rnd = xorshift((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0));
     this.task = new Task(worker ? `worker ${threadIdOf()}` : 'main', 0);
@@ -351,13 +372,34 @@ export class BraidRuntime {
     if (this.buf.length >= 2048) this.flush();
   }
 
-  flush(): void {
-    if (this.buf.length === 0 || this.fd < 0) {
-      if (this.fd < 0) this.buf.length = 0;
+  /**
+   * Writes the buffered lines. A worker's trace past its cap (MAX_WORKER_TRACE_BYTES) takes no more
+   * lines: their events are counted as dropped, and the count is written as a `{"dropped":N}` line
+   * every DROPPED_LINE_EVERY events or DROPPED_LINE_MS, and when `report` (before a message is
+   * posted, at exit).
+   */
+  flush(report = false): void {
+    if (this.fd < 0) {
+      this.buf.length = 0;
       return;
     }
-    const data = this.buf.join('\n') + '\n';
+    let data = this.buf.length ? this.buf.join('\n') + '\n' : '';
+    if (!this.capped && data) {
+      const bytes = Buffer.byteLength(data);
+      if (this.written + bytes > this.cap) this.capped = true;
+      else this.written += bytes;
+    }
+    if (this.capped) {
+      for (const l of this.buf) if (l.charCodeAt(0) === 91 /* [ */) this.dropped++;
+      const now = Date.now();
+      data = this.dropped > 0 && (report || this.dropped >= DROPPED_LINE_EVERY || now - this.droppedAt >= DROPPED_LINE_MS) ? `{"dropped":${this.dropped}}\n` : '';
+      if (data) {
+        this.dropped = 0;
+        this.droppedAt = now;
+      }
+    }
     this.buf.length = 0;
+    if (!data) return;
     try {
       fs.writeSync(this.fd, data);
     } catch (e) {
@@ -1072,7 +1114,7 @@ export class BraidRuntime {
   }
 
   close(): void {
-    this.flush();
+    this.flush(true);
     if (this.fd >= 0) {
       try {
         fs.closeSync(this.fd);

@@ -6,9 +6,10 @@
  * object and token ids are renumbered after the ones already in it (objects of the shared
  * namespace — views of a SharedArrayBuffer, file paths — keep theirs: they are the same object in
  * every thread), and the events of all threads are merged in index order, each definition line
- * ahead of the event of its own file that follows it.
+ * ahead of the event of its own file that follows it. The files are streamed (two passes), never
+ * held whole; a worker's file is bounded by the runtime's cap (MAX_WORKER_TRACE_BYTES).
  */
-import { promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SHARED_OBJECT_BASE, SHARED_TOKEN_BASE } from './runtime';
 
@@ -39,20 +40,78 @@ async function workerFiles(partPath: string): Promise<Map<string, string[]>> {
   return out;
 }
 
-/** Folds every worker file of the run into its process trace (the worker files are removed). */
+/**
+ * Folds every worker file of the run into its process trace (the worker files are removed). The
+ * files are streamed, never read whole (a busy worker's 402 MB trace made "Invalid string length"):
+ * one pass finds each file's id offsets, a second merges them line by line into `<trace>.merging`,
+ * renamed over the trace at the end. When a merge fails, `<trace>.merging` is removed and the error
+ * is thrown (the runner removes the run's files: runOnce.ts).
+ */
 export async function mergeWorkerTraces(partPath: string): Promise<void> {
   for (const [target, workers] of await workerFiles(partPath)) {
-    const own = await fs.readFile(target, 'utf8').catch(() => undefined);
-    const sources = [own ?? '', ...(await Promise.all(workers.map((w) => fs.readFile(w, 'utf8'))))];
-    await fs.writeFile(`${target}.merging`, mergeTraceTexts(sources, own !== undefined));
-    await fs.rename(`${target}.merging`, target);
+    const hasMain = await fs
+      .stat(target)
+      .then((st) => st.isFile())
+      .catch(() => false);
+    const sources = [...(hasMain ? [target] : []), ...workers].map((f) => () => fileLines(f));
+    const merging = `${target}.merging`;
+    const out = await fs.open(merging, 'w');
+    try {
+      try {
+        await mergeTraceLines(sources, hasMain, out);
+      } finally {
+        await out.close();
+      }
+      await fs.rename(merging, target);
+    } catch (e) {
+      await fs.rm(merging, { force: true }).catch(() => {});
+      throw e;
+    }
     for (const w of workers) await fs.rm(w, { force: true });
   }
 }
 
-/** Removes the worker files of a run's in-progress traces (a run started again or stopped). */
+/** Removes the worker files of a run's in-progress traces (a run started again or stopped), and a merge's leftover. */
 export async function removeWorkerTraces(partPath: string): Promise<void> {
-  for (const list of (await workerFiles(partPath)).values()) for (const w of list) await fs.rm(w, { force: true });
+  for (const [target, list] of await workerFiles(partPath)) {
+    // names of the recorder's own files in the run's folder: whatever is there goes (a folder too)
+    for (const w of list) await fs.rm(w, { force: true, recursive: true });
+    await fs.rm(`${target}.merging`, { force: true });
+  }
+  await fs.rm(`${partPath}.merging`, { force: true });
+}
+
+/** a longer line is not a line the recorder writes (a partial or corrupt one): skipped, never held whole */
+const MAX_LINE_CHARS = 16 * 2 ** 20;
+
+/** The lines of a file, read in blocks (a line longer than MAX_LINE_CHARS is skipped). */
+async function* fileLines(file: string): AsyncGenerator<string> {
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 2 ** 20 });
+  let rest = '';
+  let skipping = false;
+  for await (const block of stream as AsyncIterable<string>) {
+    let from = 0;
+    for (;;) {
+      const nl = block.indexOf('\n', from);
+      if (nl < 0) break;
+      if (!skipping) yield rest + block.slice(from, nl);
+      rest = '';
+      skipping = false;
+      from = nl + 1;
+    }
+    if (!skipping) {
+      rest += block.slice(from);
+      if (rest.length > MAX_LINE_CHARS) {
+        rest = '';
+        skipping = true;
+      }
+    }
+  }
+  if (!skipping && rest) yield rest;
+}
+
+async function* arrayLines(text: string): AsyncGenerator<string> {
+  for (const l of text.split('\n')) yield l;
 }
 
 interface Ids {
@@ -74,111 +133,167 @@ interface Chunk {
   useVar: number;
 }
 
+/** What the first pass learns of one file: its id offsets, its variables' new ids, the ones it defines first. */
+interface FileIds {
+  off: Ids;
+  vars: Map<number, number>;
+  /** variable ids (the file's own) whose definition is the first of their name */
+  newDefs: Set<number>;
+}
+
+/** State of a merge over all files. */
+interface MergeState {
+  next: Ids;
+  header?: string;
+  /** a variable is one id per name in a trace (the access windows key on it): a later file's definition of a known name takes the known id */
+  varByName: Map<string, number>;
+  /**
+   * a variable's definition line, by id: a thread whose file does not define a name another
+   * thread's file defines later (a worker's first Atomics.store before the main thread's first
+   * access of the view) gets the definition ahead of its first access
+   */
+  varDefText: Map<number, string>;
+}
+
 /**
- * Merges the texts of one process' traces (the first the main thread's, `hasMain` false when it
- * wrote none): renumbers the later files' ids past the earlier ones' and orders the events by index.
+ * One file's lines as chunks (`emit`), or only its ids learnt (`scan`, the first pass): the same
+ * renumbering either way, so that the second pass writes what the first one counted.
  */
-export function mergeTraceTexts(texts: readonly string[], hasMain = true): string {
-  const next: Ids = { thread: 0, loc: 0, variable: 0, stack: 0, obj: 0, tok: 0 };
-  const files: Chunk[][] = [];
-  let header: string | undefined;
-  // a variable is one id per name in a trace (the access windows key on it): a later file's
-  // definition of a known name takes the known id
-  const varByName = new Map<string, number>();
-  // a variable's definition line, by id: a thread whose file does not define a name another thread's
-  // file defines later (a worker's first Atomics.store before the main thread's first access of the
-  // view) gets the definition ahead of its first access
-  const varDefText = new Map<number, string>();
-  texts.forEach((text, fileIndex) => {
-    const lines = text.split('\n').filter((l) => l.length > 0);
-    const off: Ids = { ...next, obj: Math.ceil(next.obj / OBJECT_STEP) * OBJECT_STEP };
-    const renumber = fileIndex > 0 || !hasMain;
-    const chunks: Chunk[] = [];
-    let pending: string[] = [];
-    let pendingDefs: Map<number, number> | undefined;
-    const markDef = (id: number, line: string) => {
+async function* fileChunks(lines: AsyncIterable<string>, fileIndex: number, hasMain: boolean, st: MergeState, ids: FileIds, emit: boolean): AsyncGenerator<Chunk> {
+  const { next, varByName, varDefText } = st;
+  const { off, vars, newDefs } = ids;
+  const renumber = fileIndex > 0 || !hasMain;
+  let pending: string[] = [];
+  let pendingDefs: Map<number, number> | undefined;
+  const emittedDefs = new Set<number>();
+  const markDef = (id: number, line: string) => {
+    if (!emit) {
       varDefText.set(id, line);
-      (pendingDefs ??= new Map()).set(pending.length, id);
-      pending.push(line);
-    };
-    const vars = new Map<number, number>();
-    const see = (kind: keyof Ids, id: unknown) => {
-      if (typeof id === 'number' && Number.isFinite(id) && id + 1 > next[kind] && !(kind === 'obj' && id >= SHARED_OBJECT_BASE)) next[kind] = id + 1;
-    };
-    for (const raw of lines) {
-      let v: unknown;
-      try {
-        v = JSON.parse(raw);
-      } catch {
-        continue; // a partial line of a thread that was stopped
-      }
-      if (Array.isArray(v)) {
-        const e = v as unknown[];
-        if (renumber) renumberEvent(e, off, vars);
-        see('thread', e[1]);
-        if (e[2] === 'R' || e[2] === 'W') {
-          see('variable', e[3]);
-          see('loc', e[4]);
-          see('stack', e[5]);
-          see('obj', e[6]);
-        } else if ((e[2] === 'SND' || e[2] === 'RCV') && typeof e[3] === 'number' && e[3] < SHARED_TOKEN_BASE) see('tok', e[3]);
+      return;
+    }
+    (pendingDefs ??= new Map()).set(pending.length, id);
+    pending.push(line);
+  };
+  const push = (line: () => string) => {
+    if (emit) pending.push(line());
+  };
+  const see = (kind: keyof Ids, id: unknown) => {
+    if (!emit && typeof id === 'number' && Number.isFinite(id) && id + 1 > next[kind] && !(kind === 'obj' && id >= SHARED_OBJECT_BASE)) next[kind] = id + 1;
+  };
+  for await (const raw of lines) {
+    if (raw.length === 0) continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      continue; // a partial line of a thread that was stopped
+    }
+    if (Array.isArray(v)) {
+      const e = v as unknown[];
+      if (renumber) renumberEvent(e, off, vars);
+      see('thread', e[1]);
+      if (e[2] === 'R' || e[2] === 'W') {
+        see('variable', e[3]);
+        see('loc', e[4]);
+        see('stack', e[5]);
+        see('obj', e[6]);
+      } else if ((e[2] === 'SND' || e[2] === 'RCV') && typeof e[3] === 'number' && e[3] < SHARED_TOKEN_BASE) see('tok', e[3]);
+      if (emit) {
         pending.push(renumber ? JSON.stringify(e) : raw);
-        chunks.push({ key: typeof e[0] === 'number' ? e[0] : 0, lines: pending, varDefs: pendingDefs, useVar: (e[2] === 'R' || e[2] === 'W') && typeof e[3] === 'number' ? e[3] : -1 });
-        pending = [];
-        pendingDefs = undefined;
-        continue;
+        yield { key: typeof e[0] === 'number' ? e[0] : 0, lines: pending, varDefs: pendingDefs, useVar: (e[2] === 'R' || e[2] === 'W') && typeof e[3] === 'number' ? e[3] : -1 };
       }
-      const o = v as Record<string, unknown>;
-      if (o && typeof o === 'object' && o.braid === 'trace') {
-        if (header === undefined && (fileIndex === 0 || !hasMain)) header = raw;
-        continue;
-      }
-      if (o && typeof o === 'object' && o.def === 'var' && typeof o.id === 'number' && typeof o.name === 'string') {
+      pending = [];
+      pendingDefs = undefined;
+      continue;
+    }
+    const o = v as Record<string, unknown>;
+    if (o && typeof o === 'object' && o.braid === 'trace') {
+      if (!emit && st.header === undefined && (fileIndex === 0 || !hasMain)) st.header = raw;
+      continue;
+    }
+    if (o && typeof o === 'object' && o.def === 'var' && typeof o.id === 'number' && typeof o.name === 'string') {
+      if (!renumber) {
+        if (!emit && !varByName.has(o.name)) varByName.set(o.name, o.id);
+        see('variable', o.id);
+        markDef(o.id, raw);
+      } else if (!emit) {
         const known = varByName.get(o.name);
-        if (!renumber) {
-          if (known === undefined) varByName.set(o.name, o.id);
-          see('variable', o.id);
-          markDef(o.id, raw);
-          continue;
-        } else if (known !== undefined) {
-          vars.set(o.id, known);
-          continue;
+        if (known !== undefined) {
+          if (!vars.has(o.id)) vars.set(o.id, known);
         } else {
           const id = next.variable++;
           vars.set(o.id, id);
+          newDefs.add(o.id);
           varByName.set(o.name, id);
-          o.id = id;
-          markDef(id, JSON.stringify(o));
-          continue;
+          markDef(id, JSON.stringify({ ...o, id }));
         }
+      } else if (newDefs.has(o.id) && !emittedDefs.has(o.id)) {
+        emittedDefs.add(o.id);
+        const id = vars.get(o.id)!;
+        markDef(id, JSON.stringify({ ...o, id }));
       }
-      if (o && typeof o === 'object' && typeof o.def === 'string') {
-        if (renumber) renumberDef(o, off);
-        const kind = o.def === 'thread' ? 'thread' : o.def === 'loc' ? 'loc' : o.def === 'var' ? 'variable' : o.def === 'stack' ? 'stack' : undefined;
-        if (kind) see(kind, o.id);
-        pending.push(renumber ? JSON.stringify(o) : raw);
-        continue;
-      }
-      if (o && typeof o === 'object' && o.uncaught && renumber) {
-        const u = o.uncaught as Record<string, unknown>;
-        if (typeof u.thread === 'number') u.thread += off.thread;
-        pending.push(JSON.stringify(o));
-        continue;
-      }
-      pending.push(raw);
+      continue;
     }
-    if (pending.length) chunks.push({ key: Number.POSITIVE_INFINITY, lines: pending, varDefs: pendingDefs, useVar: -1 });
-    files.push(chunks);
-  });
-  // k-way merge by event index (each file is in index order); each variable defined once, before its first access
-  const out: string[] = header ? [header] : [];
+    if (o && typeof o === 'object' && typeof o.def === 'string') {
+      if (renumber) renumberDef(o, off);
+      const kind = o.def === 'thread' ? 'thread' : o.def === 'loc' ? 'loc' : o.def === 'var' ? 'variable' : o.def === 'stack' ? 'stack' : undefined;
+      if (kind) see(kind, o.id);
+      push(() => (renumber ? JSON.stringify(o) : raw));
+      continue;
+    }
+    if (o && typeof o === 'object' && o.uncaught && renumber) {
+      const u = o.uncaught as Record<string, unknown>;
+      if (typeof u.thread === 'number') u.thread += off.thread;
+      push(() => JSON.stringify(o));
+      continue;
+    }
+    push(() => raw);
+  }
+  if (emit && pending.length) yield { key: Number.POSITIVE_INFINITY, lines: pending, varDefs: pendingDefs, useVar: -1 };
+}
+
+/** Where merged lines go: a file handle (written in blocks) or an array. */
+interface LineSink {
+  write(text: string): Promise<unknown>;
+}
+
+/**
+ * Merges the line sources of one process' traces (the first the main thread's, `hasMain` false
+ * when it wrote none; each source read twice): renumbers the later files' ids past the earlier
+ * ones' and orders the events by index, writing to `out` in blocks.
+ */
+async function mergeTraceLines(sources: readonly (() => AsyncIterable<string>)[], hasMain: boolean, out: LineSink): Promise<void> {
+  const st: MergeState = { next: { thread: 0, loc: 0, variable: 0, stack: 0, obj: 0, tok: 0 }, varByName: new Map(), varDefText: new Map() };
+  const files: FileIds[] = [];
+  // first pass: each file's offsets are past the ids of the files before it
+  for (let k = 0; k < sources.length; k++) {
+    const ids: FileIds = { off: { ...st.next, obj: Math.ceil(st.next.obj / OBJECT_STEP) * OBJECT_STEP }, vars: new Map(), newDefs: new Set() };
+    files.push(ids);
+    for await (const _ of fileChunks(sources[k](), k, hasMain, st, ids, false)) void _;
+  }
+  // second pass: k-way merge by event index (each file is in index order); each variable defined once, before its first access
+  let block: string[] = [];
+  let blockChars = 0;
+  const put = async (line: string) => {
+    block.push(line);
+    blockChars += line.length + 1;
+    if (blockChars >= 2 ** 20) {
+      const text = block.join('\n') + '\n';
+      block = [];
+      blockChars = 0;
+      await out.write(text);
+    }
+  };
+  if (st.header) await put(st.header);
+  const its = sources.map((src, k) => fileChunks(src(), k, hasMain, st, files[k], true));
+  const heads: (Chunk | undefined)[] = [];
+  for (const it of its) heads.push((await it.next()).value as Chunk | undefined);
   const emittedVars = new Set<number>();
-  const at = files.map(() => 0);
   for (;;) {
     let best = -1;
-    for (let f = 0; f < files.length; f++) if (at[f] < files[f].length && (best < 0 || files[f][at[f]].key < files[best][at[best]].key)) best = f;
+    for (let f = 0; f < heads.length; f++) if (heads[f] && (best < 0 || heads[f]!.key < heads[best]!.key)) best = f;
     if (best < 0) break;
-    const c = files[best][at[best]++];
+    const c = heads[best]!;
     const last = c.useVar >= 0 ? c.lines.length - 1 : c.lines.length;
     for (let k = 0; k < c.lines.length; k++) {
       const def = c.varDefs?.get(k);
@@ -187,14 +302,29 @@ export function mergeTraceTexts(texts: readonly string[], hasMain = true): strin
         emittedVars.add(def);
       }
       if (k === last && !emittedVars.has(c.useVar)) {
-        const text = varDefText.get(c.useVar);
-        if (text !== undefined) out.push(text);
+        const text = st.varDefText.get(c.useVar);
+        if (text !== undefined) await put(text);
         emittedVars.add(c.useVar);
       }
-      out.push(c.lines[k]);
+      await put(c.lines[k]);
     }
+    heads[best] = (await its[best].next()).value as Chunk | undefined;
   }
-  return out.length ? out.join('\n') + '\n' : '';
+  if (block.length) await out.write(block.join('\n') + '\n');
+}
+
+/**
+ * Merges the texts of one process' traces (the first the main thread's, `hasMain` false when it
+ * wrote none): renumbers the later files' ids past the earlier ones' and orders the events by index.
+ */
+export async function mergeTraceTexts(texts: readonly string[], hasMain = true): Promise<string> {
+  const parts: string[] = [];
+  await mergeTraceLines(
+    texts.map((t) => () => arrayLines(t)),
+    hasMain,
+    { write: async (text) => parts.push(text) },
+  );
+  return parts.join('');
 }
 
 function renumberEvent(e: unknown[], off: Ids, vars: ReadonlyMap<number, number>): void {
