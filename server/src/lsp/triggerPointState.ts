@@ -18,6 +18,13 @@ import type { NoisePlanDto, TriggerPointLineDto, TriggerPointsResult } from './p
 export const PLAN_DIR = path.join('.braid', 'plans');
 /** larger plan files are not read (a plan lists points, not events) */
 const MAX_PLAN_BYTES = 10 * 1024 * 1024;
+/**
+ * the plans of a workspace together (issue 39: 20 identical 10 MB plans made a 3.4 GB server whose
+ * hover went unanswered): files past this total are not read, each with a problem saying so
+ */
+export const MAX_PLANS_TOTAL_BYTES = 16 * 1024 * 1024;
+/** trigger points kept over all plans (a `braid pinpoint` plan lists tens); later ones are dropped with a problem */
+export const MAX_TRIGGER_POINTS = 10_000;
 export const REPRODUCE_COMMAND = 'braid.reproduceWithPlan';
 
 export interface LoadedPlan {
@@ -51,6 +58,8 @@ export function isPlanFile(fsPath: string, folders: string[]): boolean {
 export async function loadPlans(folders: string[]): Promise<{ plans: LoadedPlan[]; problems: PlanProblem[] }> {
   const plans: LoadedPlan[] = [];
   const problems: PlanProblem[] = [];
+  let totalBytes = 0;
+  let totalTriggers = 0;
   for (const folder of folders) {
     const dir = path.resolve(folder, PLAN_DIR);
     let names: string[];
@@ -85,9 +94,19 @@ export async function loadPlans(folders: string[]): Promise<{ plans: LoadedPlan[
         const st = await fs.stat(real);
         if (!st.isFile()) continue;
         if (st.size > MAX_PLAN_BYTES) throw new Error(`larger than ${MAX_PLAN_BYTES / 1024 / 1024} MB; not read`);
+        if (totalBytes + st.size > MAX_PLANS_TOTAL_BYTES)
+          throw new Error(`not read: the plans read before it take ${(totalBytes / 1024 / 1024).toFixed(1)} MB, and Braid reads at most ${MAX_PLANS_TOTAL_BYTES / 1024 / 1024} MB of plans in all (remove plans from .braid/plans)`);
+        totalBytes += st.size;
         const r = parsePlan(file, await fs.readFile(real, 'utf8'));
+        if (totalTriggers + r.plan.triggers.length > MAX_TRIGGER_POINTS) {
+          const kept = Math.max(0, MAX_TRIGGER_POINTS - totalTriggers);
+          problems.push({ file, message: `${r.plan.triggers.length - kept} of its ${r.plan.triggers.length} trigger points are not shown: Braid shows at most ${MAX_TRIGGER_POINTS} trigger points of all plans` });
+          r.plan.triggers = r.plan.triggers.slice(0, kept);
+        }
+        totalTriggers += r.plan.triggers.length;
         plans.push(r.plan);
-        problems.push(...r.problems);
+        problems.push(...r.problems.slice(0, 100));
+        if (r.problems.length > 100) problems.push({ file, message: `${r.problems.length - 100} more problems` });
       } catch (err) {
         problems.push({ file, message: (err as Error).message });
       }
