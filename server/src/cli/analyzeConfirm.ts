@@ -11,7 +11,7 @@ import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confi
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
 import { perCallRankingOf } from '../recorder/confirmPerCall';
-import { terminalText } from '../engine/outputEscaping';
+import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
 
 export interface AnalyzeConfirmArgs {
@@ -145,7 +145,7 @@ export async function confirmInAnalysis(
     waitMs: a.waitMs ?? DEFAULT_WAIT_MS,
     jobs: Math.max(1, Math.min(2, os.availableParallelism())),
     seed: 1000,
-  });
+  }, (line) => process.stderr.write(`braid analyze --confirm: ${terminalLine(line)}\n`));
   if (typeof resolved === 'string') return { result, bugs, lines: [`Confirmation skipped: ${resolved}`] };
   const o = resolved.options;
   // the same traces with locations per call (trace files only: summaries keep lines)

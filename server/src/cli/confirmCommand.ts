@@ -12,8 +12,10 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
-import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
-import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
+import { deriveName, MAX_TIMEOUT_SECONDS, sanitizeName, takeList } from '../recorder/recordOptions';
+import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
+import { outputPattern } from '../recorder/outputPattern';
+import { commandText, isInsideFolder, tracesWorkspace } from '../recorder/manifestUse';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confirmRuns';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/confirmPerCall';
 import { checkFix, FixCheck } from '../recorder/fixCheck';
@@ -132,15 +134,15 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       }
       case '--timeout':
-        a.timeoutSeconds = num(flag, v, (n) => n > 0, 'a number of seconds > 0');
+        a.timeoutSeconds = num(flag, v, (n) => n > 0 && n <= MAX_TIMEOUT_SECONDS, `a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`);
         i += 2;
         break;
       case '--fail-on-output':
         if (v === undefined) throw new ConfirmUsageError('--fail-on-output needs a regular expression');
-        try {
-          a.failOnOutput = new RegExp(v, 'm');
-        } catch (e) {
-          throw new ConfirmUsageError(`--fail-on-output ${v}: not a valid regular expression (${(e as Error).message})`);
+        {
+          const re = outputPattern(v);
+          if (re instanceof Error) throw new ConfirmUsageError(`--fail-on-output ${v}: ${re.message}`);
+          a.failOnOutput = re;
         }
         i += 2;
         break;
@@ -276,35 +278,70 @@ export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
- * traces, with its working directory and include list); a sentence when there is no command.
+ * traces, with its working directory and include list); a sentence when there is no command to run.
+ * The manifest is data, not instructions (issue 39): its fields are validated (readRecordingManifest),
+ * its command runs only in a folder inside the traces' workspace (manifestUse.ts), and every field
+ * taken from it is written to `log` (stderr, escaped for the terminal) before anything runs.
  */
-export async function confirmOptionsFor(source: string[], a: ConfirmSettings): Promise<{ options: ConfirmOptions; manifest?: RecordingManifest } | string> {
+export async function confirmOptionsFor(
+  source: string[],
+  a: ConfirmSettings,
+  log: (line: string) => void = (line) => process.stderr.write(`braid confirm: ${terminalLine(line)}\n`),
+): Promise<{ options: ConfirmOptions; manifest?: RecordingManifest } | string> {
   const m = await readRecordingManifest(path.resolve(source[0]));
-  if (m.problem) process.stderr.write(`braid confirm: ${terminalText(m.problem)}\n`);
-  const command = a.command.length ? a.command : (m.manifest?.command ?? []);
+  const fromCommandLine = a.command.length > 0;
+  if (m.problem) {
+    if (!fromCommandLine) return `${m.problem}; put the command after "--" to confirm without it`;
+    log(`${m.problem}; not used`);
+  }
+  const manifest = m.manifest;
+  const command = fromCommandLine ? a.command : (manifest?.command ?? []);
   if (!command.length) {
     return `no command: the traces' folder has no recording.json (recorded before it existed, or copied); put the command after "--", e.g. braid confirm ${source[0]} -- java -cp out bank.Bank`;
   }
-  const cwd = a.command.length ? process.cwd() : (m.manifest?.cwd ?? process.cwd());
+  const taken: string[] = [];
+  let cwd = process.cwd();
+  if (!fromCommandLine && manifest) {
+    const workspace = tracesWorkspace(path.dirname(m.file));
+    if (!(await isInsideFolder(workspace, manifest.cwd))) {
+      return `${m.file}: the recording ran in ${manifest.cwd}, outside the traces' workspace ${workspace}; Braid runs a recording's command only inside it. Put the command after "--" to run it here`;
+    }
+    cwd = manifest.cwd;
+    taken.push(`command: ${commandText(command)}`, `in: ${cwd}`);
+  }
   // traces without a manifest: the include list their header recorded (recorder.options.include)
-  const recorded = m.manifest ? undefined : await recordedOptions(source);
+  const recorded = manifest ? undefined : await recordedOptions(source);
+  const include = a.include ?? manifest?.include ?? recorded?.include ?? [];
+  const exclude = a.exclude ?? manifest?.exclude ?? recorded?.exclude ?? [];
+  if (!a.include && manifest?.include.length) taken.push(`include: ${manifest.include.join(' ')}`);
+  if (!a.exclude && manifest?.exclude.length) taken.push(`exclude: ${manifest.exclude.join(' ')}`);
+  const timeoutSeconds = a.timeoutSeconds ?? manifest?.timeoutSeconds ?? 60;
+  if (a.timeoutSeconds === undefined && manifest) taken.push(`timeout: ${manifest.timeoutSeconds} s per run`);
+  const failOnOutput = a.failOnOutput ?? (manifest ? manifestFailOnOutput(manifest) : undefined);
+  if (!a.failOnOutput && manifest?.failOnOutput !== undefined) taken.push(`fail on output: /${manifest.failOnOutput}/`);
+  if (manifest?.name) taken.push(`name: ${manifest.name}`);
+  if (a.baseline && a.noise === undefined && manifest) taken.push(`noise of the re-recording: ${manifest.noise}`);
+  if (taken.length) {
+    log(`from ${m.file}:`);
+    for (const t of taken) log(`  ${t}`);
+  }
   return {
-    manifest: m.manifest,
+    manifest,
     options: {
       command,
       cwd,
-      include: a.include ?? m.manifest?.include ?? recorded?.include ?? [],
-      exclude: a.exclude ?? m.manifest?.exclude ?? recorded?.exclude ?? [],
+      include,
+      exclude,
       runs: a.runs,
       noise: a.baseline ? 0 : (a.noise ?? 0),
-      timeoutSeconds: a.timeoutSeconds ?? m.manifest?.timeoutSeconds ?? 60,
+      timeoutSeconds,
       jobs: a.jobs,
       seed: a.seed,
-      name: sanitizeName(m.manifest?.name || deriveName(command)),
+      name: sanitizeName(manifest?.name || deriveName(command)),
       waitMs: a.waitMs,
       ...(a.strict ? { strict: true } : {}),
       outRoot: path.join(process.cwd(), '.braid', 'confirm'),
-      ...(a.failOnOutput ? { failOnOutput: a.failOnOutput } : m.manifest?.failOnOutput ? { failOnOutput: new RegExp(m.manifest.failOnOutput, 'm') } : {}),
+      ...(failOnOutput ? { failOnOutput } : {}),
     },
   };
 }

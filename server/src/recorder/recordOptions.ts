@@ -7,6 +7,7 @@ import path from 'node:path';
 import { NoisePlan } from '../engine/noise/noisePlan';
 import { NoisePlanError, parseNoisePlan } from '../engine/noise/noisePlanFile';
 import { deriveNodeName, recorderFor } from './node/nodeRunner';
+import { outputPattern } from './outputPattern';
 
 /** Where uniform noise goes (`braid record --noise-at`). */
 export type NoiseAt = 'accesses' | 'sync' | 'all';
@@ -161,6 +162,9 @@ function number(flag: string, value: string | undefined, check: (n: number) => b
   return n;
 }
 
+/** Longest per-run time limit, in seconds (a day): Node's timers overflow past 2^31 - 1 ms (24.8 days) to 1 ms. */
+export const MAX_TIMEOUT_SECONDS = 86_400;
+
 /** Name of the executions, from the command: the Java main class, the jar, or the tool. */
 export function deriveName(command: string[]): string {
   const tool = path.basename(command[0] ?? 'run').replace(/\.(exe|cmd|bat)$/i, '');
@@ -250,15 +254,16 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         i += 2;
         break;
       case '--timeout':
-        timeoutSeconds = number(flag, value, (n) => n > 0, 'a number of seconds > 0');
+        timeoutSeconds = number(flag, value, (n) => n > 0 && n <= MAX_TIMEOUT_SECONDS, `a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`);
         i += 2;
         break;
       case '--fail-on-output':
         if (value === undefined) throw new UsageError('--fail-on-output needs a regular expression');
-        try {
-          failOnOutput = new RegExp(value, 'm');
-        } catch (e) {
-          throw new UsageError(`--fail-on-output ${value}: not a valid regular expression (${(e as Error).message})`);
+        {
+          // matched in linear time (outputPattern.ts): a backtracking pattern cannot hang the runs
+          const re = outputPattern(value);
+          if (re instanceof Error) throw new UsageError(`--fail-on-output ${value}: ${re.message}`);
+          failOnOutput = re;
         }
         i += 2;
         break;

@@ -7,7 +7,9 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { RecordOptions } from './recordOptions';
+import { MAX_TIMEOUT_SECONDS, RecordOptions, sanitizeName } from './recordOptions';
+import { includePatternProblem } from './includePattern';
+import { outputPattern } from './outputPattern';
 
 export const RECORDING_MANIFEST = 'recording.json';
 
@@ -68,7 +70,120 @@ export async function writeRecordingManifest(o: RecordOptions): Promise<void> {
   }
 }
 
+const UNSAFE_TEXT = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const MAX_WORDS = 1000;
+const MAX_WORD = 10_000;
+
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** Why a command (program and arguments) is not accepted, or undefined. */
+function commandProblem(v: unknown): string | undefined {
+  if (!strings(v) || v.length === 0) return 'must be a non-empty array of strings';
+  if (v.length > MAX_WORDS) return `${v.length} words, more than ${MAX_WORDS}`;
+  if (v[0] === '') return 'the program is empty';
+  const k = v.findIndex((w) => w.length > MAX_WORD || w.includes('\0'));
+  return k >= 0 ? `word ${k + 1} is longer than ${MAX_WORD} characters or holds a NUL` : undefined;
+}
+
+/** Why a folder is not accepted: it must be an absolute path without control characters. */
+function folderProblem(v: unknown): string | undefined {
+  if (typeof v !== 'string' || !v) return 'must be a path';
+  if (!path.isAbsolute(v)) return `must be an absolute path, got ${JSON.stringify(v)}`;
+  if (UNSAFE_TEXT.test(v) || v.length > 4096) return 'holds control characters or is too long';
+  return undefined;
+}
+
+/**
+ * A manifest's JSON checked field by field (issue 39: a manifest in a cloned repository is data, not
+ * instructions): the manifest, or a sentence naming the first bad field. The name is sanitised
+ * (sanitizeName) as when recording; the fail-on-output pattern must compile for the linear-time
+ * engine (outputPattern.ts); timeouts are within 0..MAX_TIMEOUT_SECONDS.
+ */
+export function parseRecordingManifest(v: unknown): RecordingManifest | string {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return 'not a Braid recording manifest (format "braid-recording", version 1)';
+  const m = v as Record<string, unknown>;
+  if (m.format !== 'braid-recording' || m.version !== 1) return 'not a Braid recording manifest (format "braid-recording", version 1)';
+  const cmd = commandProblem(m.command);
+  if (cmd) return `command: ${cmd}`;
+  const cwd = folderProblem(m.cwd);
+  if (cwd) return `cwd: ${cwd}`;
+  if (m.name !== undefined && typeof m.name !== 'string') return 'name: must be a string';
+  const count = (k: string, ok: (n: number) => boolean, what: string, d: number): number | string => {
+    const x = m[k];
+    if (x === undefined) return d;
+    return typeof x === 'number' && Number.isFinite(x) && ok(x) ? x : `${k}: must be ${what}, got ${JSON.stringify(x)}`;
+  };
+  const runs = count('runs', (n) => Number.isInteger(n) && n >= 0 && n <= 1_000_000, 'a whole number from 0 to 1000000', 0);
+  if (typeof runs === 'string') return runs;
+  const noise = count('noise', (n) => n >= 0 && n <= 1, 'a probability from 0 to 1', 0);
+  if (typeof noise === 'string') return noise;
+  const seed = count('seed', (n) => Number.isSafeInteger(n), 'a whole number', 0);
+  if (typeof seed === 'string') return seed;
+  const timeoutSeconds = count('timeoutSeconds', (n) => n > 0 && n <= MAX_TIMEOUT_SECONDS, `a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`, 60);
+  if (typeof timeoutSeconds === 'string') return timeoutSeconds;
+  if (m.noiseAt !== undefined && m.noiseAt !== 'accesses' && m.noiseAt !== 'sync' && m.noiseAt !== 'all') return `noiseAt: must be "accesses", "sync" or "all", got ${JSON.stringify(m.noiseAt)}`;
+  for (const k of ['include', 'exclude'] as const) {
+    const list = m[k];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) return `${k}: must be an array of packages, classes or file globs`;
+    if (list.length > MAX_WORDS) return `${k}: ${list.length} entries, more than ${MAX_WORDS}`;
+    for (let j = 0; j < list.length; j++) {
+      const why = includePatternProblem(list[j]);
+      if (why) return `${k}[${j}]: ${why}`;
+    }
+  }
+  let plan: RecordingManifest['plan'];
+  if (m.plan !== undefined) {
+    const p = m.plan as { name?: unknown; file?: unknown } | null;
+    if (!p || typeof p !== 'object' || typeof p.name !== 'string' || p.name.length > 200) return 'plan: must be {"name": "…", "file": "/absolute/path"}';
+    const f = folderProblem(p.file);
+    if (f) return `plan.file: ${f}`;
+    plan = { name: p.name, file: p.file as string };
+  }
+  if (m.failOnOutput !== undefined) {
+    if (typeof m.failOnOutput !== 'string') return 'failOnOutput: must be a regular expression (a string)';
+    const re = outputPattern(m.failOnOutput);
+    if (re instanceof Error) return `failOnOutput: ${re.message}`;
+  }
+  let prepare: RecordingManifest['prepare'];
+  if (m.prepare !== undefined) {
+    if (!Array.isArray(m.prepare) || m.prepare.length > 20) return 'prepare: must be an array of at most 20 steps {"command": [...], "cwd": "/absolute/path"}';
+    prepare = [];
+    for (let j = 0; j < m.prepare.length; j++) {
+      const s = m.prepare[j] as { command?: unknown; cwd?: unknown } | null;
+      const why = !s || typeof s !== 'object' ? 'must be {"command": [...], "cwd": "/absolute/path"}' : commandProblem(s.command) ? `command: ${commandProblem(s.command)}` : folderProblem(s.cwd) ? `cwd: ${folderProblem(s.cwd)}` : undefined;
+      if (why) return `prepare[${j}]: ${why}`;
+      prepare.push({ command: s!.command as string[], cwd: s!.cwd as string });
+    }
+  }
+  if (m.startedAt !== undefined && (typeof m.startedAt !== 'string' || !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(m.startedAt))) return `startedAt: must be a time like "2026-11-27T10:15:00.000Z"`;
+  return {
+    format: 'braid-recording',
+    version: 1,
+    command: m.command as string[],
+    cwd: m.cwd as string,
+    name: typeof m.name === 'string' && m.name ? sanitizeName(m.name) : '',
+    runs,
+    noise,
+    ...(m.noiseAt === 'sync' || m.noiseAt === 'all' ? { noiseAt: m.noiseAt } : {}),
+    seed,
+    include: (m.include as string[] | undefined) ?? [],
+    exclude: (m.exclude as string[] | undefined) ?? [],
+    timeoutSeconds,
+    ...(plan ? { plan } : {}),
+    ...(typeof m.failOnOutput === 'string' ? { failOnOutput: m.failOnOutput } : {}),
+    ...(prepare?.length ? { prepare } : {}),
+    startedAt: typeof m.startedAt === 'string' ? m.startedAt : '',
+  };
+}
+
+/** The manifest's fail-on-output pattern, compiled for linear-time matching (validated by parseRecordingManifest). */
+export function manifestFailOnOutput(m: RecordingManifest): RegExp | undefined {
+  if (m.failOnOutput === undefined) return undefined;
+  const re = outputPattern(m.failOnOutput);
+  if (re instanceof Error) throw new Error(`failOnOutput: ${re.message}`);
+  return re;
+}
 
 /**
  * The manifest of a trace folder, or of the folder holding a trace file; undefined when there is
@@ -88,38 +203,12 @@ export async function readRecordingManifest(fileOrDir: string): Promise<{ manife
   } catch {
     return { file };
   }
-  let m: Record<string, unknown>;
+  let m: unknown;
   try {
     m = JSON.parse(text);
   } catch (e) {
     return { file, problem: `${file}: not JSON (${(e as Error).message})` };
   }
-  if (!m || typeof m !== 'object' || m.format !== 'braid-recording' || m.version !== 1) return { file, problem: `${file}: not a Braid recording manifest (format "braid-recording", version 1)` };
-  if (!strings(m.command) || m.command.length === 0) return { file, problem: `${file}: command: must be a non-empty array of strings` };
-  if (typeof m.cwd !== 'string' || !m.cwd) return { file, problem: `${file}: cwd: must be a path` };
-  const num = (v: unknown, d: number) => (typeof v === 'number' && Number.isFinite(v) ? v : d);
-  const plan = m.plan as { name?: unknown; file?: unknown } | undefined;
-  return {
-    file,
-    manifest: {
-      format: 'braid-recording',
-      version: 1,
-      command: m.command,
-      cwd: m.cwd,
-      name: typeof m.name === 'string' ? m.name : '',
-      runs: num(m.runs, 0),
-      noise: num(m.noise, 0),
-      ...(m.noiseAt === 'sync' || m.noiseAt === 'all' ? { noiseAt: m.noiseAt } : {}),
-      seed: num(m.seed, 0),
-      include: strings(m.include) ? m.include : [],
-      exclude: strings(m.exclude) ? m.exclude : [],
-      timeoutSeconds: num(m.timeoutSeconds, 60),
-      ...(plan && typeof plan.name === 'string' && typeof plan.file === 'string' ? { plan: { name: plan.name, file: plan.file } } : {}),
-      ...(typeof m.failOnOutput === 'string' ? { failOnOutput: m.failOnOutput } : {}),
-      ...(Array.isArray(m.prepare) && m.prepare.every((s) => s && strings((s as { command?: unknown }).command) && typeof (s as { cwd?: unknown }).cwd === 'string')
-        ? { prepare: (m.prepare as { command: string[]; cwd: string }[]).map((s) => ({ command: s.command, cwd: s.cwd })) }
-        : {}),
-      startedAt: typeof m.startedAt === 'string' ? m.startedAt : '',
-    },
-  };
+  const parsed = parseRecordingManifest(m);
+  return typeof parsed === 'string' ? { file, problem: `${file}: ${parsed}` } : { file, manifest: parsed };
 }

@@ -62,7 +62,8 @@ export async function truncatePartialLine(file: string): Promise<number> {
  */
 export async function findOutputMatch(file: string, re: RegExp): Promise<number | undefined> {
   const key = Buffer.from(',"OUT",');
-  const plain = new RegExp(re.source, re.flags.replace(/[gy]/g, ''));
+  // no lastIndex state; a pattern of outputPattern.ts is kept as it is (it matches in linear time)
+  const plain = re.global || re.sticky ? new RegExp(re.source, re.flags.replace(/[gy]/g, '')) : re;
   let found: number | undefined;
   const check = (line: Buffer) => {
     if (found !== undefined || line[0] !== 0x5b /* [ */ || line.indexOf(key) < 0) return;
