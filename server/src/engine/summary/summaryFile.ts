@@ -147,6 +147,29 @@ function fail(what: string): never {
   throw new SummaryError(what);
 }
 
+/**
+ * A shard's run statistics, type-checked (issue 39: strings in a shard's `stats` ended up in the
+ * JSON report's `stats`): the counts integers ≥ 0, `hbOff` a boolean; only these fields are kept.
+ */
+function checkedStats(st: Record<string, unknown>, w: string): CollectorStats {
+  const count = (f: string, optional: boolean): number | undefined => {
+    const v = st[f];
+    if (v === undefined && optional) return undefined;
+    if (!isInt(v, 0, Number.MAX_SAFE_INTEGER)) throw new SummaryError(`${w}.${f} must be an integer ≥ 0`);
+    return v;
+  };
+  const out: CollectorStats = { accesses: count('accesses', false)!, locations: count('locations', false)!, pairs: count('pairs', false)!, latePairs: count('latePairs', false)! };
+  const spilled = count('spilledPairs', true);
+  const ordered = count('orderedPairs', true);
+  if (spilled !== undefined) out.spilledPairs = spilled;
+  if (ordered !== undefined) out.orderedPairs = ordered;
+  if (st.hbOff !== undefined) {
+    if (typeof st.hbOff !== 'boolean') throw new SummaryError(`${w}.hbOff must be true or false`);
+    out.hbOff = st.hbOff;
+  }
+  return out;
+}
+
 function isInt(x: unknown, lo: number, hi: number): x is number {
   return Number.isInteger(x) && (x as number) >= lo && (x as number) < hi;
 }
@@ -247,7 +270,8 @@ export function validateSummary(x: unknown): SummaryFile {
       if (r.outcome !== 'pass' && r.outcome !== 'fail') fail(`${w}.outcome must be "pass" or "fail"`);
       if (!isInt(r.events, 0, Number.MAX_SAFE_INTEGER) || !isInt(r.droppedEvents, 0, Number.MAX_SAFE_INTEGER)) fail(`${w}: events and droppedEvents must be integers ≥ 0`);
       if (r.failPoint !== undefined && !isInt(r.failPoint, 0, Number.MAX_SAFE_INTEGER)) fail(`${w}.failPoint must be an integer ≥ 0`);
-      if (!r.stats || typeof r.stats !== 'object') fail(`${w}.stats must be an object`);
+      if (!r.stats || typeof r.stats !== 'object' || Array.isArray(r.stats)) fail(`${w}.stats must be an object`);
+      r.stats = checkedStats(r.stats as Record<string, unknown>, `${w}.stats`);
       if (!Array.isArray(r.uncaught)) fail(`${w}.uncaught must be a list`);
       if (!Array.isArray(r.diagnostics)) fail(`${w}.diagnostics must be a list`);
       (r.diagnostics as unknown[]).forEach((d, j) => {
