@@ -10,6 +10,8 @@ import path from 'node:path';
 import { MAX_TIMEOUT_SECONDS, RecordOptions, sanitizeName } from './recordOptions';
 import { includePatternProblem } from './includePattern';
 import { outputPattern } from './outputPattern';
+import { FileReadError, readRegularTextFile } from '../workspace/regularFile';
+import { jsonErrorPlace } from '../engine/noise/noisePlanFile';
 
 export const RECORDING_MANIFEST = 'recording.json';
 
@@ -185,6 +187,9 @@ export function manifestFailOnOutput(m: RecordingManifest): RegExp | undefined {
   return re;
 }
 
+/** a larger recording.json is not read (a manifest is a few hundred bytes) */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
 /**
  * The manifest of a trace folder, or of the folder holding a trace file; undefined when there is
  * none or it is not a valid manifest (`problem` then says why, naming the file).
@@ -199,15 +204,16 @@ export async function readRecordingManifest(fileOrDir: string): Promise<{ manife
   const file = path.join(dir, RECORDING_MANIFEST);
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
-  } catch {
-    return { file };
+    // only a regular file, not through a link, at most MAX_MANIFEST_BYTES; a problem quotes nothing of it (issue 39)
+    text = await readRegularTextFile(file, MAX_MANIFEST_BYTES);
+  } catch (e) {
+    return e instanceof FileReadError && e.code !== 'ENOENT' ? { file, problem: `${file}: ${e.message}` } : { file };
   }
   let m: unknown;
   try {
     m = JSON.parse(text);
   } catch (e) {
-    return { file, problem: `${file}: not JSON (${(e as Error).message})` };
+    return { file, problem: `${file}: not JSON (${jsonErrorPlace(text, e as Error)})` };
   }
   const parsed = parseRecordingManifest(m);
   return typeof parsed === 'string' ? { file, problem: `${file}: ${parsed}` } : { file, manifest: parsed };
