@@ -19,6 +19,7 @@ import {
 import { requireTrust } from './recording';
 import { requestWithProgress } from './progressRequest';
 import { debugConfiguration } from './debugConfiguration';
+import { confirmDialogDetail, dialogLine } from './commandDialog';
 
 export const CONFIRM_PATTERN = 'braid.confirmPattern';
 export const REPRODUCE_FAILURE = 'braid.reproduceFailure';
@@ -75,21 +76,23 @@ function withProgress(client: LanguageClient, title: string, params: ConfirmPara
   return requestWithProgress<ConfirmResultDto>(client, title, ConfirmRequest, params);
 }
 
-/** Asks before running: the command (from recording.json) and how many runs. */
-async function askToRun(client: LanguageClient, what: string, runs: number, withPrepare: boolean): Promise<boolean> {
-  const c = await client.sendRequest<ConfirmCommandResult>(ConfirmCommandRequest, {});
+/**
+ * Asks before running: every field taken from the recording.json of the pattern's runs (the command,
+ * its folder, include/exclude, time limit, fail-on-output pattern, name…), escaped (commandDialog.ts).
+ */
+async function askToRun(client: LanguageClient, key: string, what: string, runs: number, withPrepare: boolean): Promise<boolean> {
+  const c = await client.sendRequest<ConfirmCommandResult>(ConfirmCommandRequest, { key });
+  if (c.problem) {
+    void vscode.window.showWarningMessage(`Braid: ${dialogLine(c.problem)}. Record the runs again with Braid, or run \`braid confirm <traces> -- <command>\` in a terminal.`);
+    return false;
+  }
   if (!c.command) {
     void vscode.window.showWarningMessage(
       'Braid: the traces do not say how to run the program (no recording.json: recorded before Braid kept it, or copied). Record the runs again with Braid (the test code lens or Record Runs), or run `braid confirm <traces> -- <command>` in a terminal.',
     );
     return false;
   }
-  const steps = withPrepare && c.prepare.length ? `First: ${c.prepare.map((s) => s.command.join(' ')).join('; ')}\n` : '';
-  const pick = await vscode.window.showInformationMessage(
-    `Braid: ${what}`,
-    { modal: true, detail: `${steps}Runs up to ${runs} times: ${c.command.join(' ')}\nin ${c.cwd ?? 'the workspace folder'}` },
-    'Run',
-  );
+  const pick = await vscode.window.showInformationMessage(`Braid: ${what}`, { modal: true, detail: confirmDialogDetail(c, runs, withPrepare) }, 'Run');
   return pick === 'Run';
 }
 
@@ -105,7 +108,7 @@ export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
       return undefined;
     }
     const runs = runsSetting();
-    if (!(await askToRun(d.client, `Confirm ${p.id} ${orderText(p)} by forcing its interleaving? (${runs} runs forced, ${runs} in the opposite order, ${runs} unforced)`, 3 * runs, false))) return undefined;
+    if (!(await askToRun(d.client, p.key, `Confirm ${p.id} ${orderText(p)} by forcing its interleaving? (${runs} runs forced, ${runs} in the opposite order, ${runs} unforced)`, 3 * runs, false))) return undefined;
     const r = await withProgress(d.client, `Braid: confirming ${p.id} ${orderText(p)}`, { key: p.key, runs });
     d.log.info(`confirm ${p.id} ${p.key}: ${r.confirmation.verdict} — ${r.confirmation.reason} (${r.runs} runs, ${r.seconds.toFixed(1)} s)`);
     const buttons = r.failingRun ? ['Reproduce'] : [];
@@ -142,7 +145,7 @@ export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
     }
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (!folder) return undefined;
-    const c = await d.client.sendRequest<ConfirmCommandResult>(ConfirmCommandRequest, {});
+    const c = await d.client.sendRequest<ConfirmCommandResult>(ConfirmCommandRequest, { key: p.key });
     if (!c.command) {
       void vscode.window.showWarningMessage('Braid: the traces do not say how the program was run (no recording.json). See docs/confirm.md, "Debugging the failing interleaving", to write the configuration by hand.');
       return undefined;
@@ -185,7 +188,7 @@ export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
     }
     await vscode.workspace.saveAll(false);
     const runs = runsSetting();
-    if (!(await askToRun(d.client, `Check the fix of ${p.id} ${orderText(p)}? Braid rebuilds, forces the interleaving ${runs} times and records ${runs} runs with the recording's noise.`, 2 * runs, true))) return undefined;
+    if (!(await askToRun(d.client, p.key, `Check the fix of ${p.id} ${orderText(p)}? Braid rebuilds, forces the interleaving ${runs} times and records ${runs} runs with the recording's noise.`, 2 * runs, true))) return undefined;
     const r = await withProgress(d.client, 'Braid: checking the fix', { key: p.key, runs, mode: 'checkFix' });
     d.log.info(`check fix ${p.id} ${p.key}: ${r.fix?.verdict} — ${r.fix?.reason}`);
     if (r.fix?.verdict === 'fixed') void vscode.window.showInformationMessage(fixMessage(r));

@@ -23,6 +23,7 @@ import { requestWithProgress } from './progressRequest';
 import { normalize } from './heat';
 import { LAST_COMMAND_KEY, prefillCommand, recordParams, recordWithProgress, requireTrust, saidNothing, withLastTest } from './recording';
 import { percent, pinpointSummary, planRates, pointItems, reproducedMessage, triggerHint, type PlanRate } from './triggerPointText';
+import { dialogLine } from './commandDialog';
 
 export const FIND_TRIGGER_POINTS = 'braid.findTriggerPoints';
 export const REPRODUCE_WITH_PLAN = 'braid.reproduceWithPlan';
@@ -152,7 +153,7 @@ export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register)
       d,
       `Braid: Reproduce with Plan ${plan.name}`,
       fromPlan
-        ? `Command from the noise plan ${where} (a file of the workspace, not typed by you; check all of it before running): ${fromPlan}`
+        ? `Command from the noise plan ${dialogLine(where)} (a file of the workspace, not typed by you; check all of it before running): ${dialogLine(fromPlan)}`
         : 'Command to record with the noise plan (noise only at its points)',
       fromPlan ?? (await prefillCommand(context, client)),
     );
@@ -160,8 +161,9 @@ export function registerTriggerPointCommands(d: TriggerPointDeps, reg: Register)
     if (fromPlan !== undefined) {
       const runs = vscode.workspace.getConfiguration('braid.record').get<number>('runs', 20);
       const ok = await vscode.window.showWarningMessage(
-        `Braid: run this command${line.trim() === fromPlan ? `, which comes from the noise plan ${where},` : ` (edited from the command of the noise plan ${where})`} ${runs} times?`,
-        { modal: true, detail: line },
+        `Braid: run this command${line.trim() === fromPlan ? `, which comes from the noise plan ${dialogLine(where)},` : ` (edited from the command of the noise plan ${dialogLine(where)})`} ${runs} times?`,
+        // shown escaped: control and bidirectional characters in a plan's command cannot hide what runs
+        { modal: true, detail: dialogLine(line) },
         RUN,
       );
       if (ok !== RUN) return undefined;

@@ -21,12 +21,15 @@ export interface BuiltTrace {
   events: string[];
   /** the header's `program` (default `fixture`) */
   program?: string;
+  /** the header's `recorder.name` (default: none) */
+  recorder?: string;
 }
 
 export function buildTraceText(t: BuiltTrace, file = 'Fixture.java'): string {
   const lines: string[] = [];
   const header: Record<string, unknown> = { braid: 'trace', version: 1, execution: t.execution, program: t.program ?? 'fixture' };
   if (t.outcome) header.outcome = t.outcome;
+  if (t.recorder) header.recorder = { name: t.recorder, version: '0.1.0', options: {} };
   lines.push(JSON.stringify(header));
   const vars = new Map<string, number>();
   const locs = new Map<string, number>();

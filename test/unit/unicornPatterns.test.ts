@@ -149,6 +149,17 @@ test('issue 30: runs with no pattern say why — nothing instrumented (no event)
   assert.match(unshared.message ?? '', /^No access pattern in the 2 runs: no shared variable .* Check that braid\.record\.include/);
 });
 
+test('issue 38: the no-pattern hints of Node.js recordings speak of files, tasks and packages (node_modules), not of classes', async () => {
+  const node = { recorder: 'braid-node-recorder' };
+  const empty = await analyzeTraceFiles([writeTraces([{ execution: 'f', outcome: 'fail', events: [], ...node }, { execution: 'p', outcome: 'pass', events: [], ...node }])]);
+  assert.match(empty.message ?? '', /no JavaScript or TypeScript file of the program was instrumented/);
+  assert.match(empty.message ?? '', /--include node_modules\/<package>/);
+  assert.doesNotMatch(empty.message ?? '', /class/);
+  const unshared = await analyzeTraceFiles([writeTraces([{ execution: 'f', outcome: 'fail', events: interleaving('W1(x) R1(x)'), ...node }, { execution: 'p', outcome: 'pass', events: interleaving('W2(y) R2(y)'), ...node }])]);
+  assert.match(unshared.message ?? '', /^No access pattern in the 2 runs: .* accessed by two tasks\. .*node_modules\/<package>/);
+  assert.doesNotMatch(unshared.message ?? '', /class/);
+});
+
 import { placement } from '../../server/src/engine/unicorn/patternCombination';
 import { PairRelation } from '../../server/src/engine/unicorn/patternCatalog';
 

@@ -109,6 +109,8 @@ export interface RunResult {
   program?: string;
   test?: string;
   seed?: string;
+  /** the recorder that wrote the trace (header.recorder.name: braid-java-agent, braid-node-recorder), when named */
+  recorder?: string;
   /** the noise plan of the run (header.recorder.options.plan, written by `braid record --plan`) */
   plan?: { name: string; file?: string };
   events: number;
@@ -339,6 +341,7 @@ export class Analyzer {
       program: r.header.program,
       test: r.header.test,
       seed: seed === undefined ? undefined : String(seed),
+      ...(typeof r.header.recorder?.name === 'string' ? { recorder: r.header.recorder.name.slice(0, 100) } : {}),
       ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
       patterns: Int32Array.from(found.sortedIds()),
@@ -618,12 +621,18 @@ export class Analyzer {
     });
     placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });
     let message: string | undefined;
+    // the hints speak the recorder's language: files and packages for JS/TS, classes for Java
+    const js = runs.length > 0 && runs.every((r) => r.recorder === 'braid-node-recorder');
     if (runs.length === 0) message = 'No traces could be analyzed.';
     // no pattern at all: what happened and what to do (issue 30, point 6: an empty list is not a clean result)
     else if (ranking.length === 0 && runs.every((r) => r.events === 0))
-      message = `The ${runs.length} run${runs.length === 1 ? '' : 's'} recorded no event: no class of the program was instrumented. Record again with your packages in braid.record.include (braid record --include).`;
+      message = js
+        ? `The ${runs.length} run${runs.length === 1 ? '' : 's'} recorded no event: no JavaScript or TypeScript file of the program was instrumented. Record again with its files in braid.record.include (braid record --include 'src/**/*.js'); code of a package is recorded when package.json lists it in dependencies, or named as --include node_modules/<package>.`
+        : `The ${runs.length} run${runs.length === 1 ? '' : 's'} recorded no event: no class of the program was instrumented. Record again with your packages in braid.record.include (braid record --include).`;
     else if (ranking.length === 0)
-      message = `No access pattern in the ${runs.length} run${runs.length === 1 ? '' : 's'}: no shared variable of the recorded classes was accessed by two threads. Check that braid.record.include (braid record --include) names the classes whose threads share data.`;
+      message = js
+        ? `No access pattern in the ${runs.length} run${runs.length === 1 ? '' : 's'}: no shared variable or collection of the recorded files was accessed by two tasks. Check that braid.record.include (braid record --include) names the files whose tasks share state; for code inside a package that is not in package.json's dependencies, add --include node_modules/<package>.`
+        : `No access pattern in the ${runs.length} run${runs.length === 1 ? '' : 's'}: no shared variable of the recorded classes was accessed by two threads. Check that braid.record.include (braid record --include) names the classes whose threads share data.`;
     else if (totalFailed === 0)
       message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
     else if (totalPassed === 0) message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart well.`;

@@ -134,6 +134,14 @@ export class AnalysisState {
     return this.result.runs.find((r) => r.outcome === 'fail' && has(r)) ?? this.result.runs.find(has);
   }
 
+  /** The trace files of the runs that contain the pattern, failing runs first (the manifest of the traces being confirmed). */
+  runFilesWithPattern(key: string): string[] {
+    const p = this.rankedByKey(key);
+    if (!p) return [];
+    const runs = this.result.runs.filter((r) => binaryIncludes(r.patterns, p.index));
+    return [...runs.filter((r) => r.outcome === 'fail'), ...runs.filter((r) => r.outcome !== 'fail')].map((r) => r.file);
+  }
+
   summary(state: AnalysisSummaryDto['state'] = 'done'): AnalysisSummaryDto {
     return {
       state,

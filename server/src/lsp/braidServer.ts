@@ -92,7 +92,7 @@ import { ExplanationState } from './explanationState';
 import { ConfirmationStore } from './confirmState';
 import { confirmCommandFromServer, confirmFromServer } from './confirmRequest';
 import { perCallRankingOf } from '../recorder/confirmPerCall';
-import { ConfirmCommandRequest, ConfirmRequest, type ConfirmParams } from './protocol';
+import { ConfirmCommandRequest, ConfirmRequest, type ConfirmCommandParams, type ConfirmParams } from './protocol';
 
 export function uriToPath(uri: string): string | undefined {
   try {
@@ -247,9 +247,9 @@ export class BraidServer {
         planWritten: () => this.reloadPlans(),
       });
     });
-    c.onRequest(ConfirmCommandRequest, async () => {
+    c.onRequest(ConfirmCommandRequest, async (p: ConfirmCommandParams | undefined) => {
       await this.settled();
-      return confirmCommandFromServer({ traces: this.traceFiles, folder: this.folders[0] });
+      return confirmCommandFromServer({ traces: this.traceFiles, folder: this.folders[0], tracesOf: (key) => this.state?.runFilesWithPattern(key) ?? [] }, p);
     });
     c.onRequest(ConfirmRequest, async (p: ConfirmParams, token: CancellationToken) => {
       if (this.trusted) await this.settled();
@@ -257,6 +257,7 @@ export class BraidServer {
         folder: this.folders[0],
         trusted: this.trusted,
         traces: this.traceFiles,
+        tracesOf: (key) => this.state?.runFilesWithPattern(key) ?? [],
         pattern: (key) => this.state?.patternByKey(key),
         executions: this.state?.result.executions ?? { total: 0, failed: 0 },
         // the same traces ranked with locations per call (a pattern on a line of several library calls)

@@ -12,10 +12,11 @@ import type { AnalysisResult } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/confirmRuns';
 import { confirmWithCalls, patternToForce } from '../recorder/confirmPerCall';
 import { checkFix } from '../recorder/fixCheck';
-import { readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
+import { manifestFailOnOutput, RecordingManifest } from '../recorder/recordingManifest';
+import { manifestOfTraces } from '../recorder/manifestUse';
 import { sanitizeName, deriveName } from '../recorder/recordOptions';
 import { fileUri } from './analysisState';
-import type { ConfirmCommandResult, ConfirmParams, ConfirmResultDto, PatternConfirmationDto, PatternDto } from './protocol';
+import type { ConfirmCommandParams, ConfirmCommandResult, ConfirmParams, ConfirmResultDto, PatternConfirmationDto, PatternDto } from './protocol';
 import { runStep } from './record';
 
 export interface ConfirmContext {
@@ -23,6 +24,8 @@ export interface ConfirmContext {
   trusted: boolean;
   /** trace files of the last analysis */
   traces: string[];
+  /** the trace files of the runs with a pattern, failing first: their folder's recording.json is the one used */
+  tracesOf?(key: string): string[];
   pattern(key: string): PatternDto | undefined;
   /** runs of the analysis (the failure rate before a fix) */
   executions: { total: number; failed: number };
@@ -36,21 +39,34 @@ export const CONFIRM_UNTRUSTED_MESSAGE = 'Braid: confirming a pattern runs your 
 
 const bad = (message: string) => new ResponseError(-32602, message);
 
-/** The newest recording manifest among the traces' folders. */
-export async function newestManifest(traces: readonly string[]): Promise<RecordingManifest | undefined> {
-  const dirs = [...new Set(traces.map((t) => path.dirname(t)))];
-  let best: RecordingManifest | undefined;
-  for (const d of dirs.slice(0, 200)) {
-    const m = (await readRecordingManifest(d)).manifest;
-    if (m && (!best || m.startedAt > best.startedAt)) best = m;
-  }
-  return best;
+/**
+ * The recording manifest of the traces being confirmed (manifestOfTraces): that of the folder holding
+ * most runs with the pattern, else most of the analysis' traces; never the greatest `startedAt`.
+ */
+export async function confirmManifest(ctx: Pick<ConfirmContext, 'traces' | 'tracesOf'>, key: string | undefined): Promise<{ manifest?: RecordingManifest; file?: string; problem?: string }> {
+  const runs = key !== undefined ? ctx.tracesOf?.(key) : undefined;
+  return manifestOfTraces(runs?.length ? runs : ctx.traces);
 }
 
-/** braid/confirmCommand: the command (and folder, preparation steps) braid/confirm would run. */
-export async function confirmCommandFromServer(ctx: Pick<ConfirmContext, 'traces' | 'folder'>): Promise<ConfirmCommandResult> {
-  const m = await newestManifest(ctx.traces);
-  return m ? { command: m.command, cwd: m.cwd, prepare: m.prepare ?? [], include: m.include } : { prepare: [] };
+/**
+ * braid/confirmCommand: the command (and folder, preparation steps) braid/confirm would run for the
+ * pattern `key`, and every other field it takes from the manifest, for the editor to show first.
+ */
+export async function confirmCommandFromServer(ctx: Pick<ConfirmContext, 'traces' | 'folder' | 'tracesOf'>, p?: ConfirmCommandParams): Promise<ConfirmCommandResult> {
+  const { manifest: m, file, problem } = await confirmManifest(ctx, typeof p?.key === 'string' ? p.key : undefined);
+  if (!m) return { prepare: [], ...(problem ? { problem } : {}) };
+  return {
+    command: m.command,
+    cwd: m.cwd,
+    prepare: m.prepare ?? [],
+    include: m.include,
+    exclude: m.exclude,
+    timeoutSeconds: m.timeoutSeconds,
+    ...(m.failOnOutput !== undefined ? { failOnOutput: m.failOnOutput } : {}),
+    name: m.name,
+    noise: m.noise,
+    ...(file ? { manifest: file } : {}),
+  };
 }
 
 export async function confirmFromServer(connection: Connection, p: ConfirmParams, token: CancellationToken, ctx: ConfirmContext): Promise<ConfirmResultDto> {
@@ -68,7 +84,10 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     throw bad('braid/confirm: "command" must be the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');
   }
   const inside = (dir: string) => !path.relative(folder, dir).startsWith('..') && !path.isAbsolute(path.relative(folder, dir));
-  const manifest = await newestManifest(ctx.traces);
+  const chosen = await confirmManifest(ctx, p.key);
+  // a manifest with a bad field is not used; without a command of the user's there is nothing to run
+  if (chosen.problem && !p.command) throw new ResponseError(LSPErrorCodes.RequestFailed, `Braid: ${chosen.problem}. Record the runs again, or run \`braid confirm <traces> -- <command>\` in a terminal.`);
+  const manifest = chosen.manifest;
   const command = p.command ?? manifest?.command;
   if (!command) {
     throw new ResponseError(
@@ -96,7 +115,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     seed: Date.now() % 1_000_000_000,
     name: sanitizeName(manifest?.name || deriveName(command)),
     outRoot: path.join(folder, '.braid', 'confirm'),
-    ...(manifest?.failOnOutput ? { failOnOutput: new RegExp(manifest.failOnOutput, 'm') } : {}),
+    ...(manifest?.failOnOutput ? { failOnOutput: manifestFailOnOutput(manifest)! } : {}),
   };
   const abort = new AbortController();
   const sub = token.onCancellationRequested(() => abort.abort());

@@ -546,14 +546,32 @@ export interface ConfirmResultDto {
 
 /** braid/confirmCommand: what braid/confirm would run (the editor shows it before it runs anything) */
 export const ConfirmCommandRequest = 'braid/confirmCommand';
+/** braid/confirmCommand's parameters: the pattern to confirm (its runs' recording.json is the one used) */
+export interface ConfirmCommandParams {
+  key?: string;
+}
+
+/** Every field braid/confirm takes from a recording's manifest (recording.json), for the editor to show before running it. */
 export interface ConfirmCommandResult {
-  /** undefined: the traces do not say (no recording.json) */
+  /** undefined: the traces do not say (no recording.json, or `problem`) */
   command?: string[];
   cwd?: string;
   /** the recording's preparation steps (rerun by Check the Fix) */
   prepare: { command: string[]; cwd: string }[];
   /** the packages the recording instrumented */
   include?: string[];
+  exclude?: string[];
+  /** per-run time limit */
+  timeoutSeconds?: number;
+  /** a run whose output matches it fails */
+  failOnOutput?: string;
+  name?: string;
+  /** the noise Check the Fix records with */
+  noise?: number;
+  /** the manifest file */
+  manifest?: string;
+  /** the manifest is not valid: why (naming the file and field) */
+  problem?: string;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readRecordingManifest, RecordingManifest } from './recordingManifest';
 
 /**
  * The workspace of a trace folder: the folder holding the nearest `.braid` folder above it (Braid
@@ -37,7 +38,14 @@ export async function isInsideFolder(root: string, dir: string): Promise<boolean
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
-/** A command line as one line of text: words with white space, quotes or nothing in them are JSON-quoted. */
-export function commandText(words: readonly string[]): string {
-  return words.map((w) => (w === '' || /[\s"'\\]/.test(w) ? JSON.stringify(w) : w)).join(' ');
+/**
+ * The manifest of the traces being confirmed: that of the folder holding most of them (the editor
+ * passes the runs with the pattern, failing first), ties broken by the folder's path. Never the
+ * folder with the greatest `startedAt`, a field a committed manifest can set to "9999…".
+ */
+export async function manifestOfTraces(traces: readonly string[]): Promise<{ manifest?: RecordingManifest; file?: string; problem?: string }> {
+  const count = new Map<string, number>();
+  for (const t of traces) count.set(path.dirname(t), (count.get(path.dirname(t)) ?? 0) + 1);
+  const best = [...count].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))[0];
+  return best ? readRecordingManifest(best[0]) : {};
 }

@@ -133,7 +133,7 @@ function start(): void {
   }
   const rt = new BraidRuntime(o);
   g.__braid = rt;
-  const filter = { root: o.root, include: o.include, exclude: o.exclude };
+  const filter = { root: o.root, include: o.include, exclude: o.exclude, packages: o.packages ?? [] };
   const matches = fileMatcher(filter);
   if (isMainThread && rt.recording) wrapWorkers(rt, o, req, matches);
 

@@ -1,18 +1,22 @@
 /**
  * Which files the Node.js recorder instruments (docs/recorder-node.md): the user's JS/TS files
  * under the working folder, or those the include globs name; never what an exclude glob names;
- * `node_modules` only when an include glob names it. Globs are matched against the path relative
+ * `node_modules` only when an include glob names it, or — without include globs — the files of the
+ * project's runtime dependencies (`packages`, runtimeDependencies.ts). Globs are matched against the path relative
  * to the working folder (`/` separated): `*` and `?` within a name, `**` across folders; a glob
  * also matches every file under a folder it matches (`src` = `src/**`), and a glob without `/`
  * matches at any depth (`app.js` = `** /app.js`).
  */
 import path from 'node:path';
 import { isJsSourceFile } from '../../engine/jsSourceFile';
+import { packageOfPath } from './runtimeDependencies';
 
 export interface FileFilter {
   root: string;
   include: string[];
   exclude: string[];
+  /** packages whose files under node_modules are recorded when no include glob is given (the project's runtime dependencies) */
+  packages?: string[];
 }
 
 
@@ -40,14 +44,18 @@ export function fileMatcher(f: FileFilter): (absFile: string) => boolean {
   const include = f.include.map(globRegExp);
   const exclude = f.exclude.map(globRegExp);
   const namesNodeModules = f.include.some((g) => g.includes('node_modules'));
+  const packages = new Set(f.include.length === 0 ? (f.packages ?? []) : []);
   const self = /(^|\/)braid-node-(hook|loader)\.mjs$/;
   return (abs: string) => {
     if (!isJsSourceFile(abs) || self.test(abs)) return false;
     let rel = path.relative(f.root, abs).split(path.sep).join('/');
     if (path.isAbsolute(rel)) rel = abs.split(path.sep).join('/');
     const outside = rel.startsWith('../');
-    if (!namesNodeModules && /(^|\/)node_modules\//.test(rel)) return false;
+    const inModules = /(^|\/)node_modules\//.test(rel);
+    const dependency = inModules && packages.size > 0 && packages.has(packageOfPath(rel) ?? '');
+    if (!namesNodeModules && inModules && !dependency) return false;
     if (exclude.some((r) => r.test(rel) || r.test(abs))) return false;
+    if (dependency) return true;
     if (include.length === 0) return !outside;
     return include.some((r) => r.test(rel) || r.test(abs));
   };

@@ -10,6 +10,7 @@ import type { NoisePlan } from '../../engine/noise/noisePlan';
 import { pathToFileURL } from 'node:url';
 import type { NodeRecorderOptions } from './runtime';
 import { JS_SOURCE_FILE } from '../../engine/jsSourceFile';
+import { runtimeDependencies } from './runtimeDependencies';
 
 /** Programs that run JavaScript on Node.js: `node`, package managers and test runners. */
 const NODE_TOOLS = new Set(['node', 'nodejs', 'npm', 'npx', 'pnpm', 'yarn', 'tsx', 'ts-node', 'mocha', 'jest', 'vitest', 'ava', 'tap']);
@@ -79,6 +80,8 @@ export function nodeRecorderOptions(
     seed: run.seed,
     include: o.include,
     exclude: o.exclude,
+    // without include globs, the project's runtime dependencies are recorded too (issue 38)
+    ...(o.include.length === 0 ? { packages: runtimeDependencies(o.cwd) } : {}),
     root: o.cwd,
     program: o.name,
     ...(o.record === false ? { record: false } : {}),

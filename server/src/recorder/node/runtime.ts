@@ -32,6 +32,8 @@ export interface NodeRecorderOptions {
   seed: string;
   include: string[];
   exclude: string[];
+  /** runtime dependencies recorded without an include glob (runtimeDependencies.ts) */
+  packages?: string[];
   /** the working folder: trace file names are relative to it */
   root: string;
   program?: string;
@@ -335,7 +337,7 @@ export class BraidRuntime {
       version: 1,
       execution,
       ...(this.programName() ? { program: this.programName() } : {}),
-      recorder: { ...RECORDER, options: { noise: this.o.noise, seed: this.o.seed, include: this.o.include, exclude: this.o.exclude } },
+      recorder: { ...RECORDER, options: { noise: this.o.noise, seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}) } },
       startedAt: new Date().toISOString(),
     };
     this.buf.unshift(JSON.stringify(header));
