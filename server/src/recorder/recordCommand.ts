@@ -10,7 +10,7 @@ import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange,
 import { makeTraceFolder, recordRuns } from './recordRuns';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from './writeFailure';
 import { failureSummary, runFailure } from '../engine/runFailure';
-import { terminalLine } from '../engine/outputEscaping';
+import { terminalLine, terminalText } from '../engine/outputEscaping';
 
 export { RECORD_USAGE } from './recordOptions';
 export { recordRuns } from './recordRuns';
@@ -30,7 +30,8 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     options = parseRecordArgs(argv);
   } catch (e) {
     if (e instanceof UsageError) {
-      console.error(`braid record: ${e.message}\n\n${RECORD_USAGE}`);
+      // the message may quote a plan's fields or file name: escaped for the terminal and CI log
+      console.error(`braid record: ${terminalText(e.message)}\n\n${RECORD_USAGE}`);
       return 2;
     }
     throw e;
@@ -39,7 +40,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     // the real folder (a default one taken by a recording started in the same second gets `-2`…)
     options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
   } catch (e) {
-    console.error(`braid record: ${(e as Error).message}`);
+    console.error(`braid record: ${terminalText((e as Error).message)}`);
     return 1;
   }
   const controller = new AbortController();
@@ -56,14 +57,15 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', onSigint);
   const printer = new ProgressPrinter();
   const rel = path.relative(process.cwd(), options.outDir) || '.';
-  for (const note of options.notes ?? []) console.error(`note: ${note}`);
+  for (const note of options.notes ?? []) console.error(terminalText(`note: ${note}`));
   const noise = options.plan
     ? `noise plan "${options.plan.plan.name}" (${path.relative(process.cwd(), options.plan.file) || options.plan.file}, ${options.plan.plan.points.length} point(s)${options.plan.plan.force ? `, forcing the ${options.plan.plan.force.order} order` : ''})`
     : `noise ${options.noise}`;
-  console.error(
+  // the plan's name, the command and the include list are the user's or a plan file's text: escaped
+  console.error(terminalLine(
     `braid record: ${options.shard ? `shard ${options.shard.index}/${options.shard.count} (runs ${shardRange(options).from + 1}–${shardRange(options).to} of ${options.runs})` : `${options.runs} run(s)`} of \`${options.command.join(' ')}\`, ${noise}, seed ${options.seed}, jobs ${options.jobs}` +
       `${options.include.length ? `, include ${options.include.join(' ')}` : ''} → ${rel}`,
-  );
+  ));
   try {
     const summary = await recordRuns(options, (p) => printer.update(p), controller.signal);
     printer.endLine();
@@ -77,7 +79,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     }
     if (nr) console.error(`note: ${nr.runs} run(s) never reached the program (${terminalLine(nr.reason)}); not counted, traces not kept`);
     const secs = (summary.durationMs / 1000).toFixed(1);
-    if (summary.writeFailure) console.error(`braid record: ${summary.writeFailure.message}; recording stopped: the unfinished run's files are deleted, the ${summary.total} finished run(s) are kept`);
+    if (summary.writeFailure) console.error(`braid record: ${terminalText(summary.writeFailure.message)}; recording stopped: the unfinished run's files are deleted, the ${summary.total} finished run(s) are kept`);
     console.log(
       `${summary.writeFailure ? 'stopped: ' : summary.interrupted ? 'interrupted: ' : ''}recorded ${summary.total} run(s) in ${secs} s: ${summary.passed} passed, ${summary.failed} failed → ${rel}`,
     );
@@ -114,10 +116,10 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   } catch (e) {
     printer.endLine();
     if (e instanceof RecordWriteError) {
-      console.error(`braid record: ${e.message}; recording stopped, no run was recorded`);
+      console.error(`braid record: ${terminalText(e.message)}; recording stopped, no run was recorded`);
       return EXIT_WRITE_FAILURE;
     }
-    console.error(`braid record: ${(e as Error).message}`);
+    console.error(`braid record: ${terminalText((e as Error).message)}`);
     return 1;
   } finally {
     process.off('SIGINT', onSigint);
