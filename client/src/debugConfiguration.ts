@@ -5,6 +5,7 @@
  * order forced and stops at breakpoints on the pattern's lines. Pure: the command line in, the
  * configuration out (or why not).
  */
+import { includePatternProblem } from '../../server/src/recorder/includePattern';
 
 export interface DebugConfigurationInput {
   /** the recording's command (recording.json), e.g. ["java", "-cp", "out", "bank.Bank"] */
@@ -77,8 +78,18 @@ export function debugConfiguration(i: DebugConfigurationInput): JavaLaunch | str
   }
   if (!mainClass) return 'the recording\'s java command names no main class';
   const args = rest.slice(k);
+  // the agent's command-line form is key=value,key=value and its include list splits at ; and :, so
+  // a value holding a separator would add options (`out=` elsewhere): such values are refused (issue 39)
+  for (const [what, v] of [['the agent jar path', i.agentJar], ['the forcing plan path', i.plan], ['the trace path', i.trace]] as const) {
+    if (/[,\x00-\x1f\x7f]/.test(v) || (what === 'the agent jar path' && v.includes('='))) {
+      return `${what} ${JSON.stringify(v)} holds a character the agent's options are split at (a comma${what === 'the agent jar path' ? ", '='" : ''} or a control character): move it, or write the configuration by hand with an options file (docs/confirm.md)`;
+    }
+  }
+  for (const p of i.include) {
+    const why = includePatternProblem(p);
+    if (why) return `the recording's include entry ${JSON.stringify(p)}: ${why}`;
+  }
   const options = [`out=${i.trace}`, ...(i.include.length ? [`include=${i.include.join(';')}`] : []), `plan=${i.plan}`];
-  // options with a comma or a semicolon would be split by the agent: the command line form takes key=value,key=value
   const agent = `-javaagent:${i.agentJar}=${options.join(',')}`;
   return {
     type: 'java',
