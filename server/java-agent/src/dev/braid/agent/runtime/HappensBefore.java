@@ -67,9 +67,10 @@ public final class HappensBefore {
     return System.identityHashCode(o);
   }
 
+  /** A token of an object and a generation or phase; non-negative, as the trace format requires. */
   static int mix(int a, int b) {
     int h = a * 0x85EBCA6B + b * 0x9E3779B1;
-    return h ^ (h >>> 15);
+    return (h ^ (h >>> 15)) & 0x7fffffff;
   }
 
   static void snd(int token, int loc) {
