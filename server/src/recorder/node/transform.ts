@@ -21,7 +21,8 @@
  */
 import { parse, Node as AcornNode, Options as AcornOptions } from 'acorn';
 import MagicString from 'magic-string';
-import { decode, encode, SourceMapSegment } from '@jridgewell/sourcemap-codec';
+import { encode, SourceMapSegment } from '@jridgewell/sourcemap-codec';
+import { INLINE_SOURCE_MAP, InlineSourceMap } from './inlineSourceMap';
 import { lineIndex } from '../lineIndex';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -127,35 +128,6 @@ function patternNames(p: N | null, out: N[] = []): N[] {
   return out;
 }
 
-/** Line → original (file, line) through an inline source map, when the code has one. */
-class LineMapper {
-  private lines: { col: number; src: number; line: number }[][] = [];
-  private sources: string[] = [];
-  constructor(code: string) {
-    const m = /\/\/[#@] sourceMappingURL=data:application\/json(?:;charset=[^;,]+)?;base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
-    if (!m) return;
-    try {
-      const map = JSON.parse(Buffer.from(m[1], 'base64').toString('utf8'));
-      this.sources = map.sources ?? [];
-      this.lines = decode(map.mappings).map((segs) => segs.filter((s) => s.length >= 4).map((s) => ({ col: s[0], src: s[1]!, line: s[2]! + 1 })));
-    } catch {
-      this.lines = [];
-    }
-  }
-  get active(): boolean {
-    return this.lines.length > 0;
-  }
-  /** original line (1-based) and source of a generated position (line 1-based, column 0-based) */
-  map(line: number, col: number): { line: number; source?: string } {
-    const segs = this.lines[line - 1];
-    if (!segs || segs.length === 0) return { line };
-    let best = segs[0];
-    for (const s of segs) if (s.col <= col) best = s;
-    return { line: best.line, source: this.sources[best.src] };
-  }
-}
-
-
 /** Instruments one module's source; throws a SyntaxError when acorn cannot parse it. */
 export function instrument(code: string, o: InstrumentOptions): InstrumentResult {
   const acornOptions: AcornOptions = {
@@ -168,7 +140,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   const ast = parse(code, acornOptions) as N;
   const s = new MagicString(code);
   const positionOf = lineIndex(code);
-  const mapper = new LineMapper(code);
+  const mapper = new InlineSourceMap(code);
   let mappedFile: string | undefined;
 
   // ---- pass 1: scopes and bindings ----
@@ -830,45 +802,33 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   const out = s.toString();
   // a file that came with an inline source map (a TS loader's output): the map now describes the
   // instrumented code, so the program's own stack traces still name the right .ts lines
-  return { code: mapper.active ? withComposedMap(code, out, s) : out, sites: locTable.length / 2 };
+  return { code: mapper.active ? withComposedMap(mapper, out, s) : out, sites: locTable.length / 2 };
 }
-
-const INLINE_MAP = /\/\/[#@] sourceMappingURL=data:application\/json(?:;charset=[^;,]+)?;base64,([A-Za-z0-9+/=]+)\s*$/;
 
 /**
  * The instrumented code with its inline source map replaced by one composed of the transform's
  * edits (MagicString's map: instrumented → incoming positions) and the incoming map (incoming →
- * the .ts source). Unchanged when the incoming map cannot be read.
+ * the .ts source; `incoming`, decoded and indexed once). Unchanged when the incoming map cannot be read.
  */
-function withComposedMap(incoming: string, out: string, s: MagicString): string {
-  const m = INLINE_MAP.exec(incoming);
-  const o = INLINE_MAP.exec(out);
-  if (!m || !o) return out;
+function withComposedMap(incoming: InlineSourceMap, out: string, s: MagicString): string {
+  const o = INLINE_SOURCE_MAP.exec(out);
+  if (!o) return out;
   try {
-    const map = JSON.parse(Buffer.from(m[1], 'base64').toString('utf8')) as { sources?: string[]; sourcesContent?: string[]; sourceRoot?: string; file?: string; mappings: string };
-    const before = decode(map.mappings);
     const ours = s.generateDecodedMap({ hires: 'boundary' }).mappings;
     const composed: SourceMapSegment[][] = ours.map((line) => {
       const segs: SourceMapSegment[] = [];
       for (const seg of line) {
         if (seg.length < 4) continue;
-        const inc = before[seg[2]!];
-        if (!inc || inc.length === 0) continue;
         // the incoming segment covering the column: the last one that starts at or before it
-        let lo = 0;
-        let hi = inc.length - 1;
-        if (inc[0][0] > seg[3]!) continue;
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >> 1;
-          if (inc[mid][0] <= seg[3]!) lo = mid;
-          else hi = mid - 1;
-        }
-        const t = inc[lo];
-        if (t.length >= 4) segs.push([seg[0], t[1]!, t[2]!, t[3]!]);
+        const k = incoming.segmentAt(seg[2]!, seg[3]!, false);
+        if (k < 0) continue;
+        const [src, srcLine, srcCol] = incoming.original(k);
+        segs.push([seg[0], src, srcLine, srcCol]);
       }
       return segs;
     });
-    const next = { version: 3, ...(map.file ? { file: map.file } : {}), ...(map.sourceRoot ? { sourceRoot: map.sourceRoot } : {}), sources: map.sources ?? [], ...(map.sourcesContent ? { sourcesContent: map.sourcesContent } : {}), names: [], mappings: encode(composed) };
+    const h = incoming.head;
+    const next = { version: 3, ...(h.file ? { file: h.file } : {}), ...(h.sourceRoot ? { sourceRoot: h.sourceRoot } : {}), sources: h.sources, ...(h.sourcesContent ? { sourcesContent: h.sourcesContent } : {}), names: [], mappings: encode(composed) };
     const url = `//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(next)).toString('base64')}`;
     return out.slice(0, o.index) + url + out.slice(o.index + o[0].trimEnd().length);
   } catch {

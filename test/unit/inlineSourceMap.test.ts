@@ -1,0 +1,60 @@
+/**
+ * Issue 39, LOW: "slow source-map lookup for large minified files with inline maps (38 s per
+ * start)". The Node.js recorder's transform maps each instrumented site's line through the module's
+ * inline source map; it scanned every segment of the site's generated line for each site (a minified
+ * file is one line: sites × segments). Now the map is indexed once (server/src/recorder/node/
+ * inlineSourceMap.ts) and a lookup is a binary search.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { encode, type SourceMapSegment } from '@jridgewell/sourcemap-codec';
+import { instrument } from '../../server/src/recorder/node/transform';
+import { InlineSourceMap } from '../../server/src/recorder/node/inlineSourceMap';
+import { rng } from '../helpers/seededRandom';
+
+const withMap = (code: string, lines: SourceMapSegment[][], sources = ['src/app.ts']) =>
+  `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify({ version: 3, sources, names: [], mappings: encode(lines) })).toString('base64')}\n`;
+
+test('inline source map lookups: the same answers as a scan of the line (the last segment at or before the column, else the first), sorted or not', () => {
+  const rnd = rng(39);
+  for (let round = 0; round < 200; round++) {
+    const lines: SourceMapSegment[][] = [];
+    const nLines = 1 + Math.floor(rnd() * 4);
+    for (let l = 0; l < nLines; l++) {
+      const segs: SourceMapSegment[] = [];
+      const n = Math.floor(rnd() * 12);
+      for (let k = 0; k < n; k++) segs.push(rnd() < 0.1 ? [Math.floor(rnd() * 80)] : [Math.floor(rnd() * 80), Math.floor(rnd() * 2), Math.floor(rnd() * 50), 0]);
+      if (round % 2 === 0) segs.sort((a, b) => a[0] - b[0]);
+      lines.push(segs);
+    }
+    const m = new InlineSourceMap(withMap('x', lines, ['a.ts', 'b.ts']));
+    for (let l = 1; l <= nLines + 1; l++) {
+      const segs = (lines[l - 1] ?? []).filter((s) => s.length >= 4).sort((a, b) => a[0] - b[0]);
+      for (let col = 0; col < 90; col += 7) {
+        let best = segs[0];
+        for (const s of segs) if (s[0] <= col) best = s;
+        const want = best ? { line: best[2]! + 1, source: ['a.ts', 'b.ts'][best[1]!] } : { line: l };
+        const got = m.map(l, col);
+        assert.equal(got.line, want.line, `round ${round}, line ${l}, column ${col}`);
+        if (best) assert.equal(got.source, want.source);
+      }
+    }
+  }
+});
+
+test('slow source-map lookup for large minified files with inline maps (38 s per start): a one-line file whose map has 1,000,000 segments instruments in about the time without the map', { timeout: 120_000 }, () => {
+  let code = 'var o={x:0};';
+  for (let i = 0; i < 2000; i++) code += `o.x=o.x+${i};`;
+  const segs: SourceMapSegment[] = [];
+  for (let k = 0; k < 1_000_000; k++) segs.push([k, 0, k % 1000, 0]);
+  const mapped = withMap(code, [segs]);
+  let t = performance.now();
+  const plain = instrument(`${code}\n`, { file: 'dist/app.js', module: false });
+  const without = performance.now() - t;
+  t = performance.now();
+  const r = instrument(mapped, { file: 'dist/app.js', module: false });
+  const withIt = performance.now() - t;
+  assert.equal(r.sites, plain.sites);
+  assert.match(r.code, /sourceMappingURL=data:application\/json;base64,/, 'the composed map is kept');
+  assert.ok(withIt < 3 * without + 2000, `with the map ${withIt.toFixed(0)} ms, without ${without.toFixed(0)} ms (${plain.sites} sites × 1,000,000 segments were scanned one by one)`);
+});
