@@ -180,14 +180,14 @@ export class BraidServer {
     c.onCodeLens((p) => {
       const f = uriToPath(p.textDocument.uri);
       const text = this.documents.get(p.textDocument.uri)?.getText();
-      const tests = this.settings.testLens.enabled ? testCodeLenses(p.textDocument.uri, text) : [];
+      const tests = this.settings.testLens.enabled ? testCodeLenses(p.textDocument.uri, text, (m) => c.console.warn(m)) : [];
       if (!f || !this.state) return tests;
       return [...tests, ...this.withMethodLenses(codeLensesFor(this.state, f, text), f, text)];
     });
     c.onRequest(MethodsRequest, (p: MethodsParams | undefined) => this.methodsRequest(p ?? {}));
     c.onRequest(TestCommandRequest, (p: RecordTestArgs) => this.testCommand(p));
     // the Testing view's "Run with Braid" profile (testItems.ts, testRunReport.ts)
-    c.onRequest(TestItemsRequest, (p: TestItemsParams | undefined) => testItemsRequest(p, { folders: this.folders, openText: (uri) => this.documents.get(uri)?.getText() }));
+    c.onRequest(TestItemsRequest, (p: TestItemsParams | undefined) => testItemsRequest(p, { folders: this.folders, openText: (uri) => this.documents.get(uri)?.getText(), log: (m) => c.console.warn(m) }));
     c.onRequest(TestRunReportRequest, async (p: TestRunReportParams) => {
       if (!p?.result || typeof p.result.outDir !== 'string' || typeof p.result.runs !== 'number') throw new ResponseError(-32602, 'braid/testRunReport needs "result": the answer of braid/record');
       // the recording's last traces: analyzed now (or after the analysis under way)

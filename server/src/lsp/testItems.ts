@@ -12,7 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findTests, type FoundTest } from '../recorder/testDiscovery';
 import { JS_SOURCE } from '../recorder/jsTestDiscovery';
 import type { RecordTestArgs, TestItemDto, TestItemsParams, TestItemsResult } from './protocol';
-import { jsTestsOf } from './testLenses';
+import { jsTestsOf, skippedReason, type BudgetOf } from './testLenses';
+import { DiscoveryBudget } from '../recorder/discoveryBudget';
 
 /** Folders never searched: hidden ones (.git, .braid, .gradle), dependencies and build outputs (as `braid test`). */
 const SKIPPED = new Set(['node_modules', 'target', 'build', 'out', 'bin', 'dist']);
@@ -22,9 +23,9 @@ export const MAX_JAVA_FILES = 20_000;
 const MAX_FILE_BYTES = 2_000_000;
 
 /** The test items of one Java source text: its test classes (nested ones inside their outer test class) with their test methods. */
-export function testItemsOfText(uri: string, text: string): TestItemDto[] {
-  if (!uri.endsWith('.java')) return jsTestItems(uri, text);
-  const found = findTests(text);
+export function testItemsOfText(uri: string, text: string, budget: DiscoveryBudget = DiscoveryBudget.forText(text)): TestItemDto[] {
+  if (!uri.endsWith('.java')) return jsTestItems(uri, text, budget);
+  const found = findTests(text, budget);
   const classes = new Map<string, TestItemDto>();
   const top: TestItemDto[] = [];
   for (const t of found) {
@@ -40,8 +41,8 @@ export function testItemsOfText(uri: string, text: string): TestItemDto[] {
 }
 
 /** A JS/TS test file's item: the file, its suites inside it, each test inside its innermost suite. */
-function jsTestItems(uri: string, text: string): TestItemDto[] {
-  const found = jsTestsOf(uri, text);
+function jsTestItems(uri: string, text: string, budget: DiscoveryBudget): TestItemDto[] {
+  const found = jsTestsOf(uri, text, budget);
   if (!found || !found.tests.length) return [];
   const fileItem: TestItemDto = {
     id: uri,
@@ -92,6 +93,20 @@ export interface TestItemsContext {
   folders: readonly string[];
   /** the text of an open document (its unsaved edits), else undefined */
   openText(uri: string): string | undefined;
+  /** where a file whose tests are skipped is said (the server's log) */
+  log?(message: string): void;
+  /** the discovery budget of one file (default DiscoveryBudget.forText) */
+  budget?: BudgetOf;
+}
+
+/** A file's items; none, and the reason logged, when its discovery fails: the other files still list. */
+function itemsOrSkip(uri: string, text: string, ctx: TestItemsContext): TestItemDto[] {
+  try {
+    return testItemsOfText(uri, text, ctx.budget ? ctx.budget(text) : DiscoveryBudget.forText(text));
+  } catch (e) {
+    ctx.log?.(skippedReason(uri, e));
+    return [];
+  }
 }
 
 /** braid/testItems: one file (`uri`) or every test file under the workspace folders. */
@@ -99,7 +114,7 @@ export async function testItemsRequest(p: TestItemsParams | undefined, ctx: Test
   if (p?.uri !== undefined) {
     if (typeof p.uri !== 'string') return { files: [] };
     const text = ctx.openText(p.uri) ?? (await readSource(uriPath(p.uri), ctx.folders));
-    return { files: [{ uri: p.uri, items: text === undefined ? [] : testItemsOfText(p.uri, text) }] };
+    return { files: [{ uri: p.uri, items: text === undefined ? [] : itemsOrSkip(p.uri, text, ctx) }] };
   }
   const files: TestItemsResult['files'] = [];
   let seen = 0;
@@ -126,7 +141,7 @@ export async function testItemsRequest(p: TestItemsParams | undefined, ctx: Test
         const uri = pathToFileURL(f).href;
         const text = ctx.openText(uri) ?? (await readSource(f, ctx.folders));
         if (text === undefined || !/@\s*[\w.]*Test\w*/.test(text)) continue;
-        const items = testItemsOfText(uri, text);
+        const items = itemsOrSkip(uri, text, ctx);
         if (items.length) files.push({ uri, items });
       } else if (e.isFile() && JS_SOURCE.test(e.name) && !e.name.endsWith('.d.ts')) {
         seen++;
@@ -135,7 +150,7 @@ export async function testItemsRequest(p: TestItemsParams | undefined, ctx: Test
         const text = ctx.openText(uri) ?? (await readSource(f, ctx.folders));
         // a cheap look first: test files call test(, it( or describe( (jsTestsOf decides)
         if (text === undefined || !/\b(?:test|it|describe|suite|specify|context)\s*(?:\.\s*\w+\s*)?\(/.test(text)) continue;
-        const items = testItemsOfText(uri, text);
+        const items = itemsOrSkip(uri, text, ctx);
         if (items.length) files.push({ uri, items });
       }
     }

@@ -12,6 +12,7 @@
  */
 import path from 'node:path';
 import { lineIndex } from './lineIndex';
+import { DiscoveryBudget, MAX_TESTS_PER_FILE } from './discoveryBudget';
 
 /** The test runners Braid can run one test of. */
 export type JsRunner = 'node-test' | 'mocha' | 'jest' | 'vitest';
@@ -63,7 +64,8 @@ const isIdStart = (c: string) => /[A-Za-z_$\u00a0-\uffff]/.test(c);
 const isIdPart = (c: string) => /[\w$\u00a0-\uffff]/.test(c);
 
 /** Blanks comments and literals (see JsScan). */
-export function scanJs(text: string): JsScan {
+export function scanJs(text: string, budget: DiscoveryBudget = DiscoveryBudget.forText(text)): JsScan {
+  budget.spend(2 * text.length);
   const out = text.split('');
   const n = text.length;
   const strings = new Map<number, StringToken>();
@@ -81,57 +83,72 @@ export function scanJs(text: string): JsScan {
     }
     return Math.min(k + 1, n);
   };
-  /** index just past a template literal starting at i; whether it had substitutions */
+  /**
+   * Index just past a template literal starting at i; whether it had substitutions. Substitutions hold
+   * code, which can hold templates again: followed with a stack, not by recursion (issue 39:
+   * `` test(`${ `` ×5,000 overflowed the call stack). Each entry is a template (-1) or the brace depth
+   * of a substitution's code.
+   */
   const templateEnd = (i: number): { end: number; subst: boolean } => {
-    let k = i + 1;
+    const stack: number[] = [-1];
     let subst = false;
+    let k = i + 1;
     while (k < n) {
       const c = text[k];
-      if (c === '\\') k += 2;
-      else if (c === '`') return { end: k + 1, subst };
-      else if (c === '$' && text[k + 1] === '{') {
-        subst = true;
-        k = codeEnd(k + 2);
+      const top = stack[stack.length - 1];
+      if (top < 0) {
+        if (c === '\\') k += 2;
+        else if (c === '`') {
+          stack.pop();
+          k++;
+          if (!stack.length) return { end: k, subst };
+        } else if (c === '$' && text[k + 1] === '{') {
+          if (stack.length === 1) subst = true;
+          stack.push(0);
+          k += 2;
+        } else k++;
+      } else if (c === '{') {
+        stack[stack.length - 1]++;
+        k++;
+      } else if (c === '}') {
+        if (top === 0) stack.pop();
+        else stack[stack.length - 1]--;
+        k++;
+      } else if (c === '"' || c === "'") k = stringEnd(k);
+      else if (c === '`') {
+        stack.push(-1);
+        k++;
+      } else if (c === '/' && text[k + 1] === '/') {
+        const e = text.indexOf('\n', k);
+        k = e < 0 ? n : e;
+      } else if (c === '/' && text[k + 1] === '*') {
+        const e = text.indexOf('*/', k + 2);
+        k = e < 0 ? n : e + 2;
       } else k++;
     }
     return { end: n, subst };
   };
-  /** index just past the `}` closing a template substitution whose code starts at i */
-  const codeEnd = (i: number): number => {
-    let depth = 0;
-    let k = i;
-    while (k < n) {
-      const c = text[k];
-      if (c === '{') depth++;
-      else if (c === '}') {
-        if (depth === 0) return k + 1;
-        depth--;
-      } else if (c === '"' || c === "'") {
-        k = stringEnd(k);
-        continue;
-      } else if (c === '`') {
-        k = templateEnd(k).end;
-        continue;
-      } else if (c === '/' && text[k + 1] === '/') {
-        const e = text.indexOf('\n', k);
-        k = e < 0 ? n : e;
-        continue;
-      } else if (c === '/' && text[k + 1] === '*') {
-        const e = text.indexOf('*/', k + 2);
-        k = e < 0 ? n : e + 2;
-        continue;
-      }
-      k++;
-    }
-    return n;
-  };
+  /**
+   * States (offset, inside a character class: bit 2, else bit 1) from which no regular expression
+   * closes on its line: a later `/` on the line that reaches one stops there, so every character is
+   * read at most twice however many slashes the line holds (issue 39: a line of `/[` took 30 s for 40 KB).
+   */
+  const noClose = new Uint8Array(n + 1);
   /** index just past a regular-expression literal starting at i (flags included), or -1 when none closes on its line */
   const regexEnd = (i: number): number => {
     let k = i + 1;
     let inClass = false;
+    const path: number[] = [];
+    const failed = () => {
+      budget.spend(path.length);
+      for (const s of path) noClose[s >> 1] |= (s & 1) + 1;
+      return -1;
+    };
     while (k < n) {
+      if (noClose[k] & (inClass ? 2 : 1)) return failed();
+      path.push(k * 2 + (inClass ? 1 : 0));
       const c = text[k];
-      if (c === '\n' || c === '\r') return -1;
+      if (c === '\n' || c === '\r') return failed();
       if (c === '\\') k += 2;
       else {
         if (c === '[') inClass = true;
@@ -139,12 +156,13 @@ export function scanJs(text: string): JsScan {
         else if (c === '/' && !inClass) {
           k++;
           while (k < n && isIdPart(text[k])) k++;
+          budget.spend(k - i);
           return k;
         }
         k++;
       }
     }
-    return -1;
+    return failed();
   };
 
   // what came before, for telling a regular expression from a division
@@ -243,9 +261,15 @@ export function isJsTestFile(file: string, text: string, scan?: JsScan): boolean
   return importedRunner(text, scan) !== undefined;
 }
 
-/** The tests and suites of a JS/TS test source, in text order. */
-export function findJsTests(text: string, scan: JsScan = scanJs(text)): FoundJsTest[] {
+/** Suites nested deeper have no entry, nor the tests inside them. */
+export const MAX_SUITE_DEPTH = 64;
+/** A test or suite whose full name (its suites' names and its own) is longer has no entry. */
+export const MAX_TEST_NAME = 2000;
+
+/** The tests and suites of a JS/TS test source, in text order (at most MAX_TESTS_PER_FILE), in linear work. */
+export function findJsTests(text: string, scan: JsScan = scanJs(text), budget: DiscoveryBudget = DiscoveryBudget.forText(text)): FoundJsTest[] {
   const t = scan.code;
+  budget.spend(3 * t.length);
   // the matching `)` of every `(`
   const close = new Map<number, number>();
   const stack: number[] = [];
@@ -268,6 +292,7 @@ export function findJsTests(text: string, scan: JsScan = scanJs(text)): FoundJsT
   const re = /[A-Za-z_$][\w$]*/g;
   for (let m; (m = re.exec(t)); ) {
     const word = m[0];
+    budget.spend(word.length);
     const kind = SUITE_CALLS.has(word) ? 'suite' : TEST_CALLS.has(word) ? 'test' : undefined;
     if (!kind) continue;
     // not a member (`t.test(…)`, `foo.it`) and not part of a longer name
@@ -319,14 +344,46 @@ export function findJsTests(text: string, scan: JsScan = scanJs(text)): FoundJsT
     calls.push({ kind, name: lit.value, at: m.index, open, close: end });
   }
 
+  // calls and opaque calls in text order; their extents nest, so one sweep with a stack finds what
+  // encloses each (issue 39: comparing every call with every other took 153 s for 8,000 nested describes)
+  interface Open {
+    close: number;
+    /** an opaque call or a test encloses it (or is it) */
+    blocked: boolean;
+    /** the enclosing suites' names, innermost last (shared with the entry below) */
+    titles: string[];
+  }
+  const stackOpen: Open[] = [];
+  const nameLengths = new Map<Open, number>();
   const out: FoundJsTest[] = [];
-  for (const c of calls) {
-    if (opaque.some((o) => o.open < c.at && c.at < o.close)) continue;
-    const around = calls.filter((o) => o !== c && o.open < c.at && c.at < o.close);
-    // a test inside another test (node:test subtests are `t.test`): not one the runners can select
-    if (around.some((o) => o.kind === 'test')) continue;
-    const suites = around.sort((x, y) => x.open - y.open).map((o) => o.name);
-    out.push({ kind: c.kind, titles: [...suites, c.name], ...pos(c.at) });
+  let ci = 0;
+  let oi = 0;
+  while (ci < calls.length || oi < opaque.length) {
+    const isCall = oi >= opaque.length || (ci < calls.length && calls[ci].open < opaque[oi].open);
+    const ext = isCall ? calls[ci++] : opaque[oi++];
+    budget.spend(1);
+    while (stackOpen.length && stackOpen[stackOpen.length - 1].close < ext.open) {
+      stackOpen.pop();
+      budget.spend(1);
+    }
+    const around = stackOpen[stackOpen.length - 1];
+    const blockedAround = around?.blocked ?? false;
+    const suites = around?.titles ?? [];
+    if (!isCall) {
+      stackOpen.push({ close: ext.close, blocked: true, titles: suites });
+      continue;
+    }
+    const c = ext as Call;
+    // a test inside another test (node:test subtests are `t.test`), or inside a skipped call: no entry;
+    // too deep or too long a name to be one a runner selects by: none either
+    const titles = suites.length < MAX_SUITE_DEPTH ? [...suites, c.name] : undefined;
+    budget.spend(titles?.length ?? 1);
+    const nameLength = titles ? (around ? (nameLengths.get(around) ?? 0) : 0) + c.name.length : Infinity;
+    const ok = !blockedAround && titles !== undefined && nameLength <= MAX_TEST_NAME && out.length < MAX_TESTS_PER_FILE;
+    if (ok) out.push({ kind: c.kind, titles: titles!, ...pos(c.at) });
+    const entry: Open = { close: c.close, blocked: blockedAround || c.kind === 'test' || !ok, titles: titles ?? suites };
+    nameLengths.set(entry, nameLength);
+    stackOpen.push(entry);
   }
   return out;
 }

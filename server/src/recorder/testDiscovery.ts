@@ -6,6 +6,7 @@
  */
 import type { TestFramework } from './testCommand';
 import { lineIndex } from './lineIndex';
+import { DiscoveryBudget, MAX_TESTS_PER_FILE } from './discoveryBudget';
 
 export interface FoundTest {
   framework: TestFramework;
@@ -71,108 +72,154 @@ function isTestAnnotation(name: string, fw: TestFramework): boolean {
   return fw === 'junit5' ? JUPITER.has(simple) : simple === 'Test';
 }
 
-/** Index just past the parenthesised group starting at `i` (text[i] === '('). */
-function skipParens(t: string, i: number): number {
-  let d = 0;
-  for (let k = i; k < t.length; k++) {
-    if (t[k] === '(') d++;
-    else if (t[k] === ')' && --d === 0) return k + 1;
-  }
-  return t.length;
-}
-
 const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'synchronized', 'return', 'new', 'throw', 'try', 'do', 'else']);
 
-export function findTests(text: string): FoundTest[] {
+/** A class whose qualified name is longer has no entry (nor its nested classes): no class file can be named so. */
+export const MAX_CLASS_NAME = 1000;
+
+/** The matching close of every `open` character of `t`, by a stack; -1 when unclosed. */
+function matching(t: string, open: string, close: string): Int32Array {
+  const match = new Int32Array(t.length).fill(-1);
+  const stack: number[] = [];
+  for (let k = 0; k < t.length; k++) {
+    if (t[k] === open) stack.push(k);
+    else if (t[k] === close && stack.length) match[stack.pop()!] = k;
+  }
+  return match;
+}
+
+/**
+ * The test classes and methods of a Java source, in linear work (issue 39: nested classes by the
+ * thousand took seconds): one pass each for the literals, the brackets and the declarations; a
+ * method's annotations are followed once (each annotation's result is shared by those before it).
+ */
+export function findTests(text: string, budget: DiscoveryBudget = DiscoveryBudget.forText(text)): FoundTest[] {
   const fw = testFramework(text);
   if (!fw) return [];
+  budget.spend(text.length);
   const t = blankJava(text);
+  const n = t.length;
   const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(t)?.[1];
   const pos = lineIndex(t);
-  // classes: name, body range, qualified name
+  budget.spend(4 * n);
+  const parenClose = matching(t, '(', ')');
+  /** index just past the parenthesised group starting at i (t[i] === '('); the text's end when unclosed */
+  const skipParens = (i: number) => (parenClose[i] < 0 ? n : parenClose[i] + 1);
+  /** the next `{` at or after each offset; the last `;` or `}` before it */
+  const nextOpen = new Int32Array(n + 1).fill(-1);
+  for (let k = n - 1; k >= 0; k--) nextOpen[k] = t[k] === '{' ? k : nextOpen[k + 1];
+  const lastEnd = new Int32Array(n + 1).fill(-1);
+  for (let k = 0; k < n; k++) lastEnd[k + 1] = t[k] === ';' || t[k] === '}' ? k : lastEnd[k];
+
   interface Cls {
-    name: string;
     nameAt: number;
     open: number;
-    close: number;
-    qualified: string;
+    /** undefined when longer than MAX_CLASS_NAME (or inside such a class): no entry */
+    qualified?: string;
     classTest: boolean;
     tests: FoundTest[];
   }
   const classes: Cls[] = [];
+  /** the first class declared at each body `{` */
+  const classAt = new Map<number, Cls>();
+  const decls: { at: number; name: string; end: number }[] = [];
   const declRe = /\b(class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/g;
   for (let m; (m = declRe.exec(t)); ) {
-    // skip `.class` literals
-    if (t[m.index - 1] === '.') continue;
-    const open = t.indexOf('{', m.index);
-    if (open < 0) continue;
-    let d = 0;
-    let close = t.length;
-    for (let k = open; k < t.length; k++) {
-      if (t[k] === '{') d++;
-      else if (t[k] === '}' && --d === 0) {
-        close = k;
-        break;
-      }
-    }
-    const outer = [...classes].reverse().find((c) => c.open < m.index && m.index < c.close);
-    const qualified = outer ? `${outer.qualified}$${m[2]}` : pkg ? `${pkg}.${m[2]}` : m[2];
-    // a class-level @Test (TestNG: every public method is a test) right before the declaration
-    const before = t.slice(Math.max(outer ? outer.open + 1 : 0, t.lastIndexOf(';', m.index) + 1, t.lastIndexOf('}', m.index) + 1), m.index);
-    const classTest = fw === 'testng' && /@(?:org\.testng\.annotations\.)?Test\b/.test(before);
-    classes.push({ name: m[2], nameAt: m.index + m[0].length - m[2].length, open, close, qualified, classTest, tests: [] });
+    budget.spend(m[0].length);
+    if (t[m.index - 1] !== '.') decls.push({ at: m.index, name: m[2], end: m.index + m[0].length }); // not a `.class` literal
   }
-  const innermost = (off: number) => {
-    let best: Cls | undefined;
-    for (const c of classes) if (c.open < off && off < c.close && (!best || c.open > best.open)) best = c;
-    return best;
-  };
-  // brace depth before each offset (one pass), so a method's depth inside its class is a subtraction
-  const depth = new Int32Array(t.length + 1);
-  for (let k = 0, d = 0; k < t.length; k++) {
-    if (t[k] === '{') d++;
-    else if (t[k] === '}') d--;
-    depth[k + 1] = d;
-  }
-  const depthIn = (c: Cls, off: number) => depth[off] - depth[c.open + 1];
+  const anns: { at: number; name: string; end: number }[] = [];
   const annRe = /@\s*([A-Za-z_$][\w$.]*)/g;
-  const seen = new Set<string>();
   for (let m; (m = annRe.exec(t)); ) {
-    if (!isTestAnnotation(m[1], fw)) continue;
-    const c = innermost(m.index);
-    if (!c || depthIn(c, m.index) !== 0) continue;
-    // the method name: the first `name(` after the annotation that is not another annotation
-    let k = m.index + m[0].length;
-    while (/\s/.test(t[k] ?? '')) k++;
-    if (t[k] === '(') k = skipParens(t, k);
-    let name: string | undefined;
-    let nameAt = -1;
-    const idRe = /(@\s*)?([A-Za-z_$][\w$.]*)\s*(\()?|[;{}=]/g;
+    budget.spend(m[0].length);
+    anns.push({ at: m.index, name: m[1], end: m.index + m[0].length });
+  }
+
+  // one sweep: the open braces enclosing the offset, each with the innermost class it is inside (or opens)
+  const stack: { open: number; cls?: Cls; opensClass: boolean }[] = [];
+  /** for each test annotation directly in a class body: its class */
+  const testAnns: { ann: (typeof anns)[number]; cls: Cls }[] = [];
+  let d = 0;
+  let a = 0;
+  let prevDeclEnd = 0;
+  for (let k = 0; k <= n; k++) {
+    while (d < decls.length && decls[d].at === k) {
+      const decl = decls[d++];
+      const open = nextOpen[decl.at];
+      if (open < 0) continue;
+      const outer = stack.length ? stack[stack.length - 1].cls : undefined;
+      const name = decl.name;
+      const qualified = outer ? (outer.qualified !== undefined ? `${outer.qualified}$${name}` : undefined) : pkg ? `${pkg}.${name}` : name;
+      // a class-level @Test (TestNG: every public method is a test) right before the declaration
+      const from = Math.max(outer ? outer.open + 1 : 0, lastEnd[decl.at] + 1, prevDeclEnd);
+      budget.spend(decl.at - from);
+      const classTest = fw === 'testng' && /@(?:org\.testng\.annotations\.)?Test\b/.test(t.slice(from, decl.at));
+      prevDeclEnd = decl.end;
+      const cls: Cls = { nameAt: decl.end - name.length, open, ...(qualified !== undefined && qualified.length <= MAX_CLASS_NAME ? { qualified } : {}), classTest, tests: [] };
+      classes.push(cls);
+      if (!classAt.has(open)) classAt.set(open, cls);
+    }
+    while (a < anns.length && anns[a].at === k) {
+      const ann = anns[a++];
+      const top = stack[stack.length - 1];
+      // directly in a class body (not in a method or an initializer)
+      if (top?.opensClass && top.cls && isTestAnnotation(ann.name, fw)) testAnns.push({ ann, cls: top.cls });
+    }
+    if (k === n) break;
+    if (t[k] === '{') {
+      const own = classAt.get(k);
+      stack.push({ open: k, cls: own ?? stack[stack.length - 1]?.cls, opensClass: own !== undefined });
+    } else if (t[k] === '}' && stack.length) stack.pop();
+  }
+
+  /**
+   * The method an annotation belongs to: the first `name(` after it that is not another annotation.
+   * Reaching another annotation, the answer is that one's: computed from the last annotation back,
+   * each stretch of text is read once.
+   */
+  const annAt = new Map<number, number>();
+  anns.forEach((x, i) => annAt.set(x.at, i));
+  const methodOf: ({ name: string; at: number } | null)[] = new Array(anns.length).fill(null);
+  const idRe = /(@\s*)?([A-Za-z_$][\w$.]*)\s*(\()?|[;{}=]/g;
+  for (let i = anns.length - 1; i >= 0; i--) {
+    let k = anns[i].end;
+    while (k < n && /\s/.test(t[k])) k++;
+    if (t[k] === '(') k = skipParens(k);
     idRe.lastIndex = k;
+    let found: { name: string; at: number } | null = null;
     for (let r; (r = idRe.exec(t)); ) {
+      budget.spend(r.index - k + r[0].length);
+      k = idRe.lastIndex;
       if (!r[2]) break; // ; { } = : a field or a class, not a method
       if (r[1]) {
-        if (r[3]) idRe.lastIndex = skipParens(t, r.index + r[0].length - 1);
-        continue;
+        // another annotation: its method is this one's
+        const j = annAt.get(r.index);
+        found = j !== undefined && j > i ? methodOf[j] : null;
+        break;
       }
       if (r[3]) {
-        if (!KEYWORDS.has(r[2]) && !r[2].includes('.')) {
-          name = r[2];
-          nameAt = r.index;
-        }
+        if (!KEYWORDS.has(r[2]) && !r[2].includes('.')) found = { name: r[2], at: r.index };
         break;
       }
       if (r[2] === 'class' || r[2] === 'interface' || r[2] === 'enum' || r[2] === 'record') break;
     }
-    if (!name) continue;
-    const key = `${c.qualified}#${name}`;
+    methodOf[i] = found;
+  }
+
+  const seen = new Set<string>();
+  for (const { ann, cls } of testAnns) {
+    const m = methodOf[annAt.get(ann.at)!];
+    if (!m || cls.qualified === undefined) continue;
+    const key = `${cls.qualified}#${m.name}`;
     if (seen.has(key)) continue; // overloads: one entry
     seen.add(key);
-    c.tests.push({ framework: fw, className: c.qualified, method: name, ...pos(nameAt) });
+    budget.spend(1);
+    cls.tests.push({ framework: fw, className: cls.qualified, method: m.name, ...pos(m.at) });
   }
   const out: FoundTest[] = [];
   for (const c of classes) {
-    if (!c.tests.length && !c.classTest) continue;
+    if ((!c.tests.length && !c.classTest) || c.qualified === undefined) continue;
+    if (out.length + 1 + c.tests.length > MAX_TESTS_PER_FILE) break;
     out.push({ framework: fw, className: c.qualified, ...pos(c.nameAt) });
     out.push(...c.tests);
   }

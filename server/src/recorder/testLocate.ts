@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { findTests } from './testDiscovery';
+import { DiscoveryLimitError } from './discoveryBudget';
 import { TestCommandError, TestTarget } from './testCommand';
 
 /** Folders never searched: hidden ones (.git, .braid, .gradle), dependencies and build outputs. */
@@ -61,6 +62,8 @@ export function locateTest(root: string, spec: string): TestTarget {
   const want = dotted(name.className);
   const parts = want.split('.');
   const { files, seen } = javaFilesNamed(root, new Set(parts));
+  /** files whose discovery gave up (DiscoveryLimitError), with the reason */
+  const skipped: string[] = [];
   const hits: { file: string; className: string; framework: TestTarget['framework']; methods: string[] }[] = [];
   for (const file of files) {
     let text: string;
@@ -69,19 +72,33 @@ export function locateTest(root: string, spec: string): TestTarget {
     } catch {
       continue;
     }
-    const tests = findTests(text);
+    let tests: ReturnType<typeof findTests>;
+    try {
+      tests = findTests(text);
+    } catch (e) {
+      if (!(e instanceof DiscoveryLimitError)) throw e;
+      skipped.push(`${path.relative(root, file) || file}: ${e.message}`);
+      continue;
+    }
+    const methods = new Map<string, string[]>();
+    for (const t of tests) {
+      if (t.method === undefined) continue;
+      const list = methods.get(t.className);
+      if (list) list.push(t.method);
+      else methods.set(t.className, [t.method]);
+    }
     for (const t of tests) {
       if (t.method !== undefined) continue;
       const have = dotted(t.className);
       if (have === want || have.endsWith(`.${want}`)) {
-        hits.push({ file, className: t.className, framework: t.framework, methods: tests.filter((x) => x.className === t.className && x.method).map((x) => x.method!) });
+        hits.push({ file, className: t.className, framework: t.framework, methods: methods.get(t.className) ?? [] });
       }
     }
   }
   const rel = (f: string) => path.relative(root, f) || f;
   if (hits.length === 0) {
     const looked = `${seen} .java file(s) under ${root}${files.length ? `; ${files.map(rel).join(', ')} ${files.length === 1 ? 'holds' : 'hold'} no JUnit 4/5 or TestNG test class ${name.className}` : `, none named ${[...new Set(parts.filter((p) => /^[A-Z]/.test(p)))].map((p) => `${p}.java`).join(' or ') || `${parts[parts.length - 1]}.java`}`}`;
-    throw new TestCommandError(`no test class ${name.className} found: searched ${looked} (hidden folders, node_modules, target, build, out, bin and dist are skipped; --project DIR names the project folder)`);
+    throw new TestCommandError(`no test class ${name.className} found: searched ${looked} (hidden folders, node_modules, target, build, out, bin and dist are skipped; --project DIR names the project folder)${skipped.length ? `; not scanned: ${skipped.join('; ')}` : ''}`);
   }
   const distinct = [...new Map(hits.map((h) => [h.className, h])).values()];
   if (distinct.length > 1) {
