@@ -137,3 +137,26 @@ test('files under `.braid/` followed through symlinks: a link at a cache folder\
     p.done();
   }
 });
+
+test('files under `.braid/` followed through symlinks: an excluded-runs file that is a link (or under a linked .braid) is not read', async () => {
+  const { readExcludedRuns } = await import('../../server/src/workspace/excludedRuns');
+  const p = place();
+  try {
+    const text = JSON.stringify({ format: 'braid-excluded-runs', version: 1, runs: ['traces/a.trace.jsonl'] });
+    writeFileSync(path.join(p.outside, 'excluded.json'), text);
+    mkdirSync(path.join(p.ws, '.braid'));
+    symlinkSync(path.join(p.outside, 'excluded.json'), path.join(p.ws, '.braid', 'excluded-runs.json'));
+    assert.equal((await readExcludedRuns([p.ws])).size, 0, 'a linked file is not read');
+    rmSync(path.join(p.ws, '.braid'), { recursive: true });
+    mkdirSync(path.join(p.outside, 'dotbraid'));
+    writeFileSync(path.join(p.outside, 'dotbraid', 'excluded-runs.json'), text);
+    symlinkSync(path.join(p.outside, 'dotbraid'), path.join(p.ws, '.braid'));
+    assert.equal((await readExcludedRuns([p.ws])).size, 0, 'a linked .braid is not read');
+    rmSync(path.join(p.ws, '.braid'));
+    mkdirSync(path.join(p.ws, '.braid'));
+    writeFileSync(path.join(p.ws, '.braid', 'excluded-runs.json'), text);
+    assert.deepEqual([...(await readExcludedRuns([p.ws]))], [path.join(p.ws, 'traces', 'a.trace.jsonl')], 'a regular file is read');
+  } finally {
+    p.done();
+  }
+});

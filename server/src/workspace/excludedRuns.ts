@@ -9,8 +9,8 @@
  * folder count (no absolute path, no `..`). It only removes traces from the analysis; it never
  * names a file to read or write.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { linkBelow, readRegularTextFile } from './regularFile';
 
 export const EXCLUDED_RUNS_FILE = path.join('.braid', 'excluded-runs.json');
 const MAX_BYTES = 1 << 20;
@@ -42,9 +42,9 @@ export async function readExcludedRuns(folders: readonly string[]): Promise<Set<
     const file = path.join(folder, EXCLUDED_RUNS_FILE);
     let text: string;
     try {
-      const st = await fs.stat(file);
-      if (!st.isFile() || st.size > MAX_BYTES) continue;
-      text = await fs.readFile(file, 'utf8');
+      // a regular file only, not through a link (`.braid` or the file itself), at most MAX_BYTES
+      if (await linkBelow(folder, file)) continue;
+      text = await readRegularTextFile(file, MAX_BYTES);
     } catch {
       continue;
     }
