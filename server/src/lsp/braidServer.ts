@@ -112,6 +112,7 @@ export class BraidServer {
   private state: AnalysisState | undefined;
   private resolver: SourceResolver | undefined;
   private finder: TraceFinder | undefined;
+  private readonly globWarnings = new Set<string>();
   private pager: TraceEventPager | undefined;
   private analyzing = false;
   private pending: { force: boolean } | undefined;
@@ -430,6 +431,8 @@ export class BraidServer {
     const c = this.connection;
     const t0 = performance.now();
     this.finder = new TraceFinder(this.folders, this.settings.traceGlobs);
+    // a trace glob that is not accepted (glob.ts) is left out: said once per glob
+    for (const m of this.finder.problems) if (!this.globWarnings.has(m) && this.globWarnings.add(m)) c.console.warn(`Braid: ${m}`);
     // a trace of a recording in progress gets its outcome line only when its run ends: not read before
     const found = (await this.finder.find()).filter((f) => !this.beingRecorded(f.path));
     // runs the user excluded (Runs view, .braid/excluded-runs.json) stay out of the analysis, listed apart

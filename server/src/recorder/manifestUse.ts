@@ -4,9 +4,11 @@
  * manifest's command only in a folder inside the traces' workspace, and print it (and every other
  * field they take from the manifest) before the first run; the editor shows the same in its dialog.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readRecordingManifest, RecordingManifest } from './recordingManifest';
+import { isInsideFolder } from '../workspace/insideFolder';
+
+export { isInsideFolder };
 
 /**
  * The workspace of a trace folder: the folder holding the nearest `.braid` folder above it (Braid
@@ -22,20 +24,6 @@ export function tracesWorkspace(traceDir: string): string {
     d = up;
   }
   return path.dirname(dir);
-}
-
-async function real(p: string): Promise<string> {
-  try {
-    return await fs.realpath(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
-/** True when `dir` is `root` or below it, after following symbolic links (a link out of the workspace is outside). */
-export async function isInsideFolder(root: string, dir: string): Promise<boolean> {
-  const rel = path.relative(await real(root), await real(dir));
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /**

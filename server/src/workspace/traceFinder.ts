@@ -1,11 +1,15 @@
 /**
  * Finds the trace files of the workspace folders that match the trace globs
  * (`braid.traceGlobs`). Walks only below each glob's literal base folder
- * (e.g. `.braid/traces`), so a big workspace is not scanned for the default.
+ * (e.g. `.braid/traces`), so a big workspace is not scanned for the default, and
+ * never outside the workspace folder: a glob with `..` is refused (glob.ts), a base
+ * folder that is a link out of the workspace is not walked, and links to folders are
+ * not followed. A glob that is not accepted is left out; `problems` says why.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CompiledGlob, compileGlob } from './glob';
+import { CompiledGlob, compileGlob, GlobError } from './glob';
+import { isInsideFolder } from './insideFolder';
 
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
 const MAX_FILES = 100_000;
@@ -17,13 +21,22 @@ export interface TraceFileInfo {
 }
 
 export class TraceFinder {
-  readonly globs: CompiledGlob[];
+  readonly globs: CompiledGlob[] = [];
+  /** the globs left out, each with why (GlobError's message) */
+  readonly problems: string[] = [];
 
   constructor(
     readonly folders: string[],
     globs: string[],
   ) {
-    this.globs = globs.filter((g) => g.trim()).map(compileGlob);
+    for (const g of globs.filter((x) => x.trim())) {
+      try {
+        this.globs.push(compileGlob(g));
+      } catch (e) {
+        if (!(e instanceof GlobError)) throw e;
+        this.problems.push(e.message);
+      }
+    }
   }
 
   /** True when an absolute path is a trace of one of the folders. */
@@ -43,7 +56,10 @@ export class TraceFinder {
       // distinct base folders; a base inside another is covered by it
       const bases = [...new Set(this.globs.map((g) => g.base))].sort();
       const roots = bases.filter((b, k) => !bases.slice(0, k).some((o) => o === '' || b === o || b.startsWith(o + '/')));
-      for (const base of roots) await this.walk(folder, path.join(folder, base), out);
+      for (const base of roots) {
+        const root = path.join(folder, base);
+        if (await isInsideFolder(folder, root)) await this.walk(folder, root, out);
+      }
     }
     return [...out.values()].sort((a, b) => a.path.localeCompare(b.path));
   }
@@ -71,3 +87,4 @@ export class TraceFinder {
     }
   }
 }
+
