@@ -28,6 +28,7 @@ import {
   TestRunReportRequest,
 } from '../../server/src/lsp/protocol';
 import { testRecordParams, testRunsSetting, testWhat } from './recording';
+import { mdText } from '../../server/src/engine/outputEscaping';
 
 export const CONTROLLER_ID = 'braid';
 /** The sources whose tests the Testing view lists: Java, and JS/TS test files (the server decides which are tests). */
@@ -54,13 +55,12 @@ export function progressText(p: RecordProgressParams, auto: boolean): string {
 const errorText = (e: unknown) => (e as Error)?.message ?? String(e);
 
 /**
- * Text as Markdown that reads as the text: Markdown's punctuation (and `$`, theme icons) escaped,
- * the spaces kept. MarkdownString.appendText turns every space into `&nbsp;`, so a long root-cause
- * sentence would not wrap in the peek or in Test Results (seen in code-server).
+ * Text as Markdown that reads as the text: the project's one Markdown escaper (mdText: every ASCII
+ * punctuation mark escaped, so no link, bare-URL autolink, HTML or `$(icon)` survives; line breaks
+ * become spaces), the spaces kept. MarkdownString.appendText turns every space into `&nbsp;`, so a
+ * long root-cause sentence would not wrap in the peek or in Test Results (seen in code-server).
  */
-export function markdownText(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~$&]/g, '\\$&').replace(/\r?\n/g, ' ');
-}
+export const markdownText = mdText;
 
 export class BraidTesting implements vscode.Disposable {
   readonly controller: vscode.TestController;

@@ -185,7 +185,7 @@ test('a test that failed in some runs: recorded as the lens does, progress in it
   assert.equal(head.value.replace(/\\(.)/g, '$1'), 'flaky: failed 3 of 20 runs with noise\n\nRoot cause — pattern #1 (Bug 1): Thread t1 read balance, then thread t2 wrote it.\n\n[Show the root cause](command:braid.testing.showRootCause?%5B%22K1%22%5D)');
   assert.deepEqual(head.isTrusted, { enabledCommands: [ROOT_CAUSE_COMMAND] });
   // spaces stay spaces (appendText's &nbsp; kept a long sentence from wrapping in the peek)
-  assert.match(head.value, /^flaky: failed 3 of 20 runs with noise\n\nRoot cause — pattern \\#1 \\\(Bug 1\\\): Thread t1 read balance, /);
+  assert.match(head.value, /^flaky\\: failed 3 of 20 runs with noise\n\nRoot cause — pattern \\#1 \\\(Bug 1\\\)\\: Thread t1 read balance\\, /);
   assert.equal(messages[0].location?.uri.toString(), FILE);
   assert.equal(messages[0].location?.range.start.line, 9);
   assert.equal(messages[1].message, 'AssertionFailedError: expected: <2> but was: <1> — 2 of 20 runs');
@@ -198,6 +198,16 @@ test('a test that failed in some runs: recorded as the lens does, progress in it
 
 test('message text as Markdown: punctuation, theme icons and HTML escaped, spaces kept', () => {
   assert.equal(markdownText('a $(x) *b* <i> & [c](d) #1'), 'a \\$\\(x\\) \\*b\\* \\<i\\> \\& \\[c\\]\\(d\\) \\#1');
+});
+
+test('Test Results messages: "use a weaker Markdown escaper than elsewhere (bare URLs become links)" — the one Markdown escaper (mdText)', () => {
+  const { mdText } = require('../../server/src/engine/outputEscaping') as typeof import('../../server/src/engine/outputEscaping');
+  for (const s of ['see https://evil.example/x?a=1 now', 'www.evil.example and user@evil.example', 'a\u2028b\rc "q" \'s\' 50% ;:,', 'x <https://evil.example> y']) {
+    assert.equal(markdownText(s), mdText(s), s);
+  }
+  // no bare URL left for a linkifier: the scheme's colon and slashes are escaped
+  assert.ok(!/https:\/\//.test(markdownText('see https://evil.example/x')));
+  assert.ok(!/www\.evil/.test(markdownText('www.evil.example')));
 });
 
 test('the root-cause button and link reveal the pattern in Ranked Patterns and open its first access', async () => {
