@@ -20,6 +20,7 @@ import { SummaryCache } from '../../server/src/engine/summary/summaryCache';
 import { writeSummaryFile } from '../../server/src/engine/summary/summaryFile';
 import { writeWorkspaceSnapshot } from '../../server/src/engine/summary/workspaceSnapshot';
 import { temporaryNameFor, writeFileAtomic } from '../../server/src/workspace/atomicWrite';
+import { readExcludedRuns } from '../../server/src/workspace/excludedRuns';
 import { recordedTraces } from '../helpers/recordedTraces';
 
 const PLAN: NoisePlan = {
@@ -75,7 +76,7 @@ test('`<file>.<pid>.tmp` temp names followed through a planted link overwrite a 
   const p = place();
   try {
     const cacheRoot = path.join(p.ws, '.braid', 'cache');
-    const cache = await SummaryCache.open(cacheRoot, {});
+    const cache = await SummaryCache.open(cacheRoot, new Analyzer().options);
     mkdirSync(cache.dir, { recursive: true });
     symlinkSync(p.victim, path.join(cache.dir, `index.json.${process.pid}.tmp`));
     cache.record(recordedTraces('bank')[0], 'a'.repeat(40), { size: 1, mtimeMs: 1 });
@@ -125,10 +126,10 @@ test('files under `.braid/` followed through symlinks: a link at a cache folder\
   const p = place();
   try {
     const cacheRoot = path.join(p.ws, '.braid', 'cache');
-    const probe = await SummaryCache.open(cacheRoot, {});
+    const probe = await SummaryCache.open(cacheRoot, new Analyzer().options);
     mkdirSync(path.dirname(probe.dir), { recursive: true });
     symlinkSync(p.outside, probe.dir);
-    const cache = await SummaryCache.open(cacheRoot, {});
+    const cache = await SummaryCache.open(cacheRoot, new Analyzer().options);
     cache.record(recordedTraces('bank')[0], 'a'.repeat(40), { size: 1, mtimeMs: 1 });
     await cache.save();
     assert.deepEqual(readdirSync(p.outside), ['important.txt'], 'nothing written outside the workspace');
@@ -139,7 +140,6 @@ test('files under `.braid/` followed through symlinks: a link at a cache folder\
 });
 
 test('files under `.braid/` followed through symlinks: an excluded-runs file that is a link (or under a linked .braid) is not read', async () => {
-  const { readExcludedRuns } = await import('../../server/src/workspace/excludedRuns');
   const p = place();
   try {
     const text = JSON.stringify({ format: 'braid-excluded-runs', version: 1, runs: ['traces/a.trace.jsonl'] });
