@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { outputPattern } from '../../server/src/recorder/outputPattern';
 import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
 import { parseConfirmArgs } from '../../server/src/cli/confirmCommand';
+import { parsePinpointArgs } from '../../server/src/cli/pinpointCommand';
 
 test('outputPattern: a catastrophically backtracking pattern matches in linear time, multiline as before', () => {
   const re = outputPattern('^(a+)+$');
@@ -29,7 +30,7 @@ test('outputPattern: invalid, unsupported and empty patterns are errors that say
   assert.match(String(outputPattern('a'.repeat(2000))), /more than 1000/);
 });
 
-test('braid record / braid confirm --fail-on-output: a backtracking pattern cannot hang the runs; --timeout 1e7 (overflows to 1 ms) is refused', () => {
+test('braid record / confirm / pinpoint --fail-on-output: a backtracking pattern cannot hang the runs; --timeout 1e7 (overflows to 1 ms) is refused', () => {
   const r = parseRecordArgs(['--fail-on-output', '^(a+)+$', '--', 'java', 'A']);
   const started = Date.now();
   assert.equal(r.failOnOutput!.test('a'.repeat(24) + 'b'), false);
@@ -39,4 +40,9 @@ test('braid record / braid confirm --fail-on-output: a backtracking pattern cann
   assert.ok(Date.now() - started < 4000, `${Date.now() - started} ms`);
   assert.throws(() => parseRecordArgs(['--timeout', '1e7', '--', 'java', 'A']), /--timeout 1e7: expected a number of seconds above 0 and at most 86400/);
   assert.throws(() => parseConfirmArgs(['traces', '--timeout', '1e7']), /--timeout 1e7: expected a number of seconds above 0 and at most 86400/);
+  const pp = parsePinpointArgs(['--fail-on-output', '^(a+)+$', '--', 'java', 'A']);
+  const t = Date.now();
+  assert.equal(pp.options.failOnOutput!.test('a'.repeat(24) + 'b'), false);
+  assert.ok(Date.now() - t < 2000, `${Date.now() - t} ms`);
+  assert.throws(() => parsePinpointArgs(['--timeout', '1e7', '--', 'java', 'A']), /--timeout 1e7: expected a number of seconds above 0 and at most 86400/);
 });

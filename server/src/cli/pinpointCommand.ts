@@ -5,12 +5,13 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { deriveName, sanitizeName, takeList } from '../recorder/recordOptions';
+import { deriveName, MAX_TIMEOUT_SECONDS, sanitizeName, takeList } from '../recorder/recordOptions';
 import { deriveNodeName, recorderFor } from '../recorder/node/nodeRunner';
 import { pinpoint, PinpointExtras } from '../recorder/pinpoint';
 import { otherRanks, PinpointOptions, PinpointResult } from '../engine/noise/triggerPoints';
 import { NoiseKind } from '../engine/noise/noisePlan';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
+import { outputPattern } from '../recorder/outputPattern';
 
 export const PINPOINT_USAGE = `braid pinpoint [options] -- <command...>
   Finds the instrumented points whose timing noise makes the failure appear (seed 004's Iterative
@@ -140,15 +141,15 @@ export function parsePinpointArgs(argv: string[], cwd = process.cwd()): Pinpoint
         break;
       }
       case '--timeout':
-        o.timeoutSeconds = num(flag, v, (n) => n > 0, 'a number of seconds > 0');
+        o.timeoutSeconds = num(flag, v, (n) => n > 0 && n <= MAX_TIMEOUT_SECONDS, `a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`);
         i += 2;
         break;
       case '--fail-on-output':
         if (v === undefined) throw new PinpointUsageError('--fail-on-output needs a regular expression');
-        try {
-          o.failOnOutput = new RegExp(v, 'm');
-        } catch (e) {
-          throw new PinpointUsageError(`--fail-on-output ${v}: not a valid regular expression (${(e as Error).message})`);
+        {
+          const re = outputPattern(v);
+          if (re instanceof Error) throw new PinpointUsageError(`--fail-on-output ${v}: ${re.message}`);
+          o.failOnOutput = re;
         }
         i += 2;
         break;

@@ -12,6 +12,7 @@ import { deriveName, sanitizeName } from '../recorder/recordOptions';
 import { fileUri } from './analysisState';
 import type { PinpointParams, PinpointResultDto } from './protocol';
 import { PLAN_DIR } from './triggerPointState';
+import { outputPattern } from '../recorder/outputPattern';
 
 export interface PinpointContext {
   folder: string | undefined;
@@ -55,11 +56,10 @@ export function pinpointOptions(p: PinpointParams, folder: string, traces: strin
   }
   let failOnOutput: RegExp | undefined;
   if (p.failOnOutput !== undefined) {
-    try {
-      failOnOutput = new RegExp(String(p.failOnOutput));
-    } catch (err) {
-      throw bad(`braid/pinpoint: "failOnOutput" is not a regular expression: ${(err as Error).message}`);
-    }
+    // matched in linear time (outputPattern.ts): a backtracking pattern cannot hang the server's runs
+    const re = outputPattern(String(p.failOnOutput));
+    if (re instanceof Error) throw bad(`braid/pinpoint: "failOnOutput": ${re.message}`);
+    failOnOutput = re;
   }
   if (p.name !== undefined && typeof p.name !== 'string') throw bad('braid/pinpoint: "name" must be a string');
   return {
