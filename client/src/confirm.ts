@@ -55,8 +55,19 @@ export function orderText(p: PatternDto): string {
   return p.accesses.map((a) => `${a.type}${a.thread}`).join(' → ');
 }
 
+/**
+ * The message when there was nothing to compare (issue 39: no verdict without runs): why, and what
+ * to do — never a verdict.
+ */
+export function couldNotCheckMessage(r: ConfirmResultDto): string {
+  const c = r.couldNotCheck!;
+  const what = r.mode === 'checkFix' ? 'check the fix' : 'confirm the pattern';
+  return `Braid could not ${what}: ${c.why}. What to do: ${c.hint}.`;
+}
+
 /** The message after a confirmation, in words. */
 export function confirmMessage(p: PatternDto, r: ConfirmResultDto): string {
+  if (r.couldNotCheck || !r.confirmation) return couldNotCheckMessage(r);
   const c = r.confirmation;
   const rate = (g: { runs: number; failed: number }) => `${g.failed} of ${g.runs}`;
   const what = `${p.id} ${orderText(p)}`;
@@ -68,6 +79,7 @@ export function confirmMessage(p: PatternDto, r: ConfirmResultDto): string {
 }
 
 export function fixMessage(r: ConfirmResultDto): string {
+  if (r.couldNotCheck) return couldNotCheckMessage(r);
   const f = r.fix!;
   return f.verdict === 'fixed' ? `Braid: fixed — ${f.reason}.` : `Braid: not fixed — ${f.reason}.`;
 }
@@ -110,6 +122,11 @@ export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
     const runs = runsSetting();
     if (!(await askToRun(d.client, p.key, `Confirm ${p.id} ${orderText(p)} by forcing its interleaving? (${runs} runs forced, ${runs} in the opposite order, ${runs} unforced)`, 3 * runs, false))) return undefined;
     const r = await withProgress(d.client, `Braid: confirming ${p.id} ${orderText(p)}`, { key: p.key, runs });
+    if (r.couldNotCheck || !r.confirmation) {
+      d.log.warn(`confirm ${p.id} ${p.key}: could not check — ${r.couldNotCheck?.why} (${r.runs} runs, ${r.seconds.toFixed(1)} s)`);
+      void vscode.window.showWarningMessage(couldNotCheckMessage(r));
+      return r;
+    }
     d.log.info(`confirm ${p.id} ${p.key}: ${r.confirmation.verdict} — ${r.confirmation.reason} (${r.runs} runs, ${r.seconds.toFixed(1)} s)`);
     const buttons = r.failingRun ? ['Reproduce'] : [];
     const show = r.confirmation.verdict === 'confirmed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;

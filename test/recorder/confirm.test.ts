@@ -95,7 +95,7 @@ test('check the fix: synchronized deposit is fixed; volatile balance is not (the
   const fixed = await checkFix(p, before, { ...base('bank.Bank', 'bank', real), runs: 8, recordNoise: 0.3 });
   assert.equal(fixed.verdict, 'fixed', fixed.reason);
   assert.equal(fixed.forced.failed, 0);
-  assert.equal(fixed.after.failed, 0, fixed.reason);
+  assert.equal(fixed.after?.failed, 0, fixed.reason);
   const wrong = fixedBuild('bank', 'Bank.java', '    private int balance;', '    private volatile int balance;');
   const notFixed = await checkFix(p, before, { ...base('bank.Bank', 'bank', wrong), runs: 8, recordNoise: 0.3 });
   assert.equal(notFixed.verdict, 'not fixed', notFixed.reason);

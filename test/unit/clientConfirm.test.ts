@@ -60,10 +60,20 @@ test('the command argument: a key, a pattern node, a bug node (its lead), or the
 test('messages say what happened in words', () => {
   const r = { key: 'k7', mode: 'confirm', confirmation: confirmed.confirmation!, command: ['java'], runs: 60, seconds: 30 } as ConfirmResultDto;
   assert.equal(confirm.confirmMessage(confirmed, r), 'Braid: confirmed — forcing P7 R1 → W2 → W1 made the failure happen in 20 of 20 runs; the opposite order 0 of 20, unforced 1 of 20. This is the root cause.');
-  const nf = { ...r, confirmation: { ...r.confirmation, verdict: 'not forced' as const, reason: 'the interleaving could be forced in 0 of 5 runs: thread t2 is blocked on bank.Account (monitor) held by t1' } };
+  const nf = { ...r, confirmation: { ...r.confirmation!, verdict: 'not forced' as const, reason: 'the interleaving could be forced in 0 of 5 runs: thread t2 is blocked on bank.Account (monitor) held by t1' } };
   assert.match(confirm.confirmMessage(confirmed, nf), /^Braid: not forced — .*blocked on bank\.Account.*likely benign\.$/);
   const fix = { ...r, mode: 'checkFix', fix: { verdict: 'not fixed', reason: 'still fails 18 of 20 runs when the interleaving is forced', before: { runs: 100, failed: 57 }, after: { runs: 20, failed: 9 }, pValue: 0.02 } } as ConfirmResultDto;
   assert.equal(confirm.fixMessage(fix), 'Braid: not fixed — still fails 18 of 20 runs when the interleaving is forced.');
+});
+
+test('"No verdict without runs" (issue 39): could not check says why and what to do, for Confirm and Check the Fix, never a verdict', () => {
+  const couldNotCheck = { why: 'the command failed: command not found (no forced run finished)', hint: 'check the program name and the PATH; for Check the Fix, build the fixed program first' };
+  const r = { key: 'k7', mode: 'confirm', couldNotCheck, command: ['jav'], runs: 0, seconds: 0.2 } as ConfirmResultDto;
+  const text = confirm.confirmMessage(confirmed, r);
+  assert.equal(text, 'Braid could not confirm the pattern: the command failed: command not found (no forced run finished). What to do: check the program name and the PATH; for Check the Fix, build the fixed program first.');
+  const fix = { ...r, mode: 'checkFix', fix: { verdict: 'could not check', reason: `could not check: ${couldNotCheck.why}`, before: { runs: 100, failed: 57 }, after: { runs: 0, failed: 0 }, pValue: 1 } } as ConfirmResultDto;
+  assert.match(confirm.fixMessage(fix), /^Braid could not check the fix: the command failed: command not found .*What to do: check the program name/);
+  assert.doesNotMatch(confirm.fixMessage(fix), /Braid: (not )?fixed/);
 });
 
 test('Debug with the failing interleaving: a java launch configuration with the agent and the forcing plan in vmArgs', async () => {

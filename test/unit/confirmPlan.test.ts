@@ -162,7 +162,8 @@ test('verdicts: confirmed, refuted, not forced', () => {
   const n = decideVerdict({ runs: 20, failed: 0, forcedOk: 1, reasons }, undefined, undefined);
   assert.equal(n.verdict, 'not forced');
   assert.match(n.reason, /forced in 1 of 20 runs: thread worker-2 is blocked/);
-  assert.equal(decideVerdict({ runs: 0, failed: 0, forcedOk: 0 }, undefined, undefined).verdict, 'not forced');
+  // no forced run finished: no verdict (issue 39, "zero forced runs become not forced")
+  assert.equal(decideVerdict({ runs: 0, failed: 0, forcedOk: 0 }, undefined, undefined).verdict, 'could not check');
 });
 
 test('a pattern whose two threads do the same accesses is symmetric: its opposite order is the same interleaving', () => {

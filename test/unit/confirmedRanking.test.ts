@@ -103,3 +103,28 @@ test('a confirmed pattern without evidence in the recorded runs goes before the 
   // no verdict: nothing moves
   assert.equal(withConfirmations(r, new Map()), r);
 });
+
+test('"No verdict without runs" (issue 39) in analyze --confirm: could not check keeps no verdict, and a command that never ran stops the loop', async () => {
+  const r = await ranking('recorded', 'auditlog', true);
+  const tried: RankedPattern[] = [];
+  const never = async (p: RankedPattern): Promise<Confirmation> => {
+    tried.push(p);
+    return {
+      verdict: 'could not check',
+      couldNotCheck: { why: 'the command failed: command not found (no forced run finished)', hint: 'check the program name and the PATH' },
+      reason: 'could not check: the command failed: command not found (no forced run finished)',
+      pValue: 1,
+      forced: { runs: 0, failed: 0, forcedOk: 0 },
+      pattern: { rank: p.rank, key: p.key, id: p.id },
+      folder: '',
+      plan: '',
+      runsSpent: 0,
+      seconds: 0.1,
+    };
+  };
+  const out = await confirmAndReorder(r, undefined, { top: 3, runs: 10, budget: 400 }, never);
+  assert.equal(tried.length, 1, 'the next candidates would fail the same way');
+  assert.equal(out.verdicts.size, 0, 'no verdict from zero runs');
+  assert.ok(list(out.result).every((p) => !(p as ConfirmedPattern).confirmation));
+  assert.match(out.lines.join('\n'), /\? could not check .*\n.*command not found.*what to do: check the program name/);
+});

@@ -58,7 +58,7 @@ export function confirmCandidates(result: AnalysisResult, bugs: readonly Bug[] |
   return out;
 }
 
-const MARK: Record<string, string> = { confirmed: '✓ confirmed ', refuted: '✗ refuted   ', 'not forced': '– not forced' };
+const MARK: Record<string, string> = { confirmed: '✓ confirmed ', refuted: '✗ refuted   ', 'not forced': '– not forced', 'could not check': '? could not check' };
 
 /** Forces one pattern; `seedOffset` grows with the runs spent so that no two confirmations share seeds. */
 export type ConfirmOne = (p: RankedPattern, seedOffset: number) => Promise<Confirmation>;
@@ -100,15 +100,25 @@ export async function confirmAndReorder(
     forced++;
     return c;
   };
+  // could not check (issue 39): no verdict is kept; a command that never ran stops the loop (the next would not either)
+  let commandFailed = false;
   for (const p of candidates) {
     if (signal?.aborted) break;
     const c = await force(p);
     if (!c) continue;
+    if (c.couldNotCheck) {
+      lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}; what to do: ${c.couldNotCheck.hint}`);
+      if (c.forced.runs === 0) {
+        commandFailed = true;
+        break;
+      }
+      continue;
+    }
     verdicts.set(p.key, patternConfirmation(c));
     lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
   }
   const confirmedOne = () => [...verdicts.values()].some((v) => v.verdict === 'confirmed');
-  if (a.perCallRanking && !confirmedOne() && !signal?.aborted && spent + 3 * a.runs <= a.budget && hasMixedCalls(result)) {
+  if (a.perCallRanking && !commandFailed && !confirmedOne() && !signal?.aborted && spent + 3 * a.runs <= a.budget && hasMixedCalls(result)) {
     const perCall = await a.perCallRanking();
     const refined = perCall ? callRefinedCandidates(result, perCall, a.top, (k) => verdicts.get(k)?.verdict === 'confirmed') : [];
     if (refined.length) lines.push(`  per library call (a line of these patterns makes several calls; the runs ranked with locations per call):`);
@@ -116,6 +126,11 @@ export async function confirmAndReorder(
       if (signal?.aborted) break;
       const c = await force(p);
       if (!c) continue;
+      if (c.couldNotCheck) {
+        lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}; what to do: ${c.couldNotCheck.hint}`);
+        if (c.forced.runs === 0) break;
+        continue;
+      }
       const at = `forced at the calls ${callsText(p)} (#${callRank} with locations per call, ${p.failed} failing / ${p.passed} passing runs)`;
       const v = { ...patternConfirmation(c), reason: `${at}: ${c.reason}`, forcedKey: p.key };
       if (c.verdict === 'confirmed' || !verdicts.has(lineKey)) verdicts.set(lineKey, v);

@@ -2,7 +2,8 @@
  * `braid confirm <traces or folder> [--pattern K|KEY] [--runs N] [--format text|json] [--baseline OLD] [-- <command…>]`
  * (issue 28, docs/confirm.md): proves or refutes a ranked pattern by forcing its interleaving.
  * Exit code: 0 confirmed (or, with --baseline, fixed), 1 otherwise or on an error, 2 on a usage error,
- * 130 when stopped with Ctrl-C.
+ * 3 when a file could not be written (a full disk), 4 could not check (no run to compare: the command
+ * failed, the build is broken, the include list matches nothing…), 130 when stopped with Ctrl-C.
  */
 import os from 'node:os';
 import { open, readFile } from 'node:fs/promises';
@@ -21,12 +22,15 @@ import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confir
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/confirmPerCall';
 import { checkFix, FixCheck } from '../recorder/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
+import { COULD_NOT_CHECK_EXIT } from '../engine/confirm/couldNotCheck';
+import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/writeFailure';
 
 export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options] [-- <command...>]
       Forces a ranked pattern's interleaving to prove it: N runs with the pattern's order forced, N with
       the opposite order, N unforced; verdict confirmed (forced runs fail far more, Fisher p < 0.01),
-      refuted, or not forced (a lock or a join orders the accesses). The command defaults to the one
-      the traces were recorded with (their folder's recording.json).
+      refuted, or not forced (a lock or a join orders the accesses); could not check (exit code 4) when
+      a group has no finished run or no forced run reached the pattern's accesses. The command defaults
+      to the one the traces were recorded with (their folder's recording.json).
       --pattern K|KEY       the K-th pattern as braid analyze lists it (default 1), or a pattern key (JSON, SARIF)
       --runs N              runs per group (default 20)
       --wait-ms MS          longest hold of a thread at a forced access (default ${DEFAULT_WAIT_MS})
@@ -233,6 +237,7 @@ function fmtP(p: number): string {
 export function confirmJson(c: PerCallResult): Record<string, unknown> {
   return {
     verdict: c.verdict,
+    ...(c.couldNotCheck ? { why: c.couldNotCheck.why, hint: c.couldNotCheck.hint } : {}),
     pattern: c.pattern,
     forced: c.forced,
     opposite: c.opposite ?? null,
@@ -259,19 +264,28 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   if (c.opposite) out.push(`  opposite order: ${c.opposite.failed} of ${c.opposite.runs} failed (forced in ${c.opposite.forcedOk})`);
   if (c.control) out.push(`  unforced: ${c.control.failed} of ${c.control.runs} failed`);
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
+  if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
   out.push(`  ${c.runsSpent} runs in ${c.seconds.toFixed(1)} s; runs in ${rel(c.folder)}`);
   if (c.verdict === 'confirmed') out.push(`  reproduce: braid record --runs 1 --plan ${rel(c.plan)} -- ${command.join(' ')}`);
   return out.map(terminalLine).join('\n');
 }
 
 export function fixJson(f: FixCheck, pattern: RankedPattern): Record<string, unknown> {
-  return { fix: f.verdict, pattern: { rank: pattern.rank, key: pattern.key, id: pattern.id }, forced: f.forced, before: f.before, after: f.after, pValue: f.pValue, reason: f.reason };
+  return {
+    fix: f.verdict,
+    ...(f.couldNotCheck ? { why: f.couldNotCheck.why, hint: f.couldNotCheck.hint } : {}),
+    pattern: { rank: pattern.rank, key: pattern.key, id: pattern.id },
+    forced: f.forced,
+    before: f.before,
+    after: f.after ?? null,
+    pValue: f.pValue,
+    reason: f.reason,
+  };
 }
 
 export function fixText(f: FixCheck, p: RankedPattern): string {
-  return [`braid confirm --baseline: ${p.id} ${p.kind} — ${f.verdict.toUpperCase()}`, `  ${interleavingText(p)}`, `  ${f.reason}`, `  p = ${fmtP(f.pValue)} (the runs before the fix failed more often than after)`]
-    .map(terminalLine)
-    .join('\n');
+  const last = f.couldNotCheck ? `  what to do: ${f.couldNotCheck.hint}` : `  p = ${fmtP(f.pValue)} (the runs before the fix failed more often than after)`;
+  return [`braid confirm --baseline: ${p.id} ${p.kind} — ${f.verdict.toUpperCase()}`, `  ${interleavingText(p)}`, `  ${f.reason}`, last].map(terminalLine).join('\n');
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
@@ -397,12 +411,18 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
       const f = await checkFix(forced.pattern, before, { ...o, recordNoise: a.noise ?? manifest?.noise ?? 0.1 }, progress, abort.signal);
       if (tty) process.stderr.write('\r\x1b[K');
       process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
-      return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : 1;
+      return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : f.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
     }
     const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c), null, 2) : confirmText(c, pattern, command)) + '\n');
-    return abort.signal.aborted ? 130 : c.verdict === 'confirmed' ? 0 : 1;
+    return abort.signal.aborted ? 130 : c.verdict === 'confirmed' ? 0 : c.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
+  } catch (e) {
+    // a full disk (or another refused write): what and where, exit 3 as for braid record
+    if (!(e instanceof RecordWriteError)) throw e;
+    if (tty) process.stderr.write('\r\x1b[K');
+    process.stderr.write(`braid confirm: ${terminalText(e.message)}; stopped: the unfinished run's files are deleted\n`);
+    return EXIT_WRITE_FAILURE;
   } finally {
     process.removeListener('SIGINT', onSigint);
   }

@@ -5,6 +5,8 @@
  * test lens), then forces the pattern on the new build and records it again with the recording's
  * noise. It runs the user's program, so it needs a trusted workspace; the command and its folder
  * must be inside the workspace folder. Progress goes to the work-done token; $/cancelRequest stops it.
+ * When a group had no finished run, or no forced run reached the pattern's accesses, the answer is
+ * `couldNotCheck` (why, what to do) and no verdict is kept on the pattern (issue 39).
  */
 import path from 'node:path';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
@@ -151,16 +153,13 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       const forced = await patternToForce(pattern, perCallRanking, pattern.confirmation?.forcedKey);
       if (forced.calls) connection.console.info(`${title}: forcing at the calls ${forced.calls}`);
       const f = await checkFix(forced.pattern, { runs: ctx.executions.total, failed: ctx.executions.failed }, { ...o, recordNoise: manifest?.noise ?? 0.1 }, onProgress, abort.signal);
+      connection.console.info(`${title}: ${f.verdict} — ${f.reason}`);
+      const after = { runs: f.after?.runs ?? 0, failed: f.after?.failed ?? 0 };
+      const fix = { verdict: f.verdict, reason: f.reason, before: f.before, after, pValue: f.pValue };
+      const common = { key: p.key, mode, fix, command, runs: f.forced.runs + after.runs, seconds: (Date.now() - started) / 1000 };
+      if (f.couldNotCheck) return { ...common, couldNotCheck: f.couldNotCheck };
       const confirmation: PatternConfirmationDto = { verdict: f.forced.failed > 0 ? 'confirmed' : 'refuted', reason: f.forced.reason, pValue: 1, forced: { runs: f.forced.runs, failed: f.forced.failed, forcedOk: f.forced.forcedOk }, at: new Date().toISOString() };
-      return {
-        key: p.key,
-        mode,
-        confirmation,
-        fix: { verdict: f.verdict, reason: f.reason, before: f.before, after: { runs: f.after.runs, failed: f.after.failed }, pValue: f.pValue },
-        command,
-        runs: f.forced.runs + f.after.runs,
-        seconds: (Date.now() - started) / 1000,
-      };
+      return { ...common, confirmation };
     }
     let groups = 0;
     const c = await confirmWithCalls(
@@ -177,9 +176,11 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       perCallRanking,
       { signal: abort.signal },
     );
+    connection.console.info(`${title}: ${c.verdict} — ${c.reason} (${c.runsSpent} runs, ${c.seconds.toFixed(1)} s; ${c.folder})`);
+    // no verdict without runs: nothing is kept on the pattern, the editor says why and what to do
+    if (c.couldNotCheck) return { key: p.key, mode, couldNotCheck: c.couldNotCheck, command, runs: c.runsSpent, seconds: c.seconds };
     const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), ...(c.perCall ? { forcedKey: c.perCall.key } : {}), at: new Date().toISOString() };
     if (!c.interrupted) await ctx.verdict(p.key, confirmation);
-    connection.console.info(`${title}: ${c.verdict} — ${c.reason} (${c.runsSpent} runs, ${c.seconds.toFixed(1)} s; ${c.folder})`);
     return {
       key: p.key,
       mode,

@@ -531,9 +531,15 @@ export interface ConfirmParams {
 export interface ConfirmResultDto {
   key: string;
   mode: 'confirm' | 'checkFix';
-  confirmation: PatternConfirmationDto;
-  /** checkFix: the answer */
-  fix?: { verdict: 'fixed' | 'not fixed'; reason: string; before: { runs: number; failed: number }; after: { runs: number; failed: number }; pValue: number };
+  /** the verdict kept on the pattern; absent when it could not check (`couldNotCheck`) */
+  confirmation?: PatternConfirmationDto;
+  /**
+   * no verdict (issue 39): a group had no finished run (the command failed, the build is broken, the
+   * include list matches nothing…) or no forced run reached the pattern's accesses; why, and what to do
+   */
+  couldNotCheck?: { why: string; hint: string };
+  /** checkFix: the answer (`after`: 0 runs when the noise runs were not recorded) */
+  fix?: { verdict: 'fixed' | 'not fixed' | 'could not check'; reason: string; before: { runs: number; failed: number }; after: { runs: number; failed: number }; pValue: number };
   /** the forced failing run, when there is one: its execution id and trace URI (open it in the Tracer) */
   failingRun?: { execution: string; uri: string };
   /** the forcing plan's URI (Reproduce, launch.json) */

@@ -63,7 +63,8 @@ export async function confirmWithCalls(
   o: { maxRefinements?: number; signal?: AbortSignal } = {},
 ): Promise<PerCallResult> {
   const line = await forceOne(pattern, 0);
-  if (line.verdict === 'confirmed' || line.interrupted || o.signal?.aborted || !perCallRanking || !pattern.accesses.some((a) => a.mixedCalls)) return line;
+  // could not check (no runs, or none reached the pattern's lines): forcing at its calls would not either
+  if (line.verdict === 'confirmed' || line.couldNotCheck || line.interrupted || o.signal?.aborted || !perCallRanking || !pattern.accesses.some((a) => a.mixedCalls)) return line;
   const calls = await perCallRanking();
   const candidates = calls ? refinementsOf(pattern, calls, o.maxRefinements ?? 3) : [];
   if (!candidates.length) return line;

@@ -4,16 +4,22 @@
  * group in its own folder under `<outRoot>/<name>-P<rank>-<time>/` (never under .braid/traces, so
  * confirmation runs do not join the analysis). Stops a group early when its answer is already
  * settled: no forced run met the constraint after the first few, or the forced runs cannot fail.
+ * No verdict without runs (issue 39): a group without a finished run (the command failed, the
+ * include list matches nothing…), or forced runs none of which reached the pattern's accesses, give
+ * `could not check` with why and what to do (engine/confirm/couldNotCheck.ts).
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { ControlGroup, decideVerdict, ForcedGroup, Verdict } from '../engine/confirm/confirmVerdict';
+import { ControlGroup, decideVerdict, ForcedGroup, Outcome } from '../engine/confirm/confirmVerdict';
+import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../engine/confirm/couldNotCheck';
 import { ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../engine/noise/noisePlan';
 import type { PatternConfirmation } from '../engine/confirm/confirmedRanking';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { recordRuns, RecordSummary } from './recordRuns';
-import type { RunResult } from './runOnce';
+import { CommandStartError, RunResult } from './runOnce';
+import type { ForcingReport } from '../engine/trace/traceFormat';
+import { writeFailure } from './writeFailure';
 
 export interface ConfirmOptions extends ForcingOptions {
   command: string[];
@@ -51,7 +57,9 @@ export interface ConfirmProgress {
 }
 
 export interface Confirmation {
-  verdict: Verdict;
+  /** the verdict, or `could not check` (then `couldNotCheck` says why and what to do) */
+  verdict: Outcome;
+  couldNotCheck?: CouldNotCheck;
   pattern: { rank: number; key: string; id: string };
   forced: { runs: number; failed: number; forcedOk: number };
   opposite?: { runs: number; failed: number; forcedOk: number };
@@ -69,8 +77,9 @@ export interface Confirmation {
   interrupted?: boolean;
 }
 
-/** A confirmation as the verdict kept on a pattern (ranking, editor). */
+/** A confirmation as the verdict kept on a pattern (ranking, editor); never one that could not check. */
 export function patternConfirmation(c: Confirmation): PatternConfirmation {
+  if (c.verdict === 'could not check') throw new Error(`no verdict to keep: could not check (${c.reason})`);
   return {
     verdict: c.verdict,
     reason: c.reason,
@@ -84,8 +93,16 @@ export function patternConfirmation(c: Confirmation): PatternConfirmation {
 }
 
 /** The forcing report of a recorded run (the agent's `forcing` trace line), when it has one. */
-export function forcingOf(r: RunResult): { ok: boolean; reason?: string } | undefined {
+export function forcingOf(r: RunResult): ForcingReport | undefined {
   return r.forcing;
+}
+
+const NO_REPORT = 'the agent wrote no forcing report (no included class was instrumented?)';
+
+/** The pattern's accesses in words: "Bank.java:11 (R balance), Bank.java:13 (W balance)". */
+export function accessWords(p: Pick<ForcedPattern, 'accesses'>): string {
+  const words = p.accesses.map((a) => `${a.file.slice(Math.max(a.file.lastIndexOf('/'), a.file.lastIndexOf('\\')) + 1)}:${a.line} (${a.type} ${a.variable.slice(a.variable.lastIndexOf('.') + 1)})`);
+  return [...new Set(words)].join(', ');
 }
 
 function stamp(d = new Date()): string {
@@ -105,7 +122,11 @@ export async function confirmPattern(
   const planFile = async (order: ForceOrder): Promise<{ file: string; plan: NoisePlan }> => {
     const plan = forcingPlan(`${o.name} P${p.rank} ${order}`, p, order, o, o.command);
     const file = path.join(folder, 'plans', `${order}.json`);
-    await fs.writeFile(file, JSON.stringify(plan, null, 2) + '\n');
+    try {
+      await fs.writeFile(file, JSON.stringify(plan, null, 2) + '\n');
+    } catch (e) {
+      throw writeFailure(file, e) ?? e;
+    }
     return { file, plan };
   };
   const base = (group: string, seed: number): RecordOptions => ({
@@ -127,9 +148,13 @@ export async function confirmPattern(
   });
   let interrupted = false;
 
-  /** One group; `settle` may stop it early once its answer cannot change. */
-  const group = async (name: ConfirmProgress['group'], options: RecordOptions, settle?: (g: ForcedGroup) => boolean): Promise<{ g: ForcedGroup; summary: RecordSummary }> => {
-    const g: ForcedGroup = { runs: 0, failed: 0, forcedOk: 0, reasons: new Map() };
+  /**
+   * One group; `settle` may stop it early once its answer cannot change. `reached`: forced runs that
+   * reached one of the pattern's accesses; `error`: the command could not be started (no run).
+   */
+  type GroupRuns = { g: ForcedGroup & { reached: number }; summary?: RecordSummary; error?: Error };
+  const group = async (name: ConfirmProgress['group'], options: RecordOptions, settle?: (g: ForcedGroup) => boolean): Promise<GroupRuns> => {
+    const g: GroupRuns['g'] = { runs: 0, failed: 0, forcedOk: 0, reasons: new Map(), reached: 0 };
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -139,16 +164,24 @@ export async function confirmPattern(
         g.runs++;
         if (pr.run.outcome === 'fail') g.failed++;
         const f = forcingOf(pr.run);
+        if (!reachedNoAccess(f)) g.reached++;
         if (f?.ok) g.forcedOk++;
         else if (options.plan) {
-          const why = f?.reason ?? (f ? 'the constraint was not met' : 'the agent wrote no forcing report (no included class was instrumented?)');
+          const why = f?.reason ?? (f ? 'the constraint was not met' : NO_REPORT);
           g.reasons!.set(why, (g.reasons!.get(why) ?? 0) + 1);
         }
         onProgress?.({ group: name, done: g.runs, total: options.runs, failed: g.failed, ...(options.plan ? { forcedOk: g.forcedOk } : {}) });
         if (settle?.(g)) stop.abort();
       }, stop.signal);
+      // a full disk stops the confirmation (the CLI's exit 3): no verdict from the runs before it
+      if (summary.writeFailure) throw summary.writeFailure;
       if (signal?.aborted) interrupted = true;
       return { g, summary };
+    } catch (e) {
+      // a command that cannot start is no run (could not check); anything else is an error
+      if (!(e instanceof CommandStartError) || g.runs > 0) throw e;
+      if (signal?.aborted) interrupted = true;
+      return { g, error: e as Error };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -159,24 +192,38 @@ export async function confirmPattern(
   const forced = await group('forced', { ...base('forced', o.seed), plan: forcedPlan }, (g) =>
     // never met after the first runs, or no failure in half the runs: the answer is in
     (g.runs >= third && g.forcedOk === 0) || (g.runs * 2 >= o.runs && g.failed === 0));
-  let opposite: Awaited<ReturnType<typeof group>> | undefined;
-  let control: Awaited<ReturnType<typeof group>> | undefined;
+  let opposite: GroupRuns | undefined;
+  let control: GroupRuns | undefined;
+  /** why a group has no finished run */
+  const none = (name: CheckedGroup, r: GroupRuns): CouldNotCheck =>
+    r.error ? { why: `the command failed: ${r.error.message} (no ${name === 'forced' ? 'forced' : name === 'opposite' ? 'opposite-order' : 'unforced'} run finished)`, hint: 'check the program name, the PATH and the working folder' } : noRunsIn(name, r.summary, interrupted);
+  let unchecked: CouldNotCheck | undefined =
+    forced.g.runs === 0
+      ? none('forced', forced)
+      : forced.g.reached === 0
+        ? accessesNotReached(forced.g.runs, accessWords(p), forced.g.reasons?.has(NO_REPORT) ? o.include : undefined)
+        : undefined;
   const forcedSettled = forced.g.forcedOk * 2 < forced.g.runs || forced.g.failed === 0;
-  if (!interrupted && !forcedSettled) {
+  if (!unchecked && !interrupted && !forcedSettled) {
     // a symmetric pattern's opposite order is the same interleaving: compared with the unforced runs only
     if (!o.skipOpposite && !isSymmetric(p)) opposite = await group('opposite', { ...base('opposite', o.seed + 100_000), plan: await planFile('opposite') });
     const controlRuns = o.controlRuns ?? o.runs;
     if (!interrupted && controlRuns > 0) control = await group('control', { ...base('control', o.seed + 200_000), runs: controlRuns });
+    if (opposite && opposite.g.runs === 0) unchecked = none('opposite', opposite);
+    else if (control && control.g.runs === 0) unchecked = none('control', control);
   }
   const controlGroup: ControlGroup | undefined = control ? { runs: control.g.runs, failed: control.g.failed } : undefined;
-  let v = decideVerdict(forced.g, opposite?.g, controlGroup, { strict: o.strict, ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) });
+  let v = unchecked
+    ? { verdict: 'could not check' as const, pValue: 1, reason: `could not check: ${unchecked.why}` }
+    : decideVerdict(forced.g, opposite?.g, controlGroup, { strict: o.strict, ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) });
   if (v.verdict === 'confirmed' && !opposite && isSymmetric(p) && p.evidence === false) {
     // no opposite order to tell the order from the hold's delay, and the order happens in nearly every passing run
     v = { ...v, verdict: 'refuted', reason: `${v.reason}; but both threads do the same accesses (no opposite order to compare with) and this order occurs in nearly every passing run: the hold's delay, not the order, makes it fail` };
   }
-  const failing = forced.summary.runs.find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
+  const failing = forced.summary?.runs.find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
   return {
     verdict: v.verdict,
+    ...(unchecked ? { couldNotCheck: unchecked } : {}),
     pattern: { rank: p.rank, key: p.key, id: p.id },
     forced: { runs: forced.g.runs, failed: forced.g.failed, forcedOk: forced.g.forcedOk },
     ...(opposite ? { opposite: { runs: opposite.g.runs, failed: opposite.g.failed, forcedOk: opposite.g.forcedOk } } : {}),

@@ -6,23 +6,31 @@
  *   fixed       forced runs no longer fail (the interleaving cannot be forced any more, or it is
  *               forced and passes) and the noise runs fail significantly less than before
  *   not fixed   forced runs still fail, or the failure rate did not drop
+ *   could not check  no forced run or no noise run finished (the build is broken, the command
+ *               failed, the include list matches nothing…), or no forced run reached the pattern's
+ *               accesses: never `fixed` from zero runs (issue 39)
  *
  * An edit moves lines, so the forcing plan matches the pattern's accesses by method, variable and
  * access type (`line: 0`), not by line.
  */
 import path from 'node:path';
 import { failsMoreOften } from '../engine/confirm/confirmVerdict';
+import { CouldNotCheck, noRunsIn } from '../engine/confirm/couldNotCheck';
 import type { ForcedPattern } from '../engine/confirm/forcingPlan';
 import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress } from './confirmRuns';
-import { recordRuns } from './recordRuns';
+import { recordRuns, RecordSummary } from './recordRuns';
+import { CommandStartError } from './runOnce';
 import { sanitizeName } from './recordOptions';
 
 export interface FixCheck {
-  verdict: 'fixed' | 'not fixed';
+  verdict: 'fixed' | 'not fixed' | 'could not check';
+  /** why it could not check, and what to do */
+  couldNotCheck?: CouldNotCheck;
   /** the interleaving forced on the new build */
   forced: Confirmation['forced'] & { reason: string };
   before: { runs: number; failed: number };
-  after: { runs: number; failed: number; folder: string };
+  /** the noise runs after the fix; absent when they were not recorded (could not check before them) */
+  after?: { runs: number; failed: number; folder: string };
   /** one-sided Fisher p that the runs before failed more often than after */
   pValue: number;
   reason: string;
@@ -43,38 +51,59 @@ export async function checkFix(
   signal?: AbortSignal,
 ): Promise<FixCheck> {
   const forcedRun = await confirmPattern(p, { ...o, anyLine: true, skipOpposite: true, controlRuns: 0 }, onProgress, signal);
+  const f = forcedRun.forced;
+  const unchecked = (c: CouldNotCheck, after?: FixCheck['after']): FixCheck => ({
+    verdict: 'could not check',
+    couldNotCheck: c,
+    forced: { ...f, reason: forcedRun.reason },
+    before,
+    ...(after ? { after } : {}),
+    pValue: 1,
+    reason: `could not check: ${c.why}`,
+  });
+  if (before.runs === 0) return unchecked({ why: 'the recording before the fix has no runs', hint: 'give the traces recorded before the fix (--baseline)' });
+  if (forcedRun.couldNotCheck) return unchecked(forcedRun.couldNotCheck);
   const afterRuns = o.afterRuns ?? o.runs;
   const outDir = path.join(forcedRun.folder, 'after');
   let failed = 0;
   let done = 0;
-  const summary = await recordRuns(
-    {
-      command: o.command,
-      runs: afterRuns,
-      noise: o.recordNoise,
-      include: o.include,
-      exclude: o.exclude,
-      outDir,
-      timeoutSeconds: o.timeoutSeconds,
-      jobs: o.jobs,
-      seed: o.seed + 300_000,
-      name: `${sanitizeName(o.name)}-after`,
-      cwd: o.cwd,
-      ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
-      ...(o.env ? { env: o.env } : {}),
-      ...(o.agentJar ? { agentJar: o.agentJar } : {}),
-      ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
-    },
-    (pr) => {
-      done++;
-      if (pr.run.outcome === 'fail') failed++;
-      onProgress?.({ group: 'after', done, total: afterRuns, failed });
-    },
-    signal,
-  );
+  let summary: RecordSummary;
+  try {
+    summary = await recordRuns(
+      {
+        command: o.command,
+        runs: afterRuns,
+        noise: o.recordNoise,
+        include: o.include,
+        exclude: o.exclude,
+        outDir,
+        timeoutSeconds: o.timeoutSeconds,
+        jobs: o.jobs,
+        seed: o.seed + 300_000,
+        name: `${sanitizeName(o.name)}-after`,
+        cwd: o.cwd,
+        ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
+        ...(o.env ? { env: o.env } : {}),
+        ...(o.agentJar ? { agentJar: o.agentJar } : {}),
+        ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
+      },
+      (pr) => {
+        done++;
+        if (pr.run.outcome === 'fail') failed++;
+        onProgress?.({ group: 'after', done, total: afterRuns, failed });
+      },
+      signal,
+    );
+  } catch (e) {
+    // a command that cannot start is no run (could not check); anything else (a full disk: the CLI's exit 3) is an error
+    if (!(e instanceof CommandStartError)) throw e;
+    return unchecked({ why: `the command failed: ${(e as Error).message} (no noise run finished)`, hint: 'check the program name, the PATH and the working folder' });
+  }
+  if (summary.writeFailure) throw summary.writeFailure;
   const after = { runs: summary.total, failed: summary.failed, folder: outDir };
+  // zero noise runs after the fix are never accepted (issue 39)
+  if (after.runs === 0) return unchecked(noRunsIn('after', summary, signal?.aborted), after);
   const pValue = failsMoreOften(before, after);
-  const f = forcedRun.forced;
   const rate = (k: number, n: number) => `${k} of ${n}${n ? ` (${Math.round((100 * k) / n)} %)` : ''}`;
   const rates = `with noise the runs failed ${rate(before.failed, before.runs)} before, ${rate(after.failed, after.runs)} now`;
   const notForced = forcedRun.verdict === 'not forced';

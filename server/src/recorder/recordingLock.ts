@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { writeFailure } from './writeFailure';
 
 export const LOCK_NAME = '.braid-record.lock';
 
@@ -31,7 +32,11 @@ export async function lockTraceFolder(outDir: string): Promise<() => Promise<voi
         if (pid === process.pid) await fs.rm(file, { force: true });
       };
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+        // made but not written (a full disk): no empty lock is left behind, and the error names it
+        await fs.rm(file, { force: true }).catch(() => {});
+        throw writeFailure(file, e) ?? e;
+      }
     }
     const text = await fs.readFile(file, 'utf8').catch(() => '');
     const pid = Number(text.trim());

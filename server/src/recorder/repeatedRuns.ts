@@ -28,7 +28,7 @@ import { spawnGroup, stopGroup } from './processTree';
 import { HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
 import { inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { keepsNoTrace, RecordOptions } from './recordOptions';
-import { agentArgument, agentOptionLines, finishTraces, RunResult, RunSpec } from './runOnce';
+import { agentArgument, agentOptionLines, CommandStartError, finishTraces, RunResult, RunSpec } from './runOnce';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
@@ -387,7 +387,7 @@ export class RepeatSession {
     const exit = c.report ? undefined : jvm.exit;
     if (exit?.error) {
       const message = (exit.error as NodeJS.ErrnoException).code === 'ENOENT' ? `command not found: ${this.plan.command[0]}` : exit.error.message;
-      throw new Error(`cannot start ${this.plan.command.join(' ')}: ${message}`);
+      throw new CommandStartError(`cannot start ${this.plan.command.join(' ')}: ${message}`);
     }
     const durationMs = Date.now() - c.started;
     const base = { index: spec.index, execution: spec.execution, seed: spec.seed, logPath: spec.logPath, durationMs, exitCode: exit ? exit.code : c.report?.outcome === 'fail' ? 1 : 0, signal: exit?.sig ?? null };

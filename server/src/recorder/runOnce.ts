@@ -50,6 +50,9 @@ export interface RunResult extends TraceOutcome {
 
 const MAX_OUTPUT_CHARS = 1 << 20;
 
+/** The command could not be started (not found, not executable): no run happened. */
+export class CommandStartError extends Error {}
+
 /**
  * Quotes one JAVA_TOOL_OPTIONS word the way HotSpot splits that variable: whitespace separates
  * words, and inside a word '…' or "…" quote everything up to the same quote (no backslash escapes).
@@ -233,7 +236,7 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   const base = { index: spec.index, execution: spec.execution, seed: spec.seed, logPath: spec.logPath, durationMs, exitCode: code, signal: sig };
   if (error) {
     const message = (error as NodeJS.ErrnoException).code === 'ENOENT' ? `command not found: ${o.command[0]}` : error.message;
-    throw new Error(`cannot start ${o.command.join(' ')}: ${message}`);
+    throw new CommandStartError(`cannot start ${o.command.join(' ')}: ${message}`);
   }
   if (aborted) {
     await removeRunFiles(spec);

@@ -9,10 +9,16 @@
  *               the accesses, or the accesses never meet on one object) — itself evidence that the
  *               pattern cannot happen, so it is benign as recorded
  *   refuted     forced, and forcing it does not make the failure more likely
+ * No verdict without runs (issue 39): a group it compares without a finished run gives
+ * `could not check` (couldNotCheck.ts), never `not forced`.
  */
 import { fisherOneSided } from '../ranking/fisherExact';
+import type { CouldNotCheckVerdict } from './couldNotCheck';
 
+/** A verdict about the pattern (kept on it, shown in the views). */
 export type Verdict = 'confirmed' | 'refuted' | 'not forced';
+/** What a confirmation gives: a verdict, or could not check (no runs to compare: not about the pattern). */
+export type Outcome = Verdict | CouldNotCheckVerdict;
 
 export interface ForcedGroup {
   runs: number;
@@ -29,7 +35,7 @@ export interface ControlGroup {
 }
 
 export interface VerdictResult {
-  verdict: Verdict;
+  verdict: Outcome;
   /** max of the two one-sided Fisher p-values (forced vs opposite, forced vs control); 1 when not forced */
   pValue: number;
   reason: string;
@@ -80,7 +86,8 @@ export interface VerdictOptions {
  */
 export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undefined, control: ControlGroup | undefined, o: VerdictOptions | number = {}): VerdictResult {
   const { alpha = CONFIRM_ALPHA, strict = false, evidence } = typeof o === 'number' ? { alpha: o } : o;
-  if (forced.runs === 0) return { verdict: 'not forced', pValue: 1, reason: 'no forced run finished' };
+  // no verdict without runs in every group compared (issue 39): zero forced runs are not "not forced"
+  if (forced.runs === 0) return { verdict: 'could not check', pValue: 1, reason: 'no forced run finished' };
   if (forced.forcedOk * 2 < forced.runs) {
     const why = mostCommonReason(forced.reasons);
     return {
@@ -89,8 +96,10 @@ export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undef
       reason: `the interleaving could be forced in ${forced.forcedOk} of ${forced.runs} runs${why ? `: ${why}` : ''}`,
     };
   }
-  const hasOpp = !!opposite && opposite.runs > 0;
-  const hasCtl = !!control && control.runs > 0;
+  if (opposite && opposite.runs === 0) return { verdict: 'could not check', pValue: 1, reason: 'no opposite-order run finished' };
+  if (control && control.runs === 0) return { verdict: 'could not check', pValue: 1, reason: 'no unforced run finished' };
+  const hasOpp = !!opposite;
+  const hasCtl = !!control;
   const pOpp = hasOpp ? failsMoreOften(forced, opposite!) : 1;
   const pCtl = hasCtl ? failsMoreOften(forced, control!) : 1;
   const p = Math.max(hasOpp ? pOpp : 0, hasCtl ? pCtl : 0, !hasOpp && !hasCtl ? 1 : 0);
