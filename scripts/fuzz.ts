@@ -5,14 +5,19 @@
  * UNICORN collector; every event line is also checked fast path vs
  * JSON.parse, every line of an accepted trace against the JSON Schema, and
  * batches of accepted mutants through the whole analysis (ranking + GRIFFIN).
- * Every 4th case is a structured input instead (issue 31): a mutated summary (shard), workspace
- * snapshot (header mutated or bytes flipped, checksum recomputed) or noise plan
- * (test/helpers/jsonMutator.ts): it must be refused with a message, or used without anything
- * throwing (analysis + GRIFFIN; the plan's hover lines, bounded).
+ * Every 4th case is a structured input instead (issues 31 and 39; scripts/fuzzTargets.ts), the
+ * targets in turn: a mutated summary (shard), workspace snapshot (header mutated or bytes flipped,
+ * checksum recomputed), noise plan, recording manifest (recording.json), verdict file, excluded-runs
+ * file, forcing plan, Java test source, JS/TS test source or inline source map: it must be refused
+ * with a message, or used without anything throwing (each target's oracle: analysis + GRIFFIN, the
+ * plan's hover lines, the manifest's output pattern on hostile output, test discovery within its
+ * linear step budget, the Node.js transform, …).
  *
  *   npm run fuzz                       # 100,000 cases, seed 1
  *   npm run fuzz -- --cases 500000 --seed 7
  *   npm run fuzz -- --seed 7 --case 1234   # re-run one case, print its input
+ *   npm run fuzz -- --target jsTests --cases 20000   # one structured target only (every case)
+ *   npm run fuzz -- --target manifest --seed 39 --case 12   # one case of test/unit/fuzzTargets.test.ts
  *
  * Each case's input is a pure function of (seed, case number). Cases run in a
  * worker thread; a case that blocks for more than 10 s is cut off and the
@@ -33,12 +38,7 @@ import { UnicornCollector } from '../server/src/engine/unicorn/unicornCollector'
 import { rng } from '../test/helpers/seededRandom';
 import { buildTraceText } from '../test/helpers/traceBuilder';
 import { fastVsJson, mutateTrace, traceLineSchema } from '../test/helpers/traceMutator';
-import { mutateJson } from '../test/helpers/jsonMutator';
-import { Analyzer } from '../server/src/engine/analysis';
-import { analyzeInputsRanked } from '../server/src/engine/summary/workspaceAnalysis';
-import { decodeWorkspaceSnapshot, encodeWorkspaceSnapshot } from '../server/src/engine/summary/workspaceSnapshot';
-import { parsePlan, triggerHoverLine } from '../server/src/lsp/triggerPointState';
-import * as zlib from 'node:zlib';
+import { checkTarget, TARGETS, targetInput, type Target } from './fuzzTargets';
 
 const root = path.resolve(__dirname, '..');
 const HANG_MS = 2000;
@@ -110,137 +110,30 @@ interface Counts {
   schema: number;
   slowestMs: number;
   slowestCase: number;
-  /** structured inputs (every 4th case): summaries, snapshots and noise plans tried, and how many were used */
-  summaries: number;
-  snapshots: number;
-  plans: number;
+  /** structured inputs (every 4th case) tried, and how many were used */
+  structured: number;
   structuredAccepted: number;
 }
 
 type Failure = { kind: 'crash' | 'hang' | 'divergence' | 'schema'; n: number; why: string };
 
-/** Every 4th case is a structured input (issue 31): a summary, a workspace snapshot or a noise plan, in turn. */
-type StructuredKind = 'summary' | 'snapshot' | 'plan';
-function structuredKind(n: number): StructuredKind | undefined {
-  return n % 4 === 3 ? (['summary', 'snapshot', 'plan'] as const)[Math.floor(n / 4) % 3] : undefined;
+/** The structured target of case n: every 4th case, the targets in turn; every case with --target. */
+function structuredKind(n: number, only?: Target): Target | undefined {
+  if (only) return only;
+  return n % 4 === 3 ? TARGETS[Math.floor(n / 4) % TARGETS.length] : undefined;
 }
 
-interface StructuredBases {
-  summary: string;
-  snapshot: Buffer;
-  plan: string;
-}
-let structured: StructuredBases | undefined;
-
-/** The unmutated structured inputs: a summary and a snapshot of the Table 5 traces, a plan as braid pinpoint writes it. */
-async function structuredBases(): Promise<StructuredBases> {
-  if (structured) return structured;
-  const a = new Analyzer();
-  const dir = path.join(root, 'test/fixtures/traces/tablelog');
-  for (const f of readdirSync(dir).sort()) await a.addTrace(path.join(dir, f));
-  const trigger = { rank: 1, id: 'p/A.run()V@5', file: 'A.java', line: 10, method: 'p.A.run', failWith: 0.61, failWithout: 0.02, pValue: 3e-9, score: 12.5 };
-  const plan = {
-    format: 'braid-noise-plan',
-    version: 1,
-    name: 'fuzz',
-    command: ['java', '-cp', 'out', 'p.A'],
-    noise: { kind: 'sleep', ms: 5 },
-    points: [{ id: trigger.id, probability: 1 }],
-    triggers: [trigger, { ...trigger, rank: 2, line: 11, together: 2 }],
-    origin: { tool: 'braid pinpoint', created: '2026-11-27T00:00:00Z', runs: 100 },
-  };
-  structured = { summary: JSON.stringify(a.toSummary()), snapshot: Buffer.concat(encodeWorkspaceSnapshot(a, [])), plan: JSON.stringify(plan) };
-  return structured;
-}
-
-/** A snapshot with its header JSON mutated (kept within the header's room) and the checksum recomputed, or bytes flipped. */
-function mutateSnapshot(good: Buffer, r: () => number): Buffer {
-  const b = Buffer.from(good);
-  const room = b.readUInt32LE(8);
-  if (r() < 0.7) {
-    const header = b.toString('utf8', 16, 16 + room).trimEnd();
-    const mutated = mutateJson(header, r);
-    if (Buffer.byteLength(mutated) <= room) {
-      b.fill(0x20, 16, 16 + room);
-      b.write(mutated, 16, 'utf8');
-    }
-  } else {
-    const flips = 1 + Math.floor(r() * 8);
-    for (let k = 0; k < flips; k++) b[16 + room + Math.floor(r() * (b.length - 16 - room))] ^= 1 << Math.floor(r() * 8);
-  }
-  const crc = (zlib as unknown as { crc32: (d: Uint8Array, v?: number) => number }).crc32(b.subarray(16), 0);
-  b.writeUInt32LE(crc >>> 0, 12);
-  return b;
-}
-
-async function caseInput(seed: number, n: number, baseTraces: string[]): Promise<{ name: string; data: Buffer; kind?: StructuredKind }> {
-  const r = rng((seed * 1000003 + n * 7919) >>> 0);
-  const kind = structuredKind(n);
-  if (kind) {
-    const b = await structuredBases();
-    if (kind === 'summary') return { kind, name: 'f.braid-summary.json', data: Buffer.from(mutateJson(b.summary, r)) };
-    if (kind === 'snapshot') return { kind, name: 'f.braid-snapshot', data: mutateSnapshot(b.snapshot, r) };
-    return { kind, name: 'f.plan.json', data: Buffer.from(mutateJson(b.plan, r)) };
-  }
+async function caseInput(seed: number, n: number, baseTraces: string[], only?: Target): Promise<{ name: string; data: Buffer; kind?: Target }> {
+  // with --target, the numbers of test/unit/fuzzTargets.test.ts (so its failures re-run here)
+  const r = rng(only ? (seed * 1000003 + n * 7919 + TARGETS.indexOf(only)) >>> 0 : (seed * 1000003 + n * 7919) >>> 0);
+  const kind = structuredKind(n, only);
+  if (kind) return { kind, ...(await targetInput(kind, r)) };
   const base = baseTraces[Math.floor(r() * baseTraces.length)];
   return mutateTrace(base, r);
 }
 
-/**
- * A structured case: it is refused with an Error that says why, or it is used — and then nothing throws
- * (the analysis, GRIFFIN, the plan's hover lines), and nothing grows past what the input can hold.
- */
-async function structuredCase(kind: StructuredKind, file: string, data: Buffer, dir: string): Promise<'accepted' | 'rejected'> {
-  if (kind === 'summary') {
-    const at = path.join(dir, path.basename(file));
-    writeFileSync(at, data);
-    const { result } = await analyzeInputsRanked([at]);
-    rmSync(at, { force: true });
-    if (result.executions.total === 0) {
-      // refused with an error — or a valid summary of no runs
-      let empty = false;
-      try {
-        empty = Array.isArray(JSON.parse(data.toString('utf8')).runs) && JSON.parse(data.toString('utf8')).runs.length === 0;
-      } catch {
-        empty = false;
-      }
-      if (!empty && !result.diagnostics.some((d) => d.severity === 'error')) throw new Error('summary skipped without an error');
-      return 'rejected';
-    }
-    explainBugs(undefined, result);
-    JSON.stringify(result.patterns.slice(0, 50));
-    return 'accepted';
-  }
-  if (kind === 'snapshot') {
-    let analyzer: Analyzer;
-    try {
-      analyzer = decodeWorkspaceSnapshot(data, {}).analyzer;
-    } catch (e) {
-      if (!(e instanceof Error) || !e.message) throw new Error(`snapshot refused without a message: ${String(e)}`);
-      return 'rejected';
-    }
-    const result = analyzer.rank();
-    explainBugs(analyzer, result);
-    JSON.stringify(result.patterns.slice(0, 50));
-    return 'accepted';
-  }
-  let parsed: ReturnType<typeof parsePlan>;
-  try {
-    parsed = parsePlan(file, data.toString('utf8'));
-  } catch (e) {
-    // a plan refused as a whole: an Error that says why
-    if (!(e instanceof Error) || !e.message) throw new Error(`plan refused without a message: ${String(e)}`);
-    return 'rejected';
-  }
-  const { plan, problems } = parsed;
-  for (const t of plan.triggers) {
-    const line = triggerHoverLine(t, plan);
-    if (line.length > 100_000) throw new Error(`a hover line of ${line.length} characters from a plan of ${data.length} bytes`);
-  }
-  return plan.triggers.length || !problems.length ? 'accepted' : 'rejected';
-}
-
-async function runCases(seed: number, from: number, to: number, post: (m: unknown) => void): Promise<{ counts: Counts; failures: Failure[] }> {
+async function runCases(seed: number, from: number, to: number, post: (m: unknown) => void, only?: Target): Promise<{ counts: Counts; failures: Failure[]; byTarget: Record<string, number> }> {
+  const byTarget: Record<string, number> = {};
   const baseTraces = bases();
   const validate = traceLineSchema();
   const counts: Counts = emptyCounts();
@@ -254,15 +147,15 @@ async function runCases(seed: number, from: number, to: number, post: (m: unknow
   let batch: { name: string; data: Buffer }[] = [];
   for (let n = from; n < to; n++) {
     post({ type: 'case', n });
-    const { name, data, kind } = await caseInput(seed, n, baseTraces);
+    const { name, data, kind } = await caseInput(seed, n, baseTraces, only);
     const file = name.replace('f.', `case${n}.`);
     counts.tried++;
     const t0 = performance.now();
     if (kind) {
-      counts[kind === 'summary' ? 'summaries' : kind === 'snapshot' ? 'snapshots' : 'plans']++;
+      counts.structured++;
+      byTarget[kind] = (byTarget[kind] ?? 0) + 1;
       try {
-        mkdirSync(batchDir, { recursive: true });
-        if ((await structuredCase(kind, file, data, batchDir)) === 'accepted') counts.structuredAccepted++;
+        if ((await checkTarget(kind, { name: file, data }, path.join(batchDir, 'structured'))) === 'accepted') counts.structuredAccepted++;
       } catch (e) {
         fail({ kind: 'crash', n, why: `${kind}: ${(e as Error)?.stack ?? String(e)}` });
       }
@@ -350,7 +243,7 @@ async function runCases(seed: number, from: number, to: number, post: (m: unknow
     if ((n - from) % 5000 === 4999) post({ type: 'progress', done: n - from + 1 });
   }
   rmSync(batchDir, { recursive: true, force: true });
-  return { counts, failures };
+  return { counts, failures, byTarget };
 }
 
 function add(a: Counts, b: Counts): Counts {
@@ -375,25 +268,37 @@ async function main(): Promise<void> {
   const cases = opt('--cases', 100000);
   const seed = opt('--seed', 1);
   const one = opt('--case', -1);
+  const t = argv.indexOf('--target');
+  const only = t >= 0 ? (argv[t + 1] as Target) : undefined;
+  if (only !== undefined && !TARGETS.includes(only)) {
+    console.error(`fuzz: --target must be one of ${TARGETS.join(', ')} (got ${JSON.stringify(argv[t + 1] ?? '')})`);
+    process.exitCode = 2;
+    return;
+  }
   const failDir = path.join(root, 'test-output', 'fuzz');
   if (one >= 0) {
-    const { name, data } = await caseInput(seed, one, bases());
-    process.stdout.write(`case ${one} (${name}, ${data.length} bytes):\n${name.endsWith('.gz') ? data.toString('base64') : data.toString('utf8')}\n`);
-    const r = await runCases(seed, one, one + 1, () => {});
+    const { name, data } = await caseInput(seed, one, bases(), only);
+    process.stdout.write(`case ${one} (${name}, ${data.length} bytes):\n${name.endsWith('.gz') || name.endsWith('snapshot') ? data.toString('base64') : data.toString('utf8')}\n`);
+    const r = await runCases(seed, one, one + 1, () => {}, only);
     console.log(JSON.stringify(r, null, 2));
     return;
   }
   const started = Date.now();
   let total: Counts | undefined;
+  const byTarget: Record<string, number> = {};
   const failures: Failure[] = [];
   let next = 0;
-  console.log(`fuzz: ${cases.toLocaleString('en')} mutated inputs, seed ${seed} (traces: reader + UNICORN per case; fast path vs JSON.parse per event line; schema per accepted line; ranking + GRIFFIN per 40 accepted; every 4th case a summary, snapshot or noise plan)`);
+  console.log(
+    only
+      ? `fuzz: ${cases.toLocaleString('en')} mutated inputs of ${only}, seed ${seed}`
+      : `fuzz: ${cases.toLocaleString('en')} mutated inputs, seed ${seed} (traces: reader + UNICORN per case; fast path vs JSON.parse per event line; schema per accepted line; ranking + GRIFFIN per 40 accepted; every 4th case a structured input: ${TARGETS.join(', ')} in turn)`,
+  );
   while (next < cases) {
     const from = next;
     let current = from;
-    const result = await new Promise<{ counts: Counts; failures: Failure[] } | undefined>((resolve, reject) => {
+    const result = await new Promise<{ counts: Counts; failures: Failure[]; byTarget: Record<string, number> } | undefined>((resolve, reject) => {
       // the worker loads this file through tsx's CommonJS hook
-      const w = new Worker(`require('tsx/cjs'); require(${JSON.stringify(__filename)});`, { eval: true, workerData: { seed, from, to: cases } });
+      const w = new Worker(`require('tsx/cjs'); require(${JSON.stringify(__filename)});`, { eval: true, workerData: { seed, from, to: cases, only } });
       let last = Date.now();
       const timer = setInterval(() => {
         if (Date.now() - last > STALL_MS) {
@@ -402,7 +307,7 @@ async function main(): Promise<void> {
           resolve(undefined);
         }
       }, 500);
-      w.on('message', (m: { type: string; n?: number; done?: number; result?: { counts: Counts; failures: Failure[] } }) => {
+      w.on('message', (m: { type: string; n?: number; done?: number; result?: { counts: Counts; failures: Failure[]; byTarget: Record<string, number> } }) => {
         last = Date.now();
         if (m.type === 'case') current = m.n!;
         else if (m.type === 'progress') process.stderr.write(`  … ${(from + m.done!).toLocaleString('en')} cases\n`);
@@ -424,6 +329,7 @@ async function main(): Promise<void> {
       continue;
     }
     total = add(total ?? emptyCounts(), result.counts);
+    for (const [k, v] of Object.entries(result.byTarget)) byTarget[k] = (byTarget[k] ?? 0) + v;
     failures.push(...result.failures);
     next = cases;
   }
@@ -433,8 +339,8 @@ async function main(): Promise<void> {
     mkdirSync(failDir, { recursive: true });
     const baseTraces = bases();
     for (const f of failures.slice(0, 50)) {
-      const { name, data, kind } = await caseInput(seed, f.n, baseTraces);
-      writeFileSync(path.join(failDir, `${f.kind}-seed${seed}-case${f.n}.${kind ? name.slice(2) : name.endsWith('.gz') ? 'trace.jsonl.gz' : 'trace.jsonl'}`), data);
+      const { name, data, kind } = await caseInput(seed, f.n, baseTraces, only);
+      writeFileSync(path.join(failDir, `${f.kind}-seed${seed}-case${f.n}.${kind ? `${kind}.${path.basename(name).replace(/^f\./, '')}` : name.endsWith('.gz') ? 'trace.jsonl.gz' : 'trace.jsonl'}`), data);
       console.log(`  ${f.kind} case ${f.n}: ${f.why.split('\n')[0].slice(0, 300)}`);
     }
     console.log(`  failing inputs written to ${path.relative(process.cwd(), failDir)}/ (re-run one: npm run fuzz -- --seed ${seed} --case N)`);
@@ -445,7 +351,7 @@ async function main(): Promise<void> {
       `event lines checked  ${c.eventLines.toLocaleString('en')} fast path vs JSON.parse (fast path accepted ${c.fastAccepted.toLocaleString('en')}, rejected ${c.fastRejected.toLocaleString('en')}, deferred to JSON ${c.fastDeferred.toLocaleString('en')})`,
       `schema checks        ${c.schemaLines.toLocaleString('en')} lines of accepted traces`,
       `whole analyses       ${c.analyses.toLocaleString('en')} (ranking + GRIFFIN on 40 accepted mutants each)`,
-      `structured inputs    ${c.summaries.toLocaleString('en')} summaries, ${c.snapshots.toLocaleString('en')} snapshots, ${c.plans.toLocaleString('en')} noise plans; ${c.structuredAccepted.toLocaleString('en')} used (analysis + GRIFFIN, or the plan's hover lines), the rest refused with a message`,
+      `structured inputs    ${c.structured.toLocaleString('en')} (${TARGETS.filter((k) => byTarget[k]).map((k) => `${k} ${byTarget[k].toLocaleString('en')}`).join(', ') || 'none'}); ${c.structuredAccepted.toLocaleString('en')} used, the rest refused with a message`,
       `crashes              ${c.crashes}`,
       `hangs (> ${HANG_MS / 1000} s)        ${c.hangs}`,
       `divergences          ${c.divergences}`,
@@ -458,12 +364,12 @@ async function main(): Promise<void> {
 }
 
 function emptyCounts(): Counts {
-  return { tried: 0, gzip: 0, accepted: 0, rejected: 0, eventLines: 0, fastAccepted: 0, fastRejected: 0, fastDeferred: 0, schemaLines: 0, analyses: 0, crashes: 0, hangs: 0, divergences: 0, schema: 0, slowestMs: 0, slowestCase: -1, summaries: 0, snapshots: 0, plans: 0, structuredAccepted: 0 };
+  return { tried: 0, gzip: 0, accepted: 0, rejected: 0, eventLines: 0, fastAccepted: 0, fastRejected: 0, fastDeferred: 0, schemaLines: 0, analyses: 0, crashes: 0, hangs: 0, divergences: 0, schema: 0, slowestMs: 0, slowestCase: -1, structured: 0, structuredAccepted: 0 };
 }
 
 if (isMainThread) {
   void main();
 } else {
-  const { seed, from, to } = workerData as { seed: number; from: number; to: number };
-  void runCases(seed, from, to, (m) => parentPort!.postMessage(m)).then((result) => parentPort!.postMessage({ type: 'done', result }));
+  const { seed, from, to, only } = workerData as { seed: number; from: number; to: number; only?: Target };
+  void runCases(seed, from, to, (m) => parentPort!.postMessage(m), only).then((result) => parentPort!.postMessage({ type: 'done', result }));
 }
