@@ -222,6 +222,22 @@ test('a "use strict" directive without a semicolon (standard style, generic-pool
   }
 });
 
+test('a parenthesized argument or assigned value (lokijs: `query.push((obj = {}, obj[k] = v, obj))`, `this.maxId = (… + 1)`) keeps its parentheses: valid JavaScript, the same values', async () => {
+  const src = `const query = [];\nconst template = { owner: 'odin', name: 'gungnir' };\nlet obj;\nfor (const k in template) {\n  query.push((\n    obj = {},\n    obj[k] = template[k],\n    obj\n  ));\n}\nconst m = new Map();\nm.set((0, 'k'), (1, 2));\nconst coll = { maxId: 0 };\ncoll.maxId = (query.length + 1);\nlet total = 1;\nconst add = (n) => { total += (n * 2); total = (total + 1); };\nadd(3);\nreturn [query, m.get('k'), coll.maxId, total];\n`;
+  const expected = new Function(src)();
+  const code = instrument(src, { file: 'byexample.js', module: false }).code;
+  assert.equal(code.split('\n').length, src.split('\n').length, 'no line added or removed');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-'));
+  try {
+    const rt = new BraidRuntime({ out: path.join(dir, 't.trace.jsonl.part'), execution: 'byexample-0', noise: 0, seed: '1', include: [], exclude: [], root: dir });
+    const got = new Function('__braid', code)(rt);
+    rt.close();
+    assert.deepEqual(got, expected);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('ES modules are instrumented too (top-level await, import/export)', () => {
   const code = instrument(`import { x } from './x.js';\nexport let n = 0;\nexport async function f() { n = await x(); return n; }\nawait f();\n`, { file: 'm.mjs', module: true }).code;
   assert.match(code, /__braid\.mod\("m\.mjs"/);

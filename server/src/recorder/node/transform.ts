@@ -504,19 +504,21 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       }
       case 'AssignmentExpression': {
         const left = n.left;
+        // the right operand with the parentheses around it (`this.maxId = (a + 1)`: acorn's node is inside them)
+        const [rs, re] = outerExtent(n.right);
         if (left.type === 'Identifier') {
           const b = bindingOf.get(left);
           if (!shared(b) || ['&&=', '||=', '??='].includes(n.operator)) return;
           const st = S(site(n.start, f));
           const tail = `,${st},${V(varIndex(b))},${scopeArg(b)})`;
           if (n.operator === '=') {
-            s.prependRight(n.right.start, '__braid.wv(');
-            s.appendLeft(n.right.end, tail);
+            s.prependRight(rs, '__braid.wv(');
+            s.appendLeft(re, tail);
           } else {
             const op = n.operator.slice(0, -1);
             // x op= e → x = __braid.wv(__braid.rv(x,…) op (e),…): x read before e is evaluated
-            s.overwrite(left.end, n.right.start, ` = __braid.wv(__braid.rv(${left.name}${tail} ${op} (`);
-            s.appendLeft(n.right.end, `)${tail}`);
+            s.overwrite(left.end, rs, ` = __braid.wv(__braid.rv(${left.name}${tail} ${op} (`);
+            s.appendLeft(re, `)${tail}`);
           }
           return;
         }
@@ -527,9 +529,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           s.prependRight(n.start, left.computed ? '__braid.sc(' : '__braid.sp(');
           if (left.computed) {
             s.overwrite(left.object.end, left.property.start, objectTail(left, '[') + ',');
-            s.overwrite(left.property.end, n.right.start, memberTailAfterProperty(left) + ',');
-          } else s.overwrite(left.object.end, n.right.start, `${objectTail(left, '.')},${JSON.stringify(left.property.name)},`);
-          s.appendLeft(n.right.end, `,${st})`);
+            s.overwrite(left.property.end, rs, memberTailAfterProperty(left) + ',');
+          } else s.overwrite(left.object.end, rs, `${objectTail(left, '.')},${JSON.stringify(left.property.name)},`);
+          s.appendLeft(re, `,${st})`);
           return;
         }
         // compound: only when the object (and key) can be evaluated twice
@@ -538,8 +540,8 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         const o1 = code.slice(left.object.start, left.object.end);
         const k1 = left.computed ? code.slice(left.property.start, left.property.end) : JSON.stringify(left.property.name);
         const get = left.computed ? `__braid.gc(${o1},${k1},${st})` : `__braid.gp(${o1},${k1},${st})`;
-        s.overwrite(n.start, n.right.start, `${left.computed ? '__braid.sc' : '__braid.sp'}(${o1},${k1},${get} ${op} (`);
-        s.appendLeft(n.right.end, `),${st})`);
+        s.overwrite(n.start, rs, `${left.computed ? '__braid.sc' : '__braid.sp'}(${o1},${k1},${get} ${op} (`);
+        s.appendLeft(re, `),${st})`);
         return;
       }
       case 'UpdateExpression': {
@@ -617,7 +619,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           c.type === 'MemberExpression' && !c.computed && !c.optional && !n.optional && !insideChain.has(n) && c.object.type === 'Identifier' && c.object.name === 'Atomics' &&
           c.property.type === 'Identifier' && ATOMIC_OPS.has(c.property.name) && n.arguments.length >= 2 && !n.arguments.some((a: N) => a.type === 'SpreadElement') && !resolve(sc, 'Atomics')
         ) {
-          s.overwrite(c.start, n.arguments[0].start, `__braid.at(${JSON.stringify(c.property.name)},${S(site(c.property.start, f))},`);
+          s.overwrite(c.start, argsOpen(n), `__braid.at(${JSON.stringify(c.property.name)},${S(site(c.property.start, f))},`);
           return;
         }
         // p.then(f) / p.catch(f) / p.finally(f): the callback is a task of its own (runtime `pt`)
@@ -625,7 +627,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           s.prependRight(n.start, '__braid.pt(');
           const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)}`;
           if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
-          else s.overwrite(c.object.end, n.arguments[0].start, head + ',');
+          else s.overwrite(c.object.end, argsOpen(n), head + ',');
           return;
         }
         if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !COLLECTION_METHODS.has(c.property.name) || !recordedObject(c.object, sc)) return;
@@ -635,7 +637,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         s.prependRight(n.start, `__braid.mc${arity}(`);
         const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)},${st}`;
         if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
-        else s.overwrite(c.object.end, n.arguments[0].start, head + ',');
+        else s.overwrite(c.object.end, argsOpen(n), head + ',');
         return;
       }
       case 'ImportExpression': {
@@ -772,6 +774,32 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
 
   function hasDirective(body: N): boolean {
     return body.body.length > 0 && body.body[0].type === 'ExpressionStatement' && typeof body.body[0].directive === 'string';
+  }
+  /** A node's extent with the parentheses that enclose it and only it (acorn's node starts and ends
+   *  inside them): code that rewrites up to the node's start must keep them both or neither. */
+  function outerExtent(node: N): [number, number] {
+    let [a, b] = [node.start, node.end];
+    for (;;) {
+      let i = a - 1;
+      while (i >= 0 && /\s/.test(code[i])) i--;
+      let j = b;
+      while (j < code.length && /\s/.test(code[j])) j++;
+      if (code[i] !== '(' || code[j] !== ')') return [a, b];
+      [a, b] = [i, j + 1];
+    }
+  }
+  /** The position just after a call's opening parenthesis: what follows it up to the first argument
+   *  (spaces, comments, the parentheses of a parenthesized argument — `q.push((a, b))`, whose node
+   *  starts inside them) is kept when the callee is rewritten up to there. */
+  function argsOpen(call: N): number {
+    let i = call.callee.end;
+    while (i < call.arguments[0].start) {
+      if (code.startsWith('//', i)) i = code.indexOf('\n', i) < 0 ? call.arguments[0].start : code.indexOf('\n', i);
+      else if (code.startsWith('/*', i)) i = code.indexOf('*/', i) + 2;
+      else if (code[i] === '(') return i + 1;
+      else i++;
+    }
+    return call.arguments[0].start;
   }
   /** What goes between a directive prologue that ends at `end` and code inserted after it on the same
    *  line: a directive without its semicolon (`'use strict'` in standard style) needs one, or the
