@@ -112,11 +112,12 @@ test('record arguments: --exclude, --name, --agent-option, --timeout, --jobs aut
   assert.ok(o.failOnOutput!.test('ok\nFAIL here'), 'multi-line: ^ matches at a line start');
   assert.equal(o.seed, 0);
   const bad: [string[], RegExp][] = [
-    [['--fail-on-output', '(', '--', 'java'], /--fail-on-output \(: not a valid regular expression/],
+    [['--fail-on-output', '(', '--', 'java'], /--fail-on-output \(: not a regular expression Braid can match in linear time \(missing closing \)/],
     [['--seed', '-1', '--', 'java'], /--seed -1: expected a whole number ≥ 0/],
     [['--seed', '1.5', '--', 'java'], /--seed 1\.5: expected a whole number ≥ 0/],
     [['--seed', String(2 ** 53), '--', 'java'], /--seed \d+: expected a whole number ≥ 0/],
-    [['--timeout', '0', '--', 'java'], /--timeout 0: expected a number of seconds > 0/],
+    [['--timeout', '0', '--', 'java'], /--timeout 0: expected a number of seconds above 0 and at most 86400/],
+    [['--timeout', '1e7', '--', 'java'], /--timeout 1e7: expected a number of seconds above 0 and at most 86400/],
     [['--jobs', 'many', '--', 'java'], /--jobs many: expected a whole number ≥ 1 or "auto"/],
     [['--agent-option', 'verbose', '--', 'java'], /--agent-option needs key=value/],
     [['--exclude', '--', 'java'], /--exclude needs at least one package or class/],
