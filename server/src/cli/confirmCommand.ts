@@ -24,6 +24,7 @@ import { checkFix, FixCheck } from '../recorder/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { COULD_NOT_CHECK_EXIT } from '../engine/confirm/couldNotCheck';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/writeFailure';
+import { onStopSignals } from '../recorder/stopSignals';
 
 export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options] [-- <command...>]
       Forces a ranked pattern's interleaving to prove it: N runs with the pattern's order forced, N with
@@ -393,8 +394,9 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
   const { options: o, manifest } = resolved;
   const command = o.command;
   const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once('SIGINT', onSigint);
+  // Ctrl-C, SIGTERM, SIGHUP: stop the runs' process groups (stopSignals.ts); exit 130, 143, 129
+  const stops = onStopSignals(() => abort.abort());
+  const stopped = () => stops.exitCode ?? 130;
   const tty = process.stderr.isTTY;
   const progress = (p: { group: string; done: number; total: number; failed: number; forcedOk?: number }) => {
     const line = `${p.group}: ${p.done}/${p.total} runs, ${p.failed} failed${p.forcedOk !== undefined ? `, forced in ${p.forcedOk}` : ''}`;
@@ -411,12 +413,12 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
       const f = await checkFix(forced.pattern, before, { ...o, recordNoise: a.noise ?? manifest?.noise ?? 0.1 }, progress, abort.signal);
       if (tty) process.stderr.write('\r\x1b[K');
       process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
-      return abort.signal.aborted ? 130 : f.verdict === 'fixed' ? 0 : f.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
+      return abort.signal.aborted ? stopped() : f.verdict === 'fixed' ? 0 : f.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
     }
     const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c), null, 2) : confirmText(c, pattern, command)) + '\n');
-    return abort.signal.aborted ? 130 : c.verdict === 'confirmed' ? 0 : c.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
+    return abort.signal.aborted ? stopped() : c.verdict === 'confirmed' ? 0 : c.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
   } catch (e) {
     // a full disk (or another refused write): what and where, exit 3 as for braid record
     if (!(e instanceof RecordWriteError)) throw e;
@@ -424,6 +426,6 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
     process.stderr.write(`braid confirm: ${terminalText(e.message)}; stopped: the unfinished run's files are deleted\n`);
     return EXIT_WRITE_FAILURE;
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    stops.dispose();
   }
 }

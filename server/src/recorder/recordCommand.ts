@@ -2,13 +2,15 @@
  * `braid record ...` (argv = the arguments after `record`): records runs of a Java command and
  * prints progress and a summary. Exit code: 0 when the runs were recorded, 2 on a usage error,
  * 1 on another error, 3 when a trace or log could not be written (a full disk: the recording
- * stops, finished traces are kept), 130 when stopped with Ctrl-C (finished traces are kept).
+ * stops, finished traces are kept), 130 when stopped with Ctrl-C (finished traces are kept), 143
+ * with SIGTERM and 129 with SIGHUP (the same stop: every run's process group is stopped, stopSignals.ts).
  */
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
 import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
 import { makeTraceFolder, recordRuns } from './recordRuns';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from './writeFailure';
+import { onStopSignals } from './stopSignals';
 import { failureSummary, runFailure } from '../engine/runFailure';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 
@@ -44,17 +46,11 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts === 1) {
-      process.stderr.write('\nbraid record: stopping (Ctrl-C again to quit at once); finished traces are kept\n');
-      controller.abort();
-    } else {
-      process.exit(130);
-    }
-  };
-  process.on('SIGINT', onSigint);
+  // Ctrl-C, kill (SIGTERM), a closed terminal (SIGHUP): stop the runs' process groups, keep finished traces
+  const stops = onStopSignals((sig) => {
+    process.stderr.write(`\nbraid record: stopping (${sig === 'SIGINT' ? 'Ctrl-C again' : `${sig} again`} to quit at once); finished traces are kept\n`);
+    controller.abort();
+  });
   const printer = new ProgressPrinter();
   const rel = path.relative(process.cwd(), options.outDir) || '.';
   for (const note of options.notes ?? []) console.error(terminalText(`note: ${note}`));
@@ -112,7 +108,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     if (summary.total > 0 && summary.passed === 0) console.error('note: every run failed; the analysis needs passing runs too (check the command, or use less noise)');
     if (summary.total > 0 && !keepsNoTrace(options)) console.log(`next: braid analyze ${rel}`);
     if (summary.writeFailure) return EXIT_WRITE_FAILURE;
-    return summary.interrupted ? 130 : 0;
+    return summary.interrupted ? (stops.exitCode ?? 130) : 0;
   } catch (e) {
     printer.endLine();
     if (e instanceof RecordWriteError) {
@@ -122,6 +118,6 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     console.error(`braid record: ${terminalText((e as Error).message)}`);
     return 1;
   } finally {
-    process.off('SIGINT', onSigint);
+    stops.dispose();
   }
 }
