@@ -59,7 +59,9 @@ function readKey(file: string): { key?: Buffer; problem?: string; missing?: bool
 }
 
 function loadKey(): Buffer | undefined {
-  if (key || keyProblem) return key;
+  if (key) return key;
+  // no key yet: looked for again on each call (a fixed or deleted key file counts without a restart)
+  keyProblem = undefined;
   const file = cacheKeyFile();
   let r = readKey(file);
   if (r.missing) {
