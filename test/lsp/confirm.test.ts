@@ -107,6 +107,21 @@ describe('braid/confirm', () => {
     assert.equal(byId.total, page.total);
   });
 
+  test('"No verdict without runs" (issue 39): Confirm and Check the Fix with a command that fails before the program answer couldNotCheck (why, what to do), keep no verdict, never "fixed"', async () => {
+    const failing = ['sh', '-c', 'exit 3'];
+    const c: ConfirmResultDto = await s.connection.sendRequest('braid/confirm', { key: top.key, runs: 4, command: failing });
+    assert.equal(c.confirmation, undefined, JSON.stringify(c));
+    assert.match(String(c.couldNotCheck?.why), /the command failed: .*exit code 3/);
+    assert.ok((c.couldNotCheck?.hint.length ?? 0) > 10);
+    const f: ConfirmResultDto = await s.connection.sendRequest('braid/confirm', { key: top.key, runs: 4, command: failing, mode: 'checkFix', prepare: [] });
+    assert.equal(f.fix?.verdict, 'could not check', JSON.stringify(f));
+    assert.deepEqual(f.fix?.after, { runs: 0, failed: 0 });
+    assert.match(String(f.couldNotCheck?.why), /the command failed/);
+    // the verdict of the earlier confirmation stays on the pattern
+    const p: PatternsResult = await s.connection.sendRequest('braid/patterns', { limit: 50 });
+    assert.equal(p.patterns.find((x) => x.key === top.key)?.confirmation?.verdict, 'confirmed');
+  });
+
   test('a restarted server shows the verdict again (verdicts.json)', async () => {
     await s.close();
     s = new LspSession(ws);
