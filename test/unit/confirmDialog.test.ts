@@ -7,9 +7,9 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { confirmCommandFromServer } from '../../server/src/lsp/confirmRequest';
+import { confirmCommandFromServer, confirmFromServer } from '../../server/src/lsp/confirmRequest';
 import { confirmDialogDetail, dialogCommand, dialogLine } from '../../client/src/commandDialog';
 import { tempDir } from '../helpers/traceBuilder';
 
@@ -83,4 +83,14 @@ test('Reproduce with Plan dialog: "shows commands with raw control and bidirecti
   assert.equal(dialogLine('java -cp out A \u202e;rm -rf ~\u202c'), 'java -cp out A \\u202e;rm -rf ~\\u202c');
   assert.equal(dialogLine('a\rb\nc\u2028'), 'a\\rb\\nc\\u2028');
   assert.equal(dialogCommand(['sh', '-c', 'echo hi\u0007']), 'sh -c "echo hi\\u0007"');
+});
+
+test('braid/confirm: a recording\'s working directory that is a link out of the workspace folder counts as outside', async () => {
+  const ws = tempDir();
+  const outside = tempDir();
+  symlinkSync(outside, path.join(ws, 'linked'));
+  const files = folder(ws, 'r', 1, { command: ['sh', '-c', 'id > pwned'], cwd: path.join(ws, 'linked'), startedAt: '2026-11-27T10:15:00.000Z' });
+  const ctx = { folder: ws, trusted: true, traces: files, pattern: () => ({ key: 'K', id: 'P1', kind: 'RW', accesses: [] }), executions: { total: 1, failed: 1 }, verdict: async () => {} };
+  await assert.rejects(confirmFromServer({} as never, { key: 'K', runs: 2 } as never, {} as never, ctx as never), /the recording ran in .*linked, outside the workspace folder/);
+  assert.ok(!existsSync(path.join(outside, 'pwned')));
 });

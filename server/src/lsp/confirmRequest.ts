@@ -15,7 +15,7 @@ import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } 
 import { confirmWithCalls, patternToForce } from '../recorder/confirmPerCall';
 import { checkFix } from '../recorder/fixCheck';
 import { manifestFailOnOutput, RecordingManifest } from '../recorder/recordingManifest';
-import { manifestOfTraces } from '../recorder/manifestUse';
+import { isInsideFolder, manifestOfTraces } from '../recorder/manifestUse';
 import { sanitizeName, deriveName } from '../recorder/recordOptions';
 import { fileUri } from './analysisState';
 import type { ConfirmCommandParams, ConfirmCommandResult, ConfirmParams, ConfirmResultDto, PatternConfirmationDto, PatternDto } from './protocol';
@@ -98,7 +98,8 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     );
   }
   const cwd = p.command ? folder : (manifest?.cwd ?? folder);
-  if (!inside(cwd)) throw bad(`braid/confirm: the recording ran in ${cwd}, outside the workspace folder ${folder}; give "command" to run it here`);
+  // links followed: a folder of the workspace that links out of it is outside (manifestUse.isInsideFolder)
+  if (!inside(cwd) || !(await isInsideFolder(folder, cwd))) throw bad(`braid/confirm: the recording ran in ${cwd}, outside the workspace folder ${folder}; give "command" to run it here`);
   const prepare = (mode === 'checkFix' ? (p.prepare ?? manifest?.prepare ?? []) : []).map((s) => {
     if (!s || !Array.isArray(s.command) || !s.command.length || !s.command.every((x) => typeof x === 'string')) throw bad('braid/confirm: each "prepare" step needs "command"');
     const dir = path.resolve(folder, s.cwd ?? '.');
