@@ -38,11 +38,12 @@ import { UnicornCollector } from '../server/src/engine/unicorn/unicornCollector'
 import { rng } from '../test/helpers/seededRandom';
 import { buildTraceText } from '../test/helpers/traceBuilder';
 import { fastVsJson, mutateTrace, traceLineSchema } from '../test/helpers/traceMutator';
-import { checkTarget, TARGETS, targetInput, type Target } from './fuzzTargets';
+import { checkTarget, prepareTargets, TARGETS, targetInput, type Target } from './fuzzTargets';
 
 const root = path.resolve(__dirname, '..');
 const HANG_MS = 2000;
 const STALL_MS = 10000;
+const STARTUP_MS = 120000;
 
 function bases(): string[] {
   const dir = path.join(root, 'test/fixtures/traces/tablelog');
@@ -142,6 +143,9 @@ async function runCases(seed: number, from: number, to: number, post: (m: unknow
     counts[f.kind === 'crash' ? 'crashes' : f.kind === 'hang' ? 'hangs' : f.kind === 'divergence' ? 'divergences' : 'schema']++;
     if (failures.length < 200) failures.push(f);
   };
+  // the structured targets' bases first, so the time they take is not counted to case `from`
+  await prepareTargets();
+  post({ type: 'ready' });
   const reg = new PatternRegistry();
   const batchDir = path.join(tmpdir(), `braid-fuzz-${process.pid}`);
   let batch: { name: string; data: Buffer }[] = [];
@@ -299,9 +303,11 @@ async function main(): Promise<void> {
     const result = await new Promise<{ counts: Counts; failures: Failure[]; byTarget: Record<string, number> } | undefined>((resolve, reject) => {
       // the worker loads this file through tsx's CommonJS hook
       const w = new Worker(`require('tsx/cjs'); require(${JSON.stringify(__filename)});`, { eval: true, workerData: { seed, from, to: cases, only } });
+      // until the worker is ready (tsx, the targets' bases), a start-up allowance instead of STALL_MS
       let last = Date.now();
+      let ready = false;
       const timer = setInterval(() => {
-        if (Date.now() - last > STALL_MS) {
+        if (Date.now() - last > (ready ? STALL_MS : STARTUP_MS)) {
           clearInterval(timer);
           void w.terminate();
           resolve(undefined);
@@ -309,7 +315,8 @@ async function main(): Promise<void> {
       }, 500);
       w.on('message', (m: { type: string; n?: number; done?: number; result?: { counts: Counts; failures: Failure[]; byTarget: Record<string, number> } }) => {
         last = Date.now();
-        if (m.type === 'case') current = m.n!;
+        if (m.type === 'ready') ready = true;
+        else if (m.type === 'case') current = m.n!;
         else if (m.type === 'progress') process.stderr.write(`  … ${(from + m.done!).toLocaleString('en')} cases\n`);
         else if (m.type === 'done') {
           clearInterval(timer);

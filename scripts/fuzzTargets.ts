@@ -94,7 +94,7 @@ async function basesOf(): Promise<Bases> {
     exclude: ['bank.util.*'],
     timeoutSeconds: 60,
     failOnOutput: 'Exception in thread',
-    plan: { name: SECRET, file: 'plans/p.json' },
+    plan: { name: SECRET, file: path.join(root, 'plans/p.json') },
     prepare: [{ command: ['javac', '-d', 'out', 'Bank.java'], cwd: root }],
     startedAt: '2026-11-28T10:00:00.000Z',
   };
@@ -134,6 +134,11 @@ async function basesOf(): Promise<Bases> {
     sourceMap,
   };
   return bases;
+}
+
+/** Makes the unmutated inputs (an analysis of the Table 5 traces, an esbuild transform) before the first case. */
+export async function prepareTargets(): Promise<void> {
+  await basesOf();
 }
 
 /** A snapshot with its header JSON mutated (kept within the header's room) and the checksum recomputed, or bytes flipped. */

@@ -15,7 +15,7 @@ import { checkTarget, mutateSource, TARGETS, targetInput, type Target } from '..
 import { rng } from '../helpers/seededRandom';
 
 /** Inputs per target: the whole file stays well under a minute on a shared machine. */
-const CASES: Record<Target, number> = { summary: 30, snapshot: 30, plan: 60, manifest: 150, verdicts: 150, excludedRuns: 150, forcingPlan: 150, javaTests: 150, jsTests: 150, sourceMap: 100 };
+const CASES: Record<Target, number> = { summary: 30, snapshot: 20, plan: 40, manifest: 120, verdicts: 100, excludedRuns: 120, forcingPlan: 120, javaTests: 100, jsTests: 100, sourceMap: 60 };
 const SEED = 39;
 
 for (const target of TARGETS) {

@@ -116,6 +116,16 @@ test('20,000 test annotations in a row before one method: linear work (each anno
   assert.ok(ratio < 2.2, `work ratio ${ratio.toFixed(2)} for twice the annotations`);
 });
 
+test('found by the fuzz campaign: 20,000 comment lines before the package line (the package regex read each run of blank lines once per line)', () => {
+  const text = 'import org.junit.Test;\n' + '// @T"; char c = \'{\'; }\n'.repeat(20_000) + 'package a.b;\nclass T { @Test void t() {} }\n';
+  const b = new DiscoveryBudget(Infinity);
+  assert.deepEqual(findTests(text, b).map((t) => t.className), ['a.b.T', 'a.b.T']);
+  assert.ok(b.steps <= STEPS_PER_CHAR * text.length, `${b.steps} steps`);
+  assert.equal(findTests('package a.b ;\n  package c;\nimport org.junit.Test; class T { @Test void t() {} }')[0].className, 'a.b.T', 'the first package line, spaces before the semicolon');
+  assert.equal(findTests('\uFEFF package x.y;\nimport org.junit.Test; class T { @Test void t() {} }')[0].className, 'x.y.T', 'a byte-order mark before it');
+  assert.equal(findTests('int package2; package\n z ;\nimport org.junit.Test; class T { @Test void t() {} }')[0].className, 'T', 'not at a line\'s start: none');
+});
+
 test('"emptied the Testing view for the whole workspace": one file that fails discovery is skipped with the reason logged, every other file still lists', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-hostile-discovery-'));
   try {
