@@ -22,7 +22,7 @@ public class BehaviorProcessorRaceTest {
 
     @Test
     public void lateSubscriberSeesTheCompletion() throws Exception {
-        for (int round = 0; round < 10; round++) {
+        for (int round = 0; round < 3; round++) {
             BehaviorProcessor<Boolean> processor = BehaviorProcessor.create();
             TestSubscriber<Boolean> subscriber = TestSubscriber.create();
             AtomicReference<Throwable> subscribeFailure = new AtomicReference<>();
