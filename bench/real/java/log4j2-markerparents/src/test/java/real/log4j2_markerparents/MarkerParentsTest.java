@@ -25,7 +25,7 @@ public class MarkerParentsTest {
         AtomicBoolean done = new AtomicBoolean();
         AtomicReference<Throwable> readFailure = new AtomicReference<>();
         Thread remover = new Thread(() -> {
-            for (int i = 0; i < 3; i++) {
+            for (int i = 0; i < 30; i++) {
                 child.addParents(parent);
                 child.remove(parent);
             }
@@ -33,7 +33,7 @@ public class MarkerParentsTest {
         }, "remover");
         Thread reader = new Thread(() -> {
             try {
-                for (int i = 0; i < 3 && !done.get(); i++) {
+                for (int i = 0; i < 30 && !done.get(); i++) {
                     child.getParents();
                 }
             } catch (Throwable t) {
