@@ -42,6 +42,15 @@ test('inline source map lookups: the same answers as a scan of the line (the las
   }
 });
 
+test('a map whose deltas go below line 0 is broken and not used: no site gets a negative line (fuzzer, seed 7, sourceMap cases 929 and 977)', () => {
+  // line 1: a segment at source line 2; line 2: a delta of -6 source lines (to line -4)
+  const m = new InlineSourceMap('let a = 1;\nlet b = 2;\n//# sourceMappingURL=data:application/json;base64,' + Buffer.from(JSON.stringify({ version: 3, sources: ['a.ts'], mappings: 'AAEA;AANA' })).toString('base64'));
+  assert.equal(m.active, false);
+  assert.equal(m.map(2, 0).line, 2, 'the generated line is kept');
+  const { code } = instrument('let a = 1;\nlet b = a + 1;\n//# sourceMappingURL=data:application/json;base64,' + Buffer.from(JSON.stringify({ version: 3, sources: ['a.ts'], mappings: 'AAEA;AANA' })).toString('base64'), { file: 'x.js', module: false });
+  assert.doesNotMatch(code, /,-\d+,/);
+});
+
 test('slow source-map lookup for large minified files with inline maps (38 s per start): a one-line file whose map has 1,000,000 segments instruments in about the time without the map', { timeout: 120_000 }, () => {
   let code = 'var o={x:0};';
   for (let i = 0; i < 2000; i++) code += `o.x=o.x+${i};`;

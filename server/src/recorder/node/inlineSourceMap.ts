@@ -120,10 +120,13 @@ export class InlineSourceMap {
         fields[f++] = value % 2 === 1 ? -(value - 1) / 2 : value / 2;
       }
       col += fields[0];
+      // positions are never below zero (the source map spec): a map whose deltas say otherwise is broken and not used
+      if (col < 0) throw new MapError('a generated column below zero');
       if (f >= 4) {
         src += fields[1];
         srcLine += fields[2];
         srcCol += fields[3];
+        if (src < 0 || srcLine < 0 || srcCol < 0) throw new MapError('a source position below zero');
         cols[n] = col;
         srcs[n] = src;
         srcLines[n] = srcLine;
