@@ -20,6 +20,7 @@ import { recordRuns, RecordSummary } from './recordRuns';
 import { CommandStartError, RunResult } from './runOnce';
 import type { ForcingReport } from '../engine/trace/traceFormat';
 import { writeFailure } from './writeFailure';
+import { linkBelow } from '../workspace/regularFile';
 
 export interface ConfirmOptions extends ForcingOptions {
   command: string[];
@@ -118,6 +119,12 @@ export async function confirmPattern(
   const started = Date.now();
   const outRoot = path.resolve(o.cwd, o.outRoot ?? path.join('.braid', 'confirm'));
   const folder = path.join(outRoot, `${sanitizeName(o.name)}-P${p.rank}-${stamp()}`);
+  // the default folder (.braid/confirm of the working folder) is never reached through a link: a
+  // cloned repository's .braid or .braid/confirm linked elsewhere would put plans and traces outside it
+  if (o.outRoot === undefined) {
+    const link = await linkBelow(o.cwd, folder);
+    if (link) throw new Error(`${link} is a symbolic link: Braid writes confirmations only into a real .braid/confirm folder of ${o.cwd} (remove the link)`);
+  }
   await fs.mkdir(path.join(folder, 'plans'), { recursive: true });
   const planFile = async (order: ForceOrder): Promise<{ file: string; plan: NoisePlan }> => {
     const plan = forcingPlan(`${o.name} P${p.rank} ${order}`, p, order, o, o.command);
