@@ -47,6 +47,7 @@ public final class BraidTransformer implements ClassFileTransformer {
       java.util.Map<String, int[]> offsets = pointIds ? BytecodeOffsets.of(bytes) : null;
       PointCatalogue catalogue = offsets != null && PointCatalogue.enabled() ? new PointCatalogue() : null;
       InstrumentingClassVisitor visitor = new InstrumentingClassVisitor(writer, jdk, offsets, catalogue, !record);
+      visitor.loader = loader;
       reader.accept(visitor, ClassReader.EXPAND_FRAMES);
       byte[] result = writer.toByteArray();
       if (catalogue != null) catalogue.flush();

@@ -17,6 +17,8 @@ final class InstrumentingClassVisitor extends ClassVisitor {
   private final boolean noiseOnly;
   /** noise calls added to the class's methods (record=false: a class without any is left unchanged) */
   final int[] noiseCalls = {0};
+  /** the class's loader, for the declaring class of the fields it accesses (FieldOwners); null: the boot loader */
+  ClassLoader loader;
 
   InstrumentingClassVisitor(ClassVisitor next, boolean jdk) {
     this(next, jdk, null, null, false);
@@ -84,6 +86,7 @@ final class InstrumentingClassVisitor extends ClassVisitor {
     mi.stubs = stubs;
     mi.noiseOnly = noiseOnly;
     mi.noiseCalls = noiseCalls;
+    mi.loader = loader;
     if (offsets != null) {
       mi.offsets = offsets.get(name + descriptor);
       mi.idPrefix = internalName + "." + name + descriptor + "@";

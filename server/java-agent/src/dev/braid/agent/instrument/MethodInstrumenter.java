@@ -88,6 +88,8 @@ final class MethodInstrumenter extends AdviceAdapter {
   PointCatalogue catalogue;
   /** record=false: only noise calls, no recording hooks */
   boolean noiseOnly;
+  /** the loader of the class being instrumented (FieldOwners reads the superclasses' class files through it; null: the boot loader) */
+  ClassLoader loader;
   /** counter of the noise calls added to the class */
   int[] noiseCalls = {0};
   /** instructions visited so far (the current one included) */
@@ -202,7 +204,8 @@ final class MethodInstrumenter extends AdviceAdapter {
     boolean arrayTyped = descriptor.startsWith("[");
     if (started && !fieldOwner.startsWith("dev/braid/") && !isSyntheticField(name)
         && (jdk || !isJdkClass(fieldOwner))) {
-      int var = Registry.var(fieldOwner.replace('/', '.'), name, false);
+      // the declaring class, not the instruction's owner: a field reached through a subclass is one variable
+      int var = Registry.var(FieldOwners.declaring(loader, fieldOwner, name).replace('/', '.'), name, false);
       int loc = loc();
       // Stripe key: the field name (a field reached through a subclass owner is the same location).
       int key = name.hashCode();

@@ -1,0 +1,95 @@
+package dev.braid.agent.instrument;
+
+import java.io.InputStream;
+import java.util.concurrent.ConcurrentHashMap;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.FieldVisitor;
+
+/**
+ * The class that declares a field an instruction names (issue 38): javac names the class of the
+ * reference, so {@code GenericObjectPool.close()} writes {@code putfield GenericObjectPool.closed}
+ * while {@code BaseGenericObjectPool.isClosed()} reads {@code getfield BaseGenericObjectPool.closed};
+ * both are one field and must be one variable, or the check-then-act between them never forms a
+ * pattern. Resolved at instrumentation time from the class files the class's loader can read (as
+ * resources: no class is loaded or initialised), walking up the superclasses as the JVM's field
+ * resolution does (JVMS 5.4.3.2: the class, its interfaces, then its superclass). A class file that
+ * cannot be read leaves the instruction's owner (the behaviour before).
+ */
+final class FieldOwners {
+  private FieldOwners() {}
+
+  /** (loader identity, owner, field) → declaring class (internal name) */
+  private static final ConcurrentHashMap<String, String> CACHE = new ConcurrentHashMap<>();
+  /** (loader identity, class) → its fields and supertypes, or MISSING */
+  private static final ConcurrentHashMap<String, Shape> SHAPES = new ConcurrentHashMap<>();
+  private static final Shape MISSING = new Shape(null, new String[0], new java.util.HashSet<>());
+  private static final int MAX_DEPTH = 64;
+
+  private static final class Shape {
+    final String superName;
+    final String[] interfaces;
+    final java.util.Set<String> fields;
+
+    Shape(String superName, String[] interfaces, java.util.Set<String> fields) {
+      this.superName = superName;
+      this.interfaces = interfaces;
+      this.fields = fields;
+    }
+  }
+
+  /**
+   * @param loader the loader of the class being instrumented (null: the boot loader)
+   * @param owner the instruction's owner (internal name)
+   * @return the internal name of the declaring class, or {@code owner} when it cannot be told
+   */
+  static String declaring(ClassLoader loader, String owner, String name) {
+    String key = System.identityHashCode(loader) + "\u0000" + owner + "\u0000" + name;
+    String hit = CACHE.get(key);
+    if (hit != null) return hit;
+    String found = find(loader, owner, name, 0);
+    String result = found != null ? found : owner;
+    CACHE.put(key, result);
+    return result;
+  }
+
+  private static String find(ClassLoader loader, String cls, String name, int depth) {
+    if (cls == null || depth > MAX_DEPTH) return null;
+    Shape s = shape(loader, cls);
+    if (s == MISSING) return null;
+    if (s.fields.contains(name)) return cls;
+    for (String i : s.interfaces) {
+      String f = find(loader, i, name, depth + 1);
+      if (f != null) return f;
+    }
+    return find(loader, s.superName, name, depth + 1);
+  }
+
+  private static Shape shape(ClassLoader loader, String cls) {
+    String key = System.identityHashCode(loader) + "\u0000" + cls;
+    Shape s = SHAPES.get(key);
+    if (s != null) return s;
+    s = read(loader, cls);
+    SHAPES.put(key, s);
+    return s;
+  }
+
+  private static Shape read(ClassLoader loader, String cls) {
+    String resource = cls + ".class";
+    try (InputStream in = loader != null ? loader.getResourceAsStream(resource) : ClassLoader.getSystemResourceAsStream(resource)) {
+      if (in == null) return MISSING;
+      ClassReader r = new ClassReader(in);
+      java.util.Set<String> fields = new java.util.HashSet<>();
+      r.accept(new ClassVisitor(AsmApi.VERSION) {
+        @Override
+        public FieldVisitor visitField(int access, String fname, String descriptor, String signature, Object value) {
+          fields.add(fname);
+          return null;
+        }
+      }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+      return new Shape(r.getSuperName(), r.getInterfaces(), fields);
+    } catch (Throwable t) {
+      return MISSING;
+    }
+  }
+}
