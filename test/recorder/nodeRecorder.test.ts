@@ -222,8 +222,8 @@ test('a "use strict" directive without a semicolon (standard style, generic-pool
   }
 });
 
-test('a parenthesized argument or assigned value (lokijs: `query.push((obj = {}, obj[k] = v, obj))`, `this.maxId = (… + 1)`) keeps its parentheses: valid JavaScript, the same values', async () => {
-  const src = `const query = [];\nconst template = { owner: 'odin', name: 'gungnir' };\nlet obj;\nfor (const k in template) {\n  query.push((\n    obj = {},\n    obj[k] = template[k],\n    obj\n  ));\n}\nconst m = new Map();\nm.set((0, 'k'), (1, 2));\nconst coll = { maxId: 0 };\ncoll.maxId = (query.length + 1);\nlet total = 1;\nconst add = (n) => { total += (n * 2); total = (total + 1); };\nadd(3);\nreturn [query, m.get('k'), coll.maxId, total];\n`;
+test('a parenthesized argument or assigned value (lokijs: `query.push((obj = {}, obj[k] = v, obj))`, `this.maxId = (… + 1)`) keeps its parentheses, and `new` of a shared variable (lru-cache: `new AC()`) constructs its value: the same values', async () => {
+  const src = `const query = [];\nconst template = { owner: 'odin', name: 'gungnir' };\nlet obj;\nfor (const k in template) {\n  query.push((\n    obj = {},\n    obj[k] = template[k],\n    obj\n  ));\n}\nconst m = new Map();\nm.set((0, 'k'), (1, 2));\nconst coll = { maxId: 0 };\ncoll.maxId = (query.length + 1);\nlet total = 1;\nconst add = (n) => { total += (n * 2); total = (total + 1); };\nadd(3);\nlet AC = class { constructor () { this.ok = 1; } };\nconst makeAc = () => new AC();\nAC = class { constructor () { this.ok = 2; } };\nreturn [query, m.get('k'), coll.maxId, total, makeAc().ok];\n`;
   const expected = new Function(src)();
   const code = instrument(src, { file: 'byexample.js', module: false }).code;
   assert.equal(code.split('\n').length, src.split('\n').length, 'no line added or removed');

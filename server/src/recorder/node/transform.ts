@@ -498,8 +498,11 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           return;
         }
         if (parent?.type === 'ExportSpecifier') return;
-        s.prependRight(n.start, '__braid.rv(');
-        s.appendLeft(n.end, `,${S(site(n.start, f))},${V(varIndex(b))},${scopeArg(b)})`);
+        // `new AC()` of a shared variable (lru-cache's AbortController fallback): `new` must apply to
+        // the value read, not to the read's call — `new (__braid.rv(AC,…))()`
+        const callee = parent?.type === 'NewExpression' && key === 'callee';
+        s.prependRight(n.start, callee ? '(__braid.rv(' : '__braid.rv(');
+        s.appendLeft(n.end, `,${S(site(n.start, f))},${V(varIndex(b))},${scopeArg(b)})${callee ? ')' : ''}`);
         return;
       }
       case 'AssignmentExpression': {
