@@ -13,10 +13,39 @@ import { explainBugs } from '../../server/src/engine/griffin/griffin';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
 import { heldOutById, realSubjects, recordedRoot, scoreRecording, truthProblems } from '../../bench/realCorpus';
 
-/** Known misses on the committed recordings: id → why (rank 1 is not the root cause). */
-const RANK_MISSES: Record<string, string> = {};
-/** Known misses: id → why (bug 1's first suspicious method is not a fixed method). */
-const METHOD_MISSES: Record<string, string> = {};
+/** Recordings in which no run failed (exposure, issue 41): nothing to rank; id → what was seen. */
+const NO_FAILURE: Record<string, string> = {
+  'sonic-reopen': '0 of 100 recorded runs failed (3-6 % plain): the recorder shifts the open/reopen timing',
+};
+/** Known misses on the committed recordings: id → why rank 1 is not the root cause. */
+const RANK_MISSES: Record<string, string> = {
+  'rxjava2-behaviorterminate': 'the racing accesses are AtomicReference calls (value.get/lazySet, subscribers.getAndSet), which the agent does not record',
+  'fastq-resume': 'most runs fail (92 of 100): a W/W on _running at queue.js:157, made by both jobs\' release at the end of failing runs, ranks first (the truth lists line 155)',
+  'genpool-clear': 'the first pattern writes DoublyLinkedList.tail in insertBeginning (line 27), which the truth does not list (it lists head, line 26)',
+  'lru-abort': 'the racing element of #valList (an array held in a private field) is not recorded; the first pattern is Stack.length',
+  'opossum-stuck': 'the circuit\'s state lives in symbol-keyed fields, which are not recorded: no pattern at all',
+  'sonic-end': 'held out: root cause 4th',
+  'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
+  'sonic-reopen': 'no failing run',
+};
+/** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
+const METHOD_MISSES: Record<string, string> = {
+  'log4j2-markerparents': 'the driver\'s two lambdas are named (the racing getParents/remove run inside them)',
+  'logback-childlist': 'the iterating reader (recursiveReset) is named first, the fixed writer (createChildByName) second',
+  'micrometer-composite': 'the meter-added listener and CompositeCounter.increment are named; the fix reorders MeterRegistry.getOrCreateMeter',
+  'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
+  'pool2-returnclose': 'the deque\'s own linkFirst/unlinkFirst are named instead of the fixed GenericObjectPool.returnObject',
+  'rxjava2-behaviorterminate': 'no pattern of the race (AtomicReference calls are not recorded)',
+  'cachemgr-shared': 'promise-coalesce\'s coalesceAsync (a dependency) is named; the fix is up the stack in cache-manager',
+  'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
+  'genpool-clear': 'DoublyLinkedList helpers are named; the fix is in Pool.clear (an action that never happens)',
+  'loki-dirty': 'update and autosaveClearFlags are named; the fix is in Loki.saveDatabaseInternal',
+  'lru-abort': 'LRUCache.<computed> (#backgroundFetch, a private method) is not recognised as the fixed method',
+  'opossum-stuck': 'no pattern',
+  'sonic-end': 'held out: no GRIFFIN bug',
+  'sonic-reopen': 'no failing run',
+  'wfa-order': 'held out: no GRIFFIN bug',
+};
 
 const subjects = realSubjects();
 
@@ -39,7 +68,8 @@ for (const s of subjects) {
     const result = await analyzeTraceFiles([dir], { testCode: s.run.testCode ?? [] });
     assert.equal(result.diagnostics.filter((d) => d.severity === 'error').length, 0, JSON.stringify(result.diagnostics.slice(0, 3)));
     const score = scoreRecording(s.truth, result, explainBugs(undefined, result));
-    assert.ok(score.failed > 0, 'the recording has failing runs');
+    if (NO_FAILURE[s.id]) assert.equal(score.failed, 0, `${s.id} is listed as a recording without failing runs (${NO_FAILURE[s.id]}) but has some: remove it from NO_FAILURE`);
+    else assert.ok(score.failed > 0, 'the recording has failing runs');
     const listing = result.patterns
       .slice(0, 5)
       .map((p) => `${p.id} ${p.group} F${p.failed}/P${p.passed} p=${p.pValue.toExponential(1)} ${p.accesses.map((a) => `${a.thread}${a.type} ${a.file}:${a.line}`).join(' ')}`)
