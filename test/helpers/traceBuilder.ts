@@ -6,7 +6,7 @@
  * More access options: @file=F (source file), @harness (test code),
  * @call=java.util.HashMap.put (a library call), @from=File.java:LINE:method
  * (a caller frame: the stack is [caller, access]; several callers, bottom first, joined by `>`:
- * @from=D.java:5:p.D.main>D.java:9:p.D.lambda$main$0).
+ * @from=D.java:5:p.D.main>D.java:9:p.D.lambda$main$0; a caller marked test code ends in `:H`).
  * `program` sets the header's program (the entry class; default `fixture`).
  * Synchronisation and failures: 'START1 2' (thread 1 starts 2), 'JOIN1 2',
  * 'SND1 7' / 'RCV2 7' (hand-off token 7), 'FAIL2' (failure point), 'OUT1 text'.
@@ -87,8 +87,8 @@ export function buildTraceText(t: BuiltTrace, file = 'Fixture.java'): string {
         .get('from')!
         .split('>')
         .map((f) => {
-          const [cf, cl, cm] = f.split(':');
-          return loc(cf, Number(cl), cm ?? 'Fixture.run');
+          const [cf, cl, cm, mark] = f.split(':');
+          return loc(cf, Number(cl), cm ?? 'Fixture.run', mark === 'H' ? { harness: true } : {});
         });
       const key = `${callers.join(',')},${l}`;
       if (!stacks.has(key)) {

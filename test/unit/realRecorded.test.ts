@@ -30,7 +30,6 @@ const RANK_MISSES: Record<string, string> = {
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
-  'log4j2-markerparents': 'the driver\'s two lambdas are named (the racing getParents/remove run inside them)',
   'logback-childlist': 'the iterating reader (recursiveReset) is named first, the fixed writer (createChildByName) second',
   'micrometer-composite': 'the meter-added listener and CompositeCounter.increment are named; the fix reorders MeterRegistry.getOrCreateMeter',
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',

@@ -31,3 +31,16 @@ test('a load/save pair on a file: the suspicious methods are the callers, not th
   const ownedMethods = explainBugs(undefined, owned, {})[0].suspiciousMethods.map((m) => m.method).sort();
   assert.ok(ownedMethods.every((m) => m.startsWith('Cache.')), ownedMethods.join(', '));
 });
+
+test('out of helpers never moves into test code: a getter and a remover of the raced field called from a JUnit test\'s lambdas stay named (log4j2 LOG4J2-3159 shape: the recorder\'s test-code mark is on the stacks\' frames)', async () => {
+  const T = 'real/MarkerTest.java';
+  const read = (t: number) => `R${t} lib.Marker.parents S237 @file=lib/Marker.java @method=lib.Marker.getParents @from=${T}:37:real.MarkerTest.lambda$test$1:H`;
+  const remove = (t: number) => `W${t} lib.Marker.parents S193 @file=lib/Marker.java @method=lib.Marker.remove @from=${T}:30:real.MarkerTest.lambda$test$0:H`;
+  const runs: BuiltTrace[] = [];
+  for (let k = 0; k < 8; k++) runs.push({ execution: `F${k}`, outcome: 'fail', events: [remove(1), read(2)], program: 'junit-platform-console-standalone.jar' });
+  for (let k = 0; k < 8; k++) runs.push({ execution: `P${k}`, outcome: 'pass', events: [read(2), remove(1)], program: 'junit-platform-console-standalone.jar' });
+  const r = await analyzeTraceFiles([writeTraces(runs)]);
+  const bugs = explainBugs(undefined, r, {});
+  assert.ok(bugs.length >= 1);
+  assert.deepEqual(bugs[0].suspiciousMethods.map((m) => m.method).sort(), ['lib.Marker.getParents', 'lib.Marker.remove']);
+});

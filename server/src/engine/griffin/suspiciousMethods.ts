@@ -116,7 +116,9 @@ function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Fram
   // a resource with no owning class (a file path, a Map or an array of the Node.js recorder): any
   // method that only reads it, or only writes it, is its accessor (a storage's load or save)
   const resource = [...vars].every((v) => classOf(v) === '');
-  const isTest = (f: { file: string; method: string }) => (testCode ? testCode.isTestCode(f) : false);
+  // the recorder's test-code mark rides on the stacks' frames, not on the common call stack's: ask both
+  const isTest = (f: { file: string; method: string; line: number }) =>
+    testCode ? testCode.isTestCode({ ...f, harness: stacks.some((s) => s.some((x) => x.harness && sameMethod(x, f))) }) : false;
   while (k > 0) {
     const top = common[k];
     // an accessor: the lane's accesses all run in this method (it is the top frame of each) and are all
