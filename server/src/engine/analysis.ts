@@ -109,8 +109,6 @@ export interface RunResult {
   program?: string;
   test?: string;
   seed?: string;
-  /** the recorder that wrote the trace (header.recorder.name: braid-java-agent, braid-node-recorder), when named */
-  recorder?: string;
   /** the noise plan of the run (header.recorder.options.plan, written by `braid record --plan`) */
   plan?: { name: string; file?: string };
   events: number;
@@ -261,6 +259,8 @@ export class Analyzer {
   /** one frame object per location (read-only) */
   private readonly frameCache = new Map<number, { file: string; line: number; method: string; harness?: boolean }>();
   private readonly testCode: TestCodeClassifier;
+  /** traces added whose header names the Node.js recorder (the no-pattern hints then speak of files and packages) */
+  private nodeRuns = 0;
   /** where library code ends and the user's code begins (the language server may pass its source roots' view) */
   get isLibrary(): LibraryPredicate {
     return this.libraryPredicate;
@@ -321,6 +321,7 @@ export class Analyzer {
     }
     this.fileDiagnostics.set(file, diags);
     const seed = r.header.recorder?.options?.seed;
+    if (r.header.recorder?.name === 'braid-node-recorder') this.nodeRuns++;
     let failPoint: number | undefined;
     let afterFailure: number[] | undefined;
     if (r.outcome === 'fail') {
@@ -341,7 +342,6 @@ export class Analyzer {
       program: r.header.program,
       test: r.header.test,
       seed: seed === undefined ? undefined : String(seed),
-      ...(typeof r.header.recorder?.name === 'string' ? { recorder: r.header.recorder.name.slice(0, 100) } : {}),
       ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
       patterns: Int32Array.from(found.sortedIds()),
@@ -622,7 +622,7 @@ export class Analyzer {
     placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });
     let message: string | undefined;
     // the hints speak the recorder's language: files and packages for JS/TS, classes for Java
-    const js = runs.length > 0 && runs.every((r) => r.recorder === 'braid-node-recorder');
+    const js = runs.length > 0 && this.nodeRuns === runs.length;
     if (runs.length === 0) message = 'No traces could be analyzed.';
     // no pattern at all: what happened and what to do (issue 30, point 6: an empty list is not a clean result)
     else if (ranking.length === 0 && runs.every((r) => r.events === 0))
