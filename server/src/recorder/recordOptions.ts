@@ -148,7 +148,7 @@ export class UsageError extends Error {}
 /** The words after a list flag up to the next flag, commas splitting words too; returns them and the next index. */
 export function takeList(argv: string[], i: number): [string[], number] {
   const out: string[] = [];
-  while (i < argv.length && !argv[i].startsWith('--')) {
+  while (i < argv.length && !argv[i].startsWith('-')) {
     for (const part of argv[i].split(',')) if (part.trim()) out.push(part.trim());
     i++;
   }
