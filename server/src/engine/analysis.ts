@@ -259,8 +259,8 @@ export class Analyzer {
   /** one frame object per location (read-only) */
   private readonly frameCache = new Map<number, { file: string; line: number; method: string; harness?: boolean }>();
   private readonly testCode: TestCodeClassifier;
-  /** traces added whose header names the Node.js recorder (the no-pattern hints then speak of files and packages) */
-  private nodeRuns = 0;
+  /** trace files whose header names the Node.js recorder (the no-pattern hints then speak of files and packages) */
+  private readonly nodeTraces = new Set<string>();
   /** where library code ends and the user's code begins (the language server may pass its source roots' view) */
   get isLibrary(): LibraryPredicate {
     return this.libraryPredicate;
@@ -321,7 +321,8 @@ export class Analyzer {
     }
     this.fileDiagnostics.set(file, diags);
     const seed = r.header.recorder?.options?.seed;
-    if (r.header.recorder?.name === 'braid-node-recorder') this.nodeRuns++;
+    if (r.header.recorder?.name === 'braid-node-recorder') this.nodeTraces.add(file);
+    else this.nodeTraces.delete(file);
     let failPoint: number | undefined;
     let afterFailure: number[] | undefined;
     if (r.outcome === 'fail') {
@@ -424,6 +425,7 @@ export class Analyzer {
 
   removeTrace(file: string): void {
     this.runs.delete(file);
+    this.nodeTraces.delete(file);
     this.contentHashes.delete(file);
     this.fileDiagnostics.delete(file);
   }
@@ -622,7 +624,7 @@ export class Analyzer {
     placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });
     let message: string | undefined;
     // the hints speak the recorder's language: files and packages for JS/TS, classes for Java
-    const js = runs.length > 0 && this.nodeRuns === runs.length;
+    const js = runs.length > 0 && runs.every((r) => this.nodeTraces.has(r.file));
     if (runs.length === 0) message = 'No traces could be analyzed.';
     // no pattern at all: what happened and what to do (issue 30, point 6: an empty list is not a clean result)
     else if (ranking.length === 0 && runs.every((r) => r.events === 0))
