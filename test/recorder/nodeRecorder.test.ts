@@ -522,3 +522,13 @@ test('TypeScript through tsx: the program\'s own stack traces still name the .ts
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a private method keeps its `#` and a computed key its source in frame names (lru-cache: `LRUCache.#backgroundFetch`, not `LRUCache.<computed>`)', () => {
+  const src = 'class Cache {\n  #fetch(k) { return this.m.get(k); }\n  [Symbol.iterator]() { return [][Symbol.iterator](); }\n  get(k) { return this.#fetch(k); }\n}\nmodule.exports = Cache;\n';
+  const code = instrument(src, { file: 'cache.js', module: false }).code;
+  const names = [...code.matchAll(/\d+,"([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(names.includes('Cache.#fetch'), names.join(', '));
+  assert.ok(names.includes('Cache.[Symbol.iterator]'), names.join(', '));
+  assert.ok(names.includes('Cache.get'), names.join(', '));
+  assert.ok(!names.some((n) => n.includes('<computed>')), names.join(', '));
+});

@@ -164,7 +164,17 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   function fnName(n: N, parent: N | null, className: string | undefined): string {
     if (n.id?.name) return n.id.name;
     if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
-      const key = parent.key?.type === 'Identifier' ? parent.key.name : parent.key?.type === 'Literal' ? String(parent.key.value) : '<computed>';
+      // a private method keeps its `#` (`LRUCache.#backgroundFetch`); a computed key its source (`[Symbol.iterator]`)
+      const key =
+        parent.key?.type === 'Identifier' && !parent.computed
+          ? parent.key.name
+          : parent.key?.type === 'PrivateIdentifier'
+            ? `#${parent.key.name}`
+            : parent.key?.type === 'Literal'
+              ? String(parent.key.value)
+              : parent.computed && parent.key && typeof parent.key.start === 'number'
+                ? `[${code.slice(parent.key.start, parent.key.end).replace(/\s+/g, ' ').slice(0, 60)}]`
+                : '<computed>';
       return parent.type === 'MethodDefinition' && className ? `${className}.${key}` : key;
     }
     if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') return parent.id.name;
@@ -743,8 +753,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           s.overwrite(methodKw, methodKw + 5, ' ');
         }
       }
-      if (isArrowExpr) wrap(bodyStart, bodyEnd, `{ ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => (`, `))(); } finally { __braid.ae(__bp); } }`);
-      else wrap(bodyStart, bodyEnd, ` ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => {`, `})(); } finally { __braid.ae(__bp); }`);
+      // forcing runs (forcing.ts) may hold the task at the body's start: one more await, only then
+      if (isArrowExpr) wrap(bodyStart, bodyEnd, `{ ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => (__braid.F && __braid.hf(${entry}) && await __braid.hp, `, `))(); } finally { __braid.ae(__bp); } }`);
+      else wrap(bodyStart, bodyEnd, ` ${scopeDecl(f)}const __bp = __braid.as(${entry}); try { return (async () => { if (__braid.F && __braid.hf(${entry})) await __braid.hp; `, `})(); } finally { __braid.ae(__bp); }`);
       return;
     }
     if (isArrowExpr) wrap(bodyStart, bodyEnd, `{ ${scopeDecl(f)}const __bp = __braid.fe(${entry}); try { return (`, `); } finally { __braid.fx(__bp); } }`);
