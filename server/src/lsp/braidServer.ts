@@ -83,7 +83,8 @@ import { AnalysisWorkerClient } from './workerClient';
 import { recordRunsFromServer } from './record';
 import { testCodeLenses } from './testLenses';
 import { testItemsRequest } from './testItems';
-import { testRunReport } from './testRunReport';
+import { testRunReport, type BeforeRecording } from './testRunReport';
+import { readRecordingManifest } from '../recorder/recordingManifest';
 import { TestItemsRequest, TestRunReportRequest, type TestItemsParams, type TestRunReportParams } from './protocol';
 import { commandLine, inferTestCommand, suggestRecordCommand, TestCommandError } from '../recorder/testCommand';
 import { inferJsTestCommand } from '../recorder/jsTestCommand';
@@ -93,6 +94,9 @@ import { ConfirmationStore } from './confirmState';
 import { confirmCommandFromServer, confirmFromServer } from './confirmRequest';
 import { perCallRankingOf } from '../recorder/confirmPerCall';
 import { ConfirmCommandRequest, ConfirmRequest, type ConfirmCommandParams, type ConfirmParams } from './protocol';
+import { CodeVersions, type OlderRecording } from './codeVersions';
+import { IDENTITY, lineMapping, type LineMapping } from './lineMapping';
+import { promises as fsp } from 'node:fs';
 
 export function uriToPath(uri: string): string | undefined {
   try {
@@ -135,6 +139,12 @@ export class BraidServer {
   private traceFiles: string[] = [];
   /** trace files left out of the analysis by the user (excludedRuns.ts) */
   private excludedTraces: string[] = [];
+  /** which recordings ran the current code (codeVersions.ts); the others are listed apart, not analyzed */
+  private readonly versions = new CodeVersions(() => this.folders, (m) => this.connection.console.warn(m));
+  private olderRecordings: OlderRecording[] = [];
+  /** open documents whose text differs from the disk the analysis read: their lines through the edits (lineMapping.ts) */
+  private readonly mappings = new Map<string, LineMapping>();
+  private mappingTimer: NodeJS.Timeout | undefined;
   private traceGen = 0;
   /** mining explanations: the computation for a trace generation, and the latest finished one (hover) */
   private explaining: { gen: number; promise: Promise<ExplanationState> } | undefined;
@@ -168,15 +178,22 @@ export class BraidServer {
         if (f && isPlanFile(f, this.folders)) this.debouncePlans();
         else if (f && isExcludedRunsFile(f, this.folders)) relevant = true;
         else if (f && (this.finder?.matches(f) ?? true)) relevant = true;
-        else if (f) this.resolver?.invalidate();
+        else if (f) {
+          this.resolver?.invalidate();
+          // a source file a recording ran changed: that recording may now be one of older code
+          if (this.versions.touches(f)) relevant = true;
+        }
       }
       if (relevant) this.debounceRescan();
     });
     c.onHover((p) => {
       const f = uriToPath(p.textDocument.uri);
       if (!f) return null;
-      const hover = this.state ? hoverFor(this.state, f, p.position.line + 1, this.settings.hover.maxPatterns, this.settings.analysis.formula, this.explanations) : null;
-      return this.withTriggerHover(this.withMethodHover(hover, f, p.position.line + 1), f, p.position.line + 1);
+      // a line changed in the editor since the analysis: no hover describing the old code
+      const line = (this.mappings.get(f) ?? IDENTITY).toDisk(p.position.line + 1);
+      if (line === undefined) return null;
+      const hover = this.state ? hoverFor(this.state, f, line, this.settings.hover.maxPatterns, this.settings.analysis.formula, this.explanations) : null;
+      return this.withTriggerHover(this.withMethodHover(hover, f, line), f, line);
     });
     c.onCodeLens((p) => {
       const f = uriToPath(p.textDocument.uri);
@@ -193,7 +210,7 @@ export class BraidServer {
       if (!p?.result || typeof p.result.outDir !== 'string' || typeof p.result.runs !== 'number') throw new ResponseError(-32602, 'braid/testRunReport needs "result": the answer of braid/record');
       // the recording's last traces: analyzed now (or after the analysis under way)
       if (p.result.runs > 0) await this.analyze(false);
-      return testRunReport(p.result, this.state, typeof p.what === 'string' ? p.what : undefined);
+      return testRunReport(p.result, this.state, typeof p.what === 'string' ? p.what : undefined, await this.beforeRecording(p.result.outDir));
     });
     c.onRequest(SuggestCommandRequest, (p: SuggestCommandParams | undefined) => this.suggestCommand(p ?? {}));
     c.onRequest(PatternsRequest, (p: PatternsParams | undefined) => this.patterns(p ?? {}));
@@ -203,6 +220,7 @@ export class BraidServer {
         runs: this.state?.runs ?? [],
         unreadable: this.unreadableTraces(),
         excluded: this.excludedTraces.map((f) => ({ file: f, uri: fileUri(f) })),
+        ...(this.olderRecordings.length ? { older: this.olderRecordings.map((o) => ({ ...o, uri: fileUri(o.dir) })) } : {}),
         ...(forced.length ? { forced } : {}),
       };
     });
@@ -275,7 +293,16 @@ export class BraidServer {
     c.onShutdown(async () => {
       if (this.planTimer) clearTimeout(this.planTimer);
       if (this.watchTimer) clearTimeout(this.watchTimer);
+      if (this.mappingTimer) clearTimeout(this.mappingTimer);
       await this.worker.dispose();
+    });
+    // heat and hovers follow unsaved edits (lineMapping.ts); a saved edit makes older recordings (codeVersions.ts)
+    this.documents.onDidChangeContent((e) => this.debounceMappings(e.document.uri));
+    this.documents.onDidClose((e) => this.debounceMappings(e.document.uri));
+    this.documents.onDidSave((e) => {
+      const f = uriToPath(e.document.uri);
+      this.debounceMappings(e.document.uri);
+      if (f && this.versions.touches(f)) this.debounceRescan();
     });
     this.documents.listen(c);
     c.listen();
@@ -302,7 +329,7 @@ export class BraidServer {
     if (p.initializationOptions && typeof p.initializationOptions === 'object' && (p.initializationOptions as { trusted?: unknown }).trusted === false) this.trusted = false;
     return {
       capabilities: {
-        textDocumentSync: TextDocumentSyncKind.Incremental,
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
         hoverProvider: true,
         codeLensProvider: { resolveProvider: false },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
@@ -325,6 +352,8 @@ export class BraidServer {
             { globPattern: '**/*.trace.jsonl.gz', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
             { globPattern: '**/.braid/plans/*.json', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
             { globPattern: '**/.braid/excluded-runs.json', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
+            // source files: an edit outside the editor can make a recording one of older code (codeVersions.ts)
+            { globPattern: '**/*.{java,kt,scala,groovy,js,mjs,cjs,jsx,ts,mts,cts,tsx}', kind: WatchKind.Create | WatchKind.Change | WatchKind.Delete },
           ],
         })
         .catch((err) => c.console.warn(`could not watch trace files: ${err}`));
@@ -389,6 +418,83 @@ export class BraidServer {
     return false;
   }
 
+  /**
+   * The latest recording of older code (codeVersions.ts) made with the same command as the
+   * recording in `outDir` (their recording.json): the "before" of a before/after.
+   */
+  private async beforeRecording(outDir: string): Promise<BeforeRecording | undefined> {
+    if (!this.olderRecordings.length) return undefined;
+    const command = (await readRecordingManifest(path.resolve(outDir))).manifest?.command.join('\0');
+    if (command === undefined) return undefined;
+    let best: { o: OlderRecording; at: string } | undefined;
+    for (const o of this.olderRecordings) {
+      if (o.runs === undefined || o.failed === undefined) continue;
+      const m = (await readRecordingManifest(o.dir)).manifest;
+      if (!m || m.command.join('\0') !== command) continue;
+      if (!best || m.startedAt > best.at) best = { o, at: m.startedAt };
+    }
+    return best ? { runs: best.o.runs!, failed: best.o.failed!, changed: best.o.changed } : undefined;
+  }
+
+  private readonly mappingDirty = new Set<string>();
+
+  private debounceMappings(uri: string): void {
+    const f = uriToPath(uri);
+    // only files with heat or hovers need their lines followed
+    if (!f || !(this.state?.lines.has(f) || this.mappings.has(f))) return;
+    this.mappingDirty.add(uri);
+    if (this.mappingTimer) clearTimeout(this.mappingTimer);
+    this.mappingTimer = setTimeout(() => {
+      this.mappingTimer = undefined;
+      void this.updateMappings();
+    }, 150);
+  }
+
+  /** The mapping of each changed open document against its file on disk; sends the heat again when one changed. */
+  private async updateMappings(): Promise<void> {
+    const uris = [...this.mappingDirty];
+    this.mappingDirty.clear();
+    let changed = false;
+    for (const uri of uris) {
+      const f = uriToPath(uri);
+      if (!f) continue;
+      const doc = this.documents.get(uri);
+      let m: LineMapping = IDENTITY;
+      if (doc) {
+        try {
+          m = lineMapping(await fsp.readFile(f, 'utf8'), doc.getText());
+        } catch {
+          m = IDENTITY;
+        }
+      }
+      const was = this.mappings.get(f);
+      if (m === IDENTITY) this.mappings.delete(f);
+      else this.mappings.set(f, m);
+      changed ||= was !== undefined || m !== IDENTITY;
+    }
+    if (changed) {
+      this.sendLineScores();
+      if (this.supportsCodeLensRefresh) this.connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+    }
+  }
+
+  /** The heat of the analysis, its lines moved through the open documents' unsaved edits (changed lines get none). */
+  private sendLineScores(): void {
+    if (!this.state) return;
+    const scores = this.state.lineScores();
+    if (this.mappings.size) {
+      for (const file of scores.files) {
+        const m = this.mappings.get(uriToPath(file.uri) ?? '');
+        if (!m) continue;
+        file.lines = file.lines.flatMap((l) => {
+          const line = m.toEditor(l.line);
+          return line === undefined ? [] : [{ ...l, line }];
+        });
+      }
+    }
+    void this.connection.sendNotification(LineScoresNotification, scores);
+  }
+
   private debounceRescan(): void {
     if (this.watchTimer) clearTimeout(this.watchTimer);
     this.watchTimer = setTimeout(() => {
@@ -437,7 +543,9 @@ export class BraidServer {
     const found = (await this.finder.find()).filter((f) => !this.beingRecorded(f.path));
     // runs the user excluded (Runs view, .braid/excluded-runs.json) stay out of the analysis, listed apart
     const excluded = await readExcludedRuns(this.folders);
-    const files = found.filter((f) => !excluded.has(path.resolve(f.path)));
+    // recordings of older code (a file they ran changed since) are kept apart, never merged with the current code's
+    const { current: files, older } = await this.versions.split(found.filter((f) => !excluded.has(path.resolve(f.path))));
+    this.olderRecordings = older;
     this.excludedTraces = found.filter((f) => excluded.has(path.resolve(f.path))).map((f) => f.path).sort();
     const resolver = this.resolver!;
     let progress: WorkDoneProgressServerReporter | undefined;
@@ -479,6 +587,10 @@ export class BraidServer {
         this.methodState = undefined;
       }
       this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns, this.settings.views.minScore);
+      // recordings seen for the first time: when the code they ran changed already, analyze again without them
+      for (const dir of this.versions.learn(res.result, (f) => resolver.resolve(f))) {
+        if ((await this.versions.changedFiles(dir))?.length) this.pending = { force: this.pending?.force ?? false };
+      }
       const verdictProblem = await this.confirmations.load();
       if (verdictProblem) c.console.warn(`Braid: ${verdictProblem}`);
       this.confirmations.decorate(this.state.patterns);
@@ -492,7 +604,7 @@ export class BraidServer {
         );
       }
       this.publishDiagnostics();
-      void c.sendNotification(LineScoresNotification, this.state.lineScores());
+      this.sendLineScores();
       this.sendStatus(this.state.summary('done'));
       if (this.supportsCodeLensRefresh) c.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
       // the call-graph ranking feeds the hover and code lens: computed in the background after each change

@@ -9,6 +9,7 @@
  * `couldNotCheck` (why, what to do) and no verdict is kept on the pattern (issue 39).
  */
 import path from 'node:path';
+import { firstErrors } from './buildOutput';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
 import type { AnalysisResult } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/confirmRuns';
@@ -144,7 +145,8 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       progress.report(0, `Preparing: ${path.basename(step.command[0])}…`);
       const r = await runStep(step.command, step.cwd, abort.signal);
       if (r.code !== 0 && !abort.signal.aborted) {
-        const tail = r.output.trim().split('\n').slice(-15).join('\n');
+        // the compiler's first errors, without colour codes (buildOutput.ts)
+        const tail = firstErrors(r.output);
         throw new ResponseError(LSPErrorCodes.RequestFailed, `Building the fixed program failed (${path.basename(step.command[0])} exit ${r.code}): ${tail || r.error || 'no output'}`);
       }
     }

@@ -119,6 +119,23 @@ export interface RunsResult {
   excluded?: { file: string; uri: string }[];
   /** forced failing runs kept by Confirm by Forcing (.braid/confirm/…): not analyzed; the Tracer opens them (Reproduce) */
   forced?: RunDto[];
+  /**
+   * recordings of older code (issue 43): a source file their accesses point to changed since they
+   * were recorded (their folder's sources.json). Kept on disk, not analyzed; newest folder first.
+   */
+  older?: OlderRecordingDto[];
+}
+export interface OlderRecordingDto {
+  /** the trace folder, and its URI */
+  dir: string;
+  uri: string;
+  /** its trace files */
+  files: string[];
+  /** workspace-relative paths of the files that changed since */
+  changed: string[];
+  /** its runs and failed runs, when an analysis included it */
+  runs?: number;
+  failed?: number;
 }
 export interface UnreadableTraceDto {
   file: string;
@@ -648,4 +665,6 @@ export interface TestRunReportDto {
   output: string[];
   /** passed: Find Trigger Points is the next step (the test never failed) */
   suggestTriggerPoints: boolean;
+  /** the latest recording of the same test on the code before the last change (issue 43): its rate, shown beside this one */
+  before?: { runs: number; failed: number };
 }

@@ -7,8 +7,12 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CancellationToken, Connection, ResponseError } from 'vscode-languageserver';
-import { parseRecordArgs, UsageError } from '../recorder/recordOptions';
+import { parseRecordArgs, RecordOptions, UsageError } from '../recorder/recordOptions';
 import { recordRuns } from '../recorder/recordCommand';
+import { makeTraceFolder } from '../recorder/recordRuns';
+import { writeCodeStamp } from './codeStamp';
+import { firstErrors, plainOutput } from './buildOutput';
+import { testNotFoundMessage } from './testNotFound';
 import { runStep } from '../recorder/prepareStep';
 import { classPathProblem } from '../recorder/testCommand';
 import { EvidenceRounds } from '../recorder/evidenceRounds';
@@ -82,7 +86,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
         : undefined;
     return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}) };
   });
-  let options;
+  let options: RecordOptions;
   try {
     // the default folder is .braid/traces/<name>-<time>; a custom braid.record.outDir gets the same sub-folder
     const custom = ctx.outDir && path.normalize(ctx.outDir) !== path.normalize('.braid/traces');
@@ -108,7 +112,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     const r = await runStep(step.command, step.cwd, abort.signal);
     if (step.orElse && !abort.signal.aborted) {
       // Maven: the test class path resolved once, or each run through the build tool (recorder/testCommand.ts)
-      const problem = r.code !== 0 ? `exit ${r.code}: ${r.output.trim().split('\n').slice(-5).join('\n') || r.error || ''}` : classPathProblem(step.orElse.classPathFile);
+      const problem = r.code !== 0 ? `exit ${r.code}: ${firstErrors(r.output, 5) || r.error || ''}` : classPathProblem(step.orElse.classPathFile);
       if (problem) {
         connection.console.warn(`Could not resolve the test class path once (${problem}); each run starts ${step.orElse.command[0]} instead`);
         const kept: { command: string[]; cwd: string }[] = (options.prepare ?? []).filter((s: { command: string[] }) => s.command !== step.command);
@@ -118,11 +122,25 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     }
     if (r.code !== 0 && !abort.signal.aborted) {
       sub.dispose();
-      const tail = r.output.trim().split('\n').slice(-15).join('\n');
-      connection.console.error(`Preparing failed (exit ${r.code}): ${step.command.join(' ')}\n${r.output}`);
+      // the compiler's first errors, without colour codes (buildOutput.ts)
+      const tail = firstErrors(r.output);
+      connection.console.error(`Preparing failed (exit ${r.code}): ${step.command.join(' ')}\n${plainOutput(r.output)}`);
       throw new ResponseError(-32603, `Preparing the test failed (${path.basename(step.command[0])} exit ${r.code}): ${tail || r.error || 'no output'}`);
     }
   }
+  if (abort.signal.aborted) {
+    sub.dispose();
+    return { runs: 0, failed: 0, passed: 0, outDir: options.outDir, cancelled: true };
+  }
+  // the code this recording runs (codeStamp.ts): once a file its accesses point to changes, it is a recording of older code
+  try {
+    options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
+  } catch (err) {
+    sub.dispose();
+    throw new ResponseError(-32603, `Recording failed: ${(err as Error).message}`);
+  }
+  const stampProblem = await writeCodeStamp(ctx.folder, options.outDir);
+  if (stampProblem) connection.console.warn(`Braid: ${stampProblem}; this recording will count as one of the current code`);
   const finished = new Set<string>();
   ctx.recording?.(options.outDir, finished);
   // runs "auto": analyzed after each round of 10, stopped when the evidence is in (recorder/evidenceRounds.ts)
@@ -153,8 +171,11 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     const nr = summary.notReached;
     if (nr?.stopped && summary.total === 0) {
       // the program never ran: an error with its output, not an empty result (notReached.ts)
-      connection.console.error(`The command never reached the program: ${nr.reason}. Output of the run:\n${nr.output}`);
-      const tail = nr.output.trim().split('\n').slice(0, 6).join('\n');
+      connection.console.error(`The command never reached the program: ${nr.reason}. Output of the run:\n${plainOutput(nr.output)}`);
+      // a test that does not exist: the test framework's own words (testNotFound.ts)
+      const notFound = testNotFoundMessage(nr.output);
+      if (notFound) throw new ResponseError(-32603, `The test was not found: ${notFound}. Nothing was recorded.`, { notReached: true, testNotFound: true });
+      const tail = plainOutput(nr.output).trim().split('\n').slice(0, 6).join('\n');
       throw new ResponseError(-32603, `The command never reached the program: ${nr.reason} — ${nr.hint}. Nothing was recorded.${tail ? `\n${tail}` : ''}`, { notReached: true });
     }
     if (nr) connection.console.warn(`${nr.runs} run(s) never reached the program (${nr.reason}): not counted, their traces not kept`);

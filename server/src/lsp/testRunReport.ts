@@ -39,14 +39,34 @@ const percent = (k: number, n: number) => {
   return x > 0 && x < 1 ? x.toFixed(1) : String(Math.round(x));
 };
 
+/** A recording of the same test on the code before the last change (codeVersions.ts), for the before/after line. */
+export interface BeforeRecording {
+  runs: number;
+  failed: number;
+  /** workspace-relative paths of the files changed since */
+  changed: string[];
+}
+
+function rateText(failed: number, runs: number): string {
+  return failed === 0 ? `passed ${runs} of ${runs}` : `failed ${failed} of ${runs} (${percent(failed, runs)} %)`;
+}
+
 /**
  * The report of one recording. `state` is the analysis that includes the recording's traces
- * (undefined: none yet, only the recorder's counts are used).
+ * (undefined: none yet, only the recorder's counts are used). `before`: the latest recording of the
+ * same test on the code before the change, shown beside this one, never merged with it.
  */
-export function testRunReport(result: RecordResult, state: AnalysisState | undefined, what = 'the test'): TestRunReportDto {
+export function testRunReport(result: RecordResult, state: AnalysisState | undefined, what = 'the test', before?: BeforeRecording): TestRunReportDto {
   const n = result.runs;
   const k = result.failed;
   const output: string[] = [];
+  const beforeAfter =
+    before && before.runs > 0 && n > 0
+      ? {
+          before: { runs: before.runs, failed: before.failed },
+          line: `Before the change (${before.changed.slice(0, 3).join(', ')}${before.changed.length > 3 ? ', …' : ''}): ${rateText(before.failed, before.runs)} · after: ${rateText(k, n)}.`,
+        }
+      : undefined;
   const ended = result.cancelled ? `cancelled after ${n} run${n === 1 ? '' : 's'}` : '';
   if (n === 0) {
     output.push(result.cancelled ? `Braid: recording of ${what} cancelled before any run finished; nothing was recorded.` : `Braid: no run of ${what} was recorded.`);
@@ -66,15 +86,26 @@ export function testRunReport(result: RecordResult, state: AnalysisState | undef
   if (k === 0) {
     const summary = `passed ${n} of ${n} with noise`;
     output.push(`Braid: ${what} ${summary}${ended ? ` (${ended})` : ''}${stopped}.`);
-    if (!result.cancelled) {
+    if (beforeAfter) output.push(beforeAfter.line);
+    if (!result.cancelled && !(beforeAfter && beforeAfter.before.failed > 0)) {
       output.push('It never failed: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail (or raise braid.record.noise, or record more runs with braid.record.runs).');
     }
     output.push(`Traces: ${result.outDir}`);
-    return { outcome: result.cancelled ? 'none' : 'passed', runs: n, failed: 0, summary: result.cancelled ? `${summary} (${ended})` : summary, failures: [], output, suggestTriggerPoints: !result.cancelled };
+    return {
+      outcome: result.cancelled ? 'none' : 'passed',
+      runs: n,
+      failed: 0,
+      summary: result.cancelled ? `${summary} (${ended})` : summary,
+      failures: [],
+      output,
+      suggestTriggerPoints: !result.cancelled && !(beforeAfter && beforeAfter.before.failed > 0),
+      ...(beforeAfter ? { before: beforeAfter.before } : {}),
+    };
   }
   const summary = `failed ${k} of ${n} (${percent(k, n)} %)`;
   const failures = failuresOf(failingDtos).map((f) => ({ ...f, ...(expectedActual(f.message) ?? {}) }));
   output.push(`Braid: ${what} ${summary} with noise${ended ? ` (${ended})` : ''}${stopped}.`);
+  if (beforeAfter) output.push(beforeAfter.line);
   for (const f of failures) {
     const where = f.location ? ` at ${path.basename(f.location.file)}:${f.location.line}` : '';
     output.push(`  ${f.runs}× ${f.message ?? f.reason}${where}`);
@@ -83,7 +114,18 @@ export function testRunReport(result: RecordResult, state: AnalysisState | undef
   if (rootCause) output.push(`Root cause: pattern #${rootCause.rank} (score ${rootCause.score.toFixed(3)}, ${rootCause.failed} ✗ ${rootCause.passed} ✓): ${rootCause.sentence}${rootCause.bug ? ` · Bug ${rootCause.bug}` : ''}`);
   else output.push('No ranked pattern separates the failing runs yet: record more runs (braid.record.runs) to see the root cause.');
   output.push(`Traces: ${result.outDir}`);
-  return { outcome: 'failed', runs: n, failed: k, summary, message: `flaky: failed ${k} of ${n} runs with noise`, failures, ...(rootCause ? { rootCause } : {}), output, suggestTriggerPoints: false };
+  return {
+    outcome: 'failed',
+    runs: n,
+    failed: k,
+    summary,
+    message: `flaky: failed ${k} of ${n} runs with noise`,
+    failures,
+    ...(rootCause ? { rootCause } : {}),
+    output,
+    suggestTriggerPoints: false,
+    ...(beforeAfter ? { before: beforeAfter.before } : {}),
+  };
 }
 
 /** The best-ranked pattern (not weak; a cause before harness and symptom patterns) that occurs in a failing run of the recording. */
@@ -103,6 +145,16 @@ function bestPattern(state: AnalysisState, runIdx: number[]): TestRunReportDto['
   }
   if (best === undefined) return undefined;
   const p = state.patterns[best];
+  // the counts of this recording's runs, not of every recording the analysis holds (issue 43: "16 ✗" for 15 failures)
+  const index = state.result.patterns[best].index;
+  let failed = 0;
+  let passed = 0;
+  for (const i of runIdx) {
+    const r = state.result.runs[i];
+    if (!binaryIncludes(r.patterns, index)) continue;
+    if (r.outcome === 'fail') failed++;
+    else if (r.outcome === 'pass') passed++;
+  }
   const at = p.accesses.find((a) => a.uri && !a.harness) ?? p.accesses.find((a) => a.uri);
   const bug = state.bugs.find((b) => Array.isArray(b.patternKeys) && (b.patternKeys as unknown[]).includes(p.key));
   const bugId = bug ? (typeof bug.id === 'number' ? bug.id : state.bugs.indexOf(bug) + 1) : undefined;
@@ -111,8 +163,8 @@ function bestPattern(state: AnalysisState, runIdx: number[]): TestRunReportDto['
     rank: p.rank,
     sentence: plainHeadline(patternSentence(p.accesses)),
     score: p.score,
-    failed: p.failed,
-    passed: p.passed,
+    failed,
+    passed,
     ...(at?.uri ? { uri: at.uri, line: at.line } : {}),
     ...(bugId !== undefined ? { bug: bugId } : {}),
   };

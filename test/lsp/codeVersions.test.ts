@@ -1,0 +1,114 @@
+/**
+ * Issue 43, point 1: recordings know the code they ran. A recording whose source file changed since
+ * (its sources.json) leaves the analysis of the current code and is listed apart in braid/runs; a
+ * recording of the edited code is analyzed alone (never merged with the old one); unsaved edits move
+ * the heat and hide the hover on changed lines.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { LspSession, cleanup, copyFixture } from './lspHarness';
+import type { LineScoresParams, RunsResult } from '../../server/src/lsp/protocol';
+import { codeStampText, stampOf } from '../../server/src/lsp/codeStamp';
+
+const SRC = 'src/main/java/shop/Inventory.java';
+
+/** Moves the fixture's traces into a recording folder `name` with a stamp of the code as it is now. */
+async function recording(ws: string, name: string, from: string): Promise<string> {
+  const dir = path.join(ws, '.braid', 'traces', name);
+  mkdirSync(dir, { recursive: true });
+  for (const f of readdirSync(from).filter((f) => f.endsWith('.trace.jsonl'))) cpSync(path.join(from, f), path.join(dir, f));
+  writeFileSync(path.join(dir, 'sources.json'), codeStampText(await stampOf(ws)));
+  return dir;
+}
+
+test('a recording of older code is listed apart, and the recording of the edited code is analyzed alone', async () => {
+  const ws = copyFixture();
+  const traces = path.join(ws, '.braid', 'traces');
+  const original = path.join(ws, 'original-traces');
+  renameSync(traces, original);
+  await recording(ws, 'inventory-a', original);
+  const s = new LspSession(ws);
+  try {
+    await s.initialize();
+    const first = await s.analysisDone(0, (x) => x.executions.total > 0);
+    assert.equal(first.executions.total, 6);
+    const uri = s.uri(SRC);
+    const inventory = (p: LineScoresParams) => p.files.find((f) => decodeURIComponent(f.uri).endsWith('shop/Inventory.java'))!.lines.map((l) => l.line);
+    const initial = inventory(await s.waitFor('braid/lineScores', () => true, 0));
+    assert.ok(initial.includes(10) && initial.includes(16) && initial.includes(17), `heat on lines 10, 16 and 17: ${initial}`);
+    const disk = readFileSync(path.join(ws, SRC), 'utf8');
+    await s.open(SRC, disk);
+    const hover = (line0: number) => s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: line0, character: 12 } }) as Promise<any>;
+    assert.ok(await hover(9), 'a hover on line 10 before any edit');
+
+    // an unsaved edit: a line added above line 10 and line 16 changed — the heat moves, changed lines lose it
+    let since = s.notes.length;
+    const lines = disk.split('\n');
+    const edited = [...lines.slice(0, 8), '        // checked under a lock', ...lines.slice(8, 15), '        stock += n; // edited', ...lines.slice(16)].join('\n');
+    await s.connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ text: edited }] });
+    const shown = inventory(await s.waitFor('braid/lineScores', () => true, since));
+    // lines 1–8 stay, 9–16 lie between the edits (hidden), 17 on move down by the added line
+    assert.deepEqual(shown, initial.filter((l) => l <= 8 || l >= 17).map((l) => (l >= 17 ? l + 1 : l)));
+    assert.equal(await hover(10), null, 'line 11 (was 10) is between the edits: no hover of the old code');
+    assert.equal(await hover(16), null, 'the changed line has no hover');
+    assert.ok(await hover(17), 'line 18 (was 17, after the edits) keeps its hover');
+
+    // saved: the recording is one of older code — out of the analysis, listed apart with what changed
+    writeFileSync(path.join(ws, SRC), edited);
+    since = s.notes.length;
+    await s.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 2 }] });
+    const after = await s.analysisDone(since, (x) => x.executions.total === 0);
+    assert.equal(after.executions.total, 0);
+    let runs: RunsResult = await s.connection.sendRequest('braid/runs');
+    assert.equal(runs.runs.length, 0);
+    assert.equal(runs.older?.length, 1);
+    assert.equal(path.basename(runs.older![0].dir), 'inventory-a');
+    assert.deepEqual(runs.older![0].changed, [SRC]);
+    assert.deepEqual([runs.older![0].runs, runs.older![0].failed], [6, first.executions.failed]);
+    assert.equal(runs.older![0].files.length, 6);
+
+    // a recording of the edited code: analyzed alone, 6 runs (not 12)
+    since = s.notes.length;
+    await recording(ws, 'inventory-b', original);
+    await s.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: s.uri('.braid/traces/inventory-b/run-001.trace.jsonl'), type: 1 }] });
+    const fixed = await s.analysisDone(since, (x) => x.executions.total > 0);
+    assert.equal(fixed.executions.total, 6);
+    runs = await s.connection.sendRequest('braid/runs');
+    assert.ok(runs.runs.every((r) => r.file.includes(`${path.sep}inventory-b${path.sep}`)));
+    assert.equal(runs.older?.length, 1);
+
+    // the edit undone: the old recording is one of the current code again (both analyzed)
+    writeFileSync(path.join(ws, SRC), disk);
+    since = s.notes.length;
+    await s.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 2 }] });
+    const back = await s.analysisDone(since, (x) => x.executions.total === 6);
+    assert.equal(back.executions.total, 6);
+    runs = await s.connection.sendRequest('braid/runs');
+    assert.equal(path.basename(runs.older![0].dir), 'inventory-b', 'now the recording of the edit is the older one');
+  } finally {
+    await s.close();
+    cleanup(ws);
+  }
+});
+
+test('after a restart, a recording whose code changed while the editor was closed is found older', async () => {
+  const ws = copyFixture();
+  const traces = path.join(ws, '.braid', 'traces');
+  const original = path.join(ws, 'original-traces');
+  renameSync(traces, original);
+  await recording(ws, 'inventory-a', original);
+  writeFileSync(path.join(ws, SRC), readFileSync(path.join(ws, SRC), 'utf8').replace('stock = stock - 1;', 'stock--;'));
+  const s = new LspSession(ws);
+  try {
+    await s.initialize();
+    // the first analysis learns which files the recording touched, the next one leaves it out
+    await s.analysisDone(0, (x) => x.executions.total === 0);
+    const runs: RunsResult = await s.connection.sendRequest('braid/runs');
+    assert.equal(runs.older?.length, 1);
+  } finally {
+    await s.close();
+    cleanup(ws);
+  }
+});
