@@ -226,12 +226,13 @@ export function registerCommands(d: CommandDeps): void {
       });
       line = answer ?? '';
       if (!line.trim()) return saidNothing(answer);
-      await context.workspaceState.update(LAST_COMMAND_KEY, line);
     }
     const command = splitCommandLine(line);
     const params: RecordParams = withLastTest(context, line, recordParams(command));
     log.info(`recording ${params.runs} runs of ${command.join(' ')}`);
     const result = await recordWithProgress(client, params);
+    // offered next time: the last command that recorded runs, not one that failed (issue 43)
+    if (result.runs > 0) await context.workspaceState.update(LAST_COMMAND_KEY, line);
     const msg = recordedMessage(result);
     log.info(`${msg} Traces in ${result.outDir}`);
     void vscode.window.showInformationMessage(msg, ...(result.runs > 0 ? ['Show Ranked Patterns'] : [])).then((a) => {

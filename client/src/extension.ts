@@ -25,6 +25,9 @@ import { TriggerPointDecorations } from './triggerPoints';
 import { TriggerPointsChangedNotification, TriggerPointsRequest, TriggerPointsResult, WorkspaceTrustNotification } from '../../server/src/lsp/protocol';
 import { mdText } from '../../server/src/engine/outputEscaping';
 import { registerTesting } from './testing';
+import { lmApi, registerLanguageModelTools } from './lmTools';
+import { registerAddMcpServer } from './mcpServerCommand';
+import { testRecordParams } from './recording';
 
 let client: LanguageClient | undefined;
 
@@ -164,7 +167,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     void vscode.window.showErrorMessage(`Braid: could not start the language server: ${(err as Error)?.message ?? err}`);
   }
   // the Testing view: "Run with Braid (N× with noise)" on the tests the lens finds (client/src/testing.ts)
-  context.subscriptions.push(registerTesting(c, log));
+  context.subscriptions.push(registerTesting(c, log, context));
+  // agent mode: Braid's language-model tools (VS Code 1.95+; lmTools.ts) and its MCP server in .vscode/mcp.json
+  const lm = lmApi(vscode);
+  if (!lm) log.info('this VS Code has no language-model tool API (1.95+): Braid: Add MCP Server to Workspace gives agents Braid\'s tools');
+  context.subscriptions.push(
+    ...registerLanguageModelTools(lm, {
+      request: (method, params, token) => c.sendRequest(method, params, token as vscode.CancellationToken | undefined),
+      trusted: () => vscode.workspace.isTrusted,
+      folder: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      recordParams: testRecordParams,
+      message: (text) => new vscode.MarkdownString(text),
+    }),
+    registerAddMcpServer(context),
+  );
   return { client: c, model, heat, triggerPoints };
 }
 

@@ -165,6 +165,13 @@ export function testWhat(args: RecordTestArgs): string {
   return args.method ? `${simple}.${args.method}` : simple;
 }
 
+/** Remembers a test's command for Record Runs once it recorded some run (a failed command is not offered again). */
+export async function rememberCommand(context: Pick<vscode.ExtensionContext, 'workspaceState'>, result: Pick<RecordResult, 'runs'>, plan: Pick<TestCommandResult, 'commandLine' | 'include' | 'name' | 'cwd'>): Promise<void> {
+  if (result.runs <= 0) return;
+  await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
+  await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
+}
+
 /** braid.recordTest: records runs of one test (code lens or Testing view), then shows the root cause. */
 export async function recordTest(context: vscode.ExtensionContext, client: LanguageClient, log: vscode.LogOutputChannel, args: RecordTestArgs): Promise<RecordResult | undefined> {
   if (!(await requireTrust())) return undefined;
@@ -174,10 +181,10 @@ export async function recordTest(context: vscode.ExtensionContext, client: Langu
   const plan = await client.sendRequest<TestCommandResult>(TestCommandRequest, args);
   const what = testWhat(args);
   const params = testRecordParams(plan);
-  await context.workspaceState.update(LAST_COMMAND_KEY, plan.commandLine);
-  await context.workspaceState.update(LAST_TEST_KEY, { commandLine: plan.commandLine, include: plan.include, name: plan.name, cwd: plan.cwd } satisfies LastTest);
   log.info(`recording ${params.runs === 'auto' ? 'until the evidence is in' : `${params.runs} runs`} of the test ${what} (${plan.tool}): ${plan.commandLine}`);
   const result = await recordWithProgress(client, params, `Braid: recording ${what}`);
+  // Record Runs offers the last command that recorded runs, never one that failed (issue 43)
+  await rememberCommand(context, result, plan);
   const msg = recordedMessage(result, what);
   log.info(`${msg} Traces in ${result.outDir}`);
   if (result.failed === 0) {

@@ -27,7 +27,7 @@ import {
   TestRunReportDto,
   TestRunReportRequest,
 } from '../../server/src/lsp/protocol';
-import { testRecordParams, testRunsSetting, testWhat } from './recording';
+import { rememberCommand, testRecordParams, testRunsSetting, testWhat } from './recording';
 import { mdText } from '../../server/src/engine/outputEscaping';
 
 export const CONTROLLER_ID = 'braid';
@@ -46,10 +46,40 @@ export function profileLabel(runs = testRunsSetting()): string {
   return runs === undefined ? 'Run with Braid (until the evidence is in, with noise)' : `Run with Braid (${runs}× with noise)`;
 }
 
-/** One progress notification as a line of the test's output. */
+/** the widest progress line: Test Results wraps a longer one, and `\r` then returns only to its last row (a new line per update) */
+export const PROGRESS_CHARS = 56;
+
+/** One progress notification as one short line of the test's output, rewritten in place. */
 export function progressText(p: RecordProgressParams, auto: boolean): string {
-  if (p.done === 0 && p.message) return p.message;
-  return auto ? `${p.done} runs · ${p.failed} failed${p.evidence ? ` · ${p.evidence}` : ''}` : `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`;
+  const text = p.done === 0 && p.message ? p.message : auto ? `${p.done} runs · ${p.failed} failed${p.evidence ? ` · ${p.evidence}` : ''}` : `${p.done}/${p.total} runs · ${p.failed} failed, ${p.passed} passed`;
+  return text.length > PROGRESS_CHARS ? `${text.slice(0, PROGRESS_CHARS - 1)}…` : text;
+}
+
+/**
+ * The result beside the test in the Test Explorer, short enough for the default side-bar width
+ * (`failed 15 of 80 (19 %)` was cut): `✗ 15/80 · 19 %`, `✓ 80/80`; after a change, the rate before
+ * it instead of the percentage (`✓ 200/200 · was ✗ 15/80`). The long form is in the messages and the output.
+ */
+export function shortSummary(r: Pick<TestRunReportDto, 'outcome' | 'runs' | 'failed' | 'summary' | 'before'>): string {
+  if (r.outcome === 'none' && r.runs === 0) return r.summary;
+  const pct = (k: number, n: number) => {
+    const x = (k / n) * 100;
+    return x > 0 && x < 1 ? x.toFixed(1) : String(Math.round(x));
+  };
+  // with the rate before a change, the percentage gives way
+  const now = r.failed > 0 ? `✗ ${r.failed}/${r.runs}${r.before ? '' : ` · ${pct(r.failed, r.runs)} %`}` : `✓ ${r.runs}/${r.runs}`;
+  const was = r.before ? ` · was ${r.before.failed > 0 ? `✗ ${r.before.failed}/${r.before.runs}` : `✓ ${r.before.runs}/${r.before.runs}`}` : '';
+  return `${now}${was}`;
+}
+
+/** globalState key: the user was told once that ▷ records the test many times (issue 43) */
+export const LONG_RUN_ACKNOWLEDGED = 'braid.testing.longRunAcknowledged';
+
+/** The first-run warning: what ▷ (Run with Braid) does and how long it may take. */
+export function longRunWarning(runs = testRunsSetting()): string {
+  return runs === undefined
+    ? 'Run with Braid records the test again and again with timing noise until the evidence is in (rounds of 10 runs, up to 200 runs or 300 s) to find the root cause of a flaky failure. It usually takes 40 s to 5 minutes; the Testing view\'s stop button keeps the runs so far.'
+    : `Run with Braid records the test ${runs} times with timing noise to find the root cause of a flaky failure. It can take minutes; the Testing view's stop button keeps the runs so far.`;
 }
 
 const errorText = (e: unknown) => (e as Error)?.message ?? String(e);
@@ -82,6 +112,8 @@ export class BraidTesting implements vscode.Disposable {
   constructor(
     private readonly client: Client,
     private readonly log: Pick<vscode.LogOutputChannel, 'info' | 'error'>,
+    /** globalState (the first-run warning, asked once) and workspaceState (Record Runs' last command); none: no warning */
+    private readonly context?: Pick<vscode.ExtensionContext, 'globalState' | 'workspaceState'>,
   ) {
     const ctrl = (this.controller = vscode.tests.createTestController(CONTROLLER_ID, 'Braid'));
     ctrl.resolveHandler = async (item) => {
@@ -204,7 +236,19 @@ export class BraidTesting implements vscode.Disposable {
     return [...new Map(chosen.filter((i) => !insideChosen(i)).map((i) => [i.id, i])).values()];
   }
 
+  /** Once: says that ▷ starts a long recording, and asks to go on. */
+  private async acknowledged(): Promise<boolean> {
+    const state = this.context?.globalState;
+    if (!state || state.get<boolean>(LONG_RUN_ACKNOWLEDGED)) return true;
+    const RECORD = 'Record';
+    const pick = await vscode.window.showWarningMessage(longRunWarning(), { modal: true, detail: 'Braid asks this once.' }, RECORD);
+    if (pick !== RECORD) return false;
+    await state.update(LONG_RUN_ACKNOWLEDGED, true);
+    return true;
+  }
+
   async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    if (!(await this.acknowledged())) return;
     const run = this.controller.createTestRun(request, 'Braid', true);
     const items = this.collect(request);
     for (const it of items) run.enqueued(it);
@@ -255,6 +299,7 @@ export class BraidTesting implements vscode.Disposable {
       sub.dispose();
     }
     out('\n');
+    if (this.context) await rememberCommand(this.context, result, plan);
     let report: TestRunReportDto;
     try {
       report = await this.client.sendRequest<TestRunReportDto>(TestRunReportRequest, { result, what });
@@ -262,8 +307,9 @@ export class BraidTesting implements vscode.Disposable {
       run.errored(item, new vscode.TestMessage(`Braid: recorded ${result.runs} runs (${result.failed} failed), but the report failed: ${errorText(e)}`));
       return;
     }
-    item.description = report.summary;
-    this.summaries.set(item.id, report.summary);
+    const short = shortSummary(report);
+    item.description = short;
+    this.summaries.set(item.id, short);
     for (const line of report.output) out(`${line}\n`);
     this.log.info(`Testing view: ${what} ${report.summary}`);
     const duration = Date.now() - t0;
@@ -321,6 +367,6 @@ export class BraidTesting implements vscode.Disposable {
   }
 }
 
-export function registerTesting(client: Client, log: Pick<vscode.LogOutputChannel, 'info' | 'error'>): BraidTesting {
-  return new BraidTesting(client, log);
+export function registerTesting(client: Client, log: Pick<vscode.LogOutputChannel, 'info' | 'error'>, context?: Pick<vscode.ExtensionContext, 'globalState' | 'workspaceState'>): BraidTesting {
+  return new BraidTesting(client, log, context);
 }

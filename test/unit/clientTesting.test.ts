@@ -16,7 +16,8 @@ import type { RecordParams, RecordResult, TestItemDto, TestItemsResult, TestRunR
 const ws = tempDir('braid-testing-');
 useTestingMock([ws]);
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { BraidTesting, markdownText, profileLabel, ROOT_CAUSE_COMMAND, FLAKY_MESSAGE_CONTEXT } = require('../../client/src/testing') as typeof import('../../client/src/testing');
+const { BraidTesting, markdownText, profileLabel, ROOT_CAUSE_COMMAND, FLAKY_MESSAGE_CONTEXT, LONG_RUN_ACKNOWLEDGED, shortSummary, progressText, PROGRESS_CHARS } = require('../../client/src/testing') as typeof import('../../client/src/testing');
+const { LAST_COMMAND_KEY } = require('../../client/src/recording') as typeof import('../../client/src/recording');
 
 const FILE = Uri.file(`${ws}/src/test/java/bank/AccountTest.java`).toString();
 const dto = (label: string, line: number, method?: string, children: TestItemDto[] = []): TestItemDto => ({
@@ -142,7 +143,7 @@ test('listing a file\'s tests again updates its items in place (no delete: the T
   await testing.loadFile(FILE);
   await testing.loadAll();
   assert.deepEqual(deleted, [], 'a class still in the file is added again under its id, not deleted first');
-  assert.equal(item(METHOD).description, 'failed 3 of 20 (15 %)');
+  assert.equal(item(METHOD).description, '✗ 3/20 · 15 %');
   assert.equal(item(CLASS).description, 'bank');
   answers['braid/testItems'] = () => ({ files: [] });
   await testing.loadAll();
@@ -177,7 +178,7 @@ test('a test that failed in some runs: recorded as the lens does, progress in it
   assert.match(out, /^Braid: recording AccountTest\.transfers until the evidence is in with noise 0\.1 \(junit-console\): java -jar launcher\.jar\r\n/);
   assert.match(out, /\r\x1b\[KPreparing: javac…\r\x1b\[K10 runs · 2 failed · lead P1 on bank\.Account\.balance/);
   assert.match(out, /Braid: AccountTest\.transfers failed 3 of 20 \(15 %\) with noise\.\r\nRoot cause: pattern #1\r\n$/);
-  assert.equal(item(METHOD).description, 'failed 3 of 20 (15 %)');
+  assert.equal(item(METHOD).description, '✗ 3/20 · 15 %');
   const messages = run.events[2][2] as TestMessage[];
   assert.equal(messages.length, 3);
   const head = messages[0].message as MarkdownString & { isTrusted?: unknown };
@@ -236,7 +237,7 @@ test('a test that never failed passes "passed N of N with noise", its output sug
   const run = await runWith([item(METHOD) as never]);
   assert.equal((requests.find((r) => r[0] === 'braid/record')![1] as RecordParams).runs, 20);
   assert.deepEqual(run.events.map((e) => e.slice(0, 2)), [['enqueued', METHOD], ['started', METHOD], ['passed', METHOD]]);
-  assert.equal(item(METHOD).description, 'passed 20 of 20 with noise');
+  assert.equal(item(METHOD).description, '✓ 20/20');
   assert.match(run.output.map((o) => o.text).join(''), /recording AccountTest\.transfers 20× with noise[\s\S]*Find Trigger Points/);
 });
 
@@ -276,4 +277,64 @@ test('an untrusted workspace records nothing; a server error (no build tool foun
   run = await runWith([item(METHOD) as never]);
   assert.equal(run.events[2][0], 'errored');
   assert.match(String((run.events[2][2] as TestMessage[])[0].message), /^Braid: no JUnit console launcher found$/);
+});
+
+/** a Memento of plain values */
+const memento = () => {
+  const m = new Map<string, unknown>();
+  return { get: <T>(k: string, d?: T) => (m.has(k) ? (m.get(k) as T) : d), update: async (k: string, v: unknown) => void m.set(k, v), keys: () => [...m.keys()] };
+};
+
+test('the first ▷ says that it starts a long recording and asks once; declined, nothing is recorded (issue 43)', async () => {
+  const context = { globalState: memento(), workspaceState: memento() };
+  testing.dispose();
+  testing = new BraidTesting(client as never, log as never, context as never);
+  ctrl = tests.controllers[tests.controllers.length - 1];
+  await ctrl.resolveHandler!(undefined);
+  const before = requests.length;
+  await runWith([item(METHOD) as never]);
+  const longRun = (c: { fn: string; args: unknown[] }) => c.fn === 'showWarningMessage' && /Run with Braid records/.test(String(c.args[0]));
+  const asked = ui.calls.filter(longRun);
+  assert.equal(asked.length, 1);
+  assert.match(String(asked[0].args[0]), /records the test again and again with timing noise until the evidence is in .* 40 s to 5 minutes/);
+  assert.ok(!requests.slice(before).some((r) => r[0] === 'braid/record'), 'declined: nothing recorded');
+  ui.answer('showWarningMessage', 'Record');
+  await runWith([item(METHOD) as never]);
+  assert.ok(requests.some((r) => r[0] === 'braid/record'));
+  assert.equal(context.globalState.get(LONG_RUN_ACKNOWLEDGED), true);
+  // the command that recorded runs is what Record Runs offers next
+  assert.equal(context.workspaceState.get(LAST_COMMAND_KEY), 'java -jar launcher.jar');
+  await runWith([item(METHOD) as never]);
+  assert.equal(ui.calls.filter(longRun).length, 2, 'asked again after the decline, never after the Record');
+});
+
+test('a command that recorded nothing is not remembered for Record Runs (issue 43)', async () => {
+  const context = { globalState: memento(), workspaceState: memento() };
+  await context.globalState.update(LONG_RUN_ACKNOWLEDGED, true);
+  testing.dispose();
+  testing = new BraidTesting(client as never, log as never, context as never);
+  ctrl = tests.controllers[tests.controllers.length - 1];
+  await ctrl.resolveHandler!(undefined);
+  answers['braid/record'] = () => {
+    throw new Error('The test was not found: Could not find method with name [transfers] in class [bank.AccountTest]. Nothing was recorded.');
+  };
+  const run = await runWith([item(METHOD) as never]);
+  const last = run.events.at(-1)!;
+  assert.equal(last[0], 'errored', JSON.stringify(run.events));
+  assert.match(String((last[2] as TestMessage[])[0].message), /Could not find method with name \[transfers\]/);
+  assert.equal(context.workspaceState.get(LAST_COMMAND_KEY), undefined);
+});
+
+test('the result beside a test fits the default width; the rate before a change beside it (issue 43)', () => {
+  assert.equal(shortSummary({ outcome: 'failed', runs: 80, failed: 15, summary: 'failed 15 of 80 (19 %)' }), '✗ 15/80 · 19 %');
+  assert.equal(shortSummary({ outcome: 'passed', runs: 200, failed: 0, summary: 'passed 200 of 200 with noise', before: { runs: 80, failed: 15 } }), '✓ 200/200 · was ✗ 15/80');
+  assert.equal(shortSummary({ outcome: 'none', runs: 0, failed: 0, summary: 'cancelled' }), 'cancelled');
+  assert.ok(shortSummary({ outcome: 'failed', runs: 200, failed: 150, summary: '', before: { runs: 200, failed: 199 } }).length <= 26);
+});
+
+test('progress lines stay short enough to be rewritten in place', () => {
+  const long = progressText({ done: 30, total: 200, failed: 9, passed: 21, evidence: 'lead P14 on bank.Account.balance (9 failed, 0 passed), p = 3.2e-5 (needs < 1e-6), top 3 stable' }, true);
+  assert.ok(long.length <= PROGRESS_CHARS, long);
+  assert.match(long, /^30 runs · 9 failed · lead P14 on bank\.Account\.balance.*…$/);
+  assert.equal(progressText({ done: 3, total: 20, failed: 1, passed: 2 }, false), '3/20 runs · 1 failed, 2 passed');
 });
