@@ -18,6 +18,7 @@ import { failsMoreOften } from '../engine/confirm/confirmVerdict';
 import { CouldNotCheck, noRunsIn } from '../engine/confirm/couldNotCheck';
 import type { ForcedPattern } from '../engine/confirm/forcingPlan';
 import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress } from './confirmRuns';
+import { runsRecorder } from './node/nodeRunner';
 import { recordRuns, RecordSummary } from './recordRuns';
 import { CommandStartError } from './runOnce';
 import { sanitizeName } from './recordOptions';
@@ -82,6 +83,8 @@ export async function checkFix(
         seed: o.seed + 300_000,
         name: `${sanitizeName(o.name)}-after`,
         cwd: o.cwd,
+        // a JS/TS command's runs get the Node.js recorder, as the forced runs do
+        ...runsRecorder(o),
         ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
         ...(o.env ? { env: o.env } : {}),
         ...(o.agentJar ? { agentJar: o.agentJar } : {}),

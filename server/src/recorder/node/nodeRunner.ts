@@ -28,6 +28,15 @@ export function recorderFor(command: readonly string[], include: readonly string
   return 'java';
 }
 
+/**
+ * The recorder of runs that Braid starts itself (Confirm by Forcing, Check the Fix: their RecordOptions):
+ * the given one, else the rule of `braid record` (recorderFor). A JS/TS command's forced runs need the
+ * Node.js recorder, which runs the plan's force section in the process (forcing.ts).
+ */
+export function runsRecorder(o: { recorder?: 'java' | 'node'; command: readonly string[]; include: readonly string[] }): { recorder?: 'node' } {
+  return (o.recorder ?? recorderFor(o.command, o.include)) === 'node' ? { recorder: 'node' } : {};
+}
+
 /** Name of a Node command's executions: the script (`node app.js` → `app`) or the tool and its first word (`npm-test`). */
 export function deriveNodeName(command: readonly string[]): string {
   const program = path.basename(command[0] ?? 'node').replace(/\.(exe|cmd|bat)$/i, '');
@@ -86,6 +95,8 @@ export function nodeRecorderOptions(
     program: o.name,
     ...(o.record === false ? { record: false } : {}),
     ...(o.plan ? { plan: { noise: o.plan.plan.noise, points: o.plan.plan.points.map((p) => ({ id: p.id, probability: p.probability, ...(p.noise ? { noise: p.noise } : {}), ...(p.threads ? { threads: p.threads } : {}) })) } } : {}),
+    // a forcing plan (braid confirm, Check the Fix): the waits run in the process (forcing.ts)
+    ...(o.plan?.plan.force ? { force: o.plan.plan.force } : {}),
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
     ...workerTraceCap(),
   };

@@ -20,6 +20,7 @@ import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import * as workerThreads from 'node:worker_threads';
 import { isJsSourceFile } from '../../engine/jsSourceFile';
+import { ForceLocation, NodeForceSpec, NodeForcing } from './forcing';
 
 const threadIdOf = (): number => workerThreads.threadId;
 const workerDataOf = (): unknown => workerThreads.workerData;
@@ -45,6 +46,8 @@ export interface NodeRecorderOptions {
   worker?: WorkerLink;
   /** noise plan (docs/noise.md, `--plan`): noise only at its points (JS point ids `js:<file>:<line>#<k>`) */
   plan?: { noise: PlanNoise; points: { id: string; probability: number; noise?: PlanNoise; threads?: string[] }[] };
+  /** a forcing plan's `force` section (docs/noise.md "Forcing plans"; forcing.ts): `braid confirm`, Check the Fix */
+  force?: NodeForceSpec;
   /** the point catalogue (`braid pinpoint`): each await point reached is appended as a JSON line */
   points?: string;
   /** a worker thread's trace stops growing at this many bytes: later events are dropped and counted (default MAX_WORKER_TRACE_BYTES) */
@@ -134,6 +137,9 @@ class Task {
   pending: number[] | null = null;
   /** tokens received */
   got: Set<number> | null = null;
+  /** forcing (forcing.ts): per plan access, the task's latest performance and its object */
+  forceLast: number[] | null = null;
+  forceObj: number[] | null = null;
   constructor(
     readonly name: string,
     readonly kind: number,
@@ -246,6 +252,14 @@ export class BraidRuntime {
   private resolved = new Map<number, number>();
   private resolvedOld = new Map<number, number>();
 
+  // ---- forcing (forcing.ts) ----
+  private readonly fz: NodeForcing | null;
+  /** var id → its name (what the forcing plan's accesses name) */
+  private varNameOf: string[] = [];
+  /** the hold of the async function entered last (`hf`), awaited by its body */
+  hp: Promise<void> | null = null;
+  private reported = false;
+
   // ---- noise ----
   private readonly p: number;
   private readonly rnd: () => number;
@@ -259,6 +273,7 @@ export class BraidRuntime {
     // a worker's noise has a seed of its own (the run's seed and the thread's number)
     this.rnd = xorshift((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0));
     this.task = new Task(worker ? `worker ${threadIdOf()}` : 'main', 0);
+    this.fz = o.force && this.recording ? new NodeForcing(o.force) : null;
     if (o.plan) {
       this.planOf = new Map();
       for (const p of o.plan.points) {
@@ -567,6 +582,7 @@ export class BraidRuntime {
     if (id === undefined) {
       id = this.nextVar++;
       this.varByName.set(name, id);
+      this.varNameOf[id] = name;
       this.line(`{"def":"var","id":${id},"name":${JSON.stringify(name)}}`);
     }
     return id;
@@ -670,7 +686,40 @@ export class BraidRuntime {
     const t = this.tid();
     const st = this.stackAt(site, loc);
     this.line(`[${this.ix()},${t},"${kind}",${varId},${loc},${st},${obj},${elem},${this.value(value)}]`);
+    if (this.fz !== null && !this.fz.stopped) this.forced(kind, varId, loc, site, undefined, elem < 0 ? obj : obj * 65599 + elem);
   }
+
+  /** A recorded access meets the forcing plan: the performance of the plan's accesses it matches (forcing.ts). */
+  private forced(kind: 'R' | 'W', varId: number, loc: number, site: number, call: string | undefined, obj: number): void {
+    const fz = this.fz!;
+    const key = (loc * 2097152 + varId) * 2 + (kind === 'W' ? 1 : 0);
+    let m = fz.maskOf(key);
+    if (m === undefined) m = fz.computeMask(key, kind === 'W', this.varNameOf[varId], { ...this.siteLocation(site), ...(call !== undefined ? { call } : {}) });
+    if (m !== 0) fz.performed(this.task, m, obj);
+  }
+
+  /** Where a site is, as the trace names it. */
+  private siteLocation(site: number): ForceLocation {
+    return { file: this.files[this.siteFile[site]], line: this.siteLine[site], method: this.siteFn[site] };
+  }
+
+  /** Forcing at a suspension point (an await, an async function's start) of the current task: its hold, or null. */
+  private suspendAt(site: number): Promise<void> | null {
+    const fz = this.fz!;
+    return fz.suspend(this.task, fz.upcomingAt(site, () => this.siteLocation(site)));
+  }
+
+  /** forcing is on: async function bodies start with `if (__braid.F && __braid.hf(S)) await __braid.hp` (transform.ts) */
+  get F(): boolean {
+    return this.fz !== null && !this.fz.stopped;
+  }
+
+  /** the start of an async function's body (forcing runs only): true when the task is held (`hp` resolves when it goes on) */
+  hf = (site: number): boolean => {
+    const p = this.suspendAt(site);
+    this.hp = p;
+    return p !== null;
+  };
 
   // ================= accesses (called by the instrumented code) =================
 
@@ -723,6 +772,7 @@ export class BraidRuntime {
     const t = this.tid();
     const st = this.stackAt(site, loc);
     this.line(`[${this.ix()},${t},"${k}",${v},${loc},${st},${obj},-1,${value === undefined ? 'null' : this.value(value)}]`);
+    if (this.fz !== null && !this.fz.stopped) this.forced(k, v, loc, site, `${type}.${method}`, obj);
   }
 
   /** `o.k` */
@@ -813,7 +863,9 @@ export class BraidRuntime {
     const k = kind ?? (FS_WRITES.has(method.replace(/Sync$/, '')) ? 'W' : 'R');
     const t = this.tid();
     const st = this.stackAt(site, loc);
-    this.line(`[${this.ix()},${t},"${k}",${this.namedVar('file')},${loc},${st},${this.pathId(resolved)},-1,${this.value(resolved)}]`);
+    const fileVar = this.namedVar('file');
+    this.line(`[${this.ix()},${t},"${k}",${fileVar},${loc},${st},${this.pathId(resolved)},-1,${this.value(resolved)}]`);
+    if (this.fz !== null && !this.fz.stopped) this.forced(k, fileVar, loc, site, `fs.${method}`, this.pathId(resolved));
   }
 
   /**
@@ -980,6 +1032,15 @@ export class BraidRuntime {
   /** `await v`: the noise point; with probability p the continuation is delayed (setImmediate or a short timer) */
   aw = (v: any, site: number): any => {
     this.il = 0;
+    if (this.fz !== null && !this.fz.stopped) {
+      // forcing: the task may be held here, before what it does after the await
+      const held = this.suspendAt(site);
+      if (held !== null) {
+        // a promise that rejects while the task is held is still the awaited one (no unhandled rejection)
+        if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') v.then(undefined, () => {});
+        return held.then(() => v);
+      }
+    }
     if (this.o.points !== undefined && !this.siteCatalogued[site]) this.catalogue(site);
     let delay: number;
     if (this.planOf !== null) {
@@ -1116,6 +1177,13 @@ export class BraidRuntime {
   }
 
   close(): void {
+    // the forcing report of a process that took part (docs/trace-format.md "Forcing report")
+    if (this.fz !== null && !this.reported && (this.opened || this.fz.touched())) {
+      this.reported = true;
+      const report = this.fz.reportLine();
+      this.fz.stop();
+      this.line(report);
+    }
     this.flush(true);
     if (this.fd >= 0) {
       try {

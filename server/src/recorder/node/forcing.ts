@@ -1,0 +1,429 @@
+/**
+ * Forcing plans for JavaScript (docs/noise.md "Forcing plans", docs/recorder-node.md "Forcing"):
+ * the Node.js recorder's side of the `force` section that the Java agent runs in Forcing.java — the
+ * same plan, the same waits, the same `{"forcing":…}` report line.
+ *
+ * JavaScript cannot stop a task in the middle of synchronous code: a task is held where it gives up
+ * the event loop anyway — at an `await` (the transform's `__braid.aw`) and at the start of an async
+ * function's body (`__braid.hf`: an extra `await` only in forcing runs, only when the task is held).
+ * A timer, an I/O callback or an event listener is held at the awaits and async calls it makes. So a
+ * wait `{at, for, since}` applies at a suspension point of task T
+ *
+ *   - with `since`: when T has performed `accesses[since]` and not `accesses[at]` after it (T is inside
+ *     the window that `since` opened), whatever T does next;
+ *   - without `since`: when `accesses[at]` may come next in T — an access of the same file and
+ *     function at or after the suspension point's line (line 0: any line of the function).
+ *
+ * Then, as in the agent: met at once when another task performed `accesses[for]` (on the same object
+ * when `sameObject`: the object of T's `since` performance when both are the same variable), skipped
+ * when a task already held waits for an access that may come next in T or is held in the same role,
+ * else held until it is met (a performance resolves the hold) or `waitMs` passes. After `maxTimeouts`
+ * unmet holds a wait is disabled, until a new task takes part. Once the last wait has been met `times`
+ * times forcing stops and every held task goes on.
+ */
+
+/** One access of the plan, as the runtime needs it (ForceAccess of engine/noise/noisePlan.ts). */
+export interface NodeForceAccess {
+  role: number;
+  type: 'R' | 'W' | 'RW';
+  variable: string;
+  file: string;
+  line: number;
+  method: string;
+  anywhere?: boolean;
+  call?: string;
+}
+
+export interface NodeForceWait {
+  at: number;
+  for: number;
+  since?: number;
+  sameObject: boolean;
+  optional?: boolean;
+  needs?: number[];
+  fresh?: boolean;
+  ready?: boolean;
+}
+
+/** The `force` section a run gets (nodeRunner.ts copies it from the plan). */
+export interface NodeForceSpec {
+  order: 'pattern' | 'opposite';
+  waitMs: number;
+  times: number;
+  maxTimeouts?: number;
+  pattern?: Record<string, unknown>;
+  accesses: NodeForceAccess[];
+  waits: NodeForceWait[];
+}
+
+/** What forcing keeps on a task (the runtime's Task). */
+export interface ForcedTask {
+  /** per access: the sequence number of the task's latest performance (0: none) */
+  forceLast: number[] | null;
+  /** per access: the object of that performance */
+  forceObj: number[] | null;
+}
+
+/** Where an access or a suspension point is, as the trace names it. */
+export interface ForceLocation {
+  file: string;
+  line: number;
+  method: string;
+  call?: string;
+}
+
+const RING = 128;
+const NO_OBJECT = -1;
+
+interface Hold {
+  task: ForcedTask;
+  w: number;
+  obj: number;
+  after: number;
+  resolve: () => void;
+  timer: ReturnType<typeof setTimeout> | null;
+  third: ReturnType<typeof setTimeout> | null;
+}
+
+export class NodeForcing {
+  /** forcing has stopped (the last wait met `times` times): the hooks' one check */
+  stopped = false;
+  private readonly n: number;
+  private readonly waitMs: number;
+  private readonly maxTimeouts: number;
+  private readonly readMask: number;
+  private seq = 0;
+  private readonly ringSeq: Float64Array[];
+  private readonly ringTask: (ForcedTask | null)[][];
+  private readonly ringObj: Float64Array[];
+  private readonly ringNext: Int32Array;
+  private readonly ringSize: Int32Array;
+  private readonly performedCount: Int32Array;
+  private readonly met: Int32Array;
+  private readonly timedOut: Int32Array;
+  private readonly allHeld: Int32Array;
+  private readonly skipped: Int32Array;
+  private readonly reached: Int32Array;
+  private readonly notApplicable: Int32Array;
+  private readonly failures: Int32Array;
+  private readonly disabled: boolean[];
+  private readonly performers = new Set<ForcedTask>();
+  private readonly held: Hold[] = [];
+  /** per (loc, var) key: the accesses an access there matches, bit k = accesses[k]; reads and writes apart */
+  private readonly masks = new Map<number, number>();
+  /** per suspension point (the runtime's site): the accesses without `anywhere` that may come after it */
+  private readonly upcoming = new Map<number, number>();
+
+  constructor(readonly spec: NodeForceSpec) {
+    const n = (this.n = spec.accesses.length);
+    this.waitMs = spec.waitMs;
+    this.maxTimeouts = spec.maxTimeouts ?? 5;
+    let reads = 0;
+    spec.accesses.forEach((a, k) => {
+      if (a.type !== 'W') reads |= 1 << k;
+    });
+    this.readMask = reads;
+    this.ringSeq = Array.from({ length: n }, () => new Float64Array(RING));
+    this.ringTask = Array.from({ length: n }, () => new Array<ForcedTask | null>(RING).fill(null));
+    this.ringObj = Array.from({ length: n }, () => new Float64Array(RING));
+    this.ringNext = new Int32Array(n);
+    this.ringSize = new Int32Array(n);
+    this.performedCount = new Int32Array(n);
+    const w = spec.waits.length;
+    this.met = new Int32Array(w);
+    this.timedOut = new Int32Array(w);
+    this.allHeld = new Int32Array(w);
+    this.skipped = new Int32Array(w);
+    this.reached = new Int32Array(w);
+    this.notApplicable = new Int32Array(w);
+    this.failures = new Int32Array(w);
+    this.disabled = new Array<boolean>(w).fill(false);
+  }
+
+  // ---- matching ----
+
+  /** The cached mask of an access kind at (loc, var), or undefined when not computed yet. */
+  maskOf(key: number): number | undefined {
+    return this.masks.get(key);
+  }
+
+  /** Computes and caches the accesses an access of `variable` at `at` matches (`write`: a write, else a read). */
+  computeMask(key: number, write: boolean, variable: string, at: ForceLocation): number {
+    let m = 0;
+    this.spec.accesses.forEach((a, k) => {
+      if (a.variable !== variable) return;
+      if (write ? a.type === 'R' : a.type === 'W') return;
+      if (!a.anywhere) {
+        if (a.file !== at.file || a.method !== at.method || (a.line !== 0 && a.line !== at.line)) return;
+        if (a.call !== undefined && a.call !== at.call) return;
+      }
+      m |= 1 << k;
+    });
+    this.masks.set(key, m);
+    return m;
+  }
+
+  /** The accesses (not `anywhere`) that may come after a suspension point at `at` in its function. */
+  upcomingAt(site: number, at: () => ForceLocation): number {
+    let m = this.upcoming.get(site);
+    if (m === undefined) {
+      const here = at();
+      m = 0;
+      this.spec.accesses.forEach((a, k) => {
+        if (!a.anywhere && a.file === here.file && a.method === here.method && (a.line === 0 || a.line >= here.line)) m! |= 1 << k;
+      });
+      this.upcoming.set(site, m);
+    }
+    return m;
+  }
+
+  // ---- performances ----
+
+  /** Task `t` performed the accesses of mask `m` on object `obj`. */
+  performed(t: ForcedTask, m: number, obj: number): void {
+    if (this.stopped || m === 0) return;
+    const last = (t.forceLast ??= new Array<number>(this.n).fill(0));
+    const lastObj = (t.forceObj ??= new Array<number>(this.n).fill(NO_OBJECT));
+    const seq = ++this.seq;
+    for (let j = 0; j < this.n; j++) {
+      if ((m & (1 << j)) === 0) continue;
+      const p = this.ringNext[j];
+      this.ringSeq[j][p] = seq;
+      this.ringTask[j][p] = t;
+      this.ringObj[j][p] = obj;
+      this.ringNext[j] = (p + 1) & (RING - 1);
+      if (this.ringSize[j] < RING) this.ringSize[j]++;
+      this.performedCount[j]++;
+      last[j] = seq;
+      lastObj[j] = obj;
+    }
+    if (!this.performers.has(t)) {
+      this.performers.add(t);
+      // a new task takes part: waits given up while its partner had not started are tried again
+      this.failures.fill(0);
+      this.disabled.fill(false);
+    }
+    // a performance may meet the waits of held tasks
+    // (a release may end forcing, which releases every hold: the list shrinks while it is walked)
+    for (let h = this.held.length - 1; h >= 0; h--) {
+      const hold = this.held[h];
+      if (hold === undefined) continue;
+      if (hold.task !== t && this.satisfied(hold.w, hold.task, hold.obj, hold.after)) this.release(hold, 'met');
+    }
+  }
+
+  // ---- suspension points ----
+
+  /**
+   * Task `t` is at a suspension point whose upcoming accesses are `upcoming`: a promise that resolves
+   * when its holds are over, or null when it goes on at once.
+   */
+  suspend(t: ForcedTask, upcoming: number): Promise<void> | null {
+    return this.from(t, upcoming, 0);
+  }
+
+  private from(t: ForcedTask, upcoming: number, first: number): Promise<void> | null {
+    const waits = this.spec.waits;
+    for (let w = first; w < waits.length && !this.stopped; w++) {
+      const wait = waits[w];
+      let after = 0;
+      let obj = NO_OBJECT;
+      if (wait.since !== undefined) {
+        const since = t.forceLast?.[wait.since] ?? 0;
+        // not in a window this wait closes: the task never opened it, or closed it already
+        if (since === 0 || (t.forceLast![wait.at] ?? 0) > since) continue;
+        this.reached[w]++;
+        after = since;
+        if (this.spec.accesses[wait.since].variable === this.spec.accesses[wait.at].variable) obj = t.forceObj![wait.since];
+        if (wait.needs && !wait.needs.every((j) => this.performedAfter(j, t, after, -1, NO_OBJECT))) {
+          this.notApplicable[w]++;
+          continue;
+        }
+      } else {
+        if ((upcoming & (1 << wait.at)) === 0) continue;
+        this.reached[w]++;
+      }
+      if (this.disabled[w]) {
+        this.skipped[w]++;
+        continue;
+      }
+      if (wait.fresh) after = this.seq;
+      if (this.satisfied(w, t, obj, after)) {
+        this.metWait(w);
+        continue;
+      }
+      if (this.conflict(w, t, upcoming, obj)) {
+        this.skipped[w]++;
+        continue;
+      }
+      return this.hold(t, w, obj, after).then(() => this.from(t, upcoming, w + 1) ?? undefined);
+    }
+    return null;
+  }
+
+  private satisfied(w: number, t: ForcedTask, obj: number, after: number): boolean {
+    const wait = this.spec.waits[w];
+    if (wait.ready) return this.held.some((h) => h.task !== t && this.spec.waits[h.w].at === wait.for && this.sameTarget(w, obj, h.obj));
+    return this.performedAfter(wait.for, t, after, w, obj);
+  }
+
+  private sameTarget(w: number, obj: number, other: number): boolean {
+    return !this.spec.waits[w].sameObject || obj === NO_OBJECT || other === NO_OBJECT || obj === other;
+  }
+
+  /** Another task performed access `j` after sequence `after` (on `obj` when wait `w` asks for the same object; w = -1: any). */
+  private performedAfter(j: number, t: ForcedTask, after: number, w: number, obj: number): boolean {
+    const seqs = this.ringSeq[j];
+    const tasks = this.ringTask[j];
+    const objs = this.ringObj[j];
+    let p = this.ringNext[j];
+    for (let c = 0; c < this.ringSize[j]; c++) {
+      p = (p - 1) & (RING - 1);
+      if (seqs[p] <= after) return false;
+      if (tasks[p] !== t && (w < 0 || this.sameTarget(w, obj, objs[p]))) return true;
+    }
+    return false;
+  }
+
+  /** Holding `t` at `w` would deadlock: a held task waits for an access that may come next in `t`, or is held in the same role. */
+  private conflict(w: number, t: ForcedTask, upcoming: number, obj: number): boolean {
+    const waits = this.spec.waits;
+    const role = (k: number) => this.spec.accesses[k].role;
+    for (const h of this.held) {
+      if (h.task === t) continue;
+      const hw = waits[h.w];
+      if (hw.ready) continue;
+      // the held task waits for what this one does next (in its window, whatever it does next)
+      const next = waits[w].since !== undefined ? upcoming | this.variableMask(waits[w].at) : upcoming;
+      if ((next & (1 << hw.for)) !== 0 && this.sameTarget(h.w, obj, h.obj)) return true;
+      if (role(hw.at) === role(waits[w].at) && (!(waits[w].sameObject && hw.sameObject) || obj === h.obj || obj === NO_OBJECT || h.obj === NO_OBJECT)) return true;
+    }
+    return false;
+  }
+
+  /** The accesses of the same variable as access `k` (a task in a window may perform any of them next). */
+  private variableMask(k: number): number {
+    let m = 0;
+    const v = this.spec.accesses[k].variable;
+    this.spec.accesses.forEach((a, j) => {
+      if (a.variable === v) m |= 1 << j;
+    });
+    return m;
+  }
+
+  private hold(t: ForcedTask, w: number, obj: number, after: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const h: Hold = { task: t, w, obj, after, resolve, timer: null, third: null };
+      h.timer = setTimeout(() => this.release(h, 'timeout'), this.waitMs);
+      // every other task of the pattern held too: nobody is free to perform what they wait for
+      h.third = setTimeout(() => {
+        h.third = null;
+        if (this.held.includes(h) && this.everyoneHeld(t)) this.release(h, 'all-held');
+      }, Math.max(1, this.waitMs / 3));
+      this.held.push(h);
+    });
+  }
+
+  private everyoneHeld(t: ForcedTask): boolean {
+    let other = false;
+    for (const p of this.performers) {
+      if (p === t) continue;
+      if (!this.held.some((h) => h.task === p)) return false;
+      other = true;
+    }
+    return other;
+  }
+
+  private release(h: Hold, how: 'met' | 'timeout' | 'all-held' | 'stopped'): void {
+    const k = this.held.indexOf(h);
+    if (k < 0) return;
+    this.held.splice(k, 1);
+    if (h.timer !== null) clearTimeout(h.timer);
+    if (h.third !== null) clearTimeout(h.third);
+    if (how === 'met') this.metWait(h.w);
+    else if (how !== 'stopped') {
+      this.timedOut[h.w]++;
+      if (how === 'all-held') this.allHeld[h.w]++;
+      if (++this.failures[h.w] >= this.maxTimeouts) this.disabled[h.w] = true;
+    }
+    h.resolve();
+  }
+
+  private metWait(w: number): void {
+    this.met[w]++;
+    if (w === this.spec.waits.length - 1 && this.met[w] >= this.spec.times) this.stop();
+  }
+
+  /** Ends forcing: held tasks go on, nothing more is held or counted. */
+  stop(): void {
+    this.stopped = true;
+    for (const h of [...this.held]) this.release(h, 'stopped');
+  }
+
+  // ---- the report ----
+
+  /** Some wait was reached or some access performed: the run's process took part (its trace carries the report). */
+  touched(): boolean {
+    return this.seq > 0 || this.reached.some((r) => r > 0);
+  }
+
+  /** The trace line `{"forcing":{…}}` (docs/trace-format.md "Forcing report"). */
+  reportLine(): string {
+    const waits = this.spec.waits;
+    const reasons: string[] = [];
+    let ok = true;
+    waits.forEach((w, k) => {
+      if (this.met[k] > 0 || w.optional) return;
+      ok = false;
+      reasons.push(`wait ${k}: ${this.whyNotMet(k)}`);
+    });
+    const report = {
+      ok,
+      order: this.spec.order,
+      ...(this.spec.pattern ? { pattern: this.spec.pattern } : {}),
+      waits: waits.map((w, k) => ({ at: w.at, for: w.for, met: this.met[k], timedOut: this.timedOut[k], lock: 0, skipped: this.skipped[k], ...(w.optional ? { optional: true } : {}) })),
+      ...(ok ? {} : { reason: reasons.join('; ') }),
+    };
+    return JSON.stringify({ forcing: report });
+  }
+
+  private describe(k: number): string {
+    const a = this.spec.accesses[k];
+    const base = a.file.slice(a.file.lastIndexOf('/') + 1);
+    const where = a.anywhere ? 'any access' : a.line > 0 ? `${base}:${a.line}` : `${base} (any line of ${a.method})`;
+    const type = a.type === 'RW' ? 'R/W' : a.type;
+    const name = a.call ? a.call : a.variable.slice(a.variable.lastIndexOf('.') + 1);
+    return `${where} (${type} ${name})`;
+  }
+
+  private whyNotMet(w: number): string {
+    const wait = this.spec.waits[w];
+    const here = this.describe(wait.at);
+    const awaited = `another task's ${this.describe(wait.for)}${wait.sameObject ? ' on the same object' : ''}`;
+    if (this.reached[w] === 0) {
+      if (this.performedCount[wait.at] > 0) {
+        return `${here} was performed ${times(this.performedCount[wait.at])} but never after an await or at the start of an async function of its task, where JavaScript can hold a task (synchronous code runs to its end)`;
+      }
+      return `no thread reached ${here}`;
+    }
+    const parts: string[] = [];
+    if (this.timedOut[w] > 0) {
+      const waited = this.timedOut[w] - this.allHeld[w];
+      let s = '';
+      if (waited > 0) s += `timed out ${times(waited)} (${this.waitMs}${waited === 1 ? ' ms)' : ' ms each)'}`;
+      if (this.allHeld[w] > 0) s += `${waited > 0 ? ' and ' : ''}let go ${times(this.allHeld[w])} when every other task of the pattern was held too`;
+      s += ` at ${here} waiting for ${awaited}`;
+      if (this.performedCount[wait.for] === 0) s += ', which no task performed';
+      if (this.disabled[w]) s += `; then disabled (maxTimeouts ${this.maxTimeouts})`;
+      parts.push(s);
+    }
+    if (parts.length) return parts.join('; ');
+    if (this.notApplicable[w] === this.reached[w]) return `${here} was reached ${times(this.reached[w])}, never by a task whose window already held the other task's accesses`;
+    if (this.skipped[w] > 0) return `${here} was reached ${times(this.reached[w])} but never held: another task was already held in its role or waiting for this task's access (skipped ${times(this.skipped[w])})`;
+    return `${here} was reached ${times(this.reached[w])} but forcing had stopped`;
+  }
+}
+
+function times(n: number): string {
+  return n === 1 ? 'once' : `${n} times`;
+}

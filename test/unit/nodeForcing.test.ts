@@ -1,0 +1,110 @@
+/**
+ * The Node.js recorder's forcing (server/src/recorder/node/forcing.ts, docs/recorder-node.md
+ * "Forcing"): the waits of a forcing plan at a task's suspension points — held until another task's
+ * access, skipped when a held task waits for this one's access, timed out, and reported in the
+ * agent's `{"forcing":…}` line. Tasks and accesses are driven by hand (no process).
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { ForcedTask, NodeForceSpec, NodeForcing } from '../../server/src/recorder/node/forcing';
+
+const at = { file: 'src/accounts.ts', method: 'Accounts.withdraw' };
+/** R1 W2 W1 of a lost update (the plan braid confirm writes, guard included) */
+const lostUpdate = (waitMs = 200): NodeForceSpec => ({
+  order: 'pattern',
+  waitMs,
+  times: 1,
+  accesses: [
+    { role: 1, type: 'R', variable: 'Map', ...at, line: 24, call: 'Map.get' },
+    { role: 2, type: 'W', variable: 'Map', ...at, line: 27, call: 'Map.set' },
+    { role: 1, type: 'W', variable: 'Map', ...at, line: 27, call: 'Map.set' },
+    { role: 1, type: 'RW', variable: 'Map', ...at, line: 24, anywhere: true },
+  ],
+  waits: [
+    { at: 1, for: 0, sameObject: true },
+    { at: 3, for: 1, since: 0, sameObject: true },
+    { at: 2, for: 1, since: 0, sameObject: true },
+  ],
+});
+const task = (): ForcedTask => ({ forceLast: null, forceObj: null });
+const get = { ...at, line: 24, call: 'Map.get' };
+const set = { ...at, line: 27, call: 'Map.set' };
+
+test('matching: an access matches the plan accesses of its variable, type, file, line, method and call; anywhere matches the variable', () => {
+  const f = new NodeForcing(lostUpdate());
+  assert.equal(f.computeMask(1, false, 'Map', get), 0b1001);
+  assert.equal(f.computeMask(2, true, 'Map', set), 0b1110);
+  assert.equal(f.computeMask(3, true, 'Map', { ...set, call: 'Map.delete' }), 0b1000, 'another call at the line: only the guard');
+  assert.equal(f.computeMask(4, false, 'Set', get), 0);
+  assert.equal(f.maskOf(2), 0b1110, 'cached');
+  assert.equal(f.upcomingAt(7, () => ({ ...at, line: 26 })), 0b0110, 'after the await at line 26: the writes');
+  assert.equal(f.upcomingAt(8, () => ({ ...at, line: 23 })), 0b0111, 'at the function start: all three');
+  assert.equal(f.upcomingAt(9, () => ({ file: 'src/other.ts', method: 'x', line: 1 })), 0);
+});
+
+test('a lost update across an await is forced: the task in its window is held until the other task writes, the other is not held', async () => {
+  const f = new NodeForcing(lostUpdate(5000));
+  const a = task();
+  const b = task();
+  const obj = 7;
+  // both read, then reach the await before their write
+  f.performed(a, 0b1001, obj);
+  f.performed(b, 0b1001, obj);
+  const heldA = f.suspend(a, 0b0110);
+  assert.ok(heldA, 'A is held in its window (no write by another task since its read)');
+  let released = false;
+  void heldA.then(() => (released = true));
+  assert.equal(f.suspend(b, 0b0110), null, 'B is not held: A waits for the write B makes next');
+  f.performed(b, 0b1110, obj);
+  await heldA;
+  assert.ok(released);
+  // A goes on: its wait at the write is met (B wrote after A's read)
+  assert.equal(f.suspend(a, 0b0110), null);
+  f.performed(a, 0b1110, obj);
+  const report = JSON.parse(f.reportLine()).forcing;
+  assert.equal(report.ok, true, JSON.stringify(report));
+  assert.equal(report.order, 'pattern');
+  assert.ok(f.stopped, 'the last wait met times (1): forcing stops');
+});
+
+test('a hold that is never met times out, counts, and the report says why; after maxTimeouts the wait is disabled', async () => {
+  const spec = { ...lostUpdate(20), maxTimeouts: 2 };
+  const f = new NodeForcing(spec);
+  const a = task();
+  f.performed(a, 0b1001, 1);
+  for (let k = 0; k < 2; k++) {
+    const h = f.suspend(a, 0b0110);
+    assert.ok(h);
+    await h;
+  }
+  assert.equal(f.suspend(a, 0b0110), null, 'disabled after 2 unmet holds');
+  const report = JSON.parse(f.reportLine()).forcing;
+  assert.equal(report.ok, false);
+  assert.equal(report.waits[1].timedOut, 2);
+  assert.match(report.reason, /wait 0: timed out 2 times \(20 ms each\) at accounts\.ts:27 \(W Map\.set\) waiting for another task's accounts\.ts:24 \(R Map\.get\) on the same object; then disabled/);
+  assert.match(report.reason, /wait 1: timed out 2 times \(20 ms each\) at any access \(R\/W Map\) waiting for another task's accounts\.ts:27 \(W Map\.set\) on the same object, which no task performed; then disabled \(maxTimeouts 2\)/);
+});
+
+test('an access performed only in synchronous code is reported as such, not as never reached', () => {
+  const f = new NodeForcing(lostUpdate());
+  const a = task();
+  f.performed(a, 0b1110, 1);
+  const report = JSON.parse(f.reportLine()).forcing;
+  assert.match(report.reason, /wait 0: accounts\.ts:27 \(W Map\.set\) was performed once but never after an await or at the start of an async function/);
+});
+
+test('the opposite order: the first task is held at its start until the other task writes; the second plays the other role', async () => {
+  const spec: NodeForceSpec = { ...lostUpdate(5000), order: 'opposite', times: 1_000_000_000, waits: [{ at: 0, for: 1, sameObject: true }] };
+  const f = new NodeForcing(spec);
+  const a = task();
+  const b = task();
+  const held = f.suspend(a, 0b0111);
+  assert.ok(held, 'A held before its read');
+  assert.equal(f.suspend(b, 0b0111), null, 'B skipped: A is held in that role');
+  f.performed(b, 0b1001, 3);
+  f.performed(b, 0b1110, 3);
+  await held;
+  const report = JSON.parse(f.reportLine()).forcing;
+  assert.equal(report.waits[0].met, 1);
+  assert.equal(report.waits[0].skipped, 1);
+});
