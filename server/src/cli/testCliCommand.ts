@@ -26,7 +26,7 @@ import { locateTest } from '../recorder/testLocate';
 import { EvidenceRounds } from '../recorder/evidenceRounds';
 import { outputTail, runStep } from '../recorder/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/recordOptions';
-import { makeTraceFolder, RecordSummary, recordRuns } from '../recorder/recordRuns';
+import { firstRunOnlyNote, makeTraceFolder, RecordSummary, recordRuns } from '../recorder/recordRuns';
 import { RECORDING_MANIFEST } from '../recorder/recordingManifest';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/writeFailure';
 import { outputPathProblem } from './outputPath';
@@ -210,6 +210,13 @@ export interface RecordingFigures {
   runsPerSecond: number;
   /** JVMs started when the runs were repetitions in one JVM (absent: one JVM per run) */
   jvms?: number;
+  /**
+   * repetitions in one JVM: `fresh` when each loaded the project's classes afresh (static state starts
+   * fresh), else why each run was a JVM of its own (or `shared`: the classes were not in folders)
+   */
+  staticState?: string;
+  /** failures of the first run of each JVM against the later runs (repetitions only) */
+  firstRuns?: { runs: number; failed: number; laterRuns: number; laterFailed: number };
   /** seconds of the build step */
   buildSeconds: number;
   /** evidence | max-runs | max-seconds (auto); runs (fixed N); interrupted; write-failure */
@@ -377,6 +384,10 @@ async function recordAndReport(
     summary = await recordRuns(
       options,
       (p) => {
+        if (p.note) {
+          if (lineLength) status('', true);
+          say(`note: ${p.note}`);
+        }
         failedSoFar = p.failed;
         rounds.runFinished(p);
         status(`${p.done} runs, ${p.failed} failed, ${secs(Date.now() - started)} s${rounds.history.length ? ` · ${evidenceLine(rounds.history, rule)}` : ''}`);
@@ -408,6 +419,8 @@ async function recordAndReport(
   if (auto && printed !== summary.total) status(`${summary.total} runs, ${summary.failed} failed, ${secs(recordMs)} s · ${evidenceLine(history, rule)}`, true);
   else if (!auto && lineLength) status(`${summary.total} runs, ${summary.failed} failed, ${secs(recordMs)} s`, true);
   if (summary.writeFailure) say(`${summary.writeFailure.message}; recording stopped, the ${summary.total} finished run(s) are kept`);
+  const firstOnly = summary.repetitions ? firstRunOnlyNote(summary.repetitions) : undefined;
+  if (firstOnly) say(`note: ${firstOnly}`);
   await noteRuns(options.outDir, summary.total);
 
   // the report: the runs' analysis, exactly braid analyze's of the folder
@@ -427,6 +440,12 @@ async function recordAndReport(
     seconds: secs(recordMs),
     runsPerSecond: recordMs > 0 ? Math.round((summary.total / (recordMs / 1000)) * 100) / 100 : 0,
     ...(summary.jvms !== undefined ? { jvms: summary.jvms } : {}),
+    ...(summary.repetitions
+      ? {
+          staticState: summary.repetitions.sharedBecause ? `a JVM per run: ${summary.repetitions.sharedBecause}` : summary.repetitions.freshStatic ? 'fresh' : 'shared',
+          firstRuns: { runs: summary.repetitions.firstRuns, failed: summary.repetitions.firstFailed, laterRuns: summary.repetitions.laterRuns, laterFailed: summary.repetitions.laterFailed },
+        }
+      : {}),
     buildSeconds: secs(buildMs),
     stopped,
     noise: options.noise,
@@ -492,6 +511,9 @@ export function recordingLines(f: RecordingFigures, rule: EvidenceStopRule): str
     terminalLine(
       `braid test ${f.test} (${f.tool}): ${f.runs} runs in ${f.seconds} s (${f.runsPerSecond} runs/s; build ${f.buildSeconds} s), ${f.failed} failed, ${f.passed} passed — stopped: ${why[f.stopped]}`,
     ),
+    ...(f.jvms !== undefined
+      ? [terminalLine(`JVMs: ${f.jvms}; static state: ${f.staticState === 'fresh' ? 'fresh in every run (the project\'s classes loaded anew for each)' : f.staticState === 'shared' ? 'shared by the runs of a JVM' : f.staticState}`)]
+      : []),
     terminalLine(`traces: ${shownPath(f.traces)}`),
     ...(f.message ? [terminalLine(f.message)] : []),
     '',

@@ -21,6 +21,8 @@ export interface RecordProgress {
   total: number;
   passed: number;
   failed: number;
+  /** something the user should know from this run on (repeatedRuns.ts: each run is a JVM of its own now, and why) */
+  note?: string;
 }
 
 export interface RecordSummary {
@@ -35,6 +37,12 @@ export interface RecordSummary {
    * launcher command without --fresh-jvm); absent when each run was a JVM of its own
    */
   jvms?: number;
+  /**
+   * repetitions in one JVM: whether each repetition loaded the project's classes afresh (fresh static
+   * state), why not when it could not (each run then a JVM of its own), and the failures of the runs
+   * that were the first of their JVM against those of the later ones
+   */
+  repetitions?: RepetitionFigures;
   interrupted: boolean;
   /** `beforeRun` said to start no further run (e.g. `braid test --runs auto` had its evidence) */
   stoppedEarly?: boolean;
@@ -52,6 +60,26 @@ export interface RecordSummary {
    * the recording stopped because its first runs all ended like this
    */
   notReached?: NotReached & { runs: number; stopped: boolean };
+}
+
+export interface RepetitionFigures {
+  /** every repetition loaded the project's classes in a class loader of its own */
+  freshStatic: boolean;
+  /** why runs were JVMs of their own (static state could not be made fresh in one JVM) */
+  sharedBecause?: string;
+  firstRuns: number;
+  firstFailed: number;
+  laterRuns: number;
+  laterFailed: number;
+}
+
+/**
+ * The note when failures come only from the first run of a JVM (a JVM's start-up: class loading, a
+ * cold JIT, a static initializer shared by the repetitions), or undefined.
+ */
+export function firstRunOnlyNote(f: RepetitionFigures): string | undefined {
+  if (f.firstFailed === 0 || f.laterFailed > 0 || f.laterRuns < 5) return undefined;
+  return `the failures came only in the first run of a JVM (${f.firstFailed} of ${f.firstRuns} first runs failed, 0 of ${f.laterRuns} later runs): the bug needs a fresh JVM (class loading, a cold JIT${f.freshStatic ? '' : ', static state'}); record with --fresh-jvm`;
 }
 
 export function runSpec(o: RecordOptions, index: number): RunSpec {
@@ -159,6 +187,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   // a JUnit test through the console launcher: many runs in one JVM (repeatedRuns.ts), one JVM per worker
   const repeat = o.recorder === 'node' ? undefined : repeatPlanFor(o, jar);
   let jvms = 0;
+  const repetitions: RepetitionFigures | undefined = repeat ? { freshStatic: repeat.freshClasses !== undefined && !repeat.sharedBecause, ...(repeat.sharedBecause ? { sharedBecause: repeat.sharedBecause } : {}), firstRuns: 0, firstFailed: 0, laterRuns: 0, laterFailed: 0 } : undefined;
   async function worker(): Promise<void> {
     const session = repeat ? new RepeatSession(o, jar, repeat, stop.signal) : undefined;
     try {
@@ -166,6 +195,14 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     } finally {
       await session?.close().catch(() => {});
       jvms += session?.jvms ?? 0;
+      if (session && repetitions) {
+        if (!session.freshStatic) repetitions.freshStatic = false;
+        if (session.fallback) repetitions.sharedBecause ??= session.fallback;
+        repetitions.firstRuns += session.firstRuns.runs;
+        repetitions.firstFailed += session.firstRuns.failed;
+        repetitions.laterRuns += session.laterRuns.runs;
+        repetitions.laterFailed += session.laterRuns.failed;
+      }
     }
   }
   async function work(session: RepeatSession | undefined): Promise<void> {
@@ -206,7 +243,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       runs.push(result);
       if (result.outcome === 'pass') passed++;
       else failed++;
-      onProgress?.({ type: 'run', run: result, done: runs.length, total: count, passed, failed });
+      onProgress?.({ type: 'run', run: result, done: runs.length, total: count, passed, failed, ...(result.fallback ? { note: `static state cannot start fresh in one JVM: ${result.fallback}; each run is a JVM of its own from run ${result.index} on (slower)` } : {}) });
     }
   }
 
@@ -224,7 +261,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     passed,
     failed,
     empty: runs.filter((r) => r.empty).length,
-    ...(repeat ? { jvms } : {}),
+    ...(repeat ? { jvms, repetitions } : {}),
     interrupted: Boolean(signal?.aborted) || Boolean(firstError),
     ...(stoppedEarly ? { stoppedEarly } : {}),
     ...(firstError instanceof RecordWriteError ? { writeFailure: firstError } : {}),

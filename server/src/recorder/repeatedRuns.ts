@@ -10,9 +10,16 @@
  *
  * The runner drives the JVM through its stdin, one line per run (`run<TAB>trace<TAB>execution<TAB>seed`),
  * so a recording still decides before each run whether to go on (`braid test --runs auto`). A
- * repetition that leaves non-daemon threads running, or fails in a way that poisons the JVM (a
- * failed static initializer, OutOfMemoryError), ends the JVM: the next run starts a fresh one.
+ * repetition that leaves non-daemon threads running, or fails in a way that poisons the JVM
+ * (OutOfMemoryError, a linkage error of a shared class), ends the JVM: the next run starts a fresh one.
  * `--fresh-jvm` (RecordOptions.freshJvm) keeps one JVM per run.
+ *
+ * Fresh static state (issue 41, point 3): the class path's folders — the project's own classes, main
+ * and test — are not on the JVM's class path; each repetition loads them in a new class loader
+ * (`--fresh-classes`), while the JDK, JUnit and the jars stay shared and warm. Where that cannot work
+ * — the test's JVM options load an agent of their own, or a run shows the project's code needs the
+ * system class loader (a native library, a framework that loads the project's classes by itself) —
+ * each run is a JVM of its own (`RepeatSession.fallback` says why; that run is recorded again).
  *
  * Used when the command is the JUnit console launcher command Braid builds for a test
  * (`java -jar junit-platform-console-standalone*.jar … --class-path CP --select-method C#m`, see
@@ -41,11 +48,25 @@ const MAX_OUTPUT_CHARS = 1 << 20;
 
 /** How to run a recording's command as repetitions in one JVM. */
 export interface RepeatPlan {
-  /** the JVM that runs the RepeatLauncher on the test's class path */
+  /** the JVM that runs the RepeatLauncher on the test's class path (the project's folders in `--fresh-classes`) */
   command: string[];
   /** `program` of the traces' headers: what a JVM of the original command writes (the console launcher's jar) */
   program: string;
+  /** the project's class folders each repetition loads afresh (absent: none, or `sharedBecause`) */
+  freshClasses?: string[];
+  /** the launcher with every class path entry on the JVM's class path: one JVM per run when static state cannot be made fresh */
+  sharedCommand: string[];
+  /** why static state cannot be made fresh in one JVM: each run is a JVM of its own (`sharedCommand`) */
+  sharedBecause?: string;
 }
+
+/** A class path entry that is a folder of classes (not a jar or zip): the project's own classes. */
+function isClassFolder(entry: string): boolean {
+  return !/\.(jar|zip)$/i.test(entry);
+}
+
+/** JVM options that load an agent besides Braid's: its transformations may hold on to the first loader's classes. */
+const AGENT_OPTION = /^-(javaagent|agentpath|agentlib)[:=]/;
 
 /** dist/braid-launcher.jar next to the agent jar (BRAID_LAUNCHER_JAR overrides), when it exists. */
 export function findLauncherJar(agentJar: string): string | undefined {
@@ -106,8 +127,15 @@ export function repeatCommandFor(command: readonly string[], launcherJar: string
     return undefined;
   }
   if (!select.length) return undefined;
-  const cp = [...classPath, consoleJar, launcherJar].join(path.delimiter);
-  return { command: [command[0], ...jvmOptions, '-cp', cp, LAUNCHER_MAIN, ...select], program: consoleJar };
+  const entries = classPath.flatMap((c) => c.split(path.delimiter)).filter((e) => e !== '');
+  const folders = entries.filter(isClassFolder);
+  const jars = entries.filter((e) => !isClassFolder(e));
+  const launch = (cp: string[], extra: string[]) => [command[0], ...jvmOptions, '-cp', [...cp, consoleJar, launcherJar].join(path.delimiter), LAUNCHER_MAIN, ...extra, ...select];
+  const sharedCommand = launch(classPath, []);
+  const agent = jvmOptions.find((a) => AGENT_OPTION.test(a));
+  if (agent) return { command: sharedCommand, program: consoleJar, sharedCommand, sharedBecause: `the test's JVM options load an agent (${agent.split(/[=:]/)[0]})` };
+  if (!folders.length) return { command: sharedCommand, program: consoleJar, sharedCommand };
+  return { command: launch(jars, ['--fresh-classes', folders.join(path.delimiter)]), program: consoleJar, freshClasses: folders, sharedCommand };
 }
 
 /** The class path in an argument file: its one word (picocli's @file), or undefined. */
@@ -142,6 +170,8 @@ export interface RepetitionReport {
   left?: string[];
   /** why the JVM cannot run another repetition */
   poisoned?: string;
+  /** why the project's classes cannot be loaded afresh for each repetition: the run is recorded again in a JVM of its own */
+  isolation?: string;
   /** the JVM ends after this repetition */
   last?: boolean;
 }
@@ -238,13 +268,25 @@ export class RepeatSession {
   private current?: Current;
   /** JVMs started so far */
   jvms = 0;
+  /** why each run is a JVM of its own (static state cannot be made fresh in one JVM); undefined while repetitions share a JVM */
+  fallback?: string;
+  /** runs that were the first of their JVM, and of those the failed ones; the same for the later runs */
+  readonly firstRuns = { runs: 0, failed: 0 };
+  readonly laterRuns = { runs: 0, failed: 0 };
 
   constructor(
     private readonly o: RecordOptions,
     private readonly agentJar: string,
     private readonly plan: RepeatPlan,
     private readonly signal?: AbortSignal,
-  ) {}
+  ) {
+    this.fallback = plan.sharedBecause;
+  }
+
+  /** Whether each repetition loads the project's classes afresh. */
+  get freshStatic(): boolean {
+    return this.fallback === undefined && this.plan.freshClasses !== undefined;
+  }
 
   private async start(spec: RunSpec): Promise<Jvm> {
     const optionsFile = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.agent-options`);
@@ -259,7 +301,7 @@ export class RepeatSession {
       BRAID_EXECUTION: spec.execution,
       BRAID_RECORDER_PID: String(process.pid),
     };
-    const child = spawnGroup(this.plan.command, { cwd: this.o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnGroup(this.fallback !== undefined ? this.plan.sharedCommand : this.plan.command, { cwd: this.o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.jvms++;
     const jvm: Jvm = {
       child,
@@ -326,7 +368,21 @@ export class RepeatSession {
   /** Records one run (a repetition in the current JVM, or the first of a new one). */
   async run(spec: RunSpec): Promise<RunResult> {
     try {
-      return await this.runFiles(spec);
+      let r = await this.runFiles(spec);
+      if (this.isolationFailed !== undefined) {
+        // the run failed only because of the repetition's own loader: recorded again, one JVM per run from now on
+        this.fallback = this.isolationFailed;
+        this.isolationFailed = undefined;
+        await this.retire();
+        for (const t of r.traces) await fs.rm(t, { force: true }).catch(() => {});
+        r = { ...(await this.runFiles(spec)), fallback: this.fallback };
+      }
+      const first = this.lastWasFirst ? this.firstRuns : this.laterRuns;
+      if (!r.aborted) {
+        first.runs++;
+        if (r.outcome === 'fail') first.failed++;
+      }
+      return r;
     } catch (e) {
       const failure = e instanceof RecordWriteError ? e : e instanceof TraceWriteError ? writeFailure(e.file, e.cause) : writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e);
       if (!failure) throw e;
@@ -337,11 +393,16 @@ export class RepeatSession {
     }
   }
 
+  /** the last run's report said the project's classes cannot live in a repetition's own loader */
+  private isolationFailed?: string;
+  /** the last run was the first of its JVM */
+  private lastWasFirst = false;
+
   private async runFiles(spec: RunSpec): Promise<RunResult> {
     for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
     await fs.rm(spec.tracePath, { force: true });
-    // a JVM that ends (threads left running, a poisoned JVM) or has ended: the next run gets a fresh one
-    if (this.jvm && (this.jvm.ending || this.jvm.exit)) await this.retire();
+    // a JVM that ends (threads left running, a poisoned JVM) or has ended: the next run gets a fresh one; one run per JVM after a fallback
+    if (this.jvm && (this.jvm.ending || this.jvm.exit || this.fallback !== undefined)) await this.retire();
     const started = Date.now();
     const jvm = (this.jvm ??= await this.start(spec));
     let done!: () => void;
@@ -356,6 +417,7 @@ export class RepeatSession {
       c.agentFailure.push(jvm.preamble);
       jvm.preamble = '';
     }
+    this.lastWasFirst = jvm.repetitions === 0;
     jvm.repetitions++;
     let aborted = false;
     const timer = setTimeout(() => {
@@ -404,6 +466,7 @@ export class RepeatSession {
     for (const t of traces) uncaught.push(...(await readAgentLines(t).catch(() => ({ uncaught: [] }))).uncaught);
     let outcome: TraceOutcome;
     const r = c.report;
+    if (r?.isolation && this.fallback === undefined) this.isolationFailed = r.isolation;
     let dropped = 0;
     if (!r && c.timedOut) for (const t of traces) dropped += await countDroppedEvents(t);
     if (!r && c.timedOut && dropped > 0) {

@@ -46,6 +46,11 @@ export interface RunResult extends TraceOutcome {
    * plans"; several JVMs' lines merged), when the plan had a force section and the run recorded
    */
   forcing?: ForcingReport;
+  /**
+   * repetitions in one JVM (repeatedRuns.ts): why the project's classes could not be loaded afresh
+   * for each repetition, so that this run was recorded again in a JVM of its own, and so are the next
+   */
+  fallback?: string;
 }
 
 const MAX_OUTPUT_CHARS = 1 << 20;

@@ -109,6 +109,52 @@ function packageOf(t: string): string | undefined {
   return undefined;
 }
 
+/** A class declared in a source and the class it extends (as written: simple or qualified), if any. */
+export interface ClassDeclaration {
+  /** fully qualified name of a top-level class; nested classes as Outer$Inner are not listed */
+  className: string;
+  superclass?: string;
+}
+
+/**
+ * The top-level classes a Java source declares with the class they extend: for tests a class
+ * inherits (`class FastCacheTest extends CacheContract` whose @Test methods are in CacheContract).
+ * Top-level means at brace depth 0 of the blanked text.
+ */
+export function classDeclarations(text: string): ClassDeclaration[] {
+  const t = blankJava(text);
+  const pkg = packageOf(t);
+  const out: ClassDeclaration[] = [];
+  const re = /\bclass\s+([A-Za-z_$][\w$]*)/g;
+  let depth = 0;
+  let at = 0;
+  for (let m; (m = re.exec(t)); ) {
+    if (t[m.index - 1] === '.') continue;
+    for (; at < m.index; at++) {
+      if (t[at] === '{') depth++;
+      else if (t[at] === '}') depth = Math.max(0, depth - 1);
+    }
+    if (depth !== 0) continue;
+    const open = t.indexOf('{', re.lastIndex);
+    const head = t.slice(re.lastIndex, open < 0 ? t.length : open);
+    // `extends` after the type parameters (which may hold `extends` themselves)
+    let k = 0;
+    let angle = 0;
+    let superclass: string | undefined;
+    for (; k < head.length; k++) {
+      const c = head[k];
+      if (c === '<') angle++;
+      else if (c === '>') angle = Math.max(0, angle - 1);
+      else if (angle === 0 && head.startsWith('extends', k) && !/[\w$]/.test(head[k - 1] ?? ' ') && /\s/.test(head[k + 7] ?? '')) {
+        superclass = /^\s*([A-Za-z_$][\w$.]*)/.exec(head.slice(k + 7))?.[1];
+        break;
+      }
+    }
+    out.push({ className: pkg ? `${pkg}.${m[1]}` : m[1], ...(superclass ? { superclass } : {}) });
+  }
+  return out;
+}
+
 /** The matching close of every `open` character of `t`, by a stack; -1 when unclosed. */
 function matching(t: string, open: string, close: string): Int32Array {
   const match = new Int32Array(t.length).fill(-1);

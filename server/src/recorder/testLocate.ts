@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findTests } from './testDiscovery';
+import { classDeclarations, findTests } from './testDiscovery';
 import { DiscoveryLimitError } from './discoveryBudget';
 import { TestCommandError, TestTarget } from './testCommand';
 
@@ -56,6 +56,61 @@ function javaFilesNamed(root: string, names: Set<string>): { files: string[]; se
 
 const dotted = (className: string) => className.replace(/\$/g, '.');
 
+/** How many superclasses up a test class's inherited tests are looked for. */
+const MAX_SUPERCLASSES = 8;
+
+/**
+ * The test methods `className` inherits from `superclass` (as its source `text` names it) and the
+ * superclasses above it, found in the files named after each superclass under `root`: the framework
+ * and methods, and which classes held them; undefined when none has a test.
+ */
+function inheritedTests(root: string, className: string, superclass: string | undefined, text: string): { framework: TestTarget['framework']; methods: string[]; from: string[] } | undefined {
+  const methods: string[] = [];
+  const from: string[] = [];
+  let framework: TestTarget['framework'] | undefined;
+  let pkg = className.includes('.') ? className.slice(0, className.lastIndexOf('.')) : '';
+  let source = text;
+  const seen = new Set<string>([className]);
+  for (let depth = 0; superclass && depth < MAX_SUPERCLASSES; depth++) {
+    const simple = superclass.slice(superclass.lastIndexOf('.') + 1);
+    // the superclass's full name: as written, by an import, or in the same package
+    const imported = new RegExp(`^\\s*import\\s+([\\w.]+\\.${simple.replace(/\$/g, '\\$')})\\s*;`, 'm').exec(source)?.[1];
+    const full = superclass.includes('.') ? superclass : (imported ?? (pkg ? `${pkg}.${simple}` : simple));
+    if (seen.has(full)) break;
+    seen.add(full);
+    let next: { text: string; superclass?: string } | undefined;
+    for (const file of javaFilesNamed(root, new Set([simple])).files) {
+      let t: string;
+      try {
+        t = readFileSync(file, 'utf8');
+      } catch {
+        continue;
+      }
+      const decl = classDeclarations(t).find((d) => d.className === full);
+      if (!decl) continue;
+      let tests: ReturnType<typeof findTests> = [];
+      try {
+        tests = findTests(t);
+      } catch (e) {
+        if (!(e instanceof DiscoveryLimitError)) throw e;
+      }
+      const mine = tests.filter((x) => x.className === full && x.method !== undefined);
+      if (mine.length) {
+        framework ??= mine[0].framework;
+        from.push(full);
+        for (const x of mine) if (!methods.includes(x.method!)) methods.push(x.method!);
+      }
+      next = { text: t, superclass: decl.superclass };
+      break;
+    }
+    if (!next) break;
+    source = next.text;
+    pkg = full.includes('.') ? full.slice(0, full.lastIndexOf('.')) : '';
+    superclass = next.superclass;
+  }
+  return framework ? { framework, methods, from } : undefined;
+}
+
 /** The test `spec` names under the project folder `root`, as the code lens would record it. */
 export function locateTest(root: string, spec: string): TestTarget {
   const name = parseTestName(spec);
@@ -96,6 +151,29 @@ export function locateTest(root: string, spec: string): TestTarget {
     }
   }
   const rel = (f: string) => path.relative(root, f) || f;
+  // a class whose tests are inherited (all of them, or the method asked for): its superclasses' tests
+  const inheritedFrom: string[] = [];
+  const own = hits.filter((h) => dotted(h.className) === want || dotted(h.className).endsWith(`.${want}`));
+  if (!own.length || (name.method && !own.some((h) => h.methods.includes(name.method!)))) {
+    for (const file of files) {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const d of classDeclarations(text)) {
+        const have = dotted(d.className);
+        if (have !== want && !have.endsWith(`.${want}`)) continue;
+        const inherited = inheritedTests(root, d.className, d.superclass, text);
+        if (!inherited) continue;
+        inheritedFrom.push(...inherited.from);
+        const hit = own.find((h) => h.className === d.className);
+        if (hit) hit.methods.push(...inherited.methods.filter((m) => !hit.methods.includes(m)));
+        else hits.push({ file, className: d.className, framework: inherited.framework, methods: inherited.methods });
+      }
+    }
+  }
   if (hits.length === 0) {
     const looked = `${seen} .java file(s) under ${root}${files.length ? `; ${files.map(rel).join(', ')} ${files.length === 1 ? 'holds' : 'hold'} no JUnit 4/5 or TestNG test class ${name.className}` : `, none named ${[...new Set(parts.filter((p) => /^[A-Z]/.test(p)))].map((p) => `${p}.java`).join(' or ') || `${parts[parts.length - 1]}.java`}`}`;
     throw new TestCommandError(`no test class ${name.className} found: searched ${looked} (hidden folders, node_modules, target, build, out, bin and dist are skipped; --project DIR names the project folder)${skipped.length ? `; not scanned: ${skipped.join('; ')}` : ''}`);
@@ -106,7 +184,7 @@ export function locateTest(root: string, spec: string): TestTarget {
   }
   const hit = distinct[0];
   if (name.method && hit.methods.length && !hit.methods.includes(name.method)) {
-    throw new TestCommandError(`${hit.className} (${rel(hit.file)}) has no test method ${name.method}; its tests: ${hit.methods.join(', ')}`);
+    throw new TestCommandError(`${hit.className} (${rel(hit.file)}) has no test method ${name.method}${inheritedFrom.length ? `, not even inherited from ${inheritedFrom.join(', ')}` : ''}; its tests: ${hit.methods.join(', ')}`);
   }
   return { file: hit.file, className: hit.className, framework: hit.framework, ...(name.method ? { method: name.method } : {}) };
 }

@@ -2,9 +2,11 @@ package dev.braid.launcher;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
+import java.io.File;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.reflect.Method;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,7 +29,13 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * jar, which is on the class path at run time (not bundled).
  *
  * <p>Arguments: {@code --select-method pkg.Class#method} and/or {@code --select-class pkg.Class}
- * (repeatable). Driven by Braid's runner (server/src/recorder/repeatedRuns.ts) through stdin, one
+ * (repeatable); {@code --fresh-classes DIR:DIR…}, the project's own class folders (main and test), which
+ * are then not on the JVM's class path: each repetition loads them in a new {@link FreshClassLoader}
+ * (the JDK, JUnit and the libraries stay shared), so the project's static state starts fresh in every
+ * repetition. A failure that shows the project's code cannot live in such a loader (it loads the
+ * project's classes through the system class loader, a native library bound to the first loader, the
+ * same class seen through two loaders) ends the JVM with {@code "isolation"} in the report: the runner
+ * then records that run again, and the following ones, one JVM each. Driven by Braid's runner (server/src/recorder/repeatedRuns.ts) through stdin, one
  * line per repetition: {@code run<TAB>trace file<TAB>execution id<TAB>noise seed}; any other line or
  * the end of stdin ends the JVM. Each repetition begins a trace segment in the agent
  * (dev.braid.agent.runtime.Rt.beginSegment), runs the selection, ends the segment, then reports on
@@ -43,26 +51,31 @@ public final class RepeatLauncher {
   private RepeatLauncher() {}
 
   public static void main(String[] args) throws Exception {
-    List<DiscoverySelector> selectors = new ArrayList<>();
+    /** "m" + Class#method or "c" + Class, in order */
+    List<String> selections = new ArrayList<>();
+    URL[] fresh = null;
     for (int k = 0; k < args.length; k++) {
       String a = args[k];
       String v = k + 1 < args.length ? args[k + 1] : null;
       if ((a.equals("--select-method") || a.equals("-m")) && v != null) {
-        selectors.add(DiscoverySelectors.selectMethod(v));
+        selections.add("m" + v);
         k++;
       } else if ((a.equals("--select-class") || a.equals("-c")) && v != null) {
-        selectors.add(DiscoverySelectors.selectClass(v));
+        selections.add("c" + v);
         k++;
       } else if (a.startsWith("--select-method=")) {
-        selectors.add(DiscoverySelectors.selectMethod(a.substring(16)));
+        selections.add("m" + a.substring(16));
       } else if (a.startsWith("--select-class=")) {
-        selectors.add(DiscoverySelectors.selectClass(a.substring(15)));
+        selections.add("c" + a.substring(15));
+      } else if (a.equals("--fresh-classes") && v != null) {
+        fresh = folderUrls(v);
+        k++;
       } else {
         System.err.println("braid RepeatLauncher: unknown argument " + a);
         System.exit(2);
       }
     }
-    if (selectors.isEmpty()) {
+    if (selections.isEmpty()) {
       System.err.println("braid RepeatLauncher: no test selected (--select-method Class#method or --select-class Class)");
       System.exit(2);
     }
@@ -80,7 +93,9 @@ public final class RepeatLauncher {
     }
     Set<Thread> baseline = new HashSet<>(liveThreads());
     Launcher launcher = LauncherFactory.create();
-    LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request().selectors(selectors).build();
+    ClassLoader shared = RepeatLauncher.class.getClassLoader();
+    LauncherDiscoveryRequest sharedRequest = fresh == null ? request(selections, null) : null;
+    Thread me = Thread.currentThread();
     String line;
     while ((line = commands.readLine()) != null) {
       String[] p = line.split("\t", -1);
@@ -88,11 +103,20 @@ public final class RepeatLauncher {
       boolean recording = begin != null && Boolean.TRUE.equals(begin.invoke(null, p[1], p[2], p[3]));
       Listener listener = new Listener();
       Throwable launchError = null;
+      FreshClassLoader loader = fresh == null ? null : new FreshClassLoader(fresh, shared);
       long started = System.nanoTime();
       try {
+        LauncherDiscoveryRequest request = sharedRequest;
+        if (loader != null) {
+          // the test's classes, and every thread it starts, see the repetition's own loader
+          me.setContextClassLoader(loader);
+          request = request(selections, loader);
+        }
         launcher.execute(request, listener);
       } catch (Throwable t) {
         launchError = t;
+      } finally {
+        if (loader != null) me.setContextClassLoader(shared);
       }
       long millis = (System.nanoTime() - started) / 1_000_000L;
       System.out.flush();
@@ -100,7 +124,8 @@ public final class RepeatLauncher {
       if (recording) end.invoke(null);
       List<Thread> left = leftRunning(baseline);
       Throwable failure = listener.failure != null ? listener.failure : launchError;
-      String poison = poison(failure, launchError);
+      String isolation = loader == null ? null : isolationProblem(failure, loader);
+      String poison = isolation != null ? null : poison(failure, launchError, loader != null);
       boolean fail = listener.failed > 0 || launchError != null || listener.tests == 0;
       StringBuilder j = new StringBuilder(256);
       j.append("{\"execution\":").append(quote(p[2]));
@@ -129,7 +154,8 @@ public final class RepeatLauncher {
         j.append(']');
       }
       if (poison != null) j.append(",\"poisoned\":").append(quote(poison));
-      boolean last = !left.isEmpty() || poison != null;
+      if (isolation != null) j.append(",\"isolation\":").append(quote(isolation));
+      boolean last = !left.isEmpty() || poison != null || isolation != null;
       if (last) j.append(",\"last\":true");
       j.append('}');
       // the failure in the run's log, as the console launcher would show it
@@ -139,6 +165,7 @@ public final class RepeatLauncher {
       }
       if (!left.isEmpty()) System.out.println("braid: threads left running by this run: " + left + "; the next run starts a fresh JVM");
       if (poison != null) System.out.println("braid: " + poison + "; the next run starts a fresh JVM");
+      if (isolation != null) System.out.println("braid: " + isolation + "; this run is recorded again in a JVM of its own, and so are the next ones");
       String marker = MARK + j + "\n";
       report(System.out, marker);
       report(System.err, MARK + "{\"execution\":" + quote(p[2]) + "}\n");
@@ -152,10 +179,77 @@ public final class RepeatLauncher {
     s.flush();
   }
 
+  /**
+   * The discovery request of the selections; with {@code loader}, their classes are loaded through it
+   * (a class that cannot be loaded is selected by name, so JUnit reports it as usual).
+   */
+  static LauncherDiscoveryRequest request(List<String> selections, ClassLoader loader) {
+    List<DiscoverySelector> selectors = new ArrayList<>();
+    for (String sel : selections) {
+      boolean method = sel.charAt(0) == 'm';
+      String spec = sel.substring(1);
+      int hash = method ? spec.indexOf('#') : -1;
+      String className = hash >= 0 ? spec.substring(0, hash) : spec;
+      Class<?> cls = null;
+      if (loader != null) {
+        try {
+          cls = Class.forName(className, false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+          cls = null;
+        }
+      }
+      if (cls == null) selectors.add(method ? DiscoverySelectors.selectMethod(spec) : DiscoverySelectors.selectClass(className));
+      else if (!method) selectors.add(DiscoverySelectors.selectClass(cls));
+      else {
+        String m = spec.substring(hash + 1);
+        int open = m.indexOf('(');
+        selectors.add(open < 0 ? DiscoverySelectors.selectMethod(cls, m)
+            : DiscoverySelectors.selectMethod(cls, m.substring(0, open), m.substring(open + 1, m.endsWith(")") ? m.length() - 1 : m.length())));
+      }
+    }
+    return LauncherDiscoveryRequestBuilder.request().selectors(selectors).build();
+  }
+
+  private static URL[] folderUrls(String list) throws Exception {
+    List<URL> urls = new ArrayList<>();
+    for (String f : list.split(File.pathSeparator)) if (!f.isEmpty()) urls.add(new File(f).toURI().toURL());
+    return urls.toArray(new URL[0]);
+  }
+
+  /**
+   * Why {@code failure} shows that the project's code cannot run in a repetition's own loader, or
+   * null: a class of the project's folders not found (the code asked another loader, e.g. the system
+   * class loader, for it), the same class seen through two loaders, a native library already bound to
+   * an earlier repetition's loader.
+   */
+  static String isolationProblem(Throwable failure, FreshClassLoader loader) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = t.getMessage() == null ? "" : t.getMessage();
+      if (t instanceof UnsatisfiedLinkError && m.contains("another classloader")) {
+        return "a native library can be loaded by one class loader only (" + cut(m, 300) + ")";
+      }
+      if ((t instanceof ClassNotFoundException || t instanceof NoClassDefFoundError) && !m.startsWith("Could not initialize class")) {
+        String name = m.trim().replace('/', '.');
+        if (!name.isEmpty() && loader.holds(name)) {
+          return "the test loads the project's class " + name + " through another class loader than the repetition's own (" + t.getClass().getName() + ")";
+        }
+      }
+      if (t instanceof ClassCastException && m.matches("(?s)class (\\S+) cannot be cast to class \\1 .*")) {
+        return "one of the project's classes is seen through two class loaders (" + cut(m, 300) + ")";
+      }
+      if (t instanceof LinkageError && m.contains("loader constraint violation")) {
+        return "the project's classes clash with a class loaded by another loader (" + cut(m, 300) + ")";
+      }
+    }
+    return null;
+  }
+
   /** Why the JVM cannot run another repetition after {@code failure}, or null. */
-  private static String poison(Throwable failure, Throwable launchError) {
+  private static String poison(Throwable failure, Throwable launchError, boolean freshClasses) {
     if (launchError != null) return "the JUnit launcher failed: " + launchError;
     for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      // a failed static initializer of the project's own classes stays in its repetition's loader
+      if (freshClasses && (t instanceof ExceptionInInitializerError || (t instanceof NoClassDefFoundError && String.valueOf(t.getMessage()).startsWith("Could not initialize class")))) continue;
       if (t instanceof LinkageError) return "a class could not be loaded or initialized (" + t.getClass().getName() + ")";
       if (t instanceof OutOfMemoryError || t instanceof InternalError) return "the JVM reported " + t.getClass().getName();
     }
@@ -237,6 +331,43 @@ public final class RepeatLauncher {
         failedTest = id.getDisplayName();
         if (id.getLegacyReportingName() != null) failedTest = id.getLegacyReportingName();
       }
+    }
+  }
+
+  /**
+   * A repetition's own loader of the project's class folders: a class found there is defined here
+   * (child first), everything else — the JDK, JUnit, the libraries — comes from the shared loader.
+   */
+  static final class FreshClassLoader extends java.net.URLClassLoader {
+    static {
+      ClassLoader.registerAsParallelCapable();
+    }
+
+    FreshClassLoader(URL[] folders, ClassLoader parent) {
+      super(folders, parent); // unnamed: stack frames print as in the application class loader, without a loader name
+    }
+
+    /** Whether the class {@code name} is one of the project's (in the folders). */
+    boolean holds(String name) {
+      return findResource(name.replace('.', '/') + ".class") != null;
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      if (name.startsWith("java.")) return super.loadClass(name, resolve);
+      synchronized (getClassLoadingLock(name)) {
+        Class<?> c = findLoadedClass(name);
+        if (c == null && holds(name)) c = findClass(name);
+        if (c == null) return super.loadClass(name, resolve);
+        if (resolve) resolveClass(c);
+        return c;
+      }
+    }
+
+    @Override
+    public URL getResource(String name) {
+      URL own = findResource(name);
+      return own != null ? own : super.getResource(name);
     }
   }
 }

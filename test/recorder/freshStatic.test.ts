@@ -1,0 +1,163 @@
+/**
+ * Fresh static state per repetition (issue 41, point 3; repeatedRuns.ts, RepeatLauncher's
+ * --fresh-classes): each in-JVM repetition loads the project's classes in a class loader of its own,
+ * so a static registry published before it is filled (test/fixtures/static-registry: only the first
+ * use of the class can fail) fails in many runs of one JVM, and the root cause ranks first. Where the
+ * project's code cannot live in such a loader (it loads its classes through the system class loader)
+ * the run is recorded again in a JVM of its own, and so are the next, said in the summary. Inherited
+ * test methods are found and run. Uses Debian's junit5 console launcher.
+ */
+import test, { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/traceBuilder';
+import { bugLinesIn, rootCauseFirst } from '../helpers/rootCause';
+import { inferTestCommand } from '../../server/src/recorder/testCommand';
+import { locateTest } from '../../server/src/recorder/testLocate';
+import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
+import { firstRunOnlyNote, RecordProgress, recordRuns } from '../../server/src/recorder/recordRuns';
+import { repeatCommandFor } from '../../server/src/recorder/repeatedRuns';
+import { analyzeInputsRanked } from '../../server/src/engine/summary/workspaceAnalysis';
+
+const root = path.resolve(__dirname, '..', '..');
+const CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
+const missing =
+  (!existsSync(CONSOLE) && `the JUnit console launcher ${CONSOLE} is missing (install Debian's junit5 package)`) ||
+  (!existsSync(path.join(root, 'dist/braid-agent.jar')) && 'dist/braid-agent.jar is missing (npm run build)') ||
+  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (node scripts/build-agent.mjs with junit5 installed)');
+const skip = missing && !process.env.CI ? missing : false;
+if (missing && process.env.CI) test('junit5 and the launcher jar are there (CI=true)', () => assert.fail(missing));
+
+const made: string[] = [];
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+function project(extra: Record<string, string> = {}): string {
+  const ws = tempDir('braid-fresh-static-');
+  made.push(ws);
+  cpSync(path.join(root, 'test/fixtures/static-registry'), ws, { recursive: true });
+  for (const [rel, text] of Object.entries(extra)) {
+    mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
+    writeFileSync(path.join(ws, rel), text);
+  }
+  return ws;
+}
+
+async function record(ws: string, spec: string, runs: number, onProgress?: (p: RecordProgress) => void) {
+  const plan = inferTestCommand(ws, locateTest(ws, spec));
+  for (const step of plan.prepare) {
+    const r = spawnSync(step.command[0], step.command.slice(1), { cwd: step.cwd, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const o = parseRecordArgs(['--runs', String(runs), '--seed', '5', '--include', ...plan.include, '--name', plan.name, '--out', path.join(ws, 'traces'), '--', ...plan.command], ws);
+  return recordRuns({ ...o, cwd: plan.cwd }, onProgress);
+}
+
+test('repeatCommandFor: the class path\'s folders are loaded afresh by each repetition, the jars stay on the JVM\'s class path; an agent in the JVM options means a JVM per run', () => {
+  const cmd = ['java', '-jar', CONSOLE, '--class-path', '/w/.braid/build/classes:/w/lib/a.jar', '--class-path', '/w/target/test-classes', '--select-method', 'a.B#c'];
+  const plan = repeatCommandFor(cmd, '/d/braid-launcher.jar')!;
+  assert.deepEqual(plan.freshClasses, ['/w/.braid/build/classes', '/w/target/test-classes']);
+  assert.equal(plan.command[plan.command.indexOf('-cp') + 1], ['/w/lib/a.jar', CONSOLE, '/d/braid-launcher.jar'].join(path.delimiter));
+  assert.deepEqual(plan.command.slice(-4), ['--fresh-classes', ['/w/.braid/build/classes', '/w/target/test-classes'].join(path.delimiter), '--select-method', 'a.B#c']);
+  assert.equal(plan.sharedBecause, undefined);
+  assert.ok(plan.sharedCommand[plan.sharedCommand.indexOf('-cp') + 1].startsWith('/w/.braid/build/classes:/w/lib/a.jar:/w/target/test-classes'));
+  assert.ok(!plan.sharedCommand.includes('--fresh-classes'));
+  const agent = repeatCommandFor(['java', '-javaagent:/x/other.jar=opt', ...cmd.slice(1)], 'L.jar')!;
+  assert.match(String(agent.sharedBecause), /JVM options load an agent \(-javaagent\)/);
+  assert.deepEqual(agent.command, agent.sharedCommand);
+});
+
+test('firstRunOnlyNote: said when only first runs of JVMs failed, with enough later runs', () => {
+  const base = { freshStatic: true, firstRuns: 1, firstFailed: 1, laterRuns: 30, laterFailed: 0 };
+  assert.match(String(firstRunOnlyNote(base)), /only in the first run of a JVM \(1 of 1 first runs failed, 0 of 30 later runs\).*--fresh-jvm/);
+  assert.equal(firstRunOnlyNote({ ...base, laterFailed: 2 }), undefined);
+  assert.equal(firstRunOnlyNote({ ...base, firstFailed: 0 }), undefined);
+  assert.equal(firstRunOnlyNote({ ...base, laterRuns: 3 }), undefined);
+});
+
+test('a static registry published before it is filled: in one JVM each repetition starts with fresh static state, so many runs fail and the root cause ranks first', { skip, timeout: 240_000 }, async () => {
+  const ws = project();
+  const summary = await record(ws, 'codecs.CodecRegistryTest#everyThreadFindsTheCodec', 30);
+  assert.equal(summary.total, 30);
+  assert.equal(summary.jvms, 1, 'one JVM for all runs');
+  assert.deepEqual({ ...summary.repetitions, firstFailed: 0, laterFailed: 0 }, { freshStatic: true, firstRuns: 1, firstFailed: 0, laterRuns: 29, laterFailed: 0 });
+  // with the classes shared, only the first run of the JVM could fail
+  assert.ok(summary.failed >= 5, `${summary.failed} of 30 runs failed`);
+  assert.ok(summary.repetitions!.laterFailed >= 4, 'runs after the first failed too');
+  assert.ok(summary.passed > 0, 'some runs passed');
+  const { result } = await analyzeInputsRanked([path.join(ws, 'traces')], {});
+  const check = rootCauseFirst(result, bugLinesIn(path.join(ws, 'src/main/java')));
+  assert.ok(check.ok, check.why);
+});
+
+const SYSTEM_LOADER = `package codecs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** Loads the project's class through the system class loader, as some frameworks do. */
+class SystemLoaderTest {
+  @Test
+  void findsTheCodecClass() throws Exception {
+    Class<?> c = ClassLoader.getSystemClassLoader().loadClass("codecs.Codec");
+    assertEquals("Codec", c.getSimpleName());
+    assertEquals("ascii", CodecRegistry.lookup("ascii").name());
+  }
+}
+`;
+
+test('a test that needs the system class loader: the run is recorded again in a JVM of its own, and so are the next, and the summary says why', { skip, timeout: 240_000 }, async () => {
+  const ws = project({ 'src/test/java/codecs/SystemLoaderTest.java': SYSTEM_LOADER });
+  const notes: string[] = [];
+  const summary = await record(ws, 'codecs.SystemLoaderTest#findsTheCodecClass', 3, (p) => p.note && notes.push(p.note));
+  assert.equal(summary.total, 3);
+  assert.equal(summary.passed, 3, 'every run passed: the failure of the shared-loader attempt is not kept; ' + summary.runs.map((r) => r.detail + ' ' + r.message + ' ' + readFileSync(r.logPath, 'utf8').slice(0, 1500)).join('; '));
+  assert.equal(summary.jvms, 4, 'the first attempt, then a JVM per run');
+  assert.equal(summary.repetitions?.freshStatic, false);
+  assert.match(String(summary.repetitions?.sharedBecause), /loads the project's class codecs\.Codec through another class loader/);
+  assert.equal(notes.length, 1);
+  assert.match(notes[0], /static state cannot start fresh in one JVM: .*each run is a JVM of its own from run 0 on/);
+  const traces = readdirSync(path.join(ws, 'traces')).filter((f) => f.endsWith('.trace.jsonl'));
+  assert.equal(traces.length, 3);
+  assert.match(readFileSync(summary.runs[0].logPath, 'utf8'), /^(?![\s\S]*ClassNotFoundException)/, 'the kept log is the fresh JVM\'s');
+});
+
+const CONTRACT = `package codecs;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import org.junit.jupiter.api.Test;
+
+/** The tests every registry implementation inherits. */
+abstract class RegistryContract {
+  abstract Codec find(String name);
+
+  @Test
+  void findsAsciiCodec() {
+    assertNotNull(find("ascii"));
+  }
+}
+`;
+
+const INHERITS = `package codecs;
+
+class StaticRegistryTest extends RegistryContract {
+  @Override
+  Codec find(String name) {
+    return CodecRegistry.lookup(name);
+  }
+}
+`;
+
+test('inherited test methods: braid test finds Sub#inheritedMethod (the superclass in another file) and runs it', { skip, timeout: 120_000 }, async () => {
+  const ws = project({ 'src/test/java/codecs/RegistryContract.java': CONTRACT, 'src/test/java/codecs/StaticRegistryTest.java': INHERITS });
+  assert.deepEqual(locateTest(ws, 'StaticRegistryTest#findsAsciiCodec'), { file: path.join(ws, 'src/test/java/codecs/StaticRegistryTest.java'), className: 'codecs.StaticRegistryTest', framework: 'junit5', method: 'findsAsciiCodec' });
+  assert.equal(locateTest(ws, 'codecs.StaticRegistryTest').className, 'codecs.StaticRegistryTest');
+  assert.throws(() => locateTest(ws, 'StaticRegistryTest#nope'), /has no test method nope, not even inherited from codecs\.RegistryContract; its tests: findsAsciiCodec/);
+  const summary = await record(ws, 'StaticRegistryTest#findsAsciiCodec', 2);
+  assert.equal(summary.passed, 2, summary.runs.map((r) => r.detail).join('; '));
+});
