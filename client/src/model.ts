@@ -15,6 +15,7 @@ import {
   RunDto,
   RunsRequest,
   RunsResult,
+  type OlderRecordingDto,
   StatusNotification,
   UnreadableTraceDto,
 } from '../../server/src/lsp/protocol';
@@ -88,6 +89,10 @@ export class BraidModel implements vscode.Disposable {
   unreadable: UnreadableTraceDto[] = [];
   /** trace files left out of the analysis by the user (Exclude Run) */
   excluded: { file: string; uri: string }[] = [];
+  /** recordings of the code before the last change (issue 43): listed apart, not analyzed */
+  older: OlderRecordingDto[] = [];
+  /** recording folders without any run (the recording failed): listed to be deleted */
+  empty: { dir: string; uri: string }[] = [];
   /** per trace folder: what its recording.json says (command, noise or plan, start), for the Runs view's groups */
   recordings = new Map<string, RecordingInfo>();
   bugs: BugDto[] = [];
@@ -134,6 +139,8 @@ export class BraidModel implements vscode.Disposable {
           this.runs = r.runs;
           this.unreadable = r.unreadable ?? [];
           this.excluded = r.excluded ?? [];
+          this.older = r.older ?? [];
+          this.empty = r.empty ?? [];
           await this.loadRecordings();
           this.bugs = (b.bugs as BugDto[]).filter((x) => x && typeof x === 'object');
           this.statusEmitter.fire(this.summary);
@@ -149,7 +156,7 @@ export class BraidModel implements vscode.Disposable {
 
   /** Reads the recording.json of each trace folder not read yet (bounded; every field checked: workspace content). */
   private async loadRecordings(): Promise<void> {
-    const dirs = new Set(this.runs.map((r) => recordingFolder(r.file)));
+    const dirs = new Set([...this.runs.map((r) => recordingFolder(r.file)), ...this.older.map((o) => o.dir), ...this.empty.map((e) => e.dir)]);
     for (const dir of dirs) {
       if (this.recordings.has(dir)) continue;
       let info: RecordingInfo = {};

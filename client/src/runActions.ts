@@ -9,6 +9,8 @@ import * as vscode from 'vscode';
 import { excludedRunsText, parseExcludedRuns } from '../../server/src/workspace/excludedRuns';
 
 const EXCLUDED_RUNS = '.braid/excluded-runs.json';
+/** the files a recording folder holds: traces, run logs, recording.json and sources.json */
+const RECORDING_FILE = /\.(?:trace\.jsonl(?:\.gz)?|log|json)$/;
 import { recordingFolder, type BraidModel } from './model';
 import type { RunDto } from '../../server/src/lsp/protocol';
 
@@ -51,49 +53,66 @@ export function nodeFile(node: unknown): string | undefined {
   return typeof n?.file === 'string' ? n.file : undefined;
 }
 
-/** Deletes a recording (the folder of a run, or a group's folder): its traces, their logs and recording.json, after asking. */
+/**
+ * Deletes a recording (the folder of a run, a group's folder, a recording of older code or one
+ * without runs): after asking, with a progress notification. A folder that holds only this
+ * recording (no sub-folder: no other recording inside it) goes in one recursive delete — one call,
+ * not one per file (80 runs took ~40 s file by file); a folder that also holds other recordings
+ * (traces directly in `.braid/traces`) loses only this recording's files. Never a folder outside
+ * a workspace folder, nor a workspace folder itself; a folder with other files than a recording's
+ * also loses only the recording's files.
+ */
 export async function deleteRecording(node: unknown, model: BraidModel, log: vscode.LogOutputChannel): Promise<void> {
   const n = node as { dir?: unknown; run?: RunDto } | undefined;
   const dir = typeof n?.dir === 'string' ? n.dir : n?.run ? recordingFolder(n.run.file) : undefined;
   if (!dir) throw new Error('no recording selected: right-click a recording or a run in the Runs view');
   const runs = model.runs.filter((r) => recordingFolder(r.file) === dir);
   const excluded = model.excluded.filter((x) => recordingFolder(x.file) === dir).map((x) => x.file);
-  const traces = [...runs.map((r) => r.file), ...excluded];
-  if (!traces.length) return;
-  if (!inWorkspace(traces[0])) throw new Error(`the recording ${dir} is not inside a workspace folder; Braid deletes only recordings of the workspace`);
-  const failed = runs.filter((r) => r.outcome === 'fail').length;
+  const older = (model.older ?? []).filter((o) => o.dir === dir).flatMap((o) => o.files);
+  const traces = [...runs.map((r) => r.file), ...excluded, ...older];
+  const empty = (model.empty ?? []).some((e) => e.dir === dir);
+  if (!traces.length && !empty) return;
+  const at = inWorkspace(`${dir}/recording.json`);
+  if (!at || !at.rel.includes('/')) throw new Error(`the recording ${dir} is not inside a workspace folder; Braid deletes only recordings of the workspace`);
+  const failed = runs.filter((r) => r.outcome === 'fail').length + (model.older ?? []).filter((o) => o.dir === dir).reduce((k, o) => k + (o.failed ?? 0), 0);
   const rel = vscode.workspace.asRelativePath(dir, false);
   const DELETE = 'Delete';
   const ok = await vscode.window.showWarningMessage(
     `Delete the recording ${rel}?`,
-    { modal: true, detail: `${traces.length} runs (${failed} failed): their traces and logs are deleted and the analysis no longer counts them.` },
+    { modal: true, detail: traces.length ? `${traces.length} runs (${failed} failed): their traces and logs are deleted and the analysis no longer counts them.` : 'It holds no run: its manifest and logs are deleted.' },
     DELETE,
   );
   if (ok !== DELETE) return;
-  const files = new Set<string>();
-  for (const t of traces) {
-    if (!inWorkspace(t)) continue;
-    files.add(t);
-    files.add(t.replace(/\.trace\.jsonl(\.gz)?$/, '.log'));
-  }
-  files.add(`${dir}/recording.json`);
-  let deleted = 0;
-  for (const f of files) {
+  const uri = vscode.Uri.file(dir);
+  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Braid: deleting the recording ${rel}`, cancellable: false }, async (progress) => {
+    let entries: [string, vscode.FileType][] = [];
     try {
-      await vscode.workspace.fs.delete(vscode.Uri.file(f), { recursive: false, useTrash: false });
-      deleted++;
+      entries = await vscode.workspace.fs.readDirectory(uri);
     } catch {
-      // already gone (a log that was never written)
+      // already gone
     }
-  }
-  // the folder itself, when nothing else is left in it
-  try {
-    await vscode.workspace.fs.delete(vscode.Uri.file(dir), { recursive: false, useTrash: false });
-  } catch {
-    // not empty: other files stay
-  }
+    if (entries.every(([name, type]) => !(type & vscode.FileType.Directory) && RECORDING_FILE.test(name))) {
+      // the folder is this recording alone (only its traces, logs and manifests): one delete
+      progress.report({ message: `${traces.length} runs` });
+      await vscode.workspace.fs.delete(uri, { recursive: true, useTrash: false });
+    } else {
+      // other recordings inside: this recording's files only
+      const files = new Set<string>();
+      for (const t of traces) {
+        if (!inWorkspace(t)) continue;
+        files.add(t);
+        files.add(t.replace(/\.trace\.jsonl(\.gz)?$/, '.log'));
+      }
+      for (const m of ['recording.json', 'sources.json']) if (traces.every((t) => recordingFolder(t) === dir)) files.add(`${dir}/${m}`);
+      let done = 0;
+      for (const f of files) {
+        await vscode.workspace.fs.delete(vscode.Uri.file(f), { recursive: false, useTrash: false }).then(undefined, () => undefined);
+        if (++done % 20 === 0) progress.report({ message: `${done} of ${files.size} files`, increment: (20 / files.size) * 100 });
+      }
+    }
+  });
   // an excluded run of it is no longer worth remembering
   for (const t of excluded) await setExcluded(t, false).catch(() => undefined);
-  log.info(`deleted the recording ${dir} (${deleted} files)`);
+  log.info(`deleted the recording ${dir} (${traces.length} runs)`);
   void vscode.window.showInformationMessage(`Braid: deleted the recording ${rel} (${traces.length} runs); the analysis is updated.`);
 }

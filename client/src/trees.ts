@@ -18,6 +18,7 @@ import {
   PatternAccessDto,
   PatternDto,
   RunDto,
+  type OlderRecordingDto,
 } from '../../server/src/lsp/protocol';
 import { recordingFolder, type BraidModel, type BugDto, type BugMethodDto, type RecordingInfo } from './model';
 import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/fixAdvice';
@@ -31,6 +32,10 @@ export type Node =
   | { kind: 'run'; run: RunDto; peers?: readonly RunDto[]; /** inside its recording's group: the label starts with the run number */ inGroup?: boolean }
   | { kind: 'recording'; dir: string; runs: RunDto[]; info: RecordingInfo }
   | { kind: 'excluded'; files: { file: string; uri: string }[] }
+  /** a recording of the code before the last change (issue 43): not analyzed; `dir` lets Delete Recording take it */
+  | { kind: 'older'; dir: string; older: OlderRecordingDto; info: RecordingInfo }
+  /** a recording folder without any run (its recording failed) */
+  | { kind: 'emptyRecording'; dir: string; info: RecordingInfo }
   | { kind: 'excludedRun'; file: string; uri: string }
   | { kind: 'pattern'; pattern: PatternDto; parentBug?: number; parentTie?: Node & { kind: 'tie' }; parentWeak?: Node & { kind: 'weak' } }
   | { kind: 'tie'; tie: number; leader: PatternDto; patterns: PatternDto[] }
@@ -52,7 +57,7 @@ export type Node =
  * then the other fields of the same class), in access order.
  */
 /** The verdict of forcing a pattern (braid/confirm) as a badge in the trees. */
-export const VERDICT_BADGE: Record<'confirmed' | 'refuted' | 'not forced', string> = { confirmed: '✔ confirmed', refuted: '✗ refuted', 'not forced': '– not forced' };
+export const VERDICT_BADGE: Record<'confirmed' | 'confirms the window' | 'refuted' | 'not forced', string> = { confirmed: '✔ confirmed', 'confirms the window': '◐ confirms the window', refuted: '✗ refuted', 'not forced': '– not forced' };
 
 export function patternVariables(p: PatternDto): string {
   const vars = [...new Set(p.accesses.map((a) => shortVariable(a.variable)))];
@@ -154,6 +159,37 @@ export function treeItem(n: Node): vscode.TreeItem {
       md.appendMarkdown(`\n\n${escapeMd(n.dir)}\n\n_Right-click: Delete Recording._`);
       item.tooltip = md;
       item.iconPath = new vscode.ThemeIcon('folder');
+      item.contextValue = 'braid.recording';
+      return item;
+    }
+    case 'older': {
+      const o = n.older;
+      const name = recordingLabel({ info: n.info, runs: [], dir: n.dir });
+      const item = new vscode.TreeItem(`Before the change · ${name}`, vscode.TreeItemCollapsibleState.None);
+      item.id = `older:${n.dir}`;
+      const counts = o.runs !== undefined && o.failed !== undefined ? `${o.failed}/${o.runs} failed` : `${o.files.length} runs`;
+      item.description = [counts, `changed ${o.changed.map((c) => c.split('/').pop()).join(', ')}`].join(' · ');
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown(`**Recording of the code before the change** — ${escapeMd(counts)}; not analyzed with the current code.`);
+      md.appendMarkdown(`\n\nChanged since: ${o.changed.map((c) => mdCode(c)).join(', ')}`);
+      if (n.info.command) md.appendMarkdown(`\n\n${mdCode(n.info.command.join(' '))}`);
+      md.appendMarkdown(`\n\n${escapeMd(n.dir)}\n\n_Right-click: Delete Recording._`);
+      item.tooltip = md;
+      item.iconPath = new vscode.ThemeIcon('history');
+      item.contextValue = 'braid.recording';
+      return item;
+    }
+    case 'emptyRecording': {
+      const name = recordingLabel({ info: n.info, runs: [], dir: n.dir });
+      const item = new vscode.TreeItem(`${name} · no run recorded`, vscode.TreeItemCollapsibleState.None);
+      item.id = `empty:${n.dir}`;
+      item.description = n.info.command?.join(' ') ?? '';
+      const md = new vscode.MarkdownString();
+      md.appendMarkdown('**Recording without any run** — its command failed or it was cancelled before a run finished (the Braid output says why).');
+      if (n.info.command) md.appendMarkdown(`\n\n${mdCode(n.info.command.join(' '))}`);
+      md.appendMarkdown(`\n\n${escapeMd(n.dir)}\n\n_Right-click: Delete Recording._`);
+      item.tooltip = md;
+      item.iconPath = new vscode.ThemeIcon('circle-slash');
       item.contextValue = 'braid.recording';
       return item;
     }
@@ -443,6 +479,9 @@ export class RunsTree extends BaseTree {
       });
     }
     if (this.model.excluded?.length) runs.push({ kind: 'excluded', files: this.model.excluded });
+    // recordings of older code (issue 43) and recordings that failed: apart, after the analyzed runs
+    for (const o of this.model.older ?? []) runs.push({ kind: 'older', dir: o.dir, older: o, info: this.model.recordings?.get(o.dir) ?? {} });
+    for (const e of this.model.empty ?? []) runs.push({ kind: 'emptyRecording', dir: e.dir, info: this.model.recordings?.get(e.dir) ?? {} });
     return runs;
   }
 }

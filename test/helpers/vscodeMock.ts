@@ -6,7 +6,7 @@
  * the module under test.
  */
 import Module from 'node:module';
-import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
@@ -38,6 +38,8 @@ export class Uri {
   }
 }
 
+/** paths given to workspace.fs.delete, in order */
+export const fsDeletes: string[] = [];
 export const FileType = { Unknown: 0, File: 1, Directory: 2, SymbolicLink: 64 };
 
 export interface WorkspaceFolder {
@@ -289,6 +291,11 @@ export const workspace = {
   get workspaceFolders(): WorkspaceFolder[] | undefined {
     return state.folders.length ? state.folders : undefined;
   },
+  asRelativePath(p: Uri | string, _includeFolder?: boolean): string {
+    const fsPath = typeof p === 'string' ? p : p.fsPath;
+    const f = state.folders.find((w) => fsPath === w.uri.fsPath || fsPath.startsWith(w.uri.fsPath + '/'));
+    return f ? path.relative(f.uri.fsPath, fsPath) : fsPath;
+  },
   getWorkspaceFolder(u: Uri): WorkspaceFolder | undefined {
     return state.folders.find((f) => f.uri.scheme === u.scheme && (u.path === f.uri.path || u.path.startsWith(f.uri.path + '/')));
   },
@@ -301,6 +308,14 @@ export const workspace = {
     },
     async copy(from: Uri, to: Uri): Promise<void> {
       copyFileSync(from.fsPath, to.fsPath);
+    },
+    async readDirectory(u: Uri): Promise<[string, number][]> {
+      return readdirSync(u.fsPath, { withFileTypes: true }).map((e) => [e.name, e.isDirectory() ? FileType.Directory : FileType.File]);
+    },
+    /** every call is counted in `fsDeletes` (a recording is deleted in one call, issue 43) */
+    async delete(u: Uri, o?: { recursive?: boolean }): Promise<void> {
+      fsDeletes.push(u.fsPath);
+      rmSync(u.fsPath, { recursive: o?.recursive === true });
     },
     async stat(u: Uri): Promise<{ type: number }> {
       const st = statSync(u.fsPath); // follows symlinks, as VS Code's stat reports the target's type

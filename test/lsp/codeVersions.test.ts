@@ -112,3 +112,21 @@ test('after a restart, a recording whose code changed while the editor was close
     cleanup(ws);
   }
 });
+
+test('a recording folder without any run (its recording failed) is listed in braid/runs to be deleted', async () => {
+  const ws = copyFixture();
+  const failed = path.join(ws, '.braid', 'traces', 'AccountTest.nosuch-20261129-060000');
+  mkdirSync(failed, { recursive: true });
+  writeFileSync(path.join(failed, 'recording.json'), '{}');
+  mkdirSync(path.join(ws, '.braid', 'traces', 'not-a-recording'));
+  const s = new LspSession(ws);
+  try {
+    await s.initialize();
+    await s.analysisDone(0, (x) => x.executions.total > 0);
+    const runs: RunsResult = await s.connection.sendRequest('braid/runs');
+    assert.deepEqual(runs.empty?.map((e) => e.dir), [failed]);
+  } finally {
+    await s.close();
+    cleanup(ws);
+  }
+});

@@ -5,7 +5,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { useVscodeMock } from '../helpers/vscodeMock';
@@ -77,4 +77,72 @@ test('recording.json fields are checked; the exclusion file keeps only paths ins
   mkdirSync(path.join(ws, '.braid'));
   writeFileSync(path.join(ws, '.braid', 'excluded-runs.json'), excludedRunsText(['b/2.trace.jsonl', 'a/1.trace.jsonl', 'a/1.trace.jsonl']));
   assert.deepEqual([...(await readExcludedRuns([ws]))], [path.join(ws, 'a', '1.trace.jsonl'), path.join(ws, 'b', '2.trace.jsonl')]);
+});
+
+test('recordings of the code before a change and recordings without runs are listed apart, deletable (issue 43)', () => {
+  const older = { dir: B, uri: `file://${B}`, files: [`${B}/x-0001.trace.jsonl`], changed: ['src/main/java/bank/Account.java'], runs: 80, failed: 15 };
+  const C = '/ws/.braid/traces/AccountTest.nosuch-20261127-015000';
+  const m = {
+    runs: [run(A, 0, true)],
+    unreadable: [],
+    excluded: [],
+    older: [older],
+    empty: [{ dir: C, uri: `file://${C}` }],
+    recordings: new Map([[C, { command: ['java', '-jar', 'junit.jar', '--select-method', 'bank.AccountTest#nosuch'], startedAt: '2026-11-27T01:50:00Z' }]]),
+    onDidChange: () => ({ dispose() {} }),
+  };
+  const t = new trees.RunsTree(m as never);
+  const roots = t.getChildren();
+  const rows = roots.map((n) => [item(n).label, item(n).description, item(n).contextValue]);
+  assert.deepEqual(rows.slice(1), [
+    ['Before the change · AccountTest.deposits-20261127-014411', '15/80 failed · changed Account.java', 'braid.recording'],
+    ['AccountTest.nosuch-20261127-015000 · 01:50:00 UTC · no run recorded', 'java -jar junit.jar --select-method bank.AccountTest#nosuch', 'braid.recording'],
+  ]);
+  assert.match(String((item(roots[1]).tooltip as { value: string }).value), /not analyzed with the current code[\s\S]*`src\/main\/java\/bank\/Account\.java`/);
+});
+
+test('Delete Recording: a folder of one recording goes in one delete call, with progress; a folder holding other recordings loses only its files (issue 43)', async () => {
+  const ws = mkdtempSync(path.join(os.tmpdir(), 'braid-delete-'));
+  const mock = await import('../helpers/vscodeMock');
+  mock.useVscodeMock([ws]);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { deleteRecording } = require('../../client/src/runActions') as typeof import('../../client/src/runActions');
+  const dir = path.join(ws, '.braid', 'traces', 'AccountTest-1');
+  mkdirSync(dir, { recursive: true });
+  const runs: RunDto[] = [];
+  for (let k = 0; k < 80; k++) {
+    const r = run(dir, k, k % 5 === 0);
+    writeFileSync(r.file, '{}\n');
+    writeFileSync(r.file.replace('.trace.jsonl', '.log'), '');
+    runs.push(r);
+  }
+  writeFileSync(path.join(dir, 'recording.json'), '{}');
+  writeFileSync(path.join(dir, 'sources.json'), '{}');
+  const log = { info: () => undefined };
+  const model = { runs, excluded: [], older: [], empty: [] };
+  mock.fsDeletes.length = 0;
+  mock.ui.reset();
+  mock.ui.answer('showWarningMessage', 'Delete');
+  await deleteRecording({ dir }, model as never, log as never);
+  assert.deepEqual(mock.fsDeletes, [dir], 'one call');
+  assert.ok(!existsSync(dir));
+  assert.ok(mock.ui.calls.some((c) => c.fn === 'withProgress'), 'with progress');
+  // traces directly in .braid/traces beside another recording's folder: only this recording's files
+  const root = path.join(ws, '.braid', 'traces');
+  mkdirSync(path.join(root, 'other'), { recursive: true });
+  writeFileSync(path.join(root, 'other', 'o-0001.trace.jsonl'), '{}\n');
+  const flat = [run(root, 0, true), run(root, 1, false)];
+  for (const r of flat) writeFileSync(r.file, '{}\n');
+  mock.fsDeletes.length = 0;
+  mock.ui.answer('showWarningMessage', 'Delete');
+  await deleteRecording({ dir: root }, { runs: flat, excluded: [], older: [], empty: [] } as never, log as never);
+  assert.ok(existsSync(path.join(root, 'other', 'o-0001.trace.jsonl')), 'the other recording stays');
+  assert.ok(!existsSync(flat[0].file) && !existsSync(flat[1].file));
+  // a recording of older code is deleted too
+  const old = path.join(root, 'old-1');
+  mkdirSync(old);
+  writeFileSync(path.join(old, 'old-0001.trace.jsonl'), '{}\n');
+  mock.ui.answer('showWarningMessage', 'Delete');
+  await deleteRecording({ dir: old }, { runs: [], excluded: [], older: [{ dir: old, uri: '', files: [path.join(old, 'old-0001.trace.jsonl')], changed: ['A.java'], runs: 1, failed: 1 }], empty: [] } as never, log as never);
+  assert.ok(!existsSync(old));
 });

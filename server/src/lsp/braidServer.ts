@@ -221,6 +221,7 @@ export class BraidServer {
         unreadable: this.unreadableTraces(),
         excluded: this.excludedTraces.map((f) => ({ file: f, uri: fileUri(f) })),
         ...(this.olderRecordings.length ? { older: this.olderRecordings.map((o) => ({ ...o, uri: fileUri(o.dir) })) } : {}),
+        ...(await this.emptyRecordings().then((e) => (e.length ? { empty: e.map((dir) => ({ dir, uri: fileUri(dir) })) } : {}))),
         ...(forced.length ? { forced } : {}),
       };
     });
@@ -434,6 +435,40 @@ export class BraidServer {
       if (!best || m.startedAt > best.at) best = { o, at: m.startedAt };
     }
     return best ? { runs: best.o.runs!, failed: best.o.failed!, changed: best.o.changed } : undefined;
+  }
+
+  /**
+   * Recording folders (a recording.json or sources.json in a folder of the recordings' folder,
+   * `braid.record.outDir`) that hold no trace the analysis found: recordings that failed before any
+   * run finished. Listed so they can be seen and deleted; links are not followed.
+   */
+  private async emptyRecordings(): Promise<string[]> {
+    const withTraces = new Set([...this.traceFiles, ...this.excludedTraces, ...this.olderRecordings.flatMap((o) => o.files)].map((f) => path.dirname(path.resolve(f))));
+    const out: string[] = [];
+    for (const folder of this.folders) {
+      const root = path.resolve(folder, this.settings.record.outDir);
+      if (path.relative(folder, root).startsWith('..')) continue;
+      let entries;
+      try {
+        entries = await fsp.readdir(root, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries.slice(0, 10_000)) {
+        if (!e.isDirectory()) continue;
+        const dir = path.join(root, e.name);
+        if (withTraces.has(dir) || this.recordings.has(dir)) continue;
+        let names: string[];
+        try {
+          names = await fsp.readdir(dir);
+        } catch {
+          continue;
+        }
+        if (names.some((n) => /\.trace\.jsonl(\.gz)?$/.test(n))) continue;
+        if (names.includes('recording.json') || names.includes('sources.json')) out.push(dir);
+      }
+    }
+    return out.sort().reverse();
   }
 
   private readonly mappingDirty = new Set<string>();

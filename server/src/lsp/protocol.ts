@@ -124,6 +124,8 @@ export interface RunsResult {
    * were recorded (their folder's sources.json). Kept on disk, not analyzed; newest folder first.
    */
   older?: OlderRecordingDto[];
+  /** recording folders without any run (a recording whose command failed, or that was cancelled at once), to be seen and deleted */
+  empty?: { dir: string; uri: string }[];
 }
 export interface OlderRecordingDto {
   /** the trace folder, and its URI */
