@@ -3,7 +3,8 @@
  * program many times under the Java recorder (server/src/recorder); `mine`
  * and `explain` are the sequential-pattern-mining explanations
  * (server/src/engine/mining); `methods` is the call-graph method ranking
- * (server/src/engine/callgraph); `test` records and analyzes one JUnit/TestNG test (testCliCommand.ts).
+ * (server/src/engine/callgraph); `test` records and analyzes one JUnit/TestNG test (testCliCommand.ts);
+ * `mcp` is the MCP server for coding agents (server/src/mcp).
  */
 import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
 import { EXPLAIN_USAGE, MINE_USAGE, runExplainCommand, runMineCommand } from './mineCommand';
@@ -11,6 +12,7 @@ import { METHODS_USAGE, runMethodsCommand } from './methodsCommand';
 import { PINPOINT_USAGE, runPinpointCommand } from './pinpointCommand';
 import { CONFIRM_USAGE, runConfirmCommand } from './confirmCommand';
 import { runTestCommand, TEST_USAGE } from './testCliCommand';
+import { MCP_USAGE } from '../mcp/mcpUsage';
 
 export interface ExtraCommand {
   usage: string;
@@ -25,4 +27,6 @@ export const extraCommands: Record<string, ExtraCommand> = {
   pinpoint: { usage: PINPOINT_USAGE, run: runPinpointCommand },
   confirm: { usage: CONFIRM_USAGE, run: runConfirmCommand },
   test: { usage: TEST_USAGE, run: runTestCommand },
+  // loaded on use: the MCP SDK is not initialized by the other commands
+  mcp: { usage: MCP_USAGE, run: async (argv) => (await import('../mcp/mcpCommand.js')).runMcpCommand(argv) },
 };
