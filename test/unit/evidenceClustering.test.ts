@@ -169,6 +169,33 @@ test('suspicious methods: a setter of the raced field\'s own class is left for i
   assert.deepEqual(suspiciousMethods(fm, members, undefined, on).map((x) => x.method), ['app.Pool$Deque.setCreateCount', 'app.Pool$Deque.setCreateCount']);
 });
 
+test('suspicious methods: when both threads are inside one data structure (its own delegating methods), each is named where another class calls it (commons-pool2: returnObject and clear, not the deque\'s linkFirst and unlinkFirst)', () => {
+  const D = 'org/x/Deque.java';
+  const returnClose = pat(0, 'P1', 'order', [
+    [1, 'R', 'org.x.Deque.first', ['T.java:71:org.t.T.lambda$t$1', 'Pool.java:711:org.x.Pool.close', 'Pool.java:664:org.x.Pool.clear', `${D}:749:org.x.Deque.poll`, `${D}:496:org.x.Deque.pollFirst`, `${D}:259:org.x.Deque.unlinkFirst`]],
+    [2, 'W', 'org.x.Deque.first', ['T.java:62:org.t.T.lambda$t$0', 'Pool.java:608:org.x.Pool.returnObject', `${D}:331:org.x.Deque.addFirst`, `${D}:352:org.x.Deque.offerFirst`, `${D}:219:org.x.Deque.linkFirst`]],
+  ]);
+  const m = new CoverageMatrix([returnClose], runsOf(1, 1), [[0], []]);
+  const members = [{ row: 0, flip: false }];
+  assert.deepEqual(suspiciousMethods(m, members, undefined, { outOfHelpers: true }).map((x) => x.method), ['org.x.Pool.clear', 'org.x.Pool.returnObject']);
+  // issue 27's rule alone (outOfStructures off): the accessors stay, their callers are of the same class
+  assert.deepEqual(suspiciousMethods(m, members, undefined, { outOfHelpers: true, outOfStructures: false }).map((x) => x.method), ['org.x.Deque.unlinkFirst', 'org.x.Deque.linkFirst']);
+  // the same structure's method on both threads (a setter racing with itself) is not a structure being combined: kept
+  const both = pat(0, 'P3', 'order', [
+    [1, 'W', 'org.x.Deque.first', ['T.java:71:org.t.T.lambda$t$1', 'Pool.java:608:org.x.Pool.returnObject', `${D}:352:org.x.Deque.offerFirst`, `${D}:219:org.x.Deque.linkFirst`]],
+    [2, 'W', 'org.x.Deque.first', ['T.java:62:org.t.T.lambda$t$0', 'Pool.java:608:org.x.Pool.returnObject', `${D}:352:org.x.Deque.offerFirst`, `${D}:219:org.x.Deque.linkFirst`]],
+  ]);
+  const b = new CoverageMatrix([both], runsOf(1, 1), [[0], []]);
+  assert.deepEqual(suspiciousMethods(b, members, undefined, { outOfHelpers: true }).map((x) => x.method), ['org.x.Deque.linkFirst', 'org.x.Deque.linkFirst']);
+  // called only from the driver (test code / main): nothing to walk out to, the structure's own method stays
+  const driver = pat(0, 'P1', 'order', [
+    [1, 'R', 'org.x.Deque.first', ['Main.java:5:org.x.Main.main', `${D}:496:org.x.Deque.pollFirst`, `${D}:259:org.x.Deque.unlinkFirst`]],
+    [2, 'W', 'org.x.Deque.first', ['Main.java:6:org.x.Main.lambda$main$0', `${D}:352:org.x.Deque.offerFirst`, `${D}:219:org.x.Deque.linkFirst`]],
+  ]);
+  const dm = new CoverageMatrix([driver], runsOf(1, 1), [[0], []]);
+  assert.deepEqual(suspiciousMethods(dm, members, undefined, { outOfHelpers: true }).map((x) => x.method), ['org.x.Deque.unlinkFirst', 'org.x.Deque.linkFirst']);
+});
+
 test('evidence first: a pattern in every passing run (p = 1) is listed after a rarer pattern seen only in failing runs', () => {
   // 92 failing / 58 passing: the benign pair in all runs (Jaccard 0.61) vs the bug in 30 failing runs only (Jaccard 0.33)
   const F = 92;

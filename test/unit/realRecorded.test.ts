@@ -33,7 +33,6 @@ const METHOD_MISSES: Record<string, string> = {
   'logback-childlist': 'the iterating reader (recursiveReset) is named first, the fixed writer (createChildByName) second',
   'micrometer-composite': 'the meter-added listener and CompositeCounter.increment are named; the fix reorders MeterRegistry.getOrCreateMeter',
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
-  'pool2-returnclose': 'the deque\'s own linkFirst/unlinkFirst are named instead of the fixed GenericObjectPool.returnObject',
   'rxjava2-behaviorterminate': 'no pattern of the race (AtomicReference calls are not recorded)',
   'cachemgr-shared': 'promise-coalesce\'s coalesceAsync (a dependency) is named; the fix is up the stack in cache-manager',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',

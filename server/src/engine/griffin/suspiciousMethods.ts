@@ -64,6 +64,12 @@ function laneVariables(m: CoverageMatrix, members: readonly Pick<PatternMember, 
 export interface SuspiciousMethodOptions {
   /** move out of helper accessors to the method performing the compound operation (evidence clustering; off = the thesis) */
   outOfHelpers?: boolean;
+  /**
+   * with outOfHelpers: when both lanes are inside one data structure's class (different methods of it),
+   * walk out through its own delegating methods to the first caller of another class (default true;
+   * false = one frame, issue 27's rule)
+   */
+  outOfStructures?: boolean;
 }
 
 export function suspiciousMethods(
@@ -80,7 +86,7 @@ export function suspiciousMethods(
   });
   if (options.outOfHelpers === true && out.length === 2) {
     const vars = laneVariables(m, members);
-    const moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode));
+    const moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode, options));
     return moved;
   }
   return out;
@@ -107,7 +113,7 @@ function classOf(qualified: string): string {
  * caller is code under test of another class, and the other lane does not name the method itself (a
  * read-modify-write in `Account.deposit` racing with another `deposit` stays in `deposit`).
  */
-function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Frame[][], vars: Set<string>, types: Set<string>, testCode?: TestCodeClassifier): SuspiciousMethod {
+function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Frame[][], vars: Set<string>, types: Set<string>, testCode: TestCodeClassifier | undefined, options: SuspiciousMethodOptions): SuspiciousMethod {
   const common = commonCallStack(stacks);
   let k = common.findIndex((f) => f.method === sm.method && f.file === sm.file);
   if (k < 0) return sm;
@@ -127,12 +133,25 @@ function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Fram
     if (!atTop || types.size !== 1) break;
     if (!resource && !fieldClasses.has(classOf(top.method))) break;
     if (sameMethod(top, other)) break;
-    const caller = common[k - 1];
+    let j = k - 1;
+    // out of a structure (issue 38): a data structure's own public methods delegate to the accessor
+    // (a deque's addFirst → offerFirst → linkFirst); when the other lane is inside the same structure
+    // too (a different method of its class: pollFirst → unlinkFirst), each call is the structure's own
+    // operation and the bug is in how another class combines them — the pool's returnObject and
+    // close. Walk down through the structure's frames to the first frame of another class.
+    if (options.outOfStructures !== false && classOf(top.method) !== '' && componentOf(other) === componentOf(top) && !sameMethod(top, other))
+      while (j > 0 && classOf(common[j].method) === classOf(top.method)) j--;
+    const caller = common[j];
     if (classOf(caller.method) === classOf(top.method) || isTest(caller) || isEntryPoint(caller.method) || isLibraryCode(caller.file, caller.method)) break;
-    cur = { ...cur, method: caller.method, file: caller.file, line: caller.line, lines: caller.lines, commonStack: common.slice(0, k).map((f) => ({ file: f.file, line: f.line, method: f.method })) };
-    k--;
+    cur = { ...cur, method: caller.method, file: caller.file, line: caller.line, lines: caller.lines, commonStack: common.slice(0, j + 1).map((f) => ({ file: f.file, line: f.line, method: f.method })) };
+    k = j;
   }
   return cur;
+}
+
+/** The class of a method, or for a function outside any class (the Node.js recorder's `coalesceAsync`) its file. */
+function componentOf(m: { method: string; file: string }): string {
+  return classOf(m.method) || `file:${m.file}`;
 }
 
 type LaneMethod = Omit<SuspiciousMethod, 'thread'>;
