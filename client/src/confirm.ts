@@ -75,6 +75,7 @@ export function confirmMessage(p: PatternDto, r: ConfirmResultDto): string {
     return `Braid: confirmed — forcing ${what} made the failure happen in ${rate(c.forced)} runs${c.opposite ? `; the opposite order ${rate(c.opposite)}` : ''}${c.control ? `, unforced ${rate(c.control)}` : ''}. This is the root cause.`;
   }
   if (c.verdict === 'not forced') return `Braid: not forced — ${c.reason}. Something (a lock, a join) orders these accesses: this pattern is likely benign.`;
+  if (c.verdict === 'confirms the window') return `Braid: confirms the window — ${c.reason}. Holding a thread here makes the failure, whatever the order: the root cause is the pattern that opens this window.`;
   return `Braid: refuted — ${c.reason}.`;
 }
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeTraceFiles, type PatternAccess, type RankedPattern } from '../../server/src/engine/analysis';
 import { recordedTraces } from '../helpers/recordedTraces';
-import { EVERY_INSTANCE, forceSection, forcingPlan, isSymmetric, keyedCollections, oppositeWaits, patternWaits } from '../../server/src/engine/confirm/forcingPlan';
+import { counterfactual, EVERY_INSTANCE, forceSection, forcingPlan, isSymmetric, keyedCollections, oppositeWaits, patternWaits, serialWaits } from '../../server/src/engine/confirm/forcingPlan';
 import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { firstReason } from '../../server/src/recorder/fixCheck';
 
@@ -138,7 +138,7 @@ test('an access in library code is matched where the trace records it (the libra
   assert.deepEqual(plan.command, ['java', 'Bank']);
 });
 
-test('verdicts: confirmed, refuted, not forced', () => {
+test('verdicts: confirmed, confirms the window, refuted, not forced', () => {
   const c = decideVerdict({ runs: 20, failed: 19, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 1 });
   assert.equal(c.verdict, 'confirmed');
   assert.ok(c.pValue < 1e-6, String(c.pValue));
@@ -146,17 +146,24 @@ test('verdicts: confirmed, refuted, not forced', () => {
   // nearly every run) the delay, not the order — refuted; with evidence, forcing against not forcing decides
   const r = decideVerdict({ runs: 20, failed: 12, forcedOk: 20 }, { runs: 20, failed: 11, forcedOk: 20 }, { runs: 20, failed: 1 }, { evidence: false });
   assert.equal(r.verdict, 'refuted');
-  assert.match(r.reason, /delay, not the order/);
+  assert.match(r.reason, /delay in the window, not the order/);
+  // with evidence, the opposite order failing about as often is the delay too: the hold confirms the window, not the order (issue 40)
   const e = decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 17, forcedOk: 20 }, { runs: 20, failed: 6 });
-  assert.equal(e.verdict, 'confirmed');
-  assert.match(e.reason, /the opposite order fails often too/);
-  // --strict: the issue's rule, p < 0.01 against both
-  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 17, forcedOk: 20 }, { runs: 20, failed: 6 }, { strict: true }).verdict, 'refuted');
+  assert.equal(e.verdict, 'confirms the window');
+  assert.match(e.reason, /the opposite order fails about as often: the hold’s delay in the window, not the order/);
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 17, forcedOk: 20 }, { runs: 20, failed: 6 }, { strict: true }).verdict, 'confirms the window');
   // a program that fails often unforced: the order matters (0/20 opposite), forcing raises 14/20 to 20/20
   assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 14 }).verdict, 'confirmed');
   assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 14 }, { strict: true }).verdict, 'refuted');
-  // symmetric (no opposite group): against the unforced runs
-  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, undefined, { runs: 20, failed: 4 }).verdict, 'confirmed');
+  // symmetric of one access per thread (no counterfactual group): the window at best, never confirmed
+  const sym = decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, undefined, { runs: 20, failed: 4 }, { symmetric: true });
+  assert.equal(sym.verdict, 'confirms the window');
+  assert.match(sym.reason, /its only other interleaving is itself/);
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, undefined, { runs: 20, failed: 4 }, { symmetric: true, evidence: false }).verdict, 'refuted');
+  // symmetric with its threads serialised (R1 R2 W2 W1 → R1 W1 R2 W2): the serialised runs pass, the order matters
+  const ser = decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 19 }, { runs: 20, failed: 4 }, { symmetric: true });
+  assert.equal(ser.verdict, 'confirmed');
+  assert.match(ser.reason, /the threads serialised 0\/20/);
   assert.equal(decideVerdict({ runs: 20, failed: 1, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 20 }, { runs: 20, failed: 1 }).verdict, 'refuted');
   const reasons = new Map([['thread worker-2 is blocked on bank.Account (monitor) held by worker-1', 18], ['timed out', 1]]);
   const n = decideVerdict({ runs: 20, failed: 0, forcedOk: 1, reasons }, undefined, undefined);
@@ -164,6 +171,29 @@ test('verdicts: confirmed, refuted, not forced', () => {
   assert.match(n.reason, /forced in 1 of 20 runs: thread worker-2 is blocked/);
   // no forced run finished: no verdict (issue 39, "zero forced runs become not forced")
   assert.equal(decideVerdict({ runs: 0, failed: 0, forcedOk: 0 }, undefined, undefined).verdict, 'could not check');
+});
+
+test('a counterfactual group whose order was not imposed is not compared (issue 40): the opposite order met in 0 of 20 runs proves nothing', () => {
+  // the false proof of a logging library's W1 → R2: forced 20/20, opposite 15/20 but never imposed, unforced 3/20
+  const v = decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 15, forcedOk: 0 }, { runs: 20, failed: 3 });
+  assert.equal(v.verdict, 'confirms the window');
+  assert.match(v.reason, /imposed in 0 of 20 runs: not compared/);
+  // a passing opposite group that was not imposed does not confirm either
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 9 }, { runs: 20, failed: 3 }).verdict, 'confirms the window');
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 11 }, { runs: 20, failed: 3 }).verdict, 'confirmed');
+  // not imposed and no evidence: refuted
+  assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 2 }, { runs: 20, failed: 3 }, { evidence: false }).verdict, 'refuted');
+});
+
+test('the counterfactual of a symmetric pattern is its threads serialised; none for one access per thread', () => {
+  const ww = pattern('P3', 'WW', [access(1, 'W', bal, 13), access(2, 'W', bal, 13)]);
+  assert.equal(counterfactual(ww), undefined);
+  const lost = pattern('P6', 'RRWW', [access(1, 'R', bal, 11), access(2, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]);
+  assert.equal(counterfactual(lost), 'serialised');
+  // thread 2's first access waits until thread 1 made its last: R1 W1 R2 W2
+  assert.deepEqual(forceSection(lost, 'opposite').waits, [{ at: 1, for: 3, sameObject: true }]);
+  assert.deepEqual(serialWaits([{ role: 1, variable: 'x' }, { role: 2, variable: 'x' }]), []);
+  assert.equal(counterfactual(pattern('P1', 'RW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13)])), 'opposite');
 });
 
 test('a pattern whose two threads do the same accesses is symmetric: its opposite order is the same interleaving', () => {

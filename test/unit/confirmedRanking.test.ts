@@ -9,7 +9,7 @@ import { analyzeTraceFiles, AnalysisResult, patternAt, patternCount, RankedPatte
 import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
 import { explainBugs } from '../../server/src/engine/griffin/griffin';
 import { confirmAndReorder, confirmCandidates } from '../../server/src/cli/analyzeConfirm';
-import { supersetsOfConfirmed, withConfirmations, PatternConfirmation, ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
+import { holdsAll, reorderLines, supersetsOfConfirmed, withConfirmations, PatternConfirmation, ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
 import type { Confirmation } from '../../server/src/recorder/confirmRuns';
 import type { Verdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
@@ -88,7 +88,7 @@ test('a confirmed pattern whose accesses hold another confirmed pattern\'s comes
   const after = list(withConfirmations(r, verdicts));
   assert.equal(after[0].key, rows[rw].key, `the smallest confirmed interleaving first, got ${after[0].id} ${after[0].kind}`);
   const supersets = supersetsOfConfirmed(after as ConfirmedPattern[]);
-  for (const p of supersets) assert.ok(p.accesses.length > after[0].accesses.length);
+  for (const p of supersets.keys()) assert.ok(p.accesses.length > after[0].accesses.length);
 });
 
 test('a confirmed pattern without evidence in the recorded runs goes before the unconfirmed ones with evidence', async () => {
@@ -127,4 +127,70 @@ test('"No verdict without runs" (issue 39) in analyze --confirm: could not check
   assert.equal(out.verdicts.size, 0, 'no verdict from zero runs');
   assert.ok(list(out.result).every((p) => !(p as ConfirmedPattern).confirmation));
   assert.match(out.lines.join('\n'), /\? could not check .*\n.*command not found.*what to do: check the program name/);
+});
+
+// ---- issue 40, item 2: ordering after confirmation ----
+
+type Acc = RankedPattern['accesses'][number];
+const acc = (thread: 1 | 2, type: 'R' | 'W', line: number, variable = 'demo.Box.value'): Acc => ({ thread, type, variable, file: 'demo/Box.java', line, method: 'demo.Box.bump' }) as Acc;
+const pat = (key: string, accesses: Acc[], evidence = true): ConfirmedPattern => ({ key, id: key, kind: accesses.map((a) => a.type).join(''), accesses, evidence }) as unknown as ConfirmedPattern;
+
+test('the superset rule compares thread roles: W1 W2 on value@13 is not within R1 W2 R1 over value@10/@13 (one writer at 13), but is within R1 W2 W1', () => {
+  const ww = pat('ww', [acc(1, 'W', 13), acc(2, 'W', 13)]);
+  const rwr = pat('rwr', [acc(1, 'R', 10), acc(2, 'W', 13), acc(1, 'R', 10)]);
+  const rww = pat('rww', [acc(1, 'R', 10), acc(2, 'W', 13), acc(1, 'W', 13)]);
+  assert.equal(holdsAll(rwr, ww), false, 'R1 W2 R1 has thread 2’s write at 13 only');
+  assert.equal(holdsAll(rww, ww), true);
+  // roles are numbered per pattern: W2 W1 is W1 W2 swapped
+  assert.equal(holdsAll(rww, pat('w21', [acc(2, 'W', 13), acc(1, 'W', 13)])), true);
+  const confirmed = (p: ConfirmedPattern) => ({ ...p, confirmation: verdict('confirmed') });
+  const rows = [confirmed(ww), confirmed(rwr)];
+  assert.equal(supersetsOfConfirmed(rows).size, 0, 'the root cause R1 W2 R1 is not demoted behind the symmetric W1 W2');
+  const sup = supersetsOfConfirmed([confirmed(ww), confirmed(rww)]);
+  assert.deepEqual([...sup].map(([a, b]) => [a.key, b.key]), [['rww', 'ww']]);
+});
+
+test('refuted and not-forced patterns never stay first because the others lack evidence; every move is said in one line', async () => {
+  const r = await ranking('bugset', 'datasource', false);
+  const rows = list(r);
+  const firstWeak = rows.findIndex((p) => p.evidence === false);
+  assert.ok(firstWeak > 0, 'the premise: datasource lists patterns without evidence');
+  // every pattern with evidence refuted or not forced: an untried one without evidence goes first
+  const verdicts = new Map(rows.slice(0, firstWeak).map((p, k) => [p.key, verdict(k % 2 ? 'not forced' : 'refuted')]));
+  const after = list(withConfirmations(r, verdicts)) as ConfirmedPattern[];
+  assert.equal(after[0].confirmation, undefined, `first: ${after[0].id} ${after[0].confirmation?.verdict}`);
+  assert.equal(after[0].key, rows[firstWeak].key);
+  // not tried, then not forced, then refuted
+  const places = after.map((p) => p.confirmation?.verdict ?? 'untried');
+  const firstNotForced = places.indexOf('not forced');
+  const firstRefuted = places.indexOf('refuted');
+  assert.ok(places.lastIndexOf('untried') < firstNotForced && places.lastIndexOf('not forced') < firstRefuted, places.join(','));
+  const lines = reorderLines(rows, after);
+  for (const p of after) {
+    if (!p.confirmation) continue;
+    assert.ok(lines.some((l) => l.startsWith(`#${rows.findIndex((q) => q.key === p.key) + 1} ${p.id} `) && l.includes(p.confirmation!.verdict)), `a line for ${p.id}: ${lines.join('\n')}`);
+  }
+  assert.ok(lines.some((l) => /patterns not tried move up/.test(l)), lines.join('\n'));
+});
+
+test('a pattern that only confirms the window is listed after the patterns not tried, and --confirm forces its window’s cause next', async () => {
+  const r = await ranking('recorded', 'auditlog', true);
+  const rows = list(r);
+  const bugs = bugLinesIn(path.join(root, 'test/fixtures/java/auditlog'));
+  const tried: string[] = [];
+  // a stand-in: rank 1 only confirms the window; the root cause is confirmed
+  const one = async (p: RankedPattern): Promise<Confirmation> => {
+    tried.push(p.key);
+    const v = p.key === rows[0].key ? 'confirms the window' : isRootCause(p, bugs) ? 'confirmed' : 'refuted';
+    return { ...verdict(v as Verdict), pattern: { rank: p.rank, key: p.key, id: p.id }, folder: '', plan: '', runsSpent: 30, seconds: 1 };
+  };
+  const out = await confirmAndReorder(r, undefined, { top: 1, runs: 10, budget: 400 }, one);
+  const after = list(out.result) as ConfirmedPattern[];
+  const w = after.findIndex((p) => p.key === rows[0].key);
+  assert.equal(after[w].confirmation?.verdict, 'confirms the window');
+  assert.ok(after.slice(w + 1).every((p) => p.confirmation?.verdict !== undefined), 'after every pattern not tried');
+  const cause = after[w].confirmation?.windowOf;
+  assert.ok(cause && tried.includes(cause), `its window's cause was forced next: ${tried.length} tried`);
+  assert.match(out.lines.join('\n'), /the window's cause: #\d+ /);
+  assert.match(out.lines.join('\n'), /→ \d+(st|nd|rd|th): confirms the window only/);
 });

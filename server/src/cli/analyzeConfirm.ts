@@ -6,7 +6,8 @@
 import os from 'node:os';
 import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import type { Bug } from '../engine/griffin/griffin';
-import { PatternConfirmation, withConfirmations } from '../engine/confirm/confirmedRanking';
+import { CONFIRMED_LIST_CAP, PatternConfirmation, reorderLines, withConfirmations } from '../engine/confirm/confirmedRanking';
+import { windowCause } from '../engine/confirm/windowCause';
 import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
@@ -58,7 +59,7 @@ export function confirmCandidates(result: AnalysisResult, bugs: readonly Bug[] |
   return out;
 }
 
-const MARK: Record<string, string> = { confirmed: '✓ confirmed ', refuted: '✗ refuted   ', 'not forced': '– not forced', 'could not check': '? could not check' };
+const MARK: Record<string, string> = { confirmed: '✓ confirmed ', 'confirms the window': '◐ window    ', refuted: '✗ refuted   ', 'not forced': '– not forced', 'could not check': '? could not check' };
 
 /** Forces one pattern; `seedOffset` grows with the runs spent so that no two confirmations share seeds. */
 export type ConfirmOne = (p: RankedPattern, seedOffset: number) => Promise<Confirmation>;
@@ -102,6 +103,9 @@ export async function confirmAndReorder(
   };
   // could not check (issue 39): no verdict is kept; a command that never ran stops the loop (the next would not either)
   let commandFailed = false;
+  const listed = Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
+  const queued = new Set(candidates.map((p) => p.key));
+  // candidates grows while it is walked: a window's cause not tried yet is forced next (issue 40)
   for (const p of candidates) {
     if (signal?.aborted) break;
     const c = await force(p);
@@ -114,8 +118,21 @@ export async function confirmAndReorder(
       }
       continue;
     }
-    verdicts.set(p.key, patternConfirmation(c));
-    lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}`);
+    const v = patternConfirmation(c);
+    let because = '';
+    if (c.verdict === 'confirms the window') {
+      const k = windowCause(listed.map((q) => (verdicts.has(q.key) ? { ...q, confirmation: verdicts.get(q.key) } : q)), p);
+      if (k >= 0) {
+        v.windowOf = listed[k].key;
+        because = `; the window's cause: #${k + 1} ${listed[k].id} ${listed[k].kind}${verdicts.get(listed[k].key)?.verdict === 'confirmed' ? ' (confirmed)' : queued.has(listed[k].key) ? '' : ' — tried next, within the budget'}`;
+        if (!queued.has(listed[k].key)) {
+          queued.add(listed[k].key);
+          candidates.push({ ...listed[k], rank: k + 1 });
+        }
+      }
+    }
+    verdicts.set(p.key, v);
+    lines.push(`  ${MARK[c.verdict]}  #${p.rank} ${p.id} ${p.kind}  ${interleavingText(p)}`, `                  ${c.reason}${because}`);
   }
   const confirmedOne = () => [...verdicts.values()].some((v) => v.verdict === 'confirmed');
   if (a.perCallRanking && !commandFailed && !confirmedOne() && !signal?.aborted && spent + 3 * a.runs <= a.budget && hasMixedCalls(result)) {
@@ -140,6 +157,8 @@ export async function confirmAndReorder(
   }
   const head = `Confirmation by forcing — ${forced} pattern(s) forced, ${spent} runs in ${((Date.now() - started) / 1000).toFixed(0)} s${skipped ? `; ${skipped} left out (budget of ${a.budget} runs; --confirm-budget)` : ''}`;
   const next = withConfirmations(result, verdicts);
+  const moves = verdicts.size ? reorderLines(listed, next.patterns as RankedPattern[]) : [];
+  if (moves.length) lines.push('  the list after confirmation:', ...moves.map((m) => `    ${m}`));
   // bugs name their patterns by index into the list: follow the keys into the new order
   const index = new Map<string, number>();
   next.patterns.forEach((p, k) => index.set(p.key, k));

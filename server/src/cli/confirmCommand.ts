@@ -28,8 +28,10 @@ import { onStopSignals } from '../recorder/stopSignals';
 
 export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options] [-- <command...>]
       Forces a ranked pattern's interleaving to prove it: N runs with the pattern's order forced, N with
-      the opposite order, N unforced; verdict confirmed (forced runs fail far more, Fisher p < 0.01),
-      refuted, or not forced (a lock or a join orders the accesses); could not check (exit code 4) when
+      the opposite order (a symmetric pattern: its threads serialised), N unforced; verdict confirmed
+      (forced runs fail far more than the opposite order, imposed in most of its runs, Fisher p < 0.01),
+      confirms the window (the hold makes it fail, not the order), refuted, or not forced (a lock or a
+      join orders the accesses); could not check (exit code 4) when
       a group has no finished run or no forced run reached the pattern's accesses. The command defaults
       to the one the traces were recorded with (their folder's recording.json).
       --pattern K|KEY       the K-th pattern as braid analyze lists it (default 1), or a pattern key (JSON, SARIF)
@@ -248,6 +250,7 @@ export function confirmJson(c: PerCallResult): Record<string, unknown> {
     folder: c.folder,
     plan: c.plan,
     failingRun: c.failingRun ?? null,
+    ...(c.counterfactual ? { counterfactual: c.counterfactual } : {}),
     perCall: c.perCall ?? null,
     ...(c.refinements ? { refinements: c.refinements } : {}),
     runs: c.runsSpent,
@@ -262,12 +265,12 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
     `  ${interleavingText(p)}`,
     `  forced: ${c.forced.failed} of ${c.forced.runs} runs failed (interleaving forced in ${c.forced.forcedOk})`,
   ];
-  if (c.opposite) out.push(`  opposite order: ${c.opposite.failed} of ${c.opposite.runs} failed (forced in ${c.opposite.forcedOk})`);
+  if (c.opposite) out.push(`  ${c.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'}: ${c.opposite.failed} of ${c.opposite.runs} failed (forced in ${c.opposite.forcedOk})`);
   if (c.control) out.push(`  unforced: ${c.control.failed} of ${c.control.runs} failed`);
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
   out.push(`  ${c.runsSpent} runs in ${c.seconds.toFixed(1)} s; runs in ${rel(c.folder)}`);
-  if (c.verdict === 'confirmed') out.push(`  reproduce: braid record --runs 1 --plan ${rel(c.plan)} -- ${command.join(' ')}`);
+  if (c.verdict === 'confirmed' || c.verdict === 'confirms the window') out.push(`  reproduce: braid record --runs 1 --plan ${rel(c.plan)} -- ${command.join(' ')}`);
   return out.map(terminalLine).join('\n');
 }
 

@@ -12,7 +12,7 @@ import { FileReadError, linkBelow, readRegularTextFile } from '../workspace/regu
 import type { PatternConfirmationDto, PatternDto } from './protocol';
 
 export const VERDICTS_FILE = path.join('.braid', 'confirm', 'verdicts.json');
-const VERDICTS = new Set(['confirmed', 'refuted', 'not forced']);
+const VERDICTS = new Set(['confirmed', 'confirms the window', 'refuted', 'not forced']);
 /** a verdict file larger than this is not read (1,000 verdicts of 4 KiB strings stay well below) */
 const MAX_VERDICTS_BYTES = 16 * 2 ** 20;
 /** most verdicts kept (the newest) */

@@ -135,6 +135,7 @@ export function confirmationLine(p: PatternDto): string | undefined {
   const order = p.accesses.map((a) => `${a.type}${a.thread}`).join(' → ');
   const rate = (g: { runs: number; failed: number }) => `${g.failed}/${g.runs}`;
   if (c.verdict === 'not forced') return `**Braid · not forced:** ${esc(c.reason)} — a lock or a join may order these accesses, so this pattern is likely benign.`;
+  if (c.verdict === 'confirms the window') return `**Braid · confirms the window:** ${esc(c.reason)} — the failure needs this window, not this order: look for the pattern that opens it.`;
   const rest = [c.opposite ? `the opposite order ${rate(c.opposite)}` : '', c.control ? `unforced ${rate(c.control)}` : ''].filter(Boolean).join(', ');
   return `**Braid · ${c.verdict}:** forcing ${esc(order)} fails ${rate(c.forced)}${rest ? `; ${rest}` : ''}${c.verdict === 'confirmed' ? ` (p = ${formatP(c.pValue)})` : ''}.${
     c.failingTrace ? ` [Reproduce](${commandUri(REPRODUCE_COMMAND, [p.key])})` : ''

@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { ControlGroup, decideVerdict, ForcedGroup, Outcome } from '../engine/confirm/confirmVerdict';
 import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../engine/confirm/couldNotCheck';
-import { ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../engine/confirm/forcingPlan';
+import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../engine/noise/noisePlan';
 import type { PatternConfirmation } from '../engine/confirm/confirmedRanking';
 import { RecordOptions, sanitizeName } from './recordOptions';
@@ -21,6 +21,7 @@ import { CommandStartError, RunResult } from './runOnce';
 import type { ForcingReport } from '../engine/trace/traceFormat';
 import { writeFailure } from './writeFailure';
 import { linkBelow } from '../workspace/regularFile';
+import { runsRecorder } from './node/nodeRunner';
 
 export interface ConfirmOptions extends ForcingOptions {
   command: string[];
@@ -47,7 +48,13 @@ export interface ConfirmOptions extends ForcingOptions {
   controlRuns?: number;
   /** the issue's verdict rule: p < 0.01 against both the opposite order and the control runs (confirmVerdict.ts) */
   strict?: boolean;
+  /**
+   * the recorder of the runs (default: recorderFor, the rule of `braid record`: a Node.js command or
+   * JS/TS include globs get the Node.js recorder, docs/recorder-node.md, which forces in the process)
+   */
+  recorder?: 'java' | 'node';
 }
+
 
 export interface ConfirmProgress {
   group: 'forced' | 'opposite' | 'control';
@@ -64,6 +71,8 @@ export interface Confirmation {
   pattern: { rank: number; key: string; id: string };
   forced: { runs: number; failed: number; forcedOk: number };
   opposite?: { runs: number; failed: number; forcedOk: number };
+  /** what the `opposite` group forced: the opposite order, or for a symmetric pattern the threads serialised */
+  counterfactual?: 'opposite order' | 'serialised';
   control?: { runs: number; failed: number };
   pValue: number;
   reason: string;
@@ -126,9 +135,9 @@ export async function confirmPattern(
     if (link) throw new Error(`${link} is a symbolic link: Braid writes confirmations only into a real .braid/confirm folder of ${o.cwd} (remove the link)`);
   }
   await fs.mkdir(path.join(folder, 'plans'), { recursive: true });
-  const planFile = async (order: ForceOrder): Promise<{ file: string; plan: NoisePlan }> => {
-    const plan = forcingPlan(`${o.name} P${p.rank} ${order}`, p, order, o, o.command);
-    const file = path.join(folder, 'plans', `${order}.json`);
+  const planFile = async (order: ForceOrder, label: string = order): Promise<{ file: string; plan: NoisePlan }> => {
+    const plan = forcingPlan(`${o.name} P${p.rank} ${label}`, p, order, o, o.command);
+    const file = path.join(folder, 'plans', `${label}.json`);
     try {
       await fs.writeFile(file, JSON.stringify(plan, null, 2) + '\n');
     } catch (e) {
@@ -148,6 +157,8 @@ export async function confirmPattern(
     seed,
     name: `${sanitizeName(o.name)}-${group}`,
     cwd: o.cwd,
+    // a JS/TS command runs through the Node.js recorder, which reads the plan's force section
+    ...runsRecorder(o),
     ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
     ...(o.env ? { env: o.env } : {}),
     ...(o.agentJar ? { agentJar: o.agentJar } : {}),
@@ -195,6 +206,7 @@ export async function confirmPattern(
   };
 
   const forcedPlan = await planFile('pattern');
+  const alt = counterfactual(p);
   const third = Math.max(3, Math.ceil(o.runs / 4));
   const forced = await group('forced', { ...base('forced', o.seed), plan: forcedPlan }, (g) =>
     // never met after the first runs, or no failure in half the runs: the answer is in
@@ -212,28 +224,28 @@ export async function confirmPattern(
         : undefined;
   const forcedSettled = forced.g.forcedOk * 2 < forced.g.runs || forced.g.failed === 0;
   if (!unchecked && !interrupted && !forcedSettled) {
-    // a symmetric pattern's opposite order is the same interleaving: compared with the unforced runs only
-    if (!o.skipOpposite && !isSymmetric(p)) opposite = await group('opposite', { ...base('opposite', o.seed + 100_000), plan: await planFile('opposite') });
+    // the counterfactual: the opposite order, or for a symmetric pattern (its opposite order is the same
+    // interleaving) the two threads serialised; none for one access per thread. Stopped once it was
+    // never imposed in its first runs: a group whose order was not imposed is not compared (issue 40)
+    if (!o.skipOpposite && alt) {
+      opposite = await group('opposite', { ...base(alt, o.seed + 100_000), plan: await planFile('opposite', alt) }, (g) => g.runs >= third && g.forcedOk === 0);
+    }
     const controlRuns = o.controlRuns ?? o.runs;
     if (!interrupted && controlRuns > 0) control = await group('control', { ...base('control', o.seed + 200_000), runs: controlRuns });
     if (opposite && opposite.g.runs === 0) unchecked = none('opposite', opposite);
     else if (control && control.g.runs === 0) unchecked = none('control', control);
   }
   const controlGroup: ControlGroup | undefined = control ? { runs: control.g.runs, failed: control.g.failed } : undefined;
-  let v = unchecked
+  const v = unchecked
     ? { verdict: 'could not check' as const, pValue: 1, reason: `could not check: ${unchecked.why}` }
-    : decideVerdict(forced.g, opposite?.g, controlGroup, { strict: o.strict, ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) });
-  if (v.verdict === 'confirmed' && !opposite && isSymmetric(p) && p.evidence === false) {
-    // no opposite order to tell the order from the hold's delay, and the order happens in nearly every passing run
-    v = { ...v, verdict: 'refuted', reason: `${v.reason}; but both threads do the same accesses (no opposite order to compare with) and this order occurs in nearly every passing run: the hold's delay, not the order, makes it fail` };
-  }
+    : decideVerdict(forced.g, opposite?.g, controlGroup, { strict: o.strict, symmetric: isSymmetric(p), ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) });
   const failing = forced.summary?.runs.find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
   return {
     verdict: v.verdict,
     ...(unchecked ? { couldNotCheck: unchecked } : {}),
     pattern: { rank: p.rank, key: p.key, id: p.id },
     forced: { runs: forced.g.runs, failed: forced.g.failed, forcedOk: forced.g.forcedOk },
-    ...(opposite ? { opposite: { runs: opposite.g.runs, failed: opposite.g.failed, forcedOk: opposite.g.forcedOk } } : {}),
+    ...(opposite ? { opposite: { runs: opposite.g.runs, failed: opposite.g.failed, forcedOk: opposite.g.forcedOk }, counterfactual: alt === 'serialised' ? ('serialised' as const) : ('opposite order' as const) } : {}),
     ...(controlGroup ? { control: controlGroup } : {}),
     pValue: v.pValue,
     reason: interrupted ? `stopped before the end: ${v.reason}` : v.reason,

@@ -115,7 +115,7 @@ function patternRow(p: PatternDto, bug: BugView): HTMLElement {
   return row;
 }
 
-const VERDICT_TEXT = { confirmed: '✔ confirmed', refuted: '✗ refuted', 'not forced': '– not forced' } as const;
+const VERDICT_TEXT = { confirmed: '✔ confirmed', 'confirms the window': '◐ confirms the window', refuted: '✗ refuted', 'not forced': '– not forced' } as const;
 
 /**
  * The verdict of forcing the bug's lead pattern (braid/confirm, issue 28) as a tag with its reason,
@@ -125,7 +125,7 @@ function verdictTag(lead: PatternDto | undefined): HTMLElement | null {
   if (!lead) return null;
   const c = lead.confirmation;
   const wrap = h('span', { class: 'verdict' });
-  if (c) wrap.append(h('span', { class: `tag verdict-${c.verdict.replace(' ', '-')}`, title: `by forcing its lead pattern: ${c.reason}` }, VERDICT_TEXT[c.verdict] ?? c.verdict));
+  if (c) wrap.append(h('span', { class: `tag verdict-${c.verdict.replace(/ /g, '-')}`, title: `by forcing its lead pattern: ${c.reason}` }, VERDICT_TEXT[c.verdict] ?? c.verdict));
   const reproduce = c?.verdict === 'confirmed' && !!c.failingTrace;
   const b = h('button', { class: 'loc small', type: 'button', title: reproduce ? 'Open the forced failing run in the Tracer' : 'Force the lead pattern’s interleaving: forced, opposite order and unforced runs (asks first)' }, reproduce ? 'Reproduce' : c ? 'Confirm again' : 'Confirm');
   b.addEventListener('click', () => post({ type: 'confirmPattern', patternKey: lead.key, reproduce }));

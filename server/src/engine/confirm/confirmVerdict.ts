@@ -1,22 +1,34 @@
 /**
- * The verdict of a confirmation (issue 28): N runs with the pattern's interleaving forced, N with the
- * opposite order forced, N control runs (nothing forced).
+ * The verdict of a confirmation (issue 28, issue 40): N runs with the pattern's interleaving forced,
+ * N with a counterfactual forced — the opposite order, or for a symmetric pattern its two threads'
+ * regions serialised — and N control runs (nothing forced).
  *
- *   confirmed   the constraint was met in most forced runs and forced runs fail far more than the
- *               opposite-order runs (one-sided Fisher p < α = 0.01) and more than the control runs
- *               (p < 0.05); a symmetric pattern (no opposite order): p < α against the control runs
- *   not forced  the constraint was met in fewer than half of the forced runs (a lock or a join orders
- *               the accesses, or the accesses never meet on one object) — itself evidence that the
- *               pattern cannot happen, so it is benign as recorded
- *   refuted     forced, and forcing it does not make the failure more likely
+ *   confirmed            the constraint was met in most forced runs, forced runs fail, and the order
+ *                        matters: the counterfactual group had its own order imposed (met in most of
+ *                        its runs) and fails clearly less (one-sided Fisher p < α = 0.01), and forced
+ *                        runs fail more than the control runs (p < 0.05)
+ *   confirms the window  forced runs fail far more than the control runs (p < α), but nothing shows
+ *                        that the order does: the counterfactual fails as often (the hold's delay in
+ *                        the window makes it fail), could not be imposed, or does not exist (a
+ *                        symmetric pattern whose threads each make one access: its only other
+ *                        interleaving is itself). Attributed to the window's cause pattern (windowCause.ts)
+ *   not forced           the constraint was met in fewer than half of the forced runs (a lock or a
+ *                        join orders the accesses, or they never meet on one object)
+ *   refuted              forced, and forcing it does not make the failure more likely — or it only
+ *                        confirms the window and the pattern has no statistical evidence (an order seen
+ *                        in nearly every passing run: nothing tells it from the delay)
  * No verdict without runs (issue 39): a group it compares without a finished run gives
- * `could not check` (couldNotCheck.ts), never `not forced`.
+ * `could not check` (couldNotCheck.ts), never `not forced`. A counterfactual group whose constraint
+ * was not met in most of its runs is not compared (issue 40: a group that never had its order
+ * imposed says nothing about the order).
  */
 import { fisherOneSided } from '../ranking/fisherExact';
 import type { CouldNotCheckVerdict } from './couldNotCheck';
 
 /** A verdict about the pattern (kept on it, shown in the views). */
-export type Verdict = 'confirmed' | 'refuted' | 'not forced';
+export type Verdict = 'confirmed' | 'confirms the window' | 'refuted' | 'not forced';
+/** The verdict that forcing proved the window, not the order (issue 40). */
+export const WINDOW_VERDICT = 'confirms the window';
 /** What a confirmation gives: a verdict, or could not check (no runs to compare: not about the pattern). */
 export type Outcome = Verdict | CouldNotCheckVerdict;
 
@@ -64,28 +76,39 @@ export function mostCommonReason(reasons: Map<string, number> | undefined): stri
 export interface VerdictOptions {
   alpha?: number;
   /**
-   * the issue's definition: forced runs must fail more than the opposite-order runs and the control
-   * runs, p < α against each (`braid confirm --strict`). Default (false): see decideVerdict.
+   * the issue's definition: forced runs must fail more than the counterfactual runs and the control
+   * runs, p < α against each (`braid confirm --strict`). Default (false): p < 0.05 against the control runs.
    */
   strict?: boolean;
   /** the pattern's statistical evidence (RankedPattern.evidence; false: p ≥ 0.05 or in nearly every passing run) */
   evidence?: boolean;
+  /**
+   * both threads do the same accesses (forcingPlan.ts isSymmetric): the counterfactual group (`opposite`)
+   * is the threads' regions serialised, and without it (one access per thread) there is none
+   */
+  symmetric?: boolean;
+}
+
+/** A counterfactual group had its order imposed: its constraint was met in most of its runs. */
+export function imposed(g: ForcedGroup): boolean {
+  return g.forcedOk * 2 > g.runs;
 }
 
 /**
- * The verdict. Default rule: the constraint was met in at least half of the forced runs, and either
- *   - the order matters: p < α against the opposite order, and p < 0.05 against the control runs
- *     (a program that often fails unforced leaves little room above it); or
- *   - forcing makes it fail far more than not forcing (p < α against the control runs) and the
- *     pattern has statistical evidence. The opposite order is then not required to pass: in a loop,
- *     or with a third thread, holding a thread for the opposite order also delays it in the middle of
- *     its own read-modify-write, which may be the bug again (measured: a lost update in a loop failed
- *     10 of 10 with the opposite of W1 W2 W1 forced). A pattern without evidence (an order present in
- *     nearly every run) still needs the opposite order to pass.
- * `strict`: p < α against both (the issue's definition).
+ * The verdict (issue 40: a verdict means what it says). The constraint must have been met in at
+ * least half of the forced runs (else not forced). Then
+ *   - confirmed: the counterfactual (the opposite order; for a symmetric pattern the two threads'
+ *     regions serialised) was imposed in most of its runs and fails clearly less (p < α), and forced
+ *     runs fail more than the control runs (p < 0.05; α with `strict`);
+ *   - confirms the window: forced runs fail far more than the control runs (p < α) without that
+ *     evidence about the order — the counterfactual fails about as often (the hold's delay in the
+ *     window makes it fail: a hold in the middle of a read-modify-write loses the update whichever
+ *     thread goes first), was not imposed (not compared), or does not exist; a pattern without
+ *     statistical evidence is refuted instead (an order seen in nearly every run);
+ *   - refuted otherwise.
  */
 export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undefined, control: ControlGroup | undefined, o: VerdictOptions | number = {}): VerdictResult {
-  const { alpha = CONFIRM_ALPHA, strict = false, evidence } = typeof o === 'number' ? { alpha: o } : o;
+  const { alpha = CONFIRM_ALPHA, strict = false, evidence, symmetric = false } = typeof o === 'number' ? { alpha: o } : o;
   // no verdict without runs in every group compared (issue 39): zero forced runs are not "not forced"
   if (forced.runs === 0) return { verdict: 'could not check', pValue: 1, reason: 'no forced run finished' };
   if (forced.forcedOk * 2 < forced.runs) {
@@ -96,23 +119,31 @@ export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undef
       reason: `the interleaving could be forced in ${forced.forcedOk} of ${forced.runs} runs${why ? `: ${why}` : ''}`,
     };
   }
-  if (opposite && opposite.runs === 0) return { verdict: 'could not check', pValue: 1, reason: 'no opposite-order run finished' };
+  const alt = symmetric ? 'the threads serialised' : 'the opposite order';
+  if (opposite && opposite.runs === 0) return { verdict: 'could not check', pValue: 1, reason: `no ${symmetric ? 'serialised' : 'opposite-order'} run finished` };
   if (control && control.runs === 0) return { verdict: 'could not check', pValue: 1, reason: 'no unforced run finished' };
-  const hasOpp = !!opposite;
-  const hasCtl = !!control;
-  const pOpp = hasOpp ? failsMoreOften(forced, opposite!) : 1;
-  const pCtl = hasCtl ? failsMoreOften(forced, control!) : 1;
-  const p = Math.max(hasOpp ? pOpp : 0, hasCtl ? pCtl : 0, !hasOpp && !hasCtl ? 1 : 0);
-  const rates = `forced ${forced.failed}/${forced.runs} failed (${pct(forced.failed, forced.runs)})` +
-    (opposite ? `, the opposite order ${opposite.failed}/${opposite.runs}` : '') +
+  const compared = opposite && imposed(opposite) ? opposite : undefined;
+  const pOpp = compared ? failsMoreOften(forced, compared) : 1;
+  const pCtl = control ? failsMoreOften(forced, control) : 1;
+  const rates =
+    `forced ${forced.failed}/${forced.runs} failed (${pct(forced.failed, forced.runs)})` +
+    (opposite ? `, ${alt} ${opposite.failed}/${opposite.runs}${compared ? '' : ` (imposed in ${opposite.forcedOk} of ${opposite.runs} runs: not compared)`}` : '') +
     (control ? `, unforced ${control.failed}/${control.runs}` : '');
-  const orderMatters = hasOpp && pOpp < alpha && (!hasCtl || pCtl < (strict ? alpha : WEAK_ALPHA));
-  const forcingMatters = hasCtl && pCtl < alpha && (!hasOpp || (!strict && evidence !== false));
-  const confirmed = strict && hasOpp ? orderMatters : orderMatters || forcingMatters;
-  if (confirmed) {
-    const note = !orderMatters && hasOpp ? ' (the opposite order fails often too: holding a thread there also delays it)' : '';
-    return { verdict: 'confirmed', pValue: p, reason: `forcing it makes the failure happen: ${rates}${note}` };
+  const orderMatters = !!compared && pOpp < alpha && (!control || pCtl < (strict ? alpha : WEAK_ALPHA));
+  if (orderMatters) return { verdict: 'confirmed', pValue: Math.max(pOpp, control ? pCtl : 0), reason: `forcing it makes the failure happen and the order matters: ${rates}` };
+  const windowMatters = !!control && pCtl < alpha;
+  if (!windowMatters) {
+    return { verdict: 'refuted', pValue: control ? pCtl : 1, reason: `forcing it does not make the failure more likely: ${rates}` };
   }
-  const weak = hasOpp && pOpp >= alpha && pCtl < alpha ? ' (the opposite order fails about as often: the delay, not the order, makes it fail)' : '';
-  return { verdict: 'refuted', pValue: p, reason: `forcing it does not make the failure more likely: ${rates}${weak}` };
+  const why = !opposite
+    ? symmetric
+      ? 'both threads make the same single access: its only other interleaving is itself, so nothing tells this order from the hold’s delay in the window'
+      : `${alt} was not forced: nothing tells this order from the hold’s delay`
+    : !compared
+      ? `${alt} could not be imposed (met in ${opposite.forcedOk} of ${opposite.runs} runs): nothing tells this order from the hold’s delay`
+      : `${alt} fails about as often: the hold’s delay in the window, not the order, makes it fail`;
+  if (evidence === false) {
+    return { verdict: 'refuted', pValue: pCtl, reason: `forcing it makes the failure happen (${rates}) but ${why}, and this order occurs in nearly every passing run` };
+  }
+  return { verdict: WINDOW_VERDICT, pValue: pCtl, reason: `the hold makes the failure happen, not this order: ${rates}; ${why}` };
 }

@@ -156,6 +156,36 @@ export function isSymmetric(p: Pick<ForcedPattern, 'accesses'>): boolean {
   return of(1) === of(2);
 }
 
+/**
+ * The counterfactual of a symmetric pattern (issue 40): its opposite order is the same interleaving,
+ * so the other interleaving of the same window is the two threads' regions serialised — the other
+ * role's first access waits until a thread has made the first role's last access (R1 R2 W2 W1
+ * becomes R1 W1 R2 W2). Empty when the pattern already is serial (W1 W2: one access per thread — its
+ * only other interleaving is itself).
+ */
+export function serialWaits(accesses: readonly Pick<ForceAccessSpec, 'role' | 'variable'>[]): ForceWaitSpec[] {
+  const i2 = accesses.findIndex((a) => a.role !== accesses[0].role);
+  let l1 = -1;
+  for (let k = accesses.length - 1; k >= 0; k--) {
+    if (accesses[k].role === accesses[0].role) {
+      l1 = k;
+      break;
+    }
+  }
+  if (i2 < 0 || l1 < i2) return [];
+  return [{ at: i2, for: l1, sameObject: accesses[i2].variable === accesses[l1].variable }];
+}
+
+/**
+ * The counterfactual group a confirmation runs (`opposite` plans): the opposite order, or for a
+ * symmetric pattern its threads serialised; undefined when there is none (a symmetric pattern of one
+ * access per thread).
+ */
+export function counterfactual(p: ForcedPattern): 'opposite' | 'serialised' | undefined {
+  if (!isSymmetric(p)) return 'opposite';
+  return serialWaits(p.accesses.map((a) => ({ role: a.thread, variable: a.variable }))).length ? 'serialised' : undefined;
+}
+
 /** The wait that forces the opposite order: the first access waits for the other role's first access. */
 export function oppositeWaits(accesses: readonly ForceAccessSpec[]): ForceWaitSpec[] {
   const j = accesses.findIndex((a) => a.role !== accesses[0].role);
@@ -189,7 +219,8 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
     return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call && (!a.mixedCalls || a.exactCall) ? { call: a.call } : {}) };
   });
   const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
-  const forcing = order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: oppositeWaits(accesses) };
+  // the opposite of a symmetric pattern is the same interleaving: its counterfactual is the threads serialised
+  const forcing = order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
   const keyed = o.byKey === false ? new Set<string>() : keyedCollections(p);
   for (const w of forcing.waits) {
     if (w.sameObject && keyed.has(forcing.accesses[w.at].variable) && keyed.has(forcing.accesses[w.for].variable)) w.sameKey = true;
