@@ -35,6 +35,13 @@ export interface RealTruth {
   report?: string;
   fix?: string;
   kind?: 'release-driver' | 'project-test';
+  /** project-test: the project's GitHub URL, the commit where the test is flaky (the accesses' lines), the fixing commit, the Maven module's folder */
+  repo?: string;
+  buggyCommit?: string;
+  fixCommit?: string;
+  module?: string;
+  /** project-test: `pkg.Class#method` as braid test takes it */
+  test?: string;
   summary?: string;
   heldOut: boolean;
   ci?: boolean;
@@ -111,6 +118,11 @@ export function truthProblems(t: RealTruth, id: string): string[] {
       else if (b.accesses.some((a) => typeof a.file !== 'string' || !Number.isInteger(a.line) || a.line < 1)) p.push(`bugs.${name}.accesses: each needs a file and a line ≥ 1`);
       if (!Array.isArray(b.fixMethods) || !b.fixMethods.length) p.push(`bugs.${name}.fixMethods must name the methods the fix changed`);
     }
+  if (t.kind === 'project-test') {
+    if (typeof t.repo !== 'string' || !/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/.test(t.repo)) p.push('a project test needs repo, the project\'s GitHub URL (https://github.com/<owner>/<name>)');
+    for (const k of ['buggyCommit', 'fixCommit'] as const) if (typeof t[k] !== 'string' || !/^[0-9a-f]{40}$/.test(t[k]!)) p.push(`a project test needs ${k}, a full 40-digit commit id`);
+    if (typeof t.module !== 'string' || path.isAbsolute(t.module) || t.module.split(/[\\/]/).includes('..')) p.push('a project test needs module, the Maven module\'s folder inside the project (. for a single-module project)');
+  }
   return p;
 }
 

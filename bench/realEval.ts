@@ -10,6 +10,9 @@
  *   node --import tsx bench/realEval.ts --record [id...] [--seed S]
  *       records as --live and writes the recording into test/fixtures/real/<id>/ (gzip traces,
  *       runs.json with the BRAID-TRUTH labels of multi-bug subjects, manifest.json)
+ *   --checkouts DIR   where the projects of the project tests (kind project-test) are checked out,
+ *       one folder per subject id at its buggyCommit (default $BRAID_REAL_CHECKOUTS, else
+ *       ~/.cache/braid-real); a missing or different checkout is reported with how to make it
  *   --json    the scores as JSON
  *
  * Figures are printed, never asserted (test/unit/realRecorded.test.ts checks what holds on the
@@ -52,27 +55,63 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = 15 * 60_000):
   return { status: r.status, stdout: r.stdout ?? '', stderr: (r.stderr ?? '') + (r.error ? String(r.error) : ''), seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
 }
 
+/** The default folder of the project tests' checkouts (`--checkouts`). */
+export function defaultCheckouts(): string {
+  return process.env.BRAID_REAL_CHECKOUTS || path.join(os.homedir(), '.cache', 'braid-real');
+}
+
+/**
+ * Where a subject is built and run: its own folder, or for a project test (kind project-test, no
+ * pom.xml here) the Maven module of its checkout `<checkouts>/<id>/<module>`; an error (what is
+ * missing and how to make it) when the checkout is absent or at another commit.
+ */
+export function workFolder(s: RealSubject, checkouts: string): { dir: string } | { error: string } {
+  if (s.truth.kind !== 'project-test' || existsSync(path.join(s.dir, 'pom.xml'))) return { dir: s.dir };
+  const root = path.join(checkouts, s.id);
+  const how = `git clone ${s.truth.repo} ${root} && git -C ${root} checkout ${s.truth.buggyCommit} (the buggyCommit of ${path.relative(repoRoot, path.join(s.dir, 'truth.json'))}; bench/real/README.md), or --checkouts DIR naming the folder that holds ${s.id}/`;
+  if (!existsSync(root)) return { error: `the project's checkout is missing: ${root}. Make it: ${how}` };
+  if (existsSync(path.join(root, '.git'))) {
+    const head = spawnSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8' });
+    const at = (head.stdout ?? '').trim();
+    if (head.status === 0 && at !== s.truth.buggyCommit) return { error: `the checkout ${root} is at ${at}, not at the buggyCommit ${s.truth.buggyCommit}: git -C ${root} checkout ${s.truth.buggyCommit}` };
+  }
+  const dir = path.join(root, s.truth.module ?? '.');
+  if (!existsSync(path.join(dir, 'pom.xml'))) return { error: `no pom.xml in ${dir} (the module ${JSON.stringify(s.truth.module ?? '.')} of ${root}): ${how}` };
+  return { dir };
+}
+
+/** The project's Maven: its wrapper when it has one (a build may require a newer Maven than the system's), else mvn. */
+function mavenIn(dir: string): string {
+  const wrapper = path.join(dir, 'mvnw');
+  return existsSync(wrapper) ? wrapper : 'mvn';
+}
+
 /** Maven resolves the buggy release (and the dependency plugin braid test uses offline) once, online. */
-function warmMaven(s: RealSubject): string | undefined {
-  if (s.language !== 'java' || !existsSync(path.join(s.dir, 'pom.xml'))) return undefined;
-  const r = run('mvn', ['-q', '-B', '-DskipTests', 'test-compile', 'dependency:build-classpath', `-Dmdep.outputFile=${path.join(os.tmpdir(), `braid-real-cp-${s.id}.txt`)}`], s.dir);
-  return r.status === 0 ? undefined : `mvn test-compile failed:\n${(r.stdout + r.stderr).split('\n').slice(-15).join('\n')}`;
+function warmMaven(s: RealSubject, dir: string): string | undefined {
+  if (s.language !== 'java' || !existsSync(path.join(dir, 'pom.xml'))) return undefined;
+  const r = run(mavenIn(dir), ['-q', '-B', '-DskipTests', 'test-compile', 'dependency:build-classpath', `-Dmdep.outputFile=${path.join(os.tmpdir(), `braid-real-cp-${s.id}.txt`)}`], dir);
+  return r.status === 0 ? undefined : `mvn test-compile failed in ${dir}:\n${(r.stdout + r.stderr).split('\n').slice(-15).join('\n')}`;
 }
 
 /** The command of one plain run (no Braid). */
-function plainCommand(s: RealSubject): [string, string[]] | undefined {
+function plainCommand(s: RealSubject, dir: string): [string, string[]] | undefined {
   if (s.run.command?.length) return [s.run.command[0], s.run.command.slice(1)];
-  if (s.run.test && existsSync(path.join(s.dir, 'pom.xml'))) return ['mvn', ['-q', '-B', '-o', 'test', `-Dtest=${s.run.test}`, '-Dsurefire.failIfNoSpecifiedTests=false']];
+  if (s.run.test && existsSync(path.join(dir, 'pom.xml'))) {
+    // surefire takes the class's simple name (`ThreadedPoolTest#method`)
+    const [cls, method] = s.run.test.split('#');
+    const simple = cls.slice(cls.lastIndexOf('.') + 1);
+    return [mavenIn(dir), ['-q', '-B', '-o', 'test', `-Dtest=${simple}${method ? `#${method}` : ''}`, '-Dsurefire.failIfNoSpecifiedTests=false']];
+  }
   return undefined;
 }
 
-function plainRuns(s: RealSubject, n: number): LiveFigures['plain'] {
-  const c = plainCommand(s);
+function plainRuns(s: RealSubject, dir: string, n: number): LiveFigures['plain'] {
+  const c = plainCommand(s, dir);
   if (!c || n <= 0) return undefined;
   let failed = 0;
   let seconds = 0;
   for (let k = 0; k < n; k++) {
-    const r = run(c[0], c[1], s.dir, 5 * 60_000);
+    const r = run(c[0], c[1], dir, 5 * 60_000);
     if (r.status !== 0) failed++;
     seconds += r.seconds;
   }
@@ -80,12 +119,12 @@ function plainRuns(s: RealSubject, n: number): LiveFigures['plain'] {
 }
 
 /** Records the subject as a user would; returns the trace folder and the figures. */
-function recordLive(s: RealSubject, seed: string): NonNullable<LiveFigures['recording']> {
+function recordLive(s: RealSubject, dir: string, seed: string): NonNullable<LiveFigures['recording']> {
   const work = mkdtempSync(path.join(os.tmpdir(), `braid-real-${s.id}-`));
   const include = s.run.include?.length ? ['--include', ...s.run.include] : [];
   if (s.run.test) {
     const report = path.join(work, 'report.json');
-    const r = run(process.execPath, [braid, 'test', s.run.test, '--project', s.dir, ...include, '--seed', seed, '--format', 'json', '-o', report], s.dir, 20 * 60_000);
+    const r = run(process.execPath, [braid, 'test', s.run.test, '--project', dir, ...include, '--seed', seed, '--format', 'json', '-o', report], dir, 20 * 60_000);
     if (!existsSync(report)) return { runs: 0, failed: 0, seconds: r.seconds, folder: '', error: `braid test exited ${r.status}: ${r.stderr.split('\n').slice(-8).join('\n')}` };
     const rec = (JSON.parse(readFileSync(report, 'utf8')) as { recording: { traces: string; runs: number; failed: number; seconds: number; stopped: string } }).recording;
     return { runs: rec.runs, failed: rec.failed, seconds: r.seconds, folder: rec.traces, stopped: rec.stopped };
@@ -93,7 +132,7 @@ function recordLive(s: RealSubject, seed: string): NonNullable<LiveFigures['reco
   if (!s.run.command?.length) return { runs: 0, failed: 0, seconds: 0, folder: '', error: 'run.json has neither test nor command' };
   const out = path.join(work, 'traces');
   const extra = [...(s.run.exclude?.length ? ['--exclude', ...s.run.exclude] : []), ...(s.run.timeoutSeconds ? ['--timeout', String(s.run.timeoutSeconds)] : [])];
-  const r = run(process.execPath, [braid, 'record', ...include, ...extra, '--seed', seed, '--out', out, '--name', s.id, '--', ...s.run.command], s.dir, 30 * 60_000);
+  const r = run(process.execPath, [braid, 'record', ...include, ...extra, '--seed', seed, '--out', out, '--name', s.id, '--', ...s.run.command], dir, 30 * 60_000);
   const traces = existsSync(out) ? readdirSync(out).filter((f) => f.endsWith('.trace.jsonl')) : [];
   if (!traces.length) return { runs: 0, failed: 0, seconds: r.seconds, folder: out, error: `braid record exited ${r.status}: ${r.stderr.split('\n').slice(-8).join('\n')}` };
   let failed = 0;
@@ -105,10 +144,10 @@ function recordLive(s: RealSubject, seed: string): NonNullable<LiveFigures['reco
   return { runs: traces.length, failed, seconds: r.seconds, folder: out };
 }
 
-function confirmVerdict(folder: string, pattern: string, s: RealSubject): string {
+function confirmVerdict(folder: string, pattern: string, s: RealSubject, dir: string): string {
   const command = existsSync(path.join(folder, 'recording.json')) ? [] : s.run.command?.length ? ['--', ...s.run.command] : undefined;
   if (!command) return 'no command';
-  const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern, '--format', 'json', ...command], s.dir, 20 * 60_000);
+  const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern, '--format', 'json', ...command], dir, 20 * 60_000);
   try {
     const j = JSON.parse(r.stdout) as { verdict?: string; forced?: { runs: number; failed: number }; opposite?: { runs: number; failed: number }; control?: { runs: number; failed: number } };
     const g = (x?: { runs: number; failed: number }) => (x ? `${x.failed}/${x.runs}` : '–');
@@ -192,11 +231,12 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
   const plainN = Number(value('--plain', '5'));
+  const checkouts = path.resolve(value('--checkouts', defaultCheckouts()));
   const subjects = realSubjects(ids);
   if (ids.length && subjects.length !== ids.length) {
     console.error(`unknown subject(s): ${ids.filter((i) => !subjects.some((s) => s.id === i)).join(', ')}`);
@@ -215,21 +255,24 @@ export async function main(argv: string[]): Promise<number> {
       rows.push({ subject: s, score });
       continue;
     }
-    if (s.truth.kind === 'project-test' && !existsSync(path.join(s.dir, 'pom.xml'))) {
-      rows.push({ subject: s, error: 'a project test: recorded by hand in the project\'s own work tree (bench/real/README.md)' });
+    const work = workFolder(s, checkouts);
+    if ('error' in work) {
+      rows.push({ subject: s, error: work.error });
+      process.stderr.write(`${s.id}: ${work.error}\n`);
       continue;
     }
+    const dir = work.dir;
     process.stderr.write(`${s.id}: `);
-    const warm = warmMaven(s);
+    const warm = warmMaven(s, dir);
     if (warm) {
       rows.push({ subject: s, error: warm });
       process.stderr.write('build failed\n');
       continue;
     }
     const figures: LiveFigures = {};
-    figures.plain = plainRuns(s, plainN);
+    figures.plain = plainRuns(s, dir, plainN);
     process.stderr.write(`plain ${figures.plain ? `${figures.plain.failed}/${figures.plain.runs}` : '–'}, recording… `);
-    figures.recording = recordLive(s, seed);
+    figures.recording = recordLive(s, dir, seed);
     if (figures.recording.error) {
       rows.push({ subject: s, live: figures, error: figures.recording.error });
       process.stderr.write('failed\n');
@@ -239,7 +282,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${score.runs} runs, ${score.failed} failed\n`);
     if (flag('--confirm')) {
       const decoy = decoyOf(result);
-      figures.confirm = { rank1: confirmVerdict(figures.recording.folder, '1', s), ...(decoy ? { decoy: confirmVerdict(figures.recording.folder, decoy.key, s) } : {}) };
+      figures.confirm = { rank1: confirmVerdict(figures.recording.folder, '1', s, dir), ...(decoy ? { decoy: confirmVerdict(figures.recording.folder, decoy.key, s, dir) } : {}) };
     }
     if (flag('--record')) process.stderr.write(`  committed recording: ${path.relative(repoRoot, await commit(s, figures.recording.folder, figures.recording, seed))}\n`);
     rows.push({ subject: s, score, live: figures });
