@@ -7,6 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { RecordOptions } from './recordOptions';
+import { jsLoadFailure, LoadFailure } from './node/loadFailure';
 
 export interface NotReached {
   /** why, in plain words (`main class com.acme.NoSuchMain not found`) */
@@ -39,11 +40,13 @@ async function logHead(logPath: string): Promise<string> {
  * Why a run that recorded no event never reached the program, from its exit code and output; the
  * include list names what was expected to load.
  */
-export function classifyNotReached(output: string, exitCode: number | null, include: readonly string[], recorder: 'java' | 'node' = 'java'): Omit<NotReached, 'output'> {
+export function classifyNotReached(output: string, exitCode: number | null, include: readonly string[], recorder: 'java' | 'node' = 'java', cwd = process.cwd()): Omit<NotReached, 'output'> {
   const included = include.length ? ` (--include ${include.join(' ')})` : '';
   let m: RegExpExecArray | null;
   if (recorder === 'node') {
     // the Node.js recorder (docs/recorder-node.md): files, not classes
+    const load = jsLoadFailure(output, cwd);
+    if (load) return cannotLoad(load);
     if ((m = /Cannot find module '([^']+)'/.exec(output)) || (m = /ERR_MODULE_NOT_FOUND[\s\S]*?Cannot find (?:module|package) '([^']+)'/.exec(output)))
       return { reason: `module ${m[1]} not found`, hint: 'check the script path and that the dependencies are installed (npm install)' };
     if (exitCode === 127 || /command not found|: not found/.test(output)) return { reason: 'command not found', hint: 'check the program name and the PATH' };
@@ -69,11 +72,27 @@ export function classifyNotReached(output: string, exitCode: number | null, incl
   };
 }
 
-/** The run never reached the program (recorded no event), or undefined. */
-export async function notReachedRun(run: { empty: boolean; aborted: boolean; exitCode: number | null; logPath: string; reason: string }, o: Pick<RecordOptions, 'include' | 'record' | 'recorder'>): Promise<NotReached | undefined> {
-  if (!run.empty || run.aborted || o.record === false) return undefined;
+/** A JS/TS program that cannot load (node/loadFailure.ts): the error, file and line first. */
+function cannotLoad(load: LoadFailure): Omit<NotReached, 'output'> {
+  return { reason: `the program cannot load: ${load.message}`, hint: `fix ${load.file ? `${load.file}${load.line ? ` line ${load.line}` : ''}` : 'the error'} and record again; no run was counted` };
+}
+
+/**
+ * The run never reached the program (recorded no event), or undefined. A JS/TS run that recorded
+ * events (the test runner's own code) but failed because a file of the program cannot load — a
+ * transform, syntax or module-not-found error (node/loadFailure.ts) — never reached it either.
+ */
+export async function notReachedRun(run: { empty: boolean; aborted: boolean; exitCode: number | null; logPath: string; reason: string }, o: Pick<RecordOptions, 'include' | 'record' | 'recorder'> & { cwd?: string }): Promise<NotReached | undefined> {
+  if (run.aborted || o.record === false) return undefined;
   // a run stopped by its time limit or a signal did reach something (it ran): a hang is a finding
   if (run.reason === 'timeout' || run.reason === 'recorder-blocked' || run.reason === 'killed') return undefined;
+  const shown = (output: string) => (output.length > OUTPUT_SHOWN ? output.slice(0, OUTPUT_SHOWN) + '\n…' : output);
+  if (!run.empty) {
+    if (o.recorder !== 'node' || !run.exitCode) return undefined;
+    const output = await logHead(run.logPath);
+    const load = jsLoadFailure(output, o.cwd ?? process.cwd());
+    return load ? { ...cannotLoad(load), output: shown(output) } : undefined;
+  }
   const output = await logHead(run.logPath);
-  return { ...classifyNotReached(output, run.exitCode, o.include, o.recorder === 'node' ? 'node' : 'java'), output: output.length > OUTPUT_SHOWN ? output.slice(0, OUTPUT_SHOWN) + '\n…' : output };
+  return { ...classifyNotReached(output, run.exitCode, o.include, o.recorder === 'node' ? 'node' : 'java', o.cwd ?? process.cwd()), output: shown(output) };
 }
