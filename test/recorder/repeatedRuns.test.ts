@@ -69,17 +69,17 @@ test('repeatCommandFor: the console launcher command Braid builds becomes the Re
   const r = repeatCommandFor(cmd, '/d/braid-launcher.jar');
   // the class path's folder (the project's classes) is loaded afresh by each repetition (freshStatic.test.ts); the jars stay on -cp
   assert.deepEqual(r, {
-    command: ['java', '-cp', ['/w/lib/a.jar', cmd[2], '/d/braid-launcher.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', '/w/out', '--select-method', 'bank.AccountTest#x'],
+    command: ['java', '-cp', [cmd[2], '/d/braid-launcher.jar', '/w/lib/a.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', '/w/out', '--select-method', 'bank.AccountTest#x'],
     program: cmd[2],
     freshClasses: ['/w/out'],
-    sharedCommand: ['java', '-cp', ['/w/out:/w/lib/a.jar', cmd[2], '/d/braid-launcher.jar'].join(path.delimiter), LAUNCHER_MAIN, '--select-method', 'bank.AccountTest#x'],
+    sharedCommand: ['java', '-cp', [cmd[2], '/d/braid-launcher.jar', '/w/out:/w/lib/a.jar'].join(path.delimiter), LAUNCHER_MAIN, '--select-method', 'bank.AccountTest#x'],
   });
   assert.deepEqual(repeatCommandFor(['java', '-Xmx1g', '-jar', CONSOLE, '-cp', 'out', '-c', 'a.B'], 'L.jar')?.command, ['java', '-Xmx1g', '-cp', [CONSOLE, 'L.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', 'out', '--select-class', 'a.B']);
   // the Maven plan's @file class path (dependency:build-classpath's file) is read, relative to cwd
   const dir = tempDir();
   writeFileSync(path.join(dir, 'cp.txt'), '/m/lib/junit.jar:/m/lib/x.jar\n');
   const maven = [...cmd.slice(0, 7), '--class-path', '/m/target/test-classes', '--class-path', '@cp.txt', '--select-method', 'a.B#c'];
-  assert.deepEqual(repeatCommandFor(maven, 'L.jar', dir)?.command, ['java', '-cp', ['/m/lib/junit.jar:/m/lib/x.jar', cmd[2], 'L.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', '/m/target/test-classes', '--select-method', 'a.B#c']);
+  assert.deepEqual(repeatCommandFor(maven, 'L.jar', dir)?.command, ['java', '-cp', [cmd[2], 'L.jar', '/m/lib/junit.jar:/m/lib/x.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', '/m/target/test-classes', '--select-method', 'a.B#c']);
   // an unreadable file, or one of several words: one JVM per run
   assert.equal(repeatCommandFor([...cmd.slice(0, 8), '@/w/missing-cp.txt', '--select-method', 'a.B#c'], 'L.jar'), undefined);
   writeFileSync(path.join(dir, 'two.txt'), '/a.jar /b.jar\n');

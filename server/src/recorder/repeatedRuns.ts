@@ -130,7 +130,10 @@ export function repeatCommandFor(command: readonly string[], launcherJar: string
   const entries = classPath.flatMap((c) => c.split(path.delimiter)).filter((e) => e !== '');
   const folders = entries.filter(isClassFolder);
   const jars = entries.filter((e) => !isClassFolder(e));
-  const launch = (cp: string[], extra: string[]) => [command[0], ...jvmOptions, '-cp', [...cp, consoleJar, launcherJar].join(path.delimiter), LAUNCHER_MAIN, ...extra, ...select];
+  // the console launcher's jar first, as `java -jar` has it: its classes (JUnit, and the JUnit 4 that
+  // Debian's jar bundles) win over the test class path's copies — an old junit:junit there (4.11) would
+  // otherwise meet a vintage engine that needs 4.12
+  const launch = (cp: string[], extra: string[]) => [command[0], ...jvmOptions, '-cp', [consoleJar, launcherJar, ...cp].join(path.delimiter), LAUNCHER_MAIN, ...extra, ...select];
   const sharedCommand = launch(classPath, []);
   const agent = jvmOptions.find((a) => AGENT_OPTION.test(a));
   if (agent) return { command: sharedCommand, program: consoleJar, sharedCommand, sharedBecause: `the test's JVM options load an agent (${agent.split(/[=:]/)[0]})` };
