@@ -118,7 +118,7 @@ async function shots(page: Page, wb: Workbench, theme: Theme): Promise<void> {
   await page.keyboard.press('Home');
   // Ranked Patterns: the first pattern open (sentence, legend, accesses)
   const top = wb.rows('Ranked Patterns').first();
-  if ((await top.getAttribute('aria-expanded')) !== 'true') await top.click();
+  if ((await top.getAttribute('aria-expanded')) !== 'true') await top.locator('.monaco-tl-twistie').click();
   await page.waitForTimeout(500);
   await expanded('Runs', false);
   await page.waitForTimeout(300);

@@ -240,9 +240,13 @@ export function treeItem(n: Node): vscode.TreeItem {
           p.group && p.group !== 'cause' ? `, ${p.group}` : ''
         }) · score = suspiciousness${(p.tieSize ?? 1) > 1 ? ` · tied with ${p.tieSize! - 1} other pattern${p.tieSize === 2 ? '' : 's'} of this score over the same methods` : ''}`,
       );
-      // weak patterns: no icon (nor heat, code lens or hover)
-      if (p.confirmation?.verdict === 'confirmed') item.iconPath = new vscode.ThemeIcon('verified-filled', new vscode.ThemeColor('errorForeground'));
-      else if (!p.weak) item.iconPath = new vscode.ThemeIcon(p.score >= 0.75 ? 'flame' : 'warning', new vscode.ThemeColor(p.score >= 0.75 ? 'errorForeground' : 'editorWarning.foreground'));
+      // weak patterns: no icon (nor heat, code lens or hover); the others the editor's heat level (a dot in the
+      // heat's ruler colour: ⚠/🔥 read as warnings about the user's setup, issue 43)
+      if (p.confirmation?.verdict === 'confirmed') item.iconPath = new vscode.ThemeIcon('verified-filled', new vscode.ThemeColor('testing.iconFailed'));
+      else if (!p.weak) item.iconPath = new vscode.ThemeIcon('circle-filled', new vscode.ThemeColor(p.score >= 0.75 ? 'braid.heatHighRuler' : p.score >= 0.4 ? 'braid.heatMediumRuler' : 'braid.heatLowRuler'));
+      // a click opens the pattern's code (its first access in the code under test); the twistie shows its accesses
+      const at = p.accesses.find((a) => a.uri && !a.harness && !a.library) ?? p.accesses.find((a) => a.uri);
+      if (at?.uri) item.command = openAccessCommand(at.uri, at.line, "Open the Pattern's Code");
       item.contextValue = 'braid.pattern';
       return item;
     }

@@ -59,7 +59,8 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
   step("click the first ranked pattern's access: the editor lands on the user's call line", async () => {
     const top = wb.rows('Ranked Patterns').first();
     await top.waitFor({ state: 'visible' });
-    await top.click();
+    // a click on the pattern opens its code (issue 43); the twistie shows its accesses
+    await top.locator('.monaco-tl-twistie').click();
     const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. \S+ [RW] / }).first();
     await access.waitFor({ state: 'visible' });
     const label = (await access.getAttribute('aria-label')) ?? '';

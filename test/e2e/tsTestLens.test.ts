@@ -96,7 +96,8 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     await top.waitFor({ state: 'visible' });
     const label = (await top.getAttribute('aria-label')) ?? '';
     assert.match(label, /^#1 (Inventory\.)?reserved\b/, `the first ranked pattern is rank 1 on Inventory.reserved: "${label}"`);
-    await top.click();
+    // a click on the pattern opens its code (issue 43); the twistie shows its accesses
+    await top.locator('.monaco-tl-twistie').click();
     // the access rows: `1. async Inventory.reserve #11 read …` (a task's name has spaces)
     const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. .*inventory\.ts:\d+/ }).first();
     await access.waitFor({ state: 'visible' });

@@ -47,7 +47,13 @@ test('ranked patterns: short distinguishing names, counts first in the descripti
   for (const n of roots.slice(0, 2)) assert.ok(`${item(n).label} ${item(n).description}`.indexOf('✓ · ') + 9 <= 31, 'counts and score within the visible width');
   assert.match(String((item(roots[0]).tooltip as { value: string }).value), /`vectorcopy\.VectorCopy\$MyVector\.size`/);
   assert.doesNotMatch(labels.join(' ') + d, /vectorcopy\.|\$|P14\|/, 'no package, no $, no internal key');
-  assert.equal(item(roots[0]).iconPath?.id, 'flame');
+  // a heat dot, not ⚠/🔥 (they read as warnings, issue 43); a click opens the pattern's code
+  assert.equal(item(roots[0]).iconPath?.id, 'circle-filled');
+  assert.equal((item(roots[0]).iconPath as unknown as { color?: { id: string } }).color?.id, 'braid.heatHighRuler');
+  const withUri = { ...top, key: 'k1u', accesses: top.accesses.map((x) => ({ ...x, uri: 'file:///ws/vectorcopy/VectorCopy.java' })) };
+  const cmd = (trees.treeItem({ kind: 'pattern', pattern: withUri } as never) as unknown as { command?: { command: string; arguments?: unknown[] } }).command;
+  assert.deepEqual([cmd?.command, cmd?.arguments], ['braid.openAccess', ['file:///ws/vectorcopy/VectorCopy.java', 33]]);
+  assert.equal((item(roots[0]) as unknown as { command?: unknown }).command, undefined, 'no file in the workspace: nothing to open');
   const weak = roots[2];
   assert.deepEqual(t.getChildren(weak).map((n) => item(n).label), ['#4 size', '#4 data'], 'one level deeper: two characters less');
   for (const n of t.getChildren(weak)) assert.equal(item(n).iconPath, undefined, 'a weak pattern has no icon');

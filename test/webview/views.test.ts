@@ -234,6 +234,19 @@ describe('UNICORN view', () => {
     await page.close();
   });
 
+  test('weaker patterns are not listed as causes: last, under their own heading, as the tree folds them (issue 43)', async () => {
+    const patterns = fx.patterns.map((p, k) => (k === 1 ? { ...p, weak: true } : p));
+    const page = await open('unicorn', { fixture: { ...fx, patterns } });
+    await page.waitForSelector('.item');
+    const heading = page.locator('.section-weak');
+    assert.equal(await heading.count(), 1);
+    assert.match((await heading.textContent()) ?? '', /^Weaker patterns — .*\(1\)$/);
+    const order = await page.evaluate(() => Array.from(document.querySelectorAll('.section, .item')).map((e) => (e.classList.contains('section') ? 'H' : 'P')).join(''));
+    assert.match(order, /^H?PPPPHP$/);
+    await noErrors(page);
+    await page.close();
+  });
+
   test('expand shows the accesses in two thread columns in execution order; clicks post messages', async () => {
     const page = await open('unicorn', { theme: 'dark' });
     await page.waitForSelector('.item');

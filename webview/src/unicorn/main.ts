@@ -36,6 +36,7 @@ const SECTION_TITLES: Record<string, string> = {
   harness: 'Harness — patterns made only of test code',
   symptom: 'Symptoms — seen in failing runs only after the failure point',
   none: 'Without evidence — p ≥ 0.05, or seen in nearly every passing run',
+  weak: 'Weaker patterns — they do not separate failing from passing runs (score below braid.views.minScore, or in every passing run)',
 };
 
 function fmtP(p: number): string {
@@ -195,7 +196,10 @@ function focusKey(key: string | undefined): void {
 function render(): void {
   const scroll = document.scrollingElement?.scrollTop ?? 0;
   clear(list);
-  const shown = patterns.filter(matches);
+  // weaker patterns (the server's weak flag: score below braid.views.minScore or in every passing run) are not
+  // causes: listed last under their own heading, as the tree folds them (issue 43: the tree and the panel agree)
+  const matching = patterns.filter(matches);
+  const shown = [...matching.filter((q) => !q.weak), ...matching.filter((q) => q.weak)];
   const maxScore = Math.max(1, ...patterns.map((p) => p.score));
   summary.textContent = patterns.length ? `${shown.length} of ${patterns.length} patterns` : '';
   if (confidence) list.append(h('div', { class: 'confidence', role: 'note' }, confidence));
@@ -208,7 +212,7 @@ function render(): void {
     return;
   }
   // sections: the groups of the patterns with evidence, then every pattern without evidence (the listed order)
-  const sectionOf = (q: PatternDto) => (q.evidence === false ? 'none' : (q.group ?? 'cause'));
+  const sectionOf = (q: PatternDto) => (q.weak ? 'weak' : q.evidence === false ? 'none' : (q.group ?? 'cause'));
   const sections = new Set(shown.map(sectionOf));
   let section: string | undefined;
   for (let k = 0; k < shown.length; ) {
