@@ -58,6 +58,8 @@ export interface GriffinOptions {
    * left for its caller (default true; the thesis' modes keep the thesis' rule). suspiciousMethods.ts
    */
   outOfHelpers?: boolean;
+  /** with outOfHelpers: walk out of a data structure both threads race inside (default true; suspiciousMethods.ts) */
+  outOfStructures?: boolean;
   /**
    * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
    * ranked list F; 'cluster' re-scores patterns within each failing-run
@@ -284,7 +286,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       runs: b.runs,
       pValue: p(lead),
       precision: m.failed[lead] / (m.failed[lead] + m.passed[lead]),
-      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers }),
+      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers, outOfStructures: o.outOfStructures }),
       common: laneCommonStacks(m, b.lanes),
     };
     const group: GroupMember<Candidate>[] = [{ candidate: core, addsRuns: true, sameBug: true, flip: false }];
