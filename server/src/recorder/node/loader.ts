@@ -1,8 +1,9 @@
 /**
  * ESM loader hooks of Braid's Node.js recorder (registered by hook.ts with `module.register`; they
  * run on Node's loader thread): ES modules of the user's files are instrumented (transform.ts).
- * CommonJS files are left to the CommonJS hook in hook.ts; TypeScript files are left to the
- * user's loader (tsx, ts-node), whose CommonJS output hook.ts instruments.
+ * CommonJS files are left to the CommonJS hook in hook.ts. A TypeScript file is instrumented as
+ * the user's loader (tsx, ts-node) hands it on: its CommonJS output in hook.ts, its ES-module output
+ * (`"type": "module"`, `.mts`) here — the loader's hooks were registered first, so they run after these.
  */
 import { fileURLToPath } from 'node:url';
 import { fileMatcher, FileFilter, relativeName } from './match';
@@ -25,7 +26,9 @@ interface LoadResult {
 }
 
 export async function load(url: string, context: { format?: string | null }, nextLoad: (url: string, context: unknown) => Promise<LoadResult>): Promise<LoadResult> {
-  if (!url.startsWith('file:') || /\.(ts|tsx|mts|cts)$/.test(url)) return nextLoad(url, context);
+  if (!url.startsWith('file:')) return nextLoad(url, context);
+  // a TypeScript file comes back as JavaScript from the user's loader registered before these hooks
+  // (tsx, ts-node/esm: `"type": "module"`, `.mts`), with an inline source map back to the .ts lines
   const r = await nextLoad(url, context);
   if (r.format !== 'module' || r.source == null) return r;
   const file = fileURLToPath(url);
