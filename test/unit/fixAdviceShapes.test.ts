@@ -88,6 +88,27 @@ test('lost update: both threads read the same value and each wrote its result (R
   assert.equal(b.kind, 'atomicity-violation', 'the kind is unchanged');
 });
 
+test('one update statement run twice by a thread (count++ in a loop): a lost update whichever pattern leads — W1 W2 W1, W1 R2 W1 — never "between Hit.java:17 and Hit.java:17" (issue 43)', async () => {
+  const H = at('HitCounter.java', 'app.HitCounter.hit');
+  const c = `app.HitCounter.count S17 ${H}`;
+  // thread 1 increments twice, thread 2 once in between: its update is overwritten (one recording led with W1 W2 W1 …)
+  const writes = await onlyBug({
+    fail: [`R1 ${c} @value=0`, `W1 ${c} @value=1`, `R1 ${c} @value=1`, `R2 ${c} @value=1`, `W2 ${c} @value=2`, `W1 ${c} @value=2`],
+    pass: [`R1 ${c} @value=0`, `W1 ${c} @value=1`, `R1 ${c} @value=1`, `W1 ${c} @value=2`, `R2 ${c} @value=2`, `W2 ${c} @value=3`],
+  });
+  // … another with W1 R2 W1: thread 2 read between thread 1's two updates
+  const read = await onlyBug({
+    fail: [`R1 ${c} @value=0`, `W1 ${c} @value=1`, `R2 ${c} @value=1`, `R1 ${c} @value=1`, `W1 ${c} @value=2`, `W2 ${c} @value=2`],
+    pass: [`R1 ${c} @value=0`, `W1 ${c} @value=1`, `R1 ${c} @value=1`, `W1 ${c} @value=2`, `R2 ${c} @value=2`, `W2 ${c} @value=3`],
+  });
+  for (const b of [writes, read]) {
+    assert.equal(b.advice.shape, 'lost-update', b.advice.headline);
+    assert.match(b.advice.headline, /update is lost\.$/);
+    assert.match(b.advice.steps[0], /^Make the read-modify-write of HitCounter\.count one atomic step: an AtomicInteger/);
+    assert.doesNotMatch(b.advice.steps.join('\n'), /between HitCounter\.java:17 and HitCounter\.java:17/);
+  }
+});
+
 test('check-then-act: the second write continues from the first (1 → 0 → -1): a stale check, not a lost update', async () => {
   const S = at('Shop.java', 'app.Shop.take');
   const b = await onlyBug({

@@ -243,6 +243,7 @@ function atomicityShape(ctx: Ctx, kind: BugKind): AdviceShape {
   if (oneObject && acc.every((a) => a.call === undefined && !a.library)) {
     if (isLazyInit(ctx)) return 'lazy-initialisation';
     if (kindOf(acc) === 'RWW') return readModifyWrite(acc) ? 'lost-update' : 'check-then-act';
+    if (repeatedUpdate(outer)) return 'lost-update';
   }
   if (kind === 'multi-variable-atomicity-violation') return 'multi-variable';
   return outer[0].type === 'W' ? 'intermediate-state' : 'check-then-act';
@@ -305,6 +306,17 @@ function isLazyInit(ctx: Ctx): boolean {
   if (!seq.some((x) => x.access.type === 'W' && objectType(x.access.value) !== undefined)) return false;
   // the thread that saw null creates one too (the check-then-create), in this pattern or another of the bug's
   return all.some((x) => x.lane === r.lane && x.access.type === 'W' && x.access.variable === r.access.variable);
+}
+
+/**
+ * The outer thread's two writes are one statement run twice (the same line: an update in a loop,
+ * `count++`), the other thread's access in between: not a two-step update whose middle was seen
+ * ("intermediate state", "lock between Hit.java:17 and Hit.java:17"), but two threads running the
+ * same update at once — the other thread's update is overwritten. Which of W1 W2 W1, W1 R2 W1 and
+ * R1 W2 W1 leads a bug varies between recordings of the same race (issue 43); all three tell one story.
+ */
+function repeatedUpdate(outer: readonly MatrixAccess[]): boolean {
+  return outer.length === 2 && outer.every((a) => a.type === 'W') && outer[0].file === outer[1].file && outer[0].line === outer[1].line;
 }
 
 /**
