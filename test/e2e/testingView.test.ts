@@ -2,7 +2,7 @@
  * End to end in a real VS Code (code-server), issue 29 point 5: the Testing view's "Run with Braid"
  * profile. A user opens the sample JUnit 5 project (no build tool; Debian's junit5 jars), opens the
  * Testing view and runs the flaky test with Braid's profile from the Test Explorer: Braid's controller
- * records the test N times with noise once, the test is marked failed with "failed k of N (x %)" beside
+ * records the test N times with noise once, the test is marked failed with "✗ k/N · x %" beside
  * it, Test Results lists "flaky: failed k of N runs with noise", the assertion and the root cause; the
  * peek (opened from the failure's inline message: VS Code 1.100 does not open it by itself,
  * testing.automaticallyOpenPeekView defaults to never) names the root cause, and **Show the Root
@@ -104,14 +104,20 @@ describe('end to end in VS Code: Testing view → Run with Braid → flaky, k of
   });
 
   let failed = 0;
-  step('run the test with Braid from the Test Explorer: recorded once, 20 runs, marked failed "failed k of 20"', async () => {
+  step('run the test with Braid from the Test Explorer: recorded once (after the first-run warning), 20 runs, marked failed "✗ k/20"', async () => {
     const row = explorerRow(TEST).first();
     await row.hover();
     await row.locator('.action-label[aria-label^="Run Test"]').click();
-    const done = explorerRow(new RegExp(`${TEST}\\s*failed (\\d+) of ${RUNS} \\(\\d+ %\\)`)).first();
+    // the first ▷ says once that it starts a long recording (issue 43), and asks to go on
+    const dialog = page.locator('.monaco-dialog-box').filter({ hasText: /Run with Braid records the test/ });
+    await dialog.waitFor({ state: 'visible' });
+    await wb.extraScreenshot('first-run-warning');
+    await dialog.getByRole('button', { name: 'Record' }).click();
+    // the result beside the test, short enough for the default width: ✗ k/20 · x %
+    const done = explorerRow(new RegExp(`${TEST}\\s*✗ (\\d+)/${RUNS} · \\d+(\\.\\d)? %`)).first();
     await done.waitFor({ state: 'visible', timeout: 6 * 60_000 });
     await runEnded();
-    failed = Number(new RegExp(`failed (\\d+) of ${RUNS}`).exec(await done.innerText())![1]);
+    failed = Number(new RegExp(`✗ (\\d+)/${RUNS}`).exec(await done.innerText())![1]);
     log(`failed ${failed} of ${RUNS}`);
     assert.ok(failed > 0 && failed <= RUNS);
     // marked failed: the row's state icon
