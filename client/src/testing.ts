@@ -37,6 +37,8 @@ const TEST_SOURCE_GLOB = '**/*.{java,js,mjs,cjs,jsx,ts,mts,cts,tsx}';
 /** the root-cause button of a flaky test's messages (package.json `testing/message/content`) and their Markdown link */
 export const ROOT_CAUSE_COMMAND = 'braid.testing.showRootCause';
 export const FLAKY_MESSAGE_CONTEXT = 'braid.flaky';
+/** "Run with Braid" on a test's row, its context menu and the gutter (issue 43: every built-in button says "Run Test") */
+export const RUN_WITH_BRAID_COMMAND = 'braid.testing.runWithBraid';
 
 type Client = Pick<LanguageClient, 'sendRequest' | 'onNotification'>;
 type RootCause = NonNullable<TestRunReportDto['rootCause']>;
@@ -124,6 +126,7 @@ export class BraidTesting implements vscode.Disposable {
     this.disposables.push(
       ctrl,
       vscode.commands.registerCommand(ROOT_CAUSE_COMMAND, (arg?: unknown) => this.showRootCause(arg)),
+      vscode.commands.registerCommand(RUN_WITH_BRAID_COMMAND, (...items: unknown[]) => this.runItems(items)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('braid.record.runs')) this.profile.label = profileLabel();
       }),
@@ -236,6 +239,25 @@ export class BraidTesting implements vscode.Disposable {
     return [...new Map(chosen.filter((i) => !insideChosen(i)).map((i) => [i.id, i])).values()];
   }
 
+  /** Run with Braid from a test's menu or the gutter: the items given (VS Code passes the clicked one, and the selection). */
+  runItems(args: unknown[]): Promise<void> {
+    const ids = new Set<string>();
+    for (const a of args.flat()) {
+      const id = (a as { id?: unknown } | undefined)?.id;
+      if (typeof id === 'string') ids.add(id);
+    }
+    const items: vscode.TestItem[] = [];
+    const find = (c: vscode.TestItemCollection) =>
+      c.forEach((i) => {
+        if (ids.has(i.id)) items.push(i);
+        find(i.children);
+      });
+    find(this.controller.items);
+    if (!items.length) return Promise.resolve();
+    // the Testing view's stop button cancels it (the run's own token, run.token)
+    return this.enqueue(new vscode.TestRunRequest(items, undefined, this.profile), new vscode.CancellationTokenSource().token);
+  }
+
   /** Once: says that ▷ starts a long recording, and asks to go on. */
   private async acknowledged(): Promise<boolean> {
     const state = this.context?.globalState;
@@ -252,12 +274,18 @@ export class BraidTesting implements vscode.Disposable {
     const run = this.controller.createTestRun(request, 'Braid', true);
     const items = this.collect(request);
     for (const it of items) run.enqueued(it);
+    // cancelled by the profile's token or the run's own (a run started from Run with Braid's menu)
+    const cancel = new vscode.CancellationTokenSource();
+    const subs = [token.onCancellationRequested(() => cancel.cancel()), ...(run.token ? [run.token.onCancellationRequested(() => cancel.cancel())] : [])];
+    if (token.isCancellationRequested || run.token?.isCancellationRequested) cancel.cancel();
     try {
       for (const it of items) {
-        if (token.isCancellationRequested) run.skipped(it);
-        else await this.runOne(run, it, token);
+        if (cancel.token.isCancellationRequested) run.skipped(it);
+        else await this.runOne(run, it, cancel.token);
       }
     } finally {
+      for (const s of subs) s.dispose();
+      cancel.dispose();
       run.end();
     }
   }

@@ -191,6 +191,27 @@ export function cancellation(): { token: { isCancellationRequested: boolean; onC
   };
 }
 
+/** vscode.CancellationTokenSource over cancellation() */
+export class CancellationTokenSource {
+  private readonly c = cancellation();
+  get token() {
+    return this.c.token;
+  }
+  cancel(): void {
+    if (!this.c.token.isCancellationRequested) this.c.cancel();
+  }
+  dispose(): void {}
+}
+
+/** vscode.TestRunRequest */
+export class TestRunRequest {
+  constructor(
+    readonly include?: unknown[],
+    readonly exclude?: unknown[],
+    readonly profile?: unknown,
+  ) {}
+}
+
 /** file watchers and document events the test fires */
 export const events = {
   watcher: { create: [] as Listener[], change: [] as Listener[], delete: [] as Listener[] },
@@ -205,7 +226,7 @@ export function useTestingMock(folders: string[]): void {
   installed = true;
   // the module object `require('vscode')` answers with (not this file's import of it, a copy)
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  Object.assign(require('./vscodeMock') as Record<string, unknown>, { tests, TestMessage, TestRunProfileKind, Location, Range, Position });
+  Object.assign(require('./vscodeMock') as Record<string, unknown>, { tests, TestMessage, TestRunProfileKind, Location, Range, Position, CancellationTokenSource, TestRunRequest });
   const md = mock.MarkdownString.prototype as unknown as { appendText?(s: string): unknown; value: string };
   if (!md.appendText) {
     md.appendText = function (this: { value: string }, s: string) {

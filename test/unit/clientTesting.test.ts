@@ -338,3 +338,15 @@ test('progress lines stay short enough to be rewritten in place', () => {
   assert.match(long, /^30 runs · 9 failed · lead P14 on bank\.Account\.balance.*…$/);
   assert.equal(progressText({ done: 3, total: 20, failed: 1, passed: 2 }, false), '3/20 runs · 1 failed, 2 passed');
 });
+
+test('"Run with Braid" from a test\'s menu or the gutter records that test with Braid\'s profile (issue 43)', async () => {
+  const reg = commands.registered.get('braid.testing.runWithBraid');
+  assert.ok(reg, 'the command is registered');
+  await reg!(item(METHOD));
+  const run = ctrl.runs[ctrl.runs.length - 1];
+  assert.deepEqual(run.events.map((e) => e.slice(0, 2)), [['enqueued', METHOD], ['started', METHOD], ['failed', METHOD]]);
+  assert.ok(requests.some((r) => r[0] === 'braid/record'));
+  const before = ctrl.runs.length;
+  await reg!({ id: 'no-such-test' });
+  assert.equal(ctrl.runs.length, before, 'an unknown item records nothing');
+});
