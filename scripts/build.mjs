@@ -38,7 +38,8 @@ for (const e of entries) {
   await build({ ...common, entryPoints: [e.in], outfile: e.out, ...(e.format ? { format: e.format } : {}) });
 }
 if (existsSync(path.join(root, 'client/src/extension.ts'))) {
-  await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] });
+  // ES modules first: jsonc-parser's UMD build loads './impl/format' at run time, which a bundle does not hold
+  await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], mainFields: ['module', 'main'] });
 }
 
 // Webviews (Tracer, UNICORN, GRIFFIN, bug graph) → dist/webview/

@@ -66,7 +66,8 @@ export async function packageVsix(outFile, { stage = path.join(path.dirname(outF
     ['server/src/recorder/node/hook.ts', 'braid-node-hook.mjs', [], 'esm'],
     ['server/src/recorder/node/loader.ts', 'braid-node-loader.mjs', [], 'esm'],
   ];
-  await Promise.all(entries.map(([entry, out, external, format]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [], ...(format ? { format } : {}) })));
+  // the extension: ES modules first (jsonc-parser's UMD build loads './impl/format' at run time, which a bundle does not hold)
+  await Promise.all(entries.map(([entry, out, external, format]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [], ...(format ? { format } : {}), ...(out === 'extension.js' ? { mainFields: ['module', 'main'] } : {}) })));
   await buildWebviews({ production: true, outdir: path.join(stage, 'dist', 'webview') });
   // every file the .vscodeignore lets through by exact name must exist (catches a bundle added to build.mjs but not here)
   for (const line of readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n')) {
