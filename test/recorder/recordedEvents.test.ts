@@ -36,3 +36,31 @@ test('locks are ACQ/REL at their lines; static initializers and synthetic fields
   assert.ok(at('R').includes(lineOf('value++;')) && at('W').includes(lineOf('value++;')));
   assert.ok(names.some((n) => n.endsWith('value')), String(names));
 });
+
+/** 1-based line of the first line of atomicref/Subscribers.java containing `marker`. */
+function atomicLine(marker: string): number {
+  const k = readFileSync(path.join(fixturesDir, 'atomicref/Subscribers.java'), 'utf8').split('\n').findIndex((l) => l.includes(marker));
+  assert.ok(k >= 0, marker);
+  return k + 1;
+}
+
+test('calls on java.util.concurrent.atomic objects are accesses of the atomic (issue 38: RxJava\'s AtomicReference state was invisible): get → R, set / incrementAndGet → W, at the call line', async () => {
+  const s = await record('atomicref', 'atomicref.Subscribers', { runs: 1, include: ['atomicref'], noise: 0 });
+  const lines = readFileSync(s.traces[0], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const locs = new Map<number, { line: number; call?: string }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+  const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+  const events = (lines.filter((l) => Array.isArray(l)) as unknown[][]).filter((e) => e[2] === 'R' || e[2] === 'W');
+  const seen = events.map((e) => `${e[2]} ${vars.get(e[3] as number)} ${locs.get(e[4] as number)!.line} ${locs.get(e[4] as number)!.call ?? ''}`);
+  const ref = 'java.util.concurrent.atomic.AtomicReference';
+  const int = 'java.util.concurrent.atomic.AtomicInteger';
+  for (const want of [
+    `R ${ref} ${atomicLine('// get')} ${ref}.get`,
+    `W ${ref} ${atomicLine('// set')} ${ref}.set`,
+    `W ${int} ${atomicLine('// count')} ${int}.incrementAndGet`,
+    `R ${ref} ${atomicLine('// final read')} ${ref}.get`,
+  ])
+    assert.ok(seen.includes(want), `${want} in:\n${seen.join('\n')}`);
+  // two threads each get and set the one AtomicReference: the accesses of both threads are there
+  const threads = new Set(events.filter((e) => vars.get(e[3] as number) === ref && locs.get(e[4] as number)!.line === atomicLine('// set')).map((e) => e[1]));
+  assert.equal(threads.size, 2, 'both adding threads recorded');
+});

@@ -179,6 +179,19 @@ test('compound action on a thread-safe collection: containsKey then put on a Con
   assert.match(b.advice.steps[0], /^Replace the sequence \(containsKey at Registry\.java:10, then put at Registry\.java:11 in Registry\.register\) by one atomic call of the ConcurrentHashMap: computeIfAbsent, putIfAbsent, merge/);
 });
 
+test('compound action on an atomic: get then set on an AtomicReference (RxJava\'s subscriber arrays) is advised a compareAndSet loop, never an iteration', async () => {
+  const A = 'java.util.concurrent.atomic.AtomicReference';
+  const S = `${at('Subscribers.java', 'app.Subscribers.add')} @obj=4`;
+  const get = `${A} S18 ${S} @call=${A}.get`;
+  const set = `${A} S21 ${S} @call=${A}.set`;
+  const b = await onlyBug({ fail: [`R1 ${get}`, `R2 ${get}`, `W2 ${set}`, `W1 ${set}`], pass: [`R1 ${get}`, `W1 ${set}`, `R2 ${get}`, `W2 ${set}`] });
+  assert.equal(b.advice.shape, 'compound-on-thread-safe-collection');
+  assert.equal(b.advice.headline, 'Both threads called `AtomicReference.get` at Subscribers.java:18 before either called `set` at line 21: each call on the `AtomicReference` is atomic, but the two together are not.');
+  assert.match(b.advice.steps[0], /by one atomic call of the AtomicReference: updateAndGet .*compareAndSet\(expected, updated\) retried in a loop/);
+  assert.match(b.advice.steps[1], /an AtomicReference has no lock of its own/);
+  assert.match(b.advice.steps[2], /that is what compareAndSet is for/);
+});
+
 test('iteration while modified: a reader iterates a list while a writer adds to it', async () => {
   const next = `java.util.ArrayList S20 ${at('Report.java', 'app.Report.print')} @obj=5 @call=java.util.Iterator.next`;
   const add = `java.util.ArrayList S31 ${at('Feed.java', 'app.Feed.add')} @obj=5 @call=java.util.ArrayList.add`;

@@ -428,15 +428,19 @@ function tell(ctx: Ctx, shape: AdviceShape, t: Told): { headline: string; steps?
         ? 'computeIfAbsent, putIfAbsent, merge, compute, or replace(key, expected, updated)'
         : /CopyOnWrite/.test(r.variable)
           ? 'addIfAbsent, removeIf, or replaceAll'
+          : isAtomicType(r.variable)
+            ? 'updateAndGet / accumulateAndGet (or getAndSet), or compareAndSet(expected, updated) retried in a loop until it succeeds'
           : 'one call that does the whole change (e.g. removeIf, addAll)';
       return {
         headline,
         steps: [
           `Replace the sequence (${outer.map((a) => `${callName(a)} at ${loc(a.file, [a.line])}`).join(', then ')} in ${M}) by one atomic call of the ${T}: ${atomic}.`,
-          /Concurrent/.test(r.variable)
-            ? `Or hold one lock over the whole sequence in ${t.region.text} and around every other change of the ${T}${t.region.method === t.intruder.method ? '' : ` (${t.intruder.text})`}; a ${T} has no lock of its own to borrow, so an atomic call is usually simpler.`
+          /Concurrent|\.atomic\./.test(r.variable)
+            ? `Or hold one lock over the whole sequence in ${t.region.text} and around every other change of the ${T}${t.region.method === t.intruder.method ? '' : ` (${t.intruder.text})`}; ${/^[AEIOU]/.test(T) ? 'an' : 'a'} ${T} has no lock of its own to borrow, so an atomic call is usually simpler.`
             : `Or hold the collection's own lock over the whole sequence — synchronized (the ${T}) { … } in ${t.region.text} — as its other users' single calls take that same lock.`,
-          `Each call of a thread-safe collection is atomic; a check followed by an action on it is not, whatever the collection.`,
+          isAtomicType(r.variable)
+            ? `Each call on an atomic is atomic; a get followed by a set on it is not — that is what compareAndSet is for.`
+            : `Each call of a thread-safe collection is atomic; a check followed by an action on it is not, whatever the collection.`,
         ],
       };
     }
@@ -722,7 +726,13 @@ function isIterationCall(a: MatrixAccess): boolean {
   const owner = simpleClassName(ownerOf(c));
   const name = c.slice(c.lastIndexOf('.') + 1);
   if (isIteratorOwner(owner)) return true;
+  if (isAtomicType(a.variable)) return false;
   return isMapType(a.variable) ? MAP_ITERATION.has(name) : !/StringBuilder|StringBuffer/.test(a.variable) && ITERATION.has(name);
+}
+
+/** java.util.concurrent.atomic's AtomicReference, AtomicInteger, …Array: recorded as library calls (each atomic). */
+function isAtomicType(type: string): boolean {
+  return /^java\.util\.concurrent\.atomic\.Atomic\w+$/.test(type);
 }
 
 function isMapType(type: string): boolean {
@@ -731,7 +741,7 @@ function isMapType(type: string): boolean {
 
 /** Each call is atomic: Vector, Hashtable, java.util.concurrent collections, Collections.synchronized… wrappers. */
 function isThreadSafeType(type: string): boolean {
-  return /^java\.util\.(Vector|Stack|Hashtable|Properties|Collections\$Synchronized\w+|concurrent\.\w+)$/.test(type);
+  return /^java\.util\.(Vector|Stack|Hashtable|Properties|Collections\$Synchronized\w+|concurrent\.\w+|concurrent\.atomic\.Atomic\w+)$/.test(type);
 }
 
 /** The class whose constructor makes the write (a `<init>` frame on its stack), if any. */

@@ -47,7 +47,12 @@ final class CallStubs {
       U + "concurrent/ConcurrentNavigableMap", U + "concurrent/ConcurrentHashMap",
       U + "concurrent/ConcurrentSkipListMap", U + "concurrent/ConcurrentSkipListSet",
       U + "concurrent/CopyOnWriteArrayList", U + "concurrent/CopyOnWriteArraySet",
-      U + "concurrent/ConcurrentLinkedQueue", U + "concurrent/ConcurrentLinkedDeque"));
+      U + "concurrent/ConcurrentLinkedQueue", U + "concurrent/ConcurrentLinkedDeque",
+      // atomics (issue 38): each call atomic, a get-then-set sequence not; their state is otherwise invisible
+      U + "concurrent/atomic/AtomicReference", U + "concurrent/atomic/AtomicInteger",
+      U + "concurrent/atomic/AtomicLong", U + "concurrent/atomic/AtomicBoolean",
+      U + "concurrent/atomic/AtomicReferenceArray", U + "concurrent/atomic/AtomicIntegerArray",
+      U + "concurrent/atomic/AtomicLongArray"));
   private static final Set<String> IGNORED = new HashSet<>(Arrays.asList(
       "getClass", "hashCode", "equals", "wait", "notify", "notifyAll", "clone", "<init>", "stream",
       "parallelStream", "spliterator", "chars", "codePoints"));
@@ -59,7 +64,14 @@ final class CallStubs {
       "computeIfAbsent", "computeIfPresent", "merge", "sort", "trimToSize", "ensureCapacity", "append",
       "appendCodePoint", "insert", "delete", "deleteCharAt", "setLength", "setCharAt", "reverse",
       "addElement", "insertElementAt", "removeElement", "removeElementAt", "removeAllElements",
-      "setElementAt", "setSize", "addIfAbsent", "addAllAbsent"));
+      "setElementAt", "setSize", "addIfAbsent", "addAllAbsent",
+      // atomics: every call that may change the value (a failed compareAndSet too: it is the "act")
+      "lazySet", "setPlain", "setOpaque", "setRelease", "compareAndSet", "weakCompareAndSet",
+      "weakCompareAndSetPlain", "weakCompareAndSetVolatile", "weakCompareAndSetAcquire",
+      "weakCompareAndSetRelease", "compareAndExchange", "compareAndExchangeAcquire",
+      "compareAndExchangeRelease", "getAndSet", "getAndIncrement", "getAndDecrement", "getAndAdd",
+      "incrementAndGet", "decrementAndGet", "addAndGet", "getAndUpdate", "updateAndGet",
+      "getAndAccumulate", "accumulateAndGet"));
   /**
    * Calls whose first argument is a key (maps) or an element (sets): on a thread-safe map or set
    * ({@link LibraryAccess#callKeyed}) they are accesses of that key, not of the whole collection.

@@ -28,7 +28,12 @@ public final class LibraryAccess {
     "java.util.concurrent.ConcurrentSkipListMap", "java.util.concurrent.ConcurrentSkipListSet",
     "java.util.concurrent.CopyOnWriteArrayList", "java.util.concurrent.CopyOnWriteArraySet",
     "java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedDeque",
-    "java.util.Collections$SynchronizedCollection", "java.util.Collections$SynchronizedMap"
+    "java.util.Collections$SynchronizedCollection", "java.util.Collections$SynchronizedMap",
+    // atomics (issue 38): a get() then set() of an AtomicReference is a check-then-act like any other
+    "java.util.concurrent.atomic.AtomicReference", "java.util.concurrent.atomic.AtomicInteger",
+    "java.util.concurrent.atomic.AtomicLong", "java.util.concurrent.atomic.AtomicBoolean",
+    "java.util.concurrent.atomic.AtomicReferenceArray", "java.util.concurrent.atomic.AtomicIntegerArray",
+    "java.util.concurrent.atomic.AtomicLongArray"
   };
   private static final int NT = TYPES.length;
   private static final int[] TYPE_VAR = new int[NT];
