@@ -91,5 +91,20 @@ describe('Testing view requests on the sample JUnit 5 project', () => {
       assert.deepEqual([report.outcome, report.summary, report.suggestTriggerPoints], ['passed', 'passed 4 of 4 with noise', true]);
     }
     assert.match(report.output.join('\n'), new RegExp(`Traces: ${result.outDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    // the recording knows the code it ran (issue 43): its sources.json stamps the test and the class under test
+    const stamp = JSON.parse(readFileSync(path.join(result.outDir, 'sources.json'), 'utf8')) as { files: Record<string, string> };
+    assert.match(stamp.files[TEST] ?? '', /^[0-9a-f]{64}$/);
+  });
+
+  test('a test that does not exist: JUnit\'s own words, not "the command never reached the program" (issue 43)', { skip: !canRecord && 'needs Debian junit5 and dist/braid-agent.jar (npm run build)', timeout: 240_000 }, async () => {
+    const plan: TestCommandResult = await s.connection.sendRequest('braid/testCommand', { uri, className: 'bank.AccountTest', framework: 'junit5', method: 'noSuchTest' });
+    await assert.rejects(
+      s.connection.sendRequest('braid/record', { command: plan.command, runs: 2, jobs: 1, noise: 0.1, include: plan.include, name: plan.name, cwd: plan.cwd, prepare: plan.prepare, timeoutSeconds: 60 }),
+      (err: Error) => {
+        assert.match(err.message, /^The test was not found: .*noSuchTest.*\. Nothing was recorded\.$/);
+        assert.doesNotMatch(err.message, /never reached the program|\u001b/);
+        return true;
+      },
+    );
   });
 });
