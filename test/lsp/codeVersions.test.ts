@@ -68,6 +68,9 @@ test('a recording of older code is listed apart, and the recording of the edited
     assert.deepEqual(runs.older![0].changed, [SRC]);
     assert.deepEqual([runs.older![0].runs, runs.older![0].failed], [6, first.executions.failed]);
     assert.equal(runs.older![0].files.length, 6);
+    // no lens of the old code's bug is left on the file
+    const lenses = (await s.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as { command?: { title: string } }[];
+    assert.deepEqual(lenses.map((l) => l.command?.title).filter((t) => /Bug \d|rank \d/.test(t ?? '')), []);
 
     // a recording of the edited code: analyzed alone, 6 runs (not 12)
     since = s.notes.length;
