@@ -64,3 +64,23 @@ test('calls on java.util.concurrent.atomic objects are accesses of the atomic (i
   const threads = new Set(events.filter((e) => vars.get(e[3] as number) === ref && locs.get(e[4] as number)!.line === atomicLine('// set')).map((e) => e[1]));
   assert.equal(threads.size, 2, 'both adding threads recorded');
 });
+
+test('a stream of a recorded collection stands for it: stream() and the terminal operation (sum) are reads of the list at their lines, the adder\'s add a write (issue 38: micrometer #345\'s children.stream() was not recorded)', async () => {
+  const src = readFileSync(path.join(fixturesDir, 'streamread/Totals.java'), 'utf8').split('\n');
+  const lineAt = (marker: string) => src.findIndex((l) => l.includes(marker)) + 1;
+  const s = await record('streamread', 'streamread.Totals', { runs: 1, include: ['streamread'], noise: 0 });
+  const lines = readFileSync(s.traces[0], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const locs = new Map<number, { line: number; call?: string }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+  const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+  const events = (lines.filter((l) => Array.isArray(l)) as unknown[][]).filter((e) => e[2] === 'R' || e[2] === 'W');
+  const seen = events.map((e) => `${e[2]} ${vars.get(e[3] as number)} ${locs.get(e[4] as number)!.line} ${locs.get(e[4] as number)!.call ?? ''}`);
+  for (const want of [
+    `R java.util.ArrayList ${lineAt('// stream')} java.util.ArrayList.stream`,
+    `R java.util.ArrayList ${lineAt('// terminal')} java.util.stream.IntStream.sum`,
+    `W java.util.ArrayList ${lineAt('// add')} java.util.ArrayList.add`,
+  ])
+    assert.ok(seen.includes(want), `${want} in:\n${seen.join('\n')}`);
+  // every stream call is of the one list: one object id for the stream's reads and the add
+  const objs = new Set(events.filter((e) => vars.get(e[3] as number) === 'java.util.ArrayList').map((e) => e[6]));
+  assert.equal(objs.size, 1, `one list: ${[...objs].join(', ')}`);
+});

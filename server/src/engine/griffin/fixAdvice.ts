@@ -713,7 +713,7 @@ function callText(a: MatrixAccess, withType: boolean): string {
 }
 
 function isIteratorOwner(owner: string): boolean {
-  return /^(Iterator|ListIterator|Spliterator|Enumeration|PrimitiveIterator\.\w+)$/.test(owner);
+  return /^(Iterator|ListIterator|Spliterator|Enumeration|PrimitiveIterator\.\w+|BaseStream|Stream|IntStream|LongStream|DoubleStream)$/.test(owner);
 }
 
 const ITERATION = new Set(['iterator', 'listIterator', 'spliterator', 'forEach', 'stream', 'parallelStream', 'toArray', 'get', 'size', 'isEmpty', 'elementAt', 'elements', 'subList', 'indexOf', 'keySet', 'values', 'entrySet']);

@@ -52,10 +52,13 @@ final class CallStubs {
       U + "concurrent/atomic/AtomicReference", U + "concurrent/atomic/AtomicInteger",
       U + "concurrent/atomic/AtomicLong", U + "concurrent/atomic/AtomicBoolean",
       U + "concurrent/atomic/AtomicReferenceArray", U + "concurrent/atomic/AtomicIntegerArray",
-      U + "concurrent/atomic/AtomicLongArray"));
+      U + "concurrent/atomic/AtomicLongArray",
+      // streams over a recorded collection (issue 38): views of it, each call a read of the collection
+      U + "stream/BaseStream", U + "stream/Stream", U + "stream/IntStream", U + "stream/LongStream",
+      U + "stream/DoubleStream"));
   private static final Set<String> IGNORED = new HashSet<>(Arrays.asList(
-      "getClass", "hashCode", "equals", "wait", "notify", "notifyAll", "clone", "<init>", "stream",
-      "parallelStream", "spliterator", "chars", "codePoints"));
+      "getClass", "hashCode", "equals", "wait", "notify", "notifyAll", "clone", "<init>", "spliterator",
+      "chars", "codePoints"));
   private static final Set<String> MUTATORS = new HashSet<>(Arrays.asList(
       "add", "addAll", "addFirst", "addLast", "offer", "offerFirst", "offerLast", "push", "pop", "poll",
       "pollFirst", "pollLast", "pollFirstEntry", "pollLastEntry", "remove", "removeAll", "removeIf",
@@ -83,7 +86,15 @@ final class CallStubs {
       "iterator", "listIterator", "descendingIterator", "keySet", "values", "entrySet", "subList",
       "headMap", "tailMap", "subMap", "headSet", "tailSet", "subSet", "descendingMap", "descendingSet",
       "navigableKeySet", "descendingKeySet", "reversed", "sequencedKeySet", "sequencedValues",
-      "sequencedEntrySet"));
+      "sequencedEntrySet", "stream", "parallelStream"));
+  /**
+   * A stream of a recorded collection ({@code stream()}, a view) and every stream made from it stand
+   * for the collection: its terminal operation (forEach, collect, count, …) is the read that iterates it.
+   */
+  private static final Set<String> STREAM_VIEWS = new HashSet<>(Arrays.asList(
+      "map", "filter", "flatMap", "mapToInt", "mapToLong", "mapToDouble", "mapToObj", "boxed", "sorted",
+      "distinct", "limit", "skip", "peek", "parallel", "sequential", "unordered", "onClose", "takeWhile",
+      "dropWhile", "asLongStream", "asDoubleStream", "mapMulti"));
   private static final Set<String> ASSERT_OWNERS = new HashSet<>(Arrays.asList(
       "org/junit/Assert", "org/junit/jupiter/api/Assertions", "junit/framework/Assert",
       "junit/framework/TestCase", "org/testng/Assert", "org/testng/AssertJUnit"));
@@ -188,7 +199,7 @@ final class CallStubs {
     // forcing plans: the call's access is performed once the call has returned (LibraryAccess.called)
     if (dev.braid.agent.runtime.Forcing.installed()) mv.visitMethodInsn(Opcodes.INVOKESTATIC, LA, "called", "()V", false);
     Type ret = Type.getReturnType(descriptor);
-    if (VIEWS.contains(name) && ret.getSort() == Type.OBJECT) {
+    if ((VIEWS.contains(name) || callOwner.startsWith(U + "stream/") && STREAM_VIEWS.contains(name)) && ret.getSort() == Type.OBJECT) {
       // LibraryAccess.view(result, receiver, site)
       mv.visitInsn(Opcodes.DUP);
       mv.visitVarInsn(Opcodes.ALOAD, 0);
