@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { classPathProblem, commandLine, inferTestCommand, mainClassOf, suggestRecordCommand, TestCommandError } from '../../server/src/recorder/testCommand';
+import { classPathProblem, commandLine, inferTestCommand, mainClassOf, mavenReactor, suggestRecordCommand, surefireSettingsIn, TestCommandError } from '../../server/src/recorder/testCommand';
 import { blankJava, findTests } from '../../server/src/recorder/testDiscovery';
 
 function project(files: Record<string, string>): string {
@@ -47,9 +47,10 @@ test('Maven project with a console launcher: test-compile, the test class path r
   const p = inferTestCommand(dir, target(dir, 'transfer'), { javaLibs: [] });
   assert.equal(p.tool, 'maven');
   assert.deepEqual(p.prepare, [
-    { command: ['mvn', '-o', '-q', 'test-compile'], cwd: dir },
+    // the build and class path steps may download on first use (a fresh ~/.m2); the recorded runs never do (-o)
+    { command: ['mvn', '-q', 'test-compile'], cwd: dir },
     {
-      command: ['mvn', '-o', '-q', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath', '-Dmdep.includeScope=test', `-Dmdep.outputFile=${cpFile}`],
+      command: ['mvn', '-q', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath', '-Dmdep.includeScope=test', `-Dmdep.outputFile=${cpFile}`],
       cwd: dir,
       orElse: { command: ['mvn', '-o', '-q', 'test', '-Dtest=AccountTest#transfer', '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'], classPathFile: cpFile },
     },
@@ -67,6 +68,31 @@ test('Maven project with a console launcher: test-compile, the test class path r
   assert.equal(m.cwd, path.join(dir, 'core'));
   assert.ok(m.prepare[1].command.at(-1)!.endsWith(path.join('maven', 'core.test-classpath')));
   assert.ok(m.command.includes(path.join(dir, 'core', 'target', 'test-classes')));
+  // a module of the reactor (listed in the top pom): the steps from the top pom, for the module and what it depends on
+  writeFileSync(path.join(dir, 'pom.xml'), '<project><modules><!-- <module>old</module> --><module>core</module></modules></project>');
+  assert.deepEqual(mavenReactor(dir, path.join(dir, 'core')), { top: dir, module: 'core' });
+  assert.equal(mavenReactor(dir, dir), undefined);
+  const r = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] });
+  const reactor = ['-f', path.join(dir, 'pom.xml'), '-pl', 'core', '-am'];
+  assert.deepEqual(r.prepare.map((s) => [s.command.slice(0, 8), s.cwd]), [
+    [['mvn', '-q', ...reactor, 'test-compile'], dir],
+    [['mvn', '-q', ...reactor, 'test-compile'], dir],
+  ]);
+  assert.equal(r.prepare[1].command[8], 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath');
+  assert.deepEqual(r.prepare[1].orElse?.command.slice(0, 9), ['mvn', '-o', '-q', ...reactor, 'test']);
+  assert.equal(r.cwd, path.join(dir, 'core'), 'the test runs in its module, as surefire runs it');
+  assert.equal(r.notes, undefined);
+  // surefire settings the console launcher does not apply: said, with the pom that has them
+  writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project><build><plugins><plugin><artifactId>maven-surefire-plugin</artifactId><configuration><!-- <argLine>-Dold</argLine> --><systemPropertyVariables><a>1</a></systemPropertyVariables><workingDirectory>w</workingDirectory></configuration></plugin></plugins></build></project>');
+  assert.deepEqual(surefireSettingsIn(dir, path.join(dir, 'core')), ['systemPropertyVariables (core/pom.xml)', 'workingDirectory (core/pom.xml)']);
+  assert.match(String(inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] }).notes), /^surefire's systemPropertyVariables \(core\/pom\.xml\), workingDirectory \(core\/pom\.xml\) are not applied to the runs .*--via-build-tool/);
+  // nested two folders down, through an intermediate aggregator
+  mkdirSync(path.join(dir, 'core', 'sub'));
+  writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project><modules><module>sub</module></modules></project>');
+  assert.deepEqual(mavenReactor(dir, path.join(dir, 'core', 'sub')), { top: dir, module: 'core/sub' });
+  // a pom in between that does not list the module ends the reactor
+  writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project/>');
+  assert.equal(mavenReactor(dir, path.join(dir, 'core', 'sub')), undefined);
 });
 
 test('Maven: classPathProblem says why a class path file cannot be used', (t) => {

@@ -320,6 +320,8 @@ export async function runTestCommand(argv: string[]): Promise<number> {
     // the steps a fix check reruns (recording.json): those that ran
     if (plan.prepare.length) options = { ...options, ...(done.length ? { prepare: done } : { prepare: undefined }) };
     if (runsBuildTool(plan)) options = { ...options, jobs: 1 };
+    // the plan's notes are about the console launcher's runs (not when each run went back to the build tool)
+    if (!runsBuildTool(plan)) for (const n of plan.notes ?? []) say(`note: ${n}`);
     const buildMs = Date.now() - buildStarted;
     return await recordAndReport(args, plan, options, buildMs, controller.signal, say);
   } finally {

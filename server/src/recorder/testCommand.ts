@@ -1,12 +1,15 @@
 /**
  * The command that runs ONE test (a test class or a test method) with the project's build tool, so
  * Braid can record many runs of just that test ("Braid: find the root cause" code lens):
- *  - Maven (pom.xml, ./mvnw when present): offline (recording must not download anything), the test
- *    classes compiled and the test class path resolved once (`mvn -o -q test-compile`, then
- *    `dependency:build-classpath` into .braid/build/maven/), then each run is the JUnit console launcher
- *    on that class path — one JVM per run, no Maven start per run. When the class path cannot be had
- *    (the dependency plugin not in the local repository, a TestNG test, no console launcher) or
- *    `viaBuildTool` is set, each run is `mvn -o -q test -Dtest=Class#method` (surefire's settings apply);
+ *  - Maven (pom.xml, ./mvnw when present): the test classes compiled and the test class path resolved
+ *    once (`mvn -q test-compile`, then `dependency:build-classpath` into .braid/build/maven/) — these two
+ *    steps may download what the local repository lacks on first use (plugins, dependencies), as a
+ *    user's own build would — then each run is the JUnit console launcher on that class path, no Maven
+ *    start per run. In a multi-module project the steps run from the reactor's top pom for the test's
+ *    module and the modules it depends on (`-pl <module> -am`), so their classes come as folders. When
+ *    the class path cannot be had (a TestNG test, no console launcher, the step failed) or
+ *    `viaBuildTool` is set, each run is `mvn -o -q test -Dtest=Class#method` (offline: the recorded runs
+ *    never download; surefire's settings apply);
  *  - Gradle (build.gradle[.kts] / settings.gradle[.kts], ./gradlew when present):
  *    `gradle test --offline --no-daemon --tests pkg.Class.method`;
  *  - neither: plain `java` with the JUnit console launcher (junit-platform-console-standalone*.jar
@@ -59,6 +62,8 @@ export interface TestPlan {
   name: string;
   /** packages to record by default: the test class's package */
   include: string[];
+  /** what the user should know about the plan (surefire settings the in-JVM runs do not apply) */
+  notes?: string[];
 }
 
 export class TestCommandError extends Error {}
@@ -87,6 +92,69 @@ function nearest(root: string, file: string, names: string[]): string | undefine
     if (up === dir) return undefined;
     dir = up;
   }
+}
+
+/** The `<module>` entries of a pom.xml text (comments removed). */
+function pomModules(text: string): string[] {
+  const t = text.replace(/<!--[\s\S]*?-->/g, '');
+  const out: string[] = [];
+  for (const m of t.matchAll(/<module>\s*([^<]+?)\s*<\/module>/g)) out.push(m[1]);
+  return out;
+}
+
+/**
+ * The reactor a Maven module belongs to: the top-most folder (up to `root`) whose pom.xml lists,
+ * through a chain of `<module>` entries, the module folder `dir`, and the module's path from it; or
+ * undefined when `dir`'s pom is not a module of an enclosing pom.
+ */
+export function mavenReactor(root: string, dir: string): { top: string; module: string } | undefined {
+  const stop = path.resolve(root);
+  let child = path.resolve(dir);
+  let top: string | undefined;
+  for (let d = path.dirname(child); ; d = path.dirname(d)) {
+    if (path.relative(stop, d).startsWith('..')) break;
+    let text: string | undefined;
+    try {
+      text = readFileSync(path.join(d, 'pom.xml'), 'utf8');
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined || !pomModules(text).some((m) => path.resolve(d, m) === child)) {
+      if (text !== undefined || top) break;
+    } else {
+      top = d;
+      child = d;
+    }
+    if (d === stop || path.dirname(d) === d) break;
+  }
+  return top ? { top, module: path.relative(top, path.resolve(dir)).split(path.sep).join('/') } : undefined;
+}
+
+/** Surefire settings that change how a test runs, which the console launcher path does not apply. */
+const SUREFIRE_SETTINGS = ['argLine', 'systemPropertyVariables', 'systemProperties', 'environmentVariables', 'workingDirectory'];
+
+/**
+ * The surefire settings (SUREFIRE_SETTINGS) configured in the pom.xml of `dir` or of a folder above
+ * it up to `root` (its parents, by the usual layout), each with the pom that has it.
+ */
+export function surefireSettingsIn(root: string, dir: string): string[] {
+  const out: string[] = [];
+  const top = path.resolve(root);
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    let text: string | undefined;
+    try {
+      text = readFileSync(path.join(d, 'pom.xml'), 'utf8').replace(/<!--[\s\S]*?-->/g, '');
+    } catch {
+      text = undefined;
+    }
+    const surefire = text ? /<artifactId>\s*maven-surefire-plugin\s*<\/artifactId>([\s\S]*?)<\/plugin>/.exec(text)?.[1] : undefined;
+    if (surefire) {
+      const rel = path.relative(top, path.join(d, 'pom.xml')) || 'pom.xml';
+      for (const name of SUREFIRE_SETTINGS) if (new RegExp(`<${name}[\\s>]`).test(surefire)) out.push(`${name} (${rel})`);
+    }
+    if (d === top || path.dirname(d) === d || path.relative(top, d).startsWith('..')) break;
+  }
+  return out;
 }
 
 /** `./mvnw` / `./gradlew` when the project has the wrapper (searched up to the root), else the tool. */
@@ -192,8 +260,12 @@ export function inferTestCommand(root: string, target: TestTarget, o: InferOptio
     const cls = simpleName(target.className);
     const test = target.method ? `${cls}#${target.method}` : cls;
     const mvn = wrapper(root, maven, 'mvnw', 'mvn');
-    const eachRun = [mvn, '-o', '-q', 'test', `-Dtest=${test}`, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'];
-    const perRunPlan: TestPlan = { tool: 'maven', prepare: [], command: eachRun, cwd: maven, name, include };
+    // a module of a reactor: from the top pom, the module and what it depends on (their classes as folders)
+    const reactor = mavenReactor(root, maven);
+    const inReactor = reactor ? ['-f', path.join(reactor.top, 'pom.xml'), '-pl', reactor.module, '-am'] : [];
+    const stepCwd = reactor ? reactor.top : maven;
+    const eachRun = [mvn, '-o', '-q', ...inReactor, 'test', `-Dtest=${test}`, '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'];
+    const perRunPlan: TestPlan = { tool: 'maven', prepare: [], command: eachRun, cwd: stepCwd, name, include };
     // the JUnit Platform console launcher runs JUnit 5 and (through its vintage engine) JUnit 4 tests, not TestNG
     if (o.viaBuildTool || target.framework === 'testng') return perRunPlan;
     const projectLibs = [path.join(root, 'lib'), path.join(root, 'libs')];
@@ -202,11 +274,18 @@ export function inferTestCommand(root: string, target: TestTarget, o: InferOptio
     const module = path.relative(path.resolve(root), maven).split(path.sep).join('_') || 'root';
     const classPathFile = path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.test-classpath`);
     const select = target.method ? ['--select-method', `${target.className}#${target.method}`] : ['--select-class', target.className];
+    // in a reactor every module of the build writes the file: the test's module, built last, writes it last
+    // (its dependencies resolve to their target/classes only when compiled in the same Maven session)
+    const classPathGoals = [...(reactor ? ['test-compile'] : []), MAVEN_BUILD_CLASSPATH, '-Dmdep.includeScope=test', `-Dmdep.outputFile=${classPathFile}`];
+    const ignored = surefireSettingsIn(root, maven);
     return {
+      ...(ignored.length
+        ? { notes: [`surefire's ${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} not applied to the runs (the console launcher runs the test, not surefire); if the test needs ${ignored.length === 1 ? 'it' : 'them'}, use --via-build-tool (mvn each run, slower)`] }
+        : {}),
       tool: 'maven',
       prepare: [
-        { command: [mvn, '-o', '-q', 'test-compile'], cwd: maven },
-        { command: [mvn, '-o', '-q', MAVEN_BUILD_CLASSPATH, '-Dmdep.includeScope=test', `-Dmdep.outputFile=${classPathFile}`], cwd: maven, orElse: { command: eachRun, classPathFile } },
+        { command: [mvn, '-q', ...inReactor, 'test-compile'], cwd: stepCwd },
+        { command: [mvn, '-q', ...inReactor, ...classPathGoals], cwd: stepCwd, orElse: { command: eachRun, classPathFile } },
       ],
       // Maven's default output folders; the dependencies through the launcher's own @file expansion (picocli)
       command: [

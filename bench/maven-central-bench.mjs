@@ -1,0 +1,68 @@
+// `braid test` under Maven as users have it (issue 41, point 4): Maven Central reachable, a fresh
+// local repository (a temp -Dmaven.repo.local, never ~/.m2), on the real Maven project
+// test/fixtures/maven/inventory. Rows: the first braid test (its one-time resolution — plugins and
+// dependencies downloaded by the build and class path steps — reported apart, as build seconds), a
+// warm second braid test, and the plain `mvn -q test -Dtest=…` (first call, then warm, best of 2).
+// Target: the warm braid test within 2× one warm plain mvn test. Prints; never asserts.
+//   node --import tsx bench/maven-central-bench.mjs
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bugLinesIn, isRootCause } from '../test/helpers/rootCause.ts';
+import { centralMissing } from '../test/helpers/mavenCentral.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TEST = 'shop.StockTest#neverSellsMoreThanInStock';
+const missing = centralMissing() || (!existsSync(path.join(root, 'dist/braid.js')) && 'dist/braid.js is missing (npm run build)');
+if (missing) {
+  console.log(`skipped: ${missing}`);
+  process.exit(0);
+}
+const top = mkdtempSync(path.join(tmpdir(), 'braid-maven-central-bench-'));
+const repo = path.join(top, 'm2-repository');
+const ws = path.join(top, 'inventory');
+cpSync(path.join(root, 'test/fixtures/maven/inventory'), ws, { recursive: true });
+mkdirSync(path.join(ws, '.mvn'));
+writeFileSync(path.join(ws, '.mvn', 'maven.config'), `-Dmaven.repo.local=${repo}\n`);
+const timed = (cmd, args) => {
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { cwd: ws, encoding: 'utf8', maxBuffer: 1 << 28 });
+  return { s: (performance.now() - t0) / 1000, r };
+};
+const bugs = bugLinesIn(path.join(ws, 'src/main/java'));
+const braid = () => {
+  rmSync(path.join(ws, '.braid'), { recursive: true, force: true });
+  const { s, r } = timed(process.execPath, [path.join(root, 'dist/braid.js'), 'test', TEST, '--project', ws, '--format', 'json']);
+  try {
+    return { s, j: JSON.parse(r.stdout) };
+  } catch {
+    console.log(`braid test failed (exit ${r.status}):\n${r.stderr.slice(-2000)}`);
+    return undefined;
+  }
+};
+const mvnTest = ['-q', 'test', '-Dtest=StockTest#neverSellsMoreThanInStock', '-Dsurefire.failIfNoSpecifiedTests=false'];
+try {
+  const first = braid();
+  const warm = braid();
+  // plain mvn: its first call still downloads what only the test phase needs (surefire's provider)
+  const plainFirst = timed('mvn', mvnTest).s;
+  const plain = [timed('mvn', mvnTest).s, timed('mvn', mvnTest).s];
+  const plainS = Math.min(...plain);
+  console.log(`Maven with Central, fresh local repository, ${TEST}; ${spawnSync('nproc').stdout.toString().trim()} cores, load ${spawnSync('cat', ['/proc/loadavg']).stdout.toString().split(' ').slice(0, 3).join(' ')}`);
+  console.log(`plain mvn -q test -Dtest=…   first call (after braid's) ${plainFirst.toFixed(1)} s; warm ${plain.map((x) => x.toFixed(1)).join(' s, ')} s (best ${plainS.toFixed(1)} s)`);
+  const row = (label, x) => {
+    if (!x) return;
+    const rec = x.j.recording;
+    const p0 = x.j.patterns[0];
+    console.log(
+      `${label.padEnd(34)} ${x.s.toFixed(1)} s wall = ${(x.s / plainS).toFixed(1)}× warm plain mvn · build/resolution ${rec.buildSeconds} s, recording ${rec.seconds} s: ${rec.runs} runs (${rec.failed} failed), JVMs ${rec.jvms ?? rec.runs}, static state ${rec.staticState ?? '-'}, root cause at rank 1: ${p0 && isRootCause(p0, bugs) ? 'yes' : 'no'}`,
+    );
+  };
+  row('braid test, first call (fresh repo)', first);
+  row('braid test, warm second call', warm);
+  if (first && warm) console.log(`first call's one-time resolution: ${(first.j.recording.buildSeconds - warm.j.recording.buildSeconds).toFixed(1)} s more build than the warm call`);
+} finally {
+  rmSync(top, { recursive: true, force: true });
+}

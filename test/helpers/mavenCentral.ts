@@ -1,0 +1,43 @@
+/**
+ * Maven from Maven Central for the tests, as a user has it (issue 38, item 1): a local repository
+ * shared by the test files of a run and kept between runs in the temp folder (BRAID_TEST_M2 names
+ * another), never the user's ~/.m2; a project copy points its `.mvn/maven.config` at it, and at a
+ * settings file with a mirror of Central (a common setup that must keep working).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const CENTRAL = 'https://repo.maven.apache.org/maven2';
+
+/** The tests' shared local repository. */
+export function testMavenRepo(): string {
+  const dir = process.env.BRAID_TEST_M2 || path.join(os.tmpdir(), 'braid-test-m2');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Why Maven from Central cannot be used here (mvn missing, Central not reachable), or false. */
+export function centralMissing(): string | false {
+  const mvn = spawnSync('mvn', ['-v'], { encoding: 'utf8' });
+  if (mvn.error || mvn.status !== 0) return 'mvn is not installed (Debian package maven)';
+  // one HEAD request (any answer means reachable: the root itself is a 404), in a child so that the test file's loading stays synchronous
+  const probe = spawnSync(process.execPath, ['-e', `fetch(${JSON.stringify(CENTRAL + '/')}, { method: 'HEAD', signal: AbortSignal.timeout(15000) }).then(() => process.exit(0), () => process.exit(1))`], { encoding: 'utf8' });
+  if (probe.status !== 0) return `Maven Central (${CENTRAL}) is not reachable`;
+  return false;
+}
+
+/**
+ * Points the Maven project in `ws` at the shared local repository and, through a settings file
+ * written to `settingsDir`, at a mirror of Central (`.mvn/maven.config`: `-s <settings>`,
+ * `-Dmaven.repo.local=<repo>`).
+ */
+export function useCentral(ws: string, settingsDir: string): { repo: string; settings: string } {
+  const repo = testMavenRepo();
+  const settings = path.join(settingsDir, 'settings.xml');
+  writeFileSync(settings, `<settings>\n  <mirrors>\n    <mirror><id>central-mirror</id><mirrorOf>*</mirrorOf><url>${CENTRAL}</url></mirror>\n  </mirrors>\n</settings>\n`);
+  mkdirSync(path.join(ws, '.mvn'), { recursive: true });
+  writeFileSync(path.join(ws, '.mvn', 'maven.config'), `-s ${settings}\n-Dmaven.repo.local=${repo}\n`);
+  return { repo, settings };
+}
