@@ -10,7 +10,9 @@ import {
   evidenceSnapshot,
   formatPValue,
   nextRoundEnd,
+  noSeparationWhy,
   stopReason,
+  unsettledBugs,
   topStable,
 } from '../../server/src/engine/ranking/evidenceStop';
 import { Analyzer, analyzeTraceFiles } from '../../server/src/engine/analysis';
@@ -178,4 +180,41 @@ test('"--runs auto stops on a symptom": a race after the failure point, or in te
   assert.ok(firstCause && s.lead, JSON.stringify(s));
   assert.equal(s.lead.key, firstCause.key);
   assert.equal(s.lead.variable, 'c');
+});
+
+// ---- issue 40, item 5: the stop rule waits for every bug ----
+
+const bug = (lead: string, pValue: number, failingRuns = 5) => ({ lead, pValue, failingRuns });
+
+test('the evidence waits for every GRIFFIN bug with evidence: a second bug seen a few times keeps the recording going until its lead is settled', () => {
+  const withBugs = (s: EvidenceSnapshot, bugs: ReturnType<typeof bug>[]): EvidenceSnapshot => ({ ...s, bugs });
+  // the first bug is certain, the second (p = 0.01, 4 failing runs) is not: record on
+  const h1 = [withBugs(snap(40, 20, 1e-4), [bug('A', 1e-4), bug('Q', 0.01, 4)]), withBugs(snap(50, 25, 1e-8), [bug('A', 1e-8), bug('Q', 0.01, 4)])];
+  assert.equal(evidenceIsIn(h1), true, 'the lead alone would stop');
+  assert.deepEqual(unsettledBugs(h1).map((b) => b.lead), ['Q']);
+  assert.equal(stopReason(h1, 10), undefined);
+  assert.match(evidenceLine(h1), /1 bug of 2 not settled yet/);
+  // its lead settles (p < 1e-3, the same lead two rounds running): the evidence is in
+  const h2 = [...h1, withBugs(snap(60, 30, 1e-9), [bug('A', 1e-9), bug('Q', 2e-4, 9)])];
+  assert.equal(stopReason(h2, 10), 'evidence');
+  // a new lead for the bug: not settled in its first round
+  const h3 = [...h1, withBugs(snap(60, 30, 1e-9), [bug('A', 1e-9), bug('R', 2e-4, 9)])];
+  assert.equal(stopReason(h3, 10), undefined);
+  // a bug without evidence (p ≥ 0.05) does not hold the recording; the budget still ends it
+  assert.equal(stopReason([...h1.slice(0, 1), withBugs(snap(50, 25, 1e-8), [bug('A', 1e-8), bug('Z', 0.2, 1)])], 10), 'evidence');
+  assert.equal(stopReason([withBugs(snap(190, 95, 1e-8), [bug('Q', 0.01)]), withBugs(snap(200, 100, 1e-9), [bug('Q', 0.01)])], 10), 'max-runs');
+});
+
+test('no pattern separates: the time budget ends the recording, not the run budget (at most 5 × max runs), and the report says why', () => {
+  const none = (runs: number): EvidenceSnapshot => ({ runs, failed: Math.round(runs / 5), passed: runs - Math.round(runs / 5), top: ['A'], best: { id: 'P3', failed: 3, passed: 150, pValue: 0.6, inNearlyEveryPassingRun: false } });
+  assert.equal(stopReason([none(190), none(200)], 20), undefined, '200 runs in 20 s: 280 s of the budget left');
+  assert.equal(stopReason([none(300), none(330)], 300), 'max-seconds');
+  assert.equal(stopReason([none(900), none(1000)], 100), 'max-runs');
+  assert.equal(nextRoundEnd(200), 220, 'rounds of a tenth past the run budget');
+  assert.equal(nextRoundEnd(990), 1000);
+  // a recording that never failed stops at the run budget as before
+  assert.equal(stopReason([snap(190, 0, undefined), snap(200, 0, undefined)], 20), 'max-runs');
+  const why = noSeparationWhy(none(400));
+  assert.match(why, /the closest pattern, P3, is in 3 of 80 failing and 150 of 320 passing runs \(p = 0\.6\)/);
+  assert.match(why, /not instrumented .*--include/);
 });

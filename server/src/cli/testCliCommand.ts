@@ -12,7 +12,7 @@
  */
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_EVIDENCE_STOP, evidenceLine, evidenceSnapshot, EvidenceStopRule, formatPValue, StopReason } from '../engine/ranking/evidenceStop';
+import { DEFAULT_EVIDENCE_STOP, evidenceLine, evidenceSnapshot, EvidenceStopRule, formatPValue, noSeparationMaxRuns, noSeparationWhy, StopReason } from '../engine/ranking/evidenceStop';
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { jsonReportSections } from '../engine/report/jsonReport';
@@ -331,7 +331,8 @@ export async function runTestCommand(argv: string[]): Promise<number> {
 
 /** The recorder's options for the plan: the lens' folder and naming (.braid/traces/<name>-<time>, ids <name>-<time>-NNNN). */
 export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: boolean): RecordOptions {
-  const argv = ['--runs', String(args.runs ?? args.maxRuns)];
+  // --runs auto: the rule stops at --max-runs unless no pattern separates (then the time budget, evidenceStop.ts)
+  const argv = ['--runs', String(args.runs ?? noSeparationMaxRuns({ maxRuns: args.maxRuns }))];
   if (args.noise !== undefined) argv.push('--noise', args.noise);
   if (args.noiseAt !== undefined) argv.push('--noise-at', args.noiseAt);
   argv.push('--include', ...(args.include.length ? args.include : plan.include));
@@ -362,7 +363,7 @@ async function recordAndReport(
   }
   const rel = shownPath(options.outDir);
   say(
-    `${auto ? `recording until the evidence is in (at most ${rule.maxRuns} runs, ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
+    `${auto ? `recording until the evidence is in for every bug (at most ${rule.maxRuns} runs — ${noSeparationMaxRuns(rule)} while no pattern separates — and ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
   );
   // the analysis grows with the runs (Analyzer.addTrace): each round adds only its new traces
   let failedSoFar = 0;
@@ -466,7 +467,8 @@ async function recordAndReport(
   } else if (summary.total > 0 && summary.passed === 0) {
     figures.message = `Every run failed (${summary.total}): the analysis needs passing runs too. Check that the test can pass, or use less noise (--noise 0.02).`;
   } else if (!final.lead && summary.total > 0) {
-    figures.message = `No pattern separates failing from passing runs yet (${summary.failed} of ${summary.total} runs failed): record more runs${auto ? ` (--max-runs ${Math.max(2 * rule.maxRuns, summary.total * 2)})` : ''}.`;
+    // issue 40 item 5: say why nothing separates (in auto mode the time budget was used first)
+    figures.message = `No pattern separates failing from passing runs (${summary.failed} of ${summary.total} runs failed${auto ? `, ${secs(recordMs)} s of the ${rule.maxSeconds} s budget` : ''}): ${noSeparationWhy(final)}.${auto ? '' : ' Record more runs (--runs auto).'}`;
   }
   let bugs: Bug[] | undefined;
   if (args.format !== 'sarif' && result.executions.failed > 0) {
@@ -496,6 +498,9 @@ async function recordAndReport(
   if (figures.message) say(figures.message);
   if (stopped === 'interrupted') return 130;
   if (stopped === 'write-failure') return EXIT_WRITE_FAILURE;
+  // what was found, not chance (issue 40 item 5): with --runs auto, 0 only when the lead cause pattern
+  // reached the rule's p-value (1e-6) — a recording where nothing separates never crosses it by chance
+  if (auto) return final.lead && final.lead.pValue < rule.pValue ? 0 : 1;
   return final.lead ? 0 : 1;
 }
 
@@ -503,7 +508,7 @@ async function recordAndReport(
 export function recordingLines(f: RecordingFigures, rule: EvidenceStopRule): string[] {
   const why: Record<RecordingFigures['stopped'], string> = {
     evidence: `the evidence is in: the first cause pattern has p = ${f.leadPValue === null ? '?' : formatPValue(f.leadPValue)} < ${formatPValue(rule.pValue)} and the top ${rule.top} patterns held for ${rule.stableRounds} rounds`,
-    'max-runs': `budget of ${rule.maxRuns} runs reached`,
+    'max-runs': f.leadPValue === null && f.failed > 0 && f.passed > 0 && f.mode === 'auto' ? `budget of ${noSeparationMaxRuns(rule)} runs reached (no pattern separates)` : `budget of ${rule.maxRuns} runs reached`,
     'max-seconds': `budget of ${rule.maxSeconds} s reached`,
     runs: `${f.runs} run(s) as asked (--runs)`,
     interrupted: 'interrupted',

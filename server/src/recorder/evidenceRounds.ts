@@ -2,11 +2,15 @@
  * Recording until the evidence is in (`braid test --runs auto`, the test lens' `runs: "auto"`):
  * a `RecordControl` for recordRuns that, at the end of each round, adds the runs finished since the
  * last round to one Analyzer (Analyzer.addTrace: only the new traces are read), ranks them, and
- * applies the stopping rule (engine/ranking/evidenceStop.ts). The recording's budget of runs is
- * RecordOptions.runs (= rule.maxRuns); the budget of seconds is checked before each run.
+ * applies the stopping rule (engine/ranking/evidenceStop.ts): the evidence is in when the lead
+ * pattern's is and each GRIFFIN bug with evidence has its lead settled (issue 40 item 5: GRIFFIN runs
+ * on each round's analysis). The recording's budget of runs is RecordOptions.runs (the CLI gives
+ * noSeparationMaxRuns: the rule stops at rule.maxRuns unless no pattern separates); the budget of
+ * seconds is checked before each run.
  */
 import path from 'node:path';
 import { Analyzer, AnalysisResult } from '../engine/analysis';
+import { explainBugs } from '../engine/griffin/griffin';
 import { EvidenceSnapshot, evidenceSnapshot, EvidenceStopRule, nextRoundEnd, StopReason, stopReason } from '../engine/ranking/evidenceStop';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import type { RecordControl, RecordProgress } from './recordRuns';
@@ -69,7 +73,16 @@ export class EvidenceRounds implements RecordControl {
       this.added.push(f);
     }
     const result = this.analyzer.rank();
-    const snap = evidenceSnapshot(result, this.rule.top);
+    // every GRIFFIN bug with evidence must have its lead settled, not only the first pattern's
+    let bugs: ReturnType<typeof explainBugs> | undefined;
+    if (result.executions.failed > 0 && result.executions.passed > 0) {
+      try {
+        bugs = explainBugs(undefined, result, {});
+      } catch {
+        bugs = undefined; // no bugs this round: the lead's rule alone decides
+      }
+    }
+    const snap = evidenceSnapshot(result, this.rule.top, bugs);
     const last = this.history[this.history.length - 1];
     if (last && last.runs === snap.runs) this.history[this.history.length - 1] = snap;
     else this.history.push(snap);

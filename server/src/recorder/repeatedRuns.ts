@@ -33,6 +33,7 @@ import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { spawnGroup, stopGroup } from './processTree';
 import { HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { uncaughtDetail } from './uncaughtOutcome';
 import { inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { keepsNoTrace, RecordOptions } from './recordOptions';
 import { agentArgument, agentOptionLines, CommandStartError, finishTraces, RunResult, RunSpec } from './runOnce';
@@ -478,7 +479,8 @@ export class RepeatSession {
     else if (!r && exit?.sig) outcome = { outcome: 'fail', reason: 'killed', detail: `terminated by signal ${exit.sig}` };
     else if (uncaught.length > 0) {
       const u = uncaught[0];
-      outcome = { outcome: 'fail', reason: 'exception', detail: `${u.exception ?? 'exception'}${u.message && u.message !== 'null' ? `: ${u.message}` : ''} in thread ${u.thread ?? '?'}` };
+      // the test passed by JUnit's report: the exception (a worker thread's) is not in it, say so
+      outcome = { outcome: 'fail', reason: 'exception', detail: uncaughtDetail(u, r?.outcome === 'pass') };
     } else if (r && r.outcome === 'fail') {
       const location = r.frames ? ownFrame(r.frames.filter((f) => typeof f === 'string')) : undefined;
       outcome = { outcome: 'fail', reason: 'exit-code', detail: 'the test failed', ...(r.message ? { message: boundedText(r.message) } : {}), ...(location ? { location } : {}) };

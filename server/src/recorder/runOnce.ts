@@ -8,6 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { uncaughtDetail } from './uncaughtOutcome';
 import { ForcingReport, mergeForcingReports } from '../engine/trace/traceFormat';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { keepsNoTrace, RecordOptions } from './recordOptions';
@@ -284,7 +285,8 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   else if (sig) outcome = { outcome: 'fail', reason: 'killed', detail: `terminated by signal ${sig}` };
   else if (uncaught.length > 0) {
     const u = uncaught[0];
-    outcome = { outcome: 'fail', reason: 'exception', detail: `${u.exception ?? 'exception'}${u.message && u.message !== 'null' ? `: ${u.message}` : ''} in thread ${u.thread ?? '?'}` };
+    // the program exited 0: its test framework did not see the exception (a worker thread's), say so
+    outcome = { outcome: 'fail', reason: 'exception', detail: uncaughtDetail(u, code === 0) };
   } else if (code !== 0) {
     // the test framework's own report (JUnit, TestNG, Maven, Gradle, an uncaught exception's trace): the real failure
     // a Node.js run: its test runner's report (node:test TAP, mocha, jest, vitest) or a JS error and its frames first

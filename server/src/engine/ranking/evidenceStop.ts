@@ -5,6 +5,11 @@
  * never leads, issue 39 item 3) has a one-sided Fisher p below
  * `pValue` (10⁻⁶) and the first `top` (3) listed patterns were the same (by key, in any order) in
  * the last `stableRounds` (2) analyses — or at the budget (`maxRuns` runs, `maxSeconds` seconds).
+ * Issue 40, item 5: the evidence waits for every bug — each GRIFFIN bug with evidence (its lead
+ * pattern's p < 0.05) must have its lead settled (p < `bugPValue`, the same lead in the last two
+ * rounds; a bug seen only a few times gets more runs, within the budget). When no pattern separates
+ * failing from passing runs, the run budget does not end the recording: the time budget does (at
+ * most `noSeparationMaxRuns` runs), and the report says why nothing separates (noSeparationWhy).
  * Pure: the caller records and analyzes; this module reads the results and decides.
  */
 import type { AnalysisResult } from '../analysis';
@@ -23,9 +28,32 @@ export interface EvidenceStopRule {
   maxRuns: number;
   /** budget: most seconds of recording (no run starts after it) */
   maxSeconds: number;
+  /** each GRIFFIN bug with evidence: its lead pattern's p-value must be below this (default 1e-3) */
+  bugPValue?: number;
+  /**
+   * when no pattern separates failing from passing runs, `maxRuns` does not stop the recording: the
+   * time budget does, or this many runs (default 5 × maxRuns)
+   */
+  noSeparationMaxRuns?: number;
 }
 
 export const DEFAULT_EVIDENCE_STOP: EvidenceStopRule = { pValue: 1e-6, top: 3, stableRounds: 2, roundRuns: 10, maxRuns: 200, maxSeconds: 300 };
+export const DEFAULT_BUG_P_VALUE = 1e-3;
+/** a bug whose lead has p ≥ this has no evidence (it does not hold the recording) */
+export const BUG_EVIDENCE_P = 0.05;
+
+/** The most runs of a recording whose patterns do not separate (the run budget's extension). */
+export function noSeparationMaxRuns(rule: Pick<EvidenceStopRule, 'maxRuns' | 'noSeparationMaxRuns'>): number {
+  return Math.max(rule.maxRuns, rule.noSeparationMaxRuns ?? 5 * rule.maxRuns);
+}
+
+/** A GRIFFIN bug as the stop rule reads it: its lead pattern (key) and that pattern's Fisher p. */
+export interface BugLead {
+  lead: string;
+  pValue: number;
+  /** failing runs the bug explains */
+  failingRuns: number;
+}
 
 /** What the rule reads from one analysis (one round). */
 export interface EvidenceSnapshot {
@@ -36,12 +64,16 @@ export interface EvidenceSnapshot {
   lead?: { key: string; pValue: number; failed: number; passed: number; id: string; variable?: string };
   /** keys of the first `top` listed patterns, in order */
   top: string[];
+  /** the GRIFFIN bugs of this analysis (when computed): each one's lead and its p-value */
+  bugs?: BugLead[];
+  /** the best pattern when none has evidence: why nothing separates (noSeparationWhy) */
+  best?: { id: string; failed: number; passed: number; pValue: number; inNearlyEveryPassingRun: boolean };
 }
 
 /** Why a recording stopped: evidence, one of the budgets, or (`--runs N`) the runs asked for. */
 export type StopReason = 'evidence' | 'max-runs' | 'max-seconds';
 
-export function evidenceSnapshot(result: AnalysisResult, top = DEFAULT_EVIDENCE_STOP.top): EvidenceSnapshot {
+export function evidenceSnapshot(result: AnalysisResult, top = DEFAULT_EVIDENCE_STOP.top, bugs?: readonly { patternKeys: readonly string[]; evidence: { pValue: number; failingRuns: number } }[]): EvidenceSnapshot {
   const e = result.executions;
   const rows = rankedRows(result);
   const keys: string[] = [];
@@ -56,7 +88,44 @@ export function evidenceSnapshot(result: AnalysisResult, top = DEFAULT_EVIDENCE_
     if (p.failed > 0) lead = { key: p.key, pValue: p.pValue, failed: p.failed, passed: p.passed, id: p.id, variable: p.accesses[0]?.variable };
     break;
   }
-  return { runs: e.total, failed: e.failed, passed: e.passed, ...(lead ? { lead } : {}), top: keys };
+  // nothing separates: the pattern closest to it, to say why (the first listed pattern seen in a failing run)
+  let best: EvidenceSnapshot['best'];
+  if (!lead && e.failed > 0 && e.passed > 0) {
+    for (let k = 0; k < rows.length && k < 50; k++) {
+      const p = rows.describe(k);
+      if (p.failed === 0) continue;
+      best = { id: p.id, failed: p.failed, passed: p.passed, pValue: p.pValue, inNearlyEveryPassingRun: p.passed >= 0.9 * e.passed };
+      break;
+    }
+  }
+  const bugLeads = bugs?.flatMap((b) => (b.patternKeys[0] !== undefined ? [{ lead: b.patternKeys[0], pValue: b.evidence.pValue, failingRuns: b.evidence.failingRuns }] : []));
+  return { runs: e.total, failed: e.failed, passed: e.passed, ...(lead ? { lead } : {}), top: keys, ...(bugLeads ? { bugs: bugLeads } : {}), ...(best ? { best } : {}) };
+}
+
+/**
+ * The GRIFFIN bugs with evidence (lead p < 0.05) of the last analysis whose lead is not settled yet:
+ * p ≥ `bugPValue`, or another lead in the analysis before (the lead of a bug seen a few times moves).
+ * Empty when the analyses carry no bugs.
+ */
+export function unsettledBugs(history: readonly EvidenceSnapshot[], rule: Pick<EvidenceStopRule, 'bugPValue'> = DEFAULT_EVIDENCE_STOP): BugLead[] {
+  const last = history[history.length - 1];
+  const before = history[history.length - 2];
+  const threshold = rule.bugPValue ?? DEFAULT_BUG_P_VALUE;
+  return (last?.bugs ?? []).filter((b) => b.pValue < BUG_EVIDENCE_P && (b.pValue >= threshold || !before?.bugs?.some((o) => o.lead === b.lead)));
+}
+
+/** Failing and passing runs, and no cause pattern with evidence: nothing separates them (yet). */
+export function noSeparation(s: EvidenceSnapshot | undefined): boolean {
+  return !!s && s.failed > 0 && s.passed > 0 && !s.lead;
+}
+
+/** Why no pattern separates failing from passing runs, in words (the report of such a recording). */
+export function noSeparationWhy(s: EvidenceSnapshot): string {
+  const b = s.best;
+  const closest = b
+    ? `the closest pattern, ${b.id}, is in ${b.failed} of ${s.failed} failing and ${b.passed} of ${s.passed} passing runs (p = ${formatPValue(b.pValue)}${b.inNearlyEveryPassingRun ? ', in nearly every passing run' : ''})`
+    : 'no recorded pattern appears in a failing run';
+  return `${closest}: the failing runs show no interleaving of recorded accesses that the passing runs lack. Likely the race is in code that is not instrumented (a JDK or library collection such as HashMap: add it with --include), or the failure does not come from the order of shared-memory accesses (a timeout, I/O, randomness)`;
 }
 
 /**
@@ -87,15 +156,22 @@ export function evidenceIsIn(history: readonly EvidenceSnapshot[], rule: Pick<Ev
  * or undefined to record another round. Evidence wins over a budget reached at the same time.
  */
 export function stopReason(history: readonly EvidenceSnapshot[], elapsedSeconds: number, rule: EvidenceStopRule = DEFAULT_EVIDENCE_STOP): StopReason | undefined {
-  if (evidenceIsIn(history, rule)) return 'evidence';
-  const runs = history[history.length - 1]?.runs ?? 0;
-  if (runs >= rule.maxRuns) return 'max-runs';
+  // the evidence waits for every bug with evidence to have its lead settled (issue 40 item 5)
+  if (evidenceIsIn(history, rule) && unsettledBugs(history, rule).length === 0) return 'evidence';
+  const last = history[history.length - 1];
+  const runs = last?.runs ?? 0;
+  // nothing separates: the time budget ends the recording, not the run budget (at most noSeparationMaxRuns)
+  if (runs >= (noSeparation(last) ? noSeparationMaxRuns(rule) : rule.maxRuns)) return 'max-runs';
   if (elapsedSeconds >= rule.maxSeconds) return 'max-seconds';
   return undefined;
 }
 
-/** The run count at which the round after `runs` ends (never past the budget). */
-export function nextRoundEnd(runs: number, rule: Pick<EvidenceStopRule, 'roundRuns' | 'maxRuns'> = DEFAULT_EVIDENCE_STOP): number {
+/**
+ * The run count at which the round after `runs` ends (never past the budget; past `maxRuns`, when
+ * nothing separates, rounds of a tenth of the runs so far, up to noSeparationMaxRuns).
+ */
+export function nextRoundEnd(runs: number, rule: Pick<EvidenceStopRule, 'roundRuns' | 'maxRuns' | 'noSeparationMaxRuns'> = DEFAULT_EVIDENCE_STOP): number {
+  if (runs >= rule.maxRuns) return Math.min(noSeparationMaxRuns(rule), runs + Math.max(1, rule.roundRuns, Math.floor(runs / 10)));
   return Math.min(rule.maxRuns, runs + Math.max(1, rule.roundRuns));
 }
 
@@ -113,5 +189,8 @@ export function evidenceLine(history: readonly EvidenceSnapshot[], rule: Evidenc
   if (!s.failed) return 'no failing run yet';
   if (!s.lead) return 'no cause pattern with evidence yet';
   const stable = topStable(history, rule);
-  return `lead ${s.lead.id}${s.lead.variable ? ` on ${s.lead.variable}` : ''} (${s.lead.failed} failed, ${s.lead.passed} passed), p = ${formatPValue(s.lead.pValue)}${s.lead.pValue < rule.pValue ? '' : ` (needs < ${formatPValue(rule.pValue)})`}${stable ? `, top ${rule.top} stable` : ''}`;
+  const unsettled = s.bugs ? unsettledBugs(history, rule).length : 0;
+  return `lead ${s.lead.id}${s.lead.variable ? ` on ${s.lead.variable}` : ''} (${s.lead.failed} failed, ${s.lead.passed} passed), p = ${formatPValue(s.lead.pValue)}${s.lead.pValue < rule.pValue ? '' : ` (needs < ${formatPValue(rule.pValue)})`}${stable ? `, top ${rule.top} stable` : ''}${
+    unsettled ? `; ${unsettled} bug${unsettled === 1 ? '' : 's'} of ${s.bugs!.length} not settled yet` : ''
+  }`;
 }
