@@ -84,5 +84,8 @@ test('all runs failed: the scores are computed and a message says they cannot te
       [2, 0.5, 'P2'],
     ],
   );
-  assert.equal(r.message, 'All 2 runs failed; with no passing run to compare with, scores cannot tell patterns apart well.');
+  assert.equal(r.message, 'All 2 runs failed; with no passing run to compare with, scores cannot tell patterns apart. Record with less noise (a smaller --noise, or braid.record.noise) or with a driver that fails less often, until some runs pass.');
+  // the confidence note does not send the user for more runs, nor speak of passing runs that do not exist
+  assert.match(r.confidence ?? '', /more runs alone will not help while every run fails: .*record with less noise/);
+  assert.doesNotMatch(r.confidence ?? '', /seen in passing runs/);
 });

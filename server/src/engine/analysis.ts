@@ -637,7 +637,8 @@ export class Analyzer {
         : `No access pattern in the ${runs.length} run${runs.length === 1 ? '' : 's'}: no shared variable of the recorded classes was accessed by two threads. Check that braid.record.include (braid record --include) names the classes whose threads share data.`;
     else if (totalFailed === 0)
       message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
-    else if (totalPassed === 0) message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart well.`;
+    else if (totalPassed === 0)
+      message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart. Record with less noise (a smaller --noise, or braid.record.noise) or with a driver that fails less often, until some runs pass.`;
     const firstCause =
       ranking.length && ranking.group(0) === 'cause'
         ? { failed: ranking.failed[0], passed: ranking.passed[0], pValue: fisherOneSided(ranking.failed[0], ranking.passed[0], totalFailed, totalPassed) }

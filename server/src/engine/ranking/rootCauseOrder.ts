@@ -174,7 +174,9 @@ export function confidenceNote(totalFailed: number, totalPassed: number, first?:
   const advice =
     more !== undefined
       ? `record about ${more} more runs (${total + more} in all) before trusting the ranking`
-      : 'more runs alone may not help: the first pattern is seen in passing runs almost as often as in failing ones';
+      : totalPassed === 0
+        ? 'more runs alone will not help while every run fails: a pattern is evidence only against passing runs — record with less noise (a smaller --noise) or a driver that fails less often, so that some runs pass'
+        : 'more runs alone may not help: the first pattern is seen in passing runs almost as often as in failing ones';
   return `Low confidence: ${why.join(' and ')}; ${advice}.`;
 }
 
