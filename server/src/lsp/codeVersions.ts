@@ -140,7 +140,12 @@ export class CodeVersions {
       if (!s) seen.set(dir, (s = { touched: new Set(), runs: 0, failed: 0 }));
       s.runs++;
       if (r.outcome === 'fail') s.failed++;
-      for (let i = 0; i < r.patterns.length; i++) for (const f of filesOfPattern.get(r.patterns[i]) ?? []) s.touched.add(f);
+      // a run holds many pattern ids, most of them not kept: looked up without allocating
+      if (filesOfPattern.size)
+        for (let i = 0; i < r.patterns.length; i++) {
+          const files = filesOfPattern.get(r.patterns[i]);
+          if (files) for (let j = 0; j < files.length; j++) s.touched.add(files[j]);
+        }
       const loc = r.failure?.location?.file;
       const lf = loc ? resolve(loc) : undefined;
       if (lf) s.touched.add(lf);
