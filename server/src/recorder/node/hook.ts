@@ -2,8 +2,8 @@
  * Entry of Braid's Node.js recorder, loaded into the user's process with
  * `NODE_OPTIONS=--import <dist/braid-node-hook.mjs>` by `braid record` (docs/recorder-node.md).
  * Reads the options file named by BRAID_NODE_OPTIONS, installs the runtime (`globalThis.__braid`),
- * instruments CommonJS files (`Module.prototype._compile`) and ES modules (loader hooks,
- * `module.register`), jitters timers, and reports uncaught exceptions and non-zero exits as
+ * instruments CommonJS files (`Module.prototype._compile`), ES modules (loader hooks,
+ * `module.register`) and the modules test runners compile with `node:vm` (vmModules.ts), jitters timers, and reports uncaught exceptions and non-zero exits as
  * failures. Bundled on its own (scripts/build.mjs): it never loads the server bundle.
  */
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { isMainThread, threadId } from 'node:worker_threads';
 import { BraidRuntime, NodeRecorderOptions, WorkerLink } from './runtime';
 import { fileMatcher, relativeName } from './match';
 import { instrument } from './transform';
+import { instrumentVmModules } from './vmModules';
 
 /** The mark on a workerData that the main thread's Worker wrapper made (the user's value is `data`). */
 const WORKER_MARK = '__braidWorker';
@@ -150,6 +151,9 @@ function start(): void {
     }
     return compile.call(this, content, filename);
   };
+  // vitest and jest run the user's modules through node:vm (vmModules.ts)
+  instrumentVmModules(req('node:vm'), matches, o.root, rt);
+  (req('node:module') as { syncBuiltinESMExports(): void }).syncBuiltinESMExports();
   // ES modules: loader hooks on the loader thread (a thread of its own, some 50 ms to start): at
   // once, unless the entry script is CommonJS — then at its first instrumented import()
   const registerEsm = () => {

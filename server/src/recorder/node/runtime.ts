@@ -155,6 +155,10 @@ const KTHEN = Symbol('braid.then');
 /** Access kinds of collection methods: true = write. */
 const WRITES = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
 const KEYED = new Set(['get', 'has', 'set', 'add', 'delete']);
+/** collectionKind's answers */
+const NOT_COLLECTION = 0;
+const MAP = 1;
+const SET = 2;
 const EMITTER_CALLS = new Set(['on', 'once', 'addListener', 'prependListener', 'prependOnceListener', 'off', 'removeListener', 'removeAllListeners', 'emit']);
 /** File-system functions that take a second path, which they write (the destination). */
 const FS_TWO_PATHS = new Set(['rename', 'copyFile', 'cp', 'link', 'symlink']);
@@ -737,7 +741,10 @@ export class BraidRuntime {
     if (!this.recording || (typeof o !== 'object' && typeof o !== 'function') || o === null) return;
     if (kind === 'R' && typeof value === 'function') return; // a method looked up, not state
     if (key === 'length' && Array.isArray(o)) return this.recordCall(o, 'Array', 'length', site, -1, value, kind);
-    if (key === 'size' && (o instanceof Map || o instanceof Set)) return this.recordCall(o, o instanceof Map ? 'Map' : 'Set', 'size', site, -1, value, kind);
+    if (key === 'size') {
+      const c = this.collectionKind(o);
+      if (c !== NOT_COLLECTION) return this.recordCall(o, c === MAP ? 'Map' : 'Set', 'size', site, -1, value, kind);
+    }
     const loc = this.loc(site);
     this.access(kind, this.propVar(o, key, site, false), site, loc, this.obj(o), -1, value);
   }
@@ -829,14 +836,36 @@ export class BraidRuntime {
   private collection(o: any, m: string, site: number, key: unknown, hasKey: boolean): void {
     if (!this.recording) return;
     // the value of a keyed call is its key (cheap, and shows which entry the tasks raced on)
-    if (o instanceof Map) this.recordCall(o, 'Map', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
-    else if (o instanceof Set) this.recordCall(o, 'Set', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
+    const c = typeof o === 'object' && o !== null ? this.collectionKind(o) : NOT_COLLECTION;
+    if (c === MAP) this.recordCall(o, 'Map', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
+    else if (c === SET) this.recordCall(o, 'Set', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
     else if (Array.isArray(o)) this.recordCall(o, 'Array', m, site, -1, undefined);
     else if (o instanceof EventEmitter && EMITTER_CALLS.has(m) && hasKey && (typeof key === 'string' || typeof key === 'symbol')) {
       // the event's listener list: on/once/off write it, emit reads it (a listener registered after the emit)
       this.recordCall(o, 'EventEmitter', m, site, this.keyId(key), typeof key === 'symbol' ? key.toString() : key, m === 'emit' ? 'R' : 'W');
     }
   }
+  /** per constructor of another realm (jest's test context has its own Map and Set): whether it makes Maps or Sets */
+  private realmKinds = new WeakMap<object, number>();
+
+  /**
+   * MAP, SET or NOT_COLLECTION: `instanceof` first; an object of another realm (a node:vm context, jest's test
+   * environment) by its constructor's kind, found once from its tag (`[object Map]`).
+   */
+  private collectionKind(o: object): number {
+    if (o instanceof Map) return MAP;
+    if (o instanceof Set) return SET;
+    const ctor = (o as { constructor?: unknown }).constructor;
+    if (typeof ctor !== 'function') return NOT_COLLECTION;
+    let k = this.realmKinds.get(ctor);
+    if (k === undefined) {
+      const tag = Object.prototype.toString.call(o);
+      k = tag === '[object Map]' ? MAP : tag === '[object Set]' ? SET : NOT_COLLECTION;
+      this.realmKinds.set(ctor, k);
+    }
+    return k;
+  }
+
   /**
    * A file-system function imported by name (transform: `unlink(p)` → `fsf(unlink, "unlink", S)(p)`):
    * the call is an access of its path — R for stat, readFile, readdir, …; W for unlink, rm, rmdir,
