@@ -25,8 +25,8 @@ import net.jodah.expiringmap.ExpiringMap;
  */
 public class IterateWhilePuttingTest {
 
-    static final int ROUNDS = Integer.getInteger("rounds", 2);
-    static final int ENTRIES = Integer.getInteger("entries", 32);
+    static final int ROUNDS = Integer.getInteger("rounds", 1);
+    static final int ENTRIES = Integer.getInteger("entries", 4);
     static final int PUTS = 2;
 
     /** What a reader does with each session: format a line of a report. */
