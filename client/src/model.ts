@@ -91,6 +91,8 @@ export class BraidModel implements vscode.Disposable {
   excluded: { file: string; uri: string }[] = [];
   /** recordings of the code before the last change (issue 43): listed apart, not analyzed */
   older: OlderRecordingDto[] = [];
+  /** the bugs of the code before the change, with their lead patterns (Check the Fix after the edit) */
+  beforeBugs: NonNullable<RunsResult['beforeBugs']> = [];
   /** recording folders without any run (the recording failed): listed to be deleted */
   empty: { dir: string; uri: string }[] = [];
   /** per trace folder: what its recording.json says (command, noise or plan, start), for the Runs view's groups */
@@ -140,6 +142,7 @@ export class BraidModel implements vscode.Disposable {
           this.unreadable = r.unreadable ?? [];
           this.excluded = r.excluded ?? [];
           this.older = r.older ?? [];
+          this.beforeBugs = r.beforeBugs ?? [];
           this.empty = r.empty ?? [];
           await this.loadRecordings();
           this.bugs = (b.bugs as BugDto[]).filter((x) => x && typeof x === 'object');
@@ -171,7 +174,8 @@ export class BraidModel implements vscode.Disposable {
   }
 
   patternByKey(key: string): PatternDto | undefined {
-    return this.patterns.find((p) => p.key === key);
+    // a bug of the code before the change is still checked (Check the Fix) after the edit
+    return this.patterns.find((p) => p.key === key) ?? this.beforeBugs.find((b) => b.pattern.key === key)?.pattern;
   }
 
   dispose(): void {

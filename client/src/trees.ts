@@ -33,7 +33,7 @@ export type Node =
   | { kind: 'recording'; dir: string; runs: RunDto[]; info: RecordingInfo }
   | { kind: 'excluded'; files: { file: string; uri: string }[] }
   /** a recording of the code before the last change (issue 43): not analyzed; `dir` lets Delete Recording take it */
-  | { kind: 'older'; dir: string; older: OlderRecordingDto; info: RecordingInfo }
+  | { kind: 'older'; dir: string; older: OlderRecordingDto; info: RecordingInfo; /** the code's bugs before the change (the newest older recording only) */ bugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto }[] }
   /** a recording folder without any run (its recording failed) */
   | { kind: 'emptyRecording'; dir: string; info: RecordingInfo }
   | { kind: 'excludedRun'; file: string; uri: string }
@@ -165,7 +165,7 @@ export function treeItem(n: Node): vscode.TreeItem {
     case 'older': {
       const o = n.older;
       const name = recordingLabel({ info: n.info, runs: [], dir: n.dir });
-      const item = new vscode.TreeItem(`Before the change · ${name}`, vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(`Before the change · ${name}`, n.bugs?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
       item.id = `older:${n.dir}`;
       const counts = o.runs !== undefined && o.failed !== undefined ? `${o.failed}/${o.runs} failed` : `${o.files.length} runs`;
       item.description = [counts, `changed ${o.changed.map((c) => c.split('/').pop()).join(', ')}`].join(' · ');
@@ -454,6 +454,16 @@ export class RunsTree extends BaseTree {
   getChildren(element?: Node): Node[] {
     if (element?.kind === 'recording') return sortRuns(element.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail').map((run) => ({ kind: 'run', run, inGroup: true }));
     if (element?.kind === 'excluded') return element.files.map((f) => ({ kind: 'excludedRun', ...f }));
+    // a bug of the code before the change: Check the Fix (forces its interleaving on the changed code)
+    if (element?.kind === 'older')
+      return (element.bugs ?? []).map((b) => ({
+        kind: 'text',
+        id: `older-bug:${element.dir}:${b.bug}`,
+        label: `Bug ${b.bug}${b.shape ? ` · ${SHAPE_LABELS[b.shape as AdviceShape] ?? b.shape}` : ''} — Check the Fix`,
+        tooltip: `${b.headline ? `${b.headline}\n\n` : ''}Check the Fix: rebuilds, forces this bug's interleaving on the changed code and records again with the recording's noise — fixed or not, with the failure rates before and after.`,
+        icon: 'beaker',
+        command: { command: 'braid.checkFix', title: 'Check the Fix', arguments: [b.pattern.key] },
+      }));
     if (element) return [];
     const shown = sortRuns(this.model.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail');
     // several recordings: one group each (newest first), so their runs do not interleave by run number
@@ -484,7 +494,7 @@ export class RunsTree extends BaseTree {
     }
     if (this.model.excluded?.length) runs.push({ kind: 'excluded', files: this.model.excluded });
     // recordings of older code (issue 43) and recordings that failed: apart, after the analyzed runs
-    for (const o of this.model.older ?? []) runs.push({ kind: 'older', dir: o.dir, older: o, info: this.model.recordings?.get(o.dir) ?? {} });
+    (this.model.older ?? []).forEach((o, k) => runs.push({ kind: 'older', dir: o.dir, older: o, info: this.model.recordings?.get(o.dir) ?? {}, ...(k === 0 && this.model.beforeBugs?.length ? { bugs: this.model.beforeBugs } : {}) }));
     for (const e of this.model.empty ?? []) runs.push({ kind: 'emptyRecording', dir: e.dir, info: this.model.recordings?.get(e.dir) ?? {} });
     return runs;
   }

@@ -28,8 +28,10 @@ test('a recording of older code is listed apart, and the recording of the edited
   const traces = path.join(ws, '.braid', 'traces');
   const original = path.join(ws, 'original-traces');
   renameSync(traces, original);
-  await recording(ws, 'inventory-a', original);
-  const s = new LspSession(ws);
+  const a = await recording(ws, 'inventory-a', original);
+  writeFileSync(path.join(a, 'recording.json'), JSON.stringify({ format: 'braid-recording', version: 1, command: ['java', '-cp', 'out', 'shop.Inventory'], cwd: ws, name: 'inventory-a', runs: 6, noise: 0.1, seed: 1, include: ['shop'], exclude: [], timeoutSeconds: 60, startedAt: '2026-11-29T06:00:00.000Z' }));
+  // the thesis' clustering makes a bug of the fixture's two failing runs (as test/lsp/server.test.ts)
+  const s = new LspSession(ws, { griffin: { clustering: 'thesis' } });
   try {
     await s.initialize();
     const first = await s.analysisDone(0, (x) => x.executions.total > 0);
@@ -68,6 +70,11 @@ test('a recording of older code is listed apart, and the recording of the edited
     assert.deepEqual(runs.older![0].changed, [SRC]);
     assert.deepEqual([runs.older![0].runs, runs.older![0].failed], [6, first.executions.failed]);
     assert.equal(runs.older![0].files.length, 6);
+    // the old code's bug stays offered for Check the Fix: its lead pattern, and its recording's command
+    assert.ok(runs.beforeBugs?.length, 'the bugs before the change');
+    const key = runs.beforeBugs![0].pattern.key;
+    const cmd: { command?: string[] } = await s.connection.sendRequest('braid/confirmCommand', { key });
+    assert.deepEqual(cmd.command, ['java', '-cp', 'out', 'shop.Inventory'], 'Check the Fix finds the recording of the code before the change');
     // no lens of the old code's bug is left on the file
     const lenses = (await s.connection.sendRequest('textDocument/codeLens', { textDocument: { uri } })) as { command?: { title: string } }[];
     assert.deepEqual(lenses.map((l) => l.command?.title).filter((t) => /Bug \d|rank \d/.test(t ?? '')), []);

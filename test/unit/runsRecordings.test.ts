@@ -99,6 +99,13 @@ test('recordings of the code before a change and recordings without runs are lis
     ['AccountTest.nosuch-20261127-015000 · 01:50:00 UTC · no run recorded', 'java -jar junit.jar --select-method bank.AccountTest#nosuch', 'braid.recording'],
   ]);
   assert.match(String((item(roots[1]).tooltip as { value: string }).value), /not analyzed with the current code[\s\S]*`src\/main\/java\/bank\/Account\.java`/);
+  // its bugs stay offered for Check the Fix after the edit
+  const pattern = { key: 'k1', rank: 1, score: 1, id: 'P3', kind: 'RWW', category: 'atomicity', failed: 15, passed: 0, accesses: [] };
+  const withBugs = new trees.RunsTree({ ...m, beforeBugs: [{ bug: 1, shape: 'lost-update', headline: 'Both threads read `balance` = 0 …', pattern }] } as never);
+  const olderNode = withBugs.getChildren()[1];
+  const kids = withBugs.getChildren(olderNode);
+  assert.deepEqual(kids.map((n) => item(n).label), ['Bug 1 · lost update — Check the Fix']);
+  assert.deepEqual((item(kids[0]) as unknown as { command: { command: string; arguments: unknown[] } }).command, { command: 'braid.checkFix', title: 'Check the Fix', arguments: ['k1'] });
 });
 
 test('Delete Recording: a folder of one recording goes in one delete call, with progress; a folder holding other recordings loses only its files (issue 43)', async () => {

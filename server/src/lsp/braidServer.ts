@@ -142,6 +142,8 @@ export class BraidServer {
   /** which recordings ran the current code (codeVersions.ts); the others are listed apart, not analyzed */
   private readonly versions = new CodeVersions(() => this.folders, (m) => this.connection.console.warn(m));
   private olderRecordings: OlderRecording[] = [];
+  /** the last analysis that still held the recordings now of older code: Check the Fix of their bugs after the edit */
+  private beforeState: AnalysisState | undefined;
   /** open documents whose text differs from the disk the analysis read: their lines through the edits (lineMapping.ts) */
   private readonly mappings = new Map<string, LineMapping>();
   private mappingTimer: NodeJS.Timeout | undefined;
@@ -221,6 +223,7 @@ export class BraidServer {
         unreadable: this.unreadableTraces(),
         excluded: this.excludedTraces.map((f) => ({ file: f, uri: fileUri(f) })),
         ...(this.olderRecordings.length ? { older: this.olderRecordings.map((o) => ({ ...o, uri: fileUri(o.dir) })) } : {}),
+        ...((b) => (b.length ? { beforeBugs: b } : {}))(this.beforeBugs()),
         ...(await this.emptyRecordings().then((e) => (e.length ? { empty: e.map((dir) => ({ dir, uri: fileUri(dir) })) } : {}))),
         ...(forced.length ? { forced } : {}),
       };
@@ -269,19 +272,23 @@ export class BraidServer {
     });
     c.onRequest(ConfirmCommandRequest, async (p: ConfirmCommandParams | undefined) => {
       await this.settled();
-      return confirmCommandFromServer({ traces: this.traceFiles, folder: this.folders[0], tracesOf: (key) => this.state?.runFilesWithPattern(key) ?? [] }, p);
+      const st = this.stateOf(p?.key);
+      return confirmCommandFromServer({ traces: st === this.state ? this.traceFiles : this.filesOf(st), folder: this.folders[0], tracesOf: (key) => st?.runFilesWithPattern(key) ?? [] }, p);
     });
     c.onRequest(ConfirmRequest, async (p: ConfirmParams, token: CancellationToken) => {
       if (this.trusted) await this.settled();
+      // a bug of the code before the change (its recording is now one of older code): its own analysis
+      const st = this.stateOf(p?.key);
+      const traces = st === this.state ? this.traceFiles : this.filesOf(st);
       return confirmFromServer(this.connection, p, token, {
         folder: this.folders[0],
         trusted: this.trusted,
-        traces: this.traceFiles,
-        tracesOf: (key) => this.state?.runFilesWithPattern(key) ?? [],
-        pattern: (key) => this.state?.patternByKey(key),
-        executions: this.state?.result.executions ?? { total: 0, failed: 0 },
+        traces,
+        tracesOf: (key) => st?.runFilesWithPattern(key) ?? [],
+        pattern: (key) => st?.patternByKey(key),
+        executions: st?.result.executions ?? { total: 0, failed: 0 },
         // the same traces ranked with locations per call (a pattern on a line of several library calls)
-        ...(this.state ? { perCallRanking: perCallRankingOf(this.traceFiles, this.state.result.options, (m) => c.console.warn(`Braid: ${m}`)) } : {}),
+        ...(st ? { perCallRanking: perCallRankingOf(traces, st.result.options, (m) => c.console.warn(`Braid: ${m}`)) } : {}),
         verdict: async (key, v) => {
           await this.confirmations.set(key, v).catch((e) => c.console.error(`Braid: the verdict could not be saved: ${(e as Error).message}`));
           if (this.state) this.confirmations.decorate(this.state.patterns);
@@ -417,6 +424,31 @@ export class BraidServer {
     const f = path.resolve(file);
     for (const [dir, finished] of this.recordings) if (f.startsWith(dir + path.sep) && !finished.has(f)) return true;
     return false;
+  }
+
+  /** The analysis holding a pattern: the current one, else the one before the change (a bug of older code). */
+  private stateOf(key: unknown): AnalysisState | undefined {
+    if (typeof key !== 'string' || this.state?.patternByKey(key) || !this.beforeState?.patternByKey(key)) return this.state;
+    return this.beforeState;
+  }
+
+  private filesOf(st: AnalysisState | undefined): string[] {
+    return (st?.result.runs ?? []).map((r) => r.file).sort();
+  }
+
+  /** The bugs of the code before the change (beforeState), each with its lead pattern: offered for Check the Fix. */
+  private beforeBugs(): NonNullable<RunsResult['beforeBugs']> {
+    const st = this.beforeState;
+    if (!st || !this.olderRecordings.length) return [];
+    const out: NonNullable<RunsResult['beforeBugs']> = [];
+    for (const b of st.bugs) {
+      const key = Array.isArray(b.patternKeys) && typeof b.patternKeys[0] === 'string' ? b.patternKeys[0] : undefined;
+      const pattern = key ? st.patternByKey(key) : undefined;
+      if (!pattern) continue;
+      const advice = (b.advice ?? {}) as { shape?: unknown; headline?: unknown };
+      out.push({ bug: typeof b.id === 'number' ? b.id : st.bugs.indexOf(b) + 1, ...(typeof advice.shape === 'string' ? { shape: advice.shape } : {}), ...(typeof advice.headline === 'string' ? { headline: advice.headline } : {}), pattern });
+    }
+    return out;
   }
 
   /**
@@ -621,6 +653,9 @@ export class BraidServer {
         this.explanations = undefined;
         this.methodState = undefined;
       }
+      // recordings that just became ones of older code: their analysis is kept for Check the Fix of their bugs
+      const olderDirs = new Set(this.olderRecordings.map((o) => o.dir));
+      if (this.state && olderDirs.size && this.state.result.runs.some((r) => olderDirs.has(path.dirname(path.resolve(r.file))))) this.beforeState = this.state;
       this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns, this.settings.views.minScore);
       // recordings seen for the first time: when the code they ran changed already, analyze again without them
       for (const dir of this.versions.learn(res.result, (f) => resolver.resolve(f))) {

@@ -124,6 +124,8 @@ export interface RunsResult {
    * were recorded (their folder's sources.json). Kept on disk, not analyzed; newest folder first.
    */
   older?: OlderRecordingDto[];
+  /** the bugs of the code before the change (the last analysis that held those recordings), with their lead pattern: for Check the Fix */
+  beforeBugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto }[];
   /** recording folders without any run (a recording whose command failed, or that was cancelled at once), to be seen and deleted */
   empty?: { dir: string; uri: string }[];
 }
