@@ -9,6 +9,7 @@
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, connect, repoRoot, textOf } from './mcpClient';
@@ -135,6 +136,8 @@ test('bad inputs are tool errors that say what and where', async () => {
     ['find_root_cause', { recording: '../../../../etc' }, /"recording": .* is outside the folders this server may use/],
     ['find_root_cause', { command: ['true'], project: '/' }, /"project": \/ is outside the folders this server may use/],
     ['find_root_cause', { maxRuns: 3, recording: 'big' }, /Input validation error: .*maxRuns/s],
+    ['find_root_cause', { test: 'NoSuchTest#deposits', project: bigRoot }, /^find_root_cause: "test": .*NoSuchTest/],
+    ['find_root_cause', { command: ['java', '-cp', 'x', 'a.B'], include: ['a'], build: ['false'], project: bigRoot }, /^find_root_cause: the build step failed \(false exit 1\)/],
     ['confirm', { recording: 'big' }, /^confirm: "recording": big has no recording\.json, so Braid does not know how to run its program/],
     ['confirm', { recording: 'nope' }, /^confirm: "recording": nope is outside the folders|"recording": .*nope does not exist/],
     ['explain_run', { recording: 'test/fixtures/recorded/bank', around: 0 }, /Input validation error: .*around/s],
@@ -167,4 +170,14 @@ test('without --root every tool refuses, saying how to give the workspace folder
     assert.equal(r.isError, true, tool);
     assert.match(textOf(r), /started without --root, so it runs no program and reads no recording/, tool);
   }
+});
+
+test('braid mcp: a --root that is not a folder, or another argument, is a usage error (exit 2) naming it', () => {
+  const run = (...args: string[]) => spawnSync(process.execPath, [path.join(root, 'dist', 'braid.js'), 'mcp', ...args], { encoding: 'utf8', input: '' });
+  const missing = run('--root', '/no/such/folder');
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /^braid mcp: --root \/no\/such\/folder: no such folder/);
+  const other = run('--root', root, '--port', '3');
+  assert.equal(other.status, 2);
+  assert.match(other.stderr, /unknown argument --port \(braid mcp takes --root DIR\)/);
 });

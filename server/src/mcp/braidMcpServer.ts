@@ -42,17 +42,16 @@ interface Extra {
   sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total?: number; message?: string } }) => Promise<void>;
 }
 
-/** MCP progress on the call's token (none without one), at most one notification per 250 ms but always the first. */
+/** MCP progress on the call's token (none without one): increasing values only (MCP), at most one notification per 250 ms but always the first and those marked `always` (a round's evidence). */
 function progressOf(extra: Extra): Progress {
   const token = extra._meta?.progressToken;
   let last = 0;
   let sent = -1;
-  return (progress, total, message) => {
+  return (progress, total, message, always) => {
     if (token === undefined) return;
     const now = Date.now();
-    // progress must increase (MCP): equal values are skipped, and so are bursts
-    if (progress <= sent && progress !== 0) return;
-    if (now - last < 250 && sent >= 0) return;
+    if (progress <= sent) return;
+    if (!always && now - last < 250 && sent >= 0) return;
     last = now;
     sent = progress;
     void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total !== undefined ? { total } : {}), message: message.slice(0, 200) } }).catch(() => undefined);

@@ -133,7 +133,8 @@ export async function reproduceTool(roots: McpRoots, input: PatternCallInput, pr
   const c = await confirmPattern(x.pattern, { ...x.options, runs, skipOpposite: true, controlRuns: 0 }, groupProgress(progress, 1, runs), signal);
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
   const run = c.failingRun;
-  const explained = run ? await explainTrace(run.trace, await forcedRunResult(run.trace, run.execution), 16) : undefined;
+  // the pattern's accesses as the forced run made them, up to its failure
+  const explained = run ? await explainTrace(run.trace, await forcedRunResult(run.trace, run.execution), 16, new Set(x.pattern.accesses.map((a) => a.variable))) : undefined;
   return {
     note: DATA_NOTE,
     reproduced: Boolean(run),

@@ -40,7 +40,7 @@ export interface FindRootCauseInput {
 }
 
 /** Progress of a long call: `progress` of `total` (runs), and a line for the user. */
-export type Progress = (progress: number, total: number | undefined, message: string) => void;
+export type Progress = (progress: number, total: number | undefined, message: string, always?: boolean) => void;
 
 /** The analysis of a recording folder, with GRIFFIN's bugs (none when GRIFFIN fails: the ranking stands). */
 export async function analyzeRecording(folder: string): Promise<{ result: AnalysisResult; bugs: Bug[] | undefined }> {
@@ -84,6 +84,7 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
     } else {
       const command = input.command!;
       if (command.some((a) => typeof a !== 'string' || a === '')) throw new ToolInputError('"command": every argument must be a non-empty string');
+      // a plain command: TestPlan's tool names only how a test is run, which recordOptionsFor does not read
       plan = {
         tool: 'junit-console',
         prepare: input.build ? [{ command: input.build, cwd: folder }] : [],
@@ -145,7 +146,8 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
   let failed = 0;
   const rounds = new EvidenceRounds(rule, (history, finished) => {
     const lead = history[history.length - 1]?.lead;
-    progress(finished, rule.maxRuns, `${finished} runs, ${failed} failed${lead ? `, lead p = ${lead.pValue.toPrecision(2)}` : ', no cause with evidence yet'}`);
+    // after run `finished` was reported: half a step on, so the round's line is sent (progress only increases)
+    progress(finished + 0.5, rule.maxRuns, `${finished} runs, ${failed} failed${lead ? `, lead p = ${lead.pValue.toPrecision(2)}` : ', no cause with evidence yet'}`, true);
   });
   const summary = await recordRuns(
     options,

@@ -45,8 +45,17 @@ function eventLine(e: TraceEventDto, threads: Map<number, string>): string {
   return `#${e.i} ${who} ${e.kind}${what}${value}${at}${method}`;
 }
 
-/** The events of `trace` around `failPoint` (or its last events when it has none). */
-export async function explainTrace(trace: string, run: Pick<RunResult, 'execution' | 'outcome' | 'failPoint' | 'failure' | 'outcomeDetail' | 'outcomeReason'>, around = 20): Promise<RunExplanation> {
+/**
+ * The events of `trace` around `failPoint` (or its last events when it has none). With `variables`
+ * (a pattern's), only the accesses of those variables and the failure itself: the interleaving the
+ * pattern names, which a loop between it and the failure would push out of a plain window.
+ */
+export async function explainTrace(
+  trace: string,
+  run: Pick<RunResult, 'execution' | 'outcome' | 'failPoint' | 'failure' | 'outcomeDetail' | 'outcomeReason'>,
+  around = 20,
+  variables?: ReadonlySet<string>,
+): Promise<RunExplanation> {
   const pager = new TraceEventPager(() => undefined);
   const head = await pager.page(trace, run.execution, { run: run.execution, offset: 0, limit: 0 });
   const total = head.total;
@@ -54,7 +63,7 @@ export async function explainTrace(trace: string, run: Pick<RunResult, 'executio
   const from = Math.max(0, end - WINDOW);
   const page = await pager.page(trace, run.execution, { run: run.execution, offset: from, limit: end - from + 1 + AFTER });
   const threads = new Map(page.threads.map((t) => [t.id, t.name]));
-  const shown = page.events.filter((e) => e.kind !== 'ENTER' && e.kind !== 'EXIT');
+  const shown = page.events.filter((e) => e.kind !== 'ENTER' && e.kind !== 'EXIT' && (!variables || (e.variable !== undefined && variables.has(e.variable)) || e.i === run.failPoint));
   const before = shown.filter((e) => e.i <= end).slice(-around);
   const after = shown.filter((e) => e.i > end).slice(0, AFTER);
   return {

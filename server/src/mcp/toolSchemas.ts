@@ -112,7 +112,7 @@ export const reproduceOutput = {
   reproduced: z.boolean().describe('a forced run failed'),
   failure: z.string().optional().describe('the forced failing run’s failure message'),
   failureAt: z.string().optional(),
-  interleaving: z.array(z.string()).describe('the forced failing run’s accesses around the failure, in order'),
+  interleaving: z.array(z.string()).describe('the forced failing run’s accesses of the pattern’s variables up to its failure, in order'),
   plan: z.string().optional().describe('the forcing plan file: braid record --runs 1 --plan <plan> -- <command> reproduces it'),
   run: z.string().optional().describe('the forced run’s trace, for explain_run'),
   forced: group.extend({ forcedOk: z.number().int().describe('runs in which the interleaving was really forced') }),
