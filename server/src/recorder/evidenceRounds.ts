@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { Analyzer, AnalysisResult } from '../engine/analysis';
 import { explainBugs } from '../engine/griffin/griffin';
-import { EvidenceSnapshot, evidenceSnapshot, EvidenceStopRule, nextRoundEnd, StopReason, stopReason } from '../engine/ranking/evidenceStop';
+import { EvidenceSnapshot, evidenceSnapshot, EvidenceStopRule, nextRoundEnd, noSeparation, StopReason, stopReason } from '../engine/ranking/evidenceStop';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import type { RecordControl, RecordProgress } from './recordRuns';
 
@@ -25,7 +25,9 @@ export class EvidenceRounds implements RecordControl {
   private readonly pending: string[] = [];
   private roundEnd: number;
   private gate: Promise<boolean> = Promise.resolve(true);
-  private readonly started = Date.now();
+  /** runs allowed to start so far */
+  private started = 0;
+  private readonly startedAt = Date.now();
 
   /** `onRound(history, finished)` after each round's analysis (progress). */
   constructor(
@@ -44,19 +46,29 @@ export class EvidenceRounds implements RecordControl {
   beforeRun(finished: number): Promise<boolean> {
     this.gate = this.gate.then(async () => {
       if (this.reason) return false;
-      const elapsed = (Date.now() - this.started) / 1000;
+      // past the run budget only while no pattern separates (the latest analysis says so): the
+      // recording's own limit is higher (noSeparationMaxRuns), and parallel jobs would otherwise
+      // start runs past --max-runs before its round is analyzed
+      if (this.started >= this.rule.maxRuns && !noSeparation(this.history[this.history.length - 1])) return false;
+      const elapsed = (Date.now() - this.startedAt) / 1000;
       if (finished >= this.roundEnd) {
         await this.round();
         this.reason = stopReason(this.history, elapsed, this.rule);
         this.onRound?.(this.history, finished);
         if (this.reason) return false;
+      // past the run budget only while no pattern separates (the latest analysis says so): the
+      // recording's own limit is higher (noSeparationMaxRuns), and parallel jobs would otherwise
+      // start runs past --max-runs before its round is analyzed
+      if (this.started >= this.rule.maxRuns && !noSeparation(this.history[this.history.length - 1])) return false;
         this.roundEnd = nextRoundEnd(finished, this.rule);
+        this.started++;
         return true;
       }
       if (elapsed >= this.rule.maxSeconds) {
         this.reason = 'max-seconds';
         return false;
       }
+      this.started++;
       return true;
     });
     return this.gate;
