@@ -19,7 +19,6 @@ const NO_FAILURE: Record<string, string> = {
 };
 /** Known misses on the committed recordings: id → why rank 1 is not the root cause. */
 const RANK_MISSES: Record<string, string> = {
-  'rxjava2-behaviorterminate': 'the racing accesses are AtomicReference calls (value.get/lazySet, subscribers.getAndSet), which the agent does not record',
   'fastq-resume': 'most runs fail (92 of 100): a W/W on _running at queue.js:157, made by both jobs\' release at the end of failing runs, ranks first (the truth lists line 155)',
   'genpool-clear': 'the first pattern writes DoublyLinkedList.tail in insertBeginning (line 27), which the truth does not list (it lists head, line 26)',
   'lru-abort': 'the racing element of #valList (an array held in a private field) is not recorded; the first pattern is Stack.length',
@@ -33,7 +32,7 @@ const METHOD_MISSES: Record<string, string> = {
   'logback-childlist': 'the iterating reader (recursiveReset) is named first, the fixed writer (createChildByName) second',
   'micrometer-composite': 'the meter-added listener and CompositeCounter.increment are named; the fix reorders MeterRegistry.getOrCreateMeter',
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
-  'rxjava2-behaviorterminate': 'no pattern of the race (AtomicReference calls are not recorded)',
+  'rxjava2-behaviorterminate': 'setCurrent (the completer storing the terminal value, lane 2) is named first; the fix is in subscribeActual, named second',
   'cachemgr-shared': 'promise-coalesce\'s coalesceAsync (a dependency) is named; the fix is up the stack in cache-manager',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
   'genpool-clear': 'DoublyLinkedList helpers are named; the fix is in Pool.clear (an action that never happens)',
