@@ -40,6 +40,9 @@ test('matching: an access matches the plan accesses of its variable, type, file,
   assert.equal(f.upcomingAt(7, () => ({ ...at, line: 26 })), 0b0110, 'after the await at line 26: the writes');
   assert.equal(f.upcomingAt(8, () => ({ ...at, line: 23 })), 0b0111, 'at the function start: all three');
   assert.equal(f.upcomingAt(9, () => ({ file: 'src/other.ts', method: 'x', line: 1 })), 0);
+  // a recording made in another folder: the files are path endings of each other
+  assert.equal(f.computeMask(5, false, 'Map', { ...get, file: 'app/src/accounts.ts' }), 0b1001);
+  assert.equal(f.computeMask(6, false, 'Map', { ...get, file: 'xsrc/accounts.ts' }), 0b1000, 'not a path ending: only the guard');
 });
 
 test('a lost update across an await is forced: the task in its window is held until the other task writes, the other is not held', async () => {

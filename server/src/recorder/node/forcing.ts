@@ -154,7 +154,7 @@ export class NodeForcing {
       if (a.variable !== variable) return;
       if (write ? a.type === 'R' : a.type === 'W') return;
       if (!a.anywhere) {
-        if (a.file !== at.file || a.method !== at.method || (a.line !== 0 && a.line !== at.line)) return;
+        if (!sameFile(a.file, at.file) || a.method !== at.method || (a.line !== 0 && a.line !== at.line)) return;
         if (a.call !== undefined && a.call !== at.call) return;
       }
       m |= 1 << k;
@@ -170,7 +170,7 @@ export class NodeForcing {
       const here = at();
       m = 0;
       this.spec.accesses.forEach((a, k) => {
-        if (!a.anywhere && a.file === here.file && a.method === here.method && (a.line === 0 || a.line >= here.line)) m! |= 1 << k;
+        if (!a.anywhere && sameFile(a.file, here.file) && a.method === here.method && (a.line === 0 || a.line >= here.line)) m! |= 1 << k;
       });
       this.upcoming.set(site, m);
     }
@@ -422,6 +422,15 @@ export class NodeForcing {
     if (this.skipped[w] > 0) return `${here} was reached ${times(this.reached[w])} but never held: another task was already held in its role or waiting for this task's access (skipped ${times(this.skipped[w])})`;
     return `${here} was reached ${times(this.reached[w])} but forcing had stopped`;
   }
+}
+
+/**
+ * The plan's file and the run's: equal, or one a path ending of the other — a recording made in the
+ * subject's folder names `forkCache.mjs`, a run from the repository root
+ * `test/fixtures/node/inflight/forkCache.mjs` (trace files are relative to the working folder).
+ */
+export function sameFile(a: string, b: string): boolean {
+  return a === b || (a.length < b.length ? b.endsWith(`/${a}`) : a.endsWith(`/${b}`));
 }
 
 function times(n: number): string {
