@@ -1,7 +1,7 @@
 /**
  * Confirmation by forcing, measured on the committed subjects (issue 28, docs/confirm.md).
  *
- *   node --import tsx bench/confirmEval.ts [subject...] [--runs N] [--decoys] [--fixes] [--set recorded|bugset|all] [--json]
+ *   node --import tsx bench/confirmEval.ts [subject...] [--runs N] [--seed S] [--decoys] [--fixes] [--set recorded|bugset|all] [--json]
  *
  * Per subject: the first listed pattern of the committed recording (test/fixtures/recorded/<pkg>,
  * or test/fixtures/bugset/<pkg>) is forced with `confirmPattern` on the compiled fixture — N runs
@@ -37,8 +37,10 @@ const value = (name: string, d: string) => {
   return k >= 0 && args[k + 1] ? args[k + 1] : d;
 };
 const runs = Number(value('--runs', '20'));
+/** the confirmations' seed (issue 40: the same verdicts across seeds) */
+const seed = Number(value('--seed', '5000'));
 const set = value('--set', 'recorded');
-const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--set'].includes(args[k - 1]));
+const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--set', '--seed'].includes(args[k - 1]));
 const subjects = [...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'recorded' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
 
 async function ranking(s: SampleProgram, thesis = false, callLocations = false): Promise<AnalysisResult> {
@@ -98,7 +100,7 @@ function options(s: SampleProgram, cp = classesDir, tag = '') {
     noise: 0,
     timeoutSeconds: 30,
     jobs: 2,
-    seed: 5000,
+    seed,
     name: `${s.pkg}${tag}`,
     outRoot: path.join(workDir, 'confirm'),
     ...(s.testCode ? { agentOptions: [`testCode=${s.testCode.join(',')}`] } : {}),
@@ -108,7 +110,7 @@ function options(s: SampleProgram, cp = classesDir, tag = '') {
 const pct = (k: number, n: number) => (n ? `${k}/${n}` : '–');
 
 function row(label: string, c: Confirmation, root?: boolean): string {
-  return `${label.padEnd(34)} ${c.verdict.padEnd(11)} forced ${pct(c.forced.failed, c.forced.runs).padStart(6)} (ok ${String(c.forced.forcedOk).padStart(2)})  opposite ${c.opposite ? pct(c.opposite.failed, c.opposite.runs).padStart(6) : '     –'}  unforced ${c.control ? pct(c.control.failed, c.control.runs).padStart(6) : '     –'}  ${String(c.runsSpent).padStart(3)} runs ${c.seconds.toFixed(1).padStart(6)} s${root === undefined ? '' : root ? '  root cause' : '  NOT root cause'}${c.verdict !== 'confirmed' ? `  — ${c.reason}` : ''}`;
+  return `${label.padEnd(34)} ${c.verdict.padEnd(19)} forced ${pct(c.forced.failed, c.forced.runs).padStart(6)} (ok ${String(c.forced.forcedOk).padStart(2)})  ${c.counterfactual === 'serialised' ? 'serialised' : 'opposite  '} ${c.opposite ? `${pct(c.opposite.failed, c.opposite.runs).padStart(6)} (ok ${String(c.opposite.forcedOk).padStart(2)})` : '     –       '}  unforced ${c.control ? pct(c.control.failed, c.control.runs).padStart(6) : '     –'}  ${String(c.runsSpent).padStart(3)} runs ${c.seconds.toFixed(1).padStart(6)} s${root === undefined ? '' : root ? '  root cause' : '  NOT root cause'}${c.verdict !== 'confirmed' ? `  — ${c.reason}` : ''}`;
 }
 
 async function main() {
@@ -119,6 +121,10 @@ async function main() {
   let strong = 0;
   let total = 0;
   let decoyConfirmed = 0;
+  let window = 0;
+  let rootTotal = 0;
+  let rootConfirmed = 0;
+  let nonRootConfirmed = 0;
   let decoys = 0;
   let spent = 0;
   let seconds = 0;
@@ -134,8 +140,12 @@ async function main() {
     spent += c.runsSpent;
     seconds += c.seconds;
     if (c.verdict === 'confirmed') confirmed++;
+    if (c.verdict === 'confirms the window') window++;
     if (c.verdict === 'confirmed' && c.forced.failed >= 0.9 * c.forced.runs && (c.opposite?.failed ?? 0) <= 0.1 * (c.opposite?.runs ?? 1)) strong++;
     const isRoot = isRootCause(first, bugTags(s.pkg));
+    if (isRoot) rootTotal++;
+    if (isRoot && c.verdict === 'confirmed') rootConfirmed++;
+    if (!isRoot && c.verdict === 'confirmed') nonRootConfirmed++;
     console.log(row(`${s.pkg} #1 ${first.id} ${first.kind}`, c, isRoot));
     out.push({ subject: s.pkg, pattern: '#1', verdict: c.verdict, forced: c.forced, opposite: c.opposite, control: c.control, runs: c.runsSpent, seconds: c.seconds, rootCause: isRoot, reason: c.reason });
     if (flag('--decoys')) {
@@ -159,7 +169,8 @@ async function main() {
       }
     }
   }
-  console.log(`\nrank 1 confirmed on ${confirmed} of ${total} subjects (forced ≥ 90 % failing and opposite ≤ 10 %: ${strong})`);
+  console.log(`\nseed ${seed}: rank 1 confirmed on ${confirmed} of ${total} subjects (forced ≥ 90 % failing and opposite ≤ 10 %: ${strong}); confirms the window ${window}`);
+  console.log(`rank 1 is a root cause on ${rootTotal}: confirmed ${rootConfirmed} of ${rootTotal}; rank 1 not a root cause and confirmed: ${nonRootConfirmed}`);
   if (flag('--decoys')) console.log(`decoys confirmed: ${decoyConfirmed} of ${decoys}`);
   console.log(`${spent} runs in ${seconds.toFixed(0)} s: ${(spent / Math.max(1, total + decoys)).toFixed(1)} runs and ${(seconds / Math.max(1, total + decoys)).toFixed(1)} s per confirmation`);
   if (flag('--reorder')) await reorder();
