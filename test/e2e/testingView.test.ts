@@ -185,7 +185,7 @@ describe('end to end in VS Code: Testing view → Run with Braid → flaky, k of
     while (recordings().length < 2 && Date.now() < deadline) await page.waitForTimeout(200);
     await runEnded();
     await wb.runCommand('Testing: Focus on Test Explorer View');
-    await explorerRow(new RegExp(`${TEST}\\s*failed \\d+ of ${RUNS} \\(\\d+ %\\)`)).first().waitFor({ state: 'visible' });
+    await explorerRow(new RegExp(`${TEST}\\s*✗ \\d+/${RUNS} · \\d+(\\.\\d)? %`)).first().waitFor({ state: 'visible' });
     assert.equal(recordings().length, 2, `one more recording: ${recordings().join(', ')}`);
     const lines = recordingLines();
     assert.equal(lines.length, 2, `two "Testing view: recording" lines in the Braid log:\n${lines.join('\n')}`);
