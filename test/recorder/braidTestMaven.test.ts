@@ -92,9 +92,8 @@ test(
     const rec = j.recording;
     assert.equal(rec.tool, 'maven');
     assert.equal(rec.cwd, ws);
-    // the build step: mvn -o test-compile, then the test class path (dependency plugin) into .braid/build/maven
-    assert.match(r.err, /braid test: building: mvn -q test-compile\n/);
-    assert.match(r.err, /braid test: building: mvn -q org\.apache\.maven\.plugins:maven-dependency-plugin:build-classpath /);
+    // the build step, one Maven start: test-compile and the test class path (dependency plugin) into .braid/build/maven
+    assert.match(r.err, /braid test: building: mvn -q test-compile org\.apache\.maven\.plugins:maven-dependency-plugin:build-classpath /);
     assert.doesNotMatch(r.err, /could not resolve the test class path/);
     assert.ok(existsSync(path.join(ws, 'target/test-classes/shop/StockTest.class')), 'Maven compiled the tests');
     const cpFile = path.join(ws, '.braid/build/maven/root.test-classpath');
@@ -108,10 +107,7 @@ test(
     // the runs are repetitions in one JVM (repeatedRuns.ts reads the @file class path)
     assert.equal(rec.jvms, 1, 'one JVM for the 30 runs');
     const manifest = JSON.parse(readFileSync(path.join(rec.traces, 'recording.json'), 'utf8'));
-    assert.deepEqual(manifest.prepare.map((s: { command: string[] }) => s.command.slice(0, 3)), [
-      ['mvn', '-q', 'test-compile'],
-      ['mvn', '-q', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath'],
-    ]);
+    assert.deepEqual(manifest.prepare.map((s: { command: string[] }) => s.command.slice(0, 4)), [['mvn', '-q', 'test-compile', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath']]);
     assert.equal(readdirSync(rec.traces).filter((f) => f.endsWith('.trace.jsonl')).length, 30);
     // the root cause: the first pattern's accesses are on the // @bug lines of Stock.reserve
     assert.ok(rec.failed > 0 && rec.passed > 0, `${rec.failed} of ${rec.runs} runs failed`);
@@ -125,7 +121,7 @@ test(
 );
 
 test(
-  'Maven without the dependency plugin: a note, then mvn -o test each run (surefire inherits the agent); --via-build-tool asks for that',
+  'Maven without the dependency plugin: a note, then mvn -o test each run (surefire inherits the agent); --via-build-tool asks for that; a compile error is a failed build',
   { skip, timeout: 600_000 },
   async () => {
     const { ws } = mavenProject();
@@ -143,14 +139,24 @@ test(
     const traces = readdirSync(rec.traces).filter((f) => f.endsWith('.trace.jsonl'));
     assert.equal(traces.length, 2);
     assert.match(readFileSync(path.join(rec.traces, traces[0]), 'utf8'), /shop\.Stock/);
-    // recording.json keeps the step that ran (a fix check reruns it), not the one that failed
+    // recording.json keeps no step (the one that failed is dropped; mvn test builds in each run)
     const manifest = JSON.parse(readFileSync(path.join(rec.traces, 'recording.json'), 'utf8'));
-    assert.deepEqual(manifest.prepare.map((s: { command: string[] }) => s.command), [['mvn', '-q', 'test-compile']]);
+    assert.equal(manifest.prepare, undefined);
     // asked for: no class path step at all
     const v = await braid(['test', TEST, '--project', ws, '--runs', '1', '--format', 'json', '--via-build-tool']);
     assert.ok(v.code === 0 || v.code === 1, v.err);
     assert.doesNotMatch(v.err, /building:/);
     assert.equal(JSON.parse(v.out).recording.command[0], 'mvn');
+    // a build that fails (a compile error) is a failed build, not a class path to do without
+    const stock = path.join(ws, 'src/main/java/shop/Stock.java');
+    writeFileSync(stock, readFileSync(stock, 'utf8').replace('public int left() {', 'public int left() { int broken = ;'));
+    writeFileSync(pom, readFileSync(pom, 'utf8').replace('9.9.9-none', '3.5.0'));
+    const b = await braid(['test', TEST, '--project', ws, '--runs', '2', '--format', 'json']);
+    assert.equal(b.code, 1);
+    assert.match(b.err, /braid test: the build failed \(mvn exit 1\):/);
+    assert.match(b.err, /COMPILATION ERROR|Stock\.java/);
+    assert.doesNotMatch(b.err, /could not resolve the test class path/);
+    assert.equal(b.out, '', 'nothing recorded');
   },
 );
 
@@ -170,12 +176,12 @@ test(
       const plan = await ask();
       assert.equal(plan.tool, 'maven');
       assert.equal(plan.command[0], 'java');
-      assert.ok(plan.prepare[1].orElse && plan.prepare[1].orElse.command[0] === 'mvn');
+      assert.ok(plan.prepare[0].orElse && plan.prepare[0].orElse.command[0] === 'mvn');
       const res = await record(plan, 3);
       assert.equal(res.runs, 3);
       const manifest = JSON.parse(readFileSync(path.join(res.outDir, 'recording.json'), 'utf8'));
       assert.equal(manifest.command[0], 'java');
-      assert.equal(manifest.prepare.length, 2);
+      assert.equal(manifest.prepare.length, 1);
       // the dependency plugin cannot be had offline: the same request records through mvn each run
       const pom = path.join(ws, 'pom.xml');
       writeFileSync(pom, readFileSync(pom, 'utf8').replace(/(<artifactId>maven-dependency-plugin<\/artifactId>\s*<version>)[^<]+/, '$19.9.9-none'));
@@ -184,7 +190,7 @@ test(
       assert.equal(res2.runs, 1);
       const m2 = JSON.parse(readFileSync(path.join(res2.outDir, 'recording.json'), 'utf8'));
       assert.deepEqual(m2.command.slice(0, 4), ['mvn', '-o', '-q', 'test']);
-      assert.deepEqual(m2.prepare.map((x: { command: string[] }) => x.command), [['mvn', '-q', 'test-compile']]);
+      assert.equal(m2.prepare, undefined);
     } finally {
       await s.close();
     }

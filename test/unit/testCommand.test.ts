@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { classPathProblem, commandLine, inferTestCommand, mainClassOf, mavenReactor, suggestRecordCommand, surefireSettingsIn, TestCommandError } from '../../server/src/recorder/testCommand';
+import { classPathProblem, commandLine, inferTestCommand, mainClassOf, mavenBuildFailed, mavenReactor, suggestRecordCommand, surefireSettingsIn, TestCommandError } from '../../server/src/recorder/testCommand';
 import { blankJava, findTests } from '../../server/src/recorder/testDiscovery';
 
 function project(files: Record<string, string>): string {
@@ -47,14 +47,17 @@ test('Maven project with a console launcher: test-compile, the test class path r
   const p = inferTestCommand(dir, target(dir, 'transfer'), { javaLibs: [] });
   assert.equal(p.tool, 'maven');
   assert.deepEqual(p.prepare, [
-    // the build and class path steps may download on first use (a fresh ~/.m2); the recorded runs never do (-o)
-    { command: ['mvn', '-q', 'test-compile'], cwd: dir },
+    // built and the class path resolved in one Maven start, which may download on first use (a fresh ~/.m2); the recorded runs never do (-o)
     {
-      command: ['mvn', '-q', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath', '-Dmdep.includeScope=test', `-Dmdep.outputFile=${cpFile}`],
+      command: ['mvn', '-q', 'test-compile', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath', '-Dmdep.includeScope=test', `-Dmdep.outputFile=${cpFile}`],
       cwd: dir,
       orElse: { command: ['mvn', '-o', '-q', 'test', '-Dtest=AccountTest#transfer', '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'], classPathFile: cpFile },
     },
   ]);
+  // a failure of the build itself is a failed build; a class path goal that cannot be had is not
+  assert.ok(mavenBuildFailed('[ERROR] COMPILATION ERROR :\n[ERROR] /w/src/A.java:[3,1] class, interface, or enum expected'));
+  assert.ok(mavenBuildFailed('[ERROR] Failed to execute goal on project x: Could not resolve dependencies for project a:b:jar:1'));
+  assert.ok(!mavenBuildFailed('[ERROR] Plugin org.apache.maven.plugins:maven-dependency-plugin:9.9.9-none or one of its dependencies could not be resolved'));
   assert.deepEqual(p.command, [
     'java', '-jar', launcher, '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests',
     '--class-path', path.join(dir, 'target', 'test-classes'), '--class-path', path.join(dir, 'target', 'classes'), '--class-path', `@${cpFile}`,
@@ -66,7 +69,7 @@ test('Maven project with a console launcher: test-compile, the test class path r
   writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project/>');
   const m = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] });
   assert.equal(m.cwd, path.join(dir, 'core'));
-  assert.ok(m.prepare[1].command.at(-1)!.endsWith(path.join('maven', 'core.test-classpath')));
+  assert.ok(m.prepare[0].command.at(-1)!.endsWith(path.join('maven', 'core.test-classpath')));
   assert.ok(m.command.includes(path.join(dir, 'core', 'target', 'test-classes')));
   // a module of the reactor (listed in the top pom): the steps from the top pom, for the module and what it depends on
   writeFileSync(path.join(dir, 'pom.xml'), '<project><modules><!-- <module>old</module> --><module>core</module></modules></project>');
@@ -74,12 +77,8 @@ test('Maven project with a console launcher: test-compile, the test class path r
   assert.equal(mavenReactor(dir, dir), undefined);
   const r = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] });
   const reactor = ['-f', path.join(dir, 'pom.xml'), '-pl', 'core', '-am'];
-  assert.deepEqual(r.prepare.map((s) => [s.command.slice(0, 8), s.cwd]), [
-    [['mvn', '-q', ...reactor, 'test-compile'], dir],
-    [['mvn', '-q', ...reactor, 'test-compile'], dir],
-  ]);
-  assert.equal(r.prepare[1].command[8], 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath');
-  assert.deepEqual(r.prepare[1].orElse?.command.slice(0, 9), ['mvn', '-o', '-q', ...reactor, 'test']);
+  assert.deepEqual(r.prepare.map((s) => [s.command.slice(0, 9), s.cwd]), [[['mvn', '-q', ...reactor, 'test-compile', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath'], dir]]);
+  assert.deepEqual(r.prepare[0].orElse?.command.slice(0, 9), ['mvn', '-o', '-q', ...reactor, 'test']);
   assert.equal(r.cwd, path.join(dir, 'core'), 'the test runs in its module, as surefire runs it');
   assert.equal(r.notes, undefined);
   // surefire settings the console launcher does not apply: said, with the pom that has them

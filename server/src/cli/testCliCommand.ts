@@ -21,7 +21,7 @@ import { droppedLocationsWarning, sarifReportSections } from '../engine/report/s
 import { writeJson, writeLines } from '../engine/report/jsonStream';
 import { Bug, explainBugs } from '../engine/griffin/griffin';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
-import { classPathProblem, commandLine, inferTestCommand, PrepareStep, TestCommandError, TestPlan } from '../recorder/testCommand';
+import { classPathProblem, commandLine, inferTestCommand, mavenBuildFailed, PrepareStep, TestCommandError, TestPlan } from '../recorder/testCommand';
 import { locateTest } from '../recorder/testLocate';
 import { EvidenceRounds } from '../recorder/evidenceRounds';
 import { outputTail, runStep } from '../recorder/prepareStep';
@@ -300,7 +300,11 @@ export async function runTestCommand(argv: string[]): Promise<number> {
       const tail = outputTail(r.output);
       const shownTail = tail ? `\n${tail.split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}` : '';
       if (step.orElse) {
-        // Maven: the class path resolved once, or each run through mvn
+        // Maven: the class path resolved once, or each run through mvn — unless the build itself failed
+        if (r.code !== 0 && mavenBuildFailed(r.output)) {
+          say(`the build failed (${path.basename(step.command[0])} exit ${r.code}):${shownTail}`);
+          return 1;
+        }
         const problem = r.code !== 0 ? `${path.basename(step.command[0])} ${r.error ? 'did not start' : `exit ${r.code}`}${shownTail}` : classPathProblem(step.orElse.classPathFile);
         if (problem) {
           say(`note: could not resolve the test class path once (${problem}); each run starts ${path.basename(step.orElse.command[0])} instead (slower)`);

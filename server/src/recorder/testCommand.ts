@@ -2,8 +2,8 @@
  * The command that runs ONE test (a test class or a test method) with the project's build tool, so
  * Braid can record many runs of just that test ("Braid: find the root cause" code lens):
  *  - Maven (pom.xml, ./mvnw when present): the test classes compiled and the test class path resolved
- *    once (`mvn -q test-compile`, then `dependency:build-classpath` into .braid/build/maven/) — these two
- *    steps may download what the local repository lacks on first use (plugins, dependencies), as a
+ *    once, in one Maven start (`mvn -q test-compile dependency:build-classpath`, into .braid/build/maven/)
+ *    — this step may download what the local repository lacks on first use (plugins, dependencies), as a
  *    user's own build would — then each run is the JUnit console launcher on that class path, no Maven
  *    start per run. In a multi-module project the steps run from the reactor's top pom for the test's
  *    module and the modules it depends on (`-pl <module> -am`), so their classes come as folders. When
@@ -41,10 +41,10 @@ export interface PrepareStep {
   command: string[];
   cwd: string;
   /**
-   * Maven: this step writes the test class path into `classPathFile`; when it fails (e.g. the
-   * dependency plugin is not in the local repository and Maven is offline) or the file cannot be
-   * used (classPathProblem), the runs are `command` instead (the build tool each run) and the step is
-   * dropped.
+   * Maven: this step builds and writes the test class path into `classPathFile`; when it fails
+   * (the dependency plugin cannot be resolved; a failure of the build itself, mavenBuildFailed, is a
+   * failed build) or the file cannot be used (classPathProblem), the runs are `command` instead (the
+   * build tool each run) and the step is dropped.
    */
   orElse?: { command: string[]; classPathFile: string };
 }
@@ -128,6 +128,16 @@ export function mavenReactor(root: string, dir: string): { top: string; module: 
     if (d === stop || path.dirname(d) === d) break;
   }
   return top ? { top, module: path.relative(top, path.resolve(dir)).split(path.sep).join('/') } : undefined;
+}
+
+/**
+ * Whether the output of a failed Maven build-and-class-path step says the build itself failed (a
+ * compile error, a dependency or parent that cannot be had, an unreadable pom) — each run through
+ * Maven would fail the same way — rather than only the class path goal (the dependency plugin could
+ * not be resolved), after which each run can still go through Maven.
+ */
+export function mavenBuildFailed(output: string): boolean {
+  return /COMPILATION ERROR|Failed to execute goal \S*:maven-(compiler|resources)-plugin|Could not resolve dependencies for project|Non-resolvable (parent|import) POM|The build could not read/.test(output);
 }
 
 /** Surefire settings that change how a test runs, which the console launcher path does not apply. */
@@ -275,18 +285,16 @@ export function inferTestCommand(root: string, target: TestTarget, o: InferOptio
     const classPathFile = path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.test-classpath`);
     const select = target.method ? ['--select-method', `${target.className}#${target.method}`] : ['--select-class', target.className];
     // in a reactor every module of the build writes the file: the test's module, built last, writes it last
-    // (its dependencies resolve to their target/classes only when compiled in the same Maven session)
-    const classPathGoals = [...(reactor ? ['test-compile'] : []), MAVEN_BUILD_CLASSPATH, '-Dmdep.includeScope=test', `-Dmdep.outputFile=${classPathFile}`];
+    // (its dependencies resolve to their target/classes because they are compiled in the same Maven session)
+    const classPathGoals = [MAVEN_BUILD_CLASSPATH, '-Dmdep.includeScope=test', `-Dmdep.outputFile=${classPathFile}`];
     const ignored = surefireSettingsIn(root, maven);
     return {
       ...(ignored.length
         ? { notes: [`surefire's ${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} not applied to the runs (the console launcher runs the test, not surefire); if the test needs ${ignored.length === 1 ? 'it' : 'them'}, use --via-build-tool (mvn each run, slower)`] }
         : {}),
       tool: 'maven',
-      prepare: [
-        { command: [mvn, '-q', ...inReactor, 'test-compile'], cwd: stepCwd },
-        { command: [mvn, '-q', ...inReactor, ...classPathGoals], cwd: stepCwd, orElse: { command: eachRun, classPathFile } },
-      ],
+      // one Maven start: compiled and the class path written (a failure that is the build's own — mavenBuildFailed — is a failed build)
+      prepare: [{ command: [mvn, '-q', ...inReactor, 'test-compile', ...classPathGoals], cwd: stepCwd, orElse: { command: eachRun, classPathFile } }],
       // Maven's default output folders; the dependencies through the launcher's own @file expansion (picocli)
       command: [
         'java', '-jar', launcher, '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests',
