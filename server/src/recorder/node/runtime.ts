@@ -151,6 +151,42 @@ const KSTACK = Symbol('braid.stack');
 const KTOK = Symbol('braid.tok');
 const KTRIG = Symbol('braid.trigger');
 const KTHEN = Symbol('braid.then');
+const KTYPE = Symbol('braid.type');
+
+/** A callback task's kind by its async resource's type (async_hooks): what the user's code called. */
+const CALLBACK_KINDS: Record<string, string> = {
+  Timeout: 'setTimeout',
+  Immediate: 'setImmediate',
+  TickObject: 'nextTick',
+  Microtask: 'queueMicrotask',
+  FSREQCALLBACK: 'fs callback',
+  FSREQPROMISE: 'fs callback',
+  TCPWRAP: 'socket',
+  TCPSERVERWRAP: 'server',
+  TCPCONNECTWRAP: 'connect',
+  HTTPINCOMINGMESSAGE: 'HTTP request',
+  HTTPCLIENTREQUEST: 'HTTP response',
+  PIPEWRAP: 'pipe',
+  PROCESSWRAP: 'child process',
+  SIGNALWRAP: 'signal',
+  WRITEWRAP: 'write',
+  SHUTDOWNWRAP: 'shutdown',
+  GETADDRINFOREQWRAP: 'dns lookup',
+  ZLIB: 'zlib',
+};
+
+/**
+ * A callback task's name (issue 42 item 6): its kind and the callback's function when the resource
+ * holds it — `setTimeout flush`, `setImmediate`, `nextTick onEnd`, `socket` — not the resource's
+ * constructor (`Object` for a nextTick).
+ */
+export function callbackTaskName(type: string | undefined, resource: { constructor?: { name?: string }; _onTimeout?: unknown; _onImmediate?: unknown; callback?: unknown }): string {
+  const ctor = resource.constructor?.name;
+  const kind = (type !== undefined ? CALLBACK_KINDS[type] : undefined) ?? (ctor && ctor !== 'Object' ? ctor : (type ?? 'callback'));
+  const fn = resource._onTimeout ?? resource._onImmediate ?? resource.callback;
+  const name = typeof fn === 'function' ? (fn as { name?: string }).name : undefined;
+  return name && name !== 'bound ' ? `${kind} ${name.replace(/^bound /, '')}` : kind;
+}
 
 /** Access kinds of collection methods: true = write. */
 const WRITES = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
@@ -1144,7 +1180,7 @@ export class BraidRuntime {
         if (type === 'PROMISE') {
           resource[KR] = trigger;
           if (this.thenCall) resource[KTHEN] = true;
-        }
+        } else resource[KTYPE] = type;
       },
       before: (_id: number) => {
         this.hookTask.push(this.task);
@@ -1164,7 +1200,7 @@ export class BraidRuntime {
           if (tok !== undefined) this.receive(this.task, tok);
         } else {
           // a callback of a timer, an immediate, I/O…: a task of its own
-          const t = new Task(`${r.constructor?.name ?? 'callback'}`, 2);
+          const t = new Task(callbackTaskName(r[KTYPE], r), 2);
           this.task = t;
           this.stack = r[KS] ?? 0;
         }
