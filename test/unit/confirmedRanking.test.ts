@@ -173,7 +173,7 @@ test('refuted and not-forced patterns never stay first because the others lack e
   assert.ok(lines.some((l) => /patterns not tried move up/.test(l)), lines.join('\n'));
 });
 
-test('a pattern that only confirms the window is listed after the patterns not tried, and --confirm forces its window’s cause next', async () => {
+test('a pattern that only confirms the window is listed after the confirmed ones and before the patterns not tried, and --confirm forces its window’s cause next', async () => {
   const r = await ranking('recorded', 'auditlog', true);
   const rows = list(r);
   const bugs = bugLinesIn(path.join(root, 'test/fixtures/java/auditlog'));
@@ -188,9 +188,11 @@ test('a pattern that only confirms the window is listed after the patterns not t
   const after = list(out.result) as ConfirmedPattern[];
   const w = after.findIndex((p) => p.key === rows[0].key);
   assert.equal(after[w].confirmation?.verdict, 'confirms the window');
-  assert.ok(after.slice(w + 1).every((p) => p.confirmation?.verdict !== undefined), 'after every pattern not tried');
+  assert.ok(after.slice(0, w).every((p) => p.confirmation?.verdict === 'confirmed'), 'after the confirmed patterns only');
+  assert.ok(after.slice(w + 1).every((p) => p.confirmation?.verdict !== 'confirmed'), 'before the patterns not tried');
   const cause = after[w].confirmation?.windowOf;
   assert.ok(cause && tried.includes(cause), `its window's cause was forced next: ${tried.length} tried`);
   assert.match(out.lines.join('\n'), /the window's cause: #\d+ /);
-  assert.match(out.lines.join('\n'), /→ \d+(st|nd|rd|th): confirms the window only/);
+  // the window's cause, refuted here, loses its place, and says so in one line
+  assert.match(out.lines.join('\n'), /#2 \S+ \S+ → \d+(st|nd|rd|th): refuted — after the patterns not tried/);
 });

@@ -4,8 +4,9 @@
  * (in their ranked order, except that a confirmed pattern whose accesses, thread roles included,
  * hold all of another confirmed pattern's comes after it: forcing the smaller interleaving already
  * made the failure, the extra accesses are incidental — e.g. WRRW over `checking` and `savings`
- * after the RW on `savings` alone), then the patterns not tried, then those that only confirm the
- * window, then the not-forced ones, then the refuted ones. The place decides before the evidence:
+ * after the RW on `savings` alone), then those that confirm the window (forcing showed the failure
+ * needs it; its cause pattern is forced next by `--confirm`), then the patterns not tried, then the
+ * not-forced ones, then the refuted ones. The place decides before the evidence:
  * a refuted or not-forced pattern never stays first because the others lack evidence. Scores,
  * p-values and ranks are kept (they are the statistics of the recorded runs); ties are renumbered
  * over the new order, and every move is said in one line (reorderLines).
@@ -42,7 +43,7 @@ export const CONFIRMED_LIST_CAP = 5000;
 
 function place(p: ConfirmedPattern, redundant: ReadonlyMap<ConfirmedPattern, ConfirmedPattern>): number {
   const v = p.confirmation?.verdict;
-  return v === 'confirmed' ? (redundant.has(p) ? 1 : 0) : v === undefined ? 2 : v === 'confirms the window' ? 3 : v === 'not forced' ? 4 : 5;
+  return v === 'confirmed' ? (redundant.has(p) ? 1 : 0) : v === 'confirms the window' ? 2 : v === undefined ? 3 : v === 'not forced' ? 4 : 5;
 }
 
 type Access = RankedPattern['accesses'][number];
@@ -115,9 +116,9 @@ export function reorderLines(before: readonly RankedPattern[], after: readonly C
       lines.push(smaller ? `${to}: confirmed, but its accesses hold all of ${label(smaller, was.get(smaller.key) ?? 0)}'s (confirmed too): listed after it` : `${to}: confirmed — forcing its order makes the failure, the opposite order does not`);
     } else if (v === 'confirms the window') {
       const cause = p.confirmation?.windowOf ? before.findIndex((x) => x.key === p.confirmation!.windowOf) : -1;
-      lines.push(`${to}: confirms the window only (the hold makes the failure, not this order)${cause >= 0 ? `; the window's cause is taken to be ${label(before[cause], cause)}` : ''}: after the patterns not tried`);
+      lines.push(`${to}: confirms the window only (the hold makes the failure, not this order)${cause >= 0 ? `; the window's cause is taken to be ${label(before[cause], cause)}` : ''}: after the confirmed patterns, before those not tried`);
     } else {
-      lines.push(`${to}: ${v} — after the patterns not tried${v === 'refuted' ? ', the windows and the not-forced ones' : ' and the windows'}, whatever their evidence`);
+      lines.push(`${to}: ${v} — after the patterns not tried${v === 'refuted' ? ' and the not-forced ones' : ''}, whatever their evidence`);
     }
   }
   if (movedUp) lines.push(`${movedUp} pattern${movedUp === 1 ? '' : 's'} not tried move${movedUp === 1 ? 's' : ''} up (from ${label(before[firstUp], firstUp)} on): patterns before ${movedUp === 1 ? 'it' : 'them'} were refuted, not forced or only confirm the window`);
