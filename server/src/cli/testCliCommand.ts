@@ -339,7 +339,9 @@ export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: bool
   const argv = ['--runs', String(args.runs ?? noSeparationMaxRuns({ maxRuns: args.maxRuns }))];
   if (args.noise !== undefined) argv.push('--noise', args.noise);
   if (args.noiseAt !== undefined) argv.push('--noise-at', args.noiseAt);
-  argv.push('--include', ...(args.include.length ? args.include : plan.include));
+  // none (a JS/TS test: the Node.js recorder records the project's own files, as the editor's test lens does): no --include
+  const include = args.include.length ? args.include : plan.include;
+  if (include.length) argv.push('--include', ...include);
   argv.push('--timeout', args.timeout ?? String(buildTool ? 300 : 60));
   if (args.jobs !== undefined) argv.push('--jobs', args.jobs);
   if (args.seed !== undefined) argv.push('--seed', args.seed);
