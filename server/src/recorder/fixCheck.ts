@@ -5,7 +5,8 @@
  *
  *   fixed       forced runs no longer fail (the interleaving cannot be forced any more, or it is
  *               forced and passes) and the noise runs fail significantly less than before
- *   not fixed   forced runs still fail, or the failure rate did not drop
+ *   not fixed   forced runs still fail, or the noise runs still fail (less often is not fixed: a
+ *               wrong fix that narrows the window, issue 42)
  *   could not check  no forced run or no noise run finished (the build is broken, the command
  *               failed, the include list matches nothing…), or no forced run reached the pattern's
  *               accesses: never `fixed` from zero runs (issue 39)
@@ -118,12 +119,17 @@ export async function checkFix(
   } else if (after.failed > 0 && (pValue >= 0.05 || after.failed * before.runs >= before.failed * after.runs)) {
     verdict = 'not fixed';
     reason = `the failure rate did not drop: ${rates}`;
+  } else if (after.failed > 0) {
+    // fewer failures is not a fix: a wrong fix that narrows the window (the balance read again after
+    // an await, another await before the write) still fails — never called fixed (issue 42)
+    verdict = 'not fixed';
+    reason = `the program still fails with noise, less often: ${rates}; the pattern's interleaving ${notForced ? 'can no longer be forced' : `no longer fails when forced (${f.forcedOk} of ${f.runs} runs)`} — another interleaving of the same failure, or another bug`;
   } else {
     verdict = 'fixed';
     const how = notForced
       ? `the interleaving can no longer happen (${firstReason(forcedRun.reason)})`
       : `the interleaving still happens (forced in ${f.forcedOk} of ${f.runs} runs) but no run fails`;
-    reason = `${how}; ${rates}${after.failed > 0 ? ' — the runs that still fail may be another bug' : ''}`;
+    reason = `${how}; ${rates}`;
   }
   return { verdict, forced: { ...f, reason: forcedRun.reason }, before, after, pValue, reason };
 }
