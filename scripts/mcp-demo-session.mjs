@@ -1,7 +1,7 @@
-// A scripted agent session against `braid mcp` (issue 44, docs/mcp.md): the official MCP SDK's client
+// A scripted agent session against `braid mcp` (issue 44, docs/agents.md): the official MCP SDK's client
 // plays the agent on a copy of the demo program (test/fixtures/java/vectorcopy, `npm run demo`'s sample):
 // find_root_cause → confirm pattern 1 → a wrong fix (volatile) → check_fix → the real fix → check_fix.
-// Prints each call and its result as JSON lines (the transcript docs/mcp.md quotes).
+// Prints each call and its result as JSON lines (the transcript docs/agents.md quotes).
 // Usage (after `npm run build`): node scripts/mcp-demo-session.mjs [--runs N] [--cli dist/braid.js] > transcript.jsonl
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * "Braid: Add MCP Server to Workspace" (issue 44): Braid's MCP server (`braid mcp`, docs/mcp.md) as
+ * "Braid: Add MCP Server to Workspace" (issue 44): Braid's MCP server (`braid mcp`, docs/agents.md) as
  * an entry `servers.braid` of the workspace folder's `.vscode/mcp.json`, the file VS Code's agent
  * mode reads MCP servers from. The file is JSON with comments: it is edited with jsonc-parser's
  * `modify`, so other servers, inputs, comments and formatting are kept; only `servers.braid` is

@@ -5,7 +5,7 @@
  * find_root_cause (records real JVM runs until the evidence is in, with progress) → confirm
  * pattern 1 (confirmed) → reproduce → applies the wrong fix (volatile) → check_fix = not fixed →
  * applies the real fix (one lock around the copy's two reads and addAll) → check_fix = fixed; then a cancelled find_root_cause stops its
- * runs. The transcript goes to test-output/mcp/agent-loop.jsonl (docs/mcp.md quotes one).
+ * runs. The transcript goes to test-output/mcp/agent-loop.jsonl (docs/agents.md quotes one).
  */
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * `braid mcp --root DIR [--root DIR…]`: Braid's MCP server on stdin/stdout (braidMcpServer.ts) for
- * coding agents (VS Code agent mode, any MCP client; docs/mcp.md). It runs programs and reads
+ * coding agents (VS Code agent mode, any MCP client; docs/agents.md). It runs programs and reads
  * recordings only inside the folders given with --root (docs/security.md). Logs go to stderr; stdout
  * carries only the protocol.
  */

@@ -2,7 +2,7 @@
  * The MCP tools' input and output schemas (zod, as the SDK's McpServer.registerTool takes them; the
  * SDK validates inputs against them and turns them into the JSON Schemas a client lists) and their
  * descriptions, written for a language model: when to use which tool, what the verdicts mean, and
- * that a verdict comes only from runs of the program (docs/mcp.md).
+ * that a verdict comes only from runs of the program (docs/agents.md).
  */
 import { z } from 'zod';
 import { DATA_NOTE } from './recordedText';
