@@ -110,7 +110,8 @@ test('recordings of the code before a change and recordings without runs are lis
 
 test('Delete Recording: a folder of one recording goes in one delete call, with progress; a folder holding other recordings loses only its files (issue 43)', async () => {
   const ws = mkdtempSync(path.join(os.tmpdir(), 'braid-delete-'));
-  const mock = await import('../helpers/vscodeMock');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mock = require('../helpers/vscodeMock') as typeof import('../helpers/vscodeMock');
   mock.useVscodeMock([ws]);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { deleteRecording } = require('../../client/src/runActions') as typeof import('../../client/src/runActions');
