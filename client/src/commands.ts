@@ -260,7 +260,8 @@ export function registerCommands(d: CommandDeps): void {
       client,
       log,
       pattern: (key) => model.patternByKey(key),
-      first: () => model.patterns[0],
+      // after an edit the current code has no analysis yet: Check the Fix from the palette checks the first bug of the code before the change
+      first: () => model.patterns[0] ?? model.beforeBugs[0]?.pattern,
       openTracer: (run, key) => d.webviews.openTracer(run, key),
       agentJar: () => context.asAbsolutePath('dist/braid-agent.jar'),
     },
