@@ -104,10 +104,23 @@ final class CallStubs {
   private final Map<String, String> names = new HashMap<>();
   private final List<String[]> stubs = new ArrayList<>();
 
+  /** The instrumented class is test code (TestCodeScan ran before it is instrumented). */
+  private final boolean harness;
+
   /** @param enabled false for interfaces and JDK classes (no stubs can or need be added) */
   CallStubs(String owner, boolean enabled) {
     this.owner = owner;
     this.enabled = enabled;
+    this.harness = dev.braid.agent.runtime.Registry.isHarnessClass(owner.replace('/', '.'));
+  }
+
+  /**
+   * A library call recorded from this class: as {@link #isLibraryCall}, except the atomics of test
+   * code — a test's own counters and latches (`sold.incrementAndGet()`) are atomic by construction
+   * and, recorded, joined the code under test's race into longer patterns that ranked first.
+   */
+  boolean records(int opcode, String callOwner, String name) {
+    return isLibraryCall(opcode, callOwner, name) && !(harness && callOwner.startsWith(U + "concurrent/atomic/"));
   }
 
   static boolean isLibraryCall(int opcode, String callOwner, String name) {

@@ -549,7 +549,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   private String syncOrLibraryKind(int opcode, String callOwner, String name, String descriptor) {
     if (!jdk) {
       if (HappensBeforeCalls.replacement(opcode, callOwner, name, descriptor) != null) return "sync";
-      if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) return "call";
+      if (stubs != null && stubs.enabled() && stubs.records(opcode, callOwner, name)) return "call";
     }
     if (opcode == Opcodes.INVOKESTATIC) {
       if (!callOwner.equals("java/util/concurrent/locks/LockSupport")) return null;
@@ -601,7 +601,7 @@ final class MethodInstrumenter extends AdviceAdapter {
       super.visitMethodInsn(Opcodes.INVOKESTATIC, HappensBeforeCalls.HB, name, hb, false);
       return true;
     }
-    if (stubs != null && stubs.enabled() && CallStubs.isLibraryCall(opcode, callOwner, name)) {
+    if (stubs != null && stubs.enabled() && stubs.records(opcode, callOwner, name)) {
       String stub = stubs.libraryStub(opcode, callOwner, name, descriptor, itf);
       if (CallStubs.jdkIncludes) {
         // the call may run included JDK code (an ArrayList$Itr under --include java.util.ArrayList, whose
