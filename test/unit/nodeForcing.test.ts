@@ -93,7 +93,7 @@ test('an access performed only in synchronous code is reported as such, not as n
   const a = task();
   f.performed(a, 0b1110, 1);
   const report = JSON.parse(f.reportLine()).forcing;
-  assert.match(report.reason, /wait 0: accounts\.ts:27 \(W Map\.set\) was performed once but never after an await or at the start of an async function/);
+  assert.match(report.reason, /wait 0: accounts\.ts:27 \(W Map\.set\) was performed once but never after an await, at the start of an async function or at the start of a callback/);
 });
 
 test('the opposite order: the first task is held at its start until the other task writes; the second plays the other role', async () => {

@@ -6,8 +6,12 @@
  * JavaScript cannot stop a task in the middle of synchronous code: a task is held where it gives up
  * the event loop anyway — at an `await` (the transform's `__braid.aw`) and at the start of an async
  * function's body (`__braid.hf`: an extra `await` only in forcing runs, only when the task is held).
- * A timer, an I/O callback or an event listener is held at the awaits and async calls it makes. So a
- * wait `{at, for, since}` applies at a suspension point of task T
+ * And a callback task is held before it starts (runtime.ts `gate`): a timer's, an immediate's, a
+ * nextTick's, a microtask's, an fs callback, an EventEmitter listener or a then/catch/finally
+ * callback whose function is instrumented is deferred — re-queued when its hold is over, the event loop
+ * running other tasks meanwhile — when its first function entry is a suspension point whose upcoming
+ * accesses (those of that function, and those the callbacks entering there reached synchronously
+ * earlier in the run) meet a wait. So a wait `{at, for, since}` applies at a suspension point of task T
  *
  *   - with `since`: when T has performed `accesses[since]` and not `accesses[at]` after it (T is inside
  *     the window that `since` opened), whatever T does next;
@@ -173,6 +177,20 @@ export class NodeForcing {
         if (!a.anywhere && sameFile(a.file, here.file) && a.method === here.method && (a.line === 0 || a.line >= here.line)) m! |= 1 << k;
       });
       this.upcoming.set(site, m);
+    }
+    return m;
+  }
+
+  /** The sequence number of the latest performance (a clock for performedSince). */
+  get clock(): number {
+    return this.seq;
+  }
+
+  /** The accesses some task performed after sequence `after` (what a callback reached synchronously). */
+  performedSince(after: number): number {
+    let m = 0;
+    for (let j = 0; j < this.n; j++) {
+      if (this.ringSize[j] > 0 && this.ringSeq[j][(this.ringNext[j] - 1) & (RING - 1)] > after) m |= 1 << j;
     }
     return m;
   }
@@ -402,7 +420,7 @@ export class NodeForcing {
     const awaited = `another task's ${this.describe(wait.for)}${wait.sameObject ? ' on the same object' : ''}`;
     if (this.reached[w] === 0) {
       if (this.performedCount[wait.at] > 0) {
-        return `${here} was performed ${times(this.performedCount[wait.at])} but never after an await or at the start of an async function of its task, where JavaScript can hold a task (synchronous code runs to its end)`;
+        return `${here} was performed ${times(this.performedCount[wait.at])} but never after an await, at the start of an async function or at the start of a callback (a timer, an immediate, a nextTick, a listener, an fs callback, a then callback) of its task, where JavaScript can hold a task (synchronous code runs to its end)`;
       }
       return `no thread reached ${here}`;
     }

@@ -113,6 +113,29 @@ export function commonJsEntry(main: string | undefined): boolean {
   }
 }
 
+/**
+ * Forcing runs (docs/recorder-node.md "Forcing"): setTimeout, setInterval, setImmediate,
+ * process.nextTick and queueMicrotask pass their callback through the runtime's gate, so that forcing
+ * can hold a callback task before it starts. The functions keep their own properties
+ * (`setTimeout[util.promisify.custom]`).
+ */
+function gateCallbacks(rt: BraidRuntime): void {
+  const g = globalThis as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask']) {
+    const original = g[name];
+    if (typeof original !== 'function') continue;
+    const gated = function (this: unknown, cb: unknown, ...rest: unknown[]) {
+      return original.call(this, rt.gate(cb), ...rest);
+    };
+    Object.defineProperties(gated, Object.getOwnPropertyDescriptors(original));
+    g[name] = gated;
+  }
+  const tick = process.nextTick;
+  process.nextTick = function (this: unknown, cb: (...a: unknown[]) => void, ...rest: unknown[]) {
+    return tick.call(this, rt.gate(cb), ...rest);
+  } as typeof process.nextTick;
+}
+
 function start(): void {
   const file = process.env.BRAID_NODE_OPTIONS;
   const g = globalThis as unknown as { __braid?: BraidRuntime };
@@ -176,6 +199,11 @@ function start(): void {
     Object.defineProperties(jittered, Object.getOwnPropertyDescriptors(original));
     globalThis.setTimeout = jittered as unknown as typeof setTimeout;
   }
+
+  // forcing runs: a timer's, an immediate's, a nextTick's and a microtask's callback may be held
+  // before it starts (runtime `gate`; EventEmitter listeners, fs and then callbacks are gated where
+  // the instrumented code passes them)
+  if (o.force && rt.recording) gateCallbacks(rt);
 
   if (rt.recording) rt.installHooks();
   if (!isMainThread) {

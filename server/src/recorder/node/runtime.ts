@@ -188,6 +188,17 @@ export function callbackTaskName(type: string | undefined, resource: { construct
   return name && name !== 'bound ' ? `${kind} ${name.replace(/^bound /, '')}` : kind;
 }
 
+/**
+ * Thrown by a gated callback's first function entry when forcing holds the callback before it starts
+ * (`gate`): the gate catches it and re-queues the callback, which has done nothing yet.
+ */
+const HELD: unique symbol = Symbol('braid.held');
+/** The source of an instrumented plain function starts with its frame entry (transform.ts wrapFunction). */
+const INSTRUMENTED_FN = /^[^{]*\{\s*(?:const __bsc\d+ = __braid\.ns\(\); )?const __bp = __braid\.fe\(/;
+/** EventEmitter calls that add a listener (its second argument), and those that remove one. */
+const LISTEN_CALLS = new Set(['on', 'once', 'addListener', 'prependListener', 'prependOnceListener']);
+const UNLISTEN_CALLS = new Set(['off', 'removeListener']);
+
 /** Access kinds of collection methods: true = write. */
 const WRITES = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin']);
 const KEYED = new Set(['get', 'has', 'set', 'add', 'delete']);
@@ -309,6 +320,21 @@ export class BraidRuntime {
   /** the hold of the async function entered last (`hf`), awaited by its body */
   hp: Promise<void> | null = null;
   private reported = false;
+  /** gated callbacks (`gate`): the depth+1 of the gate whose first function entry is still to come (0: none) */
+  private probe = 0;
+  private gateDepth = 0;
+  /** per gate depth: the entry site of its callback (-1: not entered) */
+  private gateSites: number[] = [];
+  /** the hold that the first function entry of a gated callback got, with the task and stack it was to run in */
+  private gateHold: Promise<void> | null = null;
+  private gateTask: Task | null = null;
+  private gateStack = 0;
+  /** per entry site: the plan's accesses that callbacks entering there performed synchronously in this run */
+  private learned = new Map<number, number>();
+  /** per callback: its gated wrapper (plain callbacks, promise reactions); per function: whether it is instrumented */
+  private gatedPlain = new WeakMap<object, (...a: unknown[]) => unknown>();
+  private gatedReaction = new WeakMap<object, (...a: unknown[]) => unknown>();
+  private instrumentedFn = new WeakMap<object, boolean>();
 
   // ---- noise ----
   private readonly p: number;
@@ -771,6 +797,117 @@ export class BraidRuntime {
     return p !== null;
   };
 
+  // ================= callbacks held before they start (forcing runs) =================
+
+  /**
+   * The callback a timer, an immediate, a nextTick, a microtask, an fs call, an EventEmitter listener or
+   * a then/catch/finally (`reaction`) is given, in forcing runs: a wrapper that lets forcing hold the
+   * callback before it starts (docs/recorder-node.md "Forcing"). Only a callback that is an
+   * instrumented plain function is wrapped — its first statement is the runtime's function entry
+   * (`fe`), so nothing of it has run when that entry decides to hold it; anything else is returned as
+   * it is. The same callback gets the same wrapper (a listener removed by its function is found).
+   */
+  gate<F>(cb: F, reaction = false): F {
+    if (this.fz === null || this.fz.stopped || typeof cb !== 'function') return cb;
+    const cache = reaction ? this.gatedReaction : this.gatedPlain;
+    const known = cache.get(cb);
+    if (known !== undefined) return known as F;
+    let inst = this.instrumentedFn.get(cb);
+    if (inst === undefined) {
+      inst = INSTRUMENTED_FN.test(Function.prototype.toString.call(cb));
+      this.instrumentedFn.set(cb, inst);
+    }
+    if (!inst) return cb;
+    const rt = this;
+    const fn = cb as unknown as (...a: unknown[]) => unknown;
+    const g = function (this: unknown, ...args: unknown[]): unknown {
+      return rt.runGated(fn, this, args, reaction);
+    };
+    Object.defineProperty(g, 'name', { value: fn.name, configurable: true });
+    cache.set(cb, g);
+    this.instrumentedFn.set(g, false);
+    return g as unknown as F;
+  }
+
+  /** The gated wrapper of a listener, if it has one (`off(fn)` removes what `on(fn)` added). */
+  private gatedListener(fn: unknown): unknown {
+    return typeof fn === 'function' ? (this.gatedPlain.get(fn) ?? fn) : fn;
+  }
+
+  /**
+   * Runs a gated callback: its first function entry (`fe` → `enterGated`) may hold it; then it has
+   * done nothing, and it runs when the hold is over, in the task and stack it was to run in (a
+   * reaction's result is the promise of that later run; a plain callback's error is thrown as an
+   * uncaught exception, as it would have been). Otherwise what it performed of the plan's accesses is
+   * learned for its entry site: a later callback entering there may reach them again.
+   */
+  private runGated(cb: (...a: unknown[]) => unknown, self: unknown, args: unknown[], reaction: boolean): unknown {
+    const fz = this.fz!;
+    if (fz.stopped) return cb.apply(self, args);
+    const d = this.gateDepth++;
+    this.gateSites[d] = -1;
+    this.probe = d + 1;
+    const before = fz.clock;
+    let r: unknown;
+    try {
+      r = cb.apply(self, args);
+    } catch (e) {
+      if (e !== HELD) throw e;
+      const hold = this.gateHold!;
+      const task = this.gateTask!;
+      const stack = this.gateStack;
+      this.gateHold = null;
+      this.gateTask = null;
+      const run = (): unknown => {
+        const t = this.task;
+        const st = this.stack;
+        this.task = task;
+        this.stack = stack;
+        try {
+          return cb.apply(self, args);
+        } finally {
+          this.task = t;
+          this.stack = st;
+        }
+      };
+      if (reaction) return hold.then(run);
+      void hold.then(() => {
+        try {
+          run();
+        } catch (err) {
+          process.nextTick(() => {
+            throw err;
+          });
+        }
+      });
+      return undefined;
+    } finally {
+      this.probe = 0;
+      this.gateDepth--;
+    }
+    const site = this.gateSites[d];
+    if (site >= 0 && !fz.stopped) {
+      const m = fz.performedSince(before);
+      if (m !== 0) this.learned.set(site, (this.learned.get(site) ?? 0) | m);
+    }
+    return r;
+  }
+
+  /** The first function entry of a gated callback (at `site`): throws HELD when forcing holds it there. */
+  private enterGated(site: number): void {
+    this.gateSites[this.probe - 1] = site;
+    this.probe = 0;
+    const fz = this.fz!;
+    if (fz.stopped) return;
+    const upcoming = fz.upcomingAt(site, () => this.siteLocation(site)) | (this.learned.get(site) ?? 0);
+    const hold = fz.suspend(this.task, upcoming);
+    if (hold === null) return;
+    this.gateHold = hold;
+    this.gateTask = this.task;
+    this.gateStack = this.stack;
+    throw HELD;
+  }
+
   // ================= accesses (called by the instrumented code) =================
 
   private propVar(o: object, key: string, site: number, computed: boolean): number {
@@ -920,6 +1057,8 @@ export class BraidRuntime {
   fsf = (fn: any, method: string, site: number): any => {
     if (typeof fn !== 'function' || !this.recording) return fn;
     return (...args: any[]) => {
+      // forcing runs: the fs callback may be held before it starts
+      if (this.fz !== null && args.length > 1 && typeof args[args.length - 1] === 'function') args[args.length - 1] = this.gate(args[args.length - 1]);
       if (args.length > 0) this.fsAccess(method, site, args[0]);
       // rename, copyFile, cp, link, symlink: the second path is written too
       if (args.length > 1 && FS_TWO_PATHS.has(method.replace(/Sync$/, ''))) this.fsAccess(method, site, args[1], 'W');
@@ -1020,12 +1159,21 @@ export class BraidRuntime {
   };
   mc2 = (o: any, m: string, site: number, a: any, b: any): any => {
     this.collection(o, m, site, a, true);
+    if (this.fz !== null && typeof b === 'function' && o instanceof EventEmitter) b = this.listener(m, b);
     return o[m](a, b);
   };
   mcN = (o: any, m: string, site: number, ...args: any[]): any => {
     this.collection(o, m, site, args[0], args.length > 0);
+    if (this.fz !== null && typeof args[1] === 'function' && o instanceof EventEmitter) args[1] = this.listener(m, args[1]);
     return o[m](...args);
   };
+
+  /** Forcing runs: the listener an EventEmitter call gets — gated when added, its gated wrapper when removed. */
+  private listener(m: string, fn: unknown): unknown {
+    if (LISTEN_CALLS.has(m)) return this.gate(fn);
+    if (UNLISTEN_CALLS.has(m)) return this.gatedListener(fn);
+    return fn;
+  }
 
   /** read of a shared variable */
   rv = (v: any, site: number, varIndex: number, scope: number): any => {
@@ -1052,6 +1200,7 @@ export class BraidRuntime {
 
   /** function entry: pushes the frame, returns the caller's stack */
   fe = (site: number): number => {
+    if (this.probe !== 0) this.enterGated(site);
     const saved = this.stack;
     this.stack = this.node(saved, site);
     return saved;
@@ -1097,6 +1246,7 @@ export class BraidRuntime {
   pt = (p: any, m: string, ...args: any[]): any => {
     const outer = this.thenCall;
     this.thenCall = true;
+    if (this.fz !== null) for (let k = 0; k < args.length; k++) args[k] = this.gate(args[k], true);
     try {
       return p[m](...args);
     } finally {
