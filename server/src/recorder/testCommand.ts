@@ -23,6 +23,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { JsRunner } from './jsTestDiscovery';
+import { declaredParameterTypes, methodSelector } from './javaParameterTypes';
 
 export type TestFramework = 'junit5' | 'junit4' | 'testng';
 
@@ -33,6 +34,8 @@ export interface TestTarget {
   className: string;
   /** the test method; the whole class when absent */
   method?: string;
+  /** a JUnit 5 method's parameter types as binary names (javaParameterTypes.ts), when it has parameters */
+  parameterTypes?: string[];
   framework: TestFramework;
 }
 
@@ -259,7 +262,10 @@ export function classPathProblem(file: string): string | undefined {
 }
 
 /** The command that runs just `target` in the workspace folder `root`; throws TestCommandError saying what is missing. */
-export function inferTestCommand(root: string, target: TestTarget, o: InferOptions = {}): TestPlan {
+export function inferTestCommand(root: string, given: TestTarget, o: InferOptions = {}): TestPlan {
+  // a JUnit 5 method with parameters (a @ParameterizedTest): JUnit's method selector needs their types
+  const declared = given.method !== undefined && given.framework === 'junit5' && !given.parameterTypes ? declaredParameterTypes(given.file, given.className, given.method) : undefined;
+  const target: TestTarget = declared?.length ? { ...given, parameterTypes: declared } : given;
   const name = executionName(target);
   const pkg = packageOf(target.className);
   const include = pkg ? [pkg] : [simpleName(target.className)];
@@ -283,7 +289,7 @@ export function inferTestCommand(root: string, target: TestTarget, o: InferOptio
     if (!launcher) return perRunPlan;
     const module = path.relative(path.resolve(root), maven).split(path.sep).join('_') || 'root';
     const classPathFile = path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.test-classpath`);
-    const select = target.method ? ['--select-method', `${target.className}#${target.method}`] : ['--select-class', target.className];
+    const select = target.method ? ['--select-method', methodSelector(target.className, target.method, target.parameterTypes)] : ['--select-class', target.className];
     // in a reactor every module of the build writes the file: the test's module, built last, writes it last
     // (its dependencies resolve to their target/classes because they are compiled in the same Maven session)
     const classPathGoals = [MAVEN_BUILD_CLASSPATH, '-Dmdep.includeScope=test', `-Dmdep.outputFile=${classPathFile}`];
@@ -357,7 +363,7 @@ export function inferTestCommand(root: string, target: TestTarget, o: InferOptio
   const libJars = projectJars.filter((j) => j !== launcher);
   const compileCp = [launcher, ...libJars, ...junit4].join(path.delimiter);
   const runCp = [out, ...libJars, ...junit4].join(path.delimiter);
-  const select = target.method ? ['--select-method', `${target.className}#${target.method}`] : ['--select-class', target.className];
+  const select = target.method ? ['--select-method', methodSelector(target.className, target.method, target.parameterTypes)] : ['--select-class', target.className];
   return {
     tool: 'junit-console',
     prepare: [{ command: ['javac', '-g', '-nowarn', '-d', out, '-cp', compileCp, ...sources], cwd: root }],

@@ -17,6 +17,12 @@ export interface FoundTest {
   /** 0-based line and character of the class or method name */
   line: number;
   character: number;
+  /**
+   * the method's parameter list as written (comments blanked, whitespace collapsed), when it has
+   * parameters — a JUnit 5 @ParameterizedTest(String s): JUnit's method selector needs their types
+   * (javaParameterTypes.ts); the first of overloads
+   */
+  parameters?: string;
 }
 
 const JUPITER = new Set(['Test', 'ParameterizedTest', 'RepeatedTest', 'TestFactory', 'TestTemplate']);
@@ -76,6 +82,8 @@ const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'synchronized
 
 /** A class whose qualified name is longer has no entry (nor its nested classes): no class file can be named so. */
 export const MAX_CLASS_NAME = 1000;
+/** Longest parameter list kept (longer: no parameter types, the selector names the method only). */
+const MAX_PARAMETERS = 2000;
 
 const isSpace = (c: string | undefined) => c !== undefined && /\s/.test(c);
 const isNameChar = (c: string | undefined) => c !== undefined && /[\w.]/.test(c);
@@ -257,14 +265,14 @@ export function findTests(text: string, budget: DiscoveryBudget = DiscoveryBudge
    */
   const annAt = new Map<number, number>();
   anns.forEach((x, i) => annAt.set(x.at, i));
-  const methodOf: ({ name: string; at: number } | null)[] = new Array(anns.length).fill(null);
+  const methodOf: ({ name: string; at: number; parameters?: string } | null)[] = new Array(anns.length).fill(null);
   const idRe = /(@\s*)?([A-Za-z_$][\w$.]*)\s*(\()?|[;{}=]/g;
   for (let i = anns.length - 1; i >= 0; i--) {
     let k = anns[i].end;
     while (k < n && /\s/.test(t[k])) k++;
     if (t[k] === '(') k = skipParens(k);
     idRe.lastIndex = k;
-    let found: { name: string; at: number } | null = null;
+    let found: { name: string; at: number; parameters?: string } | null = null;
     for (let r; (r = idRe.exec(t)); ) {
       budget.spend(r.index - k + r[0].length);
       k = idRe.lastIndex;
@@ -276,7 +284,12 @@ export function findTests(text: string, budget: DiscoveryBudget = DiscoveryBudge
         break;
       }
       if (r[3]) {
-        if (!KEYWORDS.has(r[2]) && !r[2].includes('.')) found = { name: r[2], at: r.index };
+        if (!KEYWORDS.has(r[2]) && !r[2].includes('.')) {
+          const open = idRe.lastIndex - 1;
+          const close = parenClose[open];
+          const list = close > open ? t.slice(open + 1, close).replace(/\s+/g, ' ').trim() : '';
+          found = { name: r[2], at: r.index, ...(list && list.length <= MAX_PARAMETERS ? { parameters: list } : {}) };
+        }
         break;
       }
       if (r[2] === 'class' || r[2] === 'interface' || r[2] === 'enum' || r[2] === 'record') break;
@@ -292,7 +305,7 @@ export function findTests(text: string, budget: DiscoveryBudget = DiscoveryBudge
     if (seen.has(key)) continue; // overloads: one entry
     seen.add(key);
     budget.spend(1);
-    cls.tests.push({ framework: fw, className: cls.qualified, method: m.name, ...pos(m.at) });
+    cls.tests.push({ framework: fw, className: cls.qualified, method: m.name, ...pos(m.at), ...(m.parameters ? { parameters: m.parameters } : {}) });
   }
   const out: FoundTest[] = [];
   for (const c of classes) {

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { classDeclarations, findTests } from './testDiscovery';
 import { DiscoveryLimitError } from './discoveryBudget';
+import { selectorParameterTypes } from './javaParameterTypes';
 import { TestCommandError, TestTarget } from './testCommand';
 
 /** Folders never searched: hidden ones (.git, .braid, .gradle), dependencies and build outputs. */
@@ -19,13 +20,18 @@ const MAX_FILES = 200_000;
 export interface TestName {
   className: string;
   method?: string;
+  /** the parameter types given after the method, as written (`Class#m(String, int)`) */
+  parameters?: string;
 }
 
-/** `Class#method` or `Class` (a qualified or simple class name); throws TestCommandError for anything else. */
+/**
+ * `Class#method`, `Class#method(Type, …)` (a JUnit 5 parameterized test; the types may be simple
+ * names) or `Class` (a qualified or simple class name); throws TestCommandError for anything else.
+ */
 export function parseTestName(spec: string): TestName {
-  const m = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?:#([A-Za-z_$][\w$]*))?$/.exec(spec.trim());
-  if (!m) throw new TestCommandError(`"${spec}" is not a test name: give Class#method or Class, e.g. bank.AccountTest#concurrentDepositsAreAllKept`);
-  return { className: m[1], ...(m[2] ? { method: m[2] } : {}) };
+  const m = /^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?:#([A-Za-z_$][\w$]*)(?:\(([\w$.,\[\]<>?\s]*)\))?)?$/.exec(spec.trim());
+  if (!m) throw new TestCommandError(`"${spec}" is not a test name: give Class#method or Class, e.g. bank.AccountTest#concurrentDepositsAreAllKept (a parameterized test: Class#method or Class#method(String, int))`);
+  return { className: m[1], ...(m[2] ? { method: m[2] } : {}), ...(m[3] !== undefined && m[3].trim() ? { parameters: m[3].trim() } : {}) };
 }
 
 /** The .java files under `root` named `<one of names>.java`, and how many .java files were seen. */
@@ -119,7 +125,7 @@ export function locateTest(root: string, spec: string): TestTarget {
   const { files, seen } = javaFilesNamed(root, new Set(parts));
   /** files whose discovery gave up (DiscoveryLimitError), with the reason */
   const skipped: string[] = [];
-  const hits: { file: string; className: string; framework: TestTarget['framework']; methods: string[] }[] = [];
+  const hits: { file: string; className: string; framework: TestTarget['framework']; methods: string[]; text?: string }[] = [];
   for (const file of files) {
     let text: string;
     try {
@@ -146,7 +152,7 @@ export function locateTest(root: string, spec: string): TestTarget {
       if (t.method !== undefined) continue;
       const have = dotted(t.className);
       if (have === want || have.endsWith(`.${want}`)) {
-        hits.push({ file, className: t.className, framework: t.framework, methods: methods.get(t.className) ?? [] });
+        hits.push({ file, className: t.className, framework: t.framework, methods: methods.get(t.className) ?? [], text });
       }
     }
   }
@@ -186,5 +192,12 @@ export function locateTest(root: string, spec: string): TestTarget {
   if (name.method && hit.methods.length && !hit.methods.includes(name.method)) {
     throw new TestCommandError(`${hit.className} (${rel(hit.file)}) has no test method ${name.method}${inheritedFrom.length ? `, not even inherited from ${inheritedFrom.join(', ')}` : ''}; its tests: ${hit.methods.join(', ')}`);
   }
-  return { file: hit.file, className: hit.className, framework: hit.framework, ...(name.method ? { method: name.method } : {}) };
+  // JUnit 5's method selector needs a parameterized test's parameter types: as the user wrote them
+  // (resolved against the test's source), else inferTestCommand reads them from the declaration
+  let parameterTypes: string[] | undefined;
+  if (hit.framework === 'junit5' && name.parameters !== undefined && hit.text !== undefined) {
+    parameterTypes = selectorParameterTypes(name.parameters.split(',').map((t, k) => `${t} p${k}`).join(','), hit.text);
+    if (!parameterTypes) throw new TestCommandError(`"${spec}": cannot read the parameter types (${name.parameters}); give them as Java types, e.g. ${hit.className}#${name.method}(String, int)`);
+  }
+  return { file: hit.file, className: hit.className, framework: hit.framework, ...(name.method ? { method: name.method } : {}), ...(parameterTypes?.length ? { parameterTypes } : {}) };
 }
