@@ -27,11 +27,12 @@ import type {
   RecordParams,
   RecordResult,
   RecordTestArgs,
+  RunsResult,
   TestCommandResult,
   TestItemDto,
   TestItemsResult,
 } from '../../server/src/lsp/protocol';
-import { ConfirmCommandRequest, ConfirmRequest, PatternsRequest, RecordRequest, TestCommandRequest, TestItemsRequest } from '../../server/src/lsp/protocol';
+import { ConfirmCommandRequest, ConfirmRequest, PatternsRequest, RecordRequest, RunsRequest, TestCommandRequest, TestItemsRequest } from '../../server/src/lsp/protocol';
 import { confirmDialogDetail, dialogCommand, dialogLine } from './commandDialog';
 import { patternSentence } from '../../server/src/engine/report/patternSentence';
 import { plainHeadline } from '../../server/src/engine/outputEscaping';
@@ -149,13 +150,24 @@ function fileUri(folder: string | undefined, file: string): string | string[] {
   return 'file://' + encodeURI(abs.replace(/\\/g, '/').replace(/^(?=[A-Za-z]:)/, '/'));
 }
 
-async function patternAt(deps: LmToolDeps, position: number | undefined, token?: Token): Promise<PatternDto> {
+/**
+ * The pattern at ranking position `position` (1 = first). After the agent edits the code the current
+ * code has no analysis yet (the recording is one of older code, issue 43: braid/patterns is empty), so
+ * the position means the ranking the model was shown (`shown`, by braid_findRootCause or
+ * braid_rankedCauses), whose keys the server still resolves in the analysis before the change; without
+ * one, position 1 is the first bug's lead pattern of the code before the change (as Check the Fix from
+ * the palette).
+ */
+async function patternAt(deps: LmToolDeps, position: number | undefined, shown: readonly PatternDto[], token?: Token): Promise<PatternDto> {
   const k = position ?? 1;
   if (!Number.isInteger(k) || k < 1) throw new Error(`"pattern" must be a position in the ranking, 1 = first; got ${JSON.stringify(position)}`);
   const r = await deps.request<PatternsResult>(PatternsRequest, { offset: k - 1, limit: 1 }, token);
   const p = r.patterns[0];
-  if (!p) throw new Error(r.total ? `"pattern": ${k} is past the ranking (${r.total} patterns)` : 'No ranked pattern yet: find the root cause first (braid_findRootCause).');
-  return p;
+  if (p) return p;
+  if (r.total) throw new Error(`"pattern": ${k} is past the ranking (${r.total} patterns)`);
+  const before = shown[k - 1] ?? (k === 1 ? (await deps.request<RunsResult>(RunsRequest, undefined, token)).beforeBugs?.[0]?.pattern : undefined);
+  if (before) return before;
+  throw new Error(shown.length ? `"pattern": ${k} is past the ranking shown (${shown.length} causes)` : 'No ranked pattern yet: find the root cause first (braid_findRootCause).');
 }
 
 function requireTrust(deps: LmToolDeps): void {
@@ -185,9 +197,11 @@ export function languageModelTools(deps: LmToolDeps): Record<(typeof LM_TOOL_NAM
     }
     return p;
   };
+  /** the ranking the model was shown last (braid_findRootCause, braid_rankedCauses), by position: what "pattern" means after an edit */
+  let shown: PatternDto[] = [];
   const confirmLike = (mode: 'confirm' | 'checkFix'): LmTool<PatternInput> => ({
     async prepareInvocation({ input }, token) {
-      const p = await patternAt(deps, input.pattern, token);
+      const p = await patternAt(deps, input.pattern, shown, token);
       const c = await deps.request<ConfirmCommandResult>(ConfirmCommandRequest, { key: p.key }, token);
       const runs = input.runs ?? 20;
       const what = mode === 'checkFix' ? 'Check the fix' : `Confirm pattern ${input.pattern ?? 1} (${p.id} ${p.kind})`;
@@ -199,7 +213,7 @@ export function languageModelTools(deps: LmToolDeps): Record<(typeof LM_TOOL_NAM
     },
     async invoke({ input }, token) {
       requireTrust(deps);
-      const p = await patternAt(deps, input.pattern, token);
+      const p = await patternAt(deps, input.pattern, shown, token);
       const params: ConfirmParams = { key: p.key, mode, ...(input.runs !== undefined ? { runs: input.runs } : {}) };
       const r = await deps.request<ConfirmResultDto>(ConfirmRequest, params, token);
       const c = r.confirmation;
@@ -226,6 +240,7 @@ export function languageModelTools(deps: LmToolDeps): Record<(typeof LM_TOOL_NAM
         const { plan } = await planOf(input, token);
         const rec = await deps.request<RecordResult>(RecordRequest, deps.recordParams(plan), token);
         const patterns = await deps.request<PatternsResult>(PatternsRequest, { offset: 0, limit: 3 }, token);
+        shown = patterns.patterns;
         return resultText({
           runs: { total: rec.runs, failed: rec.failed, passed: rec.passed },
           ...(rec.stopped ? { stopped: rec.stopped } : {}),
@@ -240,6 +255,7 @@ export function languageModelTools(deps: LmToolDeps): Record<(typeof LM_TOOL_NAM
       async invoke({ input }, token) {
         const limit = Math.max(1, Math.min(10, Number((input as { top?: number }).top ?? 5)));
         const r = await deps.request<PatternsResult>(PatternsRequest, { offset: 0, limit }, token);
+        if (r.patterns.length) shown = r.patterns;
         return resultText({ runs: r.summary.executions, causes: r.patterns.map((p, k) => patternSummary(p, k + 1)), totalPatterns: r.total, ...(r.summary.confidence ? { confidence: recordedText(r.summary.confidence, 300) } : {}) });
       },
     },

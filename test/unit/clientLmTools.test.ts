@@ -44,7 +44,8 @@ const plan: TestCommandResult = {
   commandLine: 'java …',
 };
 
-function fakeServer(trusted = true) {
+/** `state.edited`: the code changed since the recording — no analysis of the current code (braid/patterns empty), its bugs before the change in braid/runs. */
+function fakeServer(trusted = true, state = { edited: false }) {
   const calls: { method: string; params: any }[] = [];
   const deps: LmToolDeps = {
     trusted: () => trusted,
@@ -57,7 +58,10 @@ function fakeServer(trusted = true) {
         'braid/testItems': { files: [{ uri: params?.uri, items: [{ ...item('bank.AccountTest', undefined, 'AccountTest'), children: [item('bank.AccountTest', 'deposits', 'deposits()'), item('bank.AccountTest', 'transfers', 'transfers()')] }] }] },
         'braid/testCommand': plan,
         'braid/record': { runs: 40, failed: 17, passed: 23, outDir: '/w/.braid/traces/x', cancelled: false, stopped: 'evidence', leadPValue: 1e-8 },
-        'braid/patterns': { summary: { state: 'done', executions: { total: 40, failed: 17, passed: 23 }, topScore: 1, patternCount: 2, bugCount: 1 }, total: 2, patterns: [pattern(1), pattern(2)].slice(params?.offset ?? 0, (params?.offset ?? 0) + (params?.limit ?? 2)) },
+        'braid/patterns': state.edited
+          ? { summary: { state: 'done', executions: { total: 0, failed: 0, passed: 0 }, topScore: 0, patternCount: 0, bugCount: 0 }, total: 0, patterns: [] }
+          : { summary: { state: 'done', executions: { total: 40, failed: 17, passed: 23 }, topScore: 1, patternCount: 2, bugCount: 1 }, total: 2, patterns: [pattern(1), pattern(2)].slice(params?.offset ?? 0, (params?.offset ?? 0) + (params?.limit ?? 2)) },
+        'braid/runs': { runs: [], ...(state.edited ? { beforeBugs: [{ bug: 1, pattern: { ...pattern(1), key: 'before-bug-1' } }] } : {}) },
         'braid/confirmCommand': { command: ['java', '-cp', 'out', 'bank.Bank'], cwd: '/w', prepare: [{ command: ['javac', '-d', 'out', 'bank/Bank.java'], cwd: '/w' }], include: ['bank'], manifest: '/w/.braid/traces/x/recording.json' },
         'braid/confirm': {
           key: params?.key,
@@ -155,6 +159,25 @@ test('confirm and check the fix: the dialog says what runs; the verdicts come ba
   assert.equal(ok.pattern.pattern, 1);
   await assert.rejects(tools.braid_confirm.invoke({ input: { pattern: 9 } }, token), /"pattern": 9 is past the ranking \(2 patterns\)/);
   await assert.rejects(tools.braid_confirm.invoke({ input: { pattern: 0 } }, token), /"pattern" must be a position in the ranking/);
+});
+
+test('after the agent edits the code (no analysis of the current code yet) a pattern position means the ranking it was shown', async () => {
+  const state = { edited: false };
+  const { calls, deps } = fakeServer(true, state);
+  const tools = languageModelTools(deps);
+  await tools.braid_findRootCause.invoke({ input: { file: 'src/AccountTest.java', test: 'deposits' } }, token);
+  state.edited = true;
+  await tools.braid_checkFix.prepareInvocation!({ input: { pattern: 2 } }, token);
+  assert.deepEqual(calls.filter((c) => c.method === 'braid/confirmCommand').at(-1)!.params, { key: 'key-2' });
+  const fix = JSON.parse(String(await tools.braid_checkFix.invoke({ input: { pattern: 2, runs: 6 } }, token)));
+  assert.equal(fix.verdict, 'not fixed');
+  assert.deepEqual(calls.filter((c) => c.method === 'braid/confirm').at(-1)!.params, { key: 'key-2', mode: 'checkFix', runs: 6 });
+  await assert.rejects(tools.braid_checkFix.invoke({ input: { pattern: 3 } }, token), /"pattern": 3 is past the ranking shown \(2 causes\)/);
+  // nothing shown in this session (e.g. the window was reloaded): pattern 1 is the first bug's lead pattern before the change
+  const fresh = languageModelTools(deps);
+  await fresh.braid_checkFix.invoke({ input: {} }, token);
+  assert.deepEqual(calls.filter((c) => c.method === 'braid/confirm').at(-1)!.params, { key: 'before-bug-1', mode: 'checkFix' });
+  await assert.rejects(fresh.braid_checkFix.invoke({ input: { pattern: 2 } }, token), /No ranked pattern yet/);
 });
 
 test('the test is found by Class#method, by its name, or the file’s first; an unknown one lists the file’s tests', () => {
