@@ -49,7 +49,8 @@ export async function openCodeServer(o: { bin: string; tmp: string; out: string;
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.setDefaultTimeout(UI_TIMEOUT);
   const wb = new Workbench(page, o.out, () => `  code-server log: ${server.logFile}`);
-  await page.goto(server.folderUrl);
+  // a hang guard, generous for a busy machine (the first load under a load average of 16+ took over 30 s)
+  await page.goto(server.folderUrl, { timeout: 120_000 });
   await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
   return { server, browser, page, wb };
 }
