@@ -28,6 +28,7 @@ import { outputTail, runStep } from '../recorder/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/recordOptions';
 import { firstRunOnlyNote, makeTraceFolder, RecordSummary, recordRuns } from '../recorder/recordRuns';
 import { RECORDING_MANIFEST } from '../recorder/recordingManifest';
+import { adaptiveExposureFor, NoiseMode, triedText } from '../recorder/adaptiveExposure';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/writeFailure';
 import { outputPathProblem } from './outputPath';
 import { JSON_DEFAULT_TOP, withBugs, writeReport } from './reportOutput';
@@ -45,6 +46,10 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       --noise P                  noise probability at each instrumented point (default 0.1)
       --noise-at WHERE           accesses (default), sync (monitor enter, park/unpark, calls into application
                                  code: windows without a field access, e.g. a lost notification) or all
+      --noise-mode MODE          adaptive (default): with --runs auto, while a level of noise gives fewer than
+                                 1 failing run in 20, widen it (sync points, then both at twice the noise, then
+                                 0.3), said in the progress line and kept in each trace's header; uniform: one
+                                 noise for every run
       --include PKG...           packages/classes to record (default: the test class's package)
       --timeout S                time limit per run (default 60; Maven and Gradle 300)
       --jobs J                   runs in parallel (default 1; always 1 when each run starts Maven or Gradle)
@@ -71,6 +76,8 @@ export interface TestArgs {
   noise?: string;
   /** --noise-at accesses|sync|all */
   noiseAt?: string;
+  /** --noise-mode uniform|adaptive (recorder/adaptiveExposure.ts) */
+  noiseMode?: NoiseMode;
   include: string[];
   timeout?: string;
   jobs?: string;
@@ -133,6 +140,12 @@ export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
       case '--noise-at':
         a.noiseAt = next();
         break;
+      case '--noise-mode': {
+        const v = next();
+        if (v !== 'uniform' && v !== 'adaptive') throw new UsageError(`--noise-mode needs uniform or adaptive, got "${v}"`);
+        a.noiseMode = v;
+        break;
+      }
       case '--timeout':
         a.timeout = next();
         break;
@@ -222,6 +235,8 @@ export interface RecordingFigures {
   /** evidence | max-runs | max-seconds (auto); runs (fixed N); interrupted; write-failure */
   stopped: StopReason | 'runs' | 'interrupted' | 'write-failure';
   noise: number;
+  /** adaptive exposure widened the noise: each level used, from the run it started at */
+  exposure?: { fromRun: number; noise: number; noiseAt: string }[];
   seed: number;
   /** auto: the rule and the analysis after each round */
   rule?: EvidenceStopRule;
@@ -368,8 +383,10 @@ async function recordAndReport(
     return 1;
   }
   const rel = shownPath(options.outDir);
+  // --noise-mode adaptive (default): the noise widens while runs do not fail (adaptiveExposure.ts)
+  const exposure = auto ? adaptiveExposureFor(options, args.noiseMode) : undefined;
   say(
-    `${auto ? `recording until the evidence is in for every bug (at most ${rule.maxRuns} runs — ${noSeparationMaxRuns(rule)} while no pattern separates — and ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), noise ${options.noise}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
+    `${auto ? `recording until the evidence is in for every bug (at most ${rule.maxRuns} runs — ${noSeparationMaxRuns(rule)} while no pattern separates — and ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), noise ${options.noise}${options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}${exposure ? ' (adaptive: widened while runs do not fail)' : ''}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
   );
   // the analysis grows with the runs (Analyzer.addTrace): each round adds only its new traces
   let failedSoFar = 0;
@@ -384,10 +401,15 @@ async function recordAndReport(
     } else if (final) process.stderr.write(terminalLine(text) + '\n');
   };
   const started = Date.now();
-  const rounds = new EvidenceRounds(rule, (history, finished) => {
-    status(`${finished} runs, ${failedSoFar} failed, ${secs(Date.now() - started)} s · ${evidenceLine(history, rule)}`, true);
-    printed = finished;
-  });
+  const rounds = new EvidenceRounds(
+    rule,
+    (history, finished, step) => {
+      status(`${finished} runs, ${failedSoFar} failed, ${secs(Date.now() - started)} s · ${evidenceLine(history, rule)}`, true);
+      if (step && exposure) say(`note: ${exposure.stepLine(step)}`);
+      printed = finished;
+    },
+    exposure,
+  );
   let summary: RecordSummary;
   try {
     summary = await recordRuns(
@@ -458,6 +480,7 @@ async function recordAndReport(
     buildSeconds: secs(buildMs),
     stopped,
     noise: options.noise,
+    ...(exposure?.steps.length ? { exposure: exposure.levels } : {}),
     seed: options.seed,
     ...(auto
       ? {
@@ -469,7 +492,9 @@ async function recordAndReport(
   };
   const pinpoint = `braid pinpoint -- ${commandLine(plan.command)}`;
   if (summary.total > 0 && summary.failed === 0) {
-    figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, noise ${options.noise}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points), or record with more noise (--noise 0.3) or noise at synchronization points and calls too (--noise-at all).`;
+    const tried = exposure?.steps.length ? `tried ${triedText(exposure.levels, summary.total)}` : `noise ${options.noise}${options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}`;
+    const more = exposure?.steps.length ? 'or record more runs (--max-runs)' : 'or record with more noise (--noise 0.3) or noise at synchronization points and calls too (--noise-at all)';
+    figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, ${tried}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points), ${more}.`;
   } else if (summary.total > 0 && summary.passed === 0) {
     figures.message = `Every run failed (${summary.total}): the analysis needs passing runs too. Check that the test can pass, or use less noise (--noise 0.02).`;
   } else if (!final.lead && summary.total > 0) {

@@ -233,6 +233,8 @@ export interface RecordParams {
   noise?: number;
   /** where the noise goes (`braid record --noise-at`; default accesses) */
   noiseAt?: 'accesses' | 'sync' | 'all';
+  /** runs "auto": `adaptive` (default) widens the noise while runs do not fail (recorder/adaptiveExposure.ts); `uniform` keeps it */
+  noiseMode?: 'uniform' | 'adaptive';
   include?: string[];
   timeoutSeconds?: number;
   jobs?: number;
@@ -259,6 +261,8 @@ export interface RecordResult {
   stopped?: 'evidence' | 'max-runs' | 'max-seconds';
   /** runs "auto": the first pattern's p-value when it has evidence, else null */
   leadPValue?: number | null;
+  /** runs "auto", adaptive exposure widened the noise: each level tried and its runs ("noise 0.1 at accesses (runs 0–19), …") */
+  tried?: string;
 }
 
 /** braid/recordProgress (server → client notification) while braid/record runs */
@@ -272,6 +276,8 @@ export interface RecordProgressParams {
   message?: string;
   /** runs "auto": the evidence so far, after the last round (`lead P1 on x (9 failed, 0 passed), p = 2.1e-4`) */
   evidence?: string;
+  /** runs "auto": adaptive exposure widened the noise at this round ("no failure in 20 runs: noise now at sync points, p 0.1 (from run 20)") */
+  exposure?: string;
 }
 
 /**

@@ -16,6 +16,7 @@ import { testNotFoundMessage } from './testNotFound';
 import { runStep } from '../recorder/prepareStep';
 import { classPathProblem } from '../recorder/testCommand';
 import { EvidenceRounds } from '../recorder/evidenceRounds';
+import { adaptiveExposureFor, triedText } from '../recorder/adaptiveExposure';
 import { DEFAULT_EVIDENCE_STOP, evidenceLine, EvidenceStopRule } from '../engine/ranking/evidenceStop';
 import { RecordParams, RecordProgressNotification, RecordProgressParams, RecordResult } from './protocol';
 
@@ -60,6 +61,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   if (p.runs !== 'auto' && (!Number.isInteger(p.runs) || p.runs < 1)) throw new ResponseError(-32602, 'braid/record needs "runs" ≥ 1 or "auto"');
   const auto = p.runs === 'auto';
   if (p.noiseAt !== undefined && p.noiseAt !== 'accesses' && p.noiseAt !== 'sync' && p.noiseAt !== 'all') throw new ResponseError(-32602, 'braid/record: "noiseAt" must be "accesses", "sync" or "all"');
+  if (p.noiseMode !== undefined && p.noiseMode !== 'uniform' && p.noiseMode !== 'adaptive') throw new ResponseError(-32602, 'braid/record: "noiseMode" must be "uniform" or "adaptive"');
   if (p.maxRuns !== undefined && (!Number.isInteger(p.maxRuns) || p.maxRuns < 1)) throw new ResponseError(-32602, 'braid/record: "maxRuns" must be a whole number ≥ 1');
   if (p.maxSeconds !== undefined && (typeof p.maxSeconds !== 'number' || !(p.maxSeconds > 0))) throw new ResponseError(-32602, 'braid/record: "maxSeconds" must be a number of seconds > 0');
   const rule: EvidenceStopRule = { ...DEFAULT_EVIDENCE_STOP, ...(p.maxRuns !== undefined ? { maxRuns: p.maxRuns } : {}), ...(p.maxSeconds !== undefined ? { maxSeconds: p.maxSeconds } : {}) };
@@ -146,12 +148,20 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   // runs "auto": analyzed after each round of 10, stopped when the evidence is in (recorder/evidenceRounds.ts)
   let evidence: string | undefined;
   let last = { done: 0, failed: 0, passed: 0 };
+  // noise mode adaptive (default): the noise widens while runs do not fail (recorder/adaptiveExposure.ts)
+  const exposure = auto ? adaptiveExposureFor(options, p.noiseMode) : undefined;
   const rounds = auto
-    ? new EvidenceRounds(rule, (history, done) => {
-        evidence = evidenceLine(history, rule);
-        connection.console.info(`${done} runs: ${evidence}`);
-        notify({ done, total, failed: last.failed, passed: last.passed, message: evidence, evidence });
-      })
+    ? new EvidenceRounds(
+        rule,
+        (history, done, step) => {
+          evidence = evidenceLine(history, rule);
+          connection.console.info(`${done} runs: ${evidence}`);
+          const widened = step && exposure ? exposure.stepLine(step) : undefined;
+          if (widened) connection.console.info(`Braid: ${widened}`);
+          notify({ done, total, failed: last.failed, passed: last.passed, message: widened ?? evidence, evidence, ...(widened ? { exposure: widened } : {}) });
+        },
+        exposure,
+      )
     : undefined;
   try {
     const summary = await recordRuns(
@@ -190,7 +200,9 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
       stop = { stopped: end.reason, leadPValue: lead?.pValue ?? null };
       connection.console.info(`Stopped: ${end.reason} — ${evidenceLine(rounds.history, rule)}`);
     }
-    return { runs: summary.total, failed: summary.failed, passed: summary.passed, outDir: summary.outDir, cancelled: abort.signal.aborted, ...stop };
+    // what adaptive exposure tried, for the advice when no run failed
+    const tried = exposure?.steps.length ? { tried: triedText(exposure.levels, summary.total) } : {};
+    return { runs: summary.total, failed: summary.failed, passed: summary.passed, outDir: summary.outDir, cancelled: abort.signal.aborted, ...stop, ...tried };
   } catch (err) {
     if (err instanceof ResponseError) throw err;
     throw new ResponseError(-32603, `Recording failed: ${(err as Error).message}`);

@@ -14,6 +14,7 @@ import { explainBugs } from '../engine/griffin/griffin';
 import { EvidenceSnapshot, evidenceSnapshot, EvidenceStopRule, nextRoundEnd, noSeparation, StopReason, stopReason } from '../engine/ranking/evidenceStop';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import type { RecordControl, RecordProgress } from './recordRuns';
+import type { AdaptiveExposure, ExposureStep, NoiseLevel } from './adaptiveExposure';
 
 export class EvidenceRounds implements RecordControl {
   readonly analyzer = new Analyzer();
@@ -29,10 +30,15 @@ export class EvidenceRounds implements RecordControl {
   private started = 0;
   private readonly startedAt = Date.now();
 
-  /** `onRound(history, finished)` after each round's analysis (progress). */
+  /**
+   * `onRound(history, finished, step)` after each round's analysis (progress; `step` when adaptive
+   * exposure widened the noise at this round's end). `exposure` (`--noise-mode adaptive`) decides
+   * each run's noise and is asked to widen it after each round that does not stop the recording.
+   */
   constructor(
     readonly rule: EvidenceStopRule,
-    private readonly onRound?: (history: readonly EvidenceSnapshot[], finished: number) => void,
+    private readonly onRound?: (history: readonly EvidenceSnapshot[], finished: number, step?: ExposureStep) => void,
+    readonly exposure?: AdaptiveExposure,
   ) {
     this.roundEnd = nextRoundEnd(0, rule);
   }
@@ -40,6 +46,12 @@ export class EvidenceRounds implements RecordControl {
   /** recordRuns' onProgress: the finished run's traces join the next analysis. */
   runFinished(p: RecordProgress): void {
     this.pending.push(...p.run.traces);
+    this.exposure?.runFinished(p);
+  }
+
+  /** RecordControl: the noise of run `index` (adaptive exposure), else the recording's. */
+  runNoise(index: number): NoiseLevel | undefined {
+    return this.exposure?.runNoise(index);
   }
 
   /** RecordControl: at a round's end analyze and decide; serialized, so parallel jobs wait for one analysis. */
@@ -54,7 +66,8 @@ export class EvidenceRounds implements RecordControl {
       if (finished >= this.roundEnd) {
         await this.round();
         this.reason = stopReason(this.history, elapsed, this.rule);
-        this.onRound?.(this.history, finished);
+        const step = this.reason ? undefined : await this.exposure?.consider();
+        this.onRound?.(this.history, finished, step);
         if (this.reason) return false;
       // past the run budget only while no pattern separates (the latest analysis says so): the
       // recording's own limit is higher (noSeparationMaxRuns), and parallel jobs would otherwise

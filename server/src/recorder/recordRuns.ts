@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { findAgentJar } from './agentJar';
-import { RecordOptions, shardRange } from './recordOptions';
+import { NoiseAt, RecordOptions, shardRange } from './recordOptions';
 import { RunResult, runOnce, RunSpec } from './runOnce';
 import { lockTraceFolder } from './recordingLock';
 import { RecordWriteError } from './writeFailure';
@@ -145,6 +145,8 @@ export async function makeTraceFolder(o: Pick<RecordOptions, 'outDir' | 'freshOu
  */
 export interface RecordControl {
   beforeRun?(finished: number): boolean | Promise<boolean>;
+  /** the uniform noise run `index` starts with, when it may differ from the recording's (adaptive exposure, adaptiveExposure.ts) */
+  runNoise?(index: number): { noise: number; noiseAt: NoiseAt } | undefined;
 }
 
 export async function recordRuns(
@@ -219,9 +221,12 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
         if (!more()) return;
       }
       const index = next++;
+      // a plan decides the noise itself; otherwise the control may widen it (adaptive exposure)
+      const level = o.plan ? undefined : control?.runNoise?.(index);
+      const spec: RunSpec = level ? { ...runSpec(o, index), noise: level.noise, noiseAt: level.noiseAt } : runSpec(o, index);
       let result: RunResult;
       try {
-        result = session ? await session.run(runSpec(o, index)) : await runOnce(runSpec(o, index), o, jar, stop.signal);
+        result = session ? await session.run(spec) : await runOnce(spec, o, jar, stop.signal);
       } catch (e) {
         firstError ??= e as Error;
         if (e instanceof RecordWriteError) stop.abort();

@@ -31,6 +31,11 @@ export interface RecordingManifest {
   include: string[];
   exclude: string[];
   timeoutSeconds: number;
+  /**
+   * adaptive exposure (adaptiveExposure.ts): the noise of the runs from `fromRun` on, one entry per
+   * level used, the first from run 0; `noise` and `noiseAt` above are then the last level's
+   */
+  exposure?: { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all' }[];
   /** the noise (or forcing) plan of the runs */
   plan?: { name: string; file: string };
   failOnOutput?: string;
@@ -70,6 +75,28 @@ export async function writeRecordingManifest(o: RecordOptions): Promise<void> {
   } catch {
     // EEXIST (another shard wrote it) or an unwritable folder: the runs do not depend on it
   }
+}
+
+/**
+ * Adaptive exposure widened the noise: the manifest's `noise` and `noiseAt` become the last level's
+ * (a fix check records with them) and `exposure` lists every level with the run it started from.
+ * Written to a temporary file and renamed; a manifest that cannot be read or written is left alone.
+ */
+export async function recordExposureSteps(outDir: string, levels: readonly { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all' }[]): Promise<void> {
+  const file = path.join(outDir, RECORDING_MANIFEST);
+  const m = parseRecordingManifest(JSON.parse(await fs.readFile(file, 'utf8')));
+  if (typeof m === 'string' || levels.length === 0) return;
+  const last = levels[levels.length - 1];
+  const { noiseAt: _old, ...rest } = m;
+  const next: RecordingManifest = {
+    ...rest,
+    noise: last.noise,
+    ...(last.noiseAt !== 'accesses' ? { noiseAt: last.noiseAt } : {}),
+    exposure: levels.map((l) => ({ fromRun: l.fromRun, noise: l.noise, noiseAt: l.noiseAt })),
+  };
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, JSON.stringify(next, null, 2) + '\n');
+  await fs.rename(tmp, file);
 }
 
 const UNSAFE_TEXT = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
@@ -134,6 +161,20 @@ export function parseRecordingManifest(v: unknown): RecordingManifest | string {
       if (why) return `${k}[${j}]: ${why}`;
     }
   }
+  let exposure: RecordingManifest['exposure'];
+  if (m.exposure !== undefined) {
+    if (!Array.isArray(m.exposure) || m.exposure.length === 0 || m.exposure.length > 100) return 'exposure: must be an array of 1 to 100 levels {"fromRun": N, "noise": P, "noiseAt": "accesses"|"sync"|"all"}';
+    exposure = [];
+    for (let j = 0; j < m.exposure.length; j++) {
+      const l = m.exposure[j] as { fromRun?: unknown; noise?: unknown; noiseAt?: unknown } | null;
+      if (!l || typeof l !== 'object') return `exposure[${j}]: must be {"fromRun": N, "noise": P, "noiseAt": "accesses"|"sync"|"all"}`;
+      if (typeof l.fromRun !== 'number' || !Number.isInteger(l.fromRun) || l.fromRun < 0 || l.fromRun > 1_000_000) return `exposure[${j}].fromRun: must be a whole number from 0 to 1000000, got ${JSON.stringify(l.fromRun)}`;
+      if (typeof l.noise !== 'number' || !(l.noise >= 0 && l.noise <= 1)) return `exposure[${j}].noise: must be a probability from 0 to 1, got ${JSON.stringify(l.noise)}`;
+      if (l.noiseAt !== 'accesses' && l.noiseAt !== 'sync' && l.noiseAt !== 'all') return `exposure[${j}].noiseAt: must be "accesses", "sync" or "all", got ${JSON.stringify(l.noiseAt)}`;
+      if (j > 0 && l.fromRun < exposure[j - 1].fromRun) return `exposure[${j}].fromRun: must not be before exposure[${j - 1}].fromRun`;
+      exposure.push({ fromRun: l.fromRun, noise: l.noise, noiseAt: l.noiseAt });
+    }
+  }
   let plan: RecordingManifest['plan'];
   if (m.plan !== undefined) {
     const p = m.plan as { name?: unknown; file?: unknown } | null;
@@ -172,6 +213,7 @@ export function parseRecordingManifest(v: unknown): RecordingManifest | string {
     include: (m.include as string[] | undefined) ?? [],
     exclude: (m.exclude as string[] | undefined) ?? [],
     timeoutSeconds,
+    ...(exposure ? { exposure } : {}),
     ...(plan ? { plan } : {}),
     ...(typeof m.failOnOutput === 'string' ? { failOnOutput: m.failOnOutput } : {}),
     ...(prepare?.length ? { prepare } : {}),

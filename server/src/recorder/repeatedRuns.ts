@@ -261,6 +261,13 @@ interface Jvm {
   /** output before the first repetition (JVM start-up): it goes to the first run's log */
   preamble: string;
   repetitions: number;
+  /** the uniform noise the JVM's agent was started with (its options file): a run with another noise needs another JVM */
+  noise: string;
+}
+
+/** The uniform noise a run's agent gets (its own when adaptive exposure set one, else the recording's). */
+function noiseKey(spec: RunSpec, o: RecordOptions): string {
+  return `${spec.noise ?? o.noise}@${spec.noiseAt ?? o.noiseAt ?? 'accesses'}`;
 }
 
 /**
@@ -313,6 +320,7 @@ export class RepeatSession {
       ending: false,
       preamble: '',
       repetitions: 0,
+      noise: noiseKey(spec, this.o),
       exited: new Promise((resolve) => {
         child.once('error', (error) => resolve({ code: null, sig: null, error }));
         child.once('close', (code, sig) => resolve({ code, sig }));
@@ -407,6 +415,8 @@ export class RepeatSession {
     await fs.rm(spec.tracePath, { force: true });
     // a JVM that ends (threads left running, a poisoned JVM) or has ended: the next run gets a fresh one; one run per JVM after a fallback
     if (this.jvm && (this.jvm.ending || this.jvm.exit || this.fallback !== undefined)) await this.retire();
+    // adaptive exposure widened the noise: the agent reads it at the JVM's start, so a new JVM
+    if (this.jvm && this.jvm.noise !== noiseKey(spec, this.o)) await this.retire();
     const started = Date.now();
     const jvm = (this.jvm ??= await this.start(spec));
     let done!: () => void;
@@ -492,7 +502,8 @@ export class RepeatSession {
       outcome = { outcome: 'fail', reason: 'output-match', detail: `output matched /${o.failOnOutput.source}/: ${m?.[0].slice(0, 200)}` };
     } else outcome = { outcome: 'pass', reason: 'ok' };
 
-    const header: HeaderInfo = { execution: spec.execution, program: o.name, noise: o.noise, seed: spec.seed, include: o.include, exclude: o.exclude, startedAt: c.startedAt };
+    const noiseAt = spec.noiseAt ?? o.noiseAt;
+    const header: HeaderInfo = { execution: spec.execution, program: o.name, noise: spec.noise ?? o.noise, ...(noiseAt && noiseAt !== 'accesses' ? { noiseAt } : {}), seed: spec.seed, include: o.include, exclude: o.exclude, startedAt: c.startedAt };
     const finishedTraces = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
     return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty };
   }

@@ -11,7 +11,7 @@ import { finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcom
 import { uncaughtDetail } from './uncaughtOutcome';
 import { ForcingReport, mergeForcingReports } from '../engine/trace/traceFormat';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
-import { keepsNoTrace, RecordOptions } from './recordOptions';
+import { keepsNoTrace, NoiseAt, RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
@@ -26,6 +26,9 @@ export interface RunSpec {
   seed: string;
   tracePath: string;
   logPath: string;
+  /** this run's uniform noise when it differs from the recording's (adaptive exposure, adaptiveExposure.ts) */
+  noise?: number;
+  noiseAt?: NoiseAt;
 }
 
 export interface RunResult extends TraceOutcome {
@@ -79,11 +82,12 @@ export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
     // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
     `out=${inProgressPath(spec.tracePath)}`,
     `execution=${spec.execution}`,
-    `noise=${o.plan ? 0 : o.noise}`,
+    `noise=${o.plan ? 0 : (spec.noise ?? o.noise)}`,
     `seed=${spec.seed}`,
   ];
   // where uniform noise goes (docs/noise.md); the agent's default is accesses
-  if (o.noiseAt && o.noiseAt !== 'accesses' && !o.plan) opts.push(`noiseAt=${o.noiseAt}`);
+  const noiseAt = spec.noiseAt ?? o.noiseAt;
+  if (noiseAt && noiseAt !== 'accesses' && !o.plan) opts.push(`noiseAt=${noiseAt}`);
   // noise plan (docs/noise.md): noise only at its points
   if (o.plan) opts.push(`plan=${o.plan.file}`);
   // catalogue of instrumented points, appended by every JVM of the run
@@ -159,7 +163,7 @@ async function runOnceFiles(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (o.recorder === 'node') {
     // the Node.js recorder (docs/recorder-node.md): `jar` is its hook, its options a JSON file
     const nodeOptions = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.node-options.json`);
-    const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan ? 0 : o.noise });
+    const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan ? 0 : (spec.noise ?? o.noise) });
     await fs.writeFile(nodeOptions, JSON.stringify(options), 'utf8');
     try {
       // a TS loader on node's command line goes before the hook, so that the hook sees its output
@@ -301,7 +305,8 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   const header: HeaderInfo = {
     execution: spec.execution,
     program: o.name,
-    noise: o.plan ? 0 : o.noise,
+    noise: o.plan ? 0 : (spec.noise ?? o.noise),
+    ...(!o.plan && (spec.noiseAt ?? o.noiseAt ?? 'accesses') !== 'accesses' ? { noiseAt: (spec.noiseAt ?? o.noiseAt) as 'sync' | 'all' } : {}),
     seed: spec.seed,
     include: o.include,
     exclude: o.exclude,

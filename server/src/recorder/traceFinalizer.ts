@@ -197,6 +197,8 @@ export interface HeaderInfo {
   execution: string;
   program?: string;
   noise: number;
+  /** where the uniform noise went, when not at accesses (as the agent writes it) */
+  noiseAt?: 'sync' | 'all';
   seed: string;
   include: string[];
   exclude: string[];
@@ -214,7 +216,7 @@ export function headerLine(h: HeaderInfo): string {
     recorder: {
       name: 'braid-java-agent',
       version: '0.1.0',
-      options: { noise: h.noise, seed: h.seed, include: h.include, exclude: h.exclude, ...(h.plan ? { plan: h.plan } : {}), note: 'no events recorded' },
+      options: { noise: h.noise, ...(h.noiseAt ? { noiseAt: h.noiseAt } : {}), seed: h.seed, include: h.include, exclude: h.exclude, ...(h.plan ? { plan: h.plan } : {}), note: 'no events recorded' },
     },
     startedAt: h.startedAt,
   });

@@ -1,0 +1,181 @@
+/**
+ * Adaptive exposure (issue 41 item 1, docs/noise.md "Adaptive exposure"): while the runs of a
+ * `--runs auto` recording show no failing run, or fewer than one in STEP_RUNS, the noise is widened
+ * step by step — where it goes (accesses → synchronization points → both) and how much (the
+ * probability) — for the runs that start after the step. Each run's noise is the one it started
+ * with: the agent writes it into the run's trace header, and the recording's manifest lists the
+ * steps (`exposure`). `--noise-mode uniform` keeps one noise for all runs.
+ */
+import type { NoiseAt, RecordOptions } from './recordOptions';
+import type { RecordControl, RecordProgress } from './recordRuns';
+import { recordExposureSteps } from './recordingManifest';
+
+/** `--noise-mode`: `adaptive` widens the noise while runs do not fail; `uniform` keeps it. */
+export type NoiseMode = 'uniform' | 'adaptive';
+
+export const NOISE_MODES: readonly NoiseMode[] = ['uniform', 'adaptive'];
+
+/** The default noise mode of `braid test`, the lens and the Testing-view profile (docs/noise.md, the exposure table). */
+export const DEFAULT_NOISE_MODE: NoiseMode = 'adaptive';
+
+export interface NoiseLevel {
+  noise: number;
+  noiseAt: NoiseAt;
+}
+
+/** One widening: from run `fromRun` on (run index), the runs start with this noise. */
+export interface ExposureStep extends NoiseLevel {
+  fromRun: number;
+  /** what the level before gave: "no failure in 20 runs", "1 failure in 40 runs" */
+  because: string;
+}
+
+/** Runs a level gets before it may be widened, and the failures per that many runs that keep it. */
+export const STEP_RUNS = 20;
+/** The highest probability adaptive exposure goes to (more makes runs slow and hides the bug's own timing). */
+export const MAX_ADAPTIVE_NOISE = 0.3;
+
+/**
+ * The levels tried, in order, from the one given: the given place and probability; then, for the
+ * Java agent, synchronization points (when it started at accesses) and both at twice the
+ * probability; then both at MAX_ADAPTIVE_NOISE. The Node.js recorder has one kind of point (await
+ * continuations), so only the probability grows.
+ */
+export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'java'): NoiseLevel[] {
+  const levels: NoiseLevel[] = [start];
+  const p = start.noise;
+  const more = Math.max(p, Math.min(MAX_ADAPTIVE_NOISE, Math.round(p * 2 * 100) / 100));
+  if (recorder === 'node') {
+    if (more > p) levels.push({ noise: more, noiseAt: start.noiseAt });
+    if (MAX_ADAPTIVE_NOISE > more) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: start.noiseAt });
+    return levels;
+  }
+  if (start.noiseAt === 'accesses') levels.push({ noise: p, noiseAt: 'sync' });
+  if (start.noiseAt !== 'all' || more > p) levels.push({ noise: more, noiseAt: 'all' });
+  if (MAX_ADAPTIVE_NOISE > more) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: 'all' });
+  return levels;
+}
+
+/** How a level is said: "noise 0.1 at accesses", "noise 0.2 at accesses and sync points". */
+export function levelText(l: NoiseLevel): string {
+  const where = l.noiseAt === 'accesses' ? 'accesses' : l.noiseAt === 'sync' ? 'sync points' : 'accesses and sync points';
+  return `noise ${l.noise} at ${where}`;
+}
+
+/** The progress line of a step: "no failure in 20 runs: noise now at sync points, p 0.1". */
+export function stepText(s: ExposureStep, before: NoiseLevel): string {
+  const where =
+    s.noiseAt === before.noiseAt ? '' : s.noiseAt === 'sync' ? ' at sync points' : s.noiseAt === 'all' ? (before.noiseAt === 'accesses' ? ' at sync points too' : ' at accesses too') : ' at accesses';
+  return `${s.because}: noise now${where}, p ${s.noise} (from run ${s.fromRun})`;
+}
+
+/** What was tried, for the advice when no run failed: "noise 0.1 at accesses (runs 0–19), …". */
+export function triedText(levels: readonly (NoiseLevel & { fromRun: number })[], total: number): string {
+  return levels
+    .map((l, k) => {
+      const to = (k + 1 < levels.length ? levels[k + 1].fromRun : total) - 1;
+      return `${levelText(l)} (runs ${l.fromRun}–${Math.max(l.fromRun, to)})`;
+    })
+    .join(', ');
+}
+
+/**
+ * Decides each run's noise. `runNoise(index)` (RecordControl) gives the noise a run starts with;
+ * `runFinished` counts its outcome for the level it ran at; `consider()` widens when the current
+ * level has had STEP_RUNS runs or more and fewer than one failure per STEP_RUNS. As a RecordControl
+ * of its own (the bench) it considers at every `roundRuns` finished runs, as the evidence rounds do.
+ */
+export class AdaptiveExposure implements RecordControl {
+  readonly ladder: NoiseLevel[];
+  /** the steps taken so far (the first level, from run 0, is not a step) */
+  readonly steps: ExposureStep[] = [];
+  private level = 0;
+  private readonly levelOf = new Map<number, number>();
+  private readonly runsAt: number[];
+  private readonly failedAt: number[];
+  private nextIndex = 0;
+  private nextCheck: number;
+
+  constructor(
+    o: Pick<RecordOptions, 'noise' | 'noiseAt' | 'recorder' | 'outDir'>,
+    private readonly roundRuns = 10,
+    private readonly onStep?: (step: ExposureStep, text: string) => void,
+  ) {
+    this.ladder = exposureLadder({ noise: o.noise, noiseAt: o.noiseAt ?? 'accesses' }, o.recorder ?? 'java');
+    this.runsAt = this.ladder.map(() => 0);
+    this.failedAt = this.ladder.map(() => 0);
+    this.nextCheck = roundRuns;
+    this.outDir = o.outDir;
+  }
+
+  private readonly outDir: string;
+
+  /** The noise of the runs starting now. */
+  get current(): NoiseLevel {
+    return this.ladder[this.level];
+  }
+
+  /** Every level used so far, with the run it started from. */
+  get levels(): (NoiseLevel & { fromRun: number })[] {
+    return [{ ...this.ladder[0], fromRun: 0 }, ...this.steps.map((s) => ({ noise: s.noise, noiseAt: s.noiseAt, fromRun: s.fromRun }))];
+  }
+
+  /** The progress line of one of this recording's steps. */
+  stepLine(step: ExposureStep): string {
+    const k = this.steps.indexOf(step);
+    return stepText(step, k > 0 ? this.steps[k - 1] : this.ladder[0]);
+  }
+
+  runNoise(index: number): NoiseLevel {
+    this.levelOf.set(index, this.level);
+    this.nextIndex = Math.max(this.nextIndex, index + 1);
+    return this.ladder[this.level];
+  }
+
+  runFinished(p: Pick<RecordProgress, 'run'>): void {
+    const k = this.levelOf.get(p.run.index);
+    if (k === undefined) return;
+    this.levelOf.delete(p.run.index);
+    this.runsAt[k]++;
+    if (p.run.outcome === 'fail') this.failedAt[k]++;
+  }
+
+  /** Widens the noise when the current level had its runs and too few failures; the step, or undefined. */
+  async consider(): Promise<ExposureStep | undefined> {
+    const k = this.level;
+    if (k + 1 >= this.ladder.length) return undefined;
+    const runs = this.runsAt[k];
+    const failed = this.failedAt[k];
+    if (runs < STEP_RUNS || failed * STEP_RUNS >= runs) return undefined;
+    this.level++;
+    const next = this.ladder[this.level];
+    const step: ExposureStep = { ...next, fromRun: this.nextIndex, because: failed === 0 ? `no failure in ${runs} runs` : `${failed} failure${failed === 1 ? '' : 's'} in ${runs} runs` };
+    this.steps.push(step);
+    await recordExposureSteps(this.outDir, this.levels).catch(() => {});
+    this.onStep?.(step, this.stepLine(step));
+    return step;
+  }
+
+  /** RecordControl (standalone): considers a step at each round's end. */
+  async beforeRun(finished: number): Promise<boolean> {
+    if (finished >= this.nextCheck) {
+      this.nextCheck = finished + this.roundRuns;
+      await this.consider();
+    }
+    return true;
+  }
+}
+
+/**
+ * The adaptive exposure of a `--runs auto` recording, or undefined when its noise stays as given:
+ * `--noise-mode uniform`, a noise plan (the plan decides where noise goes), or noise 0 (off).
+ */
+export function adaptiveExposureFor(
+  o: Pick<RecordOptions, 'noise' | 'noiseAt' | 'recorder' | 'outDir' | 'plan'>,
+  mode: NoiseMode = DEFAULT_NOISE_MODE,
+  onStep?: (step: ExposureStep, text: string) => void,
+  roundRuns?: number,
+): AdaptiveExposure | undefined {
+  if (mode !== 'adaptive' || o.plan || !(o.noise > 0)) return undefined;
+  return new AdaptiveExposure(o, roundRuns, onStep);
+}

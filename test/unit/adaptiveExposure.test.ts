@@ -1,0 +1,77 @@
+/**
+ * Adaptive exposure (recorder/adaptiveExposure.ts, issue 41 item 1): the ladder of noise levels, when
+ * a level is widened, each run's noise, the manifest's record of the steps, and its validation.
+ */
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from '../../server/src/recorder/adaptiveExposure';
+import { parseRecordingManifest } from '../../server/src/recorder/recordingManifest';
+import type { RecordProgress } from '../../server/src/recorder/recordRuns';
+
+const finished = (index: number, outcome: 'pass' | 'fail') => ({ run: { index, outcome } }) as unknown as RecordProgress;
+
+test('the ladder widens where, then how much: accesses → sync → all at twice p → all at 0.3', () => {
+  assert.deepEqual(exposureLadder({ noise: 0.1, noiseAt: 'accesses' }), [
+    { noise: 0.1, noiseAt: 'accesses' },
+    { noise: 0.1, noiseAt: 'sync' },
+    { noise: 0.2, noiseAt: 'all' },
+    { noise: 0.3, noiseAt: 'all' },
+  ]);
+  assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }), [{ noise: 0.3, noiseAt: 'all' }]);
+  assert.deepEqual(exposureLadder({ noise: 0.1, noiseAt: 'accesses' }, 'node'), [
+    { noise: 0.1, noiseAt: 'accesses' },
+    { noise: 0.2, noiseAt: 'accesses' },
+    { noise: 0.3, noiseAt: 'accesses' },
+  ]);
+});
+
+test('uniform, a plan or noise 0 keep the noise as given', () => {
+  const o = { noise: 0.1, noiseAt: 'accesses' as const, outDir: '/nonexistent' };
+  assert.equal(adaptiveExposureFor(o, 'uniform'), undefined);
+  assert.equal(adaptiveExposureFor({ ...o, noise: 0 }, 'adaptive'), undefined);
+  assert.equal(adaptiveExposureFor({ ...o, plan: { file: 'p.json', plan: {} as never } }, 'adaptive'), undefined);
+  assert.ok(adaptiveExposureFor(o, 'adaptive'));
+});
+
+test('a level is widened after 20 runs with fewer than 1 failure per 20; runs keep the noise they started with; the manifest lists the levels', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exposure-'));
+  const manifest = { format: 'braid-recording', version: 1, command: ['java', 'x.Main'], cwd: dir, name: 'x', runs: 200, noise: 0.1, seed: 1, include: [], exclude: [], timeoutSeconds: 60, startedAt: '2026-11-29T09:00:00.000Z' };
+  writeFileSync(path.join(dir, 'recording.json'), JSON.stringify(manifest));
+  const said: string[] = [];
+  const e = new AdaptiveExposure({ noise: 0.1, noiseAt: 'accesses', outDir: dir }, 10, (_s, text) => said.push(text));
+  for (let i = 0; i < 19; i++) {
+    e.runNoise(i);
+    e.runFinished(finished(i, 'pass'));
+  }
+  assert.equal(await e.consider(), undefined, '19 runs are not enough to judge a level');
+  const inFlight = e.runNoise(19);
+  e.runFinished(finished(19, 'pass'));
+  const step = await e.consider();
+  assert.ok(step);
+  assert.deepEqual({ noise: step.noise, noiseAt: step.noiseAt, fromRun: step.fromRun }, { noise: 0.1, noiseAt: 'sync', fromRun: 20 });
+  assert.equal(said[0], 'no failure in 20 runs: noise now at sync points, p 0.1 (from run 20)');
+  assert.deepEqual(inFlight, { noise: 0.1, noiseAt: 'accesses' }, 'a run keeps the noise it started with');
+  assert.deepEqual(e.runNoise(20), { noise: 0.1, noiseAt: 'sync' });
+  // one failure in 20 keeps the level
+  for (let i = 21; i < 40; i++) e.runNoise(i);
+  for (let i = 20; i < 40; i++) e.runFinished(finished(i, i === 33 ? 'fail' : 'pass'));
+  assert.equal(await e.consider(), undefined);
+  const m = parseRecordingManifest(JSON.parse(readFileSync(path.join(dir, 'recording.json'), 'utf8')));
+  assert.ok(typeof m !== 'string', String(m));
+  assert.equal(m.noiseAt, 'sync');
+  assert.deepEqual(m.exposure, [
+    { fromRun: 0, noise: 0.1, noiseAt: 'accesses' },
+    { fromRun: 20, noise: 0.1, noiseAt: 'sync' },
+  ]);
+  assert.equal(triedText(e.levels, 40), 'noise 0.1 at accesses (runs 0–19), noise 0.1 at sync points (runs 20–39)');
+});
+
+test('a manifest with a bad exposure list is refused, naming the field', () => {
+  const base = { format: 'braid-recording', version: 1, command: ['java', 'x.Main'], cwd: '/tmp', noise: 0.1 };
+  assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 0, noise: 2, noiseAt: 'all' }] }), 'exposure[0].noise: must be a probability from 0 to 1, got 2');
+  assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 0, noise: 0.1, noiseAt: 'here' }] }), 'exposure[0].noiseAt: must be "accesses", "sync" or "all", got "here"');
+  assert.match(String(parseRecordingManifest({ ...base, exposure: {} })), /^exposure: must be an array/);
+});
