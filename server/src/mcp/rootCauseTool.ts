@@ -16,6 +16,7 @@ import { classPathProblem, commandLine, inferTestCommand, TestCommandError, Test
 import { inferJsTestCommand } from '../recorder/jsTestCommand';
 import { locateTest } from '../recorder/testLocate';
 import { EvidenceRounds } from '../recorder/evidenceRounds';
+import { adaptiveExposureFor } from '../recorder/adaptiveExposure';
 import { outputTail, runStep } from '../recorder/prepareStep';
 import { deriveName, RecordOptions, sanitizeName, UsageError as RecordUsageError } from '../recorder/recordOptions';
 import { makeTraceFolder, recordRuns } from '../recorder/recordRuns';
@@ -144,11 +145,17 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
   options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
   const started = Date.now();
   let failed = 0;
-  const rounds = new EvidenceRounds(rule, (history, finished) => {
-    const lead = history[history.length - 1]?.lead;
-    // after run `finished` was reported: half a step on, so the round's line is sent (progress only increases)
-    progress(finished + 0.5, rule.maxRuns, `${finished} runs, ${failed} failed${lead ? `, lead p = ${lead.pValue.toPrecision(2)}` : ', no cause with evidence yet'}`, true);
-  });
+  // adaptive exposure (the default noise mode): the noise widens while runs do not fail (recorder/adaptiveExposure.ts)
+  const exposure = adaptiveExposureFor(options);
+  const rounds = new EvidenceRounds(
+    rule,
+    (history, finished, step) => {
+      const lead = history[history.length - 1]?.lead;
+      // after run `finished` was reported: half a step on, so the round's line is sent (progress only increases)
+      progress(finished + 0.5, rule.maxRuns, `${finished} runs, ${failed} failed${lead ? `, lead p = ${lead.pValue.toPrecision(2)}` : ', no cause with evidence yet'}${step && exposure ? `; ${exposure.stepLine(step)}` : ''}`, true);
+    },
+    exposure,
+  );
   const summary = await recordRuns(
     options,
     (p) => {
