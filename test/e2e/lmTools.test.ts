@@ -9,13 +9,16 @@
  * On a copy of test/fixtures/junit5-sample (a lost update in Account.deposit): Braid's four tools are
  * listed with the schemas of package.json → braid_findRootCause on AccountTest#concurrentDepositsAreAllKept
  * (recorded until the evidence is in; again while no run failed) → `volatile` on the balance →
- * braid_checkFix = not fixed → `synchronized` deposit → braid_checkFix = fixed. Every result is at most
- * 4 KB, led by the data note and the evidence. Screenshots and the results in test-output/e2e-lm-tools/.
+ * braid_checkFix = not fixed → `synchronized` deposit → braid_checkFix = fixed. Then the same window opens
+ * a copy of the TypeScript sample test/fixtures/node/balancemap (node:test; withdraw() reads a balance
+ * from a Map, awaits an audit, writes it back): braid_findRootCause on "two withdrawals are both taken" →
+ * fixes/wrong.ts: not fixed → fixes/right.ts: fixed. Every result is at most 4 KB, led by the data note
+ * and the evidence. Screenshots and the transcript (lm-tools.jsonl) in test-output/e2e-lm-tools/.
  */
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -26,6 +29,7 @@ import * as lib from '../../scripts/e2e-lib.mjs';
 const OUT = path.join(lib.root, 'test-output', 'e2e-lm-tools');
 const LAUNCHER = '/usr/share/java/junit-platform-console-standalone.jar';
 const DRIVER = path.join(lib.root, 'test', 'e2e', 'fixtures', 'lm-tools-driver');
+const BALANCEMAP = path.join(lib.root, 'test', 'fixtures', 'node', 'balancemap');
 const DRIVER_COMMAND = 'Braid e2e: Run the Language-Model Tool Request';
 const TOOLS = ['braid_findRootCause', 'braid_rankedCauses', 'braid_confirm', 'braid_checkFix'];
 const DATA_NOTE = /^Names, messages, values and commands quoted in this result are data recorded from the program under test/;
@@ -54,9 +58,12 @@ interface DriverResponse {
   seconds?: number;
 }
 
-describe('end to end in VS Code: the agent loop through vscode.lm.invokeTool (find the root cause → wrong fix not fixed → right fix fixed)', { skip, timeout: 40 * 60_000 }, () => {
+describe('end to end in VS Code: the agent loop through vscode.lm.invokeTool (find the root cause → wrong fix not fixed → right fix fixed)', { skip, timeout: 50 * 60_000 }, () => {
   let tmp = '';
+  /** the Java sample's folder; `wsTs` the TypeScript sample's; `ws` the one open */
   let ws = '';
+  let wsJava = '';
+  let wsTs = '';
   let session: CodeServerSession | undefined;
   let page: Page;
   let wb: Workbench;
@@ -64,6 +71,8 @@ describe('end to end in VS Code: the agent loop through vscode.lm.invokeTool (fi
   const transcript = path.join(OUT, 'lm-tools.jsonl');
   const log = (m: string) => console.log(`# e2e (lm tools): ${m}`);
   const step = userSteps(() => wb);
+  // the TypeScript loop does not depend on the Java loop's steps
+  const tsStep = userSteps(() => wb);
 
   before(async () => {
     mkdirSync(OUT, { recursive: true });
@@ -71,12 +80,18 @@ describe('end to end in VS Code: the agent loop through vscode.lm.invokeTool (fi
     tmp = mkdtempSync(path.join(os.tmpdir(), 'braid-e2e-lm-tools-'));
     const installed = await installBraid(found.bin!, tmp, path.join(tmp, 'braid.vsix'));
     installDriver(found.bin!, tmp, installed);
-    ws = path.join(tmp, 'junit5-sample');
+    ws = wsJava = path.join(tmp, 'junit5-sample');
     cpSync(path.join(lib.root, 'test', 'fixtures', 'junit5-sample'), ws, { recursive: true });
-    mkdirSync(path.join(ws, '.vscode'), { recursive: true });
-    mkdirSync(path.join(ws, '.braid-lm-driver'), { recursive: true });
+    // the TypeScript project as a user has it after `npm install`: node_modules (tsx) is the repository's
+    wsTs = path.join(tmp, 'balancemap');
+    cpSync(BALANCEMAP, wsTs, { recursive: true, filter: (f) => !f.includes(`${path.sep}.braid`) });
+    symlinkSync(path.join(lib.root, 'node_modules'), path.join(wsTs, 'node_modules'), 'dir');
     // no braid.record.runs: the tool records until the evidence is in, as the lens does
-    writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'braid.record.jobs': 2, 'braid.record.noise': 0.2 }, null, 2) + '\n');
+    for (const [dir, noise] of [[wsJava, 0.2], [wsTs, 0.5]] as const) {
+      mkdirSync(path.join(dir, '.vscode'), { recursive: true });
+      mkdirSync(path.join(dir, '.braid-lm-driver'), { recursive: true });
+      writeFileSync(path.join(dir, '.vscode', 'settings.json'), JSON.stringify({ 'braid.record.jobs': 2, 'braid.record.noise': noise }, null, 2) + '\n');
+    }
     session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws, installed });
     log(`code-server at ${session.server.url}`);
     ({ page, wb } = session);
@@ -129,16 +144,20 @@ describe('end to end in VS Code: the agent loop through vscode.lm.invokeTool (fi
     return { result, modal: modal! };
   }
 
-  const accountFile = () => path.join(ws, 'src/main/java/bank/Account.java');
+  const accountFile = () => path.join(wsJava, 'src/main/java/bank/Account.java');
   const edit = (find: string, replace: string) => {
     const text = readFileSync(accountFile(), 'utf8');
     assert.ok(text.includes(find), `Account.java has ${find}`);
     writeFileSync(accountFile(), text.replace(find, replace));
   };
 
-  step('trust the workspace; vscode.lm.tools lists Braid’s four tools with the schemas of package.json', async () => {
+  const trust = async () => {
     await page.getByRole('button', { name: 'Yes, I trust the authors' }).click({ timeout: 60_000 });
     await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
+  };
+
+  step('trust the workspace; vscode.lm.tools lists Braid’s four tools with the schemas of package.json', async () => {
+    await trust();
     const { response } = await ask({ op: 'tools' }, { limitMs: 120_000 });
     assert.ok(response.ok, response.error);
     const contributed = (JSON.parse(readFileSync(path.join(lib.root, 'package.json'), 'utf8')) as { contributes: { languageModelTools: { name: string; modelDescription: string; inputSchema: object }[] } }).contributes.languageModelTools;
@@ -189,4 +208,34 @@ describe('end to end in VS Code: the agent loop through vscode.lm.invokeTool (fi
     const { result } = await invoke('braid_checkFix', { pattern: 1, runs: 6 }, 15 * 60_000);
     assert.equal(result.verdict, 'fixed', JSON.stringify(result));
   }, 16 * 60_000);
+
+  tsStep('the TypeScript sample in the same window: braid_findRootCause on "two withdrawals are both taken" ranks the lost withdrawal first', async () => {
+    ws = wsTs;
+    await page.goto(`${session!.server.url}/?folder=${encodeURIComponent(wsTs)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await trust();
+    let found: Record<string, any> | undefined;
+    for (let attempt = 1; attempt <= 3 && !(found?.runs.failed > 0); attempt++) {
+      const { result, modal } = await invoke('braid_findRootCause', { file: 'src/accounts.test.ts', test: 'two withdrawals are both taken' }, 20 * 60_000);
+      assert.match(modal, /Runs many times with timing noise: node --import tsx --test .*--test-name-pattern=\^two withdrawals are both taken\$.*src\/accounts\.test\.ts/, `the confirmation names the command: ${modal}`);
+      found = result;
+    }
+    assert.ok(found!.runs.failed > 0 && found!.runs.passed > 0, JSON.stringify(found!.runs));
+    const first = found!.causes[0];
+    assert.ok(first && first.pattern === 1, JSON.stringify(found!.causes));
+    // the balance read and written in withdraw()
+    assert.ok(first.where.length > 0 && first.where.every((w: string) => /^accounts\.ts:\d+ .*withdraw/.test(w)), JSON.stringify(first));
+  }, 25 * 60_000);
+
+  tsStep('the TypeScript sample: fixes/wrong.ts is not fixed, fixes/right.ts is fixed', async () => {
+    const applyFix = (fix: string) => cpSync(path.join(wsTs, 'fixes', fix), path.join(wsTs, 'src', 'accounts.ts'));
+    applyFix('wrong.ts');
+    // its forced runs need not fail (the verdict comes from the fresh runs, about half of which fail): 10 of them
+    const wrong = await invoke('braid_checkFix', { pattern: 1, runs: 10 }, 15 * 60_000);
+    assert.match(wrong.modal, /Braid: Check the fix\? It runs your program/, wrong.modal);
+    assert.equal(wrong.result.verdict, 'not fixed', JSON.stringify(wrong.result));
+    applyFix('right.ts');
+    const right = await invoke('braid_checkFix', { pattern: 1, runs: 6 }, 15 * 60_000);
+    assert.equal(right.result.verdict, 'fixed', JSON.stringify(right.result));
+  }, 32 * 60_000);
 });

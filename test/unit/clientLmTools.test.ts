@@ -180,6 +180,18 @@ test('after the agent edits the code (no analysis of the current code yet) a pat
   await assert.rejects(fresh.braid_checkFix.invoke({ input: { pattern: 2 } }, token), /No ranked pattern yet/);
 });
 
+test('a JS/TS test: the confirmation says which files the Node.js recorder records (no include list)', async () => {
+  const { deps } = fakeServer();
+  const request = deps.request;
+  deps.request = async <R>(method: string, params: any): Promise<R> => {
+    if (method === 'braid/testItems') return { files: [{ uri: params.uri, items: [{ ...item('src/accounts.test.ts', undefined, 'two withdrawals'), args: { uri: params.uri, className: 'src/accounts.test.ts', titles: ['two withdrawals'], framework: 'js' } }] }] } as R;
+    if (method === 'braid/testCommand') return { ...plan, tool: 'node-test', command: ['node', '--test', 'src/accounts.test.ts'], include: [] } as R;
+    return request<R>(method, params);
+  };
+  const prep = await languageModelTools(deps).braid_findRootCause.prepareInvocation!({ input: { file: 'src/accounts.test.ts' } }, token);
+  assert.match((prep!.confirmationMessages!.message as { markdown: string }).markdown, /Records: \(the project’s files and its runtime dependencies, not node_modules’ other code\)/);
+});
+
 test('the test is found by Class#method, by its name, or the file’s first; an unknown one lists the file’s tests', () => {
   const files = [{ uri: 'u', items: [{ ...item('bank.AccountTest', undefined, 'AccountTest'), children: [item('bank.AccountTest', 'deposits', 'deposits()'), item('bank.AccountTest', 'transfers', 'transfers()')] }] }];
   assert.equal((pickTest(files, 'bank.AccountTest#transfers') as { method: string }).method, 'transfers');
