@@ -56,6 +56,8 @@ export function recordParams(command: string[]): RecordParams {
     noise: cfg.get<number>('noise', 0.1),
     // where the noise goes (braid.record.noiseAt); sent only when not the default
     ...(cfg.get<string>('noiseAt', 'accesses') !== 'accesses' ? { noiseAt: cfg.get<'sync' | 'all'>('noiseAt') } : {}),
+    // one noise for every run only when asked (braid.record.noiseMode); absent = adaptive
+    ...(cfg.get<string>('noiseMode', 'adaptive') === 'uniform' ? { noiseMode: 'uniform' as const } : {}),
     include: cfg.get<string[]>('include', []),
     timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
     jobs: cfg.get<number>('jobs', 1),

@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from '../../server/src/recorder/adaptiveExposure';
 import { parseRecordingManifest } from '../../server/src/recorder/recordingManifest';
 import type { RecordProgress } from '../../server/src/recorder/recordRuns';
+import { testRunReport } from '../../server/src/lsp/testRunReport';
 
 const finished = (index: number, outcome: 'pass' | 'fail') => ({ run: { index, outcome } }) as unknown as RecordProgress;
 
@@ -74,4 +75,9 @@ test('a manifest with a bad exposure list is refused, naming the field', () => {
   assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 0, noise: 2, noiseAt: 'all' }] }), 'exposure[0].noise: must be a probability from 0 to 1, got 2');
   assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 0, noise: 0.1, noiseAt: 'here' }] }), 'exposure[0].noiseAt: must be "accesses", "sync" or "all", got "here"');
   assert.match(String(parseRecordingManifest({ ...base, exposure: {} })), /^exposure: must be an array/);
+});
+
+test('the Testing view\'s report of a test that never failed names the noise levels tried', () => {
+  const r = testRunReport({ runs: 60, failed: 0, passed: 60, outDir: '/ws/.braid/traces/T-1', cancelled: false, stopped: 'max-runs', leadPValue: null, tried: 'noise 0.1 at accesses (runs 0–19), noise 0.1 at sync points (runs 20–59)' }, undefined, 'T.m');
+  assert.match(r.output.join('\n'), /It never failed with noise 0\.1 at accesses \(runs 0–19\), noise 0\.1 at sync points \(runs 20–59\): Braid: Find Trigger Points/);
 });

@@ -88,7 +88,11 @@ export function testRunReport(result: RecordResult, state: AnalysisState | undef
     output.push(`Braid: ${what} ${summary}${ended ? ` (${ended})` : ''}${stopped}.`);
     if (beforeAfter) output.push(beforeAfter.line);
     if (!result.cancelled && !(beforeAfter && beforeAfter.before.failed > 0)) {
-      output.push('It never failed: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail (or raise braid.record.noise, or record more runs with braid.record.runs).');
+      output.push(
+        result.tried
+          ? `It never failed with ${result.tried}: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail.`
+          : 'It never failed: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail (or raise braid.record.noise, or record more runs with braid.record.runs).',
+      );
     }
     output.push(`Traces: ${result.outDir}`);
     return {
