@@ -11,6 +11,7 @@ import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from
 import { parseRecordingManifest } from '../../server/src/recorder/recordingManifest';
 import type { RecordProgress } from '../../server/src/recorder/recordRuns';
 import { testRunReport } from '../../server/src/lsp/testRunReport';
+import { parseTestArgs } from '../../server/src/cli/testCliCommand';
 
 const finished = (index: number, outcome: 'pass' | 'fail') => ({ run: { index, outcome } }) as unknown as RecordProgress;
 
@@ -80,4 +81,10 @@ test('a manifest with a bad exposure list is refused, naming the field', () => {
 test('the Testing view\'s report of a test that never failed names the noise levels tried', () => {
   const r = testRunReport({ runs: 60, failed: 0, passed: 60, outDir: '/ws/.braid/traces/T-1', cancelled: false, stopped: 'max-runs', leadPValue: null, tried: 'noise 0.1 at accesses (runs 0–19), noise 0.1 at sync points (runs 20–59)' }, undefined, 'T.m');
   assert.match(r.output.join('\n'), /It never failed with noise 0\.1 at accesses \(runs 0–19\), noise 0\.1 at sync points \(runs 20–59\): Braid: Find Trigger Points/);
+});
+
+test('braid test --noise-mode: uniform or adaptive, anything else refused by name', () => {
+  assert.equal(parseTestArgs(['bank.AccountTest#m', '--noise-mode', 'uniform']).noiseMode, 'uniform');
+  assert.equal(parseTestArgs(['bank.AccountTest#m']).noiseMode, undefined);
+  assert.throws(() => parseTestArgs(['bank.AccountTest#m', '--noise-mode', 'pct']), /--noise-mode needs uniform or adaptive, got "pct"/);
 });
