@@ -28,6 +28,7 @@ public final class AgentMain {
     planName = loadPlan(options);
     Rt.setMaxWaitMillis(options.maxWaitMillis);
     Rt.setValues(options.values);
+    Rt.setFilter(options.filter);
     // record=false without out: no file at all (uncaught exceptions are then only printed)
     String out = options.out != null && !options.out.isEmpty() ? options.out : null;
     // repetitions in one JVM: one file per segment, begun by the driver (docs/recorder.md)

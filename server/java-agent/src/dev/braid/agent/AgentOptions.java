@@ -53,6 +53,12 @@ public final class AgentOptions {
   public boolean repeat;
   /** Uniform noise at synchronization points also while the thread holds a recorded lock (measurements). */
   public boolean noiseInMonitors;
+  /**
+   * Agent option filter (docs/recorder.md "What is not recorded"): {@code on} (default) does not record a read whose
+   * location's last recorded access is the same thread's and that thread wrote the location since another
+   * thread last touched it (UNICORN's access window ignores such a read); {@code off} records every read.
+   */
+  public boolean filter = true;
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -91,6 +97,10 @@ public final class AgentOptions {
         case "output": o.output = !"false".equals(value); break;
         case "gzip": o.gzip = !"false".equals(value); break;
         case "values": o.values = !"false".equals(value); break;
+        case "filter":
+          if (value.equals("on") || value.equals("off")) o.filter = value.equals("on");
+          else System.err.println("[braid-agent] option filter=" + value + " must be on or off; using on");
+          break;
         case "plan": o.plan = value; break;
         case "points": o.points = value; break;
         case "record": o.record = !"false".equals(value); break;

@@ -122,6 +122,7 @@ public final class Rt {
       long newSeed = parseSeed(seedText);
       seed = newSeed;
       s.reseed(newSeed);
+      epoch++;
       executionId = execution;
       String header = segmentHeader.replace(SEED_MARK, Json.quote(seedText))
           .replace(STARTED_MARK, Json.quote(java.time.Instant.now().toString()));
@@ -433,6 +434,24 @@ public final class Rt {
     values = on;
   }
 
+  /**
+   * The filter (agent option filter, on by default; docs/recorder.md): a read is not recorded when
+   * its location's last recorded access is the same thread's and that thread wrote the location
+   * since another thread last accessed it. UNICORN's access window ignores exactly such a read (the
+   * latest slot is that thread's write, and a read never replaces a write of its thread), so the
+   * patterns are the same; the read costs no order index, no event and no trace line. To decide it
+   * exactly every access locks its stripe exclusively (the last recorded access per stripe is then
+   * well defined), and a new trace segment ({@link #beginSegment}) starts a new epoch.
+   */
+  private static volatile boolean filter = true;
+  /** Trace segment number: a read is never left out because of a write recorded in an earlier segment. */
+  private static volatile int epoch;
+
+  /** Agent option filter=off: every access is recorded (and reads share their stripe). */
+  public static void setFilter(boolean on) {
+    filter = on;
+  }
+
   public static int read(Object o, int var, int loc, int key) {
     return o == null ? 0 : access(Events.KIND_R, o, var, loc, Events.ELEM_FIELD, key, Events.V_NONE, 0, null);
   }
@@ -676,9 +695,19 @@ public final class Rt {
         if (forced != 0) Forcing.performed(s, t, forced, Forcing.key(obj, key));
         return 0;
       }
-      int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W);
+      boolean filtering = filter;
+      int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W, filtering);
       // published with the stripe held: a thread it releases orders its own access after this one
       if (forced != 0) Forcing.performed(s, t, forced, Forcing.key(obj, key));
+      if (filtering) {
+        int ep = epoch;
+        if (kind == Events.KIND_R && Stripes.ownWriteShadows(h, var, obj, elem, t, ep)) {
+          // not recorded; a read still waiting for its value (its access threw) gets none, as at a publish
+          b.completeRead(Events.V_NONE, 0, null);
+          return h;
+        }
+        Stripes.recorded(h, kind == Events.KIND_W, var, obj, elem, t, ep);
+      }
       if (kind == Events.KIND_R) b.publishRead(t, kind, var, loc, stack, obj, elem);
       else if (vtype != Events.V_NONE && values) b.publishValue(t, kind, var, loc, stack, obj, elem, vtype, bits, value);
       else b.publish(t, kind, var, loc, stack, obj, elem);

@@ -9,7 +9,8 @@ import java.lang.invoke.VarHandle;
  * a handle; {@link Rt#after(int)}, called right after the access instruction with that handle,
  * unlocks it. So a write and any other access to the same location get indexes in the order in
  * which they really happened (reads of the same location may share the stripe: their relative order
- * does not matter). Lock word: bit 30 = writer, bits 0..29 = readers.
+ * does not matter; with Rt's filter on every access locks exclusively, see {@link #ownWriteShadows}).
+ * Lock word: bit 30 = writer, bits 0..29 = readers.
  *
  * <p>A waiter that waits longer than {@link #STEAL_NANOS} (a lock left by an access that threw and
  * was caught in code the recorder does not see, or a class initializer run by a static access that
@@ -35,16 +36,56 @@ final class Stripes {
     return h & (STRIPES - 1);
   }
 
-  /** Locks a stripe, shared for a read, exclusive for a write; returns the handle for {@link #unlock}. */
-  static int lock(int stripe, boolean write) {
+  /**
+   * Locks a stripe, exclusive for a write (or, {@code exclusive}, for any access), shared for a read
+   * otherwise; returns the handle for {@link #unlock}: bit 0 = the access is a write, bit 1 = the
+   * lock is exclusive, above them the slot + 1.
+   */
+  static int lock(int stripe, boolean write, boolean exclusive) {
     int slot = stripe * STRIDE;
-    if (write) {
+    boolean excl = write || exclusive;
+    if (excl) {
       if (!AH.compareAndSet(LOCKS, slot, 0, WRITER)) lockSlow(slot, true);
     } else {
       int v = (int) AH.getOpaque(LOCKS, slot);
       if ((v & WRITER) != 0 || !AH.compareAndSet(LOCKS, slot, v, v + 1)) lockSlow(slot, false);
     }
-    return ((slot + 1) << 1) | (write ? 1 : 0);
+    return ((slot + 1) << 2) | (excl ? 2 : 0) | (write ? 1 : 0);
+  }
+
+  // ---- the stripe's last recorded access (Rt's filter): ints 1..6 of the stripe's cache line,
+  // read and written only while the stripe is locked exclusively ----
+  private static final int L_VAR = 1, L_OBJ = 2, L_ELEM = 3, L_THREAD = 4, L_WROTE = 5, L_EPOCH = 6;
+
+  /**
+   * With the stripe of {@code handle} locked exclusively: whether the last access recorded under it
+   * is thread {@code t}'s, to the same location (var, obj, elem), in the same trace segment
+   * ({@code epoch}), and {@code t} wrote the location since another thread last accessed it. A read
+   * by {@code t} now is then one UNICORN's access window ignores (a read never replaces a write of
+   * its thread's latest slot). False for a location another location of the stripe displaced.
+   */
+  static boolean ownWriteShadows(int handle, int var, int obj, int elem, int t, int epoch) {
+    int slot = (handle >>> 2) - 1;
+    int[] l = LOCKS;
+    return l[slot + L_WROTE] != 0 && l[slot + L_THREAD] == t && l[slot + L_VAR] == var && l[slot + L_OBJ] == obj
+        && l[slot + L_ELEM] == elem && l[slot + L_EPOCH] == epoch;
+  }
+
+  /** With the stripe of {@code handle} locked exclusively: thread {@code t}'s access to (var, obj, elem) was recorded. */
+  static void recorded(int handle, boolean write, int var, int obj, int elem, int t, int epoch) {
+    int slot = (handle >>> 2) - 1;
+    int[] l = LOCKS;
+    if (l[slot + L_THREAD] == t && l[slot + L_VAR] == var && l[slot + L_OBJ] == obj && l[slot + L_ELEM] == elem
+        && l[slot + L_EPOCH] == epoch) {
+      if (write) l[slot + L_WROTE] = 1;
+      return;
+    }
+    l[slot + L_THREAD] = t;
+    l[slot + L_VAR] = var;
+    l[slot + L_OBJ] = obj;
+    l[slot + L_ELEM] = elem;
+    l[slot + L_EPOCH] = epoch;
+    l[slot + L_WROTE] = write ? 1 : 0;
   }
 
   private static void lockSlow(int slot, boolean write) {
@@ -75,8 +116,8 @@ final class Stripes {
 
   static void unlock(int handle) {
     if (handle == 0) return;
-    int slot = (handle >>> 1) - 1;
-    if ((handle & 1) != 0) {
+    int slot = (handle >>> 2) - 1;
+    if ((handle & 2) != 0) {
       if (!AH.compareAndSet(LOCKS, slot, WRITER, 0)) {
         while (true) {
           int v = (int) AH.getVolatile(LOCKS, slot);
