@@ -138,7 +138,7 @@ final class Events {
   /** Writer: a chunk it has consumed completely. */
   void recycle(Chunk c) {
     outstanding.addAndGet(-c.cap);
-    if (c.refs != null) java.util.Arrays.fill(c.refs, null); // do not keep the program's objects alive
+    // (no Arrays.fill of refs: the writer clears each reference slot as it takes the value, TraceWriter.emitBelow)
     if (c.cap != BIG_CHUNK) return;
     synchronized (this) {
       if (freeCount < free.length) free[freeCount++] = c;
@@ -197,7 +197,6 @@ final class Chunk extends ChunkPad {
   }
 
   void reset() {
-    if (refs != null) java.util.Arrays.fill(refs, null);
     COUNT.setRelease(this, 0);
     NEXT.setRelease(this, (Chunk) null);
   }

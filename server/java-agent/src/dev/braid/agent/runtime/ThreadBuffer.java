@@ -88,11 +88,21 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
     }
     c.rec[o + 4] = bits;
     c.rec[o + 5] = vtype;
-    if (vtype == Events.V_REF && value != null) {
-      if (c.refs == null) c.refs = new Object[c.cap];
-      c.refs[p] = value;
-    }
+    if (vtype == Events.V_REF) storeRef(c, p, value);
     FLOOR.setRelease(this, 0L);
+  }
+
+  /**
+   * The reference value of slot {@code p}, null included: chunks are reused without clearing their
+   * refs (the writer clears each slot it takes), so a slot may hold an older event's object.
+   */
+  private static void storeRef(Chunk c, int p, Object value) {
+    Object[] refs = c.refs;
+    if (refs == null) {
+      if (value == null) return;
+      c.refs = refs = new Object[c.cap];
+    }
+    refs[p] = value;
   }
 
   /** A write (or other event) with its value. */
@@ -102,10 +112,7 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
     int o = p * Events.REC;
     c.rec[o + 4] = bits;
     c.rec[o + 5] = vtype;
-    if (vtype == Events.V_REF && value != null) {
-      if (c.refs == null) c.refs = new Object[c.cap];
-      c.refs[p] = value;
-    }
+    if (vtype == Events.V_REF) storeRef(c, p, value);
     return publish(t, kind, ref, loc, stack, obj, elem, true);
   }
 

@@ -233,7 +233,12 @@ final class TraceWriter implements Runnable {
             st[d + 5] = r[o + 5];
             if (r[o + 5] == Events.V_REF) {
               Object[] refs = ch.refs;
-              stageRefs[(int) (k - base)] = refs == null ? null : refs[b.rpos];
+              if (refs != null) {
+                stageRefs[(int) (k - base)] = refs[b.rpos];
+                refs[b.rpos] = null; // do not keep the program's object alive (the chunk is reused)
+              } else {
+                stageRefs[(int) (k - base)] = null;
+              }
             }
           } // (k < base: published after a forced shutdown skipped it)
           b.rpos++;
