@@ -6,6 +6,10 @@
 //   - bytes per event on disk (trace file size / events), plain and gzip (agent option gzip);
 //   - per-run fixed cost: wall time of a tiny program (a few events) with the agent minus without.
 // Usage: node bench/recorder-bench.mjs [--repeat 5] [--n 200000] [--jar other-agent.jar]   (needs dist/braid-agent.jar and a JDK)
+//        node bench/recorder-bench.mjs --paired before.jar [--repeat 5]: paired, alternating rounds (plain,
+//        before.jar, this jar with filter=off, this jar): per round one run of each, in that order, so that
+//        the machine's load hits all alike; prints medians. ns per access divides by the accesses the
+//        program makes (the events of before.jar's run), not by the events written, which the filter lessens.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -94,6 +98,7 @@ if (javac.status !== 0) {
   process.exit(1);
 }
 
+let jarInUse = jar;
 const timeTool = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 function runOnce(main, agentOptions, jvm = []) {
@@ -101,7 +106,7 @@ function runOnce(main, agentOptions, jvm = []) {
   let trace;
   if (agentOptions !== undefined) {
     trace = path.join(out, `t-${Date.now()}-${Math.random().toString(36).slice(2)}.trace.jsonl`);
-    args.push(`-javaagent:${jar}=out=${trace},include=benchrec${agentOptions ? ',' + agentOptions : ''}`);
+    args.push(`-javaagent:${jarInUse}=out=${trace},include=benchrec${agentOptions ? ',' + agentOptions : ''}`);
   }
   args.push('-cp', classes, main);
   const t0 = process.hrtime.bigint();
@@ -129,6 +134,49 @@ function runOnce(main, agentOptions, jvm = []) {
   return { ms, cpuMs, bytes, events, loopCpu };
 }
 
+/** Runs with another agent jar (runOnce takes the module's jar). */
+function runWith(agentJar, main, agentOptions) {
+  const saved = jarInUse;
+  jarInUse = agentJar;
+  try {
+    return runOnce(main, agentOptions);
+  } finally {
+    jarInUse = saved;
+  }
+}
+
+function paired(before) {
+  const configs = [
+    { label: 'plain java', jar: undefined, options: undefined },
+    { label: `before (${path.basename(before)}), noise 0`, jar: before, options: 'noise=0,seed=1' },
+    { label: 'this agent, filter=off, noise 0', jar, options: 'noise=0,seed=1,filter=off' },
+    { label: 'this agent (filter on), noise 0', jar, options: 'noise=0,seed=1' },
+  ];
+  runOnce('benchrec.Work', undefined); // warm the file cache
+  const rows = configs.map(() => []);
+  for (let round = 0; round < repeat; round++) {
+    configs.forEach((c, k) => rows[k].push(c.jar ? runWith(c.jar, 'benchrec.Work', c.options) : runOnce('benchrec.Work', undefined)));
+  }
+  const m = rows.map((rs) => ({
+    ms: median(rs.map((r) => r.ms)),
+    cpuMs: median(rs.map((r) => r.cpuMs)),
+    bytes: median(rs.map((r) => r.bytes)),
+    events: median(rs.map((r) => r.events)),
+    loopCpu: median(rs.flatMap((r) => r.loopCpu)),
+  }));
+  const accesses = m[1].events; // before the filter every access was written
+  console.log(`Paired, alternating runs (${repeat} rounds; 4 threads x ${n} iterations; medians)`);
+  console.log('| configuration | wall (ms) | end to end | CPU (ms) | events written | bytes/access | app-thread ns/access |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  configs.forEach((c, k) => {
+    const r = m[k];
+    const e2e = (r.ms / m[0].ms).toFixed(2) + 'x';
+    const ns = k === 0 ? '-' : ((r.loopCpu - m[0].loopCpu) / (accesses / 4)).toFixed(1);
+    const bpa = k === 0 ? '-' : (r.bytes / accesses).toFixed(1);
+    console.log(`| ${c.label} | ${r.ms.toFixed(0)} | ${e2e} | ${Number.isNaN(r.cpuMs) ? '-' : r.cpuMs.toFixed(0)} | ${r.events || '-'} | ${bpa} | ${ns} |`);
+  });
+}
+
 function median(xs) {
   const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
@@ -145,6 +193,17 @@ function measure(label, main, agentOptions, jvm) {
     events: median(rs.map((r) => r.events)),
     loopCpu: median(rs.flatMap((r) => r.loopCpu)),
   };
+}
+
+const pairedArg = process.argv.indexOf('--paired');
+if (pairedArg >= 0) {
+  const before = path.resolve(process.argv[pairedArg + 1]);
+  if (!existsSync(before)) {
+    console.error(`recorder-bench: --paired ${before}: no such agent jar`);
+    process.exit(1);
+  }
+  paired(before);
+  process.exit(0);
 }
 
 runOnce('benchrec.Work', undefined); // warm the file cache
