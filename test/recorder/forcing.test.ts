@@ -119,8 +119,9 @@ test('the update under synchronized: a hold under the counter\'s monitor ends as
     assert.ok(f.waits.reduce((n, w) => n + w.lock, 0) >= 1, JSON.stringify(f));
     assert.match(f.reason ?? '', /thread worker-[12] is blocked on forcing\.LockedUpdate\$Counter \(monitor\) held by worker-[12] while it waits at LockedUpdate\.java:\d+/);
     // no hold waits its whole waitMs: while the other thread is blocked on the monitor the hold ends for the lock,
-    // once it has finished the hold ends because no thread of the pattern is left (without both: 6 × 3 s)
-    assert.ok(r.durationMs < waitMs, `the run took ${r.durationMs} ms: ${JSON.stringify(f)}`);
+    // once it has finished the hold ends because no thread of the pattern is left (without both: 6 × 3 s = 18 s;
+    // the bound leaves a JVM on a loaded CI machine its start-up time — 3 s alone failed at a load of 30)
+    assert.ok(r.durationMs < 4 * waitMs, `the run took ${r.durationMs} ms: ${JSON.stringify(f)}`);
   }
 });
 
@@ -151,8 +152,8 @@ test('a wait that can never be met times out after waitMs and is disabled after 
       f.reason ?? '',
       /^wait 0: timed out [1-6] times? \(100 ms each\)( and ended (once|\d times) when no other thread of the pattern was left)? at LostUpdate\.java:\d+ \(R count\) waiting for another thread's LostUpdate\.java:\d+ \(W count\) on the same object, which no thread performed; then disabled \(maxTimeouts 3\)$/,
     );
-    // 120 holds of 100 ms would take 12 s (or 6 s, one thread at a time)
-    assert.ok(r.durationMs < 1500, `the run took ${r.durationMs} ms`);
+    // (the counts above say the other reads were skipped, not held: 120 holds of 100 ms would take 12 s;
+    // no bound on the run's time, which a loaded machine stretches)
   }
   const unreached: ForceSpec = { ...never, order: 'pattern', waits: [{ at: 1, for: 0, sameObject: true }] };
   const u = await record('forcing-unreached', 'forcing.LostUpdate', { runs: 1, noise: 0, include: ['forcing'], plan: await planFile(forcingPlan('unreached', unreached)) });
