@@ -12,7 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync } from 
 import path from 'node:path';
 import { analyzeTraceFiles, patternAt, RankedPattern } from '../../server/src/engine/analysis';
 import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
-import { confirmPattern } from '../../server/src/recorder/confirmRuns';
+import { confirmPattern, FIRST_LOOK } from '../../server/src/recorder/confirmRuns';
 import { checkFix } from '../../server/src/recorder/fixCheck';
 import { forcingPlan } from '../../server/src/engine/confirm/forcingPlan';
 import { tempDir } from '../helpers/traceBuilder';
@@ -73,6 +73,18 @@ test('a pattern on a lock-protected field is not forced (the hold ends for the l
   assert.equal(c.verdict, 'not forced', c.reason);
   assert.match(c.reason, /blocked on forcing\.LockedUpdate\$Counter \(monitor\)/);
   assert.ok(c.runsSpent <= 8, 'stops after the first runs: the answer is in');
+});
+
+test('two looks (issue 43: Confirm in ≤ 30 s): with 20 runs per group a clear root cause is confirmed after half of each group — 30 runs, not 60', async () => {
+  const p = await first('joinresults');
+  const c = await confirmPattern(p, { ...base('joinresults.Tickets', 'joinresults'), runs: 20, seed: 5 });
+  assert.equal(c.verdict, 'confirmed', c.reason);
+  assert.deepEqual([c.forced.runs, c.opposite?.runs, c.control?.runs], [10, 10, 10], c.reason);
+  assert.equal(c.runsSpent, 30);
+  assert.ok(c.pValue < FIRST_LOOK.alpha, `${c.pValue}`);
+  assert.match(c.reason, /after half the runs: the rest were not needed/);
+  // the first look's runs and the folder of each group as one look would have them
+  assert.ok(existsSync(path.join(c.folder, 'forced')) && !existsSync(path.join(c.folder, 'forced-more')), c.folder);
 });
 
 /** A copy of a subject's package with one edit, compiled (the fixtures' classes on the class path). */

@@ -127,15 +127,13 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
   const title = mode === 'checkFix' ? 'Braid: checking the fix' : `Braid: confirming ${pattern.id} ${pattern.kind}`;
   progress.begin(title, 0, `Starting ${path.basename(command[0])}…`, true);
   const total = mode === 'checkFix' ? 2 * runs : 3 * runs;
-  let before = 0;
-  let last = '';
+  // runs done per group: the groups take turns (two looks, confirmRuns.ts), each counts on
+  const done = new Map<string, number>();
   const onProgress = (pr: ConfirmProgress | { group: 'after'; done: number; total: number; failed: number }) => {
-    if (pr.group !== last) {
-      if (last) before += pr.group === 'after' ? runs : runs;
-      last = pr.group;
-    }
+    done.set(pr.group, pr.done);
+    const sum = [...done.values()].reduce((a, b) => a + b, 0);
     const words = { forced: 'forced', opposite: 'opposite order', control: 'unforced', after: 'with noise' }[pr.group];
-    progress.report(Math.min(99, Math.round(((before + pr.done) / total) * 100)), `${words}: ${pr.done}/${pr.total} runs, ${pr.failed} failed${'forcedOk' in pr && pr.forcedOk !== undefined ? `, forced in ${pr.forcedOk}` : ''}`);
+    progress.report(Math.min(99, Math.round((sum / total) * 100)), `${words}: ${pr.done}/${pr.total} runs, ${pr.failed} failed${'forcedOk' in pr && pr.forcedOk !== undefined ? `, forced in ${pr.forcedOk}` : ''}`);
   };
   const started = Date.now();
   const perCallRanking = ctx.perCallRanking;
@@ -170,8 +168,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       (q, offset) => {
         // each refinement forced per call is three more groups: the bar starts again
         if (groups++ > 0) {
-          before = 0;
-          last = '';
+          done.clear();
           progress.report(0, `Forcing per library call (${groups - 1})…`);
         }
         return confirmPattern(q, { ...o, seed: o.seed + offset }, onProgress, abort.signal);

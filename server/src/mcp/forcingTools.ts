@@ -91,7 +91,8 @@ function groupProgress(progress: Progress, groups: number, runs: number): (p: Co
   const seen: string[] = [];
   return (p) => {
     if (!seen.includes(p.group)) seen.push(p.group);
-    const before = (seen.length - 1) * runs;
+    // the groups take turns (two looks, confirmRuns.ts): each one's runs go after the groups before it
+    const before = seen.indexOf(p.group) * runs;
     progress(Math.min(before + p.done, groups * runs), groups * runs, `${words[p.group]}: ${p.done}/${p.total} runs, ${p.failed} failed`);
   };
 }

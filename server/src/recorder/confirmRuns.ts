@@ -4,13 +4,15 @@
  * group in its own folder under `<outRoot>/<name>-P<rank>-<time>/` (never under .braid/traces, so
  * confirmation runs do not join the analysis). Stops a group early when its answer is already
  * settled: no forced run met the constraint after the first few, or the forced runs cannot fail.
+ * With 20 runs per group (the editor's default) there are two looks: half of each group, then the
+ * rest only when the half did not confirm far below α (TWO_LOOKS_MIN_RUNS, docs/confirm.md).
  * No verdict without runs (issue 39): a group without a finished run (the command failed, the
  * include list matches nothing…), or forced runs none of which reached the pattern's accesses, give
  * `could not check` with why and what to do (engine/confirm/couldNotCheck.ts).
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { ControlGroup, decideVerdict, ForcedGroup, Outcome } from '../engine/confirm/confirmVerdict';
+import { CONFIRM_ALPHA, ControlGroup, decideVerdict, ForcedGroup, Outcome, WEAK_ALPHA } from '../engine/confirm/confirmVerdict';
 import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../engine/confirm/couldNotCheck';
 import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../engine/noise/noisePlan';
@@ -55,6 +57,18 @@ export interface ConfirmOptions extends ForcingOptions {
   recorder?: 'java' | 'node';
 }
 
+
+/**
+ * Two looks (issue 43: Confirm in ≤ 30 s in the editor): with at least this many runs per group, each
+ * group first runs half of them; the pattern is confirmed there only far below the verdict's α, and
+ * otherwise the groups run in full and are judged with the rest of α (Bonferroni: α spent over both
+ * looks, so a false confirmation stays as unlikely as with one look at the end). Fewer runs: one look.
+ */
+export const TWO_LOOKS_MIN_RUNS = 14;
+/** α of the first look (half the runs): confirmed only at p < 0.001 against the counterfactual, < 0.005 against the control runs */
+export const FIRST_LOOK = { alpha: CONFIRM_ALPHA / 10, weakAlpha: WEAK_ALPHA / 10 };
+/** α left for the last look */
+export const LAST_LOOK = { alpha: CONFIRM_ALPHA - FIRST_LOOK.alpha, weakAlpha: WEAK_ALPHA - FIRST_LOOK.weakAlpha };
 
 export interface ConfirmProgress {
   group: 'forced' | 'opposite' | 'control';
@@ -167,12 +181,15 @@ export async function confirmPattern(
   let interrupted = false;
 
   /**
-   * One group; `settle` may stop it early once its answer cannot change. `reached`: forced runs that
-   * reached one of the pattern's accesses; `error`: the command could not be started (no run).
+   * One group, or more runs of it (`into`: the group so far, the runs numbered on from its count, in
+   * `<group>-more`); `settle` may stop it early once its answer cannot change. `reached`: forced runs
+   * that reached one of the pattern's accesses; `error`: the command could not be started (no run);
+   * `settled`: `settle` stopped it (its answer is in: no more runs).
    */
-  type GroupRuns = { g: ForcedGroup & { reached: number }; summary?: RecordSummary; error?: Error };
-  const group = async (name: ConfirmProgress['group'], options: RecordOptions, settle?: (g: ForcedGroup) => boolean): Promise<GroupRuns> => {
-    const g: GroupRuns['g'] = { runs: 0, failed: 0, forcedOk: 0, reasons: new Map(), reached: 0 };
+  type GroupRuns = { g: ForcedGroup & { reached: number }; summaries: RecordSummary[]; settled: boolean; error?: Error };
+  const group = async (name: ConfirmProgress['group'], options: RecordOptions, settle: ((g: ForcedGroup) => boolean) | undefined, total: number, into?: GroupRuns): Promise<GroupRuns> => {
+    const g: GroupRuns['g'] = into?.g ?? { runs: 0, failed: 0, forcedOk: 0, reasons: new Map(), reached: 0 };
+    const out: GroupRuns = into ?? { g, summaries: [], settled: false };
     const stop = new AbortController();
     const onAbort = () => stop.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -188,71 +205,126 @@ export async function confirmPattern(
           const why = f?.reason ?? (f ? 'the constraint was not met' : NO_REPORT);
           g.reasons!.set(why, (g.reasons!.get(why) ?? 0) + 1);
         }
-        onProgress?.({ group: name, done: g.runs, total: options.runs, failed: g.failed, ...(options.plan ? { forcedOk: g.forcedOk } : {}) });
-        if (settle?.(g)) stop.abort();
+        onProgress?.({ group: name, done: g.runs, total, failed: g.failed, ...(options.plan ? { forcedOk: g.forcedOk } : {}) });
+        if (settle?.(g)) {
+          out.settled = true;
+          stop.abort();
+        }
       }, stop.signal);
       // a full disk stops the confirmation (the CLI's exit 3): no verdict from the runs before it
       if (summary.writeFailure) throw summary.writeFailure;
       if (signal?.aborted) interrupted = true;
-      return { g, summary };
+      out.summaries.push(summary);
+      return out;
     } catch (e) {
       // a command that cannot start is no run (could not check); anything else is an error
       if (!(e instanceof CommandStartError) || g.runs > 0) throw e;
       if (signal?.aborted) interrupted = true;
-      return { g, error: e as Error };
+      return { ...out, error: e as Error };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
   };
+  /** `count` more runs of a group (`first`: the runs it has so far): numbered on, in `<label>-more` */
+  const more = (label: string, seed: number, first: number, count: number, extra: Partial<RecordOptions> = {}): RecordOptions => ({
+    ...base(`${label}-more`, seed + first),
+    runs: count,
+    ...extra,
+  });
 
   const forcedPlan = await planFile('pattern');
   const alt = counterfactual(p);
   const third = Math.max(3, Math.ceil(o.runs / 4));
-  const forced = await group('forced', { ...base('forced', o.seed), plan: forcedPlan }, (g) =>
+  // two looks (docs/confirm.md): half the runs of each group, then the rest only when the half did not confirm
+  // (only with a counterfactual group: without it nothing is confirmed, so a first look cannot end it)
+  const half = o.runs >= TWO_LOOKS_MIN_RUNS && !o.skipOpposite && alt ? Math.floor(o.runs / 2) : o.runs;
+  const controlRuns = o.controlRuns ?? o.runs;
+  const controlHalf = half < o.runs ? Math.floor(controlRuns / 2) : controlRuns;
+  const forcedSettle = (g: ForcedGroup) =>
     // never met after the first runs, or no failure in half the runs: the answer is in
-    (g.runs >= third && g.forcedOk === 0) || (g.runs * 2 >= o.runs && g.failed === 0));
+    (g.runs >= third && g.forcedOk === 0) || (g.runs * 2 >= o.runs && g.failed === 0);
+  const oppositeSettle = (g: ForcedGroup) => g.runs >= third && g.forcedOk === 0;
+  const forced = await group('forced', { ...base('forced', o.seed), runs: half, plan: forcedPlan }, forcedSettle, o.runs);
+  const forcedDone = () => forced.settled || forced.g.runs >= o.runs;
   let opposite: GroupRuns | undefined;
   let control: GroupRuns | undefined;
   /** why a group has no finished run */
   const none = (name: CheckedGroup, r: GroupRuns): CouldNotCheck =>
-    r.error ? { why: `the command failed: ${r.error.message} (no ${name === 'forced' ? 'forced' : name === 'opposite' ? 'opposite-order' : 'unforced'} run finished)`, hint: 'check the program name, the PATH and the working folder' } : noRunsIn(name, r.summary, interrupted);
-  let unchecked: CouldNotCheck | undefined =
+    r.error ? { why: `the command failed: ${r.error.message} (no ${name === 'forced' ? 'forced' : name === 'opposite' ? 'opposite-order' : 'unforced'} run finished)`, hint: 'check the program name, the PATH and the working folder' } : noRunsIn(name, r.summaries.at(-1), interrupted);
+  const forcedUnchecked = (): CouldNotCheck | undefined =>
     forced.g.runs === 0
       ? none('forced', forced)
       : forced.g.reached === 0
         ? accessesNotReached(forced.g.runs, accessWords(p), forced.g.reasons?.has(NO_REPORT) ? o.include : undefined)
         : undefined;
-  const forcedSettled = forced.g.forcedOk * 2 < forced.g.runs || forced.g.failed === 0;
-  if (!unchecked && !interrupted && !forcedSettled) {
+  let unchecked: CouldNotCheck | undefined = forcedUnchecked();
+  const forcedSettled = () => forced.g.forcedOk * 2 < forced.g.runs || forced.g.failed === 0;
+  // a half that looks unforced or without failure is not an answer yet: the forced group first runs in full
+  if (!unchecked && !interrupted && !forcedDone() && forcedSettled()) {
+    await group('forced', more('forced', o.seed, forced.g.runs, o.runs - forced.g.runs, { plan: forcedPlan }), forcedSettle, o.runs, forced);
+    unchecked = forcedUnchecked();
+  }
+  const verdictOptions = { strict: o.strict, symmetric: isSymmetric(p), ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) };
+  let looks = 1;
+  let early = false;
+  if (!unchecked && !interrupted && !forcedSettled()) {
     // the counterfactual: the opposite order, or for a symmetric pattern (its opposite order is the same
     // interleaving) the two threads serialised; none for one access per thread. Stopped once it was
     // never imposed in its first runs: a group whose order was not imposed is not compared (issue 40)
-    if (!o.skipOpposite && alt) {
-      opposite = await group('opposite', { ...base(alt, o.seed + 100_000), plan: await planFile('opposite', alt) }, (g) => g.runs >= third && g.forcedOk === 0);
+    const oppositePlan = !o.skipOpposite && alt ? await planFile('opposite', alt) : undefined;
+    const runGroups = async (oppositeRuns: number, controlCount: number) => {
+      if (oppositePlan && !interrupted) {
+        opposite =
+          opposite === undefined
+            ? await group('opposite', { ...base(alt!, o.seed + 100_000), runs: oppositeRuns, plan: oppositePlan }, oppositeSettle, o.runs)
+            : opposite.settled || opposite.error || opposite.g.runs === 0
+              ? opposite
+              : await group('opposite', more(alt!, o.seed + 100_000, opposite.g.runs, oppositeRuns, { plan: oppositePlan }), oppositeSettle, o.runs, opposite);
+      }
+      if (!interrupted && controlCount > 0) {
+        control =
+          control === undefined
+            ? await group('control', { ...base('control', o.seed + 200_000), runs: controlCount }, undefined, controlRuns)
+            : control.error || control.g.runs === 0
+              ? control
+              : await group('control', more('control', o.seed + 200_000, control.g.runs, controlCount), undefined, controlRuns, control);
+      }
+    };
+    // the forced group in full already (a half that looked unforced, or one look): the others in full too
+    await runGroups(forcedDone() ? o.runs : half, forcedDone() ? controlRuns : controlHalf);
+    if (!forcedDone() && !interrupted && !(opposite?.error || opposite?.g.runs === 0) && (control ? !(control.error || control.g.runs === 0) : controlRuns === 0)) {
+      // the first look: confirmed only far below α (the rest of α is spent at the end)
+      const first = decideVerdict(forced.g, opposite?.g, control?.g, { ...verdictOptions, ...FIRST_LOOK });
+      looks = 2;
+      if (first.verdict === 'confirmed') early = true;
+      else {
+        await group('forced', more('forced', o.seed, forced.g.runs, o.runs - forced.g.runs, { plan: forcedPlan }), forcedSettle, o.runs, forced);
+        if (!interrupted && !forcedSettled()) await runGroups(o.runs - (opposite?.g.runs ?? 0), controlRuns - (control?.g.runs ?? 0));
+      }
     }
-    const controlRuns = o.controlRuns ?? o.runs;
-    if (!interrupted && controlRuns > 0) control = await group('control', { ...base('control', o.seed + 200_000), runs: controlRuns });
     if (opposite && opposite.g.runs === 0) unchecked = none('opposite', opposite);
     else if (control && control.g.runs === 0) unchecked = none('control', control);
   }
-  const controlGroup: ControlGroup | undefined = control ? { runs: control.g.runs, failed: control.g.failed } : undefined;
+  const oppositeRuns = opposite as GroupRuns | undefined;
+  const controlDone = control as GroupRuns | undefined;
+  const controlGroup: ControlGroup | undefined = controlDone ? { runs: controlDone.g.runs, failed: controlDone.g.failed } : undefined;
   const v = unchecked
     ? { verdict: 'could not check' as const, pValue: 1, reason: `could not check: ${unchecked.why}` }
-    : decideVerdict(forced.g, opposite?.g, controlGroup, { strict: o.strict, symmetric: isSymmetric(p), ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) });
-  const failing = forced.summary?.runs.find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
+    : decideVerdict(forced.g, oppositeRuns?.g, controlGroup, { ...verdictOptions, ...(early ? FIRST_LOOK : looks === 2 ? LAST_LOOK : {}) });
+  const failing = forced.summaries.flatMap((s) => s.runs).find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
   return {
     verdict: v.verdict,
     ...(unchecked ? { couldNotCheck: unchecked } : {}),
     pattern: { rank: p.rank, key: p.key, id: p.id },
     forced: { runs: forced.g.runs, failed: forced.g.failed, forcedOk: forced.g.forcedOk },
-    ...(opposite ? { opposite: { runs: opposite.g.runs, failed: opposite.g.failed, forcedOk: opposite.g.forcedOk }, counterfactual: alt === 'serialised' ? ('serialised' as const) : ('opposite order' as const) } : {}),
+    ...(oppositeRuns ? { opposite: { runs: oppositeRuns.g.runs, failed: oppositeRuns.g.failed, forcedOk: oppositeRuns.g.forcedOk }, counterfactual: alt === 'serialised' ? ('serialised' as const) : ('opposite order' as const) } : {}),
     ...(controlGroup ? { control: controlGroup } : {}),
     pValue: v.pValue,
-    reason: interrupted ? `stopped before the end: ${v.reason}` : v.reason,
+    reason: interrupted ? `stopped before the end: ${v.reason}` : early ? `${v.reason} (p < ${FIRST_LOOK.alpha} after half the runs: the rest were not needed)` : v.reason,
     folder,
     ...(failing ? { failingRun: { trace: failing.traces[0], execution: failing.execution, seed: failing.seed } } : {}),
     plan: forcedPlan.file,
-    runsSpent: forced.g.runs + (opposite?.g.runs ?? 0) + (control?.g.runs ?? 0),
+    runsSpent: forced.g.runs + (oppositeRuns?.g.runs ?? 0) + (controlDone?.g.runs ?? 0),
     seconds: (Date.now() - started) / 1000,
     ...(interrupted ? { interrupted: true } : {}),
   };

@@ -75,6 +75,8 @@ export function mostCommonReason(reasons: Map<string, number> | undefined): stri
 
 export interface VerdictOptions {
   alpha?: number;
+  /** forced against the control runs when the counterfactual was compared (default WEAK_ALPHA; two looks spend it, confirmRuns.ts) */
+  weakAlpha?: number;
   /**
    * the issue's definition: forced runs must fail more than the counterfactual runs and the control
    * runs, p < α against each (`braid confirm --strict`). Default (false): p < 0.05 against the control runs.
@@ -108,7 +110,7 @@ export function imposed(g: ForcedGroup): boolean {
  *   - refuted otherwise.
  */
 export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undefined, control: ControlGroup | undefined, o: VerdictOptions | number = {}): VerdictResult {
-  const { alpha = CONFIRM_ALPHA, strict = false, evidence, symmetric = false } = typeof o === 'number' ? { alpha: o } : o;
+  const { alpha = CONFIRM_ALPHA, weakAlpha = WEAK_ALPHA, strict = false, evidence, symmetric = false } = typeof o === 'number' ? { alpha: o } : o;
   // no verdict without runs in every group compared (issue 39): zero forced runs are not "not forced"
   if (forced.runs === 0) return { verdict: 'could not check', pValue: 1, reason: 'no forced run finished' };
   if (forced.forcedOk * 2 < forced.runs) {
@@ -129,7 +131,7 @@ export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undef
     `forced ${forced.failed}/${forced.runs} failed (${pct(forced.failed, forced.runs)})` +
     (opposite ? `, ${alt} ${opposite.failed}/${opposite.runs}${compared ? '' : ` (imposed in ${opposite.forcedOk} of ${opposite.runs} runs: not compared)`}` : '') +
     (control ? `, unforced ${control.failed}/${control.runs}` : '');
-  const orderMatters = !!compared && pOpp < alpha && (!control || pCtl < (strict ? alpha : WEAK_ALPHA));
+  const orderMatters = !!compared && pOpp < alpha && (!control || pCtl < (strict ? alpha : weakAlpha));
   if (orderMatters) return { verdict: 'confirmed', pValue: Math.max(pOpp, control ? pCtl : 0), reason: `forcing it makes the failure happen and the order matters: ${rates}` };
   const windowMatters = !!control && pCtl < alpha;
   if (!windowMatters) {
