@@ -113,23 +113,25 @@ test('noise goes only to the planned point: a sleep before the write loses incre
 });
 
 test('a point\'s threads: only the named threads get its noise', () => {
-  // a 3-second busy wait at the write point, restricted by thread name: the run lasts at least 3 s
-  // exactly when a thread of that name reaches the point (a lower bound, not a speed measurement)
+  // a 10-second busy wait at the write point, restricted by thread name: the run lasts at least 10 s
+  // exactly when a thread of that name reaches the point (a lower bound, not a speed measurement; long
+  // enough that a JVM on a loaded CI machine never takes as long without it — 3 s did not hold at a load of 30)
   const jar = path.join(root, 'dist/braid-agent.jar');
+  const SPIN_MS = 10_000;
   const dir = tempDir();
   let n = 0;
   const run = (threads: unknown): { ms: number; stderr: string } => {
     const file = path.join(dir, `plan-${n++}.json`); // (no comma: the agent's options are comma-separated)
-    writeFileSync(file, JSON.stringify({ ...plan('x', writeId()), noise: { kind: 'busy', micros: 3_000_000 }, points: [{ id: writeId(), probability: 1, threads }] }));
+    writeFileSync(file, JSON.stringify({ ...plan('x', writeId()), noise: { kind: 'busy', micros: SPIN_MS * 1000 }, points: [{ id: writeId(), probability: 1, threads }] }));
     const t0 = Date.now();
     const r = spawnSync('java', [...FAST_JVM, `-javaagent:${jar}=include=noiseplan,record=false,plan=${file}`, '-cp', classesDir, MAIN], { encoding: 'utf8' });
     return { ms: Date.now() - t0, stderr: r.stderr };
   };
   const inA = run(['worker-a']);
-  assert.ok(inA.ms >= 3000, `noise in worker-a: the run took ${inA.ms} ms, expected ≥ 3000 (worker-a spins 3 s at its write)`);
+  assert.ok(inA.ms >= SPIN_MS, `noise in worker-a: the run took ${inA.ms} ms, expected ≥ ${SPIN_MS} (worker-a spins at its write)`);
   assert.doesNotMatch(inA.stderr, /bad noise plan/);
   const inNobody = run(['main', 'nobody']);
-  assert.ok(inNobody.ms < 3000, `noise only in threads that never reach the point: the run took ${inNobody.ms} ms, expected < 3000 (no spin)`);
+  assert.ok(inNobody.ms < SPIN_MS, `noise only in threads that never reach the point: the run took ${inNobody.ms} ms, expected < ${SPIN_MS} (no spin)`);
   // the agent checks the field as the runner does (the runner refuses such a plan before the agent sees it)
   const twice = run(['worker-a', 'worker-a']);
   assert.match(twice.stderr, /bad noise plan .*: points\[0\]\.threads\[1\]: thread worker-a is named twice; the program runs without noise/);
