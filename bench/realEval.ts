@@ -13,6 +13,7 @@
  *   --checkouts DIR   where the projects of the project tests (kind project-test) are checked out,
  *       one folder per subject id at its buggyCommit (default $BRAID_REAL_CHECKOUTS, else
  *       ~/.cache/braid-real); a missing or different checkout is reported with how to make it
+ *   --absence on|off   evidence by absence (AnalysisOptions.absence; default: the analysis' default)
  *   --json    the scores as JSON
  *
  * Figures are printed, never asserted (test/unit/realRecorded.test.ts checks what holds on the
@@ -24,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { analyzeTraceFiles, AnalysisResult } from '../server/src/engine/analysis';
+import { analyzeTraceFiles, AnalysisOptions, AnalysisResult } from '../server/src/engine/analysis';
 import { explainBugs } from '../server/src/engine/griffin/griffin';
 import { decoyOf, realSubjects, recordedRoot, repoRoot, RealScore, RealSubject, scoreRecording } from './realCorpus';
 
@@ -43,8 +44,8 @@ export interface RealRow {
   error?: string;
 }
 
-export async function analyzeRecording(s: RealSubject, folder: string): Promise<{ result: AnalysisResult; score: RealScore }> {
-  const result = await analyzeTraceFiles([folder], { testCode: s.run.testCode ?? [] });
+export async function analyzeRecording(s: RealSubject, folder: string, options: Partial<AnalysisOptions> = {}): Promise<{ result: AnalysisResult; score: RealScore }> {
+  const result = await analyzeTraceFiles([folder], { ...options, testCode: s.run.testCode ?? [] });
   const bugs = explainBugs(undefined, result);
   return { result, score: scoreRecording(s.truth, result, bugs) };
 }
@@ -231,12 +232,18 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set', '--checkouts']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
   const plainN = Number(value('--plain', '5'));
   const checkouts = path.resolve(value('--checkouts', defaultCheckouts()));
+  const absence = value('--absence', '');
+  if (absence && absence !== 'on' && absence !== 'off') {
+    console.error(`--absence must be on or off, got "${absence}"`);
+    return 2;
+  }
+  const options: Partial<AnalysisOptions> = absence ? { absence: absence === 'on' } : {};
   const subjects = realSubjects(ids);
   if (ids.length && subjects.length !== ids.length) {
     console.error(`unknown subject(s): ${ids.filter((i) => !subjects.some((s) => s.id === i)).join(', ')}`);
@@ -251,7 +258,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!live) {
       const dir = path.join(recordedRoot, s.id);
       if (!existsSync(dir)) continue;
-      const { score } = await analyzeRecording(s, dir);
+      const { score } = await analyzeRecording(s, dir, options);
       rows.push({ subject: s, score });
       continue;
     }
@@ -278,7 +285,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write('failed\n');
       continue;
     }
-    const { result, score } = await analyzeRecording(s, figures.recording.folder);
+    const { result, score } = await analyzeRecording(s, figures.recording.folder, options);
     process.stderr.write(`${score.runs} runs, ${score.failed} failed\n`);
     if (flag('--confirm')) {
       const decoy = decoyOf(result);

@@ -42,6 +42,9 @@ Usage:
       --window-writes adjacent|latest
                                  a thread's consecutive writes: pair its first and its latest (default
                                  adjacent), or only the latest (the thesis' access window)
+      --absence on|off           evidence by absence: a pattern missing from the failing runs and present in
+                                 the passing ones (a race's protective order, when most runs fail) is listed
+                                 with the patterns with evidence (default off; docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
@@ -176,6 +179,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'adjacent' && v !== 'latest') throw new UsageError(`--window-writes must be adjacent or latest, got "${v}"`);
         a.options.windowWrites = v;
+        break;
+      }
+      case '--absence': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--absence must be on or off, got "${v}"`);
+        a.options.absence = v === 'on';
         break;
       }
       case '--test-code': {

@@ -25,7 +25,7 @@ import { fisherOneSided } from './ranking/fisherExact';
 import { TestCodeClassifier } from './testCode';
 import { DriverDetector, DriverRule } from './testDriver';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
-import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote, hasEvidence } from './ranking/rootCauseOrder';
+import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote, hasAbsenceEvidence, hasEvidence } from './ranking/rootCauseOrder';
 import { RankedList } from './ranking/rankedList';
 import { StaticKeyOrder } from './ranking/staticKeyOrder';
 import { placeRows } from './ranking/compactOrder';
@@ -70,6 +70,13 @@ export interface AnalysisOptions {
    * other thread then sees); `latest` — the thesis: only the latest (`--window-writes latest`).
    */
   windowWrites: WindowWrites;
+  /**
+   * Evidence by absence (issue 38): a pattern missing from the failing runs and present in the
+   * passing ones — a racing pair's protective order, when most runs fail — is listed among the
+   * patterns with evidence, scored on the complementary counts (rootCauseOrder.hasAbsenceEvidence;
+   * docs/algorithms.md "Evidence by absence"). Ranking only (grouping on); false: `--absence off`.
+   */
+  absence?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -83,6 +90,7 @@ export const DEFAULT_OPTIONS: AnalysisOptions = {
   grouping: true,
   testCode: [],
   windowWrites: 'adjacent',
+  // absence: off (absent)
 };
 
 export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
@@ -96,6 +104,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (!Array.isArray(r.testCode) || r.testCode.some((g) => typeof g !== 'string')) throw new Error('testCode must be a list of glob strings');
   if (r.callLocations !== undefined && typeof r.callLocations !== 'boolean') throw new Error(`callLocations must be true or false, got ${JSON.stringify(r.callLocations)}`);
   if (!r.callLocations) delete r.callLocations;
+  if (r.absence !== undefined && typeof r.absence !== 'boolean') throw new Error(`absence must be true or false, got ${JSON.stringify(r.absence)}`);
+  // (off: not in the options at all, so results and reports read as before the option existed)
+  if (!r.absence) delete r.absence;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -200,6 +211,12 @@ export interface RankedPattern {
    * rootCauseOrder.hasEvidence); patterns without are listed after every pattern with (grouping on)
    */
   evidence?: boolean;
+  /**
+   * evidence by absence (options.absence): the pattern is missing from the failing runs and present in
+   * the passing ones; p is the one-sided Fisher p of its absence (failing runs without it against
+   * passing runs without it). Listed among the patterns with evidence (`evidence` true).
+   */
+  absence?: { pValue: number };
   /** tie group: patterns of the same group and score over the same methods (1-based, in list order) */
   tie: number;
   /** number of patterns in this pattern's tie group */
@@ -535,17 +552,21 @@ export class Analyzer {
     // sections: a group code (cause, harness, symptom), + 3 for a pattern without evidence (listed after all with)
     const codes = 6 * F1 * P1 * L;
     const G = PATTERN_GROUPS.length;
-    // per (failed, passed): 0 unknown, 1 evidence, 2 none — a typed table when small (one lookup per pattern), else a Map
+    // per (failed, passed): 0 unknown, 1 evidence, 2 none, 3 evidence by absence (options.absence) — a
+    // typed table when small (one lookup per pattern), else a Map
+    const absence = grouping && this.options.absence === true;
+    const evidenceCode = (f: number, p: number) =>
+      hasEvidence(f, p, totalFailed, totalPassed) ? 1 : absence && hasAbsenceEvidence(f, p, totalFailed, totalPassed) ? 3 : 2;
     const evidenceDense = F1 * P1 <= 1 << 22 ? new Uint8Array(F1 * P1) : undefined;
-    const evidenceMemo = evidenceDense ? undefined : new Map<number, boolean>();
+    const evidenceMemo = evidenceDense ? undefined : new Map<number, number>();
     const evidenceOf = (f: number, p: number) => {
       const k = f * P1 + p;
       if (evidenceDense) {
-        if (evidenceDense[k] === 0) evidenceDense[k] = hasEvidence(f, p, totalFailed, totalPassed) ? 1 : 2;
-        return evidenceDense[k] === 1;
+        if (evidenceDense[k] === 0) evidenceDense[k] = evidenceCode(f, p);
+        return evidenceDense[k];
       }
       let e = evidenceMemo!.get(k);
-      if (e === undefined) evidenceMemo!.set(k, (e = hasEvidence(f, p, totalFailed, totalPassed)));
+      if (e === undefined) evidenceMemo!.set(k, (e = evidenceCode(f, p)));
       return e;
     };
     const dense = codes <= 1 << 22 ? new Int32Array(codes) : undefined;
@@ -558,13 +579,16 @@ export class Analyzer {
     let bP: number[] = [];
     let bL: number[] = [];
     let bSize: number[] = [];
+    // per bucket: 1 when its evidence is its absence (listed after presence at an equal score)
+    let bA: number[] = [];
     let count = 0;
     for (let id = 0; id < n; id++) {
       const f = failed[id];
       const p = passed[id];
       if (f === 0 && p === 0) continue;
       count++;
-      const g = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) + (evidenceOf(f, p) ? 0 : G) : 0;
+      const e = grouping ? evidenceOf(f, p) : 1;
+      const g = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) + (e === 2 ? G : 0) : 0;
       const len = reg.patternDef(id).kind.length;
       const code = ((g * F1 + f) * P1 + p) * L + len;
       let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
@@ -573,9 +597,11 @@ export class Analyzer {
         if (dense) dense[code] = b + 1;
         else sparse!.set(code, b);
         bG.push(g);
-        bF.push(f);
-        bP.push(p);
+        // scored and ordered on the counts of its absence when that is its evidence
+        bF.push(e === 3 ? totalFailed - f : f);
+        bP.push(e === 3 ? totalPassed - p : p);
         bL.push(len);
+        bA.push(e === 3 ? 1 : 0);
         bSize.push(0);
       }
       bSize[b]++;
@@ -589,7 +615,7 @@ export class Analyzer {
       buckets.sort((a, b) => bScore[b] - bScore[a] || bF[b] - bF[a] || bP[a] - bP[b] || bL[b] - bL[a]);
     } else {
       const dir = this.tieOrder === 'shorter' ? 1 : -1;
-      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]));
+      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bA[a] - bA[b] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]));
     }
     const bStart = new Int32Array(B);
     for (let q = 0, at = 0; q < B; q++) {
@@ -613,12 +639,14 @@ export class Analyzer {
       if (rowTie) rowTie[at] = bucketOf[2 * id + 1];
     }
     const bGroup = Uint8Array.from(bG);
-    bG = bF = bP = bL = bSize = [];
+    bG = bF = bP = bL = bSize = bA = [];
     const ranking = new RankedList<RankedPattern>(count, (list, k) => {
       const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
       d.tie = list.ties[k];
       d.tieSize = list.tieSizes[k];
       d.evidence = list.evidence[k] === 1;
+      if (absence && d.evidence && evidenceOf(d.failed, d.passed) === 3)
+        d.absence = { pValue: fisherOneSided(totalFailed - d.failed, totalPassed - d.passed, totalFailed, totalPassed) };
       return d;
     });
     placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });
@@ -639,10 +667,12 @@ export class Analyzer {
       message = `None of the ${runs.length} runs failed, so every pattern scores 0. Record more runs (or raise the noise) until some fail.`;
     else if (totalPassed === 0)
       message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart. Record with less noise (a smaller --noise, or braid.record.noise) or with a driver that fails less often, until some runs pass.`;
+    // (a first pattern with evidence by absence: the counts of its absence)
+    const firstAbsent = absence && ranking.length > 0 && evidenceOf(ranking.failed[0], ranking.passed[0]) === 3;
+    const firstF = ranking.length ? (firstAbsent ? totalFailed - ranking.failed[0] : ranking.failed[0]) : 0;
+    const firstP = ranking.length ? (firstAbsent ? totalPassed - ranking.passed[0] : ranking.passed[0]) : 0;
     const firstCause =
-      ranking.length && ranking.group(0) === 'cause'
-        ? { failed: ranking.failed[0], passed: ranking.passed[0], pValue: fisherOneSided(ranking.failed[0], ranking.passed[0], totalFailed, totalPassed) }
-        : undefined;
+      ranking.length && ranking.group(0) === 'cause' ? { failed: firstF, passed: firstP, pValue: fisherOneSided(firstF, firstP, totalFailed, totalPassed) } : undefined;
     const confidence = confidenceNote(totalFailed, totalPassed, firstCause);
     let events = 0;
     let pairs = 0;

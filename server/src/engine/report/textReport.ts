@@ -37,7 +37,7 @@ function* reportLines(r: AnalysisResult, top: number): Generator<string> {
   const e = r.executions;
   const rows = rankedRows(r);
   yield `Braid — ${r.options.strategy.toUpperCase()} analysis of ${e.total} run${e.total === 1 ? '' : 's'} (${e.failed} failed, ${e.passed} passed)`;
-  yield `access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}, happens-before ${r.options.happensBefore === false ? 'none' : 'on'}${r.options.windowWrites === 'latest' ? ', window writes latest (the thesis)' : ''}; ${rows.length} pattern${rows.length === 1 ? '' : 's'}`;
+  yield `access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}, happens-before ${r.options.happensBefore === false ? 'none' : 'on'}${r.options.windowWrites === 'latest' ? ', window writes latest (the thesis)' : ''}${r.options.absence ? ', evidence by absence' : ''}; ${rows.length} pattern${rows.length === 1 ? '' : 's'}`;
   if (r.message) yield* ['', r.message];
   if (r.confidence) yield* ['', r.confidence];
   const grouping = r.options.grouping !== false;
@@ -112,6 +112,9 @@ function row(p: RankedPattern): string[] {
   // what the threads did, in words (issue 30, point 6), under the row's numbers and accesses
   const words = plainHeadline(patternSentence(p.accesses));
   if (words) out.push(' '.repeat(5) + words);
+  // evidence by absence (docs/algorithms.md): what its score and place rest on
+  if (p.absence)
+    out.push(`${' '.repeat(5)}Evidence by absence: seen in ${p.passed} passing and ${p.failed} failing run${p.failed === 1 ? '' : 's'} — the order the passing runs took, missing where the program failed (p = ${formatP(p.absence.pValue)}).`);
   return out;
 }
 
