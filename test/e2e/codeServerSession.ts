@@ -45,14 +45,24 @@ export async function openCodeServer(o: { bin: string; tmp: string; out: string;
     configFile: o.installed.configFile,
     logFile: path.join(o.out, 'code-server.log'),
   });
-  const browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS });
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.setDefaultTimeout(UI_TIMEOUT);
-  const wb = new Workbench(page, o.out, () => `  code-server log: ${server.logFile}`);
-  // a hang guard, generous for a busy machine (the first load under a load average of 16+ took over 30 s)
-  await page.goto(server.folderUrl, { timeout: 120_000 });
-  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
-  return { server, browser, page, wb };
+  const browser = await chromium.launch({ executablePath: chrome, args: lib.CHROMIUM_ARGS }).catch(async (e) => {
+    await server.stop().catch(() => undefined);
+    throw e;
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    page.setDefaultTimeout(UI_TIMEOUT);
+    const wb = new Workbench(page, o.out, () => `  code-server log: ${server.logFile}`);
+    // a hang guard, generous for a busy machine (the first load under a load average of 16+ took over 30 s)
+    await page.goto(server.folderUrl, { timeout: 120_000 });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    return { server, browser, page, wb };
+  } catch (e) {
+    // no session to close for the caller: the browser and code-server would outlive the test run
+    await browser.close().catch(() => undefined);
+    await server.stop().catch(() => undefined);
+    throw e;
+  }
 }
 
 /** Closes the browser and code-server, keeps the extension host's logs (Braid output) in `out`, removes `tmp`. */
