@@ -9,10 +9,10 @@
  *
  *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset]
  */
-import { adaptiveExposureFor, NoiseMode } from '../server/src/recorder/adaptiveExposure';
+import { adaptiveExposureFor, NoiseMode } from '../server/src/recorder/runs/adaptiveExposure';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { recordRuns } from '../server/src/recorder/recordRuns';
+import { recordRuns } from '../server/src/recorder/runs/recordRuns';
 import { ALL_SUBJECTS, BUG_SET, classesDir, FAST_JVM, prepare, root, SampleProgram, workDir } from '../test/recorder/recorderHarness';
 
 const args = process.argv.slice(2);

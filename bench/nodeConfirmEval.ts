@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { analyzeTraceFiles, patternAt, RankedPattern } from '../server/src/engine/analysis';
 import { findTraceFiles } from '../server/src/engine/traceDiscovery';
-import { confirmPattern } from '../server/src/recorder/confirmRuns';
+import { confirmPattern } from '../server/src/recorder/runs/confirmRuns';
 import { bugLinesIn, isRootCause } from '../test/helpers/rootCause';
 
 const root = path.resolve(__dirname, '..');

@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRecordArgs } from '../server/src/recorder/recordOptions';
-import { recordRuns } from '../server/src/recorder/recordRuns';
+import { parseRecordArgs } from '../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../server/src/recorder/runs/recordRuns';
 import { analyzeTraceFiles } from '../server/src/engine/analysis';
 
 const root = path.resolve(__dirname, '..');

@@ -32,7 +32,7 @@ import { iterativeGroupSampling } from '../server/src/engine/noise/iterativeGrou
 import { oneAtATime } from '../server/src/engine/noise/oneAtATime.ts';
 import { reliefRanking, reliefWeights, sampleRandomConfigurations } from '../server/src/engine/noise/relief.ts';
 import { baseName, candidatePoints } from '../server/src/engine/noise/candidatePoints.ts';
-import { makePlan, mulberry32, perThreadCandidates, pinpoint, ProgramRunner, topPatterns, DEFAULT_PINPOINT_NOISE } from '../server/src/recorder/pinpoint.ts';
+import { makePlan, mulberry32, perThreadCandidates, pinpoint, ProgramRunner, topPatterns, DEFAULT_PINPOINT_NOISE } from '../server/src/recorder/runs/pinpoint.ts';
 import { faultModelOracle } from '../test/helpers/faultModel.ts';
 import { rng } from '../test/helpers/seededRandom.ts';
 import harness from '../test/recorder/recorderHarness.ts';

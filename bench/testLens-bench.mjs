@@ -2,7 +2,7 @@
 // findTests call (the work of one textDocument/codeLens request on a test file) for generated JUnit 5
 // classes of 10…5000 test methods, each with comments, strings and nested blocks. Prints; never asserts.
 //   node --import tsx bench/testLens-bench.mjs
-import { findTests } from '../server/src/recorder/testDiscovery.ts';
+import { findTests } from '../server/src/recorder/java/testDiscovery.ts';
 
 console.log('test methods  file KiB  lenses  ms per call (median of 15)');
 for (const n of [10, 100, 1000, 5000]) {

@@ -24,12 +24,12 @@ import { decodeWorkspaceSnapshot, encodeWorkspaceSnapshot } from '../server/src/
 import { parsePlan, triggerHoverLine } from '../server/src/lsp/triggerPointState';
 import { parseNoisePlan } from '../server/src/engine/noise/noisePlanFile';
 import { forcingPlan } from '../server/src/engine/confirm/forcingPlan';
-import { manifestFailOnOutput, readRecordingManifest, RECORDING_MANIFEST } from '../server/src/recorder/recordingManifest';
+import { manifestFailOnOutput, readRecordingManifest, RECORDING_MANIFEST } from '../server/src/recorder/runs/recordingManifest';
 import { checkedConfirmation, ConfirmationStore, VERDICTS_FILE } from '../server/src/lsp/confirmState';
 import { parseExcludedRuns } from '../server/src/workspace/excludedRuns';
-import { findTests } from '../server/src/recorder/testDiscovery';
-import { findJsTests, scanJs } from '../server/src/recorder/jsTestDiscovery';
-import { DiscoveryBudget, STEPS_PER_CHAR, BASE_STEPS } from '../server/src/recorder/discoveryBudget';
+import { findTests } from '../server/src/recorder/java/testDiscovery';
+import { findJsTests, scanJs } from '../server/src/recorder/node/jsTestDiscovery';
+import { DiscoveryBudget, STEPS_PER_CHAR, BASE_STEPS } from '../server/src/recorder/discovery/discoveryBudget';
 import { testItemsOfText } from '../server/src/lsp/testItems';
 import { testCodeLenses } from '../server/src/lsp/testLenses';
 import { InlineSourceMap } from '../server/src/recorder/node/inlineSourceMap';

@@ -6,7 +6,7 @@
  * (issue 39). Pure: the fields in, the dialog's text out.
  */
 import { terminalLine } from '../../server/src/engine/outputEscaping';
-import { commandText } from '../../server/src/recorder/commandText';
+import { commandText } from '../../server/src/recorder/runs/commandText';
 import type { ConfirmCommandResult } from '../../server/src/lsp/protocol';
 
 /** One line of text for a dialog: control and bidirectional characters shown escaped, line breaks too. */

@@ -5,7 +5,7 @@
  * order forced and stops at breakpoints on the pattern's lines. Pure: the command line in, the
  * configuration out (or why not).
  */
-import { includePatternProblem } from '../../server/src/recorder/includePattern';
+import { includePatternProblem } from '../../server/src/recorder/runs/includePattern';
 
 export interface DebugConfigurationInput {
   /** the recording's command (recording.json), e.g. ["java", "-cp", "out", "bank.Bank"] */

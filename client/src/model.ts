@@ -49,7 +49,7 @@ export interface BugDto {
   failures?: { reason: string; message?: string; location?: { file: string; line: number; method?: string }; runs: number }[];
 }
 
-/** What the Runs view shows of a recording's manifest (server/src/recorder/recordingManifest.ts). */
+/** What the Runs view shows of a recording's manifest (server/src/recorder/runs/recordingManifest.ts). */
 export interface RecordingInfo {
   command?: string[];
   noise?: number;

@@ -41,7 +41,7 @@ export function shortProgramName(name: string): string {
   const prev = parts[parts.length - 2];
   // Class.method (a recorded test): the class, so the run number and outcome fit the sidebar (the method is in the tooltip)
   if (/^[a-z]/.test(last) && /^[A-Z]/.test(prev)) return prev;
-  // file.test-name (a JS/TS test, recorder/jsTestCommand.ts): the file; no Java name has a dash, nor two lower-case parts
+  // file.test-name (a JS/TS test, recorder/node/jsTestCommand.ts): the file; no Java name has a dash, nor two lower-case parts
   if (last.includes('-') || (/^[a-z]/.test(last) && /^[a-z]/.test(prev))) return prev;
   return last;
 }

@@ -5,7 +5,7 @@
  */
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { BraidServer } from './lsp/braidServer';
-import { pinpoint } from './recorder/pinpoint';
+import { pinpoint } from './recorder/runs/pinpoint';
 
 const connection = createConnection(ProposedFeatures.all);
 process.on('uncaughtException', (err) => {

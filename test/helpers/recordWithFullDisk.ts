@@ -5,7 +5,7 @@
  * braid record's exit code. Used by test/recorder/writeFailure.test.ts.
  */
 import { promises as fs } from 'node:fs';
-import { runRecordCommand } from '../../server/src/recorder/recordCommand';
+import { runRecordCommand } from '../../server/src/recorder/runs/recordCommand';
 
 const full = process.env.BRAID_TEST_FULL_DISK;
 if (full) {

@@ -1,5 +1,5 @@
 /**
- * Adaptive exposure on a real JVM (issue 41 item 1, recorder/adaptiveExposure.ts): the lost
+ * Adaptive exposure on a real JVM (issue 41 item 1, recorder/runs/adaptiveExposure.ts): the lost
  * notification (test/fixtures/java/lostnotify) fails only with noise at synchronization points, so
  * at the defaults (noise 0.1 at accesses) adaptive exposure widens the noise after 20 runs without a
  * failure; failures then appear, and each trace's header says the noise its run had. Uniform keeps
@@ -10,8 +10,8 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { adaptiveExposureFor } from '../../server/src/recorder/adaptiveExposure';
-import { recordRuns, RecordSummary } from '../../server/src/recorder/recordRuns';
+import { adaptiveExposureFor } from '../../server/src/recorder/runs/adaptiveExposure';
+import { recordRuns, RecordSummary } from '../../server/src/recorder/runs/recordRuns';
 import { classesDir, FAST_JVM, prepare, root, workDir } from './recorderHarness';
 
 const header = (trace: string) => JSON.parse(readFileSync(trace, 'utf8').split('\n')[0]).recorder.options as { noise: number; noiseAt?: string };

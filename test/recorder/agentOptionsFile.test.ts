@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { agentArgument, quoteToolOption } from '../../server/src/recorder/runOnce';
+import { agentArgument, quoteToolOption } from '../../server/src/recorder/runs/runOnce';
 import { classesDir, FAST_JVM, prepare, record } from './recorderHarness';
 
 test('quoteToolOption: HotSpot quoting (no backslash escapes; a quote is quoted by the other kind)', () => {

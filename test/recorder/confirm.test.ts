@@ -12,8 +12,8 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync } from 
 import path from 'node:path';
 import { analyzeTraceFiles, patternAt, RankedPattern } from '../../server/src/engine/analysis';
 import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
-import { confirmPattern, FIRST_LOOK } from '../../server/src/recorder/confirmRuns';
-import { checkFix } from '../../server/src/recorder/fixCheck';
+import { confirmPattern, FIRST_LOOK } from '../../server/src/recorder/runs/confirmRuns';
+import { checkFix } from '../../server/src/recorder/runs/fixCheck';
 import { forcingPlan } from '../../server/src/engine/confirm/forcingPlan';
 import { tempDir } from '../helpers/traceBuilder';
 import { classesDir, FAST_JVM, fixturesDir, prepare, root } from './recorderHarness';

@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
-import { EXIT_WRITE_FAILURE } from '../../server/src/recorder/writeFailure';
-import { LOCK_NAME } from '../../server/src/recorder/recordingLock';
+import { EXIT_WRITE_FAILURE } from '../../server/src/recorder/runs/writeFailure';
+import { LOCK_NAME } from '../../server/src/recorder/runs/recordingLock';
 import { classesDir, FAST_JVM, prepare, root } from './recorderHarness';
 
 before(() => prepare());

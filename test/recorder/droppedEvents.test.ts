@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Analyzer } from '../../server/src/engine/analysis';
-import { countDroppedEvents } from '../../server/src/recorder/droppedEvents';
+import { countDroppedEvents } from '../../server/src/recorder/runs/droppedEvents';
 
 const TRACE = [
   '{"braid":"trace","version":1,"execution":"d1"}',

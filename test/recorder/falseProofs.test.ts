@@ -15,7 +15,7 @@ import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { confirmPattern } from '../../server/src/recorder/confirmRuns';
+import { confirmPattern } from '../../server/src/recorder/runs/confirmRuns';
 import type { ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
 import { tempDir } from '../helpers/traceBuilder';
 import { classesDir, FAST_JVM, fixturesDir, prepare, root } from './recorderHarness';

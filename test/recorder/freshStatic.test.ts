@@ -14,11 +14,11 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
 import { bugLinesIn, rootCauseFirst } from '../helpers/rootCause';
-import { inferTestCommand } from '../../server/src/recorder/testCommand';
-import { locateTest } from '../../server/src/recorder/testLocate';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { firstRunOnlyNote, RecordProgress, recordRuns } from '../../server/src/recorder/recordRuns';
-import { repeatCommandFor } from '../../server/src/recorder/repeatedRuns';
+import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
+import { locateTest } from '../../server/src/recorder/java/testLocate';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { firstRunOnlyNote, RecordProgress, recordRuns } from '../../server/src/recorder/runs/recordRuns';
+import { repeatCommandFor } from '../../server/src/recorder/java/repeatedRuns';
 import { analyzeInputsRanked } from '../../server/src/engine/summary/workspaceAnalysis';
 
 const root = path.resolve(__dirname, '..', '..');

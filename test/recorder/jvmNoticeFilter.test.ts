@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { JvmNoticeFilter } from '../../server/src/recorder/jvmNoticeFilter';
+import { JvmNoticeFilter } from '../../server/src/recorder/java/jvmNoticeFilter';
 import { classesDir, FAST_JVM, prepare, record } from './recorderHarness';
 
 const NOTICE = 'Picked up JAVA_TOOL_OPTIONS: -javaagent:/x/braid-agent.jar=out=/t/a.trace.jsonl,noise=0.1\n';

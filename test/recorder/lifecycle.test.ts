@@ -7,7 +7,7 @@ import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
-import { parseRecordArgs, deriveName, UsageError } from '../../server/src/recorder/recordOptions';
+import { parseRecordArgs, deriveName, UsageError } from '../../server/src/recorder/runs/recordOptions';
 import { prepare, record } from './recorderHarness';
 
 before(() => prepare());

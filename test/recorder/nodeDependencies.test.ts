@@ -12,8 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileMatcher } from '../../server/src/recorder/node/match';
 import { packageOfPath, runtimeDependencies } from '../../server/src/recorder/node/runtimeDependencies';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 
 test('runtime dependencies: dependencies, optional and peer dependencies of the nearest package.json; never devDependencies or a name with a path', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-deps-'));

@@ -12,8 +12,8 @@ import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
 
 const root = path.resolve(__dirname, '..', '..');

@@ -9,8 +9,8 @@ import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 
 const root = path.resolve(__dirname, '..', '..');
 const work = path.join(root, 'test-output', 'recorder', `node-load-${process.pid}`);

@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
 
 const root = path.resolve(__dirname, '..', '..');

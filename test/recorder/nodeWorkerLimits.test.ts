@@ -12,10 +12,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 import { mergeWorkerTraces } from '../../server/src/recorder/node/workerTraces';
-import { countDroppedEvents } from '../../server/src/recorder/droppedEvents';
+import { countDroppedEvents } from '../../server/src/recorder/runs/droppedEvents';
 
 function recordIn(dir: string, command: string[], extra: string[] = []) {
   return recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', ...extra, '--out', path.join(dir, 'out'), '--', ...command], dir));

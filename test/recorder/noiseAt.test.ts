@@ -10,11 +10,11 @@ import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { agentOptionLines } from '../../server/src/recorder/runOnce';
-import { runSpec } from '../../server/src/recorder/recordRuns';
-import { readPointCatalogue } from '../../server/src/recorder/pointCatalogue';
-import { manifestOf } from '../../server/src/recorder/recordingManifest';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { agentOptionLines } from '../../server/src/recorder/runs/runOnce';
+import { runSpec } from '../../server/src/recorder/runs/recordRuns';
+import { readPointCatalogue } from '../../server/src/recorder/runs/pointCatalogue';
+import { manifestOf } from '../../server/src/recorder/runs/recordingManifest';
 import { tempDir } from '../helpers/traceBuilder';
 import { fixturesDir, prepare, record } from './recorderHarness';
 

@@ -14,7 +14,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { NoisePlan } from '../../server/src/engine/noise/noisePlan';
 import { writeNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
-import { readPointCatalogue } from '../../server/src/recorder/pointCatalogue';
+import { readPointCatalogue } from '../../server/src/recorder/runs/pointCatalogue';
 import { tempDir } from '../helpers/traceBuilder';
 import { classesDir, FAST_JVM, fixturesDir, prepare, record, root } from './recorderHarness';
 

@@ -11,8 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { xorshift } from '../../server/src/recorder/node/runtime';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 import { prepare, root, workDir } from './recorderHarness';
 
 /** How many of `draws` fall below one half, and how many distinct values (two digits) they take. */

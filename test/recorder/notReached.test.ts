@@ -10,7 +10,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { prepare, record, root } from './recorderHarness';
-import { classifyNotReached } from '../../server/src/recorder/notReached';
+import { classifyNotReached } from '../../server/src/recorder/runs/notReached';
 
 test('classifying why a run never reached the program', () => {
   assert.match(classifyNotReached('Error: Could not find or load main class com.acme.NoSuchMain\nCaused by: java.lang.ClassNotFoundException: com.acme.NoSuchMain\n', 1, ['com.acme']).reason, /main class com\.acme\.NoSuchMain not found/);

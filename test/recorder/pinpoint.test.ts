@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parsePinpointArgs, PinpointUsageError, pinpointJsonReport, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
 import { candidatePoints, pathNeighbours } from '../../server/src/engine/noise/candidatePoints';
 import type { InstrumentedPoint } from '../../server/src/engine/noise/noisePlan';
-import { makePlan, perThreadCandidates, searchOutcome } from '../../server/src/recorder/pinpoint';
+import { makePlan, perThreadCandidates, searchOutcome } from '../../server/src/recorder/runs/pinpoint';
 import { tempDir } from '../helpers/traceBuilder';
 import { bugTags, classesDir, FAST_JVM, prepare, root } from './recorderHarness';
 

@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseRecordArgs, UsageError } from '../../server/src/recorder/recordOptions';
+import { parseRecordArgs, UsageError } from '../../server/src/recorder/runs/recordOptions';
 import { tempDir } from '../helpers/traceBuilder';
 import { classesDir, FAST_JVM, prepare, root } from './recorderHarness';
 

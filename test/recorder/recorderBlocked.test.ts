@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 import { root } from './recorderHarness';
 
 function fakeJvm(dropped: boolean): string {

@@ -5,8 +5,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { recordRuns, RecordSummary } from '../../server/src/recorder/recordRuns';
-import { RecordOptions } from '../../server/src/recorder/recordOptions';
+import { recordRuns, RecordSummary } from '../../server/src/recorder/runs/recordRuns';
+import { RecordOptions } from '../../server/src/recorder/runs/recordOptions';
 
 export const root = path.resolve(__dirname, '..', '..');
 export const fixturesDir = path.join(root, 'test', 'fixtures', 'java');

@@ -1,5 +1,5 @@
 /**
- * Many runs of one JUnit test in one JVM (issue 29, point 2; server/src/recorder/repeatedRuns.ts,
+ * Many runs of one JUnit test in one JVM (issue 29, point 2; server/src/recorder/java/repeatedRuns.ts,
  * Braid's RepeatLauncher in dist/braid-launcher.jar): the JUnit console launcher command Braid builds
  * for a test is recorded as repetitions in one JVM, each its own trace (execution id, header, noise
  * seed, outcome line with the assertion message) — and the analysis still ranks the root cause first;
@@ -14,11 +14,11 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } 
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
 import { bugLinesIn, rootCauseFirst } from '../helpers/rootCause';
-import { inferTestCommand } from '../../server/src/recorder/testCommand';
-import { locateTest } from '../../server/src/recorder/testLocate';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
-import { recordRuns } from '../../server/src/recorder/recordRuns';
-import { parseRepetitionReport, repeatCommandFor, LAUNCHER_MAIN } from '../../server/src/recorder/repeatedRuns';
+import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
+import { locateTest } from '../../server/src/recorder/java/testLocate';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
+import { parseRepetitionReport, repeatCommandFor, LAUNCHER_MAIN } from '../../server/src/recorder/java/repeatedRuns';
 import { analyzeInputsRanked } from '../../server/src/engine/summary/workspaceAnalysis';
 
 const root = path.resolve(__dirname, '..', '..');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { openSync, writeSync, closeSync, readFileSync, writeFileSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { readUncaught } from '../../server/src/recorder/traceFinalizer';
+import { readUncaught } from '../../server/src/recorder/runs/traceFinalizer';
 import { tempDir } from '../helpers/traceBuilder';
 
 const HEADER = '{"braid":"trace","version":1,"execution":"big"}\n';

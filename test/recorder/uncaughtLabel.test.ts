@@ -6,7 +6,7 @@
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
 import { classesDir, FAST_JVM, prepare, record } from './recorderHarness';
-import { UNREPORTED } from '../../server/src/recorder/uncaughtOutcome';
+import { UNREPORTED } from '../../server/src/recorder/runs/uncaughtOutcome';
 
 before(() => prepare());
 

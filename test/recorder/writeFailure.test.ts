@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
-import { AgentWriteFailureWatch, EXIT_WRITE_FAILURE, RecordWriteError, writeFailure } from '../../server/src/recorder/writeFailure';
+import { AgentWriteFailureWatch, EXIT_WRITE_FAILURE, RecordWriteError, writeFailure } from '../../server/src/recorder/runs/writeFailure';
 
 const root = path.resolve(__dirname, '../..');
 const FAST_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];

@@ -1,5 +1,5 @@
 /**
- * Adaptive exposure (recorder/adaptiveExposure.ts, issue 41 item 1): the ladder of noise levels, when
+ * Adaptive exposure (recorder/runs/adaptiveExposure.ts, issue 41 item 1): the ladder of noise levels, when
  * a level is widened, each run's noise, the manifest's record of the steps, and its validation.
  */
 import { strict as assert } from 'node:assert';
@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from '../../server/src/recorder/adaptiveExposure';
-import { parseRecordingManifest } from '../../server/src/recorder/recordingManifest';
-import type { RecordProgress } from '../../server/src/recorder/recordRuns';
+import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from '../../server/src/recorder/runs/adaptiveExposure';
+import { parseRecordingManifest } from '../../server/src/recorder/runs/recordingManifest';
+import type { RecordProgress } from '../../server/src/recorder/runs/recordRuns';
 import { testRunReport } from '../../server/src/lsp/testRunReport';
 import { parseTestArgs } from '../../server/src/cli/testCliCommand';
 

@@ -20,8 +20,8 @@ import { validateNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
 import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
 import { parseAnalyzeArgs } from '../../server/src/cli/braid';
 import { textReport } from '../../server/src/engine/report/textReport';
-import type { Confirmation } from '../../server/src/recorder/confirmRuns';
-import { confirmWithCalls, patternToForce } from '../../server/src/recorder/confirmPerCall';
+import type { Confirmation } from '../../server/src/recorder/runs/confirmRuns';
+import { confirmWithCalls, patternToForce } from '../../server/src/recorder/runs/confirmPerCall';
 import type { Verdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
 

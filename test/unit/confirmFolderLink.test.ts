@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { confirmPattern } from '../../server/src/recorder/confirmRuns';
+import { confirmPattern } from '../../server/src/recorder/runs/confirmRuns';
 import type { ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
 
 const pattern: ForcedPattern = {

@@ -8,7 +8,7 @@ import { analyzeTraceFiles, type PatternAccess, type RankedPattern } from '../..
 import { recordedTraces } from '../helpers/recordedTraces';
 import { counterfactual, EVERY_INSTANCE, forceSection, forcingPlan, isSymmetric, keyedCollections, oppositeWaits, patternWaits, serialWaits } from '../../server/src/engine/confirm/forcingPlan';
 import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
-import { firstReason } from '../../server/src/recorder/fixCheck';
+import { firstReason } from '../../server/src/recorder/runs/fixCheck';
 
 function access(thread: 1 | 2, type: 'R' | 'W', variable: string, line: number, extra: Partial<PatternAccess> = {}): PatternAccess {
   return { thread, type, variable, file: 'bank/Bank.java', line, method: 'bank.Bank$Account.deposit', stack: [], ...extra };

@@ -10,7 +10,7 @@ import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
 import { explainBugs } from '../../server/src/engine/griffin/griffin';
 import { confirmAndReorder, confirmCandidates } from '../../server/src/cli/analyzeConfirm';
 import { holdsAll, reorderLines, supersetsOfConfirmed, withConfirmations, PatternConfirmation, ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
-import type { Confirmation } from '../../server/src/recorder/confirmRuns';
+import type { Confirmation } from '../../server/src/recorder/runs/confirmRuns';
 import type { Verdict } from '../../server/src/engine/confirm/confirmVerdict';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
 

@@ -14,7 +14,7 @@ import { formatNoisePlan, NoisePlanError, parseNoisePlan, validateNoisePlan } fr
 import { readTraceBuffer } from '../../server/src/engine/trace/traceReader';
 import { ForcingReport, mergeForcingReports, parseForcingReport } from '../../server/src/engine/trace/traceFormat';
 import { Analyzer } from '../../server/src/engine/analysis';
-import { readAgentLines, readUncaught } from '../../server/src/recorder/traceFinalizer';
+import { readAgentLines, readUncaught } from '../../server/src/recorder/runs/traceFinalizer';
 import { tempDir } from '../helpers/traceBuilder';
 
 const ACCESS = { variable: 'bank.Account.balance', file: 'bank/Account.java', method: 'bank.Account.deposit' };

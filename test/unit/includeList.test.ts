@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { parseTestArgs } from '../../server/src/cli/testCliCommand';
-import { parseRecordArgs, takeList } from '../../server/src/recorder/recordOptions';
+import { parseRecordArgs, takeList } from '../../server/src/recorder/runs/recordOptions';
 
 test('--include ends at a short option too (-o FILE)', () => {
   assert.deepEqual(takeList(['a.b', 'c.d', '-o', 'x.json'], 0), [['a.b', 'c.d'], 2]);

@@ -7,10 +7,10 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { methodSelector, selectorParameterTypes } from '../../server/src/recorder/javaParameterTypes';
-import { findTests } from '../../server/src/recorder/testDiscovery';
-import { locateTest, parseTestName } from '../../server/src/recorder/testLocate';
-import { inferTestCommand } from '../../server/src/recorder/testCommand';
+import { methodSelector, selectorParameterTypes } from '../../server/src/recorder/java/javaParameterTypes';
+import { findTests } from '../../server/src/recorder/java/testDiscovery';
+import { locateTest, parseTestName } from '../../server/src/recorder/java/testLocate';
+import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
 import { tempDir } from '../helpers/traceBuilder';
 
 const SOURCE = `package com.acme.pool;

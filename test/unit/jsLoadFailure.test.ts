@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { jsLoadFailure } from '../../server/src/recorder/node/loadFailure';
-import { classifyNotReached } from '../../server/src/recorder/notReached';
+import { classifyNotReached } from '../../server/src/recorder/runs/notReached';
 
 const cwd = '/p';
 

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findJsTests, importedRunner, isJsTestFile, scanJs, testFileStem } from '../../server/src/recorder/jsTestDiscovery';
-import { barePackage, detectRunner, escapeRegExp, inferJsTestCommand, namePattern, runnerOfScript, scriptPreloads } from '../../server/src/recorder/jsTestCommand';
-import { commandLine, TestCommandError } from '../../server/src/recorder/testCommand';
+import { findJsTests, importedRunner, isJsTestFile, scanJs, testFileStem } from '../../server/src/recorder/node/jsTestDiscovery';
+import { barePackage, detectRunner, escapeRegExp, inferJsTestCommand, namePattern, runnerOfScript, scriptPreloads } from '../../server/src/recorder/node/jsTestCommand';
+import { commandLine, TestCommandError } from '../../server/src/recorder/java/testCommand';
 import { testCodeLenses } from '../../server/src/lsp/testLenses';
 import { splitCommandLine } from '../../client/src/argv';
 

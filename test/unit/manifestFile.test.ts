@@ -2,7 +2,7 @@
  * Issue 39, LOW: "files under `.braid/` followed through symlinks … `recording.json`/`verdicts.json`
  * read through links, parse errors quoting 10 characters of the target — a token in a CI log;
  * `/dev/zero` as verdicts stalls the server" — for the recording manifest beside the traces
- * (server/src/recorder/recordingManifest.ts, readRecordingManifest). The verdicts' cases are in
+ * (server/src/recorder/runs/recordingManifest.ts, readRecordingManifest). The verdicts' cases are in
  * test/lsp/verdictFile.test.ts.
  */
 import test from 'node:test';
@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readRecordingManifest } from '../../server/src/recorder/recordingManifest';
+import { readRecordingManifest } from '../../server/src/recorder/runs/recordingManifest';
 
 const MANIFEST = JSON.stringify({ format: 'braid-recording', version: 1, command: ['java', '-cp', 'out', 'bank.Bank'], cwd: '.', name: 'bank', include: ['bank'], exclude: [], runs: 10, timeoutSeconds: 60, startedAt: '2026-11-28T10:00:00Z' });
 

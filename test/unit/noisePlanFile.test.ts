@@ -1,7 +1,7 @@
 /**
  * Noise plan files (server/src/engine/noise/noisePlanFile.ts, docs/noise.md "Plan format"): every
  * bad input is refused with the file and the field; a written plan reads back the same; and the
- * agent's point catalogue reader (server/src/recorder/pointCatalogue.ts).
+ * agent's point catalogue reader (server/src/recorder/runs/pointCatalogue.ts).
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,8 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { NoisePlan } from '../../server/src/engine/noise/noisePlan';
 import { isPointId, NoisePlanError, parseNoisePlan, readNoisePlan, validateNoisePlan, writeNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
-import { parsePointCatalogue } from '../../server/src/recorder/pointCatalogue';
-import { loadPlanOption, parseRecordArgs, UsageError } from '../../server/src/recorder/recordOptions';
+import { parsePointCatalogue } from '../../server/src/recorder/runs/pointCatalogue';
+import { loadPlanOption, parseRecordArgs, UsageError } from '../../server/src/recorder/runs/recordOptions';
 import { tempDir } from '../helpers/traceBuilder';
 
 const GOOD: NoisePlan = {

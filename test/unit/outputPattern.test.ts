@@ -1,11 +1,11 @@
 /**
  * Issue 39: `--fail-on-output` (and a manifest's failOnOutput) matches in linear time
- * (server/src/recorder/outputPattern.ts), as braid record and braid confirm parse it.
+ * (server/src/recorder/runs/outputPattern.ts), as braid record and braid confirm parse it.
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { outputPattern } from '../../server/src/recorder/outputPattern';
-import { parseRecordArgs } from '../../server/src/recorder/recordOptions';
+import { outputPattern } from '../../server/src/recorder/runs/outputPattern';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
 import { parseConfirmArgs } from '../../server/src/cli/confirmCommand';
 import { parsePinpointArgs } from '../../server/src/cli/pinpointCommand';
 

@@ -5,8 +5,8 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRecordArgs, shardRange, UsageError } from '../../server/src/recorder/recordOptions';
-import { runSpec } from '../../server/src/recorder/recordRuns';
+import { parseRecordArgs, shardRange, UsageError } from '../../server/src/recorder/runs/recordOptions';
+import { runSpec } from '../../server/src/recorder/runs/recordRuns';
 
 const cmd = ['--', 'java', '-cp', 'out', 'bank.Bank'];
 

@@ -1,14 +1,14 @@
 /**
  * Issue 39, "a recording's manifest is data, not instructions": every field of a recording.json is
- * validated when it is read (server/src/recorder/recordingManifest.ts), and its fail-on-output
+ * validated when it is read (server/src/recorder/runs/recordingManifest.ts), and its fail-on-output
  * pattern matches in linear time (outputPattern.ts).
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readRecordingManifest } from '../../server/src/recorder/recordingManifest';
-import * as manifestModule from '../../server/src/recorder/recordingManifest';
+import { readRecordingManifest } from '../../server/src/recorder/runs/recordingManifest';
+import * as manifestModule from '../../server/src/recorder/runs/recordingManifest';
 import { tempDir } from '../helpers/traceBuilder';
 
 const valid = (over: Record<string, unknown> = {}) => ({

@@ -14,7 +14,7 @@ test('program names shorten to the class (the class of a recorded test)', () => 
   assert.equal(shortProgramName('vectorcopy.VectorCopy'), 'VectorCopy');
   assert.equal(shortProgramName('AccountTest.concurrentDepositsAreAllKept'), 'AccountTest');
   assert.equal(shortProgramName('mvn'), 'mvn');
-  // a JS/TS test from the lens (recorder/jsTestCommand.ts): the file's name
+  // a JS/TS test from the lens (recorder/node/jsTestCommand.ts): the file's name
   assert.equal(shortProgramName('inventory.two-concurrent-orders-are-both-reserved'), 'inventory');
   assert.equal(shortProgramName('inventory.adds'), 'inventory');
   assert.equal(shortProgramName('Inventory.Two-orders'), 'Inventory');

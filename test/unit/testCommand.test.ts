@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { classPathProblem, commandLine, inferTestCommand, mainClassOf, mavenBuildFailed, mavenReactor, suggestRecordCommand, surefireSettingsIn, TestCommandError } from '../../server/src/recorder/testCommand';
-import { blankJava, findTests } from '../../server/src/recorder/testDiscovery';
+import { classPathProblem, commandLine, inferTestCommand, mainClassOf, mavenBuildFailed, mavenReactor, suggestRecordCommand, surefireSettingsIn, TestCommandError } from '../../server/src/recorder/java/testCommand';
+import { blankJava, findTests } from '../../server/src/recorder/java/testDiscovery';
 
 function project(files: Record<string, string>): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'braid-testcmd-'));

@@ -13,9 +13,9 @@ import path from 'node:path';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { findTests } from '../../server/src/recorder/testDiscovery';
-import { findJsTests, scanJs } from '../../server/src/recorder/jsTestDiscovery';
-import { DiscoveryBudget, STEPS_PER_CHAR } from '../../server/src/recorder/discoveryBudget';
+import { findTests } from '../../server/src/recorder/java/testDiscovery';
+import { findJsTests, scanJs } from '../../server/src/recorder/node/jsTestDiscovery';
+import { DiscoveryBudget, STEPS_PER_CHAR } from '../../server/src/recorder/discovery/discoveryBudget';
 import { testItemsOfText, testItemsRequest } from '../../server/src/lsp/testItems';
 import { testCodeLenses } from '../../server/src/lsp/testLenses';
 

@@ -10,8 +10,8 @@ import { CONFIRMED_LIST_CAP, PatternConfirmation, reorderLines, withConfirmation
 import { windowCause } from '../engine/confirm/windowCause';
 import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
-import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/confirmRuns';
-import { perCallRankingOf } from '../recorder/confirmPerCall';
+import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/runs/confirmRuns';
+import { perCallRankingOf } from '../recorder/runs/confirmPerCall';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
 

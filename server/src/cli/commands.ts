@@ -6,7 +6,7 @@
  * (server/src/engine/callgraph); `test` records and analyzes one JUnit/TestNG test (testCliCommand.ts);
  * `mcp` is the MCP server for coding agents (server/src/mcp).
  */
-import { RECORD_USAGE, runRecordCommand } from '../recorder/recordCommand';
+import { RECORD_USAGE, runRecordCommand } from '../recorder/runs/recordCommand';
 import { EXPLAIN_USAGE, MINE_USAGE, runExplainCommand, runMineCommand } from './mineCommand';
 import { METHODS_USAGE, runMethodsCommand } from './methodsCommand';
 import { PINPOINT_USAGE, runPinpointCommand } from './pinpointCommand';

@@ -13,18 +13,18 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
-import { deriveName, MAX_TIMEOUT_SECONDS, sanitizeName, takeList } from '../recorder/recordOptions';
-import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
-import { outputPattern } from '../recorder/outputPattern';
-import { isInsideFolder, tracesWorkspace } from '../recorder/manifestUse';
-import { commandText } from '../recorder/commandText';
-import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/confirmRuns';
-import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/confirmPerCall';
-import { checkFix, FixCheck } from '../recorder/fixCheck';
+import { deriveName, MAX_TIMEOUT_SECONDS, sanitizeName, takeList } from '../recorder/runs/recordOptions';
+import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
+import { outputPattern } from '../recorder/runs/outputPattern';
+import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
+import { commandText } from '../recorder/runs/commandText';
+import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
+import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
+import { checkFix, FixCheck } from '../recorder/runs/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { COULD_NOT_CHECK_EXIT } from '../engine/confirm/couldNotCheck';
-import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/writeFailure';
-import { onStopSignals } from '../recorder/stopSignals';
+import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/runs/writeFailure';
+import { onStopSignals } from '../recorder/runs/stopSignals';
 
 export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options] [-- <command...>]
       Forces a ranked pattern's interleaving to prove it: N runs with the pattern's order forced, N with

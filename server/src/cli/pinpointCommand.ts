@@ -5,13 +5,13 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { deriveName, MAX_TIMEOUT_SECONDS, sanitizeName, takeList } from '../recorder/recordOptions';
+import { deriveName, MAX_TIMEOUT_SECONDS, sanitizeName, takeList } from '../recorder/runs/recordOptions';
 import { deriveNodeName, recorderFor } from '../recorder/node/nodeRunner';
-import { pinpoint, PinpointExtras } from '../recorder/pinpoint';
+import { pinpoint, PinpointExtras } from '../recorder/runs/pinpoint';
 import { otherRanks, PinpointOptions, PinpointResult } from '../engine/noise/triggerPoints';
 import { NoiseKind } from '../engine/noise/noisePlan';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
-import { outputPattern } from '../recorder/outputPattern';
+import { outputPattern } from '../recorder/runs/outputPattern';
 
 export const PINPOINT_USAGE = `braid pinpoint [options] -- <command...>
   Finds the instrumented points whose timing noise makes the failure appear (seed 004's Iterative

@@ -1,7 +1,7 @@
 /**
  * `braid test <Class#method | Class>` (issue 29): the code lens' whole flow from a terminal or CI —
- * find the test's source under the project (recorder/testLocate.ts), make the command that runs just
- * that test (recorder/testCommand.ts: Maven, Gradle, or the JUnit console launcher / TestNG after a
+ * find the test's source under the project (recorder/java/testLocate.ts), make the command that runs just
+ * that test (recorder/java/testCommand.ts: Maven, Gradle, or the JUnit console launcher / TestNG after a
  * javac step), run the build step once, record runs into `.braid/traces/<name>-<time>`, analyze them
  * and print `braid analyze`'s report (text, JSON or SARIF, with GRIFFIN's bugs) with the recording's
  * figures. `--runs auto` (the default) records in rounds and stops when the evidence is in
@@ -21,15 +21,15 @@ import { droppedLocationsWarning, sarifReportSections } from '../engine/report/s
 import { writeJson, writeLines } from '../engine/report/jsonStream';
 import { Bug, explainBugs } from '../engine/griffin/griffin';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
-import { classPathProblem, commandLine, inferTestCommand, mavenBuildFailed, PrepareStep, TestCommandError, TestPlan } from '../recorder/testCommand';
-import { locateTest } from '../recorder/testLocate';
-import { EvidenceRounds } from '../recorder/evidenceRounds';
-import { outputTail, runStep } from '../recorder/prepareStep';
-import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/recordOptions';
-import { firstRunOnlyNote, makeTraceFolder, RecordSummary, recordRuns } from '../recorder/recordRuns';
-import { RECORDING_MANIFEST } from '../recorder/recordingManifest';
-import { adaptiveExposureFor, NoiseMode, triedText } from '../recorder/adaptiveExposure';
-import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/writeFailure';
+import { classPathProblem, commandLine, inferTestCommand, mavenBuildFailed, PrepareStep, TestCommandError, TestPlan } from '../recorder/java/testCommand';
+import { locateTest } from '../recorder/java/testLocate';
+import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
+import { outputTail, runStep } from '../recorder/runs/prepareStep';
+import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
+import { firstRunOnlyNote, makeTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
+import { RECORDING_MANIFEST } from '../recorder/runs/recordingManifest';
+import { adaptiveExposureFor, NoiseMode, triedText } from '../recorder/runs/adaptiveExposure';
+import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/runs/writeFailure';
 import { outputPathProblem } from './outputPath';
 import { JSON_DEFAULT_TOP, withBugs, writeReport } from './reportOutput';
 
@@ -76,7 +76,7 @@ export interface TestArgs {
   noise?: string;
   /** --noise-at accesses|sync|all */
   noiseAt?: string;
-  /** --noise-mode uniform|adaptive (recorder/adaptiveExposure.ts) */
+  /** --noise-mode uniform|adaptive (recorder/runs/adaptiveExposure.ts) */
   noiseMode?: NoiseMode;
   include: string[];
   timeout?: string;
@@ -86,7 +86,7 @@ export interface TestArgs {
   top?: number;
   topAll?: boolean;
   output?: string;
-  /** one JVM per run instead of repetitions in one JVM (recorder/repeatedRuns.ts) */
+  /** one JVM per run instead of repetitions in one JVM (recorder/java/repeatedRuns.ts) */
   freshJvm?: boolean;
   /** Maven: mvn each run instead of the console launcher on the class path resolved once */
   viaBuildTool?: boolean;

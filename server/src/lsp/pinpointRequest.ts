@@ -1,6 +1,6 @@
 /**
  * braid/pinpoint: seed 004's search for trigger points (`braid pinpoint`, server/src/recorder/
- * pinpoint.ts) run from the editor. It runs the user's program, so it is refused unless the
+ * runs/pinpoint.ts) run from the editor. It runs the user's program, so it is refused unless the
  * workspace is trusted (the client says so in initializationOptions and braid/workspaceTrust).
  * Progress goes to the request's work-done token ($/progress); $/cancelRequest stops the search
  * (the result so far is returned, `stopped: 'cancelled'`).
@@ -8,11 +8,11 @@
 import path from 'node:path';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
 import type { Pinpoint, PinpointOptions } from '../engine/noise/triggerPoints';
-import { deriveName, sanitizeName } from '../recorder/recordOptions';
+import { deriveName, sanitizeName } from '../recorder/runs/recordOptions';
 import { fileUri } from './analysisState';
 import type { PinpointParams, PinpointResultDto } from './protocol';
 import { PLAN_DIR } from './triggerPointState';
-import { outputPattern } from '../recorder/outputPattern';
+import { outputPattern } from '../recorder/runs/outputPattern';
 
 export interface PinpointContext {
   folder: string | undefined;

@@ -5,6 +5,7 @@
  */
 
 import type { PatternConfirmation } from '../engine/confirm/confirmedRanking';
+import type { ExplainedEventDto, ExplanationDependencyDto, ExplanationPatternDto, ExplanationLineDto, ExplanationGroupDto } from '../protocol/explanations';
 
 export interface PatternAccessDto {
   thread: 1 | 2;
@@ -233,7 +234,7 @@ export interface RecordParams {
   noise?: number;
   /** where the noise goes (`braid record --noise-at`; default accesses) */
   noiseAt?: 'accesses' | 'sync' | 'all';
-  /** runs "auto": `adaptive` (default) widens the noise while runs do not fail (recorder/adaptiveExposure.ts); `uniform` keeps it */
+  /** runs "auto": `adaptive` (default) widens the noise while runs do not fail (recorder/runs/adaptiveExposure.ts); `uniform` keeps it */
   noiseMode?: 'uniform' | 'adaptive';
   include?: string[];
   timeoutSeconds?: number;
@@ -245,7 +246,7 @@ export interface RecordParams {
   /** working directory of the command inside the workspace folder (default: the folder) */
   cwd?: string;
   /** commands run once before recording, without the recorder (e.g. compiling a test); a failure stops the recording */
-  prepare?: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string } }[];
+  prepare?: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/java/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string } }[];
   /** noise plan file (`--plan`, docs/noise.md) inside the workspace folder: noise only at its points */
   plan?: string;
   /** work-done token for progress; cancellation via $/cancelRequest */
@@ -290,48 +291,8 @@ export interface ExplanationsParams {
   /** only the best `top` groups (default all) */
   top?: number;
 }
-export interface ExplainedEventDto {
-  thread: string;
-  kind: string;
-  /** variable (accesses) or statement */
-  target: string;
-  file?: string;
-  line?: number;
-  method?: string;
-  label: string;
-  uri?: string;
-}
-export interface ExplanationDependencyDto {
-  kind: 'flow' | 'anti' | 'output';
-  from: ExplainedEventDto;
-  to: ExplainedEventDto;
-  variable: string;
-}
-export interface ExplanationPatternDto {
-  /** one entry per macro (consecutive events of one thread); `context`: no dependency with another macro */
-  macros: { thread: string; events: ExplainedEventDto[]; context?: boolean }[];
-  failing: number;
-  passing: number;
-  relSupport: number;
-  dependencies: ExplanationDependencyDto[];
-}
-export interface ExplanationLineDto {
-  file: string;
-  line: number;
-  uri?: string;
-}
-export interface ExplanationGroupDto {
-  rank: number;
-  order: number;
-  relSupport: number;
-  failingSupport: number;
-  passingSupport: number;
-  causal: boolean;
-  dependencies: ExplanationDependencyDto[];
-  patterns: ExplanationPatternDto[];
-  lines: ExplanationLineDto[];
-  dependencyLines: ExplanationLineDto[];
-}
+/** The explanations' groups and events: server/src/protocol/explanations.ts (shared with the engine, issue 45). */
+export type { ExplainedEventDto, ExplanationDependencyDto, ExplanationPatternDto, ExplanationLineDto, ExplanationGroupDto } from '../protocol/explanations';
 export interface ExplanationsResult {
   /** 'none' when there are no traces (or no failing ones) to explain */
   state: 'done' | 'none';
@@ -408,7 +369,7 @@ export interface RecordTestArgs {
   className: string;
   /** Java: the test method; JavaScript/TypeScript: the test's (or the describe block's) own name */
   method?: string;
-  /** `js`: a node:test, mocha, jest or vitest test in a .js/.ts file (recorder/jsTestDiscovery.ts) */
+  /** `js`: a node:test, mocha, jest or vitest test in a .js/.ts file (recorder/node/jsTestDiscovery.ts) */
   framework: 'junit5' | 'junit4' | 'testng' | 'js';
   /** JavaScript/TypeScript: the enclosing describe names, then the test's own, outermost first; absent or empty: the whole file */
   titles?: string[];
@@ -421,13 +382,13 @@ export interface RecordTestArgs {
 /**
  * braid/testCommand (client → server request): the command that runs just one test with the
  * project's build tool (Maven, Gradle, or java with the JUnit console launcher), or for a JS/TS
- * test with its runner (vitest, jest, mocha through `npx`, or `node --test`; recorder/jsTestCommand.ts);
+ * test with its runner (vitest, jest, mocha through `npx`, or `node --test`; recorder/node/jsTestCommand.ts);
  * an error says what is missing. The client records it with braid/record (trusted workspaces only).
  */
 export const TestCommandRequest = 'braid/testCommand';
 export interface TestCommandResult {
   tool: 'maven' | 'gradle' | 'junit-console' | 'testng' | 'node-test' | 'mocha' | 'jest' | 'vitest';
-  prepare: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string } }[];
+  prepare: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/java/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string } }[];
   command: string[];
   cwd: string;
   name: string;
@@ -609,7 +570,7 @@ export interface ConfirmCommandResult {
 
 /**
  * braid/testItems (client → server request): the JUnit 4/5 and TestNG tests for VS Code's Testing
- * view, found as the "find the root cause" lens finds them (recorder/testDiscovery.ts). With `uri`:
+ * view, found as the "find the root cause" lens finds them (recorder/java/testDiscovery.ts). With `uri`:
  * that file (its open editor's text, else the file on disk); without: every .java file of the
  * workspace folders (hidden folders, node_modules, target, build, out, bin and dist skipped).
  */

@@ -7,20 +7,20 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { CancellationToken, Connection, ResponseError } from 'vscode-languageserver';
-import { parseRecordArgs, RecordOptions, UsageError } from '../recorder/recordOptions';
-import { recordRuns } from '../recorder/recordCommand';
-import { makeTraceFolder } from '../recorder/recordRuns';
+import { parseRecordArgs, RecordOptions, UsageError } from '../recorder/runs/recordOptions';
+import { recordRuns } from '../recorder/runs/recordCommand';
+import { makeTraceFolder } from '../recorder/runs/recordRuns';
 import { writeCodeStamp } from './codeStamp';
 import { firstErrors, plainOutput } from './buildOutput';
 import { testNotFoundMessage } from './testNotFound';
-import { runStep } from '../recorder/prepareStep';
-import { classPathProblem } from '../recorder/testCommand';
-import { EvidenceRounds } from '../recorder/evidenceRounds';
-import { adaptiveExposureFor, triedText } from '../recorder/adaptiveExposure';
+import { runStep } from '../recorder/runs/prepareStep';
+import { classPathProblem } from '../recorder/java/testCommand';
+import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
+import { adaptiveExposureFor, triedText } from '../recorder/runs/adaptiveExposure';
 import { DEFAULT_EVIDENCE_STOP, evidenceLine, EvidenceStopRule } from '../engine/ranking/evidenceStop';
 import { RecordParams, RecordProgressNotification, RecordProgressParams, RecordResult } from './protocol';
 
-/** one preparation step (e.g. javac), run to its end (recorder/prepareStep.ts) */
+/** one preparation step (e.g. javac), run to its end (recorder/runs/prepareStep.ts) */
 export { runStep };
 
 export interface RecordContext {
@@ -113,7 +113,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     connection.console.info(`Preparing: ${step.command.join(' ')} (in ${step.cwd})`);
     const r = await runStep(step.command, step.cwd, abort.signal);
     if (step.orElse && !abort.signal.aborted) {
-      // Maven: the test class path resolved once, or each run through the build tool (recorder/testCommand.ts)
+      // Maven: the test class path resolved once, or each run through the build tool (recorder/java/testCommand.ts)
       const problem = r.code !== 0 ? `exit ${r.code}: ${firstErrors(r.output, 5) || r.error || ''}` : classPathProblem(step.orElse.classPathFile);
       if (problem) {
         connection.console.warn(`Could not resolve the test class path once (${problem}); each run starts ${step.orElse.command[0]} instead`);
@@ -145,10 +145,10 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   if (stampProblem) connection.console.warn(`Braid: ${stampProblem}; this recording will count as one of the current code`);
   const finished = new Set<string>();
   ctx.recording?.(options.outDir, finished);
-  // runs "auto": analyzed after each round of 10, stopped when the evidence is in (recorder/evidenceRounds.ts)
+  // runs "auto": analyzed after each round of 10, stopped when the evidence is in (recorder/runs/evidenceRounds.ts)
   let evidence: string | undefined;
   let last = { done: 0, failed: 0, passed: 0 };
-  // noise mode adaptive (default): the noise widens while runs do not fail (recorder/adaptiveExposure.ts)
+  // noise mode adaptive (default): the noise widens while runs do not fail (recorder/runs/adaptiveExposure.ts)
   const exposure = auto ? adaptiveExposureFor(options, p.noiseMode) : undefined;
   const rounds = auto
     ? new EvidenceRounds(

@@ -1,7 +1,7 @@
 /**
  * braid/testItems: the tests of a file or of the workspace for VS Code's Testing view (the client's
  * "Run with Braid" profile, client/src/testing.ts), found exactly as the "find the root cause" code
- * lens finds them (recorder/testDiscovery.findTests for Java; testLenses.jsTestsOf for node:test,
+ * lens finds them (recorder/java/testDiscovery.findTests for Java; testLenses.jsTestsOf for node:test,
  * mocha, jest and vitest files) and carrying the lens' argument, so running a test item records the
  * same command as clicking its lens (braid/testCommand, braid/record). A JS/TS test file is an item
  * of its own (running it runs the file), with its suites and tests inside.
@@ -9,11 +9,11 @@
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { findTests, type FoundTest } from '../recorder/testDiscovery';
-import { JS_SOURCE } from '../recorder/jsTestDiscovery';
+import { findTests, type FoundTest } from '../recorder/java/testDiscovery';
+import { JS_SOURCE } from '../recorder/node/jsTestDiscovery';
 import type { RecordTestArgs, TestItemDto, TestItemsParams, TestItemsResult } from './protocol';
 import { jsTestsOf, skippedReason, type BudgetOf } from './testLenses';
-import { DiscoveryBudget } from '../recorder/discoveryBudget';
+import { DiscoveryBudget } from '../recorder/discovery/discoveryBudget';
 
 /** Folders never searched: hidden ones (.git, .braid, .gradle), dependencies and build outputs (as `braid test`). */
 const SKIPPED = new Set(['node_modules', 'target', 'build', 'out', 'bin', 'dist']);

@@ -1,16 +1,16 @@
 /**
  * The "Braid: find the root cause" code lenses above JUnit 4/5 and TestNG test classes and methods
- * (found by recorder/testDiscovery), and above the tests and describe blocks of node:test, mocha,
- * jest and vitest in .js/.ts test files (recorder/jsTestDiscovery). The lens runs braid.recordTest in
+ * (found by recorder/java/testDiscovery), and above the tests and describe blocks of node:test, mocha,
+ * jest and vitest in .js/.ts test files (recorder/node/jsTestDiscovery). The lens runs braid.recordTest in
  * the client, which asks the server for the test's command (braid/testCommand) and records runs of
  * just that test.
  */
 import path from 'node:path';
 import type { CodeLens } from 'vscode-languageserver';
-import { findTests } from '../recorder/testDiscovery';
-import { findJsTests, FoundJsTest, importedRunner, isJsTestFile, JS_SOURCE, scanJs } from '../recorder/jsTestDiscovery';
+import { findTests } from '../recorder/java/testDiscovery';
+import { findJsTests, FoundJsTest, importedRunner, isJsTestFile, JS_SOURCE, scanJs } from '../recorder/node/jsTestDiscovery';
 import type { RecordTestArgs } from './protocol';
-import { DiscoveryBudget } from '../recorder/discoveryBudget';
+import { DiscoveryBudget } from '../recorder/discovery/discoveryBudget';
 
 export const RECORD_TEST_COMMAND = 'braid.recordTest';
 export const RECORD_TEST_TITLE = 'Braid: find the root cause';

@@ -2,20 +2,20 @@
  * confirm, reproduce and check_fix: the editor's Confirm by Forcing and Check the Fix
  * (lsp/confirmRequest.ts, docs/confirm.md) for an agent. Each reruns the recording's own command —
  * from its recording.json, only when the command's folder is inside the root (the manifest is data:
- * recorder/manifestUse.ts) — with the pattern's interleaving forced (recorder/confirmRuns.ts,
+ * recorder/runs/manifestUse.ts) — with the pattern's interleaving forced (recorder/runs/confirmRuns.ts,
  * confirmPerCall.ts, fixCheck.ts); a verdict comes only from those runs. The forced runs go to
  * `<root>/.braid/confirm`. Cancelling the call aborts the runs (their process groups are stopped).
  */
 import os from 'node:os';
 import path from 'node:path';
 import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
-import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/confirmRuns';
-import { confirmWithCalls, patternToForce, perCallRankingOf } from '../recorder/confirmPerCall';
-import { checkFix } from '../recorder/fixCheck';
-import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/recordingManifest';
-import { deriveName, sanitizeName } from '../recorder/recordOptions';
-import { outputTail, runStep } from '../recorder/prepareStep';
-import { commandLine } from '../recorder/testCommand';
+import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/runs/confirmRuns';
+import { confirmWithCalls, patternToForce, perCallRankingOf } from '../recorder/runs/confirmPerCall';
+import { checkFix } from '../recorder/runs/fixCheck';
+import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
+import { deriveName, sanitizeName } from '../recorder/runs/recordOptions';
+import { outputTail, runStep } from '../recorder/runs/prepareStep';
+import { commandLine } from '../recorder/java/testCommand';
 import { isInsideFolder } from '../workspace/insideFolder';
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { analyzeRecording, Progress } from './rootCauseTool';

@@ -6,8 +6,8 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { readRecordingManifest } from '../recorder/recordingManifest';
-import { commandLine } from '../recorder/testCommand';
+import { readRecordingManifest } from '../recorder/runs/recordingManifest';
+import { commandLine } from '../recorder/java/testCommand';
 import { recordedText } from './recordedText';
 
 export const RECORDING_URI_TEMPLATE = 'braid://recording/{root}/{name}';

@@ -1,8 +1,8 @@
 /**
  * find_root_cause: the test lens' and `braid test`'s flow for an agent — find the test and the
- * command that runs it (recorder/testLocate.ts, testCommand.ts, jsTestCommand.ts) or take the
+ * command that runs it (recorder/java/testLocate.ts, testCommand.ts, jsTestCommand.ts) or take the
  * command given, run its build step once, record runs into `<project>/.braid/traces/<name>-<time>`
- * until the evidence is in (recorder/evidenceRounds.ts, engine/ranking/evidenceStop.ts) or the
+ * until the evidence is in (recorder/runs/evidenceRounds.ts, engine/ranking/evidenceStop.ts) or the
  * budget, analyze them with GRIFFIN and answer with the digest (analysisDigest.ts). With
  * `recording`, only the analysis of runs recorded before. The same library functions as the CLI
  * (cli/testCliCommand.ts), no CLI process.
@@ -12,14 +12,14 @@ import { DEFAULT_EVIDENCE_STOP, EvidenceStopRule } from '../engine/ranking/evide
 import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import type { AnalysisResult } from '../engine/analysis';
 import { Bug, explainBugs } from '../engine/griffin/griffin';
-import { classPathProblem, commandLine, inferTestCommand, TestCommandError, TestPlan } from '../recorder/testCommand';
-import { inferJsTestCommand } from '../recorder/jsTestCommand';
-import { locateTest } from '../recorder/testLocate';
-import { EvidenceRounds } from '../recorder/evidenceRounds';
-import { adaptiveExposureFor } from '../recorder/adaptiveExposure';
-import { outputTail, runStep } from '../recorder/prepareStep';
-import { deriveName, RecordOptions, sanitizeName, UsageError as RecordUsageError } from '../recorder/recordOptions';
-import { makeTraceFolder, recordRuns } from '../recorder/recordRuns';
+import { classPathProblem, commandLine, inferTestCommand, TestCommandError, TestPlan } from '../recorder/java/testCommand';
+import { inferJsTestCommand } from '../recorder/node/jsTestCommand';
+import { locateTest } from '../recorder/java/testLocate';
+import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
+import { adaptiveExposureFor } from '../recorder/runs/adaptiveExposure';
+import { outputTail, runStep } from '../recorder/runs/prepareStep';
+import { deriveName, RecordOptions, sanitizeName, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
+import { makeTraceFolder, recordRuns } from '../recorder/runs/recordRuns';
 import { recordOptionsFor, TestArgs } from '../cli/testCliCommand';
 import { analysisDigest, Digest } from './analysisDigest';
 import { McpRoots, ToolInputError } from './mcpRoots';
@@ -145,7 +145,7 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
   options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
   const started = Date.now();
   let failed = 0;
-  // adaptive exposure (the default noise mode): the noise widens while runs do not fail (recorder/adaptiveExposure.ts)
+  // adaptive exposure (the default noise mode): the noise widens while runs do not fail (recorder/runs/adaptiveExposure.ts)
   const exposure = adaptiveExposureFor(options);
   const rounds = new EvidenceRounds(
     rule,

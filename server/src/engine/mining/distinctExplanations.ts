@@ -5,7 +5,7 @@
  * Explanations tree and webview to wrap instead of cutting. Pure, types only: importable by the
  * client and the webviews.
  */
-import type { ExplainedEventDto, ExplanationGroupDto } from '../../lsp/protocol';
+import type { ExplainedEventDto, ExplanationGroupDto } from '../../protocol/explanations';
 import { shortVariable } from '../displayNames';
 
 const eventKey = (e: ExplainedEventDto | undefined) => (e ? [e.thread, e.kind, e.target, e.file ?? '', e.line ?? -1] : null);

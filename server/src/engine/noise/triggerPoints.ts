@@ -128,5 +128,5 @@ export interface PinpointHooks {
   signal?: AbortSignal;
 }
 
-/** Implemented by server/src/recorder/pinpoint.ts (`export const pinpoint: Pinpoint`). */
+/** Implemented by server/src/recorder/runs/pinpoint.ts (`export const pinpoint: Pinpoint`). */
 export type Pinpoint = (options: PinpointOptions, hooks?: PinpointHooks) => Promise<PinpointResult>;

@@ -23,7 +23,7 @@ import { parse, Node as AcornNode, Options as AcornOptions } from 'acorn';
 import MagicString from 'magic-string';
 import { encode, SourceMapSegment } from '@jridgewell/sourcemap-codec';
 import { INLINE_SOURCE_MAP, InlineSourceMap } from './inlineSourceMap';
-import { lineIndex } from '../lineIndex';
+import { lineIndex } from '../discovery/lineIndex';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type N = AcornNode & Record<string, any>;

@@ -11,8 +11,8 @@ import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange,
 import { makeTraceFolder, recordRuns } from './recordRuns';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from './writeFailure';
 import { onStopSignals } from './stopSignals';
-import { failureSummary, runFailure } from '../engine/runFailure';
-import { terminalLine, terminalText } from '../engine/outputEscaping';
+import { failureSummary, runFailure } from '../../engine/runFailure';
+import { terminalLine, terminalText } from '../../engine/outputEscaping';
 
 export { RECORD_USAGE } from './recordOptions';
 export { recordRuns } from './recordRuns';

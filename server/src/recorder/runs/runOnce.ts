@@ -9,16 +9,16 @@ import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
 import { uncaughtDetail } from './uncaughtOutcome';
-import { ForcingReport, mergeForcingReports } from '../engine/trace/traceFormat';
+import { ForcingReport, mergeForcingReports } from '../../engine/trace/traceFormat';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { keepsNoTrace, NoiseAt, RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
-import { JvmNoticeFilter } from './jvmNoticeFilter';
+import { JvmNoticeFilter } from '../java/jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
-import { parseFailureOutput } from '../engine/runFailure';
-import { parseJsFailureOutput } from '../engine/jsFailureOutput';
-import { movePreloadsToNodeOptions, nodeOptionsWithHook, nodeRecorderOptions } from './node/nodeRunner';
-import { mergeWorkerTraces, removeWorkerTraces } from './node/workerTraces';
+import { parseFailureOutput } from '../../engine/runFailure';
+import { parseJsFailureOutput } from '../../engine/jsFailureOutput';
+import { movePreloadsToNodeOptions, nodeOptionsWithHook, nodeRecorderOptions } from '../node/nodeRunner';
+import { mergeWorkerTraces, removeWorkerTraces } from '../node/workerTraces';
 
 export interface RunSpec {
   index: number;

@@ -8,9 +8,9 @@
  * confirmed refinement is the pattern's verdict (its plan reproduces the failure), otherwise the
  * line-level verdict stands, with what the refinements gave in its reason.
  */
-import { AnalysisOptions, AnalysisResult, analyzeTraceFiles } from '../engine/analysis';
-import { callsText, refinementsOf } from '../engine/confirm/callRefinement';
-import type { ForcedPattern } from '../engine/confirm/forcingPlan';
+import { AnalysisOptions, AnalysisResult, analyzeTraceFiles } from '../../engine/analysis';
+import { callsText, refinementsOf } from '../../engine/confirm/callRefinement';
+import type { ForcedPattern } from '../../engine/confirm/forcingPlan';
 import type { Confirmation } from './confirmRuns';
 
 /**

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { MAX_TIMEOUT_SECONDS, RecordOptions, sanitizeName } from './recordOptions';
 import { includePatternProblem } from './includePattern';
 import { outputPattern } from './outputPattern';
-import { FileReadError, readRegularTextFile } from '../workspace/regularFile';
-import { jsonErrorPlace } from '../engine/noise/noisePlanFile';
+import { FileReadError, readRegularTextFile } from '../../workspace/regularFile';
+import { jsonErrorPlace } from '../../engine/noise/noisePlanFile';
 
 export const RECORDING_MANIFEST = 'recording.json';
 

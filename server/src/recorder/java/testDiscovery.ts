@@ -5,8 +5,8 @@
  * parser: comments, strings and character literals are blanked first, braces give the nesting.
  */
 import type { TestFramework } from './testCommand';
-import { lineIndex } from './lineIndex';
-import { DiscoveryBudget, MAX_TESTS_PER_FILE } from './discoveryBudget';
+import { lineIndex } from '../discovery/lineIndex';
+import { DiscoveryBudget, MAX_TESTS_PER_FILE } from '../discovery/discoveryBudget';
 
 export interface FoundTest {
   framework: TestFramework;

@@ -31,16 +31,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { spawnGroup, stopGroup } from './processTree';
-import { HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
-import { uncaughtDetail } from './uncaughtOutcome';
-import { inProgressPath, inProgressTraceFiles } from './inProgressTraces';
-import { keepsNoTrace, RecordOptions } from './recordOptions';
-import { agentArgument, agentOptionLines, CommandStartError, finishTraces, RunResult, RunSpec } from './runOnce';
-import { countDroppedEvents } from './droppedEvents';
+import { spawnGroup, stopGroup } from '../runs/processTree';
+import { HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from '../runs/traceFinalizer';
+import { uncaughtDetail } from '../runs/uncaughtOutcome';
+import { inProgressPath, inProgressTraceFiles } from '../runs/inProgressTraces';
+import { keepsNoTrace, RecordOptions } from '../runs/recordOptions';
+import { agentArgument, agentOptionLines, CommandStartError, finishTraces, RunResult, RunSpec } from '../runs/runOnce';
+import { countDroppedEvents } from '../runs/droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
-import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeFailure';
-import { boundedText, ownFrame, parseFailureOutput } from '../engine/runFailure';
+import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/writeFailure';
+import { boundedText, ownFrame, parseFailureOutput } from '../../engine/runFailure';
 
 /** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
 export const REPETITION_MARK = '@@braid-repetition@@';

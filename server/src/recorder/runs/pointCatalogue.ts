@@ -5,7 +5,7 @@
  * (a JVM killed mid-write) is skipped and counted.
  */
 import { promises as fs } from 'node:fs';
-import { InstrumentedPoint, PointKind } from '../engine/noise/noisePlan';
+import { InstrumentedPoint, PointKind } from '../../engine/noise/noisePlan';
 
 const KINDS = new Set<PointKind>(['read', 'write', 'lock', 'unlock', 'sync', 'start', 'call', 'wait', 'notify', 'park', 'unpark', 'await', 'signal', 'invoke']);
 

@@ -12,18 +12,18 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CONFIRM_ALPHA, ControlGroup, decideVerdict, ForcedGroup, Outcome, WEAK_ALPHA } from '../engine/confirm/confirmVerdict';
-import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../engine/confirm/couldNotCheck';
-import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../engine/confirm/forcingPlan';
-import type { NoisePlan } from '../engine/noise/noisePlan';
-import type { PatternConfirmation } from '../engine/confirm/confirmedRanking';
+import { CONFIRM_ALPHA, ControlGroup, decideVerdict, ForcedGroup, Outcome, WEAK_ALPHA } from '../../engine/confirm/confirmVerdict';
+import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../../engine/confirm/couldNotCheck';
+import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../../engine/confirm/forcingPlan';
+import type { NoisePlan } from '../../engine/noise/noisePlan';
+import type { PatternConfirmation } from '../../engine/confirm/confirmedRanking';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { recordRuns, RecordSummary } from './recordRuns';
 import { CommandStartError, RunResult } from './runOnce';
-import type { ForcingReport } from '../engine/trace/traceFormat';
+import type { ForcingReport } from '../../engine/trace/traceFormat';
 import { writeFailure } from './writeFailure';
-import { linkBelow } from '../workspace/regularFile';
-import { runsRecorder } from './node/nodeRunner';
+import { linkBelow } from '../../workspace/regularFile';
+import { runsRecorder } from '../node/nodeRunner';
 
 export interface ConfirmOptions extends ForcingOptions {
   command: string[];

@@ -4,15 +4,15 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { findAgentJar } from './agentJar';
+import { findAgentJar } from '../java/agentJar';
 import { NoiseAt, RecordOptions, shardRange } from './recordOptions';
 import { RunResult, runOnce, RunSpec } from './runOnce';
 import { lockTraceFolder } from './recordingLock';
 import { RecordWriteError } from './writeFailure';
 import { writeRecordingManifest } from './recordingManifest';
 import { NotReached, notReachedRun } from './notReached';
-import { RepeatSession, repeatPlanFor } from './repeatedRuns';
-import { findNodeHook } from './node/nodeRunner';
+import { RepeatSession, repeatPlanFor } from '../java/repeatedRuns';
+import { findNodeHook } from '../node/nodeRunner';
 
 export interface RecordProgress {
   type: 'run';

@@ -4,7 +4,7 @@
  * reads the agent's `uncaught` lines, and appends the outcome line.
  */
 import { createReadStream, promises as fs } from 'node:fs';
-import { ForcingReport, parseForcingReport } from '../engine/trace/traceFormat';
+import { ForcingReport, parseForcingReport } from '../../engine/trace/traceFormat';
 
 export type OutcomeReason = 'exit-code' | 'timeout' | 'recorder-blocked' | 'output-match' | 'exception' | 'killed' | 'ok';
 

@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { RecordOptions } from './recordOptions';
-import { jsLoadFailure, LoadFailure } from './node/loadFailure';
+import { jsLoadFailure, LoadFailure } from '../node/loadFailure';
 
 export interface NotReached {
   /** why, in plain words (`main class com.acme.NoSuchMain not found`) */

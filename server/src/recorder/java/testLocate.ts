@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { classDeclarations, findTests } from './testDiscovery';
-import { DiscoveryLimitError } from './discoveryBudget';
+import { DiscoveryLimitError } from '../discovery/discoveryBudget';
 import { selectorParameterTypes } from './javaParameterTypes';
 import { TestCommandError, TestTarget } from './testCommand';
 

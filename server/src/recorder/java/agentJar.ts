@@ -9,8 +9,8 @@ export function agentJarCandidates(): string[] {
   const list: string[] = [];
   if (process.env.BRAID_AGENT_JAR) list.push(process.env.BRAID_AGENT_JAR);
   list.push(path.join(__dirname, 'braid-agent.jar'));
-  // server/src/recorder → repository root
-  list.push(path.resolve(__dirname, '..', '..', '..', 'dist', 'braid-agent.jar'));
+  // server/src/recorder/java → repository root
+  list.push(path.resolve(__dirname, '..', '..', '..', '..', 'dist', 'braid-agent.jar'));
   return list;
 }
 

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { NoisePlan } from '../engine/noise/noisePlan';
-import { NoisePlanError, parseNoisePlan } from '../engine/noise/noisePlanFile';
-import { deriveNodeName, recorderFor } from './node/nodeRunner';
+import { NoisePlan } from '../../engine/noise/noisePlan';
+import { NoisePlanError, parseNoisePlan } from '../../engine/noise/noisePlanFile';
+import { deriveNodeName, recorderFor } from '../node/nodeRunner';
 import { outputPattern } from './outputPattern';
 
 /** Where uniform noise goes (`braid record --noise-at`). */

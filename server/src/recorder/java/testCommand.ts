@@ -22,7 +22,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { JsRunner } from './jsTestDiscovery';
+import type { JsRunner } from '../node/jsTestDiscovery';
 import { declaredParameterTypes, methodSelector } from './javaParameterTypes';
 
 export type TestFramework = 'junit5' | 'junit4' | 'testng';

@@ -16,21 +16,21 @@ import { classifyNotReached } from './notReached';
 import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeTraceFiles } from '../engine/analysis';
-import { baseName, candidatePoints, pathNeighbours, SourceLine } from '../engine/noise/candidatePoints';
-import { ConfigurationOracle } from '../engine/noise/configurationOracle';
-import { derivativeScores } from '../engine/noise/derivativeScore';
-import { calibratePlanStrength, PlanStrength } from '../engine/noise/planStrength';
-import { IgsRound, iterativeGroupSampling, RankedPoint } from '../engine/noise/iterativeGroupSampling';
-import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../engine/noise/noisePlan';
-import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../engine/noise/triggerPoints';
-import { findAgentJar } from './agentJar';
-import { findNodeHook, recorderFor } from './node/nodeRunner';
+import { analyzeTraceFiles } from '../../engine/analysis';
+import { baseName, candidatePoints, pathNeighbours, SourceLine } from '../../engine/noise/candidatePoints';
+import { ConfigurationOracle } from '../../engine/noise/configurationOracle';
+import { derivativeScores } from '../../engine/noise/derivativeScore';
+import { calibratePlanStrength, PlanStrength } from '../../engine/noise/planStrength';
+import { IgsRound, iterativeGroupSampling, RankedPoint } from '../../engine/noise/iterativeGroupSampling';
+import { InstrumentedPoint, NOISE_PLAN_VERSION, NoiseKind, NoisePlan, PlannedPoint } from '../../engine/noise/noisePlan';
+import { Pinpoint, PinpointOptions, PinpointResult, TriggerPoint } from '../../engine/noise/triggerPoints';
+import { findAgentJar } from '../java/agentJar';
+import { findNodeHook, recorderFor } from '../node/nodeRunner';
 import { readPointCatalogue } from './pointCatalogue';
-import { writeNoisePlan } from '../engine/noise/noisePlanFile';
+import { writeNoisePlan } from '../../engine/noise/noisePlanFile';
 import { RecordOptions, sanitizeName } from './recordOptions';
 import { runOnce } from './runOnce';
-import { mulberry32 } from '../engine/seededRandom';
+import { mulberry32 } from '../../engine/seededRandom';
 
 /** Optional knobs beyond the shared contract (the CLI and the bench set them; the editor need not). */
 export interface PinpointExtras {

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { readRecordingManifest, RecordingManifest } from './recordingManifest';
-import { isInsideFolder } from '../workspace/insideFolder';
+import { isInsideFolder } from '../../workspace/insideFolder';
 
 export { isInsideFolder };
 

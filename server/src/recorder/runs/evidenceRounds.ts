@@ -9,10 +9,10 @@
  * seconds is checked before each run.
  */
 import path from 'node:path';
-import { Analyzer, AnalysisResult } from '../engine/analysis';
-import { explainBugs } from '../engine/griffin/griffin';
-import { EvidenceSnapshot, evidenceSnapshot, EvidenceStopRule, nextRoundEnd, noSeparation, StopReason, stopReason } from '../engine/ranking/evidenceStop';
-import { findTraceFiles } from '../engine/traceDiscovery';
+import { Analyzer, AnalysisResult } from '../../engine/analysis';
+import { explainBugs } from '../../engine/griffin/griffin';
+import { EvidenceSnapshot, evidenceSnapshot, EvidenceStopRule, nextRoundEnd, noSeparation, StopReason, stopReason } from '../../engine/ranking/evidenceStop';
+import { findTraceFiles } from '../../engine/traceDiscovery';
 import type { RecordControl, RecordProgress } from './recordRuns';
 import type { AdaptiveExposure, ExposureStep, NoiseLevel } from './adaptiveExposure';
 

@@ -11,8 +11,8 @@
  * parentheses give the nesting.
  */
 import path from 'node:path';
-import { lineIndex } from './lineIndex';
-import { DiscoveryBudget, MAX_TESTS_PER_FILE } from './discoveryBudget';
+import { lineIndex } from '../discovery/lineIndex';
+import { DiscoveryBudget, MAX_TESTS_PER_FILE } from '../discovery/discoveryBudget';
 
 /** The test runners Braid can run one test of. */
 export type JsRunner = 'node-test' | 'mocha' | 'jest' | 'vitest';

@@ -15,11 +15,11 @@
  * access type (`line: 0`), not by line.
  */
 import path from 'node:path';
-import { failsMoreOften } from '../engine/confirm/confirmVerdict';
-import { CouldNotCheck, noRunsIn } from '../engine/confirm/couldNotCheck';
-import type { ForcedPattern } from '../engine/confirm/forcingPlan';
+import { failsMoreOften } from '../../engine/confirm/confirmVerdict';
+import { CouldNotCheck, noRunsIn } from '../../engine/confirm/couldNotCheck';
+import type { ForcedPattern } from '../../engine/confirm/forcingPlan';
 import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress } from './confirmRuns';
-import { runsRecorder } from './node/nodeRunner';
+import { runsRecorder } from '../node/nodeRunner';
 import { recordRuns, RecordSummary } from './recordRuns';
 import { CommandStartError } from './runOnce';
 import { sanitizeName } from './recordOptions';

@@ -20,8 +20,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { JS_SOURCE, TS_SOURCE, testFileStem, type JsRunner } from './jsTestDiscovery';
-import { TestCommandError, type TestPlan } from './testCommand';
-import { sanitizeName } from './recordOptions';
+import { TestCommandError, type TestPlan } from '../java/testCommand';
+import { sanitizeName } from '../runs/recordOptions';
 
 export interface JsTestTarget {
   /** the test file */
