@@ -239,7 +239,8 @@ export function languageModelTools(deps: LmToolDeps): Record<(typeof LM_TOOL_NAM
         requireTrust(deps);
         const { plan } = await planOf(input, token);
         const rec = await deps.request<RecordResult>(RecordRequest, deps.recordParams(plan), token);
-        const patterns = await deps.request<PatternsResult>(PatternsRequest, { offset: 0, limit: 3 }, token);
+        // fresh: the recording's last traces are analyzed before the answer (not the analysis from before it)
+        const patterns = await deps.request<PatternsResult>(PatternsRequest, { offset: 0, limit: 3, fresh: true }, token);
         shown = patterns.patterns;
         return resultText({
           runs: { total: rec.runs, failed: rec.failed, passed: rec.passed },

@@ -1,6 +1,7 @@
 /**
  * braid/record through the language server (protocol.ts): a successful recording of a Java
- * fixture with braid/recordProgress notifications and the new runs analyzed; cancellation with
+ * fixture with braid/recordProgress notifications and the new runs analyzed (braid/patterns' fresh
+ * waits for them); cancellation with
  * $/cancelRequest (finished traces kept); braid/traceEvents' accessesOnly filter on a recorded run.
  */
 import test, { after, before } from 'node:test';
@@ -47,6 +48,17 @@ test('braid/record records the runs, reports progress and the analysis picks the
   // the 6 fixture runs plus the 2 failing ones
   const st = await s.analysisDone(since, (x) => x.executions.total === 8);
   assert.deepEqual(st.executions, { total: 8, failed: 4, passed: 4 });
+});
+
+test('braid/patterns {fresh: true} right after braid/record answers from an analysis that has the new runs (what braid_findRootCause reads)', async () => {
+  const before: any = await s.connection.sendRequest('braid/patterns', { limit: 0 });
+  const total0 = before.summary.executions.total;
+  const r: any = await s.connection.sendRequest('braid/record', { command: outcome('exit', '1'), runs: 1, include: ['lifecycle'], jobs: 1, noise: 0 });
+  assert.equal(r.runs, 1);
+  // no wait for a status notification: the request itself waits for the rescan the run scheduled
+  const after: any = await s.connection.sendRequest('braid/patterns', { limit: 3, fresh: true });
+  assert.deepEqual([after.summary.executions.total, after.summary.executions.failed - before.summary.executions.failed], [total0 + 1, 1]);
+  assert.equal(after.summary.state, 'done');
 });
 
 test('braid/traceEvents accessesOnly keeps only reads and writes', async () => {

@@ -129,6 +129,9 @@ test('find the root cause: the confirmation shows the build step and the exact c
   const record = calls.find((c) => c.method === 'braid/record')!;
   assert.deepEqual(record.params.command, plan.command);
   assert.equal(record.params.runs, 'auto');
+  // the ranking read after the recording waits for the analysis of its runs (a CI run once got the one from before)
+  const ranked = calls.slice(calls.indexOf(record)).find((c) => c.method === 'braid/patterns')!;
+  assert.equal(ranked.params.fresh, true);
 });
 
 test('an untrusted workspace: every running tool refuses before any run', async () => {

@@ -752,7 +752,13 @@ export class BraidServer {
   }
 
   private async patterns(p: PatternsParams): Promise<PatternsResult> {
-    if (!this.state) await this.settled();
+    if (p.fresh && this.initialized) {
+      // a rescan the last run scheduled (debounceRescan) happens now, and the answer waits for it
+      if (this.watchTimer) clearTimeout(this.watchTimer);
+      this.watchTimer = undefined;
+      await this.analyze(false);
+      await this.settled();
+    } else if (!this.state) await this.settled();
     const s = this.state;
     if (!s) return { summary: this.summary(), total: 0, patterns: [] };
     let list = s.patterns;

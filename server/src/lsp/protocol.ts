@@ -103,6 +103,8 @@ export interface PatternsParams {
   /** filter: pattern ids ("P9") or kinds */
   ids?: string[];
   file?: string;
+  /** analyze the traces on disk before answering (right after a recording: its traces are not analyzed yet) */
+  fresh?: boolean;
 }
 export interface PatternsResult {
   summary: AnalysisSummaryDto;
