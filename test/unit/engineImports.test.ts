@@ -2,6 +2,7 @@
  * The engine is a library of its own (README "Layout", issue 45 item 4): none of its files imports
  * anything from the language server (server/src/lsp/), the CLI, the MCP server or the recorder. The
  * types it shares with the language server, the client and the webviews are in server/src/protocol/.
+ * The MCP server, too, sits on the engine and imports nothing from lsp/.
  * Imports are read with TypeScript's own parser (import/export declarations, import(), require()),
  * so a comment or a string that names a path does not count.
  */
@@ -49,4 +50,13 @@ test('the engine imports nothing from lsp/, cli/, mcp/ or recorder/', () => {
     }
   }
   assert.deepEqual(wrong, [], 'the engine must not import these (shared types go to server/src/protocol/)');
+});
+
+test('the MCP server imports nothing from the language server (lsp/): both sit on the engine', () => {
+  const mcp = path.join(root, 'server', 'src', 'mcp');
+  const lsp = path.join(root, 'server', 'src', 'lsp') + path.sep;
+  const files = sources(mcp);
+  assert.ok(files.length > 5, `expected the MCP server's sources under ${mcp}`);
+  const wrong = files.flatMap((f) => specifiers(f).filter((s) => s.startsWith('.') && path.resolve(path.dirname(f), s).startsWith(lsp)).map((s) => `${path.relative(root, f)}: '${s}'`));
+  assert.deepEqual(wrong, [], 'shared types go to server/src/protocol/, shared code to the engine');
 });

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHarness, Harness } from './harness';
 import { makeFixture } from './fixtures';
-import { TraceEventPager } from '../../server/src/lsp/traceEvents';
+import { TraceEventPager } from '../../server/src/engine/trace/traceEventPager';
 import { classesDir, FAST_JVM, prepare, record } from '../recorder/recorderHarness';
 
 let H: Harness;

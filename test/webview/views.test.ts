@@ -129,7 +129,7 @@ describe('Tracer', () => {
     await page.close();
   });
 
-  // the filtering itself is the server's (lsp/traceEvents.ts, tested in test/lsp/server.test.ts); here the
+  // the filtering itself is the server's (engine/trace/traceEventPager.ts, tested in test/lsp/server.test.ts); here the
   // stub host filters, so the rows check that the view shows what the host returns
   test('thread selector, variable filter and search re-query the host with the filter and show the rows it returns', async () => {
     const page = await open('tracer', { theme: 'dark' });

@@ -78,7 +78,7 @@ import type { Pinpoint } from '../engine/noise/triggerPoints';
 import { pinpointFromServer } from './pinpointRequest';
 import { isPlanFile, loadPlans, TriggerPointState } from './triggerPointState';
 import { BraidSettings, DEFAULT_SETTINGS, normalizeSettings } from './settings';
-import { TraceEventPager } from './traceEvents';
+import { TraceEventPager } from '../engine/trace/traceEventPager';
 import { AnalysisWorkerClient } from './workerClient';
 import { recordRunsFromServer } from './record';
 import { testCodeLenses } from './testLenses';

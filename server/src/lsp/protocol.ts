@@ -166,42 +166,8 @@ export interface BugGraphParams {
 
 /** braid/traceEvents — paged events of one run, for the Tracer */
 export const TraceEventsRequest = 'braid/traceEvents';
-export interface TraceEventsParams {
-  /** execution id or trace file path */
-  run: string;
-  offset: number;
-  limit: number;
-  /** only these thread ids */
-  threads?: number[];
-  /** substring of the variable name */
-  variable?: string;
-  /** free-text search over variable, file, method */
-  search?: string;
-  /** only accesses (R/W), not locks/threads/method events */
-  accessesOnly?: boolean;
-}
-export interface TraceEventDto {
-  i: number;
-  thread: number;
-  threadName: string;
-  kind: 'R' | 'W' | 'ACQ' | 'REL' | 'START' | 'JOIN' | 'END' | 'ENTER' | 'EXIT' | 'SND' | 'RCV' | 'FAIL' | 'OUT';
-  variable?: string;
-  file?: string;
-  line?: number;
-  method?: string;
-  uri?: string;
-  value?: unknown;
-  /** object id, lock id or child thread id */
-  target?: number;
-}
-export interface TraceEventsResult {
-  run: string;
-  /** total events matching the filters */
-  total: number;
-  offset: number;
-  events: TraceEventDto[];
-  threads: { id: number; name: string }[];
-}
+/** The Tracer's paged events: server/src/protocol/traceEvents.ts (shared with the engine's pager and the MCP server). */
+export type { TraceEventsParams, TraceEventDto, TraceEventsResult } from '../protocol/traceEvents';
 
 /** braid/lineScores (server → client notification): heat per line */
 export const LineScoresNotification = 'braid/lineScores';

@@ -1,13 +1,13 @@
 /**
  * explain_run (and reproduce's interleaving): one recorded run's events just before its failure
  * point, as short lines — "#812 clerk-1 W bank.Bank.balance @ Bank.java:13 bank.Bank.deposit" —
- * read with the Tracer's pager (lsp/traceEvents.ts: unfiltered, an event's position is its index),
+ * read with the Tracer's pager (engine/trace/traceEventPager.ts: unfiltered, an event's position is its index),
  * method entries and exits left out, every recorded string one bounded line (recordedText.ts).
  */
 import path from 'node:path';
 import type { RunResult } from '../engine/analysis';
-import { TraceEventPager } from '../lsp/traceEvents';
-import type { TraceEventDto } from '../lsp/protocol';
+import { TraceEventPager } from '../engine/trace/traceEventPager';
+import type { TraceEventDto } from '../protocol/traceEvents';
 import { recordedText } from './recordedText';
 
 /** Events read before the failure point, of which the last `around` (not ENTER/EXIT) are shown. */

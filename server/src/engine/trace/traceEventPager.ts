@@ -9,10 +9,10 @@
 import { createReadStream, promises as fs } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { EVENT_KIND_NAMES, EventKind, LocDef, TraceEvent } from '../engine/trace/traceFormat';
-import { decodeEventValue, parseEventLineFast } from '../engine/trace/eventLineParser';
-import { MAX_NESTING, nestingExceeds } from '../engine/trace/traceReader';
-import type { TraceEventDto, TraceEventsParams, TraceEventsResult } from './protocol';
+import { EVENT_KIND_NAMES, EventKind, LocDef, TraceEvent } from './traceFormat';
+import { decodeEventValue, parseEventLineFast } from './eventLineParser';
+import { MAX_NESTING, nestingExceeds } from './traceReader';
+import type { TraceEventDto, TraceEventsParams, TraceEventsResult } from '../../protocol/traceEvents';
 
 const CHECKPOINT = 256;
 const MAX_LIMIT = 5000;
