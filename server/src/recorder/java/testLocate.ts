@@ -126,13 +126,21 @@ export function locateTest(root: string, spec: string): TestTarget {
   /** files whose discovery gave up (DiscoveryLimitError), with the reason */
   const skipped: string[] = [];
   const hits: { file: string; className: string; framework: TestTarget['framework']; methods: string[]; text?: string }[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue;
+  // each file read once: the inherited-tests pass below reads the same files again
+  const texts = new Map<string, string | undefined>();
+  const textOf = (file: string): string | undefined => {
+    if (!texts.has(file)) {
+      try {
+        texts.set(file, readFileSync(file, 'utf8'));
+      } catch {
+        texts.set(file, undefined);
+      }
     }
+    return texts.get(file);
+  };
+  for (const file of files) {
+    const text = textOf(file);
+    if (text === undefined) continue;
     let tests: ReturnType<typeof findTests>;
     try {
       tests = findTests(text);
@@ -162,12 +170,8 @@ export function locateTest(root: string, spec: string): TestTarget {
   const own = hits.filter((h) => dotted(h.className) === want || dotted(h.className).endsWith(`.${want}`));
   if (!own.length || (name.method && !own.some((h) => h.methods.includes(name.method!)))) {
     for (const file of files) {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch {
-        continue;
-      }
+      const text = textOf(file);
+      if (text === undefined) continue;
       for (const d of classDeclarations(text)) {
         const have = dotted(d.className);
         if (have !== want && !have.endsWith(`.${want}`)) continue;
