@@ -81,10 +81,24 @@ test('Maven project with a console launcher: test-compile, the test class path r
   assert.deepEqual(r.prepare[0].orElse?.command.slice(0, 9), ['mvn', '-o', '-q', ...reactor, 'test']);
   assert.equal(r.cwd, path.join(dir, 'core'), 'the test runs in its module, as surefire runs it');
   assert.equal(r.notes, undefined);
-  // surefire settings the console launcher does not apply: said, with the pom that has them
+  assert.equal(r.prepare[0].surefire, undefined, 'no surefire settings: no effective POM asked for');
+  assert.ok(!r.prepare[0].command.some((a) => a.includes('maven-help-plugin')));
+  // surefire settings the runs apply: the same Maven start writes the effective POM they are read from (surefireSettings.ts)
   writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project><build><plugins><plugin><artifactId>maven-surefire-plugin</artifactId><configuration><!-- <argLine>-Dold</argLine> --><systemPropertyVariables><a>1</a></systemPropertyVariables><workingDirectory>w</workingDirectory></configuration></plugin></plugins></build></project>');
   assert.deepEqual(surefireSettingsIn(dir, path.join(dir, 'core')), ['systemPropertyVariables (core/pom.xml)', 'workingDirectory (core/pom.xml)']);
-  assert.match(String(inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] }).notes), /^surefire's systemPropertyVariables \(core\/pom\.xml\), workingDirectory \(core\/pom\.xml\) are not applied to the runs .*--via-build-tool/);
+  const s = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] });
+  assert.equal(s.notes, undefined, 'settings that are applied are not in the note');
+  const effectivePom = path.join(dir, '.braid', 'build', 'maven', 'core.effective-pom.xml');
+  assert.deepEqual(s.prepare[0].surefire, { effectivePom, module: path.join(dir, 'core') });
+  assert.deepEqual(s.prepare[0].command.slice(-2), ['org.apache.maven.plugins:maven-help-plugin:3.5.2:effective-pom', `-Doutput=${effectivePom}`]);
+  // an argLine property (surefire's default) in the parent counts; settings outside the list stay a note
+  writeFileSync(path.join(dir, 'pom.xml'), '<project><properties><argLine>-ea</argLine></properties><modules><module>core</module></modules><build><pluginManagement><plugins><plugin><artifactId>maven-surefire-plugin</artifactId><configuration><classpathDependencyExcludes><e>a:b</e></classpathDependencyExcludes></configuration></plugin></plugins></pluginManagement></build></project>');
+  writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project/>');
+  assert.deepEqual(surefireSettingsIn(dir, path.join(dir, 'core')), ['argLine (pom.xml)', 'classpathDependencyExcludes (pom.xml)']);
+  const n = inferTestCommand(dir, { ...target(dir, 'transfer'), file: path.join(dir, 'core', TEST) }, { javaLibs: [] });
+  assert.ok(n.prepare[0].surefire);
+  assert.match(String(n.notes), /^surefire's classpathDependencyExcludes \(pom\.xml\) is not applied to the runs .*--via-build-tool/);
+  writeFileSync(path.join(dir, 'pom.xml'), '<project><modules><!-- <module>old</module> --><module>core</module></modules></project>');
   // nested two folders down, through an intermediate aggregator
   mkdirSync(path.join(dir, 'core', 'sub'));
   writeFileSync(path.join(dir, 'core', 'pom.xml'), '<project><modules><module>sub</module></modules></project>');

@@ -22,6 +22,7 @@ import { writeJson, writeLines } from '../engine/report/jsonStream';
 import { Bug, explainBugs } from '../engine/griffin/griffin';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { classPathProblem, commandLine, inferTestCommand, mavenBuildFailed, PrepareStep, TestCommandError, TestPlan } from '../recorder/java/testCommand';
+import { applySurefireSettings, SurefireSettingsError } from '../recorder/java/surefireSettings';
 import { locateTest } from '../recorder/java/testLocate';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
 import { outputTail, runStep } from '../recorder/runs/prepareStep';
@@ -326,6 +327,25 @@ export async function runTestCommand(argv: string[]): Promise<number> {
           plan = { ...plan, command: step.orElse.command };
           options = { ...options, command: step.orElse.command };
           continue;
+        }
+        if (step.surefire) {
+          // surefire's argLine, system properties, environment and working directory, from Maven's effective POM
+          try {
+            const { run, settings } = applySurefireSettings({ command: options.command, cwd: options.cwd, env: options.env }, step.surefire);
+            plan = { ...plan, command: run.command, cwd: run.cwd };
+            options = { ...options, command: run.command, cwd: run.cwd, ...(run.env ? { env: run.env } : {}) };
+            if (settings.applied.length) {
+              const shown = commandLine(run.command);
+              say(`surefire's configuration applied to the runs: ${settings.applied.join('; ')}\n  each run: ${shown.slice(0, 300)}${shown.length > 300 ? ' …' : ''} (in ${run.cwd})`);
+            }
+            for (const n of settings.notes) say(`note: ${n}`);
+          } catch (e) {
+            if (!(e instanceof SurefireSettingsError)) throw e;
+            say(`note: could not read surefire's configuration (${e.message}); each run starts ${path.basename(step.orElse.command[0])} instead (slower)`);
+            plan = { ...plan, command: step.orElse.command };
+            options = { ...options, command: step.orElse.command };
+            continue;
+          }
         }
         done.push({ command: step.command, cwd: step.cwd });
         continue;

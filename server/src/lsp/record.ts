@@ -15,6 +15,7 @@ import { firstErrors, plainOutput } from './buildOutput';
 import { testNotFoundMessage } from './testNotFound';
 import { runStep } from '../recorder/runs/prepareStep';
 import { classPathProblem } from '../recorder/java/testCommand';
+import { applySurefireSettings, SurefireSettingsError } from '../recorder/java/surefireSettings';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
 import { adaptiveExposureFor, triedText } from '../recorder/runs/adaptiveExposure';
 import { DEFAULT_EVIDENCE_STOP, evidenceLine, EvidenceStopRule } from '../engine/ranking/evidenceStop';
@@ -86,7 +87,10 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
       o && Array.isArray(o.command) && o.command.length && o.command.every((x) => typeof x === 'string') && typeof o.classPathFile === 'string'
         ? { command: o.command, classPathFile: inFolder(o.classPathFile) }
         : undefined;
-    return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}) };
+    // Maven: surefire's settings to read from the step's effective POM (PrepareStep.surefire, recorder/java/testCommand.ts)
+    const sf = (s as { surefire?: { effectivePom?: unknown; module?: unknown } }).surefire;
+    const surefire = orElse && sf && typeof sf.effectivePom === 'string' && typeof sf.module === 'string' ? { effectivePom: inFolder(sf.effectivePom), module: inFolder(sf.module) } : undefined;
+    return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}), ...(surefire ? { surefire } : {}) };
   });
   let options: RecordOptions;
   try {
@@ -115,8 +119,21 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     if (step.orElse && !abort.signal.aborted) {
       // Maven: the test class path resolved once, or each run through the build tool (recorder/java/testCommand.ts)
       const problem = r.code !== 0 ? `exit ${r.code}: ${firstErrors(r.output, 5) || r.error || ''}` : classPathProblem(step.orElse.classPathFile);
-      if (problem) {
-        connection.console.warn(`Could not resolve the test class path once (${problem}); each run starts ${step.orElse.command[0]} instead`);
+      let why = problem && `Could not resolve the test class path once (${problem})`;
+      if (!why && step.surefire) {
+        // surefire's argLine, system properties, environment and working directory, from Maven's effective POM
+        try {
+          const { run, settings } = applySurefireSettings({ command: options.command, cwd: options.cwd, env: options.env }, step.surefire);
+          options = { ...options, command: run.command, cwd: run.cwd, ...(run.env ? { env: run.env } : {}) };
+          if (settings.applied.length) connection.console.info(`Surefire's configuration applied to the runs: ${settings.applied.join('; ')}`);
+          for (const n of settings.notes) connection.console.warn(`Note: ${n}`);
+        } catch (e) {
+          if (!(e instanceof SurefireSettingsError)) throw e;
+          why = `Could not read surefire's configuration (${e.message})`;
+        }
+      }
+      if (why) {
+        connection.console.warn(`${why}; each run starts ${step.orElse.command[0]} instead`);
         const kept: { command: string[]; cwd: string }[] = (options.prepare ?? []).filter((s: { command: string[] }) => s.command !== step.command);
         options = { ...options, command: step.orElse.command, prepare: kept.length ? kept : undefined };
       }

@@ -13,6 +13,7 @@ import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import type { AnalysisResult } from '../engine/analysis';
 import { Bug, explainBugs } from '../engine/griffin/griffin';
 import { classPathProblem, commandLine, inferTestCommand, TestCommandError, TestPlan } from '../recorder/java/testCommand';
+import { applySurefireSettings, SurefireSettingsError } from '../recorder/java/surefireSettings';
 import { inferJsTestCommand } from '../recorder/node/jsTestCommand';
 import { locateTest } from '../recorder/java/testLocate';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
@@ -129,7 +130,18 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
     const r = await runStep(step.command, step.cwd, signal);
     if (signal.aborted) throw new Error('cancelled while building');
     if (step.orElse) {
-      const problem = r.code !== 0 ? `exit ${r.code}` : classPathProblem(step.orElse.classPathFile);
+      let problem = r.code !== 0 ? `exit ${r.code}` : classPathProblem(step.orElse.classPathFile);
+      if (!problem && step.surefire) {
+        // surefire's argLine, system properties, environment and working directory, from Maven's effective POM
+        try {
+          const { run } = applySurefireSettings({ command: options.command, cwd: options.cwd, env: options.env }, step.surefire);
+          plan = { ...plan, command: run.command, cwd: run.cwd };
+          options = { ...options, command: run.command, cwd: run.cwd, ...(run.env ? { env: run.env } : {}) };
+        } catch (e) {
+          if (!(e instanceof SurefireSettingsError)) throw e;
+          problem = e.message;
+        }
+      }
       if (problem) {
         plan = { ...plan, command: step.orElse.command };
         options = { ...options, command: step.orElse.command, jobs: 1 };

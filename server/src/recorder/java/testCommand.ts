@@ -24,6 +24,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { JsRunner } from '../node/jsTestDiscovery';
 import { declaredParameterTypes, methodSelector } from './javaParameterTypes';
+import { MAVEN_EFFECTIVE_POM, SUREFIRE_APPLIED, SUREFIRE_UNAPPLIED, unappliedNote } from './surefireSettings';
 
 export type TestFramework = 'junit5' | 'junit4' | 'testng';
 
@@ -50,6 +51,13 @@ export interface PrepareStep {
    * build tool each run) and the step is dropped.
    */
   orElse?: { command: string[]; classPathFile: string };
+  /**
+   * Maven: this step also writes the effective POM (`effectivePom`), because the poms configure
+   * surefire settings the in-JVM runs apply (surefireSettings.ts); after the step they are read from
+   * it for the module in `module` (its folder) and put on the console launcher's command, its
+   * environment and working directory (applySurefireSettings)
+   */
+  surefire?: { effectivePom: string; module: string };
 }
 
 export interface TestPlan {
@@ -143,12 +151,10 @@ export function mavenBuildFailed(output: string): boolean {
   return /COMPILATION ERROR|Failed to execute goal \S*:maven-(compiler|resources)-plugin|Could not resolve dependencies for project|Non-resolvable (parent|import) POM|The build could not read/.test(output);
 }
 
-/** Surefire settings that change how a test runs, which the console launcher path does not apply. */
-const SUREFIRE_SETTINGS = ['argLine', 'systemPropertyVariables', 'systemProperties', 'environmentVariables', 'workingDirectory'];
-
 /**
- * The surefire settings (SUREFIRE_SETTINGS) configured in the pom.xml of `dir` or of a folder above
- * it up to `root` (its parents, by the usual layout), each with the pom that has it.
+ * The surefire settings (SUREFIRE_APPLIED, SUREFIRE_UNAPPLIED: surefireSettings.ts) configured in the
+ * pom.xml of `dir` or of a folder above it up to `root` (its parents, by the usual layout), each with
+ * the pom that has it; an `argLine` property counts as surefire's argLine (its default).
  */
 export function surefireSettingsIn(root: string, dir: string): string[] {
   const out: string[] = [];
@@ -160,10 +166,13 @@ export function surefireSettingsIn(root: string, dir: string): string[] {
     } catch {
       text = undefined;
     }
-    const surefire = text ? /<artifactId>\s*maven-surefire-plugin\s*<\/artifactId>([\s\S]*?)<\/plugin>/.exec(text)?.[1] : undefined;
-    if (surefire) {
+    if (text) {
       const rel = path.relative(top, path.join(d, 'pom.xml')) || 'pom.xml';
-      for (const name of SUREFIRE_SETTINGS) if (new RegExp(`<${name}[\\s>]`).test(surefire)) out.push(`${name} (${rel})`);
+      const surefire = [...text.matchAll(/<artifactId>\s*maven-surefire-plugin\s*<\/artifactId>([\s\S]*?)<\/plugin>/g)].map((m) => m[1]).join('\n');
+      const properties = [...text.matchAll(/<properties>([\s\S]*?)<\/properties>/g)].map((m) => m[1]).join('\n');
+      for (const name of [...SUREFIRE_APPLIED, ...SUREFIRE_UNAPPLIED]) {
+        if (new RegExp(`<${name}[\\s>/]`).test(surefire) || (name === 'argLine' && /<argLine[\s>/]/.test(properties))) out.push(`${name} (${rel})`);
+      }
     }
     if (d === top || path.dirname(d) === d || path.relative(top, d).startsWith('..')) break;
   }
@@ -293,14 +302,24 @@ export function inferTestCommand(root: string, given: TestTarget, o: InferOption
     // in a reactor every module of the build writes the file: the test's module, built last, writes it last
     // (its dependencies resolve to their target/classes because they are compiled in the same Maven session)
     const classPathGoals = [MAVEN_BUILD_CLASSPATH, '-Dmdep.includeScope=test', `-Dmdep.outputFile=${classPathFile}`];
-    const ignored = surefireSettingsIn(root, maven);
+    // surefire's settings: those the runs apply come from Maven's effective POM, written by the same Maven start; the others are named
+    const configured = surefireSettingsIn(root, maven);
+    const applied = configured.filter((s) => SUREFIRE_APPLIED.includes(s.slice(0, s.indexOf(' '))));
+    const ignored = configured.filter((s) => !applied.includes(s));
+    const effectivePom = path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.effective-pom.xml`);
+    const pomGoals = applied.length ? [MAVEN_EFFECTIVE_POM, `-Doutput=${effectivePom}`] : [];
     return {
-      ...(ignored.length
-        ? { notes: [`surefire's ${ignored.join(', ')} ${ignored.length === 1 ? 'is' : 'are'} not applied to the runs (the console launcher runs the test, not surefire); if the test needs ${ignored.length === 1 ? 'it' : 'them'}, use --via-build-tool (mvn each run, slower)`] }
-        : {}),
+      ...(ignored.length ? { notes: [unappliedNote(ignored)] } : {}),
       tool: 'maven',
       // one Maven start: compiled and the class path written (a failure that is the build's own — mavenBuildFailed — is a failed build)
-      prepare: [{ command: [mvn, '-q', ...inReactor, 'test-compile', ...classPathGoals], cwd: stepCwd, orElse: { command: eachRun, classPathFile } }],
+      prepare: [
+        {
+          command: [mvn, '-q', ...inReactor, 'test-compile', ...classPathGoals, ...pomGoals],
+          cwd: stepCwd,
+          orElse: { command: eachRun, classPathFile },
+          ...(applied.length ? { surefire: { effectivePom, module: maven } } : {}),
+        },
+      ],
       // Maven's default output folders; the dependencies through the launcher's own @file expansion (picocli)
       command: [
         'java', '-jar', launcher, '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests',

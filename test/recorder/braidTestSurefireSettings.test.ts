@@ -1,0 +1,70 @@
+/**
+ * `braid test` under Maven applies surefire's configuration on the in-JVM path (issue 41 item 4):
+ * test/fixtures/maven/configured's test runs as meant only with the parent's argLine (a property
+ * and `@{argLine}`, surefire's late replacement) and the module's systemPropertyVariables,
+ * environmentVariables and workingDirectory — without any of them every run fails on a
+ * precondition. The build step's one Maven start also writes the effective POM
+ * (maven-help-plugin from Central on first use, into the tests' shared local repository,
+ * test/helpers/mavenCentral.ts); the runs are repetitions in one JVM. Without mvn or a reachable
+ * Central the test skips; under CI=true that fails.
+ */
+import test, { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/traceBuilder';
+import { runBraid } from '../helpers/braidCli';
+import { bugLinesIn, isRootCause } from '../helpers/rootCause';
+import { centralMissing, useCentral } from '../helpers/mavenCentral';
+
+const root = path.resolve(__dirname, '..', '..');
+const missing =
+  centralMissing() ||
+  (!existsSync('/usr/share/java/junit-platform-console-standalone.jar') && 'the JUnit console launcher is missing (Debian package junit5)') ||
+  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (npm run build)');
+const skip = missing && !process.env.CI ? missing : false;
+if (missing) console.log(`# surefire settings tests skipped: ${missing}`);
+if (missing && process.env.CI) test('Maven and Maven Central are there (CI=true)', () => assert.fail(missing));
+
+const made: string[] = [];
+after(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+test(
+  "surefire's argLine (@{argLine}, a property), systemPropertyVariables, environmentVariables and workingDirectory from the effective POM: applied to the console launcher's runs, repeated in one JVM; the root cause first",
+  { skip, timeout: 900_000 },
+  async () => {
+    const top = tempDir('braid-test-surefire-');
+    made.push(top);
+    const ws = path.join(top, 'configured');
+    cpSync(path.join(root, 'test/fixtures/maven/configured'), ws, { recursive: true });
+    useCentral(ws, top);
+    const r = await runBraid(['test', 'tally.TallyTest#concurrentAddsAreAllKept', '--project', ws, '--runs', '20', '--seed', '7', '--format', 'json']);
+    assert.ok(r.code === 0 || r.code === 1, r.err);
+    assert.ok(r.out.trim(), `no report: ${r.err}`);
+    // one Maven start: compiled, the class path and the effective POM written
+    assert.equal((r.err.match(/building:/g) ?? []).length, 1, r.err);
+    assert.match(r.err, /building: mvn -q -f \S+\/pom\.xml -pl app -am test-compile org\.apache\.maven\.plugins:maven-dependency-plugin:build-classpath /);
+    assert.doesNotMatch(r.err, /could not resolve the test class path|could not read surefire's configuration|not applied to the runs/, r.err);
+    const rundir = path.join(ws, 'app', 'rundir');
+    assert.ok(
+      r.err.includes(`surefire's configuration applied to the runs: argLine -Dtally.late=late replaced -Xss2m -Dtally.mode=counting; system properties tally.expected; environment TALLY_WORKERS; working directory ${rundir}`),
+      r.err,
+    );
+    const rec = JSON.parse(r.out).recording;
+    assert.equal(rec.tool, 'maven');
+    assert.equal(rec.cwd, rundir, "surefire's workingDirectory");
+    const jar = rec.command.indexOf('-jar');
+    assert.deepEqual(rec.command.slice(1, jar), ['-Dtally.late=late replaced', '-Xss2m', '-Dtally.mode=counting', '-Dtally.expected=100'], 'the JVM options before -jar');
+    assert.equal(rec.runs, 20);
+    assert.equal(rec.jvms, 1, 'repetitions in one JVM');
+    assert.equal(rec.staticState, 'fresh');
+    // a run passes only when every setting reached the test (else its preconditions fail it)
+    assert.ok(rec.passed > 0, `no run passed: surefire's settings did not reach the test\n${r.err}`);
+    assert.ok(rec.failed > 0, `no run failed in ${rec.runs}`);
+    const j = JSON.parse(r.out);
+    const bugs = bugLinesIn(path.join(ws, 'app/src/main/java'));
+    assert.ok(isRootCause(j.patterns[0], bugs), `the first pattern is not on the @bug lines: ${JSON.stringify(j.patterns[0]?.accesses)}`);
+  },
+);
