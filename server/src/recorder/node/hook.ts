@@ -113,6 +113,29 @@ export function commonJsEntry(main: string | undefined): boolean {
   }
 }
 
+/** The entry script is a test runner's bin that loads the spec files with import() from its own code (mocha). */
+export function importsSpecFiles(main: string | undefined): boolean {
+  return !!main && /[\\/]node_modules[\\/](?:mocha[\\/]|\.bin[\\/]_?mocha$)/.test(main);
+}
+
+/**
+ * A file Module.prototype._compile is given, instrumented: as an ES module when Node says it is one
+ * (`format` 'module': require() of an ES module, Node 20.19+), as CommonJS otherwise — and as an ES
+ * module after all when Node detects the format from the syntax (no `format`, no "type") and the file
+ * only parses as one.
+ */
+export function instrumentCommonJsOrModule(content: string, file: string, format: unknown): string {
+  if (format === 'module') return instrument(content, { file, module: true }).code;
+  try {
+    return instrument(content, { file, module: false }).code;
+  } catch (e) {
+    if (format === undefined && /'import' and 'export' may appear only with 'sourceType: module'|Cannot use keyword 'await' outside an async function/.test((e as Error).message)) {
+      return instrument(content, { file, module: true }).code;
+    }
+    throw e;
+  }
+}
+
 /**
  * Forcing runs (docs/recorder-node.md "Forcing"): setTimeout, setInterval, setImmediate,
  * process.nextTick and queueMicrotask pass their callback through the runtime's gate, so that forcing
@@ -164,15 +187,19 @@ function start(): void {
   // CommonJS: the source of every user file required
   const Module = createRequire(path.join(o.root, 'braid-hook.js'))('node:module') as { prototype: { _compile(content: string, filename: string): unknown } };
   const compile = Module.prototype._compile;
-  Module.prototype._compile = function (content: string, filename: string) {
+  // `format` (Node 20.19+, 22.12+): 'module' when an ES module is loaded by require(); that module is
+  // instrumented as one (the modules it imports are loaded without the loader hooks: not instrumented)
+  Module.prototype._compile = function (content: string, filename: string, ...rest: unknown[]) {
     if (typeof content === 'string' && matches(filename)) {
+      const file = relativeName(o.root, filename);
+      const format = rest[0];
       try {
-        content = instrument(content, { file: relativeName(o.root, filename), module: false }).code;
+        content = instrumentCommonJsOrModule(content, file, format);
       } catch (e) {
-        process.stderr.write(`Braid recorder: ${relativeName(o.root, filename)} is not instrumented: ${(e as Error).message}\n`);
+        process.stderr.write(`Braid recorder: ${file} is not instrumented: ${(e as Error).message}\n`);
       }
     }
-    return compile.call(this, content, filename);
+    return (compile as (this: unknown, ...a: unknown[]) => unknown).call(this, content, filename, ...rest);
   };
   // vitest and jest run the user's modules through node:vm (vmModules.ts)
   instrumentVmModules(req('node:vm'), matches, o.root, rt);
@@ -186,7 +213,16 @@ function start(): void {
       process.stderr.write(`Braid recorder: ES modules are not instrumented: ${(e as Error).message}\n`);
     }
   };
-  if (isMainThread && commonJsEntry(process.argv[1])) rt.esmHooks = registerEsm;
+  // mocha's CommonJS bin loads the spec files from its own code, where no instrumented import()
+  // routes through the runtime: the hooks at once. And mocha loads them with import(), as it does on
+  // a Node without require(esm): Node's require() of an ES module (20.19+) loads the modules it
+  // imports without the module.register hooks, so an ES-module spec's imports — the code under
+  // test — would not be instrumented (docs/recorder-node.md "Test runners")
+  const mocha = isMainThread && importsSpecFiles(process.argv[1]);
+  if (mocha && (process.features as { require_module?: boolean }).require_module) {
+    Object.defineProperty(process.features, 'require_module', { value: false, configurable: true, enumerable: true });
+  }
+  if (isMainThread && commonJsEntry(process.argv[1]) && !mocha) rt.esmHooks = registerEsm;
   else registerEsm();
 
   // timer jitter (noise): a timer fires up to 3 ms late with probability p
