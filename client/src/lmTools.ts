@@ -229,7 +229,7 @@ export function languageModelTools(deps: LmToolDeps): Record<(typeof LM_TOOL_NAM
     braid_findRootCause: {
       async prepareInvocation({ input }, token) {
         const { args, plan } = await planOf(input, token);
-        const lines = [...plan.prepare.map((s) => `First: ${dialogCommand(s.command)} (in ${dialogLine(s.cwd)})`), `Runs many times with timing noise: ${dialogCommand(plan.command)}`, `in ${dialogLine(plan.cwd)}`, `Records: ${dialogLine(plan.include.join(' ') || (args.framework === 'js' ? '(the project’s files and its runtime dependencies, not node_modules’ other code)' : '(the test’s package)'))}`];
+        const lines = [...plan.prepare.map((s) => `First: ${dialogCommand(s.command)} (in ${dialogLine(s.cwd)})`), `Runs many times with timing noise: ${dialogCommand(plan.command)}`, ...(plan.prepare.some((s) => s.surefire) ? [`with surefire's argLine, system properties, environment variables and working directory from Maven's effective POM (written by the first step)`] : []), `in ${dialogLine(plan.cwd)}`, `Records: ${dialogLine(plan.include.join(' ') || (args.framework === 'js' ? '(the project’s files and its runtime dependencies, not node_modules’ other code)' : '(the test’s package)'))}`];
         return {
           invocationMessage: `Braid: recording ${recordedText(args.method ?? args.className, 80)} until the evidence is in…`,
           confirmationMessages: { title: 'Braid: find the root cause? It runs the test many times', message: deps.message(codeBlock(lines.join('\n'))) },

@@ -195,6 +195,23 @@ test('a JS/TS test: the confirmation says which files the Node.js recorder recor
   assert.match((prep!.confirmationMessages!.message as { markdown: string }).markdown, /Records: \(the project’s files and its runtime dependencies, not node_modules’ other code\)/);
 });
 
+test('a Maven test whose poms configure surefire settings: the confirmation says the runs get them from the effective POM', async () => {
+  const { deps } = fakeServer();
+  const request = deps.request;
+  const maven: TestCommandResult = {
+    ...plan,
+    tool: 'maven',
+    prepare: [{ command: ['mvn', '-q', 'test-compile', 'org.apache.maven.plugins:maven-help-plugin:3.5.2:effective-pom'], cwd: '/w', orElse: { command: ['mvn', '-o', 'test'], classPathFile: '/w/.braid/build/maven/root.test-classpath' }, surefire: { effectivePom: '/w/.braid/build/maven/root.effective-pom.xml', module: '/w' } }],
+    command: ['java', '-jar', 'junit-platform-console-standalone.jar', '--select-method', 'bank.AccountTest#deposits'],
+  };
+  deps.request = async <R>(method: string, params: any): Promise<R> => (method === 'braid/testCommand' ? (maven as R) : request<R>(method, params));
+  const text = ((await languageModelTools(deps).braid_findRootCause.prepareInvocation!({ input: { file: 'src/AccountTest.java' } }, token))!.confirmationMessages!.message as { markdown: string }).markdown;
+  assert.match(text, /Runs many times with timing noise: java -jar junit-platform-console-standalone\.jar --select-method bank\.AccountTest#deposits\nwith surefire's argLine, system properties, environment variables and working directory from Maven's effective POM \(written by the first step\)\nin \/w\n/);
+  // without them, no such line (the plain plan above)
+  const plain = ((await languageModelTools(fakeServer().deps).braid_findRootCause.prepareInvocation!({ input: { file: 'src/AccountTest.java' } }, token))!.confirmationMessages!.message as { markdown: string }).markdown;
+  assert.doesNotMatch(plain, /surefire/);
+});
+
 test('the test is found by Class#method, by its name, or the file’s first; an unknown one lists the file’s tests', () => {
   const files = [{ uri: 'u', items: [{ ...item('bank.AccountTest', undefined, 'AccountTest'), children: [item('bank.AccountTest', 'deposits', 'deposits()'), item('bank.AccountTest', 'transfers', 'transfers()')] }] }];
   assert.equal((pickTest(files, 'bank.AccountTest#transfers') as { method: string }).method, 'transfers');
