@@ -54,8 +54,10 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       --include PKG...           packages/classes to record (default: the test class's package)
       --timeout S                time limit per run (default 60; Maven and Gradle 300)
       --jobs J                   runs in parallel (default 1; always 1 when each run starts Maven or Gradle)
-      --via-build-tool           Maven: start mvn for each run (surefire's settings apply) instead of resolving
-                                 the test class path once and running the JUnit console launcher
+      --via-build-tool           Maven: start mvn for each run (all of surefire's settings apply) instead of
+                                 resolving the test class path once and running the JUnit console launcher
+                                 (which applies surefire's argLine, system properties, environment variables
+                                 and working directory from Maven's effective POM)
       --seed S                   base noise seed (default random)
       --fresh-jvm                one JVM per run; by default the runs of a JUnit test run by the console launcher
                                  are repetitions in one JVM (static state is not reset between them)
