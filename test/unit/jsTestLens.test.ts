@@ -187,6 +187,27 @@ test('node:test commands: plain JS; TypeScript through tsx when installed, else 
   assert.deepEqual(splitCommandLine(commandLine(odd.command)), odd.command);
 });
 
+test('a TypeScript test under node:test with ts-node: -r ts-node/register for CommonJS, --loader ts-node/esm for ES modules; the loader package.json lists comes first', (t) => {
+  const dir = project({ 'package.json': '{"devDependencies":{"ts-node":"10"}}', 'src/b.test.ts': '', 'src/c.test.mts': '', 'src/d.test.cts': '' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const cmd = (f: string) => inferJsTestCommand(dir, { file: path.join(dir, f), titles: [] }).command;
+  assert.throws(() => cmd('src/b.test.ts'), (e: Error) => e instanceof TestCommandError && /package\.json lists ts-node, but it is not installed in .*run npm install/.test(e.message));
+  mkdirSync(path.join(dir, 'node_modules/ts-node'), { recursive: true });
+  writeFileSync(path.join(dir, 'node_modules/ts-node/package.json'), '{}');
+  mkdirSync(path.join(dir, 'node_modules/tsx'), { recursive: true });
+  writeFileSync(path.join(dir, 'node_modules/tsx/package.json'), '{}');
+  assert.deepEqual(cmd('src/b.test.ts'), ['node', '-r', 'ts-node/register', '--test', 'src/b.test.ts'], 'listed ts-node before the installed tsx; CommonJS');
+  assert.deepEqual(cmd('src/c.test.mts'), ['node', '--loader', 'ts-node/esm', '--test', 'src/c.test.mts']);
+  writeFileSync(path.join(dir, 'tsconfig.json'), '{\n  // ts-node as ES modules\n  "compilerOptions": { "module": "nodenext", },\n  "ts-node": { "esm": true },\n}\n');
+  assert.deepEqual(cmd('src/b.test.ts'), ['node', '--loader', 'ts-node/esm', '--test', 'src/b.test.ts'], 'tsconfig.json (with comments) asks for ES modules');
+  rmSync(path.join(dir, 'tsconfig.json'));
+  writeFileSync(path.join(dir, 'package.json'), '{"type":"module","devDependencies":{"ts-node":"10"}}');
+  assert.deepEqual(cmd('src/b.test.ts'), ['node', '--loader', 'ts-node/esm', '--test', 'src/b.test.ts'], '"type": "module"');
+  assert.deepEqual(cmd('src/d.test.cts'), ['node', '-r', 'ts-node/register', '--test', 'src/d.test.cts'], '.cts is CommonJS');
+  writeFileSync(path.join(dir, 'package.json'), '{"devDependencies":{"tsx":"4","ts-node":"10"}}');
+  assert.deepEqual(cmd('src/b.test.ts'), ['node', '--import', 'tsx', '--test', 'src/b.test.ts'], 'both listed: tsx');
+});
+
 test('vitest, jest and mocha through npx --no -- (never downloads), the file relative to the nearest package.json; a missing runner is an error', (t) => {
   const dir = project({
     'package.json': '{"private":true,"devDependencies":{"vitest":"^1"}}',

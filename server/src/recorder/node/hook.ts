@@ -208,7 +208,9 @@ function start(): void {
   // once, unless the entry script is CommonJS — then at its first instrumented import()
   const registerEsm = () => {
     try {
-      register(pathToFileURL(o.loader ?? path.join(path.dirname(process.env.BRAID_NODE_HOOK ?? ''), 'braid-node-loader.mjs')).href, { data: filter });
+      // the entry script: Node runs it with its ES-module loader because of Braid's --import (loader.ts)
+      const entry = isMainThread && process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : undefined;
+      register(pathToFileURL(o.loader ?? path.join(path.dirname(process.env.BRAID_NODE_HOOK ?? ''), 'braid-node-loader.mjs')).href, { data: { ...filter, ...(entry ? { entry } : {}) } });
     } catch (e) {
       process.stderr.write(`Braid recorder: ES modules are not instrumented: ${(e as Error).message}\n`);
     }

@@ -10,7 +10,8 @@
  *  - mocha:  `npx --no -- mocha <file> --grep <pattern>`
  *  - node:test: `node [preloads] --test --test-name-pattern=<pattern> <file>`; the preloads are
  *    those of a plain `node … --test` in scripts.test (`--import X`, `--require X`), else for a
- *    TypeScript file `--import tsx` when tsx is installed in the project.
+ *    TypeScript file the project's loader (typeScriptLoader): `--import tsx`, or ts-node as
+ *    `--loader ts-node/esm` (ES modules) or `-r ts-node/register` (CommonJS).
  * `npx --no` never installs, and `--` keeps the runner's options from npx (npm 11 takes `-t` as its
  * own otherwise); a runner missing from node_modules is an error that says so, as is a TypeScript
  * file under node:test with no loader. The pattern is the test's name as a regular
@@ -18,6 +19,7 @@
  * Pure file-system inspection; nothing here runs a process.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import path from 'node:path';
 import { JS_SOURCE, TS_SOURCE, testFileStem, type JsRunner } from './jsTestDiscovery';
 import { TestCommandError, type TestPlan } from '../java/testCommand';
@@ -35,6 +37,7 @@ export interface JsTestTarget {
 }
 
 interface PackageJson {
+  type?: unknown;
   scripts?: Record<string, unknown>;
   dependencies?: Record<string, unknown>;
   devDependencies?: Record<string, unknown>;
@@ -148,6 +151,47 @@ export function barePackage(spec: string): string | undefined {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }
 
+/**
+ * The preload options that run a TypeScript test file under node:test when the test script names
+ * none: the loader the project's package.json files list (tsx, then ts-node), else the one installed
+ * (tsx, then ts-node). tsx: `--import tsx`. ts-node: `--loader ts-node/esm` when the file is an ES
+ * module for Node (`.mts`, or `.ts` in a `"type": "module"` package) or tsconfig.json asks ts-node for
+ * ES modules (`"ts-node": { "esm": true }`), else `-r ts-node/register` (CommonJS). `rel` names the
+ * file in the error when neither is installed.
+ */
+export function typeScriptLoader(cwd: string, packages: readonly PackageJson[], abs: string, rel: string): string[] {
+  const listed = (pkg: string) => packages.some((p) => [p.dependencies, p.devDependencies, p.peerDependencies].some((d) => !!d && typeof d === 'object' && pkg in d));
+  const loaders = ['tsx', 'ts-node'] as const;
+  const loader = loaders.find((l) => listed(l) && installedFrom(cwd, l)) ?? loaders.find((l) => installedFrom(cwd, l));
+  if (!loader) {
+    const declared = loaders.find(listed);
+    throw new TestCommandError(
+      declared
+        ? `cannot run the TypeScript test ${rel} with node:test: package.json lists ${declared}, but it is not installed in ${cwd} (no node_modules/${declared}; run npm install)`
+        : `cannot run the TypeScript test ${rel} with node:test: tsx is not installed in ${cwd}, nor ts-node (npm install --save-dev tsx), ` +
+            'and no `node --import <loader> --test` in the test script of package.json names another TypeScript loader.',
+    );
+  }
+  if (loader === 'tsx') return ['--import', 'tsx'];
+  return tsNodeEsm(cwd, packages, abs) ? ['--loader', 'ts-node/esm'] : ['-r', 'ts-node/register'];
+}
+
+/** Whether ts-node must load `abs` as an ES module: `.mts`, `.ts` in a "type": "module" package (not `.cts`), or tsconfig.json's `"ts-node": { "esm": true }`. */
+function tsNodeEsm(cwd: string, packages: readonly PackageJson[], abs: string): boolean {
+  if (/\.mts$/i.test(abs)) return true;
+  if (/\.cts$/i.test(abs)) return false;
+  if (packages[0]?.type === 'module') return true;
+  let config: unknown;
+  try {
+    const errors: ParseError[] = [];
+    config = parseJsonc(readFileSync(path.join(cwd, 'tsconfig.json'), 'utf8'), errors, { allowTrailingComma: true });
+  } catch {
+    return false;
+  }
+  const tsNode = config && typeof config === 'object' ? (config as { 'ts-node'?: { esm?: unknown } })['ts-node'] : undefined;
+  return !!tsNode && typeof tsNode === 'object' && tsNode.esm === true;
+}
+
 /** `file` relative to `cwd`, with forward slashes, never starting with `-`. */
 function relativeArg(cwd: string, file: string): string {
   const rel = path.relative(cwd, file).split(path.sep).join('/');
@@ -190,14 +234,6 @@ export function inferJsTestCommand(root: string, target: JsTestTarget): TestPlan
       throw new TestCommandError(`cannot run the test ${file}: the test script of package.json loads ${spec}, but ${pkg} is not installed in ${cwd} (no node_modules/${pkg}; run npm install)`);
     }
   }
-  if (TS_SOURCE.test(target.file) && !preloads.length) {
-    if (!installedFrom(cwd, 'tsx')) {
-      throw new TestCommandError(
-        `cannot run the TypeScript test ${file} with node:test: tsx is not installed in ${cwd} (npm install --save-dev tsx), ` +
-          'and no `node --import <loader> --test` in the test script of package.json names another TypeScript loader.',
-      );
-    }
-    preloads = ['--import', 'tsx'];
-  }
+  if (TS_SOURCE.test(target.file) && !preloads.length) preloads = typeScriptLoader(cwd, packages, target.file, file);
   return plan(['node', ...preloads, '--test', ...(pattern ? [`--test-name-pattern=${pattern}`] : []), file]);
 }

@@ -11,13 +11,25 @@ import { instrument } from './transform';
 
 let filter: FileFilter = { root: process.cwd(), include: [], exclude: [] };
 let matches = fileMatcher(filter);
+/** the main thread's entry script (a file: URL), when it has one */
+let entry: string | undefined;
 
-export async function initialize(data: FileFilter | undefined): Promise<void> {
+export async function initialize(data: (FileFilter & { entry?: string }) | undefined): Promise<void> {
   if (data) {
     filter = data;
     matches = fileMatcher(filter);
+    entry = data.entry;
   }
 }
+
+/**
+ * A CommonJS TypeScript entry script (`node -r ts-node/register app.ts`, `node --test` running a test
+ * file so): Node runs the entry with its CommonJS loader, where the `-r` loader's require hook compiles
+ * it — but with an `--import` (Braid's hook) it runs the entry with its ES-module loader, which knows
+ * no `.ts`. The entry is handed back to the CommonJS loader (format commonjs, no source), as Node would
+ * have loaded it without Braid; any other file keeps Node's error.
+ */
+const TS_EXTENSION = /\.(?:ts|cts|tsx)$/i;
 
 interface LoadResult {
   format?: string | null;
@@ -29,7 +41,15 @@ export async function load(url: string, context: { format?: string | null }, nex
   if (!url.startsWith('file:')) return nextLoad(url, context);
   // a TypeScript file comes back as JavaScript from the user's loader registered before these hooks
   // (tsx, ts-node/esm: `"type": "module"`, `.mts`), with an inline source map back to the .ts lines
-  const r = await nextLoad(url, context);
+  let r: LoadResult;
+  try {
+    r = await nextLoad(url, context);
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION' && url === entry && TS_EXTENSION.test(new URL(url).pathname)) {
+      return { format: 'commonjs', source: null, shortCircuit: true };
+    }
+    throw e;
+  }
   if (r.format !== 'module' || r.source == null) return r;
   const file = fileURLToPath(url);
   if (!matches(file)) return r;
