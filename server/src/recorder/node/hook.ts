@@ -180,7 +180,8 @@ function start(): void {
   }
   const rt = new BraidRuntime(o);
   g.__braid = rt;
-  const filter = { root: o.root, include: o.include, exclude: o.exclude, packages: o.packages ?? [] };
+  const filter = { root: o.root, include: o.include, exclude: o.exclude, packages: o.packages ?? [], ...(o.workspace ? { workspace: o.workspace } : {}) };
+  const nameOf = (file: string) => relativeName(o.root, file, o.workspace?.root);
   const matches = fileMatcher(filter);
   if (isMainThread && rt.recording) wrapWorkers(rt, o, req, matches);
 
@@ -191,7 +192,7 @@ function start(): void {
   // instrumented as one (the modules it imports are loaded without the loader hooks: not instrumented)
   Module.prototype._compile = function (content: string, filename: string, ...rest: unknown[]) {
     if (typeof content === 'string' && matches(filename)) {
-      const file = relativeName(o.root, filename);
+      const file = nameOf(filename);
       const format = rest[0];
       try {
         content = instrumentCommonJsOrModule(content, file, format);
@@ -202,7 +203,7 @@ function start(): void {
     return (compile as (this: unknown, ...a: unknown[]) => unknown).call(this, content, filename, ...rest);
   };
   // vitest and jest run the user's modules through node:vm (vmModules.ts)
-  instrumentVmModules(req('node:vm'), matches, o.root, rt);
+  instrumentVmModules(req('node:vm'), matches, nameOf, rt);
   (req('node:module') as { syncBuiltinESMExports(): void }).syncBuiltinESMExports();
   // ES modules: loader hooks on the loader thread (a thread of its own, some 50 ms to start): at
   // once, unless the entry script is CommonJS — then at its first instrumented import()

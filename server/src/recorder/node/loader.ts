@@ -55,9 +55,9 @@ export async function load(url: string, context: { format?: string | null }, nex
   if (!matches(file)) return r;
   const text = typeof r.source === 'string' ? r.source : Buffer.from(r.source as Uint8Array).toString('utf8');
   try {
-    return { ...r, source: instrument(text, { file: relativeName(filter.root, file), module: true }).code };
+    return { ...r, source: instrument(text, { file: relativeName(filter.root, file, filter.workspace?.root), module: true }).code };
   } catch (e) {
-    process.stderr.write(`Braid recorder: ${relativeName(filter.root, file)} is not instrumented: ${(e as Error).message}\n`);
+    process.stderr.write(`Braid recorder: ${relativeName(filter.root, file, filter.workspace?.root)} is not instrumented: ${(e as Error).message}\n`);
     return r;
   }
 }

@@ -17,6 +17,8 @@ export interface FileFilter {
   exclude: string[];
   /** packages whose files under node_modules are recorded when no include glob is given (the project's runtime dependencies) */
   packages?: string[];
+  /** the npm workspace the working folder is in (workspacePackages.ts): its packages' files are project code when no include glob is given */
+  workspace?: { root: string; packages: string[] };
 }
 
 
@@ -46,6 +48,9 @@ export function fileMatcher(f: FileFilter): (absFile: string) => boolean {
   const namesNodeModules = f.include.some((g) => g.includes('node_modules'));
   const packages = new Set(f.include.length === 0 ? (f.packages ?? []) : []);
   const self = /(^|\/)braid-node-(hook|loader)\.mjs$/;
+  const workspace = f.include.length === 0 ? (f.workspace?.packages ?? []).map((d) => (d.endsWith(path.sep) ? d : d + path.sep)) : [];
+  /** a file of a workspace package (not of its own node_modules) */
+  const inWorkspacePackage = (abs: string) => workspace.some((d) => abs.startsWith(d) && !/(^|[\\/])node_modules[\\/]/.test(abs.slice(d.length)));
   return (abs: string) => {
     if (!isJsSourceFile(abs) || self.test(abs)) return false;
     let rel = path.relative(f.root, abs).split(path.sep).join('/');
@@ -56,12 +61,21 @@ export function fileMatcher(f: FileFilter): (absFile: string) => boolean {
     if (!namesNodeModules && inModules && !dependency) return false;
     if (exclude.some((r) => r.test(rel) || r.test(abs))) return false;
     if (dependency) return true;
+    if (outside && workspace.length && inWorkspacePackage(abs)) return true;
     if (include.length === 0) return !outside;
     return include.some((r) => r.test(rel) || r.test(abs));
   };
 }
 
-export function relativeName(root: string, abs: string): string {
-  const rel = path.relative(root, abs);
-  return (rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel).split(path.sep).join('/');
+/**
+ * The name a trace gives a file: relative to the working folder `root`; a file outside it but inside
+ * the npm workspace's root `workspaceRoot` (a workspace package's) relative to that root
+ * (`packages/b/src/store.js`); else absolute.
+ */
+export function relativeName(root: string, abs: string, workspaceRoot?: string): string {
+  const inside = (base: string) => {
+    const rel = path.relative(base, abs);
+    return rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
+  };
+  return (inside(root) ?? (workspaceRoot ? inside(workspaceRoot) : undefined) ?? abs).split(path.sep).join('/');
 }

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { NodeRecorderOptions } from './runtime';
 import { JS_SOURCE_FILE } from '../../engine/jsSourceFile';
 import { runtimeDependencies } from './runtimeDependencies';
+import { npmWorkspace, type NpmWorkspace } from './workspacePackages';
 
 /** Programs that run JavaScript on Node.js: `node`, package managers and test runners. */
 const NODE_TOOLS = new Set(['node', 'nodejs', 'npm', 'npx', 'pnpm', 'yarn', 'tsx', 'ts-node', 'mocha', 'jest', 'vitest', 'ava', 'tap']);
@@ -91,6 +92,8 @@ export function nodeRecorderOptions(
     exclude: o.exclude,
     // without include globs, the project's runtime dependencies are recorded too (issue 38)
     ...(o.include.length === 0 ? { packages: runtimeDependencies(o.cwd) } : {}),
+    // and the packages of the npm workspace the working folder is in (a monorepo's packages/b, imported through a symlink)
+    ...workspaceOption(o.include, o.cwd),
     root: o.cwd,
     program: o.name,
     ...(o.record === false ? { record: false } : {}),
@@ -100,6 +103,12 @@ export function nodeRecorderOptions(
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
     ...workerTraceCap(),
   };
+}
+
+function workspaceOption(include: string[], cwd: string): { workspace?: NpmWorkspace } {
+  if (include.length) return {};
+  const w = npmWorkspace(cwd);
+  return w && w.packages.length ? { workspace: w } : {};
 }
 
 /**

@@ -21,6 +21,7 @@ import path from 'node:path';
 import * as workerThreads from 'node:worker_threads';
 import { isJsSourceFile } from '../../engine/jsSourceFile';
 import { ForceLocation, NodeForceSpec, NodeForcing } from './forcing';
+import { relativeName } from './match';
 
 const threadIdOf = (): number => workerThreads.threadId;
 const workerDataOf = (): unknown => workerThreads.workerData;
@@ -35,6 +36,8 @@ export interface NodeRecorderOptions {
   exclude: string[];
   /** runtime dependencies recorded without an include glob (runtimeDependencies.ts) */
   packages?: string[];
+  /** the npm workspace above the working folder (workspacePackages.ts): its packages' files are recorded without an include glob, named relative to its root */
+  workspace?: { root: string; packages: string[] };
   /** the working folder: trace file names are relative to it */
   root: string;
   program?: string;
@@ -428,7 +431,7 @@ export class BraidRuntime {
       version: 1,
       execution,
       ...(this.programName() ? { program: this.programName() } : {}),
-      recorder: { ...RECORDER, options: { noise: this.o.noise, seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}) } },
+      recorder: { ...RECORDER, options: { noise: this.o.noise, seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}), ...(this.o.workspace && !this.o.include.length ? { workspace: this.o.workspace.packages.map((d) => this.relative(d)) } : {}) } },
       startedAt: new Date().toISOString(),
     };
     this.buf.unshift(JSON.stringify(header));
@@ -621,8 +624,7 @@ export class BraidRuntime {
   }
 
   relative(abs: string): string {
-    const rel = path.relative(this.o.root, abs);
-    return (rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel).split(path.sep).join('/');
+    return relativeName(this.o.root, abs, this.o.workspace?.root);
   }
 
   private loc(site: number): number {

@@ -8,7 +8,6 @@
  * code runs in gets the runtime as its `__braid` global.
  */
 import { instrument } from './transform';
-import { relativeName } from './match';
 
 type VmModule = {
   runInThisContext(code: string, options?: unknown): unknown;
@@ -32,9 +31,9 @@ function fileNameOf(options: unknown): string | undefined {
 
 /**
  * Wraps `vm.runInThisContext` and `vm.Script` of `vm` (the module object every importer shares) so
- * that the code of the files `matches` accepts is instrumented; `runtime` is what `__braid` names.
+ * that the code of the files `matches` accepts is instrumented (named in the trace by `name`); `runtime` is what `__braid` names.
  */
-export function instrumentVmModules(vm: VmModule, matches: (file: string) => boolean, root: string, runtime: object): void {
+export function instrumentVmModules(vm: VmModule, matches: (file: string) => boolean, name: (file: string) => string, runtime: object): void {
   const code = (text: unknown, options: unknown): unknown => {
     const file = fileNameOf(options);
     if (typeof text !== 'string' || !file || file.startsWith('node:') || !matches(file)) return text;
@@ -43,9 +42,9 @@ export function instrumentVmModules(vm: VmModule, matches: (file: string) => boo
     const w = VITE_NODE.exec(text) ?? JEST.exec(text);
     if (!w) return text;
     try {
-      return w[1] + instrument(w[2], { file: relativeName(root, file), module: VITE_NODE.test(text) }).code + w[3];
+      return w[1] + instrument(w[2], { file: name(file), module: VITE_NODE.test(text) }).code + w[3];
     } catch (e) {
-      process.stderr.write(`Braid recorder: ${relativeName(root, file)} is not instrumented: ${(e as Error).message}\n`);
+      process.stderr.write(`Braid recorder: ${name(file)} is not instrumented: ${(e as Error).message}\n`);
       return text;
     }
   };
