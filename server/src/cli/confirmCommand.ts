@@ -45,6 +45,8 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
                             (default: see docs/confirm.md, Verdicts)
       --calls on|off        when the pattern is on a line of several library calls and forcing it there
                             is not confirmed, force its refinements per call (default on; docs/confirm.md)
+      --fresh-jvm           one JVM per run; by default the runs of a JUnit test run by the console launcher
+                            are repetitions in one JVM per group, each forced afresh (docs/confirm.md, Cost)
       --format text|json    output (default text)
       --include PKG... --exclude PKG... --timeout S --fail-on-output RE --jobs J --seed S   as for braid record`;
 
@@ -68,6 +70,8 @@ export interface ConfirmArgs {
   strict?: boolean;
   /** --calls on|off (default on): force the pattern's refinements per library call (confirmPerCall.ts) */
   perCall: boolean;
+  /** --fresh-jvm: one JVM per run (no repetitions in one JVM) */
+  freshJvm?: boolean;
 }
 
 function num(flag: string, v: string | undefined, ok: (n: number) => boolean, what: string): number {
@@ -121,6 +125,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
       }
       case '--strict':
         a.strict = true;
+        i += 1;
+        break;
+      case '--fresh-jvm':
+        a.freshJvm = true;
         i += 1;
         break;
       case '--calls':
@@ -293,7 +301,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -359,6 +367,7 @@ export async function confirmOptionsFor(
       name: sanitizeName(manifest?.name || deriveName(command)),
       waitMs: a.waitMs,
       ...(a.strict ? { strict: true } : {}),
+      ...(a.freshJvm ? { freshJvm: true } : {}),
       outRoot: path.join(process.cwd(), '.braid', 'confirm'),
       ...(failOnOutput ? { failOnOutput } : {}),
     },

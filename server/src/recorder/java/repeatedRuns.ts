@@ -23,8 +23,11 @@
  *
  * Used when the command is the JUnit console launcher command Braid builds for a test
  * (`java -jar junit-platform-console-standalone*.jar … --class-path CP --select-method C#m`, see
- * testCommand.ts), the launcher jar is there, and the recording has no noise plan (forcing reports
- * are per JVM) and keeps its traces.
+ * testCommand.ts), the launcher jar is there, and the recording keeps its traces. A noise or forcing
+ * plan (`--plan`, Confirm by Forcing, Check the Fix) works per repetition too: the agent forces each
+ * repetition afresh — its waits, holds and counts start over at each segment (Forcing.beginSegment) —
+ * and ends each segment with that repetition's own `{"forcing":…}` report, so a confirmation counts
+ * per repetition exactly as it counts per JVM run (docs/confirm.md "Cost").
  */
 import { createWriteStream, existsSync, promises as fs, readFileSync, WriteStream } from 'node:fs';
 import os from 'node:os';
@@ -41,6 +44,7 @@ import { countDroppedEvents } from '../runs/droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/writeFailure';
 import { boundedText, ownFrame, parseFailureOutput } from '../../engine/runFailure';
+import { ForcingReport, mergeForcingReports } from '../../engine/trace/traceFormat';
 
 /** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
 export const REPETITION_MARK = '@@braid-repetition@@';
@@ -156,7 +160,7 @@ function classPathFile(file: string): string | undefined {
 
 /** The repeated form of the recording `o` with the agent `agentJar`, or undefined when its runs need a JVM each. */
 export function repeatPlanFor(o: RecordOptions, agentJar: string): RepeatPlan | undefined {
-  if (o.freshJvm || o.plan || keepsNoTrace(o)) return undefined;
+  if (o.freshJvm || keepsNoTrace(o)) return undefined;
   const launcher = findLauncherJar(agentJar);
   return launcher ? repeatCommandFor(o.command, launcher, o.cwd) : undefined;
 }
@@ -477,7 +481,14 @@ export class RepeatSession {
     const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
     const empty = traces.length === 0;
     const uncaught = [];
-    for (const t of traces) uncaught.push(...(await readAgentLines(t).catch(() => ({ uncaught: [] }))).uncaught);
+    const forcings: ForcingReport[] = [];
+    for (const t of traces) {
+      const lines = await readAgentLines(t).catch(() => ({ uncaught: [], forcing: [] }));
+      uncaught.push(...lines.uncaught);
+      forcings.push(...lines.forcing);
+    }
+    // the repetition's own forcing report (the agent writes one at the end of each segment)
+    const forcing = mergeForcingReports(forcings);
     let outcome: TraceOutcome;
     const r = c.report;
     if (r?.isolation && this.fallback === undefined) this.isolationFailed = r.isolation;
@@ -502,10 +513,20 @@ export class RepeatSession {
       outcome = { outcome: 'fail', reason: 'output-match', detail: `output matched /${o.failOnOutput.source}/: ${m?.[0].slice(0, 200)}` };
     } else outcome = { outcome: 'pass', reason: 'ok' };
 
-    const noiseAt = spec.noiseAt ?? o.noiseAt;
-    const header: HeaderInfo = { execution: spec.execution, program: o.name, noise: spec.noise ?? o.noise, ...(noiseAt && noiseAt !== 'accesses' ? { noiseAt } : {}), seed: spec.seed, include: o.include, exclude: o.exclude, startedAt: c.startedAt };
+    const noiseAt = o.plan ? undefined : (spec.noiseAt ?? o.noiseAt);
+    const header: HeaderInfo = {
+      execution: spec.execution,
+      program: o.name,
+      noise: o.plan ? 0 : (spec.noise ?? o.noise),
+      ...(noiseAt && noiseAt !== 'accesses' ? { noiseAt } : {}),
+      seed: spec.seed,
+      include: o.include,
+      exclude: o.exclude,
+      startedAt: c.startedAt,
+      ...(o.plan ? { plan: { name: o.plan.plan.name, file: o.plan.file } } : {}),
+    };
     const finishedTraces = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
-    return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty };
+    return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty, ...(forcing ? { forcing } : {}) };
   }
 
   /** Waits for a JVM that ends on its own (briefly), else stops it. */

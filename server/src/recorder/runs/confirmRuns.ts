@@ -55,6 +55,12 @@ export interface ConfirmOptions extends ForcingOptions {
    * JS/TS include globs get the Node.js recorder, docs/recorder-node.md, which forces in the process)
    */
   recorder?: 'java' | 'node';
+  /**
+   * one JVM per run in every group (`braid confirm --fresh-jvm`). By default a JUnit test's runs are
+   * repetitions in one JVM per group and job, each forced afresh with its own forcing report
+   * (repeatedRuns.ts), with the same fallback to a JVM per run where repetitions cannot work
+   */
+  freshJvm?: boolean;
 }
 
 
@@ -177,6 +183,7 @@ export async function confirmPattern(
     ...(o.env ? { env: o.env } : {}),
     ...(o.agentJar ? { agentJar: o.agentJar } : {}),
     ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
+    ...(o.freshJvm ? { freshJvm: true } : {}),
   });
   let interrupted = false;
 

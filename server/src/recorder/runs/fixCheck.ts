@@ -90,6 +90,7 @@ export async function checkFix(
         ...(o.env ? { env: o.env } : {}),
         ...(o.agentJar ? { agentJar: o.agentJar } : {}),
         ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
+        ...(o.freshJvm ? { freshJvm: true } : {}),
       },
       (pr) => {
         done++;

@@ -31,8 +31,9 @@ public final class AgentMain {
     Rt.setFilter(options.filter);
     // record=false without out: no file at all (uncaught exceptions are then only printed)
     String out = options.out != null && !options.out.isEmpty() ? options.out : null;
-    // repetitions in one JVM: one file per segment, begun by the driver (docs/recorder.md)
-    if (options.repeat && options.record && out != null && options.plan == null) {
+    // repetitions in one JVM: one file per segment, begun by the driver (docs/recorder.md); a forcing
+    // plan forces each segment afresh and reports at its end (Forcing.beginSegment)
+    if (options.repeat && options.record && out != null) {
       Rt.prepareSegments(header(options, program, Rt.SEED_MARK, Rt.STARTED_MARK));
     }
     // the recording hooks' own uniform noise is the noise at accesses (noiseAt accesses or all)

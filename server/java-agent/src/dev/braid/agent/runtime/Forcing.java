@@ -29,6 +29,12 @@ public final class Forcing {
   private static volatile boolean installed;
   /** The last wait was met {@code times} times: nothing more is held or counted. */
   private static volatile boolean stopped;
+  /**
+   * Repetitions in one JVM (Rt.beginSegment): the current repetition's number. Each repetition forces
+   * afresh, as a JVM of its own would: counters, rings, performers and held threads start empty, and a
+   * thread's own state from an earlier repetition ({@link ThreadState#forceSegment}) is dropped.
+   */
+  private static volatile int segment;
 
   static final int MAX_ACCESSES = 16;
   private static final int RING = 128;
@@ -334,6 +340,7 @@ public final class Forcing {
   static int before(ThreadState s, int t, int kind, int var, int loc, long key, long sub) {
     int m = mask(kind, var, loc);
     if (m == 0 || stopped) return 0;
+    if (s.forceSegment != segment) ownSegment(s);
     for (int w = 0; w < waitCount && !stopped; w++) {
       if ((m & (1 << at[w])) != 0) waitAt(s, t, w, m, loc, key, sub);
     }
@@ -348,6 +355,7 @@ public final class Forcing {
   /** As above, for a keyed library call ({@code sub}: the object mixed with the call's key). */
   static void performed(ThreadState s, int t, int m, long key, long sub) {
     if (stopped) return;
+    if (s.forceSegment != segment) ownSegment(s);
     long[] last = s.forceLast;
     if (last == null) s.forceLast = last = new long[accessCount];
     synchronized (LOCK) {
@@ -432,12 +440,16 @@ public final class Forcing {
     int m = s.forcePending;
     if (m == 0) return;
     s.forcePending = 0;
+    // a call begun in an earlier repetition is not this one's performance
+    if (s.forceSegment != segment) return;
     performed(s, t, m, s.forcePendingKey, s.forcePendingSub);
   }
 
   private static void waitAt(ThreadState s, int t, int w, int m, int loc, long key, long sub) {
     long after = 0;
+    int held;
     synchronized (LOCK) {
+      held = segment;
       reached[w]++;
       if (disabled[w]) {
         skipped[w]++;
@@ -475,7 +487,7 @@ public final class Forcing {
       // a thread held at a fresh wait may be waiting for this one to be held in its window
       if (loopWaits && heldCount > 1) LOCK.notifyAll();
     }
-    hold(s, t, w, loc, key, sub, after);
+    hold(s, t, w, loc, key, sub, after, held);
   }
 
   /** Wait {@code w} of thread {@code t} (on {@code key}) can end as met. */
@@ -522,7 +534,7 @@ public final class Forcing {
   }
 
   /** Holds the current thread (registered as held at {@code w}) until the wait is met, times out or meets a lock. */
-  private static void hold(ThreadState s, int t, int w, int loc, long key, long sub, long after) {
+  private static void hold(ThreadState s, int t, int w, int loc, long key, long sub, long after, int held) {
     long start = System.nanoTime();
     long deadline = start + waitNanos;
     long nextCheck = start + (s.locksHeld > 0 ? LOCK_CHECK_NANOS : SLOW_LOCK_CHECK_NANOS);
@@ -533,6 +545,8 @@ public final class Forcing {
     try {
       while (true) {
         synchronized (LOCK) {
+          // the repetition it was held in is over (a thread it left running): let go, count nothing
+          if (held != segment) return;
           if (stopped) {
             removeHeld(t);
             return;
@@ -736,7 +750,45 @@ public final class Forcing {
 
   // ---- the report ----
 
-  /** Ends forcing (at shutdown): held threads go on. */
+  /** A thread's first forcing step in this repetition: its own state from an earlier one is dropped. */
+  private static void ownSegment(ThreadState s) {
+    if (s.forceLast != null) java.util.Arrays.fill(s.forceLast, 0L);
+    s.forcePending = 0;
+    s.forceSegment = segment;
+  }
+
+  /**
+   * A repetition begins (Rt.beginSegment): forcing starts over as in a fresh JVM — every count, ring,
+   * performer and held thread of the last repetition dropped, forcing active again.
+   */
+  static void beginSegment() {
+    if (!installed) return;
+    synchronized (LOCK) {
+      segment++;
+      java.util.Arrays.fill(met, 0L);
+      java.util.Arrays.fill(timedOut, 0L);
+      java.util.Arrays.fill(lockEnded, 0L);
+      java.util.Arrays.fill(skipped, 0L);
+      java.util.Arrays.fill(reached, 0L);
+      java.util.Arrays.fill(notApplicable, 0L);
+      java.util.Arrays.fill(failures, 0L);
+      java.util.Arrays.fill(partnerGone, 0L);
+      java.util.Arrays.fill(allHeld, 0L);
+      java.util.Arrays.fill(disabled, false);
+      java.util.Arrays.fill(lockReason, null);
+      java.util.Arrays.fill(performed, 0L);
+      java.util.Arrays.fill(ringNext, 0);
+      java.util.Arrays.fill(ringSize, 0);
+      performerCount = 0;
+      performerNext = 0;
+      heldCount = 0;
+      stopped = false;
+      active = true;
+      LOCK.notifyAll();
+    }
+  }
+
+  /** Ends forcing (at shutdown, and at the end of a repetition): held threads go on. */
   static void stop() {
     synchronized (LOCK) {
       stopped = true;

@@ -124,6 +124,8 @@ public final class Rt {
       s.reseed(newSeed);
       epoch++;
       executionId = execution;
+      // a forcing plan forces each repetition afresh, with its own report (endSegment)
+      Forcing.beginSegment();
       String header = segmentHeader.replace(SEED_MARK, Json.quote(seedText))
           .replace(STARTED_MARK, Json.quote(java.time.Instant.now().toString()));
       writer.switchTo(events.counter.get(), outPath, header, writerThread);
@@ -144,6 +146,10 @@ public final class Rt {
     s.busy++;
     try {
       for (int id : takeDeadThreads()) publish(s, id, Events.KIND_END, 0, -1, -1, 0, 0);
+      // the repetition's forcing report ends its segment, as a JVM's ends its trace (shutdown)
+      String forcing = !noFile && Registry.applicationCode ? Forcing.reportLine() : null;
+      Forcing.stop();
+      if (forcing != null) writer.addExtraLine(forcing);
       writer.switchTo(events.counter.get(), null, null, writerThread);
       return true;
     } finally {

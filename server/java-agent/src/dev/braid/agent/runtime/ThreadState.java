@@ -23,6 +23,8 @@ final class ThreadState {
   long forcePendingKey;
   /** the pending library access's key for sameKey waits (the object mixed with the call's key) */
   long forcePendingSub;
+  /** Forcing: the repetition (Forcing.segment) forceLast and forcePending belong to */
+  int forceSegment;
 
   int depth;
   int[] frameLoc = new int[64];
