@@ -10,12 +10,14 @@
  */
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/traceBuilder';
 import { runBraid } from '../helpers/braidCli';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
 import { centralMissing, useCentral } from '../helpers/mavenCentral';
+import { LspSession } from '../lsp/lspHarness';
+import type { RecordResult, TestCommandResult } from '../../server/src/lsp/protocol';
 
 const root = path.resolve(__dirname, '..', '..');
 const missing =
@@ -32,7 +34,7 @@ after(() => {
 });
 
 test(
-  "surefire's argLine (@{argLine}, a property), systemPropertyVariables, environmentVariables and workingDirectory from the effective POM: applied to the console launcher's runs, repeated in one JVM; the root cause first",
+  "surefire's argLine (@{argLine}, a property), systemPropertyVariables, environmentVariables and workingDirectory from the effective POM: applied to the console launcher's runs, repeated in one JVM; the root cause first; the same through braid/record",
   { skip, timeout: 900_000 },
   async () => {
     const top = tempDir('braid-test-surefire-');
@@ -66,5 +68,28 @@ test(
     const j = JSON.parse(r.out);
     const bugs = bugLinesIn(path.join(ws, 'app/src/main/java'));
     assert.ok(isRootCause(j.patterns[0], bugs), `the first pattern is not on the @bug lines: ${JSON.stringify(j.patterns[0]?.accesses)}`);
+
+    // the editor's way (braid/testCommand, then braid/record with its build step): the same settings applied
+    rmSync(path.join(ws, '.braid', 'traces'), { recursive: true, force: true });
+    const s = new LspSession(ws);
+    try {
+      await s.initialize();
+      const file = 'app/src/test/java/tally/TallyTest.java';
+      const uri = await s.open(file, readFileSync(path.join(ws, file), 'utf8'));
+      const plan = (await s.connection.sendRequest('braid/testCommand', { uri, className: 'tally.TallyTest', method: 'concurrentAddsAreAllKept', framework: 'junit4' })) as TestCommandResult;
+      assert.equal(plan.command[0], 'java');
+      assert.ok(plan.prepare[0].surefire, 'the build step writes the effective POM');
+      // no noise: the race almost never shows, so the runs pass when (and only when) the settings reach the test
+      const res = (await s.connection.sendRequest('braid/record', { command: plan.command, runs: 3, noise: 0, include: plan.include, name: plan.name, cwd: plan.cwd, prepare: plan.prepare, jobs: 1, timeoutSeconds: 300 })) as RecordResult;
+      assert.equal(res.runs, 3);
+      assert.ok(res.passed > 0, `no run passed through braid/record: ${JSON.stringify(res)}`);
+      const manifest = JSON.parse(readFileSync(path.join(res.outDir, 'recording.json'), 'utf8'));
+      assert.equal(manifest.cwd, rundir);
+      assert.deepEqual(manifest.command.slice(1, manifest.command.indexOf('-jar')), ['-Dtally.late=late replaced', '-Xss2m', '-Dtally.mode=counting', '-Dtally.expected=100']);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nthe server's stderr: ${s.stderr.slice(-4000)}`);
+    } finally {
+      await s.close();
+    }
   },
 );
