@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findJsTests, importedRunner, isJsTestFile, scanJs, testFileStem } from '../../server/src/recorder/node/jsTestDiscovery';
-import { barePackage, detectRunner, escapeRegExp, inferJsTestCommand, namePattern, runnerOfScript, scriptPreloads } from '../../server/src/recorder/node/jsTestCommand';
+import { barePackage, detectRunner, escapeRegExp, inferJsTestCommand, mochaScriptLoaders, namePattern, runnerOfScript, scriptPreloads } from '../../server/src/recorder/node/jsTestCommand';
 import { commandLine, TestCommandError } from '../../server/src/recorder/java/testCommand';
 import { testCodeLenses } from '../../server/src/lsp/testLenses';
 import { splitCommandLine } from '../../client/src/argv';
@@ -206,6 +206,26 @@ test('a TypeScript test under node:test with ts-node: -r ts-node/register for Co
   assert.deepEqual(cmd('src/d.test.cts'), ['node', '-r', 'ts-node/register', '--test', 'src/d.test.cts'], '.cts is CommonJS');
   writeFileSync(path.join(dir, 'package.json'), '{"devDependencies":{"tsx":"4","ts-node":"10"}}');
   assert.deepEqual(cmd('src/b.test.ts'), ['node', '--import', 'tsx', '--test', 'src/b.test.ts'], 'both listed: tsx');
+});
+
+test('mocha: the test script\'s loader options carried over; a TypeScript spec without a loader for mocha is an error naming what to add', (t) => {
+  const dir = project({ 'package.json': '{"scripts":{"test":"mocha -r ts-node/register --node-option import=tsx --timeout 5000"}}', 'test/a.spec.ts': '', 'test/b.spec.js': '', ...installed('mocha') });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const cmd = (f: string) => inferJsTestCommand(dir, { file: path.join(dir, f), titles: ['S', 'T'], runner: 'mocha' }).command;
+  assert.deepEqual(mochaScriptLoaders('mocha --require=tsx/cjs -n import=tsx test/**/*.spec.ts'), ['--require=tsx/cjs', '-n', 'import=tsx']);
+  assert.deepEqual(mochaScriptLoaders('cross-env X=1 mocha -r ts-node/register'), [], 'not one plain mocha command');
+  assert.throws(() => cmd('test/a.spec.ts'), /loads ts-node\/register, but ts-node is not installed/);
+  mkdirSync(path.join(dir, 'node_modules/ts-node'), { recursive: true });
+  writeFileSync(path.join(dir, 'node_modules/ts-node/package.json'), '{}');
+  assert.throws(() => cmd('test/a.spec.ts'), /loads tsx, but tsx is not installed/, 'a loader named in --node-option');
+  mkdirSync(path.join(dir, 'node_modules/tsx'), { recursive: true });
+  writeFileSync(path.join(dir, 'node_modules/tsx/package.json'), '{}');
+  assert.deepEqual(cmd('test/a.spec.ts'), ['npx', '--no', '--', 'mocha', '-r', 'ts-node/register', '--node-option', 'import=tsx', 'test/a.spec.ts', '--grep', '^S T$']);
+  writeFileSync(path.join(dir, 'package.json'), '{"scripts":{"test":"mocha"}}');
+  assert.deepEqual(cmd('test/b.spec.js'), ['npx', '--no', '--', 'mocha', 'test/b.spec.js', '--grep', '^S T$']);
+  assert.throws(() => cmd('test/a.spec.ts'), (e: Error) => e instanceof TestCommandError && /cannot run the TypeScript test test\/a\.spec\.ts with mocha: no TypeScript loader is configured for mocha in /.test(e.message) && /\.mocharc\.json/.test(e.message));
+  writeFileSync(path.join(dir, '.mocharc.json'), '{"require":"ts-node/register"}');
+  assert.deepEqual(cmd('test/a.spec.ts'), ['npx', '--no', '--', 'mocha', 'test/a.spec.ts', '--grep', '^S T$'], 'mocha reads its own configuration');
 });
 
 test('vitest, jest and mocha through npx --no -- (never downloads), the file relative to the nearest package.json; a missing runner is an error', (t) => {

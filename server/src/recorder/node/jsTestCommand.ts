@@ -7,7 +7,8 @@
  * else node:test:
  *  - vitest: `npx --no -- vitest run <file> -t <pattern>`
  *  - jest:   `npx --no -- jest --runTestsByPath <file> -t <pattern>`
- *  - mocha:  `npx --no -- mocha <file> --grep <pattern>`
+ *  - mocha:  `npx --no -- mocha [the test script's -r/-n loaders] <file> --grep <pattern>`; a
+ *    TypeScript spec needs a loader there or in mocha's own configuration
  *  - node:test: `node [preloads] --test --test-name-pattern=<pattern> <file>`; the preloads are
  *    those of a plain `node … --test` in scripts.test (`--import X`, `--require X`), else for a
  *    TypeScript file the project's loader (typeScriptLoader): `--import tsx`, or ts-node as
@@ -38,6 +39,8 @@ export interface JsTestTarget {
 
 interface PackageJson {
   type?: unknown;
+  /** mocha's configuration in package.json */
+  mocha?: unknown;
   scripts?: Record<string, unknown>;
   dependencies?: Record<string, unknown>;
   devDependencies?: Record<string, unknown>;
@@ -192,6 +195,53 @@ function tsNodeEsm(cwd: string, packages: readonly PackageJson[], abs: string): 
   return !!tsNode && typeof tsNode === 'object' && tsNode.esm === true;
 }
 
+/** mocha's configuration files (https://mochajs.org/#configuring-mocha-nodejs): the runner reads them itself. */
+const MOCHA_CONFIG = ['.mocharc.js', '.mocharc.cjs', '.mocharc.mjs', '.mocharc.json', '.mocharc.jsonc', '.mocharc.yaml', '.mocharc.yml'];
+
+/**
+ * The loader options of a plain `mocha …` test script (`--require X`, `-r X`, `--require=X`,
+ * `--node-option X`, `-n X`): the lens' mocha command gets the same, so `mocha -r ts-node/register`
+ * in package.json still compiles the TypeScript spec. None when the script is not one plain mocha command.
+ */
+export function mochaScriptLoaders(script: string): string[] {
+  if (/[|&;<>'"`$\\()]/.test(script)) return [];
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== 'mocha') return [];
+  const out: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i];
+    if (/^(--require|--node-option)=.+$/.test(w)) out.push(w);
+    else if (['--require', '-r', '--node-option', '-n'].includes(w) && words[i + 1]) out.push(w, words[++i]);
+  }
+  return out;
+}
+
+/**
+ * The options the lens' mocha command carries over from the test script (mochaScriptLoaders); a loader
+ * they name from node_modules must be installed. A TypeScript spec with no loader there and no mocha
+ * configuration (.mocharc.*, package.json's "mocha") cannot run: an error saying so, where and what to add.
+ */
+function mochaLoaders(cwd: string, packages: readonly PackageJson[], abs: string, rel: string): string[] {
+  const script = packages.map((p) => p.scripts?.test).find((x): x is string => typeof x === 'string' && runnerOfScript(x) === 'mocha');
+  const options = script ? mochaScriptLoaders(script) : [];
+  for (let i = 0; i < options.length; i++) {
+    const w = options[i];
+    const value = w.includes('=') ? w.slice(w.indexOf('=') + 1) : options[++i];
+    const spec = /^(--node-option|-n)\b/.test(w) ? /^(?:import|require|loader|experimental-loader)=(.+)$/.exec(value)?.[1] : value;
+    const pkg = spec ? barePackage(spec) : undefined;
+    if (pkg && !installedFrom(cwd, pkg)) {
+      throw new TestCommandError(`cannot run the mocha test ${rel}: the test script of package.json loads ${spec}, but ${pkg} is not installed in ${cwd} (no node_modules/${pkg}; run npm install)`);
+    }
+  }
+  if (TS_SOURCE.test(abs) && !options.length && !MOCHA_CONFIG.some((f) => existsSync(path.join(cwd, f))) && !packages[0]?.mocha) {
+    throw new TestCommandError(
+      `cannot run the TypeScript test ${rel} with mocha: no TypeScript loader is configured for mocha in ${cwd} ` +
+        '(add one to .mocharc.json, e.g. "require": "ts-node/register" or "node-option": ["import=tsx"], or to the test script: mocha -r ts-node/register)',
+    );
+  }
+  return options;
+}
+
 /** `file` relative to `cwd`, with forward slashes, never starting with `-`. */
 function relativeArg(cwd: string, file: string): string {
   const rel = path.relative(cwd, file).split(path.sep).join('/');
@@ -222,7 +272,7 @@ export function inferJsTestCommand(root: string, target: JsTestTarget): TestPlan
     // `--`: npx (npm 11) would otherwise take the runner's options (-t, --grep) as its own
     if (runner === 'vitest') return plan(['npx', '--no', '--', 'vitest', 'run', file, ...(pattern ? ['-t', pattern] : [])]);
     if (runner === 'jest') return plan(['npx', '--no', '--', 'jest', '--runTestsByPath', file, ...(pattern ? ['-t', pattern] : [])]);
-    return plan(['npx', '--no', '--', 'mocha', file, ...(pattern ? ['--grep', pattern] : [])]);
+    return plan(['npx', '--no', '--', 'mocha', ...mochaLoaders(cwd, packages, target.file, file), file, ...(pattern ? ['--grep', pattern] : [])]);
   }
   const script = packages.map((p) => p.scripts?.test).find((s): s is string => typeof s === 'string' && runnerOfScript(s) === 'node-test');
   let preloads = script ? scriptPreloads(script) : [];
