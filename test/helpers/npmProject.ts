@@ -41,7 +41,7 @@ export function npmProject(name: string, pkg: object, files: Record<string, stri
     assert.equal(r.status, 0, `npm install in ${dir}: ${r.stdout}${r.stderr}`);
     writeFileSync(stamp, manifests);
   }
-  rmSync(path.join(dir, 'out'), { recursive: true, force: true });
+  for (const out of ['out', 'out-2', 'out-3']) rmSync(path.join(dir, out), { recursive: true, force: true });
   return dir;
 }
 
@@ -78,14 +78,27 @@ export function accountsEsm(): string {
 /**
  * Records `command` in `dir` (`runs` runs, noise 0.5, 2 jobs), checks that failing and passing runs
  * were recorded and that the first pattern is balancemap's check (line 24) and write (line 27) of
- * `file`; returns the summary and the analysis.
+ * `file`; returns the first recording's summary and the analysis. A recording whose runs all failed or
+ * all passed (the failure rate depends on the machine's timing: 2 of 12 seen) is followed by another
+ * with the next seed, up to three, analyzed together, so the test needs evidence, not luck.
  */
 export async function recordsTheRace(dir: string, command: string[], file: string, runs: number, cwd = dir) {
-  const s: RecordSummary = await recordRuns(parseRecordArgs(['--runs', String(runs), '--jobs', '2', '--noise', '0.5', '--seed', '1', '--out', path.join(dir, 'out'), '--', ...command], cwd));
-  assert.equal(s.notReached, undefined, `the program was reached: ${JSON.stringify(s.notReached)}`);
-  assert.equal(s.total, runs);
-  assert.ok(s.failed > 0 && s.passed > 0, `failing and passing runs: ${s.failed} failed, ${s.passed} passed`);
-  const r = await analyzeTraceFiles(s.traces);
+  const traces: string[] = [];
+  let failed = 0;
+  let passed = 0;
+  let firstRecording: RecordSummary | undefined;
+  for (let round = 1; round <= 3 && (failed === 0 || passed === 0); round++) {
+    const s: RecordSummary = await recordRuns(parseRecordArgs(['--runs', String(runs), '--jobs', '2', '--noise', '0.5', '--seed', String(round), '--out', path.join(dir, round === 1 ? 'out' : `out-${round}`), '--', ...command], cwd));
+    assert.equal(s.notReached, undefined, `the program was reached: ${JSON.stringify(s.notReached)}`);
+    assert.equal(s.total, runs);
+    firstRecording ??= s;
+    traces.push(...s.traces);
+    failed += s.failed;
+    passed += s.passed;
+  }
+  assert.ok(failed > 0 && passed > 0, `failing and passing runs: ${failed} failed, ${passed} passed`);
+  const s = firstRecording!;
+  const r = await analyzeTraceFiles(traces);
   const first = r.patterns[0];
   assert.ok(first, 'a pattern');
   const spots = first.accesses.map((a) => `${a.type} ${a.file}:${a.line}`);
