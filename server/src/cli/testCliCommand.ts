@@ -334,7 +334,8 @@ export async function runTestCommand(argv: string[]): Promise<number> {
           // surefire's argLine, system properties, environment and working directory, from Maven's effective POM
           try {
             const { run, settings } = applySurefireSettings({ command: options.command, cwd: options.cwd, env: options.env }, step.surefire);
-            plan = { ...plan, command: run.command, cwd: run.cwd };
+            // the effective POM's notes (settings not applied, an @{…} without a value) replace the plan's, read from the poms alone
+            plan = { ...plan, command: run.command, cwd: run.cwd, notes: undefined };
             options = { ...options, command: run.command, cwd: run.cwd, ...(run.env ? { env: run.env } : {}) };
             if (settings.applied.length) {
               const shown = commandLine(run.command);
