@@ -18,6 +18,9 @@ const common = {
   minify: production,
   logLevel: 'warning',
   absWorkingDir: root,
+  // ES modules first: jsonc-parser's UMD build (its "main") loads './impl/format' at run time, which a
+  // bundle does not hold — the server and the CLI read tsconfig.json with it (recorder/node/jsTestCommand.ts)
+  mainFields: ['module', 'main'],
 };
 
 const entries = [
@@ -38,8 +41,7 @@ for (const e of entries) {
   await build({ ...common, entryPoints: [e.in], outfile: e.out, ...(e.format ? { format: e.format } : {}) });
 }
 if (existsSync(path.join(root, 'client/src/extension.ts'))) {
-  // ES modules first: jsonc-parser's UMD build loads './impl/format' at run time, which a bundle does not hold
-  await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], mainFields: ['module', 'main'] });
+  await build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] });
 }
 
 // Webviews (Tracer, UNICORN, GRIFFIN, bug graph) → dist/webview/
