@@ -54,6 +54,10 @@ final class MethodInstrumenter extends AdviceAdapter {
   private int firstLine;
   private int currentLine;
   private final Set<Label> handlers = new HashSet<>();
+  private final boolean isConstructor;
+  /** constructors: the start label of each handler's try range, and the labels visited before super() */
+  private final Map<Label, Label> handlerStarts = new HashMap<>();
+  private final Set<Label> preSuperLabels = new HashSet<>();
   private boolean handlerPending;
 
   /** Best-effort names of the array references on the operand stack (field that holds them). */
@@ -72,6 +76,7 @@ final class MethodInstrumenter extends AdviceAdapter {
     this.isSynchronized = (access & Opcodes.ACC_SYNCHRONIZED) != 0;
     this.canLoadClassConstant = canLoadClassConstant;
     this.uniqueTag = "enter " + name + descriptor;
+    this.isConstructor = "<init>".equals(name);
   }
 
   private int loc() {
@@ -168,15 +173,40 @@ final class MethodInstrumenter extends AdviceAdapter {
     super.visitLineNumber(line, start);
   }
 
+  /**
+   * In a constructor, AdviceAdapter treats every exception handler as code that may run before
+   * super(): at the handler it simulates the operand stack again. The hooks' temporaries are stored
+   * and loaded through GeneratorAdapter's storeLocal/loadLocal, which that simulation does not see,
+   * so an instrumented access in a catch block after super() underflowed its simulated stack
+   * (IndexOutOfBoundsException in AdviceAdapter.peekValue; JCS's IndexedDiskCache). So a
+   * constructor's handlers are passed on without AdviceAdapter's registration (GeneratorAdapter and
+   * LocalVariablesSorter do nothing with them): a handler after super() is ordinary code. A handler
+   * whose try range starts before super() (no javac or kotlinc output has one: the language forbids
+   * a try around super()) may run with {@code this} uninitialized: from it on nothing more is
+   * recorded in that constructor.
+   */
   @Override
   public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
     handlers.add(handler);
-    super.visitTryCatchBlock(start, end, handler, type);
+    if (isConstructor) {
+      handlerStarts.put(handler, start);
+      mv.visitTryCatchBlock(start, end, handler, type);
+    } else {
+      super.visitTryCatchBlock(start, end, handler, type);
+    }
   }
 
   @Override
   public void visitLabel(Label label) {
     super.visitLabel(label);
+    if (isConstructor) {
+      if (!started) preSuperLabels.add(label);
+      Label start = handlerStarts.get(label);
+      if (start != null && started && !noiseOnly && !preSuperLabels.contains(label) && preSuperLabels.contains(start)) {
+        started = false; // a handler that may run before super(): stop recording (see visitTryCatchBlock)
+        handlerStarts.clear();
+      }
+    }
     if (started && !noiseOnly && handlers.contains(label)) handlerPending = true;
   }
 
