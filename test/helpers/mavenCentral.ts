@@ -11,9 +11,14 @@ import path from 'node:path';
 
 export const CENTRAL = 'https://repo.maven.apache.org/maven2';
 
-/** The tests' shared local repository. */
-export function testMavenRepo(): string {
-  const dir = process.env.BRAID_TEST_M2 || path.join(os.tmpdir(), 'braid-test-m2');
+/**
+ * The tests' local repository: one per `name`, because Maven 3.8's resolver does not lock a local
+ * repository between processes and the test files run two at a time (a fresh CI machine downloads
+ * the same plugins into both at once).
+ */
+export function testMavenRepo(name = ''): string {
+  const base = process.env.BRAID_TEST_M2 || path.join(os.tmpdir(), 'braid-test-m2');
+  const dir = name ? `${base}-${name}` : base;
   mkdirSync(dir, { recursive: true });
   return dir;
 }
@@ -29,12 +34,12 @@ export function centralMissing(): string | false {
 }
 
 /**
- * Points the Maven project in `ws` at the shared local repository and, through a settings file
+ * Points the Maven project in `ws` at the tests' local repository (`repoName`: testMavenRepo) and, through a settings file
  * written to `settingsDir`, at a mirror of Central (`.mvn/maven.config`: `-s <settings>`,
  * `-Dmaven.repo.local=<repo>`).
  */
-export function useCentral(ws: string, settingsDir: string): { repo: string; settings: string } {
-  const repo = testMavenRepo();
+export function useCentral(ws: string, settingsDir: string, repoName = ''): { repo: string; settings: string } {
+  const repo = testMavenRepo(repoName);
   const settings = path.join(settingsDir, 'settings.xml');
   writeFileSync(settings, `<settings>\n  <mirrors>\n    <mirror><id>central-mirror</id><mirrorOf>*</mirrorOf><url>${CENTRAL}</url></mirror>\n  </mirrors>\n</settings>\n`);
   mkdirSync(path.join(ws, '.mvn'), { recursive: true });

@@ -4,7 +4,7 @@
  * and `@{argLine}`, surefire's late replacement) and the module's systemPropertyVariables,
  * environmentVariables and workingDirectory — without any of them every run fails on a
  * precondition. The build step's one Maven start also writes the effective POM
- * (maven-help-plugin from Central on first use, into the tests' shared local repository,
+ * (maven-help-plugin from Central on first use, into a local repository of this test's own,
  * test/helpers/mavenCentral.ts); the runs are repetitions in one JVM. Without mvn or a reachable
  * Central the test skips; under CI=true that fails.
  */
@@ -41,7 +41,7 @@ test(
     made.push(top);
     const ws = path.join(top, 'configured');
     cpSync(path.join(root, 'test/fixtures/maven/configured'), ws, { recursive: true });
-    useCentral(ws, top);
+    useCentral(ws, top, 'surefire'); // its own local repository: braidTestMavenCentral may download at the same time
     const r = await runBraid(['test', 'tally.TallyTest#concurrentAddsAreAllKept', '--project', ws, '--runs', '20', '--seed', '7', '--format', 'json']);
     assert.ok(r.code === 0 || r.code === 1, r.err);
     assert.ok(r.out.trim(), `no report: ${r.err}`);
