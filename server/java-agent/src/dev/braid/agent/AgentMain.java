@@ -26,6 +26,14 @@ public final class AgentMain {
     String execution = options.execution != null ? options.execution : "run-" + Rt.pid();
     if (options.gzip && options.out != null && !options.out.endsWith(".gz")) options.out = options.out + ".gz";
     planName = loadPlan(options);
+    if (options.pct() && options.plan != null) {
+      System.err.println("[braid-agent] noiseMode=pct ignored: the noise plan " + options.plan + " decides where noise goes");
+      options.noiseMode = "uniform";
+    }
+    if (options.pct()) {
+      dev.braid.agent.runtime.PctScheduler.configure(options.pctDepth, options.pctSteps, options.pctMaxWaitSteps,
+          options.pctStallMs, Rt.parseSeed(options.seed));
+    }
     Rt.setMaxWaitMillis(options.maxWaitMillis);
     Rt.setValues(options.values);
     Rt.setFilter(options.filter);
@@ -34,13 +42,17 @@ public final class AgentMain {
     // repetitions in one JVM: one file per segment, begun by the driver (docs/recorder.md); a forcing
     // plan forces each segment afresh and reports at its end (Forcing.beginSegment)
     if (options.repeat && options.record && out != null) {
-      Rt.prepareSegments(header(options, program, Rt.SEED_MARK, Rt.STARTED_MARK));
+      Rt.prepareSegments(header(options, program, Rt.SEED_MARK, Rt.STARTED_MARK, Rt.PCT_MARK));
     }
     // the recording hooks' own uniform noise is the noise at accesses (noiseAt accesses or all)
     Rt.start(out != null ? out : "", header(options, program), execution, options.noiseAtAccesses() ? options.noise : 0,
         dev.braid.agent.runtime.Rt.parseSeed(options.seed), options.noiseSleepMaxMicros, options.record);
     if (out == null) Rt.noTraceFile();
-    if (options.plan == null) {
+    if (options.pct()) {
+      // schedule-based noise: the access hooks step the scheduler (Rt.noise); the synchronization
+      // points (and, with record=false, the access points) are scheduling points too
+      dev.braid.agent.runtime.NoisePoints.setPct(!options.record);
+    } else if (options.plan == null) {
       // record=false: uniform noise at the points of the kinds chosen; recording: only the
       // synchronization points (the access hooks make their noise themselves)
       long sleepMax = Math.max(1, options.noiseSleepMaxMicros) * 1000L;
@@ -55,7 +67,7 @@ public final class AgentMain {
     dev.braid.agent.runtime.Registry.setTestCodeEntries(options.testCode);
     if (options.output && options.record) dev.braid.agent.runtime.OutputTap.install();
     boolean pointIds = options.plan != null || options.points != null
-        || (options.noise > 0 && (!options.record || options.noiseAtSync()));
+        || (options.noise > 0 && (!options.record || options.noiseAtSync())) || options.pct();
     BraidTransformer transformer = new BraidTransformer(filter, options.verbose, options.record, pointIds);
     inst.addTransformer(transformer, true);
     if (filter.hasJdkIncludes()) retransformJdkClasses(inst, filter);
@@ -116,11 +128,12 @@ public final class AgentMain {
 
 
   private static String header(AgentOptions o, String program) {
-    return header(o, program, Json.quote(o.seed), Json.quote(Instant.now().toString()));
+    return header(o, program, Json.quote(o.seed), Json.quote(Instant.now().toString()),
+        o.pct() ? dev.braid.agent.runtime.PctScheduler.headerJson() : null);
   }
 
   /** The header line; {@code seed} and {@code startedAt} as JSON text (or Rt's placeholders for segments). */
-  private static String header(AgentOptions o, String program, String seed, String startedAt) {
+  private static String header(AgentOptions o, String program, String seed, String startedAt, String pct) {
     StringBuilder b = new StringBuilder(256);
     b.append("{\"braid\":\"trace\",\"version\":1,\"execution\":\u0000EXECUTION\u0000");
     if (program != null) b.append(",\"program\":").append(Json.quote(program));
@@ -129,6 +142,7 @@ public final class AgentMain {
     b.append("\"noise\":").append(o.noise);
     if (!o.noiseAt.equals("accesses")) b.append(",\"noiseAt\":").append(Json.quote(o.noiseAt));
     if (o.noiseInMonitors) b.append(",\"noiseInMonitors\":true");
+    if (o.pct()) b.append(",\"noiseMode\":\"pct\",\"pct\":").append(pct);
     b.append(",\"seed\":").append(seed);
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));

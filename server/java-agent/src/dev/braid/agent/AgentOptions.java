@@ -59,6 +59,21 @@ public final class AgentOptions {
    * thread last touched it (UNICORN's access window ignores such a read); {@code off} records every read.
    */
   public boolean filter = true;
+  /**
+   * How noise is made (docs/noise.md): {@code uniform} (the default: option noise's coins at the
+   * points of noiseAt) or {@code pct} (schedule-based, PctScheduler: random thread priorities with
+   * pctDepth - 1 change points among the first pctSteps scheduling points; option noise is then unused).
+   */
+  public String noiseMode = "uniform";
+  public int pctDepth = 3;
+  public long pctSteps = 2000;
+  public long pctMaxWaitSteps = 1000;
+  public long pctStallMs = 100;
+
+  /** Schedule-based noise (noiseMode=pct). */
+  public boolean pct() {
+    return noiseMode.equals("pct");
+  }
 
   public static AgentOptions parse(String args) {
     AgentOptions o = new AgentOptions();
@@ -110,6 +125,14 @@ public final class AgentOptions {
           break;
         case "repeat": o.repeat = !"false".equals(value); break;
         case "noiseInMonitors": o.noiseInMonitors = !"false".equals(value); break;
+        case "noiseMode":
+          if (value.equals("uniform") || value.equals("pct")) o.noiseMode = value;
+          else System.err.println("[braid-agent] option noiseMode=" + value + " must be uniform or pct; using uniform");
+          break;
+        case "pctDepth": o.pctDepth = (int) wholeNumber(key, value, 1, 100, o.pctDepth); break;
+        case "pctSteps": o.pctSteps = wholeNumber(key, value, 1, 1L << 40, o.pctSteps); break;
+        case "pctMaxWaitSteps": o.pctMaxWaitSteps = wholeNumber(key, value, 1, 1L << 40, o.pctMaxWaitSteps); break;
+        case "pctStallMs": o.pctStallMs = wholeNumber(key, value, 1, 60_000, o.pctStallMs); break;
         case "maxWaitMs": o.maxWaitMillis = Math.max(0, (long) parseDouble(key, value)); break;
         default: System.err.println("[braid-agent] unknown agent option '" + key + "' ignored");
       }
@@ -137,6 +160,18 @@ public final class AgentOptions {
       if (t.endsWith(".*")) t = t.substring(0, t.length() - 2);
       if (!t.isEmpty()) list.add(t);
     }
+  }
+
+  private static long wholeNumber(String key, String value, long min, long max, long otherwise) {
+    try {
+      long v = Long.parseLong(value.trim());
+      if (v >= min && v <= max) return v;
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    System.err.println("[braid-agent] option " + key + "=" + value + " must be a whole number from " + min + " to " + max
+        + "; using " + otherwise);
+    return otherwise;
   }
 
   private static double parseDouble(String key, String value) {

@@ -24,6 +24,8 @@ public final class NoisePoints {
   public static final int BUSY = 2;
   /** the uniform noise of {@code braid record --noise}: yield or park up to noiseSleepMaxUs, half each */
   public static final int MIXED = 3;
+  /** a scheduling point of the schedule-based noise (PctScheduler, agent option noiseMode=pct) */
+  public static final int PCT = 4;
 
   private static double[] probability = new double[0];
   private static int[] kind = new int[0];
@@ -99,6 +101,22 @@ public final class NoisePoints {
     }
   }
 
+  /**
+   * No plan, noiseMode=pct: every synchronization point is a scheduling point (one shared entry), and
+   * with {@code accessesToo} (record=false: the access hooks are off) every access point as well.
+   */
+  public static synchronized void setPct(boolean accessesToo) {
+    if (planned != null) return;
+    probability = new double[] {1};
+    threads = new String[1][];
+    kind = new int[] {PCT};
+    minNanos = new long[1];
+    maxNanos = new long[1];
+    freeOnly = new boolean[1];
+    uniform = accessesToo ? 0 : -1;
+    uniformSync = 0;
+  }
+
   public static synchronized boolean hasPlan() {
     return planned != null;
   }
@@ -152,6 +170,10 @@ public final class NoisePoints {
 
   /** Run time: tosses the point's coin with the thread's seeded generator and makes the noise. */
   static void inject(ThreadState s, int p) {
+    if (kind[p] == PCT) {
+      PctScheduler.step(s);
+      return;
+    }
     if (freeOnly[p] && s.locksHeld > 0) return;
     String[] only = threads[p];
     if (only != null && !named(only, Thread.currentThread().getName())) return;

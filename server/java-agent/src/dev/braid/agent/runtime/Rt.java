@@ -93,6 +93,8 @@ public final class Rt {
   private static volatile String segmentHeader;
   public static final String SEED_MARK = "\u0000SEED\u0000";
   public static final String STARTED_MARK = "\u0000STARTED\u0000";
+  /** the schedule-based noise's parameters of the segment's seed (PctScheduler.headerJson) */
+  public static final String PCT_MARK = "\u0000PCT\u0000";
 
   /**
    * Segment mode (agent option repeat): called before {@link #start}; nothing is written until a
@@ -122,11 +124,12 @@ public final class Rt {
       long newSeed = parseSeed(seedText);
       seed = newSeed;
       s.reseed(newSeed);
+      if (PctScheduler.on) PctScheduler.begin(newSeed);
       epoch++;
       executionId = execution;
       // a forcing plan forces each repetition afresh, with its own report (endSegment)
       Forcing.beginSegment();
-      String header = segmentHeader.replace(SEED_MARK, Json.quote(seedText))
+      String header = segmentHeader.replace(SEED_MARK, Json.quote(seedText)).replace(PCT_MARK, PctScheduler.headerJson())
           .replace(STARTED_MARK, Json.quote(java.time.Instant.now().toString()));
       writer.switchTo(events.counter.get(), outPath, header, writerThread);
       return true;
@@ -150,6 +153,7 @@ public final class Rt {
       String forcing = !noFile && Registry.applicationCode ? Forcing.reportLine() : null;
       Forcing.stop();
       if (forcing != null) writer.addExtraLine(forcing);
+      if (PctScheduler.on) writer.addExtraLine(PctScheduler.reportLine());
       writer.switchTo(events.counter.get(), null, null, writerThread);
       return true;
     } finally {
@@ -230,6 +234,7 @@ public final class Rt {
     String forcing = enabled && !noFile && Registry.applicationCode ? Forcing.reportLine() : null;
     Forcing.stop();
     if (forcing != null) writer.addExtraLine(forcing);
+    if (PctScheduler.on && !noFile && segmentHeader == null) writer.addExtraLine(PctScheduler.reportLine());
     writer.stopAndWait(writerThread);
     enabled = false;
     closed = true;
@@ -354,6 +359,10 @@ public final class Rt {
   // ---- noise ----
 
   private static void noise(ThreadState s) {
+    if (PctScheduler.on) {
+      PctScheduler.step(s);
+      return;
+    }
     if (noise <= 0 || s.nextDouble() >= noise) return;
     if ((s.nextLong() & 1) == 0) {
       Thread.yield();
@@ -763,6 +772,7 @@ public final class Rt {
     s.busy++;
     try {
       noise(s);
+      if (PctScheduler.on) PctScheduler.started((Thread) thread);
       int t = idOf(s);
       int child = threadId((Thread) thread);
       publish(s, t, Events.KIND_START, child, loc, -1, 0, 0);

@@ -36,6 +36,9 @@ final class ThreadState {
   int[] appFrames = new int[64];
 
   private long rnd;
+  /** PctScheduler: this thread's slot (-1: not scheduled) in scheduler epoch pctEpoch (0: none yet). */
+  int pctSlot = -1;
+  int pctEpoch;
 
   /** Direct-mapped per-thread cache of stack interning. */
   private final long[] cacheKey = new long[1024];
