@@ -56,8 +56,9 @@ export function recordParams(command: string[]): RecordParams {
     noise: cfg.get<number>('noise', 0.1),
     // where the noise goes (braid.record.noiseAt); sent only when not the default
     ...(cfg.get<string>('noiseAt', 'accesses') !== 'accesses' ? { noiseAt: cfg.get<'sync' | 'all'>('noiseAt') } : {}),
-    // one noise for every run only when asked (braid.record.noiseMode); absent = adaptive
+    // one noise for every run, or PCT scheduling, only when asked (braid.record.noiseMode); absent = adaptive
     ...(cfg.get<string>('noiseMode', 'adaptive') === 'uniform' ? { noiseMode: 'uniform' as const } : {}),
+    ...(cfg.get<string>('noiseMode', 'adaptive') === 'pct' ? { noiseMode: 'pct' as const } : {}),
     include: cfg.get<string[]>('include', []),
     timeoutSeconds: cfg.get<number>('timeoutSeconds', 60),
     jobs: cfg.get<number>('jobs', 1),

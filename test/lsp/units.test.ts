@@ -49,4 +49,7 @@ test('recordArgv builds `braid record` arguments', () => {
   // where the noise goes: only when not the default
   assert.deepEqual(recordArgv({ command: ['java', 'A'], runs: 5, noiseAt: 'sync' }, undefined), ['--runs', '5', '--noise-at', 'sync', '--', 'java', 'A']);
   assert.deepEqual(recordArgv({ command: ['java', 'A'], runs: 5, noiseAt: 'accesses' }, undefined), ['--runs', '5', '--', 'java', 'A']);
+  // noiseMode pct goes to braid record; adaptive and uniform are the run loop's (adaptiveExposure.ts)
+  assert.deepEqual(recordArgv({ command: ['java', 'A'], runs: 5, noiseMode: 'pct' }, undefined), ['--runs', '5', '--noise-mode', 'pct', '--', 'java', 'A']);
+  assert.deepEqual(recordArgv({ command: ['java', 'A'], runs: 5, noiseMode: 'uniform' }, undefined), ['--runs', '5', '--', 'java', 'A']);
 });

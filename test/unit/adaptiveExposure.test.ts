@@ -11,7 +11,7 @@ import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from
 import { parseRecordingManifest } from '../../server/src/recorder/runs/recordingManifest';
 import type { RecordProgress } from '../../server/src/recorder/runs/recordRuns';
 import { testRunReport } from '../../server/src/lsp/testRunReport';
-import { parseTestArgs } from '../../server/src/cli/testCliCommand';
+import { parseTestArgs, recordOptionsFor } from '../../server/src/cli/testCliCommand';
 
 const finished = (index: number, outcome: 'pass' | 'fail') => ({ run: { index, outcome } }) as unknown as RecordProgress;
 
@@ -78,13 +78,32 @@ test('a manifest with a bad exposure list is refused, naming the field', () => {
   assert.match(String(parseRecordingManifest({ ...base, exposure: {} })), /^exposure: must be an array/);
 });
 
+test('a manifest\'s pct (--noise-mode pct) is read back, a bad one refused naming the field', () => {
+  const base = { format: 'braid-recording', version: 1, command: ['java', 'x.Main'], cwd: '/tmp', noise: 0 };
+  const m = parseRecordingManifest({ ...base, pct: { depth: 2 } });
+  assert.ok(typeof m !== 'string', String(m));
+  assert.deepEqual(m.pct, { depth: 2 });
+  assert.equal(parseRecordingManifest({ ...base, pct: { depth: 0 } }), 'pct: must be {"depth": D} with D a whole number from 1 to 100');
+  assert.equal(parseRecordingManifest({ ...base, pct: 'yes' }), 'pct: must be {"depth": D} with D a whole number from 1 to 100');
+});
+
 test('the Testing view\'s report of a test that never failed names the noise levels tried', () => {
   const r = testRunReport({ runs: 60, failed: 0, passed: 60, outDir: '/ws/.braid/traces/T-1', cancelled: false, stopped: 'max-runs', leadPValue: null, tried: 'noise 0.1 at accesses (runs 0–19), noise 0.1 at sync points (runs 20–59)' }, undefined, 'T.m');
   assert.match(r.output.join('\n'), /It never failed with noise 0\.1 at accesses \(runs 0–19\), noise 0\.1 at sync points \(runs 20–59\): Braid: Find Trigger Points/);
 });
 
-test('braid test --noise-mode: uniform or adaptive, anything else refused by name', () => {
+test('braid test --noise-mode: adaptive, uniform or pct, anything else refused by name', () => {
   assert.equal(parseTestArgs(['bank.AccountTest#m', '--noise-mode', 'uniform']).noiseMode, 'uniform');
+  assert.equal(parseTestArgs(['bank.AccountTest#m', '--noise-mode', 'pct']).noiseMode, 'pct');
   assert.equal(parseTestArgs(['bank.AccountTest#m']).noiseMode, undefined);
-  assert.throws(() => parseTestArgs(['bank.AccountTest#m', '--noise-mode', 'pct']), /--noise-mode needs uniform or adaptive, got "pct"/);
+  assert.throws(() => parseTestArgs(['bank.AccountTest#m', '--noise-mode', 'pcts']), /--noise-mode needs adaptive, uniform or pct, got "pcts"/);
+});
+
+test('braid test --noise-mode pct: the recording schedules by PCT (no noise) and adaptive exposure stays off', () => {
+  const args = parseTestArgs(['bank.AccountTest#m', '--noise-mode', 'pct']);
+  const plan = { tool: 'junit', name: 'T', command: ['java', '-cp', 'out', 'org.junit.platform.console.ConsoleLauncher'], cwd: '/ws', include: ['bank'], prepare: [] } as unknown as Parameters<typeof recordOptionsFor>[1];
+  const o = recordOptionsFor(args, plan, false);
+  assert.deepEqual([o.noise, o.pct], [0, { depth: 3 }]);
+  assert.equal(adaptiveExposureFor({ ...o, outDir: '/tmp/x' }, 'pct'), undefined);
+  assert.equal(adaptiveExposureFor({ ...o, outDir: '/tmp/x' }, 'adaptive'), undefined);
 });

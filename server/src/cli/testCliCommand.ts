@@ -50,7 +50,8 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       --noise-mode MODE          adaptive (default): with --runs auto, while a level of noise gives fewer than
                                  1 failing run in 20, widen it (sync points, then both at twice the noise, then
                                  0.3), said in the progress line and kept in each trace's header; uniform: one
-                                 noise for every run
+                                 noise for every run; pct (Java only): the agent's PCT scheduler (a random priority
+                                 per thread, 2 priority change points per run; docs/noise.md "PCT") instead of noise
       --include PKG...           packages/classes to record (default: the test class's package)
       --timeout S                time limit per run (default 60; Maven and Gradle 300)
       --jobs J                   runs in parallel (default 1; always 1 when each run starts Maven or Gradle)
@@ -145,7 +146,7 @@ export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
         break;
       case '--noise-mode': {
         const v = next();
-        if (v !== 'uniform' && v !== 'adaptive') throw new UsageError(`--noise-mode needs uniform or adaptive, got "${v}"`);
+        if (v !== 'uniform' && v !== 'adaptive' && v !== 'pct') throw new UsageError(`--noise-mode needs adaptive, uniform or pct, got "${v}"`);
         a.noiseMode = v;
         break;
       }
@@ -377,6 +378,7 @@ export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: bool
   const argv = ['--runs', String(args.runs ?? noSeparationMaxRuns({ maxRuns: args.maxRuns }))];
   if (args.noise !== undefined) argv.push('--noise', args.noise);
   if (args.noiseAt !== undefined) argv.push('--noise-at', args.noiseAt);
+  if (args.noiseMode === 'pct') argv.push('--noise-mode', 'pct');
   // none (a JS/TS test: the Node.js recorder records the project's own files, as the editor's test lens does): no --include
   const include = args.include.length ? args.include : plan.include;
   if (include.length) argv.push('--include', ...include);
@@ -409,7 +411,7 @@ async function recordAndReport(
   // --noise-mode adaptive (default): the noise widens while runs do not fail (adaptiveExposure.ts)
   const exposure = auto ? adaptiveExposureFor(options, args.noiseMode) : undefined;
   say(
-    `${auto ? `recording until the evidence is in for every bug (at most ${rule.maxRuns} runs — ${noSeparationMaxRuns(rule)} while no pattern separates — and ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), noise ${options.noise}${options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}${exposure ? ' (adaptive: widened while runs do not fail)' : ''}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
+    `${auto ? `recording until the evidence is in for every bug (at most ${rule.maxRuns} runs — ${noSeparationMaxRuns(rule)} while no pattern separates — and ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), ${options.pct ? `pct scheduling (depth ${options.pct.depth})` : `noise ${options.noise}`}${!options.pct && options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}${exposure ? ' (adaptive: widened while runs do not fail)' : ''}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
   );
   // the analysis grows with the runs (Analyzer.addTrace): each round adds only its new traces
   let failedSoFar = 0;

@@ -202,8 +202,12 @@ export interface RecordParams {
   noise?: number;
   /** where the noise goes (`braid record --noise-at`; default accesses) */
   noiseAt?: 'accesses' | 'sync' | 'all';
-  /** runs "auto": `adaptive` (default) widens the noise while runs do not fail (recorder/runs/adaptiveExposure.ts); `uniform` keeps it */
-  noiseMode?: 'uniform' | 'adaptive';
+  /**
+   * `adaptive` (default) widens the noise while runs of a recording "auto" do not fail
+   * (recorder/runs/adaptiveExposure.ts); `uniform` keeps it; `pct` schedules the threads by the Java
+   * agent's PCT scheduler instead of noise (recorder/runs/pctNoise.ts)
+   */
+  noiseMode?: 'uniform' | 'adaptive' | 'pct';
   include?: string[];
   timeoutSeconds?: number;
   jobs?: number;

@@ -40,6 +40,7 @@ export function recordArgv(p: RecordParams, outDir: string | undefined): string[
   const argv: string[] = ['--runs', String(p.runs === 'auto' ? (p.maxRuns ?? DEFAULT_EVIDENCE_STOP.maxRuns) : p.runs)];
   if (p.noise !== undefined) argv.push('--noise', String(p.noise));
   if (p.noiseAt !== undefined && p.noiseAt !== 'accesses') argv.push('--noise-at', p.noiseAt);
+  if (p.noiseMode === 'pct') argv.push('--noise-mode', 'pct');
   if (p.include?.length) argv.push('--include', ...p.include);
   if (p.timeoutSeconds !== undefined) argv.push('--timeout', String(p.timeoutSeconds));
   if (p.jobs !== undefined) argv.push('--jobs', String(p.jobs));
@@ -62,7 +63,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   if (p.runs !== 'auto' && (!Number.isInteger(p.runs) || p.runs < 1)) throw new ResponseError(-32602, 'braid/record needs "runs" ≥ 1 or "auto"');
   const auto = p.runs === 'auto';
   if (p.noiseAt !== undefined && p.noiseAt !== 'accesses' && p.noiseAt !== 'sync' && p.noiseAt !== 'all') throw new ResponseError(-32602, 'braid/record: "noiseAt" must be "accesses", "sync" or "all"');
-  if (p.noiseMode !== undefined && p.noiseMode !== 'uniform' && p.noiseMode !== 'adaptive') throw new ResponseError(-32602, 'braid/record: "noiseMode" must be "uniform" or "adaptive"');
+  if (p.noiseMode !== undefined && p.noiseMode !== 'uniform' && p.noiseMode !== 'adaptive' && p.noiseMode !== 'pct') throw new ResponseError(-32602, 'braid/record: "noiseMode" must be "adaptive", "uniform" or "pct"');
   if (p.maxRuns !== undefined && (!Number.isInteger(p.maxRuns) || p.maxRuns < 1)) throw new ResponseError(-32602, 'braid/record: "maxRuns" must be a whole number ≥ 1');
   if (p.maxSeconds !== undefined && (typeof p.maxSeconds !== 'number' || !(p.maxSeconds > 0))) throw new ResponseError(-32602, 'braid/record: "maxSeconds" must be a number of seconds > 0');
   const rule: EvidenceStopRule = { ...DEFAULT_EVIDENCE_STOP, ...(p.maxRuns !== undefined ? { maxRuns: p.maxRuns } : {}), ...(p.maxSeconds !== undefined ? { maxSeconds: p.maxSeconds } : {}) };

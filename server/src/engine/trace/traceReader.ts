@@ -375,6 +375,8 @@ class TraceLineReader {
       else this.warn('a "forcing" line must be {"ok":true|false,"order"?:"pattern"|"opposite","reason"?:text,"waits":[{"at","for","met","timedOut","lock","skipped": integers ≥ 0}]}; ignored', this.line);
       return;
     }
+    // the agent's schedule report (--noise-mode pct, docs/trace-format.md): read by the runner (traceFinalizer.ts), not by the analysis
+    if ('pct' in o) return;
     if (!this.warnedUnknownLine) {
       this.warnedUnknownLine = true;
       this.warn(`ignored an object line of unknown kind (keys: ${excerpt(Object.keys(o).slice(0, 5).join(', '), 80)})`, this.line);

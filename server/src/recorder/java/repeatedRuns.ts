@@ -35,10 +35,11 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { spawnGroup, stopGroup } from '../runs/processTree';
-import { HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from '../runs/traceFinalizer';
+import { AgentLines, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from '../runs/traceFinalizer';
 import { uncaughtDetail } from '../runs/uncaughtOutcome';
 import { inProgressPath, inProgressTraceFiles } from '../runs/inProgressTraces';
 import { keepsNoTrace, RecordOptions } from '../runs/recordOptions';
+import { mergePctReports, PctReport } from '../runs/pctNoise';
 import { agentArgument, agentOptionLines, CommandStartError, finishTraces, RunResult, RunSpec } from '../runs/runOnce';
 import { countDroppedEvents } from '../runs/droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
@@ -482,13 +483,16 @@ export class RepeatSession {
     const empty = traces.length === 0;
     const uncaught = [];
     const forcings: ForcingReport[] = [];
+    const pcts: PctReport[] = [];
     for (const t of traces) {
-      const lines = await readAgentLines(t).catch(() => ({ uncaught: [], forcing: [] }));
+      const lines = await readAgentLines(t).catch((): AgentLines => ({ uncaught: [], forcing: [], pct: [] }));
       uncaught.push(...lines.uncaught);
       forcings.push(...lines.forcing);
+      pcts.push(...lines.pct);
     }
     // the repetition's own forcing report (the agent writes one at the end of each segment)
     const forcing = mergeForcingReports(forcings);
+    const pct = mergePctReports(pcts);
     let outcome: TraceOutcome;
     const r = c.report;
     if (r?.isolation && this.fallback === undefined) this.isolationFailed = r.isolation;
@@ -526,7 +530,7 @@ export class RepeatSession {
       ...(o.plan ? { plan: { name: o.plan.plan.name, file: o.plan.file } } : {}),
     };
     const finishedTraces = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
-    return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty, ...(forcing ? { forcing } : {}) };
+    return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty, ...(forcing ? { forcing } : {}), ...(pct ? { pct } : {}) };
   }
 
   /** Waits for a JVM that ends on its own (briefly), else stops it. */

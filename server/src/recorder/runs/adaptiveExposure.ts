@@ -10,10 +10,13 @@ import type { NoiseAt, RecordOptions } from './recordOptions';
 import type { RecordControl, RecordProgress } from './recordRuns';
 import { recordExposureSteps } from './recordingManifest';
 
-/** `--noise-mode`: `adaptive` widens the noise while runs do not fail; `uniform` keeps it. */
-export type NoiseMode = 'uniform' | 'adaptive';
+/**
+ * `--noise-mode`: `adaptive` widens the noise while runs do not fail; `uniform` keeps it; `pct`
+ * schedules the threads instead (the Java agent's PCT scheduler, pctNoise.ts; never widened).
+ */
+export type NoiseMode = 'uniform' | 'adaptive' | 'pct';
 
-export const NOISE_MODES: readonly NoiseMode[] = ['uniform', 'adaptive'];
+export const NOISE_MODES: readonly NoiseMode[] = ['uniform', 'adaptive', 'pct'];
 
 /** The default noise mode of `braid test`, the lens and the Testing-view profile (docs/noise.md, the exposure table). */
 export const DEFAULT_NOISE_MODE: NoiseMode = 'adaptive';
@@ -171,11 +174,11 @@ export class AdaptiveExposure implements RecordControl {
  * `--noise-mode uniform`, a noise plan (the plan decides where noise goes), or noise 0 (off).
  */
 export function adaptiveExposureFor(
-  o: Pick<RecordOptions, 'noise' | 'noiseAt' | 'recorder' | 'outDir' | 'plan'>,
+  o: Pick<RecordOptions, 'noise' | 'noiseAt' | 'recorder' | 'outDir' | 'plan' | 'pct'>,
   mode: NoiseMode = DEFAULT_NOISE_MODE,
   onStep?: (step: ExposureStep, text: string) => void,
   roundRuns?: number,
 ): AdaptiveExposure | undefined {
-  if (mode !== 'adaptive' || o.plan || !(o.noise > 0)) return undefined;
+  if (mode !== 'adaptive' || o.plan || o.pct || !(o.noise > 0)) return undefined;
   return new AdaptiveExposure(o, roundRuns, onStep);
 }

@@ -5,6 +5,7 @@
  * stops, finished traces are kept), 130 when stopped with Ctrl-C (finished traces are kept), 143
  * with SIGTERM and 129 with SIGHUP (the same stop: every run's process group is stopped, stopSignals.ts).
  */
+import { pctBoundText } from './pctNoise';
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
 import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
@@ -97,6 +98,9 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
       const why = forced.find((r) => !r.forcing?.ok && r.forcing?.reason)?.forcing?.reason;
       console.log(`forcing: every wait met in ${ok} of ${summary.total} run(s)${forced.length < summary.total ? ` (${summary.total - forced.length} without a forcing report)` : ''}${why ? `; e.g. ${terminalLine(why)}` : ''}`);
     }
+    // --noise-mode pct: waits the scheduler's bounds ended (docs/noise.md "PCT")
+    const bounded = options.pct ? pctBoundText(summary.runs.map((r) => r.pct)) : undefined;
+    if (bounded) console.log(terminalLine(bounded));
     if (keepsNoTrace(options)) console.log('no traces kept (agent option record=false): outcomes only, see the per-run logs');
     else if (summary.empty > 0) {
       console.error(

@@ -1,6 +1,7 @@
 /**
  * Options of `braid record` and their command-line parsing.
  */
+import { DEFAULT_PCT_DEPTH, MAX_PCT_DEPTH, PctOptions } from './pctNoise';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -81,6 +82,11 @@ export interface RecordOptions {
    * include globs naming JS/TS files, get the Node.js recorder, docs/recorder-node.md); absent = java
    */
   recorder?: 'java' | 'node';
+  /**
+   * schedule-based noise (`--noise-mode pct`, docs/noise.md "PCT", pctNoise.ts): the Java agent's
+   * PCT scheduler instead of uniform noise (`noise` is then 0)
+   */
+  pct?: PctOptions;
 }
 
 /** The runs keep no trace: `record: false`, or the agent option record=false given with --agent-option. */
@@ -121,6 +127,10 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   --noise-at WHERE      where that noise goes: accesses (default: field and array accesses, library
                         calls, thread start, hand-offs), sync (before synchronized blocks and
                         Lock.lock, at park/unpark, when the thread holds no lock) or all (both)
+  --noise-mode MODE     uniform (default: the noise above) or pct (Java only: a random priority per
+                        thread, d - 1 priority change points per run, lower threads wait at each
+                        instrumented point; decided by event counts and the seed, not by time)
+  --pct-depth D         pct: the bug depth d (default 3)
   --include PKG...      packages/classes to record (default: all application classes);
                         JDK classes only when named, e.g. --include java.util.ArrayList
   --exclude PKG...      packages/classes not to record
@@ -216,6 +226,8 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let noiseAt: NoiseAt | undefined;
   let freshJvm = false;
   let recorder: 'java' | 'node' | undefined;
+  let noiseMode: 'uniform' | 'pct' = 'uniform';
+  let pctDepth: number | undefined;
   for (let i = 0; i < flags.length; ) {
     const flag = flags[i];
     const value = flags[i + 1];
@@ -232,6 +244,15 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
       case '--noise-at':
         if (value !== 'accesses' && value !== 'sync' && value !== 'all') throw new UsageError(`--noise-at needs accesses, sync or all, got "${value ?? ''}"`);
         noiseAt = value;
+        i += 2;
+        break;
+      case '--noise-mode':
+        if (value !== 'uniform' && value !== 'pct') throw new UsageError(`--noise-mode needs uniform or pct, got "${value ?? ''}"`);
+        noiseMode = value;
+        i += 2;
+        break;
+      case '--pct-depth':
+        pctDepth = number(flag, value, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_PCT_DEPTH, `a whole number from 1 to ${MAX_PCT_DEPTH}`);
         i += 2;
         break;
       case '--include': {
@@ -322,6 +343,15 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     noise = 0;
   }
   recorder ??= recorderFor(command, include);
+  if (pctDepth !== undefined && noiseMode !== 'pct') throw new UsageError('--pct-depth is for --noise-mode pct');
+  let pct: PctOptions | undefined;
+  if (noiseMode === 'pct') {
+    if (recorder === 'node') throw new UsageError(NODE_PCT_MESSAGE);
+    if (plan) throw new UsageError(`--noise-mode pct and --plan ${planFile}: the plan decides where noise goes; use one of them`);
+    pct = { depth: pctDepth ?? DEFAULT_PCT_DEPTH };
+    if (noiseGiven && noise > 0) notes.push(`--noise ${noise} is ignored: --noise-mode pct schedules the threads instead`);
+    noise = 0;
+  }
   const finalName = sanitizeName(name ?? (recorder === 'node' ? deriveNodeName(command) : deriveName(command)));
   return {
     command,
@@ -344,5 +374,10 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     ...(freshJvm ? { freshJvm } : {}),
     ...(notes.length ? { notes } : {}),
     ...(recorder === 'node' ? { recorder } : {}),
+    ...(pct ? { pct } : {}),
   };
 }
+
+/** Why the Node.js recorder has no PCT mode (docs/noise.md "PCT"). */
+export const NODE_PCT_MESSAGE =
+  '--noise-mode pct is for the Java agent only: a Node.js program runs its callbacks one at a time on one thread, and the Node.js recorder can delay an await continuation but cannot choose which ready callback runs next, so there are no threads to prioritize; use --noise-mode uniform (its noise delays await continuations)';

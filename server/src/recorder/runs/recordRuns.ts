@@ -2,6 +2,7 @@
  * Programmatic API of the recorder (used by `braid record` and the language server): runs the
  * command N times, up to `jobs` at once, and reports each finished run.
  */
+import { PctRunLength } from './pctNoise';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { findAgentJar } from '../java/agentJar';
@@ -185,6 +186,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) stop.abort();
 
+  const pctLength = o.pct ? new PctRunLength(o.pct.steps) : undefined;
   const more = () => !stop.signal.aborted && !firstError && !stoppedEarly && next < to;
   // a JUnit test through the console launcher: many runs in one JVM (repeatedRuns.ts), one JVM per worker
   const repeat = o.recorder === 'node' ? undefined : repeatPlanFor(o, jar);
@@ -222,8 +224,10 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       }
       const index = next++;
       // a plan decides the noise itself; otherwise the control may widen it (adaptive exposure)
-      const level = o.plan ? undefined : control?.runNoise?.(index);
+      const level = o.plan || o.pct ? undefined : control?.runNoise?.(index);
       const spec: RunSpec = level ? { ...runSpec(o, index), noise: level.noise, noiseAt: level.noiseAt } : runSpec(o, index);
+      // --noise-mode pct: the run length its change points are drawn from, learned from the runs so far
+      if (pctLength) spec.pctSteps = pctLength.steps;
       let result: RunResult;
       try {
         result = session ? await session.run(spec) : await runOnce(spec, o, jar, stop.signal);
@@ -246,6 +250,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
         continue;
       }
       runs.push(result);
+      pctLength?.add(result.pct);
       if (result.outcome === 'pass') passed++;
       else failed++;
       onProgress?.({ type: 'run', run: result, done: runs.length, total: count, passed, failed, ...(result.fallback ? { note: `static state cannot start fresh in one JVM: ${result.fallback}; each run is a JVM of its own from run ${result.index} on (slower)` } : {}) });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { MAX_TIMEOUT_SECONDS, RecordOptions, sanitizeName } from './recordOptions';
 import { includePatternProblem } from './includePattern';
 import { outputPattern } from './outputPattern';
+import { MAX_PCT_DEPTH } from './pctNoise';
 import { FileReadError, readRegularTextFile } from '../../workspace/regularFile';
 import { jsonErrorPlace } from '../../engine/noise/noisePlanFile';
 
@@ -36,6 +37,8 @@ export interface RecordingManifest {
    * level used, the first from run 0; `noise` and `noiseAt` above are then the last level's
    */
   exposure?: { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all' }[];
+  /** `--noise-mode pct` (docs/noise.md "PCT"): the runs were scheduled by the agent's PCT scheduler with this depth (`noise` is 0) */
+  pct?: { depth: number };
   /** the noise (or forcing) plan of the runs */
   plan?: { name: string; file: string };
   failOnOutput?: string;
@@ -58,6 +61,7 @@ export function manifestOf(o: RecordOptions, startedAt = new Date()): RecordingM
     include: [...o.include],
     exclude: [...o.exclude],
     timeoutSeconds: o.timeoutSeconds,
+    ...(o.pct ? { pct: { depth: o.pct.depth } } : {}),
     ...(o.plan ? { plan: { name: o.plan.plan.name, file: path.resolve(o.cwd, o.plan.file) } } : {}),
     ...(o.failOnOutput ? { failOnOutput: o.failOnOutput.source } : {}),
     ...(o.prepare?.length ? { prepare: o.prepare.map((s) => ({ command: [...s.command], cwd: path.resolve(s.cwd) })) } : {}),
@@ -175,6 +179,12 @@ export function parseRecordingManifest(v: unknown): RecordingManifest | string {
       exposure.push({ fromRun: l.fromRun, noise: l.noise, noiseAt: l.noiseAt });
     }
   }
+  let pct: RecordingManifest['pct'];
+  if (m.pct !== undefined) {
+    const d = (m.pct as { depth?: unknown } | null)?.depth;
+    if (!m.pct || typeof m.pct !== 'object' || typeof d !== 'number' || !Number.isInteger(d) || d < 1 || d > MAX_PCT_DEPTH) return `pct: must be {"depth": D} with D a whole number from 1 to ${MAX_PCT_DEPTH}`;
+    pct = { depth: d };
+  }
   let plan: RecordingManifest['plan'];
   if (m.plan !== undefined) {
     const p = m.plan as { name?: unknown; file?: unknown } | null;
@@ -214,6 +224,7 @@ export function parseRecordingManifest(v: unknown): RecordingManifest | string {
     exclude: (m.exclude as string[] | undefined) ?? [],
     timeoutSeconds,
     ...(exposure ? { exposure } : {}),
+    ...(pct ? { pct } : {}),
     ...(plan ? { plan } : {}),
     ...(typeof m.failOnOutput === 'string' ? { failOnOutput: m.failOnOutput } : {}),
     ...(prepare?.length ? { prepare } : {}),

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
-import { finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { AgentLines, finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { DEFAULT_PCT_STEPS, mergePctReports, pctAgentOptions, PctReport } from './pctNoise';
 import { uncaughtDetail } from './uncaughtOutcome';
 import { ForcingReport, mergeForcingReports } from '../../engine/trace/traceFormat';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
@@ -29,6 +30,8 @@ export interface RunSpec {
   /** this run's uniform noise when it differs from the recording's (adaptive exposure, adaptiveExposure.ts) */
   noise?: number;
   noiseAt?: NoiseAt;
+  /** --noise-mode pct: the run length the agent assumes (pctNoise.ts PctRunLength) */
+  pctSteps?: number;
 }
 
 export interface RunResult extends TraceOutcome {
@@ -50,6 +53,8 @@ export interface RunResult extends TraceOutcome {
    * plans"; several JVMs' lines merged), when the plan had a force section and the run recorded
    */
   forcing?: ForcingReport;
+  /** --noise-mode pct: the agent's report of the run's schedule (its JVMs' `pct` lines summed) */
+  pct?: PctReport;
   /**
    * repetitions in one JVM (repeatedRuns.ts): why the project's classes could not be loaded afresh
    * for each repetition, so that this run was recorded again in a JVM of its own, and so are the next
@@ -82,9 +87,11 @@ export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
     // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
     `out=${inProgressPath(spec.tracePath)}`,
     `execution=${spec.execution}`,
-    `noise=${o.plan ? 0 : (spec.noise ?? o.noise)}`,
+    `noise=${o.plan || o.pct ? 0 : (spec.noise ?? o.noise)}`,
     `seed=${spec.seed}`,
   ];
+  // schedule-based noise (docs/noise.md "PCT"): the agent's scheduler instead of uniform noise
+  if (o.pct && !o.plan) opts.push(...pctAgentOptions(o.pct, spec.pctSteps ?? o.pct.steps ?? DEFAULT_PCT_STEPS));
   // where uniform noise goes (docs/noise.md); the agent's default is accesses
   const noiseAt = spec.noiseAt ?? o.noiseAt;
   if (noiseAt && noiseAt !== 'accesses' && !o.plan) opts.push(`noiseAt=${noiseAt}`);
@@ -272,12 +279,16 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   const empty = traces.length === 0;
   const uncaught = [];
   const forcings: ForcingReport[] = [];
+  const pcts: PctReport[] = [];
   for (const t of traces) {
-    const lines = await readAgentLines(t).catch(() => ({ uncaught: [], forcing: [] }));
+    const lines = await readAgentLines(t).catch((): AgentLines => ({ uncaught: [], forcing: [], pct: [] }));
     uncaught.push(...lines.uncaught);
     forcings.push(...lines.forcing);
+    pcts.push(...lines.pct);
   }
   const forcing = mergeForcingReports(forcings);
+  const pctReport = mergePctReports(pcts);
+  const pct = pctReport ? { pct: pctReport } : {};
 
   let outcome: TraceOutcome;
   let dropped = 0;
@@ -316,10 +327,10 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (keepsNoTrace(o)) {
     // No trace is kept: the agent wrote a file only to report uncaught exceptions (read above).
     for (const t of traces) await fs.rm(t, { force: true });
-    return { ...base, ...outcome, traces: [], aborted: false, empty: false, ...(forcing ? { forcing } : {}) };
+    return { ...base, ...outcome, traces: [], aborted: false, empty: false, ...(forcing ? { forcing } : {}), ...pct };
   }
   const finished = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
-  return { ...base, ...outcome, traces: finished, aborted: false, empty, ...(forcing ? { forcing } : {}) };
+  return { ...base, ...outcome, traces: finished, aborted: false, empty, ...(forcing ? { forcing } : {}), ...pct };
 }
 
 /**

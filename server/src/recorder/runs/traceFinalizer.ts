@@ -5,6 +5,7 @@
  */
 import { createReadStream, promises as fs } from 'node:fs';
 import { ForcingReport, parseForcingReport } from '../../engine/trace/traceFormat';
+import { parsePctReport, PctReport } from './pctNoise';
 
 export type OutcomeReason = 'exit-code' | 'timeout' | 'recorder-blocked' | 'output-match' | 'exception' | 'killed' | 'ok';
 
@@ -126,6 +127,8 @@ export interface AgentLines {
   uncaught: UncaughtLine[];
   /** the well-formed `forcing` reports, in file order (one per JVM) */
   forcing: ForcingReport[];
+  /** the well-formed `pct` reports (--noise-mode pct), in file order (one per JVM) */
+  pct: PctReport[];
 }
 
 /**
@@ -134,8 +137,8 @@ export interface AgentLines {
  * after their first bytes.
  */
 export async function readAgentLines(file: string): Promise<AgentLines> {
-  const out: AgentLines = { uncaught: [], forcing: [] };
-  const keys = [Buffer.from('{"uncaught":'), Buffer.from('{"forcing":')];
+  const out: AgentLines = { uncaught: [], forcing: [], pct: [] };
+  const keys = [Buffer.from('{"uncaught":'), Buffer.from('{"forcing":'), Buffer.from('{"pct":')];
   const shortest = Math.min(...keys.map((k) => k.length));
   // the bytes of the current line kept so far: only a prefix, unless it may be an agent line
   let pending: Buffer[] = [];
@@ -147,9 +150,12 @@ export async function readAgentLines(file: string): Promise<AgentLines> {
       const key = keys.find((k) => line.subarray(0, k.length).equals(k));
       if (key) {
         try {
-          const v = JSON.parse(line.toString('utf8')) as { uncaught?: UncaughtLine; forcing?: unknown };
+          const v = JSON.parse(line.toString('utf8')) as { uncaught?: UncaughtLine; forcing?: unknown; pct?: unknown };
           if (key === keys[0]) out.uncaught.push(v.uncaught as UncaughtLine);
-          else {
+          else if (key === keys[2]) {
+            const report = parsePctReport(v.pct);
+            if (report) out.pct.push(report);
+          } else {
             const report = parseForcingReport(v.forcing);
             if (report) out.forcing.push(report);
           }
