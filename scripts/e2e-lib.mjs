@@ -54,7 +54,9 @@ export async function packageVsix(outFile, { stage = path.join(path.dirname(outF
   // the repeat launcher (scripts/build-agent.mjs builds it when the JUnit console launcher jar is installed)
   const launcher = path.join(root, 'dist', 'braid-launcher.jar');
   if (existsSync(launcher)) cpSync(launcher, path.join(stage, 'dist', 'braid-launcher.jar'));
-  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: false, minify: true, logLevel: 'warning', absWorkingDir: root };
+  // ES modules first, as scripts/build.mjs: jsonc-parser's UMD build (the extension, the server and the CLI
+  // import it) loads './impl/format' at run time, which a bundle does not hold
+  const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: false, minify: true, logLevel: 'warning', absWorkingDir: root, mainFields: ['module', 'main'] };
   const entries = [
     ['server/src/cli/braid.ts', 'braid.js'],
     ['server/src/server.ts', 'server.js'],
@@ -66,8 +68,7 @@ export async function packageVsix(outFile, { stage = path.join(path.dirname(outF
     ['server/src/recorder/node/hook.ts', 'braid-node-hook.mjs', [], 'esm'],
     ['server/src/recorder/node/loader.ts', 'braid-node-loader.mjs', [], 'esm'],
   ];
-  // the extension: ES modules first (jsonc-parser's UMD build loads './impl/format' at run time, which a bundle does not hold)
-  await Promise.all(entries.map(([entry, out, external, format]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [], ...(format ? { format } : {}), ...(out === 'extension.js' ? { mainFields: ['module', 'main'] } : {}) })));
+  await Promise.all(entries.map(([entry, out, external, format]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [], ...(format ? { format } : {}) })));
   await buildWebviews({ production: true, outdir: path.join(stage, 'dist', 'webview') });
   // every file the .vscodeignore lets through by exact name must exist (catches a bundle added to build.mjs but not here)
   for (const line of readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n')) {
