@@ -35,17 +35,15 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { spawnGroup, stopGroup } from '../runs/processTree';
-import { AgentLines, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from '../runs/traceFinalizer';
+import { HeaderInfo, readRunReports, TraceOutcome, TraceWriteError } from '../runs/traceFinalizer';
 import { uncaughtDetail } from '../runs/uncaughtOutcome';
 import { inProgressPath, inProgressTraceFiles } from '../runs/inProgressTraces';
 import { keepsNoTrace, RecordOptions } from '../runs/recordOptions';
-import { mergePctReports, PctReport } from '../runs/pctNoise';
 import { agentArgument, agentOptionLines, CommandStartError, finishTraces, RunResult, RunSpec } from '../runs/runOnce';
 import { countDroppedEvents } from '../runs/droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/writeFailure';
 import { boundedText, ownFrame, parseFailureOutput } from '../../engine/runFailure';
-import { ForcingReport, mergeForcingReports } from '../../engine/trace/traceFormat';
 
 /** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
 export const REPETITION_MARK = '@@braid-repetition@@';
@@ -481,18 +479,8 @@ export class RepeatSession {
     if (c.agentFailure.failure) throw c.agentFailure.failure;
     const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
     const empty = traces.length === 0;
-    const uncaught = [];
-    const forcings: ForcingReport[] = [];
-    const pcts: PctReport[] = [];
-    for (const t of traces) {
-      const lines = await readAgentLines(t).catch((): AgentLines => ({ uncaught: [], forcing: [], pct: [] }));
-      uncaught.push(...lines.uncaught);
-      forcings.push(...lines.forcing);
-      pcts.push(...lines.pct);
-    }
     // the repetition's own forcing report (the agent writes one at the end of each segment)
-    const forcing = mergeForcingReports(forcings);
-    const pct = mergePctReports(pcts);
+    const { uncaught, forcing, pct } = await readRunReports(traces);
     let outcome: TraceOutcome;
     const r = c.report;
     if (r?.isolation && this.fallback === undefined) this.isolationFailed = r.isolation;

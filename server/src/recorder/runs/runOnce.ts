@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
-import { AgentLines, finalizeTrace, findOutputMatch, HeaderInfo, readAgentLines, TraceOutcome, TraceWriteError } from './traceFinalizer';
-import { DEFAULT_PCT_STEPS, mergePctReports, pctAgentOptions, PctReport } from './pctNoise';
+import { finalizeTrace, findOutputMatch, HeaderInfo, readRunReports, TraceOutcome, TraceWriteError } from './traceFinalizer';
+import { DEFAULT_PCT_STEPS, pctAgentOptions, PctReport } from './pctNoise';
 import { uncaughtDetail } from './uncaughtOutcome';
-import { ForcingReport, mergeForcingReports } from '../../engine/trace/traceFormat';
+import { ForcingReport } from '../../engine/trace/traceFormat';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
 import { keepsNoTrace, NoiseAt, RecordOptions } from './recordOptions';
 import { countDroppedEvents } from './droppedEvents';
@@ -277,17 +277,7 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   }
   const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
-  const uncaught = [];
-  const forcings: ForcingReport[] = [];
-  const pcts: PctReport[] = [];
-  for (const t of traces) {
-    const lines = await readAgentLines(t).catch((): AgentLines => ({ uncaught: [], forcing: [], pct: [] }));
-    uncaught.push(...lines.uncaught);
-    forcings.push(...lines.forcing);
-    pcts.push(...lines.pct);
-  }
-  const forcing = mergeForcingReports(forcings);
-  const pctReport = mergePctReports(pcts);
+  const { uncaught, forcing, pct: pctReport } = await readRunReports(traces);
   const pct = pctReport ? { pct: pctReport } : {};
 
   let outcome: TraceOutcome;

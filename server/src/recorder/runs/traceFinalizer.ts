@@ -4,8 +4,8 @@
  * reads the agent's `uncaught` lines, and appends the outcome line.
  */
 import { createReadStream, promises as fs } from 'node:fs';
-import { ForcingReport, parseForcingReport } from '../../engine/trace/traceFormat';
-import { parsePctReport, PctReport } from './pctNoise';
+import { ForcingReport, mergeForcingReports, parseForcingReport } from '../../engine/trace/traceFormat';
+import { mergePctReports, parsePctReport, PctReport } from './pctNoise';
 
 export type OutcomeReason = 'exit-code' | 'timeout' | 'recorder-blocked' | 'output-match' | 'exception' | 'killed' | 'ok';
 
@@ -129,6 +129,26 @@ export interface AgentLines {
   forcing: ForcingReport[];
   /** the well-formed `pct` reports (--noise-mode pct), in file order (one per JVM) */
   pct: PctReport[];
+}
+
+/**
+ * The agent's report lines of one run's trace files (the main trace and its threads' parts): every
+ * uncaught line, and the forcing and pct reports each merged into one (a JVM run writes one of each;
+ * a repetition, its segment's). An unreadable file adds nothing.
+ */
+export async function readRunReports(traces: readonly string[]): Promise<{ uncaught: UncaughtLine[]; forcing?: ForcingReport; pct?: PctReport }> {
+  const uncaught: UncaughtLine[] = [];
+  const forcings: ForcingReport[] = [];
+  const pcts: PctReport[] = [];
+  for (const t of traces) {
+    const lines = await readAgentLines(t).catch((): AgentLines => ({ uncaught: [], forcing: [], pct: [] }));
+    uncaught.push(...lines.uncaught);
+    forcings.push(...lines.forcing);
+    pcts.push(...lines.pct);
+  }
+  const forcing = mergeForcingReports(forcings);
+  const pct = mergePctReports(pcts);
+  return { uncaught, ...(forcing ? { forcing } : {}), ...(pct ? { pct } : {}) };
 }
 
 /**
