@@ -255,7 +255,9 @@ export function languageModelTools(deps: LmToolDeps): Record<(typeof LM_TOOL_NAM
     braid_rankedCauses: {
       async invoke({ input }, token) {
         const limit = Math.max(1, Math.min(10, Number((input as { top?: number }).top ?? 5)));
-        const r = await deps.request<PatternsResult>(PatternsRequest, { offset: 0, limit }, token);
+        // fresh: traces written since the last analysis (a recording made with the CLI, another window) are
+        // analyzed first; the watcher's rescan would come later and the agent would read the ranking before them
+        const r = await deps.request<PatternsResult>(PatternsRequest, { offset: 0, limit, fresh: true }, token);
         if (r.patterns.length) shown = r.patterns;
         return resultText({ runs: r.summary.executions, causes: r.patterns.map((p, k) => patternSummary(p, k + 1)), totalPatterns: r.total, ...(r.summary.confidence ? { confidence: recordedText(r.summary.confidence, 300) } : {}) });
       },

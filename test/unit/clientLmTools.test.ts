@@ -144,6 +144,8 @@ test('an untrusted workspace: every running tool refuses before any run', async 
   // reading the ranking runs nothing: allowed
   const ranked = JSON.parse(String(await tools.braid_rankedCauses.invoke({ input: { top: 1 } }, token)));
   assert.equal(ranked.causes.length, 1);
+  // and it reads the analysis of every trace on disk (one recorded by the CLI, not yet rescanned)
+  assert.equal(calls.find((c) => c.method === 'braid/patterns')!.params.fresh, true);
 });
 
 test('confirm and check the fix: the dialog says what runs; the verdicts come back in words', async () => {
