@@ -5,7 +5,8 @@
  * settings file with a mirror of Central (a common setup that must keep working).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { after } from 'node:test';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -46,3 +47,34 @@ export function useCentral(ws: string, settingsDir: string, repoName = ''): { re
   writeFileSync(path.join(ws, '.mvn', 'maven.config'), `-s ${settings}\n-Dmaven.repo.local=${repo}\n`);
   return { repo, settings };
 }
+
+/**
+ * What a `braid test` under Maven from Central needs here, as the reason it cannot run (mvn or Central
+ * missing, Debian's JUnit console launcher missing, dist/braid-launcher.jar not built), or false.
+ */
+export function mavenCentralTestMissing(root: string): string | false {
+  return (
+    centralMissing() ||
+    (!existsSync('/usr/share/java/junit-platform-console-standalone.jar') && 'the JUnit console launcher is missing (Debian package junit5)') ||
+    (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (npm run build)')
+  );
+}
+
+/**
+ * A copy of a fixture Maven project in a temp folder of its own (removed after the test file), pointed
+ * at Central through `useCentral` with the local repository `repoName` (one per test file that may
+ * download at the same moment as another).
+ */
+export function mavenCentralProject(fixture: string, repoName = ''): { top: string; ws: string } {
+  const top = mkdtempSync(path.join(os.tmpdir(), `braid-central-${path.basename(fixture)}-`));
+  madeProjects.push(top);
+  const ws = path.join(top, path.basename(fixture));
+  cpSync(fixture, ws, { recursive: true });
+  useCentral(ws, top, repoName);
+  return { top, ws };
+}
+
+const madeProjects: string[] = [];
+after(() => {
+  for (const d of madeProjects.splice(0)) rmSync(d, { recursive: true, force: true });
+});

@@ -8,38 +8,25 @@
  * whose mirror is Central still works. The offline tests with Debian's repository are in
  * braidTestMaven.test.ts. Without mvn or a reachable Central the tests skip; under CI=true that fails.
  */
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/traceBuilder';
 import { runBraid } from '../helpers/braidCli';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
-import { centralMissing, useCentral } from '../helpers/mavenCentral';
+import { mavenCentralProject, mavenCentralTestMissing } from '../helpers/mavenCentral';
 
 const root = path.resolve(__dirname, '..', '..');
-const missing =
-  centralMissing() ||
-  (!existsSync('/usr/share/java/junit-platform-console-standalone.jar') && 'the JUnit console launcher is missing (Debian package junit5)') ||
-  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (npm run build)');
+const missing = mavenCentralTestMissing(root);
 const skip = missing && !process.env.CI ? missing : false;
 if (missing) console.log(`# Maven Central tests skipped: ${missing}`);
 if (missing && process.env.CI) test('Maven and Maven Central are there (CI=true)', () => assert.fail(missing));
-
-const made: string[] = [];
-after(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
 
 test(
   'a multi-module project from Central (mirror in a settings file, .mvn/maven.config): built from the top pom for the module and its reactor dependency, its JUnit 4.11 test repeated in one JVM with fresh static state; the root cause first',
   { skip, timeout: 900_000 },
   async () => {
-    const top = tempDir('braid-test-central-');
-    made.push(top);
-    const ws = path.join(top, 'reactor');
-    cpSync(path.join(root, 'test/fixtures/maven/reactor'), ws, { recursive: true });
-    useCentral(ws, top);
+    const { ws } = mavenCentralProject(path.join(root, 'test/fixtures/maven/reactor'));
     const TEST = 'books.LedgerTest#concurrentPostingsAreAllKept';
     const r = await runBraid(['test', TEST, '--project', ws, '--runs', '20', '--seed', '7', '--format', 'json']);
     assert.ok(r.code === 0 || r.code === 1, r.err);

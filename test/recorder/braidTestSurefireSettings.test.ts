@@ -8,40 +8,27 @@
  * test/helpers/mavenCentral.ts); the runs are repetitions in one JVM. Without mvn or a reachable
  * Central the test skips; under CI=true that fails.
  */
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/traceBuilder';
 import { runBraid } from '../helpers/braidCli';
 import { bugLinesIn, isRootCause } from '../helpers/rootCause';
-import { centralMissing, useCentral } from '../helpers/mavenCentral';
+import { mavenCentralProject, mavenCentralTestMissing } from '../helpers/mavenCentral';
 import { LspSession } from '../lsp/lspHarness';
 import type { RecordResult, TestCommandResult } from '../../server/src/lsp/protocol';
 
 const root = path.resolve(__dirname, '..', '..');
-const missing =
-  centralMissing() ||
-  (!existsSync('/usr/share/java/junit-platform-console-standalone.jar') && 'the JUnit console launcher is missing (Debian package junit5)') ||
-  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (npm run build)');
+const missing = mavenCentralTestMissing(root);
 const skip = missing && !process.env.CI ? missing : false;
 if (missing) console.log(`# surefire settings tests skipped: ${missing}`);
 if (missing && process.env.CI) test('Maven and Maven Central are there (CI=true)', () => assert.fail(missing));
-
-const made: string[] = [];
-after(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
 
 test(
   "surefire's argLine (@{argLine}, a property), systemPropertyVariables, environmentVariables and workingDirectory from the effective POM: applied to the console launcher's runs, repeated in one JVM; the root cause first; the same through braid/record",
   { skip, timeout: 900_000 },
   async () => {
-    const top = tempDir('braid-test-surefire-');
-    made.push(top);
-    const ws = path.join(top, 'configured');
-    cpSync(path.join(root, 'test/fixtures/maven/configured'), ws, { recursive: true });
-    useCentral(ws, top, 'surefire'); // its own local repository: braidTestMavenCentral may download at the same time
+    const { ws } = mavenCentralProject(path.join(root, 'test/fixtures/maven/configured'), 'surefire'); // its own local repository: braidTestMavenCentral may download at the same time
     const r = await runBraid(['test', 'tally.TallyTest#concurrentAddsAreAllKept', '--project', ws, '--runs', '20', '--seed', '7', '--format', 'json']);
     assert.ok(r.code === 0 || r.code === 1, r.err);
     assert.ok(r.out.trim(), `no report: ${r.err}`);
