@@ -22,6 +22,7 @@ import * as workerThreads from 'node:worker_threads';
 import { isJsSourceFile } from '../../engine/jsSourceFile';
 import { ForceLocation, NodeForceSpec, NodeForcing } from './forcing';
 import { relativeName } from './match';
+import { PortEnd, wrapMessageChannels } from './messageChannels';
 
 const threadIdOf = (): number => workerThreads.threadId;
 const workerDataOf = (): unknown => workerThreads.workerData;
@@ -143,8 +144,14 @@ class Task {
   /** forcing (forcing.ts): per plan access, the task's latest performance and its object */
   forceLast: number[] | null = null;
   forceObj: number[] | null = null;
+  /**
+   * a callback task whose name lacks its function (`then`, an anonymous timer callback): the stack
+   * node it started on (its callback's frame is the first one above it), named at its first event
+   * (`BraidRuntime.tid`); -1: named
+   */
+  base = -1;
   constructor(
-    readonly name: string,
+    public name: string,
     readonly kind: number,
   ) {}
 }
@@ -301,6 +308,8 @@ export class BraidRuntime {
   /** per site: the constructor and var id of its last property access (a monomorphic cache) */
   private siteCtor: unknown[] = [];
   private siteVar: number[] = [];
+  /** the key of a site's cached variable ('' for elements and plain fields' keys) */
+  private siteKey: (string | symbol | undefined)[] = [];
 
   // ---- current context ----
   task: Task;
@@ -504,9 +513,26 @@ export class BraidRuntime {
   }
 
   /** The thread id of the current task, numbered (and defined, its pending tokens received) on its first event. */
+  /**
+   * A callback task named at its first event by its callback's function, the first frame above the
+   * stack it started on: the transform's name of an anonymous callback says what it is (`then
+   * callback of fetchUser`, `setTimeout callback in poll`), a named one follows the task's kind
+   * (`then onUser`).
+   */
+  private nameByCallback(t: Task): void {
+    let n = this.stack;
+    while (n !== 0 && this.nodeParent[n] !== t.base) n = this.nodeParent[n];
+    t.base = -1;
+    if (n === 0) return;
+    const fn = this.siteFn[this.nodeSite[n]];
+    if (fn === undefined || fn.endsWith('<anonymous>')) return;
+    t.name = / callback (?:of|in) |^[^ ]+ callback$| listener of /.test(fn) ? fn : `${t.name} ${fn}`;
+  }
+
   private tid(): number {
     const t = this.task;
     if (t.tid === 0) {
+      if (t.base >= 0) this.nameByCallback(t);
       t.tid = this.nextTid++;
       this.line(`{"def":"thread","id":${t.tid},"name":${JSON.stringify(t.kind === 0 ? t.name : `${t.name} #${t.tid}`)}}`);
     }
@@ -556,6 +582,9 @@ export class BraidRuntime {
     this.line(`[${this.ix()},${tid},"SND",${messageToken(channel, seq)}]`);
     this.task.dirty = false;
   }
+
+  /** the ends of the MessageChannels made in this thread (messageChannels.ts), once one is made */
+  ports: WeakMap<object, PortEnd> | null = null;
 
   /** a worker's port from the main thread (parentPort): each delivery on it receives the next message of `inChannel` */
   private inPort: object | null = null;
@@ -608,6 +637,7 @@ export class BraidRuntime {
       this.siteLoc.push(-1);
       this.siteCtor.push(undefined);
       this.siteVar.push(-1);
+      this.siteKey.push(undefined);
       this.siteParent.push(-1);
       this.siteNode.push(0);
       this.siteCallType.push(undefined);
@@ -912,20 +942,53 @@ export class BraidRuntime {
 
   // ================= accesses (called by the instrumented code) =================
 
-  private propVar(o: object, key: string, site: number, computed: boolean): number {
-    const ctor = (o as { constructor?: unknown }).constructor;
-    if (this.siteCtor[site] === ctor && this.siteVar[site] >= 0) return this.siteVar[site];
-    const cname = typeof ctor === 'function' && ctor.name ? ctor.name : 'Object';
-    const id = this.namedVar(computed ? `${cname}[]` : `${cname}.${key}`);
-    this.siteCtor[site] = ctor;
+  /**
+   * The variable of a field (`Class.key`, `Class.#key`, `Class[Symbol(desc)]`) or of an element
+   * (`Class[]`), cached per site by the object's prototype (a class's static fields: by the class).
+   */
+  private propVar(o: object, key: string | symbol, site: number, computed: boolean): number {
+    const by = typeof o === 'function' ? o : Object.getPrototypeOf(o);
+    if (this.siteCtor[site] === by && this.siteVar[site] >= 0 && this.siteKey[site] === key) return this.siteVar[site];
+    const cname = this.className(o, by);
+    const id = this.namedVar(typeof key === 'symbol' ? `${cname}[${key.toString()}]` : computed ? `${cname}[]` : `${cname}.${key}`);
+    this.siteCtor[site] = by;
     this.siteVar[site] = id;
+    this.siteKey[site] = key;
     return id;
+  }
+
+  /** prototypes assigned to a function's `prototype` (`Foo.prototype = []`): the function's name */
+  private protoNames = new WeakMap<object, string>();
+
+  /**
+   * The class an object's fields are named after: its constructor's name — unless its prototype was
+   * assigned to a function's `prototype` (`Foo.prototype = []`, whose inherited constructor is Array,
+   * or `Object.create(EventEmitter.prototype)`): then that function's; a class's own (static) fields
+   * are named after the class.
+   */
+  private className(o: object, proto: unknown): string {
+    if (typeof o === 'function') return (o as { name?: string }).name || 'Function';
+    const ctor = (o as { constructor?: unknown }).constructor;
+    if (typeof ctor === 'function' && ctor.prototype === proto && ctor.name) return ctor.name;
+    const assigned = proto !== null && typeof proto === 'object' ? this.protoNames.get(proto) : undefined;
+    if (assigned !== undefined) return assigned;
+    return typeof ctor === 'function' && ctor.name ? ctor.name : 'Object';
+  }
+
+  /** `Foo.prototype = v`: objects made by `new Foo()` have their fields named after Foo */
+  private noteProto(o: unknown, key: string, v: unknown): void {
+    if (key === 'prototype' && typeof o === 'function' && v !== null && typeof v === 'object' && (o as { name?: string }).name) this.protoNames.set(v, (o as { name: string }).name);
+  }
+
+  /** an array or an object whose prototype is one (`Foo.prototype = []`, a class extending Array): a collection */
+  private arrayLike(o: object): boolean {
+    return Array.isArray(o) || o instanceof Array;
   }
 
   private recordProp(kind: 'R' | 'W', o: unknown, key: string, site: number, value: unknown): void {
     if (!this.recording || (typeof o !== 'object' && typeof o !== 'function') || o === null) return;
     if (kind === 'R' && typeof value === 'function') return; // a method looked up, not state
-    if (key === 'length' && Array.isArray(o)) return this.recordCall(o, 'Array', 'length', site, -1, value, kind);
+    if (key === 'length' && this.arrayLike(o)) return this.recordCall(o, 'Array', 'length', site, -1, value, kind);
     if (key === 'size') {
       const c = this.collectionKind(o);
       if (c !== NOT_COLLECTION) return this.recordCall(o, c === MAP ? 'Map' : 'Set', 'size', site, -1, value, kind);
@@ -936,8 +999,10 @@ export class BraidRuntime {
 
   private recordElem(kind: 'R' | 'W', o: unknown, k: unknown, site: number, value: unknown): void {
     if (!this.recording || (typeof o !== 'object' && typeof o !== 'function') || o === null) return;
-    if (typeof k !== 'number' && typeof k !== 'string') return;
     if (kind === 'R' && typeof value === 'function') return;
+    // a symbol-keyed field (`this[kState]`): a field of its own, named by the symbol
+    if (typeof k === 'symbol') return this.access(kind, this.propVar(o, k, site, true), site, this.loc(site), this.obj(o), -1, value);
+    if (typeof k !== 'number' && typeof k !== 'string') return;
     const isIndex = typeof k === 'number' ? Number.isInteger(k) && k >= 0 : false;
     const loc = this.loc(site);
     this.access(kind, this.propVar(o, '', site, true), site, loc, this.obj(o), isIndex ? (k as number) : 1e9 + this.keyId(k), value);
@@ -981,6 +1046,7 @@ export class BraidRuntime {
   };
   /** `o.k = v` */
   sp = (o: any, k: string, v: any, site: number): any => {
+    if (k === 'prototype') this.noteProto(o, k, v);
     this.recordProp('W', o, k, site, v);
     o[k] = v;
     return v;
@@ -1024,7 +1090,8 @@ export class BraidRuntime {
     const c = typeof o === 'object' && o !== null ? this.collectionKind(o) : NOT_COLLECTION;
     if (c === MAP) this.recordCall(o, 'Map', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
     else if (c === SET) this.recordCall(o, 'Set', m, site, hasKey && KEYED.has(m) ? this.keyId(key) : -1, hasKey && KEYED.has(m) ? key : undefined);
-    else if (Array.isArray(o)) this.recordCall(o, 'Array', m, site, -1, undefined);
+    else if (c === NOT_COLLECTION && this.arrayLike(o)) this.recordCall(o, 'Array', m, site, -1, undefined);
+    else if (ArrayBuffer.isView(o) && !(o instanceof DataView)) this.recordCall(o, 'TypedArray', m, site, -1, undefined);
     else if (o instanceof EventEmitter && EMITTER_CALLS.has(m) && hasKey && (typeof key === 'string' || typeof key === 'symbol')) {
       // the event's listener list: on/once/off write it, emit reads it (a listener registered after the emit)
       this.recordCall(o, 'EventEmitter', m, site, this.keyId(key), typeof key === 'symbol' ? key.toString() : key, m === 'emit' ? 'R' : 'W');
@@ -1149,6 +1216,22 @@ export class BraidRuntime {
     const tid = this.tid();
     this.line(`[${this.ix()},${tid},"SND",${tok}]`);
   }
+
+  /** `this.#x` read (transform: `__braid.pg(this.#x, this, "#x", S)`): the value read */
+  pg = (v: any, o: any, k: string, site: number): any => {
+    this.recordProp('R', o, k, site, v);
+    return v;
+  };
+  /** `this.#x = v` (transform: `this.#x = __braid.pw(this, "#x", v, S)`): the value written */
+  pw = (o: any, k: string, v: any, site: number): any => {
+    this.recordProp('W', o, k, site, v);
+    return v;
+  };
+  /** `this.#x++` and friends (transform: `(__braid.pu(this, "#x", d, S, this.#x), this.#x++)`) */
+  pu = (o: any, k: string, d: number, site: number, old: any): void => {
+    this.recordProp('R', o, k, site, old);
+    this.recordProp('W', o, k, site, +old + d);
+  };
 
   /** `o.m()` of a collection method */
   mc0 = (o: any, m: string, site: number): any => {
@@ -1324,6 +1407,8 @@ export class BraidRuntime {
   // ================= async_hooks =================
 
   installHooks(): void {
+    // MessageChannel messages: a postMessage on one port happens before the other port's 'message' handling
+    wrapMessageChannels(this);
     const KT = KTASK;
     const KS = KSTACK;
     const KK = KTOK;
@@ -1358,6 +1443,7 @@ export class BraidRuntime {
           // an await continuation stays in its creator's task; a then callback is a task of its own
           this.task = r[KTHEN] === true ? new Task('then', 2) : creator;
           this.stack = r[KS] ?? 0;
+          if (this.task !== creator) this.task.base = this.stack;
           const tok = this.resolved.get(trig) ?? this.resolvedOld.get(trig);
           if (tok !== undefined) this.receive(this.task, tok);
         } else {
@@ -1365,9 +1451,16 @@ export class BraidRuntime {
           const t = new Task(callbackTaskName(r[KTYPE], r), 2);
           this.task = t;
           this.stack = r[KS] ?? 0;
+          // an anonymous callback (`setTimeout(() => …)`): named by its function at its first event
+          if (t.name.indexOf(' ') < 0) t.base = this.stack;
         }
         const tok = r[KK];
         if (tok !== undefined && this.task !== creator) this.receive(this.task, tok);
+        // a MessageChannel's message (the delivery's task): after its postMessage on the other port (messageChannels.ts)
+        if (this.ports !== null) {
+          const end = this.ports.get(r);
+          if (end !== undefined && end.peer !== null && end.received < end.peer.sent) this.receiveMessage(end.peer.out, ++end.received);
+        }
       },
       after: (_id: number) => {
         this.task = this.hookTask.pop() ?? this.task;

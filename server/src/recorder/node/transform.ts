@@ -46,6 +46,11 @@ export const COLLECTION_METHODS: ReadonlySet<string> = new Set([
 /** Promise methods whose callback runs as a task of its own (docs/recorder-node.md, "Tasks"). */
 const PROMISE_METHODS: ReadonlySet<string> = new Set(['then', 'catch', 'finally']);
 
+/** EventEmitter methods whose second argument is a listener (its function is named after the event: transform `callbackName`). */
+const LISTENER_METHODS: ReadonlySet<string> = new Set(['on', 'once', 'addListener', 'prependListener', 'prependOnceListener', 'addEventListener']);
+/** Functions whose first argument is a callback run later (named after the function that schedules it). */
+const TIMER_FUNCTIONS: ReadonlySet<string> = new Set(['setTimeout', 'setInterval', 'setImmediate', 'nextTick', 'queueMicrotask']);
+
 /** Modules whose path functions are recorded as accesses of the path (docs/recorder-node.md). */
 const FS_MODULES: ReadonlySet<string> = new Set(['fs', 'node:fs', 'fs/promises', 'node:fs/promises']);
 
@@ -161,7 +166,47 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     return sc;
   };
 
-  function fnName(n: N, parent: N | null, className: string | undefined): string {
+  /** A short source text of an expression for a name (`socket`, `this.agent`), or undefined when it is long or has calls. */
+  function shortSource(e: N): string | undefined {
+    if (e.type === 'Identifier') return e.name;
+    if (e.type === 'MemberExpression' && !e.computed && e.property.type === 'Identifier' && (e.object.type === 'Identifier' || e.object.type === 'ThisExpression' || e.object.type === 'MemberExpression')) {
+      const o = e.object.type === 'ThisExpression' ? 'this' : shortSource(e.object);
+      return o && o.length + e.property.name.length < 60 ? `${o}.${e.property.name}` : undefined;
+    }
+    return undefined;
+  }
+
+  /**
+   * The name of an anonymous function passed as a callback (issue 42 item 6), in JS terms:
+   * `'free' listener of Agent` (an EventEmitter listener: the event and the emitter — `this`'s class, or the emitter's source),
+   * `then callback of fetchUser` (a then/catch/finally callback: the call that made the promise),
+   * `setTimeout callback in poll` (a timer's, an immediate's, a nextTick's or a microtask's, in the function that scheduled it).
+   */
+  function callbackName(n: N, call: N, className: string | undefined, outer: string): string | undefined {
+    const k = call.arguments.indexOf(n);
+    const c = call.callee;
+    const method = c.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier' ? c.property.name : c.type === 'Identifier' ? c.name : undefined;
+    if (method === undefined) return undefined;
+    const owner = outer.split(/[./]/)[0];
+    if (c.type === 'MemberExpression' && LISTENER_METHODS.has(method) && k === 1) {
+      const ev = call.arguments[0];
+      const event = ev.type === 'Literal' && typeof ev.value === 'string' ? `'${ev.value.slice(0, 40)}'` : ev.type === 'MemberExpression' || ev.type === 'Identifier' ? (shortSource(ev) ?? 'event') : 'event';
+      const emitter = c.object.type === 'ThisExpression' ? (className ?? (owner || 'this')) : (shortSource(c.object) ?? 'emitter');
+      return `${event} listener of ${emitter}`;
+    }
+    if (c.type === 'MemberExpression' && PROMISE_METHODS.has(method) && (k === 0 || (k === 1 && method === 'then'))) {
+      let p = c.object;
+      if (p.type === 'AwaitExpression') p = p.argument;
+      const made = p.type === 'CallExpression' ? shortSource(p.callee) : shortSource(p);
+      return `${method} callback of ${made ? made.replace(/^this\./, '') : owner || 'a promise'}`;
+    }
+    if (TIMER_FUNCTIONS.has(method) && k === 0 && (c.type === 'Identifier' || (c.object.type === 'Identifier' && (c.object.name === 'process' || c.object.name === 'globalThis' || c.object.name === 'timers')))) {
+      return outer ? `${method} callback in ${outer}` : `${method} callback`;
+    }
+    return undefined;
+  }
+
+  function fnName(n: N, parent: N | null, className: string | undefined, outerName = ''): string {
     if (n.id?.name) return n.id.name;
     if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
       // a private method keeps its `#` (`LRUCache.#backgroundFetch`); a computed key its source (`[Symbol.iterator]`)
@@ -177,6 +222,10 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
                 : '<computed>';
       return parent.type === 'MethodDefinition' && className ? `${className}.${key}` : key;
     }
+    if (parent?.type === 'CallExpression' && parent.callee !== n) {
+      const cb = callbackName(n, parent, className, outerName);
+      if (cb) return cb;
+    }
     if (parent?.type === 'VariableDeclarator' && parent.id.type === 'Identifier') return parent.id.name;
     if (parent?.type === 'AssignmentExpression' && parent.left.type === 'Identifier') return parent.left.name;
     if (parent?.type === 'AssignmentExpression' && parent.left.type === 'MemberExpression' && !parent.left.computed) return parent.left.property.name;
@@ -185,8 +234,8 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
 
   function scan(n: N, scope: Scope, parent: N | null, className: string | undefined): void {
     if (isFunction(n)) {
-      const name = fnName(n, parent, className);
       const outer = scope.fn.node ? scope.fn.name : '';
+      const name = fnName(n, parent, className, outer);
       const fn: FnScope = { node: n, name: name === '<anonymous>' && outer ? `${outer}/<anonymous>` : name, index: fns.length };
       fns.push(fn);
       fnOf.set(n, fn);
@@ -406,6 +455,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     if (obj.type === 'MetaProperty') return false;
     return true;
   };
+  /** The holder of a private member that may be evaluated twice: `this`, or a name not instrumented as a shared variable. */
+  const privateHolder = (obj: N, scope: Scope): boolean =>
+    obj.type === 'ThisExpression' || (obj.type === 'Identifier' && !shared(resolve(scope, obj.name)) && obj.name !== '__braid');
   /** text between the object and the property of a member expression, without its last `.` or `[` */
   const objectTail = (m: N, sep: '.' | '['): string => {
     const mid = code.slice(m.object.end, m.property.start);
@@ -535,7 +587,14 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           }
           return;
         }
-        if (left.type !== 'MemberExpression' || insideChain.has(left) || !recordedObject(left.object, sc) || left.property.type === 'PrivateIdentifier') return;
+        // `this.#x = v` → `this.#x = __braid.pw(this, "#x", v, S)`
+        if (left.type === 'MemberExpression' && left.property.type === 'PrivateIdentifier') {
+          if (n.operator !== '=' || insideChain.has(left) || !privateHolder(left.object, sc)) return;
+          s.prependRight(rs, `__braid.pw(${code.slice(left.object.start, left.object.end)},${JSON.stringify('#' + left.property.name)},`);
+          s.appendLeft(re, `,${S(site(left.property.start, f))})`);
+          return;
+        }
+        if (left.type !== 'MemberExpression' || insideChain.has(left) || !recordedObject(left.object, sc)) return;
         if (['&&=', '||=', '??='].includes(n.operator)) return;
         const st = S(site(left.property.start, f));
         if (n.operator === '=') {
@@ -567,7 +626,15 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           s.appendLeft(n.end, ')');
           return;
         }
-        if (a.type !== 'MemberExpression' || insideChain.has(a) || !recordedObject(a.object, sc) || a.property.type === 'PrivateIdentifier') return;
+        // `this.#n++` → `(__braid.pu(this, "#n", 1, S, this.#n), this.#n++)`
+        if (a.type === 'MemberExpression' && a.property.type === 'PrivateIdentifier') {
+          if (insideChain.has(a) || !privateHolder(a.object, sc)) return;
+          const holder = code.slice(a.object.start, a.object.end);
+          s.prependRight(n.start, `(__braid.pu(${holder},${JSON.stringify('#' + a.property.name)},${delta},${S(site(a.property.start, f))},${holder}.#${a.property.name}),`);
+          s.appendLeft(n.end, ')');
+          return;
+        }
+        if (a.type !== 'MemberExpression' || insideChain.has(a) || !recordedObject(a.object, sc)) return;
         const st = S(site(a.property.start, f));
         // remove the operator, then close with (delta, postfix, site)
         if (n.prefix) s.remove(n.start, a.start);
@@ -593,7 +660,14 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         return;
       }
       case 'MemberExpression': {
-        if (insideChain.has(n) || !recordedObject(n.object, sc) || n.property.type === 'PrivateIdentifier') return;
+        // a private field read (`this.#valList`): `__braid.pg(this.#valList, this, "#valList", S)` (its holder evaluated twice: only `this` or a plain name)
+        if (n.property.type === 'PrivateIdentifier') {
+          if (insideChain.has(n) || !privateHolder(n.object, sc) || (parent?.type === 'NewExpression' && key === 'callee') || parent?.type === 'TaggedTemplateExpression') return;
+          s.prependRight(n.start, '__braid.pg(');
+          s.appendLeft(n.end, `,${code.slice(n.object.start, n.object.end)},${JSON.stringify('#' + n.property.name)},${S(site(n.property.start, f))})`);
+          return;
+        }
+        if (insideChain.has(n) || !recordedObject(n.object, sc)) return;
         const st = S(site(n.property.start, f));
         if (n.computed) {
           s.prependRight(n.start, '__braid.gc(');

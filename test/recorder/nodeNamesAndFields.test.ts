@@ -1,0 +1,118 @@
+/**
+ * What the Node.js recorder sees and how it names it (issue 42 item 6, issue 38's Node misses;
+ * docs/recorder-node.md "What is recorded", "Tasks"): one real `node` run of a small program with
+ *   - symbol-keyed fields (`this[STATE]`, opossum's circuit state) as fields named by the symbol;
+ *   - private fields (`this.#items[i] = v`, `this.#count++`, a static `Store.#made`) and a private async method;
+ *   - an array-like (`Queue.prototype = []`): its push recorded as an array call, its fields named Queue;
+ *   - a TypedArray's fill recorded as a call of a collection;
+ *   - anonymous callbacks named in JS terms (`'open' listener of Breaker`, `then callback of fetchUser`,
+ *     `setTimeout callback in Breaker.trip`) and their tasks after them;
+ *   - a MessageChannel message: postMessage's SND received by the other port's 'message' task.
+ * Needs dist/braid-node-hook.mjs (node scripts/build.mjs).
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
+
+const PROGRAM = `
+const { EventEmitter } = require('node:events');
+const STATE = Symbol('state');
+class Breaker extends EventEmitter {
+  constructor() {
+    super();
+    this[STATE] = 'closed';
+    this.on('open', () => { this.opened = this[STATE]; });
+  }
+  trip() {
+    this[STATE] = 'open';
+    this.emit('open');
+    setTimeout(() => { this[STATE] = 'half'; }, 1);
+  }
+}
+function Queue() {}
+Queue.prototype = [];
+class Store {
+  #items = [];
+  #count = 0;
+  static #made = 0;
+  constructor() { Store.#made = Store.#made + 1; }
+  add(v) { this.#items[this.#count] = v; this.#count++; }
+  get size() { return this.#count; }
+  async #refill() { await null; this.#items[0] = 'refilled'; }
+  refill() { return this.#refill(); }
+}
+async function fetchUser() { await null; return { id: 1 }; }
+const shared = { x: 0 };
+async function main() {
+  const b = new Breaker();
+  b.trip();
+  const q = new Queue();
+  q.push(1);
+  q.label = 'jobs';
+  const s = new Store();
+  s.add('a');
+  await s.refill();
+  fetchUser().then((u) => { shared.user = u.id; });
+  const { port1, port2 } = new MessageChannel();
+  port2.on('message', (m) => { shared.seen = shared.x + m; port2.close(); });
+  shared.x = 41;
+  port1.postMessage(1);
+  const u8 = new Uint8Array(4);
+  u8.fill(7);
+  await new Promise((r) => setTimeout(r, 20));
+  if (b[STATE] !== 'half' || s.size !== 1 || q.length !== 1 || shared.seen !== 42 || shared.user !== 1) { console.error('wrong', b[STATE], s.size, q.length, shared); process.exitCode = 1; }
+}
+main();
+`;
+
+test('symbol-keyed and private fields, array-likes and typed arrays are recorded, callbacks and their tasks named in JS terms, MessageChannel messages ordered', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-names-'));
+  try {
+    writeFileSync(path.join(dir, 'app.js'), PROGRAM);
+    const summary = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'app.js'], dir));
+    assert.equal(summary.passed, 1, `the program computes what it computes without the recorder: ${JSON.stringify(summary.runs)}`);
+    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+    const locs = new Map<number, { line: number; method: string; call?: string }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+    const threads = new Map<number, string>(lines.filter((l) => l.def === 'thread').map((l) => [l.id, l.name]));
+    const events = lines.filter(Array.isArray);
+    const accesses = events.filter((e) => e[2] === 'R' || e[2] === 'W');
+    const named = (name: string) => accesses.filter((e) => vars.get(e[3]) === name);
+    const seen = `vars: ${[...vars.values()].join(', ')}\nmethods: ${[...new Set([...locs.values()].map((l) => l.method))].join(', ')}\nthreads: ${[...threads.values()].join(', ')}`;
+
+    // symbol-keyed fields: the state's writes in the constructor, trip and the timer, its read in the listener
+    const state = named('Breaker[Symbol(state)]');
+    assert.deepEqual(state.filter((e) => e[2] === 'W').map((e) => e[8]), ['closed', 'open', 'half'], seen);
+    assert.ok(state.some((e) => e[2] === 'R' && e[8] === 'open'), seen);
+    // private fields: the holder's field and the array element through it; a static private field by its class
+    assert.ok(named('Store.#items').length >= 2, seen);
+    assert.deepEqual(named('Store.#count').map((e) => `${e[2]}${e[8]}`).slice(0, 3), ['R0', 'R0', 'W1'], seen);
+    assert.deepEqual(named('Store.#made').map((e) => `${e[2]}${e[8]}`), ['R0', 'W1'], seen);
+    const elems = named('Array[]').filter((e) => e[2] === 'W');
+    assert.deepEqual(elems.map((e) => [locs.get(e[4])!.method, e[8]]), [['Store.add', 'a'], ['Store.#refill', 'refilled']], seen);
+    // the array-like: push is a call on a collection, its own field is Queue's (not Array's)
+    assert.ok(accesses.some((e) => locs.get(e[4])!.call === 'Array.push' && locs.get(e[4])!.line === 34), seen);
+    assert.equal(named('Queue.label').length, 1, seen);
+    assert.ok(![...vars.values()].includes('Array.label'), seen);
+    assert.ok(accesses.some((e) => locs.get(e[4])!.call === 'TypedArray.fill' && e[2] === 'W'), seen);
+    // callbacks' names, and their tasks'
+    const methods = new Set([...locs.values()].map((l) => l.method));
+    for (const m of ["'open' listener of Breaker", 'then callback of fetchUser', 'setTimeout callback in Breaker.trip', "'message' listener of port2"]) assert.ok(methods.has(m), `${m}\n${seen}`);
+    const taskNames = [...threads.values()].map((t) => t.replace(/ #\d+$/, ''));
+    for (const t of ['then callback of fetchUser', 'setTimeout callback in Breaker.trip', "'message' listener of port2"]) assert.ok(taskNames.includes(t), `${t}\n${seen}`);
+    assert.ok(!taskNames.some((t) => /^(Object|then|setTimeout|MessagePort)$/.test(t)), seen);
+    // the message: main's SND at postMessage is received by the listener's task before its read of x
+    const listener = [...threads].find(([, n]) => n.startsWith("'message' listener"))![0];
+    const read = accesses.find((e) => e[1] === listener && vars.get(e[3]) === 'Object.x')!;
+    assert.equal(read[8], 41, seen);
+    const mainTask = accesses.find((e) => e[2] === 'W' && vars.get(e[3]) === 'Object.x')![1];
+    const sentByMain = new Set(events.filter((e) => e[2] === 'SND' && e[1] === mainTask && e[0] > accesses.find((a) => a[2] === 'W' && vars.get(a[3]) === 'Object.x')![0]).map((e) => e[3]));
+    assert.ok(events.some((e) => e[2] === 'RCV' && e[1] === listener && sentByMain.has(e[3]) && e[3] >= 2 ** 40 && e[0] < read[0]), `the listener receives main's token sent after its write of x\n${seen}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
