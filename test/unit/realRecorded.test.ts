@@ -32,10 +32,8 @@ const RANK_MISSES: Record<string, string> = {
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
   'logback-childlist': 'the iterating reader (recursiveReset) is named first, the fixed writer (createChildByName) second',
-  'micrometer-composite': 'the meter-added listener and CompositeCounter.increment are named; the fix reorders MeterRegistry.getOrCreateMeter',
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
   'rxjava2-behaviorterminate': 'setCurrent (the completer storing the terminal value, lane 2) is named first; the fix is in subscribeActual, named second',
-  'cachemgr-shared': 'promise-coalesce\'s coalesceAsync (a dependency) is named; the fix is up the stack in cache-manager',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
   'genpool-clear': 'DoublyLinkedList helpers are named; the fix is in Pool.clear (an action that never happens)',
   'loki-dirty': 'update and autosaveClearFlags are named; the fix is in Loki.saveDatabaseInternal',

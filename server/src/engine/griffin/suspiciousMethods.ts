@@ -23,6 +23,8 @@ import { commonCallStack, CommonFrame, sameMethod } from './commonCallStack';
 import { laneOf, PatternMember } from './clusterSuspiciousPatterns';
 import type { TestCodeClassifier } from '../testCode';
 import { isLibraryCode } from '../libraryCode';
+import { outOfCallback } from './outOfCallbacks';
+import { outOfDependency } from './outOfDependencies';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -70,6 +72,16 @@ export interface SuspiciousMethodOptions {
    * false = one frame, issue 27's rule)
    */
   outOfStructures?: boolean;
+  /**
+   * with outOfHelpers: a Node.js lane inside a dependency of the package under test names the deepest
+   * frame of the package under test on its common call stack (issue 38, outOfDependencies.ts; default true)
+   */
+  outOfDependencies?: boolean;
+  /**
+   * with outOfHelpers: a lane named by a lambda names its enclosing method on the stack, or the method
+   * of another class that runs it (issue 38, outOfCallbacks.ts; default true)
+   */
+  outOfCallbacks?: boolean;
 }
 
 export function suspiciousMethods(
@@ -87,9 +99,21 @@ export function suspiciousMethods(
   if (options.outOfHelpers === true && out.length === 2) {
     const vars = laneVariables(m, members);
     const moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode, options));
-    return moved;
+    return moved.map((sm) => {
+      const laneStack = stacks[sm.thread - 1];
+      const isTest = testFrame(laneStack, testCode);
+      const underTest = (f: { file: string; method: string; line: number }) => !isTest(f) && !isLibraryCode(f.file, f.method);
+      if (options.outOfDependencies !== false) sm = outOfDependency(sm, laneStack, underTest);
+      if (options.outOfCallbacks !== false) sm = outOfCallback(sm, laneStack, (f) => underTest(f) && !isEntryPoint(f.method));
+      return sm;
+    });
   }
   return out;
+}
+
+/** Test code, asked of a frame of the lane's stacks or of their common call stack (the recorder's mark rides on the stacks' frames). */
+function testFrame(stacks: Frame[][], testCode: TestCodeClassifier | undefined): (f: { file: string; method: string; line: number }) => boolean {
+  return (f) => (testCode ? testCode.isTestCode({ ...f, harness: stacks.some((s) => s.some((x) => x.harness && sameMethod(x, f))) }) : false);
 }
 
 /** A program's `main` or one of its lambdas: the driver, never where a fix goes. */
