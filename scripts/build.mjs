@@ -35,6 +35,8 @@ const entries = [
   // the Node.js recorder (docs/recorder-node.md): runs inside the user's process (NODE_OPTIONS=--import), ES modules
   { in: 'server/src/recorder/node/hook.ts', out: 'dist/braid-node-hook.mjs', format: 'esm' },
   { in: 'server/src/recorder/node/loader.ts', out: 'dist/braid-node-loader.mjs', format: 'esm' },
+  // many runs of one JS/TS test in one process, each in a worker thread of its own (nodeRepetitions.ts)
+  { in: 'server/src/recorder/node/nodeRepeatDriver.ts', out: 'dist/braid-node-repeat.cjs', format: 'cjs' },
 ];
 for (const e of entries) {
   if (e.optional && !existsSync(path.join(root, e.in))) continue;

@@ -67,6 +67,7 @@ export async function packageVsix(outFile, { stage = path.join(path.dirname(outF
     // the Node.js recorder's hook and loader (ES modules, loaded by the recorded node processes)
     ['server/src/recorder/node/hook.ts', 'braid-node-hook.mjs', [], 'esm'],
     ['server/src/recorder/node/loader.ts', 'braid-node-loader.mjs', [], 'esm'],
+    ['server/src/recorder/node/nodeRepeatDriver.ts', 'braid-node-repeat.cjs', [], 'cjs'],
   ];
   await Promise.all(entries.map(([entry, out, external, format]) => build({ ...common, entryPoints: [entry], outfile: path.join(stage, 'dist', out), external: external ?? [], ...(format ? { format } : {}) })));
   await buildWebviews({ production: true, outdir: path.join(stage, 'dist', 'webview') });

@@ -165,7 +165,11 @@ function start(): void {
   if (g.__braid) return;
   const req = createRequire(path.join(process.cwd(), 'braid-hook.js'));
   let o: NodeRecorderOptions;
-  if (!isMainThread) {
+  // a repetition of nodeRepeatDriver.ts (a worker thread running one run of a test): recorded as a process' main thread
+  const repeated = isMainThread ? undefined : (g as { __braidRepetition?: NodeRecorderOptions }).__braidRepetition;
+  const isMain = isMainThread || repeated !== undefined;
+  if (repeated) o = repeated;
+  else if (!isMainThread) {
     const w = workerOptions(req);
     if (!w) return;
     o = w;
@@ -183,7 +187,7 @@ function start(): void {
   const filter = { root: o.root, include: o.include, exclude: o.exclude, packages: o.packages ?? [], ...(o.workspace ? { workspace: o.workspace } : {}) };
   const nameOf = (file: string) => relativeName(o.root, file, o.workspace?.root);
   const matches = fileMatcher(filter);
-  if (isMainThread && rt.recording) wrapWorkers(rt, o, req, matches);
+  if (isMain && rt.recording) wrapWorkers(rt, o, req, matches);
 
   // CommonJS: the source of every user file required
   const Module = createRequire(path.join(o.root, 'braid-hook.js'))('node:module') as { prototype: { _compile(content: string, filename: string): unknown } };
@@ -210,7 +214,7 @@ function start(): void {
   const registerEsm = () => {
     try {
       // the entry script: Node runs it with its ES-module loader because of Braid's --import (loader.ts)
-      const entry = isMainThread && process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : undefined;
+      const entry = isMain && process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : undefined;
       register(pathToFileURL(o.loader ?? path.join(path.dirname(process.env.BRAID_NODE_HOOK ?? ''), 'braid-node-loader.mjs')).href, { data: { ...filter, ...(entry ? { entry } : {}) } });
     } catch (e) {
       process.stderr.write(`Braid recorder: ES modules are not instrumented: ${(e as Error).message}\n`);
@@ -221,11 +225,11 @@ function start(): void {
   // a Node without require(esm): Node's require() of an ES module (20.19+) loads the modules it
   // imports without the module.register hooks, so an ES-module spec's imports — the code under
   // test — would not be instrumented (docs/recorder-node.md "Test runners")
-  const mocha = isMainThread && importsSpecFiles(process.argv[1]);
+  const mocha = isMain && importsSpecFiles(process.argv[1]);
   if (mocha && (process.features as { require_module?: boolean }).require_module) {
     Object.defineProperty(process.features, 'require_module', { value: false, configurable: true, enumerable: true });
   }
-  if (isMainThread && commonJsEntry(process.argv[1]) && !mocha) rt.esmHooks = registerEsm;
+  if (isMain && commonJsEntry(process.argv[1]) && !mocha) rt.esmHooks = registerEsm;
   else registerEsm();
 
   // timer jitter (noise): a timer fires up to 3 ms late with probability p
@@ -245,7 +249,7 @@ function start(): void {
   if (o.force && rt.recording) gateCallbacks(rt);
 
   if (rt.recording) rt.installHooks();
-  if (!isMainThread) {
+  if (!isMain) {
     // a worker: its trace is flushed before each message it posts (the main thread may end it at
     // once, worker.terminate()) and when it exits; the process' outcome is the main thread's
     const port = (req('node:worker_threads') as WorkerThreadsModule).parentPort;
@@ -286,10 +290,13 @@ function start(): void {
     if (code !== 0) rt.failure('exit', `exit code ${code}`);
     rt.close();
   });
-  process.once('SIGTERM', () => {
-    rt.close();
-    process.kill(process.pid, 'SIGTERM');
-  });
+  // (a worker thread gets no signals)
+  if (isMainThread) {
+    process.once('SIGTERM', () => {
+      rt.close();
+      process.kill(process.pid, 'SIGTERM');
+    });
+  }
 }
 
 start();

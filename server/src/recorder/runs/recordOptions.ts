@@ -72,7 +72,9 @@ export interface RecordOptions {
   prepare?: { command: string[]; cwd: string }[];
   /**
    * one JVM per run even for a JUnit console launcher command, whose runs are otherwise repetitions
-   * in one JVM (`--fresh-jvm`, repeatedRuns.ts): for tests whose static state must start fresh
+   * in one JVM (`--fresh-jvm`, repeatedRuns.ts): for tests whose static state must start fresh;
+   * for the Node.js recorder one process per run even for a `node --test` command, whose runs are
+   * otherwise repetitions in one process (`--fresh-process`, node/nodeRepetitions.ts)
    */
   freshJvm?: boolean;
   /** notes for the user about the options given (e.g. --noise ignored because of --plan) */
@@ -146,6 +148,9 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   --fresh-jvm           one JVM per run; without it, a JUnit console launcher command (java -jar
                         junit-platform-console-standalone.jar … --select-method C#m) runs its runs
                         as repetitions in one JVM (static state is not reset between them)
+  --fresh-process       one Node.js process per run; without it, a node --test command of one
+                        file runs its runs as repetitions in one process, each in a worker thread
+                        with a fresh module graph (docs/recorder-node.md)
   --plan FILE           noise plan (docs/noise.md, e.g. written by braid pinpoint): noise only at
                         its points, with their probability and kind; --noise is then ignored
   --recorder java|node  the recorder (default: node for node, npm, npx, tsx, mocha, jest, vitest… or
@@ -318,6 +323,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         i += 2;
         break;
       case '--fresh-jvm':
+      case '--fresh-process':
         freshJvm = true;
         i += 1;
         break;

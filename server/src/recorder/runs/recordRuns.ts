@@ -14,6 +14,7 @@ import { writeRecordingManifest } from './recordingManifest';
 import { NotReached, notReachedRun } from './notReached';
 import { RepeatSession, repeatPlanFor } from '../java/repeatedRuns';
 import { findNodeHook } from '../node/nodeRunner';
+import { NodeRepeatSession, nodeRepeatPlanFor } from '../node/nodeRepetitions';
 
 export interface RecordProgress {
   type: 'run';
@@ -44,6 +45,11 @@ export interface RecordSummary {
    * that were the first of their JVM against those of the later ones
    */
   repetitions?: RepetitionFigures;
+  /**
+   * the Node.js recorder: the processes that ran the runs as repetitions (node/nodeRepetitions.ts,
+   * a `node --test` command without --fresh-process), or why each run was a process of its own
+   */
+  nodeRepetitions?: { processes: number; because?: string };
   interrupted: boolean;
   /** `beforeRun` said to start no further run (e.g. `braid test --runs auto` had its evidence) */
   stoppedEarly?: boolean;
@@ -191,15 +197,25 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   // a JUnit test through the console launcher: many runs in one JVM (repeatedRuns.ts), one JVM per worker
   const repeat = o.recorder === 'node' ? undefined : repeatPlanFor(o, jar);
   let jvms = 0;
+  // a node:test test: many runs in one Node process, each in a worker thread (node/nodeRepetitions.ts), one process per worker
+  const nodeRepeat = o.recorder === 'node' ? nodeRepeatPlanFor(o, jar) : undefined;
+  const nodeRepeatCommand = nodeRepeat && 'command' in nodeRepeat ? nodeRepeat : undefined;
+  let nodeProcesses = 0;
+  let nodeFallback: string | undefined = nodeRepeat && 'because' in nodeRepeat ? nodeRepeat.because : undefined;
+  let nodeNoteSaid: false | 'because' | 'fallback' = false;
   const repetitions: RepetitionFigures | undefined = repeat ? { freshStatic: repeat.freshClasses !== undefined && !repeat.sharedBecause, ...(repeat.sharedBecause ? { sharedBecause: repeat.sharedBecause } : {}), firstRuns: 0, firstFailed: 0, laterRuns: 0, laterFailed: 0 } : undefined;
   async function worker(): Promise<void> {
-    const session = repeat ? new RepeatSession(o, jar, repeat, stop.signal) : undefined;
+    const session = repeat ? new RepeatSession(o, jar, repeat, stop.signal) : nodeRepeatCommand ? new NodeRepeatSession(o, jar, nodeRepeatCommand, stop.signal) : undefined;
     try {
       await work(session);
     } finally {
       await session?.close().catch(() => {});
-      jvms += session?.jvms ?? 0;
-      if (session && repetitions) {
+      if (session instanceof NodeRepeatSession) {
+        nodeProcesses += session.processes;
+        nodeFallback ??= session.fallback;
+      }
+      if (session instanceof RepeatSession) jvms += session.jvms;
+      if (session instanceof RepeatSession && repetitions) {
         if (!session.freshStatic) repetitions.freshStatic = false;
         if (session.fallback) repetitions.sharedBecause ??= session.fallback;
         repetitions.firstRuns += session.firstRuns.runs;
@@ -209,7 +225,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       }
     }
   }
-  async function work(session: RepeatSession | undefined): Promise<void> {
+  async function work(session: RepeatSession | NodeRepeatSession | undefined): Promise<void> {
     while (more()) {
       if (control?.beforeRun) {
         let go: boolean;
@@ -253,7 +269,16 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       pctLength?.add(result.pct);
       if (result.outcome === 'pass') passed++;
       else failed++;
-      onProgress?.({ type: 'run', run: result, done: runs.length, total: count, passed, failed, ...(result.fallback ? { note: `static state cannot start fresh in one JVM: ${result.fallback}; each run is a JVM of its own from run ${result.index} on (slower)` } : {}) });
+      let note: string | undefined;
+      if (o.recorder !== 'node') note = result.fallback ? `static state cannot start fresh in one JVM: ${result.fallback}; each run is a JVM of its own from run ${result.index} on (slower)` : undefined;
+      else if (result.fallback && nodeNoteSaid !== 'fallback') {
+        note = `${result.fallback}; each run is a process of its own from run ${result.index} on (slower)`;
+        nodeNoteSaid = 'fallback';
+      } else if (nodeRepeat && 'because' in nodeRepeat && !nodeRepeat.program && !nodeNoteSaid) {
+        note = `each run is a Node.js process of its own, not a repetition in one process: ${nodeRepeat.because}`;
+        nodeNoteSaid = 'because';
+      }
+      onProgress?.({ type: 'run', run: result, done: runs.length, total: count, passed, failed, ...(note ? { note } : {}) });
     }
   }
 
@@ -272,6 +297,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     failed,
     empty: runs.filter((r) => r.empty).length,
     ...(repeat ? { jvms, repetitions } : {}),
+    ...(nodeRepeat ? { nodeRepetitions: { processes: nodeProcesses, ...(nodeFallback ? { because: nodeFallback } : {}) } } : {}),
     interrupted: Boolean(signal?.aborted) || Boolean(firstError),
     ...(stoppedEarly ? { stoppedEarly } : {}),
     ...(firstError instanceof RecordWriteError ? { writeFailure: firstError } : {}),

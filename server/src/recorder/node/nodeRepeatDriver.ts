@@ -1,0 +1,119 @@
+/**
+ * The process that runs many runs of one JS/TS test (nodeRepetitions.ts; docs/recorder-node.md
+ * "Repetitions in one process"), bundled on its own as dist/braid-node-repeat.cjs. Its main thread
+ * reads one run per stdin line (`{"out","execution","seed","noise"}`) and runs it as a **worker
+ * thread of its own**: a new V8 context with a fresh module graph (CommonJS cache and ES-module map
+ * alike), globals, node:test harness and timers, so no module state of one repetition reaches the
+ * next — while Node itself, its built-in modules and the process stay warm. The worker loads Braid's
+ * hook with the run's options (as a process of the per-process path gets them through
+ * BRAID_NODE_OPTIONS), then the TypeScript loader (tsx's CommonJS hooks, which its `--import tsx`
+ * installs in the main thread only), then the test file, as `node --test` runs it in a child process:
+ * same `process.argv[1]`, same `--test-name-pattern`, same TAP output, exit code 1 on a failed test.
+ *
+ * Each worker's output is passed on as it comes; when the worker has exited and its output streams
+ * have ended, a marker line `@@braid-repetition@@{"execution","exit"}` follows on stdout and on stderr
+ * (the session reads both streams up to their marker). An uncaught error that ends the worker is
+ * printed as Node prints it (its stack), so the output reads as a process' would.
+ */
+import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { isMainThread, Worker, workerData } from 'node:worker_threads';
+import type { NodeRecorderOptions } from './runtime';
+
+/** The marker the session waits for (the Java launcher's, repeatedRuns.ts REPETITION_MARK). */
+const MARK = '@@braid-repetition@@';
+
+/** What the session hands the driver (a JSON file named by its first argument). */
+export interface NodeRepeatConfig {
+  /** the test file (absolute) */
+  file: string;
+  /** load it with require() (CommonJS for Node), else import() */
+  commonJs: boolean;
+  /** register tsx's CommonJS hooks in each worker first (the command had `--import tsx`) */
+  tsx: boolean;
+  /** the worker's own Node options: node:test's (`--test-name-pattern=…`) */
+  execArgv: string[];
+  /** dist/braid-node-hook.mjs */
+  hook: string;
+  /** the hook's options, without the run's own (out, execution, seed, noise) */
+  options: NodeRecorderOptions;
+}
+
+interface RunLine {
+  out: string;
+  execution: string;
+  seed: string;
+  noise: number;
+}
+
+interface WorkerInput {
+  config: NodeRepeatConfig;
+  run: RunLine;
+}
+
+function streamEnd(s: NodeJS.ReadableStream | null | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (!s) return resolve();
+    s.once('end', () => resolve());
+    s.once('error', () => resolve());
+  });
+}
+
+async function driver(): Promise<void> {
+  const config = JSON.parse(readFileSync(process.argv[2], 'utf8')) as NodeRepeatConfig;
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const text of lines) {
+    if (!text.trim()) continue;
+    const run = JSON.parse(text) as RunLine;
+    const w = new Worker(__filename, { workerData: { config, run } satisfies WorkerInput, argv: [config.file], execArgv: config.execArgv, stdout: true, stderr: true });
+    w.stdout.on('data', (d: Buffer) => process.stdout.write(d));
+    w.stderr.on('data', (d: Buffer) => process.stderr.write(d));
+    const ended = Promise.all([streamEnd(w.stdout), streamEnd(w.stderr)]);
+    let error: unknown;
+    w.on('error', (e) => (error = e));
+    const exit = await new Promise<number>((resolve) => w.once('exit', resolve));
+    await ended;
+    if (error !== undefined) {
+      const e = error as { stack?: unknown };
+      process.stderr.write(`${typeof e?.stack === 'string' ? e.stack : String(error)}\n`);
+    }
+    const marker = `${MARK}${JSON.stringify({ execution: run.execution, exit })}\n`;
+    process.stdout.write(marker);
+    process.stderr.write(marker);
+  }
+}
+
+async function repetition(): Promise<void> {
+  const { config, run } = workerData as WorkerInput;
+  // as a process of `node --test` runs the file: argv[1] is the test file (the hook's entry rules, the trace's program)
+  process.argv.splice(1, 1);
+  (globalThis as { __braidRepetition?: NodeRecorderOptions }).__braidRepetition = { ...config.options, out: run.out, execution: run.execution, seed: run.seed, noise: run.noise };
+  await import(pathToFileURL(config.hook).href);
+  const req = createRequire(config.file);
+  if (config.tsx) {
+    // tsx's `--import tsx` registers in the main thread only; its CommonJS API registers in this one
+    const pkg = req.resolve('tsx/package.json');
+    const exported = (JSON.parse(readFileSync(pkg, 'utf8')) as { exports?: Record<string, { require?: { default?: string } }> }).exports?.['./cjs/api']?.require?.default;
+    if (!exported) throw new Error(`tsx at ${path.dirname(pkg)} has no CommonJS API (tsx/cjs/api): record with --fresh-process`);
+    (req(path.join(path.dirname(pkg), exported)) as { register(): unknown }).register();
+  }
+  if (config.commonJs) req(config.file);
+  else await import(pathToFileURL(config.file).href);
+}
+
+if (isMainThread) {
+  driver().catch((e) => {
+    process.stderr.write(`Braid repetitions: ${(e as Error)?.stack ?? String(e)}\n`);
+    process.exit(70);
+  });
+} else {
+  repetition().catch((e) => {
+    // as an uncaught error of the program: Node prints it, the hook's monitor records it, exit code 1
+    setImmediate(() => {
+      throw e;
+    });
+  });
+}
