@@ -9,31 +9,15 @@
  * the first repetition (times 1) would leave the later forced runs unforced and mostly passing.
  * Uses the sample JUnit 5 project (test/fixtures/junit5-sample) and Debian's junit5 console launcher.
  */
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/traceBuilder';
-import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
-import { locateTest } from '../../server/src/recorder/java/testLocate';
+import { fixtureCopy, junitToolsSkip, preparedTestPlan } from '../helpers/junitProject';
 import { Confirmation, confirmPattern } from '../../server/src/recorder/runs/confirmRuns';
 import type { ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
 
-const root = path.resolve(__dirname, '..', '..');
-const CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
-const missing =
-  (!existsSync(CONSOLE) && `the JUnit console launcher ${CONSOLE} is missing (install Debian's junit5 package)`) ||
-  (!existsSync(path.join(root, 'dist/braid-agent.jar')) && 'dist/braid-agent.jar is missing (npm run build)') ||
-  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (node scripts/build-agent.mjs with junit5 installed)');
-// under CI a missing tool fails instead of skipping (.ci/run installs junit5)
-const skip = missing && !process.env.CI ? missing : false;
-if (missing && process.env.CI) test('junit5 and the launcher jar are there (CI=true)', () => assert.fail(missing));
-
-const made: string[] = [];
-after(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const skip = junitToolsSkip();
 
 /** The sample's root cause: one clerk's read of the balance (line 8), the other's write (line 10). */
 const ROOT_CAUSE: ForcedPattern = {
@@ -70,14 +54,8 @@ function groupTraces(folder: string, group: string): { file: string; pid: number
 }
 
 async function confirmSample(freshJvm: boolean): Promise<Confirmation> {
-  const ws = tempDir('braid-confirm-rep-');
-  made.push(ws);
-  cpSync(path.join(root, 'test/fixtures/junit5-sample'), ws, { recursive: true });
-  const plan = inferTestCommand(ws, locateTest(ws, 'bank.AccountTest#concurrentDepositsAreAllKept'));
-  for (const step of plan.prepare) {
-    const r = spawnSync(step.command[0], step.command.slice(1), { cwd: step.cwd, encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-  }
+  const ws = fixtureCopy('junit5-sample');
+  const plan = preparedTestPlan(ws, 'bank.AccountTest#concurrentDepositsAreAllKept');
   return confirmPattern(ROOT_CAUSE, {
     command: plan.command,
     cwd: plan.cwd,

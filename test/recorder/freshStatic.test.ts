@@ -7,53 +7,24 @@
  * the run is recorded again in a JVM of its own, and so are the next, said in the summary. Inherited
  * test methods are found and run. Uses Debian's junit5 console launcher.
  */
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { tempDir } from '../helpers/traceBuilder';
+import { fixtureCopy, JUNIT_CONSOLE, junitToolsSkip, recordTest } from '../helpers/junitProject';
 import { bugLinesIn, rootCauseFirst } from '../helpers/rootCause';
-import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
 import { locateTest } from '../../server/src/recorder/java/testLocate';
-import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
-import { firstRunOnlyNote, RecordProgress, recordRuns } from '../../server/src/recorder/runs/recordRuns';
+import { firstRunOnlyNote, RecordProgress } from '../../server/src/recorder/runs/recordRuns';
 import { repeatCommandFor } from '../../server/src/recorder/java/repeatedRuns';
 import { analyzeInputsRanked } from '../../server/src/engine/summary/workspaceAnalysis';
 
-const root = path.resolve(__dirname, '..', '..');
-const CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
-const missing =
-  (!existsSync(CONSOLE) && `the JUnit console launcher ${CONSOLE} is missing (install Debian's junit5 package)`) ||
-  (!existsSync(path.join(root, 'dist/braid-agent.jar')) && 'dist/braid-agent.jar is missing (npm run build)') ||
-  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (node scripts/build-agent.mjs with junit5 installed)');
-const skip = missing && !process.env.CI ? missing : false;
-if (missing && process.env.CI) test('junit5 and the launcher jar are there (CI=true)', () => assert.fail(missing));
+const CONSOLE = JUNIT_CONSOLE;
+const skip = junitToolsSkip();
 
-const made: string[] = [];
-after(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
-
-function project(extra: Record<string, string> = {}): string {
-  const ws = tempDir('braid-fresh-static-');
-  made.push(ws);
-  cpSync(path.join(root, 'test/fixtures/static-registry'), ws, { recursive: true });
-  for (const [rel, text] of Object.entries(extra)) {
-    mkdirSync(path.dirname(path.join(ws, rel)), { recursive: true });
-    writeFileSync(path.join(ws, rel), text);
-  }
-  return ws;
-}
+const project = (extra: Record<string, string> = {}) => fixtureCopy('static-registry', extra);
 
 async function record(ws: string, spec: string, runs: number, onProgress?: (p: RecordProgress) => void) {
-  const plan = inferTestCommand(ws, locateTest(ws, spec));
-  for (const step of plan.prepare) {
-    const r = spawnSync(step.command[0], step.command.slice(1), { cwd: step.cwd, encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-  }
-  const o = parseRecordArgs(['--runs', String(runs), '--seed', '5', '--include', ...plan.include, '--name', plan.name, '--out', path.join(ws, 'traces'), '--', ...plan.command], ws);
-  return recordRuns({ ...o, cwd: plan.cwd }, onProgress);
+  return (await recordTest(ws, spec, ['--runs', String(runs), '--seed', '5'], onProgress)).summary;
 }
 
 test('repeatCommandFor: the class path\'s folders are loaded afresh by each repetition, the jars stay on the JVM\'s class path; an agent in the JVM options means a JVM per run', () => {

@@ -7,52 +7,24 @@
  * failed static initializer ends it too; `--fresh-jvm` keeps one JVM per run. Uses the sample
  * JUnit 5 project (test/fixtures/junit5-sample) and Debian's junit5 console launcher.
  */
-import test, { after } from 'node:test';
+import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fixtureCopy, JUNIT_CONSOLE, junitToolsSkip, recordTest } from '../helpers/junitProject';
 import { tempDir } from '../helpers/traceBuilder';
 import { bugLinesIn, rootCauseFirst } from '../helpers/rootCause';
-import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
-import { locateTest } from '../../server/src/recorder/java/testLocate';
-import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
-import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 import { parseRepetitionReport, repeatCommandFor, LAUNCHER_MAIN } from '../../server/src/recorder/java/repeatedRuns';
 import { analyzeInputsRanked } from '../../server/src/engine/summary/workspaceAnalysis';
 
-const root = path.resolve(__dirname, '..', '..');
-const CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
-const missing =
-  (!existsSync(CONSOLE) && `the JUnit console launcher ${CONSOLE} is missing (install Debian's junit5 package)`) ||
-  (!existsSync(path.join(root, 'dist/braid-agent.jar')) && 'dist/braid-agent.jar is missing (npm run build)') ||
-  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (node scripts/build-agent.mjs with junit5 installed)');
-// under CI a missing tool fails instead of skipping (.ci/run installs junit5)
-const skip = missing && !process.env.CI ? missing : false;
-if (missing && process.env.CI) test('junit5 and the launcher jar are there (CI=true)', () => assert.fail(missing));
+const CONSOLE = JUNIT_CONSOLE;
+const skip = junitToolsSkip();
 
-const made: string[] = [];
-after(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+/** A copy of the sample project; extra test sources added. */
+const project = (extra: Record<string, string> = {}) => fixtureCopy('junit5-sample', extra);
 
-/** A copy of the sample project, compiled; extra test sources added first. */
-function project(extra: Record<string, string> = {}): string {
-  const ws = tempDir('braid-repeat-');
-  made.push(ws);
-  cpSync(path.join(root, 'test/fixtures/junit5-sample'), ws, { recursive: true });
-  for (const [rel, text] of Object.entries(extra)) writeFileSync(path.join(ws, rel), text);
-  return ws;
-}
-
-async function record(ws: string, test: string, runs: number, more: string[] = []) {
-  const plan = inferTestCommand(ws, locateTest(ws, test));
-  for (const step of plan.prepare) {
-    const r = spawnSync(step.command[0], step.command.slice(1), { cwd: step.cwd, encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-  }
-  const o = parseRecordArgs(['--runs', String(runs), '--noise', '0.1', '--seed', '11', '--include', ...plan.include, '--name', plan.name, '--out', path.join(ws, 'traces'), ...more, '--', ...plan.command], ws);
-  return { plan, summary: await recordRuns({ ...o, cwd: plan.cwd }) };
+function record(ws: string, test: string, runs: number, more: string[] = []) {
+  return recordTest(ws, test, ['--runs', String(runs), '--noise', '0.1', '--seed', '11', ...more]);
 }
 
 function header(file: string): { execution: string; recorder: { options: { seed: string; pid: number } } } {
