@@ -128,6 +128,9 @@ export function truthProblems(t: RealTruth, id: string): string[] {
 
 /** A suspicious method is a fixed method: the same, class-qualified either way, or a function nested in it (bench/nodeEval.ts' rule). */
 export function isFixMethod(method: string, fixes: readonly string[]): boolean {
+  // a callback named by the Node.js recorder after what it handles, in the function it was passed in (`then callback of load in Pool.acquire`)
+  const at = method.lastIndexOf(' in ');
+  if (at >= 0) return isFixMethod(method.slice(at + 4), fixes);
   return fixes.some((f) => method === f || method.endsWith(`.${f}`) || f.endsWith(`.${method}`) || method.startsWith(`${f}/`) || method.includes(`.${f}/`));
 }
 

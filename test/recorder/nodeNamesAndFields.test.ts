@@ -101,9 +101,9 @@ test('symbol-keyed and private fields, array-likes and typed arrays are recorded
     assert.ok(accesses.some((e) => locs.get(e[4])!.call === 'TypedArray.fill' && e[2] === 'W'), seen);
     // callbacks' names, and their tasks'
     const methods = new Set([...locs.values()].map((l) => l.method));
-    for (const m of ["'open' listener of Breaker", 'then callback of fetchUser', 'setTimeout callback in Breaker.trip', "'message' listener of port2"]) assert.ok(methods.has(m), `${m}\n${seen}`);
+    for (const m of ["'open' listener of Breaker", 'then callback of fetchUser in main', 'setTimeout callback in Breaker.trip', "'message' listener of port2 in main"]) assert.ok(methods.has(m), `${m}\n${seen}`);
     const taskNames = [...threads.values()].map((t) => t.replace(/ #\d+$/, ''));
-    for (const t of ['then callback of fetchUser', 'setTimeout callback in Breaker.trip', "'message' listener of port2"]) assert.ok(taskNames.includes(t), `${t}\n${seen}`);
+    for (const t of ['then callback of fetchUser in main', 'setTimeout callback in Breaker.trip', "'message' listener of port2 in main"]) assert.ok(taskNames.includes(t), `${t}\n${seen}`);
     assert.ok(!taskNames.some((t) => /^(Object|then|setTimeout|MessagePort)$/.test(t)), seen);
     // the message: main's SND at postMessage is received by the listener's task before its read of x
     const listener = [...threads].find(([, n]) => n.startsWith("'message' listener"))![0];

@@ -180,7 +180,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
    * The name of an anonymous function passed as a callback (issue 42 item 6), in JS terms:
    * `'free' listener of Agent` (an EventEmitter listener: the event and the emitter — `this`'s class, or the emitter's source),
    * `then callback of fetchUser` (a then/catch/finally callback: the call that made the promise),
-   * `setTimeout callback in poll` (a timer's, an immediate's, a nextTick's or a microtask's, in the function that scheduled it).
+   * `setTimeout callback` (a timer's, an immediate's, a nextTick's or a microtask's),
+   * each followed by ` in <the function it is passed in>` (`then callback of fetchUser in Pool.acquire`;
+   * not for a listener registered in its emitter's constructor): the method a fix goes into.
    */
   function callbackName(n: N, call: N, className: string | undefined, outer: string): string | undefined {
     const k = call.arguments.indexOf(n);
@@ -192,13 +194,14 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       const ev = call.arguments[0];
       const event = ev.type === 'Literal' && typeof ev.value === 'string' ? `'${ev.value.slice(0, 40)}'` : ev.type === 'MemberExpression' || ev.type === 'Identifier' ? (shortSource(ev) ?? 'event') : 'event';
       const emitter = c.object.type === 'ThisExpression' ? (className ?? (owner || 'this')) : (shortSource(c.object) ?? 'emitter');
-      return `${event} listener of ${emitter}`;
+      // where it is registered, unless that is the emitter's own constructor
+      return `${event} listener of ${emitter}${outer && outer !== emitter && outer !== `${emitter}.constructor` ? ` in ${outer}` : ''}`;
     }
     if (c.type === 'MemberExpression' && PROMISE_METHODS.has(method) && (k === 0 || (k === 1 && method === 'then'))) {
       let p = c.object;
       if (p.type === 'AwaitExpression') p = p.argument;
       const made = p.type === 'CallExpression' ? shortSource(p.callee) : shortSource(p);
-      return `${method} callback of ${made ? made.replace(/^this\./, '') : owner || 'a promise'}`;
+      return `${method} callback of ${made ? made.replace(/^this\./, '') : 'a promise'}${outer ? ` in ${outer}` : ''}`;
     }
     if (TIMER_FUNCTIONS.has(method) && k === 0 && (c.type === 'Identifier' || (c.object.type === 'Identifier' && (c.object.name === 'process' || c.object.name === 'globalThis' || c.object.name === 'timers')))) {
       return outer ? `${method} callback in ${outer}` : `${method} callback`;
