@@ -6,7 +6,13 @@
  *   node --import tsx bench/realEval.ts --live [id...] [--plain N] [--confirm] [--seed S]
  *       records each subject as a user would (run.json: `braid test` with its defaults, or
  *       `braid record` with its defaults), N plain runs for the plain failure rate and time
- *       (default 5), and with --confirm `braid confirm` on the first pattern and on a decoy
+ *       (default 5), and with --confirm `braid confirm` (the CLI, the recording's command) on the
+ *       first pattern and on a decoy (a pattern without evidence, in the most passing runs), then
+ *       the confirm table: subject × seed × pattern → verdict, each group's failing runs and the
+ *       runs whose constraint was met (issue 40)
+ *   --confirm-seeds S,S,…   the seeds of the confirmations (default: --seed), one recording per subject
+ *   --reuse   reuse the subject's last live recording of this --seed (test-output/real-live/) instead
+ *       of recording again (the confirmations only)
  *   node --import tsx bench/realEval.ts --record [id...] [--seed S]
  *       records as --live and writes the recording into test/fixtures/real/<id>/ (gzip traces,
  *       runs.json with the BRAID-TRUTH labels of multi-bug subjects, manifest.json)
@@ -15,6 +21,7 @@
  *       ~/.cache/braid-real); a missing or different checkout is reported with how to make it
  *   --absence on|off   evidence by absence (AnalysisOptions.absence; default: the analysis' default)
  *   --json    the scores as JSON
+ *   BRAID_BIN=<file>   the CLI entry to run instead of bin/braid.js (a build of another checkout)
  *
  * Figures are printed, never asserted (test/unit/realRecorded.test.ts checks what holds on the
  * committed recordings). Needs dist/ (npm run build) for --live/--record.
@@ -27,14 +34,43 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { analyzeTraceFiles, AnalysisOptions, AnalysisResult } from '../server/src/engine/analysis';
 import { explainBugs } from '../server/src/engine/griffin/griffin';
+import type { RankedPattern } from '../server/src/engine/analysis';
+import { isRootCause } from '../test/helpers/rootCause';
 import { decoyOf, realSubjects, recordedRoot, repoRoot, RealScore, RealSubject, scoreRecording } from './realCorpus';
 
-const braid = path.join(repoRoot, 'bin/braid.js');
+/** the CLI the bench runs: bin/braid.js, or BRAID_BIN (another build's entry, to compare before and after a change) */
+const braid = process.env.BRAID_BIN ? path.resolve(process.env.BRAID_BIN) : path.join(repoRoot, 'bin/braid.js');
 
 export interface LiveFigures {
   plain?: { runs: number; failed: number; seconds: number };
   recording?: { runs: number; failed: number; seconds: number; folder: string; stopped?: string; error?: string };
   confirm?: { rank1?: string; decoy?: string };
+  /** every confirmation run (--confirm), per seed and pattern */
+  confirmations?: ConfirmRow[];
+}
+
+/** One `braid confirm` of the confirm table. */
+export interface ConfirmRow {
+  seed: string;
+  /** rank 1 or the decoy */
+  role: 'rank 1' | 'decoy';
+  /** the pattern's list position and id (`#11 P1`), and whether it is a root cause of the subject's truth */
+  pattern: string;
+  rootCause: boolean;
+  verdict: string;
+  forced?: ConfirmGroup;
+  opposite?: ConfirmGroup;
+  control?: { runs: number; failed: number };
+  counterfactual?: string;
+  reason?: string;
+  runs?: number;
+  seconds: number;
+}
+
+interface ConfirmGroup {
+  runs: number;
+  failed: number;
+  forcedOk: number;
 }
 
 export interface RealRow {
@@ -145,17 +181,53 @@ function recordLive(s: RealSubject, dir: string, seed: string): NonNullable<Live
   return { runs: traces.length, failed, seconds: r.seconds, folder: out };
 }
 
-function confirmVerdict(folder: string, pattern: string, s: RealSubject, dir: string): string {
+function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: ConfirmRow['role'], rootCause: boolean, seed: string, s: RealSubject, dir: string): ConfirmRow {
+  const base = { seed, role, pattern: `#${rank} ${pattern.id}`, rootCause };
   const command = existsSync(path.join(folder, 'recording.json')) ? [] : s.run.command?.length ? ['--', ...s.run.command] : undefined;
-  if (!command) return 'no command';
-  const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern, '--format', 'json', ...command], dir, 20 * 60_000);
+  if (!command) return { ...base, verdict: 'no command', seconds: 0 };
+  const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern.key, '--seed', seed, '--format', 'json', ...command], dir, 20 * 60_000);
   try {
-    const j = JSON.parse(r.stdout) as { verdict?: string; forced?: { runs: number; failed: number }; opposite?: { runs: number; failed: number }; control?: { runs: number; failed: number } };
-    const g = (x?: { runs: number; failed: number }) => (x ? `${x.failed}/${x.runs}` : '–');
-    return `${j.verdict} (forced ${g(j.forced)}, opposite ${g(j.opposite)}, control ${g(j.control)})`;
+    const j = JSON.parse(r.stdout) as { verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null; control?: { runs: number; failed: number } | null; counterfactual?: string; reason?: string; runs?: number };
+    const g = <T extends { runs: number; failed: number }>(x: T | null | undefined) => x ?? undefined;
+    return { ...base, verdict: j.verdict, forced: g(j.forced), opposite: g(j.opposite), control: g(j.control), counterfactual: j.counterfactual, reason: j.reason, runs: j.runs, seconds: r.seconds };
   } catch {
-    return `error (exit ${r.status}): ${r.stderr.trim().split('\n').pop() ?? ''}`;
+    return { ...base, verdict: `error (exit ${r.status}): ${r.stderr.trim().split('\n').pop() ?? ''}`, seconds: r.seconds };
   }
+}
+
+function verdictCell(c: ConfirmRow): string {
+  const g = (x?: { runs: number; failed: number }) => (x ? `${x.failed}/${x.runs}` : '–');
+  return `${c.verdict} (forced ${g(c.forced)}, ${c.counterfactual === 'serialised' ? 'serialised' : 'opposite'} ${g(c.opposite)}, control ${g(c.control)})`;
+}
+
+/** The confirm table (issue 40's acceptance): subject × seed × pattern → verdict and each group's figures. */
+export function confirmTable(rows: RealRow[]): string {
+  const out: string[] = [];
+  const head = ['subject', 'seed', 'pattern', 'root cause', 'verdict', 'forced failed (met)', 'counterfactual failed (met)', 'control failed', 'runs', 's'];
+  out.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
+  const g = (x?: ConfirmGroup) => (x ? `${x.failed}/${x.runs} (${x.forcedOk})` : '–');
+  for (const r of rows) {
+    for (const c of r.live?.confirmations ?? []) {
+      const cf = c.opposite ? `${c.counterfactual === 'serialised' ? 'serialised ' : 'opposite '}${g(c.opposite)}` : '–';
+      const cells = [r.subject.id, c.seed, `${c.role}: ${c.pattern}`, c.rootCause ? 'yes' : 'no', c.verdict, g(c.forced), cf, c.control ? `${c.control.failed}/${c.control.runs}` : '–', String(c.runs ?? '–'), c.seconds.toFixed(0)];
+      out.push(`| ${cells.map((x) => x.replace(/\|/g, '/')).join(' | ')} |`);
+    }
+  }
+  const all = rows.flatMap((r) => r.live?.confirmations ?? []);
+  const roots = all.filter((c) => c.rootCause);
+  const others = all.filter((c) => !c.rootCause);
+  const confirmed = (c: ConfirmRow) => c.verdict === 'confirmed';
+  out.push(
+    `root cause confirmed ${roots.filter(confirmed).length} of ${roots.length} confirmations (${pct(roots.filter(confirmed).length, roots.length)}); ` +
+      `not a root cause (decoys and a rank 1 that is not the root cause) confirmed ${others.filter(confirmed).length} of ${others.length}; ` +
+      `verdicts: ${[...new Set(all.map((c) => c.verdict))].map((v) => `${v} ${all.filter((c) => c.verdict === v).length}`).join(', ')}`,
+  );
+  return out.join('\n');
+}
+
+/** Where --live keeps the last recording of a subject and seed (--reuse). */
+function liveCacheFile(s: RealSubject, seed: string): string {
+  return path.join(repoRoot, 'test-output', 'real-live', `${s.id}-${seed}.json`);
 }
 
 /** The BRAID-TRUTH labels of each run, from the runs' logs (multi-bug subjects). */
@@ -232,7 +304,7 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--confirm-seeds']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
@@ -277,9 +349,22 @@ export async function main(argv: string[]): Promise<number> {
       continue;
     }
     const figures: LiveFigures = {};
-    figures.plain = plainRuns(s, dir, plainN);
-    process.stderr.write(`plain ${figures.plain ? `${figures.plain.failed}/${figures.plain.runs}` : '–'}, recording… `);
-    figures.recording = recordLive(s, dir, seed);
+    const cache = liveCacheFile(s, seed);
+    const cached = flag('--reuse') && existsSync(cache) ? (JSON.parse(readFileSync(cache, 'utf8')) as LiveFigures) : undefined;
+    if (cached?.recording?.folder && existsSync(cached.recording.folder)) {
+      figures.plain = cached.plain;
+      figures.recording = cached.recording;
+      process.stderr.write(`reusing ${cached.recording.folder}… `);
+    } else {
+      figures.plain = plainRuns(s, dir, plainN);
+      process.stderr.write(`plain ${figures.plain ? `${figures.plain.failed}/${figures.plain.runs}` : '–'}, recording… `);
+      figures.recording = recordLive(s, dir, seed);
+      if (!figures.recording.error) {
+        mkdirSync(path.dirname(cache), { recursive: true });
+        writeFileSync(cache, JSON.stringify({ plain: figures.plain, recording: figures.recording }, null, 1) + '\n');
+      }
+    }
+    if (!figures.recording) continue;
     if (figures.recording.error) {
       rows.push({ subject: s, live: figures, error: figures.recording.error });
       process.stderr.write('failed\n');
@@ -289,13 +374,29 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${score.runs} runs, ${score.failed} failed\n`);
     if (flag('--confirm')) {
       const decoy = decoyOf(result);
-      figures.confirm = { rank1: confirmVerdict(figures.recording.folder, '1', s, dir), ...(decoy ? { decoy: confirmVerdict(figures.recording.folder, decoy.key, s, dir) } : {}) };
+      const first = result.patterns[0];
+      const lines = Object.values(s.truth.bugs).map((b) => b.accesses);
+      const isRoot = (p: RankedPattern) => lines.some((l) => isRootCause(p, l));
+      figures.confirmations = [];
+      for (const cs of value('--confirm-seeds', seed).split(',')) {
+        for (const [role, p] of [['rank 1', first], ['decoy', decoy]] as const) {
+          if (!p) continue;
+          const c = confirmRun(figures.recording.folder, p, result.patterns.indexOf(p) + 1, role, isRoot(p), cs, s, dir);
+          process.stderr.write(`  seed ${cs} ${role} ${c.pattern}${c.rootCause ? ' (root cause)' : ''}: ${verdictCell(c)} ${c.seconds.toFixed(0)} s\n`);
+          figures.confirmations.push(c);
+        }
+      }
+      const at = (role: ConfirmRow['role']) => figures.confirmations!.find((c) => c.role === role);
+      figures.confirm = { rank1: at('rank 1') && verdictCell(at('rank 1')!), decoy: at('decoy') && verdictCell(at('decoy')!) };
     }
     if (flag('--record')) process.stderr.write(`  committed recording: ${path.relative(repoRoot, await commit(s, figures.recording.folder, figures.recording, seed))}\n`);
     rows.push({ subject: s, score, live: figures });
   }
   if (flag('--json')) console.log(JSON.stringify(rows.map((r) => ({ id: r.subject.id, heldOut: r.subject.truth.heldOut, score: r.score, live: r.live, error: r.error })), null, 1));
-  else console.log(table(rows, live));
+  else {
+    console.log(table(rows, live));
+    if (flag('--confirm')) console.log('\n' + confirmTable(rows));
+  }
   return 0;
 }
 
