@@ -80,6 +80,10 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     console.log(
       `${summary.writeFailure ? 'stopped: ' : summary.interrupted ? 'interrupted: ' : ''}recorded ${summary.total} run(s) in ${secs} s: ${summary.passed} passed, ${summary.failed} failed → ${rel}`,
     );
+    // the Node.js recorder: repetitions in one process (node/nodeRepetitions.ts), or why not
+    const reps = summary.nodeRepetitions;
+    if (reps && reps.processes > 0) console.log(`repetitions: ${reps.processes} Node.js process(es), each run in a worker thread with fresh module state${reps.because ? `; then one process per run: ${terminalLine(reps.because)}` : ''}`);
+    else if (reps?.because) console.error(`note: each run was a Node.js process of its own: ${terminalLine(reps.because)}`);
     const reasons = new Map<string, number>();
     for (const r of summary.runs) if (r.outcome === 'fail') reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
     if (reasons.size) console.log(`failures by reason: ${[...reasons].map(([k, v]) => `${k} ${v}`).join(', ')}`);

@@ -297,7 +297,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
     failed,
     empty: runs.filter((r) => r.empty).length,
     ...(repeat ? { jvms, repetitions } : {}),
-    ...(nodeRepeat ? { nodeRepetitions: { processes: nodeProcesses, ...(nodeFallback ? { because: nodeFallback } : {}) } } : {}),
+    ...(nodeRepeat && !('program' in nodeRepeat && nodeRepeat.program) ? { nodeRepetitions: { processes: nodeProcesses, ...(nodeFallback ? { because: nodeFallback } : {}) } } : {}),
     interrupted: Boolean(signal?.aborted) || Boolean(firstError),
     ...(stoppedEarly ? { stoppedEarly } : {}),
     ...(firstError instanceof RecordWriteError ? { writeFailure: firstError } : {}),
