@@ -1358,6 +1358,8 @@ export class BraidRuntime {
       const k = this.sitePlan[site];
       if (k < 0) return v;
       const pp = this.planPoints[k];
+      // a callback task not named yet (it records nothing before this await) gets its trace name first
+      if (pp.threads !== null && this.task.base >= 0) this.nameByCallback(this.task);
       if (pp.threads !== null && !pp.threads.has(this.task.name) && !pp.threads.has(`${this.task.name} #${this.task.tid}`)) return v;
       if (this.rnd() >= pp.probability) return v;
       const n = pp.noise;
