@@ -109,3 +109,27 @@ test('out of dependencies: a race inside a dependency names the deepest frame of
   ];
   assert.deepEqual(methods(direct), ['coalesceAsync', 'coalesceAsync/<anonymous>']);
 });
+
+test('out of a class\' own helpers: a helper that only stores a library object its class holds names the class\' method the outside called (rxjava2: onComplete, not setCurrent)', () => {
+  const B = 'io/x/Processor.java';
+  const AR = 'java.util.concurrent.atomic.AtomicReference';
+  const accesses: Acc[] = [
+    [1, 'R', AR, ['T.java:37:org.t.T.lambda$t$1', 'io/x/Flowable.java:13013:io.x.Flowable.subscribe', `${B}:158:io.x.Processor.subscribeActual`]],
+    [2, 'W', AR, ['T.java:32:org.t.T.lambda$t$0', `${B}:215:io.x.Processor.onComplete`, `${B}:414:io.x.Processor.terminate`, `${B}:425:io.x.Processor.setCurrent`]],
+  ];
+  assert.deepEqual(methods(accesses), ['io.x.Processor.subscribeActual', 'io.x.Processor.onComplete']);
+  assert.deepEqual(methods(accesses, { ...on, outOfOwnHelpers: false }), ['io.x.Processor.subscribeActual', 'io.x.Processor.setCurrent']);
+  // a read-modify-write (both types on the lane) is not a helper: it stays
+  const rmw: Acc[] = [
+    [1, 'R', AR, accesses[1][3]],
+    [2, 'W', AR, accesses[0][3]],
+    [1, 'W', AR, accesses[1][3]],
+  ];
+  assert.deepEqual(methods(rmw), ['io.x.Processor.setCurrent', 'io.x.Processor.subscribeActual']);
+  // called directly by another class: no own helpers to walk out of
+  const direct: Acc[] = [
+    [1, 'R', AR, accesses[0][3]],
+    [2, 'W', AR, ['T.java:32:org.t.T.lambda$t$0', `${B}:425:io.x.Processor.setCurrent`]],
+  ];
+  assert.deepEqual(methods(direct), ['io.x.Processor.subscribeActual', 'io.x.Processor.setCurrent']);
+});

@@ -33,7 +33,6 @@ const RANK_MISSES: Record<string, string> = {
 const METHOD_MISSES: Record<string, string> = {
   'logback-childlist': 'the iterating reader (recursiveReset) is named first, the fixed writer (createChildByName) second',
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
-  'rxjava2-behaviorterminate': 'setCurrent (the completer storing the terminal value, lane 2) is named first; the fix is in subscribeActual, named second',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
   'genpool-clear': 'DoublyLinkedList helpers are named; the fix is in Pool.clear (an action that never happens)',
   'loki-dirty': 'update and autosaveClearFlags are named; the fix is in Loki.saveDatabaseInternal',

@@ -25,6 +25,7 @@ import type { TestCodeClassifier } from '../testCode';
 import { isLibraryCode } from '../libraryCode';
 import { outOfCallback } from './outOfCallbacks';
 import { outOfDependency } from './outOfDependencies';
+import { outOfOwnHelper } from './outOfOwnHelpers';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -82,6 +83,12 @@ export interface SuspiciousMethodOptions {
    * of another class that runs it (issue 38, outOfCallbacks.ts; default true)
    */
   outOfCallbacks?: boolean;
+  /**
+   * with outOfHelpers: a lane inside a helper that only stores (or loads) a library object its class holds,
+   * reached through the class' own methods, names the class' method the outside called (issue 38,
+   * outOfOwnHelpers.ts; default true)
+   */
+  outOfOwnHelpers?: boolean;
 }
 
 export function suspiciousMethods(
@@ -99,10 +106,11 @@ export function suspiciousMethods(
   if (options.outOfHelpers === true && out.length === 2) {
     const vars = laneVariables(m, members);
     const moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode, options));
-    return moved.map((sm) => {
+    return moved.map((sm, k) => {
       const laneStack = stacks[sm.thread - 1];
       const isTest = testFrame(laneStack, testCode);
       const underTest = (f: { file: string; method: string; line: number }) => !isTest(f) && !isLibraryCode(f.file, f.method);
+      if (options.outOfOwnHelpers !== false) sm = outOfOwnHelper(sm, moved[1 - k], laneStack, vars[sm.thread - 1][0], vars[sm.thread - 1][1], (f) => underTest(f) && !isEntryPoint(f.method));
       if (options.outOfDependencies !== false) sm = outOfDependency(sm, laneStack, underTest);
       if (options.outOfCallbacks !== false) sm = outOfCallback(sm, laneStack, (f) => underTest(f) && !isEntryPoint(f.method));
       return sm;
