@@ -1,10 +1,13 @@
 /**
- * The JS/TS lens' time against one plain run (issue 42, item 5; docs/recorder-node.md "Measured"):
- * on the TypeScript e2e fixture test/fixtures/e2e/ts-flaky, the lens' command (node:test with tsx,
- * one test by name) run plainly, recorded once (the recorder's overhead per run), and recorded as the
- * lens records it (N runs, noise 0.5, 2 jobs) and analyzed. Figures are printed, never asserted.
+ * The JS/TS lens' time against one plain run (issue 42, item 5; docs/recorder-node.md "Repetitions in
+ * one process"): on the TypeScript e2e fixture test/fixtures/e2e/ts-flaky, the lens' command (node:test
+ * with tsx, one test by name) run plainly, recorded once (the recorder's overhead per run), and recorded
+ * as the lens records it (N runs, noise 0.5, 2 jobs) and analyzed — with repetitions in one process (the
+ * default, node/nodeRepetitions.ts) and with --fresh-process (one process per run, as before), in
+ * paired rounds whose order alternates, each round with a plain run of its own. Figures are printed,
+ * never asserted.
  *
- *   node --import tsx bench/nodeLensTime.ts [--runs N] [--repeat K]
+ *   node --import tsx bench/nodeLensTime.ts [--runs N] [--pairs K]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,36 +25,65 @@ const value = (name: string, d: string) => {
   return k >= 0 && args[k + 1] ? Number(args[k + 1]) : Number(d);
 };
 const runs = value('--runs', '30');
-const repeat = value('--repeat', '3');
+const pairs = value('--pairs', '3');
 const command = ['node', '--import', 'tsx', '--test', '--test-name-pattern=^two concurrent orders are both reserved$', 'src/inventory.test.ts'];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+function plainRun(): number {
+  const t = Date.now();
+  spawnSync(command[0], command.slice(1), { cwd: project, stdio: 'ignore' });
+  return Date.now() - t;
+}
+
+interface Lens {
+  recordMs: number;
+  analyzeMs: number;
+  failed: number;
+  first: string;
+  processes?: number;
+}
+
+async function lens(out: string, seed: number, fresh: boolean): Promise<Lens> {
+  const t = Date.now();
+  const s = await recordRuns(parseRecordArgs(['--runs', String(runs), '--noise', '0.5', '--seed', String(seed), '--jobs', '2', ...(fresh ? ['--fresh-process'] : []), '--out', out, '--', ...command], project));
+  const recordMs = Date.now() - t;
+  const a = Date.now();
+  const r = await analyzeTraceFiles(s.traces);
+  const analyzeMs = Date.now() - a;
+  const first = r.patterns[0]?.accesses.map((x) => `${x.type} ${path.basename(x.file)}:${x.line}`).join(' / ') ?? 'none';
+  return { recordMs, analyzeMs, failed: s.failed, first, ...(s.nodeRepetitions ? { processes: s.nodeRepetitions.processes } : {}) };
+}
+
 async function main(): Promise<void> {
-  const plain: number[] = [];
-  for (let k = 0; k < repeat; k++) {
-    const t = Date.now();
-    spawnSync(command[0], command.slice(1), { cwd: project, stdio: 'ignore' });
-    plain.push(Date.now() - t);
-  }
   const out = mkdtempSync(path.join(os.tmpdir(), 'braid-lens-time-'));
   try {
+    // one recorded run without noise, one process (the recorder's overhead on a whole test process)
     const one: number[] = [];
-    for (let k = 0; k < repeat; k++) {
-      const s = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', String(k + 1), '--out', path.join(out, `one-${k}`), '--', ...command], project));
+    const plain: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      plain.push(plainRun());
+      const s = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', String(k + 1), '--fresh-process', '--out', path.join(out, `one-${k}`), '--', ...command], project));
       one.push(s.runs[0]?.durationMs ?? Number.NaN);
     }
-    const t = Date.now();
-    const s = await recordRuns(parseRecordArgs(['--runs', String(runs), '--noise', '0.5', '--seed', '1', '--jobs', '2', '--out', path.join(out, 'lens'), '--', ...command], project));
-    const recorded = Date.now() - t;
-    const a = Date.now();
-    const r = await analyzeTraceFiles(s.traces);
-    const analyzed = Date.now() - a;
-    const p = median(plain);
-    console.log(`ts-flaky, ${command.join(' ')}`);
-    console.log(`plain run (median of ${repeat}): ${p} ms`);
-    console.log(`recorded run, no noise (median of ${repeat}): ${median(one)} ms — recorder overhead ${(median(one) / p).toFixed(2)}×`);
-    console.log(`lens-like recording: ${runs} runs, noise 0.5, jobs 2: ${(recorded / 1000).toFixed(1)} s (${s.failed} failed), analysis ${(analyzed / 1000).toFixed(1)} s, first pattern ${r.patterns[0]?.accesses.map((x) => `${x.type} ${path.basename(x.file)}:${x.line}`).join(' / ') ?? 'none'}`);
-    console.log(`lens-like total ÷ one plain run: ${((recorded + analyzed) / p).toFixed(1)}× (issue 42 target: 3×)`);
+    console.log(`ts-flaky, ${command.join(' ')}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(`plain run (median of 3): ${median(plain)} ms; recorded run, no noise, a process of its own (median of 3): ${median(one)} ms — recorder overhead ${(median(one) / median(plain)).toFixed(2)}×`);
+    const ratio: Record<'before' | 'after', number[]> = { before: [], after: [] };
+    const perRun: Record<'before' | 'after', number[]> = { before: [], after: [] };
+    for (let k = 0; k < pairs; k++) {
+      const p = plainRun();
+      const order: ('before' | 'after')[] = k % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+      for (const which of order) {
+        const l = await lens(path.join(out, `${which}-${k}`), 1 + k, which === 'before');
+        ratio[which].push((l.recordMs + l.analyzeMs) / p);
+        perRun[which].push((l.recordMs * 2) / runs);
+        console.log(
+          `pair ${k + 1} ${which === 'before' ? 'one process per run (--fresh-process)' : 'repetitions in one process'}: ${runs} runs ${(l.recordMs / 1000).toFixed(1)} s (${l.failed} failed${l.processes !== undefined ? `, ${l.processes} processes` : ''}), analysis ${(l.analyzeMs / 1000).toFixed(1)} s, plain run ${p} ms → ${((l.recordMs + l.analyzeMs) / p).toFixed(1)}× one plain run; per run (2 jobs) ${Math.round((l.recordMs * 2) / runs)} ms; first pattern ${l.first}`,
+        );
+      }
+    }
+    for (const which of ['before', 'after'] as const) {
+      console.log(`${which === 'before' ? 'before (one process per run)' : 'after (repetitions)  '}: median ${median(ratio[which]).toFixed(1)}× one plain run, per run ${Math.round(median(perRun[which]))} ms (issue 42 target: 3×)`);
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
