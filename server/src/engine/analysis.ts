@@ -22,6 +22,7 @@ import { FalconCollector } from './falcon/falconCollector';
 import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
 import { PatternCategory, PATTERNS } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
+import { orderPValue, orderThreshold, weightedPassedRuns } from './ranking/orderEvidence';
 import { TestCodeClassifier } from './testCode';
 import { DriverDetector, DriverRule } from './testDriver';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
@@ -77,6 +78,14 @@ export interface AnalysisOptions {
    * docs/algorithms.md "Evidence by absence"). Ranking only (grouping on); false: `--absence off`.
    */
   absence?: boolean;
+  /**
+   * Evidence by order (issue 38): a pattern without evidence by presence whose share of the
+   * occurrences of its accesses (the same static accesses in any order) is larger in the failing runs
+   * than in the passing ones, Fisher p below 0.05 / the patterns tested, is listed among the patterns
+   * with evidence (ranking/orderEvidence.ts; docs/algorithms.md "Evidence by order"). On unless false
+   * (`--order off`, the ranking before it; grouping on only).
+   */
+  order?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -107,6 +116,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (r.absence !== undefined && typeof r.absence !== 'boolean') throw new Error(`absence must be true or false, got ${JSON.stringify(r.absence)}`);
   // (off: not in the options at all, so results and reports read as before the option existed)
   if (!r.absence) delete r.absence;
+  if (r.order !== undefined && typeof r.order !== 'boolean') throw new Error(`order must be true or false, got ${JSON.stringify(r.order)}`);
+  // (on: not in the options at all, so results and reports read as before the option existed)
+  if (r.order !== false) delete r.order;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -125,6 +137,8 @@ export interface RunResult {
   events: number;
   /** pattern ids (PatternRegistry) found in this run, ascending (typed: a busy workspace has millions) */
   patterns: Int32Array;
+  /** per entry of `patterns`: how many times the pattern occurred in this run (absent: once each, e.g. an older summary) */
+  occurrences?: Int32Array;
   /** failing runs: global index of the failure point (first FAIL event or the outcome's failAt), when known */
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
@@ -217,6 +231,12 @@ export interface RankedPattern {
    * passing runs without it). Listed among the patterns with evidence (`evidence` true).
    */
   absence?: { pValue: number };
+  /**
+   * evidence by order (options.order): the pattern occurs in passing runs too, but takes a larger share
+   * of its accesses' occurrences in the failing runs (its other orders: the same static accesses in
+   * another order); p is the one-sided Fisher p of that table. Listed among the patterns with evidence.
+   */
+  order?: { pValue: number; failing: number; failingAll: number; passing: number; passingAll: number };
   /** tie group: patterns of the same group and score over the same methods (1-based, in list order) */
   tie: number;
   /** number of patterns in this pattern's tie group */
@@ -351,6 +371,9 @@ export class Analyzer {
         afterFailure.sort((a, b) => a - b);
       }
     }
+    const ids = Int32Array.from(found.sortedIds());
+    const occurrences = new Int32Array(ids.length);
+    for (let k = 0; k < ids.length; k++) occurrences[k] = found.occurrences(ids[k]);
     const run: RunResult = {
       file,
       execution: r.header.execution,
@@ -362,7 +385,8 @@ export class Analyzer {
       seed: seed === undefined ? undefined : String(seed),
       ...planOfRun(r.header.recorder?.options?.plan),
       events: r.eventCount,
-      patterns: Int32Array.from(found.sortedIds()),
+      patterns: ids,
+      occurrences,
       failPoint,
       afterFailure,
       ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined
@@ -541,6 +565,7 @@ export class Analyzer {
     }
     const grouping = this.options.grouping;
     const formula = this.options.formula;
+    const order = grouping && this.options.order !== false && totalFailed > 0 && totalPassed > 0 ? this.orderCounts(runs, failed, passed, totalFailed, totalPassed) : undefined;
     this.refreshTestLocs();
     this.refreshAccessLocs();
     // The order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups, in typed arrays:
@@ -550,7 +575,8 @@ export class Analyzer {
     const P1 = totalPassed + 1;
     const L = MAX_PATTERN_LENGTH + 1;
     // sections: a group code (cause, harness, symptom), + 3 for a pattern without evidence (listed after all with)
-    const codes = 6 * F1 * P1 * L;
+    // (× 2: evidence by order has buckets of its own, scored on its weighted passing runs)
+    const codes = 12 * F1 * P1 * L;
     const G = PATTERN_GROUPS.length;
     // per (failed, passed): 0 unknown, 1 evidence, 2 none, 3 evidence by absence (options.absence) — a
     // typed table when small (one lookup per pattern), else a Map
@@ -587,10 +613,13 @@ export class Analyzer {
       const p = passed[id];
       if (f === 0 && p === 0) continue;
       count++;
-      const e = grouping ? evidenceOf(f, p) : 1;
+      let e = grouping ? evidenceOf(f, p) : 1;
+      if (e === 2 && order && order.pValue[id] < order.threshold) e = 4;
       const g = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) + (e === 2 ? G : 0) : 0;
       const len = reg.patternDef(id).kind.length;
-      const code = ((g * F1 + f) * P1 + p) * L + len;
+      // evidence by order: scored on its passing runs weighted by how much rarer its order is in them (orderEvidence.weightedPassed)
+      const pw = e === 4 ? order!.weightedPassed[id] : p;
+      const code = ((((e === 4 ? 6 : 0) + g) * F1 + f) * P1 + pw) * L + len;
       let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
       if (b < 0) {
         b = bSize.length;
@@ -599,9 +628,10 @@ export class Analyzer {
         bG.push(g);
         // scored and ordered on the counts of its absence when that is its evidence
         bF.push(e === 3 ? totalFailed - f : f);
-        bP.push(e === 3 ? totalPassed - p : p);
+        bP.push(e === 3 ? totalPassed - p : pw);
         bL.push(len);
-        bA.push(e === 3 ? 1 : 0);
+        // evidence by absence or by order: after the patterns whose evidence is their presence, at an equal score
+        bA.push(e === 3 || e === 4 ? 1 : 0);
         bSize.push(0);
       }
       bSize[b]++;
@@ -625,7 +655,7 @@ export class Analyzer {
     // methods keys computed in id order (the registry's columns read in order), kept next to the
     // bucket (one read per pattern below, in key order)
     if (grouping) for (let id = 0; id < n; id++) if (bucketOf[2 * id] >= 0) bucketOf[2 * id + 1] = this.tieKeyOf(id);
-    const order = new Int32Array(count);
+    const rowIds = new Int32Array(count);
     const rowBucket = new Int32Array(count);
     const rowTie = grouping ? new Int32Array(count) : undefined;
     const keyOrder = (this.keyOrder ??= new StaticKeyOrder(reg)).order();
@@ -634,7 +664,7 @@ export class Analyzer {
       const b = bucketOf[2 * id];
       if (b < 0) continue;
       const at = bStart[b]++;
-      order[at] = id;
+      rowIds[at] = id;
       rowBucket[at] = b;
       if (rowTie) rowTie[at] = bucketOf[2 * id + 1];
     }
@@ -647,9 +677,22 @@ export class Analyzer {
       d.evidence = list.evidence[k] === 1;
       if (absence && d.evidence && evidenceOf(d.failed, d.passed) === 3)
         d.absence = { pValue: fisherOneSided(totalFailed - d.failed, totalPassed - d.passed, totalFailed, totalPassed) };
+      const id = list.ids[k];
+      if (order && d.evidence && order.pValue[id] < order.threshold && evidenceOf(d.failed, d.passed) === 2) {
+        const g = order.groupOf[id];
+        d.order = { pValue: order.pValue[id], failing: order.occF[id], failingAll: order.groupF[g], passing: order.occP[id], passingAll: order.groupP[g] };
+      }
       return d;
     });
-    placeRows(ranking, { ids: order, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });
+    placeRows(ranking, { ids: rowIds, bucket: rowBucket, bucketScore: bScore, bucketGroup: bGroup, tieKey: rowTie, failed, passed, scratch: bucketOf });
+    if (order) {
+      // per row: the p-value of its evidence by order (NaN: its evidence, if any, is not its order), for GRIFFIN's leads
+      const op = (ranking.orderP = new Float64Array(count).fill(NaN));
+      for (let k = 0; k < count; k++) {
+        const id = ranking.ids[k];
+        if (ranking.evidence[k] === 1 && order.pValue[id] < order.threshold && evidenceOf(ranking.failed[k], ranking.passed[k]) === 2) op[k] = order.pValue[id];
+      }
+    }
     let message: string | undefined;
     // the hints speak the recorder's language: files and packages for JS/TS, classes for Java
     const js = runs.length > 0 && runs.every((r) => this.nodeTraces.has(r.file));
@@ -671,8 +714,12 @@ export class Analyzer {
     const firstAbsent = absence && ranking.length > 0 && evidenceOf(ranking.failed[0], ranking.passed[0]) === 3;
     const firstF = ranking.length ? (firstAbsent ? totalFailed - ranking.failed[0] : ranking.failed[0]) : 0;
     const firstP = ranking.length ? (firstAbsent ? totalPassed - ranking.passed[0] : ranking.passed[0]) : 0;
+    // (a first pattern with evidence by order: its order p-value)
+    const firstOrderP = order && ranking.length && ranking.evidence[0] === 1 && evidenceOf(ranking.failed[0], ranking.passed[0]) === 2 ? order.pValue[ranking.ids[0]] : NaN;
     const firstCause =
-      ranking.length && ranking.group(0) === 'cause' ? { failed: firstF, passed: firstP, pValue: fisherOneSided(firstF, firstP, totalFailed, totalPassed) } : undefined;
+      ranking.length && ranking.group(0) === 'cause'
+        ? { failed: firstF, passed: firstP, pValue: Number.isNaN(firstOrderP) ? fisherOneSided(firstF, firstP, totalFailed, totalPassed) : firstOrderP }
+        : undefined;
     const confidence = confidenceNote(totalFailed, totalPassed, firstCause);
     let events = 0;
     let pairs = 0;
@@ -695,6 +742,88 @@ export class Analyzer {
       ...(this.drivers.rule.entries.length ? { drivers: this.drivers.rule } : {}),
     } as AnalysisResult;
     return withRanking(result, ranking);
+  }
+
+  /** per pattern id: its order group + 1 (the patterns over the same static accesses; 0: not computed yet); kept across rank() calls */
+  private orderGroups = new Int32Array(0);
+  private readonly orderGroupIds = new Map<string, number>();
+
+  /** The order group of pattern `id`: its static accesses, sorted (any order, any thread roles). */
+  private orderGroupOf(id: number): number {
+    if (id < this.orderGroups.length && this.orderGroups[id] > 0) return this.orderGroups[id] - 1;
+    if (id >= this.orderGroups.length) {
+      const g = new Int32Array(Math.max(1024, this.registry.patternCount, 2 * id + 2));
+      g.set(this.orderGroups);
+      this.orderGroups = g;
+    }
+    const reg = this.registry;
+    const n = reg.patternDef(id).kind.length;
+    const a = this.keyScratch;
+    for (let k = 0; k < n; k++) {
+      const v = reg.patternAccessAt(id, k);
+      let q = k;
+      while (q > 0 && a[q - 1] > v) {
+        a[q] = a[q - 1];
+        q--;
+      }
+      a[q] = v;
+    }
+    let key = String(a[0]);
+    for (let k = 1; k < n; k++) key += ',' + a[k];
+    let g = this.orderGroupIds.get(key);
+    if (g === undefined) this.orderGroupIds.set(key, (g = this.orderGroupIds.size));
+    this.orderGroups[id] = g + 1;
+    return g;
+  }
+
+  /**
+   * Evidence by order (ranking/orderEvidence.ts): per pattern id, its occurrences in the failing and
+   * passing runs, those of its order group, and the one-sided Fisher p-value of its share (1: not
+   * tested). Tested: patterns in a failing run without evidence by presence whose accesses occur in
+   * another order too; the threshold is 0.05 / the number tested.
+   */
+  private orderCounts(runs: readonly RunResult[], failed: Int32Array, passed: Int32Array, totalFailed: number, totalPassed: number) {
+    const n = this.registry.patternCount;
+    const occF = new Float64Array(n);
+    const occP = new Float64Array(n);
+    for (const r of runs) {
+      const m = r.outcome === 'fail' ? occF : occP;
+      const ps = r.patterns;
+      const occ = r.occurrences;
+      for (let k = 0; k < ps.length; k++) m[ps[k]] += occ ? occ[k] : 1;
+    }
+    const groupOf = new Int32Array(n).fill(-1);
+    for (let id = 0; id < n; id++) if (failed[id] + passed[id] > 0) groupOf[id] = this.orderGroupOf(id);
+    const G = this.orderGroupIds.size;
+    const groupF = new Float64Array(G);
+    const groupP = new Float64Array(G);
+    for (let id = 0; id < n; id++) {
+      const g = groupOf[id];
+      if (g < 0) continue;
+      groupF[g] += occF[id];
+      groupP[g] += occP[id];
+    }
+    const pValue = new Float64Array(n).fill(1);
+    const tested: number[] = [];
+    for (let id = 0; id < n; id++) {
+      const g = groupOf[id];
+      if (g < 0 || failed[id] === 0 || groupF[g] + groupP[g] === occF[id] + occP[id]) continue;
+      if (hasEvidence(failed[id], passed[id], totalFailed, totalPassed)) continue;
+      tested.push(id);
+    }
+    for (const id of tested) {
+      const g = groupOf[id];
+      pValue[id] = orderPValue({ failing: occF[id], failingOther: groupF[g] - occF[id], passing: occP[id], passingOther: groupP[g] - occP[id] });
+    }
+    const threshold = orderThreshold(tested.length);
+    // per pattern with evidence by order: its passing runs weighted by its share of its accesses' occurrences in them against that in the failing runs
+    const weightedPassed = new Int32Array(n);
+    for (const id of tested) {
+      if (!(pValue[id] < threshold)) continue;
+      const g = groupOf[id];
+      weightedPassed[id] = weightedPassedRuns(passed[id], { failing: occF[id], failingOther: groupF[g] - occF[id], passing: occP[id], passingOther: groupP[g] - occP[id] });
+    }
+    return { occF, occP, groupOf, groupF, groupP, pValue, threshold, weightedPassed };
   }
 
   /** per static access: its loc (registry.accesses[s].loc, copied in id order: patterns read it in any order) */

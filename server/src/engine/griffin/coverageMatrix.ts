@@ -95,6 +95,8 @@ export class CoverageMatrix {
   readonly failingRuns: number[];
   /** per row: its score in the ranked list F (set by fromAnalysis; otherwise computed from the formula) */
   scores?: Float64Array;
+  /** per row: the p-value of its evidence by order (the ranking's orderP; NaN: none), when the analysis computed it */
+  orderP?: Float64Array;
   /** per row: the ranking's group ("cause", "harness", "symptom") when the analysis has one */
   groups?: (string | undefined)[];
   /** per row: the ranking's group (when given by a ranking: read with group(row)) */
@@ -329,6 +331,7 @@ export class CoverageMatrix {
         { runIds: result.runs.map((r) => r.patterns), rowIds: ranking.ids, failed: ranking.failed, passed: ranking.passed },
       );
       m.scores = ranking.scores;
+      if (ranking.orderP) m.orderP = ranking.orderP;
       if (n > 0) m.groupOfRow = (row) => ranking.group(row);
       return m;
     }

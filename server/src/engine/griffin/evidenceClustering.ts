@@ -104,6 +104,7 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
       }
     }
   const threshold = o.alpha / Math.max(1, tested);
+  const orderP = m.orderP;
   // p-values of the rows in a failing run (NaN: none), memoized per (failed, passed) in a dense table when it is small
   const pOf = new Float64Array(R).fill(NaN);
   const dense = (F + 1) * (P + 1) <= 1 << 22 ? new Float64Array((F + 1) * (P + 1)).fill(-1) : undefined;
@@ -117,7 +118,9 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
         p = dense[f * (P + 1) + q];
         if (p < 0) p = dense[f * (P + 1) + q] = fisherOneSided(f, q, F, P);
       } else p = fisher(f, q, F);
-      pOf[row] = p;
+      // evidence by order (the ranking's; ranking/orderEvidence.ts): a pattern in passing runs too whose order goes with failing
+      const op = orderP ? orderP[row] : NaN;
+      pOf[row] = op < p ? op : p;
       if (inPool[row] && p < o.alpha) significant++;
     }
   // every lead significant at the uncorrected α (weak bugs and related patterns come from these), the most
@@ -172,7 +175,9 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
         if (!(pOf[row] < limit)) continue;
         const fr = countAnd(s, remaining);
         if (fr === 0) continue;
-        const rp = fisher(fr, m.passed[row], left);
+        const fp = fisher(fr, m.passed[row], left);
+        const op = orderP ? orderP[row] : NaN;
+        const rp = op < fp ? op : fp;
         if (!(rp < limit)) continue;
         if (best < 0) {
           best = s;

@@ -81,6 +81,32 @@ interface LaneAccess {
   access: MatrixAccess;
 }
 
+/** Ranked rows searched for the atomicity pattern of a pair with evidence by order (orderExtension). */
+const EXTENSION_ROWS = 500;
+
+/**
+ * A pair whose evidence is its order (the ranking's evidence by order: the pair is in passing runs too,
+ * with a larger share of its accesses' occurrences in the failing ones) says which thread came first;
+ * the atomicity pattern that tells its story is the best-ranked one that *continues* it — it starts with
+ * the pair's two accesses by two threads, in the same order, and goes on (a check by one thread before
+ * the other's put, then the first thread's own put). Such a pattern may lack evidence of its own
+ * (a map cache's check and put happen for other keys in passing runs too) and not be among the bug's
+ * members. Undefined when the pair's evidence is not its order or no such pattern is ranked.
+ */
+function orderExtension(m: CoverageMatrix, pair: Pick<PatternMember, 'row' | 'flip'>): PatternMember | undefined {
+  if (!m.orderP || !(m.orderP[pair.row] <= 1)) return undefined;
+  const [a, b] = m.pattern(pair.row).accesses;
+  const rows = Math.min(m.rowCount, EXTENSION_ROWS);
+  for (let row = 0; row < rows; row++) {
+    const x = m.pattern(row).accesses;
+    if (x.length < 3 || x[0].key !== a.key || x[1].key !== b.key || x[0].thread === x[1].thread) continue;
+    // lanes: the pair's roles (flipped when the extension's first access is the other thread's)
+    const flip = (x[0].thread !== a.thread) !== pair.flip;
+    return { row, flip, score: m.scores?.[row] ?? 0, failed: m.failed[row], passed: m.passed[row] };
+  }
+  return undefined;
+}
+
 export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[], methods: readonly SuspiciousMethod[]): FixAdvice {
   // The bug's best-ranked pattern explains it — the longest of those tied with it (the same failing and
   // passing runs): within a tie the ranking lists shorter patterns first (docs/algorithms.md), and a
@@ -90,7 +116,7 @@ export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMembe
   // pair, the best-ranked atomicity pattern (≥ 3 accesses) explains the bug.
   const len = (x: Pick<PatternMember, 'row'>) => m.pattern(x.row).accesses.length;
   let lead = members[0];
-  if (len(lead) === 2) lead = members.find((x) => len(x) > 2) ?? lead;
+  if (len(lead) === 2) lead = orderExtension(m, lead) ?? members.find((x) => len(x) > 2) ?? lead;
   let main = lead;
   for (const x of members)
     if (m.failed[x.row] === m.failed[lead.row] && m.passed[x.row] === m.passed[lead.row] && len(x) > len(main)) main = x;

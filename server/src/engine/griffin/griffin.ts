@@ -272,7 +272,12 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
  */
 function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOptions, formula: Formula): Bug[] {
   const ev = evidenceClustering(m, { alpha: o.alpha, familyPrecision: o.familyPrecision, listed: Math.max(o.patternTop * 2, EVIDENCE_DEFAULTS.listed) });
-  const p = (row: number) => fisherOneSided(m.failed[row], m.passed[row], m.totalFailed, m.totalPassed);
+  // (a pattern whose evidence is its order: that p-value, ranking/orderEvidence.ts)
+  const p = (row: number) => {
+    const f = fisherOneSided(m.failed[row], m.passed[row], m.totalFailed, m.totalPassed);
+    const o = m.orderP ? m.orderP[row] : NaN;
+    return o < f ? o : f;
+  };
   const bugs = ev.bugs.map((b, k) => {
     const runs = [...b.runs].sort((x, y) => x - y);
     // the bug's lead: its best-ranked family member with evidence (the seed when none ranks above it)

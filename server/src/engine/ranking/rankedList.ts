@@ -79,6 +79,8 @@ export class RankedList<D extends DescribedRow = DescribedRow> implements Ranked
   /** tie group number (1-based, in list order) and its size */
   readonly ties: Int32Array;
   readonly tieSizes: Int32Array;
+  /** per row: the one-sided p-value of its evidence by order (analysis' options.order), NaN where its evidence is not its order; absent when not computed */
+  orderP?: Float64Array;
   /** rows per group */
   readonly groupCounts: Record<PatternGroup, number> = { cause: 0, harness: 0, symptom: 0 };
 

@@ -126,6 +126,8 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
       patterns: Array.from(run.patterns, pattern),
       diagnostics,
     };
+    // (once each: left out, as before occurrences were kept)
+    if (run.occurrences && run.occurrences.some((c) => c !== 1)) r.occurrences = Array.from(run.occurrences);
     for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'failPoint'] as const) if (run[f] !== undefined) (r as unknown as Record<string, unknown>)[f] = run[f];
     if (run.plan) r.plan = { ...run.plan };
     if (run.failure) r.failure = run.failure;
@@ -309,7 +311,7 @@ export class SummaryMerger {
         seed: r.seed,
         ...(r.plan ? { plan: { ...r.plan } } : {}),
         events: r.events,
-        patterns: Int32Array.from(r.patterns, (k) => ids[k]).sort(),
+        ...patternsOf(r.patterns, r.occurrences, ids),
         failPoint: r.failPoint,
         ...(() => {
           const f = checkedFailure(r.failure);
@@ -328,4 +330,12 @@ export class SummaryMerger {
       return { run, diagnostics, hash: r.hash };
     });
   }
+}
+
+/** A summary run's patterns as registry ids, ascending, with their occurrences in the same order (when the summary has them). */
+function patternsOf(patterns: readonly number[], occurrences: readonly number[] | undefined, ids: ArrayLike<number>): { patterns: Int32Array; occurrences: Int32Array } {
+  // (none in the summary: once each)
+  if (!occurrences) return { patterns: Int32Array.from(patterns, (k) => ids[k]).sort(), occurrences: new Int32Array(patterns.length).fill(1) };
+  const order = Array.from(patterns, (_, j) => j).sort((a, b) => ids[patterns[a]] - ids[patterns[b]]);
+  return { patterns: Int32Array.from(order, (j) => ids[patterns[j]]), occurrences: Int32Array.from(order, (j) => occurrences[j]) };
 }

@@ -31,7 +31,7 @@ export const SUMMARY_VERSION = 1;
  * change to the engine can change the patterns found in a trace: cached
  * summaries of another engine version are not used.
  */
-export const ENGINE_VERSION = 'braid-engine-2';
+export const ENGINE_VERSION = 'braid-engine-3';
 /** File names of summaries in folders given to `braid analyze`. */
 export const SUMMARY_FILE_PATTERN = /\.braid-summary\.json$/;
 
@@ -92,6 +92,8 @@ export interface SummaryRun {
   hash?: string;
   /** indices into the file's patterns */
   patterns: number[];
+  /** per entry of `patterns`: how many times it occurred in the run (absent: once each; evidence by order reads it) */
+  occurrences?: number[];
   afterFailure?: number[];
   /** problems found reading the trace (warnings: the run was still analyzed) */
   diagnostics: Diagnostic[];
@@ -289,6 +291,11 @@ export function validateSummary(x: unknown): SummaryFile {
       // a run shows a pattern or not: a pattern listed twice would count the run twice ("failed 1004" of 5 runs)
       const twice = repeated(r.patterns as number[], stamp, k + 1);
       if (twice !== undefined) fail(`${w}.patterns lists pattern ${twice} more than once`);
+      if (r.occurrences !== undefined) {
+        intList(r.occurrences, `${w}.occurrences`, 1, 2 ** 31);
+        if ((r.occurrences as number[]).length !== (r.patterns as number[]).length)
+          fail(`${w}.occurrences has ${(r.occurrences as number[]).length} entries for ${(r.patterns as number[]).length} patterns`);
+      }
       if (r.afterFailure !== undefined) {
         intList(r.afterFailure, `${w}.afterFailure`, 0, nPatterns);
         const again = repeated(r.afterFailure as number[], stampAfter, k + 1);

@@ -53,7 +53,7 @@ interface ColumnRef {
 }
 
 /** A run's fields other than its pattern ids (those are columns). */
-type RunMeta = Omit<RunResult, 'patterns' | 'afterFailure'> & { diagnostics: Diagnostic[]; hash?: string };
+type RunMeta = Omit<RunResult, 'patterns' | 'afterFailure' | 'occurrences'> & { diagnostics: Diagnostic[]; hash?: string };
 
 interface Header {
   format: typeof SNAPSHOT_FORMAT;
@@ -136,6 +136,8 @@ export function encodeWorkspaceSnapshot(analyzer: Analyzer, traces: SnapshotTrac
   }
   const runPatternCounts = new Int32Array(state.runs.length);
   const runPatterns = new Int32Array(total);
+  // per entry of runPatterns: its occurrences in the run (1 where the run kept none)
+  const runOccurrences = new Int32Array(total).fill(1);
   const runAfterCounts = new Int32Array(state.runs.length);
   const runAfter = new Int32Array(totalAfter);
   const runs: RunMeta[] = [];
@@ -144,10 +146,11 @@ export function encodeWorkspaceSnapshot(analyzer: Analyzer, traces: SnapshotTrac
   let at = 0;
   let atAfter = 0;
   state.runs.forEach(({ run, diagnostics, hash }, k) => {
-    const { patterns, afterFailure, ...rest } = run;
+    const { patterns, afterFailure, occurrences, ...rest } = run;
     runs.push({ ...rest, diagnostics, ...(hash ? { hash } : {}) });
     runPatternCounts[k] = patterns.length;
     runPatterns.set(patterns, at);
+    if (occurrences) runOccurrences.set(occurrences, at);
     at += patterns.length;
     runAfterCounts[k] = afterFailure ? afterFailure.length : -1;
     if (afterFailure) {
@@ -179,6 +182,7 @@ export function encodeWorkspaceSnapshot(analyzer: Analyzer, traces: SnapshotTrac
     ['patternName', reg.patternName],
     ['runPatternCounts', runPatternCounts],
     ['runPatterns', runPatterns],
+    ['runOccurrences', runOccurrences],
     ['runAfterCounts', runAfterCounts],
     ['runAfter', runAfter],
   ];
@@ -346,6 +350,9 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
   });
   const counts = i32('runPatternCounts');
   const ids = i32('runPatterns');
+  const occurrences = i32('runOccurrences');
+  if (occurrences.length !== ids.length) fail('runOccurrences and runPatterns differ in length');
+  for (let k = 0; k < occurrences.length; k++) if (occurrences[k] < 1) fail(`runOccurrences[${k}] must be at least 1, got ${occurrences[k]}`);
   const afterCounts = i32('runAfterCounts');
   const after = i32('runAfter');
   if (counts.length !== header.runs.length || afterCounts.length !== header.runs.length) fail('runs and their pattern lists differ in number');
@@ -368,6 +375,7 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
       failPoint: undefined,
       ...rest,
       patterns: ids.slice(at, at + c),
+      occurrences: occurrences.slice(at, at + c),
       afterFailure: a >= 0 ? Array.from(after.subarray(atAfter, atAfter + a)) : undefined,
     };
     // bounded like a trace's (checked above)

@@ -24,6 +24,8 @@ export class PatternSet {
   private mask = 2 * 256 - 1;
   /** earliest end per position in ids */
   private ends = new Float64Array(256);
+  /** occurrences per position in ids (how many times the pair window found the pattern in this run) */
+  private counts = new Int32Array(256);
   /** the ids in first-found order (positions 0 … count − 1) */
   private list = new Int32Array(256);
   private count = 0;
@@ -46,6 +48,7 @@ export class PatternSet {
       const p = this.dense[id] - 1;
       if (p >= 0) {
         if (end < this.ends[p]) this.ends[p] = end;
+        this.counts[p]++;
         return;
       }
     }
@@ -64,6 +67,7 @@ export class PatternSet {
       const p = this.dense[id] - 1;
       if (p >= 0) {
         if (end < this.ends[p]) this.ends[p] = end;
+        this.counts[p]++;
         return;
       }
       this.dense[id] = this.push(id, end) + 1;
@@ -76,6 +80,7 @@ export class PatternSet {
       if (k === key) {
         const p = t[i + 1];
         if (end < this.ends[p]) this.ends[p] = end;
+        this.counts[p]++;
         return;
       }
       if (k === 0) {
@@ -95,10 +100,14 @@ export class PatternSet {
       const l = new Int32Array(this.list.length * 2);
       l.set(this.list);
       this.list = l;
+      const c = new Int32Array(this.counts.length * 2);
+      c.set(this.counts);
+      this.counts = c;
     }
     this.list[p] = id;
     this.idArray = undefined;
     this.ends[p] = end;
+    this.counts[p] = 1;
     return p;
   }
 
@@ -142,6 +151,12 @@ export class PatternSet {
   earliestEnd(id: number): number {
     const p = id >= 0 ? this.position(id) : -1;
     return p < 0 ? -1 : this.ends[p];
+  }
+
+  /** How many times pattern `id` occurred in this run (0: never). */
+  occurrences(id: number): number {
+    const p = id >= 0 ? this.position(id) : -1;
+    return p < 0 ? 0 : this.counts[p];
   }
 
   /** The ids in increasing order (a new array): an LSD radix sort on 11-bit digits (a run can find tens of thousands of patterns). */
