@@ -45,6 +45,9 @@ Usage:
       --absence on|off           evidence by absence: a pattern missing from the failing runs and present in
                                  the passing ones (a race's protective order, when most runs fail) is listed
                                  with the patterns with evidence (default off; docs/algorithms.md)
+      --order on|off             evidence by order: a pattern in passing runs too whose share of its accesses'
+                                 occurrences is larger in the failing runs is listed with the patterns with
+                                 evidence (default on; off: the ranking before it; docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
@@ -179,6 +182,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'adjacent' && v !== 'latest') throw new UsageError(`--window-writes must be adjacent or latest, got "${v}"`);
         a.options.windowWrites = v;
+        break;
+      }
+      case '--order': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--order must be on or off, got "${v}"`);
+        a.options.order = v === 'on';
         break;
       }
       case '--absence': {

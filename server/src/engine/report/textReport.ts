@@ -115,6 +115,11 @@ function row(p: RankedPattern): string[] {
   // evidence by absence (docs/algorithms.md): what its score and place rest on
   if (p.absence)
     out.push(`${' '.repeat(5)}Evidence by absence: seen in ${p.passed} passing and ${p.failed} failing run${p.failed === 1 ? '' : 's'} — the order the passing runs took, missing where the program failed (p = ${formatP(p.absence.pValue)}).`);
+  // evidence by order (docs/algorithms.md): in passing runs too, but its order goes with failing
+  if (p.order)
+    out.push(
+      `${' '.repeat(5)}Evidence by order: seen in ${p.failed} failing and ${p.passed} passing runs; this order is ${p.order.failing} of ${p.order.failingAll} occurrences of these accesses in the failing runs, ${p.order.passing} of ${p.order.passingAll} in the passing runs (p = ${formatP(p.order.pValue)}).`,
+    );
   return out;
 }
 
