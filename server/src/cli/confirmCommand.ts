@@ -20,7 +20,7 @@ import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
 import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
-import { checkFix, FixCheck } from '../recorder/runs/fixCheck';
+import { checkFix, FixCheck, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { COULD_NOT_CHECK_EXIT } from '../engine/confirm/couldNotCheck';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/runs/writeFailure';
@@ -422,7 +422,7 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
       const before = { runs: result.executions.total, failed: result.executions.failed };
       const forced = await patternToForce(pattern, perCallRanking);
       if (forced.calls) process.stderr.write(`braid confirm: forcing at the calls ${terminalText(forced.calls)} (the pattern's lines make several library calls)\n`);
-      const f = await checkFix(forced.pattern, before, { ...o, recordNoise: a.noise ?? manifest?.noise ?? 0.1 }, progress, abort.signal);
+      const f = await checkFix(forced.pattern, before, { ...o, ...recordingNoiseOf(manifest, a.noise) }, progress, abort.signal);
       if (tty) process.stderr.write('\r\x1b[K');
       process.stdout.write((a.format === 'json' ? JSON.stringify(fixJson(f, pattern), null, 2) : fixText(f, pattern)) + '\n');
       return abort.signal.aborted ? stopped() : f.verdict === 'fixed' ? 0 : f.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;

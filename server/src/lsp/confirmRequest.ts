@@ -14,7 +14,7 @@ import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vsc
 import type { AnalysisResult } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, patternToForce } from '../recorder/runs/confirmPerCall';
-import { checkFix } from '../recorder/runs/fixCheck';
+import { checkFix, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { manifestFailOnOutput, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { isInsideFolder, manifestOfTraces } from '../recorder/runs/manifestUse';
 import { sanitizeName, deriveName } from '../recorder/runs/recordOptions';
@@ -153,7 +153,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       // on a line of several library calls: the refinement per call that confirmed it (or the best one)
       const forced = await patternToForce(pattern, perCallRanking, pattern.confirmation?.forcedKey);
       if (forced.calls) connection.console.info(`${title}: forcing at the calls ${forced.calls}`);
-      const f = await checkFix(forced.pattern, { runs: ctx.executions.total, failed: ctx.executions.failed }, { ...o, recordNoise: manifest?.noise ?? 0.1 }, onProgress, abort.signal);
+      const f = await checkFix(forced.pattern, { runs: ctx.executions.total, failed: ctx.executions.failed }, { ...o, ...recordingNoiseOf(manifest) }, onProgress, abort.signal);
       connection.console.info(`${title}: ${f.verdict} — ${f.reason}`);
       const after = { runs: f.after?.runs ?? 0, failed: f.after?.failed ?? 0 };
       const fix = { verdict: f.verdict, reason: f.reason, before: f.before, after, pValue: f.pValue };

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, patternToForce, perCallRankingOf } from '../recorder/runs/confirmPerCall';
-import { checkFix } from '../recorder/runs/fixCheck';
+import { checkFix, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { deriveName, sanitizeName } from '../recorder/runs/recordOptions';
 import { outputTail, runStep } from '../recorder/runs/prepareStep';
@@ -186,7 +186,7 @@ export async function checkFixTool(roots: McpRoots, input: PatternCallInput & { 
     if (r.code !== 0) return unchecked(`the build failed (${built}: ${r.error ? 'did not start' : `exit ${r.code}`}): ${recordedText(outputTail(r.output, 8), 1200)}`, 'Make the code compile, then call check_fix again.', built);
   }
   const forced = await patternToForce(x.pattern, perCallRankingOf([x.folder], x.result.options, () => undefined), (x.pattern as { confirmation?: { forcedKey?: string } }).confirmation?.forcedKey);
-  const f = await checkFix(forced.pattern, before, { ...x.options, recordNoise: x.manifest.noise ?? 0.1 }, groupProgress(progress, 2, x.options.runs), signal);
+  const f = await checkFix(forced.pattern, before, { ...x.options, ...recordingNoiseOf(x.manifest) }, groupProgress(progress, 2, x.options.runs), signal);
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
   return {
     note: DATA_NOTE,

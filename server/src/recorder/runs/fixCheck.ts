@@ -22,7 +22,9 @@ import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress } from '.
 import { runsRecorder } from '../node/nodeRunner';
 import { recordRuns, RecordSummary } from './recordRuns';
 import { CommandStartError } from './runOnce';
-import { sanitizeName } from './recordOptions';
+import { NoiseAt, RecordOptions, sanitizeName } from './recordOptions';
+import type { PctOptions } from './pctNoise';
+import type { RecordingManifest } from './recordingManifest';
 
 export interface FixCheck {
   verdict: 'fixed' | 'not fixed' | 'could not check';
@@ -39,10 +41,56 @@ export interface FixCheck {
 }
 
 export interface FixCheckOptions extends ConfirmOptions {
-  /** noise of the re-recording (the original recording's) */
+  /** noise of the re-recording (the original recording's: recordingNoiseOf) */
   recordNoise: number;
+  /** where the recording's noise went (`--noise-at`), when not at the accesses */
+  recordNoiseAt?: NoiseAt;
+  /** the recording was scheduled by PCT (`--noise-mode pct`; its `noise` is 0): so are the runs after the fix */
+  recordPct?: PctOptions;
   /** noise runs after the fix (default: runs) */
   afterRuns?: number;
+}
+
+/**
+ * The noise of the runs after the fix: the recording's, as its manifest says — its last noise level
+ * (adaptive exposure may have widened it), where that noise went, and PCT's scheduler for a recording
+ * made with `--noise-mode pct` (whose `noise` is 0: without the scheduler the runs after the fix would
+ * run with no noise at all and fail less whatever the fix). A noise the user gives replaces the level
+ * (and PCT) but keeps where it goes.
+ */
+export function recordingNoiseOf(
+  m: Pick<RecordingManifest, 'noise' | 'noiseAt' | 'pct'> | undefined,
+  given?: number,
+): Pick<FixCheckOptions, 'recordNoise' | 'recordNoiseAt' | 'recordPct'> {
+  const at = m?.noiseAt ? { recordNoiseAt: m.noiseAt } : {};
+  if (given !== undefined) return { recordNoise: given, ...at };
+  return { recordNoise: m?.noise ?? 0.1, ...at, ...(m?.pct ? { recordPct: { depth: m.pct.depth } } : {}) };
+}
+
+/** The options of the runs after the fix (recordRuns): the recording's command and noise, into `outDir`. */
+export function afterRunOptions(o: FixCheckOptions, outDir: string, runs: number): RecordOptions {
+  return {
+    command: o.command,
+    runs,
+    noise: o.recordNoise,
+    ...(o.recordNoiseAt ? { noiseAt: o.recordNoiseAt } : {}),
+    ...(o.recordPct ? { pct: o.recordPct } : {}),
+    include: o.include,
+    exclude: o.exclude,
+    outDir,
+    timeoutSeconds: o.timeoutSeconds,
+    jobs: o.jobs,
+    seed: o.seed + 300_000,
+    name: `${sanitizeName(o.name)}-after`,
+    cwd: o.cwd,
+    // a JS/TS command's runs get the Node.js recorder, as the forced runs do
+    ...runsRecorder(o),
+    ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.agentJar ? { agentJar: o.agentJar } : {}),
+    ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
+    ...(o.freshJvm ? { freshJvm: true } : {}),
+  };
 }
 
 export async function checkFix(
@@ -72,26 +120,7 @@ export async function checkFix(
   let summary: RecordSummary;
   try {
     summary = await recordRuns(
-      {
-        command: o.command,
-        runs: afterRuns,
-        noise: o.recordNoise,
-        include: o.include,
-        exclude: o.exclude,
-        outDir,
-        timeoutSeconds: o.timeoutSeconds,
-        jobs: o.jobs,
-        seed: o.seed + 300_000,
-        name: `${sanitizeName(o.name)}-after`,
-        cwd: o.cwd,
-        // a JS/TS command's runs get the Node.js recorder, as the forced runs do
-        ...runsRecorder(o),
-        ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
-        ...(o.env ? { env: o.env } : {}),
-        ...(o.agentJar ? { agentJar: o.agentJar } : {}),
-        ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
-        ...(o.freshJvm ? { freshJvm: true } : {}),
-      },
+      afterRunOptions(o, outDir, afterRuns),
       (pr) => {
         done++;
         if (pr.run.outcome === 'fail') failed++;
