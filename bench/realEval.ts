@@ -373,9 +373,9 @@ export async function main(argv: string[]): Promise<number> {
     const { result, score } = await analyzeRecording(s, figures.recording.folder, options);
     process.stderr.write(`${score.runs} runs, ${score.failed} failed\n`);
     if (flag('--confirm')) {
-      const decoy = decoyOf(result);
-      const first = result.patterns[0];
       const lines = Object.values(s.truth.bugs).map((b) => b.accesses);
+      const decoy = decoyOf(result, lines.flat());
+      const first = result.patterns[0];
       const isRoot = (p: RankedPattern) => lines.some((l) => isRootCause(p, l));
       figures.confirmations = [];
       for (const cs of value('--confirm-seeds', seed).split(',')) {
