@@ -229,7 +229,9 @@ function start(): void {
   if (mocha && (process.features as { require_module?: boolean }).require_module) {
     Object.defineProperty(process.features, 'require_module', { value: false, configurable: true, enumerable: true });
   }
-  if (isMain && commonJsEntry(process.argv[1]) && !mocha) rt.esmHooks = registerEsm;
+  // a repetition requires its test file (nodeRepeatDriver.ts says so): a CommonJS entry whatever its extension
+  const cjsEntry = repeated ? (g as { __braidRepetitionCommonJs?: boolean }).__braidRepetitionCommonJs === true : commonJsEntry(process.argv[1]);
+  if (isMain && cjsEntry && !mocha) rt.esmHooks = registerEsm;
   else registerEsm();
 
   // timer jitter (noise): a timer fires up to 3 ms late with probability p

@@ -91,6 +91,10 @@ async function repetition(): Promise<void> {
   // as a process of `node --test` runs the file: argv[1] is the test file (the hook's entry rules, the trace's program)
   process.argv.splice(1, 1);
   (globalThis as { __braidRepetition?: NodeRecorderOptions }).__braidRepetition = { ...config.options, out: run.out, execution: run.execution, seed: run.seed, noise: run.noise };
+  // the test file is required (tsx's CommonJS hooks compile a .ts one): the hook registers its ES-module
+  // loader hooks — a loader thread of their own, the largest part of a repetition's start — only at
+  // the first import(), as for a process whose entry script is CommonJS
+  (globalThis as { __braidRepetitionCommonJs?: boolean }).__braidRepetitionCommonJs = config.commonJs;
   await import(pathToFileURL(config.hook).href);
   const req = createRequire(config.file);
   if (config.tsx) {
