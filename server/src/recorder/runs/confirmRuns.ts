@@ -129,6 +129,32 @@ export function forcingOf(r: RunResult): ForcingReport | undefined {
 
 const NO_REPORT = 'the agent wrote no forcing report (no included class was instrumented?)';
 
+/**
+ * What every run of a confirmation or a fix check shares (recordRuns' options but the runs and the
+ * noise): the recording's command, working folder, include list, time limit and jobs, the recorder it
+ * needs (a JS/TS command runs through the Node.js recorder, which reads the plan's force section), and
+ * the JVM's or process' settings; written into `outDir` as `name` with `seed`.
+ */
+export function confirmRunOptions(o: ConfirmOptions, outDir: string, name: string, seed: number): Omit<RecordOptions, 'runs' | 'noise'> {
+  return {
+    command: o.command,
+    include: o.include,
+    exclude: o.exclude,
+    outDir,
+    timeoutSeconds: o.timeoutSeconds,
+    jobs: o.jobs,
+    seed,
+    name,
+    cwd: o.cwd,
+    ...runsRecorder(o),
+    ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.agentJar ? { agentJar: o.agentJar } : {}),
+    ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
+    ...(o.freshJvm ? { freshJvm: true } : {}),
+  };
+}
+
 /** The pattern's accesses in words: "Bank.java:11 (R balance), Bank.java:13 (W balance)". */
 export function accessWords(p: Pick<ForcedPattern, 'accesses'>): string {
   const words = p.accesses.map((a) => `${a.file.slice(Math.max(a.file.lastIndexOf('/'), a.file.lastIndexOf('\\')) + 1)}:${a.line} (${a.type} ${a.variable.slice(a.variable.lastIndexOf('.') + 1)})`);
@@ -166,24 +192,9 @@ export async function confirmPattern(
     return { file, plan };
   };
   const base = (group: string, seed: number): RecordOptions => ({
-    command: o.command,
+    ...confirmRunOptions(o, path.join(folder, group), `${sanitizeName(o.name)}-${group}`, seed),
     runs: o.runs,
     noise: o.noise,
-    include: o.include,
-    exclude: o.exclude,
-    outDir: path.join(folder, group),
-    timeoutSeconds: o.timeoutSeconds,
-    jobs: o.jobs,
-    seed,
-    name: `${sanitizeName(o.name)}-${group}`,
-    cwd: o.cwd,
-    // a JS/TS command runs through the Node.js recorder, which reads the plan's force section
-    ...runsRecorder(o),
-    ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
-    ...(o.env ? { env: o.env } : {}),
-    ...(o.agentJar ? { agentJar: o.agentJar } : {}),
-    ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
-    ...(o.freshJvm ? { freshJvm: true } : {}),
   });
   let interrupted = false;
 

@@ -18,8 +18,7 @@ import path from 'node:path';
 import { failsMoreOften } from '../../engine/confirm/confirmVerdict';
 import { CouldNotCheck, noRunsIn } from '../../engine/confirm/couldNotCheck';
 import type { ForcedPattern } from '../../engine/confirm/forcingPlan';
-import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress } from './confirmRuns';
-import { runsRecorder } from '../node/nodeRunner';
+import { ConfirmOptions, confirmPattern, Confirmation, ConfirmProgress, confirmRunOptions } from './confirmRuns';
 import { recordRuns, RecordSummary } from './recordRuns';
 import { CommandStartError } from './runOnce';
 import { NoiseAt, RecordOptions, sanitizeName } from './recordOptions';
@@ -70,26 +69,11 @@ export function recordingNoiseOf(
 /** The options of the runs after the fix (recordRuns): the recording's command and noise, into `outDir`. */
 export function afterRunOptions(o: FixCheckOptions, outDir: string, runs: number): RecordOptions {
   return {
-    command: o.command,
+    ...confirmRunOptions(o, outDir, `${sanitizeName(o.name)}-after`, o.seed + 300_000),
     runs,
     noise: o.recordNoise,
     ...(o.recordNoiseAt ? { noiseAt: o.recordNoiseAt } : {}),
     ...(o.recordPct ? { pct: o.recordPct } : {}),
-    include: o.include,
-    exclude: o.exclude,
-    outDir,
-    timeoutSeconds: o.timeoutSeconds,
-    jobs: o.jobs,
-    seed: o.seed + 300_000,
-    name: `${sanitizeName(o.name)}-after`,
-    cwd: o.cwd,
-    // a JS/TS command's runs get the Node.js recorder, as the forced runs do
-    ...runsRecorder(o),
-    ...(o.failOnOutput ? { failOnOutput: o.failOnOutput } : {}),
-    ...(o.env ? { env: o.env } : {}),
-    ...(o.agentJar ? { agentJar: o.agentJar } : {}),
-    ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
-    ...(o.freshJvm ? { freshJvm: true } : {}),
   };
 }
 
