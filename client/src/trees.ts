@@ -18,6 +18,7 @@ import {
   PatternAccessDto,
   PatternDto,
   RunDto,
+  type BugFixDto,
   type OlderRecordingDto,
 } from '../../server/src/lsp/protocol';
 import { recordingFolder, type BraidModel, type BugDto, type BugMethodDto, type RecordingInfo } from './model';
@@ -33,7 +34,7 @@ export type Node =
   | { kind: 'recording'; dir: string; runs: RunDto[]; info: RecordingInfo }
   | { kind: 'excluded'; files: { file: string; uri: string }[] }
   /** a recording of the code before the last change (issue 43): not analyzed; `dir` lets Delete Recording take it */
-  | { kind: 'older'; dir: string; older: OlderRecordingDto; info: RecordingInfo; /** the code's bugs before the change (the newest older recording only) */ bugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto }[] }
+  | { kind: 'older'; dir: string; older: OlderRecordingDto; info: RecordingInfo; /** the code's bugs before the change (the newest older recording only) */ bugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto; fix?: BugFixDto }[] }
   /** a recording folder without any run (its recording failed) */
   | { kind: 'emptyRecording'; dir: string; info: RecordingInfo }
   | { kind: 'excludedRun'; file: string; uri: string }
@@ -442,6 +443,12 @@ export function sortRuns<R extends { execution: string; outcome: 'pass' | 'fail'
   });
 }
 
+/** A bug's last Check the Fix in words: "fixed · failed 15/30 before, 0/20 after". */
+export function fixVerdictText(f: BugFixDto): string {
+  const rate = (r: { runs: number; failed: number }) => `${r.failed}/${r.runs}`;
+  return `${f.verdict} · failed ${rate(f.before)} before, ${rate(f.after)} after`;
+}
+
 export class RunsTree extends BaseTree {
   /** only failing runs (the "Show Failing Runs Only" toggle of the view's title bar) */
   failingOnly = false;
@@ -459,9 +466,9 @@ export class RunsTree extends BaseTree {
       return (element.bugs ?? []).map((b) => ({
         kind: 'text',
         id: `older-bug:${element.dir}:${b.bug}`,
-        label: `Bug ${b.bug}${b.shape ? ` · ${SHAPE_LABELS[b.shape as AdviceShape] ?? b.shape}` : ''} — Check the Fix`,
-        tooltip: `${b.headline ? `${b.headline}\n\n` : ''}Check the Fix: rebuilds, forces this bug's interleaving on the changed code and records again with the recording's noise — fixed or not, with the failure rates before and after.`,
-        icon: 'beaker',
+        label: `Bug ${b.bug}${b.shape ? ` · ${SHAPE_LABELS[b.shape as AdviceShape] ?? b.shape}` : ''} — ${b.fix ? fixVerdictText(b.fix) : 'Check the Fix'}`,
+        tooltip: `${b.headline ? `${b.headline}\n\n` : ''}${b.fix ? `Check the Fix said ${b.fix.verdict}: ${fixVerdictText(b.fix)}. Click to check again.\n\n` : ''}Check the Fix: rebuilds, forces this bug's interleaving on the changed code and records again with the recording's noise — fixed or not, with the failure rates before and after.`,
+        icon: b.fix?.verdict === 'fixed' ? 'pass' : b.fix ? 'error' : 'beaker',
         command: { command: 'braid.checkFix', title: 'Check the Fix', arguments: [b.pattern.key] },
       }));
     if (element) return [];

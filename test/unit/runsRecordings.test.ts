@@ -106,6 +106,11 @@ test('recordings of the code before a change and recordings without runs are lis
   const kids = withBugs.getChildren(olderNode);
   assert.deepEqual(kids.map((n) => item(n).label), ['Bug 1 · lost update — Check the Fix']);
   assert.deepEqual((item(kids[0]) as unknown as { command: { command: string; arguments: unknown[] } }).command, { command: 'braid.checkFix', title: 'Check the Fix', arguments: ['k1'] });
+  // Check the Fix said fixed (issue 43): the bug shows as fixed, with its rates before and after
+  const fixed = new trees.RunsTree({ ...m, beforeBugs: [{ bug: 1, shape: 'lost-update', pattern, fix: { verdict: 'fixed', before: { runs: 30, failed: 15 }, after: { runs: 20, failed: 0 } } }] } as never);
+  const fixedKids = fixed.getChildren(fixed.getChildren()[1]);
+  assert.deepEqual(fixedKids.map((n) => item(n).label), ['Bug 1 · lost update — fixed · failed 15/30 before, 0/20 after']);
+  assert.equal((item(fixedKids[0]) as unknown as { iconPath: { id: string } }).iconPath.id, 'pass');
 });
 
 test('Delete Recording: a folder of one recording goes in one delete call, with progress; a folder holding other recordings loses only its files (issue 43)', async () => {

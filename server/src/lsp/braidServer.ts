@@ -93,7 +93,7 @@ import { ExplanationState } from './explanationState';
 import { ConfirmationStore } from './confirmState';
 import { confirmCommandFromServer, confirmFromServer } from './confirmRequest';
 import { perCallRankingOf } from '../recorder/runs/confirmPerCall';
-import { ConfirmCommandRequest, ConfirmRequest, type ConfirmCommandParams, type ConfirmParams } from './protocol';
+import { ConfirmCommandRequest, ConfirmRequest, type BugFixDto, type ConfirmCommandParams, type ConfirmParams } from './protocol';
 import { CodeVersions, type OlderRecording } from './codeVersions';
 import { IDENTITY, lineMapping, type LineMapping } from './lineMapping';
 import { promises as fsp } from 'node:fs';
@@ -144,6 +144,8 @@ export class BraidServer {
   private olderRecordings: OlderRecording[] = [];
   /** the last analysis that still held the recordings now of older code: Check the Fix of their bugs after the edit */
   private beforeState: AnalysisState | undefined;
+  /** Check the Fix's last verdict per pattern key of the code before the change: its bug shows as fixed (or not), with its rates */
+  private fixes = new Map<string, BugFixDto>();
   /** open documents whose text differs from the disk the analysis read: their lines through the edits (lineMapping.ts) */
   private readonly mappings = new Map<string, LineMapping>();
   private mappingTimer: NodeJS.Timeout | undefined;
@@ -296,6 +298,11 @@ export class BraidServer {
           this.sendStatus(this.summary());
           if (this.supportsCodeLensRefresh) c.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
         },
+        fixChecked: (key, fix) => {
+          this.fixes.set(key, fix);
+          // the Runs view reads braid/runs again on a status change
+          this.sendStatus(this.summary());
+        },
       });
     });
     c.onShutdown(async () => {
@@ -446,7 +453,7 @@ export class BraidServer {
       const pattern = key ? st.patternByKey(key) : undefined;
       if (!pattern) continue;
       const advice = (b.advice ?? {}) as { shape?: unknown; headline?: unknown };
-      out.push({ bug: typeof b.id === 'number' ? b.id : st.bugs.indexOf(b) + 1, ...(typeof advice.shape === 'string' ? { shape: advice.shape } : {}), ...(typeof advice.headline === 'string' ? { headline: advice.headline } : {}), pattern });
+      out.push({ bug: typeof b.id === 'number' ? b.id : st.bugs.indexOf(b) + 1, ...(typeof advice.shape === 'string' ? { shape: advice.shape } : {}), ...(typeof advice.headline === 'string' ? { headline: advice.headline } : {}), pattern, ...(this.fixes.has(key!) ? { fix: this.fixes.get(key!)! } : {}) });
     }
     return out;
   }

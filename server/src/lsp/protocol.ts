@@ -128,9 +128,15 @@ export interface RunsResult {
    */
   older?: OlderRecordingDto[];
   /** the bugs of the code before the change (the last analysis that held those recordings), with their lead pattern: for Check the Fix */
-  beforeBugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto }[];
+  beforeBugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto; fix?: BugFixDto }[];
   /** recording folders without any run (a recording whose command failed, or that was cancelled at once), to be seen and deleted */
   empty?: { dir: string; uri: string }[];
+}
+/** The last Check the Fix of a bug of the code before the change: its verdict and the failure rates before and after. */
+export interface BugFixDto {
+  verdict: 'fixed' | 'not fixed';
+  before: { runs: number; failed: number };
+  after: { runs: number; failed: number };
 }
 export interface OlderRecordingDto {
   /** the trace folder, and its URI */
