@@ -24,6 +24,7 @@
  */
 import { fisherOneSided } from './fisherExact';
 import { EVIDENCE_ALPHA } from './rootCauseOrder';
+import { normalUpperTail } from '../noise/likelihoodRatio';
 
 /** The occurrences of a pattern and of its other orders, in failing and passing runs. */
 export interface OrderCounts {
@@ -71,21 +72,7 @@ export function twoProportionP(a: number, n1: number, b: number, n2: number): nu
   const se = Math.sqrt(pool * (1 - pool) * (1 / n1 + 1 / n2));
   if (se === 0) return 1;
   const z = (a / n1 - b / n2) / se;
-  return 0.5 * erfc(z / Math.SQRT2);
-}
-
-/** Complementary error function (Numerical Recipes' erfcc, relative error < 1.2e-7). */
-function erfc(x: number): number {
-  const z = Math.abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r =
-    t *
-    Math.exp(
-      -z * z -
-        1.26551223 +
-        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
-    );
-  return x >= 0 ? r : 2 - r;
+  return normalUpperTail(z);
 }
 
 /** The threshold of evidence by order with `tested` patterns tested (Bonferroni). */
