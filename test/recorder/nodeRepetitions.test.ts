@@ -122,3 +122,32 @@ test('a repetition that hangs: stopped by the time limit, the next runs go on in
   );
   assert.deepEqual(s.nodeRepetitions, { processes: 2 });
 });
+
+test('a file edited between two repetitions is instrumented afresh (the instrumented sources kept across repetitions are keyed by the source, never stale)', async () => {
+  const dir = path.join(work, 'edited');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'package.json'), '{ "name": "edited", "private": true }\n');
+  writeFileSync(path.join(dir, 'lib.js'), 'const state = { n: 0 };\nexports.bump = () => {\n  state.n = state.n + 1;\n};\n');
+  // each run bumps, then adds a line at the top of lib.js: the next repetition's write is one line lower
+  writeFileSync(
+    path.join(dir, 'edit.test.js'),
+    "const test = require('node:test');\nconst fs = require('node:fs');\nconst path = require('node:path');\ntest('edits its code under test', () => {\n  require('./lib').bump();\n  const f = path.join(__dirname, 'lib.js');\n  fs.writeFileSync(f, '// edited\\n' + fs.readFileSync(f, 'utf8'));\n});\n",
+  );
+  const s = await record(dir, ['--runs', '3', '--jobs', '1', '--noise', '0', '--seed', '1'], ['node', '--test', 'edit.test.js']);
+  assert.deepEqual(s.nodeRepetitions, { processes: 1 });
+  const writeLines = s.traces.map((t) => {
+    const lines = readFileSync(t, 'utf8').split('\n');
+    const locs = new Map<number, number>();
+    const vars = new Map<number, string>();
+    for (const l of lines) {
+      if (!l.startsWith('{')) continue;
+      const d = JSON.parse(l) as { def?: string; id?: number; file?: string; line?: number; name?: string };
+      if (d.def === 'loc' && d.file === 'lib.js') locs.set(d.id!, d.line!);
+      if (d.def === 'var') vars.set(d.id!, d.name!);
+    }
+    // an event: [seq, thread, kind, var, loc, …]
+    const w = lines.filter((l) => l.startsWith('[')).map((l) => JSON.parse(l) as unknown[]).find((e) => e[2] === 'W' && vars.get(e[3] as number) === 'Object.n');
+    return w ? locs.get(w[4] as number) : undefined;
+  });
+  assert.deepEqual(writeLines, [3, 4, 5]);
+});

@@ -15,6 +15,7 @@ import { BraidRuntime, NodeRecorderOptions, WorkerLink } from './runtime';
 import { fileMatcher, relativeName } from './match';
 import { instrument } from './transform';
 import { instrumentVmModules } from './vmModules';
+import { instrumentedKey, type InstrumentedSources } from './instrumentedSources';
 
 /** The mark on a workerData that the main thread's Worker wrapper made (the user's value is `data`). */
 const WORKER_MARK = '__braidWorker';
@@ -192,6 +193,7 @@ function start(): void {
   // CommonJS: the source of every user file required
   const Module = createRequire(path.join(o.root, 'braid-hook.js'))('node:module') as { prototype: { _compile(content: string, filename: string): unknown } };
   const compile = Module.prototype._compile;
+  const cached = repeated ? (g as { __braidInstrumented?: InstrumentedSources }).__braidInstrumented : undefined;
   // `format` (Node 20.19+, 22.12+): 'module' when an ES module is loaded by require(); that module is
   // instrumented as one (the modules it imports are loaded without the loader hooks: not instrumented)
   Module.prototype._compile = function (content: string, filename: string, ...rest: unknown[]) {
@@ -199,7 +201,14 @@ function start(): void {
       const file = nameOf(filename);
       const format = rest[0];
       try {
-        content = instrumentCommonJsOrModule(content, file, format);
+        // a repetition: the same source instrumented by an earlier repetition of the process (instrumentedSources.ts)
+        const key = cached ? instrumentedKey(file, format, content) : undefined;
+        const hit = key !== undefined ? cached!.get(key) : undefined;
+        if (hit !== undefined) content = hit;
+        else {
+          content = instrumentCommonJsOrModule(content, file, format);
+          if (key !== undefined) cached!.set(key, content);
+        }
       } catch (e) {
         process.stderr.write(`Braid recorder: ${file} is not instrumented: ${(e as Error).message}\n`);
       }

@@ -20,8 +20,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { isMainThread, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { NodeRecorderOptions } from './runtime';
+import { isInstrumentedMessage, type InstrumentedMessage, type InstrumentedSources } from './instrumentedSources';
 
 /** The marker the session waits for (the Java launcher's, repeatedRuns.ts REPETITION_MARK). */
 const MARK = '@@braid-repetition@@';
@@ -52,6 +53,8 @@ interface RunLine {
 interface WorkerInput {
   config: NodeRepeatConfig;
   run: RunLine;
+  /** the sources earlier repetitions instrumented (instrumentedSources.ts) */
+  instrumented: Map<string, string>;
 }
 
 function streamEnd(s: NodeJS.ReadableStream | null | undefined): Promise<void> {
@@ -65,12 +68,17 @@ function streamEnd(s: NodeJS.ReadableStream | null | undefined): Promise<void> {
 async function driver(): Promise<void> {
   const config = JSON.parse(readFileSync(process.argv[2], 'utf8')) as NodeRepeatConfig;
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  // what the workers instrumented, for the next ones (a key names the source's hash: an edited file is a new key)
+  const instrumented = new Map<string, string>();
   for await (const text of lines) {
     if (!text.trim()) continue;
     const run = JSON.parse(text) as RunLine;
-    const w = new Worker(__filename, { workerData: { config, run } satisfies WorkerInput, argv: [config.file], execArgv: config.execArgv, stdout: true, stderr: true });
+    const w = new Worker(__filename, { workerData: { config, run, instrumented } satisfies WorkerInput, argv: [config.file], execArgv: config.execArgv, stdout: true, stderr: true });
     w.stdout.on('data', (d: Buffer) => process.stdout.write(d));
     w.stderr.on('data', (d: Buffer) => process.stderr.write(d));
+    w.on('message', (m: unknown) => {
+      if (isInstrumentedMessage(m)) instrumented.set(m.braidInstrumented[0], m.braidInstrumented[1]);
+    });
     const ended = Promise.all([streamEnd(w.stdout), streamEnd(w.stderr)]);
     let error: unknown;
     w.on('error', (e) => (error = e));
@@ -87,7 +95,7 @@ async function driver(): Promise<void> {
 }
 
 async function repetition(): Promise<void> {
-  const { config, run } = workerData as WorkerInput;
+  const { config, run, instrumented } = workerData as WorkerInput;
   // as a process of `node --test` runs the file: argv[1] is the test file (the hook's entry rules, the trace's program)
   process.argv.splice(1, 1);
   (globalThis as { __braidRepetition?: NodeRecorderOptions }).__braidRepetition = { ...config.options, out: run.out, execution: run.execution, seed: run.seed, noise: run.noise };
@@ -95,6 +103,14 @@ async function repetition(): Promise<void> {
   // loader hooks — a loader thread of their own, the largest part of a repetition's start — only at
   // the first import(), as for a process whose entry script is CommonJS
   (globalThis as { __braidRepetitionCommonJs?: boolean }).__braidRepetitionCommonJs = config.commonJs;
+  const sources: InstrumentedSources = {
+    get: (key) => instrumented.get(key),
+    set: (key, code) => {
+      instrumented.set(key, code);
+      parentPort?.postMessage({ braidInstrumented: [key, code] } satisfies InstrumentedMessage);
+    },
+  };
+  (globalThis as { __braidInstrumented?: InstrumentedSources }).__braidInstrumented = sources;
   await import(pathToFileURL(config.hook).href);
   const req = createRequire(config.file);
   if (config.tsx) {
