@@ -4,7 +4,10 @@
  * the first ranked pattern → Confirm by Forcing (the modal shows the command from recording.json),
  * sees "confirmed" in a notification, the ✔ badge in Ranked Patterns and the verdict line in the
  * hover; Reproduce opens the forced failing run in the Tracer; after fixing Account.deposit
- * (synchronized) Check the Fix rebuilds and says "fixed". Screenshots in test-output/e2e-confirm/.
+ * (synchronized) Check the Fix rebuilds and says "fixed". Then issue 43's acceptance: the Runs view
+ * shows the bug as fixed with its rates before and after; the Testing view's Braid profile runs the
+ * fixed test (✓, recorded alone); the current code's analysis has no failure, no bug, and no heat mark
+ * or bug lens on Account.java. Screenshots in test-output/e2e-confirm/.
  */
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +28,7 @@ const found = lib.findCodeServer({ install: !process.env.BRAID_E2E_NO_INSTALL })
 const skip = !found.bin ? `code-server is not available: ${found.reason}` : !existsSync(LAUNCHER) ? `the JUnit console launcher is missing (apt-get install -y junit5): ${LAUNCHER}` : false;
 if (skip) console.log(`# e2e (confirm) skipped: ${skip}`);
 
-describe('end to end in VS Code: confirm the root cause by forcing it, reproduce it, check the fix', { skip, timeout: 12 * 60_000 }, () => {
+describe('end to end in VS Code: confirm the root cause by forcing it, reproduce it, check the fix, run the fixed test', { skip, timeout: 25 * 60_000 }, () => {
   let tmp = '';
   let ws = '';
   let session: CodeServerSession | undefined;
@@ -162,4 +165,64 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     assert.match(text, /^Braid: fixed — /);
     await wb.extraScreenshot('check-the-fix');
   }, 6 * 60_000);
+
+  // issue 43's acceptance: after the fix, the bug shows as fixed with its rates, the Testing profile's
+  // recording of the fixed code is analyzed alone: no bug, no heat on the fixed lines
+  step('the Runs view shows the bug as fixed, with its failure rates before and after', async () => {
+    await wb.runCommand('Notifications: Clear All Notifications');
+    if (!(await wb.pane('Runs').isVisible())) await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
+    const row = wb.rows('Runs').filter({ hasText: /^Bug \d+ .*— fixed · failed \d+\/\d+ before, \d+\/\d+ after/ }).first();
+    await row.waitFor({ state: 'visible', timeout: 60_000 });
+    // the row's own text (its aria-label is the tooltip: the bug's headline)
+    const label = (await row.innerText()).replace(/\s+/g, ' ');
+    log(`Runs view: ${label}`);
+    const m = /failed (\d+)\/(\d+) before, (\d+)\/(\d+) after/.exec(label)!;
+    assert.ok(Number(m[1]) > 0 && Number(m[2]) === RUNS, `the rate before is the recording's: ${label}`);
+    assert.equal(Number(m[3]), 0, `no run failed after the fix: ${label}`);
+    await wb.extraScreenshot('runs-bug-fixed');
+  });
+
+  step('run the fixed test with the Testing view\'s Braid profile: passed, recorded alone', async () => {
+    const sidebar = page.locator('.part.sidebar');
+    const explorerRow = (text: string | RegExp) => sidebar.locator('.monaco-list-row').filter({ hasText: text });
+    await wb.runCommand('Testing: Focus on Test Explorer View');
+    const cls = explorerRow('AccountTest').first();
+    await cls.waitFor({ state: 'visible', timeout: 60_000 });
+    if ((await cls.getAttribute('aria-expanded')) !== 'true') await cls.locator('.monaco-tl-twistie').click();
+    const test = TEST_NAME.split('.')[1];
+    const row = explorerRow(test).first();
+    await row.waitFor({ state: 'visible' });
+    await row.hover();
+    await row.locator('.action-label[aria-label^="Run Test"]').click();
+    const dialog = page.locator('.monaco-dialog-box').filter({ hasText: /Run with Braid records the test/ });
+    await dialog.waitFor({ state: 'visible' });
+    await dialog.getByRole('button', { name: 'Record' }).click();
+    const done = explorerRow(new RegExp(`${test}\\s*✓ ${RUNS}/${RUNS}`)).first();
+    await done.waitFor({ state: 'visible', timeout: 6 * 60_000 });
+    await page.locator('.part.sidebar .action-label[aria-label^="Cancel Test Run"]').waitFor({ state: 'detached', timeout: 6 * 60_000 });
+    log(`Test Explorer: ${(await done.innerText()).replace(/\s+/g, ' ')}`);
+    await wb.extraScreenshot('testing-view-fixed');
+  }, 8 * 60_000);
+
+  step('the analysis of the current code: its runs alone, no bug, no heat or bug lens on the fixed lines', async () => {
+    // the fixed code's recording alone: none of its runs failed (the buggy recording is "before the change")
+    const status = await wb.waitStatus(/Braid: \d+ runs \(0 failed\)/, 120_000);
+    log(`status: ${status}`);
+    await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
+    await wb.rows('Runs').filter({ hasText: /^Before the change · / }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    const bugs = await wb.visibleRowTexts('Bugs').catch(() => []);
+    assert.ok(!bugs.some((b) => /^Bug \d/.test(b.label)), `no bug in the current code: ${bugs.map((b) => b.label).join(' | ')}`);
+    await open('Account.java');
+    const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+    await editor.locator('.view-lines').first().waitFor({ state: 'visible' });
+    const heat = () => editor.evaluate((root) => Array.from(root.querySelectorAll<HTMLElement>('.glyph-margin-widgets *, .margin-view-overlays *')).filter((el) => getComputedStyle(el).backgroundImage.includes('heat-')).length);
+    const lenses = () => editor.locator('.codelens-decoration a').filter({ hasText: /^Braid: (Bug \d|rank \d)/ }).count();
+    let seen = { heat: -1, lenses: -1 };
+    for (const end = Date.now() + 30_000; Date.now() < end; await page.waitForTimeout(250)) {
+      seen = { heat: await heat(), lenses: await lenses() };
+      if (seen.heat === 0 && seen.lenses === 0) break;
+    }
+    assert.deepEqual(seen, { heat: 0, lenses: 0 }, 'no heat mark and no bug lens on the fixed Account.java');
+    await wb.extraScreenshot('fixed-code-no-heat');
+  });
 });
