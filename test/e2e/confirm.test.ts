@@ -94,8 +94,20 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     // the lost update's order: one clerk reads the balance, the other writes it (R1 W2 …). Not merely the
     // first row: a recording may rank the symmetric W1 W2 on the balance first, and forcing a symmetric
     // pattern rightly "confirms the window", not the pattern (issue 40; a fresh-clone CI run ranked it so)
-    const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
-    const k = labels.findIndex((l) => /\bP\d+ R1 W2\b/.test(l));
+    let labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    let k = labels.findIndex((l) => /\bP\d+ R1 W2\b/.test(l));
+    if (k < 0) {
+      // by chance it may score below braid.views.minScore: a lost update whose reading clerk last wrote the
+      // balance itself records W1 W2 W1, so R1 W2 is in only some failing runs (a fresh-clone CI recording:
+      // R1 W2 in 5 of 18, W1 W2 W1 in 6) — folded under "n weaker patterns", where the user finds it too
+      const weaker = rows.filter({ hasText: /weaker patterns?/ }).first();
+      if (await weaker.isVisible()) {
+        await weaker.click();
+        await page.waitForTimeout(500);
+        labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+        k = labels.findIndex((l) => /\bP\d+ R1 W2\b/.test(l));
+      }
+    }
     assert.ok(k >= 0, `a read-then-write pattern is listed: ${labels.join(' | ')}`);
     const top = rows.nth(k);
     await top.click({ button: 'right' });

@@ -34,13 +34,16 @@ test('thread legend: the named roles in role order', () => {
   assert.equal(threadLegend([{ thread: 1, threadName: 'T1' }, { thread: 2, threadName: 'T1' }]), 'T2 = T1', 'a name equal to its own role adds nothing');
 });
 
-test('weak: below the minimum score, or in every passing run', () => {
+test('weak: below the minimum score, or in every passing run — unless it has evidence', () => {
   assert.equal(isWeakPattern({ score: 0.5, passed: 10 }, 14), false, 'thesis example: 0.5 with 10 of 14 passing stays');
   assert.equal(isWeakPattern({ score: 0.29, passed: 0 }, 14), true);
   assert.equal(isWeakPattern({ score: 0.3, passed: 0 }, 14), false, 'the threshold itself is not weak');
   assert.equal(isWeakPattern({ score: 0.6, passed: 14 }, 14), true, 'present in every passing run');
   assert.equal(isWeakPattern({ score: 0, passed: 0 }, 0, 0), true, 'a zero score is always weak');
   assert.equal(isWeakPattern({ score: 0.1, passed: 0 }, 0, 0), false, 'minScore 0 keeps every scoring pattern');
+  // a pattern with evidence is listed as a cause by the report and the panel: never folded as one that does not separate
+  assert.equal(isWeakPattern({ score: 0.278, passed: 0, evidence: true }, 12), false, 'R1 W2 in 5 of 18 failing runs, no passing run');
+  assert.equal(isWeakPattern({ score: 0.278, passed: 0, evidence: false }, 12), true);
 });
 
 test('a pattern\'s occurrence in a run: one event per access, roles on consistent threads, tightest first', () => {
