@@ -44,9 +44,10 @@ import { countDroppedEvents } from '../runs/droppedEvents';
 import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/writeFailure';
 import { boundedText, ownFrame, parseFailureOutput } from '../../engine/runFailure';
+import { MarkerSplitter } from '../runs/repetitionMarkers';
 
 /** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
-export const REPETITION_MARK = '@@braid-repetition@@';
+export { REPETITION_MARK } from '../runs/repetitionMarkers';
 export const LAUNCHER_MAIN = 'dev.braid.launcher.RepeatLauncher';
 const MAX_OUTPUT_CHARS = 1 << 20;
 
@@ -191,52 +192,6 @@ export function parseRepetitionReport(json: string): RepetitionReport | undefine
     return v;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Splits one output stream into text and marker lines. Text is passed on as it arrives (a partial
- * line that may still become a marker is held back).
- */
-class MarkerSplitter {
-  private held = '';
-
-  constructor(
-    private readonly onText: (text: string) => void,
-    private readonly onMarker: (json: string) => void,
-  ) {}
-
-  push(text: string): void {
-    let s = this.held + text;
-    this.held = '';
-    for (;;) {
-      const k = s.indexOf(REPETITION_MARK);
-      if (k < 0) break;
-      const nl = s.indexOf('\n', k);
-      if (nl < 0) {
-        if (k > 0) this.onText(s.slice(0, k));
-        this.held = s.slice(k);
-        return;
-      }
-      if (k > 0) this.onText(s.slice(0, k));
-      this.onMarker(s.slice(k + REPETITION_MARK.length, nl));
-      s = s.slice(nl + 1);
-    }
-    // the end of s may be the start of a marker
-    let keep = 0;
-    for (let n = Math.min(REPETITION_MARK.length - 1, s.length); n > 0; n--) {
-      if (REPETITION_MARK.startsWith(s.slice(s.length - n))) {
-        keep = n;
-        break;
-      }
-    }
-    if (s.length - keep > 0) this.onText(s.slice(0, s.length - keep));
-    this.held = s.slice(s.length - keep);
-  }
-
-  end(): void {
-    if (this.held) this.onText(this.held);
-    this.held = '';
   }
 }
 

@@ -42,9 +42,10 @@ import { nodeRecorderOptions } from './nodeRunner';
 import { mergeWorkerTraces, removeWorkerTraces } from './workerTraces';
 import { installedFrom } from './jsTestCommand';
 import type { NodeRepeatConfig } from './nodeRepeatDriver';
+import { MarkerSplitter } from '../runs/repetitionMarkers';
 
 /** The driver's marker after each repetition (nodeRepeatDriver.ts). */
-export const NODE_REPETITION_MARK = '@@braid-repetition@@';
+export { REPETITION_MARK as NODE_REPETITION_MARK } from '../runs/repetitionMarkers';
 const MAX_OUTPUT_CHARS = 1 << 20;
 
 /** How a `node --test` command runs as repetitions: the test file and what each worker needs. */
@@ -144,46 +145,6 @@ export function nodeRepeatPlanFor(o: RecordOptions, hook: string): { command: No
   return { command: r.command, driver };
 }
 
-/** Splits a stream into text and marker lines (a partial line that may become a marker is held back). */
-class MarkerLines {
-  private held = '';
-  constructor(
-    private readonly onText: (t: string) => void,
-    private readonly onMarker: (json: string) => void,
-  ) {}
-
-  push(text: string): void {
-    let s = this.held + text;
-    this.held = '';
-    for (;;) {
-      const k = s.indexOf(NODE_REPETITION_MARK);
-      if (k < 0) break;
-      const nl = s.indexOf('\n', k);
-      if (nl < 0) break;
-      if (k > 0) this.onText(s.slice(0, k));
-      this.onMarker(s.slice(k + NODE_REPETITION_MARK.length, nl));
-      s = s.slice(nl + 1);
-    }
-    const k = s.indexOf(NODE_REPETITION_MARK);
-    let keep = k >= 0 ? s.length - k : 0;
-    if (k < 0) {
-      for (let n = Math.min(NODE_REPETITION_MARK.length - 1, s.length); n > 0; n--) {
-        if (NODE_REPETITION_MARK.startsWith(s.slice(s.length - n))) {
-          keep = n;
-          break;
-        }
-      }
-    }
-    if (s.length - keep > 0) this.onText(s.slice(0, s.length - keep));
-    this.held = s.slice(s.length - keep);
-  }
-
-  end(): void {
-    if (this.held) this.onText(this.held);
-    this.held = '';
-  }
-}
-
 interface Driver {
   child: ChildProcess;
   configFile: string;
@@ -276,7 +237,7 @@ export class NodeRepeatSession {
       if (++cur.markers === 2) cur.done();
     };
     for (const stream of [child.stdout, child.stderr]) {
-      const lines = new MarkerLines(text, marker);
+      const lines = new MarkerSplitter(text, marker);
       stream?.setEncoding('utf8');
       stream?.on('data', (t: string) => lines.push(t));
       stream?.on('end', () => lines.end());
