@@ -235,7 +235,7 @@ export function treeItem(n: Node): vscode.TreeItem {
       item.tooltip = new vscode.MarkdownString(
         `${markdownHeadline(patternSentence(p.accesses))}\n\nin **${p.failed}** failing (✗) and **${p.passed}** passing (✓) runs · rank ${p.rank} · score **${p.score.toFixed(3)}**${pv}\n\n${vars.map(mdCode).join(', ')}${
           legend ? `\n\nthreads: ${escapeMd(legend)}` : ''
-        }${p.weak ? '\n\n_Weaker pattern: it does not separate failing from passing runs (score below braid.views.minScore, or in every passing run)._' : ''}${
+        }${p.weak ? `\n\n_${WEAK_PATTERN_NOTE}_` : ''}${
           p.evidence === false ? '\n\n_No evidence that it goes with failing (Fisher p ≥ 0.05, or seen in nearly every passing run): listed after the patterns with evidence._' : ''
         }${p.confirmation ? `\n\n**${VERDICT_BADGE[p.confirmation.verdict]}** by forcing its interleaving: ${escapeMd(p.confirmation.reason)}` : ''}\n\n_details:_ ${p.id} \`${p.kind}\` (${p.category} pattern${
           p.group && p.group !== 'cause' ? `, ${p.group}` : ''
@@ -255,7 +255,7 @@ export function treeItem(n: Node): vscode.TreeItem {
       const item = new vscode.TreeItem(`${n.patterns.length} weaker pattern${n.patterns.length === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `weak:${n.section}`;
       item.description = 'do not separate failing from passing runs';
-      item.tooltip = 'Patterns scoring below braid.views.minScore (default 0.3) or present in every passing run: they do not tell failing runs from passing ones, so they get no heat, icon, code lens or hover.';
+      item.tooltip = WEAK_PATTERNS_TOOLTIP;
       item.contextValue = 'braid.weakPatterns';
       return item;
     }
@@ -425,6 +425,17 @@ function sentenceRows(p: PatternDto, depth: number, idPrefix: string): Node[] {
     icon: k === 0 ? 'comment' : 'blank',
   }));
 }
+
+/**
+ * The rule of server/src/lsp/weakPatterns.ts (isWeakPattern) in words: a pattern is folded as weaker when it
+ * has no evidence and scores below braid.views.minScore or occurs in every passing run, or when it scores 0;
+ * a pattern with evidence (issue 43, d0b399fd) is never folded, whatever its score.
+ */
+export const WEAK_PATTERNS_TOOLTIP =
+  'Patterns without evidence that they go with failing runs that score below braid.views.minScore (default 0.3) or occur in every passing run, and patterns scoring 0: they do not tell failing runs from passing ones, so they get no heat, icon, code lens or hover. A pattern with evidence (Fisher p < 0.05 and missing from some passing runs) is never folded here, whatever its score.';
+/** A weaker pattern's own tooltip line (the same rule). */
+export const WEAK_PATTERN_NOTE =
+  'Weaker pattern: it does not separate failing from passing runs — no evidence that it goes with failing, and a score below braid.views.minScore or present in every passing run (or a score of 0). A pattern with evidence is never weaker.';
 
 /** Trace strings in tooltips: engine/outputEscaping.ts (one function per Markdown context). */
 const escapeMd = mdText;

@@ -58,6 +58,14 @@ test('ranked patterns: short distinguishing names, counts first in the descripti
   assert.deepEqual(t.getChildren(weak).map((n) => item(n).label), ['#4 size', '#4 data'], 'one level deeper: two characters less');
   for (const n of t.getChildren(weak)) assert.equal(item(n).iconPath, undefined, 'a weak pattern has no icon');
   assert.equal(t.getParent(t.getChildren(weak)[0]), weak, 'reveal finds a weak pattern under its fold');
+  // the fold and a weak pattern's tooltip say the server's rule (weakPatterns.ts): not the score alone — a
+  // pattern with evidence is never folded, whatever its score (d0b399fd)
+  for (const tip of [String(item(weak).tooltip), String((item(t.getChildren(weak)[0]).tooltip as { value: string }).value)]) {
+    assert.match(tip, /without evidence|no evidence/, tip);
+    assert.match(tip, /braid\.views\.minScore/, tip);
+    assert.match(tip, /every passing run/, tip);
+    assert.match(tip, /with evidence (\(Fisher p < 0\.05 and missing from some passing runs\) )?is never/, tip);
+  }
 });
 
 test('a pattern without evidence says so after its counts and score (they stay visible at the default width) and in its tooltip', () => {
