@@ -34,12 +34,12 @@ import { uncaughtDetail } from '../runs/uncaughtOutcome';
 import { inProgressPath, inProgressTraceFiles } from '../runs/inProgressTraces';
 import { keepsNoTrace, RecordOptions } from '../runs/recordOptions';
 import { CommandStartError, finishTraces, RunResult, runOnce, RunSpec } from '../runs/runOnce';
+import { mergeRunWorkerTraces, removeRunFiles } from '../runs/runFiles';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/writeFailure';
 import { parseFailureOutput } from '../../engine/runFailure';
 import { parseJsFailureOutput } from '../../engine/jsFailureOutput';
 import { JS_SOURCE_FILE } from '../../engine/jsSourceFile';
 import { nodeRecorderOptions } from './nodeRunner';
-import { mergeWorkerTraces, removeWorkerTraces } from './workerTraces';
 import { installedFrom } from './jsTestCommand';
 import type { NodeRepeatConfig } from './nodeRepeatDriver';
 import { MarkerSplitter } from '../runs/repetitionMarkers';
@@ -255,7 +255,7 @@ export class NodeRepeatSession {
       const failure = e instanceof RecordWriteError ? e : e instanceof TraceWriteError ? writeFailure(e.file, e.cause) : writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e);
       if (!failure) throw e;
       await this.kill();
-      await removeRunFiles(spec);
+      await removeRunFiles(spec.tracePath).catch(() => {});
       await fs.rm(spec.logPath, { force: true }).catch(() => {});
       throw failure;
     }
@@ -265,7 +265,7 @@ export class NodeRepeatSession {
 
   /** One repetition; undefined when the process ended without finishing it (then `fallback` says why). */
   private async runFiles(spec: RunSpec): Promise<RunResult | undefined> {
-    await removeRunFiles(spec);
+    await removeRunFiles(spec.tracePath).catch(() => {});
     if (this.driver?.exit) await this.retire();
     const started = Date.now();
     const d = (this.driver ??= await this.start(spec));
@@ -308,26 +308,21 @@ export class NodeRepeatSession {
       throw new CommandStartError(`cannot start ${this.plan.command.node}: ${message}`);
     }
     if (aborted) {
-      await removeRunFiles(spec);
+      await removeRunFiles(spec.tracePath).catch(() => {});
       return { ...base, outcome: 'fail', reason: 'killed', detail: 'stopped by the user', traces: [], aborted: true, empty: true };
     }
     if (cur.markers < 2 && !timedOut) {
       // Node itself went down (not the program: the worker's errors end the worker only)
       this.fallback = `the process of repetitions ended without finishing run ${spec.index} (${d.exit?.sig ? `signal ${d.exit.sig}` : `exit code ${d.exit?.code}`}): ${cur.output.trim().split('\n').slice(-1)[0]?.slice(0, 200) ?? ''}`;
       await this.retire();
-      await removeRunFiles(spec);
+      await removeRunFiles(spec.tracePath).catch(() => {});
       return undefined;
     }
     if (cur.logError) throw new TraceWriteError(spec.logPath, cur.logError);
     cur.watch.end();
     if (cur.watch.failure) throw cur.watch.failure;
-    try {
-      await mergeWorkerTraces(inProgressPath(spec.tracePath));
-    } catch (e) {
-      if (writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e)) throw e;
-      await removeRunFiles(spec);
-      return { ...base, outcome: 'fail', reason: 'recorder-blocked', detail: `the recorder could not merge the worker threads' traces (${(e as Error).message}); the run's traces are removed`, traces: [], aborted: false, empty: false };
-    }
+    const blocked = await mergeRunWorkerTraces(spec.tracePath);
+    if (blocked) return { ...base, ...blocked, traces: [], aborted: false, empty: false };
     const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
     const empty = traces.length === 0;
     const { uncaught, forcing } = await readRunReports(traces);
@@ -383,10 +378,4 @@ export class NodeRepeatSession {
   async close(): Promise<void> {
     await this.retire();
   }
-}
-
-async function removeRunFiles(spec: RunSpec): Promise<void> {
-  for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true }).catch(() => {});
-  await removeWorkerTraces(inProgressPath(spec.tracePath)).catch(() => {});
-  await fs.rm(spec.tracePath, { force: true }).catch(() => {});
 }

@@ -19,7 +19,7 @@ import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from './writeF
 import { parseFailureOutput } from '../../engine/runFailure';
 import { parseJsFailureOutput } from '../../engine/jsFailureOutput';
 import { movePreloadsToNodeOptions, nodeOptionsWithHook, nodeRecorderOptions } from '../node/nodeRunner';
-import { mergeWorkerTraces, removeWorkerTraces } from '../node/workerTraces';
+import { mergeRunWorkerTraces, removeRunFiles } from './runFiles';
 
 export interface RunSpec {
   index: number;
@@ -124,28 +124,6 @@ export function agentArgument(jar: string, optionsFile: string): string {
   return quoteToolOption(`-javaagent:${jar}=@${optionsFile}`);
 }
 
-/** Trace files of a run: the main one and those of further JVMs (`<name>~<pid>.trace.jsonl`). */
-export async function runTraceFiles(tracePath: string): Promise<string[]> {
-  const dir = path.dirname(tracePath);
-  const base = path.basename(tracePath, '.trace.jsonl');
-  let names: string[] = [];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n === `${base}.trace.jsonl` || (n.startsWith(`${base}~`) && n.endsWith('.trace.jsonl')))
-    .sort()
-    .map((n) => path.join(dir, n));
-}
-
-async function removeRunFiles(spec: RunSpec): Promise<void> {
-  for (const f of await runTraceFiles(spec.tracePath)) await fs.rm(f, { force: true });
-  for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
-  await removeWorkerTraces(inProgressPath(spec.tracePath));
-}
-
 /**
  * Records one run. A file of the run that cannot be written (a full disk, a quota, an I/O error, a
  * read-only file system: the agent's trace, the log, the outcome line) throws a RecordWriteError
@@ -158,14 +136,14 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
     const failure = e instanceof RecordWriteError ? e : e instanceof TraceWriteError ? writeFailure(e.file, e.cause) : writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e);
     if (!failure) throw e;
     // nothing of the unfinished run stays: no `.part`, no trace without its outcome, no log of a run that is not listed
-    await removeRunFiles(spec).catch(() => {});
+    await removeRunFiles(spec.tracePath).catch(() => {});
     await fs.rm(spec.logPath, { force: true }).catch(() => {});
     throw failure;
   }
 }
 
 async function runOnceFiles(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
-  await removeRunFiles(spec);
+  await removeRunFiles(spec.tracePath);
   const started = Date.now();
   if (o.recorder === 'node') {
     // the Node.js recorder (docs/recorder-node.md): `jar` is its hook, its options a JSON file
@@ -256,7 +234,7 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
     throw new CommandStartError(`cannot start ${o.command.join(' ')}: ${message}`);
   }
   if (aborted) {
-    await removeRunFiles(spec);
+    await removeRunFiles(spec.tracePath);
     return { ...base, outcome: 'fail', reason: 'killed', detail: 'stopped by the user', traces: [], aborted: true, empty: true };
   }
 
@@ -265,15 +243,8 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (agentFailure.failure) throw agentFailure.failure;
   // a Node.js process' worker threads wrote traces of their own: one trace per process
   if (o.recorder === 'node') {
-    try {
-      await mergeWorkerTraces(inProgressPath(spec.tracePath));
-    } catch (e) {
-      // a file that cannot be written (a full disk) stops the recording (runOnce); any other failure
-      // of the merge is a failed run of this recording, its files removed (no `.part@w1` left)
-      if (writeFailure(String((e as NodeJS.ErrnoException)?.path ?? spec.tracePath), e)) throw e;
-      await removeRunFiles(spec);
-      return { ...base, outcome: 'fail', reason: 'recorder-blocked', detail: `the recorder could not merge the worker threads' traces (${(e as Error).message}); the run's traces are removed`, traces: [], aborted: false, empty: false };
-    }
+    const blocked = await mergeRunWorkerTraces(spec.tracePath);
+    if (blocked) return { ...base, ...blocked, traces: [], aborted: false, empty: false };
   }
   const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
   const empty = traces.length === 0;
