@@ -160,19 +160,28 @@ describe('braid/methods: call-graph method ranking in the language server', () =
   });
 
   test('the braid.methods.graph setting changes the representation (the plain call graph sees no difference)', async () => {
-    s.settings = { methods: { graph: 'call' } };
-    const since = s.notes.length;
-    await s.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
-    await s.analysisDone(since);
-    const r: MethodsResult = await s.connection.sendRequest('braid/methods', {});
-    assert.equal(r.representation, 'call');
-    assert.ok(r.methods.every((m) => m.score === 0), 'clerk → deposit once in every run');
-    assert.equal(r.methods[0].method, 'bank.Bank.deposit', 'ties: more lines of code first (4 vs 3)');
-    s.settings = {};
-    const since2 = s.notes.length;
-    await s.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
-    await s.analysisDone(since2);
-    const back: MethodsResult = await s.connection.sendRequest('braid/methods', {});
-    assert.deepEqual([back.representation, back.methods[0].score], ['inter', 1]);
+    // the server reads the settings back from the client (workspace/configuration) after the change: a client
+    // that answers late (a loaded machine) must not get an answer of the old settings from a request it sends
+    // right after the change (this flaked: the previous test's analysis ended meanwhile, its 'done' was taken for
+    // this one's, and braid/methods ran before the settings were in)
+    const answer = (p: { items: { section?: string }[] }) => p.items.map((i) => (i.section === 'braid' ? s.settings : null));
+    s.connection.onRequest('workspace/configuration', async (p: { items: { section?: string }[] }) => {
+      await new Promise((r) => setTimeout(r, 500));
+      return answer(p);
+    });
+    try {
+      s.settings = { methods: { graph: 'call' } };
+      await s.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+      const r: MethodsResult = await s.connection.sendRequest('braid/methods', {});
+      assert.equal(r.representation, 'call');
+      assert.ok(r.methods.every((m) => m.score === 0), 'clerk → deposit once in every run');
+      assert.equal(r.methods[0].method, 'bank.Bank.deposit', 'ties: more lines of code first (4 vs 3)');
+      s.settings = {};
+      await s.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+      const back: MethodsResult = await s.connection.sendRequest('braid/methods', {});
+      assert.deepEqual([back.representation, back.methods[0].score], ['inter', 1]);
+    } finally {
+      s.connection.onRequest('workspace/configuration', answer);
+    }
   });
 });

@@ -156,6 +156,8 @@ export class BraidServer {
   /** call-graph method ranking (seed 003): the computation for a trace generation, and the latest finished one */
   private rankingMethods: { gen: number; key: string; promise: Promise<MethodState> } | undefined;
   private methodState: MethodState | undefined;
+  /** the settings being read again after workspace/didChangeConfiguration, until the analysis they schedule has started */
+  private reloading: Promise<void> | undefined;
   /** workspace trust as the client reports it (initializationOptions.trusted, braid/workspaceTrust); editors without trust: true */
   private trusted = true;
   /** trigger points of the workspace's noise plans (.braid/plans/*.json) */
@@ -174,7 +176,16 @@ export class BraidServer {
     const c = this.connection;
     c.onInitialize((p) => this.onInitialize(p));
     c.onInitialized(() => void this.onInitialized());
-    c.onDidChangeConfiguration(() => void this.reloadSettings().then(() => (this.schedule(false), this.reloadPlans())));
+    c.onDidChangeConfiguration(() => {
+      // the settings are read back from the client (a request): until they are in and the analysis they
+      // schedule has started, a request must not answer with the old ones (settled waits for this)
+      const reload = this.reloadSettings().then(() => (this.schedule(false), this.reloadPlans()));
+      this.reloading = reload;
+      const done = () => {
+        if (this.reloading === reload) this.reloading = undefined;
+      };
+      reload.then(done, (err) => (done(), c.console.error(`Braid: the settings could not be applied: ${(err as Error)?.message ?? err}`)));
+    });
     c.onDidChangeWatchedFiles((p) => {
       let relevant = false;
       for (const ch of p.changes) {
@@ -755,6 +766,8 @@ export class BraidServer {
 
   /** Waits for a running analysis so requests right after startup see results. */
   private async settled(): Promise<void> {
+    // a configuration change being read (its analysis is scheduled once the settings are in)
+    while (this.reloading) await this.reloading.catch(() => undefined);
     while (this.analyzing && this.running) await this.running;
   }
 
