@@ -20,6 +20,7 @@
  *       one folder per subject id at its buggyCommit (default $BRAID_REAL_CHECKOUTS, else
  *       ~/.cache/braid-real); a missing or different checkout is reported with how to make it
  *   --absence on|off   evidence by absence (AnalysisOptions.absence; default: the analysis' default)
+ *   --symptoms evidence|last   symptoms listed by their evidence or after every cause (AnalysisOptions.symptomsLast)
  *   --json    the scores as JSON
  *   BRAID_BIN=<file>   the CLI entry to run instead of bin/braid.js (a build of another checkout)
  *
@@ -304,7 +305,7 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--confirm-seeds']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--confirm-seeds']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
@@ -315,7 +316,12 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--absence must be on or off, got "${absence}"`);
     return 2;
   }
-  const options: Partial<AnalysisOptions> = absence ? { absence: absence === 'on' } : {};
+  const symptoms = value('--symptoms', '');
+  if (symptoms && symptoms !== 'last' && symptoms !== 'evidence') {
+    console.error(`--symptoms must be last or evidence, got "${symptoms}"`);
+    return 2;
+  }
+  const options: Partial<AnalysisOptions> = { ...(absence ? { absence: absence === 'on' } : {}), ...(symptoms ? { symptomsLast: symptoms === 'last' } : {}) };
   const subjects = realSubjects(ids);
   if (ids.length && subjects.length !== ids.length) {
     console.error(`unknown subject(s): ${ids.filter((i) => !subjects.some((s) => s.id === i)).join(', ')}`);

@@ -48,6 +48,9 @@ Usage:
       --order on|off             evidence by order: a pattern in passing runs too whose share of its accesses'
                                  occurrences is larger in the failing runs is listed with the patterns with
                                  evidence (default on; off: the ranking before it; docs/algorithms.md)
+      --symptoms evidence|last   patterns seen in failing runs only after the failure point (symptoms): listed
+                                 by their evidence, before causes without (default evidence), or after every
+                                 cause, as consequences of the failure (last; docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
@@ -188,6 +191,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--order must be on or off, got "${v}"`);
         a.options.order = v === 'on';
+        break;
+      }
+      case '--symptoms': {
+        const v = next();
+        if (v !== 'last' && v !== 'evidence') throw new UsageError(`--symptoms must be last or evidence, got "${v}"`);
+        a.options.symptomsLast = v === 'last';
         break;
       }
       case '--absence': {

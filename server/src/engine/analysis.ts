@@ -86,6 +86,15 @@ export interface AnalysisOptions {
    * (`--order off`, the ranking before it; grouping on only).
    */
   order?: boolean;
+  /**
+   * Symptoms last (issue 38, "consequences of failure ranked after causes"): a pattern that occurs in
+   * failing runs only after their failure point (group symptom) is listed without evidence, so after
+   * every cause — with or without evidence — instead of before the causes without evidence. A
+   * consequence of the failure goes with failing as much as its cause does, but is no evidence of a
+   * cause (docs/algorithms.md "Symptoms last"). Grouping on only; false or absent: the order before it
+   * (`--symptoms evidence`), true: `--symptoms last`.
+   */
+  symptomsLast?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -119,6 +128,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (r.order !== undefined && typeof r.order !== 'boolean') throw new Error(`order must be true or false, got ${JSON.stringify(r.order)}`);
   // (on: not in the options at all, so results and reports read as before the option existed)
   if (r.order !== false) delete r.order;
+  if (r.symptomsLast !== undefined && typeof r.symptomsLast !== 'boolean') throw new Error(`symptomsLast must be true or false, got ${JSON.stringify(r.symptomsLast)}`);
+  // (off: not in the options at all, so results and reports read as before the option existed)
+  if (!r.symptomsLast) delete r.symptomsLast;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -581,6 +593,7 @@ export class Analyzer {
     // per (failed, passed): 0 unknown, 1 evidence, 2 none, 3 evidence by absence (options.absence) — a
     // typed table when small (one lookup per pattern), else a Map
     const absence = grouping && this.options.absence === true;
+    const symptomsLast = grouping && this.options.symptomsLast === true;
     const evidenceCode = (f: number, p: number) =>
       hasEvidence(f, p, totalFailed, totalPassed) ? 1 : absence && hasAbsenceEvidence(f, p, totalFailed, totalPassed) ? 3 : 2;
     const evidenceDense = F1 * P1 <= 1 << 22 ? new Uint8Array(F1 * P1) : undefined;
@@ -615,7 +628,10 @@ export class Analyzer {
       count++;
       let e = grouping ? evidenceOf(f, p) : 1;
       if (e === 2 && order && order.pValue[id] < order.threshold) e = 4;
-      const g = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) + (e === 2 ? G : 0) : 0;
+      const gc = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) : 0;
+      // symptoms last: a consequence of the failure is no evidence of a cause (listed after every cause)
+      if (symptomsLast && gc === SYMPTOM) e = 2;
+      const g = gc + (e === 2 ? G : 0);
       const len = reg.patternDef(id).kind.length;
       // evidence by order: scored on its passing runs weighted by how much rarer its order is in them (orderEvidence.weightedPassed)
       const pw = e === 4 ? order!.weightedPassed[id] : p;
@@ -711,7 +727,7 @@ export class Analyzer {
     else if (totalPassed === 0)
       message = `All ${runs.length} runs failed; with no passing run to compare with, scores cannot tell patterns apart. Record with less noise (a smaller --noise, or braid.record.noise) or with a driver that fails less often, until some runs pass.`;
     // (a first pattern with evidence by absence: the counts of its absence)
-    const firstAbsent = absence && ranking.length > 0 && evidenceOf(ranking.failed[0], ranking.passed[0]) === 3;
+    const firstAbsent = absence && ranking.length > 0 && ranking.evidence[0] === 1 && evidenceOf(ranking.failed[0], ranking.passed[0]) === 3;
     const firstF = ranking.length ? (firstAbsent ? totalFailed - ranking.failed[0] : ranking.failed[0]) : 0;
     const firstP = ranking.length ? (firstAbsent ? totalPassed - ranking.passed[0] : ranking.passed[0]) : 0;
     // (a first pattern with evidence by order: its order p-value)

@@ -37,7 +37,7 @@ function* reportLines(r: AnalysisResult, top: number): Generator<string> {
   const e = r.executions;
   const rows = rankedRows(r);
   yield `Braid — ${r.options.strategy.toUpperCase()} analysis of ${e.total} run${e.total === 1 ? '' : 's'} (${e.failed} failed, ${e.passed} passed)`;
-  yield `access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}, happens-before ${r.options.happensBefore === false ? 'none' : 'on'}${r.options.windowWrites === 'latest' ? ', window writes latest (the thesis)' : ''}${r.options.absence ? ', evidence by absence' : ''}; ${rows.length} pattern${rows.length === 1 ? '' : 's'}`;
+  yield `access window ${r.options.accessWindow}, pair window ${r.options.pairWindow}, formula ${r.options.formula}, happens-before ${r.options.happensBefore === false ? 'none' : 'on'}${r.options.windowWrites === 'latest' ? ', window writes latest (the thesis)' : ''}${r.options.absence ? ', evidence by absence' : ''}${r.options.symptomsLast ? ', symptoms last' : ''}; ${rows.length} pattern${rows.length === 1 ? '' : 's'}`;
   if (r.message) yield* ['', r.message];
   if (r.confidence) yield* ['', r.confidence];
   const grouping = r.options.grouping !== false;
