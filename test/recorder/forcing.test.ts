@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ForceAccess, ForceSpec, NoisePlan } from '../../server/src/engine/noise/noisePlan';
 import { writeNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
+import { patternForcing } from '../../server/src/engine/confirm/forcingPlan';
 import { tempDir } from '../helpers/traceBuilder';
 import { classesDir, FAST_JVM, fixturesDir, prepare, record, root } from './recorderHarness';
 
@@ -283,4 +284,23 @@ test('sameKey: a get held for a put on a plain HashMap goes on after a put of it
   assert.ok(f && !f.ok, JSON.stringify(stuck.runs[0]));
   assert.equal(f.waits[0].timedOut, 2, JSON.stringify(f));
   assert.match(f.reason ?? '', /^wait 0: ended once when no other thread of the pattern was left and let go once when every other thread of the pattern was held too at RegionCache\.java:\d+ \(R HashMap\) waiting for another thread's RegionCache\.java:\d+ \(W HashMap\) on the same key$/);
+});
+
+test('a window follows its object: a walker whose loop on the root\'s list is held gives way to the grower held at its add to a child\'s list, and fails on that list', async () => {
+  const list = { variable: 'java.util.ArrayList', file: 'forcing/TreeWalk.java' };
+  const walk = { role: 1 as const, type: 'R' as const, ...list, line: tagLine('TreeWalk.java', 'walk'), method: 'forcing.TreeWalk$Node.walk' };
+  const add = { role: 2 as const, type: 'W' as const, ...list, line: tagLine('TreeWalk.java', 'add'), method: 'forcing.TreeWalk$Node.add', call: 'java.util.ArrayList.add' };
+  // the waits braid confirm writes for R1 W2 R1 (forcingPlan.ts): the add waits for a read of its list,
+  // the walker's next access to a list (guard) and its next step wait for the add since its read
+  const force = patternForcing([walk, add, walk]);
+  const runs = 6;
+  const s = await record('forcing-tree', 'forcing.TreeWalk', { runs, noise: 0, include: ['forcing'], plan: await planFile(forcingPlan('tree', patternForce(force.accesses, { waits: force.waits }))) });
+  // measured: 6/6 met and failing; without giving way (and a met hold still counted as held) 0/6
+  const ok = s.runs.filter((r) => r.forcing?.ok).length;
+  assert.ok(ok >= runs - 1, `met in ${ok}/${runs}: ${JSON.stringify(s.runs.map((r) => r.forcing?.reason ?? 'ok'))}`);
+  assert.ok(s.failed >= runs - 1, `${s.failed}/${runs} failed`);
+  // exit code 3: a ConcurrentModificationException (TreeWalk.main)
+  for (const r of s.runs.filter((x) => x.outcome === 'fail')) assert.equal(r.detail, 'exit code 3');
+  const unforced = await record('forcing-tree-none', 'forcing.TreeWalk', { runs: 2, noise: 0, include: ['forcing'] });
+  assert.equal(unforced.failed, 0);
 });

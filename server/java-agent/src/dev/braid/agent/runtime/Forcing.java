@@ -110,6 +110,12 @@ public final class Forcing {
    * map or set, thread-safe or not. A get() checks one key: only a put() of that key acts on its check.
    */
   private static boolean[] sameKey;
+  /**
+   * per wait with since: the since access is of the wait's own variable and the wait is on the same
+   * object — the window is on one object, and only a thread whose latest since performance was on the
+   * object it now accesses has it open
+   */
+  private static boolean[] sinceSame;
 
   // ---- counters (under LOCK) ----
   private static long[] met;
@@ -144,6 +150,8 @@ public final class Forcing {
   private static long[] partnerGone;
   /** per wait: holds ended early because every other live thread that took part was held too (RaceFuzzer's release) */
   private static long[] allHeld;
+  /** per wait: holds in a window given up for a thread of the other role held on another object (conflict) */
+  private static long[] yielded;
 
   // ---- held threads (under LOCK) ----
   private static int heldCount;
@@ -151,6 +159,10 @@ public final class Forcing {
   private static int[] heldWait = new int[8];
   private static long[] heldKey = new long[8];
   private static long[] heldSub = new long[8];
+  /** the sequence number only a later performance of the held thread's awaited access counts after */
+  private static long[] heldAfter = new long[8];
+  /** the held thread is asked to give up its hold (conflict: its window is on another object) */
+  private static boolean[] heldYield = new boolean[8];
 
   /**
    * Installs a checked force section (NoisePlanLoader). Per access: role, "R"/"W", variable, file,
@@ -202,6 +214,10 @@ public final class Forcing {
     Forcing.since = since;
     Forcing.sameObject = sameObject;
     Forcing.sameKey = sameKey != null ? sameKey : new boolean[w];
+    sinceSame = new boolean[w];
+    for (int k = 0; k < w; k++) {
+      sinceSame[k] = since[k] >= 0 && sameObject[k] && variable[since[k]].equals(variable[at[k]]);
+    }
     met = new long[w];
     timedOut = new long[w];
     lockEnded = new long[w];
@@ -211,6 +227,7 @@ public final class Forcing {
     failures = new long[w];
     partnerGone = new long[w];
     allHeld = new long[w];
+    yielded = new long[w];
     disabled = new boolean[w];
     lockReason = new String[w];
     performed = new long[n];
@@ -357,7 +374,13 @@ public final class Forcing {
     if (stopped) return;
     if (s.forceSegment != segment) ownSegment(s);
     long[] last = s.forceLast;
-    if (last == null) s.forceLast = last = new long[accessCount];
+    if (last == null) {
+      s.forceLast = last = new long[accessCount];
+      s.forceLastKey = new long[accessCount];
+      s.forceLastSub = new long[accessCount];
+    }
+    long[] lastKey = s.forceLastKey;
+    long[] lastSub = s.forceLastSub;
     synchronized (LOCK) {
       long seq = SEQ.incrementAndGet();
       for (int j = 0; j < accessCount; j++) {
@@ -371,6 +394,8 @@ public final class Forcing {
         if (ringSize[j] < RING) ringSize[j]++;
         performed[j]++;
         last[j] = seq;
+        lastKey[j] = key;
+        lastSub[j] = sub;
       }
       addPerformer(t);
       if (heldCount > 0) LOCK.notifyAll();
@@ -462,6 +487,13 @@ public final class Forcing {
           notApplicable[w]++;
           return;
         }
+        // a window on one object (A1 B2 A1 on the same variable) closes on the object it opened on:
+        // a thread that opened it on one list and now touches another (a recursive walk of a tree of
+        // lists, the next list's hasNext()) has no window open there
+        if (sinceSame[w] && !same(sameKey[w], key, sub, s.forceLastKey[since[w]], s.forceLastSub[since[w]])) {
+          notApplicable[w]++;
+          return;
+        }
         // the window this thread opened must already hold the other thread's earlier accesses
         // (W1(x) W2(x) W2(y) W1(y): the thread that wrote x second plays role 2, not role 1)
         int[] nd = needs[w];
@@ -483,9 +515,10 @@ public final class Forcing {
         skipped[w]++;
         return;
       }
-      addHeld(t, w, key, sub);
-      // a thread held at a fresh wait may be waiting for this one to be held in its window
-      if (loopWaits && heldCount > 1) LOCK.notifyAll();
+      addHeld(t, w, key, sub, after);
+      // a thread held at a fresh wait may be waiting for this one to be held in its window; a thread
+      // asked to give way (conflict) goes on
+      if (loopWaits && heldCount > 1 || anyYield()) LOCK.notifyAll();
     }
     hold(s, t, w, loc, key, sub, after, held);
   }
@@ -554,6 +587,11 @@ public final class Forcing {
           if (satisfied(w, t, key, sub, after)) {
             removeHeld(t);
             met(w);
+            return;
+          }
+          if (yieldAsked(t)) {
+            removeHeld(t);
+            yielded[w]++;
             return;
           }
           long now = System.nanoTime();
@@ -625,7 +663,8 @@ public final class Forcing {
   /**
    * Holding this thread at wait {@code w} would deadlock the forcing: a thread already held waits
    * for the very access this thread is about to perform, or is held in the same role (one thread
-   * per role: this one then plays the other role and goes on).
+   * per role: this one then plays the other role and goes on), or is held in the other role on
+   * another object waiting for this thread's role.
    */
   private static boolean conflict(int w, int t, int m, long key, long sub) {
     for (int h = 0; h < heldCount; h++) {
@@ -633,9 +672,26 @@ public final class Forcing {
       int hw = heldWait[h];
       // a thread held at a ready wait waits for this one to be held, not for its access
       if (ready[hw]) continue;
+      // a thread whose wait is met is let go: it no longer holds its role (it leaves the held list
+      // only once it runs again, and the thread that met it would else race past its own hold)
+      if (satisfied(hw, heldThread[h], heldKey[h], heldSub[h], heldAfter[h])) continue;
       if ((m & (1 << forAccess[hw])) != 0 && sameTarget(hw, key, sub, heldKey[h], heldSub[h])) return true;
       if (role[at[hw]] == role[at[w]] && (!(sameObject[w] && sameObject[hw])
           || same(sameKey[w] && sameKey[hw], key, sub, heldKey[h], heldSub[h]))) return true;
+      // held in the role this thread waits for, at an access on another object than the one this thread
+      // waits on, and waiting for an access of this thread's role: neither hold can be met by the other
+      // thread (a resetter's window still open on the root logger's list while the creator is held at its
+      // add to a child's list, waiting for the resetter's read of that list). The hold inside a window
+      // gives way — its thread opens the window again on the object the other thread waits at — else
+      // the thread held first keeps its hold and this one goes on
+      if (role[at[hw]] == role[forAccess[w]] && role[forAccess[hw]] == role[at[w]]
+          && !sameTarget(w, key, sub, heldKey[h], heldSub[h])) {
+        if (since[w] < 0 && since[hw] >= 0) {
+          heldYield[h] = true;
+          continue;
+        }
+        return true;
+      }
     }
     return false;
   }
@@ -653,17 +709,32 @@ public final class Forcing {
     if (++failures[w] >= maxTimeouts) disabled[w] = true;
   }
 
-  private static void addHeld(int t, int w, long key, long sub) {
+  private static boolean anyYield() {
+    for (int h = 0; h < heldCount; h++) if (heldYield[h]) return true;
+    return false;
+  }
+
+  /** The held thread {@code t} was asked to give up its hold (conflict). */
+  private static boolean yieldAsked(int t) {
+    for (int h = 0; h < heldCount; h++) if (heldThread[h] == t) return heldYield[h];
+    return false;
+  }
+
+  private static void addHeld(int t, int w, long key, long sub, long after) {
     if (heldCount == heldThread.length) {
       heldThread = java.util.Arrays.copyOf(heldThread, heldCount * 2);
       heldWait = java.util.Arrays.copyOf(heldWait, heldCount * 2);
       heldKey = java.util.Arrays.copyOf(heldKey, heldCount * 2);
       heldSub = java.util.Arrays.copyOf(heldSub, heldCount * 2);
+      heldAfter = java.util.Arrays.copyOf(heldAfter, heldCount * 2);
+      heldYield = java.util.Arrays.copyOf(heldYield, heldCount * 2);
     }
     heldThread[heldCount] = t;
     heldWait[heldCount] = w;
     heldKey[heldCount] = key;
     heldSub[heldCount] = sub;
+    heldAfter[heldCount] = after;
+    heldYield[heldCount] = false;
     heldCount++;
   }
 
@@ -675,6 +746,8 @@ public final class Forcing {
       heldWait[h] = heldWait[heldCount];
       heldKey[h] = heldKey[heldCount];
       heldSub[h] = heldSub[heldCount];
+      heldAfter[h] = heldAfter[heldCount];
+      heldYield[h] = heldYield[heldCount];
       return;
     }
   }
@@ -774,6 +847,7 @@ public final class Forcing {
       java.util.Arrays.fill(failures, 0L);
       java.util.Arrays.fill(partnerGone, 0L);
       java.util.Arrays.fill(allHeld, 0L);
+      java.util.Arrays.fill(yielded, 0L);
       java.util.Arrays.fill(disabled, false);
       java.util.Arrays.fill(lockReason, null);
       java.util.Arrays.fill(performed, 0L);
@@ -852,6 +926,11 @@ public final class Forcing {
       }
       b.append(" at ").append(here).append(" waiting for ").append(awaited);
       if (performed[forAccess[w]] == 0) b.append(", which no thread performed");
+    }
+    if (yielded[w] > 0) {
+      if (b.length() > 0) b.append("; ");
+      b.append("gave way ").append(times(yielded[w])).append(" at ").append(here)
+          .append(" to a thread of the other role held on another object, waiting for this thread's role");
     }
     if (b.length() > 0) {
       if (disabled[w]) b.append("; then disabled (maxTimeouts ").append(maxTimeouts).append(')');

@@ -18,6 +18,12 @@ final class ThreadState {
   int locksHeld;
   /** Forcing: per force access, the sequence number of this thread's latest performance (0: never); null until the first. */
   long[] forceLast;
+  /**
+   * Forcing: per force access, the object key (and the sameKey key) of this thread's latest
+   * performance: a window it opened is on that object (Forcing.waitAt)
+   */
+  long[] forceLastKey;
+  long[] forceLastSub;
   /** Forcing: the force accesses of a library call in progress (published when it returns), 0 for none. */
   int forcePending;
   long forcePendingKey;
