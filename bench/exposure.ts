@@ -9,14 +9,28 @@
  * learned from the runs before: pctNoise.ts), for each seed, and prints runs to the first failure and
  * failing runs per 100 in one markdown table. Figures are printed, never asserted.
  *
- *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset] [--modes uniform,adaptive,pct]
+ * `--set real` measures the Java subjects of the real corpus (bench/real/java, those with a Maven
+ * project here; `--set real-held-out` the held-out ones, bench/real/README.md) as `braid test` runs
+ * them: `braid test <run.json's test> --runs 1` builds the project and resolves the test's class path
+ * once (bin/braid.js, needs dist/), and its recording.json gives the command (the JUnit console
+ * launcher's repetitions in one JVM), working folder, include list and time limit; the bench then
+ * records that command with each mode, one run at a time (braid test's default jobs), as above.
+ * `--enough F` ends a cell once F runs failed (the acceptance of issue 41 asks ≥ 5 in 200): the
+ * cell's failing per 100 is then over the runs made, said with the run count.
+ *
+ *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset|real|real-held-out] [--modes uniform,adaptive,pct] [--enough F]
  */
 import { adaptiveExposureFor, NoiseMode } from '../server/src/recorder/runs/adaptiveExposure';
 import { DEFAULT_PCT_DEPTH } from '../server/src/recorder/runs/pctNoise';
-import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { recordRuns } from '../server/src/recorder/runs/recordRuns';
+import { readRecordingManifest } from '../server/src/recorder/runs/recordingManifest';
+import { RecordControl, recordRuns } from '../server/src/recorder/runs/recordRuns';
+import type { RecordOptions } from '../server/src/recorder/runs/recordOptions';
 import { ALL_SUBJECTS, BUG_SET, classesDir, FAST_JVM, prepare, root, SampleProgram, workDir } from '../test/recorder/recorderHarness';
+import { realSubjects, RealSubject } from './realCorpus';
 
 const args = process.argv.slice(2);
 const value = (name: string, d: string) => {
@@ -27,13 +41,20 @@ const runs = Number(value('--runs', '60'));
 const seeds = value('--seeds', '1000,2000').split(',').map(Number);
 const jobs = Number(value('--jobs', '2'));
 const set = value('--set', 'all');
-const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--seeds', '--jobs', '--set', '--modes'].includes(args[k - 1]));
+const enough = Number(value('--enough', '0'));
+const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--seeds', '--jobs', '--set', '--modes', '--enough'].includes(args[k - 1]));
 const WINDOWS: SampleProgram[] = [
   { pkg: 'lostnotify', main: 'lostnotify.HandOff', include: ['lostnotify'], noise: 0.3 },
   { pkg: 'twolocks', main: 'twolocks.PriceFeed', include: ['twolocks'], noise: 0.1 },
   { pkg: 'earlystart', main: 'earlystart.Indexer', include: ['earlystart'], noise: 0.1 },
 ];
-const subjects = [...WINDOWS, ...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'own' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
+const REAL = set === 'real' || set === 'real-held-out';
+/** a subject: one of the team's (a main class in the compiled fixtures) or a Java subject of the real corpus */
+type Subject = SampleProgram | RealSubject;
+const realOnes = (): RealSubject[] =>
+  realSubjects(named).filter((r) => r.language === 'java' && !r.error && r.run.test && existsSync(path.join(r.dir, 'pom.xml')) && (named.length > 0 || r.truth.heldOut === (set === 'real-held-out')));
+const subjects: Subject[] = REAL ? realOnes() : [...WINDOWS, ...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'own' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
+const nameOf = (s: Subject) => ('pkg' in s ? s.pkg : s.id);
 const MODES = value('--modes', 'uniform,adaptive,pct').split(',') as NoiseMode[];
 for (const m of MODES) if (m !== 'uniform' && m !== 'adaptive' && m !== 'pct') throw new Error(`--modes: ${m} is not uniform, adaptive or pct`);
 /** braid test's default noise: the table measures what a user gets without options */
@@ -46,32 +67,63 @@ interface Cell {
   steps: string[];
 }
 
-async function measure(s: SampleProgram, mode: NoiseMode, seed: number, cell: Cell): Promise<void> {
-  const name = `exposure-${s.pkg}-${mode}-${seed}`;
+/** What braid test runs for a real subject (from its recording.json after one run), made once per subject. */
+const realRuns = new Map<string, Pick<RecordOptions, 'command' | 'include' | 'exclude' | 'timeoutSeconds' | 'jobs' | 'cwd'>>();
+async function realRun(s: RealSubject) {
+  const known = realRuns.get(s.id);
+  if (known) return known;
+  const work = mkdtempSync(path.join(os.tmpdir(), `braid-exposure-${s.id}-`));
+  const report = path.join(work, 'report.json');
+  const include = s.run.include?.length ? ['--include', ...s.run.include] : [];
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/braid.js'), 'test', s.run.test!, '--project', s.dir, ...include, '--runs', '1', '--format', 'json', '-o', report], { cwd: s.dir, encoding: 'utf8', timeout: 20 * 60_000 });
+  if (!existsSync(report)) throw new Error(`${s.id}: braid test --runs 1 exited ${r.status}: ${(r.stderr ?? '').split('\n').slice(-8).join('\n')}`);
+  const folder = (JSON.parse(readFileSync(report, 'utf8')) as { recording: { traces: string } }).recording.traces;
+  rmSync(work, { recursive: true, force: true });
+  const { manifest, problem } = await readRecordingManifest(folder);
+  if (!manifest) throw new Error(`${s.id}: ${folder}: ${problem ?? 'no recording.json'}`);
+  rmSync(folder, { recursive: true, force: true });
+  // braid test's defaults: one run at a time (--jobs 1), its time limit
+  const run = { command: manifest.command, include: manifest.include, exclude: manifest.exclude, timeoutSeconds: manifest.timeoutSeconds, jobs: 1, cwd: manifest.cwd };
+  realRuns.set(s.id, run);
+  return run;
+}
+
+/** Ends the recording once `enough` runs failed (0: never); otherwise defers to the exposure control. */
+function withEnough(inner: RecordControl | undefined, failed: () => number): RecordControl | undefined {
+  if (!(enough > 0)) return inner;
+  return {
+    beforeRun: async (finished: number) => (failed() >= enough ? false : inner?.beforeRun ? inner.beforeRun(finished) : true),
+    ...(inner?.runNoise ? { runNoise: (i: number) => inner.runNoise!(i) } : {}),
+  };
+}
+
+async function measure(s: Subject, mode: NoiseMode, seed: number, cell: Cell): Promise<void> {
+  const name = `exposure-${nameOf(s)}-${mode}-${seed}`;
   const outDir = path.join(workDir, 'traces', name);
   rmSync(outDir, { recursive: true, force: true });
   const exposure = adaptiveExposureFor({ noise: NOISE, noiseAt: 'accesses', outDir }, mode);
   const pct = mode === 'pct' ? { pct: { depth: DEFAULT_PCT_DEPTH } } : {};
   let first: number | undefined;
+  let failedSoFar = 0;
+  const run = 'pkg' in s
+    ? {
+        command: ['java', ...FAST_JVM, '-cp', classesDir, s.main],
+        include: s.include,
+        exclude: [],
+        timeoutSeconds: 20,
+        jobs,
+        cwd: root,
+        ...(s.testCode ? { agentOptions: [`testCode=${s.testCode.join(',')}`] } : {}),
+      }
+    : await realRun(s);
   const r = await recordRuns(
-    {
-      command: ['java', ...FAST_JVM, '-cp', classesDir, s.main],
-      runs,
-      noise: mode === 'pct' ? 0 : NOISE,
-      ...pct,
-      include: s.include,
-      exclude: [],
-      outDir,
-      timeoutSeconds: 20,
-      jobs,
-      seed,
-      name,
-      cwd: root,
-      ...(s.testCode ? { agentOptions: [`testCode=${s.testCode.join(',')}`] } : {}),
+    { ...run, runs, noise: mode === 'pct' ? 0 : NOISE, ...pct, outDir, seed, name },
+    (p) => {
+      if (p.run.outcome === 'fail') failedSoFar++;
+      exposure?.runFinished(p);
     },
-    exposure ? (p) => exposure.runFinished(p) : undefined,
     undefined,
-    exposure,
+    withEnough(exposure, () => failedSoFar),
   );
   rmSync(outDir, { recursive: true, force: true });
   for (const run of r.runs) if (run.outcome === 'fail' && (first === undefined || run.index < first)) first = run.index;
@@ -82,18 +134,25 @@ async function measure(s: SampleProgram, mode: NoiseMode, seed: number, cell: Ce
 }
 
 const fmtFirst = (xs: (number | undefined)[]) => xs.map((x) => (x === undefined ? '–' : String(x))).join(', ');
-const per100 = (c: Cell) => (c.total ? Math.round((c.failed / c.total) * 1000) / 10 : 0);
+const per100 = (c: Cell) => `${c.total ? Math.round((c.failed / c.total) * 1000) / 10 : 0} (${c.failed}/${c.total})`;
 
 async function main() {
-  prepare();
-  console.log(`exposure: ${runs} runs per subject, mode and seed; seeds ${seeds.join(', ')}; noise ${NOISE} at accesses to start (pct: depth ${DEFAULT_PCT_DEPTH}, no noise); jobs ${jobs}`);
+  if (!REAL) prepare();
+  console.log(
+    `exposure: ${runs} runs per subject, mode and seed${enough > 0 ? ` (a cell ends at ${enough} failing runs)` : ''}; seeds ${seeds.join(', ')}; noise ${NOISE} at accesses to start (pct: depth ${DEFAULT_PCT_DEPTH}, no noise); jobs ${REAL ? "1 (braid test's default)" : jobs}`,
+  );
   console.log(`| subject | ${MODES.map((m) => `${m}: first failure (per seed) | ${m}: failing per 100`).join(' | ')}${MODES.includes('adaptive') ? ' | adaptive steps' : ''} |`);
   console.log(`|---|${MODES.map(() => '---:|---:|').join('')}${MODES.includes('adaptive') ? '---|' : ''}`);
   for (const s of subjects) {
     const cells = new Map<NoiseMode, Cell>(MODES.map((m) => [m, { first: [], failed: 0, total: 0, steps: [] }]));
-    for (const seed of seeds) for (const mode of MODES) await measure(s, mode, seed, cells.get(mode)!);
+    try {
+      for (const seed of seeds) for (const mode of MODES) await measure(s, mode, seed, cells.get(mode)!);
+    } catch (e) {
+      console.log(`| ${nameOf(s)} | not measured: ${(e as Error).message.replace(/\s+/g, ' ').slice(0, 300)} |`);
+      continue;
+    }
     const a = cells.get('adaptive');
-    console.log(`| ${s.pkg} | ${MODES.map((m) => `${fmtFirst(cells.get(m)!.first)} | ${per100(cells.get(m)!)}`).join(' | ')}${a ? ` | ${a.steps.join('; ') || '–'}` : ''} |`);
+    console.log(`| ${nameOf(s)} | ${MODES.map((m) => `${fmtFirst(cells.get(m)!.first)} | ${per100(cells.get(m)!)}`).join(' | ')}${a ? ` | ${a.steps.join('; ') || '–'}` : ''} |`);
   }
 }
 
