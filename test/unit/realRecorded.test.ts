@@ -31,7 +31,6 @@ const RANK_MISSES: Record<string, string> = {
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
-  'logback-childlist': 'the iterating reader (recursiveReset) is named first, the fixed writer (createChildByName) second',
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
   'genpool-clear': 'DoublyLinkedList helpers are named; the fix is in Pool.clear (an action that never happens)',

@@ -71,7 +71,8 @@ export interface FixAdvice {
   steps: string[];
   /**
    * The lane where the fix usually goes: an atomicity violation's region (the thread whose accesses
-   * the other interrupts), an order violation's writer (the write that comes at the wrong time).
+   * the other interrupts), an order violation's writer (the write that comes at the wrong time); an
+   * iteration while modified, the thread that changes the collection.
    */
   fixLane: 1 | 2;
 }
@@ -155,7 +156,10 @@ export function fixAdvice(m: CoverageMatrix, members: readonly Pick<PatternMembe
   const s = atomicityShape(ctx, kind);
   const story = tell(ctx, s, { region, intruder, first, last, varText, generic });
   const steps = isJavaScript(seq) ? javaScriptAtomicitySteps(seq, region.text, intruder.text, first, last, varText) : (story.steps ?? generic);
-  return { kind, shape: s, headline: story.headline, summary, interleaving, steps: [...steps, again], fixLane: atomicLane };
+  // an iteration interrupted by a change: the fix goes to the changing side — the collection made safe to
+  // iterate where it is created and changed (a copy-on-write or concurrent collection), not to the loop
+  const fixLane = s === 'iteration-while-modified' ? ((3 - iteratingLane(seq)!) as 1 | 2) : atomicLane;
+  return { kind, shape: s, headline: story.headline, summary, interleaving, steps: [...steps, again], fixLane };
 }
 
 function orderAdvice(ctx: Ctx, varText: string, interleaving: string): FixAdvice {
@@ -493,13 +497,14 @@ function tell(ctx: Ctx, shape: AdviceShape, t: Told): { headline: string; steps?
       const pi = I === outerLane ? t.region : t.intruder;
       const pm = I === outerLane ? t.intruder : t.region;
       const map = seq.some((x) => isMapType(x.access.variable));
+      // the changing side first (fixLane): the collection is made safe to iterate where it is made and changed
       return {
         headline,
         steps: [
-          `Iterate over a snapshot: in ${shortName(pi.method)}, copy the ${T} under a lock (new ArrayList<>(…), List.copyOf, new HashMap<>(…)) and loop over the copy.`,
           map
-            ? `Or use a ConcurrentHashMap, whose iterators are weakly consistent: they never throw ConcurrentModificationException and may or may not see concurrent changes.`
-            : `Or use a copy-on-write collection (CopyOnWriteArrayList / CopyOnWriteArraySet) when iteration is frequent and changes are rare: each iterator works on the array of its start.`,
+            ? `Make the ${T} safe to iterate while ${shortName(pm.method)} changes it: a ConcurrentHashMap, whose iterators are weakly consistent — they never throw ConcurrentModificationException and may or may not see concurrent changes.`
+            : `Make the ${T} safe to iterate while ${shortName(pm.method)} changes it: a copy-on-write collection (CopyOnWriteArrayList / CopyOnWriteArraySet) where it is created, when iteration is frequent and changes are rare — each change copies the array, each iterator works on the array of its start.`,
+          `Or iterate over a snapshot: in ${shortName(pi.method)}, copy the ${T} under a lock (new ArrayList<>(…), List.copyOf, new HashMap<>(…)) and loop over the copy.`,
           `Or lock both: hold one lock for the whole loop in ${pi.text} and around the change${pi.method === pm.method ? '' : ` in ${pm.text}`} — for a Vector or a Collections.synchronized… wrapper, synchronized (the collection) { … } around the loop, as their documentation requires.`,
         ],
       };
