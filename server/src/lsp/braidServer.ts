@@ -32,6 +32,7 @@ import { TraceFinder } from '../workspace/traceFinder';
 import { AnalysisState, fileUri, toRunDto } from './analysisState';
 import { codeLensesFor, diagnosticsFor, findMethodDeclaration, hoverFor } from './features';
 import { MethodState, methodHoverLine } from './methodState';
+import { FixVerdictStore } from './fixVerdicts';
 import {
   AnalysisSummaryDto,
   BugGraphParams,
@@ -93,7 +94,7 @@ import { ExplanationState } from './explanationState';
 import { ConfirmationStore } from './confirmState';
 import { confirmCommandFromServer, confirmFromServer } from './confirmRequest';
 import { perCallRankingOf } from '../recorder/runs/confirmPerCall';
-import { ConfirmCommandRequest, ConfirmRequest, type BugFixDto, type ConfirmCommandParams, type ConfirmParams } from './protocol';
+import { ConfirmCommandRequest, ConfirmRequest, type ConfirmCommandParams, type ConfirmParams } from './protocol';
 import { CodeVersions, type OlderRecording } from './codeVersions';
 import { IDENTITY, lineMapping, type LineMapping } from './lineMapping';
 import { promises as fsp } from 'node:fs';
@@ -144,8 +145,11 @@ export class BraidServer {
   private olderRecordings: OlderRecording[] = [];
   /** the last analysis that still held the recordings now of older code: Check the Fix of their bugs after the edit */
   private beforeState: AnalysisState | undefined;
-  /** Check the Fix's last verdict per pattern key of the code before the change: its bug shows as fixed (or not), with its rates */
-  private fixes = new Map<string, BugFixDto>();
+  /** Check the Fix's verdicts per pattern key of the code before the change, beside the recordings they judged (fixVerdicts.ts) */
+  private readonly fixVerdicts = new FixVerdictStore(
+    () => this.folders,
+    (level, m) => (level === 'error' ? this.connection.console.error(m) : level === 'warning' ? this.connection.console.warn(m) : this.connection.console.info(m)),
+  );
   /** open documents whose text differs from the disk the analysis read: their lines through the edits (lineMapping.ts) */
   private readonly mappings = new Map<string, LineMapping>();
   private mappingTimer: NodeJS.Timeout | undefined;
@@ -309,8 +313,12 @@ export class BraidServer {
           this.sendStatus(this.summary());
           if (this.supportsCodeLensRefresh) c.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
         },
-        fixChecked: (key, fix) => {
-          this.fixes.set(key, fix);
+        fixChecked: async (key, check, recording) => {
+          // the recording it judged: the one whose manifest ran, else the folder of the runs with the pattern
+          const runs = st?.runFilesWithPattern(key) ?? [];
+          const dir = recording ?? (runs.length ? path.dirname(path.resolve(runs[0])) : undefined);
+          if (dir) await this.fixVerdicts.set(dir, key, check).catch((e) => c.console.error(`Braid: the verdict of Check the Fix could not be saved: ${(e as Error).message}`));
+          else c.console.warn('Braid: the verdict of Check the Fix is not kept: no recording holds the pattern');
           // the Runs view reads braid/runs again on a status change
           this.sendStatus(this.summary());
         },
@@ -459,12 +467,13 @@ export class BraidServer {
     const st = this.beforeState;
     if (!st || !this.olderRecordings.length) return [];
     const out: NonNullable<RunsResult['beforeBugs']> = [];
+    const olderDirs = this.olderRecordings.map((o) => o.dir);
     for (const b of st.bugs) {
       const key = Array.isArray(b.patternKeys) && typeof b.patternKeys[0] === 'string' ? b.patternKeys[0] : undefined;
       const pattern = key ? st.patternByKey(key) : undefined;
       if (!pattern) continue;
       const advice = (b.advice ?? {}) as { shape?: unknown; headline?: unknown };
-      out.push({ bug: typeof b.id === 'number' ? b.id : st.bugs.indexOf(b) + 1, ...(typeof advice.shape === 'string' ? { shape: advice.shape } : {}), ...(typeof advice.headline === 'string' ? { headline: advice.headline } : {}), pattern, ...(this.fixes.has(key!) ? { fix: this.fixes.get(key!)! } : {}) });
+      out.push({ bug: typeof b.id === 'number' ? b.id : st.bugs.indexOf(b) + 1, ...(typeof advice.shape === 'string' ? { shape: advice.shape } : {}), ...(typeof advice.headline === 'string' ? { headline: advice.headline } : {}), pattern, ...((f) => (f ? { fix: FixVerdictStore.view(f) } : {}))(this.fixVerdicts.get(key!, olderDirs)) });
     }
     return out;
   }
@@ -674,6 +683,13 @@ export class BraidServer {
       // recordings that just became ones of older code: their analysis is kept for Check the Fix of their bugs
       const olderDirs = new Set(this.olderRecordings.map((o) => o.dir));
       if (this.state && olderDirs.size && this.state.result.runs.some((r) => olderDirs.has(path.dirname(path.resolve(r.file))))) this.beforeState = this.state;
+      // Check the Fix's verdicts kept beside those recordings (read once; dropped when the recording changed or the pattern is gone)
+      await this.fixVerdicts.sync([...olderDirs]);
+      const before = this.beforeState;
+      if (before) {
+        const judged = new Set(before.result.runs.map((r) => path.dirname(path.resolve(r.file))));
+        for (const dir of olderDirs) if (judged.has(dir)) await this.fixVerdicts.prune(dir, (key) => before.patternByKey(key) !== undefined);
+      }
       this.state = new AnalysisState(res.result, res.bugs, resolver, res.totalPatterns, this.settings.views.minScore);
       // recordings seen for the first time: when the code they ran changed already, analyze again without them
       for (const dir of this.versions.learn(res.result, (f) => resolver.resolve(f))) {

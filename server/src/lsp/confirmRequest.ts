@@ -19,7 +19,8 @@ import { manifestFailOnOutput, RecordingManifest } from '../recorder/runs/record
 import { isInsideFolder, manifestOfTraces } from '../recorder/runs/manifestUse';
 import { sanitizeName, deriveName } from '../recorder/runs/recordOptions';
 import { fileUri } from './analysisState';
-import type { ConfirmCommandParams, ConfirmCommandResult, ConfirmParams, ConfirmResultDto, BugFixDto, PatternConfirmationDto, PatternDto } from './protocol';
+import type { SavedFixCheck } from './fixVerdicts';
+import type { ConfirmCommandParams, ConfirmCommandResult, ConfirmParams, ConfirmResultDto, PatternConfirmationDto, PatternDto } from './protocol';
 import { runStep } from './record';
 
 export interface ConfirmContext {
@@ -36,8 +37,11 @@ export interface ConfirmContext {
   perCallRanking?: () => Promise<AnalysisResult | undefined>;
   /** a verdict is in: keep it and refresh the views */
   verdict(key: string, c: PatternConfirmationDto): Promise<void>;
-  /** Check the Fix gave a verdict on the pattern `key`: keep it for its bug (shown as fixed, with its rates) */
-  fixChecked?(key: string, fix: BugFixDto): void;
+  /**
+   * Check the Fix gave a verdict on the pattern `key`: keep it for its bug (shown as fixed, with its rates),
+   * with the runs behind it, beside the recording it judged (`recording`: the folder whose manifest ran; fixVerdicts.ts)
+   */
+  fixChecked?(key: string, check: SavedFixCheck, recording: string | undefined): Promise<void>;
 }
 
 export const CONFIRM_UNTRUSTED_MESSAGE = 'Braid: confirming a pattern runs your program, so it needs a trusted workspace. Trust the workspace first.';
@@ -161,7 +165,20 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       const fix = { verdict: f.verdict, reason: f.reason, before: f.before, after, pValue: f.pValue };
       const common = { key: p.key, mode, fix, command, runs: f.forced.runs + after.runs, seconds: (Date.now() - started) / 1000 };
       if (f.couldNotCheck) return { ...common, couldNotCheck: f.couldNotCheck };
-      if (!abort.signal.aborted && (f.verdict === 'fixed' || f.verdict === 'not fixed')) ctx.fixChecked?.(p.key, { verdict: f.verdict, before: f.before, after });
+      if (!abort.signal.aborted && (f.verdict === 'fixed' || f.verdict === 'not fixed') && f.after) {
+        const check: SavedFixCheck = {
+          verdict: f.verdict,
+          before: { runs: f.before.runs, failed: f.before.failed },
+          after,
+          forced: { runs: f.forced.runs, failed: f.forced.failed, forcedOk: f.forced.forcedOk },
+          pValue: f.pValue,
+          reason: f.reason,
+          command,
+          runsFolder: path.relative(folder, f.after.folder).split(path.sep).join('/'),
+          at: new Date().toISOString(),
+        };
+        await ctx.fixChecked?.(p.key, check, chosen.file ? path.dirname(chosen.file) : undefined);
+      }
       const confirmation: PatternConfirmationDto = { verdict: f.forced.failed > 0 ? 'confirmed' : 'refuted', reason: f.forced.reason, pValue: 1, forced: { runs: f.forced.runs, failed: f.forced.failed, forcedOk: f.forced.forcedOk }, at: new Date().toISOString() };
       return { ...common, confirmation };
     }
