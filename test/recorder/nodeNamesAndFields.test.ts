@@ -116,3 +116,44 @@ test('symbol-keyed and private fields, array-likes and typed arrays are recorded
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a computed key that the code also writes as `o.key` is that field (genpool-clear\'s iterator: `this._list[this._startPosition]` reads DoublyLinkedList.head); other string keys stay entries of a dictionary', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-computed-'));
+  try {
+    writeFileSync(
+      path.join(dir, 'app.js'),
+      [
+        'class List { constructor() { this.head = null; } add(n) { this.head = n; } }',
+        'const list = new List();',
+        'list.add({ next: null, data: 1 });',
+        'list.head.next = { next: null, data: 2 };',
+        "const start = 'head', dir = 'next';",
+        'const first = list[start];',
+        'const second = first[dir];',
+        'const dict = {};',
+        "dict['alice'] = second.data;",
+        "if (dict['alice'] !== 2) process.exitCode = 1;",
+      ].join('\n'),
+    );
+    const summary = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'app.js'], dir));
+    assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
+    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+    const locs = new Map<number, { line: number }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+    const accesses = lines.filter((l) => Array.isArray(l) && (l[2] === 'R' || l[2] === 'W'));
+    const at = (line: number) => accesses.filter((e) => locs.get(e[4])!.line === line).map((e) => `${e[2]} ${vars.get(e[3])} ${e[7]}`);
+    const seen = accesses.map((e) => `${e[2]} ${vars.get(e[3])} :${locs.get(e[4])!.line} ${e[7]}`).join('\n');
+    // the head written in add (line 1) and read through list[start] (line 6): one field, the same location
+    assert.ok(at(1).includes('W List.head -1'), seen);
+    assert.deepEqual(at(6), ['R List.head -1'], seen);
+    const headObj = (line: number) => accesses.find((e) => locs.get(e[4])!.line === line && vars.get(e[3]) === 'List.head')![6];
+    assert.equal(headObj(6), headObj(1), seen);
+    // first[dir] reads the node's next field, written as `.next` on line 4
+    assert.ok(at(4).includes('W Object.next -1'), seen);
+    assert.deepEqual(at(7), ['R Object.next -1'], seen);
+    // a key no code names as a field: an entry of the dictionary
+    assert.ok(at(9).some((a) => /^W Object\[\] \d{10}$/.test(a)), seen);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

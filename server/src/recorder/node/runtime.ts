@@ -131,6 +131,8 @@ function fnv1a(text: string): number {
 const RECORDER = { name: 'braid-node-recorder', version: '0.1.0' };
 
 /** A task: a thread of the trace, numbered when it records its first event. */
+let taskSerials = 0;
+
 class Task {
   tid = 0;
   /** the token of its last SND (0: none) */
@@ -141,6 +143,14 @@ class Task {
   pending: number[] | null = null;
   /** tokens received */
   got: Set<number> | null = null;
+  /**
+   * how many tokens of other tasks it was given to receive (`receive`): a promise reaction made in
+   * this task by code that is not recorded continues in it only while this count is what it was when
+   * the reaction was made (`before`, an unrecorded async function's continuation)
+   */
+  foreign = 0;
+  /** a number of its own, for the tokens it sends (`tokTask`) */
+  readonly serial = ++taskSerials;
   /** forcing (forcing.ts): per plan access, the task's latest performance and its object */
   forceLast: number[] | null = null;
   forceObj: number[] | null = null;
@@ -156,12 +166,27 @@ class Task {
   ) {}
 }
 
+/**
+ * A flow of a task's own that continues apart from it (an unrecorded async function's continuation
+ * after the task went on, `before`): named as the task (a main or worker thread's with
+ * `continuation`), numbered apart.
+ */
+function continuationOf(t: Task): Task {
+  const c = new Task(t.kind === 0 ? `${t.name} continuation` : t.name, t.kind === 0 ? 2 : t.kind);
+  c.base = t.base;
+  return c;
+}
+
 const KTASK = Symbol('braid.task');
 const KSTACK = Symbol('braid.stack');
 const KTOK = Symbol('braid.tok');
 const KTRIG = Symbol('braid.trigger');
 const KTHEN = Symbol('braid.then');
 const KTYPE = Symbol('braid.type');
+/** a promise reaction made by a recorded `await` (the continuation of the task that awaits) */
+const KAWAIT = Symbol('braid.await');
+/** the creator's count of received foreign tokens when a promise reaction was made (Task.foreign) */
+const KFOREIGN = Symbol('braid.foreign');
 
 /** A callback task's kind by its async resource's type (async_hooks): what the user's code called. */
 const CALLBACK_KINDS: Record<string, string> = {
@@ -287,6 +312,8 @@ export class BraidRuntime {
   private objIds = new WeakMap<object, number>();
   private nextObj = 1;
   private keyIds = new Map<unknown, number>();
+  /** the property names the recorded modules name as `o.name` (transform.ts dotFieldNames) */
+  private fieldNames = new Set<string>();
   private nextTid = 1;
   private nextTok = 1;
   private nextScope = 1;
@@ -568,6 +595,7 @@ export class BraidRuntime {
     this.line(`[${this.ix()},${tid},"SND",${tok}]`);
     t.lastTok = tok;
     t.dirty = false;
+    this.tokTask[tok] = t.serial;
     return tok;
   }
 
@@ -605,13 +633,22 @@ export class BraidRuntime {
   private receive(t: Task, tok: number): void {
     if (tok === 0 || tok === t.lastTok) return;
     if (t.got !== null && t.got.has(tok)) return;
-    (t.pending ??= []).push(tok);
+    if (t.pending === null) t.pending = [tok];
+    else if (t.pending.includes(tok)) return;
+    else t.pending.push(tok);
+    if (this.tokTask[tok] !== t.serial) t.foreign++;
   }
+
+  /** per token sent by `snd`: the serial of the task that sent it (a token passed on keeps its sender) */
+  private tokTask: number[] = [];
+  /** between a recorded `await`'s operand and its suspension: the promise reactions made now are its continuation (KAWAIT) */
+  private awaiting = false;
 
   // ================= interning =================
 
   /** Registers a module's sites and variables; returns their base ids. */
-  mod(file: string, locs: (number | string)[], vars: string[], mapped: string | null): [number, number] {
+  mod(file: string, locs: (number | string)[], vars: string[], mapped: string | null, fields?: string[]): [number, number] {
+    if (fields !== undefined) for (const f of fields) this.fieldNames.add(f);
     let name = file;
     if (mapped) {
       let m = mapped;
@@ -826,6 +863,8 @@ export class BraidRuntime {
   hf = (site: number): boolean => {
     const p = this.suspendAt(site);
     this.hp = p;
+    // `await __braid.hp` follows: a recorded await
+    if (p !== null) this.awaiting = true;
     return p !== null;
   };
 
@@ -1003,6 +1042,9 @@ export class BraidRuntime {
     // a symbol-keyed field (`this[kState]`): a field of its own, named by the symbol
     if (typeof k === 'symbol') return this.access(kind, this.propVar(o, k, site, true), site, this.loc(site), this.obj(o), -1, value);
     if (typeof k !== 'number' && typeof k !== 'string') return;
+    // a key that the recorded code also writes as `o.key`: that field (genpool-clear: `this._list[this._startPosition]`
+    // reads DoublyLinkedList.head, which insertBeginning writes as `this.head`), not a dictionary's entry
+    if (typeof k === 'string' && this.fieldNames.has(k)) return this.recordProp(kind, o, k, site, value);
     const isIndex = typeof k === 'number' ? Number.isInteger(k) && k >= 0 : false;
     const loc = this.loc(site);
     this.access(kind, this.propVar(o, '', site, true), site, loc, this.obj(o), isIndex ? (k as number) : 1e9 + this.keyId(k), value);
@@ -1311,6 +1353,7 @@ export class BraidRuntime {
   };
   /** async function: back to the caller's task when its body suspends (or ends) */
   ae = (_unused: number): void => {
+    this.awaiting = false;
     this.task = this.savedTask.pop() ?? this.task;
     this.stack = this.savedStack.pop() ?? 0;
   };
@@ -1339,8 +1382,18 @@ export class BraidRuntime {
     }
   };
 
-  /** `await v`: the noise point; with probability p the continuation is delayed (setImmediate or a short timer) */
+  /**
+   * `await v`: the noise point; with probability p the continuation is delayed (setImmediate or a
+   * short timer). The promise reactions made from here to the suspension are this await's
+   * continuation (KAWAIT: it stays in the task whatever the task received meanwhile).
+   */
   aw = (v: any, site: number): any => {
+    const r = this.awaitOperand(v, site);
+    this.awaiting = true;
+    return r;
+  };
+
+  private awaitOperand(v: any, site: number): any {
     this.il = 0;
     if (this.fz !== null && !this.fz.stopped) {
       // forcing: the task may be held here, before what it does after the await
@@ -1385,7 +1438,7 @@ export class BraidRuntime {
       });
     }
     return new Promise((res) => later(() => res(v)));
-  };
+  }
 
   /** Appends the await point of `site` to the point catalogue (pinpoint's candidates). */
   private catalogue(site: number): void {
@@ -1429,6 +1482,8 @@ export class BraidRuntime {
         if (type === 'PROMISE') {
           resource[KR] = trigger;
           if (this.thenCall) resource[KTHEN] = true;
+          else if (this.awaiting) resource[KAWAIT] = true;
+          else resource[KFOREIGN] = this.task.foreign;
         } else resource[KTYPE] = type;
       },
       before: (_id: number) => {
@@ -1442,10 +1497,14 @@ export class BraidRuntime {
         if (creator === undefined) return;
         const trig = r[KR];
         if (trig !== undefined) {
-          // an await continuation stays in its creator's task; a then callback is a task of its own
-          this.task = r[KTHEN] === true ? new Task('then', 2) : creator;
+          // an await continuation stays in its creator's task; a then callback is a task of its own;
+          // a reaction made by code that is not recorded (an async function of the user's that the
+          // recorded code called, a library's promise) stays in its creator's task unless that task has
+          // received other tasks' tokens since: then it is a flow of its own that started when it was
+          // made (lru-abort: the fetchMethod's end is not after the abort that the fetch's await saw)
+          this.task = r[KTHEN] === true ? new Task('then', 2) : r[KAWAIT] === true || r[KFOREIGN] === creator.foreign ? creator : continuationOf(creator);
           this.stack = r[KS] ?? 0;
-          if (this.task !== creator) this.task.base = this.stack;
+          if (r[KTHEN] === true) this.task.base = this.stack;
           const tok = this.resolved.get(trig) ?? this.resolvedOld.get(trig);
           if (tok !== undefined) this.receive(this.task, tok);
         } else {
@@ -1465,6 +1524,7 @@ export class BraidRuntime {
         }
       },
       after: (_id: number) => {
+        this.awaiting = false;
         this.task = this.hookTask.pop() ?? this.task;
         this.stack = this.hookStack.pop() ?? 0;
       },

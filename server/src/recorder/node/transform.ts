@@ -908,6 +908,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   }
 
   rewrite(ast, null, '', programScope, programFn, false, false);
+  const fields = dotFieldNames(ast);
 
   // module prelude: after a hashbang line and the directive prologue, on an existing line
   let at = 0;
@@ -916,7 +917,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     at = nl < 0 ? code.length : nl + 1;
   }
   if (hasDirective(ast)) at = directiveEnd(ast);
-  const prelude = `${at > 0 && at === directiveEnd(ast) && hasDirective(ast) ? afterDirective(at) : ''}const [__bl, __bv] = __braid.mod(${JSON.stringify(o.file)}, ${JSON.stringify(locTable)}, ${JSON.stringify(varTable)}, ${JSON.stringify(mappedFile ?? null)}); `;
+  const prelude = `${at > 0 && at === directiveEnd(ast) && hasDirective(ast) ? afterDirective(at) : ''}const [__bl, __bv] = __braid.mod(${JSON.stringify(o.file)}, ${JSON.stringify(locTable)}, ${JSON.stringify(varTable)}, ${JSON.stringify(mappedFile ?? null)}, ${JSON.stringify(fields)}); `;
   s.prependLeft(at, prelude);
   const out = s.toString();
   // a file that came with an inline source map (a TS loader's output): the map now describes the
@@ -953,4 +954,27 @@ function withComposedMap(incoming: InlineSourceMap, out: string, s: MagicString)
   } catch {
     return out;
   }
+}
+
+/**
+ * The property names the module's code writes as `o.name` (a non-computed member): a computed access
+ * with such a name (`list[this._startPosition]` where the position is `'head'`, `node[dir]` with
+ * `'next'`) is the same field (runtime.ts recordElem), not an entry of a dictionary.
+ */
+export function dotFieldNames(ast: N): string[] {
+  const names = new Set<string>();
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const n = stack.pop();
+    if (n === null || typeof n !== 'object') continue;
+    if (Array.isArray(n)) {
+      for (const c of n) stack.push(c);
+      continue;
+    }
+    const node = n as N;
+    if (typeof node.type !== 'string') continue;
+    if (node.type === 'MemberExpression' && !node.computed && node.property?.type === 'Identifier') names.add(node.property.name);
+    for (const k in node) if (k !== 'loc' && k !== 'range' && k !== 'start' && k !== 'end' && k !== 'type') stack.push(node[k]);
+  }
+  return [...names].sort();
 }
