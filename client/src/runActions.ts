@@ -2,14 +2,14 @@
  * Runs view actions (issue 30, point 3): Exclude Run / Include Run (kept in
  * `<workspace folder>/.braid/excluded-runs.json`, which the language server reads and watches:
  * server/src/workspace/excludedRuns.ts) and Delete Recording (its trace files, their logs and its
- * recording.json; never a file outside a workspace folder). The analysis updates through the
+ * recording.json, sources.json and fix-checks.json; never a file outside a workspace folder). The analysis updates through the
  * server's file watching.
  */
 import * as vscode from 'vscode';
 import { excludedRunsText, parseExcludedRuns } from '../../server/src/workspace/excludedRuns';
 
 const EXCLUDED_RUNS = '.braid/excluded-runs.json';
-/** the files a recording folder holds: traces, run logs, recording.json and sources.json */
+/** the files a recording folder holds: traces, run logs, recording.json, sources.json and fix-checks.json (Check the Fix's verdicts) */
 const RECORDING_FILE = /\.(?:trace\.jsonl(?:\.gz)?|log|json)$/;
 import { recordingFolder, type BraidModel } from './model';
 import type { RunDto } from '../../server/src/lsp/protocol';
@@ -103,7 +103,7 @@ export async function deleteRecording(node: unknown, model: BraidModel, log: vsc
         files.add(t);
         files.add(t.replace(/\.trace\.jsonl(\.gz)?$/, '.log'));
       }
-      for (const m of ['recording.json', 'sources.json']) if (traces.every((t) => recordingFolder(t) === dir)) files.add(`${dir}/${m}`);
+      for (const m of ['recording.json', 'sources.json', 'fix-checks.json']) if (traces.every((t) => recordingFolder(t) === dir)) files.add(`${dir}/${m}`);
       let done = 0;
       for (const f of files) {
         await vscode.workspace.fs.delete(vscode.Uri.file(f), { recursive: false, useTrash: false }).then(undefined, () => undefined);

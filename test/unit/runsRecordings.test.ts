@@ -146,11 +146,14 @@ test('Delete Recording: a folder of one recording goes in one delete call, with 
   writeFileSync(path.join(root, 'other', 'o-0001.trace.jsonl'), '{}\n');
   const flat = [run(root, 0, true), run(root, 1, false)];
   for (const r of flat) writeFileSync(r.file, '{}\n');
+  // Check the Fix's verdicts beside the recording (fixVerdicts.ts) go with it
+  writeFileSync(path.join(root, 'fix-checks.json'), '{}');
   mock.fsDeletes.length = 0;
   mock.ui.answer('showWarningMessage', 'Delete');
   await deleteRecording({ dir: root }, { runs: flat, excluded: [], older: [], empty: [] } as never, log as never);
   assert.ok(existsSync(path.join(root, 'other', 'o-0001.trace.jsonl')), 'the other recording stays');
   assert.ok(!existsSync(flat[0].file) && !existsSync(flat[1].file));
+  assert.ok(!existsSync(path.join(root, 'fix-checks.json')), "the recording's fix-checks.json is deleted with it");
   // a recording of older code is deleted too
   const old = path.join(root, 'old-1');
   mkdirSync(old);
