@@ -41,6 +41,8 @@ export interface NodeRepeatConfig {
   hook: string;
   /** the hook's options, without the run's own (out, execution, seed, noise) */
   options: NodeRecorderOptions;
+  /** a mocha spec: mocha's entry module (resolved from the working folder) and the command's --grep */
+  mocha?: { main: string; grep?: string };
 }
 
 interface RunLine {
@@ -120,8 +122,42 @@ async function repetition(): Promise<void> {
     if (!exported) throw new Error(`tsx at ${path.dirname(pkg)} has no CommonJS API (tsx/cjs/api): record with --fresh-process`);
     (req(path.join(path.dirname(pkg), exported)) as { register(): unknown }).register();
   }
-  if (config.commonJs) req(config.file);
+  if (config.mocha) await runMocha(config.mocha, config.file, config.commonJs);
+  else if (config.commonJs) req(config.file);
   else await import(pathToFileURL(config.file).href);
+}
+
+interface MochaInstance {
+  addFile(file: string): void;
+  loadFilesAsync(): Promise<void>;
+  run(done: (failures: number) => void): unknown;
+}
+
+/**
+ * One mocha run of the spec in this worker, with mocha's programmatic API as its CLI runs it: a
+ * fresh Mocha (mocha's defaults, the command's --grep), the spec required — a CommonJS one through
+ * Node's CommonJS loader, where the hook instruments it and the kept sources apply — or imported (an
+ * ES module: mocha's import() as the hook has it do in a mocha process, process.features.require_module
+ * false, so the spec's own imports go through the loader hooks), then run; the exit code is the
+ * number of failures (at most 255), as mocha's CLI sets it.
+ */
+async function runMocha(m: { main: string; grep?: string }, file: string, commonJs: boolean): Promise<void> {
+  if (!commonJs && (process.features as { require_module?: boolean }).require_module) {
+    Object.defineProperty(process.features, 'require_module', { value: false, configurable: true, enumerable: true });
+  }
+  const Mocha = createRequire(m.main)(m.main) as new (o: { grep?: string }) => MochaInstance;
+  // the program as in the mocha process npx starts (node_modules/.bin/mocha: the trace header's program
+  // is then the execution's name, as there) — set after the hook has started, which took the spec for
+  // the entry (its ES-module hooks are registered at the first import() for a CommonJS spec, not in
+  // every repetition)
+  process.argv[1] = path.join(path.dirname(path.dirname(m.main)), '.bin', 'mocha');
+  const mocha = new Mocha(m.grep !== undefined ? { grep: m.grep } : {});
+  mocha.addFile(file);
+  // run() requires a CommonJS spec itself; loadFilesAsync tells it the files are loaded
+  if (!commonJs) await mocha.loadFilesAsync();
+  mocha.run((failures) => {
+    process.exitCode = Math.min(failures, 255);
+  });
 }
 
 if (isMainThread) {

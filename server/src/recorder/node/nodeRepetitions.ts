@@ -43,6 +43,7 @@ import { nodeRecorderOptions } from './nodeRunner';
 import { installedFrom } from './jsTestCommand';
 import type { NodeRepeatConfig } from './nodeRepeatDriver';
 import { MarkerSplitter } from '../runs/repetitionMarkers';
+import { mochaRepeatCommandFor, type MochaRepeatCommand } from './mochaRepetitions';
 
 /** The driver's marker after each repetition (nodeRepeatDriver.ts). */
 export { REPETITION_MARK as NODE_REPETITION_MARK } from '../runs/repetitionMarkers';
@@ -56,6 +57,8 @@ export interface NodeRepeatCommand {
   commonJs: boolean;
   tsx: boolean;
   execArgv: string[];
+  /** a mocha spec (mochaRepetitions.ts): each repetition runs it with mocha's programmatic API; absent: node:test */
+  mocha?: MochaRepeatCommand;
 }
 
 /** Why a command's runs are processes of their own; `program`: it runs a program, not a test (nothing to say to the user) */
@@ -87,7 +90,11 @@ export function loadsAsCommonJs(file: string): boolean {
  */
 export function nodeRepeatCommandFor(command: readonly string[], cwd: string): { command: NodeRepeatCommand } | NotRepeated {
   const program = path.basename(command[0] ?? '').replace(/\.exe$/i, '');
-  if (program !== 'node' && program !== 'nodejs') return { because: `the command runs ${program || 'nothing'}, not node --test (vitest, jest, mocha and npm start their own processes)` };
+  const mocha = mochaRepeatCommandFor(command, cwd);
+  if (mocha && 'because' in mocha) return mocha;
+  // the driver is started by the node on PATH, as npx starts mocha's bin
+  if (mocha) return { command: { node: 'node', file: mocha.file, commonJs: loadsAsCommonJs(mocha.file), tsx: false, execArgv: [], mocha } };
+  if (program !== 'node' && program !== 'nodejs') return { because: `the command runs ${program || 'nothing'}, not node --test or mocha (vitest, jest and npm start their own processes)` };
   let test = false;
   let tsx = false;
   let file: string | undefined;
@@ -190,7 +197,7 @@ export class NodeRepeatSession {
     const c = this.plan.command;
     // the run's own fields (out, execution, seed, noise) come with each run
     const options = nodeRecorderOptions(this.hook, { out: '', execution: '', seed: spec.seed }, { ...this.o, noise: this.o.noise });
-    const config: NodeRepeatConfig = { file: c.file, commonJs: c.commonJs, tsx: c.tsx, execArgv: c.execArgv, hook: this.hook, options };
+    const config: NodeRepeatConfig = { file: c.file, commonJs: c.commonJs, tsx: c.tsx, execArgv: c.execArgv, hook: this.hook, options, ...(c.mocha ? { mocha: { main: c.mocha.mocha, ...(c.mocha.grep !== undefined ? { grep: c.mocha.grep } : {}) } } : {}) };
     await fs.writeFile(configFile, JSON.stringify(config), 'utf8');
     const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, BRAID_RECORDER_PID: String(process.pid) };
     // as runOnce: a recorded node:test run reports on its own, not to a test runner that started Braid

@@ -1,0 +1,107 @@
+/**
+ * Many runs of one mocha test in one Node process (issue 42 item 5; docs/recorder-node.md "Repetitions
+ * in one process", server/src/recorder/node/mochaRepetitions.ts and nodeRepeatDriver.ts): mocha 11
+ * installed from the npm registry into a project under test-output/npm-runners (kept between runs),
+ * the lens' command `npx --no -- mocha <spec> --grep ^<title>$`:
+ * - the balancemap race (withdraw() reads a balance from a Map, awaits the audit, writes it back): all
+ *   runs of a job in one Node process, failing and passing runs, and the same first pattern (the check,
+ *   `Map.get` at line 24, and the write, `Map.set` at line 27) as one process per run (--fresh-process);
+ * - module state starts fresh in each repetition (a module-level counter a shared module would count on);
+ * - which mocha commands run as repetitions, and why the others do not.
+ * Needs the bundles of node scripts/build.mjs and npm.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { recordRuns, type RecordSummary } from '../../server/src/recorder/runs/recordRuns';
+import { analyzeTraceFiles } from '../../server/src/engine/analysis';
+import { nodeRepeatCommandFor } from '../../server/src/recorder/node/nodeRepetitions';
+import { balancemap, balancemapTest, npmProject } from '../helpers/npmProject';
+
+const GREP = '^two withdrawals are both taken$';
+
+function project(): string {
+  return npmProject('mocha-repeat', { name: 'balancemap-mocha-repeat', private: true, scripts: { test: 'mocha' }, devDependencies: { mocha: '11.7.5' } }, {
+    'src/accounts.js': readFileSync(path.join(balancemap, 'js', 'accounts.js'), 'utf8'),
+    'test/accounts.spec.js': balancemapTest("const assert = require('node:assert/strict');\nconst { Accounts } = require('../src/accounts');", { check: 'assert', test: 'it' }),
+    'src/counter.js': 'let n = 0;\nexports.bump = () => ++n;\n',
+    'test/counter.spec.js':
+      "const assert = require('node:assert/strict');\nconst { bump } = require('../src/counter');\n" +
+      "it('starts fresh', () => {\n  assert.equal(bump(), 1, 'the module was loaded afresh');\n  assert.equal(globalThis.seenBefore, undefined, 'the globals are fresh');\n  globalThis.seenBefore = true;\n});\n",
+  });
+}
+
+function record(dir: string, out: string, args: string[], command: string[]): Promise<RecordSummary> {
+  rmSync(path.join(dir, out), { recursive: true, force: true });
+  return recordRuns(parseRecordArgs([...args, '--out', path.join(dir, out), '--', ...command], dir));
+}
+
+test('which mocha commands run as repetitions, and why the others do not', () => {
+  const dir = project();
+  const r = nodeRepeatCommandFor(['npx', '--no', '--', 'mocha', 'test/accounts.spec.js', '--grep', GREP], dir);
+  assert.ok('command' in r, JSON.stringify(r));
+  assert.deepEqual([r.command.file, r.command.commonJs, r.command.mocha?.grep], [path.join(dir, 'test/accounts.spec.js'), true, GREP]);
+  const why = (command: string[]) => {
+    const x = nodeRepeatCommandFor(command, dir);
+    return 'because' in x ? x.because : 'repeated';
+  };
+  assert.equal(why(['mocha', 'test/accounts.spec.js']), 'repeated');
+  assert.match(why(['npx', '--no', '--', 'mocha', '-r', 'ts-node/register', 'test/accounts.spec.js']), /the mocha option -r/);
+  assert.match(why(['npx', '--no', '--', 'mocha', 'test/accounts.spec.js', 'test/counter.spec.js']), /more than one spec file/);
+  assert.match(why(['npx', '--no', '--', 'mocha']), /names no spec file/);
+  assert.match(why(['npx', '--no', '--', 'vitest', 'run', 'a.test.ts']), /runs npx, not node --test or mocha/);
+  writeFileSync(path.join(dir, '.mocharc.json'), '{ "timeout": 5000 }\n');
+  try {
+    assert.match(why(['npx', '--no', '--', 'mocha', 'test/accounts.spec.js']), /configuration .*\.mocharc\.json/);
+  } finally {
+    rmSync(path.join(dir, '.mocharc.json'), { force: true });
+  }
+});
+
+test('a mocha test as repetitions in one process: failing and passing runs, and the same first pattern as one process per run', async () => {
+  const dir = project();
+  const command = ['npx', '--no', '--', 'mocha', 'test/accounts.spec.js', '--grep', GREP];
+  const firsts: string[] = [];
+  for (const [mode, extra] of [
+    ['repetitions', ['--jobs', '1']],
+    ['one process per run', ['--jobs', '2', '--fresh-process']],
+  ] as const) {
+    // evidence, not luck: a recording whose runs all failed or all passed is followed by one with the next seed (up to three)
+    const traces: string[] = [];
+    let failed = 0;
+    let total = 0;
+    for (let k = 0; k < 3 && (failed === 0 || failed === total); k++) {
+      const s = await record(dir, `out-${mode === 'repetitions' ? 'r' : 'p'}${k}`, ['--runs', '10', '--noise', '0.5', '--seed', String(1 + 100 * k), ...extra], command);
+      if (mode === 'repetitions') assert.deepEqual(s.nodeRepetitions, { processes: 1 }, `${mode}: all 10 runs in one Node process`);
+      else assert.equal(s.nodeRepetitions, undefined);
+      assert.equal(s.empty, 0);
+      for (const r of s.runs) if (r.outcome === 'fail') assert.deepEqual([r.reason, r.location?.file, r.location?.line], ['exit-code', 'test/accounts.spec.js', 19], `${mode}: ${r.detail} ${r.message}`);
+      const header = JSON.parse(readFileSync(s.traces[0], 'utf8').split('\n')[0]);
+      assert.equal(header.program, 'npx-mocha', `${mode}: the trace's program`);
+      traces.push(...s.traces);
+      failed += s.failed;
+      total += s.total;
+    }
+    assert.ok(failed > 0 && failed < total, `${mode}: ${failed} of ${total} runs failed`);
+    const a = await analyzeTraceFiles(traces);
+    firsts.push(
+      (a.patterns[0]?.accesses ?? [])
+        .map((x) => `${x.type} ${x.file}:${x.line}`)
+        .sort()
+        .join(' / '),
+    );
+  }
+  assert.deepEqual(firsts, ['R src/accounts.js:24 / W src/accounts.js:27', 'R src/accounts.js:24 / W src/accounts.js:27']);
+});
+
+test('each mocha repetition starts with fresh module state and globals, all in one process', async () => {
+  const dir = project();
+  const s = await record(dir, 'out-fresh', ['--runs', '4', '--jobs', '1', '--noise', '0', '--seed', '1'], ['npx', '--no', '--', 'mocha', 'test/counter.spec.js']);
+  assert.deepEqual(
+    s.runs.map((r) => [r.outcome, r.message]),
+    Array.from({ length: 4 }, () => ['pass', undefined]),
+  );
+  assert.deepEqual(s.nodeRepetitions, { processes: 1 });
+});
