@@ -99,6 +99,43 @@ test('the Bonferroni correction: a pattern significant alone but not among many 
   assert.deepEqual(evidenceClustering(alone).bugs.map((b) => [b.seed, b.weak]), [[0, false]]);
 });
 
+test('one lost update is one bug: the W1 W2 of the same update in a few other failing runs (weak alone) joins the R1 W2 bug (issue 38 item 5)', () => {
+  // Account.deposit: int current = balance (8); balance = current + amount (10). F1–F20 show the read before the
+  // other thread's write (R1 W2); F21–F23 only both writes (W1 W2): p ≈ 0.019 alone, above 0.05 / 4 patterns tested
+  // (weak), and its runs are not the R1 W2's (no family). The e2e confirm test once showed them as two bugs.
+  const D = 'Account.java:7:bank.Account.deposit';
+  const T1 = 'AccountTest.java:20:bank.AccountTest.lambda$deposits$0';
+  const T2 = 'AccountTest.java:21:bank.AccountTest.lambda$deposits$1';
+  const readWrite = pat(0, 'P1', 'order', [
+    [1, 'R', 'bank.Account.balance', [T1, D.replace(':7:', ':8:')]],
+    [2, 'W', 'bank.Account.balance', [T2, D.replace(':7:', ':10:')]],
+  ]);
+  const writeWrite = pat(1, 'P3', 'order', [
+    [1, 'W', 'bank.Account.balance', [T1, D.replace(':7:', ':10:')]],
+    [2, 'W', 'bank.Account.balance', [T2, D.replace(':7:', ':10:')]],
+  ]);
+  const other = (row: number, line: number) =>
+    pat(row, 'P1', 'order', [
+      [1, 'W', `bank.Ledger.v${line}`, [T1, `Ledger.java:${line}:bank.Ledger.add`]],
+      [2, 'R', `bank.Ledger.v${line}`, [T2, `Ledger.java:${line + 1}:bank.Ledger.size`]],
+    ]);
+  const runs = runsOf(23, 60);
+  const covers = runs.map((r, k) => (r.failing ? (k < 20 ? [0, 2, 3] : [1, 2, 3]) : [2, 3]));
+  const m = new CoverageMatrix([readWrite, writeWrite, other(2, 30), other(3, 40)], runs, covers);
+  const bugs = explainMatrix(m);
+  assert.equal(bugs.length, 1, bugs.map((b) => `${b.evidence.weak ? 'weak ' : ''}${b.patterns.join(',')}`).join('; '));
+  assert.equal(bugs[0].evidence.weak, false);
+  assert.deepEqual(bugs[0].failingRuns, runs.slice(0, 23).map((r) => r.execution));
+  assert.deepEqual([...bugs[0].patterns].sort(), [0, 1]);
+  // a W1 W2 in other methods (another class' update) is another bug: it stays apart, weak
+  const elsewhere = pat(1, 'P3', 'order', [
+    [1, 'W', 'bank.Account.balance', [T1, 'Audit.java:12:bank.Audit.reset']],
+    [2, 'W', 'bank.Account.balance', [T2, 'Audit.java:12:bank.Audit.reset']],
+  ]);
+  const apart = explainMatrix(new CoverageMatrix([readWrite, elsewhere, other(2, 30), other(3, 40)], runs, covers));
+  assert.deepEqual(apart.map((b) => b.evidence.weak), [false, true]);
+});
+
 test('a consequence of another bug at the same line is not family: its runs start their own bug', () => {
   // late publication: fetch reads sink (46) before start writes it (37), 20 failing runs F1–F20;
   // double start: tryStart's check-then-act (30/33), 20 failing runs F15–F34, each writing sink twice (37/37)

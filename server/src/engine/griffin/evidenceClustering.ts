@@ -17,7 +17,8 @@
  *      only runs some bug already explains never starts another, and a different significant
  *      pattern that explains other runs does, even when every failing run has the same symptom.
  *      A seed that shares a static access with an earlier bug's seed and runs only in that seed's
- *      methods joins that bug instead (one fix, in the same methods, removes both).
+ *      methods joins that bug instead (one fix, in the same methods, removes both) — a weak seed
+ *      (step 4) joins a bug with evidence so too.
  *   4. Then weak bugs: the same with the uncorrected α on the runs still unexplained.
  *   5. Related patterns (symptoms, side effects — significant at α but in no family) are listed
  *      with the bug whose failing runs hold most of theirs (at least half); they add no runs and
@@ -201,8 +202,10 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
       if (best < 0) break;
       const seed = leads[best];
       const seedMask = bits.subarray(best * FW, (best + 1) * FW);
-      // 3a. a seed at an access of an earlier bug's seed, in that seed's methods, is more of that bug
-      const earlier = bugs.find((b) => b.weak === weak && sameSite(m, b.seed, seed));
+      // 3a. a seed at an access of an earlier bug's seed, in that seed's methods, is more of that bug — also a
+      // weak seed of a bug with evidence: one lost update's W1 W2 in a few failing runs of their own is the
+      // same update as the R1 W2 bug's, not a second bug (one fix in the same methods removes both)
+      const earlier = bugs.find((b) => sameSite(m, b.seed, seed));
       if (earlier) {
         assigned[best] = 1;
         earlier.family.push(...alignFamily(m, earlier.seed, [seed]));
