@@ -209,3 +209,19 @@ test('check the fix words a not-forced reason with its first cause only', () => 
     'thread c-2 is blocked on shop.Shop (monitor) held by c-1 while it waits at Shop.java:23',
   );
 });
+
+test('a check then a use (R1 W2 R1 at two lines of one variable): the writer waits for a check after it arrived, the checker for the writer to be ready; not a read-modify-write or one line', () => {
+  const parents = 'log.Marker.parents';
+  const f = forceSection(pattern('P4', 'RWR', [access(1, 'R', parents, 234), access(2, 'W', parents, 193), access(1, 'R', parents, 237)]), 'pattern');
+  assert.deepEqual(f.waits, [
+    { at: 0, for: 1, sameObject: true, ready: true, optional: true },
+    { at: 1, for: 0, sameObject: true, fresh: true },
+    { at: 3, for: 1, since: 0, sameObject: true },
+    { at: 2, for: 1, since: 0, sameObject: true },
+  ]);
+  // the check and the use at one line (a for-each's steps), and a read then a write: no ready wait
+  const oneLine = forceSection(pattern('P4', 'RWR', [access(1, 'R', parents, 234), access(2, 'W', parents, 193), access(1, 'R', parents, 234)]), 'pattern');
+  assert.equal(oneLine.waits.some((w) => w.ready || w.fresh), false);
+  const update = forceSection(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]), 'pattern');
+  assert.equal(update.waits.some((w) => w.ready || w.fresh), false);
+});

@@ -121,9 +121,21 @@ export function patternForcing(accesses: readonly ForceAccessSpec[], loopCalls: 
   // next() — and the window's thread waits before opening it until the other thread is there
   // (`ready`, optional: a loop that would end before the other thread arrives). No guard: the
   // thread's next access to the variable may be the next pass's values()
+  // a check then a use (R1 W2 R1 at two places: `if (parents != null) copy(parents)`): the check must
+  // see the state before the other thread's write, so the window opens only when that thread is at
+  // its write — its check passes only on a state the write is about to change (a reader that calls
+  // the check 30 times before the writer has set the field returns at the check every time, and the
+  // use is never reached). Forced as a loop's window: the writer waits for a check after it arrived
+  // (`fresh`; an older check saw another state), the checker for the writer to be ready (`optional`)
+  const checkThenUse = (w: ForceWaitSpec): boolean => {
+    if (w.since === undefined || !w.sameObject) return false;
+    const open = accesses[w.since];
+    const close = accesses[w.at];
+    return open !== undefined && close !== undefined && open.type === 'R' && close.type === 'R' && open.variable === close.variable && (open.line !== close.line || open.method !== close.method);
+  };
   const ready: ForceWaitSpec[] = [];
   for (const w of waits) {
-    if (w.since === undefined || !loopCalls.has(w.since)) continue;
+    if (w.since === undefined || !(loopCalls.has(w.since) || checkThenUse(w))) continue;
     const open = waits.find((o) => o.since === undefined && o.for === w.since && o.at === w.since + 1);
     if (!open || open.fresh) continue;
     open.fresh = true;
