@@ -5,12 +5,14 @@
  * as the lens records it (N runs, noise 0.5, 2 jobs) and analyzed — with repetitions in one process (the
  * default, node/nodeRepetitions.ts) and with --fresh-process (one process per run, as before), in
  * paired rounds whose order alternates, each round with a plain run of its own. Figures are printed,
- * never asserted.
+ * never asserted. `--runner mocha`: the same with the lens' mocha command on the mocha project of
+ * test/recorder/nodeMochaRepetitions.test.ts (test-output/npm-runners/mocha-repeat, installed by that
+ * test), `npx --no -- mocha test/accounts.spec.js --grep …`.
  *
- *   node --import tsx bench/nodeLensTime.ts [--runs N] [--pairs K]
+ *   node --import tsx bench/nodeLensTime.ts [--runs N] [--pairs K] [--runner node-test|mocha]
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseRecordArgs } from '../server/src/recorder/runs/recordOptions';
@@ -18,15 +20,21 @@ import { recordRuns } from '../server/src/recorder/runs/recordRuns';
 import { analyzeTraceFiles } from '../server/src/engine/analysis';
 
 const root = path.resolve(__dirname, '..');
-const project = path.join(root, 'test/fixtures/e2e/ts-flaky');
 const args = process.argv.slice(2);
+const runner = args.includes('--runner') ? args[args.indexOf('--runner') + 1] : 'node-test';
+if (runner !== 'node-test' && runner !== 'mocha') throw new Error(`--runner ${runner}: node-test or mocha`);
+const project = runner === 'mocha' ? path.join(root, 'test-output/npm-runners/mocha-repeat') : path.join(root, 'test/fixtures/e2e/ts-flaky');
+if (runner === 'mocha' && !existsSync(path.join(project, 'node_modules', 'mocha'))) throw new Error(`${project} has no mocha: run node scripts/test.mjs nodeMochaRepetitions first (it installs the project)`);
 const value = (name: string, d: string) => {
   const k = args.indexOf(name);
   return k >= 0 && args[k + 1] ? Number(args[k + 1]) : Number(d);
 };
 const runs = value('--runs', '30');
 const pairs = value('--pairs', '3');
-const command = ['node', '--import', 'tsx', '--test', '--test-name-pattern=^two concurrent orders are both reserved$', 'src/inventory.test.ts'];
+const command =
+  runner === 'mocha'
+    ? ['npx', '--no', '--', 'mocha', 'test/accounts.spec.js', '--grep', '^two withdrawals are both taken$']
+    : ['node', '--import', 'tsx', '--test', '--test-name-pattern=^two concurrent orders are both reserved$', 'src/inventory.test.ts'];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function plainRun(): number {
@@ -65,7 +73,7 @@ async function main(): Promise<void> {
       const s = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', String(k + 1), '--fresh-process', '--out', path.join(out, `one-${k}`), '--', ...command], project));
       one.push(s.runs[0]?.durationMs ?? Number.NaN);
     }
-    console.log(`ts-flaky, ${command.join(' ')}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(`${path.basename(project)}, ${command.join(' ')}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     console.log(`plain run (median of 3): ${median(plain)} ms; recorded run, no noise, a process of its own (median of 3): ${median(one)} ms — recorder overhead ${(median(one) / median(plain)).toFixed(2)}×`);
     const ratio: Record<'before' | 'after', number[]> = { before: [], after: [] };
     const perRun: Record<'before' | 'after', number[]> = { before: [], after: [] };

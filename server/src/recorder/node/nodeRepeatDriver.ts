@@ -9,6 +9,7 @@
  * BRAID_NODE_OPTIONS), then the TypeScript loader (tsx's CommonJS hooks, which its `--import tsx`
  * installs in the main thread only), then the test file, as `node --test` runs it in a child process:
  * same `process.argv[1]`, same `--test-name-pattern`, same TAP output, exit code 1 on a failed test.
+ * A mocha spec (mochaRepetitions.ts) is run in its worker with mocha's programmatic API (`runMocha`).
  *
  * Each worker's output is passed on as it comes; when the worker has exited and its output streams
  * have ended, a marker line `@@braid-repetition@@{"execution","exit"}` follows on stdout and on stderr

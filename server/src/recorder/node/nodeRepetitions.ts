@@ -13,9 +13,10 @@
  * code and output read as runOnce.ts reads a process' (same header fields, failure lines, outcome
  * line). Which commands: `node [--import tsx] --test [--test-name-pattern=P] <one file>` — the
  * command the lens, the Testing view and `braid test` build for a node:test test — with a CommonJS
- * file, or an ES module without a TypeScript loader. Any other command (vitest, jest, mocha, npm,
- * another preload, a `.mts` or `"type": "module"` TypeScript file, whose tsx hooks would start a
- * loader thread per repetition) is one process per run, and `nodeRepeatPlanFor` says why.
+ * file, or an ES module without a TypeScript loader; and the lens' mocha command for one spec file
+ * (mochaRepetitions.ts: each worker runs it with mocha's programmatic API). Any other command
+ * (vitest, jest, npm, another preload, a `.mts` or `"type": "module"` TypeScript file, whose tsx hooks
+ * would start a loader thread per repetition) is one process per run, and `nodeRepeatPlanFor` says why.
  *
  * A repetition that does not end within the time limit: the process is killed (the run is a
  * timeout), and the next run starts a new one. A process that ends without finishing its repetition
@@ -86,7 +87,8 @@ export function loadsAsCommonJs(file: string): boolean {
 
 /**
  * The repeated form of `command` run in `cwd`, or why it runs as one process per run: only
- * `node [--import tsx] --test [--test-name-pattern=P]… <one JS/TS file>`.
+ * `node [--import tsx] --test [--test-name-pattern=P]… <one JS/TS file>` and
+ * `[npx [--no] --] mocha <one spec file> [--grep P]` (mochaRepetitions.ts).
  */
 export function nodeRepeatCommandFor(command: readonly string[], cwd: string): { command: NodeRepeatCommand } | NotRepeated {
   const program = path.basename(command[0] ?? '').replace(/\.exe$/i, '');
