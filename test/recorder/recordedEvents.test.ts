@@ -65,6 +65,43 @@ test('calls on java.util.concurrent.atomic objects are accesses of the atomic (i
   assert.equal(threads.size, 2, 'both adding threads recorded');
 });
 
+test('calls on the adders and accumulators of java.util.concurrent.atomic are accesses of the adder (issue 38: parallel-collectors\' CountingExecutor counts in a LongAdder): increment/add/accumulate/decrement/sumThenReset/reset → W, sum/longValue/get → R, at the call line', async () => {
+  const src = readFileSync(path.join(fixturesDir, 'atomicref/Tallies.java'), 'utf8').split('\n');
+  const lineAt = (marker: string) => {
+    const k = src.findIndex((l) => l.includes(marker));
+    assert.ok(k >= 0, marker);
+    return k + 1;
+  };
+  const s = await record('tallies', 'atomicref.Tallies', { runs: 1, include: ['atomicref'], noise: 0 });
+  assert.equal(s.runs[0].outcome, 'pass');
+  const lines = readFileSync(s.traces[0], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const locs = new Map<number, { line: number; call?: string }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+  const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+  const events = (lines.filter((l) => Array.isArray(l)) as unknown[][]).filter((e) => e[2] === 'R' || e[2] === 'W');
+  const seen = events.map((e) => `${e[2]} ${vars.get(e[3] as number)} ${locs.get(e[4] as number)!.line} ${locs.get(e[4] as number)!.call ?? ''}`);
+  const A = 'java.util.concurrent.atomic.';
+  for (const want of [
+    `W ${A}LongAdder ${lineAt('// increment')} ${A}LongAdder.increment`,
+    `W ${A}LongAdder ${lineAt('// add')} ${A}LongAdder.add`,
+    `W ${A}LongAccumulator ${lineAt('// accumulate')} ${A}LongAccumulator.accumulate`,
+    `W ${A}DoubleAdder ${lineAt('// double add')} ${A}DoubleAdder.add`,
+    `W ${A}DoubleAccumulator ${lineAt('// double accumulate')} ${A}DoubleAccumulator.accumulate`,
+    `R ${A}LongAdder ${lineAt('// longValue')} ${A}LongAdder.longValue`,
+    `R ${A}LongAdder ${lineAt('// sum')} ${A}LongAdder.sum`,
+    `R ${A}LongAccumulator ${lineAt('// get')} ${A}LongAccumulator.get`,
+    `R ${A}DoubleAdder ${lineAt('// double sum')} ${A}DoubleAdder.sum`,
+    `R ${A}DoubleAccumulator ${lineAt('// double get')} ${A}DoubleAccumulator.get`,
+    `W ${A}LongAdder ${lineAt('// decrement')} ${A}LongAdder.decrement`,
+    `W ${A}LongAdder ${lineAt('// sumThenReset')} ${A}LongAdder.sumThenReset`,
+    `W ${A}LongAccumulator ${lineAt('// reset')} ${A}LongAccumulator.reset`,
+  ])
+    assert.ok(seen.includes(want), `${want} in:\n${seen.join('\n')}`);
+  // the adder is the variable: both workers' increments and main's read are of one object
+  const adder = events.filter((e) => vars.get(e[3] as number) === `${A}LongAdder`);
+  assert.equal(new Set(adder.filter((e) => locs.get(e[4] as number)!.line === lineAt('// increment')).map((e) => e[1])).size, 2, 'both workers\' increments recorded');
+  assert.equal(new Set(adder.map((e) => e[6])).size, 1, `one LongAdder: ${[...new Set(adder.map((e) => e[6]))].join(', ')}`);
+});
+
 test('a stream of a recorded collection stands for it: stream() and the terminal operation (sum) are reads of the list at their lines, the adder\'s add a write (issue 38: micrometer #345\'s children.stream() was not recorded)', async () => {
   const src = readFileSync(path.join(fixturesDir, 'streamread/Totals.java'), 'utf8').split('\n');
   const lineAt = (marker: string) => src.findIndex((l) => l.includes(marker)) + 1;

@@ -53,6 +53,9 @@ final class CallStubs {
       U + "concurrent/atomic/AtomicLong", U + "concurrent/atomic/AtomicBoolean",
       U + "concurrent/atomic/AtomicReferenceArray", U + "concurrent/atomic/AtomicIntegerArray",
       U + "concurrent/atomic/AtomicLongArray",
+      // striped adders and accumulators: the adder object is the variable (its cells are the JDK's)
+      U + "concurrent/atomic/LongAdder", U + "concurrent/atomic/DoubleAdder",
+      U + "concurrent/atomic/LongAccumulator", U + "concurrent/atomic/DoubleAccumulator",
       // streams over a recorded collection (issue 38): views of it, each call a read of the collection
       U + "stream/BaseStream", U + "stream/Stream", U + "stream/IntStream", U + "stream/LongStream",
       U + "stream/DoubleStream"));
@@ -74,7 +77,9 @@ final class CallStubs {
       "weakCompareAndSetRelease", "compareAndExchange", "compareAndExchangeAcquire",
       "compareAndExchangeRelease", "getAndSet", "getAndIncrement", "getAndDecrement", "getAndAdd",
       "incrementAndGet", "decrementAndGet", "addAndGet", "getAndUpdate", "updateAndGet",
-      "getAndAccumulate", "accumulateAndGet"));
+      "getAndAccumulate", "accumulateAndGet",
+      // adders and accumulators (add is above): their sum/get/longValue/toString … are the reads
+      "increment", "decrement", "accumulate", "reset", "sumThenReset", "getThenReset"));
   /**
    * Calls whose first argument is a key (maps) or an element (sets): on a thread-safe map or set
    * ({@link LibraryAccess#callKeyed}) they are accesses of that key, not of the whole collection.

@@ -33,7 +33,10 @@ public final class LibraryAccess {
     "java.util.concurrent.atomic.AtomicReference", "java.util.concurrent.atomic.AtomicInteger",
     "java.util.concurrent.atomic.AtomicLong", "java.util.concurrent.atomic.AtomicBoolean",
     "java.util.concurrent.atomic.AtomicReferenceArray", "java.util.concurrent.atomic.AtomicIntegerArray",
-    "java.util.concurrent.atomic.AtomicLongArray"
+    "java.util.concurrent.atomic.AtomicLongArray",
+    // adders and accumulators: increment() then sum() from another thread is an order like any other
+    "java.util.concurrent.atomic.LongAdder", "java.util.concurrent.atomic.DoubleAdder",
+    "java.util.concurrent.atomic.LongAccumulator", "java.util.concurrent.atomic.DoubleAccumulator"
   };
   private static final int NT = TYPES.length;
   private static final int[] TYPE_VAR = new int[NT];
