@@ -20,8 +20,7 @@ const NO_FAILURE: Record<string, string> = {
 /** Known misses on the committed recordings: id → why rank 1 is not the root cause. */
 const RANK_MISSES: Record<string, string> = {
   'fastq-resume': 'most runs fail (92 of 100): a W/W on _running at queue.js:157, made by both jobs\' release at the end of failing runs, ranks first (the truth lists line 155)',
-  'genpool-clear': 'the first pattern writes DoublyLinkedList.tail in insertBeginning (line 27), which the truth does not list (it lists head, line 26)',
-  'lru-abort': 'the racing accesses are recorded (this.#valList read, then its element: W Array[] :1487 in #delete, R Array[] :1170 in cb), but no pattern pairs them; the first pattern is Stack.length (F62/P0)',
+  'lru-abort': 'the racing element pair (W Array[] :1487 in #delete, R Array[] :1170 in cb) is a pattern now that the fetchMethod\'s end is not ordered after the abort (F65/P0), but ranks 2nd behind Stack.length (R :929 in set, W :118 in #delete\'s push of the freed index, F65/P0), a consequence of the abort path',
   'opossum-stuck': 'the symbol-keyed state is recorded now (CircuitBreaker[Symbol(state)]), but the patterns on it are in passing runs only (F0/P65): the timer\'s HALF_OPEN write (line 183) never happens in a failing run; the root cause is 3rd',
   'sonic-end': 'held out: root cause 4th',
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
@@ -33,7 +32,7 @@ const RANK_MISSES: Record<string, string> = {
 const METHOD_MISSES: Record<string, string> = {
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
-  'genpool-clear': 'DoublyLinkedList helpers are named; the fix is in Pool.clear (an action that never happens)',
+  'genpool-clear': 'DoublyLinkedList.insertAfter and DoublyLinkedListIterator._isCursorDetached are named (rank 1 is the root cause: the iterator\'s read of tail, the create\'s insertAfter); the fix is in Pool.clear (an action that never happens)',
   'loki-dirty': 'update and autosaveClearFlags are named; the fix is in Loki.saveDatabaseInternal',
   'lru-abort': 'LRUCache.#delete and LRUCache.set are named (the Stack.length bug); the fix is in LRUCache.#backgroundFetch',
   'opossum-stuck': 'no GRIFFIN bug: no pattern on the circuit\'s state has evidence (the failing runs lack the timer\'s write)',
