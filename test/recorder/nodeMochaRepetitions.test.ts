@@ -105,3 +105,18 @@ test('each mocha repetition starts with fresh module state and globals, all in o
   );
   assert.deepEqual(s.nodeRepetitions, { processes: 1 });
 });
+
+test('a mocha spec whose code under test cannot load (a syntax error), as repetitions: the recording stops after its first run with the file and line, nothing is counted', async () => {
+  const dir = project();
+  writeFileSync(path.join(dir, 'src', 'broken.js'), 'module.exports = {\n  a: 1\n  b: 2,\n};\n');
+  writeFileSync(path.join(dir, 'test', 'broken.spec.js'), "const broken = require('../src/broken');\nit('loads', () => {});\n");
+  try {
+    const s = await record(dir, 'out-broken', ['--runs', '4', '--jobs', '1', '--noise', '0', '--seed', '1'], ['npx', '--no', '--', 'mocha', 'test/broken.spec.js']);
+    assert.equal(s.total, 0, 'no run counted');
+    assert.equal(s.notReached?.runs, 1, `stopped at the first run: ${JSON.stringify(s.notReached)}`);
+    assert.match(s.notReached?.reason ?? '', /^the program cannot load: src\/broken\.js:3: SyntaxError: Unexpected identifier/);
+  } finally {
+    rmSync(path.join(dir, 'src', 'broken.js'), { force: true });
+    rmSync(path.join(dir, 'test', 'broken.spec.js'), { force: true });
+  }
+});
