@@ -192,6 +192,22 @@ test('compound action on an atomic: get then set on an AtomicReference (RxJava\'
   assert.match(b.advice.steps[2], /that is what compareAndSet is for/);
 });
 
+test('an adder or accumulator (LongAdder, LongAccumulator) is an atomic: a get before another thread\'s accumulate is an order, never an iteration; a sum then add is advised an AtomicLong, not a compareAndSet it lacks', async () => {
+  const L = 'java.util.concurrent.atomic.LongAccumulator';
+  const get = `${L} S80 ${at('TestUtils.java', 'app.Counting.count')} @obj=4 @call=${L}.get`;
+  const acc = `${L} S76 ${at('TestUtils.java', 'app.Counting.execute')} @obj=4 @call=${L}.accumulate`;
+  const b = await onlyBug({ fail: [`R1 ${get}`, `W2 ${acc}`], pass: [`W2 ${acc}`, `R1 ${get}`], names: { 1: 'main', 2: 'dispatcher' } });
+  assert.equal(b.advice.shape, 'order-violation');
+  const A = 'java.util.concurrent.atomic.LongAdder';
+  const S = `${at('Tally.java', 'app.Tally.bump')} @obj=6`;
+  const sum = `${A} S18 ${S} @call=${A}.sum`;
+  const add = `${A} S19 ${S} @call=${A}.add`;
+  const c = await onlyBug({ fail: [`R1 ${sum}`, `R2 ${sum}`, `W2 ${add}`, `W1 ${add}`], pass: [`R1 ${sum}`, `W1 ${add}`, `R2 ${sum}`, `W2 ${add}`] });
+  assert.equal(c.advice.shape, 'compound-on-thread-safe-collection');
+  assert.match(c.advice.steps[0], /by one atomic call of the LongAdder: sumThenReset when the sequence reads then clears it; .*in an AtomicLong \(updateAndGet/);
+  assert.match(c.advice.steps[2], /a LongAdder has no compareAndSet/);
+});
+
 test('iteration while modified: a reader iterates a list while a writer adds to it', async () => {
   const next = `java.util.ArrayList S20 ${at('Report.java', 'app.Report.print')} @obj=5 @call=java.util.Iterator.next`;
   const add = `java.util.ArrayList S31 ${at('Feed.java', 'app.Feed.add')} @obj=5 @call=java.util.ArrayList.add`;

@@ -458,6 +458,8 @@ function tell(ctx: Ctx, shape: AdviceShape, t: Told): { headline: string; steps?
         ? 'computeIfAbsent, putIfAbsent, merge, compute, or replace(key, expected, updated)'
         : /CopyOnWrite/.test(r.variable)
           ? 'addIfAbsent, removeIf, or replaceAll'
+          : isAdderType(r.variable)
+            ? `${/Adder$/.test(r.variable) ? 'sumThenReset' : 'getThenReset'} when the sequence reads then clears it; a ${T} has no call that reads and updates otherwise, so keep a value that decides its own update in an AtomicLong (updateAndGet / accumulateAndGet, or compareAndSet retried in a loop)`
           : isAtomicType(r.variable)
             ? 'updateAndGet / accumulateAndGet (or getAndSet), or compareAndSet(expected, updated) retried in a loop until it succeeds'
           : 'one call that does the whole change (e.g. removeIf, addAll)';
@@ -468,7 +470,9 @@ function tell(ctx: Ctx, shape: AdviceShape, t: Told): { headline: string; steps?
           /Concurrent|\.atomic\./.test(r.variable)
             ? `Or hold one lock over the whole sequence in ${t.region.text} and around every other change of the ${T}${t.region.method === t.intruder.method ? '' : ` (${t.intruder.text})`}; ${/^[AEIOU]/.test(T) ? 'an' : 'a'} ${T} has no lock of its own to borrow, so an atomic call is usually simpler.`
             : `Or hold the collection's own lock over the whole sequence — synchronized (the ${T}) { … } in ${t.region.text} — as its other users' single calls take that same lock.`,
-          isAtomicType(r.variable)
+          isAdderType(r.variable)
+            ? `Each call on a ${T} is atomic; a read (sum, get) followed by an update is not, and a ${T} has no compareAndSet: its reads are meant for statistics, not for decisions.`
+          : isAtomicType(r.variable)
             ? `Each call on an atomic is atomic; a get followed by a set on it is not — that is what compareAndSet is for.`
             : `Each call of a thread-safe collection is atomic; a check followed by an action on it is not, whatever the collection.`,
         ],
@@ -761,9 +765,14 @@ function isIterationCall(a: MatrixAccess): boolean {
   return isMapType(a.variable) ? MAP_ITERATION.has(name) : !/StringBuilder|StringBuffer/.test(a.variable) && ITERATION.has(name);
 }
 
-/** java.util.concurrent.atomic's AtomicReference, AtomicInteger, …Array: recorded as library calls (each atomic). */
+/** java.util.concurrent.atomic's AtomicReference, AtomicInteger, …Array, adders and accumulators: recorded as library calls (each atomic). */
 function isAtomicType(type: string): boolean {
-  return /^java\.util\.concurrent\.atomic\.Atomic\w+$/.test(type);
+  return /^java\.util\.concurrent\.atomic\.Atomic\w+$/.test(type) || isAdderType(type);
+}
+
+/** LongAdder, DoubleAdder, LongAccumulator, DoubleAccumulator: atomic calls, but no compareAndSet. */
+function isAdderType(type: string): boolean {
+  return /^java\.util\.concurrent\.atomic\.(Long|Double)(Adder|Accumulator)$/.test(type);
 }
 
 function isMapType(type: string): boolean {
@@ -772,7 +781,7 @@ function isMapType(type: string): boolean {
 
 /** Each call is atomic: Vector, Hashtable, java.util.concurrent collections, Collections.synchronized… wrappers. */
 function isThreadSafeType(type: string): boolean {
-  return /^java\.util\.(Vector|Stack|Hashtable|Properties|Collections\$Synchronized\w+|concurrent\.\w+|concurrent\.atomic\.Atomic\w+)$/.test(type);
+  return /^java\.util\.(Vector|Stack|Hashtable|Properties|Collections\$Synchronized\w+|concurrent\.\w+|concurrent\.atomic\.Atomic\w+|concurrent\.atomic\.(Long|Double)(Adder|Accumulator))$/.test(type);
 }
 
 /** The class whose constructor makes the write (a `<init>` frame on its stack), if any. */
