@@ -8,7 +8,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { tempDir } from '../helpers/traceBuilder';
@@ -150,4 +150,33 @@ test('pct in repetitions in one JVM: each repetition\'s header has the schedule 
   });
   assert.equal(new Set(schedules).size, 4, 'each seed its own schedule');
   for (const r of summary.runs) assert.ok(r.pct && r.pct.steps > 0, `run ${r.index}: report ${JSON.stringify(r.pct)}`);
+});
+
+test('pct in repetitions in one JVM: a repetition stopped at the time limit keeps its schedule report (the run length learned from it too)', { skip: missing && !process.env.CI ? missing : false }, async () => {
+  // issue 41 "pct report lost on a timeout": the JVM's shutdown (the limit's SIGTERM) wrote the report
+  // only for a JVM without segments, so a repetition cut short had none and PctRunLength learned from
+  // the repetitions that ended alone
+  const ws = tempDir('braid-pct-timeout-');
+  made.push(ws);
+  cpSync(path.join(root, 'test/fixtures/junit5-sample'), ws, { recursive: true });
+  writeFileSync(
+    path.join(ws, 'src/test/java/bank/HangTest.java'),
+    'package bank;\n\nimport org.junit.jupiter.api.Test;\n\nclass HangTest {\n  @Test\n  void depositsThenHangs() throws InterruptedException {\n    Account account = new Account();\n    for (int i = 0; i < 5; i++) account.deposit(10);\n    Object never = new Object();\n    synchronized (never) {\n      never.wait();\n    }\n  }\n}\n',
+  );
+  const plan = inferTestCommand(ws, locateTest(ws, 'bank.HangTest#depositsThenHangs'));
+  for (const step of plan.prepare) {
+    const r = spawnSync(step.command[0], step.command.slice(1), { cwd: step.cwd, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  }
+  // the limit covers the JVM's start on a busy machine: the test is about the report, not speed
+  const o = parseRecordArgs(['--runs', '2', '--noise-mode', 'pct', '--timeout', '15', '--seed', '21', '--include', ...plan.include, '--name', plan.name, '--out', path.join(ws, 'traces'), '--', ...plan.command], ws);
+  const summary = await recordRuns({ ...o, cwd: plan.cwd, jobs: 1 });
+  const runs = byIndex(summary);
+  assert.equal(runs.length, 2);
+  for (const r of runs) {
+    assert.equal(r.reason, 'timeout', `run ${r.index}: ${r.reason} ${r.detail ?? ''}`);
+    assert.ok(r.pct && r.pct.steps > 0, `run ${r.index}: no schedule report after the time limit (${JSON.stringify(r.pct)})`);
+  }
+  // the second run's JVM assumed the length the first one reported
+  assert.equal(options(runs[1].traces[0]).pct!.steps, runs[0].pct!.steps);
 });

@@ -91,6 +91,8 @@ public final class Rt {
 
   /** The header with placeholders for execution, seed and start time; non-null in segment mode. */
   private static volatile String segmentHeader;
+  /** a segment is being written (between beginSegment and endSegment): a shutdown then ends it, with its reports */
+  private static volatile boolean segmentOpen;
   public static final String SEED_MARK = "\u0000SEED\u0000";
   public static final String STARTED_MARK = "\u0000STARTED\u0000";
   /** the schedule-based noise's parameters of the segment's seed (PctScheduler.headerJson) */
@@ -132,6 +134,7 @@ public final class Rt {
       String header = segmentHeader.replace(SEED_MARK, Json.quote(seedText)).replace(PCT_MARK, PctScheduler.headerJson())
           .replace(STARTED_MARK, Json.quote(java.time.Instant.now().toString()));
       writer.switchTo(events.counter.get(), outPath, header, writerThread);
+      segmentOpen = true;
       return true;
     } finally {
       s.busy--;
@@ -154,6 +157,7 @@ public final class Rt {
       Forcing.stop();
       if (forcing != null) writer.addExtraLine(forcing);
       if (PctScheduler.on) writer.addExtraLine(PctScheduler.reportLine());
+      segmentOpen = false;
       writer.switchTo(events.counter.get(), null, null, writerThread);
       return true;
     } finally {
@@ -234,7 +238,9 @@ public final class Rt {
     String forcing = enabled && !noFile && Registry.applicationCode ? Forcing.reportLine() : null;
     Forcing.stop();
     if (forcing != null) writer.addExtraLine(forcing);
-    if (PctScheduler.on && !noFile && segmentHeader == null) writer.addExtraLine(PctScheduler.reportLine());
+    // the schedule report of the JVM's trace, or of the repetition the shutdown cut short (a time
+    // limit's SIGTERM): without it the recorder would learn the run length from the runs that ended only
+    if (PctScheduler.on && !noFile && (segmentHeader == null || segmentOpen)) writer.addExtraLine(PctScheduler.reportLine());
     writer.stopAndWait(writerThread);
     enabled = false;
     closed = true;
