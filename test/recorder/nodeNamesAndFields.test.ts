@@ -157,3 +157,41 @@ test('a computed key that the code also writes as `o.key` is that field (genpool
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('compound assignments of a private field (`this.#n += e`) and logical assignments of a field (`o.x ??= e`, `||=`, `&&=`) are a read and, when it happens, a write; the program computes the same', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-logical-'));
+  try {
+    writeFileSync(
+      path.join(dir, 'app.js'),
+      [
+        'class C { #n = 1; add(e) { this.#n += e; this.#n *= 2; return this.#n; } }',
+        'const o = { x: null, y: 0, z: 5 };',
+        "o.x ??= 'a';",
+        "o.x ??= 'b';",
+        'o.y ||= 3;',
+        'o.z &&= o.z + 1;',
+        "const k = 'w';",
+        'o[k] ??= 1;',
+        'const n = new C().add(2);',
+        "if (n !== 6 || o.x !== 'a' || o.y !== 3 || o.z !== 6 || o.w !== 1) { console.error('wrong', n, o); process.exitCode = 1; }",
+      ].join('\n'),
+    );
+    const summary = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'app.js'], dir));
+    assert.equal(summary.passed, 1, `the program computes what it computes without the recorder: ${JSON.stringify(summary.runs)}`);
+    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+    const locs = new Map<number, { line: number }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+    const accesses = lines.filter((l) => Array.isArray(l) && (l[2] === 'R' || l[2] === 'W'));
+    const at = (line: number) => accesses.filter((e) => locs.get(e[4])!.line === line).map((e) => `${e[2]} ${vars.get(e[3])} ${JSON.stringify(e[8])}`);
+    const seen = accesses.map((e) => `${e[2]} ${vars.get(e[3])} :${locs.get(e[4])!.line} ${JSON.stringify(e[8])}`).join('\n');
+    assert.deepEqual(at(1).filter((a) => a.includes('#n')), ['R C.#n 1', 'W C.#n 3', 'R C.#n 3', 'W C.#n 6', 'R C.#n 6'], seen);
+    assert.deepEqual(at(3), ['R Object.x null', 'W Object.x "a"'], seen);
+    assert.deepEqual(at(4), ['R Object.x "a"'], seen);
+    assert.deepEqual(at(5), ['R Object.y 0', 'W Object.y 3'], seen);
+    assert.deepEqual(at(6), ['R Object.z 5', 'R Object.z 5', 'W Object.z 6'], seen);
+    // o[k] with k = 'w', which line 10 names as o.w: the field
+    assert.deepEqual(at(8), ['R Object.w "undefined"', 'W Object.w 1'], seen);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -592,13 +592,28 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         }
         // `this.#x = v` → `this.#x = __braid.pw(this, "#x", v, S)`
         if (left.type === 'MemberExpression' && left.property.type === 'PrivateIdentifier') {
-          if (n.operator !== '=' || insideChain.has(left) || !privateHolder(left.object, sc)) return;
-          s.prependRight(rs, `__braid.pw(${code.slice(left.object.start, left.object.end)},${JSON.stringify('#' + left.property.name)},`);
-          s.appendLeft(re, `,${S(site(left.property.start, f))})`);
+          if (['&&=', '||=', '??='].includes(n.operator) || insideChain.has(left) || !privateHolder(left.object, sc)) return;
+          const holder = code.slice(left.object.start, left.object.end);
+          const name = JSON.stringify('#' + left.property.name);
+          const pst = S(site(left.property.start, f));
+          if (n.operator === '=') s.prependRight(rs, `__braid.pw(${holder},${name},`);
+          // `this.#n += e` → `this.#n = __braid.pw(this, "#n", __braid.pg(this.#n, this, "#n", S) + (e), S)`: read, then write
+          else s.overwrite(left.end, rs, ` = __braid.pw(${holder},${name},__braid.pg(${holder}.#${left.property.name},${holder},${name},${pst}) ${n.operator.slice(0, -1)} (`);
+          s.appendLeft(re, `${n.operator === '=' ? '' : ')'},${pst})`);
           return;
         }
         if (left.type !== 'MemberExpression' || insideChain.has(left) || !recordedObject(left.object, sc)) return;
-        if (['&&=', '||=', '??='].includes(n.operator)) return;
+        if (['&&=', '||=', '??='].includes(n.operator)) {
+          // `o.x ??= e` → `(__braid.gp(o, "x", S) ?? __braid.sp(o, "x", (e), S))`: the read, and the write only when it happens
+          if (!simple(left.object) || (left.computed && !simple(left.property))) return;
+          const lst = S(site(left.property.start, f));
+          const o1 = code.slice(left.object.start, left.object.end);
+          const k1 = left.computed ? code.slice(left.property.start, left.property.end) : JSON.stringify(left.property.name);
+          const get = left.computed ? `__braid.gc(${o1},${k1},${lst})` : `__braid.gp(${o1},${k1},${lst})`;
+          s.overwrite(n.start, rs, `(${get} ${n.operator.slice(0, -1)} ${left.computed ? '__braid.sc' : '__braid.sp'}(${o1},${k1},(`);
+          s.appendLeft(re, `),${lst}))`);
+          return;
+        }
         const st = S(site(left.property.start, f));
         if (n.operator === '=') {
           s.prependRight(n.start, left.computed ? '__braid.sc(' : '__braid.sp(');
