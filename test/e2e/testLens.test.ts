@@ -129,7 +129,10 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     // a second attempt (the first had no failing run) groups the runs under their recording rows
     const runs = (await wb.rows('Runs').evaluateAll((rs) => rs.map((r) => r.getAttribute('aria-label') ?? ''))).filter((r) => r && !/^AccountTest · \d\d:\d\d:\d\d /.test(r));
     assert.ok(runs.length > 0);
-    for (const r of runs) assert.match(r, /^AccountTest #\d+ (✓|✗ \S)/, `short run label: "${r}"`);
+    // a run on its own reads "AccountTest #n …"; under its recording's row (a second attempt) the row above names
+    // the test and the run reads "#n …" (client/src/runLabel.ts, inGroup)
+    const grouped = await wb.rows('Runs').evaluateAll((rs) => rs.some((r) => /^AccountTest · \d\d:\d\d:\d\d /.test(r.getAttribute('aria-label') ?? '')));
+    for (const r of runs) assert.match(r, grouped ? /^#\d+ (✓|✗ \S)/ : /^AccountTest #\d+ (✓|✗ \S)/, `short run label${grouped ? ' under its recording' : ''}: "${r}"`);
     assert.ok(runs.some((r) => r.includes('✗')), 'a failing run is marked ✗');
     // issue 30, point 2: a failing run says what failed — the assertion's message, not "exit code 1"
     const failing = runs.filter((r) => r.includes('✗'));
