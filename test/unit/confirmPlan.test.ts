@@ -218,7 +218,10 @@ test('a check then a use (R1 W2 R1 at two lines of one variable): the writer wai
     { at: 1, for: 0, sameObject: true, fresh: true },
     { at: 3, for: 1, since: 0, sameObject: true },
     { at: 2, for: 1, since: 0, sameObject: true },
+    // the writer's next access to the field (a guard) waits for the use: set() right after clear() must not beat it
+    { at: 4, for: 2, since: 1, sameObject: true, optional: true },
   ]);
+  assert.deepEqual(f.accesses[4], { ...f.accesses[1], type: 'RW', anywhere: true, line: f.accesses[1].line });
   // the check and the use at one line (a for-each's steps), and a read then a write: no ready wait
   const oneLine = forceSection(pattern('P4', 'RWR', [access(1, 'R', parents, 234), access(2, 'W', parents, 193), access(1, 'R', parents, 234)]), 'pattern');
   assert.equal(oneLine.waits.some((w) => w.ready || w.fresh), false);

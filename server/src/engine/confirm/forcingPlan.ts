@@ -134,14 +134,20 @@ export function patternForcing(accesses: readonly ForceAccessSpec[], loopCalls: 
     return open !== undefined && close !== undefined && open.type === 'R' && close.type === 'R' && open.variable === close.variable && (open.line !== close.line || open.method !== close.method);
   };
   const ready: ForceWaitSpec[] = [];
+  const after: ForceWaitSpec[] = [];
   for (const w of waits) {
     if (w.since === undefined || !(loopCalls.has(w.since) || checkThenUse(w))) continue;
     const open = waits.find((o) => o.since === undefined && o.for === w.since && o.at === w.since + 1);
     if (!open || open.fresh) continue;
     open.fresh = true;
     ready.push({ at: w.since, for: open.at, sameObject: open.sameObject, ready: true, optional: true });
+    // and the writer's next access to the variable waits for the use (optional, as an order pattern's
+    // guard): a writer that sets the field again right after its clear (`set(); clear(); set()`) would
+    // otherwise often beat the checker's use on a loaded machine, and the use would see the new value
+    if (checkThenUse(w) && w.at === open.at + 1) after.push({ at: guard(accesses[open.at]), for: w.at, since: open.at, sameObject: open.sameObject, optional: true });
   }
   waits.unshift(...ready);
+  waits.push(...after);
   if (accesses.length === 2 && accesses[0].role !== accesses[1].role) {
     waits.push({ at: guard(accesses[0]), for: 1, since: 0, sameObject: accesses[0].variable === accesses[1].variable, optional: true });
   }
