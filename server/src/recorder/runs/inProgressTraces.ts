@@ -6,8 +6,8 @@
  * `run-0003~<pid>.trace.jsonl`) after appending the outcome line. A `.part`
  * file left behind is an incomplete trace (the recorder was killed).
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { siblingFiles } from './siblingFiles';
 
 export const IN_PROGRESS_SUFFIX = '.part';
 
@@ -26,16 +26,6 @@ export function finalTracePath(partFile: string): string {
 
 /** The in-progress trace files of a run: the main one and those of further JVMs. */
 export async function inProgressTraceFiles(partPath: string): Promise<string[]> {
-  const dir = path.dirname(partPath);
   const base = path.basename(partPath);
-  let names: string[] = [];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n === base || (n.startsWith(`${base}~`) && /^\d+$/.test(n.slice(base.length + 1))))
-    .sort()
-    .map((n) => path.join(dir, n));
+  return siblingFiles(path.dirname(partPath), (n) => n === base || (n.startsWith(`${base}~`) && /^\d+$/.test(n.slice(base.length + 1))));
 }

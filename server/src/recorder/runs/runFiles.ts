@@ -8,24 +8,15 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { inProgressPath, inProgressTraceFiles } from './inProgressTraces';
+import { siblingFiles } from './siblingFiles';
 import { writeFailure } from './writeFailure';
 import type { TraceOutcome } from './traceFinalizer';
 import { mergeWorkerTraces, removeWorkerTraces } from '../node/workerTraces';
 
 /** Trace files of a run: the main one and those of further JVMs or processes (`<name>~<pid>.trace.jsonl`). */
 export async function runTraceFiles(tracePath: string): Promise<string[]> {
-  const dir = path.dirname(tracePath);
   const base = path.basename(tracePath, '.trace.jsonl');
-  let names: string[] = [];
-  try {
-    names = await fs.readdir(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n === `${base}.trace.jsonl` || (n.startsWith(`${base}~`) && n.endsWith('.trace.jsonl')))
-    .sort()
-    .map((n) => path.join(dir, n));
+  return siblingFiles(path.dirname(tracePath), (n) => n === `${base}.trace.jsonl` || (n.startsWith(`${base}~`) && n.endsWith('.trace.jsonl')));
 }
 
 /**
