@@ -52,31 +52,71 @@ async function work() { await new Promise((r) => setTimeout(r, 30)); }
 run(work).then((v) => { if (v !== 1) process.exitCode = 1; });
 `;
 
-test('an unrecorded async function called by a task that then receives another task\'s write: its continuation is not ordered after that write', async () => {
+/** Records `app.js` once (lib.js recorded, app.js not) and returns the trace's threads, variables and events. */
+async function recordOnce(lib: string, app: string): Promise<{ threads: Map<number, string>; vars: Map<number, string>; events: any[]; seen: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-hb-'));
   try {
-    writeFileSync(path.join(dir, 'lib.js'), LIB);
-    writeFileSync(path.join(dir, 'app.js'), APP);
+    writeFileSync(path.join(dir, 'lib.js'), lib);
+    writeFileSync(path.join(dir, 'app.js'), app);
     const summary = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--include', 'lib.js', '--out', path.join(dir, 'out'), '--', process.execPath, 'app.js'], dir));
     assert.equal(summary.passed, 1, JSON.stringify(summary.runs));
     const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const threads = new Map<number, string>(lines.filter((l) => l.def === 'thread').map((l) => [l.id, l.name]));
     const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
-    const events = lines.filter(Array.isArray);
-    const seen = `threads: ${[...threads.values()].join(', ')}`;
-    const write = events.find((e) => e[2] === 'W' && vars.get(e[3]) === 'Object.x' && e[8] === 1);
-    const read = events.find((e) => e[2] === 'R' && vars.get(e[3]) === 'Object.x');
-    assert.ok(write && read, `the writer's write and the then callback's read are recorded\n${seen}`);
-    assert.match(threads.get(write[1])!, /^async writer/, seen);
-    assert.match(threads.get(read[1])!, /^then /, seen);
-    assert.equal(read[8], 1, 'the read comes after the write in time');
-    // the run's task received the writer's end (its await); work's continuation ran later in that task
-    // before, and the then callback after it looked ordered after the write: no race could be seen
-    const c = clocks(events);
-    const w = c.get(write[0])!.get(write[1])!;
-    const r = c.get(read[0])!.get(write[1]) ?? -1;
-    assert.ok(r < w, `the then callback's read is concurrent with the writer's write (it knows the writer up to ${r}, the write is at ${w})\n${seen}`);
+    return { threads, vars, events: lines.filter(Array.isArray), seen: `threads: ${[...threads.values()].join(', ')}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('an unrecorded async function called by a task that then receives another task\'s write: its continuation is not ordered after that write', async () => {
+  const { threads, vars, events, seen } = await recordOnce(LIB, APP);
+  const write = events.find((e) => e[2] === 'W' && vars.get(e[3]) === 'Object.x' && e[8] === 1);
+  const read = events.find((e) => e[2] === 'R' && vars.get(e[3]) === 'Object.x');
+  assert.ok(write && read, `the writer's write and the then callback's read are recorded\n${seen}`);
+  assert.match(threads.get(write[1])!, /^async writer/, seen);
+  assert.match(threads.get(read[1])!, /^then /, seen);
+  assert.equal(read[8], 1, 'the read comes after the write in time');
+  // the run's task received the writer's end (its await); work's continuation ran later in that task
+  // before, and the then callback after it looked ordered after the write: no race could be seen
+  const c = clocks(events);
+  const w = c.get(write[0])!.get(write[1])!;
+  const r = c.get(read[0])!.get(write[1]) ?? -1;
+  assert.ok(r < w, `the then callback's read is concurrent with the writer's write (it knows the writer up to ${r}, the write is at ${w})\n${seen}`);
+});
+
+// fastq-resume's shape: the driver (not recorded) pushes a job — the queue calls the driver's async
+// job, whose await continues later — and then, in a later turn of the event loop, resumes the queue
+// itself. The job's end is not caused by the resume: only the event loop ran the resume first.
+const QUEUE = `
+const q = { paused: true };
+function push(job) { return job().then(() => q.paused); }
+function resume() { q.paused = false; }
+module.exports = { push, resume };
+`;
+const DRIVER = `
+const { push, resume } = require('./lib.js');
+async function job() { await new Promise((r) => setTimeout(r, 30)); }
+async function main() {
+  const done = push(job);
+  await null;
+  resume();
+  if ((await done) !== false) process.exitCode = 1;
+}
+main();
+`;
+
+test('an unrecorded async function whose caller\'s task goes on in a later turn: its continuation is not ordered after what that task did then', async () => {
+  const { threads, vars, events, seen } = await recordOnce(QUEUE, DRIVER);
+  const write = events.find((e) => e[2] === 'W' && vars.get(e[3]) === 'Object.paused' && e[8] === false);
+  const read = events.find((e) => e[2] === 'R' && vars.get(e[3]) === 'Object.paused');
+  assert.ok(write && read, `the resume's write and the then callback's read are recorded\n${seen}`);
+  assert.match(threads.get(read[1])!, /^then /, seen);
+  assert.equal(read[8], false, 'the read comes after the write in time');
+  // the job's continuation ran in the driver's task after the driver's resume (FIFO order of the
+  // event loop, no hand-off): the then callback after the job's end looked ordered after the write
+  const c = clocks(events);
+  const w = c.get(write[0])!.get(write[1])!;
+  const r = c.get(read[0])!.get(write[1]) ?? -1;
+  assert.ok(r < w, `the then callback's read is concurrent with the resume's write (it knows the writer's task up to ${r}, the write is at ${w})\n${seen}`);
 });

@@ -144,11 +144,12 @@ class Task {
   /** tokens received */
   got: Set<number> | null = null;
   /**
-   * how many tokens of other tasks it was given to receive (`receive`): a promise reaction made in
-   * this task by code that is not recorded continues in it only while this count is what it was when
-   * the reaction was made (`before`, an unrecorded async function's continuation)
+   * the latest turn of the event loop (`BraidRuntime.turn`) in which it recorded an event or was
+   * given a token to receive: a promise reaction made in this task by code that is not recorded
+   * continues in it only when the task has done nothing in a turn after the one the reaction was made
+   * in (`before`, an unrecorded async function's continuation)
    */
-  foreign = 0;
+  turn = 0;
   /** a number of its own, for the tokens it sends (`tokTask`) */
   readonly serial = ++taskSerials;
   /** forcing (forcing.ts): per plan access, the task's latest performance and its object */
@@ -185,8 +186,8 @@ const KTHEN = Symbol('braid.then');
 const KTYPE = Symbol('braid.type');
 /** a promise reaction made by a recorded `await` (the continuation of the task that awaits) */
 const KAWAIT = Symbol('braid.await');
-/** the creator's count of received foreign tokens when a promise reaction was made (Task.foreign) */
-const KFOREIGN = Symbol('braid.foreign');
+/** the turn of the event loop in which a promise reaction was made by code that is not recorded (Task.turn) */
+const KTURN = Symbol('braid.turn');
 
 /** A callback task's kind by its async resource's type (async_hooks): what the user's code called. */
 const CALLBACK_KINDS: Record<string, string> = {
@@ -347,6 +348,8 @@ export class BraidRuntime {
   private thenCall = false;
   private savedTask: Task[] = [];
   private savedStack: number[] = [];
+  /** the turns of the event loop so far: one more at each async_hooks `before` (a callback or promise job starting) */
+  private turn = 0;
   private hookTask: Task[] = [];
   private hookStack: number[] = [];
   private resolved = new Map<number, number>();
@@ -577,6 +580,7 @@ export class BraidRuntime {
       }
     }
     t.dirty = true;
+    t.turn = this.turn;
     return t.tid;
   }
 
@@ -636,7 +640,7 @@ export class BraidRuntime {
     if (t.pending === null) t.pending = [tok];
     else if (t.pending.includes(tok)) return;
     else t.pending.push(tok);
-    if (this.tokTask[tok] !== t.serial) t.foreign++;
+    t.turn = this.turn;
   }
 
   /** per token sent by `snd`: the serial of the task that sent it (a token passed on keeps its sender) */
@@ -1483,10 +1487,11 @@ export class BraidRuntime {
           resource[KR] = trigger;
           if (this.thenCall) resource[KTHEN] = true;
           else if (this.awaiting) resource[KAWAIT] = true;
-          else resource[KFOREIGN] = this.task.foreign;
+          else resource[KTURN] = this.turn;
         } else resource[KTYPE] = type;
       },
       before: (_id: number) => {
+        this.turn++;
         this.hookTask.push(this.task);
         this.hookStack.push(this.stack);
         const r: any = executionAsyncResource();
@@ -1500,9 +1505,11 @@ export class BraidRuntime {
           // an await continuation stays in its creator's task; a then callback is a task of its own;
           // a reaction made by code that is not recorded (an async function of the user's that the
           // recorded code called, a library's promise) stays in its creator's task unless that task has
-          // received other tasks' tokens since: then it is a flow of its own that started when it was
-          // made (lru-abort: the fetchMethod's end is not after the abort that the fetch's await saw)
-          this.task = r[KTHEN] === true ? new Task('then', 2) : r[KAWAIT] === true || r[KFOREIGN] === creator.foreign ? creator : continuationOf(creator);
+          // recorded an event or received a token in a later turn of the event loop: then it is a flow
+          // of its own that started when it was made — the event loop running the task's later turn
+          // first orders nothing (lru-abort: the fetchMethod's end is not after the abort that the
+          // fetch's await saw; fastq-resume: the job's end is not after the driver's resume)
+          this.task = r[KTHEN] === true ? new Task('then', 2) : r[KAWAIT] === true || creator.turn <= r[KTURN] ? creator : continuationOf(creator);
           this.stack = r[KS] ?? 0;
           if (r[KTHEN] === true) this.task.base = this.stack;
           const tok = this.resolved.get(trig) ?? this.resolvedOld.get(trig);
