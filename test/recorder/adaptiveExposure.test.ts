@@ -7,10 +7,16 @@
  * repeated (up to 3 recordings) before the test gives up.
  */
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { adaptiveExposureFor } from '../../server/src/recorder/runs/adaptiveExposure';
+import { tempDir } from '../helpers/traceBuilder';
+import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
+import { locateTest } from '../../server/src/recorder/java/testLocate';
+import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
+import { DEFAULT_PCT_STEPS } from '../../server/src/recorder/runs/pctNoise';
+import { adaptiveExposureFor, exposureLadder } from '../../server/src/recorder/runs/adaptiveExposure';
 import { recordRuns, RecordSummary } from '../../server/src/recorder/runs/recordRuns';
 import { classesDir, FAST_JVM, prepare, root, workDir } from './recorderHarness';
 
@@ -55,4 +61,76 @@ test('uniform: every run has the noise given, and nothing is widened', async () 
   assert.equal(exposure, undefined);
   for (const run of summary.runs) assert.deepEqual([header(run.traces[0]).noise, header(run.traces[0]).noiseAt], [0.1, undefined]);
   assert.equal(JSON.parse(readFileSync(path.join(outDir, 'recording.json'), 'utf8')).exposure, undefined);
+});
+
+test('adaptive, Java: after the widest noise (both at 0.3) fails less than once in 20 runs, the runs are scheduled by PCT — the early start then fails, and the headers and recording.json say so', async () => {
+  // earlystart (test/fixtures/java/earlystart) fails when the started thread's whole warm-up runs
+  // before main's next step: PCT's order, not noise's. Starting at the widest noise, the ladder's
+  // next level is PCT. Rounds of recordings until the evidence is in (no timing assertion).
+  let failedAfterStep = 0;
+  for (let attempt = 0; attempt < 3 && failedAfterStep === 0; attempt++) {
+    prepare();
+    const seed = 7700 + attempt * 100;
+    const name = 'exposure-pct-level';
+    const outDir = path.join(workDir, 'traces', `${name}-${seed}`);
+    const exposure = adaptiveExposureFor({ noise: 0.3, noiseAt: 'all', outDir }, 'adaptive');
+    assert.ok(exposure);
+    const summary = await recordRuns(
+      { command: ['java', ...FAST_JVM, '-cp', classesDir, 'earlystart.Indexer'], runs: 40, noise: 0.3, noiseAt: 'all', include: ['earlystart'], exclude: [], outDir, timeoutSeconds: 60, jobs: 2, seed, name, cwd: root },
+      (p) => exposure.runFinished(p),
+      undefined,
+      exposure,
+    );
+    const step = exposure.steps[0];
+    // noise at 0.3 may make it fail now and then; the step comes when it fails less than 1 in 20
+    if (!step) continue;
+    assert.deepEqual(step.pct, { depth: 3 });
+    for (const run of summary.runs) {
+      const h = JSON.parse(readFileSync(run.traces[0], 'utf8').split('\n')[0]).recorder.options as { noise: number; noiseAt?: string; noiseMode?: string; pct?: { depth: number; steps: number } };
+      if (run.index < step.fromRun) assert.deepEqual([h.noise, h.noiseAt, h.noiseMode], [0.3, 'all', undefined], `run ${run.index} started before the step`);
+      else {
+        assert.deepEqual([h.noise, h.noiseAt, h.noiseMode, h.pct?.depth], [0, undefined, 'pct', 3], `run ${run.index} started after the step`);
+        assert.ok(run.pct && run.pct.steps > 0, `run ${run.index}: no schedule report`);
+      }
+    }
+    const manifest = JSON.parse(readFileSync(path.join(outDir, 'recording.json'), 'utf8'));
+    assert.deepEqual(manifest.exposure[1], { fromRun: step.fromRun, noise: 0, pct: { depth: 3 } });
+    assert.deepEqual([manifest.noise, manifest.noiseAt, manifest.pct], [0, undefined, { depth: 3 }]);
+    failedAfterStep = summary.runs.filter((r) => r.index >= step.fromRun && r.outcome === 'fail').length;
+  }
+  assert.ok(failedAfterStep > 0, 'no run failed after the step to PCT scheduling in 3 recordings');
+});
+
+const CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';
+const missing =
+  (!existsSync(CONSOLE) && `the JUnit console launcher ${CONSOLE} is missing (install Debian's junit5 package)`) ||
+  (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (node scripts/build-agent.mjs with junit5 installed)');
+
+test('repetitions in one JVM: the step to PCT scheduling starts a new JVM, whose repetitions are scheduled by PCT', { skip: missing && !process.env.CI ? missing : false }, async () => {
+  const ws = tempDir('braid-exposure-pct-repeat-');
+  try {
+    cpSync(path.join(root, 'test/fixtures/junit5-sample'), ws, { recursive: true });
+    const plan = inferTestCommand(ws, locateTest(ws, 'bank.AccountTest#concurrentDepositsAreAllKept'));
+    for (const step of plan.prepare) {
+      const r = spawnSync(step.command[0], step.command.slice(1), { cwd: step.cwd, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+    }
+    const o = parseRecordArgs(['--runs', '5', '--seed', '31', '--include', ...plan.include, '--name', plan.name, '--out', path.join(ws, 'traces'), '--', ...plan.command], ws);
+    // the levels as adaptive exposure would give them after a step at run 2: noise, then its last level
+    const [first, , , , pct] = exposureLadder({ noise: 0.1, noiseAt: 'accesses' });
+    const summary = await recordRuns({ ...o, cwd: plan.cwd, jobs: 1 }, undefined, undefined, { runNoise: (i) => (i < 2 ? first : pct) });
+    assert.equal(summary.total, 5);
+    assert.equal(summary.jvms, 2, 'one JVM for the runs with noise, a new one for the PCT level');
+    const runs = [...summary.runs].sort((a, b) => a.index - b.index);
+    const headers = runs.map((r) => JSON.parse(readFileSync(r.traces[0], 'utf8').split('\n')[0]).recorder.options as { noise: number; noiseMode?: string; pct?: { depth: number; steps: number } });
+    for (const k of [0, 1]) assert.deepEqual([headers[k].noise, headers[k].noiseMode], [0.1, undefined], `run ${k}`);
+    for (const k of [2, 3, 4]) {
+      assert.deepEqual([headers[k].noise, headers[k].noiseMode, headers[k].pct?.depth], [0, 'pct', 3], `run ${k}`);
+      assert.ok(runs[k].pct && runs[k].pct.steps > 0, `run ${k}: no schedule report`);
+    }
+    // no PCT run had reported its length when the JVM started: it assumed the default
+    assert.equal(headers[2].pct!.steps, DEFAULT_PCT_STEPS);
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
 });

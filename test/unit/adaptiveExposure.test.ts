@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from '../../server/src/recorder/runs/adaptiveExposure';
+import { agentOptionLines } from '../../server/src/recorder/runs/runOnce';
+import type { RecordOptions } from '../../server/src/recorder/runs/recordOptions';
 import { parseRecordingManifest } from '../../server/src/recorder/runs/recordingManifest';
 import type { RecordProgress } from '../../server/src/recorder/runs/recordRuns';
 import { testRunReport } from '../../server/src/lsp/testRunReport';
@@ -15,14 +17,16 @@ import { parseTestArgs, recordOptionsFor } from '../../server/src/cli/testCliCom
 
 const finished = (index: number, outcome: 'pass' | 'fail') => ({ run: { index, outcome } }) as unknown as RecordProgress;
 
-test('the ladder widens where, then how much: accesses → sync → all at twice p → all at 0.3', () => {
+test('the ladder widens where, then how much: accesses → sync → all at twice p → all at 0.3 → PCT scheduling (Java)', () => {
+  const pct = { noise: 0, noiseAt: 'all', pct: { depth: 3 } };
   assert.deepEqual(exposureLadder({ noise: 0.1, noiseAt: 'accesses' }), [
     { noise: 0.1, noiseAt: 'accesses' },
     { noise: 0.1, noiseAt: 'sync' },
     { noise: 0.2, noiseAt: 'all' },
     { noise: 0.3, noiseAt: 'all' },
+    pct,
   ]);
-  assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }), [{ noise: 0.3, noiseAt: 'all' }]);
+  assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }), [{ noise: 0.3, noiseAt: 'all' }, pct]);
   assert.deepEqual(exposureLadder({ noise: 0.1, noiseAt: 'accesses' }, 'node'), [
     { noise: 0.1, noiseAt: 'accesses' },
     { noise: 0.2, noiseAt: 'accesses' },
@@ -71,11 +75,58 @@ test('a level is widened after 20 runs with fewer than 1 failure per 20; runs ke
   assert.equal(triedText(e.levels, 40), 'noise 0.1 at accesses (runs 0–19), noise 0.1 at sync points (runs 20–39)');
 });
 
+test('the last level is PCT scheduling: said in the progress line, named in what was tried, and the manifest says pct with noise 0 (a fix check schedules by PCT too)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exposure-pct-'));
+  const manifest = { format: 'braid-recording', version: 1, command: ['java', 'x.Main'], cwd: dir, name: 'x', runs: 200, noise: 0.3, noiseAt: 'all', seed: 1, include: [], exclude: [], timeoutSeconds: 60, startedAt: '2026-11-29T09:00:00.000Z' };
+  writeFileSync(path.join(dir, 'recording.json'), JSON.stringify(manifest));
+  const said: string[] = [];
+  const e = new AdaptiveExposure({ noise: 0.3, noiseAt: 'all', outDir: dir }, 10, (_s, text) => said.push(text));
+  assert.ok(e.hasPct);
+  assert.equal(e.reachedPct, false);
+  for (let i = 0; i < 20; i++) {
+    e.runNoise(i);
+    e.runFinished(finished(i, 'pass'));
+  }
+  const step = await e.consider();
+  assert.ok(step?.pct, 'the level after both at 0.3 is PCT');
+  assert.equal(e.reachedPct, true);
+  assert.equal(said[0], 'no failure in 20 runs: pct scheduling now (a random priority per thread, 2 change points), depth 3, no noise (from run 20)');
+  assert.deepEqual(e.runNoise(20), { noise: 0, noiseAt: 'all', pct: { depth: 3 } });
+  // the last level: never widened further
+  for (let i = 21; i < 60; i++) e.runNoise(i);
+  for (let i = 20; i < 60; i++) e.runFinished(finished(i, 'pass'));
+  assert.equal(await e.consider(), undefined);
+  assert.equal(triedText(e.levels, 60), 'noise 0.3 at accesses and sync points (runs 0–19), pct scheduling (depth 3) (runs 20–59)');
+  const m = parseRecordingManifest(JSON.parse(readFileSync(path.join(dir, 'recording.json'), 'utf8')));
+  assert.ok(typeof m !== 'string', String(m));
+  assert.deepEqual([m.noise, m.noiseAt, m.pct], [0, undefined, { depth: 3 }]);
+  assert.deepEqual(m.exposure, [
+    { fromRun: 0, noise: 0.3, noiseAt: 'all' },
+    { fromRun: 20, noise: 0, pct: { depth: 3 } },
+  ]);
+  // the Node.js recorder has no PCT level
+  assert.equal(new AdaptiveExposure({ noise: 0.3, noiseAt: 'all', outDir: dir, recorder: 'node' }).hasPct, false);
+});
+
+test('a run at the PCT level gets the scheduler\'s agent options and no noise, whatever the recording\'s noise', () => {
+  const o = { command: ['java', 'x.Main'], runs: 10, noise: 0.3, noiseAt: 'all', include: ['x'], exclude: [], outDir: '/tmp/x', timeoutSeconds: 60, jobs: 1, seed: 1, name: 'x', cwd: '/tmp' } as RecordOptions;
+  const spec = { index: 3, execution: 'x-0003', seed: '4', tracePath: '/tmp/x/x-0003.trace.jsonl', logPath: '/tmp/x/x-0003.log' };
+  const lines = agentOptionLines({ ...spec, noise: 0, noiseAt: 'all', pct: { depth: 3 }, pctSteps: 640 }, o);
+  assert.ok(lines.includes('noise=0'), lines.join(' '));
+  for (const l of ['noiseMode=pct', 'pctDepth=3', 'pctSteps=640']) assert.ok(lines.includes(l), `${l} missing: ${lines.join(' ')}`);
+  assert.ok(!lines.some((l) => l.startsWith('noiseAt=')), lines.join(' '));
+  const before = agentOptionLines(spec, o);
+  assert.ok(before.includes('noise=0.3') && before.includes('noiseAt=all') && !before.some((l) => l.startsWith('noiseMode=')), before.join(' '));
+});
+
 test('a manifest with a bad exposure list is refused, naming the field', () => {
   const base = { format: 'braid-recording', version: 1, command: ['java', 'x.Main'], cwd: '/tmp', noise: 0.1 };
   assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 0, noise: 2, noiseAt: 'all' }] }), 'exposure[0].noise: must be a probability from 0 to 1, got 2');
   assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 0, noise: 0.1, noiseAt: 'here' }] }), 'exposure[0].noiseAt: must be "accesses", "sync" or "all", got "here"');
   assert.match(String(parseRecordingManifest({ ...base, exposure: {} })), /^exposure: must be an array/);
+  assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 0, noise: 0.1, noiseAt: 'accesses' }, { fromRun: 80, noise: 0, pct: { depth: 0 } }] }), 'exposure[1].pct: must be {"depth": D} with D a whole number from 1 to 100');
+  assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 80, noise: 0.1, pct: { depth: 3 } }] }), 'exposure[0].noise: must be 0 at a pct level, got 0.1');
+  assert.equal(parseRecordingManifest({ ...base, exposure: [{ fromRun: 80, noise: 0, noiseAt: 'all', pct: { depth: 3 } }] }), 'exposure[0].noiseAt: a pct level has no noiseAt, got "all"');
 });
 
 test('a manifest\'s pct (--noise-mode pct) is read back, a bad one refused naming the field', () => {

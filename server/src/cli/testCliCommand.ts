@@ -239,8 +239,8 @@ export interface RecordingFigures {
   /** evidence | max-runs | max-seconds (auto); runs (fixed N); interrupted; write-failure */
   stopped: StopReason | 'runs' | 'interrupted' | 'write-failure';
   noise: number;
-  /** adaptive exposure widened the noise: each level used, from the run it started at */
-  exposure?: { fromRun: number; noise: number; noiseAt: string }[];
+  /** adaptive exposure widened the noise: each level used, from the run it started at (`pct` at the PCT level, noise 0) */
+  exposure?: { fromRun: number; noise: number; noiseAt: string; pct?: { depth: number } }[];
   seed: number;
   /** auto: the rule and the analysis after each round */
   rule?: EvidenceStopRule;
@@ -518,7 +518,9 @@ async function recordAndReport(
   const pinpoint = `braid pinpoint -- ${commandLine(plan.command)}`;
   if (summary.total > 0 && summary.failed === 0) {
     const tried = exposure?.steps.length ? `tried ${triedText(exposure.levels, summary.total)}` : `noise ${options.noise}${options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}`;
-    const more = exposure?.steps.length ? 'or record more runs (--max-runs)' : 'or record with more noise (--noise 0.3) or noise at synchronization points and calls too (--noise-at all)';
+    // PCT scheduling (adaptive exposure's last level for the Java agent) named when it was not reached
+    const pctHint = options.recorder !== 'node' && !options.pct && !exposure?.reachedPct ? ', or schedule the threads instead of noise (--noise-mode pct)' : '';
+    const more = exposure?.steps.length ? `or record more runs (--max-runs)${pctHint}` : `or record with more noise (--noise 0.3) or noise at synchronization points and calls too (--noise-at all)${pctHint}`;
     figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, ${tried}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points), ${more}.`;
   } else if (summary.total > 0 && summary.passed === 0) {
     figures.message = `Every run failed (${summary.total}): the analysis needs passing runs too. Check that the test can pass, or use less noise (--noise 0.02).`;

@@ -223,8 +223,9 @@ interface Jvm {
   noise: string;
 }
 
-/** The uniform noise a run's agent gets (its own when adaptive exposure set one, else the recording's). */
+/** The noise a run's agent gets (its own when adaptive exposure set one, PCT at its last level, else the recording's). */
 function noiseKey(spec: RunSpec, o: RecordOptions): string {
+  if (spec.pct && !o.pct && !o.plan) return `pct:${spec.pct.depth}`;
   return `${spec.noise ?? o.noise}@${spec.noiseAt ?? o.noiseAt ?? 'accesses'}`;
 }
 
@@ -460,12 +461,14 @@ export class RepeatSession {
       outcome = { outcome: 'fail', reason: 'output-match', detail: `output matched /${o.failOnOutput.source}/: ${m?.[0].slice(0, 200)}` };
     } else outcome = { outcome: 'pass', reason: 'ok' };
 
-    const noiseAt = o.plan ? undefined : (spec.noiseAt ?? o.noiseAt);
+    const noiseAt = o.plan || spec.pct ? undefined : (spec.noiseAt ?? o.noiseAt);
+    const pctRun = !o.plan && (o.pct || spec.pct);
     const header: HeaderInfo = {
       execution: spec.execution,
       program: o.name,
-      noise: o.plan ? 0 : (spec.noise ?? o.noise),
+      noise: o.plan || pctRun ? 0 : (spec.noise ?? o.noise),
       ...(noiseAt && noiseAt !== 'accesses' ? { noiseAt } : {}),
+      ...(pctRun ? { noiseMode: 'pct' as const } : {}),
       seed: spec.seed,
       include: o.include,
       exclude: o.exclude,

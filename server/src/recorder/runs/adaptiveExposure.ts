@@ -2,11 +2,15 @@
  * Adaptive exposure (issue 41 item 1, docs/noise.md "Adaptive exposure"): while the runs of a
  * `--runs auto` recording show no failing run, or fewer than one in STEP_RUNS, the noise is widened
  * step by step — where it goes (accesses → synchronization points → both) and how much (the
- * probability) — for the runs that start after the step. Each run's noise is the one it started
- * with: the agent writes it into the run's trace header, and the recording's manifest lists the
- * steps (`exposure`). `--noise-mode uniform` keeps one noise for all runs.
+ * probability) — for the runs that start after the step; the Java agent's last level is PCT
+ * scheduling (pctNoise.ts: a random priority per thread and change points, no noise), for a window
+ * that needs one thread to run ahead of the other, which noise delaying both threads alike rarely
+ * gives. Each run's noise is the one it started with: the agent writes it into the run's trace
+ * header, and the recording's manifest lists the steps (`exposure`). `--noise-mode uniform` keeps
+ * one noise for all runs.
  */
 import type { NoiseAt, RecordOptions } from './recordOptions';
+import { DEFAULT_PCT_DEPTH, PctOptions } from './pctNoise';
 import type { RecordControl, RecordProgress } from './recordRuns';
 import { recordExposureSteps } from './recordingManifest';
 
@@ -24,6 +28,11 @@ export const DEFAULT_NOISE_MODE: NoiseMode = 'adaptive';
 export interface NoiseLevel {
   noise: number;
   noiseAt: NoiseAt;
+  /**
+   * the ladder's last level for the Java agent: the agent's PCT scheduler instead of uniform noise
+   * (`noise` is then 0 and `noiseAt` unused; the run length is learned as with `--noise-mode pct`)
+   */
+  pct?: PctOptions;
 }
 
 /** One widening: from run `fromRun` on (run index), the runs start with this noise. */
@@ -38,11 +47,15 @@ export const STEP_RUNS = 20;
 /** The highest probability adaptive exposure goes to (more makes runs slow and hides the bug's own timing). */
 export const MAX_ADAPTIVE_NOISE = 0.3;
 
+/** The ladder's last level for the Java agent: PCT scheduling at its default depth. */
+export const PCT_LEVEL: NoiseLevel = { noise: 0, noiseAt: 'all', pct: { depth: DEFAULT_PCT_DEPTH } };
+
 /**
  * The levels tried, in order, from the one given: the given place and probability; then, for the
  * Java agent, synchronization points (when it started at accesses) and both at twice the
- * probability; then both at MAX_ADAPTIVE_NOISE. The Node.js recorder has one kind of point (await
- * continuations), so only the probability grows.
+ * probability; then both at MAX_ADAPTIVE_NOISE; then PCT scheduling (PCT_LEVEL). The Node.js
+ * recorder has one kind of point (await continuations) and no PCT (recordOptions.ts
+ * NODE_PCT_MESSAGE), so only the probability grows.
  */
 export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'java'): NoiseLevel[] {
   const levels: NoiseLevel[] = [start];
@@ -56,23 +69,29 @@ export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'j
   if (start.noiseAt === 'accesses') levels.push({ noise: p, noiseAt: 'sync' });
   if (start.noiseAt !== 'all' || more > p) levels.push({ noise: more, noiseAt: 'all' });
   if (MAX_ADAPTIVE_NOISE > more) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: 'all' });
+  levels.push({ ...PCT_LEVEL, pct: { depth: DEFAULT_PCT_DEPTH } });
   return levels;
 }
 
-/** How a level is said: "noise 0.1 at accesses", "noise 0.2 at accesses and sync points". */
+/** How a level is said: "noise 0.1 at accesses", "noise 0.2 at accesses and sync points", "pct scheduling (depth 3)". */
 export function levelText(l: NoiseLevel): string {
+  if (l.pct) return `pct scheduling (depth ${l.pct.depth})`;
   const where = l.noiseAt === 'accesses' ? 'accesses' : l.noiseAt === 'sync' ? 'sync points' : 'accesses and sync points';
   return `noise ${l.noise} at ${where}`;
 }
 
-/** The progress line of a step: "no failure in 20 runs: noise now at sync points, p 0.1". */
+/**
+ * The progress line of a step: "no failure in 20 runs: noise now at sync points, p 0.1 (from run
+ * 20)", "no failure in 20 runs: pct scheduling now, depth 3, no noise (from run 80)".
+ */
 export function stepText(s: ExposureStep, before: NoiseLevel): string {
+  if (s.pct) return `${s.because}: pct scheduling now (a random priority per thread, ${s.pct.depth - 1} change point${s.pct.depth === 2 ? '' : 's'}), depth ${s.pct.depth}, no noise (from run ${s.fromRun})`;
   const where =
     s.noiseAt === before.noiseAt ? '' : s.noiseAt === 'sync' ? ' at sync points' : s.noiseAt === 'all' ? (before.noiseAt === 'accesses' ? ' at sync points too' : ' at accesses too') : ' at accesses';
   return `${s.because}: noise now${where}, p ${s.noise} (from run ${s.fromRun})`;
 }
 
-/** What was tried, for the advice when no run failed: "noise 0.1 at accesses (runs 0–19), …". */
+/** What was tried, for the advice when no run failed: "noise 0.1 at accesses (runs 0–19), …, pct scheduling (depth 3) (runs 80–199)". */
 export function triedText(levels: readonly (NoiseLevel & { fromRun: number })[], total: number): string {
   return levels
     .map((l, k) => {
@@ -120,7 +139,17 @@ export class AdaptiveExposure implements RecordControl {
 
   /** Every level used so far, with the run it started from. */
   get levels(): (NoiseLevel & { fromRun: number })[] {
-    return [{ ...this.ladder[0], fromRun: 0 }, ...this.steps.map((s) => ({ noise: s.noise, noiseAt: s.noiseAt, fromRun: s.fromRun }))];
+    return [{ ...this.ladder[0], fromRun: 0 }, ...this.steps.map((s) => ({ noise: s.noise, noiseAt: s.noiseAt, ...(s.pct ? { pct: s.pct } : {}), fromRun: s.fromRun }))];
+  }
+
+  /** Whether the ladder's PCT level was reached (the advice names --noise-mode pct when not). */
+  get reachedPct(): boolean {
+    return this.steps.some((s) => s.pct);
+  }
+
+  /** Whether the ladder has a PCT level (the Java agent's). */
+  get hasPct(): boolean {
+    return this.ladder.some((l) => l.pct);
   }
 
   /** The progress line of one of this recording's steps. */

@@ -2,7 +2,7 @@
  * Programmatic API of the recorder (used by `braid record` and the language server): runs the
  * command N times, up to `jobs` at once, and reports each finished run.
  */
-import { PctRunLength } from './pctNoise';
+import { PctOptions, PctRunLength } from './pctNoise';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { findAgentJar } from '../java/agentJar';
@@ -152,8 +152,11 @@ export async function makeTraceFolder(o: Pick<RecordOptions, 'outDir' | 'freshOu
  */
 export interface RecordControl {
   beforeRun?(finished: number): boolean | Promise<boolean>;
-  /** the uniform noise run `index` starts with, when it may differ from the recording's (adaptive exposure, adaptiveExposure.ts) */
-  runNoise?(index: number): { noise: number; noiseAt: NoiseAt } | undefined;
+  /**
+   * the noise run `index` starts with, when it may differ from the recording's (adaptive exposure,
+   * adaptiveExposure.ts): uniform noise, or PCT scheduling (`pct`, noise 0) at the ladder's last level
+   */
+  runNoise?(index: number): { noise: number; noiseAt: NoiseAt; pct?: PctOptions } | undefined;
 }
 
 export async function recordRuns(
@@ -192,13 +195,14 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) stop.abort();
 
-  const pctLength = o.pct ? new PctRunLength(o.pct.steps) : undefined;
+  // PCT's run length, learned from the runs so far: from the start (--noise-mode pct), or from adaptive exposure's PCT level on
+  let pctLength = o.pct ? new PctRunLength(o.pct.steps) : undefined;
   const more = () => !stop.signal.aborted && !firstError && !stoppedEarly && next < to;
   // a JUnit test through the console launcher: many runs in one JVM (repeatedRuns.ts), one JVM per worker
   const repeat = o.recorder === 'node' ? undefined : repeatPlanFor(o, jar);
   let jvms = 0;
   // a node:test test: many runs in one Node process, each in a worker thread (node/nodeRepetitions.ts), one process per worker
-  const nodeRepeat = o.recorder === 'node' ? nodeRepeatPlanFor(o, jar) : undefined;
+  const nodeRepeat = o.recorder === 'node' ? await nodeRepeatPlanFor(o, jar) : undefined;
   const nodeRepeatCommand = nodeRepeat && 'command' in nodeRepeat ? nodeRepeat : undefined;
   let nodeProcesses = 0;
   let nodeFallback: string | undefined = nodeRepeat && 'because' in nodeRepeat ? nodeRepeat.because : undefined;
@@ -241,9 +245,10 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       const index = next++;
       // a plan decides the noise itself; otherwise the control may widen it (adaptive exposure)
       const level = o.plan || o.pct ? undefined : control?.runNoise?.(index);
-      const spec: RunSpec = level ? { ...runSpec(o, index), noise: level.noise, noiseAt: level.noiseAt } : runSpec(o, index);
-      // --noise-mode pct: the run length its change points are drawn from, learned from the runs so far
-      if (pctLength) spec.pctSteps = pctLength.steps;
+      const spec: RunSpec = level ? { ...runSpec(o, index), noise: level.pct ? 0 : level.noise, noiseAt: level.noiseAt, ...(level.pct ? { pct: level.pct } : {}) } : runSpec(o, index);
+      if (level?.pct) pctLength ??= new PctRunLength(level.pct.steps);
+      // PCT: the run length its change points are drawn from, learned from the runs so far
+      if (pctLength && (o.pct || spec.pct)) spec.pctSteps = pctLength.steps;
       let result: RunResult;
       try {
         result = session ? await session.run(spec) : await runOnce(spec, o, jar, stop.signal);

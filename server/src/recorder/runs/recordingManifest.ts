@@ -34,9 +34,10 @@ export interface RecordingManifest {
   timeoutSeconds: number;
   /**
    * adaptive exposure (adaptiveExposure.ts): the noise of the runs from `fromRun` on, one entry per
-   * level used, the first from run 0; `noise` and `noiseAt` above are then the last level's
+   * level used, the first from run 0; `noise` and `noiseAt` above are then the last level's (and
+   * `pct` below when the last level is PCT scheduling)
    */
-  exposure?: { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all' }[];
+  exposure?: ExposureLevel[];
   /** `--noise-mode pct` (docs/noise.md "PCT"): the runs were scheduled by the agent's PCT scheduler with this depth (`noise` is 0) */
   pct?: { depth: number };
   /** the noise (or forcing) plan of the runs */
@@ -46,6 +47,12 @@ export interface RecordingManifest {
   prepare?: { command: string[]; cwd: string }[];
   startedAt: string;
 }
+
+/**
+ * One level of adaptive exposure in the manifest: uniform noise `{fromRun, noise, noiseAt}`, or PCT
+ * scheduling `{fromRun, noise: 0, pct: {depth}}` (the ladder's last level for the Java agent).
+ */
+export type ExposureLevel = { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all'; pct?: undefined } | { fromRun: number; noise: 0; noiseAt?: undefined; pct: { depth: number } };
 
 export function manifestOf(o: RecordOptions, startedAt = new Date()): RecordingManifest {
   return {
@@ -83,20 +90,22 @@ export async function writeRecordingManifest(o: RecordOptions): Promise<void> {
 
 /**
  * Adaptive exposure widened the noise: the manifest's `noise` and `noiseAt` become the last level's
- * (a fix check records with them) and `exposure` lists every level with the run it started from.
- * Written to a temporary file and renamed; a manifest that cannot be read or written is left alone.
+ * (a fix check records with them; `pct` when the last level is PCT scheduling, `noise` then 0) and
+ * `exposure` lists every level with the run it started from. Written to a temporary file and
+ * renamed; a manifest that cannot be read or written is left alone.
  */
-export async function recordExposureSteps(outDir: string, levels: readonly { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all' }[]): Promise<void> {
+export async function recordExposureSteps(outDir: string, levels: readonly { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all'; pct?: { depth: number } }[]): Promise<void> {
   const file = path.join(outDir, RECORDING_MANIFEST);
   const m = parseRecordingManifest(JSON.parse(await fs.readFile(file, 'utf8')));
   if (typeof m === 'string' || levels.length === 0) return;
   const last = levels[levels.length - 1];
-  const { noiseAt: _old, ...rest } = m;
+  const { noiseAt: _old, pct: _pct, ...rest } = m;
   const next: RecordingManifest = {
     ...rest,
-    noise: last.noise,
-    ...(last.noiseAt !== 'accesses' ? { noiseAt: last.noiseAt } : {}),
-    exposure: levels.map((l) => ({ fromRun: l.fromRun, noise: l.noise, noiseAt: l.noiseAt })),
+    noise: last.pct ? 0 : last.noise,
+    ...(!last.pct && last.noiseAt !== 'accesses' ? { noiseAt: last.noiseAt } : {}),
+    ...(last.pct ? { pct: { depth: last.pct.depth } } : {}),
+    exposure: levels.map((l): ExposureLevel => (l.pct ? { fromRun: l.fromRun, noise: 0, pct: { depth: l.pct.depth } } : { fromRun: l.fromRun, noise: l.noise, noiseAt: l.noiseAt })),
   };
   const tmp = `${file}.${process.pid}.tmp`;
   await fs.writeFile(tmp, JSON.stringify(next, null, 2) + '\n');
@@ -167,15 +176,24 @@ export function parseRecordingManifest(v: unknown): RecordingManifest | string {
   }
   let exposure: RecordingManifest['exposure'];
   if (m.exposure !== undefined) {
-    if (!Array.isArray(m.exposure) || m.exposure.length === 0 || m.exposure.length > 100) return 'exposure: must be an array of 1 to 100 levels {"fromRun": N, "noise": P, "noiseAt": "accesses"|"sync"|"all"}';
+    if (!Array.isArray(m.exposure) || m.exposure.length === 0 || m.exposure.length > 100) return 'exposure: must be an array of 1 to 100 levels {"fromRun": N, "noise": P, "noiseAt": "accesses"|"sync"|"all"} or {"fromRun": N, "noise": 0, "pct": {"depth": D}}';
     exposure = [];
     for (let j = 0; j < m.exposure.length; j++) {
-      const l = m.exposure[j] as { fromRun?: unknown; noise?: unknown; noiseAt?: unknown } | null;
-      if (!l || typeof l !== 'object') return `exposure[${j}]: must be {"fromRun": N, "noise": P, "noiseAt": "accesses"|"sync"|"all"}`;
+      const l = m.exposure[j] as { fromRun?: unknown; noise?: unknown; noiseAt?: unknown; pct?: unknown } | null;
+      if (!l || typeof l !== 'object') return `exposure[${j}]: must be {"fromRun": N, "noise": P, "noiseAt": "accesses"|"sync"|"all"} or {"fromRun": N, "noise": 0, "pct": {"depth": D}}`;
       if (typeof l.fromRun !== 'number' || !Number.isInteger(l.fromRun) || l.fromRun < 0 || l.fromRun > 1_000_000) return `exposure[${j}].fromRun: must be a whole number from 0 to 1000000, got ${JSON.stringify(l.fromRun)}`;
+      if (j > 0 && l.fromRun < exposure[j - 1].fromRun) return `exposure[${j}].fromRun: must not be before exposure[${j - 1}].fromRun`;
+      if (l.pct !== undefined) {
+        // adaptive exposure's PCT level: no noise, the scheduler's depth
+        const d = (l.pct as { depth?: unknown } | null)?.depth;
+        if (!l.pct || typeof l.pct !== 'object' || typeof d !== 'number' || !Number.isInteger(d) || d < 1 || d > MAX_PCT_DEPTH) return `exposure[${j}].pct: must be {"depth": D} with D a whole number from 1 to ${MAX_PCT_DEPTH}`;
+        if (l.noise !== 0) return `exposure[${j}].noise: must be 0 at a pct level, got ${JSON.stringify(l.noise)}`;
+        if (l.noiseAt !== undefined) return `exposure[${j}].noiseAt: a pct level has no noiseAt, got ${JSON.stringify(l.noiseAt)}`;
+        exposure.push({ fromRun: l.fromRun, noise: 0, pct: { depth: d } });
+        continue;
+      }
       if (typeof l.noise !== 'number' || !(l.noise >= 0 && l.noise <= 1)) return `exposure[${j}].noise: must be a probability from 0 to 1, got ${JSON.stringify(l.noise)}`;
       if (l.noiseAt !== 'accesses' && l.noiseAt !== 'sync' && l.noiseAt !== 'all') return `exposure[${j}].noiseAt: must be "accesses", "sync" or "all", got ${JSON.stringify(l.noiseAt)}`;
-      if (j > 0 && l.fromRun < exposure[j - 1].fromRun) return `exposure[${j}].fromRun: must not be before exposure[${j - 1}].fromRun`;
       exposure.push({ fromRun: l.fromRun, noise: l.noise, noiseAt: l.noiseAt });
     }
   }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnGroup, stopGroup } from './processTree';
 import { finalizeTrace, findOutputMatch, HeaderInfo, readRunReports, TraceOutcome, TraceWriteError } from './traceFinalizer';
-import { DEFAULT_PCT_STEPS, pctAgentOptions, PctReport } from './pctNoise';
+import { DEFAULT_PCT_STEPS, pctAgentOptions, PctOptions, PctReport } from './pctNoise';
 import { uncaughtDetail } from './uncaughtOutcome';
 import { ForcingReport } from '../../engine/trace/traceFormat';
 import { finalTracePath, inProgressPath, inProgressTraceFiles } from './inProgressTraces';
@@ -30,7 +30,9 @@ export interface RunSpec {
   /** this run's uniform noise when it differs from the recording's (adaptive exposure, adaptiveExposure.ts) */
   noise?: number;
   noiseAt?: NoiseAt;
-  /** --noise-mode pct: the run length the agent assumes (pctNoise.ts PctRunLength) */
+  /** this run is scheduled by PCT though the recording started with noise (adaptive exposure's last level; `noise` is 0) */
+  pct?: PctOptions;
+  /** --noise-mode pct or a PCT level: the run length the agent assumes (pctNoise.ts PctRunLength) */
   pctSteps?: number;
 }
 
@@ -87,14 +89,16 @@ export function agentOptionLines(spec: RunSpec, o: RecordOptions): string[] {
     // the agent writes `<trace>.part` (never analyzed), renamed once the outcome is appended (docs/recorder.md)
     `out=${inProgressPath(spec.tracePath)}`,
     `execution=${spec.execution}`,
-    `noise=${o.plan || o.pct ? 0 : (spec.noise ?? o.noise)}`,
+    `noise=${o.plan || o.pct || spec.pct ? 0 : (spec.noise ?? o.noise)}`,
     `seed=${spec.seed}`,
   ];
-  // schedule-based noise (docs/noise.md "PCT"): the agent's scheduler instead of uniform noise
-  if (o.pct && !o.plan) opts.push(...pctAgentOptions(o.pct, spec.pctSteps ?? o.pct.steps ?? DEFAULT_PCT_STEPS));
+  // schedule-based noise (docs/noise.md "PCT"): the agent's scheduler instead of uniform noise, for
+  // the recording (--noise-mode pct) or from adaptive exposure's PCT level on (the run's own)
+  const pct = o.plan ? undefined : (o.pct ?? spec.pct);
+  if (pct) opts.push(...pctAgentOptions(pct, spec.pctSteps ?? pct.steps ?? DEFAULT_PCT_STEPS));
   // where uniform noise goes (docs/noise.md); the agent's default is accesses
   const noiseAt = spec.noiseAt ?? o.noiseAt;
-  if (noiseAt && noiseAt !== 'accesses' && !o.plan) opts.push(`noiseAt=${noiseAt}`);
+  if (noiseAt && noiseAt !== 'accesses' && !o.plan && !spec.pct) opts.push(`noiseAt=${noiseAt}`);
   // noise plan (docs/noise.md): noise only at its points
   if (o.plan) opts.push(`plan=${o.plan.file}`);
   // catalogue of instrumented points, appended by every JVM of the run
@@ -277,8 +281,9 @@ async function runWithAgent(spec: RunSpec, o: RecordOptions, jar: string, signal
   const header: HeaderInfo = {
     execution: spec.execution,
     program: o.name,
-    noise: o.plan ? 0 : (spec.noise ?? o.noise),
-    ...(!o.plan && (spec.noiseAt ?? o.noiseAt ?? 'accesses') !== 'accesses' ? { noiseAt: (spec.noiseAt ?? o.noiseAt) as 'sync' | 'all' } : {}),
+    noise: o.plan || o.pct || spec.pct ? 0 : (spec.noise ?? o.noise),
+    ...(!o.plan && !spec.pct && (spec.noiseAt ?? o.noiseAt ?? 'accesses') !== 'accesses' ? { noiseAt: (spec.noiseAt ?? o.noiseAt) as 'sync' | 'all' } : {}),
+    ...(!o.plan && (o.pct || spec.pct) ? { noiseMode: 'pct' as const } : {}),
     seed: spec.seed,
     include: o.include,
     exclude: o.exclude,

@@ -225,6 +225,8 @@ export interface HeaderInfo {
   noise: number;
   /** where the uniform noise went, when not at accesses (as the agent writes it) */
   noiseAt?: 'sync' | 'all';
+  /** the run was scheduled by the agent's PCT scheduler (`--noise-mode pct` or adaptive exposure's last level; noise 0) */
+  noiseMode?: 'pct';
   seed: string;
   include: string[];
   exclude: string[];
@@ -242,7 +244,7 @@ export function headerLine(h: HeaderInfo): string {
     recorder: {
       name: 'braid-java-agent',
       version: '0.1.0',
-      options: { noise: h.noise, ...(h.noiseAt ? { noiseAt: h.noiseAt } : {}), seed: h.seed, include: h.include, exclude: h.exclude, ...(h.plan ? { plan: h.plan } : {}), note: 'no events recorded' },
+      options: { noise: h.noise, ...(h.noiseAt ? { noiseAt: h.noiseAt } : {}), ...(h.noiseMode ? { noiseMode: h.noiseMode } : {}), seed: h.seed, include: h.include, exclude: h.exclude, ...(h.plan ? { plan: h.plan } : {}), note: 'no events recorded' },
     },
     startedAt: h.startedAt,
   });
