@@ -17,6 +17,7 @@ import { ForceAccess, ForceSpec, NoisePlan } from '../../server/src/engine/noise
 import { writeNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
 import { forcingPlan as confirmPlan, patternForcing } from '../../server/src/engine/confirm/forcingPlan';
 import type { PatternAccess } from '../../server/src/engine/analysis';
+import { withCheckOfUse } from '../../server/src/engine/confirm/checkOfUse';
 import { tempDir } from '../helpers/traceBuilder';
 import { classesDir, FAST_JVM, fixturesDir, prepare, record, root } from './recorderHarness';
 
@@ -322,4 +323,21 @@ test('a check then a use: the checker waits for the writer to be at its clear, s
   for (const r of s.runs.filter((x) => x.outcome === 'fail')) assert.equal(r.detail, 'exit code 3');
   const unforced = await record('forcing-check-use-none', 'forcing.CheckThenUse', { runs: 2, noise: 0, include: ['forcing'] });
   assert.equal(unforced.failed, 0);
+});
+
+test('an order pattern W1 → R2 whose read is a use: forced with the check the ranking shows (R2 W1 R2), the use is reached and fails', async () => {
+  const tags = { variable: 'forcing.CheckThenUse$Holder.tags', file: 'forcing/CheckThenUse.java' };
+  const read = (thread: 1 | 2, line: number): PatternAccess => ({ thread, type: 'R', ...tags, line, method: 'forcing.CheckThenUse$Holder.count', stack: [] });
+  const clear = (thread: 1 | 2): PatternAccess => ({ thread, type: 'W', ...tags, line: tagLine('CheckThenUse.java', 'clear'), method: 'forcing.CheckThenUse$Holder.clear', stack: [] });
+  const order = { key: 'clear-then-use', id: 'P1', kind: 'WR', rank: 1, failed: 4, accesses: [clear(1), read(2, tagLine('CheckThenUse.java', 'use'))] };
+  const checkThenUse = { key: 'check-then-use', id: 'P4', kind: 'RWR', rank: 4, failed: 3, accesses: [read(1, tagLine('CheckThenUse.java', 'check')), clear(2), read(1, tagLine('CheckThenUse.java', 'use'))] };
+  const p = withCheckOfUse(order, [order, checkThenUse]);
+  assert.equal(p.check?.line, tagLine('CheckThenUse.java', 'check'));
+  const runs = 6;
+  // measured: without the check (the order's two accesses alone) 0 of 6 met, the use never reached
+  const s = await record('forcing-order-check', 'forcing.CheckThenUse', { runs, noise: 0, include: ['forcing'], plan: await planFile(confirmPlan('order-check', p, 'pattern')) });
+  const ok = s.runs.filter((r) => r.forcing?.ok).length;
+  assert.ok(ok >= runs - 1, `met in ${ok}/${runs}: ${JSON.stringify(s.runs.map((r) => r.forcing?.reason ?? 'ok'))}`);
+  assert.ok(s.failed >= runs - 1, `${s.failed}/${runs} failed`);
+  for (const r of s.runs.filter((x) => x.outcome === 'fail')) assert.equal(r.detail, 'exit code 3');
 });

@@ -8,6 +8,7 @@ import { analyzeTraceFiles, type PatternAccess, type RankedPattern } from '../..
 import { recordedTraces } from '../helpers/recordedTraces';
 import { counterfactual, EVERY_INSTANCE, forceSection, forcingPlan, isSymmetric, keyedCollections, oppositeWaits, patternWaits, serialWaits } from '../../server/src/engine/confirm/forcingPlan';
 import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
+import { checkOfUse, withCheckOfUse } from '../../server/src/engine/confirm/checkOfUse';
 import { firstReason } from '../../server/src/recorder/runs/fixCheck';
 
 function access(thread: 1 | 2, type: 'R' | 'W', variable: string, line: number, extra: Partial<PatternAccess> = {}): PatternAccess {
@@ -227,4 +228,27 @@ test('a check then a use (R1 W2 R1 at two lines of one variable): the writer wai
   assert.equal(oneLine.waits.some((w) => w.ready || w.fresh), false);
   const update = forceSection(pattern('P7', 'RWW', [access(1, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]), 'pattern');
   assert.equal(update.waits.some((w) => w.ready || w.fresh), false);
+});
+
+test('an order pattern W1 → R2 whose read is a use is forced with the check the ranking shows (checkOfUse), its opposite unchanged', () => {
+  const at = (thread: 1 | 2, type: 'R' | 'W', line: number): PatternAccess => ({ thread, type, variable: 'M.parents', file: 'M.java', line, method: 'M.m' + line, stack: [] });
+  const order = { key: 'wr', id: 'P1', kind: 'WR', rank: 1, failed: 18, accesses: [at(1, 'W', 193), at(2, 'R', 237)] };
+  const rwr = (check: number, failed: number) => ({ key: `rwr${check}`, id: 'P7', kind: 'RWR', rank: 7, failed, accesses: [at(1, 'R', check), at(2, 'W', 193), at(1, 'R', 237)] });
+  // no check-then-use in the ranking, one never in a failing run, one whose first read is the use itself: no check
+  assert.equal(checkOfUse(order, [order]), undefined);
+  assert.equal(checkOfUse(order, [rwr(234, 0)]), undefined);
+  assert.equal(checkOfUse(order, [{ ...rwr(237, 5), accesses: [{ ...at(1, 'R', 237), method: 'M.m237' }, at(2, 'W', 193), at(1, 'R', 237)] }]), undefined);
+  // a read-then-write order (R1 → W2) has no use to check
+  assert.equal(checkOfUse({ accesses: [at(1, 'R', 237), at(2, 'W', 193)] }, [rwr(234, 5)]), undefined);
+  const p = withCheckOfUse(order, [rwr(230, 2), order, rwr(234, 10)]);
+  assert.equal(p.check?.line, 234, 'the check in the most failing runs');
+  const forced = forceSection(p, 'pattern');
+  assert.deepEqual(forced.accesses.slice(0, 3).map((a) => `${a.type}${a.role}:${a.line}`), ['R2:234', 'W1:193', 'R2:237']);
+  // the check-then-use plan: the checker waits (optional) for the writer ready at its write, the writer for a fresh check
+  assert.ok(forced.waits.some((w) => w.at === 0 && w.for === 1 && w.ready && w.optional), JSON.stringify(forced.waits));
+  assert.ok(forced.waits.some((w) => w.at === 1 && w.for === 0 && w.fresh), JSON.stringify(forced.waits));
+  assert.ok(forced.waits.some((w) => w.at === 2 && w.for === 1 && w.since === 0), JSON.stringify(forced.waits));
+  // the opposite order is the pattern's own: the write waits for the use
+  assert.deepEqual(forceSection(p, 'opposite').waits, forceSection(order, 'opposite').waits);
+  assert.equal(forceSection(p, 'opposite').accesses.length, 2);
 });

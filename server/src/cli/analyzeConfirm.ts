@@ -11,6 +11,7 @@ import { windowCause } from '../engine/confirm/windowCause';
 import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/runs/confirmRuns';
+import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { perCallRankingOf } from '../recorder/runs/confirmPerCall';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
@@ -188,7 +189,7 @@ export async function confirmInAnalysis(
     result,
     bugs,
     { ...a, perCallRanking },
-    (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, undefined, signal),
+    (p, offset) => confirmPattern(withCheckOfUse(p, result.patterns), { ...o, seed: o.seed + offset }, undefined, signal),
     signal,
     (p) => process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`),
   );

@@ -19,6 +19,7 @@ import { outputPattern } from '../recorder/runs/outputPattern';
 import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
 import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
+import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
 import { checkFix, FixCheck, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
@@ -397,7 +398,8 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
     process.stderr.write(`braid confirm: ${terminalText(picked)}\n`);
     return 2;
   }
-  const pattern = { ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank };
+  // an order pattern whose read is a use guarded by a check the traces show: its order is forced with the check (checkOfUse.ts)
+  const pattern = withCheckOfUse({ ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank }, result.patterns);
   const resolved = await confirmOptionsFor(source, a);
   if (typeof resolved === 'string') {
     process.stderr.write(`braid confirm: ${terminalText(resolved)}\n`);

@@ -303,6 +303,7 @@ export class BraidServer {
         traces,
         tracesOf: (key) => st?.runFilesWithPattern(key) ?? [],
         pattern: (key) => st?.patternByKey(key),
+        patterns: () => st?.patterns ?? [],
         executions: st?.result.executions ?? { total: 0, failed: 0 },
         // the same traces ranked with locations per call (a pattern on a line of several library calls)
         ...(st ? { perCallRanking: perCallRankingOf(traces, st.result.options, (m) => c.console.warn(`Braid: ${m}`)) } : {}),

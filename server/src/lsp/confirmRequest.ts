@@ -8,6 +8,7 @@
  * When a group had no finished run, or no forced run reached the pattern's accesses, the answer is
  * `couldNotCheck` (why, what to do) and no verdict is kept on the pattern (issue 39).
  */
+import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import path from 'node:path';
 import { firstErrors } from './buildOutput';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
@@ -31,6 +32,8 @@ export interface ConfirmContext {
   /** the trace files of the runs with a pattern, failing first: their folder's recording.json is the one used */
   tracesOf?(key: string): string[];
   pattern(key: string): PatternDto | undefined;
+  /** the analysis' ranked patterns (a check of a pattern's use, checkOfUse.ts) */
+  patterns?(): readonly PatternDto[];
   /** runs of the analysis (the failure rate before a fix) */
   executions: { total: number; failed: number };
   /** the traces ranked with locations per call, for a pattern on a line of several library calls (confirmPerCall.perCallRankingOf) */
@@ -87,8 +90,10 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
   if (mode !== 'confirm' && mode !== 'checkFix') throw bad(`braid/confirm: "mode" must be "confirm" or "checkFix", got ${JSON.stringify(p.mode)}`);
   const runs = p.runs ?? 20;
   if (!Number.isInteger(runs) || runs < 2 || runs > 1000) throw bad(`braid/confirm: "runs" must be an integer from 2 to 1000, got ${JSON.stringify(p.runs)}`);
-  const pattern = ctx.pattern(p.key);
-  if (!pattern) throw bad('braid/confirm: no pattern with this key in the current analysis (the traces changed?); pick it again in Ranked Patterns');
+  const picked = ctx.pattern(p.key);
+  if (!picked) throw bad('braid/confirm: no pattern with this key in the current analysis (the traces changed?); pick it again in Ranked Patterns');
+  // an order pattern whose read is a use guarded by a check the traces show: forced with the check (checkOfUse.ts)
+  const pattern = withCheckOfUse(picked, ctx.patterns?.() ?? []);
   if (p.command !== undefined && (!Array.isArray(p.command) || !p.command.length || !p.command.every((x) => typeof x === 'string' && x.length > 0))) {
     throw bad('braid/confirm: "command" must be the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');
   }

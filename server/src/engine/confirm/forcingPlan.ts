@@ -34,6 +34,12 @@ export interface ForcedPattern {
      */
     exactCall?: boolean;
   })[];
+  /**
+   * the check of the use, for an order pattern `W1 → R2` whose read is guarded by the reader's earlier
+   * read of the variable (checkOfUse.ts): the pattern's order is forced as a check then a use `R2 W1
+   * R2`, the check held as that pattern's is; the opposite order stays the pattern's own
+   */
+  check?: Pick<PatternAccess, 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'> & { exactCall?: boolean };
 }
 
 /** One access of a forcing plan (noisePlan.ts ForceAccess): where the trace records it (library code: the library location). */
@@ -231,7 +237,14 @@ export function keyedCollections(p: Pick<ForcedPattern, 'accesses'>): Set<string
   return out;
 }
 
+/** The accesses the pattern's own order is forced with: with a check of its use (`check`), the check then the pattern. */
+function forcedAccesses(p: ForcedPattern, order: ForceOrder): ForcedPattern['accesses'] {
+  if (order !== 'pattern' || !p.check || p.accesses.length !== 2) return p.accesses;
+  return [{ ...p.check, thread: p.accesses[1].thread }, ...p.accesses];
+}
+
 export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
+  p = { ...p, accesses: forcedAccesses(p, order) };
   const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
     const at = traceLocation(a);
     return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call && (!a.mixedCalls || a.exactCall) ? { call: a.call } : {}) };
