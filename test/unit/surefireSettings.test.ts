@@ -75,8 +75,22 @@ test('an @{…} with no value before Maven runs (jacoco) is left out and said; s
   assert.match(r.notes[1], /^surefire's systemPropertiesFile, classpathDependencyExcludes are not applied to the runs .*--via-build-tool/);
   const none = surefireRunFrom(project('/w', ''), 'eff.xml', '/w');
   assert.deepEqual([none.jvmOptions, none.env, none.workingDirectory, none.applied, none.notes], [[], {}, undefined, [], []]);
-  // an agent in the argLine (jacoco's, written out) is kept: the repetitions fall back to a JVM per run (repeatedRuns.ts)
-  assert.deepEqual(surefireRunFrom(project('/w', surefire('<argLine>-javaagent:/r/jacoco.jar=destfile=x</argLine>')), 'eff.xml', '/w').jvmOptions, ['-javaagent:/r/jacoco.jar=destfile=x']);
+  // another agent in the argLine is kept: the repetitions fall back to a JVM per run (repeatedRuns.ts)
+  assert.deepEqual(surefireRunFrom(project('/w', surefire('<argLine>-javaagent:/r/byte-buddy-agent.jar=x</argLine>')), 'eff.xml', '/w').jvmOptions, ['-javaagent:/r/byte-buddy-agent.jar=x']);
+});
+
+test('jacoco\'s coverage agent in the argLine (prepare-agent\'s @{argLine}, or written out) is left out of the runs and said once, naming the agent, the plugin\'s version and the pom (issue 38: jacoco 0.8.2\'s agent ended every JDK 17 run unsaid)', () => {
+  const jacoco = '<plugin><groupId>org.jacoco</groupId><artifactId>jacoco-maven-plugin</artifactId><version>0.8.2</version></plugin>';
+  const agent = '-javaagent:/m2/org/jacoco/org.jacoco.agent/0.8.2/org.jacoco.agent-0.8.2-runtime.jar=destfile=/w/target/jacoco.exec';
+  const r = surefireRunFrom(project('/w', surefire('<argLine>@{argLine} -Xmx1g</argLine>') + jacoco, `<argLine>${agent}</argLine>`), 'eff.xml', '/w');
+  assert.deepEqual(r.jvmOptions, ['-Xmx1g']);
+  assert.deepEqual(r.applied, ['argLine -Xmx1g']);
+  assert.equal(r.notes.length, 1, r.notes.join('\n'));
+  assert.ok(r.notes[0].startsWith(`surefire's argLine gives the test JVM jacoco's coverage agent (${agent}; set by jacoco-maven-plugin 0.8.2's prepare-agent in the build of /w/pom.xml): left out of the recorded runs`), r.notes[0]);
+  // written out, with no plugin in the build; the distribution's jacocoagent.jar too; nothing else left: no argLine applied
+  const written = surefireRunFrom(project('/w', surefire('<argLine>-javaagent:/opt/jacoco/lib/jacocoagent.jar=output=none</argLine>')), 'eff.xml', '/w');
+  assert.deepEqual([written.jvmOptions, written.applied], [[], []]);
+  assert.match(written.notes[0], /coverage agent \(-javaagent:\/opt\/jacoco\/lib\/jacocoagent\.jar=output=none; written in the argLine of \/w\/pom\.xml or its parents\)/);
 });
 
 test('bad input: not XML, not an effective POM, a map that holds elements, unbalanced quotes — each names the file and the setting', () => {

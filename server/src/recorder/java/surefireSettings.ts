@@ -196,8 +196,11 @@ export function surefireRunFrom(xml: string, file: string, moduleDir: string): S
       return v ?? '';
     });
     const words = splitArgLine(late);
-    run.jvmOptions.push(...words);
-    if (words.length) run.applied.push(`argLine ${words.join(' ')}`);
+    const coverage = words.filter(isCoverageAgent);
+    const kept = words.filter((w) => !isCoverageAgent(w));
+    run.jvmOptions.push(...kept);
+    if (kept.length) run.applied.push(`argLine ${kept.join(' ')}`);
+    if (coverage.length) run.notes.push(coverageNote(coverage, jacocoPluginVersion(project), moduleDir));
     if (unknown.size) {
       run.notes.push(
         `argLine's ${[...unknown].join(', ')} ${unknown.size === 1 ? 'has' : 'have'} no value before Maven runs (a plugin such as jacoco:prepare-agent sets ${unknown.size === 1 ? 'it' : 'them'} during the build): left out of the runs; use --via-build-tool to have ${unknown.size === 1 ? 'it' : 'them'}`,
@@ -224,6 +227,37 @@ export function surefireRunFrom(xml: string, file: string, moduleDir: string): S
   const unapplied = SUREFIRE_UNAPPLIED.filter((n) => config[n] !== undefined && text(config[n]) !== '');
   if (unapplied.length) run.notes.push(unappliedNote(unapplied));
   return run;
+}
+
+/**
+ * A coverage agent among the argLine's words: `-javaagent:` with jacoco's agent jar
+ * (`org.jacoco.agent-<version>-runtime.jar`, which `jacoco:prepare-agent` puts into `argLine`, or
+ * the distribution's `jacocoagent.jar`).
+ */
+export function isCoverageAgent(word: string): boolean {
+  const m = /^-javaagent:([^=]+)/.exec(word);
+  return !!m && /jacoco[^/\\]*\.jar$/i.test(m[1]);
+}
+
+/** The version of jacoco-maven-plugin in the project's build, if it has the plugin. */
+function jacocoPluginVersion(project: XmlObject): string | undefined {
+  const build = isObject(project.build) ? project.build : undefined;
+  const plugins = build && isObject(build.plugins) ? ((build.plugins.plugin as Xml[] | undefined) ?? []) : [];
+  const plugin = plugins.find((p) => isObject(p) && text(p.artifactId) === 'jacoco-maven-plugin');
+  return isObject(plugin) ? (text(plugin.version) ?? '') : undefined;
+}
+
+/**
+ * The note for a coverage agent left out of the runs (issue 38): the recorded runs measure no
+ * coverage, the agent rewrites the very classes Braid's recorder instruments, and a jacoco older
+ * than the JDK (before 0.8.7 on JDK 17) cannot instrument the JDK's classes, so with it every run
+ * ended before the test started, with nothing said but that every run failed.
+ */
+function coverageNote(agents: string[], pluginVersion: string | undefined, moduleDir: string): string {
+  const from = pluginVersion !== undefined
+    ? `set by jacoco-maven-plugin${pluginVersion ? ` ${pluginVersion}` : ''}'s prepare-agent in the build of ${path.join(moduleDir, 'pom.xml')}`
+    : `written in the argLine of ${path.join(moduleDir, 'pom.xml')} or its parents`;
+  return `surefire's argLine gives the test JVM jacoco's coverage agent (${agents.join(' ')}; ${from}): left out of the recorded runs — they measure no coverage, the agent would rewrite the classes the recorder instruments, and a jacoco older than the JDK (before 0.8.7 on JDK 17) ends every run before the test starts; mvn test still measures coverage`;
 }
 
 /** The note for surefire settings the in-JVM runs do not apply. */
