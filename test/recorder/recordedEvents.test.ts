@@ -121,3 +121,33 @@ test('a stream of a recorded collection stands for it: stream() and the terminal
   const objs = new Set(events.filter((e) => vars.get(e[3] as number) === 'java.util.ArrayList').map((e) => e[6]));
   assert.equal(objs.size, 1, `one list: ${[...objs].join(', ')}`);
 });
+
+test('a JDK collection used through the library\'s own subclass or interface, and its views\' iterators, is one collection (issue 38: expiringmap 0.5.10\'s EntryMap.put and EntryLinkedHashMap.entrySet().iterator() were not recorded): put/remove → W, entrySet/hasNext/next → R of the one LinkedHashMap, the library\'s own first() no call', async () => {
+  const src = readFileSync(path.join(fixturesDir, 'subtypes/EntryStore.java'), 'utf8').split('\n');
+  const lineAt = (marker: string) => {
+    const k = src.findIndex((l) => l.includes(marker));
+    assert.ok(k >= 0, marker);
+    return k + 1;
+  };
+  const s = await record('subtypes', 'subtypes.EntryStore', { runs: 1, include: ['subtypes'], noise: 0 });
+  assert.equal(s.runs[0].outcome, 'pass');
+  const lines = readFileSync(s.traces[0], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const locs = new Map<number, { line: number; call?: string }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+  const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+  const events = (lines.filter((l) => Array.isArray(l)) as unknown[][]).filter((e) => e[2] === 'R' || e[2] === 'W');
+  const seen = events.map((e) => `${e[2]} ${vars.get(e[3] as number)} ${locs.get(e[4] as number)!.line} ${locs.get(e[4] as number)!.call ?? ''}`);
+  const M = 'java.util.LinkedHashMap';
+  for (const want of [
+    `W ${M} ${lineAt('// put')} ${M}.put`,
+    `W ${M} ${lineAt('// remove')} ${M}.remove`,
+    `R ${M} ${lineAt('// entrySet')} ${M}.entrySet`,
+    `R ${M} ${lineAt('// entrySet')} java.util.Set.iterator`,
+    `R ${M} ${lineAt('// hasNext')} java.util.Iterator.hasNext`,
+    `R ${M} ${lineAt('// next')} java.util.Iterator.next`,
+  ])
+    assert.ok(seen.includes(want), `${want} in:\n${seen.join('\n')}`);
+  assert.ok(!seen.some((l) => l.endsWith('.first')), `the library's own first() is no collection call:\n${seen.join('\n')}`);
+  // the one map: the writer's puts and the reader's iteration are of one object
+  const objs = new Set(events.filter((e) => vars.get(e[3] as number) === M).map((e) => e[6]));
+  assert.equal(objs.size, 1, `one map: ${[...objs].join(', ')}`);
+});

@@ -125,7 +125,27 @@ final class CallStubs {
    * and, recorded, joined the code under test's race into longer patterns that ranked first.
    */
   boolean records(int opcode, String callOwner, String name) {
-    return isLibraryCall(opcode, callOwner, name) && !(harness && callOwner.startsWith(U + "concurrent/atomic/"));
+    if (isLibraryCall(opcode, callOwner, name)) return !(harness && callOwner.startsWith(U + "concurrent/atomic/"));
+    return isSubtypeCall(opcode, callOwner, name);
+  }
+
+  /** The loader of the instrumented class (CollectionSubtypes reads its callees' supertypes through it). */
+  ClassLoader loader;
+
+  /**
+   * A call of a JDK collection method through a type declared outside the JDK that extends or
+   * implements a recorded collection ({@code entries.put} where {@code entries} is an {@code EntryMap
+   * extends Map}, {@code entrySet()} of an {@code EntryLinkedHashMap extends LinkedHashMap}): the call
+   * is an access of that collection as if made through the JDK type. Methods the type adds itself are
+   * not (their bodies are recorded code); the atomics of test code stay unrecorded as above.
+   */
+  boolean isSubtypeCall(int opcode, String callOwner, String name) {
+    if (!libraryCalls || (opcode != Opcodes.INVOKEVIRTUAL && opcode != Opcodes.INVOKEINTERFACE)
+        || IGNORED.contains(name) || MethodInstrumenter.isJdkClass(callOwner) || callOwner.startsWith("dev/braid/")) {
+      return false;
+    }
+    CollectionSubtypes.Info info = CollectionSubtypes.of(loader, callOwner);
+    return info != null && info.methods.contains(name) && !(harness && info.atomic);
   }
 
   static boolean isLibraryCall(int opcode, String callOwner, String name) {

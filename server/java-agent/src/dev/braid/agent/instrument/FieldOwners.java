@@ -65,6 +65,19 @@ final class FieldOwners {
     return find(loader, s.superName, name, depth + 1);
   }
 
+  /**
+   * The superclass (first, null for none) and interfaces of {@code cls} as its class file names them,
+   * read as FieldOwners reads fields (CollectionSubtypes); null when the class file cannot be read.
+   */
+  static String[] supertypes(ClassLoader loader, String cls) {
+    Shape s = shape(loader, cls);
+    if (s == MISSING) return null;
+    String[] out = new String[s.interfaces.length + 1];
+    out[0] = s.superName;
+    System.arraycopy(s.interfaces, 0, out, 1, s.interfaces.length);
+    return out;
+  }
+
   private static Shape shape(ClassLoader loader, String cls) {
     String key = System.identityHashCode(loader) + "\u0000" + cls;
     Shape s = SHAPES.get(key);

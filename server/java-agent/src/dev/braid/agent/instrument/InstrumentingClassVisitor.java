@@ -43,6 +43,7 @@ final class InstrumentingClassVisitor extends ClassVisitor {
     this.version = version;
     this.internalName = name;
     this.stubs = new CallStubs(name, !jdk && (access & Opcodes.ACC_INTERFACE) == 0);
+    this.stubs.loader = loader;
     super.visit(version, access, name, signature, superName, interfaces);
   }
 

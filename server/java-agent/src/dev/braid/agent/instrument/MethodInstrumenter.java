@@ -316,7 +316,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   }
 
   /** Fields of JDK classes read by application code (System.out, ...) are not shared state of interest. */
-  private static boolean isJdkClass(String internalName) {
+  static boolean isJdkClass(String internalName) {
     return internalName.startsWith("java/") || internalName.startsWith("javax/") || internalName.startsWith("jdk/")
         || internalName.startsWith("sun/") || internalName.startsWith("com/sun/");
   }
@@ -633,10 +633,11 @@ final class MethodInstrumenter extends AdviceAdapter {
     }
     if (stubs != null && stubs.enabled() && stubs.records(opcode, callOwner, name)) {
       String stub = stubs.libraryStub(opcode, callOwner, name, descriptor, itf);
-      if (CallStubs.jdkIncludes) {
+      if (CallStubs.jdkIncludes || !isJdkClass(callOwner)) {
         // the call may run included JDK code (an ArrayList$Itr under --include java.util.ArrayList, whose
-        // receiver type the stub then leaves to the instrumented class): its accesses are "called from"
-        // this line, not from the last call site seen
+        // receiver type the stub then leaves to the instrumented class), or a recorded override of an
+        // application subtype (CollectionSubtypes): its accesses are "called from" this line, not from
+        // the last call site seen
         pushInt(loc());
         callRt("at", "(I)V");
       }
