@@ -25,7 +25,6 @@ const RANK_MISSES: Record<string, string> = {
   'sonic-end': 'held out: root cause 4th',
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
   'sonic-reopen': 'no failing run',
-  'expiringmap-iterate': 'none of the racing LinkedHashMap calls is recorded: they go through ExpiringMap\'s own EntryMap interface and its EntryLinkedHashMap subclass (an included class, recorded by its internals, which are the JDK\'s)',
   'micrometer-latefilter': 'held out: root cause 2nd',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
@@ -40,7 +39,7 @@ const METHOD_MISSES: Record<string, string> = {
   'sonic-reopen': 'no failing run',
   'wfa-order': 'held out: no GRIFFIN bug',
   'micrometer-promcollect': 'no GRIFFIN bug: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; the fix is the field\'s initializer (MicrometerCollector.<init>)',
-  'expiringmap-iterate': 'no GRIFFIN bug: none of the racing accesses is recorded',
+  'expiringmap-iterate': 'ExpiringMap.put and AbstractHashIterator.getNext are named (rank 1 is the root cause: the writer\'s entries.put :1267, the reader\'s iterator next :378, F15/P2); the fix is in AbstractHashIterator.<init> and the values()/keySet() iterator() methods',
 };
 
 const subjects = realSubjects();
