@@ -5,9 +5,9 @@
  * synchronized blocks; earlystart: a thread started before the state it reads is published), records
  * N runs at the defaults of `braid test` (noise 0.1 at accesses) with `--noise-mode uniform` and
  * `adaptive` (adaptiveExposure.ts, as a RecordControl deciding at every round of 10 runs like the
- * evidence rounds), and with `--noise-mode pct` (the agent's PCT scheduler, depth 3, the run length
+ * evidence rounds; its last level for the Java agent is PCT scheduling), and with `--noise-mode pct` (the agent's PCT scheduler, depth 3, the run length
  * learned from the runs before: pctNoise.ts), for each seed, and prints runs to the first failure and
- * failing runs per 100 in one markdown table. Figures are printed, never asserted.
+ * failing runs per 100 in one markdown table (adaptive: the steps, each level's failed/runs). Figures are printed, never asserted.
  *
  * `--set real` measures the Java subjects of the real corpus (bench/real/java, those with a Maven
  * project here; `--set real-held-out` the held-out ones, bench/real/README.md) as `braid test` runs
@@ -130,7 +130,15 @@ async function measure(s: Subject, mode: NoiseMode, seed: number, cell: Cell): P
   cell.first.push(first === undefined ? undefined : first + 1);
   cell.failed += r.failed;
   cell.total += r.total;
-  if (exposure?.steps.length) cell.steps.push(exposure.steps.map((x) => `${x.fromRun}:${x.noiseAt} ${x.noise}`).join(' → '));
+  if (exposure?.steps.length) {
+    // each level's failing runs of its runs (failed/runs), so a step's effect shows
+    const levels = exposure.levels;
+    const at = (l: number) => r.runs.filter((x) => x.index >= levels[l].fromRun && (l + 1 >= levels.length || x.index < levels[l + 1].fromRun));
+    const said = (l: number) => `${at(l).filter((x) => x.outcome === 'fail').length}/${at(l).length}`;
+    cell.steps.push(
+      `${said(0)} → ` + exposure.steps.map((x, k) => `${x.pct ? `${x.fromRun}:pct d${x.pct.depth}` : `${x.fromRun}:${x.noiseAt} ${x.noise}`} ${said(k + 1)}`).join(' → '),
+    );
+  }
 }
 
 const fmtFirst = (xs: (number | undefined)[]) => xs.map((x) => (x === undefined ? '–' : String(x))).join(', ');

@@ -106,7 +106,7 @@ const missing =
   (!existsSync(CONSOLE) && `the JUnit console launcher ${CONSOLE} is missing (install Debian's junit5 package)`) ||
   (!existsSync(path.join(root, 'dist/braid-launcher.jar')) && 'dist/braid-launcher.jar is missing (node scripts/build-agent.mjs with junit5 installed)');
 
-test('repetitions in one JVM: the step to PCT scheduling starts a new JVM, whose repetitions are scheduled by PCT', { skip: missing && !process.env.CI ? missing : false }, async () => {
+test('repetitions in one JVM: the step to PCT scheduling starts a new JVM, whose repetitions are scheduled by PCT, and the JVM is started again once the run length learned is far from the one it assumed', { skip: missing && !process.env.CI ? missing : false }, async () => {
   const ws = tempDir('braid-exposure-pct-repeat-');
   try {
     cpSync(path.join(root, 'test/fixtures/junit5-sample'), ws, { recursive: true });
@@ -120,7 +120,9 @@ test('repetitions in one JVM: the step to PCT scheduling starts a new JVM, whose
     const [first, , , , pct] = exposureLadder({ noise: 0.1, noiseAt: 'accesses' });
     const summary = await recordRuns({ ...o, cwd: plan.cwd, jobs: 1 }, undefined, undefined, { runNoise: (i) => (i < 2 ? first : pct) });
     assert.equal(summary.total, 5);
-    assert.equal(summary.jvms, 2, 'one JVM for the runs with noise, a new one for the PCT level');
+    // one JVM for the runs with noise, a new one for the PCT level, and one more once the first PCT run
+    // reported its length (far below the default the JVM assumed)
+    assert.equal(summary.jvms, 3, 'a JVM for the noise, one for the PCT level, one with the length learned');
     const runs = [...summary.runs].sort((a, b) => a.index - b.index);
     const headers = runs.map((r) => JSON.parse(readFileSync(r.traces[0], 'utf8').split('\n')[0]).recorder.options as { noise: number; noiseMode?: string; pct?: { depth: number; steps: number } });
     for (const k of [0, 1]) assert.deepEqual([headers[k].noise, headers[k].noiseMode], [0.1, undefined], `run ${k}`);
@@ -128,8 +130,10 @@ test('repetitions in one JVM: the step to PCT scheduling starts a new JVM, whose
       assert.deepEqual([headers[k].noise, headers[k].noiseMode, headers[k].pct?.depth], [0, 'pct', 3], `run ${k}`);
       assert.ok(runs[k].pct && runs[k].pct.steps > 0, `run ${k}: no schedule report`);
     }
-    // no PCT run had reported its length when the JVM started: it assumed the default
+    // no PCT run had reported its length when the JVM started: it assumed the default; the next JVM the length learned
     assert.equal(headers[2].pct!.steps, DEFAULT_PCT_STEPS);
+    assert.ok(runs[2].pct!.steps * 2 < DEFAULT_PCT_STEPS, `the test's run length ${runs[2].pct!.steps} is not far below the default`);
+    assert.equal(headers[3].pct!.steps, runs[2].pct!.steps);
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }

@@ -221,6 +221,19 @@ interface Jvm {
   repetitions: number;
   /** the uniform noise the JVM's agent was started with (its options file): a run with another noise needs another JVM */
   noise: string;
+  /** PCT: the run length the JVM's agent assumes (its options file), for every repetition it runs */
+  pctSteps?: number;
+}
+
+/**
+ * PCT draws its change points from [1, k], k the run length the agent was started with; the
+ * repetitions of one JVM keep that k, so a JVM is started again once the length learned from the
+ * runs so far (PctRunLength) is more than twice or less than half of it — usually once, after the
+ * first PCT run has reported its length where the JVM assumed the default.
+ */
+export function pctLengthStale(jvmSteps: number | undefined, learned: number | undefined): boolean {
+  if (jvmSteps === undefined || learned === undefined) return false;
+  return learned > 2 * jvmSteps || 2 * learned < jvmSteps;
 }
 
 /** The noise a run's agent gets (its own when adaptive exposure set one, PCT at its last level, else the recording's). */
@@ -280,6 +293,7 @@ export class RepeatSession {
       preamble: '',
       repetitions: 0,
       noise: noiseKey(spec, this.o),
+      ...(spec.pctSteps !== undefined ? { pctSteps: spec.pctSteps } : {}),
       exited: new Promise((resolve) => {
         child.once('error', (error) => resolve({ code: null, sig: null, error }));
         child.once('close', (code, sig) => resolve({ code, sig }));
@@ -376,6 +390,8 @@ export class RepeatSession {
     if (this.jvm && (this.jvm.ending || this.jvm.exit || this.fallback !== undefined)) await this.retire();
     // adaptive exposure widened the noise: the agent reads it at the JVM's start, so a new JVM
     if (this.jvm && this.jvm.noise !== noiseKey(spec, this.o)) await this.retire();
+    // PCT: the JVM's run length is far from the one learned since (its change points would miss the run)
+    if (this.jvm && pctLengthStale(this.jvm.pctSteps, spec.pctSteps)) await this.retire();
     const started = Date.now();
     const jvm = (this.jvm ??= await this.start(spec));
     let done!: () => void;
