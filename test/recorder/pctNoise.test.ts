@@ -138,7 +138,9 @@ test('pct in repetitions in one JVM: each repetition\'s header has the schedule 
   const o = parseRecordArgs(['--runs', '4', '--noise-mode', 'pct', '--seed', '11', '--include', ...plan.include, '--name', plan.name, '--out', path.join(ws, 'traces'), '--', ...plan.command], ws);
   const summary = await recordRuns({ ...o, cwd: plan.cwd });
   assert.equal(summary.total, 4);
-  assert.equal(summary.jvms, 1, 'one JVM for all runs');
+  // the first JVM assumed the default run length; once the first run reported its own (far shorter),
+  // one more JVM with it for the other runs (repeatedRuns.ts pctLengthStale)
+  assert.equal(summary.jvms, 2, 'a JVM with the default run length, then one with the length learned');
   const traces = readdirSync(path.join(ws, 'traces')).filter((f) => f.endsWith('.trace.jsonl')).sort();
   assert.equal(traces.length, 4);
   const schedules = traces.map((f, k) => {
