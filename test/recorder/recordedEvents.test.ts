@@ -151,3 +151,32 @@ test('a JDK collection used through the library\'s own subclass or interface, an
   const objs = new Set(events.filter((e) => vars.get(e[3] as number) === M).map((e) => e[6]));
   assert.equal(objs.size, 1, `one map: ${[...objs].join(', ')}`);
 });
+
+test('VarHandle operations on a field are accesses of that field (issue 38: stormpot\'s slot state changed by compareAndSet/setOpaque was never a write): compareAndSet/setOpaque/getAndAdd → W, getVolatile → R, the same variable and object as the plain read; a static field\'s handle too', async () => {
+  const src = readFileSync(path.join(fixturesDir, 'varhandles/Slot.java'), 'utf8').split('\n');
+  const lineAt = (marker: string) => {
+    const k = src.findIndex((l) => l.includes(marker));
+    assert.ok(k >= 0, marker);
+    return k + 1;
+  };
+  const s = await record('varhandles', 'varhandles.Slot', { runs: 1, include: ['varhandles'], noise: 0 });
+  assert.equal(s.runs[0].outcome, 'pass');
+  const lines = readFileSync(s.traces[0], 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const locs = new Map<number, { line: number }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+  const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+  const events = (lines.filter((l) => Array.isArray(l)) as unknown[][]).filter((e) => e[2] === 'R' || e[2] === 'W');
+  const seen = events.map((e) => `${e[2]} ${vars.get(e[3] as number)} ${locs.get(e[4] as number)!.line}`);
+  for (const want of [
+    `R varhandles.Slot.state ${lineAt('// plain read')}`,
+    `W varhandles.Slot.state ${lineAt('// compareAndSet')}`,
+    `W varhandles.Slot.state ${lineAt('// setOpaque')}`,
+    `R varhandles.Slot.state ${lineAt('// getVolatile')}`,
+    `W varhandles.Slot.claims ${lineAt('// getAndAdd')}`,
+    `R varhandles.Slot.claims ${lineAt('// static read')}`,
+  ])
+    assert.ok(seen.includes(want), `${want} in:\n${seen.join('\n')}`);
+  // the handle's writes and the plain read are of one object, by two threads
+  const state = events.filter((e) => vars.get(e[3] as number) === 'varhandles.Slot.state');
+  assert.equal(new Set(state.map((e) => e[6])).size, 1, `one slot: ${[...new Set(state.map((e) => e[6]))].join(', ')}`);
+  assert.equal(new Set(state.map((e) => e[1])).size, 2, 'the claiming thread and main');
+});

@@ -153,6 +153,20 @@ final class CallStubs {
         && OWNERS.contains(callOwner) && !IGNORED.contains(name);
   }
 
+  /**
+   * A VarHandle operation (get…, set…, compareAndSet, compareAndExchange…, weakCompareAndSet…,
+   * getAndSet/Add/Bitwise…): an access of the field the handle is for (runtime VarHandles).
+   */
+  static boolean isVarHandleAccess(int opcode, String callOwner, String name) {
+    return opcode == Opcodes.INVOKEVIRTUAL && callOwner.equals("java/lang/invoke/VarHandle") && !name.equals("getClass")
+        && (name.startsWith("get") || name.startsWith("set") || name.startsWith("compareAnd") || name.startsWith("weakCompareAndSet"));
+  }
+
+  /** Name of the stub for a VarHandle operation (descriptor: {@link #libraryStubDescriptor} with VarHandle). */
+  String varHandleStub(String name, String descriptor) {
+    return stub("vh", Opcodes.INVOKEVIRTUAL, "java/lang/invoke/VarHandle", name, descriptor, false);
+  }
+
   static boolean isAssertion(int opcode, String callOwner, String name) {
     return opcode == Opcodes.INVOKESTATIC && ASSERT_OWNERS.contains(callOwner)
         && (name.startsWith("assert") || name.equals("fail"));
@@ -202,6 +216,7 @@ final class CallStubs {
       int opcode = Integer.parseInt(s[1]);
       boolean itf = s[5].equals("1");
       if (s[0].equals("lib")) emitLibrary(cv, s[6], opcode, s[2], s[3], s[4], itf);
+      else if (s[0].equals("vh")) emitVarHandle(cv, s[6], s[3], s[4]);
       else emitAssert(cv, s[6], s[2], s[3], s[4], itf);
     }
   }
@@ -244,6 +259,36 @@ final class CallStubs {
       mv.visitVarInsn(Opcodes.ILOAD, siteSlot);
       mv.visitMethodInsn(Opcodes.INVOKESTATIC, LA, "view", "(Ljava/lang/Object;Ljava/lang/Object;I)V", false);
     }
+    mv.visitInsn(ret.getOpcode(Opcodes.IRETURN));
+    mv.visitMaxs(0, 0);
+    mv.visitEnd();
+  }
+
+  /**
+   * {@code braid$vh$N(handle, args..., loc)}: VarHandles.access(handle, first argument if an object,
+   * loc, write), then the operation with the call's own (signature-polymorphic) descriptor.
+   */
+  private void emitVarHandle(ClassVisitor cv, String stubName, String name, String descriptor) {
+    String vh = "java/lang/invoke/VarHandle";
+    String desc = libraryStubDescriptor(vh, descriptor);
+    MethodVisitor mv = cv.visitMethod(ACCESS, stubName, desc, null, null);
+    mv.visitCode();
+    Type[] args = Type.getArgumentTypes(desc);
+    int locSlot = 0;
+    for (int k = 0; k < args.length - 1; k++) locSlot += args[k].getSize();
+    mv.visitVarInsn(Opcodes.ALOAD, 0);
+    if (args.length >= 3 && (args[1].getSort() == Type.OBJECT || args[1].getSort() == Type.ARRAY)) mv.visitVarInsn(Opcodes.ALOAD, 1);
+    else mv.visitInsn(Opcodes.ACONST_NULL);
+    mv.visitVarInsn(Opcodes.ILOAD, locSlot);
+    mv.visitInsn(dev.braid.agent.runtime.VarHandles.isRead(name) ? Opcodes.ICONST_0 : Opcodes.ICONST_1);
+    mv.visitMethodInsn(Opcodes.INVOKESTATIC, "dev/braid/agent/runtime/VarHandles", "access", "(Ljava/lang/Object;Ljava/lang/Object;IZ)V", false);
+    int slot = 0;
+    for (int k = 0; k < args.length - 1; k++) {
+      mv.visitVarInsn(args[k].getOpcode(Opcodes.ILOAD), slot);
+      slot += args[k].getSize();
+    }
+    mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, vh, name, descriptor, false);
+    Type ret = Type.getReturnType(descriptor);
     mv.visitInsn(ret.getOpcode(Opcodes.IRETURN));
     mv.visitMaxs(0, 0);
     mv.visitEnd();

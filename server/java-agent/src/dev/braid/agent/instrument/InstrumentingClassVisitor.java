@@ -80,7 +80,9 @@ final class InstrumentingClassVisitor extends ClassVisitor {
     MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
     boolean noCode = (access & (Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0;
     boolean bridge = (access & Opcodes.ACC_BRIDGE) != 0;
-    if (mv == null || noCode || bridge || name.equals("<clinit>")) return mv;
+    if (mv == null || noCode || bridge) return mv;
+    // a static initializer is not recorded, but the VarHandles it makes are remembered (VarHandleLookups)
+    if (name.equals("<clinit>")) return jdk || noiseOnly ? mv : new VarHandleLookups(mv);
     String method = internalName.replace('/', '.') + "." + name;
     MethodInstrumenter mi = new MethodInstrumenter(mv, access, name, descriptor, internalName, sourcePath(), method, jdk,
         (version & 0xFFFF) >= Opcodes.V1_5);
@@ -94,7 +96,7 @@ final class InstrumentingClassVisitor extends ClassVisitor {
       mi.catalogue = catalogue;
     }
     mi.framesAllowed = (version & 0xFFFF) >= Opcodes.V1_6;
-    return mi;
+    return jdk || noiseOnly ? mi : new VarHandleLookups(mi);
   }
 
   @Override

@@ -631,6 +631,13 @@ final class MethodInstrumenter extends AdviceAdapter {
       super.visitMethodInsn(Opcodes.INVOKESTATIC, HappensBeforeCalls.HB, name, hb, false);
       return true;
     }
+    if (stubs != null && stubs.enabled() && CallStubs.isVarHandleAccess(opcode, callOwner, name)) {
+      // a VarHandle operation: an access of the handle's field (VarHandles.access), at this line
+      String stub = stubs.varHandleStub(name, descriptor);
+      pushInt(loc());
+      super.visitMethodInsn(Opcodes.INVOKESTATIC, owner, stub, CallStubs.libraryStubDescriptor(callOwner, descriptor), false);
+      return true;
+    }
     if (stubs != null && stubs.enabled() && stubs.records(opcode, callOwner, name)) {
       String stub = stubs.libraryStub(opcode, callOwner, name, descriptor, itf);
       if (CallStubs.jdkIncludes || !isJdkClass(callOwner)) {
