@@ -39,6 +39,7 @@ const METHOD_MISSES: Record<string, string> = {
   'wfa-order': 'held out: no GRIFFIN bug',
   'micrometer-promcollect': 'no GRIFFIN bug: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'expiringmap-iterate': 'ExpiringMap.put and AbstractHashIterator.getNext are named (rank 1 is the root cause: the writer\'s entries.put :1267, the reader\'s iterator next :378, F15/P2); the fix is in AbstractHashIterator.<init> and the values()/keySet() iterator() methods',
+  'resilience4j-halfopen': 'CircuitBreakerStateMachine.stateTransition is named for both threads (the two getAndUpdate calls on stateReference at :241, W/W F34/P0 at rank 1); the fix is in HalfOpenState.checkIfThresholdsExceeded, its caller, where a guard lets one thread transition',
 };
 
 const subjects = realSubjects();
