@@ -5,7 +5,10 @@
  *   same rank 1 (the Map read and write of withdraw()) as one process per run (--fresh-process);
  * - module state and globals start fresh in each repetition (a module-level counter that a leaked
  *   module would count on), all runs in one process;
- * - a repetition that hangs is stopped by the time limit and the next runs go on in a new process.
+ * - a repetition that hangs is stopped by the time limit and the next runs go on in a new process;
+ * - the next run's worker is started ahead, while a run runs, and is used for that run; the one left
+ *   waiting when the runs end (also after a program that cannot load) is closed and the process ends
+ *   on its own.
  * (A repetition that cannot load stops the recording at once: nodeLoadFailure.test.ts runs its tsx
  * case through repetitions.) Needs the bundles of node scripts/build.mjs and tsx in node_modules.
  */
@@ -16,7 +19,9 @@ import path from 'node:path';
 import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
 import { recordRuns, type RecordSummary } from '../../server/src/recorder/runs/recordRuns';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
-import { nodeRepeatCommandFor } from '../../server/src/recorder/node/nodeRepetitions';
+import { nodeRepeatCommandFor, nodeRepeatPlanFor, NodeRepeatSession } from '../../server/src/recorder/node/nodeRepetitions';
+import { findNodeHook } from '../../server/src/recorder/node/nodeRunner';
+import { runSpec } from '../../server/src/recorder/runs/recordRuns';
 
 const root = path.resolve(__dirname, '..', '..');
 const work = path.join(root, 'test-output', 'recorder', `node-repetitions-${process.pid}`);
@@ -30,22 +35,22 @@ before(() => {
   mkdirSync(work, { recursive: true });
 });
 
-test('which commands run as repetitions, and why the others do not', () => {
+test('which commands run as repetitions, and why the others do not', async () => {
   const dir = path.join(root, 'test', 'fixtures', 'node', 'balancemap');
-  const r = nodeRepeatCommandFor(['node', '--import', 'tsx', '--test', '--test-name-pattern=^x$', 'src/accounts.test.ts'], dir);
+  const r = await nodeRepeatCommandFor(['node', '--import', 'tsx', '--test', '--test-name-pattern=^x$', 'src/accounts.test.ts'], dir);
   assert.ok('command' in r, JSON.stringify(r));
   assert.deepEqual(r.command.execArgv, ['--test-name-pattern=^x$']);
   assert.equal(r.command.tsx, true);
   assert.equal(r.command.commonJs, true);
-  const why = (command: string[]) => {
-    const x = nodeRepeatCommandFor(command, dir);
+  const why = async (command: string[]) => {
+    const x = await nodeRepeatCommandFor(command, dir);
     return 'because' in x ? x.because : 'repeated';
   };
-  assert.match(why(['npx', '--no', '--', 'vitest', 'run', 'a.test.ts']), /runs npx, not node --test/);
-  assert.match(why(['node', '-r', 'ts-node/register', '--test', 'src/accounts.test.ts']), /node option -r/);
-  assert.match(why(['node', '--test', 'src/accounts.test.ts', 'src/other.test.ts']), /more than one file/);
-  assert.match(why(['node', 'src/app.js']), /not a node --test command/);
-  assert.match(why(['node', '--test', 'src/accounts.test.ts']), /TypeScript and the command names no loader/);
+  assert.match(await why(['npx', '--no', '--', 'vitest', 'run', 'a.test.ts']), /runs npx, not node --test/);
+  assert.match(await why(['node', '-r', 'ts-node/register', '--test', 'src/accounts.test.ts']), /node option -r/);
+  assert.match(await why(['node', '--test', 'src/accounts.test.ts', 'src/other.test.ts']), /more than one file/);
+  assert.match(await why(['node', 'src/app.js']), /not a node --test command/);
+  assert.match(await why(['node', '--test', 'src/accounts.test.ts']), /TypeScript and the command names no loader/);
 });
 
 test('repetitions in one process: failing and passing runs and the same rank 1 as one process per run (balancemap, tsx)', async () => {
@@ -150,4 +155,40 @@ test('a file edited between two repetitions is instrumented afresh (the instrume
     return w ? locs.get(w[4] as number) : undefined;
   });
   assert.deepEqual(writeLines, [3, 4, 5]);
+});
+
+test('the next run\'s worker is started ahead and used for it; the one left waiting is closed at the end, also after a program that cannot load', async () => {
+  const dir = path.join(work, 'ahead');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'package.json'), '{ "name": "ahead", "private": true }\n');
+  // each run lasts a second: time enough for the next worker to be ready before its run comes
+  writeFileSync(path.join(dir, 'slow.test.js'), "const test = require('node:test');\ntest('slow', async () => {\n  await new Promise((r) => setTimeout(r, 1000));\n  console.log(`braid-pid ${process.pid}`);\n});\n");
+  writeFileSync(path.join(dir, 'broken.test.js'), "const test = require('node:test');\nlet x = 1 +* 2;\n");
+  const session = async (file: string, out: string) => {
+    const o = parseRecordArgs(['--runs', '8', '--jobs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, out), '--', 'node', '--test', file], dir);
+    mkdirSync(o.outDir, { recursive: true });
+    const plan = await nodeRepeatPlanFor(o, findNodeHook());
+    assert.ok(plan && 'command' in plan, JSON.stringify(plan));
+    return { o, s: new NodeRepeatSession(o, findNodeHook(), plan) };
+  };
+  const { o, s } = await session('slow.test.js', 'out-slow');
+  // evidence, not luck: runs until two of them had their worker ready when they came (a loaded machine may be late once)
+  let pid = 0;
+  let k = 0;
+  for (; k < 8 && s.aheadRuns < 2; k++) {
+    const r = await s.run(runSpec(o, k));
+    assert.equal(r.outcome, 'pass', `run ${k}: ${r.detail}`);
+    pid = Number(/braid-pid (\d+)/.exec(readFileSync(r.logPath, 'utf8'))?.[1]);
+  }
+  assert.ok(s.aheadRuns >= 2, `runs whose worker was started ahead and ready: ${s.aheadRuns} of ${k}`);
+  assert.equal(s.processes, 1);
+  await s.close();
+  assert.deepEqual(s.lastExit, { code: 0, sig: null }, 'the process of repetitions ended on its own, its waiting worker closed');
+  assert.throws(() => process.kill(pid, 0), /ESRCH/, 'no process left');
+  // a program that cannot load: its run ends with the error, and the worker started ahead is closed too
+  const b = await session('broken.test.js', 'out-broken');
+  const r = await b.s.run(runSpec(b.o, 0));
+  assert.match(readFileSync(r.logPath, 'utf8'), /SyntaxError/);
+  await b.s.close();
+  assert.deepEqual(b.s.lastExit, { code: 0, sig: null });
 });

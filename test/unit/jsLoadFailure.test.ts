@@ -25,6 +25,9 @@ test("Node's syntax error (CommonJS and an ES module's file URL)", () => {
   assert.deepEqual(jsLoadFailure(cjs, cwd), { message: "lib/bad.js:2: SyntaxError: Unexpected identifier 'x'", file: 'lib/bad.js', line: 2 });
   const esm = `file:///p/bad2.mjs:2\nexport let y = x +* 2;\n                  ^\n\nSyntaxError: Unexpected token '*'\n    at compileSourceTextModule (node:internal/modules/esm/utils:346:16)\n`;
   assert.deepEqual(jsLoadFailure(esm, cwd), { message: "bad2.mjs:2: SyntaxError: Unexpected token '*'", file: 'bad2.mjs', line: 2 });
+  // mocha's CLI prints a spec's load error after its own words (mocha 11, the spec imported by its esm-utils)
+  const mocha = `\n Exception during run: /p/src/broken.js:3\n  b: 2,\n  ^\n\nSyntaxError: Unexpected identifier 'b'\n    at wrapSafe (node:internal/modules/cjs/loader:1464:18)\n`;
+  assert.deepEqual(jsLoadFailure(mocha, cwd), { message: "src/broken.js:3: SyntaxError: Unexpected identifier 'b'", file: 'src/broken.js', line: 3 });
 });
 
 test('a module not found: ES modules and CommonJS', () => {

@@ -47,8 +47,9 @@ export function jsLoadFailure(output: string, cwd: string): LoadFailure | undefi
   }
   // Node's own syntax error: "/abs/src/a.js:3\n<the line>\n    ^^^\n\nSyntaxError: Unexpected identifier\n    at wrapSafe (…)"
   // — thrown while compiling the file (its first frame is the compiler's), not a SyntaxError the
-  // program throws or JSON.parse raises while it runs (a half-written file read by another task)
-  if ((m = new RegExp(String.raw`(?:^|\n)${SOURCE}:(\d+)\n(?:[^\n]*\n){1,3}\s*\n?SyntaxError: ([^\n]+)\n\s+at (?:wrapSafe|compileSourceTextModule|internalCompileFunction|compileFunction|ModuleLoader\.moduleStrategy) `).exec(text))) {
+  // program throws or JSON.parse raises while it runs (a half-written file read by another task);
+  // mocha's CLI prints the same error after ' Exception during run: ' (a spec file's import failed)
+  if ((m = new RegExp(String.raw`(?:^|\n)(?: ?Exception during run: )?${SOURCE}:(\d+)\n(?:[^\n]*\n){1,3}\s*\n?SyntaxError: ([^\n]+)\n\s+at (?:wrapSafe|compileSourceTextModule|internalCompileFunction|compileFunction|ModuleLoader\.moduleStrategy) `).exec(text))) {
     const file = where(m[1], cwd);
     return { message: `${file}:${m[2]}: SyntaxError: ${m[3].trim()}`, file, line: Number(m[2]) };
   }

@@ -45,10 +45,17 @@ import { installedFrom } from './jsTestCommand';
 import type { NodeRepeatConfig } from './nodeRepeatDriver';
 import { MarkerSplitter } from '../runs/repetitionMarkers';
 import { mochaRepeatCommandFor, type MochaRepeatCommand } from './mochaRepetitions';
+import { loadsAsCommonJs } from './moduleFormat';
 
 /** The driver's marker after each repetition (nodeRepeatDriver.ts). */
 export { REPETITION_MARK as NODE_REPETITION_MARK } from '../runs/repetitionMarkers';
 const MAX_OUTPUT_CHARS = 1 << 20;
+
+/**
+ * BRAID_NODE_REPEAT_AHEAD=0: each repetition's worker starts when its run line comes, not while the
+ * run before it runs — for bench/nodeLensTime.ts' paired figure of what starting ahead saves.
+ */
+const aheadOff = () => process.env.BRAID_NODE_REPEAT_AHEAD === '0';
 
 /** How a `node --test` command runs as repetitions: the test file and what each worker needs. */
 export interface NodeRepeatCommand {
@@ -68,34 +75,20 @@ export interface NotRepeated {
   program?: boolean;
 }
 
-/** Whether Node loads `file` as CommonJS: `.cjs`/`.cts`, or `.js`/`.ts`/`.jsx`/`.tsx` whose nearest package.json is not `"type": "module"`. */
-export function loadsAsCommonJs(file: string): boolean {
-  if (/\.c[jt]s$/.test(file)) return true;
-  if (/\.m[jt]s$/.test(file)) return false;
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    const pkg = path.join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        return (JSON.parse(readFileSync(pkg, 'utf8')) as { type?: unknown }).type !== 'module';
-      } catch {
-        return true;
-      }
-    }
-    if (path.dirname(dir) === dir) return true;
-  }
-}
+export { loadsAsCommonJs } from './moduleFormat';
 
 /**
  * The repeated form of `command` run in `cwd`, or why it runs as one process per run: only
- * `node [--import tsx] --test [--test-name-pattern=P]… <one JS/TS file>` and
- * `[npx [--no] --] mocha <one spec file> [--grep P]` (mochaRepetitions.ts).
+ * `node [--import tsx] --test [--test-name-pattern=P]… <one JS/TS file>` and `[npx [--no] --] mocha …`
+ * with no Node option (mochaRepetitions.ts, which reads mocha's options with mocha's loader in a
+ * process in `cwd` with `env`).
  */
-export function nodeRepeatCommandFor(command: readonly string[], cwd: string): { command: NodeRepeatCommand } | NotRepeated {
+export async function nodeRepeatCommandFor(command: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<{ command: NodeRepeatCommand } | NotRepeated> {
   const program = path.basename(command[0] ?? '').replace(/\.exe$/i, '');
-  const mocha = mochaRepeatCommandFor(command, cwd);
+  const mocha = await mochaRepeatCommandFor(command, cwd, env);
   if (mocha && 'because' in mocha) return mocha;
   // the driver is started by the node on PATH, as npx starts mocha's bin
-  if (mocha) return { command: { node: 'node', file: mocha.file, commonJs: loadsAsCommonJs(mocha.file), tsx: false, execArgv: [], mocha } };
+  if (mocha) return { command: { node: 'node', file: mocha.files[0], commonJs: mocha.commonJs, tsx: false, execArgv: [], mocha } };
   if (program !== 'node' && program !== 'nodejs') return { because: `the command runs ${program || 'nothing'}, not node --test or mocha (vitest, jest and npm start their own processes)` };
   let test = false;
   let tsx = false;
@@ -145,9 +138,9 @@ export function findRepeatDriver(hook: string): string | undefined {
  * run and why (`because`); undefined when one process per run is asked for or needs no saying
  * (`--fresh-process`, runs that keep no trace, a noise or forcing plan, a point catalogue).
  */
-export function nodeRepeatPlanFor(o: RecordOptions, hook: string): { command: NodeRepeatCommand; driver: string } | NotRepeated | undefined {
+export async function nodeRepeatPlanFor(o: RecordOptions, hook: string): Promise<{ command: NodeRepeatCommand; driver: string } | NotRepeated | undefined> {
   if (o.recorder !== 'node' || o.freshJvm || keepsNoTrace(o) || o.plan || o.pointsFile || o.pct) return undefined;
-  const r = nodeRepeatCommandFor(o.command, o.cwd);
+  const r = await nodeRepeatCommandFor(o.command, o.cwd, { ...process.env, ...o.env });
   if ('because' in r) return r;
   const driver = findRepeatDriver(hook);
   if (!driver) return { because: `${path.join(path.dirname(hook), 'braid-node-repeat.cjs')} is missing (npm run build)` };
@@ -169,9 +162,10 @@ interface Current {
   logError?: Error;
   output: string;
   watch: AgentWriteFailureWatch;
-  /** the markers seen on stdout and stderr; the worker's exit code */
+  /** the markers seen on stdout and stderr; the worker's exit code; whether its worker was ready before the run came */
   markers: number;
   exit?: number;
+  ahead?: boolean;
   done: () => void;
 }
 
@@ -184,6 +178,10 @@ export class NodeRepeatSession {
   private current?: Current;
   /** processes started so far */
   processes = 0;
+  /** repetitions whose worker had started and was waiting when their run came (nodeRepeatDriver.ts: started ahead) */
+  aheadRuns = 0;
+  /** how the last process of repetitions ended (code 0: on its own, once its stdin ended; a signal: stopped) */
+  lastExit?: { code: number | null; sig: NodeJS.Signals | null };
   /** why the runs are processes of their own from some run on (the process of repetitions ended without finishing one) */
   fallback?: string;
 
@@ -199,7 +197,7 @@ export class NodeRepeatSession {
     const c = this.plan.command;
     // the run's own fields (out, execution, seed, noise) come with each run
     const options = nodeRecorderOptions(this.hook, { out: '', execution: '', seed: spec.seed }, { ...this.o, noise: this.o.noise });
-    const config: NodeRepeatConfig = { file: c.file, commonJs: c.commonJs, tsx: c.tsx, execArgv: c.execArgv, hook: this.hook, options, ...(c.mocha ? { mocha: { main: c.mocha.mocha, ...(c.mocha.grep !== undefined ? { grep: c.mocha.grep } : {}) } } : {}) };
+    const config: NodeRepeatConfig = { file: c.file, commonJs: c.commonJs, tsx: c.tsx, execArgv: c.execArgv, hook: this.hook, options, ...(c.mocha ? { mocha: { dir: c.mocha.dir, args: c.mocha.args } } : {}), ...(aheadOff() ? { ahead: false } : {}) };
     await fs.writeFile(configFile, JSON.stringify(config), 'utf8');
     const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, BRAID_RECORDER_PID: String(process.pid) };
     // as runOnce: a recorded node:test run reports on its own, not to a test runner that started Braid
@@ -218,6 +216,7 @@ export class NodeRepeatSession {
     };
     void d.exited.then((e) => {
       d.exit = e;
+      this.lastExit = { code: e.code, sig: e.sig };
       void fs.rm(configFile, { force: true }).catch(() => {});
       if (this.driver === d) this.current?.done();
     });
@@ -235,7 +234,7 @@ export class NodeRepeatSession {
     };
     const marker = (json: string) => {
       const cur = this.current;
-      let m: { execution?: unknown; exit?: unknown };
+      let m: { execution?: unknown; exit?: unknown; ahead?: unknown };
       try {
         m = JSON.parse(json) as typeof m;
       } catch {
@@ -243,6 +242,7 @@ export class NodeRepeatSession {
       }
       if (!cur || m.execution !== cur.spec.execution) return;
       if (typeof m.exit === 'number') cur.exit = m.exit;
+      if (m.ahead === true) cur.ahead = true;
       if (++cur.markers === 2) cur.done();
     };
     for (const stream of [child.stdout, child.stderr]) {
@@ -358,6 +358,7 @@ export class NodeRepeatSession {
       exclude: o.exclude,
       startedAt: new Date(started).toISOString(),
     };
+    if (cur.ahead) this.aheadRuns++;
     const finishedTraces = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
     // after a timeout the process is gone: the next run starts a new one
     if (timedOut) await this.retire();
