@@ -10,6 +10,7 @@
  * `program` sets the header's program (the entry class; default `fixture`).
  * Synchronisation and failures: 'START1 2' (thread 1 starts 2), 'JOIN1 2',
  * 'SND1 7' / 'RCV2 7' (hand-off token 7), 'FAIL2' (failure point), 'OUT1 text'.
+ * Locks: 'ACQ1 9 S3' (thread 1 acquires lock 9 at line 3), 'REL1 9 S4'.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,13 @@ export function buildTraceText(t: BuiltTrace, file = 'Fixture.java'): string {
     return locs.get(key)!;
   };
   for (const e of t.events) {
+    const lock = /^(ACQ|REL)(\d+)\s+(\d+)\s+S(\d+)$/.exec(e.trim());
+    if (lock) {
+      const [, kind, th, id, s] = lock;
+      thread(Number(th));
+      lines.push(JSON.stringify([++i, Number(th), kind, Number(id), loc(file, Number(s), `Fixture.m${s}`), null]));
+      continue;
+    }
     // synchronisation and failure events: 'START1 2', 'JOIN1 2', 'SND1 7', 'RCV2 7', 'FAIL2', 'OUT1 some text'
     const sync = /^(START|JOIN|SND|RCV|FAIL|OUT)(\d+)(?:\s+(.*))?$/.exec(e.trim());
     if (sync) {

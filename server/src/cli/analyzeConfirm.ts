@@ -12,6 +12,8 @@ import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confi
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
+import { withLockedHold } from '../engine/confirm/lockedHold';
+import { findTraceFiles } from '../engine/traceDiscovery';
 import { perCallRankingOf } from '../recorder/runs/confirmPerCall';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { confirmOptionsFor, interleavingText } from './confirmCommand';
@@ -185,11 +187,12 @@ export async function confirmInAnalysis(
   const o = resolved.options;
   // the same traces with locations per call (trace files only: summaries keep lines)
   const perCallRanking = a.perCall === false ? undefined : perCallRankingOf(inputs, result.options, (m) => process.stderr.write(`braid analyze --confirm: ${terminalText(m)}\n`));
+  const traceFiles = (await findTraceFiles(inputs)).files;
   const c = await confirmAndReorder(
     result,
     bugs,
     { ...a, perCallRanking },
-    (p, offset) => confirmPattern(withCheckOfUse(p, result.patterns), { ...o, seed: o.seed + offset }, undefined, signal),
+    async (p, offset) => confirmPattern(await withLockedHold(withCheckOfUse(p, result.patterns), traceFiles), { ...o, seed: o.seed + offset }, undefined, signal),
     signal,
     (p) => process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`),
   );

@@ -20,6 +20,7 @@ import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
 import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
+import { withLockedHold } from '../engine/confirm/lockedHold';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
 import { checkFix, FixCheck, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
@@ -399,7 +400,9 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
     return 2;
   }
   // an order pattern whose read is a use guarded by a check the traces show: its order is forced with the check (checkOfUse.ts)
-  const pattern = withCheckOfUse({ ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank }, result.patterns);
+  const checked = withCheckOfUse({ ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank }, result.patterns);
+  const traceFiles = (await findTraceFiles(source)).files;
+  const pattern = await withLockedHold(checked, traceFiles);
   const resolved = await confirmOptionsFor(source, a);
   if (typeof resolved === 'string') {
     process.stderr.write(`braid confirm: ${terminalText(resolved)}\n`);

@@ -7,6 +7,8 @@
  * `<root>/.braid/confirm`. Cancelling the call aborts the runs (their process groups are stopped).
  */
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
+import { withLockedHold } from '../engine/confirm/lockedHold';
+import { findTraceFiles } from '../engine/traceDiscovery';
 import os from 'node:os';
 import path from 'node:path';
 import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
@@ -103,7 +105,8 @@ const patternOf = (x: Prepared) => ({ pattern: x.position, key: recordedText(x.p
 export async function confirmTool(roots: McpRoots, input: PatternCallInput, progress: Progress, signal: AbortSignal) {
   const x = await prepare(roots, input);
   const perCall = perCallRankingOf([x.folder], x.result.options, () => undefined);
-  const c = await confirmWithCalls(withCheckOfUse(x.pattern, x.result.patterns), (p, offset) => confirmPattern(p, { ...x.options, seed: x.options.seed + offset }, groupProgress(progress, 3, x.options.runs), signal), perCall, { signal });
+  const pattern = await withLockedHold(withCheckOfUse(x.pattern, x.result.patterns), (await findTraceFiles([x.folder])).files);
+  const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...x.options, seed: x.options.seed + offset }, groupProgress(progress, 3, x.options.runs), signal), perCall, { signal });
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
   const next =
     c.verdict === 'confirmed'

@@ -39,6 +39,11 @@ export interface ForcedPattern {
    * read of the variable (checkOfUse.ts): the pattern's order is forced as a check then a use `R2 W1
    * R2`, the check held as that pattern's is; the opposite order stays the pattern's own
    */
+  /**
+   * the pattern's first hold is inside a lock the other thread's access needs (lockedHold.ts): runs
+   * that do not confirm it say nothing — the verdict is "not forced" with this reason, never "refuted"
+   */
+  lockedHold?: { reason: string };
   check?: Pick<PatternAccess, 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'> & { exactCall?: boolean };
 }
 

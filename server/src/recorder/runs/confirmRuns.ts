@@ -329,6 +329,8 @@ export async function confirmPattern(
   const v = unchecked
     ? { verdict: 'could not check' as const, pValue: 1, reason: `could not check: ${unchecked.why}` }
     : decideVerdict(forced.g, oppositeRuns?.g, controlGroup, { ...verdictOptions, ...(early ? FIRST_LOOK : looks === 2 ? LAST_LOOK : {}) });
+  // the hold is inside a lock the other access needs (lockedHold.ts): runs that do not confirm say nothing
+  if (p.lockedHold && v.verdict === 'refuted') Object.assign(v, { verdict: 'not forced' as const, reason: `not forced: ${p.lockedHold.reason} (the runs: ${v.reason})` });
   const failing = forced.summaries.flatMap((s) => s.runs).find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
   return {
     verdict: v.verdict,

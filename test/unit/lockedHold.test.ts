@@ -1,0 +1,46 @@
+/**
+ * lockedHold.ts (issue 40, metrics-rescale): a pattern whose first hold is inside a lock that the other
+ * thread's access needs is "not forced", never "refuted" — read from the recording's lock events.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { PatternAccess } from '../../server/src/engine/analysis';
+import { lockedHold, withLockedHold } from '../../server/src/engine/confirm/lockedHold';
+import { writeTraces } from '../helpers/traceBuilder';
+
+const at = (thread: 1 | 2, type: 'R' | 'W', line: number): PatternAccess => ({ thread, type, variable: 'start', file: 'Fixture.java', line, method: `Fixture.m${line}`, stack: [] });
+/** the rescale shape: the updater reads `start` under the read lock (8), the rescaler writes it under the write lock (9) */
+const pattern = { key: 'rw', id: 'P1', kind: 'RW', rank: 1, accesses: [at(1, 'R', 96), at(2, 'W', 166)] };
+const files = (dir: string) => readdirSync(dir).map((f) => path.join(dir, f));
+
+function rescale(writeLock: number, overlap = false): string[] {
+  return [
+    'ACQ1 8 S20', 'R1 start S96', ...(overlap ? [] : ['REL1 8 S21']),
+    `ACQ2 ${writeLock} S189`, 'R2 start S165', 'W2 start S166', 'REL2 9 S190',
+    ...(overlap ? ['REL1 8 S21'] : []), 'FAIL1',
+  ];
+}
+
+test('a hold inside a lock that excludes the lock of the awaited access: found, with the place the lock is taken', async () => {
+  const dir = writeTraces([{ execution: 'f1', outcome: 'fail', events: rescale(9) }, { execution: 'p1', outcome: 'pass', events: ['R1 start S96', 'W2 start S166'] }]);
+  const h = await lockedHold(pattern, files(dir));
+  assert.ok(h, 'found');
+  assert.equal(h.heldAt, 'Fixture.java:166');
+  assert.equal(h.lockAt, 'Fixture.java:189');
+  assert.equal(h.awaitedAt, 'Fixture.java:96');
+  assert.match(h.reason, /inside the lock taken at Fixture\.java:189/);
+  assert.match((await withLockedHold(pattern, files(dir))).lockedHold?.reason ?? '', /before that lock is taken/);
+});
+
+test('no locked hold: no lock at the held access, the awaited access made without a lock, two locks held at once, or passing runs only', async () => {
+  const none = async (events: string[], outcome: 'fail' | 'pass' = 'fail') => lockedHold(pattern, files(writeTraces([{ execution: 'r', outcome, events }])));
+  assert.equal(await none(['R1 start S96', 'W2 start S166', 'FAIL1']), undefined, 'no locks');
+  assert.equal(await none(['R1 start S96', 'ACQ2 9 S189', 'W2 start S166', 'REL2 9 S190', 'FAIL1']), undefined, 'the reader takes no lock');
+  assert.equal(await none(rescale(9, true)), undefined, 'the two locks were held at the same time: they do not exclude each other');
+  assert.equal(await none(rescale(9), 'pass'), undefined, 'no failing run');
+  // the same lock on both sides excludes itself
+  assert.ok(await none(['ACQ1 9 S20', 'R1 start S96', 'REL1 9 S21', 'ACQ2 9 S189', 'W2 start S166', 'REL2 9 S190', 'FAIL1']));
+  assert.equal((await withLockedHold(pattern, [])).lockedHold, undefined);
+});
