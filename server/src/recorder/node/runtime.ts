@@ -129,6 +129,8 @@ function fnv1a(text: string): number {
 }
 
 const RECORDER = { name: 'braid-node-recorder', version: '0.1.0' };
+/** where `--noise P` puts its delays without a plan (the header's `recorder.options.noisePoints`): recorded awaits, timers, fs callbacks */
+const NOISE_POINTS = ['await', 'timer', 'fs-callback'];
 
 /** A task: a thread of the trace, numbered when it records its first event. */
 let taskSerials = 0;
@@ -381,6 +383,8 @@ export class BraidRuntime {
   // ---- noise ----
   private readonly p: number;
   private readonly rnd: () => number;
+  /** the noise at fs calls: a generator of its own, so that the awaits' and timers' noise of a seed stays what it was */
+  private readonly ioRnd: () => number;
 
   constructor(readonly o: NodeRecorderOptions) {
     this.path = o.out;
@@ -390,6 +394,7 @@ export class BraidRuntime {
     this.cap = worker ? (o.maxWorkerTraceBytes !== undefined && o.maxWorkerTraceBytes >= 0 ? o.maxWorkerTraceBytes : MAX_WORKER_TRACE_BYTES) : Number.POSITIVE_INFINITY;
     // a worker's noise has a seed of its own (the run's seed and the thread's number)
     this.rnd = xorshift((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0));
+    this.ioRnd = xorshift(((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0)) ^ 0x5bd1e995);
     this.task = new Task(worker ? `worker ${threadIdOf()}` : 'main', 0);
     this.fz = o.force && this.recording ? new NodeForcing(o.force) : null;
     if (o.plan) {
@@ -470,7 +475,7 @@ export class BraidRuntime {
       version: 1,
       execution,
       ...(this.programName() ? { program: this.programName() } : {}),
-      recorder: { ...RECORDER, options: { noise: this.o.noise, seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}), ...(this.o.workspace && !this.o.include.length ? { workspace: this.o.workspace.packages.map((d) => this.relative(d)) } : {}) } },
+      recorder: { ...RECORDER, options: { noise: this.o.noise, ...(this.o.noise > 0 && this.planOf === null ? { noisePoints: NOISE_POINTS } : {}), seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}), ...(this.o.workspace && !this.o.include.length ? { workspace: this.o.workspace.packages.map((d) => this.relative(d)) } : {}) } },
       startedAt: new Date().toISOString(),
     };
     this.buf.unshift(JSON.stringify(header));
@@ -1172,14 +1177,47 @@ export class BraidRuntime {
   fsf = (fn: any, method: string, site: number): any => {
     if (typeof fn !== 'function' || !this.recording) return fn;
     return (...args: any[]) => {
-      // forcing runs: the fs callback may be held before it starts
-      if (this.fz !== null && args.length > 1 && typeof args[args.length - 1] === 'function') args[args.length - 1] = this.gate(args[args.length - 1]);
+      const last = args.length - 1;
+      // forcing runs: the fs callback may be held before it starts; noise: it may run late, and the
+      // call may start late (after a setImmediate: another call made after it may reach the thread pool first)
+      let startLate = false;
+      if (last > 0 && typeof args[last] === 'function') {
+        if (this.fz !== null) args[last] = this.gate(args[last]);
+        else if (this.p > 0 && this.planOf === null) {
+          args[last] = this.lateCompletion(args[last]);
+          startLate = this.ioRnd() < this.p;
+        }
+      }
       if (args.length > 0) this.fsAccess(method, site, args[0]);
       // rename, copyFile, cp, link, symlink: the second path is written too
       if (args.length > 1 && FS_TWO_PATHS.has(method.replace(/Sync$/, ''))) this.fsAccess(method, site, args[1], 'W');
+      if (startLate) {
+        setImmediate(() => fn(...args));
+        return undefined;
+      }
       return fn(...args);
     };
   };
+
+  /**
+   * Noise at an I/O completion (docs/recorder-node.md "Noise"): with probability p the callback the
+   * recorded code gave an fs call runs after the call completes and then a `setImmediate` or a 0–2 ms
+   * timer, so that what the program does meanwhile — another I/O's callback, a timer, the awaiting
+   * caller's next turn — may come first (sonic-reopen: the open's callback after the rotation's
+   * reopen()). Chosen when the call is made, from the run's seeded generator; its task is still the fs
+   * callback's.
+   */
+  private lateCompletion(cb: (...a: unknown[]) => unknown): (...a: unknown[]) => unknown {
+    if (this.ioRnd() >= this.p) return cb;
+    const delay = this.ioRnd() < 0.5 ? -1 : Math.floor(this.ioRnd() * 3);
+    return function (this: unknown, ...r: unknown[]) {
+      const self = this;
+      const run = () => cb.apply(self, r);
+      const h: any = delay < 0 ? setImmediate(run) : setTimeout(run, delay);
+      // the callback's task keeps its kind (an fs callback), not the timer's
+      if (h !== null && typeof h === 'object') h[KTYPE] = 'FSREQCALLBACK';
+    };
+  }
 
   private fsAccess(method: string, site: number, p: unknown, kind?: 'R' | 'W'): void {
     let file: string;
