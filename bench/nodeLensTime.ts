@@ -7,9 +7,11 @@
  * paired rounds whose order alternates, each round with a plain run of its own. Figures are printed,
  * never asserted. `--runner mocha`: the same with the lens' mocha command on the mocha project of
  * test/recorder/nodeMochaRepetitions.test.ts (test-output/npm-runners/mocha-repeat, installed by that
- * test), `npx --no -- mocha test/accounts.spec.js --grep …`.
+ * test), `npx --no -- mocha test/accounts.spec.js --grep …`. Each round also records the repetitions
+ * with their next worker not started ahead (BRAID_NODE_REPEAT_AHEAD=0, nodeRepeatDriver.ts), the paired
+ * figure of what starting ahead saves; `--no-fresh` leaves out the one-process-per-run recording.
  *
- *   node --import tsx bench/nodeLensTime.ts [--runs N] [--pairs K] [--runner node-test|mocha]
+ *   node --import tsx bench/nodeLensTime.ts [--runs N] [--pairs K] [--runner node-test|mocha] [--no-fresh]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -51,7 +53,13 @@ interface Lens {
   processes?: number;
 }
 
-async function lens(out: string, seed: number, fresh: boolean): Promise<Lens> {
+type Mode = 'before' | 'not-ahead' | 'after';
+const MODE_NAME: Record<Mode, string> = { before: 'one process per run (--fresh-process)', 'not-ahead': 'repetitions, next worker not started ahead', after: 'repetitions, next worker started ahead' };
+
+async function lens(out: string, seed: number, mode: Mode): Promise<Lens> {
+  const fresh = mode === 'before';
+  if (mode === 'not-ahead') process.env.BRAID_NODE_REPEAT_AHEAD = '0';
+  else delete process.env.BRAID_NODE_REPEAT_AHEAD;
   const t = Date.now();
   const s = await recordRuns(parseRecordArgs(['--runs', String(runs), '--noise', '0.5', '--seed', String(seed), '--jobs', '2', ...(fresh ? ['--fresh-process'] : []), '--out', out, '--', ...command], project));
   const recordMs = Date.now() - t;
@@ -75,22 +83,23 @@ async function main(): Promise<void> {
     }
     console.log(`${path.basename(project)}, ${command.join(' ')}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     console.log(`plain run (median of 3): ${median(plain)} ms; recorded run, no noise, a process of its own (median of 3): ${median(one)} ms — recorder overhead ${(median(one) / median(plain)).toFixed(2)}×`);
-    const ratio: Record<'before' | 'after', number[]> = { before: [], after: [] };
-    const perRun: Record<'before' | 'after', number[]> = { before: [], after: [] };
+    const modes: Mode[] = args.includes('--no-fresh') ? ['not-ahead', 'after'] : ['before', 'not-ahead', 'after'];
+    const ratio: Record<Mode, number[]> = { before: [], 'not-ahead': [], after: [] };
+    const perRun: Record<Mode, number[]> = { before: [], 'not-ahead': [], after: [] };
     for (let k = 0; k < pairs; k++) {
       const p = plainRun();
-      const order: ('before' | 'after')[] = k % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+      const order = k % 2 === 0 ? modes : [...modes].reverse();
       for (const which of order) {
-        const l = await lens(path.join(out, `${which}-${k}`), 1 + k, which === 'before');
+        const l = await lens(path.join(out, `${which}-${k}`), 1 + k, which);
         ratio[which].push((l.recordMs + l.analyzeMs) / p);
         perRun[which].push((l.recordMs * 2) / runs);
         console.log(
-          `pair ${k + 1} ${which === 'before' ? 'one process per run (--fresh-process)' : 'repetitions in one process'}: ${runs} runs ${(l.recordMs / 1000).toFixed(1)} s (${l.failed} failed${l.processes !== undefined ? `, ${l.processes} processes` : ''}), analysis ${(l.analyzeMs / 1000).toFixed(1)} s, plain run ${p} ms → ${((l.recordMs + l.analyzeMs) / p).toFixed(1)}× one plain run; per run (2 jobs) ${Math.round((l.recordMs * 2) / runs)} ms; first pattern ${l.first}`,
+          `round ${k + 1} ${MODE_NAME[which]}: ${runs} runs ${(l.recordMs / 1000).toFixed(1)} s (${l.failed} failed${l.processes !== undefined ? `, ${l.processes} processes` : ''}), analysis ${(l.analyzeMs / 1000).toFixed(1)} s, plain run ${p} ms → ${((l.recordMs + l.analyzeMs) / p).toFixed(1)}× one plain run; per run (2 jobs) ${Math.round((l.recordMs * 2) / runs)} ms; first pattern ${l.first}`,
         );
       }
     }
-    for (const which of ['before', 'after'] as const) {
-      console.log(`${which === 'before' ? 'before (one process per run)' : 'after (repetitions)  '}: median ${median(ratio[which]).toFixed(1)}× one plain run, per run ${Math.round(median(perRun[which]))} ms (issue 42 target: 3×)`);
+    for (const which of modes) {
+      console.log(`${MODE_NAME[which]}: median ${median(ratio[which]).toFixed(1)}× one plain run, per run ${Math.round(median(perRun[which]))} ms (issue 42 target: 3×)`);
     }
   } finally {
     rmSync(out, { recursive: true, force: true });
