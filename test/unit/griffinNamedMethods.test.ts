@@ -7,6 +7,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { CoverageMatrix } from '../../server/src/engine/griffin/coverageMatrix';
 import { suspiciousMethods } from '../../server/src/engine/griffin/suspiciousMethods';
+import { explainMatrix } from '../../server/src/engine/griffin/griffin';
 import { lambdaOf } from '../../server/src/engine/griffin/outOfCallbacks';
 import { npmPackageOf, packageUnderTest } from '../../server/src/engine/griffin/outOfDependencies';
 import { pat, Acc } from '../helpers/handMatrix';
@@ -95,7 +96,7 @@ test('out of dependencies: a race inside a dependency names the deepest frame of
     [2, 'W', 'Map', [`${CM}:47:wrap`, `${PC}:14:coalesceAsync`, `${PC}:35:coalesceAsync/<anonymous>`]],
   ];
   assert.deepEqual(methods(accesses), ['wrap', 'wrap']);
-  assert.deepEqual(methods(accesses, { ...on, outOfDependencies: false }), ['coalesceAsync', 'coalesceAsync/<anonymous>']);
+  assert.deepEqual(methods(accesses, { ...on, outOfDependencies: false, asyncWindowOwner: false }), ['coalesceAsync', 'coalesceAsync/<anonymous>']);
   // the project's own code calls the package: the project is under test
   const own: Acc[] = [
     [1, 'R', 'Map', ['src/server.js:10:serve', `${PC}:23:coalesceAsync`]],
@@ -107,7 +108,9 @@ test('out of dependencies: a race inside a dependency names the deepest frame of
     [1, 'R', 'Map', [`${PC}:23:coalesceAsync`]],
     [2, 'W', 'Map', [`${PC}:14:coalesceAsync`, `${PC}:35:coalesceAsync/<anonymous>`]],
   ];
-  assert.deepEqual(methods(direct), ['coalesceAsync', 'coalesceAsync/<anonymous>']);
+  assert.deepEqual(methods(direct, { ...on, asyncWindowOwner: false }), ['coalesceAsync', 'coalesceAsync/<anonymous>']);
+  // (both tasks go through coalesceAsync, the function that made the callback: it owns the window)
+  assert.deepEqual(methods(direct), ['coalesceAsync', 'coalesceAsync']);
 });
 
 test('out of a class\' own helpers: a helper that only stores a library object its class holds names the class\' method the outside called (rxjava2: onComplete, not setCurrent)', () => {
@@ -132,4 +135,70 @@ test('out of a class\' own helpers: a helper that only stores a library object i
     [2, 'W', AR, ['T.java:32:org.t.T.lambda$t$0', `${B}:425:io.x.Processor.setCurrent`]],
   ];
   assert.deepEqual(methods(direct), ['io.x.Processor.subscribeActual', 'io.x.Processor.setCurrent']);
+});
+
+test('out of a structure\'s classes: a list\'s iterator racing with the list\'s insert names the class both lanes go through (generic-pool: Pool.clear, not the iterator\'s helper)', () => {
+  const L = 'node_modules/generic-pool/lib';
+  const accesses: Acc[] = [
+    [1, 'R', 'DoublyLinkedList.tail', [`${L}/Pool.js:509:Pool.clear`, `${L}/DequeIterator.js:8:DequeIterator.next`, `${L}/DoublyLinkedListIterator.js:59:DoublyLinkedListIterator.next`, `${L}/DoublyLinkedListIterator.js:89:DoublyLinkedListIterator._isCursorDetached`]],
+    [2, 'W', 'DoublyLinkedList.tail', [`${L}/Pool.js:268:Pool._createResource`, `${L}/Pool.js:286:Pool._handleNewResource`, `${L}/Pool.js:457:Pool._addPooledResourceToAvailableObjects`, `${L}/Deque.js:45:Deque.push`, `${L}/DoublyLinkedList.js:36:DoublyLinkedList.insertEnd`, `${L}/DoublyLinkedList.js:48:DoublyLinkedList.insertAfter`]],
+  ];
+  assert.deepEqual(methods(accesses), ['Pool.clear', 'Pool._addPooledResourceToAvailableObjects']);
+  assert.deepEqual(methods(accesses, { ...on, outOfStructureClasses: false }), ['DoublyLinkedListIterator._isCursorDetached', 'DoublyLinkedList.insertAfter']);
+  // the class both lanes reach declares the raced field: that is the structure itself, the lanes stay
+  const own: Acc[] = [
+    [1, 'R', 'Pool.tail', accesses[0][3]],
+    [2, 'W', 'Pool.tail', accesses[1][3]],
+  ];
+  assert.deepEqual(methods(own), ['DoublyLinkedListIterator._isCursorDetached', 'DoublyLinkedList.insertAfter']);
+  // a lane that reads and writes (no accessor) stays, and so does the other
+  const rmw: Acc[] = [accesses[0], accesses[1], [1, 'W', 'DoublyLinkedList.tail', accesses[0][3]]];
+  assert.deepEqual(methods(rmw), ['DoublyLinkedListIterator._isCursorDetached', 'DoublyLinkedList.insertAfter']);
+});
+
+test('the function that owns the window: two Node.js tasks whose stacks go through one function of the package under test name it (lru-cache: #backgroundFetch, not set and #delete)', () => {
+  const I = 'node_modules/lru-cache/dist/esm/index.js';
+  const accesses: Acc[] = [
+    [1, 'R', 'Stack.length', [`${I}:1271:LRUCache.fetch`, `${I}:1135:LRUCache.#backgroundFetch`, `${I}:929:LRUCache.set`]],
+    [2, 'W', 'Stack.length', [`${I}:1271:LRUCache.fetch`, `${I}:1135:LRUCache.#backgroundFetch`, `${I}:1151:cb`, `${I}:1194:fetchFail`, `${I}:1462:LRUCache.#delete`, `${I}:118:Stack.push`]],
+  ];
+  assert.deepEqual(methods(accesses), ['LRUCache.#backgroundFetch', 'LRUCache.#backgroundFetch']);
+  assert.deepEqual(methods(accesses, { ...on, asyncWindowOwner: false }), ['LRUCache.set', 'LRUCache.#delete']);
+  // threads (Java) share no frame of the code that started them: the rule does not apply to them
+  const java: Acc[] = [
+    [1, 'R', 'a.Cache.size', ['a/Cache.java:10:a.Cache.fetch', 'a/Cache.java:20:a.Cache.set']],
+    [2, 'W', 'a.Cache.size', ['a/Cache.java:10:a.Cache.fetch', 'a/Cache.java:30:a.Cache.delete']],
+  ];
+  assert.deepEqual(methods(java), ['a.Cache.set', 'a.Cache.delete']);
+  // no common frame (the tasks were started by the test): the lanes keep their methods
+  const apart: Acc[] = [
+    [1, 'R', 'Stack.length', [`${I}:929:LRUCache.set`]],
+    [2, 'W', 'Stack.length', [`${I}:1462:LRUCache.#delete`, `${I}:118:Stack.push`]],
+  ];
+  assert.deepEqual(methods(apart), ['LRUCache.set', 'LRUCache.#delete']);
+});
+
+test('an order violation between Node.js tasks names the reader first (it awaits or re-checks), of two writes the second; threads name the writer', () => {
+  const runs = runsOf(10, 10);
+  const cover = runs.map((r) => (r.failing ? [0] : []));
+  const first = (accesses: Acc[]) => {
+    const m = new CoverageMatrix([pat(0, 'P1', 'order', accesses)], runs, cover);
+    const [bug] = explainMatrix(m);
+    return bug.suspiciousMethods.map((x) => x.method);
+  };
+  // generic-pool: clear reads the free list before a pending create's continuation adds to it
+  assert.deepEqual(first([
+    [1, 'R', 'List.tail', ['lib/Pool.js:509:Pool.clear']],
+    [2, 'W', 'List.tail', ['lib/Pool.js:275:then callback of create in Pool._createResource']],
+  ]), ['Pool.clear', 'then callback of create in Pool._createResource']);
+  // lokijs: an update sets the dirty flag, the save's callback clears it afterwards: the clearing moves
+  assert.deepEqual(first([
+    [1, 'W', 'Collection.dirty', ['lib/loki.js:5326:update']],
+    [2, 'W', 'Collection.dirty', ['lib/loki.js:2522:saveDatabasecallback']],
+  ]), ['saveDatabasecallback', 'update']);
+  // threads: the write came at the wrong time (assign before the reader starts)
+  assert.deepEqual(first([
+    [1, 'R', 'a.Branch.account', ['a/Teller.java:20:a.Teller.run']],
+    [2, 'W', 'a.Branch.account', ['a/Branch.java:12:a.Branch.open']],
+  ]), ['a.Branch.open', 'a.Teller.run']);
 });

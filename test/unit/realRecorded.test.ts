@@ -25,14 +25,13 @@ const RANK_MISSES: Record<string, string> = {
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
   'sonic-reopen': 'no failing run',
   'micrometer-latefilter': 'held out: root cause 2nd',
+  'resilience4j-eventconsumers': 'the root cause (R ArrayList.forEach EventProcessor.java:65 / W ArrayList.add :49) ranks 5th, F62/P682: it is in most of the 689 passing runs too (an add during the last consumer\'s call throws the caught ConcurrentModificationException without a consumer missing the event); rank 1 is a four-access pattern on consumerRegistered (:42/:36) around it, F2/P2',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
-  'genpool-clear': 'DoublyLinkedList.insertAfter and DoublyLinkedListIterator._isCursorDetached are named (rank 1 is the root cause: the iterator\'s read of tail, the create\'s insertAfter); the fix is in Pool.clear (an action that never happens)',
-  'loki-dirty': 'update and autosaveClearFlags are named; the fix is in Loki.saveDatabaseInternal',
-  'lru-abort': 'LRUCache.#delete and LRUCache.set are named (the Stack.length bug); the fix is in LRUCache.#backgroundFetch',
+  'loki-dirty': 'autosaveClearFlags (the save callback\'s write, named first: the second write, whose value wins) and update are named; the fix is in Loki.saveDatabaseInternal, which made the callback (a named nested function: its name does not say where it was made)',
   'opossum-stuck': 'no GRIFFIN bug: no pattern on the circuit\'s state has evidence (the failing runs lack the timer\'s write)',
   'sonic-end': 'held out: no GRIFFIN bug',
   'sonic-reopen': 'no failing run',
@@ -40,6 +39,7 @@ const METHOD_MISSES: Record<string, string> = {
   'micrometer-promcollect': 'no GRIFFIN bug: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'expiringmap-iterate': 'ExpiringMap.put and AbstractHashIterator.getNext are named (rank 1 is the root cause: the writer\'s entries.put :1267, the reader\'s iterator next :378, F15/P2); the fix is in AbstractHashIterator.<init> and the values()/keySet() iterator() methods',
   'resilience4j-halfopen': 'CircuitBreakerStateMachine.stateTransition is named for both threads (the two getAndUpdate calls on stateReference at :241, W/W F34/P0 at rank 1); the fix is in HalfOpenState.checkIfThresholdsExceeded, its caller, where a guard lets one thread transition',
+  'pgpool-idletimer': 'no GRIFFIN bug: the root-cause pattern (W _idle.push index.js:34 in release → R _idle.filter :117 in _remove) is in 93 of 93 passing runs too (F7/P93): what fails is whether the other client\'s removal comes before or after it, not the pair',
 };
 
 const subjects = realSubjects();

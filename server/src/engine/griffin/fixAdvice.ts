@@ -183,10 +183,36 @@ function orderAdvice(ctx: Ctx, varText: string, interleaving: string): FixAdvice
   const again = `Afterwards record runs again: the ordering ${interleavingShort(seq)} should no longer show up in failing runs.`;
   const s = orderShape(ctx);
   const story = tell(ctx, s, { region: pa, intruder: pb, first: a.access, last: b.access, varText, generic });
-  const writes = seq.filter((x) => x.access.type === 'W');
-  const fixLane = writes.length === 1 ? writes[0].lane : a.lane;
+  const fixLane = orderFixLane(seq);
   const steps = isJavaScript(seq) ? javaScriptOrderSteps(seq, pa.method, pb.method, varText) : (story.steps ?? generic);
   return { kind: 'order-violation', shape: s, headline: story.headline, summary, interleaving, steps: [...steps, again], fixLane };
+}
+
+/**
+ * The lane of an order violation where the fix usually goes. Threads (Java): the writer — the write comes
+ * at the wrong time (a field assigned after the reader thread was started: assign it before). Async tasks
+ * (JavaScript, except an event emitted before its listener is registered, where the registration moves,
+ * and worker threads on shared memory, which are threads: write the data before the flag):
+ * a task's write is made when an asynchronous operation completes or another caller comes in, a moment
+ * the code does not choose, and the fix goes where the state is assumed — the reader, which awaits the
+ * pending operation or re-checks the state (the steps JavaScript's order advice gives: generic-pool's
+ * `clear` walks the free list before a pending create adds to it, and must wait for the creates); of two
+ * writes, the second, whose value wins (lokijs' save callback clears the dirty flag an update set
+ * meanwhile: the clearing moves).
+ */
+function orderFixLane(seq: readonly LaneAccess[]): 1 | 2 {
+  const writes = seq.filter((x) => x.access.type === 'W');
+  if (isJavaScript(seq) && !isEmitterOrder(seq) && !seq.some((x) => isTypedArray(x.access.variable))) {
+    const reads = seq.filter((x) => x.access.type === 'R');
+    if (writes.length === 1 && reads.length === 1) return reads[0].lane;
+    if (writes.length === seq.length) return seq[seq.length - 1].lane;
+  }
+  return writes.length === 1 ? writes[0].lane : seq[0].lane;
+}
+
+/** An order on an EventEmitter's listener list (an emit and a registration): the Node.js recorder's `EventEmitter` accesses. */
+function isEmitterOrder(seq: readonly LaneAccess[]): boolean {
+  return seq.some((x) => x.access.variable === 'EventEmitter' || /EventEmitter\./.test(x.access.call ?? ''));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -228,7 +254,7 @@ function javaScriptOrderSteps(seq: readonly LaneAccess[], first: string, second:
       `These are worker threads on shared memory: publish with Atomics — write the data first and the flag last with Atomics.store (and Atomics.notify), and read the flag with Atomics.load or Atomics.wait before reading the data — so that ${shortName(first)} cannot see ${varText} before ${shortName(second)}'s ${B}.`,
       `Or hand the data over in the message itself (postMessage), not beside it in shared memory.`,
     ];
-  const emitter = seq.some((x) => x.access.variable === 'EventEmitter' || /EventEmitter\./.test(x.access.call ?? ''));
+  const emitter = isEmitterOrder(seq);
   return [
     emitter
       ? `An event emitted before its listener is registered is lost: register the listener before the operation that emits can run, or remember that it happened (a ready flag or a promise resolved at the emit) and check it before waiting for the event.`

@@ -26,6 +26,8 @@ import { isLibraryCode } from '../libraryCode';
 import { outOfCallback } from './outOfCallbacks';
 import { outOfDependency } from './outOfDependencies';
 import { outOfOwnHelper } from './outOfOwnHelpers';
+import { outOfStructureClasses } from './outOfStructureClasses';
+import { asyncWindowOwner } from './asyncWindowOwner';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -89,6 +91,16 @@ export interface SuspiciousMethodOptions {
    * outOfOwnHelpers.ts; default true)
    */
   outOfOwnHelpers?: boolean;
+  /**
+   * with outOfHelpers: two lanes inside different classes of one structure (a list and its iterator) name
+   * the class both lanes go through (issue 38, outOfStructureClasses.ts; default true)
+   */
+  outOfStructureClasses?: boolean;
+  /**
+   * with outOfHelpers: two Node.js tasks whose stacks go through one function of the code under test
+   * name that function, the owner of the window (issue 38, asyncWindowOwner.ts; default true)
+   */
+  asyncWindowOwner?: boolean;
 }
 
 export function suspiciousMethods(
@@ -105,8 +117,20 @@ export function suspiciousMethods(
   });
   if (options.outOfHelpers === true && out.length === 2) {
     const vars = laneVariables(m, members);
-    const moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode, options));
-    return moved.map((sm, k) => {
+    let moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode, options));
+    const canName = (laneStack: Frame[][]) => {
+      const isTest = testFrame(laneStack, testCode);
+      return (f: { file: string; method: string; line: number }) => !isTest(f) && !isLibraryCode(f.file, f.method) && !isEntryPoint(f.method);
+    };
+    if (options.outOfStructureClasses !== false && moved[0].thread === 1 && moved[1].thread === 2)
+      moved = outOfStructureClasses(
+        [
+          { sm: moved[0], stacks: stacks[0], variables: vars[0][0], types: vars[0][1] },
+          { sm: moved[1], stacks: stacks[1], variables: vars[1][0], types: vars[1][1] },
+        ],
+        canName([...stacks[0], ...stacks[1]]),
+      );
+    const named = moved.map((sm, k) => {
       const laneStack = stacks[sm.thread - 1];
       const isTest = testFrame(laneStack, testCode);
       const underTest = (f: { file: string; method: string; line: number }) => !isTest(f) && !isLibraryCode(f.file, f.method);
@@ -115,6 +139,8 @@ export function suspiciousMethods(
       if (options.outOfCallbacks !== false) sm = outOfCallback(sm, laneStack, (f) => underTest(f) && !isEntryPoint(f.method));
       return sm;
     });
+    if (options.asyncWindowOwner !== false && named[0].thread === 1 && named[1].thread === 2) return asyncWindowOwner([named[0], named[1]], stacks, canName([...stacks[0], ...stacks[1]]));
+    return named;
   }
   return out;
 }
