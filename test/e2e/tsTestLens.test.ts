@@ -4,7 +4,12 @@
  * user opens the test file, clicks "Braid: find the root cause" above the test; Braid records runs
  * of just that test with the Node.js recorder (`node --import tsx --test --test-name-pattern=…`,
  * tsx from the repository's node_modules, linked into the copy) and the first ranked pattern's
- * access is on a `// @bug` line of src/inventory.ts. Screenshots in test-output/e2e-ts-test-lens/.
+ * access is on a `// @bug` line of src/inventory.ts. Then issue 42's acceptance in the editor: Confirm by
+ * Forcing on the read-then-write pattern says "confirmed" (the Node.js recorder forces it); a wrong fix
+ * (`reserved` read again after the price's `await`, another `await` still before the write) is never
+ * "fixed" by Check the Fix (run from the Runs view's bug row of the code before the change); the right
+ * fix (read and write in one turn of the event loop) is "fixed" (Check the Fix from the palette). Screenshots in
+ * test-output/e2e-ts-test-lens/.
  */
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,12 +29,30 @@ const TEST_NAME = 'Inventory › two concurrent orders are both reserved';
 const BUG_LINES = readFileSync(path.join(FIXTURE, 'src', 'inventory.ts'), 'utf8')
   .split('\n')
   .flatMap((l, i) => (l.includes('// @bug') ? [i + 1] : []));
+/** reserve()'s read, await and write as the fixture has them (the lost update across the `await`) */
+const BUGGY = `    const before = this.reserved; // @bug lost-reservation
+    const price = await this.prices.priceOf(sku);
+    this.reserved = before + count; // @bug lost-reservation
+`;
+/** the wrong fix: `reserved` read again after the price's await, but another await still before the write (as fixes/wrong.ts of test/fixtures/node/balancemap) */
+const WRONG_FIX = `    const price = await this.prices.priceOf(sku);
+    // the "fix": read what is reserved after the price lookup — but the stock check still awaits before the write
+    const before = this.reserved;
+    await this.prices.priceOf(sku);
+    this.reserved = before + count;
+`;
+/** the right fix: read and write in one turn of the event loop (no await between them) */
+const RIGHT_FIX = `    const price = await this.prices.priceOf(sku);
+    // the fix: read and write what is reserved with no await between them
+    const before = this.reserved;
+    this.reserved = before + count;
+`;
 
 const found = lib.findCodeServer({ install: !process.env.BRAID_E2E_NO_INSTALL });
 const skip = !found.bin ? `code-server is not available: ${found.reason}` : false;
 if (skip) console.log(`# e2e (TS test lens) skipped: ${skip}`);
 
-describe('end to end in VS Code: flaky TypeScript node:test test → one click → root cause on the .ts line', { skip, timeout: 10 * 60_000 }, () => {
+describe('end to end in VS Code: flaky TypeScript node:test test → one click → root cause on the .ts line → confirmed → a wrong fix not fixed, the right fix fixed', { skip, timeout: 25 * 60_000 }, () => {
   let tmp = '';
   let ws = '';
   let session: CodeServerSession | undefined;
@@ -48,7 +71,7 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     cpSync(FIXTURE, ws, { recursive: true });
     symlinkSync(path.join(lib.root, 'node_modules'), path.join(ws, 'node_modules'), 'dir');
     mkdirSync(path.join(ws, '.vscode'), { recursive: true });
-    writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'braid.record.runs': RUNS, 'braid.record.jobs': 2, 'braid.record.noise': 0.5 }, null, 2) + '\n');
+    writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'braid.record.runs': RUNS, 'braid.record.jobs': 2, 'braid.record.noise': 0.5, 'braid.confirm.runs': 20 }, null, 2) + '\n');
     session = await openCodeServer({ bin: found.bin!, tmp, out: OUT, folder: ws, installed });
     log(`code-server at ${session.server.url}`);
     ({ page, wb } = session);
@@ -127,4 +150,110 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     assert.equal(await input.inputValue(), 'node --import tsx --test "--test-name-pattern=^two concurrent orders are both reserved$" src/inventory.test.ts');
     await page.keyboard.press('Escape');
   });
+
+  /** A notification's message: its text without the toast's "Source: …" and buttons before it. */
+  const messageOf = (toast: string): string => {
+    const t = toast.replace(/\s+/g, ' ');
+    const k = t.search(/Braid(:| could not)/);
+    return k < 0 ? t : t.slice(k);
+  };
+
+  /** Answers a modal dialog (the command Braid will run) with its button `name`; returns the dialog's text. */
+  const answerModal = async (name: string): Promise<string> => {
+    const dialog = page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible' });
+    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+    await dialog.getByRole('button', { name }).click();
+    return text;
+  };
+
+  step('right-click the read-then-write pattern on reserved → Confirm by Forcing: the modal shows the node command; "confirmed"; the ✔ badge', async () => {
+    await wb.runCommand('Notifications: Clear All Notifications');
+    if (!(await wb.pane('Ranked Patterns').isVisible())) await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
+    const rows = wb.rows('Ranked Patterns');
+    await rows.first().waitFor({ state: 'visible' });
+    // the lost update's order: one reservation reads `reserved`, the other writes it (R1 W2), as in the
+    // Java confirm e2e: a symmetric W1 W2 ranked first would rightly "confirm the window" only
+    const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    const k = labels.findIndex((l) => /^#\d+ (Inventory\.)?reserved\b.*\bP\d+ R1 W2\b/.test(l));
+    assert.ok(k >= 0, `a read-then-write pattern on reserved is listed: ${labels.join(' | ')}`);
+    await rows.nth(k).click({ button: 'right' });
+    const item = page.getByRole('menuitem', { name: 'Confirm by Forcing' });
+    await item.waitFor({ state: 'visible' });
+    await item.hover();
+    await page.keyboard.press('Enter');
+    const modal = await answerModal('Run');
+    assert.match(modal, /node --import tsx --test .*inventory\.test\.ts/, `the modal names the command: ${modal}`);
+    const note = page.locator('.notification-toast').filter({ hasText: /Braid( could not confirm the pattern:|: (confirmed|refuted|not forced|confirms the window) —)/ });
+    await note.waitFor({ state: 'visible', timeout: 300_000 });
+    const text = messageOf(await note.innerText());
+    log(text);
+    await wb.extraScreenshot('confirm-verdict');
+    assert.match(text, /^Braid: confirmed — forcing P\d+ R1 → W2 made the failure happen in \d+ of (10|20) runs/); // 10: confirmed at the first look (half the runs)
+    let label = '';
+    for (const end = Date.now() + 30_000; Date.now() < end; await page.waitForTimeout(250)) {
+      const now = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+      label = now.find((l) => /✔ confirmed/.test(l)) ?? now.join(' | ');
+      if (/✔ confirmed/.test(label)) break;
+    }
+    assert.match(label, /✔ confirmed.*\bP\d+ R1 W2\b/, `the read-then-write row carries the badge: ${label}`);
+  }, 8 * 60_000);
+
+  /**
+   * Saves `fix` over reserve()'s lines and runs Check the Fix `from` the Runs view's bug row of the code
+   * before the change (`Bug 1 · lost update — Check the Fix`) or the command palette (which checks that
+   * bug's lead pattern after an edit); answers the modal; returns the verdict's notification text.
+   */
+  const checkTheFix = async (fix: string, shot: string, from: 'runs view' | 'palette'): Promise<string> => {
+    const file = path.join(ws, 'src', 'inventory.ts');
+    const source = readFileSync(file, 'utf8');
+    const start = source.includes(BUGGY) ? BUGGY : source.includes(WRONG_FIX) ? WRONG_FIX : '';
+    assert.ok(start, 'reserve() is the fixture\'s or the wrong fix');
+    writeFileSync(file, source.replace(start, fix));
+    await wb.runCommand('Notifications: Clear All Notifications');
+    if (!(await wb.pane('Runs').isVisible())) await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
+    // the saved edit makes the recording "the code before the change": its bug is listed under it, to check
+    const row = wb.rows('Runs').filter({ hasText: /^Bug \d+ .*— (Check the Fix|(not )?fixed · failed)/ }).first();
+    await row.waitFor({ state: 'visible', timeout: 90_000 });
+    log(`Runs view before the check: ${(await row.innerText()).replace(/\s+/g, ' ')}`);
+    if (from === 'palette') await wb.runCommand('Braid: Check the Fix');
+    else {
+      // the Runs view may redraw the row once more after the edit (a click on the row being replaced is
+      // lost): click again while no dialog has come and no check is under way
+      const dialog = page.locator('.monaco-dialog-box');
+      const checking = page.locator('.notification-toast').filter({ hasText: 'Braid: checking the fix' });
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        await row.click();
+        if (await dialog.waitFor({ state: 'visible', timeout: 20_000 }).then(() => true, () => false)) break;
+        if (await checking.isVisible()) break;
+        log(`no Check the Fix dialog 20 s after click ${attempt} on the bug row`);
+      }
+    }
+    const modal = await answerModal('Run');
+    assert.match(modal, /node --import tsx --test .*inventory\.test\.ts/, `the modal names the command: ${modal}`);
+    const note = page.locator('.notification-toast').filter({ hasText: /Braid( could not check the fix:|: (fixed|not fixed) —)/ });
+    await note.waitFor({ state: 'visible', timeout: 300_000 });
+    const text = messageOf(await note.innerText());
+    log(text);
+    await wb.extraScreenshot(shot);
+    return text;
+  };
+
+  step('the wrong fix (reserved read again after the await, another await before the write), Check the Fix from the Runs view: never "fixed"', async () => {
+    const text = await checkTheFix(WRONG_FIX, 'wrong-fix-verdict', 'runs view');
+    assert.doesNotMatch(text, /^Braid: fixed\b/, `the wrong fix is never fixed: ${text}`);
+    // "could not check" only with its reason and what to do
+    if (/could not check/.test(text)) assert.match(text, /^Braid could not check the fix: .+\. What to do: .+/, text);
+    else assert.match(text, /^Braid: not fixed — .+/, text);
+    // the verdict is kept on the bug's row (fix-checks.json): "not fixed · failed k/30 before, n/20 after"
+    if (!/could not check/.test(text)) await wb.rows('Runs').filter({ hasText: /^Bug \d+ .*— not fixed · failed \d+\/\d+ before, \d+\/\d+ after/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
+  }, 8 * 60_000);
+
+  step('the right fix (read and write in one turn), Braid: Check the Fix from the palette: "fixed"; the bug row reads fixed with 0 failed after', async () => {
+    const text = await checkTheFix(RIGHT_FIX, 'right-fix-verdict', 'palette');
+    assert.match(text, /^Braid: fixed — /, text);
+    const row = wb.rows('Runs').filter({ hasText: /^Bug \d+ .*— fixed · failed \d+\/\d+ before, 0\/\d+ after/ }).first();
+    await row.waitFor({ state: 'visible', timeout: 60_000 });
+    log(`Runs view: ${(await row.innerText()).replace(/\s+/g, ' ')}`);
+  }, 8 * 60_000);
 });
