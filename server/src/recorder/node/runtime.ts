@@ -133,8 +133,6 @@ const RECORDER = { name: 'braid-node-recorder', version: '0.1.0' };
 const NOISE_POINTS = ['await', 'timer', 'fs-callback'];
 
 /** A task: a thread of the trace, numbered when it records its first event. */
-let taskSerials = 0;
-
 class Task {
   tid = 0;
   /** the token of its last SND (0: none) */
@@ -152,8 +150,6 @@ class Task {
    * in (`before`, an unrecorded async function's continuation)
    */
   turn = 0;
-  /** a number of its own, for the tokens it sends (`tokTask`) */
-  readonly serial = ++taskSerials;
   /** forcing (forcing.ts): per plan access, the task's latest performance and its object */
   forceLast: number[] | null = null;
   forceObj: number[] | null = null;
@@ -604,7 +600,6 @@ export class BraidRuntime {
     this.line(`[${this.ix()},${tid},"SND",${tok}]`);
     t.lastTok = tok;
     t.dirty = false;
-    this.tokTask[tok] = t.serial;
     return tok;
   }
 
@@ -648,8 +643,6 @@ export class BraidRuntime {
     t.turn = this.turn;
   }
 
-  /** per token sent by `snd`: the serial of the task that sent it (a token passed on keeps its sender) */
-  private tokTask: number[] = [];
   /** between a recorded `await`'s operand and its suspension: the promise reactions made now are its continuation (KAWAIT) */
   private awaiting = false;
 
