@@ -60,15 +60,6 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
 
   const open = (file: string) => wb.openFile(file);
 
-  /** Answers a modal dialog (the command Braid will run) with its button `name`; returns the dialog's text. */
-  const answerModal = async (name: string): Promise<string> => {
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ state: 'visible' });
-    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
-    await dialog.getByRole('button', { name }).click();
-    return text;
-  };
-
   step('record the flaky test through its lens', async () => {
     await page.getByRole('button', { name: 'Yes, I trust the authors' }).click({ timeout: 60_000 });
     await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
@@ -116,7 +107,7 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     await wb.extraScreenshot('context-menu');
     await item.hover();
     await page.keyboard.press('Enter');
-    const modal = await answerModal('Run');
+    const modal = await wb.answerModal('Run');
     assert.match(modal, /junit-platform-console-standalone/, `the modal names the command: ${modal}`);
     const note = page.locator('.notification-toast').filter({ hasText: /Braid: (confirmed|refuted|not forced) —/ });
     await note.waitFor({ state: 'visible', timeout: 240_000 });
@@ -168,7 +159,7 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     writeFileSync(file, readFileSync(file, 'utf8').replace('public void deposit(int amount) {', 'public synchronized void deposit(int amount) {'));
     await wb.runCommand('Notifications: Clear All Notifications');
     await wb.runCommand('Braid: Check the Fix');
-    const modal = await answerModal('Run');
+    const modal = await wb.answerModal('Run');
     assert.match(modal, /First: .*javac/, `the modal names the rebuild: ${modal}`);
     const note = page.locator('.notification-toast').filter({ hasText: /Braid: (fixed|not fixed) —/ });
     await note.waitFor({ state: 'visible', timeout: 300_000 });

@@ -158,15 +158,6 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     return k < 0 ? t : t.slice(k);
   };
 
-  /** Answers a modal dialog (the command Braid will run) with its button `name`; returns the dialog's text. */
-  const answerModal = async (name: string): Promise<string> => {
-    const dialog = page.locator('.monaco-dialog-box');
-    await dialog.waitFor({ state: 'visible' });
-    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
-    await dialog.getByRole('button', { name }).click();
-    return text;
-  };
-
   step('right-click the read-then-write pattern on reserved → Confirm by Forcing: the modal shows the node command; "confirmed"; the ✔ badge', async () => {
     await wb.runCommand('Notifications: Clear All Notifications');
     if (!(await wb.pane('Ranked Patterns').isVisible())) await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
@@ -182,7 +173,7 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     await item.waitFor({ state: 'visible' });
     await item.hover();
     await page.keyboard.press('Enter');
-    const modal = await answerModal('Run');
+    const modal = await wb.answerModal('Run');
     assert.match(modal, /node --import tsx --test .*inventory\.test\.ts/, `the modal names the command: ${modal}`);
     const note = page.locator('.notification-toast').filter({ hasText: /Braid( could not confirm the pattern:|: (confirmed|refuted|not forced|confirms the window) —)/ });
     await note.waitFor({ state: 'visible', timeout: 300_000 });
@@ -229,7 +220,7 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
         log(`no Check the Fix dialog 20 s after click ${attempt} on the bug row`);
       }
     }
-    const modal = await answerModal('Run');
+    const modal = await wb.answerModal('Run');
     assert.match(modal, /node --import tsx --test .*inventory\.test\.ts/, `the modal names the command: ${modal}`);
     const note = page.locator('.notification-toast').filter({ hasText: /Braid( could not check the fix:|: (fixed|not fixed) —)/ });
     await note.waitFor({ state: 'visible', timeout: 300_000 });

@@ -138,6 +138,15 @@ export class Workbench {
     await widget.waitFor({ state: 'hidden', timeout: UI_TIMEOUT });
   }
 
+  /** Answers a modal dialog (the command Braid will run) with its button `name`; returns the dialog's text. */
+  async answerModal(name: string): Promise<string> {
+    const dialog = this.page.locator('.monaco-dialog-box');
+    await dialog.waitFor({ state: 'visible' });
+    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+    await dialog.getByRole('button', { name }).click();
+    return text;
+  }
+
   /** Preferences: Color Theme → `name` (e.g. "Light Modern", "Dark Modern"); waits until the workbench shows it. */
   async colorTheme(name: string, light: boolean): Promise<void> {
     await this.runCommand('Preferences: Color Theme');
