@@ -212,8 +212,12 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     const status = await wb.waitStatus(/Braid: \d+ runs \(0 failed\)/, 120_000);
     log(`status: ${status}`);
     await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
-    // 180 s: a final CI with a second code-server running beside it did not see the row in 60 s
-    await wb.rows('Runs').filter({ hasText: /^Before the change · / }).first().waitFor({ state: 'visible', timeout: 180_000 });
+    // the recordings of the code before the change are listed after the current code's runs (30 here):
+    // the list draws only the rows in view, so go to its end first — without it the check passed only
+    // while the view had not yet listed the new runs (two fresh-clone CIs on a busy machine failed it)
+    await wb.pane('Runs').locator('.monaco-list').first().focus();
+    await page.keyboard.press('End');
+    await wb.rows('Runs').filter({ hasText: /^Before the change · / }).first().waitFor({ state: 'visible', timeout: 60_000 });
     const bugs = await wb.visibleRowTexts('Bugs').catch(() => []);
     assert.ok(!bugs.some((b) => /^Bug \d/.test(b.label)), `no bug in the current code: ${bugs.map((b) => b.label).join(' | ')}`);
     await open('Account.java');
