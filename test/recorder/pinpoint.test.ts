@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parsePinpointArgs, PinpointUsageError, pinpointJsonReport, pinpointTextReport } from '../../server/src/cli/pinpointCommand';
 import { candidatePoints, pathNeighbours } from '../../server/src/engine/noise/candidatePoints';
 import type { InstrumentedPoint } from '../../server/src/engine/noise/noisePlan';
-import { makePlan, perThreadCandidates, searchOutcome } from '../../server/src/recorder/runs/pinpoint';
+import { makePlan, perThreadCandidates, searchOutcome, withTies } from '../../server/src/recorder/runs/pinpoint';
 import { tempDir } from '../helpers/traceBuilder';
 import { bugTags, classesDir, FAST_JVM, prepare, root } from './recorderHarness';
 
@@ -265,4 +265,14 @@ test('braid pinpoint --per-thread finds the worker\'s read of the shared connect
   const plan = JSON.parse(readFileSync(out.plan, 'utf8'));
   assert.ok(plan.points.every((q: { threads?: string[] }) => Array.isArray(q.threads) && q.threads.length > 0), JSON.stringify(plan.points));
   assert.ok(plan.triggers.every((t: { thread?: string }) => typeof t.thread === 'string'));
+});
+
+test('the top patterns that seed the candidates keep a tie whole (ties share a rank), up to 4 × top', () => {
+  const ranks = (rs: number[]) => rs.map((rank, k) => ({ rank, k }));
+  assert.deepEqual(withTies(ranks([1, 1, 1, 1, 1, 1, 1, 8, 9]), 5).map((p) => p.k), [0, 1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(withTies(ranks([1, 2, 3, 4, 5, 6, 6]), 5).map((p) => p.k), [0, 1, 2, 3, 4], 'no tie at the cut');
+  assert.deepEqual(withTies(ranks([1, 2, 3, 4, 5, 5, 7]), 5).map((p) => p.k), [0, 1, 2, 3, 4, 5]);
+  assert.equal(withTies(ranks(new Array(100).fill(1)), 5).length, 20, 'a tie of 100 is cut at 4 × top');
+  assert.deepEqual(withTies(ranks([1, 1]), 5).map((p) => p.k), [0, 1]);
+  assert.deepEqual(withTies([], 5), []);
 });

@@ -209,7 +209,7 @@ export async function topPatterns(traces: string[], top = 5): Promise<{ lines: S
   const result = await analyzeTraceFiles(existing);
   if (result.executions.failed === 0) return { lines, seen };
   const causes = result.patterns.filter((p) => p.group === 'cause');
-  for (const p of (causes.length ? causes : result.patterns).slice(0, top)) {
+  for (const p of withTies(causes.length ? causes : result.patterns, top)) {
     for (const a of p.accesses) {
       const at = a.library ? [a, a.library] : [a];
       for (const l of at) {
@@ -219,6 +219,22 @@ export async function topPatterns(traces: string[], top = 5): Promise<{ lines: S
     }
   }
   return { lines, seen };
+}
+
+/**
+ * The first `top` patterns and every pattern tied with the last of them: ties share a rank, so a cut
+ * inside a tie would keep whichever tied pattern the list happens to put first (which varies from
+ * recording to recording). The in-flight fixture's disk-read pattern is 5th of 7+ patterns tied at
+ * rank 1 here; a fresh-clone CI never searched the trigger point on that read (the cut fell before
+ * it, going by the candidates it searched: 29 and 30 only). At most
+ * `4 × top` patterns, so a tie of hundreds does not make every point a candidate. Pure.
+ */
+export function withTies<P extends { rank: number }>(patterns: readonly P[], top: number): P[] {
+  if (top <= 0 || patterns.length === 0) return [];
+  const last = patterns[Math.min(top, patterns.length) - 1].rank;
+  let n = Math.min(top, patterns.length);
+  while (n < patterns.length && n < 4 * top && patterns[n].rank <= last) n++;
+  return patterns.slice(0, n);
 }
 
 function trigger(rank: number, p: CandidatePoint, r: Pick<RankedPoint, 'failWith' | 'failWithout' | 'pValue' | 'score'>): TriggerPoint {
