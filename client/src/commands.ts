@@ -40,8 +40,9 @@ export interface CommandDeps {
   patternsTree: PatternsTree;
   bugsView: vscode.TreeView<Node>;
   bugsTree: BugsTree;
-  /** the Runs view: its "failing runs only" filter and sort */
-  runsTree: Pick<RunsTree, 'setFilter' | 'failingOnly' | 'sort'>;
+  /** the Runs view: its "failing runs only" filter and sort, and the rows of Check the Fix's verdicts */
+  runsTree: Pick<RunsTree, 'setFilter' | 'failingOnly' | 'sort' | 'fixRow'>;
+  runsView: Pick<vscode.TreeView<Node>, 'reveal'>;
 }
 
 export function registerCommands(d: CommandDeps): void {
@@ -263,11 +264,37 @@ export function registerCommands(d: CommandDeps): void {
       // after an edit the current code has no analysis yet: Check the Fix from the palette checks the first bug of the code before the change
       first: () => model.patterns[0] ?? model.beforeBugs[0]?.pattern,
       openTracer: (run, key) => d.webviews.openTracer(run, key),
+      showFixInRuns: (key) => showFixInRuns(d, key),
       agentJar: () => context.asAbsolutePath('dist/braid-agent.jar'),
     },
     reg,
   );
 }
+
+/**
+ * "Show in Runs" after Check the Fix: reveals and selects the row that holds the check's verdict
+ * (`Bug 1 · lost update — fixed · failed 15/30 before, 0/20 after`, under the recording of the code
+ * before the change that it judged). The server lists it once the check is kept: the results are read
+ * again first when the row is not there yet.
+ */
+export async function showFixInRuns(d: Pick<CommandDeps, 'model' | 'runsTree' | 'runsView'>, key: string): Promise<boolean> {
+  let row = d.runsTree.fixRow(key);
+  if (!row) {
+    await d.model.refresh();
+    row = d.runsTree.fixRow(key);
+  }
+  if (row) {
+    await d.runsView.reveal(row, { select: true, focus: true });
+    return true;
+  }
+  await vscode.commands.executeCommand('braid.runs.focus');
+  void vscode.window.showInformationMessage(FIX_NOT_LISTED);
+  return false;
+}
+
+/** Show in Runs when the check's recording still counts as one of the current code (no row holds the verdict). */
+export const FIX_NOT_LISTED =
+  'Braid: the Runs view lists a check\'s verdict under "Before the change", beside the recording it judged, once a source file that recording ran has changed; this recording still counts as one of the current code (see the Braid output for the verdict).';
 
 /** Open Tracer with no run. */
 export const NO_RUNS_YET = 'Braid: no recorded runs yet. Record runs of the flaky test ("Braid: find the root cause" above it) or of the program (Record Runs), or import traces.';

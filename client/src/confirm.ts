@@ -25,6 +25,8 @@ export const CONFIRM_PATTERN = 'braid.confirmPattern';
 export const REPRODUCE_FAILURE = 'braid.reproduceFailure';
 export const CHECK_FIX = 'braid.checkFix';
 export const DEBUG_INTERLEAVING = 'braid.debugFailingInterleaving';
+/** the button of Check the Fix's message that reveals its verdict in the Runs view */
+export const SHOW_IN_RUNS = 'Show in Runs';
 
 export interface ConfirmDeps {
   client: LanguageClient;
@@ -33,6 +35,8 @@ export interface ConfirmDeps {
   /** the first pattern listed (commands run without an argument) */
   first(): PatternDto | undefined;
   openTracer(run: string, patternKey: string): void;
+  /** reveals and selects Check the Fix's verdict of this pattern in the Runs view ("Show in Runs") */
+  showFixInRuns(key: string): unknown;
   log: vscode.LogOutputChannel;
   /** absolute path of the extension's braid-agent.jar */
   agentJar(): string;
@@ -209,8 +213,13 @@ export function registerConfirmCommands(d: ConfirmDeps, reg: Register): void {
     if (!(await askToRun(d.client, p.key, `Check the fix of ${p.id} ${orderText(p)}? Braid rebuilds, forces the interleaving ${runs} times and records ${runs} runs with the recording's noise.`, 2 * runs, true))) return undefined;
     const r = await withProgress(d.client, 'Braid: checking the fix', { key: p.key, runs, mode: 'checkFix' });
     d.log.info(`check fix ${p.id} ${p.key}: ${r.fix?.verdict} — ${r.fix?.reason}`);
-    if (r.fix?.verdict === 'fixed') void vscode.window.showInformationMessage(fixMessage(r));
-    else void vscode.window.showWarningMessage(fixMessage(r));
+    // a verdict is kept beside the recording it judged and listed in the Runs view: "Show in Runs" goes there
+    const kept = !r.couldNotCheck && (r.fix?.verdict === 'fixed' || r.fix?.verdict === 'not fixed');
+    const show = r.fix?.verdict === 'fixed' && !r.couldNotCheck ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    void Promise.resolve(show(fixMessage(r), ...(kept ? [SHOW_IN_RUNS] : []))).then((pick) => {
+      if (pick === SHOW_IN_RUNS) return d.showFixInRuns(p.key);
+      return undefined;
+    });
     return r;
   });
 }

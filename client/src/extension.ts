@@ -134,7 +134,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
     onDidChange: (listener: () => void) => model.onDidChange(listener),
   });
 
-  registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree, runsTree });
+  registerCommands({ context, client: c, model, log, webviews, patternsView, patternsTree, bugsView, bugsTree, runsTree, runsView });
   registerMethodsView(context, model, () => webviews.openMethods());
 
   context.subscriptions.push(

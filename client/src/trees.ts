@@ -45,7 +45,7 @@ export type Node =
   | { kind: 'bug'; bug: BugDto; /** the verdict of forcing its lead pattern (braid/confirm) */ verdict?: PatternDto['confirmation'] }
   | { kind: 'group'; bug: BugDto; group: 'methods' | 'advice' | 'patterns' | 'runs' }
   | { kind: 'method'; bug: BugDto; method: BugMethodDto }
-  | { kind: 'text'; id: string; label: string; tooltip?: string; icon?: string; command?: vscode.Command }
+  | { kind: 'text'; id: string; label: string; tooltip?: string; icon?: string; command?: vscode.Command; /** the row it is listed under (revealing it needs the chain) */ parent?: Node }
   | { kind: 'message'; label: string }
   | { kind: 'explanation'; group: ExplanationGroupDto; /** groups showing the same, folded into this row */ alike?: ExplanationGroupDto[]; tied?: boolean; /** position among the rows */ index?: number }
   | { kind: 'xpattern'; group: ExplanationGroupDto; pattern: ExplanationPatternDto; index: number }
@@ -473,15 +473,7 @@ export class RunsTree extends BaseTree {
     if (element?.kind === 'recording') return sortRuns(element.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail').map((run) => ({ kind: 'run', run, inGroup: true }));
     if (element?.kind === 'excluded') return element.files.map((f) => ({ kind: 'excludedRun', ...f }));
     // a bug of the code before the change: Check the Fix (forces its interleaving on the changed code)
-    if (element?.kind === 'older')
-      return (element.bugs ?? []).map((b) => ({
-        kind: 'text',
-        id: `older-bug:${element.dir}:${b.bug}`,
-        label: `Bug ${b.bug}${b.shape ? ` · ${SHAPE_LABELS[b.shape as AdviceShape] ?? b.shape}` : ''} — ${b.fix ? fixVerdictText(b.fix) : 'Check the Fix'}`,
-        tooltip: `${b.headline ? `${b.headline}\n\n` : ''}${b.fix ? `Check the Fix said ${b.fix.verdict}: ${fixVerdictText(b.fix)}. Click to check again.\n\n` : ''}Check the Fix: rebuilds, forces this bug's interleaving on the changed code and records again with the recording's noise — fixed or not, with the failure rates before and after.`,
-        icon: b.fix?.verdict === 'fixed' ? 'pass' : b.fix ? 'error' : 'beaker',
-        command: { command: 'braid.checkFix', title: 'Check the Fix', arguments: [b.pattern.key] },
-      }));
+    if (element?.kind === 'older') return olderBugRows(element);
     if (element) return [];
     const shown = sortRuns(this.model.runs, this.sort).filter((r) => !this.failingOnly || r.outcome === 'fail');
     // several recordings: one group each (newest first), so their runs do not interleave by run number
@@ -512,10 +504,46 @@ export class RunsTree extends BaseTree {
     }
     if (this.model.excluded?.length) runs.push({ kind: 'excluded', files: this.model.excluded });
     // recordings of older code (issue 43) and recordings that failed: apart, after the analyzed runs
-    (this.model.older ?? []).forEach((o, k) => runs.push({ kind: 'older', dir: o.dir, older: o, info: this.model.recordings?.get(o.dir) ?? {}, ...(k === 0 && this.model.beforeBugs?.length ? { bugs: this.model.beforeBugs } : {}) }));
+    runs.push(...this.olderRows());
     for (const e of this.model.empty ?? []) runs.push({ kind: 'emptyRecording', dir: e.dir, info: this.model.recordings?.get(e.dir) ?? {} });
     return runs;
   }
+
+  /**
+   * The recordings of the code before the change, newest first; the bugs of the code version just
+   * before it (the server's beforeBugs) under the first recording of that version.
+   */
+  private olderRows(): (Node & { kind: 'older' })[] {
+    const older = this.model.older ?? [];
+    const first = Math.max(0, older.findIndex((o) => o.justBefore));
+    return older.map((o, k) => ({ kind: 'older', dir: o.dir, older: o, info: this.model.recordings?.get(o.dir) ?? {}, ...(k === first && this.model.beforeBugs?.length ? { bugs: this.model.beforeBugs } : {}) }));
+  }
+
+  /** The row of a bug of the code before the change whose lead pattern is `key` (Check the Fix's verdict), or undefined. */
+  fixRow(key: string): (Node & { kind: 'text' }) | undefined {
+    for (const o of this.olderRows()) {
+      const k = (o.bugs ?? []).findIndex((b) => b.pattern.key === key);
+      if (k >= 0) return olderBugRows(o)[k];
+    }
+    return undefined;
+  }
+
+  override getParent(e: Node): Node | undefined {
+    return e.kind === 'text' ? e.parent : undefined;
+  }
+}
+
+/** The bugs of the code before the change under their recording's row: a click checks the fix (or again). */
+function olderBugRows(o: Node & { kind: 'older' }): (Node & { kind: 'text' })[] {
+  return (o.bugs ?? []).map((b) => ({
+    kind: 'text',
+    id: `older-bug:${o.dir}:${b.bug}`,
+    label: `Bug ${b.bug}${b.shape ? ` · ${SHAPE_LABELS[b.shape as AdviceShape] ?? b.shape}` : ''} — ${b.fix ? fixVerdictText(b.fix) : 'Check the Fix'}`,
+    tooltip: `${b.headline ? `${b.headline}\n\n` : ''}${b.fix ? `Check the Fix said ${b.fix.verdict}: ${fixVerdictText(b.fix)}. Click to check again.\n\n` : ''}Check the Fix: rebuilds, forces this bug's interleaving on the changed code and records again with the recording's noise — fixed or not, with the failure rates before and after.`,
+    icon: b.fix?.verdict === 'fixed' ? 'pass' : b.fix ? 'error' : 'beaker',
+    command: { command: 'braid.checkFix', title: 'Check the Fix', arguments: [b.pattern.key] },
+    parent: o,
+  }));
 }
 
 /** Newest recording first: its start (manifest), else the time in its runs' execution ids. */

@@ -275,6 +275,10 @@ export const workspace = {
   isTrusted: true,
   /** configuration updates: [section.key, value, target] */
   updates: [] as unknown[][],
+  /** Save All (Check the Fix saves the edited files first) */
+  async saveAll(_includeUntitled?: boolean): Promise<boolean> {
+    return true;
+  },
   getConfiguration(section: string) {
     const full = (key: string) => (section === 'braid' ? key : `${section.replace(/^braid\./, '')}.${key}`);
     return {

@@ -149,6 +149,8 @@ export interface OlderRecordingDto {
   /** its runs and failed runs, when an analysis included it */
   runs?: number;
   failed?: number;
+  /** of the code version just before the change (codeVersions.ts): `beforeBugs` are the bugs of these recordings */
+  justBefore?: boolean;
 }
 export interface UnreadableTraceDto {
   file: string;
