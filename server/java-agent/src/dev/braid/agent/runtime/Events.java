@@ -39,7 +39,15 @@ final class Events {
   /** Snapshot of the registered buffers read by the writer. */
   volatile ThreadBuffer[] buffers = new ThreadBuffer[0];
 
-  private final Chunk[] free = new Chunk[32];
+  /**
+   * Consumed big chunks kept for reuse: as many as the budget holds ({@link #MAX_OUTSTANDING} /
+   * {@link #BIG_CHUNK}), so a recording in steady state allocates no chunk (each is a 192 KiB
+   * long[] to zero; with 32 slots the chunks recycled while producers waited at the budget
+   * overflowed the list and were allocated again: JFR's allocation samples on the application
+   * threads were all chunks). No more memory at the peak: a chunk is allocated only when the list
+   * is empty, so the chunks in use and kept never exceed the budget's plus one per thread.
+   */
+  private final Chunk[] free = new Chunk[(int) (MAX_OUTSTANDING / BIG_CHUNK)];
   private int freeCount;
 
   synchronized void register(ThreadBuffer b) {
