@@ -430,8 +430,41 @@ public final class Rt {
 
   private static ThreadBuffer bufferOf(ThreadState s) {
     ThreadBuffer b = s.buffer;
-    if (b == null) s.buffer = b = new ThreadBuffer(events, s.thread);
+    if (b == null) {
+      s.buffer = b = new ThreadBuffer(events, s.thread);
+      if (s.id != 0) registerBuffer(s.id, b);
+    }
     return b;
+  }
+
+  /**
+   * Each recording thread's buffer by its trace id, so that an after hook finds the buffer of the
+   * read it completes from the stripe's holder id ({@link Stripes#holder}) instead of a second
+   * ThreadLocal lookup (issue 45: {@code ThreadLocal.get} was 13 % of the application threads' JFR
+   * samples on the recorder bench). Grown under THREAD_LOCK, read without a lock: a reader that
+   * sees an older array, or a slot of another thread, takes the ThreadLocal path.
+   */
+  private static volatile ThreadBuffer[] buffersById = new ThreadBuffer[64];
+
+  private static void registerBuffer(int id, ThreadBuffer b) {
+    synchronized (THREAD_LOCK) {
+      ThreadBuffer[] a = buffersById;
+      if (id >= a.length) a = java.util.Arrays.copyOf(a, Math.max(id + 1, a.length * 2));
+      a[id] = b;
+      buffersById = a;
+    }
+  }
+
+  /** The current thread's buffer, found from the trace id of the stripe's holder when it is this thread's. */
+  private static ThreadBuffer ownBuffer(int handle) {
+    int t = Stripes.holder(handle);
+    ThreadBuffer[] a = buffersById;
+    if (t > 0 && t < a.length) {
+      ThreadBuffer b = a[t];
+      // one buffer per thread (bufferOf): a buffer this thread owns is STATE.get().buffer
+      if (b != null && b.owner == Thread.currentThread()) return b;
+    }
+    return STATE.get().buffer;
   }
 
   /** Publishes an event of the current thread (state {@code s}, busy) with the next index. */
@@ -643,7 +676,7 @@ public final class Rt {
    */
   public static void after(int handle) {
     if (handle == 0) return;
-    if ((handle & 1) == 0) completeRead(Events.V_NONE, 0, null);
+    if ((handle & 1) == 0) completeRead(handle, Events.V_NONE, 0, null);
     Stripes.unlock(handle);
   }
 
@@ -651,48 +684,48 @@ public final class Rt {
 
   public static void afterI(int handle, int v) {
     if (handle == 0) return;
-    completeRead(Events.V_INT, v, null);
+    completeRead(handle, Events.V_INT, v, null);
     Stripes.unlock(handle);
   }
 
   public static void afterZ(int handle, boolean v) {
     if (handle == 0) return;
-    completeRead(Events.V_BOOL, v ? 1 : 0, null);
+    completeRead(handle, Events.V_BOOL, v ? 1 : 0, null);
     Stripes.unlock(handle);
   }
 
   public static void afterC(int handle, char v) {
     if (handle == 0) return;
-    completeRead(Events.V_CHAR, v, null);
+    completeRead(handle, Events.V_CHAR, v, null);
     Stripes.unlock(handle);
   }
 
   public static void afterJ(int handle, long v) {
     if (handle == 0) return;
-    completeRead(Events.V_LONG, v, null);
+    completeRead(handle, Events.V_LONG, v, null);
     Stripes.unlock(handle);
   }
 
   public static void afterF(int handle, float v) {
     if (handle == 0) return;
-    completeRead(Events.V_FLOAT, Float.floatToRawIntBits(v), null);
+    completeRead(handle, Events.V_FLOAT, Float.floatToRawIntBits(v), null);
     Stripes.unlock(handle);
   }
 
   public static void afterD(int handle, double v) {
     if (handle == 0) return;
-    completeRead(Events.V_DOUBLE, Double.doubleToRawLongBits(v), null);
+    completeRead(handle, Events.V_DOUBLE, Double.doubleToRawLongBits(v), null);
     Stripes.unlock(handle);
   }
 
   public static void afterA(int handle, Object v) {
     if (handle == 0) return;
-    completeRead(Events.V_REF, 0, v);
+    completeRead(handle, Events.V_REF, 0, v);
     Stripes.unlock(handle);
   }
 
-  private static void completeRead(int vtype, long bits, Object value) {
-    ThreadBuffer b = STATE.get().buffer;
+  private static void completeRead(int handle, int vtype, long bits, Object value) {
+    ThreadBuffer b = ownBuffer(handle);
     if (b == null) return;
     if (values) b.completeRead(vtype, bits, value);
     else b.completeRead(Events.V_NONE, 0, null);
@@ -718,6 +751,7 @@ public final class Rt {
       }
       boolean filtering = filter;
       int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W, filtering);
+      Stripes.hold(h, t);
       // published with the stripe held: a thread it releases orders its own access after this one
       if (forced != 0) Forcing.performed(s, t, forced, Forcing.key(obj, key));
       if (filtering) {

@@ -56,6 +56,22 @@ final class Stripes {
   // ---- the stripe's last recorded access (Rt's filter): ints 1..6 of the stripe's cache line,
   // read and written only while the stripe is locked exclusively ----
   private static final int L_VAR = 1, L_OBJ = 2, L_ELEM = 3, L_THREAD = 4, L_WROTE = 5, L_EPOCH = 6;
+  /** int 7: the trace id of the thread that locked the stripe last (Rt's after hooks find its buffer by it). */
+  private static final int L_HOLDER = 7;
+
+  /**
+   * Notes thread {@code t} as the stripe's holder: one plain store to the cache line the lock's CAS
+   * just took. Under a shared lock another reader may overwrite it; {@link #holder} is then a hint
+   * that its caller checks (Rt.completeRead: the buffer's owner must be the current thread).
+   */
+  static void hold(int handle, int t) {
+    LOCKS[(handle >>> 2) - 1 + L_HOLDER] = t;
+  }
+
+  /** The trace id {@link #hold} stored last for the stripe of {@code handle} (a hint, see there). */
+  static int holder(int handle) {
+    return LOCKS[(handle >>> 2) - 1 + L_HOLDER];
+  }
 
   /**
    * With the stripe of {@code handle} locked exclusively: whether the last access recorded under it
