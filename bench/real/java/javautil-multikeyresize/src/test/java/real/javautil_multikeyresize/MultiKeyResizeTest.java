@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class MultiKeyResizeTest {
   static final int THREADS = 4;
   static final int KEYS_PER_THREAD = 4;
-  static final int ROUNDS = 50;
+  static final int ROUNDS = 3;
 
   @Test
   void concurrentPutsKeepEveryEntry() throws Exception {
