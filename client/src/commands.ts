@@ -41,7 +41,7 @@ export interface CommandDeps {
   bugsView: vscode.TreeView<Node>;
   bugsTree: BugsTree;
   /** the Runs view: its "failing runs only" filter and sort, and the rows of Check the Fix's verdicts */
-  runsTree: Pick<RunsTree, 'setFilter' | 'failingOnly' | 'sort' | 'fixRow'>;
+  runsTree: Pick<RunsTree, 'setFilter' | 'failingOnly' | 'sort' | 'fixRow' | 'beforeRow'>;
   runsView: Pick<vscode.TreeView<Node>, 'reveal'>;
 }
 
@@ -110,6 +110,9 @@ export function registerCommands(d: CommandDeps): void {
     }
     await d.patternsView.reveal(node, { select: true, focus: true, expand: true });
   });
+
+  // the empty Ranked Patterns / Bugs views after an edit link here (emptyStates.ts): the recordings before the change, their bugs
+  reg('braid.showBeforeTheChange', () => showBeforeTheChange(d));
 
   reg('braid.revealBug', async (id: unknown) => {
     const node = d.bugsTree.node(Number(id));
@@ -291,6 +294,23 @@ export async function showFixInRuns(d: Pick<CommandDeps, 'model' | 'runsTree' | 
   void vscode.window.showInformationMessage(FIX_NOT_LISTED);
   return false;
 }
+
+/** Reveals, selects and expands the Runs view's row of the recordings just before the change (their bugs, Check the Fix). */
+export async function showBeforeTheChange(d: Pick<CommandDeps, 'model' | 'runsTree' | 'runsView'>): Promise<boolean> {
+  let row = d.runsTree.beforeRow();
+  if (!row) {
+    await d.model.refresh();
+    row = d.runsTree.beforeRow();
+  }
+  if (row) {
+    await d.runsView.reveal(row, { select: true, focus: true, expand: true });
+    return true;
+  }
+  void vscode.window.showInformationMessage(NOTHING_BEFORE);
+  return false;
+}
+
+export const NOTHING_BEFORE = 'Braid: no recording of the code before a change: every recording ran the current code.';
 
 /** Show in Runs when the check's recording still counts as one of the current code (no row holds the verdict). */
 export const FIX_NOT_LISTED =

@@ -28,6 +28,7 @@ import { registerTesting } from './testing';
 import { lmApi, registerLanguageModelTools } from './lmTools';
 import { registerAddMcpServer } from './mcpServerCommand';
 import { testRecordParams } from './recording';
+import { noRunsStatus, RESULTS_CONTEXT, resultsContext } from './emptyStates';
 
 let client: LanguageClient | undefined;
 
@@ -112,8 +113,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
       status.text = '$(sync~spin) Braid: analyzing…';
       status.tooltip = s.message ?? 'Braid is analyzing the traces';
     } else if (ex.total === 0) {
-      status.text = '$(pulse) Braid: no runs';
-      status.tooltip = 'No traces found (braid.traceGlobs). Record runs or import traces.';
+      // after an edit the recordings are of the code before it: not "no traces found" (emptyStates.ts)
+      ({ text: status.text, tooltip: status.tooltip } = noRunsStatus(model.older));
     } else {
       status.text = `$(pulse) Braid: ${ex.total} runs (${ex.failed} failed) · top ${s.topScore.toFixed(2)}`;
       status.tooltip = new vscode.MarkdownString(
@@ -128,6 +129,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
   };
   context.subscriptions.push(status, model.onDidChangeStatus(showStatus));
   showStatus(model.summary);
+  // the empty views' welcome texts say what is true after an edit (package.json viewsWelcome, emptyStates.ts)
+  context.subscriptions.push(
+    model.onDidChange(() => void vscode.commands.executeCommand('setContext', RESULTS_CONTEXT, resultsContext(model))),
+  );
 
   const webviews = registerWebviews(context, {
     request: <R>(method: string, params?: unknown) => model.request<R>(method, params),

@@ -519,6 +519,12 @@ export class RunsTree extends BaseTree {
     return older.map((o, k) => ({ kind: 'older', dir: o.dir, older: o, info: this.model.recordings?.get(o.dir) ?? {}, ...(k === first && this.model.beforeBugs?.length ? { bugs: this.model.beforeBugs } : {}) }));
   }
 
+  /** The row of the recordings of the code just before the change (the one holding their bugs), or undefined. */
+  beforeRow(): (Node & { kind: 'older' }) | undefined {
+    const rows = this.olderRows();
+    return rows.find((o) => o.bugs) ?? rows[0];
+  }
+
   /** The row of a bug of the code before the change whose lead pattern is `key` (Check the Fix's verdict), or undefined. */
   fixRow(key: string): (Node & { kind: 'text' }) | undefined {
     for (const o of this.olderRows()) {
