@@ -7,7 +7,8 @@
  * changed (truth.json `fixMethods`; the bug named by the `// @bug <name>` tags of its lead pattern's
  * lines). A method matches a fixed method when it is the same, one names the other with its class
  * (`CacheServer.get` / `get`), or it is a function nested in it (`serveFs/<anonymous>`: the fix goes
- * into serveFs's body).
+ * into serveFs's body; `handle in createApp`: a named function, or the one it was made in) —
+ * bench/realCorpus.ts `isFixMethod`.
  *
  *   node --import tsx bench/nodeEval.ts [subject...] [--runs N] [--noise P] [--recorded]
  *
@@ -24,6 +25,7 @@ import { analyzeTraceFiles, patternAt, patternCount, RankedPattern } from '../se
 import { findTraceFiles } from '../server/src/engine/traceDiscovery';
 import { explainBugs } from '../server/src/engine/griffin/griffin';
 import { bugLinesIn, isRootCause } from '../test/helpers/rootCause';
+import { isFixMethod } from './realCorpus';
 
 const root = path.resolve(__dirname, '..');
 const args = process.argv.slice(2);
@@ -48,14 +50,6 @@ function bugTags(dir: string): Map<string, string> {
     if (m) out.set(`${path.basename(b.file)}:${b.line}`, m[1]);
   }
   return out;
-}
-
-/** A suspicious method is a fixed method: the same, class-qualified either way, or a function nested in it. */
-export function isFixMethod(method: string, fixes: readonly string[]): boolean {
-  // a callback named by the Node.js recorder after what it handles, in the function it was passed in (`then callback of load in Pool.acquire`)
-  const at = method.lastIndexOf(' in ');
-  if (at >= 0) return isFixMethod(method.slice(at + 4), fixes);
-  return fixes.some((f) => method === f || method.endsWith(`.${f}`) || f.endsWith(`.${method}`) || method.startsWith(`${f}/`) || method.includes(`.${f}/`));
 }
 
 async function main() {

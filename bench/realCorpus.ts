@@ -128,9 +128,10 @@ export function truthProblems(t: RealTruth, id: string): string[] {
 
 /** A suspicious method is a fixed method: the same, class-qualified either way, or a function nested in it (bench/nodeEval.ts' rule). */
 export function isFixMethod(method: string, fixes: readonly string[]): boolean {
-  // a callback named by the Node.js recorder after what it handles, in the function it was passed in (`then callback of load in Pool.acquire`)
-  const at = method.lastIndexOf(' in ');
-  if (at >= 0) return isFixMethod(method.slice(at + 4), fixes);
+  // a callback named by the Node.js recorder after what it handles, in the function it was passed in (`then callback of load in Pool.acquire`),
+  // or a named nested function with the function it was made in (`handle in createApp`, `saveDatabasecallback in Loki.saveDatabaseInternal`):
+  // each function of the chain counts (the named function itself, the functions it is nested in); a callback's description does not
+  if (method.includes(' in ')) return method.split(' in ').some((part) => !part.includes(' ') && isFixMethod(part, fixes));
   return fixes.some((f) => method === f || method.endsWith(`.${f}`) || f.endsWith(`.${method}`) || method.startsWith(`${f}/`) || method.includes(`.${f}/`));
 }
 

@@ -195,3 +195,59 @@ test('compound assignments of a private field (`this.#n += e`) and logical assig
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a named nested function is named with the function it was made in (`savedCallback in Db.save`, lokijs\' saveDatabasecallback), a prototype method with its constructor (`Db.clearFlags`); its variables keep its own name', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-nested-'));
+  try {
+    writeFileSync(
+      path.join(dir, 'app.js'),
+      [
+        '(function () {', // a module wrapper (UMD): anonymous, so not named in the functions it holds
+        '  function Db() { this.dirty = false; }',
+        '  Db.prototype.clearFlags = function () { this.dirty = false; };',
+        '  Db.prototype.save = function (cb) {',
+        '    const self = this;',
+        '    setTimeout(function savedCallback() { self.clearFlags(); cb(); }, 1);',
+        '  };',
+        '  function makeHandler(db) {',
+        '    return function handle() {',
+        '      let count = 0;',
+        '      const bump = () => { count++; };',
+        '      bump();',
+        '      db.dirty = count === 1;',
+        '    };',
+        '  }',
+        '  const db = new Db();',
+        '  db.save(function done() { if (db.dirty !== false) process.exitCode = 1; });',
+        '  makeHandler(db)();',
+        '})();',
+      ].join('\n'),
+    );
+    const summary = await recordRuns(parseRecordArgs(['--runs', '1', '--noise', '0', '--seed', '1', '--out', path.join(dir, 'out'), '--', process.execPath, 'app.js'], dir));
+    assert.equal(summary.passed, 1, `the program computes what it computes without the recorder: ${JSON.stringify(summary.runs)}`);
+    const lines = readFileSync(summary.traces[0], 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const vars = new Map<number, string>(lines.filter((l) => l.def === 'var').map((l) => [l.id, l.name]));
+    const locs = new Map<number, { line: number; method: string }>(lines.filter((l) => l.def === 'loc').map((l) => [l.id, l]));
+    const accesses = lines.filter((l) => Array.isArray(l) && (l[2] === 'R' || l[2] === 'W'));
+    const methods = new Set([...locs.values()].map((l) => l.method));
+    const seen = `methods: ${[...methods].join(', ')}\naccesses: ${accesses.map((e) => `${e[2]} ${vars.get(e[3])} :${locs.get(e[4])!.line} ${locs.get(e[4])!.method}`).join('; ')}`;
+    // the write of dirty in the timer's callback: clearFlags, called by the named callback made in save
+    const clear = accesses.find((e) => e[2] === 'W' && vars.get(e[3]) === 'Db.dirty' && locs.get(e[4])!.line === 3);
+    assert.equal(clear && locs.get(clear[4])!.method, 'Db.clearFlags', seen);
+    for (const m of ['Db', 'savedCallback in Db.save', 'handle in makeHandler', 'bump in handle in makeHandler']) assert.ok(methods.has(m), `${m}\n${seen}`);
+    // the stack of that write goes through the callback, named where it was made
+    const stacks = new Map<number, { frames?: number[]; parent?: number; frame?: number }>(lines.filter((l) => l.def === 'stack').map((l) => [l.id, l]));
+    const frames = (id: number): number[] => {
+      const s = stacks.get(id);
+      if (!s) return [];
+      return s.frames ?? [...frames(s.parent!), s.frame!];
+    };
+    assert.ok(frames(clear![5]).some((f) => locs.get(f)?.method === 'savedCallback in Db.save'), seen);
+    // a function at the wrapper's top level keeps its name; the test's own callback at the wrapper's level too
+    assert.ok(!methods.has('Db in <anonymous>') && methods.has('done'), seen);
+    // a variable of a nested function is named by the function's own name, not where it was made
+    assert.ok([...vars.values()].includes('app.js:handle.count'), `${[...vars.values()].join(', ')}\n${seen}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -77,6 +77,8 @@ interface Binding {
 interface FnScope {
   node: N | null;
   name: string;
+  /** the name its variables are named after when it is not `name` (a nested closure's own name, without ` in <outer>`) */
+  varPrefix?: string;
   /** scope variable name of the function (`__bsc3`) when it declares an instrumented binding */
   scopeVar?: string;
   index: number;
@@ -209,7 +211,38 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     return undefined;
   }
 
+  /** `Foo.prototype.m = function …`: the class-like function whose prototype gets the method (`Foo`), else undefined. */
+  function prototypeOwner(parent: N | null): string | undefined {
+    if (parent?.type !== 'AssignmentExpression' || parent.left.type !== 'MemberExpression' || parent.left.computed) return undefined;
+    const target = parent.left.object;
+    return target.type === 'MemberExpression' && !target.computed && target.property.type === 'Identifier' && target.property.name === 'prototype' && target.object.type === 'Identifier'
+      ? target.object.name
+      : undefined;
+  }
+
+  /**
+   * The function's own name when it is a named closure — a function declaration, a named function
+   * expression (a named callback: `function saveDatabasecallback(err) {…}`), a function stored in a
+   * local (`const onDone = () => …`, `done = function () {…}`) — not a method (a class', an object
+   * literal's, one assigned to an object's property): such a name does not say where the function was
+   * made, so a nested one is named ` in <the function it is in>` (`saveDatabasecallback in
+   * Loki.saveDatabaseInternal`), as an anonymous callback is.
+   */
+  function closureName(n: N, parent: N | null): string | undefined {
+    if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') return undefined;
+    if (parent?.type === 'AssignmentExpression' && parent.right === n && parent.left.type === 'MemberExpression') return undefined;
+    if (n.id?.name) return n.id.name;
+    if (parent?.type === 'VariableDeclarator' && parent.init === n && parent.id.type === 'Identifier') return parent.id.name;
+    if (parent?.type === 'AssignmentExpression' && parent.right === n && parent.left.type === 'Identifier') return parent.left.name;
+    return undefined;
+  }
+
   function fnName(n: N, parent: N | null, className: string | undefined, outerName = ''): string {
+    // a method assigned to a constructor function's prototype is named as a class' method (`Loki.saveDatabaseInternal`)
+    const owner = prototypeOwner(parent);
+    if (owner !== undefined && parent!.right === n && parent!.left.property.type === 'Identifier') return `${owner}.${parent!.left.property.name}`;
+    const closure = closureName(n, parent);
+    if (closure !== undefined) return outerName && outerName !== '<anonymous>' ? `${closure} in ${outerName}` : closure;
     if (n.id?.name) return n.id.name;
     if (parent?.type === 'MethodDefinition' || parent?.type === 'Property' || parent?.type === 'PropertyDefinition') {
       // a private method keeps its `#` (`LRUCache.#backgroundFetch`); a computed key its source (`[Symbol.iterator]`)
@@ -240,6 +273,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       const outer = scope.fn.node ? scope.fn.name : '';
       const name = fnName(n, parent, className, outer);
       const fn: FnScope = { node: n, name: name === '<anonymous>' && outer ? `${outer}/<anonymous>` : name, index: fns.length };
+      // its variables keep the function's own name (`handle.req`), not where it was made
+      const own = closureName(n, parent);
+      if (own !== undefined && own !== name) fn.varPrefix = own;
       fns.push(fn);
       fnOf.set(n, fn);
       if (n.type === 'FunctionDeclaration' && n.id) declare(scope, n.id, 'fn');
@@ -435,7 +471,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   const varIndex = (b: Binding): number => {
     if (b.var === undefined) {
       b.var = varTable.length;
-      varTable.push(b.fn.node ? `${b.fn.name}.${b.name}` : b.name);
+      varTable.push(b.fn.node ? `${b.fn.varPrefix ?? b.fn.name}.${b.name}` : b.name);
     }
     return b.var;
   };
