@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
-import { userSteps, Workbench } from './workbench';
+import { userSteps, Workbench, START_TIMEOUT } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-confirm');
@@ -65,7 +65,7 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
     await open('AccountTest.java');
     const lens = page.locator('.codelens-decoration a').filter({ hasText: 'Braid: find the root cause' });
-    await lens.nth(1).waitFor({ state: 'visible', timeout: 60_000 });
+    await lens.nth(1).waitFor({ state: 'visible', timeout: START_TIMEOUT });
     await lens.nth(1).click();
     const done = page.locator('.notification-toast').filter({ hasText: new RegExp(`recorded ${RUNS} runs of ${TEST_NAME.replace('.', '\\.')} — \\d+ failed`) });
     await done.waitFor({ state: 'visible', timeout: 300_000 });

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
-import { userSteps, Workbench } from './workbench';
+import { userSteps, Workbench, START_TIMEOUT } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-test-lens');
@@ -64,7 +64,7 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
     // the extension activates on Java (onLanguage:java, build files): the lens needs no click on the Braid view (issue 30)
     await open('AccountTest.java');
-    await lens().first().waitFor({ state: 'visible', timeout: 60_000 });
+    await lens().first().waitFor({ state: 'visible', timeout: START_TIMEOUT });
     assert.equal(await lens().count(), 3, 'class + two test methods');
   });
 

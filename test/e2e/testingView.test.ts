@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
-import { userSteps, Workbench } from './workbench';
+import { userSteps, Workbench, START_TIMEOUT } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-testing-view');
@@ -88,7 +88,7 @@ describe('end to end in VS Code: Testing view → Run with Braid → flaky, k of
     await page.getByRole('button', { name: 'Yes, I trust the authors' }).click({ timeout: 60_000 });
     await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
     await wb.openFile('AccountTest.java');
-    await page.locator('.codelens-decoration a').filter({ hasText: 'Braid: find the root cause' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.codelens-decoration a').filter({ hasText: 'Braid: find the root cause' }).first().waitFor({ state: 'visible', timeout: START_TIMEOUT });
   });
 
   step('the Test Explorer lists the test class and its two tests (Braid\'s controller, the only one: no root row)', async () => {

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
-import { userSteps, Workbench } from './workbench';
+import { userSteps, Workbench, START_TIMEOUT } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-ts-test-lens');
@@ -88,7 +88,7 @@ describe('end to end in VS Code: flaky TypeScript node:test test â†’ one click â
     await page.locator('.statusbar-item').filter({ hasText: 'Restricted Mode' }).waitFor({ state: 'detached' });
     // the extension activates on TypeScript (onLanguage:typescript): no click on the Braid view first
     await wb.openFile('inventory.test.ts');
-    await lens().first().waitFor({ state: 'visible', timeout: 60_000 });
+    await lens().first().waitFor({ state: 'visible', timeout: START_TIMEOUT });
     assert.equal(await lens().count(), 3, 'describe + two tests');
   });
 

@@ -8,6 +8,13 @@ import { test, type TestContext } from 'node:test';
 import type { Frame, Locator, Page } from 'playwright-core';
 
 export const UI_TIMEOUT = 30_000;
+/**
+ * The first lens after a workspace is trusted: the extension activates on the file's language and
+ * starts its language server, which then answers the code lens request. A fresh-clone CI at load 30
+ * took 40 s from activation to the server's start (and tsTestLens waited 60 s in all), so the waits
+ * for that first lens use this, not a UI timeout.
+ */
+export const START_TIMEOUT = 180_000;
 
 export class StepError extends Error {}
 
