@@ -31,7 +31,7 @@ const RANK_MISSES: Record<string, string> = {
 const METHOD_MISSES: Record<string, string> = {
   'ognlmethods': 'no GRIFFIN bug: the HashMap pattern is in 111 of 200 passing runs too',
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
-  'loki-dirty': 'autosaveClearFlags (the save callback\'s write, named first: the second write, whose value wins) and update are named; the fix is in Loki.saveDatabaseInternal, which made the callback (a named nested function: its name does not say where it was made)',
+  'loki-dirty': 'bug 1 (F37/P7) leads with W Collection.dirty :5326 (Collection.update) → R :2628 (Loki.autosaveDirty, from close()) and names Loki.autosaveDirty and Collection.update; the save callback\'s clearing write (W :2643 in Loki.autosaveClearFlags, called by saveDatabasecallback in Loki.saveDatabaseInternal — the callback now named where it was made) is its second pattern; the fix is in Loki.saveDatabaseInternal',
   'opossum-stuck': 'no GRIFFIN bug: no pattern on the circuit\'s state has evidence (the failing runs lack the timer\'s write)',
   'sonic-end': 'held out: no GRIFFIN bug',
   'sonic-reopen': 'no failing run',
