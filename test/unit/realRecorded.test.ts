@@ -25,6 +25,7 @@ const RANK_MISSES: Record<string, string> = {
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
   'sonic-reopen': 'no failing run',
   'micrometer-latefilter': 'held out: root cause 2nd',
+  'javautil-multikeyresize': 'held out: root cause 13th (F56/P144, in most passing runs too); rank 1 is a four-access pattern on a bucket\'s chain (R AtomicReferenceArray.get :3115, W .set :3138) with MultiKey.hash (W :451 in the key\'s constructor, R :3126), F24/P18',
   'resilience4j-eventconsumers': 'the root cause (R ArrayList.forEach EventProcessor.java:65 / W ArrayList.add :49) ranks 5th, F62/P682: it is in most of the 689 passing runs too (an add during the last consumer\'s call throws the caught ConcurrentModificationException without a consumer missing the event); rank 1 is a four-access pattern on consumerRegistered (:42/:36) around it, F2/P2',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
@@ -36,6 +37,7 @@ const METHOD_MISSES: Record<string, string> = {
   'sonic-end': 'held out: no GRIFFIN bug',
   'sonic-reopen': 'no failing run',
   'wfa-order': 'held out: no GRIFFIN bug',
+  'javautil-multikeyresize': 'held out: MultiKeyMap.putInternal is named for both threads; the fix is in getStripeLock (the stripe from the table read before the lock) and putNoLock',
   'micrometer-promcollect': 'no GRIFFIN bug: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'expiringmap-iterate': 'ExpiringMap.put and AbstractHashIterator.getNext are named (rank 1 is the root cause: the writer\'s entries.put :1267, the reader\'s iterator next :378, F15/P2); the fix is in AbstractHashIterator.<init> and the values()/keySet() iterator() methods',
   'resilience4j-halfopen': 'CircuitBreakerStateMachine.stateTransition is named for both threads (the two getAndUpdate calls on stateReference at :241, W/W F34/P0 at rank 1); the fix is in HalfOpenState.checkIfThresholdsExceeded, its caller, where a guard lets one thread transition',
