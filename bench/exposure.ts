@@ -18,7 +18,13 @@
  * `--enough F` ends a cell once F runs failed (the acceptance of issue 41 asks ≥ 5 in 200): the
  * cell's failing per 100 is then over the runs made, said with the run count.
  *
- *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset|real|real-held-out] [--modes uniform,adaptive,pct] [--enough F]
+ * The Node.js subjects of the real corpus (bench/real/node, with node_modules installed) are recorded
+ * as `braid record` runs run.json's command in the subject's folder: the Node.js recorder, one run at
+ * a time (repetitions in one process for a `node --test` of one file); PCT is refused for them.
+ * `--noise P --noise-at W` start elsewhere than braid test's default (a level of the ladder alone, with
+ * `--modes uniform`).
+ *
+ *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset|real|real-held-out] [--modes uniform,adaptive,pct] [--enough F] [--noise P] [--noise-at W]
  */
 import { adaptiveExposureFor, NoiseMode } from '../server/src/recorder/runs/adaptiveExposure';
 import { DEFAULT_PCT_DEPTH } from '../server/src/recorder/runs/pctNoise';
@@ -28,7 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readRecordingManifest } from '../server/src/recorder/runs/recordingManifest';
 import { RecordControl, recordRuns } from '../server/src/recorder/runs/recordRuns';
-import type { RecordOptions } from '../server/src/recorder/runs/recordOptions';
+import type { NoiseAt, RecordOptions } from '../server/src/recorder/runs/recordOptions';
 import { ALL_SUBJECTS, BUG_SET, classesDir, FAST_JVM, prepare, root, SampleProgram, workDir } from '../test/recorder/recorderHarness';
 import { realSubjects, RealSubject } from './realCorpus';
 
@@ -42,7 +48,7 @@ const seeds = value('--seeds', '1000,2000').split(',').map(Number);
 const jobs = Number(value('--jobs', '2'));
 const set = value('--set', 'all');
 const enough = Number(value('--enough', '0'));
-const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--seeds', '--jobs', '--set', '--modes', '--enough'].includes(args[k - 1]));
+const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--seeds', '--jobs', '--set', '--modes', '--enough', '--noise', '--noise-at'].includes(args[k - 1]));
 const WINDOWS: SampleProgram[] = [
   { pkg: 'lostnotify', main: 'lostnotify.HandOff', include: ['lostnotify'], noise: 0.3 },
   { pkg: 'twolocks', main: 'twolocks.PriceFeed', include: ['twolocks'], noise: 0.1 },
@@ -51,14 +57,19 @@ const WINDOWS: SampleProgram[] = [
 const REAL = set === 'real' || set === 'real-held-out';
 /** a subject: one of the team's (a main class in the compiled fixtures) or a Java subject of the real corpus */
 type Subject = SampleProgram | RealSubject;
+/** a Java subject with a Maven project here (braid test), or a Node.js one with a command (braid record) */
+const measurable = (r: RealSubject) =>
+  r.language === 'java' ? !!r.run.test && existsSync(path.join(r.dir, 'pom.xml')) : !!r.run.command?.length && existsSync(path.join(r.dir, 'node_modules'));
 const realOnes = (): RealSubject[] =>
-  realSubjects(named).filter((r) => r.language === 'java' && !r.error && r.run.test && existsSync(path.join(r.dir, 'pom.xml')) && (named.length > 0 || r.truth.heldOut === (set === 'real-held-out')));
+  realSubjects(named).filter((r) => !r.error && measurable(r) && (named.length > 0 || r.truth.heldOut === (set === 'real-held-out')));
 const subjects: Subject[] = REAL ? realOnes() : [...WINDOWS, ...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'own' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
 const nameOf = (s: Subject) => ('pkg' in s ? s.pkg : s.id);
 const MODES = value('--modes', 'uniform,adaptive,pct').split(',') as NoiseMode[];
 for (const m of MODES) if (m !== 'uniform' && m !== 'adaptive' && m !== 'pct') throw new Error(`--modes: ${m} is not uniform, adaptive or pct`);
-/** braid test's default noise: the table measures what a user gets without options */
-const NOISE = 0.1;
+/** braid test's default noise: the table measures what a user gets without options (--noise P --noise-at W: another start) */
+const NOISE = Number(value('--noise', '0.1'));
+const NOISE_AT = value('--noise-at', 'accesses') as NoiseAt;
+if (!(NOISE >= 0 && NOISE <= 1) || !['accesses', 'sync', 'all'].includes(NOISE_AT)) throw new Error(`--noise ${NOISE} --noise-at ${NOISE_AT}: expected 0..1 and accesses, sync or all`);
 
 interface Cell {
   first: (number | undefined)[];
@@ -68,10 +79,17 @@ interface Cell {
 }
 
 /** What braid test runs for a real subject (from its recording.json after one run), made once per subject. */
-const realRuns = new Map<string, Pick<RecordOptions, 'command' | 'include' | 'exclude' | 'timeoutSeconds' | 'jobs' | 'cwd'>>();
-async function realRun(s: RealSubject) {
+const realRuns = new Map<string, Pick<RecordOptions, 'command' | 'include' | 'exclude' | 'timeoutSeconds' | 'jobs' | 'cwd' | 'recorder'>>();
+async function realRun(s: RealSubject): Promise<Pick<RecordOptions, 'command' | 'include' | 'exclude' | 'timeoutSeconds' | 'jobs' | 'cwd' | 'recorder'>> {
   const known = realRuns.get(s.id);
   if (known) return known;
+  if (s.language === 'node') {
+    // braid record's defaults for run.json's command, in the subject's folder: the Node.js recorder,
+    // one run at a time (a node --test command of one file: repetitions in one process)
+    const node = { command: s.run.command!, include: s.run.include ?? [], exclude: s.run.exclude ?? [], timeoutSeconds: s.run.timeoutSeconds ?? 60, jobs: 1, cwd: s.dir, recorder: 'node' as const };
+    realRuns.set(s.id, node);
+    return node;
+  }
   const work = mkdtempSync(path.join(os.tmpdir(), `braid-exposure-${s.id}-`));
   const report = path.join(work, 'report.json');
   const include = s.run.include?.length ? ['--include', ...s.run.include] : [];
@@ -101,11 +119,7 @@ async function measure(s: Subject, mode: NoiseMode, seed: number, cell: Cell): P
   const name = `exposure-${nameOf(s)}-${mode}-${seed}`;
   const outDir = path.join(workDir, 'traces', name);
   rmSync(outDir, { recursive: true, force: true });
-  const exposure = adaptiveExposureFor({ noise: NOISE, noiseAt: 'accesses', outDir }, mode);
-  const pct = mode === 'pct' ? { pct: { depth: DEFAULT_PCT_DEPTH } } : {};
-  let first: number | undefined;
-  let failedSoFar = 0;
-  const run = 'pkg' in s
+  const run: Omit<RecordOptions, 'runs' | 'noise' | 'outDir' | 'seed' | 'name'> = 'pkg' in s
     ? {
         command: ['java', ...FAST_JVM, '-cp', classesDir, s.main],
         include: s.include,
@@ -116,8 +130,13 @@ async function measure(s: Subject, mode: NoiseMode, seed: number, cell: Cell): P
         ...(s.testCode ? { agentOptions: [`testCode=${s.testCode.join(',')}`] } : {}),
       }
     : await realRun(s);
+  if (mode === 'pct' && run.recorder === 'node') throw new Error('pct is for the Java agent only (the Node.js recorder refuses it)');
+  const exposure = adaptiveExposureFor({ noise: NOISE, noiseAt: NOISE_AT, outDir, recorder: run.recorder }, mode);
+  const pct = mode === 'pct' ? { pct: { depth: DEFAULT_PCT_DEPTH } } : {};
+  let first: number | undefined;
+  let failedSoFar = 0;
   const r = await recordRuns(
-    { ...run, runs, noise: mode === 'pct' ? 0 : NOISE, ...pct, outDir, seed, name },
+    { ...run, runs, noise: mode === 'pct' ? 0 : NOISE, ...(NOISE_AT !== 'accesses' ? { noiseAt: NOISE_AT } : {}), ...pct, outDir, seed, name },
     (p) => {
       if (p.run.outcome === 'fail') failedSoFar++;
       exposure?.runFinished(p);
@@ -147,7 +166,7 @@ const per100 = (c: Cell) => `${c.total ? Math.round((c.failed / c.total) * 1000)
 async function main() {
   if (!REAL) prepare();
   console.log(
-    `exposure: ${runs} runs per subject, mode and seed${enough > 0 ? ` (a cell ends at ${enough} failing runs)` : ''}; seeds ${seeds.join(', ')}; noise ${NOISE} at accesses to start (pct: depth ${DEFAULT_PCT_DEPTH}, no noise); jobs ${REAL ? "1 (braid test's default)" : jobs}`,
+    `exposure: ${runs} runs per subject, mode and seed${enough > 0 ? ` (a cell ends at ${enough} failing runs)` : ''}; seeds ${seeds.join(', ')}; noise ${NOISE} at ${NOISE_AT} to start (pct: depth ${DEFAULT_PCT_DEPTH}, no noise); jobs ${REAL ? "1 (braid test's default)" : jobs}`,
   );
   console.log(`| subject | ${MODES.map((m) => `${m}: first failure (per seed) | ${m}: failing per 100`).join(' | ')}${MODES.includes('adaptive') ? ' | adaptive steps' : ''} |`);
   console.log(`|---|${MODES.map(() => '---:|---:|').join('')}${MODES.includes('adaptive') ? '---|' : ''}`);

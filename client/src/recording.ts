@@ -100,7 +100,7 @@ export function recordedMessage(result: RecordResult, what?: string): string {
   }
   const msg = `Braid: recorded ${result.runs} runs${of} — ${result.failed} failed, ${result.passed} passed${stoppedWords(result)}.`;
   if (result.failed === 0 && result.runs > 0) {
-    if (result.tried) return `${msg} The test never failed with ${result.tried}: Find Trigger Points looks for the lines where timing noise makes it fail.`;
+    if (result.tried) return `${msg} The test never failed with ${result.tried}: Find Trigger Points looks for the lines where timing noise makes it fail${result.next ? `; or try ${result.next}` : ''}.`;
     return result.stopped
       ? `${msg} The test never failed: Find Trigger Points looks for the lines where timing noise makes it fail (or raise braid.record.noise).`
       : `${msg} None failed: raise braid.record.noise or braid.record.runs.`;

@@ -27,11 +27,36 @@ test('the ladder widens where, then how much: accesses → sync → all at twice
     pct,
   ]);
   assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }), [{ noise: 0.3, noiseAt: 'all' }, pct]);
+  // Node.js: the probability grows, then wide noise (noiseAt all: delays at the event loop's scale) is the last level
   assert.deepEqual(exposureLadder({ noise: 0.1, noiseAt: 'accesses' }, 'node'), [
     { noise: 0.1, noiseAt: 'accesses' },
     { noise: 0.2, noiseAt: 'accesses' },
     { noise: 0.3, noiseAt: 'accesses' },
+    { noise: 0.3, noiseAt: 'all' },
   ]);
+  assert.deepEqual(exposureLadder({ noise: 0.5, noiseAt: 'accesses' }, 'node'), [
+    { noise: 0.5, noiseAt: 'accesses' },
+    { noise: 0.5, noiseAt: 'all' },
+  ]);
+  assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }, 'node'), [{ noise: 0.3, noiseAt: 'all' }]);
+});
+
+test('Node.js: the step to wide noise is said in the progress line and named in what was tried', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exposure-node-'));
+  const said: string[] = [];
+  const e = new AdaptiveExposure({ noise: 0.3, noiseAt: 'accesses', outDir: dir, recorder: 'node' }, 10, (_s, text) => said.push(text));
+  assert.equal(e.reachedLast, false);
+  for (let i = 0; i < 20; i++) {
+    e.runNoise(i);
+    e.runFinished(finished(i, 'pass'));
+  }
+  const step = await e.consider();
+  assert.deepEqual([step?.noise, step?.noiseAt], [0.3, 'all']);
+  assert.equal(said[0], 'no failure in 20 runs: wide noise now (timers up to twice their delay late, awaits and fs calls up to 8 ms), p 0.3 (from run 20)');
+  assert.equal(e.reachedLast, true);
+  assert.deepEqual(e.runNoise(20), { noise: 0.3, noiseAt: 'all' });
+  e.runFinished(finished(20, 'pass'));
+  assert.equal(e.tried(21), 'noise 0.3 (runs 0–19), wide noise 0.3 (runs 20–20)');
 });
 
 test('uniform, a plan or noise 0 keep the noise as given', () => {

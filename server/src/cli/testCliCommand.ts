@@ -29,7 +29,8 @@ import { outputTail, runStep } from '../recorder/runs/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
 import { firstRunOnlyNote, makeTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
 import { RECORDING_MANIFEST } from '../recorder/runs/recordingManifest';
-import { adaptiveExposureFor, NoiseMode, triedText } from '../recorder/runs/adaptiveExposure';
+import { adaptiveExposureFor, NoiseMode } from '../recorder/runs/adaptiveExposure';
+import { neverFailedAdvice, nextText } from '../recorder/runs/neverFailedAdvice';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from '../recorder/runs/writeFailure';
 import { outputPathProblem } from './outputPath';
 import { JSON_DEFAULT_TOP, withBugs, writeReport } from './reportOutput';
@@ -517,11 +518,11 @@ async function recordAndReport(
   };
   const pinpoint = `braid pinpoint -- ${commandLine(plan.command)}`;
   if (summary.total > 0 && summary.failed === 0) {
-    const tried = exposure?.steps.length ? `tried ${triedText(exposure.levels, summary.total)}` : `noise ${options.noise}${options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}`;
-    // PCT scheduling (adaptive exposure's last level for the Java agent) named when it was not reached
-    const pctHint = options.recorder !== 'node' && !options.pct && !exposure?.reachedPct ? ', or schedule the threads instead of noise (--noise-mode pct)' : '';
-    const more = exposure?.steps.length ? `or record more runs (--max-runs)${pctHint}` : `or record with more noise (--noise 0.3) or noise at synchronization points and calls too (--noise-at all)${pctHint}`;
-    figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, ${tried}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points), ${more}.`;
+    // what was tried (adaptive exposure's levels, or the one noise) and what was not: more runs while
+    // the ladder had levels left, PCT scheduling when no run had it (neverFailedAdvice.ts)
+    const advice = neverFailedAdvice({ runs: summary.total, recorder: options.recorder ?? 'java', noise: options.noise, noiseAt: options.noiseAt, pct: !!options.pct, exposure, where: 'test' });
+    const more = advice.next.length ? `, or ${nextText(advice.next)}` : '';
+    figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, tried ${advice.tried}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points)${more}.`;
   } else if (summary.total > 0 && summary.passed === 0) {
     figures.message = `Every run failed (${summary.total}): the analysis needs passing runs too. Check that the test can pass, or use less noise (--noise 0.02).`;
   } else if (!final.lead && summary.total > 0) {

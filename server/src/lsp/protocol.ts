@@ -242,8 +242,13 @@ export interface RecordResult {
   stopped?: 'evidence' | 'max-runs' | 'max-seconds';
   /** runs "auto": the first pattern's p-value when it has evidence, else null */
   leadPValue?: number | null;
-  /** runs "auto", adaptive exposure widened the noise: each level tried and its runs ("noise 0.1 at accesses (runs 0–19), …") */
+  /**
+   * no run failed: what was tried — each level of adaptive exposure and its runs ("noise 0.1 at
+   * accesses (runs 0–19), …"), or the one noise ("noise 0.1 at accesses (30 runs)")
+   */
   tried?: string;
+  /** no run failed: the next things to try, in the editor's settings (neverFailedAdvice.ts), "a; b; or c" */
+  next?: string;
 }
 
 /** braid/recordProgress (server → client notification) while braid/record runs */

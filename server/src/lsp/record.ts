@@ -17,7 +17,8 @@ import { runStep } from '../recorder/runs/prepareStep';
 import { classPathProblem } from '../recorder/java/testCommand';
 import { applySurefireSettings, SurefireSettingsError } from '../recorder/java/surefireSettings';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
-import { adaptiveExposureFor, triedText } from '../recorder/runs/adaptiveExposure';
+import { adaptiveExposureFor } from '../recorder/runs/adaptiveExposure';
+import { neverFailedAdvice, nextText } from '../recorder/runs/neverFailedAdvice';
 import { DEFAULT_EVIDENCE_STOP, evidenceLine, EvidenceStopRule } from '../engine/ranking/evidenceStop';
 import { RecordParams, RecordProgressNotification, RecordProgressParams, RecordResult } from './protocol';
 
@@ -218,8 +219,12 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
       stop = { stopped: end.reason, leadPValue: lead?.pValue ?? null };
       connection.console.info(`Stopped: ${end.reason} — ${evidenceLine(rounds.history, rule)}`);
     }
-    // what adaptive exposure tried, for the advice when no run failed
-    const tried = exposure?.steps.length ? { tried: triedText(exposure.levels, summary.total) } : {};
+    // no run failed: what was tried (adaptive exposure's levels, or the one noise) and what to try next
+    const advice =
+      summary.total > 0 && summary.failed === 0 && !abort.signal.aborted
+        ? neverFailedAdvice({ runs: summary.total, recorder: options.recorder ?? 'java', noise: options.noise, noiseAt: options.noiseAt, pct: !!options.pct, plan: !!options.plan, exposure, where: 'editor' })
+        : undefined;
+    const tried = advice ? { tried: advice.tried, ...(advice.next.length ? { next: nextText(advice.next) } : {}) } : {};
     return { runs: summary.total, failed: summary.failed, passed: summary.passed, outDir: summary.outDir, cancelled: abort.signal.aborted, ...stop, ...tried };
   } catch (err) {
     if (err instanceof ResponseError) throw err;

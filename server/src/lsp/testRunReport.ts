@@ -90,7 +90,7 @@ export function testRunReport(result: RecordResult, state: AnalysisState | undef
     if (!result.cancelled && !(beforeAfter && beforeAfter.before.failed > 0)) {
       output.push(
         result.tried
-          ? `It never failed with ${result.tried}: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail.`
+          ? `It never failed with ${result.tried}: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail${result.next ? `; or try ${result.next}` : ''}.`
           : 'It never failed: Braid: Find Trigger Points looks for the source lines where timing noise makes it fail (or raise braid.record.noise, or record more runs with braid.record.runs).',
       );
     }

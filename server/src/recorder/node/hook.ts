@@ -247,7 +247,7 @@ function start(): void {
   if (o.noise > 0) {
     const original = globalThis.setTimeout;
     const jittered = function (this: unknown, cb: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) {
-      const j = rt.jitter();
+      const j = rt.jitter(Number(ms) || 0);
       return (original as (...a: unknown[]) => unknown).call(this, cb, j ? (Number(ms) || 0) + j : ms, ...args);
     };
     Object.defineProperties(jittered, Object.getOwnPropertyDescriptors(original));

@@ -63,6 +63,8 @@ interface RunLine {
   execution: string;
   seed: string;
   noise: number;
+  /** `all`: wide noise (runtime.ts NodeRecorderOptions.noiseAt), adaptive exposure's wide level */
+  noiseAt?: 'all';
 }
 
 /** The message that gives a waiting worker its run: the run, and the sources instrumented since the worker started. */
@@ -192,7 +194,7 @@ async function repetition(): Promise<void> {
     enumerable: true,
     get() {
       run ??= takeRun(input, instrumented);
-      const o: NodeRecorderOptions = { ...config.options, out: run.out, execution: run.execution, seed: run.seed, noise: run.noise };
+      const o: NodeRecorderOptions = { ...config.options, out: run.out, execution: run.execution, seed: run.seed, noise: run.noise, ...(run.noiseAt === 'all' ? { noiseAt: 'all' as const } : {}) };
       Object.defineProperty(g, '__braidRepetition', { value: o, configurable: true, enumerable: true, writable: true });
       return o;
     },

@@ -196,7 +196,7 @@ export class NodeRepeatSession {
     const configFile = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.node-repeat.json`);
     const c = this.plan.command;
     // the run's own fields (out, execution, seed, noise) come with each run
-    const options = nodeRecorderOptions(this.hook, { out: '', execution: '', seed: spec.seed }, { ...this.o, noise: this.o.noise });
+    const options = nodeRecorderOptions(this.hook, { out: '', execution: '', seed: spec.seed }, { ...this.o, noise: this.o.noise, noiseAt: undefined });
     const config: NodeRepeatConfig = { file: c.file, commonJs: c.commonJs, tsx: c.tsx, execArgv: c.execArgv, hook: this.hook, options, ...(c.mocha ? { mocha: { dir: c.mocha.dir, args: c.mocha.args } } : {}), ...(aheadOff() ? { ahead: false } : {}) };
     await fs.writeFile(configFile, JSON.stringify(config), 'utf8');
     const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, BRAID_RECORDER_PID: String(process.pid) };
@@ -302,8 +302,10 @@ export class NodeRepeatSession {
     this.signal?.addEventListener('abort', onAbort, { once: true });
     if (this.signal?.aborted) onAbort();
     const noise = spec.noise ?? this.o.noise;
+    // wide noise (--noise-at all, adaptive exposure's wide level for Node.js: runtime.ts noiseAt)
+    const wide = (spec.noiseAt ?? this.o.noiseAt) === 'all' ? { noiseAt: 'all' } : {};
     if (d.exit) done();
-    else d.child.stdin?.write(JSON.stringify({ out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed, noise }) + '\n');
+    else d.child.stdin?.write(JSON.stringify({ out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed, noise, ...wide }) + '\n');
     await finished;
     clearTimeout(timer);
     this.signal?.removeEventListener('abort', onAbort);

@@ -80,13 +80,18 @@ export function findNodeHook(): string {
 export function nodeRecorderOptions(
   hook: string,
   run: { out: string; execution: string; seed: string },
-  o: { noise: number; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean; plan?: { plan: NoisePlan }; pointsFile?: string },
+  o: { noise: number; noiseAt?: 'accesses' | 'sync' | 'all'; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean; plan?: { plan: NoisePlan }; pointsFile?: string },
 ): NodeRecorderOptions {
+  // a hold before a lock acquisition (noisePlan.ts ForceWait.beforeLock) is a Java agent's: JavaScript has no locks to hold before
+  const locked = o.plan?.plan.force?.waits.findIndex((w) => w.beforeLock !== undefined) ?? -1;
+  if (locked >= 0) throw new Error(`the plan's force.waits[${locked}].beforeLock (a hold before a lock acquisition) is for the Java agent only: the Node.js recorder has no lock to hold the task before`);
   return {
     loader: path.join(path.dirname(hook), 'braid-node-loader.mjs'),
     out: run.out,
     execution: run.execution,
     noise: o.noise,
+    // --noise-at all: wide noise (runtime.ts); the repetitions' driver gets it with each run instead
+    ...(o.noiseAt === 'all' ? { noiseAt: 'all' as const } : {}),
     seed: run.seed,
     include: o.include,
     exclude: o.exclude,

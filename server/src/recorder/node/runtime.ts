@@ -32,6 +32,12 @@ export interface NodeRecorderOptions {
   out: string;
   execution: string;
   noise: number;
+  /**
+   * `all` (`--noise-at all`, adaptive exposure's wide level for Node.js): the same points get delays
+   * at the event loop's scale (wideDelay: a timer up to twice its own delay late, an await or an fs
+   * call's start or callback up to 8 ms); otherwise a setImmediate or 0–3 ms (docs/recorder-node.md "Noise")
+   */
+  noiseAt?: 'accesses' | 'sync' | 'all';
   seed: string;
   include: string[];
   exclude: string[];
@@ -131,6 +137,10 @@ function fnv1a(text: string): number {
 const RECORDER = { name: 'braid-node-recorder', version: '0.1.0' };
 /** where `--noise P` puts its delays without a plan (the header's `recorder.options.noisePoints`): recorded awaits, timers, fs callbacks */
 const NOISE_POINTS = ['await', 'timer', 'fs-callback'];
+/** wide noise (`noiseAt: all`): the longest delay of an await, an fs call's start or its callback, ms */
+export const WIDE_DELAY_MS = 8;
+/** wide noise: the longest a timer fires late, ms (twice its own delay up to this) */
+export const WIDE_TIMER_MS = 20;
 
 /** A task: a thread of the trace, numbered when it records its first event. */
 class Task {
@@ -378,6 +388,8 @@ export class BraidRuntime {
 
   // ---- noise ----
   private readonly p: number;
+  /** wide noise (`noiseAt: all`): delays at the event loop's scale */
+  private readonly wide: boolean;
   private readonly rnd: () => number;
   /** the noise at fs calls: a generator of its own, so that the awaits' and timers' noise of a seed stays what it was */
   private readonly ioRnd: () => number;
@@ -386,6 +398,7 @@ export class BraidRuntime {
     this.path = o.out;
     this.recording = o.record !== false;
     this.p = o.noise;
+    this.wide = o.noiseAt === 'all' && o.noise > 0 && !o.plan;
     const worker = o.worker;
     this.cap = worker ? (o.maxWorkerTraceBytes !== undefined && o.maxWorkerTraceBytes >= 0 ? o.maxWorkerTraceBytes : MAX_WORKER_TRACE_BYTES) : Number.POSITIVE_INFINITY;
     // a worker's noise has a seed of its own (the run's seed and the thread's number)
@@ -471,7 +484,7 @@ export class BraidRuntime {
       version: 1,
       execution,
       ...(this.programName() ? { program: this.programName() } : {}),
-      recorder: { ...RECORDER, options: { noise: this.o.noise, ...(this.o.noise > 0 && this.planOf === null ? { noisePoints: NOISE_POINTS } : {}), seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}), ...(this.o.workspace && !this.o.include.length ? { workspace: this.o.workspace.packages.map((d) => this.relative(d)) } : {}) } },
+      recorder: { ...RECORDER, options: { noise: this.o.noise, ...(this.o.noise > 0 && this.planOf === null ? { noisePoints: NOISE_POINTS } : {}), ...(this.wide ? { noiseAt: 'all', noiseDelays: 'wide' } : {}), seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}), ...(this.o.workspace && !this.o.include.length ? { workspace: this.o.workspace.packages.map((d) => this.relative(d)) } : {}) } },
       startedAt: new Date().toISOString(),
     };
     this.buf.unshift(JSON.stringify(header));
@@ -1181,11 +1194,14 @@ export class BraidRuntime {
           startLate = this.ioRnd() < this.p;
         }
       }
+      // wide noise: the start waits a setImmediate or up to WIDE_DELAY_MS
+      const startDelay = startLate && this.wide ? this.wideDelay(this.ioRnd) : -1;
       if (args.length > 0) this.fsAccess(method, site, args[0]);
       // rename, copyFile, cp, link, symlink: the second path is written too
       if (args.length > 1 && FS_TWO_PATHS.has(method.replace(/Sync$/, ''))) this.fsAccess(method, site, args[1], 'W');
       if (startLate) {
-        setImmediate(() => fn(...args));
+        if (startDelay >= 0) setTimeout(() => fn(...args), startDelay);
+        else setImmediate(() => fn(...args));
         return undefined;
       }
       return fn(...args);
@@ -1202,7 +1218,7 @@ export class BraidRuntime {
    */
   private lateCompletion(cb: (...a: unknown[]) => unknown): (...a: unknown[]) => unknown {
     if (this.ioRnd() >= this.p) return cb;
-    const delay = this.ioRnd() < 0.5 ? -1 : Math.floor(this.ioRnd() * 3);
+    const delay = this.wide ? this.wideDelay(this.ioRnd) : this.ioRnd() < 0.5 ? -1 : Math.floor(this.ioRnd() * 3);
     return function (this: unknown, ...r: unknown[]) {
       const self = this;
       const run = () => cb.apply(self, r);
@@ -1461,7 +1477,7 @@ export class BraidRuntime {
       delay = n.kind === 'yield' ? -1 : n.ms < 1 ? Math.round(n.ms) : 1 + Math.floor(this.rnd() * n.ms);
     } else {
       if (this.p <= 0 || this.rnd() >= this.p) return v;
-      delay = this.rnd() < 0.5 ? -1 : Math.floor(this.rnd() * 3);
+      delay = this.wide ? this.wideDelay(this.rnd) : this.rnd() < 0.5 ? -1 : Math.floor(this.rnd() * 3);
     }
     const later = (f: () => void) => (delay < 0 ? setImmediate(f) : setTimeout(f, delay));
     if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') {
@@ -1488,10 +1504,25 @@ export class BraidRuntime {
     }
   }
 
-  /** extra delay of a timer (timer jitter), ms */
-  jitter(): number {
+  /**
+   * extra delay of a timer of `ms` (timer jitter), ms: 0–3; wide noise, up to twice the timer's own
+   * delay (at least 3, at most WIDE_TIMER_MS) — a timer on a busy event loop runs late by about as
+   * long as the callbacks it waits behind, which is the time scale of what the program does meanwhile
+   */
+  jitter(ms = 0): number {
     if (this.p <= 0 || this.rnd() >= this.p) return 0;
-    return Math.floor(this.rnd() * 4);
+    if (!this.wide) return Math.floor(this.rnd() * 4);
+    const most = Math.min(WIDE_TIMER_MS, Math.max(3, 2 * (Number.isFinite(ms) && ms > 0 ? ms : 0)));
+    return Math.floor(this.rnd() * (most + 1));
+  }
+
+  /**
+   * A wide delay (noiseAt all): a setImmediate (-1) one time in four, else a timer of 0 to
+   * WIDE_DELAY_MS ms — long enough for another I/O round trip or a short timer of the program to come
+   * first, which one setImmediate or 0–2 ms rarely is under a recorder's overhead
+   */
+  private wideDelay(rnd: () => number): number {
+    return rnd() < 0.25 ? -1 : Math.floor(rnd() * (WIDE_DELAY_MS + 1));
   }
 
   // ================= async_hooks =================

@@ -12,6 +12,9 @@
 import type { NoiseAt, RecordOptions } from './recordOptions';
 import { DEFAULT_PCT_DEPTH, PctOptions } from './pctNoise';
 import type { RecordControl, RecordProgress } from './recordRuns';
+
+/** wide noise's longest delay of an await or an fs call (node/runtime.ts WIDE_DELAY_MS), as the progress line says it */
+const NODE_WIDE_DELAY_MS = 8;
 import { recordExposureSteps } from './recordingManifest';
 
 /**
@@ -54,16 +57,24 @@ export const PCT_LEVEL: NoiseLevel = { noise: 0, noiseAt: 'all', pct: { depth: D
  * The levels tried, in order, from the one given: the given place and probability; then, for the
  * Java agent, synchronization points (when it started at accesses) and both at twice the
  * probability; then both at MAX_ADAPTIVE_NOISE; then PCT scheduling (PCT_LEVEL). The Node.js
- * recorder has one kind of point (await continuations) and no PCT (recordOptions.ts
- * NODE_PCT_MESSAGE), so only the probability grows.
+ * recorder has no PCT (recordOptions.ts NODE_PCT_MESSAGE): its probability grows to
+ * MAX_ADAPTIVE_NOISE, and its last level is **wide noise** at it (`noiseAt: 'all'`, runtime.ts: the
+ * same points — awaits, timers, fs calls — delayed at the event loop's scale, a timer up to twice its
+ * own delay, an await or an fs call's start or callback up to 8 ms), for an order of callbacks that
+ * a setImmediate or a 0–3 ms delay rarely reverses under the recorder's overhead.
  */
 export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'java'): NoiseLevel[] {
   const levels: NoiseLevel[] = [start];
   const p = start.noise;
   const more = Math.max(p, Math.min(MAX_ADAPTIVE_NOISE, Math.round(p * 2 * 100) / 100));
   if (recorder === 'node') {
+    if (start.noiseAt === 'all') {
+      if (MAX_ADAPTIVE_NOISE > p) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: 'all' });
+      return levels;
+    }
     if (more > p) levels.push({ noise: more, noiseAt: start.noiseAt });
     if (MAX_ADAPTIVE_NOISE > more) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: start.noiseAt });
+    levels.push({ noise: Math.max(p, MAX_ADAPTIVE_NOISE), noiseAt: 'all' });
     return levels;
   }
   if (start.noiseAt === 'accesses') levels.push({ noise: p, noiseAt: 'sync' });
@@ -73,9 +84,13 @@ export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'j
   return levels;
 }
 
-/** How a level is said: "noise 0.1 at accesses", "noise 0.2 at accesses and sync points", "pct scheduling (depth 3)". */
-export function levelText(l: NoiseLevel): string {
+/**
+ * How a level is said: "noise 0.1 at accesses", "noise 0.2 at accesses and sync points", "pct
+ * scheduling (depth 3)"; for the Node.js recorder "noise 0.1" and "wide noise 0.3" (noiseAt all).
+ */
+export function levelText(l: NoiseLevel, recorder: 'java' | 'node' = 'java'): string {
   if (l.pct) return `pct scheduling (depth ${l.pct.depth})`;
+  if (recorder === 'node') return l.noiseAt === 'all' ? `wide noise ${l.noise}` : `noise ${l.noise}`;
   const where = l.noiseAt === 'accesses' ? 'accesses' : l.noiseAt === 'sync' ? 'sync points' : 'accesses and sync points';
   return `noise ${l.noise} at ${where}`;
 }
@@ -84,7 +99,12 @@ export function levelText(l: NoiseLevel): string {
  * The progress line of a step: "no failure in 20 runs: noise now at sync points, p 0.1 (from run
  * 20)", "no failure in 20 runs: pct scheduling now, depth 3, no noise (from run 80)".
  */
-export function stepText(s: ExposureStep, before: NoiseLevel): string {
+export function stepText(s: ExposureStep, before: NoiseLevel, recorder: 'java' | 'node' = 'java'): string {
+  if (recorder === 'node') {
+    return s.noiseAt === 'all' && before.noiseAt !== 'all'
+      ? `${s.because}: wide noise now (timers up to twice their delay late, awaits and fs calls up to ${NODE_WIDE_DELAY_MS} ms), p ${s.noise} (from run ${s.fromRun})`
+      : `${s.because}: noise now p ${s.noise} (from run ${s.fromRun})`;
+  }
   if (s.pct) return `${s.because}: pct scheduling now (a random priority per thread, ${s.pct.depth - 1} change point${s.pct.depth === 2 ? '' : 's'}), depth ${s.pct.depth}, no noise (from run ${s.fromRun})`;
   const where =
     s.noiseAt === before.noiseAt ? '' : s.noiseAt === 'sync' ? ' at sync points' : s.noiseAt === 'all' ? (before.noiseAt === 'accesses' ? ' at sync points too' : ' at accesses too') : ' at accesses';
@@ -92,11 +112,11 @@ export function stepText(s: ExposureStep, before: NoiseLevel): string {
 }
 
 /** What was tried, for the advice when no run failed: "noise 0.1 at accesses (runs 0–19), …, pct scheduling (depth 3) (runs 80–199)". */
-export function triedText(levels: readonly (NoiseLevel & { fromRun: number })[], total: number): string {
+export function triedText(levels: readonly (NoiseLevel & { fromRun: number })[], total: number, recorder: 'java' | 'node' = 'java'): string {
   return levels
     .map((l, k) => {
       const to = (k + 1 < levels.length ? levels[k + 1].fromRun : total) - 1;
-      return `${levelText(l)} (runs ${l.fromRun}–${Math.max(l.fromRun, to)})`;
+      return `${levelText(l, recorder)} (runs ${l.fromRun}–${Math.max(l.fromRun, to)})`;
     })
     .join(', ');
 }
@@ -109,6 +129,8 @@ export function triedText(levels: readonly (NoiseLevel & { fromRun: number })[],
  */
 export class AdaptiveExposure implements RecordControl {
   readonly ladder: NoiseLevel[];
+  /** the recorder whose ladder this is (the texts differ: Node.js has no sync points, its wide level) */
+  readonly recorder: 'java' | 'node';
   /** the steps taken so far (the first level, from run 0, is not a step) */
   readonly steps: ExposureStep[] = [];
   private level = 0;
@@ -123,7 +145,8 @@ export class AdaptiveExposure implements RecordControl {
     private readonly roundRuns = 10,
     private readonly onStep?: (step: ExposureStep, text: string) => void,
   ) {
-    this.ladder = exposureLadder({ noise: o.noise, noiseAt: o.noiseAt ?? 'accesses' }, o.recorder ?? 'java');
+    this.recorder = o.recorder ?? 'java';
+    this.ladder = exposureLadder({ noise: o.noise, noiseAt: o.noiseAt ?? 'accesses' }, this.recorder);
     this.runsAt = this.ladder.map(() => 0);
     this.failedAt = this.ladder.map(() => 0);
     this.nextCheck = roundRuns;
@@ -147,6 +170,16 @@ export class AdaptiveExposure implements RecordControl {
     return this.steps.some((s) => s.pct);
   }
 
+  /** What was tried, for the advice when no run failed (triedText in this recorder's words). */
+  tried(total: number): string {
+    return triedText(this.levels, total, this.recorder);
+  }
+
+  /** Whether the ladder's last level was reached (PCT for the Java agent, wide noise for Node.js). */
+  get reachedLast(): boolean {
+    return this.level + 1 >= this.ladder.length;
+  }
+
   /** Whether the ladder has a PCT level (the Java agent's). */
   get hasPct(): boolean {
     return this.ladder.some((l) => l.pct);
@@ -155,7 +188,7 @@ export class AdaptiveExposure implements RecordControl {
   /** The progress line of one of this recording's steps. */
   stepLine(step: ExposureStep): string {
     const k = this.steps.indexOf(step);
-    return stepText(step, k > 0 ? this.steps[k - 1] : this.ladder[0]);
+    return stepText(step, k > 0 ? this.steps[k - 1] : this.ladder[0], this.recorder);
   }
 
   runNoise(index: number): NoiseLevel {

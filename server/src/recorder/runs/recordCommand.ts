@@ -5,6 +5,8 @@
  * stops, finished traces are kept), 130 when stopped with Ctrl-C (finished traces are kept), 143
  * with SIGTERM and 129 with SIGHUP (the same stop: every run's process group is stopped, stopSignals.ts).
  */
+import { neverFailedAdvice, nextText } from './neverFailedAdvice';
+import { commandLine } from '../java/testCommand';
 import { pctBoundText } from './pctNoise';
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
@@ -112,7 +114,11 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
           `(package or class names, e.g. --include com.example) and that the command runs a JVM.`,
       );
     }
-    if (summary.total > 0 && summary.failed === 0) console.error('note: no run failed; try more runs or more noise (--noise 0.2)');
+    if (summary.total > 0 && summary.failed === 0 && !summary.interrupted) {
+      // what was tried and what was not (neverFailedAdvice.ts): more noise or wide noise, PCT for Java, more runs, --fail-on-output
+      const advice = neverFailedAdvice({ runs: summary.total, recorder: options.recorder ?? 'java', noise: options.noise, noiseAt: options.noiseAt, pct: !!options.pct, plan: !!options.plan, failOnOutput: !!options.failOnOutput, where: 'record' });
+      console.error(`note: no run failed with ${advice.tried}; try ${nextText([...advice.next, `the points where noise makes it fail: braid pinpoint -- ${terminalLine(commandLine(options.command))}`])}`);
+    }
     if (summary.total > 0 && summary.passed === 0) console.error('note: every run failed; the analysis needs passing runs too (check the command, or use less noise)');
     if (summary.total > 0 && !keepsNoTrace(options)) console.log(`next: braid analyze ${rel}`);
     if (summary.writeFailure) return EXIT_WRITE_FAILURE;

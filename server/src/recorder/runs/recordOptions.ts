@@ -128,7 +128,9 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
   --noise P             noise probability at each instrumented point, 0..1 (default 0.1; 0 = off)
   --noise-at WHERE      where that noise goes: accesses (default: field and array accesses, library
                         calls, thread start, hand-offs), sync (before synchronized blocks and
-                        Lock.lock, at park/unpark, when the thread holds no lock) or all (both)
+                        Lock.lock, at park/unpark, when the thread holds no lock) or all (both);
+                        Node.js: all = wide noise (timers up to twice their delay late, awaits and
+                        fs calls up to 8 ms; docs/recorder-node.md "Noise")
   --noise-mode MODE     uniform (default: the noise above) or pct (Java only: a random priority per
                         thread, d - 1 priority change points per run, lower threads wait at each
                         instrumented point; decided by event counts and the seed, not by time)

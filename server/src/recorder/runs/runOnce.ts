@@ -152,7 +152,7 @@ async function runOnceFiles(spec: RunSpec, o: RecordOptions, jar: string, signal
   if (o.recorder === 'node') {
     // the Node.js recorder (docs/recorder-node.md): `jar` is its hook, its options a JSON file
     const nodeOptions = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.node-options.json`);
-    const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan ? 0 : (spec.noise ?? o.noise) });
+    const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan ? 0 : (spec.noise ?? o.noise), noiseAt: spec.noiseAt ?? o.noiseAt });
     await fs.writeFile(nodeOptions, JSON.stringify(options), 'utf8');
     try {
       // a TS loader on node's command line goes before the hook, so that the hook sees its output
