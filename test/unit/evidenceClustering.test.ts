@@ -71,10 +71,39 @@ test('a pattern without evidence never heads a bug, even when it is the best-sco
   const bugs = explainMatrix(m);
   assert.deepEqual(bugs.map((b) => b.patterns[0]), [1]);
   assert.ok(bugs.every((b) => b.evidence.pValue < 0.05));
-  // with nothing but the benign order there is no bug at all (the thesis' clustering still makes one)
+  // with nothing but the benign order there is no bug with evidence: only the weak one of the first pattern in
+  // every failing run (next test); without that rule none at all (the thesis' clustering still makes one)
   const only = new CoverageMatrix([benign(0)], runs, runs.map(() => [0]));
-  assert.deepEqual(explainMatrix(only), []);
+  assert.deepEqual(explainMatrix(only, { inEveryRun: false }), []);
+  assert.ok(explainMatrix(only).every((b) => b.evidence.weak && b.evidence.inEveryRun));
   assert.equal(explainMatrix(only, { clustering: 'thesis' }).length, 1);
+});
+
+test('no bug with evidence: the first cause pattern in every failing run (and in passing runs too) makes one weak bug, marked inEveryRun (ognl\'s HashMap in 89 of 89 failing and 111 of 200 passing runs)', () => {
+  // the lost update in all 20 failing runs and in 18 of 20 passing runs (p = 0.24: no evidence); a benign order below it
+  const runs = runsOf(20, 20);
+  const covers = runs.map((r, k) => (r.failing || k < 38 ? [0, 1] : [1]));
+  const m = new CoverageMatrix([lostAdd(0), benign(1)], runs, covers);
+  const bugs = explainMatrix(m);
+  assert.equal(bugs.length, 1);
+  assert.deepEqual(bugs[0].patterns[0], 0);
+  assert.deepEqual(bugs[0].suspiciousMethods.map((x) => x.method), ['app.Inventory.add', 'app.Inventory.add']);
+  assert.equal(bugs[0].evidence.weak, true);
+  assert.equal(bugs[0].evidence.inEveryRun, true);
+  assert.equal(bugs[0].evidence.failingRuns, 20);
+  // the thesis' behaviour (no bug without evidence) with the option off
+  assert.deepEqual(explainMatrix(m, { inEveryRun: false }), []);
+  // not when the first pattern misses a failing run
+  const missing = new CoverageMatrix([lostAdd(0), benign(1)], runs, covers.map((c, k) => (k === 0 ? [1] : c)));
+  assert.deepEqual(explainMatrix(missing), []);
+  // not with fewer than 5 passing (or 5 failing) runs
+  const few = runsOf(20, 4);
+  assert.deepEqual(explainMatrix(new CoverageMatrix([lostAdd(0), benign(1)], few, few.map(() => [0, 1]))), []);
+  const fewFailing = runsOf(4, 20);
+  assert.deepEqual(explainMatrix(new CoverageMatrix([lostAdd(0), benign(1)], fewFailing, fewFailing.map(() => [0, 1]))), []);
+  // not when a bug with evidence forms
+  const withBug = new CoverageMatrix([lostAdd(0), doubleRegister(1)], runs, runs.map((r, k) => (r.failing ? (k < 10 ? [0, 1] : [0]) : k < 38 ? [0] : [])));
+  assert.ok(explainMatrix(withBug).every((b) => !b.evidence.inEveryRun));
 });
 
 test('the Bonferroni correction: a pattern significant alone but not among many is only weak evidence', () => {

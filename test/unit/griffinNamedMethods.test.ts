@@ -202,3 +202,34 @@ test('an order violation between Node.js tasks names the reader first (it awaits
     [2, 'W', 'a.Branch.account', ['a/Branch.java:12:a.Branch.open']],
   ]), ['a.Branch.open', 'a.Teller.run']);
 });
+
+test('an atomic call racing with itself names the caller below the atomic method\'s class, which decides to make it (resilience4j: HalfOpenState.checkIfThresholdsExceeded, not stateTransition)', () => {
+  const S = 'io/x/StateMachine.java';
+  const stack = ['T.java:68:t.T.lambda$caller$0', `${S}:161:io.x.StateMachine.onError`, `${S}:695:io.x.StateMachine$HalfOpen.onError`, `${S}:712:io.x.StateMachine$HalfOpen.checkIfThresholdsExceeded`, `${S}:265:io.x.StateMachine.transitionToOpen`, `${S}:241:io.x.StateMachine.stateTransition`];
+  const accesses: Acc[] = [
+    [1, 'W', 'java.util.concurrent.atomic.AtomicReference', stack],
+    [2, 'W', 'java.util.concurrent.atomic.AtomicReference', stack],
+  ];
+  assert.deepEqual(methods(accesses), ['io.x.StateMachine$HalfOpen.checkIfThresholdsExceeded', 'io.x.StateMachine$HalfOpen.checkIfThresholdsExceeded']);
+  assert.deepEqual(methods(accesses, { ...on, outOfAtomicCalls: false }), ['io.x.StateMachine.stateTransition', 'io.x.StateMachine.stateTransition']);
+  // a lane that reads the atomic and then writes it composes the check itself: it stays
+  const getThenSet: Acc[] = [
+    [1, 'R', 'java.util.concurrent.atomic.AtomicReference', stack],
+    [2, 'W', 'java.util.concurrent.atomic.AtomicReference', stack],
+    [1, 'W', 'java.util.concurrent.atomic.AtomicReference', stack],
+  ];
+  assert.deepEqual(methods(getThenSet), ['io.x.StateMachine.stateTransition', 'io.x.StateMachine.stateTransition']);
+  // a plain field (not a java.util.concurrent object) is a real race inside the method: it stays
+  const field: Acc[] = [
+    [1, 'W', 'io.x.StateMachine.state', stack],
+    [2, 'W', 'io.x.StateMachine.state', stack],
+  ];
+  assert.deepEqual(methods(field), ['io.x.StateMachine.stateTransition', 'io.x.StateMachine.stateTransition']);
+  // the two lanes in different methods (an atomic written by two operations): not this rule (out of the class'
+  // own helper: the writer's lane names the class' method its caller called)
+  const apart: Acc[] = [
+    [1, 'W', 'java.util.concurrent.atomic.AtomicReference', stack],
+    [2, 'W', 'java.util.concurrent.atomic.AtomicReference', ['T.java:70:t.T.lambda$caller$1', `${S}:300:io.x.StateMachine.reset`]],
+  ];
+  assert.deepEqual(methods(apart), ['io.x.StateMachine.transitionToOpen', 'io.x.StateMachine.reset']);
+});

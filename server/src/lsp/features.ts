@@ -157,9 +157,19 @@ function bugHeadlines(state: AnalysisState, keys: readonly string[]): string[] {
     const text = typeof advice?.headline === 'string' ? advice.headline : undefined;
     if (!text) continue;
     const id = typeof b.id === 'number' ? b.id : state.bugs.indexOf(b) + 1;
-    out.push(`**Braid · Bug ${id}:** ${markdownHeadline(text)} · [Open bug graph](${commandUri(OPEN_BUG_GRAPH_COMMAND, [id])})`);
+    out.push(`**Braid · Bug ${id}:** ${markdownHeadline(text)}${weakNote(b)} · [Open bug graph](${commandUri(OPEN_BUG_GRAPH_COMMAND, [id])})`);
   }
   return out;
+}
+
+/**
+ * " · weak evidence" for a bug that rests on one or two failing runs, and what it rests on for one made
+ * from the first pattern in every failing run (GRIFFIN's inEveryRun): nobody reads either as a full bug.
+ */
+function weakNote(b: Record<string, unknown>): string {
+  const ev = b.evidence as { weak?: unknown; inEveryRun?: unknown } | undefined;
+  if (ev?.inEveryRun === true) return ' · weak evidence: its pattern is in every failing run and in passing runs too';
+  return ev?.weak === true ? ' · weak evidence' : '';
 }
 
 /** Hover lines naming GRIFFIN's suspicious methods of the bugs holding pattern `key`, with the methods holding the accesses. */
@@ -172,7 +182,7 @@ function suspiciousMethodsOf(state: AnalysisState, key: string): string[] {
     if (!ms.length) continue;
     const one = (m: (typeof ms)[number]) =>
       `${code(shortMethod(m.method))} (${esc(m.threadName ?? `thread ${m.thread}`)}${m.accessing.length ? `; accesses in ${m.accessing.map((x) => code(shortMethod(x))).join(', ')}` : ''})`;
-    out.push(`Bug ${id} · suspicious method${ms.length > 1 ? 's' : ''} ${ms.map(one).join(' ⇄ ')} · [Open bug graph](${commandUri(OPEN_BUG_GRAPH_COMMAND, [id])})`);
+    out.push(`Bug ${id}${weakNote(b)} · suspicious method${ms.length > 1 ? 's' : ''} ${ms.map(one).join(' ⇄ ')} · [Open bug graph](${commandUri(OPEN_BUG_GRAPH_COMMAND, [id])})`);
     out.push('');
   }
   return out;

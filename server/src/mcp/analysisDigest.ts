@@ -19,7 +19,7 @@ export interface Digest {
   runs: { total: number; failed: number; passed: number };
   recorded?: { command: string; seconds: number; stopped: string };
   causes: DigestCause[];
-  bug?: { headline: string; kind: string; failingRuns: number; totalFailing: number; pValue: number; suspiciousMethods: { method: string; where: string }[]; fix: string[] };
+  bug?: { headline: string; kind: string; failingRuns: number; totalFailing: number; pValue: number; weak?: string; suspiciousMethods: { method: string; where: string }[]; fix: string[] };
   bugs: number;
   totalPatterns: number;
   message?: string;
@@ -104,6 +104,7 @@ export function analysisDigest(
             failingRuns: b.evidence.failingRuns,
             totalFailing: b.evidence.totalFailing,
             pValue: round(b.evidence.pValue),
+            ...(b.evidence.weak ? { weak: b.evidence.inEveryRun ? 'its pattern is in every failing run and in passing runs too' : 'rests on one or two failing runs' } : {}),
             suspiciousMethods: b.suspiciousMethods.slice(0, 4).map((m) => ({ method: recordedText(m.method, 120), where: where(m.file, m.line) })),
             fix: b.advice.steps.slice(0, 3).map((s) => recordedText(plainHeadline(s), 300)),
           },

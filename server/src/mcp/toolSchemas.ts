@@ -39,6 +39,7 @@ const bug = z.object({
   failingRuns: z.number().int().describe('failing runs this bug explains'),
   totalFailing: z.number().int(),
   pValue: z.number(),
+  weak: z.string().optional().describe('present when the bug has only weak evidence: what it rests on (one or two failing runs, or a pattern in every failing run and in passing runs too)'),
   suspiciousMethods: z.array(z.object({ method: z.string(), where: z.string() })),
   fix: z.array(z.string()).describe('fix strategies, most usual first'),
 });

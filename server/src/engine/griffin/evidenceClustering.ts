@@ -23,6 +23,11 @@
  *   5. Related patterns (symptoms, side effects — significant at α but in no family) are listed
  *      with the bug whose failing runs hold most of theirs (at least half); they add no runs and
  *      never name its methods.
+ *   6. (option inEveryRun, default on; not in the thesis) When steps 2–4 form no bug, the first
+ *      cause pattern occurs in every failing run and there are at least MIN_RUNS failing and
+ *      MIN_RUNS passing runs, it makes one weak bug (marked inEveryRun): no pattern has evidence —
+ *      the race is in passing runs too and what fails is its order or its values — but the user
+ *      still gets the methods of the pattern the ranking puts first.
  *
  * The family members whose accesses all run in the seed's methods give the lanes of the
  * suspicious methods (a pattern that also reaches into another bug's code does not); their lanes are aligned with the lead's
@@ -47,12 +52,17 @@ export interface EvidenceOptions {
    * unexplained failing runs; 'precision' the most precise one (then the lower residual p).
    */
   seed: 'rank' | 'precision';
+  /** step 6: a weak bug from the first cause pattern when no bug forms and it occurs in every failing run (default true) */
+  inEveryRun: boolean;
 }
+
+/** step 6 needs at least this many failing and this many passing runs */
+export const IN_EVERY_RUN_MIN_RUNS = 5;
 
 /** Related patterns (step 5) are looked for among the first rows of the ranking only. */
 const RELATED_ROWS = 20000;
 
-export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, familyOverlap: 0.8, listed: 40, maxLeads: 5000, seed: 'rank' };
+export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, familyOverlap: 0.8, listed: 40, maxLeads: 5000, seed: 'rank', inEveryRun: true };
 
 export interface EvidenceBug {
   /** the family's patterns, aligned with the lead's lanes (best-ranked first) */
@@ -67,8 +77,10 @@ export interface EvidenceBug {
   seed: number;
   /** Fisher p-value of the seed on the residual table when it was chosen */
   residualP: number;
-  /** chosen at the uncorrected α (step 4) */
+  /** chosen at the uncorrected α (step 4), or made by step 6 */
   weak: boolean;
+  /** made by step 6: the first cause pattern, in every failing run and in passing runs too (no evidence) */
+  inEveryRun?: boolean;
 }
 
 export interface EvidenceResult {
@@ -253,6 +265,14 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
       bugs.push({ family, lanes, related: [], runs, seed, residualP: bestP, weak });
     }
   }
+  // 6. no bug: the first cause pattern when it occurs in every failing run (its methods, marked weak)
+  if (o.inEveryRun && bugs.length === 0 && F >= IN_EVERY_RUN_MIN_RUNS && P >= IN_EVERY_RUN_MIN_RUNS) {
+    const first = firstCauseRow(m);
+    if (first >= 0 && m.failed[first] === F) {
+      const member = { row: first, flip: false, score: m.scores?.[first] ?? 0, failed: m.failed[first], passed: m.passed[first] };
+      bugs.push({ family: [member], lanes: [member], related: [], runs: new Set(m.failingRuns), seed: first, residualP: pOf[first], weak: true, inEveryRun: true });
+    }
+  }
   // 5. related patterns: significant, in no family, mostly inside one bug's runs
   if (bugs.length) {
     const related = new Map<EvidenceBug, number[]>();
@@ -308,6 +328,15 @@ function alignFamily(m: CoverageMatrix, seed: number, rows: readonly number[]): 
       }
     return { row, flip, score: m.scores?.[row] ?? 0, failed: m.failed[row], passed: m.passed[row] };
   });
+}
+
+/** The first row the ranking groups as a cause (or the first row when it does not group); -1 when none. */
+function firstCauseRow(m: CoverageMatrix): number {
+  for (let row = 0; row < m.rowCount; row++) {
+    const g = m.group(row);
+    if (g === undefined || g === 'cause') return row;
+  }
+  return -1;
 }
 
 /** b shares a static access with a and every access of b is in a method of a's accesses. */

@@ -61,6 +61,17 @@ export interface GriffinOptions {
   /** with outOfHelpers: walk out of a data structure both threads race inside (default true; suspiciousMethods.ts) */
   outOfStructures?: boolean;
   /**
+   * evidence clustering: when no bug forms and the first cause pattern occurs in every failing run
+   * (≥ 5 failing and ≥ 5 passing runs), one weak bug from it, marked `evidence.inEveryRun` (default
+   * true; false = no bug, as the thesis). evidenceClustering.ts step 6
+   */
+  inEveryRun?: boolean;
+  /**
+   * with outOfHelpers: an atomic call racing with itself (both lanes one method, only writes through a
+   * java.util.concurrent object) names the caller below that method's class (default true; outOfAtomicCalls.ts)
+   */
+  outOfAtomicCalls?: boolean;
+  /**
    * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
    * ranked list F; 'cluster' re-scores patterns within each failing-run
    * cluster (an extension that splits one bug into many; kept for comparison).
@@ -146,8 +157,13 @@ export interface BugEvidence {
   fraction: number;
   /** one-sided Fisher exact p-value of the bug's best pattern (failing vs passing runs) */
   pValue: number;
-  /** explains at most `weakRuns` (2) failing runs */
+  /** explains at most `weakRuns` (2) failing runs, or `inEveryRun` */
   weak: boolean;
+  /**
+   * (weak) no pattern has evidence: the bug is the first cause pattern, which occurs in every
+   * failing run and in passing runs too (GriffinOptions.inEveryRun)
+   */
+  inEveryRun?: boolean;
 }
 
 export interface Bug {
@@ -271,7 +287,7 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
  * first, by their lead's p-value; weak ones last.
  */
 function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOptions, formula: Formula): Bug[] {
-  const ev = evidenceClustering(m, { alpha: o.alpha, familyPrecision: o.familyPrecision, listed: Math.max(o.patternTop * 2, EVIDENCE_DEFAULTS.listed) });
+  const ev = evidenceClustering(m, { alpha: o.alpha, familyPrecision: o.familyPrecision, listed: Math.max(o.patternTop * 2, EVIDENCE_DEFAULTS.listed), inEveryRun: o.inEveryRun ?? EVIDENCE_DEFAULTS.inEveryRun });
   // (a pattern whose evidence is its order: that p-value, ranking/orderEvidence.ts)
   const p = (row: number) => {
     const f = fisherOneSided(m.failed[row], m.passed[row], m.totalFailed, m.totalPassed);
@@ -291,7 +307,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       runs: b.runs,
       pValue: p(lead),
       precision: m.failed[lead] / (m.failed[lead] + m.passed[lead]),
-      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers, outOfStructures: o.outOfStructures }),
+      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers, outOfStructures: o.outOfStructures, outOfAtomicCalls: o.outOfAtomicCalls }),
       common: laneCommonStacks(m, b.lanes),
     };
     const group: GroupMember<Candidate>[] = [{ candidate: core, addsRuns: true, sameBug: true, flip: false }];
@@ -304,6 +320,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       });
     const bug = toBug(m, group, formula, o.weakRuns, true);
     if (b.weak) bug.evidence.weak = true;
+    if (b.inEveryRun) bug.evidence.inEveryRun = true;
     fixLaneFirst(bug);
     return bug;
   });
@@ -588,7 +605,8 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
     return out.map(terminalLine).join('\n');
   }
   bugs.forEach((b, k) => {
-    if (b.evidence?.weak && (k === 0 || !bugs[k - 1].evidence?.weak)) out.push('', 'Weak evidence (each rests on one or two failing runs; record more runs to confirm):');
+    if (b.evidence?.inEveryRun) out.push('', `Weak evidence, no bug with evidence (no pattern separates the failing from the passing runs; the first pattern is in every failing run and in passing runs too: its order or values decide, so its methods are named):`);
+    else if (b.evidence?.weak && (k === 0 || !bugs[k - 1].evidence?.weak || bugs[k - 1].evidence?.inEveryRun)) out.push('', 'Weak evidence (each rests on one or two failing runs; record more runs to confirm):');
     out.push('');
     const names = b.suspiciousMethods.map((sm) => shortMethod(sm.method));
     // the plain-language headline leads (its code spans as plain text); the kind, shape and methods follow
@@ -597,7 +615,7 @@ export function bugsTextReport(bugs: readonly Bug[], result: AnalysisResult, max
     if (headline) out.push(`  ${headline}`);
     if (b.advice.shape) out.push(`  Shape: ${b.advice.shape.replace(/-/g, ' ')}`);
     const ev = b.evidence;
-    if (ev) out.push(`  Evidence: ${ev.failingRuns} of ${ev.totalFailing} failing runs (${Math.round(ev.fraction * 100)}%), best pattern p = ${formatP(ev.pValue)}, score ${b.score.toFixed(3)}${ev.weak ? ' — weak evidence' : ''}`);
+    if (ev) out.push(`  Evidence: ${ev.failingRuns} of ${ev.totalFailing} failing runs (${Math.round(ev.fraction * 100)}%), best pattern p = ${formatP(ev.pValue)}, score ${b.score.toFixed(3)}${ev.inEveryRun ? ' — weak evidence: in every failing run and in passing runs too' : ev.weak ? ' — weak evidence' : ''}`);
     out.push(`  Failing runs: ${runList(b.failingRuns)}`);
     for (const sm of b.suspiciousMethods) out.push(`  Thread ${sm.thread}: ${shortMethod(sm.method)} at ${loc(sm.file, sm.lines)}`);
     out.push(`  What goes wrong: ${b.advice.summary}`);

@@ -28,6 +28,7 @@ import { outOfDependency } from './outOfDependencies';
 import { outOfOwnHelper } from './outOfOwnHelpers';
 import { outOfStructureClasses } from './outOfStructureClasses';
 import { asyncWindowOwner } from './asyncWindowOwner';
+import { outOfAtomicCalls } from './outOfAtomicCalls';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -97,6 +98,12 @@ export interface SuspiciousMethodOptions {
    */
   outOfStructureClasses?: boolean;
   /**
+   * with outOfHelpers: both lanes the same method whose accesses are all writes through a
+   * java.util.concurrent object (an atomic's getAndUpdate racing with itself) name the caller below the
+   * method's class, which composes the decision (issue 38, outOfAtomicCalls.ts; default true)
+   */
+  outOfAtomicCalls?: boolean;
+  /**
    * with outOfHelpers: two Node.js tasks whose stacks go through one function of the code under test
    * name that function, the owner of the window (issue 38, asyncWindowOwner.ts; default true)
    */
@@ -124,6 +131,14 @@ export function suspiciousMethods(
     };
     if (options.outOfStructureClasses !== false && moved[0].thread === 1 && moved[1].thread === 2)
       moved = outOfStructureClasses(
+        [
+          { sm: moved[0], stacks: stacks[0], variables: vars[0][0], types: vars[0][1] },
+          { sm: moved[1], stacks: stacks[1], variables: vars[1][0], types: vars[1][1] },
+        ],
+        canName([...stacks[0], ...stacks[1]]),
+      );
+    if (options.outOfAtomicCalls !== false && moved[0].thread === 1 && moved[1].thread === 2)
+      moved = outOfAtomicCalls(
         [
           { sm: moved[0], stacks: stacks[0], variables: vars[0][0], types: vars[0][1] },
           { sm: moved[1], stacks: stacks[1], variables: vars[1][0], types: vars[1][1] },
