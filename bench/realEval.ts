@@ -21,6 +21,7 @@
  *       ~/.cache/braid-real); a missing or different checkout is reported with how to make it
  *   --absence on|off   evidence by absence (AnalysisOptions.absence; default: the analysis' default)
  *   --symptoms evidence|last   symptoms listed by their evidence or after every cause (AnalysisOptions.symptomsLast)
+ *   --discovery on|off   presence evidence only for Benjamini–Hochberg discoveries (AnalysisOptions.discovery; default on)
  *   --json    the scores as JSON
  *   BRAID_BIN=<file>   the CLI entry to run instead of bin/braid.js (a build of another checkout)
  *
@@ -305,7 +306,7 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--confirm-seeds']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--discovery', '--confirm-seeds']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
@@ -321,7 +322,16 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--symptoms must be last or evidence, got "${symptoms}"`);
     return 2;
   }
-  const options: Partial<AnalysisOptions> = { ...(absence ? { absence: absence === 'on' } : {}), ...(symptoms ? { symptomsLast: symptoms === 'last' } : {}) };
+  const discovery = value('--discovery', '');
+  if (discovery && discovery !== 'on' && discovery !== 'off') {
+    console.error(`--discovery must be on or off, got "${discovery}"`);
+    return 2;
+  }
+  const options: Partial<AnalysisOptions> = {
+    ...(absence ? { absence: absence === 'on' } : {}),
+    ...(symptoms ? { symptomsLast: symptoms === 'last' } : {}),
+    ...(discovery ? { discovery: discovery === 'on' } : {}),
+  };
   const subjects = realSubjects(ids);
   if (ids.length && subjects.length !== ids.length) {
     console.error(`unknown subject(s): ${ids.filter((i) => !subjects.some((s) => s.id === i)).join(', ')}`);

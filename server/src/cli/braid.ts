@@ -48,6 +48,9 @@ Usage:
       --order on|off             evidence by order: a pattern in passing runs too whose share of its accesses'
                                  occurrences is larger in the failing runs is listed with the patterns with
                                  evidence (default on; off: the ranking before it; docs/algorithms.md)
+      --discovery on|off         evidence among many patterns: a pattern's presence is evidence only when its
+                                 p-value is a Benjamini-Hochberg discovery over the patterns seen in a failing
+                                 run (default on; off: p < 0.05 alone; docs/algorithms.md)
       --symptoms evidence|last   patterns seen in failing runs only after the failure point (symptoms): listed
                                  by their evidence, before causes without (default evidence), or after every
                                  cause, as consequences of the failure (last; docs/algorithms.md)
@@ -191,6 +194,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--order must be on or off, got "${v}"`);
         a.options.order = v === 'on';
+        break;
+      }
+      case '--discovery': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--discovery must be on or off, got "${v}"`);
+        a.options.discovery = v === 'on';
         break;
       }
       case '--symptoms': {

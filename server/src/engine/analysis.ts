@@ -23,6 +23,7 @@ import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
 import { PatternCategory, PATTERNS } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { orderPValue, orderThreshold, weightedPassedRuns } from './ranking/orderEvidence';
+import { presenceDiscoveryCutoff } from './ranking/falseDiscovery';
 import { TestCodeClassifier } from './testCode';
 import { DriverDetector, DriverRule } from './testDriver';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
@@ -95,6 +96,14 @@ export interface AnalysisOptions {
    * (`--symptoms evidence`), true: `--symptoms last`.
    */
   symptomsLast?: boolean;
+  /**
+   * Evidence among many patterns (issue 38): a pattern's presence is evidence (listed before the
+   * patterns without) only when its Fisher p is a discovery of the Benjamini–Hochberg procedure at 0.05
+   * over the patterns seen in a failing run (ranking/falseDiscovery.ts; docs/algorithms.md "Evidence
+   * among many patterns"). On unless false (`--discovery off`: p < 0.05 alone, the order before it;
+   * grouping on only).
+   */
+  discovery?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -128,6 +137,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (r.order !== undefined && typeof r.order !== 'boolean') throw new Error(`order must be true or false, got ${JSON.stringify(r.order)}`);
   // (on: not in the options at all, so results and reports read as before the option existed)
   if (r.order !== false) delete r.order;
+  if (r.discovery !== undefined && typeof r.discovery !== 'boolean') throw new Error(`discovery must be true or false, got ${JSON.stringify(r.discovery)}`);
+  // (on: not in the options at all, so results and reports read as before the option existed)
+  if (r.discovery !== false) delete r.discovery;
   if (r.symptomsLast !== undefined && typeof r.symptomsLast !== 'boolean') throw new Error(`symptomsLast must be true or false, got ${JSON.stringify(r.symptomsLast)}`);
   // (off: not in the options at all, so results and reports read as before the option existed)
   if (!r.symptomsLast) delete r.symptomsLast;
@@ -594,8 +606,11 @@ export class Analyzer {
     // typed table when small (one lookup per pattern), else a Map
     const absence = grouping && this.options.absence === true;
     const symptomsLast = grouping && this.options.symptomsLast === true;
+    // evidence among many patterns: a presence p-value is evidence only when it is a discovery (Benjamini–Hochberg, ranking/falseDiscovery.ts)
+    const discoveryCut = grouping && this.options.discovery !== false && totalFailed > 0 ? presenceDiscoveryCutoff(failed, passed, totalFailed, totalPassed) : Infinity;
+    const presenceEvidence = (f: number, p: number) => hasEvidence(f, p, totalFailed, totalPassed) && (discoveryCut === Infinity || fisherOneSided(f, p, totalFailed, totalPassed) <= discoveryCut);
     const evidenceCode = (f: number, p: number) =>
-      hasEvidence(f, p, totalFailed, totalPassed) ? 1 : absence && hasAbsenceEvidence(f, p, totalFailed, totalPassed) ? 3 : 2;
+      presenceEvidence(f, p) ? 1 : absence && hasAbsenceEvidence(f, p, totalFailed, totalPassed) ? 3 : 2;
     const evidenceDense = F1 * P1 <= 1 << 22 ? new Uint8Array(F1 * P1) : undefined;
     const evidenceMemo = evidenceDense ? undefined : new Map<number, number>();
     const evidenceOf = (f: number, p: number) => {
