@@ -9,6 +9,8 @@ import path from 'node:path';
 import type { PatternAccess } from '../../server/src/engine/analysis';
 import { lockedHold, withLockedHold } from '../../server/src/engine/confirm/lockedHold';
 import { writeTraces } from '../helpers/traceBuilder';
+import { validateNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
+import { nodeRecorderOptions } from '../../server/src/recorder/node/nodeRunner';
 
 const at = (thread: 1 | 2, type: 'R' | 'W', line: number): PatternAccess => ({ thread, type, variable: 'start', file: 'Fixture.java', line, method: `Fixture.m${line}`, stack: [] });
 /** the rescale shape: the updater reads `start` under the read lock (8), the rescaler writes it under the write lock (9) */
@@ -31,7 +33,29 @@ test('a hold inside a lock that excludes the lock of the awaited access: found, 
   assert.equal(h.lockAt, 'Fixture.java:189');
   assert.equal(h.awaitedAt, 'Fixture.java:96');
   assert.match(h.reason, /inside the lock taken at Fixture\.java:189/);
-  assert.match((await withLockedHold(pattern, files(dir))).lockedHold?.reason ?? '', /before that lock is taken/);
+  // where the held thread takes that lock (the plan holds it there), and the reader's lock for the opposite order's wait
+  assert.deepEqual(h.site, { file: 'Fixture.java', line: 189, method: 'Fixture.m189' });
+  assert.deepEqual(h.oppositeSite, { file: 'Fixture.java', line: 20, method: 'Fixture.m20' });
+  const withHold = (await withLockedHold(pattern, files(dir))).lockedHold;
+  assert.match(withHold?.reason ?? '', /held before it takes that lock/);
+  assert.deepEqual(withHold?.site, h.site);
+  assert.deepEqual(withHold?.oppositeSite, h.oppositeSite);
+});
+
+test('the plan format: beforeLock is a lock acquisition {file, line, method}, not with since, fresh or ready; the Node recorder refuses it by name', () => {
+  const plan = (waits: unknown[]) => ({
+    format: 'braid-noise-plan', version: 1, name: 'x', noise: { kind: 'yield' }, points: [],
+    force: { order: 'pattern', waitMs: 300, times: 1, accesses: [{ role: 1, type: 'R', variable: 'v', file: 'A.java', line: 1, method: 'm' }, { role: 2, type: 'W', variable: 'v', file: 'A.java', line: 2, method: 'm' }, { role: 1, type: 'R', variable: 'v', file: 'A.java', line: 1, method: 'm' }], waits },
+  });
+  const lock = { file: 'A.java', line: 5, method: 'A.m' };
+  const ok = plan([{ at: 1, for: 0, sameObject: true, beforeLock: lock }]);
+  assert.deepEqual(validateNoisePlan(ok, 'x.json').force?.waits[0].beforeLock, lock);
+  assert.throws(() => validateNoisePlan(plan([{ at: 2, for: 1, since: 0, sameObject: true, beforeLock: lock }]), 'x.json'), /x\.json: force\.waits\[0\]\.beforeLock: cannot go with since, fresh or ready/);
+  assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: 'A.java:5' }]), 'x.json'), /force\.waits\[0\]\.beforeLock: must be an object \{"file", "line", "method"\}/);
+  assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, line: 0 } }]), 'x.json'), /force\.waits\[0\]\.beforeLock\.line: must be a whole number ≥ 1/);
+  assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, method: '' } }]), 'x.json'), /force\.waits\[0\]\.beforeLock\.method: must be a non-empty string/);
+  const options = { noise: 0, include: [], exclude: [], cwd: '/tmp', name: 'x', plan: { plan: validateNoisePlan(ok, 'x.json') } };
+  assert.throws(() => nodeRecorderOptions('/hook.mjs', { out: '', execution: 'e', seed: '1' }, options), /force\.waits\[0\]\.beforeLock \(a hold before a lock acquisition\) is for the Java agent only/);
 });
 
 test('no locked hold: no lock at the held access, the awaited access made without a lock, two locks held at once, or passing runs only', async () => {

@@ -16,6 +16,13 @@
 import type { PatternAccess } from '../analysis';
 import type { ForceAccess, ForceSpec, ForceWait, NoisePlan } from '../noise/noisePlan';
 
+/** A lock acquisition's place, as trace locations name it (lockedHold.ts). */
+export interface LockSite {
+  file: string;
+  line: number;
+  method: string;
+}
+
 export type ForceOrder = 'pattern' | 'opposite';
 
 /** What forcing needs of a ranked pattern (a RankedPattern, or the editor's PatternDto). */
@@ -40,10 +47,13 @@ export interface ForcedPattern {
    * R2`, the check held as that pattern's is; the opposite order stays the pattern's own
    */
   /**
-   * the pattern's first hold is inside a lock the other thread's access needs (lockedHold.ts): runs
-   * that do not confirm it say nothing — the verdict is "not forced" with this reason, never "refuted"
+   * the pattern's first hold is inside a lock the other thread's access needs (lockedHold.ts). With
+   * `site`, the place that lock is taken: the wait holds the thread there, before it takes the lock
+   * (ForceWait.beforeLock; `oppositeSite` for the opposite order's wait), and the verdict is the runs'.
+   * Without it, runs that do not confirm say nothing — the verdict is "not forced" with this reason,
+   * never "refuted"
    */
-  lockedHold?: { reason: string };
+  lockedHold?: { reason: string; site?: LockSite; oppositeSite?: LockSite };
   check?: Pick<PatternAccess, 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'> & { exactCall?: boolean };
 }
 
@@ -257,6 +267,14 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
   const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
   // the opposite of a symmetric pattern is the same interleaving: its counterfactual is the threads serialised
   const forcing = order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
+  // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);
+  // the pattern's wait is its first change of role (not with a check of the use, which adds one before it)
+  const site = order === 'pattern' ? (p.check ? undefined : p.lockedHold?.site) : isSymmetric(p) ? undefined : p.lockedHold?.oppositeSite;
+  if (site) {
+    const first = order === 'pattern' ? accesses.findIndex((a, k) => k > 0 && a.role !== accesses[k - 1].role) : 0;
+    const w = forcing.waits.find((x) => x.at === first && x.since === undefined && !x.fresh && !x.ready);
+    if (w) w.beforeLock = { ...site };
+  }
   const keyed = o.byKey === false ? new Set<string>() : keyedCollections(p);
   for (const w of forcing.waits) {
     if (w.sameObject && keyed.has(forcing.accesses[w.at].variable) && keyed.has(forcing.accesses[w.for].variable)) w.sameKey = true;

@@ -8,8 +8,9 @@
  * an older one, maybe of a call that ended long before (the order the failure needs, the other
  * access after the held thread is committed but before it takes the lock, never happens). A verdict
  * from such runs says nothing: the confirmation says "not forced" with this reason, never "refuted".
- * Holding before the enclosing lock acquisition is what would force it (not built: the agent holds
- * before accesses only).
+ * Holding before the enclosing lock acquisition forces it: the plan's wait then holds the thread at the
+ * place the lock is taken (ForceWait.beforeLock, the agent's beforeAcquire hook), and the verdict is
+ * the runs' as usual; without a known place, "not forced" stays.
  *
  * Read from the recording's traces: per thread the locks it holds (ACQ/REL), per lock the threads
  * holding it. Two locks exclude each other when the traces never show them held by two threads at
@@ -18,7 +19,7 @@
 import { readTrace } from '../trace/traceReader';
 import { EventKind } from '../trace/traceFormat';
 import type { LocDef } from '../trace/traceFormat';
-import { type ForcedPattern, traceLocation } from './forcingPlan';
+import { type ForcedPattern, type LockSite, traceLocation } from './forcingPlan';
 
 export interface LockedHold {
   /** the held access, `File.java:166` */
@@ -29,8 +30,12 @@ export interface LockedHold {
   awaitedAt: string;
   /** occurrences of the held access under such a lock in the failing runs read */
   occurrences: number;
-  /** one sentence: why the forced runs say nothing */
+  /** one sentence: why a hold at the access says nothing (and where it is held instead, with `site`) */
   reason: string;
+  /** where the held thread takes that lock: forcing holds it there, before the lock (ForceWait.beforeLock) */
+  site?: LockSite;
+  /** the same for the opposite order's wait (the pattern's first access waiting for the other role's first) */
+  oppositeSite?: LockSite;
 }
 
 type Access = ForcedPattern['accesses'][number];
@@ -40,7 +45,7 @@ export async function withLockedHold<P extends ForcedPattern>(p: P, traceFiles: 
   if (p.lockedHold || !traceFiles.length) return p;
   try {
     const h = await lockedHold(p, traceFiles);
-    return h ? { ...p, lockedHold: { reason: h.reason } } : p;
+    return h ? { ...p, lockedHold: { reason: h.reason, ...(h.site ? { site: h.site } : {}), ...(h.oppositeSite ? { oppositeSite: h.oppositeSite } : {}) } } : p;
   } catch {
     return p;
   }
@@ -58,29 +63,85 @@ function matches(a: Access, kind: EventKind, varName: string | undefined, loc: L
   return loc.line === l.line && loc.file === l.file && loc.method === l.method;
 }
 
+/** What one trace shows of a (held, awaited) pair of accesses: per occurrence of the held access under a lock, the lock pairs. */
+class PairScan {
+  /** the other thread's latest awaited access per object: its thread and the locks it held */
+  private readonly lastAwaited = new Map<number, { t: number; locks: number[] }>();
+  private latestAwaited: { t: number; locks: number[] } | undefined;
+  readonly found: { lock: number; loc: number; other: number }[] = [];
+  /** anyOrder: the locks held at the held access's occurrences (thread, lock, acquisition loc), and the awaited access's locks (thread, lock) */
+  private readonly heldLocks: { t: number; lock: number; loc: number }[] = [];
+  private readonly awaitedLocks = new Map<string, { t: number; lock: number }>();
+  /**
+   * anyOrder: the awaited access may come after the held one in the recording (the opposite order's
+   * wait: the pattern's first access waits for an access that followed it) — a held occurrence is paired
+   * with the locks of the awaited access's occurrences anywhere in the trace, by another thread
+   */
+  constructor(
+    private readonly held: Access,
+    private readonly awaited: Access,
+    private readonly anyOrder = false,
+  ) {}
+  /** anyOrder: the pairs, once the trace is read */
+  finish(): void {
+    if (!this.anyOrder) return;
+    for (const h of this.heldLocks) for (const a of this.awaitedLocks.values()) if (a.t !== h.t) this.found.push({ lock: h.lock, loc: h.loc, other: a.lock });
+  }
+  access(ev: { kind: EventKind; t: number; d: number }, varName: string | undefined, loc: LocDef | undefined, locks: Map<number, { lock: number; loc: number }[]>): void {
+    if (this.anyOrder) {
+      // bounded: one entry per (thread, lock) on the awaited side, per occurrence held under a lock on the held side (as found)
+      if (matches(this.awaited, ev.kind, varName, loc)) for (const l of locks.get(ev.t) ?? []) this.awaitedLocks.set(`${ev.t}\0${l.lock}`, { t: ev.t, lock: l.lock });
+      if (matches(this.held, ev.kind, varName, loc)) for (const l of locks.get(ev.t) ?? []) this.heldLocks.push({ t: ev.t, lock: l.lock, loc: l.loc });
+      return;
+    }
+    if (matches(this.awaited, ev.kind, varName, loc)) {
+      this.latestAwaited = { t: ev.t, locks: (locks.get(ev.t) ?? []).map((l) => l.lock) };
+      this.lastAwaited.set(ev.d, this.latestAwaited);
+    }
+    if (matches(this.held, ev.kind, varName, loc)) {
+      const mine = locks.get(ev.t);
+      const other = this.held.variable === this.awaited.variable ? this.lastAwaited.get(ev.d) : this.latestAwaited;
+      if (!mine?.length || !other || other.t === ev.t || !other.locks.length) return;
+      for (const l of mine) for (const o of other.locks) this.found.push({ lock: l.lock, loc: l.loc, other: o });
+    }
+  }
+}
+
+type Candidates = Map<string, { occurrences: number; lockLoc: LocDef | undefined }>;
+
+function best(candidates: Candidates): { occurrences: number; lockLoc: LocDef | undefined } | undefined {
+  let b: { occurrences: number; lockLoc: LocDef | undefined } | undefined;
+  for (const c of candidates.values()) if (!b || c.occurrences > b.occurrences) b = c;
+  return b;
+}
+
 /**
  * The first wait of the pattern's own order (the first change of thread role: the thread of access
  * `at` waits for the other thread's access `at - 1`), when in the failing runs its access is made
  * under a lock that excludes a lock the other thread holds at the awaited access; undefined otherwise
- * (no lock at the held access, or none the other access needs, or no failing run read).
+ * (no lock at the held access, or none the other access needs, or no failing run read). With it, the
+ * place where that lock is taken (`site`): forcing holds the thread there, before it takes the lock
+ * (noisePlan.ts ForceWait.beforeLock) — and the same for the opposite order's wait (`oppositeSite`:
+ * the pattern's first access waits for the other role's first access).
  */
 export async function lockedHold(p: Pick<ForcedPattern, 'accesses'>, traceFiles: readonly string[], maxFiles = 40): Promise<LockedHold | undefined> {
   const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
   if (at < 0) return undefined;
   const held = p.accesses[at];
   const awaited = p.accesses[at - 1];
+  // the opposite order: the pattern's first access waits for the other role's first access (oppositeWaits)
+  const other = p.accesses.findIndex((a) => a.thread !== p.accesses[0].thread);
   // lock pairs (held thread's lock → other thread's lock) seen at an occurrence, and lock pairs seen held at once
-  const candidates = new Map<string, { occurrences: number; lockLoc: LocDef | undefined }>();
+  const candidates: Candidates = new Map();
+  const oppositeCandidates: Candidates = new Map();
   let failingRead = 0;
   for (const file of traceFiles) {
     if (failingRead >= maxFiles) break;
     // per trace: thread → held locks (lock id, acquisition loc); lock → holding threads (count)
     const locks = new Map<number, { lock: number; loc: number }[]>();
     const holders = new Map<number, Map<number, number>>();
-    /** the other thread's latest awaited access per object: its thread and the locks it held */
-    const lastAwaited = new Map<number, { t: number; locks: number[] }>();
-    let latestAwaited: { t: number; locks: number[] } | undefined;
-    const found: { lock: number; loc: number; other: number }[] = [];
+    const scan = new PairScan(held, awaited);
+    const oppositeScan = new PairScan(p.accesses[0], p.accesses[other], true);
     const pairs = new Set<string>();
     const result = await readTrace(file, {
       event(ev, symbols) {
@@ -114,43 +175,47 @@ export async function lockedHold(p: Pick<ForcedPattern, 'accesses'>, traceFiles:
         if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
         const varName = symbols.vars.get(ev.a)?.name;
         const loc = symbols.locs.get(ev.b);
-        if (matches(awaited, ev.kind, varName, loc)) {
-          latestAwaited = { t: ev.t, locks: (locks.get(ev.t) ?? []).map((l) => l.lock) };
-          lastAwaited.set(ev.d, latestAwaited);
-        }
-        if (matches(held, ev.kind, varName, loc)) {
-          const mine = locks.get(ev.t);
-          const other = held.variable === awaited.variable ? lastAwaited.get(ev.d) : latestAwaited;
-          if (!mine?.length || !other || other.t === ev.t || !other.locks.length) return;
-          for (const l of mine) for (const o of other.locks) found.push({ lock: l.lock, loc: l.loc, other: o });
-        }
+        scan.access(ev, varName, loc, locks);
+        if (other > 0) oppositeScan.access(ev, varName, loc, locks);
       },
     });
     if (!result.ok || result.outcome !== 'fail') continue;
     failingRead++;
-    for (const f of found) {
-      if (pairs.has(`${f.lock}\0${f.other}`)) continue;
-      // lock ids are per run: the pair is named by the held lock's acquisition place
-      const loc = result.symbols.locs.get(f.loc);
-      const key = loc ? `${loc.file}\0${loc.line}` : `?${f.loc}`;
-      const c = candidates.get(key) ?? { occurrences: 0, lockLoc: loc };
-      c.occurrences++;
-      candidates.set(key, c);
+    oppositeScan.finish();
+    for (const [s, into] of [
+      [scan, candidates],
+      [oppositeScan, oppositeCandidates],
+    ] as const) {
+      for (const f of s.found) {
+        if (pairs.has(`${f.lock}\0${f.other}`)) continue;
+        // lock ids are per run: the pair is named by the held lock's acquisition place
+        const loc = result.symbols.locs.get(f.loc);
+        const key = loc ? `${loc.file}\0${loc.line}` : `?${f.loc}`;
+        const c = into.get(key) ?? { occurrences: 0, lockLoc: loc };
+        c.occurrences++;
+        into.set(key, c);
+      }
     }
   }
-  let best: { occurrences: number; lockLoc: LocDef | undefined } | undefined;
-  for (const c of candidates.values()) if (!best || c.occurrences > best.occurrences) best = c;
-  if (!best) return undefined;
-  const lockAt = best.lockLoc ? `${shortFile(best.lockLoc.file)}:${best.lockLoc.line}` : 'an unknown place';
+  const b = best(candidates);
+  if (!b) return undefined;
+  const site = b.lockLoc && b.lockLoc.line > 0 ? { file: b.lockLoc.file, line: b.lockLoc.line, method: b.lockLoc.method } : undefined;
+  const ob = best(oppositeCandidates)?.lockLoc;
+  const oppositeSite = ob && ob.line > 0 ? { file: ob.file, line: ob.line, method: ob.method } : undefined;
+  const lockAt = b.lockLoc ? `${shortFile(b.lockLoc.file)}:${b.lockLoc.line}` : 'an unknown place';
   const heldAt = where(held);
   const awaitedAt = where(awaited);
   return {
     heldAt,
     lockAt,
     awaitedAt,
-    occurrences: best.occurrences,
+    occurrences: b.occurrences,
+    ...(site ? { site } : {}),
+    ...(oppositeSite ? { oppositeSite } : {}),
     reason:
       `the hold at ${heldAt} is inside the lock taken at ${lockAt}, and the other thread makes its access at ${awaitedAt} under a lock the traces never show held at the same time: ` +
-      `held there, the thread keeps the other one from its access, so only an access made before the lock was taken meets the wait — forcing this order needs the hold before that lock is taken (not built)`,
+      (site
+        ? `held there, the thread would keep the other one from its access, so it is held before it takes that lock`
+        : `held there, the thread keeps the other one from its access, so only an access made before the lock was taken meets the wait — and the place the lock is taken is not known, so the hold cannot be made before it`),
   };
 }

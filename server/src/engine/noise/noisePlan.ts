@@ -127,6 +127,15 @@ export interface ForceWait {
    * The thread that opens a loop's window waits for the other thread to arrive
    */
   ready?: boolean;
+  /**
+   * hold the thread of `at` before it acquires the lock taken at this place (a `synchronized` block's
+   * monitorenter, a `Lock.lock()` / `lockInterruptibly()` call), not at `at` itself: the held access is
+   * made under a lock the awaited access needs, so a hold inside it keeps the other thread out. Held
+   * until another thread performs `for` after it arrived (any object); the access `at` inside the lock
+   * is not held and meets the wait when that performance was on its object. Not with `since`, `fresh`
+   * or `ready`. Java agent only (the Node recorder refuses it)
+   */
+  beforeLock?: { file: string; line: number; method: string };
 }
 
 /** The `force` section of a noise plan: force one interleaving of a pattern's accesses (docs/noise.md "Forcing plans"). */

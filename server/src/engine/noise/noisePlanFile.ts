@@ -127,6 +127,14 @@ function checkForce(v: unknown, file: string): ForceSpec {
       if (w.since !== undefined || w.fresh === true) throw new NoisePlanError(file, `${at}.ready`, 'cannot go with since or fresh');
       if (w.ready && w.optional !== true) throw new NoisePlanError(file, `${at}.ready`, 'must be optional');
     }
+    if (w.beforeLock !== undefined) {
+      if (w.since !== undefined || w.fresh === true || w.ready === true) throw new NoisePlanError(file, `${at}.beforeLock`, 'cannot go with since, fresh or ready');
+      const l = w.beforeLock;
+      if (!isObject(l)) throw new NoisePlanError(file, `${at}.beforeLock`, 'must be an object {"file", "line", "method"} (a lock acquisition)');
+      if (typeof l.file !== 'string' || l.file === '') throw new NoisePlanError(file, `${at}.beforeLock.file`, 'must be a non-empty string');
+      if (!isWhole(l.line)) throw new NoisePlanError(file, `${at}.beforeLock.line`, 'must be a whole number ≥ 1');
+      if (typeof l.method !== 'string' || l.method === '') throw new NoisePlanError(file, `${at}.beforeLock.method`, 'must be a non-empty string');
+    }
     if (w.needs !== undefined) {
       if (w.since === undefined) throw new NoisePlanError(file, `${at}.needs`, 'needs since');
       if (!Array.isArray(w.needs) || w.needs.length > MAX_FORCE_ACCESSES) throw new NoisePlanError(file, `${at}.needs`, 'must be an array of indices into force.accesses');

@@ -12,7 +12,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CONFIRM_ALPHA, ControlGroup, decideVerdict, ForcedGroup, Outcome, WEAK_ALPHA } from '../../engine/confirm/confirmVerdict';
+import { CONFIRM_ALPHA, ControlGroup, decideVerdict, ForcedGroup, Outcome, WEAK_ALPHA, WINDOW_VERDICT } from '../../engine/confirm/confirmVerdict';
 import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../../engine/confirm/couldNotCheck';
 import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../../engine/noise/noisePlan';
@@ -329,8 +329,25 @@ export async function confirmPattern(
   const v = unchecked
     ? { verdict: 'could not check' as const, pValue: 1, reason: `could not check: ${unchecked.why}` }
     : decideVerdict(forced.g, oppositeRuns?.g, controlGroup, { ...verdictOptions, ...(early ? FIRST_LOOK : looks === 2 ? LAST_LOOK : {}) });
-  // the hold is inside a lock the other access needs (lockedHold.ts): runs that do not confirm say nothing
-  if (p.lockedHold && v.verdict === 'refuted') Object.assign(v, { verdict: 'not forced' as const, reason: `not forced: ${p.lockedHold.reason} (the runs: ${v.reason})` });
+  // the hold is inside a lock the other access needs and cannot be made before it (lockedHold.ts): runs that do not confirm say nothing
+  if (p.lockedHold && !p.lockedHold.site && v.verdict === 'refuted') Object.assign(v, { verdict: 'not forced' as const, reason: `not forced: ${p.lockedHold.reason} (the runs: ${v.reason})` });
+  // the pattern's order forced by a hold before a lock (ForceWait.beforeLock): the hold delays everything
+  // the thread does under that lock, so it widens any window that ends where the lock is taken — on
+  // metrics-rescale a decoy (a snapshot's read awaited before the rescale's write lock) failed 20/20 forced
+  // against 4/20 opposite and 4/20 unforced. Such runs do not tell the order from that delay: the window at most
+  const lockHold = forcedPlan.plan.force?.waits.find((w) => w.beforeLock)?.beforeLock;
+  if (lockHold && v.verdict === 'confirmed') {
+    const at = `${lockHold.file.slice(lockHold.file.lastIndexOf('/') + 1)}:${lockHold.line}`;
+    const rates = v.reason.replace(/^forcing it makes the failure happen and the order matters: /, '');
+    const why = `the order was forced by holding a thread before it takes the lock at ${at}, which delays all it does under that lock: nothing tells this order from that delay`;
+    // as decideVerdict does for a window: a pattern without evidence (in nearly every passing run) is refuted
+    Object.assign(
+      v,
+      p.evidence === false
+        ? { verdict: 'refuted' as const, reason: `forcing it makes the failure happen (${rates}) but ${why}, and this order occurs in nearly every passing run` }
+        : { verdict: WINDOW_VERDICT, reason: `the hold makes the failure happen, not this order: ${rates}; ${why}` },
+    );
+  }
   const failing = forced.summaries.flatMap((s) => s.runs).find((r) => r.outcome === 'fail' && forcingOf(r)?.ok && r.traces.length > 0);
   return {
     verdict: v.verdict,

@@ -88,7 +88,8 @@ final class NoisePlanLoader {
     } else if (force != null) {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
-          force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey);
+          force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey,
+          force.lockFile, force.lockLine, force.lockMethod);
     }
     return (String) name;
   }
@@ -129,6 +130,10 @@ final class NoisePlanLoader {
     boolean[] fresh;
     /** per wait: held until another thread is held at a wait at {@code for} (ready there) */
     boolean[] ready;
+    /** per wait: the lock acquisition the thread is held before ({@code beforeLock}), or null */
+    String[] lockFile;
+    int[] lockLine;
+    String[] lockMethod;
   }
 
   /** Checks a force section (the same checks and messages as noisePlanFile.ts, checkForce). */
@@ -213,6 +218,9 @@ final class NoisePlanLoader {
     f.needs = new int[w][];
     f.fresh = new boolean[w];
     f.ready = new boolean[w];
+    f.lockFile = new String[w];
+    f.lockLine = new int[w];
+    f.lockMethod = new String[w];
     for (int k = 0; k < w; k++) {
       String at = "force.waits[" + k + "]";
       if (!(waits.get(k) instanceof Map)) throw bad(at, "must be an object {\"at\", \"for\", \"sameObject\"}");
@@ -267,6 +275,22 @@ final class NoisePlanLoader {
         if (c >= 0 || f.fresh[k]) throw bad(at + ".ready", "cannot go with since or fresh");
         f.ready[k] = (Boolean) wt.get("ready");
         if (f.ready[k] && !f.optional[k]) throw bad(at + ".ready", "must be optional");
+      }
+      if (wt.containsKey("beforeLock")) {
+        if (c >= 0 || f.fresh[k] || f.ready[k]) throw bad(at + ".beforeLock", "cannot go with since, fresh or ready");
+        if (!(wt.get("beforeLock") instanceof Map)) throw bad(at + ".beforeLock", "must be an object {\"file\", \"line\", \"method\"} (a lock acquisition)");
+        Map<?, ?> lk = (Map<?, ?>) wt.get("beforeLock");
+        Object lf = lk.get("file");
+        Object ll = lk.get("line");
+        Object lm = lk.get("method");
+        if (!(lf instanceof String) || ((String) lf).isEmpty()) throw bad(at + ".beforeLock.file", "must be a non-empty string");
+        if (!(ll instanceof Double) || (Double) ll < 1 || (Double) ll != Math.rint((Double) ll) || (Double) ll > Integer.MAX_VALUE) {
+          throw bad(at + ".beforeLock.line", "must be a whole number ≥ 1");
+        }
+        if (!(lm instanceof String) || ((String) lm).isEmpty()) throw bad(at + ".beforeLock.method", "must be a non-empty string");
+        f.lockFile[k] = (String) lf;
+        f.lockLine[k] = (int) (double) (Double) ll;
+        f.lockMethod[k] = (String) lm;
       }
     }
     boolean required = false;

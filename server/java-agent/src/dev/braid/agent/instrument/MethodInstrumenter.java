@@ -410,6 +410,8 @@ final class MethodInstrumenter extends AdviceAdapter {
         super.visitInsn(opcode);
         return;
       }
+      pushInt(loc());
+      callRt("beforeAcquire", "(I)V");
       super.visitInsn(Opcodes.DUP);
       super.visitInsn(Opcodes.MONITORENTER);
       pushInt(loc());
@@ -538,6 +540,8 @@ final class MethodInstrumenter extends AdviceAdapter {
       callRt("joinTimed", "(Ljava/lang/Thread;JI)V");
     } else if (virtual && LOCK_OWNERS.contains(callOwner) && descriptor.equals("()V")
         && (name.equals("lock") || name.equals("lockInterruptibly"))) {
+      pushInt(loc());
+      callRt("beforeAcquire", "(I)V");
       super.visitInsn(Opcodes.DUP);
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
       pushInt(loc());

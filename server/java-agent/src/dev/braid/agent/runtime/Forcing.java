@@ -116,6 +116,17 @@ public final class Forcing {
    * object it now accesses has it open
    */
   private static boolean[] sinceSame;
+  /**
+   * per wait: the lock acquisition ("file\0line\0method") the thread of {@code at} is held before
+   * (beforeLock), or null — its access is made under a lock the awaited access needs, so a hold at the
+   * access would keep the other thread out; held before taking the lock, it lets the other thread take
+   * it and make its access first. The access itself is then not held: it counts the wait as met when
+   * its thread's hold before the lock was met by a performance on its object
+   */
+  private static String[] lockSite;
+  /** some wait is held before a lock acquisition: Rt.beforeAcquire's one check (with active) */
+  public static volatile boolean lockWaits;
+  private static volatile int[] lockLocMasks = new int[0];
 
   // ---- counters (under LOCK) ----
   private static long[] met;
@@ -131,6 +142,8 @@ public final class Forcing {
   private static String[] lockReason;
   /** per access: performances */
   private static long[] performed;
+  /** per wait held before a lock: the held access was made after a met hold, but the awaited performance was on another object */
+  private static long[] lockOther;
 
   // ---- rings of performances, per access (under LOCK) ----
   private static long[][] ringSeq;
@@ -172,7 +185,7 @@ public final class Forcing {
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
-      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey) {
+      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -218,6 +231,15 @@ public final class Forcing {
     for (int k = 0; k < w; k++) {
       sinceSame[k] = since[k] >= 0 && sameObject[k] && variable[since[k]].equals(variable[at[k]]);
     }
+    lockSite = new String[w];
+    boolean anyLock = false;
+    for (int k = 0; k < w; k++) {
+      if (lockFile == null || lockFile[k] == null) continue;
+      lockSite[k] = lockFile[k] + '\u0000' + lockLine[k] + '\u0000' + lockMethod[k];
+      anyLock = true;
+    }
+    lockLocMasks = new int[0];
+    lockOther = new long[w];
     met = new long[w];
     timedOut = new long[w];
     lockEnded = new long[w];
@@ -239,6 +261,7 @@ public final class Forcing {
     ringSize = new int[n];
     for (int k = 0; k < n; k++) if (points[k] != null && points[k].length > 0) hasPoints = true;
     installed = true;
+    lockWaits = anyLock;
     active = true;
   }
 
@@ -364,6 +387,59 @@ public final class Forcing {
     return m;
   }
 
+  /** The waits held before a lock acquired at {@code loc} (bits), computed once per loc. */
+  private static int lockMask(int loc) {
+    int[] lm = lockLocMasks;
+    int l = loc >= 0 && loc < lm.length ? lm[loc] : 0;
+    if (l != 0) return l & ~COMPUTED;
+    if (loc < 0) return 0;
+    String key = Registry.locFile(loc) + '\u0000' + Registry.locLine(loc) + '\u0000' + Registry.locMethod(loc);
+    synchronized (MASKS) {
+      int bits = COMPUTED;
+      for (int k = 0; k < waitCount; k++) if (key.equals(lockSite[k])) bits |= 1 << k;
+      lm = lockLocMasks;
+      if (loc >= lm.length) lm = java.util.Arrays.copyOf(lm, Math.max(64, 2 * (loc + 1)));
+      lm[loc] = bits;
+      lockLocMasks = lm;
+      return bits & ~COMPUTED;
+    }
+  }
+
+  /**
+   * Before the current thread acquires a lock at {@code loc} (a {@code synchronized} block's monitor, a
+   * {@code Lock.lock()}; busy): held at each wait whose beforeLock is this place until another thread
+   * performs the wait's {@code for} (any object) after this thread arrived; a met hold is remembered
+   * for the thread's access inside the lock (waitAt).
+   */
+  static void beforeLock(ThreadState s, int t, int loc) {
+    int m = lockMask(loc);
+    if (m == 0 || stopped) return;
+    if (s.forceSegment != segment) ownSegment(s);
+    for (int w = 0; w < waitCount && !stopped; w++) {
+      if ((m & (1 << w)) == 0) continue;
+      long after;
+      int held;
+      synchronized (LOCK) {
+        held = segment;
+        reached[w]++;
+        if (s.forceLockLet == null) s.forceLockLet = new long[waitCount];
+        s.forceLockLet[w] = 0;
+        if (disabled[w]) {
+          skipped[w]++;
+          continue;
+        }
+        after = SEQ.get();
+        if (conflict(w, t, 0, 0, 0)) {
+          skipped[w]++;
+          continue;
+        }
+        addHeld(t, w, 0, 0, after);
+        if (loopWaits && heldCount > 1 || anyYield()) LOCK.notifyAll();
+      }
+      hold(s, t, w, loc, 0, 0, after, held);
+    }
+  }
+
   /** The current thread performed the accesses {@code m} on {@code key} (after taking its stripe lock). */
   static void performed(ThreadState s, int t, int m, long key) {
     performed(s, t, m, key, key);
@@ -473,6 +549,17 @@ public final class Forcing {
   private static void waitAt(ThreadState s, int t, int w, int m, int loc, long key, long sub) {
     long after = 0;
     int held;
+    if (lockSite[w] != null) {
+      // held before the lock, not here (inside it, the other thread could not make its access)
+      synchronized (LOCK) {
+        long let = s.forceLockLet == null ? 0 : s.forceLockLet[w];
+        if (let == 0) return;
+        s.forceLockLet[w] = 0;
+        if (performedSince(w, t, key, sub, let - 1)) met(w);
+        else lockOther[w]++;
+      }
+      return;
+    }
     synchronized (LOCK) {
       held = segment;
       reached[w]++;
@@ -525,6 +612,8 @@ public final class Forcing {
 
   /** Wait {@code w} of thread {@code t} (on {@code key}) can end as met. */
   private static boolean satisfied(int w, int t, long key, long sub, long after) {
+    // before a lock the object is not known yet: the access inside the lock checks it (waitAt)
+    if (lockSite[w] != null) return performedAfter(forAccess[w], t, after, -1, 0, 0);
     if (ready[w]) return partnerReady(w, t, key, sub);
     return performedSince(w, t, key, sub, after) || fresh[w] && partnerInWindow(w, t, key, sub);
   }
@@ -586,7 +675,9 @@ public final class Forcing {
           }
           if (satisfied(w, t, key, sub, after)) {
             removeHeld(t);
-            met(w);
+            // before a lock: met once the thread's access inside it finds the performance on its object
+            if (lockSite[w] != null) s.forceLockLet[w] = after + 1; // + 1: 0 is none (SEQ may still be 0)
+            else met(w);
             return;
           }
           if (yieldAsked(t)) {
@@ -826,6 +917,7 @@ public final class Forcing {
   /** A thread's first forcing step in this repetition: its own state from an earlier one is dropped. */
   private static void ownSegment(ThreadState s) {
     if (s.forceLast != null) java.util.Arrays.fill(s.forceLast, 0L);
+    if (s.forceLockLet != null) java.util.Arrays.fill(s.forceLockLet, 0L);
     s.forcePending = 0;
     s.forceSegment = segment;
   }
@@ -848,6 +940,7 @@ public final class Forcing {
       java.util.Arrays.fill(partnerGone, 0L);
       java.util.Arrays.fill(allHeld, 0L);
       java.util.Arrays.fill(yielded, 0L);
+      java.util.Arrays.fill(lockOther, 0L);
       java.util.Arrays.fill(disabled, false);
       java.util.Arrays.fill(lockReason, null);
       java.util.Arrays.fill(performed, 0L);
@@ -903,7 +996,7 @@ public final class Forcing {
   }
 
   private static String whyNotMet(int w) {
-    String here = describe(at[w]);
+    String here = lockSite[w] == null ? describe(at[w]) : "the lock taken at " + lockPlace(w) + " (before " + describe(at[w]) + ")";
     String awaited = "another thread's " + describe(forAccess[w]) + (sameObject[w] ? (sameKey[w] ? " on the same key" : " on the same object") : "");
     if (reached[w] == 0) return "no thread reached " + here;
     StringBuilder b = new StringBuilder();
@@ -927,6 +1020,11 @@ public final class Forcing {
       b.append(" at ").append(here).append(" waiting for ").append(awaited);
       if (performed[forAccess[w]] == 0) b.append(", which no thread performed");
     }
+    if (lockOther[w] > 0) {
+      if (b.length() > 0) b.append("; ");
+      b.append("let go ").append(times(lockOther[w])).append(" before ").append(here)
+          .append(" by another thread's ").append(describe(forAccess[w])).append(" on another object");
+    }
     if (yielded[w] > 0) {
       if (b.length() > 0) b.append("; ");
       b.append("gave way ").append(times(yielded[w])).append(" at ").append(here)
@@ -945,6 +1043,12 @@ public final class Forcing {
           + " or waiting for this thread's access (skipped " + times(skipped[w]) + ")";
     }
     return here + " was reached " + times(reached[w]) + " but forcing had stopped";
+  }
+
+  /** {@code Reservoir.java:189} of a wait held before a lock */
+  private static String lockPlace(int w) {
+    String[] parts = lockSite[w].split("\u0000", -1);
+    return baseName(parts[0]) + ":" + parts[1];
   }
 
   private static String times(long n) {

@@ -774,6 +774,24 @@ public final class Rt {
 
   // ---- hooks: locks ----
 
+  /**
+   * Before a lock acquisition at {@code loc} (a monitorenter, a {@code Lock.lock()} call): forcing may
+   * hold the thread here (a wait's beforeLock, docs/noise.md "Forcing plans"). Without such a wait:
+   * two static reads.
+   */
+  public static void beforeAcquire(int loc) {
+    if (!Forcing.active || !Forcing.lockWaits || !enabled) return;
+    ThreadState s = STATE.get();
+    if (s.busy != 0) return;
+    if (isJdkLoc(loc) && !s.inApplicationCode()) return;
+    s.busy++;
+    try {
+      Forcing.beforeLock(s, idOf(s), loc);
+    } finally {
+      s.busy--;
+    }
+  }
+
   public static void acquire(Object lock, int loc) {
     lockEvent(Events.KIND_ACQ, lock, loc);
   }

@@ -29,6 +29,12 @@ final class ThreadState {
   long forcePendingKey;
   /** the pending library access's key for sameKey waits (the object mixed with the call's key) */
   long forcePendingSub;
+  /**
+   * Forcing, per wait held before a lock acquisition (beforeLock): the sequence number at which this
+   * thread arrived at the lock plus 1, when its hold there was met (the awaited access came after it); its
+   * access inside the lock counts the wait as met when the awaited performance was on its object. 0: none
+   */
+  long[] forceLockLet;
   /** Forcing: the repetition (Forcing.segment) forceLast and forcePending belong to */
   int forceSegment;
 
