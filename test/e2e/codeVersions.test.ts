@@ -4,7 +4,9 @@
  * ran (`sources.json`, as the editor writes it when it records). An unsaved edit of the bug line
  * takes its heat away; saved, the recording is one of the code before the change — out of the
  * analysis (no run, no bug, no heat), listed apart in the Runs view; a new recording of the changed
- * code is analyzed alone (its own count, not 24 more). Screenshots in test-output/e2e-code-versions/.
+ * code is analyzed alone (its own count, not 24 more). Between the two, the empty Ranked Patterns and
+ * Bugs views say that the recordings are of the code before the edit, and their link selects the
+ * Before the change row. Screenshots in test-output/e2e-code-versions/.
  */
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -112,6 +114,25 @@ describe('old and new code are never analyzed together (code-server)', { skip, t
     const bugs = await wb.visibleRowTexts('Bugs').catch(() => []);
     assert.ok(!bugs.some((b) => /^Bug \d/.test(b.label)), `no bug of the old code: ${bugs.map((b) => b.label).join(' | ')}`);
     await wb.extraScreenshot('runs-before-the-change');
+  });
+
+  step('the empty Ranked Patterns and Bugs views say the recordings are of the code before the edit; their link selects the Before the change row', async () => {
+    const welcome = (pane: string, text: RegExp) => wb.pane(pane).locator('.welcome-view-content').filter({ hasText: text }).first();
+    const patterns = welcome('Ranked Patterns', /The recordings are of the code before your edit/);
+    await patterns.waitFor({ state: 'visible', timeout: 60_000 });
+    const bugs = welcome('Bugs', /No bug of the current code yet: the recordings are of the code before your edit/);
+    await bugs.waitFor({ state: 'visible', timeout: 60_000 });
+    // not the texts of a workspace without recordings or without failing runs
+    assert.doesNotMatch(await patterns.innerText(), /once traces are analyzed/);
+    assert.doesNotMatch(await bugs.innerText(), /None failed yet/);
+    const status = await wb.waitStatus(/Braid: no runs since your edit/);
+    log(`status: ${status}; Ranked Patterns: ${(await patterns.innerText()).replace(/\s+/g, ' ')}`);
+    await wb.extraScreenshot('empty-views-after-the-edit');
+    await patterns.getByRole('button', { name: 'Show the Recordings Before the Change' }).click();
+    const older = wb.rows('Runs').filter({ hasText: /^Before the change · / }).first();
+    await expectSoon(() => older.getAttribute('aria-selected'), 'true', 'the Before the change row is selected');
+    // expanded: the bug of the code before the change, with Check the Fix
+    await wb.rows('Runs').filter({ hasText: /^Bug \d+ .*— Check the Fix/ }).first().waitFor({ state: 'visible', timeout: 60_000 });
   });
 
   step('Record Runs of the changed code: analyzed alone, never merged with the old recording', async () => {
