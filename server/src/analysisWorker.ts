@@ -12,7 +12,9 @@
  * reads only new or changed traces (summary/workspaceSession.ts).
  */
 import { parentPort } from 'node:worker_threads';
-import { patternCount } from './engine/analysis';
+import { Analyzer, patternCount } from './engine/analysis';
+import { SummaryCache } from './engine/summary/summaryCache';
+import { addTraces } from './engine/summary/workspaceAnalysis';
 import { WorkspaceSession } from './engine/summary/workspaceSession';
 import type { Diagnostic } from './engine/trace/traceFormat';
 import { explain } from './lsp/griffinBridge';
@@ -45,9 +47,33 @@ async function analyze(m: AnalyzeMessage): Promise<void> {
   });
   const analyzer = session.analyzer!;
   post({ type: 'progress', id: m.id, done: round.changed, total: round.changed });
-  const result = analyzer.rank();
   if (snapshotProblem) round.problems.push(snapshotProblem);
   snapshotProblem = undefined;
+  postResult(m, analyzer, round, t0);
+}
+
+/**
+ * These traces alone, in an analyzer of their own (the recordings of the code before the change,
+ * codeVersions.ts): read through the per-run summary cache; the session is left as it is.
+ */
+async function analyzeApart(m: AnalyzeMessage): Promise<void> {
+  const t0 = performance.now();
+  const analyzer = new Analyzer(m.options);
+  const problems: Diagnostic[] = [];
+  const cache =
+    m.cacheDir && !m.force
+      ? await SummaryCache.open(m.cacheDir, analyzer.options).catch((err: Error) => {
+          problems.push({ severity: 'warning', file: m.cacheDir!, message: err.message });
+          return undefined;
+        })
+      : undefined;
+  const added = await addTraces(analyzer, m.files.map((f) => f.path), { workers: m.workers, cache });
+  postResult(m, analyzer, { read: added.read, removed: 0, reused: added.cached, problems }, t0);
+}
+
+/** Ranks, clusters (GRIFFIN) and sends the best patterns of an analyzer. */
+function postResult(m: AnalyzeMessage, analyzer: Analyzer, round: { read: number; removed: number; reused: number; problems: Diagnostic[] }, t0: number): void {
+  const result = analyzer.rank();
   result.diagnostics.unshift(...round.problems);
   let bugs: unknown[] = [];
   let griffinError: string | undefined;
@@ -120,7 +146,7 @@ parentPort?.on('message', (m: ToWorker) => {
   }
   if (m.type === 'analyze') {
     queue = queue.then(() =>
-      analyze(m).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
+      (m.apart ? analyzeApart(m) : analyze(m)).catch((err) => post({ type: 'error', id: m.id, message: (err as Error)?.stack ?? String(err) })),
     ).then(done);
   }
   if (m.type === 'methods') {

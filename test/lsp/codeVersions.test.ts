@@ -140,3 +140,45 @@ test('a recording folder without any run (its recording failed) is listed in bra
     cleanup(ws);
   }
 });
+
+test('after a restart, the code before the change is the recordings of the code version just before it, not those of an older version', async () => {
+  const ws = copyFixture();
+  const traces = path.join(ws, '.braid', 'traces');
+  const original = path.join(ws, 'original-traces');
+  renameSync(traces, original);
+  const src = path.join(ws, SRC);
+  const text = readFileSync(src, 'utf8');
+  // three code versions (a comment appended each time: no line moves), a recording of the first two
+  const version = async (v: number, hour: string) => {
+    writeFileSync(src, `${text}${'\n// edited'.repeat(v - 1)}`);
+    const dir = await recording(ws, `inventory-v${v}`, original);
+    // runs of their own (the same content is counted once)
+    for (const f of readdirSync(dir).filter((f) => f.endsWith('.trace.jsonl'))) {
+      const file = path.join(dir, f);
+      writeFileSync(file, readFileSync(file, 'utf8').replace('"execution":"run-', `"execution":"v${v}-run-`));
+    }
+    writeFileSync(path.join(dir, 'recording.json'), JSON.stringify({ format: 'braid-recording', version: 1, command: ['java', '-cp', 'out', 'shop.Inventory', `v${v}`], cwd: ws, name: `inventory-v${v}`, runs: 6, noise: 0.1, seed: 1, include: ['shop'], exclude: [], timeoutSeconds: 60, startedAt: `2026-11-29T${hour}:00:00.000Z` }));
+    return dir;
+  };
+  await version(1, '06');
+  const v2 = await version(2, '07');
+  writeFileSync(src, `${text}${'\n// edited'.repeat(2)}`);
+  const s = new LspSession(ws, { griffin: { clustering: 'thesis' } });
+  try {
+    await s.initialize();
+    // the first analysis holds both recordings' 12 runs (nothing known yet); the next one none
+    await s.analysisDone(0, (x) => x.executions.total === 0);
+    const runs: RunsResult = await s.connection.sendRequest('braid/runs');
+    assert.deepEqual(runs.older?.map((o) => [path.basename(o.dir), o.justBefore === true]).sort(), [['inventory-v1', false], ['inventory-v2', true]]);
+    assert.ok(runs.beforeBugs?.length, 'the bugs of the code before the change');
+    const lead = runs.beforeBugs![0].pattern;
+    // its counts are those of v2's runs alone (mixed with v1's, twice as many failing runs held it)
+    const before = runs.older!.find((o) => o.dir === v2)!;
+    assert.ok(lead.failed > 0 && lead.failed <= before.failed! && lead.failed + lead.passed <= before.runs!, `the lead pattern of v2's runs alone (${before.failed}/${before.runs} failed): ${lead.failed} failed, ${lead.passed} passed`);
+    const cmd: { command?: string[] } = await s.connection.sendRequest('braid/confirmCommand', { key: lead.key });
+    assert.deepEqual(cmd.command, ['java', '-cp', 'out', 'shop.Inventory', 'v2'], `Check the Fix runs the recording just before the change (${v2})`);
+  } finally {
+    await s.close();
+    cleanup(ws);
+  }
+});

@@ -28,7 +28,7 @@ import { sarifReport } from '../engine/report/sarifReport';
 import { analyzeTraceFiles, type AnalysisResult, type RunResult } from '../engine/analysis';
 import { SummaryCache } from '../engine/summary/summaryCache';
 import { confineSourceRoots, SourceResolver } from '../workspace/sourceResolver';
-import { TraceFinder } from '../workspace/traceFinder';
+import { TraceFinder, type TraceFileInfo } from '../workspace/traceFinder';
 import { AnalysisState, fileUri, toRunDto } from './analysisState';
 import { codeLensesFor, diagnosticsFor, findMethodDeclaration, hoverFor } from './features';
 import { MethodState, methodHoverLine } from './methodState';
@@ -145,6 +145,8 @@ export class BraidServer {
   private olderRecordings: OlderRecording[] = [];
   /** the last analysis that still held the recordings now of older code: Check the Fix of their bugs after the edit */
   private beforeState: AnalysisState | undefined;
+  /** the trace files beforeState holds (analyzeBefore) */
+  private beforeKey = '';
   /** Check the Fix's verdicts per pattern key of the code before the change, beside the recordings they judged (fixVerdicts.ts) */
   private readonly fixVerdicts = new FixVerdictStore(
     () => this.folders,
@@ -463,12 +465,58 @@ export class BraidServer {
     return (st?.result.runs ?? []).map((r) => r.file).sort();
   }
 
+  /**
+   * The analysis of the recordings of the code version just before the change (codeVersions.ts
+   * justBefore), and only of them: the analysis that held them when they became older when it held
+   * exactly their folders (an edit in this session), else an analysis of their traces apart (after a
+   * restart the first analysis held every recording, older versions and the current code included).
+   */
+  private async analyzeBefore(found: readonly TraceFileInfo[]): Promise<void> {
+    const group = await this.versions.justBefore(this.olderRecordings);
+    for (const o of group) o.justBefore = true;
+    const dirs = new Set(group.map((o) => o.dir));
+    const files = group.flatMap((o) => o.files).sort();
+    const key = files.join('\n');
+    if (!files.length) {
+      this.beforeState = undefined;
+      this.beforeKey = '';
+      return;
+    }
+    if (key === this.beforeKey && this.beforeState) return;
+    const dirsOf = (st: AnalysisState) => new Set(st.result.runs.map((r) => path.dirname(path.resolve(r.file))));
+    const held = this.state && dirsOf(this.state);
+    if (held && held.size === dirs.size && [...dirs].every((d) => held.has(d))) {
+      this.beforeState = this.state;
+    } else {
+      const wanted = new Set(files);
+      const cache = this.folders[0] ? await SummaryCache.workspaceDir(this.folders[0]) : {};
+      try {
+        const res = await this.worker.analyze({
+          options: this.settings.analysis,
+          griffin: this.settings.griffin,
+          files: found.filter((f) => wanted.has(f.path)),
+          maxPatterns: this.settings.maxPatterns,
+          apart: true,
+          ...(cache.dir ? { cacheDir: cache.dir } : {}),
+        });
+        this.beforeState = new AnalysisState(res.result, res.bugs, this.resolver!, res.totalPatterns, this.settings.views.minScore);
+        this.confirmations.decorate(this.beforeState.patterns);
+        this.connection.console.info(`Braid: the code before the change: ${res.result.executions.total} runs of ${group.length} recording${group.length === 1 ? '' : 's'} analyzed apart (${Math.round(res.ms)} ms)`);
+      } catch (err) {
+        this.beforeState = undefined;
+        this.connection.console.error(`Braid: the recordings of the code before the change could not be analyzed: ${(err as Error)?.message ?? err}`);
+      }
+    }
+    this.beforeKey = key;
+  }
+
   /** The bugs of the code before the change (beforeState), each with its lead pattern: offered for Check the Fix. */
   private beforeBugs(): NonNullable<RunsResult['beforeBugs']> {
     const st = this.beforeState;
     if (!st || !this.olderRecordings.length) return [];
     const out: NonNullable<RunsResult['beforeBugs']> = [];
-    const olderDirs = this.olderRecordings.map((o) => o.dir);
+    // the verdicts kept beside the recordings of that code version (not those of an earlier one)
+    const olderDirs = this.olderRecordings.filter((o) => o.justBefore).map((o) => o.dir);
     for (const b of st.bugs) {
       const key = Array.isArray(b.patternKeys) && typeof b.patternKeys[0] === 'string' ? b.patternKeys[0] : undefined;
       const pattern = key ? st.patternByKey(key) : undefined;
@@ -681,9 +729,9 @@ export class BraidServer {
         this.explanations = undefined;
         this.methodState = undefined;
       }
-      // recordings that just became ones of older code: their analysis is kept for Check the Fix of their bugs
+      // the recordings of the code version just before the change: their analysis alone is the "before" of Check the Fix
+      await this.analyzeBefore(found);
       const olderDirs = new Set(this.olderRecordings.map((o) => o.dir));
-      if (this.state && olderDirs.size && this.state.result.runs.some((r) => olderDirs.has(path.dirname(path.resolve(r.file))))) this.beforeState = this.state;
       // Check the Fix's verdicts kept beside those recordings (read once; dropped when the recording changed or the pattern is gone)
       await this.fixVerdicts.sync([...olderDirs]);
       const before = this.beforeState;

@@ -11,7 +11,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { AnalysisResult } from '../engine/analysis';
-import { CodeStamp, contentHash, readCodeStamp } from './codeStamp';
+import { CODE_STAMP, CodeStamp, contentHash, readCodeStamp } from './codeStamp';
+import { readRecordingManifest } from '../recorder/runs/recordingManifest';
 
 export interface OlderRecording {
   /** the trace folder */
@@ -23,9 +24,23 @@ export interface OlderRecording {
   /** its runs and failed runs, when an analysis included it */
   runs?: number;
   failed?: number;
+  /** of the code version just before the change (justBefore): the "before" of Check the Fix */
+  justBefore?: boolean;
 }
 
 const MAX_HASHED_BYTES = 64 << 20;
+
+/** When a recording started: its manifest's startedAt, else the time its stamp was written (0: unknown). */
+async function startedAt(dir: string): Promise<number> {
+  const m = (await readRecordingManifest(dir)).manifest;
+  const t = m?.startedAt ? Date.parse(m.startedAt) : NaN;
+  if (Number.isFinite(t)) return t;
+  try {
+    return (await fs.stat(path.join(dir, CODE_STAMP))).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
 
 export class CodeVersions {
   private readonly stamps = new Map<string, CodeStamp | string | undefined>();
@@ -156,6 +171,37 @@ export class CodeVersions {
       this.counts.set(dir, { runs: s.runs, failed: s.failed });
     }
     return fresh;
+  }
+
+  /**
+   * The recordings of the code version just before the change, out of the recordings of older code:
+   * the newest one (its recording.json's start, else the time its stamp was written) and every other
+   * that ran the same code as it — for each source file either of the two touched, the same hash in
+   * both stamps (a file stamped in one and not in the other was added or deleted in between: another
+   * version). Recordings of two edits ago, or of another branch of edits, are left out, so the analysis
+   * "before the change" never mixes code versions. Newest first.
+   */
+  async justBefore(older: readonly OlderRecording[]): Promise<OlderRecording[]> {
+    const known: { o: OlderRecording; stamp: CodeStamp; at: number }[] = [];
+    for (const o of older) {
+      const stamp = await this.stamp(o.dir);
+      if (stamp) known.push({ o, stamp, at: await startedAt(o.dir) });
+    }
+    known.sort((a, b) => b.at - a.at || (a.o.dir < b.o.dir ? 1 : a.o.dir > b.o.dir ? -1 : 0));
+    const newest = known[0];
+    if (!newest) return [];
+    return known.filter((k) => k === newest || this.sameCode(newest.o.dir, newest.stamp, k.o.dir, k.stamp)).map((k) => k.o);
+  }
+
+  /** Whether two recordings ran the same code: the files either touched have the same hash in both stamps. */
+  private sameCode(a: string, sa: CodeStamp, b: string, sb: CodeStamp): boolean {
+    for (const touched of [this.touched.get(a), this.touched.get(b)]) {
+      for (const file of touched ?? []) {
+        const rel = this.relative(file);
+        if (rel !== undefined && sa.files.get(rel) !== sb.files.get(rel)) return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -19,6 +19,11 @@ export interface AnalyzeMessage {
   cacheDir?: string;
   /** worker threads reading traces (default: the cores) */
   workers?: number;
+  /**
+   * analyze these traces apart, in an analyzer of their own (the recordings of the code before the
+   * change): the workspace session, its snapshot and the next round are untouched
+   */
+  apart?: boolean;
 }
 
 /** mining explanations (seed 000) of these trace files */
