@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
-import { userSteps, Workbench, START_TIMEOUT } from './workbench';
+import { notificationMessage, userSteps, Workbench, START_TIMEOUT } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-confirm');
@@ -163,9 +163,11 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     assert.match(modal, /First: .*javac/, `the modal names the rebuild: ${modal}`);
     const note = page.locator('.notification-toast').filter({ hasText: /Braid: (fixed|not fixed) —/ });
     await note.waitFor({ state: 'visible', timeout: 300_000 });
-    const text = (await note.innerText()).replace(/\s+/g, ' ');
+    const text = notificationMessage(await note.innerText());
     log(text);
     assert.match(text, /^Braid: fixed — /);
+    // the verdict's button (not after "could not check")
+    await note.locator('.monaco-button').filter({ hasText: 'Show in Runs' }).waitFor({ state: 'visible' });
     await wb.extraScreenshot('check-the-fix');
   }, 6 * 60_000);
 

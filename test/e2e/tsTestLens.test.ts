@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { closeCodeServer, installBraid, openCodeServer, type CodeServerSession } from './codeServerSession';
-import { userSteps, Workbench, START_TIMEOUT } from './workbench';
+import { notificationMessage, userSteps, Workbench, START_TIMEOUT } from './workbench';
 import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-ts-test-lens');
@@ -152,12 +152,6 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
   });
 
   /** A notification's message: its text without the toast's "Source: …" and buttons before it. */
-  const messageOf = (toast: string): string => {
-    const t = toast.replace(/\s+/g, ' ');
-    const k = t.search(/Braid(:| could not)/);
-    return k < 0 ? t : t.slice(k);
-  };
-
   step('right-click the read-then-write pattern on reserved → Confirm by Forcing: the modal shows the node command; "confirmed"; the ✔ badge', async () => {
     await wb.runCommand('Notifications: Clear All Notifications');
     if (!(await wb.pane('Ranked Patterns').isVisible())) await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
@@ -177,7 +171,7 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     assert.match(modal, /node --import tsx --test .*inventory\.test\.ts/, `the modal names the command: ${modal}`);
     const note = page.locator('.notification-toast').filter({ hasText: /Braid( could not confirm the pattern:|: (confirmed|refuted|not forced|confirms the window) —)/ });
     await note.waitFor({ state: 'visible', timeout: 300_000 });
-    const text = messageOf(await note.innerText());
+    const text = notificationMessage(await note.innerText());
     log(text);
     await wb.extraScreenshot('confirm-verdict');
     assert.match(text, /^Braid: confirmed — forcing P\d+ R1 → W2 made the failure happen in \d+ of (10|20) runs/); // 10: confirmed at the first look (half the runs)
@@ -224,7 +218,7 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     assert.match(modal, /node --import tsx --test .*inventory\.test\.ts/, `the modal names the command: ${modal}`);
     const note = page.locator('.notification-toast').filter({ hasText: /Braid( could not check the fix:|: (fixed|not fixed) —)/ });
     await note.waitFor({ state: 'visible', timeout: 300_000 });
-    const text = messageOf(await note.innerText());
+    const text = notificationMessage(await note.innerText());
     log(text);
     await wb.extraScreenshot(shot);
     return text;

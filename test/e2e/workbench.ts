@@ -16,6 +16,16 @@ export const UI_TIMEOUT = 30_000;
  */
 export const START_TIMEOUT = 180_000;
 
+/**
+ * A Braid notification's own message, from its toast's text: the toast's text also holds the
+ * source line and the action buttons, and with a button ("Show in Runs") they come first.
+ */
+export function notificationMessage(toast: string): string {
+  const t = toast.replace(/\s+/g, ' ');
+  const k = t.search(/Braid(:| could not)/);
+  return k < 0 ? t : t.slice(k);
+}
+
 export class StepError extends Error {}
 
 export class Workbench {
