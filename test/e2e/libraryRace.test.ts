@@ -66,8 +66,7 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
     const label = (await access.getAttribute('aria-label')) ?? '';
     // an ArrayList-internal access (ArrayList.java:N, called from …) or the recorded call (ArrayList.add at …)
     assert.match(label, /ArrayList\.java:\d+.*, called from .*UnsafeList\.java:\d+|ArrayList\.\w+ at .*UnsafeList\.java:\d+/s, `the access names the library and the user's line: "${label}"`);
-    await access.click();
-    await wb.waitEditorAt(SAMPLE.file, bugLine, 'after clicking the access');
+    await wb.clickRowUntilEditorAt('Ranked Patterns', access, SAMPLE.file, bugLine, 'after clicking the access');
   });
 
   step('the call line has heat, a hover naming the ArrayList line, and a code lens', async () => {

@@ -242,6 +242,27 @@ export class Workbench {
     throw new Error(`${what}: expected the active editor to be ${file} at line ${typeof line === 'number' ? line : '(see test)'}, but it is "${last.tab}" (${last.breadcrumbs}) with "${last.selection}"`);
   }
 
+  /**
+   * Clicks a tree row that opens code and waits for the editor at `file`:`line`. A tree view
+   * may be refreshed (a late analysis result re-renders its rows) between finding the row and the
+   * click, and the click then lands on a row that is gone: the row is found again by its label and
+   * clicked again, at most three times, each one logged. Fails like waitEditorAt when no click opens it.
+   */
+  async clickRowUntilEditorAt(paneTitle: string, row: Locator, file: string, line: number | ((l: number) => boolean), what: string): Promise<{ tab: string; breadcrumbs: string; line: number }> {
+    const label = (await row.getAttribute('aria-label')) ?? '';
+    for (let attempt = 1; ; attempt++) {
+      // the same row, found again by its label (a JSON string is a valid CSS string)
+      const target = attempt === 1 ? row : this.rows(paneTitle).and(this.page.locator(`[aria-label=${JSON.stringify(label)}]`)).first();
+      await target.click();
+      try {
+        return await this.waitEditorAt(file, line, what, attempt < 3 ? 10_000 : UI_TIMEOUT);
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        console.log(`# ${what}: the click on "${label}" opened no editor within 10 s (attempt ${attempt}); clicking it again`);
+      }
+    }
+  }
+
   /** The inner frame of the webview whose document title is `title` (webviews are nested iframes). */
   async webview(title: string, timeout = UI_TIMEOUT): Promise<Frame> {
     const deadline = Date.now() + timeout;

@@ -101,8 +101,7 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
       tags.some((t) => t.line === first.line),
       `the first access of rank 1 (${first.file}:${first.line}) is a // @bug line (${tags.map((t) => t.line).join(', ')})`,
     );
-    await access.click();
-    const ed = await wb.waitEditorAt(first.file, first.line, 'after clicking the access');
+    const ed = await wb.clickRowUntilEditorAt('Ranked Patterns', access, first.file, first.line, 'after clicking the access');
     assert.match(ed.breadcrumbs, new RegExp(`${SAMPLE.pkg}.*${SAMPLE.file}`), 'the editor shows the sample file');
   });
 
