@@ -528,21 +528,29 @@ export class BraidServer {
   }
 
   /**
-   * The latest recording of older code (codeVersions.ts) made with the same command as the
-   * recording in `outDir` (their recording.json): the "before" of a before/after.
+   * The recordings of older code (codeVersions.ts) made with the same command as the recording in
+   * `outDir` (their recording.json), of one code version: the version just before the change among
+   * them (CodeVersions.justBefore — the newest and every other of the same code, as the "Before the
+   * change" of Check the Fix), their runs summed; recordings of an earlier version are never mixed in.
+   * The "before" of the Testing view's before/after.
    */
   private async beforeRecording(outDir: string): Promise<BeforeRecording | undefined> {
     if (!this.olderRecordings.length) return undefined;
     const command = (await readRecordingManifest(path.resolve(outDir))).manifest?.command.join('\0');
     if (command === undefined) return undefined;
-    let best: { o: OlderRecording; at: string } | undefined;
+    const same: OlderRecording[] = [];
     for (const o of this.olderRecordings) {
-      if (o.runs === undefined || o.failed === undefined) continue;
       const m = (await readRecordingManifest(o.dir)).manifest;
-      if (!m || m.command.join('\0') !== command) continue;
-      if (!best || m.startedAt > best.at) best = { o, at: m.startedAt };
+      if (m && m.command.join('\0') === command) same.push(o);
     }
-    return best ? { runs: best.o.runs!, failed: best.o.failed!, changed: best.o.changed } : undefined;
+    const version = (await this.versions.justBefore(same)).filter((o) => o.runs !== undefined && o.failed !== undefined);
+    if (!version.length) return undefined;
+    return {
+      runs: version.reduce((n, o) => n + o.runs!, 0),
+      failed: version.reduce((n, o) => n + o.failed!, 0),
+      changed: [...new Set(version.flatMap((o) => o.changed))].sort(),
+      recordings: version.length,
+    };
   }
 
   /**

@@ -39,10 +39,15 @@ const percent = (k: number, n: number) => {
   return x > 0 && x < 1 ? x.toFixed(1) : String(Math.round(x));
 };
 
-/** A recording of the same test on the code before the last change (codeVersions.ts), for the before/after line. */
+/**
+ * The recordings of the same test on the code version just before the change (codeVersions.ts,
+ * CodeVersions.justBefore), for the before/after line: their runs and failed runs summed.
+ */
 export interface BeforeRecording {
   runs: number;
   failed: number;
+  /** how many recordings of that code version (1 when absent) */
+  recordings?: number;
   /** workspace-relative paths of the files changed since */
   changed: string[];
 }
@@ -53,8 +58,8 @@ function rateText(failed: number, runs: number): string {
 
 /**
  * The report of one recording. `state` is the analysis that includes the recording's traces
- * (undefined: none yet, only the recorder's counts are used). `before`: the latest recording of the
- * same test on the code before the change, shown beside this one, never merged with it.
+ * (undefined: none yet, only the recorder's counts are used). `before`: the recordings of the same
+ * test on the code version just before the change, shown beside this one, never merged with it.
  */
 export function testRunReport(result: RecordResult, state: AnalysisState | undefined, what = 'the test', before?: BeforeRecording): TestRunReportDto {
   const n = result.runs;
@@ -64,7 +69,7 @@ export function testRunReport(result: RecordResult, state: AnalysisState | undef
     before && before.runs > 0 && n > 0
       ? {
           before: { runs: before.runs, failed: before.failed },
-          line: `Before the change (${before.changed.slice(0, 3).join(', ')}${before.changed.length > 3 ? ', …' : ''}): ${rateText(before.failed, before.runs)} · after: ${rateText(k, n)}.`,
+          line: `Before the change (${before.changed.slice(0, 3).join(', ')}${before.changed.length > 3 ? ', …' : ''}${(before.recordings ?? 1) > 1 ? `; ${before.recordings} recordings` : ''}): ${rateText(before.failed, before.runs)} · after: ${rateText(k, n)}.`,
         }
       : undefined;
   const ended = result.cancelled ? `cancelled after ${n} run${n === 1 ? '' : 's'}` : '';
