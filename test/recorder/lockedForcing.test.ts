@@ -95,6 +95,26 @@ for (const shape of [
   });
 }
 
+test('a lock helper that another thread calls too (metrics-rescale’s lockForRegularUsage, by update and getSnapshot): only a thread inside the held access’s method is held before it (beforeLock.within), so the opposite order is imposed on the updater, not on the snapshot', async () => {
+  const tags = { read: 'helperread', write: 'helperwrite', readLock: 'helperlock', writeLock: 'helperwritelock' };
+  const base = rescalePattern('HelperReservoir', tags);
+  const m = (name: string) => `forcing.LockedRescale$HelperReservoir.${name}`;
+  // what lockedHold.ts reads from a recording (the ACQ's stack: the lock taken in a helper the access's method calls)
+  const p: ForcedPattern = {
+    ...base,
+    lockedHold: {
+      ...base.lockedHold!,
+      oppositeSite: { file: FILE, line: tagLine(tags.readLock), method: m('lockForRegularUsage'), within: m('update') },
+    },
+  };
+  assert.deepEqual(forceSection(p, 'opposite').waits[0].beforeLock, p.lockedHold!.oppositeSite);
+  const c = await confirmPattern(p, options('helper', 43));
+  assert.ok(c.forced.forcedOk >= 8 && c.forced.failed >= 8, `the pattern's order met and failing: ${groups(c)}`);
+  // without within, the snapshot thread is held before the helper's lock in the updater's role and the updater goes on unheld: the opposite order is not imposed
+  assert.ok(c.opposite && c.opposite.forcedOk >= 5, `the opposite order imposed on the updater: ${groups(c)}`);
+  assert.ok(c.opposite!.failed <= 2, `the opposite order passes: ${groups(c)}`);
+});
+
 test('the agent checks beforeLock as braid record does: a bad one is named and the program runs without forcing', () => {
   const p = rescalePattern('RwReservoir', { read: 'read', write: 'write', readLock: 'readlock', writeLock: 'writelock' });
   const plan = forcingPlan('bad-lock', p, 'pattern');

@@ -42,6 +42,23 @@ test('a hold inside a lock that excludes the lock of the awaited access: found, 
   assert.deepEqual(withHold?.oppositeSite, h.oppositeSite);
 });
 
+test('a lock taken in a helper the held access’s method calls (the recording’s ACQ stacks): the place is narrowed to that method’s callers (within) — metrics-rescale’s lockForRegularUsage, called by update and by getSnapshot', async () => {
+  const dir = path.join(__dirname, '../fixtures/real/metrics-rescale');
+  const traces = readdirSync(dir).filter((f) => f.endsWith('.trace.jsonl.gz')).map((f) => path.join(dir, f));
+  const F = 'com/codahale/metrics/ExponentiallyDecayingReservoir.java';
+  const C = 'com.codahale.metrics.ExponentiallyDecayingReservoir';
+  const v = `${C}.startTime`;
+  const rank1 = { accesses: [{ thread: 1 as const, type: 'R' as const, variable: v, file: F, line: 96, method: `${C}.update`, stack: [] }, { thread: 2 as const, type: 'W' as const, variable: v, file: F, line: 166, method: `${C}.rescale`, stack: [] }] };
+  const h = await lockedHold(rank1, traces, 4);
+  assert.ok(h, 'found');
+  // the rescaler's write lock is taken in lockForRescale, which only rescale calls; the updater's read lock in lockForRegularUsage
+  assert.deepEqual(h.site, { file: F, line: 189, method: `${C}.lockForRescale`, within: `${C}.rescale` });
+  assert.deepEqual(h.oppositeSite, { file: F, line: 193, method: `${C}.lockForRegularUsage`, within: `${C}.update` });
+  // a lock taken in the access's own method needs no narrowing
+  const own = await lockedHold(pattern, files(writeTraces([{ execution: 'f1', outcome: 'fail', events: rescale(9) }])));
+  assert.equal(own?.site?.within, undefined);
+});
+
 test('the plan format: beforeLock is a lock acquisition {file, line, method}, not with since, fresh or ready; the Node recorder refuses it by name', () => {
   const plan = (waits: unknown[]) => ({
     format: 'braid-noise-plan', version: 1, name: 'x', noise: { kind: 'yield' }, points: [],
@@ -54,6 +71,9 @@ test('the plan format: beforeLock is a lock acquisition {file, line, method}, no
   assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: 'A.java:5' }]), 'x.json'), /force\.waits\[0\]\.beforeLock: must be an object \{"file", "line", "method"\}/);
   assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, line: 0 } }]), 'x.json'), /force\.waits\[0\]\.beforeLock\.line: must be a whole number ≥ 1/);
   assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, method: '' } }]), 'x.json'), /force\.waits\[0\]\.beforeLock\.method: must be a non-empty string/);
+  const within = plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, within: 'p.A.update' } }]);
+  assert.deepEqual(validateNoisePlan(within, 'x.json').force?.waits[0].beforeLock, { ...lock, within: 'p.A.update' });
+  assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, within: 'update' } }]), 'x.json'), /force\.waits\[0\]\.beforeLock\.within: must be a method name "pkg\.Class\.method"/);
   const options = { noise: 0, include: [], exclude: [], cwd: '/tmp', name: 'x', plan: { plan: validateNoisePlan(ok, 'x.json') } };
   assert.throws(() => nodeRecorderOptions('/hook.mjs', { out: '', execution: 'e', seed: '1' }, options), /force\.waits\[0\]\.beforeLock \(a hold before a lock acquisition\) is for the Java agent only/);
 });

@@ -21,6 +21,8 @@ export interface LockSite {
   file: string;
   line: number;
   method: string;
+  /** the held access's method when the lock is taken in a helper it calls (the recording's ACQ stacks): only its callers are held (ForceWait.beforeLock.within) */
+  within?: string;
 }
 
 export type ForceOrder = 'pattern' | 'opposite';

@@ -19,6 +19,7 @@
 import { readTrace } from '../trace/traceReader';
 import { EventKind } from '../trace/traceFormat';
 import type { LocDef } from '../trace/traceFormat';
+import type { TraceSymbols } from '../trace/traceSymbols';
 import { type ForcedPattern, type LockSite, traceLocation } from './forcingPlan';
 
 export interface LockedHold {
@@ -68,9 +69,11 @@ class PairScan {
   /** the other thread's latest awaited access per object: its thread and the locks it held */
   private readonly lastAwaited = new Map<number, { t: number; locks: number[] }>();
   private latestAwaited: { t: number; locks: number[] } | undefined;
-  readonly found: { lock: number; loc: number; other: number }[] = [];
+  readonly found: { lock: number; loc: number; other: number; inside: boolean }[] = [];
   /** anyOrder: the locks held at the held access's occurrences (thread, lock, acquisition loc), and the awaited access's locks (thread, lock) */
-  private readonly heldLocks: { t: number; lock: number; loc: number }[] = [];
+  private readonly heldLocks: { t: number; lock: number; loc: number; inside: boolean }[] = [];
+  /** per ACQ stack node: whether the held access's method is a frame below the lock's own (the lock taken in a helper it calls) */
+  private readonly insideByStack = new Map<number, boolean>();
   private readonly awaitedLocks = new Map<string, { t: number; lock: number }>();
   /**
    * anyOrder: the awaited access may come after the held one in the recording (the opposite order's
@@ -85,13 +88,26 @@ class PairScan {
   /** anyOrder: the pairs, once the trace is read */
   finish(): void {
     if (!this.anyOrder) return;
-    for (const h of this.heldLocks) for (const a of this.awaitedLocks.values()) if (a.t !== h.t) this.found.push({ lock: h.lock, loc: h.loc, other: a.lock });
+    for (const h of this.heldLocks) for (const a of this.awaitedLocks.values()) if (a.t !== h.t) this.found.push({ lock: h.lock, loc: h.loc, other: a.lock, inside: h.inside });
   }
-  access(ev: { kind: EventKind; t: number; d: number }, varName: string | undefined, loc: LocDef | undefined, locks: Map<number, { lock: number; loc: number }[]>): void {
+  /** Whether the lock acquired with stack node `stack` was taken in a helper the held access's method called (that method below the top frame). */
+  private inside(stack: number, symbols: TraceSymbols): boolean {
+    if (stack < 0) return false;
+    let v = this.insideByStack.get(stack);
+    if (v === undefined) {
+      const frames = symbols.stackFrames(stack);
+      const top = symbols.locs.get(frames[frames.length - 1])?.method;
+      const method = traceLocation(this.held).method;
+      v = top !== method && frames.slice(0, -1).some((f) => symbols.locs.get(f)?.method === method);
+      this.insideByStack.set(stack, v);
+    }
+    return v;
+  }
+  access(ev: { kind: EventKind; t: number; d: number }, varName: string | undefined, loc: LocDef | undefined, locks: Map<number, HeldLock[]>, symbols: TraceSymbols): void {
     if (this.anyOrder) {
       // bounded: one entry per (thread, lock) on the awaited side, per occurrence held under a lock on the held side (as found)
       if (matches(this.awaited, ev.kind, varName, loc)) for (const l of locks.get(ev.t) ?? []) this.awaitedLocks.set(`${ev.t}\0${l.lock}`, { t: ev.t, lock: l.lock });
-      if (matches(this.held, ev.kind, varName, loc)) for (const l of locks.get(ev.t) ?? []) this.heldLocks.push({ t: ev.t, lock: l.lock, loc: l.loc });
+      if (matches(this.held, ev.kind, varName, loc)) for (const l of locks.get(ev.t) ?? []) this.heldLocks.push({ t: ev.t, lock: l.lock, loc: l.loc, inside: this.inside(l.stack, symbols) });
       return;
     }
     if (matches(this.awaited, ev.kind, varName, loc)) {
@@ -102,17 +118,35 @@ class PairScan {
       const mine = locks.get(ev.t);
       const other = this.held.variable === this.awaited.variable ? this.lastAwaited.get(ev.d) : this.latestAwaited;
       if (!mine?.length || !other || other.t === ev.t || !other.locks.length) return;
-      for (const l of mine) for (const o of other.locks) this.found.push({ lock: l.lock, loc: l.loc, other: o });
+      for (const l of mine) for (const o of other.locks) this.found.push({ lock: l.lock, loc: l.loc, other: o, inside: this.inside(l.stack, symbols) });
     }
   }
 }
 
-type Candidates = Map<string, { occurrences: number; lockLoc: LocDef | undefined }>;
+/** A lock a thread holds: its id, the loc and the stack node of its acquisition. */
+type HeldLock = { lock: number; loc: number; stack: number };
 
-function best(candidates: Candidates): { occurrences: number; lockLoc: LocDef | undefined } | undefined {
-  let b: { occurrences: number; lockLoc: LocDef | undefined } | undefined;
+/** per lock place: occurrences, and those where the lock was taken in a helper the held access's method called */
+type Candidate = { occurrences: number; inside: number; lockLoc: LocDef | undefined };
+type Candidates = Map<string, Candidate>;
+
+function best(candidates: Candidates): Candidate | undefined {
+  let b: Candidate | undefined;
   for (const c of candidates.values()) if (!b || c.occurrences > b.occurrences) b = c;
   return b;
+}
+
+/**
+ * A lock place where forcing holds the thread of access `a`; `within` its method when the recording shows
+ * that lock taken in a helper `a`'s method calls (every occurrence: `a`'s method on the ACQ's stack below
+ * the lock's own) — another caller of the helper (metrics-rescale's getSnapshot calling
+ * lockForRegularUsage, like update) is then not held in `a`'s role.
+ */
+function siteOf(c: Candidate | undefined, a: Access): LockSite | undefined {
+  const l = c?.lockLoc;
+  if (!c || !l || l.line <= 0) return undefined;
+  const method = traceLocation(a).method;
+  return { file: l.file, line: l.line, method: l.method, ...(c.inside === c.occurrences && method && l.method !== method ? { within: method } : {}) };
 }
 
 /**
@@ -138,7 +172,7 @@ export async function lockedHold(p: Pick<ForcedPattern, 'accesses'>, traceFiles:
   for (const file of traceFiles) {
     if (failingRead >= maxFiles) break;
     // per trace: thread → held locks (lock id, acquisition loc); lock → holding threads (count)
-    const locks = new Map<number, { lock: number; loc: number }[]>();
+    const locks = new Map<number, HeldLock[]>();
     const holders = new Map<number, Map<number, number>>();
     const scan = new PairScan(held, awaited);
     const oppositeScan = new PairScan(p.accesses[0], p.accesses[other], true);
@@ -152,7 +186,7 @@ export async function lockedHold(p: Pick<ForcedPattern, 'accesses'>, traceFiles:
           for (const [lock, by] of holders) {
             for (const [t, n] of by) if (t !== ev.t && n > 0) pairs.add(`${ev.a}\0${lock}`).add(`${lock}\0${ev.a}`);
           }
-          mine.push({ lock: ev.a, loc: ev.b });
+          mine.push({ lock: ev.a, loc: ev.b, stack: ev.c });
           let by = holders.get(ev.a);
           if (!by) holders.set(ev.a, (by = new Map()));
           by.set(ev.t, (by.get(ev.t) ?? 0) + 1);
@@ -175,8 +209,8 @@ export async function lockedHold(p: Pick<ForcedPattern, 'accesses'>, traceFiles:
         if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
         const varName = symbols.vars.get(ev.a)?.name;
         const loc = symbols.locs.get(ev.b);
-        scan.access(ev, varName, loc, locks);
-        if (other > 0) oppositeScan.access(ev, varName, loc, locks);
+        scan.access(ev, varName, loc, locks, symbols);
+        if (other > 0) oppositeScan.access(ev, varName, loc, locks, symbols);
       },
     });
     if (!result.ok || result.outcome !== 'fail') continue;
@@ -191,17 +225,17 @@ export async function lockedHold(p: Pick<ForcedPattern, 'accesses'>, traceFiles:
         // lock ids are per run: the pair is named by the held lock's acquisition place
         const loc = result.symbols.locs.get(f.loc);
         const key = loc ? `${loc.file}\0${loc.line}` : `?${f.loc}`;
-        const c = into.get(key) ?? { occurrences: 0, lockLoc: loc };
+        const c = into.get(key) ?? { occurrences: 0, inside: 0, lockLoc: loc };
         c.occurrences++;
+        if (f.inside) c.inside++;
         into.set(key, c);
       }
     }
   }
   const b = best(candidates);
   if (!b) return undefined;
-  const site = b.lockLoc && b.lockLoc.line > 0 ? { file: b.lockLoc.file, line: b.lockLoc.line, method: b.lockLoc.method } : undefined;
-  const ob = best(oppositeCandidates)?.lockLoc;
-  const oppositeSite = ob && ob.line > 0 ? { file: ob.file, line: ob.line, method: ob.method } : undefined;
+  const site = siteOf(b, held);
+  const oppositeSite = siteOf(best(oppositeCandidates), p.accesses[0]);
   const lockAt = b.lockLoc ? `${shortFile(b.lockLoc.file)}:${b.lockLoc.line}` : 'an unknown place';
   const heldAt = where(held);
   const awaitedAt = where(awaited);

@@ -133,9 +133,12 @@ export interface ForceWait {
    * made under a lock the awaited access needs, so a hold inside it keeps the other thread out. Held
    * until another thread performs `for` after it arrived (any object); the access `at` inside the lock
    * is not held and meets the wait when that performance was on its object. Not with `since`, `fresh`
-   * or `ready`. Java agent only (the Node recorder refuses it)
+   * or `ready`. Java agent only (the Node recorder refuses it). With `within` ("pkg.Class.method", as
+   * traces name methods), only a thread inside that method (a frame of its call stack) is held there: a
+   * lock helper called from several places (metrics-rescale's `lockForRegularUsage`, called by `update`
+   * and by `getSnapshot`) holds only the callers of the pattern's role; the others go on
    */
-  beforeLock?: { file: string; line: number; method: string };
+  beforeLock?: { file: string; line: number; method: string; within?: string };
 }
 
 /** The `force` section of a noise plan: force one interleaving of a pattern's accesses (docs/noise.md "Forcing plans"). */

@@ -134,6 +134,9 @@ function checkForce(v: unknown, file: string): ForceSpec {
       if (typeof l.file !== 'string' || l.file === '') throw new NoisePlanError(file, `${at}.beforeLock.file`, 'must be a non-empty string');
       if (!isWhole(l.line)) throw new NoisePlanError(file, `${at}.beforeLock.line`, 'must be a whole number ≥ 1');
       if (typeof l.method !== 'string' || l.method === '') throw new NoisePlanError(file, `${at}.beforeLock.method`, 'must be a non-empty string');
+      if (l.within !== undefined && (typeof l.within !== 'string' || l.within.lastIndexOf('.') <= 0)) {
+        throw new NoisePlanError(file, `${at}.beforeLock.within`, 'must be a method name "pkg.Class.method" (a caller on the thread\'s stack)');
+      }
     }
     if (w.needs !== undefined) {
       if (w.since === undefined) throw new NoisePlanError(file, `${at}.needs`, 'needs since');

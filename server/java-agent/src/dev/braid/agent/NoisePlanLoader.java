@@ -89,7 +89,7 @@ final class NoisePlanLoader {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
           force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey,
-          force.lockFile, force.lockLine, force.lockMethod);
+          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin);
     }
     return (String) name;
   }
@@ -134,6 +134,8 @@ final class NoisePlanLoader {
     String[] lockFile;
     int[] lockLine;
     String[] lockMethod;
+    /** per wait held before a lock: the method the thread must be inside to be held ({@code beforeLock.within}), or null */
+    String[] lockWithin;
   }
 
   /** Checks a force section (the same checks and messages as noisePlanFile.ts, checkForce). */
@@ -221,6 +223,7 @@ final class NoisePlanLoader {
     f.lockFile = new String[w];
     f.lockLine = new int[w];
     f.lockMethod = new String[w];
+    f.lockWithin = new String[w];
     for (int k = 0; k < w; k++) {
       String at = "force.waits[" + k + "]";
       if (!(waits.get(k) instanceof Map)) throw bad(at, "must be an object {\"at\", \"for\", \"sameObject\"}");
@@ -291,6 +294,13 @@ final class NoisePlanLoader {
         f.lockFile[k] = (String) lf;
         f.lockLine[k] = (int) (double) (Double) ll;
         f.lockMethod[k] = (String) lm;
+        if (lk.containsKey("within")) {
+          Object lw = lk.get("within");
+          if (!(lw instanceof String) || ((String) lw).lastIndexOf('.') <= 0) {
+            throw bad(at + ".beforeLock.within", "must be a method name \"pkg.Class.method\" (a caller on the thread's stack)");
+          }
+          f.lockWithin[k] = (String) lw;
+        }
       }
     }
     boolean required = false;

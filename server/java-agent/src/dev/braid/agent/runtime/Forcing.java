@@ -124,6 +124,13 @@ public final class Forcing {
    * its thread's hold before the lock was met by a performance on its object
    */
   private static String[] lockSite;
+  /**
+   * per wait held before a lock: the method ("pkg.Class.method") the thread must be inside (on its call
+   * stack) to be held there (beforeLock.within), or null — a lock helper called from several places
+   * (metrics-rescale's lockForRegularUsage, by update and by getSnapshot) holds only the callers of the
+   * pattern's role
+   */
+  private static String[] lockWithin;
   /** some wait is held before a lock acquisition: Rt.beforeAcquire's one check (with active) */
   public static volatile boolean lockWaits;
   private static volatile int[] lockLocMasks = new int[0];
@@ -185,7 +192,7 @@ public final class Forcing {
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
-      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod) {
+      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -232,10 +239,12 @@ public final class Forcing {
       sinceSame[k] = since[k] >= 0 && sameObject[k] && variable[since[k]].equals(variable[at[k]]);
     }
     lockSite = new String[w];
+    Forcing.lockWithin = new String[w];
     boolean anyLock = false;
     for (int k = 0; k < w; k++) {
       if (lockFile == null || lockFile[k] == null) continue;
       lockSite[k] = lockFile[k] + '\u0000' + lockLine[k] + '\u0000' + lockMethod[k];
+      if (lockWithin != null) Forcing.lockWithin[k] = lockWithin[k];
       anyLock = true;
     }
     lockLocMasks = new int[0];
@@ -415,8 +424,14 @@ public final class Forcing {
     int m = lockMask(loc);
     if (m == 0 || stopped) return;
     if (s.forceSegment != segment) ownSegment(s);
+    StackTraceElement[] stack = null;
     for (int w = 0; w < waitCount && !stopped; w++) {
       if ((m & (1 << w)) == 0) continue;
+      if (lockWithin[w] != null) {
+        // only here, at a lock place of the plan (not per access): the thread's frames, once per acquisition
+        if (stack == null) stack = Thread.currentThread().getStackTrace();
+        if (!inside(stack, lockWithin[w])) continue;
+      }
       long after;
       int held;
       synchronized (LOCK) {
@@ -438,6 +453,18 @@ public final class Forcing {
       }
       hold(s, t, w, loc, 0, 0, after, held);
     }
+  }
+
+  /** Whether a frame of {@code stack} is of {@code method} ("pkg.Class.method", as the trace names methods). */
+  private static boolean inside(StackTraceElement[] stack, String method) {
+    int dot = method.lastIndexOf('.');
+    if (dot <= 0) return false;
+    for (StackTraceElement f : stack) {
+      String c = f.getClassName();
+      String m = f.getMethodName();
+      if (c.length() == dot && m.length() == method.length() - dot - 1 && method.startsWith(c) && method.endsWith(m)) return true;
+    }
+    return false;
   }
 
   /** The current thread performed the accesses {@code m} on {@code key} (after taking its stripe lock). */
