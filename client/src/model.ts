@@ -104,6 +104,8 @@ export class BraidModel implements vscode.Disposable {
   readonly onDidChangeStatus = this.statusEmitter.event;
   private refreshing: Promise<void> | undefined;
   private again = false;
+  /** the last results the views were given (JSON), to tell an analysis that changed nothing */
+  private stamp = '';
 
   constructor(
     private readonly client: LanguageClient,
@@ -136,6 +138,15 @@ export class BraidModel implements vscode.Disposable {
             this.client.sendRequest<BugsResult>(BugsRequest),
           ]);
           this.summary = p.summary;
+          // An analysis that changed nothing (a trace written again, a second status after a
+          // recording) keeps the objects the views hold and fires no change: a tree re-rendered for
+          // nothing loses the click a user is making on it.
+          const stamp = JSON.stringify([p.patterns, p.total, r, b]);
+          if (stamp === this.stamp) {
+            this.statusEmitter.fire(this.summary);
+            continue;
+          }
+          this.stamp = stamp;
           this.patterns = p.patterns;
           this.patternTotal = p.total;
           this.runs = r.runs;

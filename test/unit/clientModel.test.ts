@@ -39,3 +39,37 @@ test('views.maxPatterns limits the patterns the tree gets; the total is kept', a
   assert.deepEqual(model.bugs, [{ id: 1 }], 'malformed bugs are dropped');
   assert.equal(changed, 2);
 });
+
+test('an analysis that changed nothing fires no change and keeps the objects the views hold; a changed one fires', async () => {
+  let total = 3;
+  let verdict: string | undefined;
+  const client = {
+    onNotification: () => ({ dispose() {} }),
+    sendRequest: async (method: string) => {
+      if (method === 'braid/patterns') {
+        return { summary: { state: 'done' }, total, patterns: Array.from({ length: total }, (_, k) => ({ key: `k${k}`, ...(k === 0 && verdict ? { verdict } : {}) })) };
+      }
+      if (method === 'braid/runs') return { runs: [] };
+      return { bugs: [] };
+    },
+  };
+  const model = new BraidModel(client as never, { warn() {} } as never);
+  let changed = 0;
+  let statuses = 0;
+  model.onDidChange(() => changed++);
+  model.onDidChangeStatus(() => statuses++);
+  await model.refresh();
+  const first = model.patterns;
+  await model.refresh();
+  assert.equal(changed, 1, 'the same results: no change event');
+  assert.equal(statuses, 2, 'the status bar is told each time');
+  assert.equal(model.patterns, first, 'the same objects as the trees hold');
+  verdict = 'confirmed';
+  await model.refresh();
+  assert.equal(changed, 2, 'a verdict on a pattern is a change');
+  assert.equal((model.patterns[0] as unknown as { verdict?: string }).verdict, 'confirmed');
+  total = 4;
+  await model.refresh();
+  assert.equal(changed, 3, 'one more pattern is a change');
+  assert.equal(model.patterns.length, 4);
+});
