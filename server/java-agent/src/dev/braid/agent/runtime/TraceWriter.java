@@ -99,6 +99,7 @@ final class TraceWriter implements Runnable {
     java.util.Arrays.fill(varDefined, false);
     java.util.Arrays.fill(threadDefined, false);
     java.util.Arrays.fill(stackDefined, false);
+    java.util.Arrays.fill(headLen, (byte) 0);
     idxValue = -1;
     switchAt = Long.MAX_VALUE;
     switchesDone++;
@@ -354,6 +355,10 @@ final class TraceWriter implements Runnable {
     int loc = (int) r2;
     int stack = (int) (r3 >>> 32);
     int obj = (int) r3;
+    if (k <= Events.KIND_W) {
+      writeAccess(i, r1, r2, t, k, elem, ref, loc, stack, obj, vtype, vbits, vref);
+      return;
+    }
     if (t >= threadDefined.length || !threadDefined[t]) defineThread(t);
     switch (k) {
       case Events.KIND_R:
@@ -452,6 +457,92 @@ final class TraceWriter implements Runnable {
         break;
       default:
         break;
+    }
+    b[p++] = ']';
+    b[p++] = '\n';
+    len = p;
+    eventsWritten++;
+  }
+
+  // The head of an R or W line after its index, {@code ,t,"K",var,loc,stack}, is the same bytes for
+  // every event of one thread, kind, variable, location and stack: a direct-mapped cache keeps the
+  // bytes of the heads met last (key: the event's record words without index, object and element), so
+  // a repeated head is one copy instead of five number and name formattings and four definition
+  // checks. A head is cached only once written in the current file, so a hit's definitions are
+  // written; applySwitch empties the cache with the definitions. The line is byte for byte the same.
+  private static final int HEADS = 2048;
+  private static final int HEAD_BYTES = 64;
+  private final long[] headVarLoc = new long[HEADS];
+  private final long[] headThreadKindStack = new long[HEADS];
+  private final byte[] headLen = new byte[HEADS];
+  private final byte[] headBytes = new byte[HEADS * HEAD_BYTES];
+
+  /** An R or W event line ({@link #writeEvent} for the other kinds). */
+  private void writeAccess(long i, long r1, long r2, int t, int k, int elem, int ref, int loc, int stack, int obj,
+      int vtype, long vbits, Object vref) {
+    long kb = (r1 & 0xFFFFFFFF00000000L) | (stack & 0xFFFFFFFFL);
+    int slot = (int) ((r2 * 0x9E3779B97F4A7C15L ^ kb * 0xC2B2AE3D27D4EB4FL) >>> 53);
+    int hn = headLen[slot];
+    boolean hit = hn != 0 && headVarLoc[slot] == r2 && headThreadKindStack[slot] == kb;
+    if (!hit) {
+      if (t >= threadDefined.length || !threadDefined[t]) defineThread(t);
+      if (ref >= varDefined.length || !varDefined[ref]) defineVar(ref);
+      if (loc >= locDefined.length || !locDefined[loc]) defineLoc(loc);
+      if (stack >= 0 && (stack >= stackDefined.length || !stackDefined[stack])) defineStack(stack);
+    }
+    if (len + 128 > buf.length) flushBuffer();
+    byte[] b = buf;
+    int p = len;
+    b[p++] = '[';
+    p = putIndex(b, p, i);
+    if (hit) {
+      System.arraycopy(headBytes, slot * HEAD_BYTES, b, p, hn);
+      p += hn;
+    } else {
+      int start = p;
+      b[p++] = ',';
+      p = putInt(b, p, t);
+      b[p++] = ',';
+      byte[] name = KIND_NAMES[k];
+      System.arraycopy(name, 0, b, p, name.length);
+      p += name.length;
+      b[p++] = ',';
+      p = putInt(b, p, ref);
+      b[p++] = ',';
+      p = putInt(b, p, loc);
+      b[p++] = ',';
+      p = putStack(b, p, stack);
+      int n = p - start;
+      if (n <= HEAD_BYTES) {
+        System.arraycopy(b, start, headBytes, slot * HEAD_BYTES, n);
+        headVarLoc[slot] = r2;
+        headThreadKindStack[slot] = kb;
+        headLen[slot] = (byte) n;
+      }
+    }
+    if (vtype != Events.V_NONE) {
+      // [i,t,k,var,loc,stack,obj,elem,value]: obj 0 for a static, elem -1 for a field
+      b[p++] = ',';
+      p = elem == Events.ELEM_STATIC ? putInt(b, p, 0) : putObj(b, p, obj);
+      b[p++] = ',';
+      p = elem >= 0 ? putInt(b, p, elem) : putIntSlow(b, p, -1);
+      b[p++] = ',';
+      len = p;
+      appendValue(vtype, vbits, vref);
+      b = buf;
+      p = len;
+      if (p + 4 > b.length) {
+        flushBuffer();
+        b = buf;
+        p = len;
+      }
+    } else if (elem != Events.ELEM_STATIC) {
+      b[p++] = ',';
+      p = putObj(b, p, obj);
+      if (elem >= 0) {
+        b[p++] = ',';
+        p = putInt(b, p, elem);
+      }
     }
     b[p++] = ']';
     b[p++] = '\n';
