@@ -233,3 +233,67 @@ test('an atomic call racing with itself names the caller below the atomic method
   ];
   assert.deepEqual(methods(apart), ['io.x.StateMachine.transitionToOpen', 'io.x.StateMachine.reset']);
 });
+
+test('the write the reader saw: a read that got another write\'s value names that replacing write (lokijs: the save callback\'s clearing, made in saveDatabaseInternal), first', () => {
+  const runs = runsOf(10, 10);
+  const cover = runs.map((r) => (r.failing ? [0, 1] : []));
+  const update = ['lib/loki.js:5326:Collection.update'];
+  const clearing = (helperClass: string) => [
+    'lib/loki.js:2551:Loki.saveDatabase',
+    'lib/loki.js:2501:Loki.saveDatabaseInternal',
+    'lib/loki.js:2224:LokiFsAdapter.saveDatabase',
+    'lib/loki.js:2227:writeFileCallback in LokiFsAdapter.saveDatabase',
+    'lib/loki.js:2522:saveDatabasecallback in Loki.saveDatabaseInternal',
+    `lib/loki.js:2643:${helperClass}.autosaveClearFlags`,
+  ];
+  const bug1 = (values: { w?: unknown; r?: unknown; w2?: unknown }, options: Parameters<typeof explainMatrix>[1] = {}, helperClass = 'Loki') => {
+    const read = pat(0, 'P1', 'order', [
+      [1, 'W', 'Collection.dirty', update],
+      [2, 'R', 'Collection.dirty', ['lib/loki.js:1656:Loki.close', 'lib/loki.js:2628:Loki.autosaveDirty']],
+    ]);
+    const write = pat(1, 'P2', 'order', [
+      [1, 'W', 'Collection.dirty', update],
+      [2, 'W', 'Collection.dirty', clearing(helperClass)],
+    ]);
+    read.accesses[0].value = values.w;
+    read.accesses[1].value = values.r;
+    write.accesses[0].value = values.w;
+    write.accesses[1].value = values.w2;
+    const m = new CoverageMatrix([read, write], runs, cover);
+    const [bug] = explainMatrix(m, options);
+    return bug.suspiciousMethods.map((x) => `${x.thread}:${x.method}`);
+  };
+  const saw = { w: true, r: false, w2: false };
+  assert.deepEqual(bug1(saw), ['2:saveDatabasecallback in Loki.saveDatabaseInternal', '1:Collection.update']);
+  // the option off: the reader, as before
+  assert.deepEqual(bug1(saw, { overwrittenWrite: false }), ['2:Loki.autosaveDirty', '1:Collection.update']);
+  // the read saw the first write's value, or no values were recorded: no replacing write
+  assert.deepEqual(bug1({ w: true, r: true, w2: false }), ['2:Loki.autosaveDirty', '1:Collection.update']);
+  assert.deepEqual(bug1({}), ['2:Loki.autosaveDirty', '1:Collection.update']);
+  // the other write stored another value than the one read: not the write the reader saw
+  assert.deepEqual(bug1({ w: true, r: false, w2: 7 }), ['2:Loki.autosaveDirty', '1:Collection.update']);
+  // a helper of another class than the callback's maker stays the named method
+  assert.deepEqual(bug1(saw, {}, 'Flags'), ['2:Flags.autosaveClearFlags', '1:Collection.update']);
+});
+
+test('a timer\'s callback is no accessor\'s caller, and a function that makes one lane\'s access itself, run in another task, owns no window (pg-pool: Pool._remove, not release for both)', () => {
+  const named = (accesses: Acc[], tasks: (string | undefined)[], options: Parameters<typeof suspiciousMethods>[3] = on) => {
+    const p = pat(0, 'P1', 'order', accesses);
+    p.accesses.forEach((a, k) => (a.threadName = tasks[k]));
+    const m = new CoverageMatrix([p], runsOf(1, 1), [[0], []]);
+    return suspiciousMethods(m, members, undefined, options).map((x) => x.method);
+  };
+  const accesses: Acc[] = [
+    [1, 'W', 'Array', ['lib/pool.js:34:release']],
+    [2, 'R', 'Array', ['lib/pool.js:17:release', 'lib/pool.js:28:setTimeout callback in release', 'lib/pool.js:117:Pool._remove']],
+  ];
+  const tasks = ['Test Pool.constructor #5', 'setTimeout callback in release #8'];
+  assert.deepEqual(named(accesses, tasks), ['release', 'Pool._remove']);
+  // each rule off: the accessor goes to the timer's callback; the window owner names release for both
+  assert.deepEqual(named(accesses, tasks, { ...on, notIntoTaskCallbacks: false }), ['release', 'setTimeout callback in release']);
+  assert.deepEqual(named(accesses, tasks, { ...on, ownerMakesNoAccess: false }), ['release', 'release']);
+  // the access made in the function's own async task (after an await) is in a window of that call: it owns it;
+  // so it does when the trace names no tasks
+  assert.deepEqual(named(accesses, ['async release #5', 'setTimeout callback in release #8']), ['release', 'release']);
+  assert.deepEqual(named(accesses, [undefined, undefined]), ['release', 'release']);
+});

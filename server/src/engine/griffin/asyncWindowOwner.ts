@@ -23,6 +23,7 @@ export function asyncWindowOwner(
   methods: readonly [SuspiciousMethod, SuspiciousMethod],
   stacks: readonly [readonly (readonly Frame[])[], readonly (readonly Frame[])[]],
   canName: (f: CommonFrame) => boolean,
+  taskNames?: readonly [readonly (string | undefined)[], readonly (string | undefined)[]],
 ): [SuspiciousMethod, SuspiciousMethod] {
   const unchanged: [SuspiciousMethod, SuspiciousMethod] = [methods[0], methods[1]];
   const all = [...stacks[0], ...stacks[1]];
@@ -36,6 +37,13 @@ export function asyncWindowOwner(
   if (j < 0) return unchanged;
   const f = common[j];
   if (sameMethod(methods[0], f) && sameMethod(methods[1], f)) return unchanged;
+  // a lane whose accesses are all the function's own statements, made in a task that is not the
+  // function's own async task (the recorder's `async <function> #N`): the function ran synchronously in
+  // another task, and its statements end before any callback it registers can run — the other task was
+  // started by another call of it, so no window of one call lies between them (pg-pool's `release`
+  // pushing an idle item in the driver's task while another client's idle timer, set by an earlier
+  // `release`, removes). Each lane keeps its method. Unknown task names keep the rule.
+  if (taskNames && [0, 1].some((k) => stacks[k].every((s) => sameMethod(s[s.length - 1], f)) && taskNames[k].length > 0 && taskNames[k].every((n) => n !== undefined && !n.startsWith(`async ${f.method} #`)))) return unchanged;
   const commonStack = common.slice(0, j + 1).map((x) => ({ file: x.file, line: x.line, method: x.method }));
   return [
     { ...methods[0], method: f.method, file: f.file, line: f.line, lines: f.lines, commonStack },

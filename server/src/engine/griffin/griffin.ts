@@ -29,6 +29,8 @@ import { TestCodeClassifier } from '../testCode';
 import { bugGraph, BugGraph } from './bugGraph';
 import { BugKind, fixAdvice, FixAdvice, loc, shortMethod, shortVar } from './fixAdvice';
 import { evidenceClustering, EVIDENCE_DEFAULTS } from './evidenceClustering';
+import { overwritingWrite } from './overwrittenWrite';
+import { isLibraryCode } from '../libraryCode';
 import { terminalLine } from '../outputEscaping';
 
 export interface GriffinOptions {
@@ -71,6 +73,12 @@ export interface GriffinOptions {
    * java.util.concurrent object) names the caller below that method's class (default true; outOfAtomicCalls.ts)
    */
   outOfAtomicCalls?: boolean;
+  /**
+   * evidence clustering, with outOfHelpers: a bug led by W → R whose read saw another value than the
+   * write stored, with a write of the reader's lane in its family that stored the value read, names that
+   * replacing write's method for the reader's lane, first (issue 38; default true; overwrittenWrite.ts)
+   */
+  overwrittenWrite?: boolean;
   /**
    * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
    * ranked list F; 'cluster' re-scores patterns within each failing-run
@@ -321,6 +329,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
     const bug = toBug(m, group, formula, o.weakRuns, true);
     if (b.weak) bug.evidence.weak = true;
     if (b.inEveryRun) bug.evidence.inEveryRun = true;
+    if (o.outOfHelpers !== false && o.overwrittenWrite !== false) replacingWriteFirst(m, bug, b.family, b.related, lead, o.testCode);
     fixLaneFirst(bug);
     return bug;
   });
@@ -342,6 +351,26 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
  */
 function fixLaneFirst(bug: Bug): void {
   if (bug.suspiciousMethods.length === 2 && bug.suspiciousMethods[0].thread !== bug.advice.fixLane) bug.suspiciousMethods.reverse();
+}
+
+/**
+ * The write the reader saw (overwrittenWrite.ts): the reader's lane names the method of the write that
+ * replaced the first lane's value before the read, and that lane is named first. The pattern and the
+ * advice's story stay the lead's.
+ */
+function replacingWriteFirst(m: CoverageMatrix, bug: Bug, family: readonly PatternMember[], related: readonly number[], lead: number, testCode: TestCodeClassifier | undefined): void {
+  const canName = (f: { file: string; method: string; line: number }) => !(testCode && testCode.isTestCode(f)) && !isLibraryCode(f.file, f.method) && !/(^|\.)main$/.test(f.method);
+  const leadMember = family.find((x) => x.row === lead);
+  if (!leadMember) return;
+  const ow = overwritingWrite(m, leadMember, [...family.map((x) => x.row), ...related], canName);
+  if (!ow) return;
+  const k = bug.suspiciousMethods.findIndex((sm) => sm.thread === ow.lane);
+  if (k < 0) return;
+  const sm = ow.method;
+  bug.suspiciousMethods[k] = { thread: sm.thread, method: sm.method, file: sm.file, line: sm.line, lines: sm.lines };
+  const lane = bug.graph.lanes.find((l) => l.thread === ow.lane);
+  if (lane) lane.suspiciousMethod = { method: ow.method.method, file: ow.method.file, line: ow.method.line };
+  bug.advice.fixLane = ow.lane;
 }
 
 /** A candidate in a merged group (a bug). */

@@ -52,6 +52,13 @@ export function laneStacks(m: CoverageMatrix, members: readonly Pick<PatternMemb
   return stacks;
 }
 
+/** Per lane (index 0 = lane 1), the task (thread) name of each of the cluster's accesses on that lane, when the trace names it. */
+function laneTaskNames(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[]): [(string | undefined)[], (string | undefined)[]] {
+  const out: [(string | undefined)[], (string | undefined)[]] = [[], []];
+  for (const mem of members) m.pattern(mem.row).accesses.forEach((a, k) => out[laneOf(m, mem, k) - 1].push(a.threadName));
+  return out;
+}
+
 /** Per lane (index 0 = lane 1), the variables and the access types (R, W) of the cluster's accesses on that lane. */
 function laneVariables(m: CoverageMatrix, members: readonly Pick<PatternMember, 'row' | 'flip'>[]): [Set<string>, Set<string>][] {
   const out: [Set<string>, Set<string>][] = [
@@ -108,6 +115,17 @@ export interface SuspiciousMethodOptions {
    * name that function, the owner of the window (issue 38, asyncWindowOwner.ts; default true)
    */
   asyncWindowOwner?: boolean;
+  /**
+   * with outOfHelpers: an accessor is not left for a caller that is a timer's, an event's or a promise's
+   * anonymous callback (`setTimeout callback in release`; issue 38; default true)
+   */
+  notIntoTaskCallbacks?: boolean;
+  /**
+   * with asyncWindowOwner: no window owner when one lane's accesses are all made in that function itself,
+   * in a task that is not the function's own async task (issue 38; default true; false = the rule as
+   * first written)
+   */
+  ownerMakesNoAccess?: boolean;
 }
 
 export function suspiciousMethods(
@@ -154,7 +172,7 @@ export function suspiciousMethods(
       if (options.outOfCallbacks !== false) sm = outOfCallback(sm, laneStack, (f) => underTest(f) && !isEntryPoint(f.method));
       return sm;
     });
-    if (options.asyncWindowOwner !== false && named[0].thread === 1 && named[1].thread === 2) return asyncWindowOwner([named[0], named[1]], stacks, canName([...stacks[0], ...stacks[1]]));
+    if (options.asyncWindowOwner !== false && named[0].thread === 1 && named[1].thread === 2) return asyncWindowOwner([named[0], named[1]], stacks, canName([...stacks[0], ...stacks[1]]), options.ownerMakesNoAccess !== false ? laneTaskNames(m, members) : undefined);
     return named;
   }
   return out;
@@ -216,10 +234,21 @@ function outOfHelper(sm: SuspiciousMethod, other: SuspiciousMethod, stacks: Fram
       while (j > 0 && classOf(common[j].method) === classOf(top.method)) j--;
     const caller = common[j];
     if (classOf(caller.method) === classOf(top.method) || isTest(caller) || isEntryPoint(caller.method) || isLibraryCode(caller.file, caller.method)) break;
+    // a timer's, an event's or a promise's anonymous callback (the Node.js recorder's `setTimeout callback
+    // in release`) only runs the method when something fires: it combines no steps with it (issue 38)
+    if (options.notIntoTaskCallbacks !== false && isTaskCallback(caller.method)) break;
     cur = { ...cur, method: caller.method, file: caller.file, line: caller.line, lines: caller.lines, commonStack: common.slice(0, j + 1).map((f) => ({ file: f.file, line: f.line, method: f.method })) };
     k = j;
   }
   return cur;
+}
+
+/**
+ * An anonymous callback as the Node.js recorder names it, after what runs it and the function it was
+ * passed in: `setTimeout callback in release`, `then callback of load in Pool.acquire`.
+ */
+export function isTaskCallback(method: string): boolean {
+  return /^\S+ callback( of \S+)? in \S+$/.test(method);
 }
 
 /** The class of a method, or for a function outside any class (the Node.js recorder's `coalesceAsync`) its file. */
