@@ -116,12 +116,7 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     assert.match(text, /Braid: confirmed — forcing P\d+ [RW]1( → [RW][12])+ made the failure happen in \d+ of (10|20) runs/); // 10: confirmed at the first look (half the runs)
     await wb.extraScreenshot('confirmed-notification');
     // the views read the patterns again after the server's status notification: wait for the row to show it
-    let label = '';
-    for (const end = Date.now() + 30_000; Date.now() < end; await page.waitForTimeout(250)) {
-      const now = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
-      label = now.find((l) => /✔ confirmed/.test(l)) ?? now.join(' | ');
-      if (/✔ confirmed/.test(label)) break;
-    }
+    const label = await wb.waitRowLabel('Ranked Patterns', /✔ confirmed/, 60_000);
     assert.match(label, /✔ confirmed.*\bP\d+ R1 W2\b/, `the read-then-write row carries the badge: ${label}`);
     await wb.extraScreenshot('ranked-patterns-confirmed');
   }, 5 * 60_000);

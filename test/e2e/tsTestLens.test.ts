@@ -150,7 +150,6 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     await page.keyboard.press('Escape');
   });
 
-  /** A notification's message: its text without the toast's "Source: …" and buttons before it. */
   step('right-click the read-then-write pattern on reserved → Confirm by Forcing: the modal shows the node command; "confirmed"; the ✔ badge', async () => {
     await wb.runCommand('Notifications: Clear All Notifications');
     if (!(await wb.pane('Ranked Patterns').isVisible())) await page.locator('.activitybar a.action-label[aria-label="Braid"]').click();
@@ -174,12 +173,8 @@ describe('end to end in VS Code: flaky TypeScript node:test test → one click �
     log(text);
     await wb.extraScreenshot('confirm-verdict');
     assert.match(text, /^Braid: confirmed — forcing P\d+ R1 → W2 made the failure happen in \d+ of (10|20) runs/); // 10: confirmed at the first look (half the runs)
-    let label = '';
-    for (const end = Date.now() + 30_000; Date.now() < end; await page.waitForTimeout(250)) {
-      const now = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
-      label = now.find((l) => /✔ confirmed/.test(l)) ?? now.join(' | ');
-      if (/✔ confirmed/.test(label)) break;
-    }
+    // the views read the patterns again after the server's status notification: wait for the row to show it
+    const label = await wb.waitRowLabel('Ranked Patterns', /✔ confirmed/, 60_000);
     assert.match(label, /✔ confirmed.*\bP\d+ R1 W2\b/, `the read-then-write row carries the badge: ${label}`);
   }, 8 * 60_000);
 

@@ -214,6 +214,23 @@ export class Workbench {
     return this.pane(paneTitle).locator('.monaco-list-row');
   }
 
+  /**
+   * Waits until a row of the view has an aria-label matching `re` — e.g. the "✔ confirmed" badge of
+   * Confirm by Forcing, which the views show when they read the patterns again after the server's
+   * status notification, a moment after the verdict's toast. Returns that label; when none matched
+   * within `timeout`, the labels the rows had last, joined (so the caller's assert says what was listed).
+   */
+  async waitRowLabel(paneTitle: string, re: RegExp, timeout = UI_TIMEOUT): Promise<string> {
+    const rows = this.rows(paneTitle);
+    let labels: string[] = [];
+    for (const end = Date.now() + timeout; ; await this.page.waitForTimeout(250)) {
+      labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+      const hit = labels.find((l) => re.test(l));
+      if (hit !== undefined) return hit;
+      if (Date.now() >= end) return labels.join(' | ');
+    }
+  }
+
   /** The active editor: tab label, breadcrumbs path, cursor line and column. */
   async activeEditor(): Promise<{ tab: string; breadcrumbs: string; line: number; column: number; selection: string }> {
     const tab = this.page.locator('.editor-group-container.active .tab.active').first();
