@@ -20,7 +20,7 @@
  *
  * The Node.js subjects of the real corpus (bench/real/node, with node_modules installed) are recorded
  * as `braid record` runs run.json's command in the subject's folder: the Node.js recorder, one run at
- * a time (repetitions in one process for a `node --test` of one file); PCT is refused for them.
+ * a time (repetitions in one process for a `node --test` of one file; with pct, one process per run: PCT for the event loop, runtime.ts).
  * `--noise P --noise-at W` start elsewhere than braid test's default (a level of the ladder alone, with
  * `--modes uniform`).
  *
@@ -130,7 +130,6 @@ async function measure(s: Subject, mode: NoiseMode, seed: number, cell: Cell): P
         ...(s.testCode ? { agentOptions: [`testCode=${s.testCode.join(',')}`] } : {}),
       }
     : await realRun(s);
-  if (mode === 'pct' && run.recorder === 'node') throw new Error('pct is for the Java agent only (the Node.js recorder refuses it)');
   const exposure = adaptiveExposureFor({ noise: NOISE, noiseAt: NOISE_AT, outDir, recorder: run.recorder }, mode);
   const pct = mode === 'pct' ? { pct: { depth: DEFAULT_PCT_DEPTH } } : {};
   let first: number | undefined;

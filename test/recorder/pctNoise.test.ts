@@ -114,7 +114,8 @@ test('braid record --noise-mode pct: options, and clear refusals', () => {
   assert.throws(() => parseRecordArgs(['--noise-mode', 'pcts', '--', 'java', 'a.B']), /--noise-mode needs uniform or pct, got "pcts"/);
   assert.throws(() => parseRecordArgs(['--pct-depth', '2', '--', 'java', 'a.B']), /--pct-depth is for --noise-mode pct/);
   assert.throws(() => parseRecordArgs(['--noise-mode', 'pct', '--pct-depth', '0', '--', 'java', 'a.B']), /--pct-depth/);
-  assert.throws(() => parseRecordArgs(['--noise-mode', 'pct', '--', 'node', 'test.mjs']), /--noise-mode pct is for the Java agent only/);
+  // the Node.js recorder schedules the event loop's callbacks (docs/noise.md "PCT for the event loop")
+  assert.deepEqual([parseRecordArgs(['--noise-mode', 'pct', '--', 'node', 'test.mjs']).pct, parseRecordArgs(['--noise-mode', 'pct', '--', 'node', 'test.mjs']).recorder], [{ depth: 3 }, 'node']);
 });
 
 const CONSOLE = '/usr/share/java/junit-platform-console-standalone.jar';

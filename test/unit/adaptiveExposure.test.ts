@@ -27,18 +27,20 @@ test('the ladder widens where, then how much: accesses → sync → all at twice
     pct,
   ]);
   assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }), [{ noise: 0.3, noiseAt: 'all' }, pct]);
-  // Node.js: the probability grows, then wide noise (noiseAt all: delays at the event loop's scale) is the last level
+  // Node.js: the probability grows, then wide noise (noiseAt all: delays at the event loop's scale), and last PCT for the event loop
   assert.deepEqual(exposureLadder({ noise: 0.1, noiseAt: 'accesses' }, 'node'), [
     { noise: 0.1, noiseAt: 'accesses' },
     { noise: 0.2, noiseAt: 'accesses' },
     { noise: 0.3, noiseAt: 'accesses' },
     { noise: 0.3, noiseAt: 'all' },
+    pct,
   ]);
   assert.deepEqual(exposureLadder({ noise: 0.5, noiseAt: 'accesses' }, 'node'), [
     { noise: 0.5, noiseAt: 'accesses' },
     { noise: 0.5, noiseAt: 'all' },
+    pct,
   ]);
-  assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }, 'node'), [{ noise: 0.3, noiseAt: 'all' }]);
+  assert.deepEqual(exposureLadder({ noise: 0.3, noiseAt: 'all' }, 'node'), [{ noise: 0.3, noiseAt: 'all' }, pct]);
 });
 
 test('Node.js: the step to wide noise is said in the progress line and named in what was tried', async () => {
@@ -53,10 +55,19 @@ test('Node.js: the step to wide noise is said in the progress line and named in 
   const step = await e.consider();
   assert.deepEqual([step?.noise, step?.noiseAt], [0.3, 'all']);
   assert.equal(said[0], 'no failure in 20 runs: wide noise now (timers up to twice their delay late, awaits and fs calls up to 8 ms), p 0.3 (from run 20)');
-  assert.equal(e.reachedLast, true);
+  assert.equal(e.reachedLast, false);
   assert.deepEqual(e.runNoise(20), { noise: 0.3, noiseAt: 'all' });
   e.runFinished(finished(20, 'pass'));
   assert.equal(e.tried(21), 'noise 0.3 (runs 0–19), wide noise 0.3 (runs 20–20)');
+  // then PCT for the event loop
+  for (let i = 21; i < 40; i++) {
+    e.runNoise(i);
+    e.runFinished(finished(i, 'pass'));
+  }
+  const last = await e.consider();
+  assert.deepEqual([last?.noise, last?.pct], [0, { depth: 3 }]);
+  assert.match(said[1], /^no failure in 20 runs: pct scheduling now \(a random priority per task and per fs request, 2 change points; .*\), depth 3, no noise \(from run 40\)$/);
+  assert.equal(e.reachedLast, true);
 });
 
 test('uniform, a plan or noise 0 keep the noise as given', () => {
@@ -129,8 +140,8 @@ test('the last level is PCT scheduling: said in the progress line, named in what
     { fromRun: 0, noise: 0.3, noiseAt: 'all' },
     { fromRun: 20, noise: 0, pct: { depth: 3 } },
   ]);
-  // the Node.js recorder has no PCT level
-  assert.equal(new AdaptiveExposure({ noise: 0.3, noiseAt: 'all', outDir: dir, recorder: 'node' }).hasPct, false);
+  // the Node.js recorder's last level is PCT for the event loop too
+  assert.equal(new AdaptiveExposure({ noise: 0.3, noiseAt: 'all', outDir: dir, recorder: 'node' }).hasPct, true);
 });
 
 test('a run at the PCT level gets the scheduler\'s agent options and no noise, whatever the recording\'s noise', () => {

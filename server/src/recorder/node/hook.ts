@@ -254,6 +254,16 @@ function start(): void {
     globalThis.setTimeout = jittered as unknown as typeof setTimeout;
   }
 
+  // PCT for the event loop (docs/noise.md): a timer's callback is a scheduling point when it is due
+  if (o.pct && !o.plan && !o.force) {
+    const original = globalThis.setTimeout;
+    const scheduled = function (this: unknown, cb: (...a: unknown[]) => void, ...rest: unknown[]) {
+      return (original as (...a: unknown[]) => unknown).call(this, typeof cb === 'function' ? rt.pctCallback(cb) : cb, ...rest);
+    };
+    Object.defineProperties(scheduled, Object.getOwnPropertyDescriptors(original));
+    globalThis.setTimeout = scheduled as unknown as typeof setTimeout;
+  }
+
   // forcing runs: a timer's, an immediate's, a nextTick's and a microtask's callback may be held
   // before it starts (runtime `gate`; EventEmitter listeners, fs and then callbacks are gated where
   // the instrumented code passes them)

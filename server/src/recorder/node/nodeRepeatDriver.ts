@@ -65,6 +65,8 @@ interface RunLine {
   noise: number;
   /** `all`: wide noise (runtime.ts NodeRecorderOptions.noiseAt), adaptive exposure's wide level */
   noiseAt?: 'all';
+  /** PCT for the event loop (runtime.ts NodeRecorderOptions.pct): --noise-mode pct or adaptive exposure's PCT level */
+  pct?: { depth: number; steps: number };
 }
 
 /** The message that gives a waiting worker its run: the run, and the sources instrumented since the worker started. */
@@ -194,7 +196,7 @@ async function repetition(): Promise<void> {
     enumerable: true,
     get() {
       run ??= takeRun(input, instrumented);
-      const o: NodeRecorderOptions = { ...config.options, out: run.out, execution: run.execution, seed: run.seed, noise: run.noise, ...(run.noiseAt === 'all' ? { noiseAt: 'all' as const } : {}) };
+      const o: NodeRecorderOptions = { ...config.options, out: run.out, execution: run.execution, seed: run.seed, noise: run.noise, ...(run.noiseAt === 'all' ? { noiseAt: 'all' as const } : {}), ...(run.pct ? { pct: run.pct } : {}) };
       Object.defineProperty(g, '__braidRepetition', { value: o, configurable: true, enumerable: true, writable: true });
       return o;
     },

@@ -28,6 +28,7 @@ import { createWriteStream, existsSync, promises as fs, readFileSync, type Write
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_PCT_STEPS } from '../runs/pctNoise';
 import type { ChildProcess } from 'node:child_process';
 import { spawnGroup, stopGroup } from '../runs/processTree';
 import { HeaderInfo, readRunReports, TraceOutcome, TraceWriteError } from '../runs/traceFinalizer';
@@ -139,7 +140,7 @@ export function findRepeatDriver(hook: string): string | undefined {
  * (`--fresh-process`, runs that keep no trace, a noise or forcing plan, a point catalogue).
  */
 export async function nodeRepeatPlanFor(o: RecordOptions, hook: string): Promise<{ command: NodeRepeatCommand; driver: string } | NotRepeated | undefined> {
-  if (o.recorder !== 'node' || o.freshJvm || keepsNoTrace(o) || o.plan || o.pointsFile || o.pct) return undefined;
+  if (o.recorder !== 'node' || o.freshJvm || keepsNoTrace(o) || o.plan || o.pointsFile) return undefined;
   const r = await nodeRepeatCommandFor(o.command, o.cwd, { ...process.env, ...o.env });
   if ('because' in r) return r;
   const driver = findRepeatDriver(hook);
@@ -196,7 +197,7 @@ export class NodeRepeatSession {
     const configFile = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.node-repeat.json`);
     const c = this.plan.command;
     // the run's own fields (out, execution, seed, noise) come with each run
-    const options = nodeRecorderOptions(this.hook, { out: '', execution: '', seed: spec.seed }, { ...this.o, noise: this.o.noise, noiseAt: undefined });
+    const options = nodeRecorderOptions(this.hook, { out: '', execution: '', seed: spec.seed }, { ...this.o, noise: this.o.noise, noiseAt: undefined, pct: undefined });
     const config: NodeRepeatConfig = { file: c.file, commonJs: c.commonJs, tsx: c.tsx, execArgv: c.execArgv, hook: this.hook, options, ...(c.mocha ? { mocha: { dir: c.mocha.dir, args: c.mocha.args } } : {}), ...(aheadOff() ? { ahead: false } : {}) };
     await fs.writeFile(configFile, JSON.stringify(config), 'utf8');
     const env: NodeJS.ProcessEnv = { ...process.env, ...this.o.env, BRAID_RECORDER_PID: String(process.pid) };
@@ -301,11 +302,14 @@ export class NodeRepeatSession {
     };
     this.signal?.addEventListener('abort', onAbort, { once: true });
     if (this.signal?.aborted) onAbort();
-    const noise = spec.noise ?? this.o.noise;
+    // --noise-mode pct or adaptive exposure's PCT level: PCT for the event loop (runtime.ts), noise 0
+    const pctOptions = this.o.pct ?? spec.pct;
+    const pct = pctOptions ? { pct: { depth: pctOptions.depth, steps: Math.max(1, Math.round(spec.pctSteps ?? pctOptions.steps ?? DEFAULT_PCT_STEPS)) } } : {};
+    const noise = pctOptions ? 0 : (spec.noise ?? this.o.noise);
     // wide noise (--noise-at all, adaptive exposure's wide level for Node.js: runtime.ts noiseAt)
     const wide = (spec.noiseAt ?? this.o.noiseAt) === 'all' ? { noiseAt: 'all' } : {};
     if (d.exit) done();
-    else d.child.stdin?.write(JSON.stringify({ out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed, noise, ...wide }) + '\n');
+    else d.child.stdin?.write(JSON.stringify({ out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed, noise, ...wide, ...pct }) + '\n');
     await finished;
     clearTimeout(timer);
     this.signal?.removeEventListener('abort', onAbort);
@@ -336,7 +340,7 @@ export class NodeRepeatSession {
     if (blocked) return { ...base, ...blocked, traces: [], aborted: false, empty: false };
     const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
     const empty = traces.length === 0;
-    const { uncaught, forcing } = await readRunReports(traces);
+    const { uncaught, forcing, pct: pctReport } = await readRunReports(traces);
     const o = this.o;
     const code = cur.exit ?? null;
     // the outcome exactly as runOnce.ts decides a Node.js process' (its exit code is the worker's)
@@ -354,7 +358,8 @@ export class NodeRepeatSession {
       execution: spec.execution,
       program: o.name,
       noise,
-      ...((spec.noiseAt ?? o.noiseAt ?? 'accesses') !== 'accesses' ? { noiseAt: (spec.noiseAt ?? o.noiseAt) as 'sync' | 'all' } : {}),
+      ...(!pctOptions && (spec.noiseAt ?? o.noiseAt ?? 'accesses') !== 'accesses' ? { noiseAt: (spec.noiseAt ?? o.noiseAt) as 'sync' | 'all' } : {}),
+      ...(pctOptions ? { noiseMode: 'pct' as const } : {}),
       seed: spec.seed,
       include: o.include,
       exclude: o.exclude,
@@ -364,7 +369,7 @@ export class NodeRepeatSession {
     const finishedTraces = await finishTraces(empty ? [inProgressPath(spec.tracePath)] : traces, outcome, header, o.failOnOutput, empty);
     // after a timeout the process is gone: the next run starts a new one
     if (timedOut) await this.retire();
-    return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty, ...(forcing ? { forcing } : {}) };
+    return { ...base, ...outcome, traces: finishedTraces, aborted: false, empty, ...(forcing ? { forcing } : {}), ...(pctReport ? { pct: pctReport } : {}) };
   }
 
   private async retire(): Promise<void> {

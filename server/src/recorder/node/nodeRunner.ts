@@ -80,7 +80,7 @@ export function findNodeHook(): string {
 export function nodeRecorderOptions(
   hook: string,
   run: { out: string; execution: string; seed: string },
-  o: { noise: number; noiseAt?: 'accesses' | 'sync' | 'all'; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean; plan?: { plan: NoisePlan }; pointsFile?: string },
+  o: { noise: number; noiseAt?: 'accesses' | 'sync' | 'all'; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean; plan?: { plan: NoisePlan }; pointsFile?: string; pct?: { depth: number; steps: number } },
 ): NodeRecorderOptions {
   // a hold before a lock acquisition (noisePlan.ts ForceWait.beforeLock) is a Java agent's: JavaScript has no locks to hold before
   const locked = o.plan?.plan.force?.waits.findIndex((w) => w.beforeLock !== undefined) ?? -1;
@@ -106,6 +106,8 @@ export function nodeRecorderOptions(
     // a forcing plan (braid confirm, Check the Fix): the waits run in the process (forcing.ts)
     ...(o.plan?.plan.force ? { force: o.plan.plan.force } : {}),
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
+    // --noise-mode pct: PCT for the event loop (runtime.ts, docs/noise.md)
+    ...(o.pct && !o.plan ? { pct: o.pct } : {}),
     ...workerTraceCap(),
   };
 }

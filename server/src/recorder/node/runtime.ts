@@ -62,6 +62,12 @@ export interface NodeRecorderOptions {
   points?: string;
   /** a worker thread's trace stops growing at this many bytes: later events are dropped and counted (default MAX_WORKER_TRACE_BYTES) */
   maxWorkerTraceBytes?: number;
+  /**
+   * `--noise-mode pct` (docs/noise.md "PCT for the event loop"): a random priority per task and per
+   * file-system request, `depth - 1` change points among the first `steps` scheduling points; a ready
+   * callback, await continuation or fs call start is held while a request of higher priority is in flight
+   */
+  pct?: { depth: number; steps: number };
 }
 
 /**
@@ -141,6 +147,29 @@ const NOISE_POINTS = ['await', 'timer', 'fs-callback'];
 export const WIDE_DELAY_MS = 8;
 /** wide noise: the longest a timer fires late, ms (twice its own delay up to this) */
 export const WIDE_TIMER_MS = 20;
+/**
+ * PCT for the event loop: the async resources that are requests in flight — a held callback waits
+ * while one of a higher priority has not completed (timers are not: a timer not due is a task that is
+ * not enabled, as a sleeping thread is for PCT)
+ */
+const PCT_IO = new Set(['FSREQCALLBACK', 'FSREQPROMISE', 'GETADDRINFOREQWRAP', 'GETNAMEINFOREQWRAP', 'QUERYWRAP', 'TCPCONNECTWRAP', 'PIPECONNECTWRAP', 'SHUTDOWNWRAP', 'WRITEWRAP', 'ZLIB']);
+/**
+ * PCT: the longest a callback is held, ms — a safety bound for a request that does not complete (a
+ * socket's connect to nothing), never what orders the callbacks; a hold it ends is counted (`endedByStall`)
+ */
+export const PCT_MAX_HOLD_MS = 200;
+/** the setTimeout before the hook schedules timers (hook.ts): PCT's own poll is no scheduling point */
+const REAL_SET_TIMEOUT = globalThis.setTimeout;
+/** A callback held by PCT: its priority, and the task, stack, kind and token to run it with. */
+interface PctHeld {
+  prio: number;
+  task: Task;
+  stack: number;
+  type: string;
+  tok: number;
+  since: number;
+  run: () => void;
+}
 
 /** A task: a thread of the trace, numbered when it records its first event. */
 class Task {
@@ -169,6 +198,8 @@ class Task {
    * (`BraidRuntime.tid`); -1: named
    */
   base = -1;
+  /** PCT for the event loop: its priority (NaN: not drawn yet; below 0: lowered at a change point) */
+  prio = Number.NaN;
   constructor(
     public name: string,
     readonly kind: number,
@@ -394,6 +425,22 @@ export class BraidRuntime {
   /** the noise at fs calls: a generator of its own, so that the awaits' and timers' noise of a seed stays what it was */
   private readonly ioRnd: () => number;
 
+  // ---- PCT for the event loop (docs/noise.md) ----
+  private readonly pctOn: boolean;
+  private readonly pctRnd: () => number;
+  /** scheduling points so far, the change points (ascending step numbers) and the next one's index */
+  private pctSteps = 0;
+  private pctChanges: number[] = [];
+  private pctNextChange = 0;
+  /** requests in flight: async id → priority */
+  private pctPending = new Map<number, number>();
+  /** the priority of the fs request being started (NaN: the current task's) */
+  private pctReqPrio = Number.NaN;
+  private pctHeld: PctHeld[] = [];
+  private pctPoll: ReturnType<typeof setTimeout> | null = null;
+  private pctReported = false;
+  private pctReport = { steps: 0, threads: 0, waits: 0, endedByStepBound: 0, endedByStall: 0, changes: 0, unscheduled: 0 };
+
   constructor(readonly o: NodeRecorderOptions) {
     this.path = o.out;
     this.recording = o.record !== false;
@@ -405,6 +452,13 @@ export class BraidRuntime {
     this.rnd = xorshift((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0));
     this.ioRnd = xorshift(((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0)) ^ 0x5bd1e995);
     this.task = new Task(worker ? `worker ${threadIdOf()}` : 'main', 0);
+    this.pctOn = !!o.pct && !o.plan && !o.force;
+    this.pctRnd = xorshift(((Number.parseInt(o.seed, 10) || 0) + (worker ? threadIdOf() * 7919 : 0)) ^ 0x27d4eb2f);
+    if (this.pctOn) {
+      const steps = Math.max(1, Math.round(o.pct!.steps));
+      for (let k = 1; k < Math.max(1, o.pct!.depth); k++) this.pctChanges.push(1 + Math.floor(this.pctRnd() * steps));
+      this.pctChanges.sort((a, b) => a - b);
+    }
     this.fz = o.force && this.recording ? new NodeForcing(o.force) : null;
     if (o.plan) {
       this.planOf = new Map();
@@ -484,7 +538,7 @@ export class BraidRuntime {
       version: 1,
       execution,
       ...(this.programName() ? { program: this.programName() } : {}),
-      recorder: { ...RECORDER, options: { noise: this.o.noise, ...(this.o.noise > 0 && this.planOf === null ? { noisePoints: NOISE_POINTS } : {}), ...(this.wide ? { noiseAt: 'all', noiseDelays: 'wide' } : {}), seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}), ...(this.o.workspace && !this.o.include.length ? { workspace: this.o.workspace.packages.map((d) => this.relative(d)) } : {}) } },
+      recorder: { ...RECORDER, options: { noise: this.o.noise, ...(this.o.noise > 0 && this.planOf === null ? { noisePoints: NOISE_POINTS } : {}), ...(this.wide ? { noiseAt: 'all', noiseDelays: 'wide' } : {}), ...(this.pctOn ? { noiseMode: 'pct', pctDepth: this.o.pct!.depth, pctSteps: this.o.pct!.steps } : {}), seed: this.o.seed, include: this.o.include, exclude: this.o.exclude, ...(this.o.packages?.length && !this.o.include.length ? { packages: this.o.packages } : {}), ...(this.o.workspace && !this.o.include.length ? { workspace: this.o.workspace.packages.map((d) => this.relative(d)) } : {}) } },
       startedAt: new Date().toISOString(),
     };
     this.buf.unshift(JSON.stringify(header));
@@ -1187,6 +1241,7 @@ export class BraidRuntime {
       // forcing runs: the fs callback may be held before it starts; noise: it may run late, and the
       // call may start late (after a setImmediate: another call made after it may reach the thread pool first)
       let startLate = false;
+      if (this.pctOn) return this.pctFsCall(fn, method, site, args);
       if (last > 0 && typeof args[last] === 'function') {
         if (this.fz !== null) args[last] = this.gate(args[last]);
         else if (this.p > 0 && this.planOf === null) {
@@ -1227,6 +1282,119 @@ export class BraidRuntime {
       if (h !== null && typeof h === 'object') h[KTYPE] = 'FSREQCALLBACK';
     };
   }
+
+  /**
+   * PCT: an fs call in recorded code. The request gets a priority of its own (the thread pool runs
+   * requests side by side, as threads); its start is a scheduling point — held while a request of
+   * higher priority is in flight — and so is its callback, which runs with its task's priority.
+   */
+  private pctFsCall(fn: (...a: any[]) => any, method: string, site: number, args: any[]): any {
+    const last = args.length - 1;
+    if (last > 0 && typeof args[last] === 'function') args[last] = this.pctCallback(args[last]);
+    if (args.length > 0) this.fsAccess(method, site, args[0]);
+    if (args.length > 1 && FS_TWO_PATHS.has(method.replace(/Sync$/, ''))) this.fsAccess(method, site, args[1], 'W');
+    const prio = this.pctRnd();
+    this.pctReport.threads++;
+    const start = () => {
+      const outer = this.pctReqPrio;
+      this.pctReqPrio = prio;
+      try {
+        return fn(...args);
+      } finally {
+        this.pctReqPrio = outer;
+      }
+    };
+    // a promise-returning call (fs.promises) starts now: its caller awaits what it returns
+    if (last < 0 || typeof args[last] !== 'function' || !this.pctWaits(prio)) return start();
+    this.pctHold(prio, 'Immediate', start);
+    return undefined;
+  }
+
+  /** PCT: a callback (fs, timer) that, when it is called, waits while a request of higher priority than its task's is in flight. */
+  pctCallback(cb: (...a: unknown[]) => unknown): (...a: unknown[]) => unknown {
+    const rt = this;
+    return function (this: unknown, ...r: unknown[]) {
+      const prio = rt.pctPrio(rt.task);
+      if (!rt.pctWaits(prio)) return cb.apply(this, r);
+      const self = this;
+      const res: any = executionAsyncResource();
+      const type: string = (res !== null && typeof res === 'object' && res[KTYPE]) || 'Immediate';
+      // a timer cleared while its callback was held does not run: it would not have, had it fired late
+      rt.pctHold(prio, type, type === 'Timeout' ? () => res._onTimeout !== null && cb.apply(self, r) : () => cb.apply(self, r));
+      return undefined;
+    };
+  }
+
+  /** PCT: the task's priority, drawn at its first scheduling point. */
+  private pctPrio(t: Task): number {
+    if (t.prio !== t.prio) {
+      t.prio = this.pctRnd();
+      this.pctReport.threads++;
+    }
+    return t.prio;
+  }
+
+  /**
+   * PCT: a scheduling point of the current task (a ready callback, an await continuation, an fs call's
+   * start with the request's priority): counts the step, lowers the task's priority at a change
+   * point, and says whether it must wait — a request of higher priority in flight, or a held callback
+   * of higher priority.
+   */
+  private pctWaits(prio: number): boolean {
+    const step = ++this.pctSteps;
+    if (this.pctNextChange < this.pctChanges.length && this.pctChanges[this.pctNextChange] <= step) {
+      while (this.pctNextChange < this.pctChanges.length && this.pctChanges[this.pctNextChange] <= step) this.pctNextChange++;
+      // below every drawn priority (0..1) and every earlier change
+      this.task.prio = -step;
+      prio = -step;
+      this.pctReport.changes++;
+    }
+    return this.pctHigher(prio);
+  }
+
+  private pctHigher(prio: number): boolean {
+    for (const q of this.pctPending.values()) if (q > prio) return true;
+    for (let k = 0; k < this.pctHeld.length; k++) if (this.pctHeld[k].prio > prio) return true;
+    return false;
+  }
+
+  /** PCT: holds `run` (in the current task) until no request of higher priority is in flight. */
+  private pctHold(prio: number, type: string, run: () => void): void {
+    this.pctReport.waits++;
+    this.pctHeld.push({ prio, task: this.task, stack: this.stack, type, tok: this.snd(), since: performance.now(), run });
+    this.pctArm();
+  }
+
+  private pctArm(): void {
+    if (this.pctPoll !== null) return;
+    // a poll of the requests in flight (their completion is seen in the async hooks' `after`)
+    this.pctPoll = REAL_SET_TIMEOUT(this.pctTick, 1);
+    (this.pctPoll as any)[KTOK] = undefined;
+  }
+
+  /** PCT: releases the held callback of highest priority once nothing of higher priority is in flight (or it was held PCT_MAX_HOLD_MS). */
+  private pctTick = (): void => {
+    this.pctPoll = null;
+    if (this.pctHeld.length === 0) return;
+    let best = 0;
+    for (let k = 1; k < this.pctHeld.length; k++) if (this.pctHeld[k].prio > this.pctHeld[best].prio) best = k;
+    const h = this.pctHeld[best];
+    let inFlight = false;
+    for (const q of this.pctPending.values()) if (q > h.prio) inFlight = true;
+    if (inFlight && performance.now() - h.since < PCT_MAX_HOLD_MS) {
+      this.pctArm();
+      return;
+    }
+    if (inFlight) this.pctReport.endedByStall++;
+    this.pctHeld.splice(best, 1);
+    // run in a callback of its own: the held task's, with the token it had (not the poll's)
+    const im: any = setImmediate(h.run);
+    im[KTASK] = h.task;
+    im[KSTACK] = h.stack;
+    im[KTYPE] = h.type;
+    im[KTOK] = h.tok !== 0 ? h.tok : undefined;
+    if (this.pctHeld.length > 0) this.pctArm();
+  };
 
   private fsAccess(method: string, site: number, p: unknown, kind?: 'R' | 'W'): void {
     let file: string;
@@ -1456,6 +1624,29 @@ export class BraidRuntime {
       }
     }
     if (this.o.points !== undefined && !this.siteCatalogued[site]) this.catalogue(site);
+    if (this.pctOn) {
+      // PCT: the continuation is a scheduling point when the awaited value is ready
+      const task = this.task;
+      return new Promise((res, rej) => {
+        const go = (f: () => void) => {
+          const prio = this.pctPrio(task);
+          if (!this.pctWaits(prio)) f();
+          else {
+            const outer = this.task;
+            this.task = task;
+            try {
+              this.pctHold(prio, 'Immediate', f);
+            } finally {
+              this.task = outer;
+            }
+          }
+        };
+        Promise.resolve(v).then(
+          (x) => go(() => res(x)),
+          (e) => go(() => rej(e)),
+        );
+      });
+    }
     let delay: number;
     if (this.planOf !== null) {
       // a plan: noise only at its points, each with its probability and kind
@@ -1545,6 +1736,7 @@ export class BraidRuntime {
         // a promise's reaction runs after `trigger`'s resolution: in this task (an await's
         // continuation, the runtime's and libraries' own promises), or in a task of its own when it
         // is the callback of a then/catch/finally the user's code called
+        if (this.pctOn && PCT_IO.has(type)) this.pctPending.set(_id, this.pctReqPrio === this.pctReqPrio ? this.pctReqPrio : this.pctPrio(this.task));
         if (type === 'PROMISE') {
           resource[KR] = trigger;
           if (this.thenCall) resource[KTHEN] = true;
@@ -1593,6 +1785,7 @@ export class BraidRuntime {
         }
       },
       after: (_id: number) => {
+        if (this.pctOn) this.pctPending.delete(_id);
         this.awaiting = false;
         this.task = this.hookTask.pop() ?? this.task;
         this.stack = this.hookStack.pop() ?? 0;
@@ -1628,6 +1821,12 @@ export class BraidRuntime {
   }
 
   close(): void {
+    // PCT: the run's schedule (docs/trace-format.md "PCT report"; the run length of the next run is learned from it)
+    if (this.pctOn && this.opened && !this.pctReported) {
+      this.pctReported = true;
+      this.pctReport.steps = this.pctSteps;
+      this.line(JSON.stringify({ pct: this.pctReport }));
+    }
     // the forcing report of a process that took part (docs/trace-format.md "Forcing report")
     if (this.fz !== null && !this.reported && (this.opened || this.fz.touched())) {
       this.reported = true;

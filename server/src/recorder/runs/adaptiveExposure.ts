@@ -57,11 +57,12 @@ export const PCT_LEVEL: NoiseLevel = { noise: 0, noiseAt: 'all', pct: { depth: D
  * The levels tried, in order, from the one given: the given place and probability; then, for the
  * Java agent, synchronization points (when it started at accesses) and both at twice the
  * probability; then both at MAX_ADAPTIVE_NOISE; then PCT scheduling (PCT_LEVEL). The Node.js
- * recorder has no PCT (recordOptions.ts NODE_PCT_MESSAGE): its probability grows to
- * MAX_ADAPTIVE_NOISE, and its last level is **wide noise** at it (`noiseAt: 'all'`, runtime.ts: the
+ * recorder's probability grows to MAX_ADAPTIVE_NOISE, then **wide noise** at it (`noiseAt: 'all'`, runtime.ts: the
  * same points — awaits, timers, fs calls — delayed at the event loop's scale, a timer up to twice its
  * own delay, an await or an fs call's start or callback up to 8 ms), for an order of callbacks that
- * a setImmediate or a 0–3 ms delay rarely reverses under the recorder's overhead.
+ * a setImmediate or a 0–3 ms delay rarely reverses under the recorder's overhead; its last level is
+ * PCT for the event loop (runtime.ts, docs/noise.md): a held callback waits for the requests in
+ * flight of higher priority, an order that no delay of a given length gives on a busy machine.
  */
 export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'java'): NoiseLevel[] {
   const levels: NoiseLevel[] = [start];
@@ -70,11 +71,13 @@ export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'j
   if (recorder === 'node') {
     if (start.noiseAt === 'all') {
       if (MAX_ADAPTIVE_NOISE > p) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: 'all' });
-      return levels;
+    } else {
+      if (more > p) levels.push({ noise: more, noiseAt: start.noiseAt });
+      if (MAX_ADAPTIVE_NOISE > more) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: start.noiseAt });
+      levels.push({ noise: Math.max(p, MAX_ADAPTIVE_NOISE), noiseAt: 'all' });
     }
-    if (more > p) levels.push({ noise: more, noiseAt: start.noiseAt });
-    if (MAX_ADAPTIVE_NOISE > more) levels.push({ noise: MAX_ADAPTIVE_NOISE, noiseAt: start.noiseAt });
-    levels.push({ noise: Math.max(p, MAX_ADAPTIVE_NOISE), noiseAt: 'all' });
+    // and last PCT for the event loop (runtime.ts): a priority per task and per fs request
+    levels.push({ ...PCT_LEVEL, pct: { depth: DEFAULT_PCT_DEPTH } });
     return levels;
   }
   if (start.noiseAt === 'accesses') levels.push({ noise: p, noiseAt: 'sync' });
@@ -101,6 +104,7 @@ export function levelText(l: NoiseLevel, recorder: 'java' | 'node' = 'java'): st
  */
 export function stepText(s: ExposureStep, before: NoiseLevel, recorder: 'java' | 'node' = 'java'): string {
   if (recorder === 'node') {
+    if (s.pct) return `${s.because}: pct scheduling now (a random priority per task and per fs request, ${s.pct.depth - 1} change point${s.pct.depth === 2 ? '' : 's'}; a ready callback waits while a request of higher priority is in flight), depth ${s.pct.depth}, no noise (from run ${s.fromRun})`;
     return s.noiseAt === 'all' && before.noiseAt !== 'all'
       ? `${s.because}: wide noise now (timers up to twice their delay late, awaits and fs calls up to ${NODE_WIDE_DELAY_MS} ms), p ${s.noise} (from run ${s.fromRun})`
       : `${s.because}: noise now p ${s.noise} (from run ${s.fromRun})`;
@@ -175,12 +179,12 @@ export class AdaptiveExposure implements RecordControl {
     return triedText(this.levels, total, this.recorder);
   }
 
-  /** Whether the ladder's last level was reached (PCT for the Java agent, wide noise for Node.js). */
+  /** Whether the ladder's last level was reached (PCT scheduling). */
   get reachedLast(): boolean {
     return this.level + 1 >= this.ladder.length;
   }
 
-  /** Whether the ladder has a PCT level (the Java agent's). */
+  /** Whether the ladder has a PCT level (for both recorders since PCT for the event loop). */
   get hasPct(): boolean {
     return this.ladder.some((l) => l.pct);
   }

@@ -354,7 +354,6 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   if (pctDepth !== undefined && noiseMode !== 'pct') throw new UsageError('--pct-depth is for --noise-mode pct');
   let pct: PctOptions | undefined;
   if (noiseMode === 'pct') {
-    if (recorder === 'node') throw new UsageError(NODE_PCT_MESSAGE);
     if (plan) throw new UsageError(`--noise-mode pct and --plan ${planFile}: the plan decides where noise goes; use one of them`);
     pct = { depth: pctDepth ?? DEFAULT_PCT_DEPTH };
     if (noiseGiven && noise > 0) notes.push(`--noise ${noise} is ignored: --noise-mode pct schedules the threads instead`);
@@ -386,6 +385,3 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   };
 }
 
-/** Why the Node.js recorder has no PCT mode (docs/noise.md "PCT"). */
-export const NODE_PCT_MESSAGE =
-  '--noise-mode pct is for the Java agent only: a Node.js program runs its callbacks one at a time on one thread, and the Node.js recorder can delay an await continuation but cannot choose which ready callback runs next, so there are no threads to prioritize; use --noise-mode uniform (its noise delays await continuations)';

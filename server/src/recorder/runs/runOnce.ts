@@ -146,13 +146,19 @@ export async function runOnce(spec: RunSpec, o: RecordOptions, jar: string, sign
   }
 }
 
+/** --noise-mode pct (or a PCT level) for the Node.js recorder: the depth and the run length assumed, as the agent's options say them */
+function nodePct(o: RecordOptions, spec: RunSpec): { depth: number; steps: number } | undefined {
+  const pct = o.plan ? undefined : (o.pct ?? spec.pct);
+  return pct ? { depth: pct.depth, steps: Math.max(1, Math.round(spec.pctSteps ?? pct.steps ?? DEFAULT_PCT_STEPS)) } : undefined;
+}
+
 async function runOnceFiles(spec: RunSpec, o: RecordOptions, jar: string, signal?: AbortSignal): Promise<RunResult> {
   await removeRunFiles(spec.tracePath);
   const started = Date.now();
   if (o.recorder === 'node') {
     // the Node.js recorder (docs/recorder-node.md): `jar` is its hook, its options a JSON file
     const nodeOptions = path.join(os.tmpdir(), `braid-${process.pid}-${randomBytes(6).toString('hex')}.node-options.json`);
-    const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan ? 0 : (spec.noise ?? o.noise), noiseAt: spec.noiseAt ?? o.noiseAt });
+    const options = nodeRecorderOptions(jar, { out: inProgressPath(spec.tracePath), execution: spec.execution, seed: spec.seed }, { ...o, noise: o.plan || o.pct || spec.pct ? 0 : (spec.noise ?? o.noise), noiseAt: spec.noiseAt ?? o.noiseAt, pct: nodePct(o, spec) });
     await fs.writeFile(nodeOptions, JSON.stringify(options), 'utf8');
     try {
       // a TS loader on node's command line goes before the hook, so that the hook sees its output
