@@ -57,22 +57,15 @@ export class EvidenceRounds implements RecordControl {
   /** RecordControl: at a round's end analyze and decide; serialized, so parallel jobs wait for one analysis. */
   beforeRun(finished: number): Promise<boolean> {
     this.gate = this.gate.then(async () => {
-      if (this.reason) return false;
-      // past the run budget only while no pattern separates (the latest analysis says so): the
-      // recording's own limit is higher (noSeparationMaxRuns), and parallel jobs would otherwise
-      // start runs past --max-runs before its round is analyzed
-      if (this.started >= this.rule.maxRuns && !noSeparation(this.history[this.history.length - 1])) return false;
+      if (this.reason || this.pastBudget()) return false;
       const elapsed = (Date.now() - this.startedAt) / 1000;
       if (finished >= this.roundEnd) {
         await this.round();
         this.reason = stopReason(this.history, elapsed, this.rule);
         const step = this.reason ? undefined : await this.exposure?.consider();
         this.onRound?.(this.history, finished, step);
-        if (this.reason) return false;
-      // past the run budget only while no pattern separates (the latest analysis says so): the
-      // recording's own limit is higher (noSeparationMaxRuns), and parallel jobs would otherwise
-      // start runs past --max-runs before its round is analyzed
-      if (this.started >= this.rule.maxRuns && !noSeparation(this.history[this.history.length - 1])) return false;
+        // asked again: the round's analysis is now the latest
+        if (this.reason || this.pastBudget()) return false;
         this.roundEnd = nextRoundEnd(finished, this.rule);
         this.started++;
         return true;
@@ -85,6 +78,15 @@ export class EvidenceRounds implements RecordControl {
       return true;
     });
     return this.gate;
+  }
+
+  /**
+   * No run may start past the run budget (rule.maxRuns) unless no pattern separates (the latest
+   * analysis says so): the recording's own limit is higher (noSeparationMaxRuns), and parallel jobs
+   * would otherwise start runs past --max-runs before its round is analyzed.
+   */
+  private pastBudget(): boolean {
+    return this.started >= this.rule.maxRuns && !noSeparation(this.history[this.history.length - 1]);
   }
 
   /** Adds the runs finished since the last analysis, ranks, and keeps the snapshot. */
