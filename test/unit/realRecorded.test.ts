@@ -31,14 +31,12 @@ const RANK_MISSES: Record<string, string> = {
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
-  'loki-dirty': 'bug 1 (F37/P7) leads with W Collection.dirty :5326 (Collection.update) → R :2628 (Loki.autosaveDirty, from close()) and names Loki.autosaveDirty and Collection.update; the save callback\'s clearing write (W :2643 in Loki.autosaveClearFlags, called by saveDatabasecallback in Loki.saveDatabaseInternal — the callback now named where it was made) is its second pattern; the fix is in Loki.saveDatabaseInternal',
   'opossum-stuck': 'no GRIFFIN bug: no pattern on the circuit\'s state has evidence (the failing runs lack the timer\'s write)',
   'sonic-reopen': 'no failing run',
   'wfa-order': 'held out: no GRIFFIN bug with evidence; its weak bug (the first pattern, in every failing run) names getTmpname for both tasks',
   'javautil-multikeyresize': 'held out: MultiKeyMap.putInternal is named for both threads; the fix is in getStripeLock (the stripe from the table read before the lock) and putNoLock',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'expiringmap-iterate': 'ExpiringMap.put and AbstractHashIterator.getNext are named (rank 1 is the root cause: the writer\'s entries.put :1267, the reader\'s iterator next :378, F15/P2); the fix is in AbstractHashIterator.<init> and the values()/keySet() iterator() methods',
-  'pgpool-idletimer': 'no GRIFFIN bug with evidence (its weak bug, in every failing run, names release for both tasks: the push is in release, the idle timer\'s callback that calls _remove was started in release): the root-cause pattern (W _idle.push index.js:34 in release → R _idle.filter :117 in _remove) is in 93 of 93 passing runs too (F7/P93): what fails is whether the other client\'s removal comes before or after it, not the pair',
 };
 
 const subjects = realSubjects();
