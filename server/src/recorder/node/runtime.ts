@@ -152,7 +152,7 @@ export const WIDE_TIMER_MS = 20;
  * while one of a higher priority has not completed (timers are not: a timer not due is a task that is
  * not enabled, as a sleeping thread is for PCT)
  */
-const PCT_IO = new Set(['FSREQCALLBACK', 'FSREQPROMISE', 'GETADDRINFOREQWRAP', 'GETNAMEINFOREQWRAP', 'QUERYWRAP', 'TCPCONNECTWRAP', 'PIPECONNECTWRAP', 'SHUTDOWNWRAP', 'WRITEWRAP', 'ZLIB']);
+const PCT_IO = new Set(['FSREQCALLBACK', 'FSREQPROMISE', 'FILEHANDLECLOSEREQ', 'GETADDRINFOREQWRAP', 'GETNAMEINFOREQWRAP', 'QUERYWRAP', 'TCPCONNECTWRAP', 'PIPECONNECTWRAP', 'SHUTDOWNWRAP', 'WRITEWRAP', 'ZLIB']);
 /**
  * PCT: the longest a callback is held, ms — a safety bound for a request that does not complete (a
  * socket's connect to nothing), never what orders the callbacks; a hold it ends is counted (`endedByStall`)
@@ -227,6 +227,8 @@ const KTYPE = Symbol('braid.type');
 const KAWAIT = Symbol('braid.await');
 /** the turn of the event loop in which a promise reaction was made by code that is not recorded (Task.turn) */
 const KTURN = Symbol('braid.turn');
+/** PCT for the event loop: the priority of a request in flight (or of a held callback), which its callback's task inherits */
+const KPRIO = Symbol('braid.prio');
 
 /** A callback task's kind by its async resource's type (async_hooks): what the user's code called. */
 const CALLBACK_KINDS: Record<string, string> = {
@@ -1389,6 +1391,7 @@ export class BraidRuntime {
     this.pctHeld.splice(best, 1);
     // run in a callback of its own: the held task's, with the token it had (not the poll's)
     const im: any = setImmediate(h.run);
+    im[KPRIO] = h.prio;
     im[KTASK] = h.task;
     im[KSTACK] = h.stack;
     im[KTYPE] = h.type;
@@ -1736,7 +1739,12 @@ export class BraidRuntime {
         // a promise's reaction runs after `trigger`'s resolution: in this task (an await's
         // continuation, the runtime's and libraries' own promises), or in a task of its own when it
         // is the callback of a then/catch/finally the user's code called
-        if (this.pctOn && PCT_IO.has(type)) this.pctPending.set(_id, this.pctReqPrio === this.pctReqPrio ? this.pctReqPrio : this.pctPrio(this.task));
+        if (this.pctOn && PCT_IO.has(type)) {
+          // a request in flight: the fs call's own priority, else its task's; its callback goes on with it
+          const prio = this.pctReqPrio === this.pctReqPrio ? this.pctReqPrio : this.pctPrio(this.task);
+          resource[KPRIO] = prio;
+          this.pctPending.set(_id, prio);
+        }
         if (type === 'PROMISE') {
           resource[KR] = trigger;
           if (this.thenCall) resource[KTHEN] = true;
@@ -1775,6 +1783,12 @@ export class BraidRuntime {
           this.stack = r[KS] ?? 0;
           // an anonymous callback (`setTimeout(() => …)`): named by its function at its first event
           if (t.name.indexOf(' ') < 0) t.base = this.stack;
+        }
+        // PCT: a request's callback goes on with the request's priority, a flow's continuation with its
+        // task's (the same thread for PCT); a timer's, an immediate's or a then callback is a thread of its own
+        if (this.pctOn && this.task.prio !== this.task.prio) {
+          if (typeof r[KPRIO] === 'number') this.task.prio = r[KPRIO];
+          else if (trig !== undefined && r[KTHEN] !== true && creator.prio === creator.prio) this.task.prio = creator.prio;
         }
         const tok = r[KK];
         if (tok !== undefined && this.task !== creator) this.receive(this.task, tok);
