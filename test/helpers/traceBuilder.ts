@@ -4,7 +4,8 @@
  *   'R2 x S7 @obj=5' = thread 2 reads x of object 5 at line 7
  * Statement Sn maps to line n of Fixture.java; the method is `m<n>` unless given.
  * More access options: @file=F (source file), @harness (test code),
- * @call=java.util.HashMap.put (a library call), @from=File.java:LINE:method
+ * @call=java.util.HashMap.put (a library call), @value=V (the value read or written: null,
+ * undefined — the Node.js recorder's "undefined" —, a JSON value, else a string), @from=File.java:LINE:method
  * (a caller frame: the stack is [caller, access]; several callers, bottom first, joined by `>`:
  * @from=D.java:5:p.D.main>D.java:9:p.D.lambda$main$0; a caller marked test code ends in `:H`).
  * `program` sets the header's program (the entry class; default `fixture`).
@@ -108,7 +109,17 @@ export function buildTraceText(t: BuiltTrace, file = 'Fixture.java'): string {
     const ev: unknown[] = [++i, t, type, vars.get(v), l];
     const obj = o.get('obj');
     const elem = o.get('elem');
-    if (obj || elem || stack !== null) ev.push(stack, obj ? Number(obj) : 0, elem ? Number(elem) : null);
+    if (o.has('value')) {
+      // @value=null / @value=undefined (the Node.js recorder's "undefined") / a JSON value / else a string
+      const raw = o.get('value')!;
+      let value: unknown = raw === 'undefined' ? 'undefined' : raw;
+      try {
+        if (raw !== 'undefined') value = JSON.parse(raw);
+      } catch {
+        // a plain string
+      }
+      ev.push(stack, obj ? Number(obj) : 0, elem ? Number(elem) : -1, value);
+    } else if (obj || elem || stack !== null) ev.push(stack, obj ? Number(obj) : 0, elem ? Number(elem) : null);
     lines.push(JSON.stringify(ev));
   }
   return lines.join('\n') + '\n';

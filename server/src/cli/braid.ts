@@ -54,6 +54,9 @@ Usage:
       --symptoms evidence|last   patterns seen in failing runs only after the failure point (symptoms): listed
                                  by their evidence, before causes without (default evidence), or after every
                                  cause, as consequences of the failure (last; docs/algorithms.md)
+      --cleared-read on|off      among patterns equal in every count, one whose last access reads the null or
+                                 undefined another thread wrote first (default on; off: the static key alone;
+                                 docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
@@ -200,6 +203,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--discovery must be on or off, got "${v}"`);
         a.options.discovery = v === 'on';
+        break;
+      }
+      case '--cleared-read': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--cleared-read must be on or off, got "${v}"`);
+        a.options.clearedRead = v === 'on';
         break;
       }
       case '--symptoms': {

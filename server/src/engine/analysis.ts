@@ -27,7 +27,7 @@ import { presenceDiscoveryCutoff } from './ranking/falseDiscovery';
 import { TestCodeClassifier } from './testCode';
 import { DriverDetector, DriverRule } from './testDriver';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
-import { PATTERN_GROUPS, PatternGroup, TieOrder, confidenceNote, hasAbsenceEvidence, hasEvidence } from './ranking/rootCauseOrder';
+import { PATTERN_GROUPS, PatternGroup, TieOrder, clearsOther, confidenceNote, endsInReadOf, hasAbsenceEvidence, isEmptyValue, hasEvidence } from './ranking/rootCauseOrder';
 import { RankedList } from './ranking/rankedList';
 import { StaticKeyOrder } from './ranking/staticKeyOrder';
 import { placeRows } from './ranking/compactOrder';
@@ -104,6 +104,14 @@ export interface AnalysisOptions {
    * grouping on only).
    */
   discovery?: boolean;
+  /**
+   * Cleared read first (issue 38, "a consequence ranks first"): among patterns equal in every count and
+   * length, one whose last access reads the empty value (null, undefined) another thread of the pattern
+   * wrote (rootCauseOrder.readsCleared) is listed before the others — instead of the static key alone
+   * deciding. On unless false (`--cleared-read off`, the order before it; grouping on only;
+   * docs/algorithms.md "Cleared read first").
+   */
+  clearedRead?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -143,6 +151,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (r.symptomsLast !== undefined && typeof r.symptomsLast !== 'boolean') throw new Error(`symptomsLast must be true or false, got ${JSON.stringify(r.symptomsLast)}`);
   // (off: not in the options at all, so results and reports read as before the option existed)
   if (!r.symptomsLast) delete r.symptomsLast;
+  if (r.clearedRead !== undefined && typeof r.clearedRead !== 'boolean') throw new Error(`clearedRead must be true or false, got ${JSON.stringify(r.clearedRead)}`);
+  // (on: not in the options at all, so results and reports read as before the option existed)
+  if (r.clearedRead !== false) delete r.clearedRead;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -299,6 +310,8 @@ const SYMPTOM = PATTERN_GROUPS.indexOf('symptom');
 /** methods numbered below this make small methods keys (tieKeyOf): a set of ≤ 2 is a number below 2^14 */
 const SMALL_METHODS = 127;
 const MAX_PATTERN_LENGTH = Math.max(...PATTERNS.map((d) => d.kind.length));
+/** per pattern number (1..17): the index of the other thread's write its last access reads, else -1 (rootCauseOrder.endsInReadOf) */
+const READ_OF = Int8Array.from([-1, ...PATTERNS.map((d) => endsInReadOf(d))]);
 
 /** An analyzer's state (Analyzer.exportState / importState). */
 export interface AnalyzerState {
@@ -600,7 +613,12 @@ export class Analyzer {
     const L = MAX_PATTERN_LENGTH + 1;
     // sections: a group code (cause, harness, symptom), + 3 for a pattern without evidence (listed after all with)
     // (× 2: evidence by order has buckets of its own, scored on its weighted passing runs)
-    const codes = 12 * F1 * P1 * L;
+    // (× 2 with cleared read first: a pattern reading the empty value the other thread wrote has a bucket of its own)
+    const clearedRead = grouping && this.options.clearedRead !== false;
+    const R = clearedRead ? 2 : 1;
+    // per static access: 1 when it is a write of the empty value over another thread's non-empty one (a W1 → W2 pattern's W2)
+    const clearing = clearedRead ? this.clearingWrites() : undefined;
+    const codes = 12 * F1 * P1 * L * R;
     const G = PATTERN_GROUPS.length;
     // per (failed, passed): 0 unknown, 1 evidence, 2 none, 3 evidence by absence (options.absence) — a
     // typed table when small (one lookup per pattern), else a Map
@@ -632,6 +650,8 @@ export class Analyzer {
     let bF: number[] = [];
     let bP: number[] = [];
     let bL: number[] = [];
+    // per bucket: 1 when its patterns read the empty value the other thread wrote (cleared read first)
+    let bR: number[] = [];
     let bSize: number[] = [];
     // per bucket: 1 when its evidence is its absence (listed after presence at an equal score)
     let bA: number[] = [];
@@ -650,7 +670,8 @@ export class Analyzer {
       const len = reg.patternDef(id).kind.length;
       // evidence by order: scored on its passing runs weighted by how much rarer its order is in them (orderEvidence.weightedPassed)
       const pw = e === 4 ? order!.weightedPassed[id] : p;
-      const code = ((((e === 4 ? 6 : 0) + g) * F1 + f) * P1 + pw) * L + len;
+      const rl = clearedRead && this.readsCleared(id, clearing!) ? 1 : 0;
+      const code = (((((e === 4 ? 6 : 0) + g) * F1 + f) * P1 + pw) * L + len) * R + rl;
       let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
       if (b < 0) {
         b = bSize.length;
@@ -661,6 +682,7 @@ export class Analyzer {
         bF.push(e === 3 ? totalFailed - f : f);
         bP.push(e === 3 ? totalPassed - p : pw);
         bL.push(len);
+        bR.push(rl);
         // evidence by absence or by order: after the patterns whose evidence is their presence, at an equal score
         bA.push(e === 3 || e === 4 ? 1 : 0);
         bSize.push(0);
@@ -676,7 +698,7 @@ export class Analyzer {
       buckets.sort((a, b) => bScore[b] - bScore[a] || bF[b] - bF[a] || bP[a] - bP[b] || bL[b] - bL[a]);
     } else {
       const dir = this.tieOrder === 'shorter' ? 1 : -1;
-      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bA[a] - bA[b] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]));
+      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bA[a] - bA[b] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]) || bR[b] - bR[a]);
     }
     const bStart = new Int32Array(B);
     for (let q = 0, at = 0; q < B; q++) {
@@ -700,7 +722,7 @@ export class Analyzer {
       if (rowTie) rowTie[at] = bucketOf[2 * id + 1];
     }
     const bGroup = Uint8Array.from(bG);
-    bG = bF = bP = bL = bSize = bA = [];
+    bG = bF = bP = bL = bR = bSize = bA = [];
     const ranking = new RankedList<RankedPattern>(count, (list, k) => {
       const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
       d.tie = list.ties[k];
@@ -1083,6 +1105,37 @@ export class Analyzer {
    * seen in failing runs, and in each of them only after the failure point; otherwise a cause. Whether a
    * pattern is test code is computed once per pattern.
    */
+  /**
+   * Whether the pattern's last access reads the empty value (null, undefined) that the other thread's
+   * write of the pattern wrote over another thread's non-empty value (`clearing`, clearingWrites), at
+   * the first occurrences (rootCauseOrder.readsCleared, without a closure).
+   */
+  private readsCleared(id: number, clearing: Uint8Array): boolean {
+    const reg = this.registry;
+    const d = reg.patternDef(id);
+    const w = READ_OF[d.n];
+    return w >= 0 && clearing[reg.patternAccessAt(id, w)] === 1 && isEmptyValue(reg.patternValueAt(id, d.kind.length - 1)) && isEmptyValue(reg.patternValueAt(id, w));
+  }
+
+  /**
+   * Per static access: 1 when some W1 → W2 pattern (P3) has it as W2 writing the empty value over W1's
+   * non-empty one (first occurrence) — a write that cleared what another thread had put there
+   * (rootCauseOrder.clearsOther). Reused across rank() calls, grown with the registry.
+   */
+  private clearingWrites(): Uint8Array {
+    const reg = this.registry;
+    const A = reg.accesses.length;
+    if (this.clearing.length < A) this.clearing = new Uint8Array(Math.max(A, this.clearing.length * 2, 1024));
+    else this.clearing.fill(0);
+    for (let id = 0, n = reg.patternCount; id < n; id++) {
+      if (reg.patternDef(id).n !== 3) continue;
+      if (clearsOther(reg.patternValueAt(id, 0), reg.patternValueAt(id, 1))) this.clearing[reg.patternAccessAt(id, 1)] = 1;
+    }
+    return this.clearing;
+  }
+
+  private clearing = new Uint8Array(0);
+
   private groupCodeOf(id: number, failedRuns: number, failedAfter: number): number {
     if (id >= this.harnessFlags.length) {
       const grown = new Uint8Array(Math.max(id + 1, this.harnessFlags.length * 2, 1024));

@@ -6,6 +6,8 @@
  * by suspiciousness; within one score, fewer passing runs, then shorter
  * patterns (measured on the subjects: a longer pattern tied with one of its
  * own pairs adds accesses that are not needed to explain the failure), then
+ * then (options.clearedRead, on by default) a pattern whose last access reads the empty value
+ * (null, undefined) another thread of the pattern wrote before one that does not (readsCleared), then
  * the static key. Patterns of one section and score over the same methods
  * form one tie group.
  *
@@ -27,9 +29,53 @@ export interface OrderRow {
   evidence?: boolean;
   length: number;
   key: string;
+  /**
+   * the pattern's last access reads the empty value another thread of the pattern wrote (readsCleared);
+   * listed before the rows without at equal counts and length (AnalysisOptions.clearedRead)
+   */
+  clearedRead?: boolean;
 }
 
 export type TieOrder = 'shorter' | 'longer';
+
+/**
+ * Whether a pattern of this definition ends in a read of what the other thread role wrote: its last
+ * access is a read and an earlier access of the other role writes the same variable — W1→R2 (P2),
+ * R1 W2 R1 (P4), W1 W2 R1 (P5) and the multi-variable P14, P15, P17. Returns that write's index, else -1.
+ */
+export function endsInReadOf(d: { kind: string; roles: readonly number[]; vars: readonly string[] }): number {
+  const last = d.kind.length - 1;
+  if (d.kind[last] !== 'R') return -1;
+  for (let k = last - 1; k >= 0; k--) if (d.kind[k] === 'W' && d.roles[k] !== d.roles[last] && d.vars[k] === d.vars[last]) return k;
+  return -1;
+}
+
+/** An empty value as the recorders write it: Java's null, JavaScript's null or undefined (`"undefined"`). */
+export function isEmptyValue(v: unknown): boolean {
+  return v === null || v === 'undefined';
+}
+
+/** A write of the empty value over another thread's recorded non-empty one (the two writes of a W1 → W2 pattern). */
+export function clearsOther(first: unknown, second: unknown): boolean {
+  return first !== undefined && !isEmptyValue(first) && isEmptyValue(second);
+}
+
+/**
+ * Read of a cleared value (docs/algorithms.md "Cleared read first"): the pattern ends in a read of what
+ * the other thread wrote (endsInReadOf); that write and the read carry the empty value (at the
+ * pattern's first occurrence); and the write cleared another thread's value (`clearing(k)`: some
+ * W1 → W2 pattern has access k as its W2, writing empty over W1's non-empty value, clearsOther) —
+ * one thread cleared or deleted what another had put there, and a thread then reads it empty.
+ * `valueAt(k)`: the recorded value of access k (undefined: none recorded).
+ */
+export function readsCleared(
+  d: { kind: string; roles: readonly number[]; vars: readonly string[] },
+  valueAt: (k: number) => unknown,
+  clearing: (k: number) => boolean,
+): boolean {
+  const w = endsInReadOf(d);
+  return w >= 0 && clearing(w) && isEmptyValue(valueAt(d.kind.length - 1)) && isEmptyValue(valueAt(w));
+}
 
 /** Sorts rows in place in the listed order. */
 export function orderPatterns<R extends OrderRow>(rows: R[], grouping: boolean, tieOrder: TieOrder = 'shorter'): R[] {
@@ -46,6 +92,7 @@ export function orderPatterns<R extends OrderRow>(rows: R[], grouping: boolean, 
       a.p - b.p ||
       b.f - a.f ||
       dir * (a.length - b.length) ||
+      (b.clearedRead ? 1 : 0) - (a.clearedRead ? 1 : 0) ||
       (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   );
 }
