@@ -267,15 +267,19 @@ export class Workbench {
    */
   async clickRowUntilEditorAt(paneTitle: string, row: Locator, file: string, line: number | ((l: number) => boolean), what: string): Promise<{ tab: string; breadcrumbs: string; line: number }> {
     const label = (await row.getAttribute('aria-label')) ?? '';
+    // the same row, found again by its label: a CSS string (quotes, backslashes and line breaks escaped)
+    const css = '"' + label.replace(/["\\]/g, '\\$&').replace(/[\u0000-\u001f\u007f]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `) + '"';
+    const again = this.rows(paneTitle).and(this.page.locator(`[aria-label=${css}]`)).first();
+    await row.click();
     for (let attempt = 1; ; attempt++) {
-      // the same row, found again by its label (a JSON string is a valid CSS string)
-      const target = attempt === 1 ? row : this.rows(paneTitle).and(this.page.locator(`[aria-label=${JSON.stringify(label)}]`)).first();
-      await target.click();
       try {
-        return await this.waitEditorAt(file, line, what, attempt < 3 ? 10_000 : UI_TIMEOUT);
+        // under load (CI, 2 cores) an editor can take many seconds to open: wait long before clicking again
+        return await this.waitEditorAt(file, line, what, attempt < 3 ? 20_000 : UI_TIMEOUT);
       } catch (e) {
         if (attempt >= 3) throw e;
-        console.log(`# ${what}: the click on "${label}" opened no editor within 10 s (attempt ${attempt}); clicking it again`);
+        const found = await again.count().catch(() => 0);
+        console.log(`# ${what}: the click on "${label}" opened no editor within 20 s (attempt ${attempt}); ${found ? 'clicking it again' : 'the row is gone: waiting on'}`);
+        if (found) await again.click({ timeout: 10_000 }).catch(() => undefined);
       }
     }
   }
