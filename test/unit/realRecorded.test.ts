@@ -14,15 +14,13 @@ import { analyzeTraceFiles } from '../../server/src/engine/analysis';
 import { heldOutById, realSubjects, recordedRoot, scoreRecording, truthProblems } from '../../bench/realCorpus';
 
 /** Recordings in which no run failed (exposure, issue 41): nothing to rank; id → what was seen. */
-const NO_FAILURE: Record<string, string> = {
-  'sonic-reopen': '0 of 100 recorded runs failed (3-6 % plain): the recorder shifts the open/reopen timing',
-};
+const NO_FAILURE: Record<string, string> = {};
 /** Known misses on the committed recordings: id → why rank 1 is not the root cause. */
 const RANK_MISSES: Record<string, string> = {
   'opossum-stuck': 'the symbol-keyed state is recorded now (CircuitBreaker[Symbol(state)]), but the patterns on it are in passing runs only (F0/P65): the timer\'s HALF_OPEN write (line 183) never happens in a failing run; the root cause is 3rd',
   'sonic-end': 'held out: root cause 4th',
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
-  'sonic-reopen': 'no failing run',
+  'sonic-reopen': '7 of 100 runs failed (braid record\'s defaults, 2026-11-30): the root cause (_opening / the \'ready\' listener list / fs.close before fs.write) ranks 11th (F2/P18); rank 1 is SonicBoom._writing (R :223 / W :108, F3/P0), a consequence of the EBADF write',
   'micrometer-latefilter': 'held out: root cause 2nd',
   'javautil-multikeyresize': 'held out: root cause 13th (F56/P144, in most passing runs too); rank 1 is a four-access pattern on a bucket\'s chain (R AtomicReferenceArray.get :3115, W .set :3138) with MultiKey.hash (W :451 in the key\'s constructor, R :3126), F24/P18',
   'resilience4j-eventconsumers': 'the root cause (R ArrayList.forEach EventProcessor.java:65 / W ArrayList.add :49) ranks 3rd, F62/P682: it is in most of the 689 passing runs too (an add during the last consumer\'s call throws the caught ConcurrentModificationException without a consumer missing the event); the F2/P2 patterns around it (p = 0.036) are no evidence among its patterns since the false-discovery rule, and two patterns on the flag consumerRegistered (:42/:36) with the same counts F62/P682 come first by length and static key',
@@ -31,7 +29,7 @@ const RANK_MISSES: Record<string, string> = {
 const METHOD_MISSES: Record<string, string> = {
   'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
   'opossum-stuck': 'no GRIFFIN bug: no pattern on the circuit\'s state has evidence (the failing runs lack the timer\'s write)',
-  'sonic-reopen': 'no failing run',
+  'sonic-reopen': 'bug 1 names SonicBoom.end and release (the write path after the EBADF); the fix is in openFile and SonicBoom.reopen',
   'wfa-order': 'held out: no GRIFFIN bug with evidence; its weak bug (the first pattern, in every failing run) names getTmpname for both tasks',
   'javautil-multikeyresize': 'held out: MultiKeyMap.putInternal is named for both threads; the fix is in getStripeLock (the stripe from the table read before the lock) and putNoLock',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
