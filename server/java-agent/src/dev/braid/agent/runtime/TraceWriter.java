@@ -360,13 +360,8 @@ final class TraceWriter implements Runnable {
       return;
     }
     if (t >= threadDefined.length || !threadDefined[t]) defineThread(t);
+    // R and W lines are written by writeAccess (below): the other kinds here
     switch (k) {
-      case Events.KIND_R:
-      case Events.KIND_W:
-        if (ref >= varDefined.length || !varDefined[ref]) defineVar(ref);
-        if (loc >= locDefined.length || !locDefined[loc]) defineLoc(loc);
-        if (stack >= 0 && (stack >= stackDefined.length || !stackDefined[stack])) defineStack(stack);
-        break;
       case Events.KIND_ACQ:
       case Events.KIND_REL:
         defineLoc(loc);
@@ -404,39 +399,6 @@ final class TraceWriter implements Runnable {
     System.arraycopy(name, 0, b, p, name.length);
     p += name.length;
     switch (k) {
-      case Events.KIND_R:
-      case Events.KIND_W:
-        b[p++] = ',';
-        p = putInt(b, p, ref);
-        b[p++] = ',';
-        p = putInt(b, p, loc);
-        b[p++] = ',';
-        p = putStack(b, p, stack);
-        if (vtype != Events.V_NONE) {
-          // [i,t,k,var,loc,stack,obj,elem,value]: obj 0 for a static, elem -1 for a field
-          b[p++] = ',';
-          p = elem == Events.ELEM_STATIC ? putInt(b, p, 0) : putObj(b, p, obj);
-          b[p++] = ',';
-          p = elem >= 0 ? putInt(b, p, elem) : putIntSlow(b, p, -1);
-          b[p++] = ',';
-          len = p;
-          appendValue(vtype, vbits, vref);
-          b = buf;
-          p = len;
-          if (p + 4 > b.length) {
-            flushBuffer();
-            b = buf;
-            p = len;
-          }
-        } else if (elem != Events.ELEM_STATIC) {
-          b[p++] = ',';
-          p = putObj(b, p, obj);
-          if (elem >= 0) {
-            b[p++] = ',';
-            p = putInt(b, p, elem);
-          }
-        }
-        break;
       case Events.KIND_ACQ:
       case Events.KIND_REL:
         b[p++] = ',';
