@@ -494,8 +494,9 @@ public final class Rt {
    * since another thread last accessed it. UNICORN's access window ignores exactly such a read (the
    * latest slot is that thread's write, and a read never replaces a write of its thread), so the
    * patterns are the same; the read costs no order index, no event and no trace line. To decide it
-   * exactly every access locks its stripe exclusively (the last recorded access per stripe is then
-   * well defined), and a new trace segment ({@link #beginSegment}) starts a new epoch.
+   * exactly every access locks its stripe exclusively (the last recorded access to each of the two
+   * locations a stripe keeps, Stripes#recorded, is then well defined), and a new trace segment
+   * ({@link #beginSegment}) starts a new epoch.
    */
   private static volatile boolean filter = true;
   /** Trace segment number: a read is never left out because of a write recorded in an earlier segment. */

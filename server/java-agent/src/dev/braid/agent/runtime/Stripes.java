@@ -53,9 +53,16 @@ final class Stripes {
     return ((slot + 1) << 2) | (excl ? 2 : 0) | (write ? 1 : 0);
   }
 
-  // ---- the stripe's last recorded access (Rt's filter): ints 1..6 of the stripe's cache line,
-  // read and written only while the stripe is locked exclusively ----
-  private static final int L_VAR = 1, L_OBJ = 2, L_ELEM = 3, L_THREAD = 4, L_WROTE = 5, L_EPOCH = 6;
+  // ---- the stripe's last recorded accesses (Rt's filter): two locations per stripe, ints 1..6
+  // (way 0, the one recorded last) and 8..13 (way 1) of the stripe's cache line, read and written
+  // only while the stripe is locked exclusively. Two ways, not one: with one, two locations of a
+  // thread's loop that share a stripe (a pair among ~100 locations is likely with 4,096 stripes)
+  // displace each other at every access, and whether they share one depends on identity hash codes,
+  // i.e. on whatever the JVM hashed before (two builds of the agent recorded a different number of
+  // reads of the same one-thread program). A location is in at most one way. ----
+  private static final int WAY0 = 1, WAY1 = 8;
+  /** Offsets within a way. */
+  private static final int W_VAR = 0, W_OBJ = 1, W_ELEM = 2, W_THREAD = 3, W_WROTE = 4, W_EPOCH = 5;
   /** int 7: the trace id of the thread that locked the stripe last (Rt's after hooks find its buffer by it). */
   private static final int L_HOLDER = 7;
 
@@ -74,34 +81,59 @@ final class Stripes {
   }
 
   /**
-   * With the stripe of {@code handle} locked exclusively: whether the last access recorded under it
-   * is thread {@code t}'s, to the same location (var, obj, elem), in the same trace segment
-   * ({@code epoch}), and {@code t} wrote the location since another thread last accessed it. A read
-   * by {@code t} now is then one UNICORN's access window ignores (a read never replaces a write of
-   * its thread's latest slot). False for a location another location of the stripe displaced.
+   * With the stripe of {@code handle} locked exclusively: whether the last access recorded to the
+   * location (var, obj, elem) under it, in the same trace segment ({@code epoch}), is thread
+   * {@code t}'s and {@code t} wrote the location since another thread last accessed it. A read by
+   * {@code t} now is then one UNICORN's access window ignores (a read never replaces a write of its
+   * thread's latest slot). False for a location that two others of the stripe displaced.
    */
   static boolean ownWriteShadows(int handle, int var, int obj, int elem, int t, int epoch) {
     int slot = (handle >>> 2) - 1;
     int[] l = LOCKS;
-    return l[slot + L_WROTE] != 0 && l[slot + L_THREAD] == t && l[slot + L_VAR] == var && l[slot + L_OBJ] == obj
-        && l[slot + L_ELEM] == elem && l[slot + L_EPOCH] == epoch;
+    return shadows(l, slot + WAY0, var, obj, elem, t, epoch) || shadows(l, slot + WAY1, var, obj, elem, t, epoch);
+  }
+
+  private static boolean shadows(int[] l, int w, int var, int obj, int elem, int t, int epoch) {
+    return l[w + W_WROTE] != 0 && l[w + W_THREAD] == t && l[w + W_VAR] == var && l[w + W_OBJ] == obj
+        && l[w + W_ELEM] == elem && l[w + W_EPOCH] == epoch;
+  }
+
+  private static boolean same(int[] l, int w, int var, int obj, int elem, int epoch) {
+    return l[w + W_VAR] == var && l[w + W_OBJ] == obj && l[w + W_ELEM] == elem && l[w + W_EPOCH] == epoch;
   }
 
   /** With the stripe of {@code handle} locked exclusively: thread {@code t}'s access to (var, obj, elem) was recorded. */
   static void recorded(int handle, boolean write, int var, int obj, int elem, int t, int epoch) {
     int slot = (handle >>> 2) - 1;
     int[] l = LOCKS;
-    if (l[slot + L_THREAD] == t && l[slot + L_VAR] == var && l[slot + L_OBJ] == obj && l[slot + L_ELEM] == elem
-        && l[slot + L_EPOCH] == epoch) {
-      if (write) l[slot + L_WROTE] = 1;
+    int w;
+    if (same(l, slot + WAY0, var, obj, elem, epoch)) {
+      w = slot + WAY0;
+    } else if (same(l, slot + WAY1, var, obj, elem, epoch)) {
+      w = slot + WAY1;
+    } else {
+      // a new location: way 0's moves to way 1 (whose location is displaced), the new one takes way 0
+      int a = slot + WAY0, b = slot + WAY1;
+      l[b + W_VAR] = l[a + W_VAR];
+      l[b + W_OBJ] = l[a + W_OBJ];
+      l[b + W_ELEM] = l[a + W_ELEM];
+      l[b + W_THREAD] = l[a + W_THREAD];
+      l[b + W_WROTE] = l[a + W_WROTE];
+      l[b + W_EPOCH] = l[a + W_EPOCH];
+      l[a + W_VAR] = var;
+      l[a + W_OBJ] = obj;
+      l[a + W_ELEM] = elem;
+      l[a + W_THREAD] = t;
+      l[a + W_WROTE] = write ? 1 : 0;
+      l[a + W_EPOCH] = epoch;
       return;
     }
-    l[slot + L_THREAD] = t;
-    l[slot + L_VAR] = var;
-    l[slot + L_OBJ] = obj;
-    l[slot + L_ELEM] = elem;
-    l[slot + L_EPOCH] = epoch;
-    l[slot + L_WROTE] = write ? 1 : 0;
+    if (l[w + W_THREAD] == t) {
+      if (write) l[w + W_WROTE] = 1;
+    } else {
+      l[w + W_THREAD] = t;
+      l[w + W_WROTE] = write ? 1 : 0;
+    }
   }
 
   private static void lockSlow(int slot, boolean write) {
