@@ -55,8 +55,8 @@ export class AnalysisState {
       return dto;
     });
     this.patterns.forEach((p, k) => {
-      // the line index feeds hover and heat: weak patterns are left out
-      if (p.weak) return;
+      // the line index feeds hover and heat, which leave weak patterns out when asked (patternsAt): a weak
+      // pattern confirmed by forcing is weak no more (ConfirmState.decorate)
       const seen = new Set<string>();
       for (const a of result.patterns[k].accesses) {
         const fsPath = fsPathOf(a.file);
@@ -122,8 +122,9 @@ export class AnalysisState {
   }
 
   /** Patterns with an access at this line of this file, best rank first. */
+  /** The patterns on a line in rank order, weak ones left out (weakPatterns.ts). */
   patternsAt(fsPath: string, line: number): number[] {
-    return this.lines.get(fsPath)?.get(line) ?? [];
+    return (this.lines.get(fsPath)?.get(line) ?? []).filter((k) => !this.patterns[k].weak);
   }
 
   /** A failing run (else any run) that contains the pattern. */
@@ -160,7 +161,9 @@ export class AnalysisState {
     for (const [fsPath, byLine] of this.lines) {
       const lines: { line: number; score: number; rank: number }[] = [];
       for (const [line, idx] of byLine) {
-        const best = this.patterns[idx[0]];
+        const first = idx.find((k) => !this.patterns[k].weak);
+        if (first === undefined) continue;
+        const best = this.patterns[first];
         if (best.score > 0) lines.push({ line, score: best.score, rank: best.rank });
       }
       if (lines.length) files.push({ uri: fileUri(fsPath), lines: lines.sort((a, b) => a.line - b.line) });

@@ -107,6 +107,9 @@ export class ConfirmationStore {
       const c = this.verdicts.get(p.key);
       if (c) p.confirmation = c;
       else delete p.confirmation;
+      // forced runs that made the failure are evidence: a confirmed pattern is not folded as weak and has
+      // its hover, heat and lens (the analysis makes the DTOs again, weak as the rule says, on each run)
+      if (c?.verdict === 'confirmed') delete p.weak;
     }
   }
 }
