@@ -6,9 +6,11 @@
  * reader needs: the hold ends for the lock and the pattern is "not forced". Held before it takes the
  * lock (the place lockedHold.ts reads from the recording: `site`, and `oppositeSite` for the opposite
  * order's reader), the reader reads the old `start` first and every forced run fails; the opposite order
- * (the reader held before its lock until the write) passes. The verdict is "confirms the window", not
- * "confirmed": a hold before a lock delays all the thread does under it (on metrics-rescale a decoy was
- * "confirmed" that way), so the runs do not tell the order from the delay (confirmRuns.ts).
+ * (the reader held before its lock until the write) passes. A hold before a lock delays all the thread
+ * does under it (on metrics-rescale a decoy was "confirmed" that way), so these runs alone do not tell the
+ * order from the delay: "confirms the window" (`sameDelay: false`, confirmRuns.ts). The same-delay control
+ * (the rescaler held before its lock as long, until the reader is held before its own, which then waits
+ * for the write) passes, so the order is "confirmed".
  */
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { confirmPattern } from '../../server/src/recorder/runs/confirmRuns';
-import { forceSection, forcingPlan, type ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
+import { forceSection, forcingPlan, sameDelaySection, type ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
 import { tempDir } from '../helpers/traceBuilder';
 import { classesDir, FAST_JVM, fixturesDir, prepare, root } from './recorderHarness';
 
@@ -80,18 +82,37 @@ test('the plan holds the pattern’s wait and the opposite’s before the lock a
   assert.equal(forceSection({ ...p, lockedHold: reason }, 'pattern').waits[0].beforeLock, undefined);
 });
 
+test('the same-delay control: the opposite order’s plan, and the pattern’s first thread held before its lock until the other thread is held before its own (ready)', () => {
+  const p = rescalePattern('RwReservoir', { read: 'read', write: 'write', readLock: 'readlock', writeLock: 'writelock' });
+  assert.deepEqual(sameDelaySection(p)!.waits, [
+    { at: 1, for: 0, sameObject: true, ready: true, optional: true, beforeLock: p.lockedHold!.site },
+    { at: 0, for: 1, sameObject: true, beforeLock: p.lockedHold!.oppositeSite },
+  ]);
+  const { oppositeSite: _o, ...noOpposite } = p.lockedHold!;
+  assert.equal(sameDelaySection({ ...p, lockedHold: noOpposite }), undefined, 'no place before the other thread’s lock: no control');
+});
+
 for (const shape of [
-  { mode: 'rw', cls: 'RwReservoir', tags: { read: 'read', write: 'write', readLock: 'readlock', writeLock: 'writelock' }, what: 'a write under a ReentrantReadWriteLock’s write lock racing a read under its read lock' },
-  { mode: 'sync', cls: 'SyncReservoir', tags: { read: 'syncread', write: 'syncwrite', readLock: 'synclock', writeLock: 'syncwritelock' }, what: 'the same under one monitor (synchronized blocks)' },
+  { mode: 'rw', cls: 'RwReservoir', tags: { read: 'read', write: 'write', readLock: 'readlock', writeLock: 'writelock' }, what: 'a write under a ReentrantReadWriteLock’s write lock racing a read under its read lock', sameDelay: true },
+  { mode: 'sync', cls: 'SyncReservoir', tags: { read: 'syncread', write: 'syncwrite', readLock: 'synclock', writeLock: 'syncwritelock' }, what: 'the same under one monitor (synchronized blocks)', sameDelay: false },
 ]) {
-  test(`${shape.what}: held before the lock is taken, the order is forced and fails, the opposite passes — the window, not a proof of the order`, async () => {
-    const c = await confirmPattern(rescalePattern(shape.cls, shape.tags), options(shape.mode, 41));
+  test(`${shape.what}: held before the lock is taken, the order is forced and fails, the opposite passes — ${shape.sameDelay ? 'and the same delay without the order passes: confirmed' : 'without the same-delay control, the window, not a proof of the order'}`, async () => {
+    const c = await confirmPattern(rescalePattern(shape.cls, shape.tags), { ...options(shape.mode, 41), sameDelay: shape.sameDelay });
     assert.ok(c.forced.forcedOk >= 8 && c.forced.failed >= 8, `the pattern's order met and failing: ${groups(c)}`);
     assert.ok(c.opposite && c.opposite.forcedOk >= 5, `the opposite order imposed: ${groups(c)}`);
     assert.ok(c.opposite!.failed <= 2, `the opposite order passes: ${groups(c)}`);
-    // the order matters in these runs, but a hold before a lock delays all the thread does under it: the window at most (confirmRuns.ts)
-    assert.equal(c.verdict, 'confirms the window', groups(c));
-    assert.match(c.reason, /forced by holding a thread before it takes the lock at LockedRescale\.java:\d+, which delays all it does under that lock/);
+    if (shape.sameDelay) {
+      // the rescaler held before its lock until the reader is held before its own: the same delay, the reader reads after the write
+      assert.ok(c.sameDelay && c.sameDelay.forcedOk >= 6, `the same-delay control imposed: ${groups(c)}`);
+      assert.ok(c.sameDelay!.failed <= 2, `the same delay without the order passes: ${groups(c)}`);
+      assert.equal(c.verdict, 'confirmed', groups(c));
+      assert.match(c.reason, /the same delay without the order \d+\/\d+ .*the order, not the delay, makes the failure/);
+    } else {
+      // the order matters in these runs, but a hold before a lock delays all the thread does under it: the window at most (confirmRuns.ts)
+      assert.equal(c.sameDelay, undefined);
+      assert.equal(c.verdict, 'confirms the window', groups(c));
+      assert.match(c.reason, /forced by holding a thread before it takes the lock at LockedRescale\.java:\d+, which delays all it does under that lock/);
+    }
   });
 }
 

@@ -59,7 +59,7 @@ test('a lock taken in a helper the held access’s method calls (the recording�
   assert.equal(own?.site?.within, undefined);
 });
 
-test('the plan format: beforeLock is a lock acquisition {file, line, method}, not with since, fresh or ready; the Node recorder refuses it by name', () => {
+test('the plan format: beforeLock is a lock acquisition {file, line, method}, not with since or fresh (with ready: the same-delay control); the Node recorder refuses it by name', () => {
   const plan = (waits: unknown[]) => ({
     format: 'braid-noise-plan', version: 1, name: 'x', noise: { kind: 'yield' }, points: [],
     force: { order: 'pattern', waitMs: 300, times: 1, accesses: [{ role: 1, type: 'R', variable: 'v', file: 'A.java', line: 1, method: 'm' }, { role: 2, type: 'W', variable: 'v', file: 'A.java', line: 2, method: 'm' }, { role: 1, type: 'R', variable: 'v', file: 'A.java', line: 1, method: 'm' }], waits },
@@ -67,7 +67,9 @@ test('the plan format: beforeLock is a lock acquisition {file, line, method}, no
   const lock = { file: 'A.java', line: 5, method: 'A.m' };
   const ok = plan([{ at: 1, for: 0, sameObject: true, beforeLock: lock }]);
   assert.deepEqual(validateNoisePlan(ok, 'x.json').force?.waits[0].beforeLock, lock);
-  assert.throws(() => validateNoisePlan(plan([{ at: 2, for: 1, since: 0, sameObject: true, beforeLock: lock }]), 'x.json'), /x\.json: force\.waits\[0\]\.beforeLock: cannot go with since, fresh or ready/);
+  assert.throws(() => validateNoisePlan(plan([{ at: 2, for: 1, since: 0, sameObject: true, beforeLock: lock }]), 'x.json'), /x\.json: force\.waits\[0\]\.beforeLock: cannot go with since or fresh/);
+  const ready = plan([{ at: 1, for: 0, sameObject: true, ready: true, optional: true, beforeLock: lock }, { at: 0, for: 1, sameObject: true, beforeLock: lock }]);
+  assert.deepEqual(validateNoisePlan(ready, 'x.json').force?.waits[0].beforeLock, lock, 'ready with beforeLock: held before the lock until a partner is held');
   assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: 'A.java:5' }]), 'x.json'), /force\.waits\[0\]\.beforeLock: must be an object \{"file", "line", "method"\}/);
   assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, line: 0 } }]), 'x.json'), /force\.waits\[0\]\.beforeLock\.line: must be a whole number ≥ 1/);
   assert.throws(() => validateNoisePlan(plan([{ at: 1, for: 0, sameObject: true, beforeLock: { ...lock, method: '' } }]), 'x.json'), /force\.waits\[0\]\.beforeLock\.method: must be a non-empty string/);

@@ -45,6 +45,8 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
       --noise P             uniform noise in every group (default 0; with --baseline: the re-recording's noise)
       --strict              the verdict needs p < 0.01 against both the opposite order and the unforced runs
                             (default: see docs/confirm.md, Verdicts)
+      --no-same-delay       a pattern forced by a hold before a lock is "confirms the window" at best, without
+                            the same-delay control that could confirm it (docs/confirm.md, The same delay)
       --calls on|off        when the pattern is on a line of several library calls and forcing it there
                             is not confirmed, force its refinements per call (default on; docs/confirm.md)
       --fresh-jvm           one JVM per run; by default the runs of a JUnit test run by the console launcher
@@ -70,6 +72,8 @@ export interface ConfirmArgs {
   jobs: number;
   seed: number;
   strict?: boolean;
+  /** --no-same-delay: no same-delay control for a hold before a lock (ConfirmOptions.sameDelay) */
+  noSameDelay?: boolean;
   /** --calls on|off (default on): force the pattern's refinements per library call (confirmPerCall.ts) */
   perCall: boolean;
   /** --fresh-jvm: one JVM per run (no repetitions in one JVM) */
@@ -127,6 +131,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
       }
       case '--strict':
         a.strict = true;
+        i += 1;
+        break;
+      case '--no-same-delay':
+        a.noSameDelay = true;
         i += 1;
         break;
       case '--fresh-jvm':
@@ -255,6 +263,7 @@ export function confirmJson(c: PerCallResult): Record<string, unknown> {
     forced: c.forced,
     opposite: c.opposite ?? null,
     control: c.control ?? null,
+    ...(c.sameDelay ? { sameDelay: c.sameDelay } : {}),
     pValue: c.pValue,
     reason: c.reason,
     folder: c.folder,
@@ -277,6 +286,7 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   ];
   if (c.opposite) out.push(`  ${c.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'}: ${c.opposite.failed} of ${c.opposite.runs} failed (forced in ${c.opposite.forcedOk})`);
   if (c.control) out.push(`  unforced: ${c.control.failed} of ${c.control.runs} failed`);
+  if (c.sameDelay) out.push(`  the same delay without the order: ${c.sameDelay.failed} of ${c.sameDelay.runs} failed (forced in ${c.sameDelay.forcedOk})`);
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
   out.push(`  ${c.runsSpent} runs in ${c.seconds.toFixed(1)} s; runs in ${rel(c.folder)}`);
@@ -303,7 +313,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -369,6 +379,7 @@ export async function confirmOptionsFor(
       name: sanitizeName(manifest?.name || deriveName(command)),
       waitMs: a.waitMs,
       ...(a.strict ? { strict: true } : {}),
+      ...(a.noSameDelay ? { sameDelay: false } : {}),
       ...(a.freshJvm ? { freshJvm: true } : {}),
       outRoot: path.join(process.cwd(), '.braid', 'confirm'),
       ...(failOnOutput ? { failOnOutput } : {}),

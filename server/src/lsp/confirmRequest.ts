@@ -145,7 +145,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
   const onProgress = (pr: ConfirmProgress | { group: 'after'; done: number; total: number; failed: number }) => {
     done.set(pr.group, pr.done);
     const sum = [...done.values()].reduce((a, b) => a + b, 0);
-    const words = { forced: 'forced', opposite: 'opposite order', control: 'unforced', after: 'with noise' }[pr.group];
+    const words = { forced: 'forced', opposite: 'opposite order', control: 'unforced', 'same delay': 'the same delay', after: 'with noise' }[pr.group];
     progress.report(Math.min(99, Math.round((sum / total) * 100)), `${words}: ${pr.done}/${pr.total} runs, ${pr.failed} failed${'forcedOk' in pr && pr.forcedOk !== undefined ? `, forced in ${pr.forcedOk}` : ''}`);
   };
   const started = Date.now();

@@ -291,6 +291,26 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
   };
 }
 
+/**
+ * The same-delay control of a pattern whose first hold is before a lock (docs/confirm.md "The same
+ * delay, not the order"): the opposite order's plan (the other thread held before its own lock until
+ * the held access is made), plus the pattern's first thread held before its lock as in the pattern's
+ * plan, but only until the other thread is held there (`ready`) — so it is delayed about as long, and
+ * nothing of the other thread happens meanwhile. Undefined where it does not apply: no place before
+ * the lock for either order, a symmetric pattern, a check of the use, or a pattern whose other thread
+ * does not start with the awaited access (the opposite's held access is the pattern's first).
+ */
+export function sameDelaySection(p: ForcedPattern, o: ForcingOptions = {}): ForceSection | undefined {
+  const site = p.lockedHold?.site;
+  if (!site || !p.lockedHold?.oppositeSite || p.check || isSymmetric(p)) return undefined;
+  const s = forceSection(p, 'opposite', o);
+  const first = s.accesses.findIndex((a, k) => k > 0 && a.role !== s.accesses[k - 1].role);
+  const opp = s.waits.find((w) => w.beforeLock);
+  if (first !== 1 || !opp || opp.at !== first - 1) return undefined;
+  const sameObject = s.accesses[first].variable === s.accesses[first - 1].variable;
+  return { ...s, waits: [{ at: first, for: first - 1, sameObject, ready: true, optional: true, beforeLock: { ...site } }, ...s.waits] };
+}
+
 /** A plan that forces (no noise anywhere): `braid record --plan` runs it like any noise plan. */
 export function forcingPlan(name: string, p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}, command?: string[]): NoisePlan & { force: ForceSection } {
   return {

@@ -128,7 +128,8 @@ function checkForce(v: unknown, file: string): ForceSpec {
       if (w.ready && w.optional !== true) throw new NoisePlanError(file, `${at}.ready`, 'must be optional');
     }
     if (w.beforeLock !== undefined) {
-      if (w.since !== undefined || w.fresh === true || w.ready === true) throw new NoisePlanError(file, `${at}.beforeLock`, 'cannot go with since, fresh or ready');
+      // ready with beforeLock: held before the lock until a partner is held (the same-delay control, docs/confirm.md)
+      if (w.since !== undefined || w.fresh === true) throw new NoisePlanError(file, `${at}.beforeLock`, 'cannot go with since or fresh');
       const l = w.beforeLock;
       if (!isObject(l)) throw new NoisePlanError(file, `${at}.beforeLock`, 'must be an object {"file", "line", "method"} (a lock acquisition)');
       if (typeof l.file !== 'string' || l.file === '') throw new NoisePlanError(file, `${at}.beforeLock.file`, 'must be a non-empty string');

@@ -12,9 +12,9 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { CONFIRM_ALPHA, ControlGroup, decideVerdict, ForcedGroup, Outcome, WEAK_ALPHA, WINDOW_VERDICT } from '../../engine/confirm/confirmVerdict';
+import { CONFIRM_ALPHA, ControlGroup, decideVerdict, failsMoreOften, ForcedGroup, imposed, Outcome, WEAK_ALPHA, WINDOW_VERDICT } from '../../engine/confirm/confirmVerdict';
 import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../../engine/confirm/couldNotCheck';
-import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric } from '../../engine/confirm/forcingPlan';
+import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, isSymmetric, sameDelaySection } from '../../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../../engine/noise/noisePlan';
 import type { PatternConfirmation } from '../../engine/confirm/confirmedRanking';
 import { RecordOptions, sanitizeName } from './recordOptions';
@@ -61,6 +61,13 @@ export interface ConfirmOptions extends ForcingOptions {
    * (repeatedRuns.ts), with the same fallback to a JVM per run where repetitions cannot work
    */
   freshJvm?: boolean;
+  /**
+   * a pattern forced by a hold before a lock whose runs would confirm it: also run the same-delay
+   * control (forcingPlan.ts sameDelaySection; docs/confirm.md "The same delay, not the order") and keep
+   * "confirmed" when the forced runs fail clearly more than it. Default true; false: every such verdict
+   * is "confirms the window" at best (`braid confirm --no-same-delay`)
+   */
+  sameDelay?: boolean;
 }
 
 
@@ -77,7 +84,7 @@ export const FIRST_LOOK = { alpha: CONFIRM_ALPHA / 10, weakAlpha: WEAK_ALPHA / 1
 export const LAST_LOOK = { alpha: CONFIRM_ALPHA - FIRST_LOOK.alpha, weakAlpha: WEAK_ALPHA - FIRST_LOOK.weakAlpha };
 
 export interface ConfirmProgress {
-  group: 'forced' | 'opposite' | 'control';
+  group: 'forced' | 'opposite' | 'control' | 'same delay';
   done: number;
   total: number;
   failed: number;
@@ -94,6 +101,8 @@ export interface Confirmation {
   /** what the `opposite` group forced: the opposite order, or for a symmetric pattern the threads serialised */
   counterfactual?: 'opposite order' | 'serialised';
   control?: { runs: number; failed: number };
+  /** the same-delay control of a hold before a lock (ConfirmOptions.sameDelay), when it ran */
+  sameDelay?: { runs: number; failed: number; forcedOk: number };
   pValue: number;
   reason: string;
   /** the confirmation's folder */
@@ -336,10 +345,47 @@ export async function confirmPattern(
   // metrics-rescale a decoy (a snapshot's read awaited before the rescale's write lock) failed 20/20 forced
   // against 4/20 opposite and 4/20 unforced. Such runs do not tell the order from that delay: the window at most
   const lockHold = forcedPlan.plan.force?.waits.find((w) => w.beforeLock)?.beforeLock;
-  if (lockHold && v.verdict === 'confirmed') {
+  let sameDelay: GroupRuns | undefined;
+  // the counterfactual with the same delay but not the order: the thread held before its lock only until
+  // the other thread is held before its own, which then waits for the held access (sameDelaySection). Run
+  // for a verdict the hold's delay may have made: confirmed (capped below without it), or the window (the
+  // plain opposite order not imposed in most runs, or failing as often)
+  const windowOrBetter = v.verdict === 'confirmed' || v.verdict === WINDOW_VERDICT;
+  if (lockHold && windowOrBetter && o.sameDelay !== false && !interrupted) {
+    const section = sameDelaySection(p, o);
+    if (section) {
+      const plan: NoisePlan = { ...forcedPlan.plan, name: `${o.name} P${p.rank} same delay`, force: section };
+      const file = path.join(folder, 'plans', 'same-delay.json');
+      try {
+        await fs.writeFile(file, JSON.stringify(plan, null, 2) + '\n');
+      } catch (e) {
+        throw writeFailure(file, e) ?? e;
+      }
+      sameDelay = await group('same delay', { ...base('same-delay', o.seed + 300_000), runs: o.runs, plan: { file, plan } }, oppositeSettle, o.runs);
+    }
+  }
+  const sd = sameDelay && sameDelay.g.runs > 0 ? sameDelay.g : undefined;
+  const sdWords = sd ? `, the same delay without the order ${sd.failed}/${sd.runs} (imposed in ${sd.forcedOk})` : '';
+  // as decideVerdict's confirmed: the control fails clearly less (p < α), and forced runs fail more than unforced ones
+  const alpha = early ? FIRST_LOOK : looks === 2 ? LAST_LOOK : { alpha: CONFIRM_ALPHA, weakAlpha: WEAK_ALPHA };
+  const pSd = sd ? failsMoreOften(forced.g, sd) : 1;
+  const pCtl = controlGroup ? failsMoreOften(forced.g, controlGroup) : 0;
+  const delayRuledOut = !!sd && imposed(sd) && pSd < alpha.alpha && pCtl < (o.strict ? alpha.alpha : alpha.weakAlpha);
+  if (lockHold && windowOrBetter && delayRuledOut) {
+    const rates = `forced ${forced.g.failed}/${forced.g.runs} failed${oppositeRuns ? `, the opposite order ${oppositeRuns.g.failed}/${oppositeRuns.g.runs} (imposed in ${oppositeRuns.g.forcedOk})` : ''}${controlGroup ? `, unforced ${controlGroup.failed}/${controlGroup.runs}` : ''}${sdWords}`;
+    Object.assign(v, {
+      verdict: 'confirmed' as const,
+      pValue: Math.max(pSd, pCtl),
+      reason: `forcing it makes the failure happen and the order matters: ${rates}: holding the thread before its lock as long without this order fails clearly less, so the order, not the delay, makes the failure`,
+    });
+  } else if (lockHold && v.verdict === WINDOW_VERDICT && sd) {
+    v.reason = `${v.reason}; the same delay without the order ${sd.failed}/${sd.runs} (imposed in ${sd.forcedOk}${imposed(sd) ? '' : ': not compared'})`;
+  } else if (lockHold && v.verdict === 'confirmed') {
     const at = `${lockHold.file.slice(lockHold.file.lastIndexOf('/') + 1)}:${lockHold.line}`;
-    const rates = v.reason.replace(/^forcing it makes the failure happen and the order matters: /, '');
-    const why = `the order was forced by holding a thread before it takes the lock at ${at}, which delays all it does under that lock: nothing tells this order from that delay`;
+    const rates = v.reason.replace(/^forcing it makes the failure happen and the order matters: /, '') + sdWords;
+    const why = sd
+      ? `the order was forced by holding a thread before it takes the lock at ${at}, and the same delay without this order ${imposed(sd) ? 'fails about as often' : 'could not be imposed'}: nothing tells this order from that delay`
+      : `the order was forced by holding a thread before it takes the lock at ${at}, which delays all it does under that lock: nothing tells this order from that delay`;
     // as decideVerdict does for a window: a pattern without evidence (in nearly every passing run) is refuted
     Object.assign(
       v,
@@ -356,12 +402,13 @@ export async function confirmPattern(
     forced: { runs: forced.g.runs, failed: forced.g.failed, forcedOk: forced.g.forcedOk },
     ...(oppositeRuns ? { opposite: { runs: oppositeRuns.g.runs, failed: oppositeRuns.g.failed, forcedOk: oppositeRuns.g.forcedOk }, counterfactual: alt === 'serialised' ? ('serialised' as const) : ('opposite order' as const) } : {}),
     ...(controlGroup ? { control: controlGroup } : {}),
+    ...(sameDelay ? { sameDelay: { runs: sameDelay.g.runs, failed: sameDelay.g.failed, forcedOk: sameDelay.g.forcedOk } } : {}),
     pValue: v.pValue,
     reason: interrupted ? `stopped before the end: ${v.reason}` : early ? `${v.reason} (p < ${FIRST_LOOK.alpha} after half the runs: the rest were not needed)` : v.reason,
     folder,
     ...(failing ? { failingRun: { trace: failing.traces[0], execution: failing.execution, seed: failing.seed } } : {}),
     plan: forcedPlan.file,
-    runsSpent: forced.g.runs + (oppositeRuns?.g.runs ?? 0) + (controlDone?.g.runs ?? 0),
+    runsSpent: forced.g.runs + (oppositeRuns?.g.runs ?? 0) + (controlDone?.g.runs ?? 0) + (sameDelay?.g.runs ?? 0),
     seconds: (Date.now() - started) / 1000,
     ...(interrupted ? { interrupted: true } : {}),
   };

@@ -280,7 +280,9 @@ final class NoisePlanLoader {
         if (f.ready[k] && !f.optional[k]) throw bad(at + ".ready", "must be optional");
       }
       if (wt.containsKey("beforeLock")) {
-        if (c >= 0 || f.fresh[k] || f.ready[k]) throw bad(at + ".beforeLock", "cannot go with since, fresh or ready");
+        // ready with beforeLock: held before the lock until a partner is held at its own access (the
+        // same-delay control of a hold before a lock, docs/confirm.md)
+        if (c >= 0 || f.fresh[k]) throw bad(at + ".beforeLock", "cannot go with since or fresh");
         if (!(wt.get("beforeLock") instanceof Map)) throw bad(at + ".beforeLock", "must be an object {\"file\", \"line\", \"method\"} (a lock acquisition)");
         Map<?, ?> lk = (Map<?, ?>) wt.get("beforeLock");
         Object lf = lk.get("file");

@@ -639,9 +639,10 @@ public final class Forcing {
 
   /** Wait {@code w} of thread {@code t} (on {@code key}) can end as met. */
   private static boolean satisfied(int w, int t, long key, long sub, long after) {
+    // ready before a lock: a partner held at its access (any object: the object to come is not known yet)
+    if (ready[w]) return partnerReady(w, t, key, sub);
     // before a lock the object is not known yet: the access inside the lock checks it (waitAt)
     if (lockSite[w] != null) return performedAfter(forAccess[w], t, after, -1, 0, 0);
-    if (ready[w]) return partnerReady(w, t, key, sub);
     return performedSince(w, t, key, sub, after) || fresh[w] && partnerInWindow(w, t, key, sub);
   }
 
@@ -663,7 +664,9 @@ public final class Forcing {
   private static boolean partnerReady(int w, int t, long key, long sub) {
     for (int h = 0; h < heldCount; h++) {
       if (heldThread[h] == t) continue;
-      if (at[heldWait[h]] == forAccess[w] && sameTarget(w, key, sub, heldKey[h], heldSub[h])) return true;
+      int hw = heldWait[h];
+      // a hold before a lock (this one's or the partner's) knows no object yet
+      if (at[hw] == forAccess[w] && (lockSite[w] != null || lockSite[hw] != null || sameTarget(w, key, sub, heldKey[h], heldSub[h]))) return true;
     }
     return false;
   }
@@ -703,7 +706,8 @@ public final class Forcing {
           if (satisfied(w, t, key, sub, after)) {
             removeHeld(t);
             // before a lock: met once the thread's access inside it finds the performance on its object
-            if (lockSite[w] != null) s.forceLockLet[w] = after + 1; // + 1: 0 is none (SEQ may still be 0)
+            // (a ready one is met here: its partner is held, it performs nothing the access could check)
+            if (lockSite[w] != null && !ready[w]) s.forceLockLet[w] = after + 1; // + 1: 0 is none (SEQ may still be 0)
             else met(w);
             return;
           }
