@@ -17,6 +17,7 @@ import { heldOutById, realSubjects, recordedRoot, scoreRecording, truthProblems 
 const NO_FAILURE: Record<string, string> = {};
 /** Known misses on the committed recordings: id → why rank 1 is not the root cause. */
 const RANK_MISSES: Record<string, string> = {
+  'lru-abort': 'the racing element pair (W Array[] :1487 in #delete, R Array[] :1170 in cb) is a pattern now that the fetchMethod\'s end is not ordered after the abort (F65/P0), but ranks 2nd behind Stack.length (R :929 in set, W :118 in #delete\'s push of the freed index, F65/P0), a consequence of the abort path',
   'opossum-stuck': 'the symbol-keyed state is recorded now (CircuitBreaker[Symbol(state)]), but the patterns on it are in passing runs only (F0/P65): the timer\'s HALF_OPEN write (line 183) never happens in a failing run; the root cause is 3rd',
   'sonic-end': 'held out: root cause 4th',
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
