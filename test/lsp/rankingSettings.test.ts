@@ -51,7 +51,7 @@ async function session(traces: BuiltTrace[], analysis: Record<string, unknown>) 
 test('package.json declares the five settings; their defaults, as VS Code sends them, leave the analysis options as without them', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const props: Record<string, any> = Object.assign({}, ...pkg.contributes.configuration.map((c: any) => c.properties));
-  const defaults = { order: true, discovery: true, absence: false, symptoms: 'evidence', clearedRead: true };
+  const defaults = { order: true, discovery: true, absence: false, symptoms: 'evidence', clearedRead: false };
   for (const [k, v] of Object.entries(defaults)) {
     const p = props[`braid.analysis.${k}`];
     assert.ok(p && (p.description || p.markdownDescription), `braid.analysis.${k} declared with a description`);
@@ -60,13 +60,13 @@ test('package.json declares the five settings; their defaults, as VS Code sends 
   assert.deepEqual(props['braid.analysis.symptoms'].enum, ['evidence', 'last']);
   // the options (and so the analysis cache's key) of the defaults are those of no setting at all
   assert.deepEqual(normalizeSettings({ analysis: defaults }).analysis, DEFAULT_SETTINGS.analysis);
-  assert.deepEqual(normalizeSettings({ analysis: { order: false, discovery: false, absence: true, symptoms: 'last', clearedRead: false } }).analysis, {
+  assert.deepEqual(normalizeSettings({ analysis: { order: false, discovery: false, absence: true, symptoms: 'last', clearedRead: true } }).analysis, {
     ...DEFAULT_SETTINGS.analysis,
     order: false,
     discovery: false,
     absence: true,
     symptomsLast: true,
-    clearedRead: false,
+    clearedRead: true,
   });
   // bad values: the default
   assert.deepEqual(normalizeSettings({ analysis: { order: 'off', discovery: 0, absence: 'yes', symptoms: 'first', clearedRead: 'no' } }).analysis, DEFAULT_SETTINGS.analysis);
@@ -170,7 +170,7 @@ test('braid.analysis.symptoms: evidence by default, a consequence after the fail
   }
 });
 
-test('braid.analysis.clearedRead: on by default, the read of a value another thread cleared is first among equal patterns; off: the static key decides', async () => {
+test('braid.analysis.clearedRead: off by default, the static key decides; on: the read of a value another thread cleared is first among equal patterns', async () => {
   // the lru shape of test/unit/clearedRead.test.ts: failing runs clear a slot (20) that the first
   // thread then reads (30), with a count's read-then-write (10/12) equal in every count
   const pass = ['R1 count S10 @value=0', 'W1 slot S11 @value="Promise@7"', 'R1 slot S30 @value="Promise@7"', 'W1 slot S31 @value="profile"'];
@@ -180,10 +180,10 @@ test('braid.analysis.clearedRead: on by default, the read of a value another thr
   for (let k = 0; k < 8; k++) traces.push({ execution: `F${k}`, outcome: 'fail', events: fail });
   const x = await session(traces, {});
   try {
-    const on = await x.patterns();
-    assert.equal(key(on[0]), '1W20 2R30', show(on));
-    const off = await x.change({ clearedRead: false });
+    const off = await x.patterns();
     assert.equal(key(off[0]), '1R10 2W12', show(off));
+    const on = await x.change({ clearedRead: true });
+    assert.equal(key(on[0]), '1W20 2R30', show(on));
     assert.deepEqual([off[0].failed, off[0].passed], [on[0].failed, on[0].passed], 'a tie: only the order moved');
   } finally {
     await x.done();

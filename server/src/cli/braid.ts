@@ -55,7 +55,7 @@ Usage:
                                  by their evidence, before causes without (default evidence), or after every
                                  cause, as consequences of the failure (last; docs/algorithms.md)
       --cleared-read on|off      among patterns equal in every count, one whose last access reads the null or
-                                 undefined another thread wrote first (default on; off: the static key alone;
+                                 undefined another thread wrote first (default off: the static key alone;
                                  docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)

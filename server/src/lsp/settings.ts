@@ -82,7 +82,7 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       ...(a.discovery === false ? { discovery: false } : {}),
       ...(a.absence === true ? { absence: true } : {}),
       ...(a.symptoms === 'last' ? { symptomsLast: true } : {}),
-      ...(a.clearedRead === false ? { clearedRead: false } : {}),
+      ...(a.clearedRead === true ? { clearedRead: true } : {}),
     },
     griffin: {
       t: int(g.t, d.griffin.t, 1),

@@ -6,7 +6,7 @@
  * by suspiciousness; within one score, fewer passing runs, then shorter
  * patterns (measured on the subjects: a longer pattern tied with one of its
  * own pairs adds accesses that are not needed to explain the failure), then
- * then (options.clearedRead, on by default) a pattern whose last access reads the empty value
+ * then (options.clearedRead, off by default) a pattern whose last access reads the empty value
  * (null, undefined) another thread of the pattern wrote before one that does not (readsCleared), then
  * the static key. Patterns of one section and score over the same methods
  * form one tie group.
