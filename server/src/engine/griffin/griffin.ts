@@ -30,6 +30,7 @@ import { bugGraph, BugGraph } from './bugGraph';
 import { BugKind, fixAdvice, FixAdvice, loc, shortMethod, shortVar } from './fixAdvice';
 import { evidenceClustering, EVIDENCE_DEFAULTS } from './evidenceClustering';
 import { overwritingWrite } from './overwrittenWrite';
+import { iteratorMaker } from './iteratorMaker';
 import { isLibraryCode } from '../libraryCode';
 import { terminalLine } from '../outputEscaping';
 
@@ -79,6 +80,13 @@ export interface GriffinOptions {
    * replacing write's method for the reader's lane, first (issue 38; default true; overwrittenWrite.ts)
    */
   overwrittenWrite?: boolean;
+  /**
+   * evidence clustering, with outOfHelpers: an iteration while modified whose iterating thread steps a
+   * collection's iterator in a class of the code under test that made it in another of its methods (its
+   * own iterator class) names the method that made the iterator for that thread, first (issue 38;
+   * default true; iteratorMaker.ts)
+   */
+  iteratorMaker?: boolean;
   /**
    * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
    * ranked list F; 'cluster' re-scores patterns within each failing-run
@@ -329,7 +337,9 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
     const bug = toBug(m, group, formula, o.weakRuns, true);
     if (b.weak) bug.evidence.weak = true;
     if (b.inEveryRun) bug.evidence.inEveryRun = true;
+    const adviceLane = bug.advice.fixLane;
     if (o.outOfHelpers !== false && o.overwrittenWrite !== false) replacingWriteFirst(m, bug, b.family, b.related, lead, o.testCode);
+    if (o.outOfHelpers !== false && o.iteratorMaker !== false && bug.advice.shape === 'iteration-while-modified' && bug.advice.fixLane === adviceLane) iteratorMakerFirst(m, bug, b.family, o.testCode);
     fixLaneFirst(bug);
     return bug;
   });
@@ -371,6 +381,25 @@ function replacingWriteFirst(m: CoverageMatrix, bug: Bug, family: readonly Patte
   const lane = bug.graph.lanes.find((l) => l.thread === ow.lane);
   if (lane) lane.suspiciousMethod = { method: ow.method.method, file: ow.method.file, line: ow.method.line };
   bug.advice.fixLane = ow.lane;
+}
+
+/**
+ * Where the iterator is made (iteratorMaker.ts): an iteration while modified whose iterating lane steps an
+ * iterator that another method of the same class of the code under test made names that method for the
+ * iterating lane, and that lane first. The pattern and the advice's story stay the lead's.
+ */
+function iteratorMakerFirst(m: CoverageMatrix, bug: Bug, family: readonly PatternMember[], testCode: TestCodeClassifier | undefined): void {
+  const canName = (f: { file: string; method: string; line: number }) => !(testCode && testCode.isTestCode(f)) && !isLibraryCode(f.file, f.method) && !/(^|\.)main$/.test(f.method);
+  const iterating = (3 - bug.advice.fixLane) as 1 | 2;
+  const made = iteratorMaker(m, iterating, family, canName);
+  if (!made) return;
+  const k = bug.suspiciousMethods.findIndex((sm) => sm.thread === iterating);
+  if (k < 0) return;
+  const sm = made.method;
+  bug.suspiciousMethods[k] = { thread: sm.thread, method: sm.method, file: sm.file, line: sm.line, lines: sm.lines };
+  const lane = bug.graph.lanes.find((l) => l.thread === iterating);
+  if (lane) lane.suspiciousMethod = { method: sm.method, file: sm.file, line: sm.line };
+  bug.advice.fixLane = iterating;
 }
 
 /** A candidate in a merged group (a bug). */
