@@ -7,7 +7,10 @@
  * the last `stableRounds` (2) analyses — or at the budget (`maxRuns` runs, `maxSeconds` seconds).
  * Issue 40, item 5: the evidence waits for every bug — each GRIFFIN bug with evidence (its lead
  * pattern's p < 0.05) must have its lead settled (p < `bugPValue`, the same lead in the last two
- * rounds; a bug seen only a few times gets more runs, within the budget). When no pattern separates
+ * rounds; a bug seen only a few times gets more runs, within the budget), and failing runs that no
+ * bug with evidence explains hold it too while they are at least `unexplainedShare` (1 in 20) of
+ * the failing runs: a second bug seen in one or two runs is not a GRIFFIN bug with evidence yet, and
+ * without this the recording stopped before it became one. When no pattern separates
  * failing from passing runs, the run budget does not end the recording: the time budget does (at
  * most `noSeparationMaxRuns` runs), and the report says why nothing separates (noSeparationWhy).
  * Pure: the caller records and analyzes; this module reads the results and decides.
@@ -35,12 +38,18 @@ export interface EvidenceStopRule {
    * time budget does, or this many runs (default 5 × maxRuns)
    */
   noSeparationMaxRuns?: number;
+  /**
+   * failing runs that no GRIFFIN bug with evidence explains hold the recording while they are at
+   * least this share of the failing runs (default 0.05; 1: never, the rule before)
+   */
+  unexplainedShare?: number;
 }
 
 export const DEFAULT_EVIDENCE_STOP: EvidenceStopRule = { pValue: 1e-6, top: 3, stableRounds: 2, roundRuns: 10, maxRuns: 200, maxSeconds: 300 };
 export const DEFAULT_BUG_P_VALUE = 1e-3;
 /** a bug whose lead has p ≥ this has no evidence (it does not hold the recording) */
 export const BUG_EVIDENCE_P = 0.05;
+export const DEFAULT_UNEXPLAINED_SHARE = 0.05;
 
 /** The most runs of a recording whose patterns do not separate (the run budget's extension). */
 export function noSeparationMaxRuns(rule: Pick<EvidenceStopRule, 'maxRuns' | 'noSeparationMaxRuns'>): number {
@@ -66,6 +75,8 @@ export interface EvidenceSnapshot {
   top: string[];
   /** the GRIFFIN bugs of this analysis (when computed): each one's lead and its p-value */
   bugs?: BugLead[];
+  /** failing runs that no GRIFFIN bug with evidence explains (when the bugs were computed) */
+  unexplained?: number;
   /** the best pattern when none has evidence: why nothing separates (noSeparationWhy) */
   best?: { id: string; failed: number; passed: number; pValue: number; inNearlyEveryPassingRun: boolean };
 }
@@ -73,7 +84,7 @@ export interface EvidenceSnapshot {
 /** Why a recording stopped: evidence, one of the budgets, or (`--runs N`) the runs asked for. */
 export type StopReason = 'evidence' | 'max-runs' | 'max-seconds';
 
-export function evidenceSnapshot(result: AnalysisResult, top = DEFAULT_EVIDENCE_STOP.top, bugs?: readonly { patternKeys: readonly string[]; evidence: { pValue: number; failingRuns: number } }[]): EvidenceSnapshot {
+export function evidenceSnapshot(result: AnalysisResult, top = DEFAULT_EVIDENCE_STOP.top, bugs?: readonly { patternKeys: readonly string[]; failingRuns?: readonly string[]; evidence: { pValue: number; failingRuns: number } }[]): EvidenceSnapshot {
   const e = result.executions;
   const rows = rankedRows(result);
   const keys: string[] = [];
@@ -99,7 +110,22 @@ export function evidenceSnapshot(result: AnalysisResult, top = DEFAULT_EVIDENCE_
     }
   }
   const bugLeads = bugs?.flatMap((b) => (b.patternKeys[0] !== undefined ? [{ lead: b.patternKeys[0], pValue: b.evidence.pValue, failingRuns: b.evidence.failingRuns }] : []));
-  return { runs: e.total, failed: e.failed, passed: e.passed, ...(lead ? { lead } : {}), top: keys, ...(bugLeads ? { bugs: bugLeads } : {}), ...(best ? { best } : {}) };
+  let unexplained: number | undefined;
+  if (bugs) {
+    const explained = new Set<string>();
+    for (const b of bugs) if (b.evidence.pValue < BUG_EVIDENCE_P) for (const r of b.failingRuns ?? []) explained.add(r);
+    unexplained = Math.max(0, e.failed - explained.size);
+  }
+  return {
+    runs: e.total,
+    failed: e.failed,
+    passed: e.passed,
+    ...(lead ? { lead } : {}),
+    top: keys,
+    ...(bugLeads ? { bugs: bugLeads } : {}),
+    ...(unexplained !== undefined ? { unexplained } : {}),
+    ...(best ? { best } : {}),
+  };
 }
 
 /**
@@ -112,6 +138,18 @@ export function unsettledBugs(history: readonly EvidenceSnapshot[], rule: Pick<E
   const before = history[history.length - 2];
   const threshold = rule.bugPValue ?? DEFAULT_BUG_P_VALUE;
   return (last?.bugs ?? []).filter((b) => b.pValue < BUG_EVIDENCE_P && (b.pValue >= threshold || !before?.bugs?.some((o) => o.lead === b.lead)));
+}
+
+/**
+ * The failing runs of the last analysis that no GRIFFIN bug with evidence explains, when they hold
+ * the recording: at least `unexplainedShare` of the failing runs (a bug seen only once or twice is
+ * no bug with evidence yet). 0 when they do not, or when the analysis carries no bugs.
+ */
+export function unexplainedRuns(history: readonly EvidenceSnapshot[], rule: Pick<EvidenceStopRule, 'unexplainedShare'> = DEFAULT_EVIDENCE_STOP): number {
+  const last = history[history.length - 1];
+  const u = last?.unexplained ?? 0;
+  if (!last || u === 0) return 0;
+  return u >= (rule.unexplainedShare ?? DEFAULT_UNEXPLAINED_SHARE) * last.failed ? u : 0;
 }
 
 /** Failing and passing runs, and no cause pattern with evidence: nothing separates them (yet). */
@@ -157,7 +195,7 @@ export function evidenceIsIn(history: readonly EvidenceSnapshot[], rule: Pick<Ev
  */
 export function stopReason(history: readonly EvidenceSnapshot[], elapsedSeconds: number, rule: EvidenceStopRule = DEFAULT_EVIDENCE_STOP): StopReason | undefined {
   // the evidence waits for every bug with evidence to have its lead settled (issue 40 item 5)
-  if (evidenceIsIn(history, rule) && unsettledBugs(history, rule).length === 0) return 'evidence';
+  if (evidenceIsIn(history, rule) && unsettledBugs(history, rule).length === 0 && unexplainedRuns(history, rule) === 0) return 'evidence';
   const last = history[history.length - 1];
   const runs = last?.runs ?? 0;
   // nothing separates: the time budget ends the recording, not the run budget (at most noSeparationMaxRuns)
@@ -190,7 +228,8 @@ export function evidenceLine(history: readonly EvidenceSnapshot[], rule: Evidenc
   if (!s.lead) return 'no cause pattern with evidence yet';
   const stable = topStable(history, rule);
   const unsettled = s.bugs ? unsettledBugs(history, rule).length : 0;
+  const unexplained = unexplainedRuns(history, rule);
   return `lead ${s.lead.id}${s.lead.variable ? ` on ${s.lead.variable}` : ''} (${s.lead.failed} failed, ${s.lead.passed} passed), p = ${formatPValue(s.lead.pValue)}${s.lead.pValue < rule.pValue ? '' : ` (needs < ${formatPValue(rule.pValue)})`}${stable ? `, top ${rule.top} stable` : ''}${
     unsettled ? `; ${unsettled} bug${unsettled === 1 ? '' : 's'} of ${s.bugs!.length} not settled yet` : ''
-  }`;
+  }${unexplained ? `; ${unexplained} failing run${unexplained === 1 ? '' : 's'} no bug explains yet` : ''}`;
 }
