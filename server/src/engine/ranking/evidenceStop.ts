@@ -8,7 +8,7 @@
  * Issue 40, item 5: the evidence waits for every bug — each GRIFFIN bug with evidence (its lead
  * pattern's p < 0.05) must have its lead settled (p < `bugPValue`, the same lead in the last two
  * rounds; a bug seen only a few times gets more runs, within the budget), and failing runs that no
- * bug with evidence explains hold it too while they are at least `unexplainedShare` (1 in 20) of
+ * bug with evidence explains hold it too while they are at least `unexplainedShare` (1 in 50) of
  * the failing runs: a second bug seen in one or two runs is not a GRIFFIN bug with evidence yet, and
  * without this the recording stopped before it became one. When no pattern separates
  * failing from passing runs, the run budget does not end the recording: the time budget does (at
@@ -40,7 +40,8 @@ export interface EvidenceStopRule {
   noSeparationMaxRuns?: number;
   /**
    * failing runs that no GRIFFIN bug with evidence explains hold the recording while they are at
-   * least this share of the failing runs (default 0.05; 1: never, the rule before)
+   * least this share of the failing runs (default 0.02: a bug behind fewer than 1 in 50 failing runs is not
+   * waited for; 1: never, the rule before)
    */
   unexplainedShare?: number;
 }
@@ -49,7 +50,7 @@ export const DEFAULT_EVIDENCE_STOP: EvidenceStopRule = { pValue: 1e-6, top: 3, s
 export const DEFAULT_BUG_P_VALUE = 1e-3;
 /** a bug whose lead has p ≥ this has no evidence (it does not hold the recording) */
 export const BUG_EVIDENCE_P = 0.05;
-export const DEFAULT_UNEXPLAINED_SHARE = 0.05;
+export const DEFAULT_UNEXPLAINED_SHARE = 0.02;
 
 /** The most runs of a recording whose patterns do not separate (the run budget's extension). */
 export function noSeparationMaxRuns(rule: Pick<EvidenceStopRule, 'maxRuns' | 'noSeparationMaxRuns'>): number {
