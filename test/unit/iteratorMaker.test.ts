@@ -46,12 +46,19 @@ test('iteration while modified through the code\'s own iterator class: the metho
   assert.equal(b.suspiciousMethods[0].line, 20);
   assert.equal(b.advice.fixLane, b.suspiciousMethods[0].thread);
   assert.equal(b.graph.lanes.find((l) => l.thread === b.suspiciousMethods[0].thread)?.suspiciousMethod?.method, 'app.Cache$ValueIter.<init>');
+  // the advice: the snapshot where the iterator is made first, the collection's type second
+  assert.match(b.advice.steps[0], /^Iterate over a snapshot where the iterator is made: in the ValueIter constructor \(Cache\.java:20\), copy the LinkedHashMap under a lock .* and make the iterator over the copy;/);
+  assert.match(b.advice.steps[1], /^Or make the LinkedHashMap safe to iterate while Cache\.put changes it: a ConcurrentHashMap/);
+  assert.match(b.advice.steps[2], /^Or lock both/);
+  assert.equal(b.advice.steps.length, 4);
   // off: the stepping method, the changing thread first (the behaviour before)
   const [off] = await bugsOf(fail, pass, [make, put], { iteratorMaker: false });
   assert.deepEqual(
     off.suspiciousMethods.map((m) => m.method),
     ['app.Cache.put', 'app.Cache$ValueIter.next'],
   );
+  assert.match(off.advice.steps[0], /^Make the LinkedHashMap safe to iterate/);
+  assert.match(off.advice.steps[1], /^Or iterate over a snapshot: in ValueIter\.next,/);
 });
 
 test('iteration while modified, the iterator made and stepped in one method (a for-each loop): the changing thread stays first', async () => {

@@ -400,6 +400,14 @@ function iteratorMakerFirst(m: CoverageMatrix, bug: Bug, family: readonly Patter
   const lane = bug.graph.lanes.find((l) => l.thread === iterating);
   if (lane) lane.suspiciousMethod = { method: sm.method, file: sm.file, line: sm.line };
   bug.advice.fixLane = iterating;
+  // the advice: the snapshot where the iterator is made first (it named the stepping method), the collection's type second
+  const steps = bug.advice.steps;
+  const snap = steps.findIndex((x) => x.startsWith('Or iterate over a snapshot: in '));
+  if (snap > 0 && steps[0].startsWith('Make ')) {
+    const rest = steps[snap].replace(/^Or iterate over a snapshot: in [^,]+, /, '');
+    const first = `Iterate over a snapshot where the iterator is made: in ${sm.method.endsWith('.<init>') ? 'the ' : ''}${shortMethod(sm.method)} (${loc(sm.file, [sm.line])}), ${rest.replace(/ and loop over the copy\.$/, ' and make the iterator over the copy; the methods that step it then never see a change.')}`;
+    bug.advice.steps = [first, `Or m${steps[0].slice(1)}`, ...steps.slice(1).filter((_, k) => k + 1 !== snap)];
+  }
 }
 
 /** A candidate in a merged group (a bug). */
