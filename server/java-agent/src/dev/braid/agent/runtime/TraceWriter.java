@@ -19,6 +19,9 @@ import java.util.concurrent.locks.LockSupport;
 final class TraceWriter implements Runnable {
   private static final long FLUSH_NANOS = 100_000_000L;
   private static final long LIVENESS_NANOS = 20_000_000L;
+  /** Fewer events than this written in a round: pause for {@link #BATCH_PAUSE_NANOS} (see run). */
+  private static final int SMALL_BATCH = Integer.getInteger("braid.smallBatch", 1024);
+  private static final long BATCH_PAUSE_NANOS = Long.getLong("braid.batchPause", 50_000L);
   private static final long SHUTDOWN_WAIT_NANOS = 300_000_000L;
 
   private final Events events;
@@ -163,6 +166,11 @@ final class TraceWriter implements Runnable {
         if (stop != Long.MAX_VALUE && w >= stop) break;
         if (n > 0) {
           idle = 0;
+          // A small batch: the writer has caught up with the threads. Each round reads the global
+          // counter, every thread's floor and its chunk's count, lines the threads write at every
+          // event, so a writer polling at their pace makes each of those writes a cache miss on
+          // the application thread. A short pause lets them fill a batch first (issue 45).
+          if (n < SMALL_BATCH && cap == Long.MAX_VALUE) LockSupport.parkNanos(BATCH_PAUSE_NANOS);
           if ((++rounds & 63) != 0) continue;
         }
         drainExtraLines();
@@ -392,32 +400,23 @@ final class TraceWriter implements Runnable {
     int p = len;
     b[p++] = '[';
     p = putIndex(b, p, i);
-    b[p++] = ',';
-    p = putInt(b, p, t);
-    b[p++] = ',';
-    byte[] name = KIND_NAMES[k];
-    System.arraycopy(name, 0, b, p, name.length);
-    p += name.length;
     switch (k) {
       case Events.KIND_ACQ:
       case Events.KIND_REL:
-        b[p++] = ',';
-        p = putInt(b, p, ref);
-        b[p++] = ',';
-        p = putInt(b, p, loc);
-        b[p++] = ',';
-        p = putStack(b, p, stack);
+        p = putHead(b, p, t, k, ref, loc, stack);
         break;
       case Events.KIND_START:
       case Events.KIND_JOIN:
       case Events.KIND_SND:
       case Events.KIND_RCV:
+        p = putThreadKind(b, p, t, k);
         b[p++] = ',';
         p = putInt(b, p, ref);
         b[p++] = ',';
         p = putInt(b, p, loc);
         break;
       default:
+        p = putThreadKind(b, p, t, k);
         break;
     }
     b[p++] = ']';
@@ -462,18 +461,7 @@ final class TraceWriter implements Runnable {
       p += hn;
     } else {
       int start = p;
-      b[p++] = ',';
-      p = putInt(b, p, t);
-      b[p++] = ',';
-      byte[] name = KIND_NAMES[k];
-      System.arraycopy(name, 0, b, p, name.length);
-      p += name.length;
-      b[p++] = ',';
-      p = putInt(b, p, ref);
-      b[p++] = ',';
-      p = putInt(b, p, loc);
-      b[p++] = ',';
-      p = putStack(b, p, stack);
+      p = putHead(b, p, t, k, ref, loc, stack);
       int n = p - start;
       if (n <= HEAD_BYTES) {
         System.arraycopy(b, start, headBytes, slot * HEAD_BYTES, n);
@@ -510,6 +498,30 @@ final class TraceWriter implements Runnable {
     b[p++] = '\n';
     len = p;
     eventsWritten++;
+  }
+
+  /** {@code ,t,"K"}: the thread and kind after a line's index. */
+  private static int putThreadKind(byte[] b, int p, int t, int k) {
+    b[p++] = ',';
+    p = putInt(b, p, t);
+    b[p++] = ',';
+    byte[] name = KIND_NAMES[k];
+    System.arraycopy(name, 0, b, p, name.length);
+    return p + name.length;
+  }
+
+  /**
+   * {@code ,t,"K",ref,loc,stack}: the head of an R, W, ACQ or REL line after its index (ref is the
+   * variable of an access, the lock of an ACQ or REL; writeAccess caches it).
+   */
+  private static int putHead(byte[] b, int p, int t, int k, int ref, int loc, int stack) {
+    p = putThreadKind(b, p, t, k);
+    b[p++] = ',';
+    p = putInt(b, p, ref);
+    b[p++] = ',';
+    p = putInt(b, p, loc);
+    b[p++] = ',';
+    return putStack(b, p, stack);
   }
 
   /** FAIL {@code [i,t,"FAIL",loc,stack,kind,detail]} and OUT {@code [i,t,"OUT",stream,text]}: rare, so built as text. */
