@@ -229,7 +229,8 @@ export function evidenceLine(history: readonly EvidenceSnapshot[], rule: Evidenc
   if (!s.lead) return 'no cause pattern with evidence yet';
   const stable = topStable(history, rule);
   const unsettled = s.bugs ? unsettledBugs(history, rule).length : 0;
-  const unexplained = unexplainedRuns(history, rule);
+  // failing runs no bug explains: said once they are what holds the recording (the lead's p is in)
+  const unexplained = s.lead.pValue < rule.pValue ? unexplainedRuns(history, rule) : 0;
   return `lead ${s.lead.id}${s.lead.variable ? ` on ${s.lead.variable}` : ''} (${s.lead.failed} failed, ${s.lead.passed} passed), p = ${formatPValue(s.lead.pValue)}${s.lead.pValue < rule.pValue ? '' : ` (needs < ${formatPValue(rule.pValue)})`}${stable ? `, top ${rule.top} stable` : ''}${
     unsettled ? `; ${unsettled} bug${unsettled === 1 ? '' : 's'} of ${s.bugs!.length} not settled yet` : ''
   }${unexplained ? `; ${unexplained} failing run${unexplained === 1 ? '' : 's'} no bug explains yet` : ''}`;
