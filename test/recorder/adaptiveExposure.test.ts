@@ -8,10 +8,11 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../helpers/traceBuilder';
+import { runBraid } from '../helpers/braidCli';
 import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
 import { locateTest } from '../../server/src/recorder/java/testLocate';
 import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
@@ -137,4 +138,43 @@ test('repetitions in one JVM: the step to PCT scheduling starts a new JVM, whose
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }
+});
+
+test('braid record --noise-mode adaptive with a fixed --runs: a program that never fails gets noise at sync points after 20 runs, said in a note, recording.json and each header; without it every run keeps the noise given', async () => {
+  prepare();
+  const out = path.join(workDir, 'traces', 'exposure-record-fixed');
+  rmSync(out, { recursive: true, force: true });
+  const program = ['--', 'java', ...FAST_JVM, '-cp', classesDir, 'lifecycle.SafeCollections'];
+  const r = await runBraid(['record', '--runs', '26', '--noise-mode', 'adaptive', '--jobs', '2', '--seed', '11', '--include', 'lifecycle', '--out', out, ...program]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /braid record: 26 run\(s\) of .*, noise 0\.1 \(adaptive: widened while runs do not fail\), seed 11/);
+  const m = /note: no failure in 20 runs: noise now at sync points, p 0\.1 \(from run (\d+)\)/.exec(r.err);
+  assert.ok(m, r.err);
+  const from = Number(m[1]);
+  assert.ok(from >= 20 && from < 26, `from run ${from}`);
+  const manifest = JSON.parse(readFileSync(path.join(out, 'recording.json'), 'utf8'));
+  assert.deepEqual(manifest.exposure, [{ fromRun: 0, noise: 0.1, noiseAt: 'accesses' }, { fromRun: from, noise: 0.1, noiseAt: 'sync' }]);
+  const traces = readdirSync(out).filter((f) => f.endsWith('.trace.jsonl')).sort();
+  assert.equal(traces.length, 26);
+  for (const [k, f] of traces.entries()) assert.deepEqual([header(path.join(out, f)).noise, header(path.join(out, f)).noiseAt], k < from ? [0.1, undefined] : [0.1, 'sync'], `run ${k} (${f})`);
+  // no run failed: the advice names both levels and suggests more runs, not the adaptive mode it had
+  assert.match(r.err, /note: no run failed with noise 0\.1 at accesses \(runs 0–\d+\), noise 0\.1 at sync points \(runs \d+–25\); try record more runs, so the noise can widen further \(--runs 200\)/);
+  assert.doesNotMatch(r.err, /--noise-mode adaptive\)/);
+
+  // braid record's default (uniform): one noise for the 26 runs, and the advice offers the adaptive mode
+  const u = await runBraid(['record', '--runs', '26', '--jobs', '2', '--seed', '11', '--include', 'lifecycle', '--out', `${out}-uniform`, ...program]);
+  assert.equal(u.code, 0, u.err);
+  assert.doesNotMatch(u.err, /noise now/);
+  assert.equal(JSON.parse(readFileSync(path.join(`${out}-uniform`, 'recording.json'), 'utf8')).exposure, undefined);
+  assert.match(u.err, /adaptive exposure, which widens the noise while no run fails \(--noise-mode adaptive\)/);
+  rmSync(out, { recursive: true, force: true });
+  rmSync(`${out}-uniform`, { recursive: true, force: true });
+});
+
+test('braid record --noise-mode: adaptive is parsed, not the default, and refused with --shard', () => {
+  const cmd = ['--', 'java', 'Main'];
+  assert.equal(parseRecordArgs(['--runs', '5', ...cmd]).adaptive, undefined);
+  assert.equal(parseRecordArgs(['--runs', '5', '--noise-mode', 'adaptive', ...cmd]).adaptive, true);
+  assert.throws(() => parseRecordArgs(['--runs', '5', '--noise-mode', 'adaptive', '--shard', '1/2', '--seed', '3', ...cmd]), /--noise-mode adaptive and --shard/);
+  assert.throws(() => parseRecordArgs(['--runs', '5', '--noise-mode', 'wide', ...cmd]), /--noise-mode needs uniform, adaptive or pct/);
 });

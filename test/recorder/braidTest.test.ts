@@ -147,3 +147,30 @@ test('a test that never fails: stops at the budget, says so and suggests braid p
   assert.match(r.out, /^braid test AccountTest#singleDeposit \(junit-console\): 10 runs in [\d.]+ s \([\d.]+ runs\/s; build [\d.]+ s\), 0 failed, 10 passed — stopped: budget of 10 runs reached$/m);
   assert.match(r.err, /The test never failed in 10 run\(s\) .*braid pinpoint -- java -jar \S*junit-platform-console-standalone\S* .*--select-method bank\.AccountTest#singleDeposit .*Find Trigger Points/);
 });
+
+test('a fixed --runs climbs the noise ladder too (adaptive, the default): a test that never fails gets noise at sync points after 20 runs, said in a note, the JSON and each trace\'s header', { skip: noLauncher || noAgent, timeout: 300_000 }, async () => {
+  const ws = sample();
+  const r = await braid(['test', 'AccountTest#singleDeposit', '--project', ws, '--runs', '26', '--seed', '5', '--format', 'json']);
+  assert.equal(r.code, 1, r.err);
+  const m = /note: no failure in 20 runs: noise now at sync points, p 0\.1 \(from run (\d+)\)/.exec(r.err);
+  assert.ok(m, r.err);
+  // one run at a time (braid test's default jobs): the step comes after the 20th run, before the 21st
+  const from = Number(m[1]);
+  assert.equal(from, 20);
+  const rec = JSON.parse(r.out).recording;
+  assert.deepEqual([rec.mode, rec.runs, rec.failed], ['fixed', 26, 0]);
+  assert.deepEqual(rec.exposure, [{ noise: 0.1, noiseAt: 'accesses', fromRun: 0 }, { noise: 0.1, noiseAt: 'sync', fromRun: from }]);
+  // a new noise restarts the JVM of repetitions (one job: one JVM per level)
+  assert.equal(rec.jvms, 2);
+  const manifest = JSON.parse(readFileSync(path.join(rec.traces, 'recording.json'), 'utf8'));
+  assert.deepEqual(manifest.exposure.map((l: { fromRun: number; noiseAt?: string }) => [l.fromRun, l.noiseAt ?? 'accesses']), [[0, 'accesses'], [from, 'sync']]);
+  const traces = readdirSync(rec.traces).filter((f) => f.endsWith('.trace.jsonl')).sort();
+  assert.equal(traces.length, 26);
+  for (const [k, f] of traces.entries()) {
+    const h = JSON.parse(readFileSync(path.join(rec.traces, f), 'utf8').split('\n')[0]).recorder.options as { noise: number; noiseAt?: string };
+    assert.deepEqual([h.noise, h.noiseAt], k < from ? [0.1, undefined] : [0.1, 'sync'], `run ${k} (${f})`);
+  }
+  // no run failed: the levels tried, and more runs as --runs (not --max-runs)
+  assert.match(r.err, /tried noise 0\.1 at accesses \(runs 0–\d+\), noise 0\.1 at sync points \(runs \d+–25\)\)/);
+  assert.match(r.err, /record more runs, so the noise can widen further \(--runs 200\)/);
+});

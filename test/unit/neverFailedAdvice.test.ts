@@ -31,6 +31,9 @@ test('braid test, the ladder stopped before PCT: names the levels, more runs and
   assert.equal(a.tried, 'noise 0.1 at accesses (runs 0–19), noise 0.1 at sync points (runs 20–39), noise 0.2 at accesses and sync points (runs 40–59)');
   assert.deepEqual(a.next, ['record more runs, so the noise can widen further (--max-runs 200)', 'schedule the threads instead of noise (--noise-mode pct)']);
   assert.equal(nextText(a.next), 'record more runs, so the noise can widen further (--max-runs 200); or schedule the threads instead of noise (--noise-mode pct)');
+  // braid test --runs 60: the ladder climbs with a fixed number of runs too; more runs is --runs there
+  const fixed = neverFailedAdvice({ runs: 60, recorder: 'java', noise: 0.1, exposure: e, fixedRuns: true, where: 'test' });
+  assert.deepEqual(fixed.next, ['record more runs, so the noise can widen further (--runs 200)', 'schedule the threads instead of noise (--noise-mode pct)']);
 });
 
 test('the ladder reached PCT: neither more runs nor --noise-mode pct is advised', async () => {
@@ -47,12 +50,13 @@ test('braid record (one noise): more noise at sync points, more runs, PCT, --fai
   assert.deepEqual(java.next, [
     'more noise, at sync points too (--noise 0.3 --noise-at all)',
     'more runs (--runs 200)',
+    'adaptive exposure, which widens the noise while no run fails (--noise-mode adaptive)',
     'schedule the threads instead of noise (--noise-mode pct)',
     'if the failure shows only in the output (a logged error, exit code 0): --fail-on-output REGEX',
   ]);
   const node = neverFailedAdvice({ runs: 100, recorder: 'node', noise: 0.1, failOnOutput: true, where: 'record' });
   assert.equal(node.tried, 'noise 0.1 at awaits, timers and fs calls (100 runs)');
-  assert.deepEqual(node.next, ['wide noise (--noise 0.3 --noise-at all: timers up to twice their delay late, awaits and fs calls up to 8 ms)', 'more runs (--runs 200)']);
+  assert.deepEqual(node.next, ['wide noise (--noise 0.3 --noise-at all: timers up to twice their delay late, awaits and fs calls up to 8 ms)', 'more runs (--runs 200)', 'adaptive exposure, which widens the noise while no run fails (--noise-mode adaptive)']);
   const pct = neverFailedAdvice({ runs: 50, recorder: 'java', noise: 0, pct: true, where: 'record' });
   assert.equal(pct.tried, 'pct scheduling (50 runs)');
   assert.ok(!pct.next.some((n) => /noise-mode pct/.test(n)), pct.next.join(' | '));
@@ -66,7 +70,7 @@ test('the editor: settings instead of options; the Testing view says what to try
   const uniform = neverFailedAdvice({ runs: 30, recorder: 'java', noise: 0.1, where: 'editor' });
   assert.deepEqual(uniform.next, [
     'more noise, at sync points too (braid.record.noise 0.3, braid.record.noiseAt "all")',
-    'more runs (braid.record.runs "auto" widens the noise while no run fails)',
+    'adaptive exposure, which widens the noise while no run fails (braid.record.noiseMode "adaptive")',
     'schedule the threads instead of noise (braid.record.noiseMode "pct")',
   ]);
   const r = testRunReport({ runs: 30, failed: 0, passed: 30, outDir: '/ws/.braid/traces/T-1', cancelled: false, tried: uniform.tried, next: nextText(uniform.next) }, undefined, 'T.m');

@@ -7,8 +7,9 @@
  * figures. `--runs auto` (the default) records in rounds and stops when the evidence is in
  * (engine/ranking/evidenceStop.ts) or at the budget.
  *
- * Exit code: 0 when the analysis has a pattern with evidence; 1 when the test never failed, no
- * pattern has evidence, or on an error; 2 on a usage error; 130 when stopped with Ctrl-C.
+ * Exit code (issue 40: what was found, not chance): with --runs auto 0 when the first cause pattern
+ * reached the stop rule's p (1e-6), with --runs N 0 when the analysis has a pattern with evidence; 1
+ * when the test never failed, nothing separates, or on an error; 2 on a usage error; 130 on Ctrl-C.
  */
 import { promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
@@ -42,7 +43,8 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       with the recording's figures (runs, failed, seconds, why it stopped)
       --project DIR              the project folder (default: the current folder)
       --runs N|auto              N runs, or auto (default): rounds of 10 runs, analyzed after each, until the
-                                 first pattern has p < 1e-6 and the top 3 patterns held for 2 rounds, or the budget
+                                 first pattern has p < 1e-6, the top 3 patterns held for 2 rounds and every GRIFFIN
+                                 bug is settled (failing runs no bug explains hold it too), or the budget
       --max-runs N               auto: most runs (default 200)
       --max-seconds S            auto: most seconds of recording (default 300)
       --noise P                  noise probability at each instrumented point (default 0.1)
@@ -66,8 +68,9 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
       --format text|json|sarif   report format (default text); json adds a "recording" section
       --top N|all                patterns to print (as for braid analyze)
       --output FILE              write the report to FILE instead of stdout
-      Exit code 0 when a pattern has evidence; 1 when the test never failed (try braid pinpoint), no pattern
-      has evidence, or on an error; 2 on a usage error.`;
+      Exit code (what was found, not chance): with --runs auto 0 when the first cause pattern reached p < 1e-6,
+      with --runs N 0 when a pattern has evidence; 1 when the test never failed (try braid pinpoint), nothing
+      separates failing from passing runs, or on an error; 2 on a usage error.`;
 
 class UsageError extends Error {}
 
@@ -409,8 +412,20 @@ async function recordAndReport(
     return 1;
   }
   const rel = shownPath(options.outDir);
-  // --noise-mode adaptive (default): the noise widens while runs do not fail (adaptiveExposure.ts)
-  const exposure = auto ? adaptiveExposureFor(options, args.noiseMode) : undefined;
+  // --noise-mode adaptive (default): the noise widens while runs do not fail (adaptiveExposure.ts);
+  // with a fixed --runs N too (a user asking for N runs wants failing runs): the exposure decides at
+  // every 10 finished runs on its own, as the evidence rounds do in auto
+  let lineLength = 0;
+  const exposure = adaptiveExposureFor(
+    options,
+    args.noiseMode,
+    auto
+      ? undefined
+      : (_step, text) => {
+          if (lineLength) status('', true);
+          say(`note: ${text}`);
+        },
+  );
   say(
     `${auto ? `recording until the evidence is in for every bug (at most ${rule.maxRuns} runs — ${noSeparationMaxRuns(rule)} while no pattern separates — and ${rule.maxSeconds} s)` : `recording ${options.runs} run(s)`} of ${args.test} (${plan.tool}), ${options.pct ? `pct scheduling (depth ${options.pct.depth})` : `noise ${options.noise}`}${!options.pct && options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}${exposure ? ' (adaptive: widened while runs do not fail)' : ''}, seed ${options.seed}, jobs ${options.jobs}, include ${options.include.join(' ')} → ${rel}`,
   );
@@ -419,7 +434,6 @@ async function recordAndReport(
   /** the runs of the last analysis printed */
   let printed = 0;
   const tty = Boolean(process.stderr.isTTY);
-  let lineLength = 0;
   const status = (text: string, final = false) => {
     if (tty) {
       process.stderr.write('\r' + terminalLine(text).padEnd(lineLength) + (final ? '\n' : ''));
@@ -450,7 +464,7 @@ async function recordAndReport(
         status(`${p.done} runs, ${p.failed} failed, ${secs(Date.now() - started)} s${rounds.history.length ? ` · ${evidenceLine(rounds.history, rule)}` : ''}`);
       },
       signal,
-      auto ? rounds : undefined,
+      auto ? rounds : exposure,
     );
   } catch (e) {
     status('', true);
@@ -520,7 +534,7 @@ async function recordAndReport(
   if (summary.total > 0 && summary.failed === 0) {
     // what was tried (adaptive exposure's levels, or the one noise) and what was not: more runs while
     // the ladder had levels left, PCT scheduling when no run had it (neverFailedAdvice.ts)
-    const advice = neverFailedAdvice({ runs: summary.total, recorder: options.recorder ?? 'java', noise: options.noise, noiseAt: options.noiseAt, pct: !!options.pct, exposure, where: 'test' });
+    const advice = neverFailedAdvice({ runs: summary.total, recorder: options.recorder ?? 'java', noise: options.noise, noiseAt: options.noiseAt, pct: !!options.pct, exposure, fixedRuns: !auto, where: 'test' });
     const more = advice.next.length ? `, or ${nextText(advice.next)}` : '';
     figures.message = `The test never failed in ${summary.total} run(s) (${secs(recordMs)} s, tried ${advice.tried}): nothing to explain yet. Find the points where timing noise makes it fail: ${pinpoint} (in ${plan.cwd}; in the editor: Braid: Find Trigger Points)${more}.`;
   } else if (summary.total > 0 && summary.passed === 0) {

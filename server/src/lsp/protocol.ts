@@ -211,7 +211,7 @@ export interface RecordParams {
   /** where the noise goes (`braid record --noise-at`; default accesses) */
   noiseAt?: 'accesses' | 'sync' | 'all';
   /**
-   * `adaptive` (default) widens the noise while runs of a recording "auto" do not fail
+   * `adaptive` (default) widens the noise while runs of a recording ("auto" or a number of runs) do not fail
    * (recorder/runs/adaptiveExposure.ts); `uniform` keeps it; `pct` schedules the threads by the Java
    * agent's PCT scheduler instead of noise (recorder/runs/pctNoise.ts)
    */
@@ -262,7 +262,7 @@ export interface RecordProgressParams {
   message?: string;
   /** runs "auto": the evidence so far, after the last round (`lead P1 on x (9 failed, 0 passed), p = 2.1e-4`) */
   evidence?: string;
-  /** runs "auto": adaptive exposure widened the noise at this round ("no failure in 20 runs: noise now at sync points, p 0.1 (from run 20)") */
+  /** adaptive exposure widened the noise at this round (runs "auto"; with a fixed number of runs, at that run) ("no failure in 20 runs: noise now at sync points, p 0.1 (from run 20)") */
   exposure?: string;
 }
 

@@ -167,8 +167,19 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   // runs "auto": analyzed after each round of 10, stopped when the evidence is in (recorder/runs/evidenceRounds.ts)
   let evidence: string | undefined;
   let last = { done: 0, failed: 0, passed: 0 };
-  // noise mode adaptive (default): the noise widens while runs do not fail (recorder/runs/adaptiveExposure.ts)
-  const exposure = auto ? adaptiveExposureFor(options, p.noiseMode) : undefined;
+  // noise mode adaptive (default): the noise widens while runs do not fail (recorder/runs/adaptiveExposure.ts);
+  // with a fixed number of runs too, deciding at every 10 finished runs on its own (a run count asked
+  // for wants failing runs; a recording of 20 runs or fewer never gets to a step)
+  const exposure = adaptiveExposureFor(
+    options,
+    p.noiseMode,
+    auto
+      ? undefined
+      : (_step, text) => {
+          connection.console.info(`Braid: ${text}`);
+          notify({ done: last.done, total, failed: last.failed, passed: last.passed, message: text, exposure: text });
+        },
+  );
   const rounds = auto
     ? new EvidenceRounds(
         rule,
@@ -187,13 +198,14 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
       options,
       (pr) => {
         for (const t of pr.run.traces) finished.add(path.resolve(t));
-        rounds?.runFinished(pr);
+        if (rounds) rounds.runFinished(pr);
+        else exposure?.runFinished(pr);
         last = { done: pr.done, failed: pr.failed, passed: pr.passed };
         notify({ done: pr.done, total: pr.total, failed: pr.failed, passed: pr.passed, message: `${pr.run.execution}: ${pr.run.outcome}`, ...(evidence ? { evidence } : {}) });
         ctx.afterRun();
       },
       abort.signal,
-      rounds,
+      rounds ?? exposure,
     );
     ctx.recording?.(options.outDir, undefined);
     ctx.afterRun();

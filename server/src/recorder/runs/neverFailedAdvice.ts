@@ -18,8 +18,10 @@ export interface NeverFailedInput {
   pct?: boolean;
   /** a noise plan decided where the noise went */
   plan?: boolean;
-  /** adaptive exposure (`--noise-mode adaptive` with runs auto), when it ran */
+  /** adaptive exposure (`--noise-mode adaptive`, runs auto or a fixed number), when it ran */
   exposure?: AdaptiveExposure;
+  /** `braid test` with a fixed `--runs N` (more runs: --runs, not --max-runs) */
+  fixedRuns?: boolean;
   /** a --fail-on-output expression was given */
   failOnOutput?: boolean;
   /** `braid test` (--max-runs), `braid record` (--runs, --fail-on-output) or the editor (settings) */
@@ -53,17 +55,18 @@ export function neverFailedAdvice(i: NeverFailedInput): NeverFailedAdvice {
   const moreRuns = Math.max(200, 2 * i.runs);
   if (e && !e.reachedLast) {
     // the ladder stopped at the budget before its last level: more runs reach the next levels
-    next.push(cli ? `record more runs, so the noise can widen further (${i.where === 'test' ? `--max-runs ${moreRuns}` : `--runs ${moreRuns}`})` : `record more runs, so the noise can widen further (braid.record.runs, or record again)`);
+    next.push(cli ? `record more runs, so the noise can widen further (${i.where === 'test' && !i.fixedRuns ? `--max-runs ${moreRuns}` : `--runs ${moreRuns}`})` : `record more runs, so the noise can widen further (braid.record.runs, or record again)`);
   } else if (!e && !i.pct && !i.plan && i.noise > 0) {
-    // one noise for every run (--noise-mode uniform, a fixed --runs): the levels adaptive exposure would try
+    // one noise for every run (--noise-mode uniform; braid record's default): the levels adaptive exposure would try
     if (i.recorder === 'node') {
       if (i.noiseAt !== 'all' || i.noise < 0.3) next.push(cli ? 'wide noise (--noise 0.3 --noise-at all: timers up to twice their delay late, awaits and fs calls up to 8 ms)' : 'wide noise (braid.record.noise 0.3 and braid.record.noiseAt "all")');
     } else if (i.noiseAt !== 'all' || i.noise < 0.3) {
       next.push(cli ? 'more noise, at sync points too (--noise 0.3 --noise-at all)' : 'more noise, at sync points too (braid.record.noise 0.3, braid.record.noiseAt "all")');
     }
-    if (i.where === 'record') next.push(`more runs (--runs ${moreRuns})`);
-    else if (i.where === 'test') next.push('adaptive exposure, which widens the noise while no run fails (--runs auto --noise-mode adaptive)');
-    else next.push('more runs (braid.record.runs "auto" widens the noise while no run fails)');
+    // adaptive exposure widens the noise with a fixed number of runs too (braid record: only when asked)
+    if (i.where === 'record') next.push(`more runs (--runs ${moreRuns})`, 'adaptive exposure, which widens the noise while no run fails (--noise-mode adaptive)');
+    else if (i.where === 'test') next.push('adaptive exposure, which widens the noise while no run fails (--noise-mode adaptive)');
+    else next.push('adaptive exposure, which widens the noise while no run fails (braid.record.noiseMode "adaptive")');
   }
   // PCT scheduling (the Java agent's; the ladder's last level) when no run had it
   if (i.recorder === 'java' && !i.pct && !e?.reachedPct) next.push(cli ? 'schedule the threads instead of noise (--noise-mode pct)' : 'schedule the threads instead of noise (braid.record.noiseMode "pct")');

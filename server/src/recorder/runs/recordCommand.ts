@@ -6,6 +6,7 @@
  * with SIGTERM and 129 with SIGHUP (the same stop: every run's process group is stopped, stopSignals.ts).
  */
 import { neverFailedAdvice, nextText } from './neverFailedAdvice';
+import { adaptiveExposureFor } from './adaptiveExposure';
 import { commandLine } from '../java/testCommand';
 import { pctBoundText } from './pctNoise';
 import path from 'node:path';
@@ -57,16 +58,33 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   const printer = new ProgressPrinter();
   const rel = path.relative(process.cwd(), options.outDir) || '.';
   for (const note of options.notes ?? []) console.error(terminalText(`note: ${note}`));
+  // --noise-mode adaptive: the noise widens while the runs do not fail, deciding at every 10 finished runs (adaptiveExposure.ts)
+  const exposure = options.adaptive
+    ? adaptiveExposureFor(options, 'adaptive', (_step, text) => {
+        printer.endLine();
+        console.error(terminalLine(`note: ${text}`));
+      })
+    : undefined;
   const noise = options.plan
     ? `noise plan "${options.plan.plan.name}" (${path.relative(process.cwd(), options.plan.file) || options.plan.file}, ${options.plan.plan.points.length} point(s)${options.plan.plan.force ? `, forcing the ${options.plan.plan.force.order} order` : ''})`
-    : `noise ${options.noise}`;
+    : options.pct
+      ? `pct scheduling (depth ${options.pct.depth})`
+      : `noise ${options.noise}${options.noiseAt && options.noiseAt !== 'accesses' ? ` at ${options.noiseAt}` : ''}${exposure ? ' (adaptive: widened while runs do not fail)' : ''}`;
   // the plan's name, the command and the include list are the user's or a plan file's text: escaped
   console.error(terminalLine(
     `braid record: ${options.shard ? `shard ${options.shard.index}/${options.shard.count} (runs ${shardRange(options).from + 1}–${shardRange(options).to} of ${options.runs})` : `${options.runs} run(s)`} of \`${options.command.join(' ')}\`, ${noise}, seed ${options.seed}, jobs ${options.jobs}` +
       `${options.include.length ? `, include ${options.include.join(' ')}` : ''} → ${rel}`,
   ));
   try {
-    const summary = await recordRuns(options, (p) => printer.update(p), controller.signal);
+    const summary = await recordRuns(
+      options,
+      (p) => {
+        exposure?.runFinished(p);
+        printer.update(p);
+      },
+      controller.signal,
+      exposure,
+    );
     printer.endLine();
     const nr = summary.notReached;
     if (nr?.stopped && summary.total === 0) {
@@ -116,7 +134,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     }
     if (summary.total > 0 && summary.failed === 0 && !summary.interrupted) {
       // what was tried and what was not (neverFailedAdvice.ts): more noise or wide noise, PCT for Java, more runs, --fail-on-output
-      const advice = neverFailedAdvice({ runs: summary.total, recorder: options.recorder ?? 'java', noise: options.noise, noiseAt: options.noiseAt, pct: !!options.pct, plan: !!options.plan, failOnOutput: !!options.failOnOutput, where: 'record' });
+      const advice = neverFailedAdvice({ runs: summary.total, recorder: options.recorder ?? 'java', noise: options.noise, noiseAt: options.noiseAt, pct: !!options.pct, plan: !!options.plan, failOnOutput: !!options.failOnOutput, exposure, where: 'record' });
       console.error(`note: no run failed with ${advice.tried}; try ${nextText([...advice.next, `the points where noise makes it fail: braid pinpoint -- ${terminalLine(commandLine(options.command))}`])}`);
     }
     if (summary.total > 0 && summary.passed === 0) console.error('note: every run failed; the analysis needs passing runs too (check the command, or use less noise)');

@@ -89,6 +89,12 @@ export interface RecordOptions {
    * PCT scheduler instead of uniform noise (`noise` is then 0)
    */
   pct?: PctOptions;
+  /**
+   * `braid record --noise-mode adaptive` (docs/noise.md "Adaptive exposure"): the runs' noise widens
+   * while they do not fail (adaptiveExposure.ts, deciding at every 10 finished runs); read by the
+   * command, not by recordRuns (which takes the exposure as its RecordControl)
+   */
+  adaptive?: boolean;
 }
 
 /** The runs keep no trace: `record: false`, or the agent option record=false given with --agent-option. */
@@ -131,9 +137,13 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
                         Lock.lock, at park/unpark, when the thread holds no lock) or all (both);
                         Node.js: all = wide noise (timers up to twice their delay late, awaits and
                         fs calls up to 8 ms; docs/recorder-node.md "Noise")
-  --noise-mode MODE     uniform (default: the noise above) or pct (Java only: a random priority per
-                        thread, d - 1 priority change points per run, lower threads wait at each
-                        instrumented point; decided by event counts and the seed, not by time)
+  --noise-mode MODE     uniform (default: the noise above), pct (a random priority per thread,
+                        d - 1 priority change points per run, lower threads wait at each
+                        instrumented point; decided by event counts and the seed, not by time;
+                        Node.js: PCT for the event loop) or adaptive (the noise above to start,
+                        widened after 20 runs of a level with fewer than 1 failure in 20: sync
+                        points, both at twice the noise, both at 0.3, then pct; each run's trace
+                        header says its noise, recording.json the levels)
   --pct-depth D         pct: the bug depth d (default 3)
   --include PKG...      packages/classes to record (default: all application classes);
                         JDK classes only when named, e.g. --include java.util.ArrayList
@@ -233,7 +243,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let noiseAt: NoiseAt | undefined;
   let freshJvm = false;
   let recorder: 'java' | 'node' | undefined;
-  let noiseMode: 'uniform' | 'pct' = 'uniform';
+  let noiseMode: 'uniform' | 'pct' | 'adaptive' = 'uniform';
   let pctDepth: number | undefined;
   for (let i = 0; i < flags.length; ) {
     const flag = flags[i];
@@ -254,7 +264,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         i += 2;
         break;
       case '--noise-mode':
-        if (value !== 'uniform' && value !== 'pct') throw new UsageError(`--noise-mode needs uniform or pct, got "${value ?? ''}"`);
+        if (value !== 'uniform' && value !== 'pct' && value !== 'adaptive') throw new UsageError(`--noise-mode needs uniform, adaptive or pct, got "${value ?? ''}"`);
         noiseMode = value;
         i += 2;
         break;
@@ -352,6 +362,8 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   }
   recorder ??= recorderFor(command, include);
   if (pctDepth !== undefined && noiseMode !== 'pct') throw new UsageError('--pct-depth is for --noise-mode pct');
+  // each shard would climb on its own runs' outcomes: the shards' runs would not share one noise per run index
+  if (noiseMode === 'adaptive' && shard) throw new UsageError('--noise-mode adaptive and --shard: each shard would widen the noise on its own runs; use uniform or pct with shards');
   let pct: PctOptions | undefined;
   if (noiseMode === 'pct') {
     if (plan) throw new UsageError(`--noise-mode pct and --plan ${planFile}: the plan decides where noise goes; use one of them`);
@@ -382,6 +394,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     ...(notes.length ? { notes } : {}),
     ...(recorder === 'node' ? { recorder } : {}),
     ...(pct ? { pct } : {}),
+    ...(noiseMode === 'adaptive' ? { adaptive: true } : {}),
   };
 }
 
