@@ -34,7 +34,6 @@ const METHOD_MISSES: Record<string, string> = {
   'wfa-order': 'held out: no GRIFFIN bug with evidence; its weak bug (the first pattern, in every failing run) names getTmpname for both tasks',
   'javautil-multikeyresize': 'held out: MultiKeyMap.putInternal is named for both threads; the fix is in getStripeLock (the stripe from the table read before the lock) and putNoLock',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
-  'expiringmap-iterate': 'ExpiringMap.put and AbstractHashIterator.getNext are named (rank 1 is the root cause: the writer\'s entries.put :1267, the reader\'s iterator next :378, F15/P2); the fix is in AbstractHashIterator.<init> and the values()/keySet() iterator() methods',
 };
 
 const subjects = realSubjects();
