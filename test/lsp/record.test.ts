@@ -6,7 +6,7 @@
  */
 import test, { after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CancellationTokenSource } from 'vscode-languageserver-protocol';
 import { LspSession, cleanup, copyFixture } from './lspHarness';
@@ -86,4 +86,20 @@ test('$/cancelRequest stops a recording; the finished runs are kept', async () =
   assert.ok(r.runs >= 1 && r.runs < 20, `runs ${r.runs}`);
   const traces = readdirSync(r.outDir).filter((n) => n.endsWith('.trace.jsonl'));
   assert.equal(traces.length, r.runs, 'one trace per finished run; the unfinished one is deleted');
+});
+
+test('braid/record with a number of runs climbs the noise ladder (adaptive, the default): a program that never fails gets noise at sync points after 20 runs, said in a progress notification and each run\'s header', async () => {
+  const since = s.notes.length;
+  const command = ['java', ...FAST_JVM, '-cp', classesDir, 'lifecycle.SafeCollections'];
+  const r: any = await s.connection.sendRequest('braid/record', { command, runs: 22, include: ['lifecycle'], jobs: 1, noise: 0.1 });
+  assert.deepEqual([r.runs, r.failed, r.cancelled], [22, 0, false]);
+  const steps = s.notes.slice(since).filter((n) => n.method === 'braid/recordProgress' && n.params.exposure).map((n) => n.params.exposure);
+  assert.deepEqual(steps, ['no failure in 20 runs: noise now at sync points, p 0.1 (from run 20)']);
+  const traces = readdirSync(r.outDir).filter((n) => n.endsWith('.trace.jsonl')).sort();
+  assert.equal(traces.length, 22);
+  const noiseAt = traces.map((f) => JSON.parse(readFileSync(path.join(r.outDir, f), 'utf8').split('\n')[0]).recorder.options.noiseAt ?? 'accesses');
+  assert.deepEqual(noiseAt, [...Array(20).fill('accesses'), 'sync', 'sync']);
+  // no run failed: the levels tried, and more runs to widen further
+  assert.match(r.tried, /^noise 0\.1 at accesses \(runs 0–19\), noise 0\.1 at sync points \(runs 20–21\)$/);
+  assert.match(r.next, /record more runs, so the noise can widen further/);
 });
