@@ -62,6 +62,8 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
                                  resolving the test class path once and running the JUnit console launcher
                                  (which applies surefire's argLine, system properties, environment variables
                                  and working directory from Maven's effective POM)
+      --fresh-class-path         Maven: resolve the test class path again even when the one an earlier call
+                                 wrote is newer than every pom.xml, .mvn/maven.config and ~/.m2/settings.xml
       --seed S                   base noise seed (default random)
       --fresh-jvm                one JVM per run; by default the runs of a JUnit test run by the console launcher
                                  are repetitions in one JVM (static state is not reset between them)
@@ -98,6 +100,8 @@ export interface TestArgs {
   freshJvm?: boolean;
   /** Maven: mvn each run instead of the console launcher on the class path resolved once */
   viaBuildTool?: boolean;
+  /** Maven: resolve the class path again even when the last one is current (mavenClassPathCache.ts) */
+  freshClassPath?: boolean;
 }
 
 function positiveInt(flag: string, v: string | undefined): number {
@@ -190,6 +194,10 @@ export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
         if (inline !== undefined) throw new UsageError('--via-build-tool takes no value');
         a.viaBuildTool = true;
         break;
+      case '--fresh-class-path':
+        if (inline !== undefined) throw new UsageError('--fresh-class-path takes no value');
+        a.freshClassPath = true;
+        break;
       case '--fresh-jvm':
         if (inline !== undefined) throw new UsageError('--fresh-jvm takes no value');
         a.freshJvm = true;
@@ -279,7 +287,7 @@ export async function runTestCommand(argv: string[]): Promise<number> {
   let plan: TestPlan;
   try {
     const target = locateTest(args.project, args.test);
-    plan = inferTestCommand(args.project, target, { viaBuildTool: args.viaBuildTool });
+    plan = inferTestCommand(args.project, target, { viaBuildTool: args.viaBuildTool, freshClassPath: args.freshClassPath });
   } catch (e) {
     if (e instanceof TestCommandError) {
       say(e.message);
@@ -355,7 +363,7 @@ export async function runTestCommand(argv: string[]): Promise<number> {
             continue;
           }
         }
-        done.push({ command: step.command, cwd: step.cwd });
+        done.push({ command: step.rerun ?? step.command, cwd: step.cwd });
         continue;
       }
       if (r.code !== 0) {

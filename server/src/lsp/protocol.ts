@@ -226,7 +226,7 @@ export interface RecordParams {
   /** working directory of the command inside the workspace folder (default: the folder) */
   cwd?: string;
   /** commands run once before recording, without the recorder (e.g. compiling a test); a failure stops the recording */
-  prepare?: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/java/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string }; /** Maven: the step also writes the effective POM; surefire's argLine, system properties, environment and working directory are read from it for the runs (recorder/java/surefireSettings.ts) */ surefire?: { effectivePom: string; module: string } }[];
+  prepare?: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/java/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string }; /** Maven: the step also writes the effective POM; surefire's argLine, system properties, environment and working directory are read from it for the runs (recorder/java/surefireSettings.ts) */ surefire?: { effectivePom: string; module: string }; /** Maven: the full build-and-class-path step recorded for a fix check when this one reuses the class path an earlier call wrote (recorder/java/mavenClassPathCache.ts) */ rerun?: string[] }[];
   /** noise plan file (`--plan`, docs/noise.md) inside the workspace folder: noise only at its points */
   plan?: string;
   /** work-done token for progress; cancellation via $/cancelRequest */
@@ -373,7 +373,7 @@ export interface RecordTestArgs {
 export const TestCommandRequest = 'braid/testCommand';
 export interface TestCommandResult {
   tool: 'maven' | 'gradle' | 'junit-console' | 'testng' | 'node-test' | 'mocha' | 'jest' | 'vitest';
-  prepare: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/java/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string }; /** Maven: the step also writes the effective POM; surefire's argLine, system properties, environment and working directory are read from it for the runs (recorder/java/surefireSettings.ts) */ surefire?: { effectivePom: string; module: string } }[];
+  prepare: { command: string[]; cwd: string; /** Maven: when this step fails or its class path file is unusable, record `orElse.command` instead (recorder/java/testCommand.ts) */ orElse?: { command: string[]; classPathFile: string }; /** Maven: the step also writes the effective POM; surefire's argLine, system properties, environment and working directory are read from it for the runs (recorder/java/surefireSettings.ts) */ surefire?: { effectivePom: string; module: string }; /** Maven: the full build-and-class-path step recorded for a fix check when this one reuses the class path an earlier call wrote (recorder/java/mavenClassPathCache.ts) */ rerun?: string[] }[];
   command: string[];
   cwd: string;
   name: string;

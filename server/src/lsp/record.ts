@@ -92,7 +92,9 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     // Maven: surefire's settings to read from the step's effective POM (PrepareStep.surefire, recorder/java/testCommand.ts)
     const sf = (s as { surefire?: { effectivePom?: unknown; module?: unknown } }).surefire;
     const surefire = orElse && sf && typeof sf.effectivePom === 'string' && typeof sf.module === 'string' ? { effectivePom: inFolder(sf.effectivePom), module: inFolder(sf.module) } : undefined;
-    return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}), ...(surefire ? { surefire } : {}) };
+    // Maven: the full step recorded for a fix check when this one reuses the class path (PrepareStep.rerun)
+    const rerun = orElse && Array.isArray(s.rerun) && s.rerun.length && s.rerun.every((x) => typeof x === 'string') ? s.rerun : undefined;
+    return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}), ...(surefire ? { surefire } : {}), ...(rerun ? { rerun } : {}) };
   });
   let options: RecordOptions;
   try {
@@ -103,7 +105,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     options = out ? parseRecordArgs(recordArgv(p, out), ctx.folder) : first;
     // execution ids name the runs in the views and the Tracer: each recording gets its own
     // (<name>-<time>-NNNN), so recording the same program again does not repeat earlier ids
-    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}), ...(prepare.length ? { prepare: prepare.map((s) => ({ command: s.command, cwd: s.cwd })) } : {}) };
+    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}), ...(prepare.length ? { prepare: prepare.map((s) => ({ command: s.rerun ?? s.command, cwd: s.cwd })) } : {}) };
   } catch (err) {
     if (err instanceof UsageError) throw new ResponseError(-32602, err.message);
     throw err;
@@ -136,7 +138,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
       }
       if (why) {
         connection.console.warn(`${why}; each run starts ${step.orElse.command[0]} instead`);
-        const kept: { command: string[]; cwd: string }[] = (options.prepare ?? []).filter((s: { command: string[] }) => s.command !== step.command);
+        const kept: { command: string[]; cwd: string }[] = (options.prepare ?? []).filter((s: { command: string[] }) => s.command !== (step.rerun ?? step.command));
         options = { ...options, command: step.orElse.command, prepare: kept.length ? kept : undefined };
       }
       continue;

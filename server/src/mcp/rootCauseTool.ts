@@ -147,7 +147,7 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
         options = { ...options, command: step.orElse.command, jobs: 1 };
         continue;
       }
-      done.push({ command: step.command, cwd: step.cwd });
+      done.push({ command: step.rerun ?? step.command, cwd: step.cwd });
       continue;
     }
     if (r.code !== 0) throw new ToolInputError(`the build step failed (${commandLine(step.command)} ${r.error ? 'did not start' : `exit ${r.code}`}): ${outputTail(r.output) || r.error || 'no output'}`);

@@ -24,6 +24,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { JsRunner } from '../node/jsTestDiscovery';
 import { declaredParameterTypes, methodSelector } from './javaParameterTypes';
+import { mavenClassPathCurrent, mavenClassPathInputs } from './mavenClassPathCache';
 import { MAVEN_EFFECTIVE_POM, SUREFIRE_APPLIED, SUREFIRE_UNAPPLIED, unappliedNote } from './surefireSettings';
 
 export type TestFramework = 'junit5' | 'junit4' | 'testng';
@@ -51,6 +52,12 @@ export interface PrepareStep {
    * build tool each run) and the step is dropped.
    */
   orElse?: { command: string[]; classPathFile: string };
+  /**
+   * Maven: the step recorded for later reruns (recording.json's `prepare`, which a fix check runs
+   * again) when this one reuses the class path an earlier call wrote (mavenClassPathCache.ts): the
+   * full build-and-class-path step, so that a fix that changes the poms gets its own class path
+   */
+  rerun?: string[];
   /**
    * Maven: this step also writes the effective POM (`effectivePom`), because the poms configure
    * surefire settings the in-JVM runs apply (surefireSettings.ts); after the step they are read from
@@ -252,6 +259,8 @@ export interface InferOptions {
   javaLibs?: string[];
   /** Maven: run the build tool each run (surefire) instead of the console launcher on the class path resolved once */
   viaBuildTool?: boolean;
+  /** Maven: resolve the test class path again even when the one an earlier call wrote is current */
+  freshClassPath?: boolean;
 }
 
 /**
@@ -307,14 +316,17 @@ export function inferTestCommand(root: string, given: TestTarget, o: InferOption
     const applied = configured.filter((s) => SUREFIRE_APPLIED.includes(s.slice(0, s.indexOf(' '))));
     const ignored = configured.filter((s) => !applied.includes(s));
     const effectivePom = path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.effective-pom.xml`);
-    const pomGoals = applied.length ? [MAVEN_EFFECTIVE_POM, `-Doutput=${effectivePom}`] : [];
+    // a class path (and effective POM) written by an earlier call, still current: only compile (mavenClassPathCache.ts)
+    const reuse = !o.freshClassPath && mavenClassPathCurrent(classPathFile, mavenClassPathInputs(root, stepCwd), applied.length ? [effectivePom] : []);
+    const pomGoals = applied.length && !reuse ? [MAVEN_EFFECTIVE_POM, `-Doutput=${effectivePom}`] : [];
     return {
       ...(ignored.length ? { notes: [unappliedNote(ignored)] } : {}),
       tool: 'maven',
       // one Maven start: compiled and the class path written (a failure that is the build's own — mavenBuildFailed — is a failed build)
       prepare: [
         {
-          command: [mvn, '-q', ...inReactor, 'test-compile', ...classPathGoals, ...pomGoals],
+          command: [mvn, '-q', ...inReactor, 'test-compile', ...(reuse ? [] : classPathGoals), ...pomGoals],
+          ...(reuse ? { rerun: [mvn, '-q', ...inReactor, 'test-compile', ...classPathGoals, ...(applied.length ? [MAVEN_EFFECTIVE_POM, `-Doutput=${effectivePom}`] : [])] } : {}),
           cwd: stepCwd,
           orElse: { command: eachRun, classPathFile },
           ...(applied.length ? { surefire: { effectivePom, module: maven } } : {}),
