@@ -22,6 +22,8 @@
  *   --absence on|off   evidence by absence (AnalysisOptions.absence; default: the analysis' default)
  *   --symptoms evidence|last   symptoms listed by their evidence or after every cause (AnalysisOptions.symptomsLast)
  *   --discovery on|off   presence evidence only for Benjamini–Hochberg discoveries (AnalysisOptions.discovery; default on)
+ *   --cleared-read on|off   cleared read first (AnalysisOptions.clearedRead; default: the analysis' default)
+ *   --silent-last on|off   silent writes last (AnalysisOptions.silentLast; default: the analysis' default)
  *   --json    the scores as JSON
  *   BRAID_BIN=<file>   the CLI entry to run instead of bin/braid.js (a build of another checkout)
  *
@@ -306,7 +308,7 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--discovery', '--confirm-seeds']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--discovery', '--cleared-read', '--silent-last', '--confirm-seeds']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
@@ -327,10 +329,22 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--discovery must be on or off, got "${discovery}"`);
     return 2;
   }
+  const clearedRead = value('--cleared-read', '');
+  if (clearedRead && clearedRead !== 'on' && clearedRead !== 'off') {
+    console.error(`--cleared-read must be on or off, got "${clearedRead}"`);
+    return 2;
+  }
+  const silentLast = value('--silent-last', '');
+  if (silentLast && silentLast !== 'on' && silentLast !== 'off') {
+    console.error(`--silent-last must be on or off, got "${silentLast}"`);
+    return 2;
+  }
   const options: Partial<AnalysisOptions> = {
     ...(absence ? { absence: absence === 'on' } : {}),
     ...(symptoms ? { symptomsLast: symptoms === 'last' } : {}),
     ...(discovery ? { discovery: discovery === 'on' } : {}),
+    ...(clearedRead ? { clearedRead: clearedRead === 'on' } : {}),
+    ...(silentLast ? { silentLast: silentLast === 'on' } : {}),
   };
   const subjects = realSubjects(ids);
   if (ids.length && subjects.length !== ids.length) {

@@ -1,6 +1,6 @@
 /**
- * The ranking rules of `braid analyze --order/--discovery/--absence/--symptoms/--cleared-read` as editor
- * settings (braid.analysis.order, .discovery, .absence, .symptoms, .clearedRead; docs/extension.md "Settings"): the client
+ * The ranking rules of `braid analyze --order/--discovery/--absence/--symptoms/--cleared-read/--silent-last` as editor
+ * settings (braid.analysis.order, .discovery, .absence, .symptoms, .clearedRead, .silentLast; docs/extension.md "Settings"): the client
  * passes the `braid` section as it is, the server's analysis applies them, and a change analyzes
  * again (workspace/didChangeConfiguration). Each over the real language server (stdio) on synthetic
  * traces whose ranking the rule changes — the tables of the engine's unit tests (orderEvidence,
@@ -48,10 +48,10 @@ async function session(traces: BuiltTrace[], analysis: Record<string, unknown>) 
   };
 }
 
-test('package.json declares the five settings; their defaults, as VS Code sends them, leave the analysis options as without them', () => {
+test('package.json declares the six settings; their defaults, as VS Code sends them, leave the analysis options as without them', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const props: Record<string, any> = Object.assign({}, ...pkg.contributes.configuration.map((c: any) => c.properties));
-  const defaults = { order: true, discovery: true, absence: false, symptoms: 'evidence', clearedRead: false };
+  const defaults = { order: true, discovery: true, absence: false, symptoms: 'evidence', clearedRead: true, silentLast: true };
   for (const [k, v] of Object.entries(defaults)) {
     const p = props[`braid.analysis.${k}`];
     assert.ok(p && (p.description || p.markdownDescription), `braid.analysis.${k} declared with a description`);
@@ -60,16 +60,17 @@ test('package.json declares the five settings; their defaults, as VS Code sends 
   assert.deepEqual(props['braid.analysis.symptoms'].enum, ['evidence', 'last']);
   // the options (and so the analysis cache's key) of the defaults are those of no setting at all
   assert.deepEqual(normalizeSettings({ analysis: defaults }).analysis, DEFAULT_SETTINGS.analysis);
-  assert.deepEqual(normalizeSettings({ analysis: { order: false, discovery: false, absence: true, symptoms: 'last', clearedRead: true } }).analysis, {
+  assert.deepEqual(normalizeSettings({ analysis: { order: false, discovery: false, absence: true, symptoms: 'last', clearedRead: false, silentLast: false } }).analysis, {
     ...DEFAULT_SETTINGS.analysis,
     order: false,
     discovery: false,
     absence: true,
     symptomsLast: true,
-    clearedRead: true,
+    clearedRead: false,
+    silentLast: false,
   });
   // bad values: the default
-  assert.deepEqual(normalizeSettings({ analysis: { order: 'off', discovery: 0, absence: 'yes', symptoms: 'first', clearedRead: 'no' } }).analysis, DEFAULT_SETTINGS.analysis);
+  assert.deepEqual(normalizeSettings({ analysis: { order: 'off', discovery: 0, absence: 'yes', symptoms: 'first', clearedRead: 'no', silentLast: 'no' } }).analysis, DEFAULT_SETTINGS.analysis);
 });
 
 test('braid.analysis.order: on by default, a check-then-put in every run has evidence by its order and is first; off: no evidence', async () => {
@@ -170,7 +171,7 @@ test('braid.analysis.symptoms: evidence by default, a consequence after the fail
   }
 });
 
-test('braid.analysis.clearedRead: off by default, the static key decides; on: the read of a value another thread cleared is first among equal patterns', async () => {
+test('braid.analysis.clearedRead: on by default, the read of a value another thread cleared is first among equal patterns; off: the static key decides', async () => {
   // the lru shape of test/unit/clearedRead.test.ts: failing runs clear a slot (20) that the first
   // thread then reads (30), with a count's read-then-write (10/12) equal in every count
   const pass = ['R1 count S10 @value=0', 'W1 slot S11 @value="Promise@7"', 'R1 slot S30 @value="Promise@7"', 'W1 slot S31 @value="profile"'];
@@ -180,10 +181,30 @@ test('braid.analysis.clearedRead: off by default, the static key decides; on: th
   for (let k = 0; k < 8; k++) traces.push({ execution: `F${k}`, outcome: 'fail', events: fail });
   const x = await session(traces, {});
   try {
-    const off = await x.patterns();
-    assert.equal(key(off[0]), '1R10 2W12', show(off));
-    const on = await x.change({ clearedRead: true });
+    const on = await x.patterns();
     assert.equal(key(on[0]), '1W20 2R30', show(on));
+    const off = await x.change({ clearedRead: false });
+    assert.equal(key(off[0]), '1R10 2W12', show(off));
+    assert.deepEqual([off[0].failed, off[0].passed], [on[0].failed, on[0].passed], 'a tie: only the order moved');
+  } finally {
+    await x.done();
+  }
+});
+
+test('braid.analysis.silentLast: on by default, a pattern whose write stores the value already there goes after its tie; off: the static key decides', async () => {
+  // the shape of test/unit/silentWrites.test.ts: a flag set to true over true (42, read at 36) and a
+  // list's add (49, read at 65), equal in every count
+  const pass = ['R2 aflag S36 @value=true', 'R2 list S65', 'W1 aflag S42 @value=true', 'W1 list S49'];
+  const fail = ['R2 aflag S36 @value=true', 'W1 aflag S42 @value=true', 'W1 list S49', 'R2 aflag S36 @value=true', 'R2 list S65', 'FAIL2'];
+  const traces: BuiltTrace[] = [];
+  for (let k = 0; k < 10; k++) traces.push({ execution: `P${k}`, outcome: 'pass', events: pass });
+  for (let k = 0; k < 8; k++) traces.push({ execution: `F${k}`, outcome: 'fail', events: fail });
+  const x = await session(traces, {});
+  try {
+    const on = await x.patterns();
+    assert.equal(key(on[0]), '1W49 2R65', show(on));
+    const off = await x.change({ silentLast: false });
+    assert.equal(key(off[0]), '1W42 2R36', show(off));
     assert.deepEqual([off[0].failed, off[0].passed], [on[0].failed, on[0].passed], 'a tie: only the order moved');
   } finally {
     await x.done();

@@ -17,14 +17,12 @@ import { heldOutById, realSubjects, recordedRoot, scoreRecording, truthProblems 
 const NO_FAILURE: Record<string, string> = {};
 /** Known misses on the committed recordings: id → why rank 1 is not the root cause. */
 const RANK_MISSES: Record<string, string> = {
-  'lru-abort': 'the racing element pair (W Array[] :1487 in #delete, R Array[] :1170 in cb) is a pattern now that the fetchMethod\'s end is not ordered after the abort (F65/P0), but ranks 2nd behind Stack.length (R :929 in set, W :118 in #delete\'s push of the freed index, F65/P0), a consequence of the abort path',
   'opossum-stuck': 'the symbol-keyed state is recorded now (CircuitBreaker[Symbol(state)]), but the patterns on it are in passing runs only (F0/P65): the timer\'s HALF_OPEN write (line 183) never happens in a failing run; the root cause is 3rd',
-  'sonic-end': 'held out: root cause 4th',
+  'sonic-end': 'held out: root cause 2nd',
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
   'sonic-reopen': '7 of 100 runs failed (braid record\'s defaults, 2026-11-30): the root cause (_opening / the \'ready\' listener list / fs.close before fs.write) ranks 11th (F2/P18); rank 1 is SonicBoom._writing (R :223 / W :108, F3/P0), a consequence of the EBADF write',
   'micrometer-latefilter': 'held out: root cause 2nd',
   'javautil-multikeyresize': 'held out: root cause 13th (F56/P144, in most passing runs too); rank 1 is a four-access pattern on a bucket\'s chain (R AtomicReferenceArray.get :3115, W .set :3138) with MultiKey.hash (W :451 in the key\'s constructor, R :3126), F24/P18',
-  'resilience4j-eventconsumers': 'the root cause (R ArrayList.forEach EventProcessor.java:65 / W ArrayList.add :49) ranks 3rd, F62/P682: it is in most of the 689 passing runs too (an add during the last consumer\'s call throws the caught ConcurrentModificationException without a consumer missing the event); the F2/P2 patterns around it (p = 0.036) are no evidence among its patterns since the false-discovery rule, and two patterns on the flag consumerRegistered (:42/:36) with the same counts F62/P682 come first by length and static key',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {

@@ -55,8 +55,10 @@ Usage:
                                  by their evidence, before causes without (default evidence), or after every
                                  cause, as consequences of the failure (last; docs/algorithms.md)
       --cleared-read on|off      among patterns equal in every count, one whose last access reads the null or
-                                 undefined another thread wrote first (default off: the static key alone;
-                                 docs/algorithms.md)
+                                 undefined another thread wrote over a value, by a clear with evidence, first
+                                 (default on; off: the static key alone; docs/algorithms.md)
+      --silent-last on|off       among patterns equal in every count, one with a write of the value already
+                                 there (silent) after the others (default on; off: the static key alone)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
@@ -209,6 +211,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--cleared-read must be on or off, got "${v}"`);
         a.options.clearedRead = v === 'on';
+        break;
+      }
+      case '--silent-last': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--silent-last must be on or off, got "${v}"`);
+        a.options.silentLast = v === 'on';
         break;
       }
       case '--symptoms': {

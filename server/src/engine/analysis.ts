@@ -27,7 +27,7 @@ import { presenceDiscoveryCutoff } from './ranking/falseDiscovery';
 import { TestCodeClassifier } from './testCode';
 import { DriverDetector, DriverRule } from './testDriver';
 import { isLibraryCode, LibraryPredicate, nearestUserFrame } from './libraryCode';
-import { PATTERN_GROUPS, PatternGroup, TieOrder, clearsOther, confidenceNote, endsInReadOf, hasAbsenceEvidence, isEmptyValue, hasEvidence } from './ranking/rootCauseOrder';
+import { PATTERN_GROUPS, PatternGroup, TieOrder, clearsOther, silentWrite, confidenceNote, endsInReadOf, hasAbsenceEvidence, isEmptyValue, hasEvidence } from './ranking/rootCauseOrder';
 import { RankedList } from './ranking/rankedList';
 import { StaticKeyOrder } from './ranking/staticKeyOrder';
 import { placeRows } from './ranking/compactOrder';
@@ -107,12 +107,21 @@ export interface AnalysisOptions {
   /**
    * Cleared read first (issue 38, "a consequence ranks first"): among patterns equal in every count and
    * length, one whose last access reads the empty value (null, undefined) another thread of the pattern
-   * wrote (rootCauseOrder.readsCleared) is listed before the others — instead of the static key alone
-   * deciding. Off unless true (`--cleared-read on`; grouping on only; off by default since it put a
-   * clearing write first on the tcprequest fixture, a subject it was not written for;
+   * wrote over another thread's value, in a W1 → W2 pattern that has evidence by its presence
+   * (rootCauseOrder.readsCleared), is listed before the others — instead of the static key alone
+   * deciding. On unless false (`--cleared-read off`: the static key alone; grouping on only;
    * docs/algorithms.md "Cleared read first").
    */
   clearedRead?: boolean;
+  /**
+   * Silent writes last (issue 38, "most runs fail"): among patterns equal in every count and length
+   * (and in cleared read first), one with a *silent* write — a write that stored the value its location
+   * already held (every recorded R → W or W → W pair ending in it shows the same value before and
+   * after, rootCauseOrder.silentWrite), so no order of it changes what a reader sees — is listed after
+   * the others. On unless false (`--silent-last off`: the static key decides; grouping on only;
+   * docs/algorithms.md "Silent writes last").
+   */
+  silentLast?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -154,7 +163,10 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (!r.symptomsLast) delete r.symptomsLast;
   if (r.clearedRead !== undefined && typeof r.clearedRead !== 'boolean') throw new Error(`clearedRead must be true or false, got ${JSON.stringify(r.clearedRead)}`);
   // (on: not in the options at all, so results and reports read as before the option existed)
-  if (r.clearedRead !== true) delete r.clearedRead;
+  if (r.clearedRead !== false) delete r.clearedRead;
+  if (r.silentLast !== undefined && typeof r.silentLast !== 'boolean') throw new Error(`silentLast must be true or false, got ${JSON.stringify(r.silentLast)}`);
+  // (on: not in the options at all, so results and reports read as before the option existed)
+  if (r.silentLast !== false) delete r.silentLast;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -615,11 +627,13 @@ export class Analyzer {
     // sections: a group code (cause, harness, symptom), + 3 for a pattern without evidence (listed after all with)
     // (× 2: evidence by order has buckets of its own, scored on its weighted passing runs)
     // (× 2 with cleared read first: a pattern reading the empty value the other thread wrote has a bucket of its own)
-    const clearedRead = grouping && this.options.clearedRead === true;
+    const clearedRead = grouping && this.options.clearedRead !== false;
     const R = clearedRead ? 2 : 1;
-    // per static access: 1 when it is a write of the empty value over another thread's non-empty one (a W1 → W2 pattern's W2)
-    const clearing = clearedRead ? this.clearingWrites() : undefined;
-    const codes = 12 * F1 * P1 * L * R;
+    // (× 2 with silent writes last: a pattern with a write of the value already there has a bucket of its own)
+    const silentLast = grouping && this.options.silentLast !== false;
+    const S = silentLast ? 2 : 1;
+    const silent = silentLast ? this.silentWrites() : undefined;
+    const codes = 12 * F1 * P1 * L * R * S;
     const G = PATTERN_GROUPS.length;
     // per (failed, passed): 0 unknown, 1 evidence, 2 none, 3 evidence by absence (options.absence) — a
     // typed table when small (one lookup per pattern), else a Map
@@ -642,6 +656,9 @@ export class Analyzer {
       if (e === undefined) evidenceMemo!.set(k, (e = evidenceCode(f, p)));
       return e;
     };
+    // per static access: 1 when it is a write of the empty value over another thread's non-empty one (a W1 → W2 pattern's W2)
+    // and that W1 → W2 pattern has evidence by its presence (the clear goes with failing, not a consumer's routine clear)
+    const clearing = clearedRead ? this.clearingWrites(failed, passed, (f, p) => evidenceOf(f, p) === 1) : undefined;
     const dense = codes <= 1 << 22 ? new Int32Array(codes) : undefined;
     const sparse = dense ? undefined : new Map<number, number>();
     // per pattern id: its bucket (-1: in no run), and its methods key (grouping)
@@ -653,6 +670,8 @@ export class Analyzer {
     let bL: number[] = [];
     // per bucket: 1 when its patterns read the empty value the other thread wrote (cleared read first)
     let bR: number[] = [];
+    // per bucket: 1 when its patterns have a silent write (silent writes last)
+    let bS: number[] = [];
     let bSize: number[] = [];
     // per bucket: 1 when its evidence is its absence (listed after presence at an equal score)
     let bA: number[] = [];
@@ -672,7 +691,8 @@ export class Analyzer {
       // evidence by order: scored on its passing runs weighted by how much rarer its order is in them (orderEvidence.weightedPassed)
       const pw = e === 4 ? order!.weightedPassed[id] : p;
       const rl = clearedRead && this.readsCleared(id, clearing!) ? 1 : 0;
-      const code = (((((e === 4 ? 6 : 0) + g) * F1 + f) * P1 + pw) * L + len) * R + rl;
+      const sl = silentLast && this.hasSilentWrite(id, silent!) ? 1 : 0;
+      const code = ((((((e === 4 ? 6 : 0) + g) * F1 + f) * P1 + pw) * L + len) * R + rl) * S + sl;
       let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
       if (b < 0) {
         b = bSize.length;
@@ -684,6 +704,7 @@ export class Analyzer {
         bP.push(e === 3 ? totalPassed - p : pw);
         bL.push(len);
         bR.push(rl);
+        bS.push(sl);
         // evidence by absence or by order: after the patterns whose evidence is their presence, at an equal score
         bA.push(e === 3 || e === 4 ? 1 : 0);
         bSize.push(0);
@@ -699,7 +720,7 @@ export class Analyzer {
       buckets.sort((a, b) => bScore[b] - bScore[a] || bF[b] - bF[a] || bP[a] - bP[b] || bL[b] - bL[a]);
     } else {
       const dir = this.tieOrder === 'shorter' ? 1 : -1;
-      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bA[a] - bA[b] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]) || bR[b] - bR[a]);
+      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bA[a] - bA[b] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]) || bR[b] - bR[a] || bS[a] - bS[b]);
     }
     const bStart = new Int32Array(B);
     for (let q = 0, at = 0; q < B; q++) {
@@ -723,7 +744,7 @@ export class Analyzer {
       if (rowTie) rowTie[at] = bucketOf[2 * id + 1];
     }
     const bGroup = Uint8Array.from(bG);
-    bG = bF = bP = bL = bR = bSize = bA = [];
+    bG = bF = bP = bL = bR = bS = bSize = bA = [];
     const ranking = new RankedList<RankedPattern>(count, (list, k) => {
       const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
       d.tie = list.ties[k];
@@ -1121,21 +1142,65 @@ export class Analyzer {
   /**
    * Per static access: 1 when some W1 → W2 pattern (P3) has it as W2 writing the empty value over W1's
    * non-empty one (first occurrence) — a write that cleared what another thread had put there
-   * (rootCauseOrder.clearsOther). Reused across rank() calls, grown with the registry.
+   * (rootCauseOrder.clearsOther) — in a W1 → W2 pattern that has evidence by its presence (`evidence`
+   * of its failing and passing runs): a clear that goes with failing, not a consumer's routine
+   * take-and-clear in every run (tcprequest). Reused across rank() calls, grown with the registry.
    */
-  private clearingWrites(): Uint8Array {
+  private clearingWrites(failed: ArrayLike<number>, passed: ArrayLike<number>, evidence: (f: number, p: number) => boolean): Uint8Array {
     const reg = this.registry;
     const A = reg.accesses.length;
     if (this.clearing.length < A) this.clearing = new Uint8Array(Math.max(A, this.clearing.length * 2, 1024));
     else this.clearing.fill(0);
     for (let id = 0, n = reg.patternCount; id < n; id++) {
-      if (reg.patternDef(id).n !== 3) continue;
+      if (reg.patternDef(id).n !== 3 || failed[id] === 0) continue;
+      if (!evidence(failed[id], passed[id])) continue;
       if (clearsOther(reg.patternValueAt(id, 0), reg.patternValueAt(id, 1))) this.clearing[reg.patternAccessAt(id, 1)] = 1;
     }
     return this.clearing;
   }
 
   private clearing = new Uint8Array(0);
+
+  /**
+   * Per static access: 1 when it is a silent write — some R1 → W2 (P1) or W1 → W2 (P3) pattern ends in
+   * it, and every one of them with recorded values shows its value already there before it (the
+   * first access, adjacent in the location's run, has the same value; rootCauseOrder.silentWrite). 2:
+   * some such pattern shows it changing the value, or it or the access before it is a library call
+   * (`loc.call`: the recorded value of Map.set, fs.writeFile, emit is its key, path or event name). Reused across rank() calls, grown with the registry.
+   */
+  private silentWrites(): Uint8Array {
+    const reg = this.registry;
+    const A = reg.accesses.length;
+    if (this.silent.length < A) this.silent = new Uint8Array(Math.max(A, this.silent.length * 2, 1024));
+    else this.silent.fill(0);
+    const s = this.silent;
+    for (let id = 0, n = reg.patternCount; id < n; id++) {
+      const pn = reg.patternDef(id).n;
+      if (pn !== 1 && pn !== 3) continue;
+      const before = reg.patternValueAt(id, 0);
+      const value = reg.patternValueAt(id, 1);
+      if (before === undefined || value === undefined) continue;
+      const w = reg.patternAccessAt(id, 1);
+      if (s[w] === 2) continue;
+      // a library call's value is its key, path or event name (Map.set, fs.writeFile, on), not what it stores
+      if (reg.locs[reg.accesses[w].loc].call !== undefined || reg.locs[reg.accesses[reg.patternAccessAt(id, 0)].loc].call !== undefined) {
+        s[w] = 2;
+        continue;
+      }
+      s[w] = silentWrite(before, value) ? 1 : 2;
+    }
+    return s;
+  }
+
+  private silent = new Uint8Array(0);
+
+  /** Whether some write of the pattern is silent (silentWrites). */
+  private hasSilentWrite(id: number, silent: Uint8Array): boolean {
+    const reg = this.registry;
+    const d = reg.patternDef(id);
+    for (let k = 0; k < d.kind.length; k++) if (d.kind[k] === 'W' && silent[reg.patternAccessAt(id, k)] === 1) return true;
+    return false;
+  }
 
   private groupCodeOf(id: number, failedRuns: number, failedAfter: number): number {
     if (id >= this.harnessFlags.length) {

@@ -6,7 +6,7 @@
  * by suspiciousness; within one score, fewer passing runs, then shorter
  * patterns (measured on the subjects: a longer pattern tied with one of its
  * own pairs adds accesses that are not needed to explain the failure), then
- * then (options.clearedRead, off by default) a pattern whose last access reads the empty value
+ * then (options.clearedRead, on by default) a pattern whose last access reads the empty value
  * (null, undefined) another thread of the pattern wrote before one that does not (readsCleared), then
  * the static key. Patterns of one section and score over the same methods
  * form one tie group.
@@ -61,11 +61,23 @@ export function clearsOther(first: unknown, second: unknown): boolean {
 }
 
 /**
+ * A silent write (docs/algorithms.md "Silent writes last"): the value before the write — the recorded
+ * value of the access just before it in the location's run, the first access of an R1 → W2 or W1 → W2
+ * pair — is the value it writes: whichever order the two threads take, a reader sees the same value.
+ * Both values must be recorded (undefined: none).
+ */
+export function silentWrite(before: unknown, value: unknown): boolean {
+  return before !== undefined && value !== undefined && before === value;
+}
+
+/**
  * Read of a cleared value (docs/algorithms.md "Cleared read first"): the pattern ends in a read of what
  * the other thread wrote (endsInReadOf); that write and the read carry the empty value (at the
  * pattern's first occurrence); and the write cleared another thread's value (`clearing(k)`: some
- * W1 → W2 pattern has access k as its W2, writing empty over W1's non-empty value, clearsOther) —
- * one thread cleared or deleted what another had put there, and a thread then reads it empty.
+ * W1 → W2 pattern has access k as its W2, writing empty over W1's non-empty value, clearsOther, and
+ * that W1 → W2 pattern has evidence by its presence: the Analyzer's clearing table) — one thread
+ * cleared or deleted what another had put there, a clear that goes with failing (not a consumer's
+ * routine take-and-clear, in passing runs too), and a thread then reads it empty.
  * `valueAt(k)`: the recorded value of access k (undefined: none recorded).
  */
 export function readsCleared(
