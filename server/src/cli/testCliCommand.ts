@@ -588,7 +588,7 @@ async function recordAndReport(
 /** The text report's first lines: what was recorded and why it stopped. */
 export function recordingLines(f: RecordingFigures, rule: EvidenceStopRule): string[] {
   const why: Record<RecordingFigures['stopped'], string> = {
-    evidence: `the evidence is in: the first cause pattern has p = ${f.leadPValue === null ? '?' : formatPValue(f.leadPValue)} < ${formatPValue(rule.pValue)} and the top ${rule.top} patterns held for ${rule.stableRounds} rounds`,
+    evidence: `the evidence is in: the first cause pattern has p = ${f.leadPValue === null ? '?' : formatPValue(f.leadPValue)} < ${formatPValue(rule.pValue)}, the top ${rule.top} patterns held for ${rule.stableRounds} rounds and every bug is settled`,
     'max-runs': f.leadPValue === null && f.failed > 0 && f.passed > 0 && f.mode === 'auto' ? `budget of ${noSeparationMaxRuns(rule)} runs reached (no pattern separates)` : `budget of ${rule.maxRuns} runs reached`,
     'max-seconds': `budget of ${rule.maxSeconds} s reached`,
     runs: `${f.runs} run(s) as asked (--runs)`,
