@@ -1,7 +1,8 @@
 /**
  * What the Node.js recorder sees and how it names it (issue 42 item 6, issue 38's Node misses;
  * docs/recorder-node.md "What is recorded", "Tasks"): one real `node` run of a small program with
- *   - symbol-keyed fields (`this[STATE]`, opossum's circuit state) as fields named by the symbol;
+ *   - symbol-keyed fields (`this[STATE]`, opossum's circuit state) as fields named by the symbol, and a
+ *     symbol value as its description;
  *   - private fields (`this.#items[i] = v`, `this.#count++`, a static `Store.#made`) and a private async method;
  *   - an array-like (`Queue.prototype = []`): its push recorded as an array call, its fields named Queue;
  *   - a TypedArray's fill recorded as a call of a collection;
@@ -20,11 +21,11 @@ import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 
 const PROGRAM = `
 const { EventEmitter } = require('node:events');
-const STATE = Symbol('state');
+const STATE = Symbol('state'), KIND = Symbol('fast');
 class Breaker extends EventEmitter {
   constructor() {
     super();
-    this[STATE] = 'closed';
+    this[STATE] = 'closed'; this.kind = KIND;
     this.on('open', () => { this.opened = this[STATE]; });
   }
   trip() {
@@ -88,6 +89,8 @@ test('symbol-keyed and private fields, array-likes and typed arrays are recorded
     const state = named('Breaker[Symbol(state)]');
     assert.deepEqual(state.filter((e) => e[2] === 'W').map((e) => e[8]), ['closed', 'open', 'half'], seen);
     assert.ok(state.some((e) => e[2] === 'R' && e[8] === 'open'), seen);
+    // a symbol value is its description (null before: the ranking reads null as empty)
+    assert.deepEqual(named('Breaker.kind').map((e) => `${e[2]} ${e[8]}`), ['W Symbol(fast)'], seen);
     // private fields: the holder's field and the array element through it; a static private field by its class
     assert.ok(named('Store.#items').length >= 2, seen);
     assert.deepEqual(named('Store.#count').map((e) => `${e[2]}${e[8]}`).slice(0, 3), ['R0', 'R0', 'W1'], seen);

@@ -888,6 +888,12 @@ export class BraidRuntime {
         return '"undefined"';
       case 'bigint':
         return JSON.stringify(`${v}n`);
+      case 'symbol': {
+        // its description (`Symbol(open)`), not null: opossum's states are symbols, and the ranking reads
+        // null as an empty value and equal values as a write of the value already there
+        const s = (v as symbol).toString();
+        return JSON.stringify(s.length > 64 ? s.slice(0, 64) + '…' : s);
+      }
       case 'object':
         if (v === null) return 'null';
         return JSON.stringify(`${(v as object).constructor?.name ?? 'Object'}@${this.obj(v as object)}`);
