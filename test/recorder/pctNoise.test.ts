@@ -111,7 +111,7 @@ test('braid record --noise-mode pct: options, and clear refusals', () => {
   assert.match(o.notes?.join('\n') ?? '', /--noise 0.2 is ignored: --noise-mode pct/);
   assert.deepEqual(parseRecordArgs(['--noise-mode', 'pct', '--', 'java', 'a.B']).pct, { depth: 3 });
   assert.equal(parseRecordArgs(['--noise-mode', 'uniform', '--', 'java', 'a.B']).pct, undefined);
-  assert.throws(() => parseRecordArgs(['--noise-mode', 'pcts', '--', 'java', 'a.B']), /--noise-mode needs uniform or pct, got "pcts"/);
+  assert.throws(() => parseRecordArgs(['--noise-mode', 'pcts', '--', 'java', 'a.B']), /--noise-mode needs uniform, adaptive or pct, got "pcts"/);
   assert.throws(() => parseRecordArgs(['--pct-depth', '2', '--', 'java', 'a.B']), /--pct-depth is for --noise-mode pct/);
   assert.throws(() => parseRecordArgs(['--noise-mode', 'pct', '--pct-depth', '0', '--', 'java', 'a.B']), /--pct-depth/);
   // the Node.js recorder schedules the event loop's callbacks (docs/noise.md "PCT for the event loop")
