@@ -9,8 +9,11 @@
  * pattern's p < 0.05) must have its lead settled (p < `bugPValue`, the same lead in the last two
  * rounds; a bug seen only a few times gets more runs, within the budget), and failing runs that no
  * bug with evidence explains hold it too while they are at least `unexplainedShare` (1 in 50) of
- * the failing runs: a second bug seen in one or two runs is not a GRIFFIN bug with evidence yet, and
- * without this the recording stopped before it became one. When no pattern separates
+ * the failing runs and too few for a pattern of their own to have evidence (p ≈ (failed/runs)^u ≥
+ * 0.05): a second bug seen in one or two runs is not a GRIFFIN bug with evidence yet, and without
+ * this the recording stopped before it became one; more failing runs that no bug explains are the
+ * known bug's own, caught by other patterns (the lost update of test/fixtures/maven/inventory: 13 of
+ * 34 failing runs, which held every recording to the 200-run budget). When no pattern separates
  * failing from passing runs, the run budget does not end the recording: the time budget does (at
  * most `noSeparationMaxRuns` runs), and the report says why nothing separates (noSeparationWhy).
  * Pure: the caller records and analyzes; this module reads the results and decides.
@@ -149,8 +152,12 @@ export function unsettledBugs(history: readonly EvidenceSnapshot[], rule: Pick<E
 export function unexplainedRuns(history: readonly EvidenceSnapshot[], rule: Pick<EvidenceStopRule, 'unexplainedShare'> = DEFAULT_EVIDENCE_STOP): number {
   const last = history[history.length - 1];
   const u = last?.unexplained ?? 0;
-  if (!last || u === 0) return 0;
-  return u >= (rule.unexplainedShare ?? DEFAULT_UNEXPLAINED_SHARE) * last.failed ? u : 0;
+  if (!last || u === 0 || last.runs === 0) return 0;
+  if (u < (rule.unexplainedShare ?? DEFAULT_UNEXPLAINED_SHARE) * last.failed) return 0;
+  // so many that a pattern of their own would have evidence already (in u failing runs and no passing
+  // run: p ≈ (failed/runs)^u < 0.05): they are no bug waiting for runs — failing runs of the bug that
+  // has evidence whose window another pattern caught — and more runs would not make one
+  return (last.failed / last.runs) ** u < BUG_EVIDENCE_P ? 0 : u;
 }
 
 /** Failing and passing runs, and no cause pattern with evidence: nothing separates them (yet). */
