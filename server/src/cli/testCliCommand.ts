@@ -256,7 +256,8 @@ export interface RecordingFigures {
   seed: number;
   /** auto: the rule and the analysis after each round */
   rule?: EvidenceStopRule;
-  rounds?: { runs: number; failed: number; leadPValue: number | null; lead: string | null }[];
+  /** …`unexplained`: failing runs no GRIFFIN bug with evidence explained in that round's analysis (evidenceStop.unexplainedRuns decides whether they held it) */
+  rounds?: { runs: number; failed: number; leadPValue: number | null; lead: string | null; unexplained?: number }[];
   /** the first pattern's p-value in the final analysis, when it has evidence */
   leadPValue: number | null;
   /** a sentence for the user when the recording needs explaining (the test never failed…) */
@@ -533,7 +534,7 @@ async function recordAndReport(
     ...(auto
       ? {
           rule,
-          rounds: history.map((s) => ({ runs: s.runs, failed: s.failed, leadPValue: s.lead?.pValue ?? null, lead: s.lead?.key ?? null })),
+          rounds: history.map((s) => ({ runs: s.runs, failed: s.failed, leadPValue: s.lead?.pValue ?? null, lead: s.lead?.key ?? null, ...(s.unexplained !== undefined ? { unexplained: s.unexplained } : {}) })),
         }
       : {}),
     leadPValue: final.lead?.pValue ?? null,
