@@ -212,9 +212,17 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     // the recordings of the code before the change are listed after the current code's runs (30 here):
     // the list draws only the rows in view, so go to its end first — without it the check passed only
     // while the view had not yet listed the new runs (two fresh-clone CIs on a busy machine failed it)
-    await wb.pane('Runs').locator('.monaco-list').first().focus();
-    await page.keyboard.press('End');
-    await wb.rows('Runs').filter({ hasText: /^Before the change · / }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    // (again until it shows: a refresh of the view while the runs come in redraws it from the top — a
+    // fresh-clone CI at 31d9e574 waited 60 s on a list scrolled back to its first run)
+    const before = wb.rows('Runs').filter({ hasText: /^Before the change · / }).first();
+    for (let k = 0; ; k++) {
+      await wb.pane('Runs').locator('.monaco-list').first().focus();
+      await page.keyboard.press('End');
+      const shown = await before.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
+      if (shown) break;
+      if (k === 11) await before.waitFor({ state: 'visible', timeout: 5_000 });
+      log(`Runs view: "Before the change" not in view after End (try ${k + 1}); again`);
+    }
     const bugs = await wb.visibleRowTexts('Bugs').catch(() => []);
     assert.ok(!bugs.some((b) => /^Bug \d/.test(b.label)), `no bug in the current code: ${bugs.map((b) => b.label).join(' | ')}`);
     await open('Account.java');
