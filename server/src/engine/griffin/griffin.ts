@@ -337,9 +337,9 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
     const bug = toBug(m, group, formula, o.weakRuns, true);
     if (b.weak) bug.evidence.weak = true;
     if (b.inEveryRun) bug.evidence.inEveryRun = true;
-    const adviceLane = bug.advice.fixLane;
-    if (o.outOfHelpers !== false && o.overwrittenWrite !== false) replacingWriteFirst(m, bug, b.family, b.related, lead, o.testCode);
-    if (o.outOfHelpers !== false && o.iteratorMaker !== false && bug.advice.shape === 'iteration-while-modified' && bug.advice.fixLane === adviceLane) iteratorMakerFirst(m, bug, b.family, o.testCode);
+    // the write the reader saw wins over where the iterator is made: one renaming per bug
+    const replaced = o.outOfHelpers !== false && o.overwrittenWrite !== false && replacingWriteFirst(m, bug, b.family, b.related, lead, o.testCode);
+    if (!replaced && o.outOfHelpers !== false && o.iteratorMaker !== false && bug.advice.shape === 'iteration-while-modified') iteratorMakerFirst(m, bug, b.family, o.testCode);
     fixLaneFirst(bug);
     return bug;
   });
@@ -366,21 +366,22 @@ function fixLaneFirst(bug: Bug): void {
 /**
  * The write the reader saw (overwrittenWrite.ts): the reader's lane names the method of the write that
  * replaced the first lane's value before the read, and that lane is named first. The pattern and the
- * advice's story stay the lead's.
+ * advice's story stay the lead's. True when it renamed a lane.
  */
-function replacingWriteFirst(m: CoverageMatrix, bug: Bug, family: readonly PatternMember[], related: readonly number[], lead: number, testCode: TestCodeClassifier | undefined): void {
+function replacingWriteFirst(m: CoverageMatrix, bug: Bug, family: readonly PatternMember[], related: readonly number[], lead: number, testCode: TestCodeClassifier | undefined): boolean {
   const canName = (f: { file: string; method: string; line: number }) => !(testCode && testCode.isTestCode(f)) && !isLibraryCode(f.file, f.method) && !/(^|\.)main$/.test(f.method);
   const leadMember = family.find((x) => x.row === lead);
-  if (!leadMember) return;
+  if (!leadMember) return false;
   const ow = overwritingWrite(m, leadMember, [...family.map((x) => x.row), ...related], canName);
-  if (!ow) return;
+  if (!ow) return false;
   const k = bug.suspiciousMethods.findIndex((sm) => sm.thread === ow.lane);
-  if (k < 0) return;
+  if (k < 0) return false;
   const sm = ow.method;
   bug.suspiciousMethods[k] = { thread: sm.thread, method: sm.method, file: sm.file, line: sm.line, lines: sm.lines };
   const lane = bug.graph.lanes.find((l) => l.thread === ow.lane);
   if (lane) lane.suspiciousMethod = { method: ow.method.method, file: ow.method.file, line: ow.method.line };
   bug.advice.fixLane = ow.lane;
+  return true;
 }
 
 /**

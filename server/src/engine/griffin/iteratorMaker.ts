@@ -75,8 +75,14 @@ export function iteratorMaker(
       if (a.type !== 'R' || a.call === undefined || !MAKE.test(a.call)) continue;
       if (a.variable !== steps[0].variable || classOf(a.method) !== cls || stepMethods.has(a.method) || a.file !== steps[0].file) continue;
       if (!bottoms.has(a.stack[0]?.method) || !canName(a)) continue;
-      const lines = [...new Set(a.stack.filter((f) => f.method === a.method && f.file === a.file).map((f) => f.line))].sort((x, y) => x - y);
-      const k = a.stack.findIndex((f) => f.method === a.method && f.file === a.file);
+      // the maker's frames: its lines, and the innermost of them ends the common stack
+      const lines = new Set<number>();
+      let k = -1;
+      a.stack.forEach((f, i) => {
+        if (f.method !== a.method || f.file !== a.file) return;
+        lines.add(f.line);
+        if (k < 0) k = i;
+      });
       return {
         lane: iterating,
         row,
@@ -85,7 +91,7 @@ export function iteratorMaker(
           method: a.method,
           file: a.file,
           line: a.line,
-          lines: lines.length ? lines : [a.line],
+          lines: lines.size ? [...lines].sort((x, y) => x - y) : [a.line],
           commonStack: a.stack.slice(0, k < 0 ? a.stack.length : k + 1).map((f) => ({ file: f.file, line: f.line, method: f.method })),
           rule: 1,
         },

@@ -67,7 +67,7 @@ export function clearsOther(first: unknown, second: unknown): boolean {
  * Both values must be recorded (undefined: none).
  */
 export function silentWrite(before: unknown, value: unknown): boolean {
-  return before !== undefined && value !== undefined && before === value;
+  return before !== undefined && before === value;
 }
 
 /**
