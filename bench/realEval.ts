@@ -187,7 +187,10 @@ function recordLive(s: RealSubject, dir: string, seed: string): NonNullable<Live
 
 function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: ConfirmRow['role'], rootCause: boolean, seed: string, s: RealSubject, dir: string): ConfirmRow {
   const base = { seed, role, pattern: `#${rank} ${pattern.id}`, rootCause };
-  const command = existsSync(path.join(folder, 'recording.json')) ? [] : s.run.command?.length ? ['--', ...s.run.command] : undefined;
+  // a subject recorded with `braid record` (run.command) ran in its own folder, outside the traces'
+  // workspace (a temp folder), whose recording.json braid confirm will not run: give the command
+  // after "--" (the include list and timeout still come from recording.json)
+  const command = s.run.command?.length ? ['--', ...s.run.command] : existsSync(path.join(folder, 'recording.json')) ? [] : undefined;
   if (!command) return { ...base, verdict: 'no command', seconds: 0 };
   const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern.key, '--seed', seed, '--format', 'json', ...command], dir, 20 * 60_000);
   try {
