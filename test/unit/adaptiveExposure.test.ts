@@ -11,7 +11,9 @@ import { AdaptiveExposure, adaptiveExposureFor, exposureLadder, triedText } from
 import { agentOptionLines } from '../../server/src/recorder/runs/runOnce';
 import type { RecordOptions } from '../../server/src/recorder/runs/recordOptions';
 import { parseRecordingManifest } from '../../server/src/recorder/runs/recordingManifest';
-import type { RecordProgress } from '../../server/src/recorder/runs/recordRuns';
+import type { RecordControl, RecordProgress } from '../../server/src/recorder/runs/recordRuns';
+import { EvidenceRounds } from '../../server/src/recorder/runs/evidenceRounds';
+import { DEFAULT_EVIDENCE_STOP } from '../../server/src/engine/ranking/evidenceStop';
 import { testRunReport } from '../../server/src/lsp/testRunReport';
 import { parseTestArgs, recordOptionsFor } from '../../server/src/cli/testCliCommand';
 
@@ -193,4 +195,59 @@ test('braid test --noise-mode pct: the recording schedules by PCT (no noise) and
   assert.deepEqual([o.noise, o.pct], [0, { depth: 3 }]);
   assert.equal(adaptiveExposureFor({ ...o, outDir: '/tmp/x' }, 'pct'), undefined);
   assert.equal(adaptiveExposureFor({ ...o, outDir: '/tmp/x' }, 'adaptive'), undefined);
+});
+
+/**
+ * recordRuns' loop with `jobs` workers, step by step and without processes: each start awaits
+ * beforeRun(finished) and takes runNoise(index); runs finish oldest first while the other jobs' runs
+ * are still going (every run passes). Returns each run's noise level as the ladder's index.
+ */
+async function simulate(control: RecordControl, onFinished: (p: RecordProgress) => void, jobs: number, total: number): Promise<void> {
+  const going: number[] = [];
+  let next = 0;
+  let done = 0;
+  const start = async () => {
+    if (next >= total || !(await control.beforeRun!(done))) return;
+    const index = next++;
+    control.runNoise?.(index);
+    going.push(index);
+  };
+  for (let j = 0; j < jobs; j++) await start();
+  while (going.length) {
+    const index = going.shift()!;
+    done++;
+    onFinished({ type: 'run', run: { index, outcome: 'pass', traces: [] }, done, total, passed: done, failed: 0 } as unknown as RecordProgress);
+    await start();
+  }
+}
+
+test('with 2 jobs each level gets its 20 runs, not 30: the step comes when the level\'s 20th run finishes, not at a round\'s end (PCT from run 84, not 111)', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exposure-jobs-'));
+  const fromRuns = async (jobs: number) => {
+    const e = new AdaptiveExposure({ noise: 0.1, noiseAt: 'accesses', outDir: dir }, 10);
+    await simulate(e, (p) => e.runFinished(p), jobs, 120);
+    return e.steps.map((s) => s.fromRun);
+  };
+  // a run of the level before is still going when a level starts: 21 runs for the first level, 21 for each after
+  assert.deepEqual(await fromRuns(2), [21, 42, 63, 84], 'the bench and a fixed --runs N with 2 jobs');
+  // one job: the levels' 20 runs each, PCT from run 80, as before
+  assert.deepEqual(await fromRuns(1), [20, 40, 60, 80], 'one job');
+
+  // --runs auto: the evidence rounds widen mid-round too, and the round callback says the steps since the last round
+  const said: { finished: number; steps: number[] }[] = [];
+  const e = new AdaptiveExposure({ noise: 0.1, noiseAt: 'accesses', outDir: dir }, 10);
+  const rounds = new EvidenceRounds(DEFAULT_EVIDENCE_STOP, (_h, finished, steps) => {
+    if (steps.length) said.push({ finished, steps: steps.map((s) => s.fromRun) });
+  }, e);
+  await simulate(rounds, (p) => rounds.runFinished(p), 2, 120);
+  assert.deepEqual(e.steps.map((s) => s.fromRun), [21, 42, 63, 84], '--runs auto with 2 jobs');
+  assert.deepEqual(e.steps.map((s) => s.because), ['no failure in 20 runs', 'no failure in 20 runs', 'no failure in 20 runs', 'no failure in 20 runs']);
+  assert.ok(e.steps[3].pct, 'the last step is PCT');
+  // each step is said once, at the first round's end after it
+  assert.deepEqual(said, [
+    { finished: 20, steps: [21] },
+    { finished: 50, steps: [42] },
+    { finished: 70, steps: [63] },
+    { finished: 90, steps: [84] },
+  ]);
 });

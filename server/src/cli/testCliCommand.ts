@@ -423,7 +423,7 @@ async function recordAndReport(
   const rel = shownPath(options.outDir);
   // --noise-mode adaptive (default): the noise widens while runs do not fail (adaptiveExposure.ts);
   // with a fixed --runs N too (a user asking for N runs wants failing runs): the exposure decides at
-  // every 10 finished runs on its own, as the evidence rounds do in auto
+  // each level's 20th finished run on its own, as the evidence rounds do in auto
   let lineLength = 0;
   const exposure = adaptiveExposureFor(
     options,
@@ -452,9 +452,10 @@ async function recordAndReport(
   const started = Date.now();
   const rounds = new EvidenceRounds(
     rule,
-    (history, finished, step) => {
+    (history, finished, steps) => {
       status(`${finished} runs, ${failedSoFar} failed, ${secs(Date.now() - started)} s · ${evidenceLine(history, rule)}`, true);
-      if (step && exposure) say(`note: ${exposure.stepLine(step)}`);
+      // adaptive exposure's steps since the last round (taken when a level's 20th run finished)
+      if (exposure) for (const step of steps) say(`note: ${exposure.stepLine(step)}`);
       printed = finished;
     },
     exposure,

@@ -170,7 +170,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   let evidence: string | undefined;
   let last = { done: 0, failed: 0, passed: 0 };
   // noise mode adaptive (default): the noise widens while runs do not fail (recorder/runs/adaptiveExposure.ts);
-  // with a fixed number of runs too, deciding at every 10 finished runs on its own (a run count asked
+  // with a fixed number of runs too, deciding when a level's 20th run finishes (a run count asked
   // for wants failing runs; a recording of 20 runs or fewer never gets to a step)
   const exposure = adaptiveExposureFor(
     options,
@@ -185,11 +185,13 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   const rounds = auto
     ? new EvidenceRounds(
         rule,
-        (history, done, step) => {
+        (history, done, steps) => {
           evidence = evidenceLine(history, rule);
           connection.console.info(`${done} runs: ${evidence}`);
-          const widened = step && exposure ? exposure.stepLine(step) : undefined;
-          if (widened) connection.console.info(`Braid: ${widened}`);
+          // adaptive exposure's steps since the last round (taken when a level's 20th run finished); the notification says the last
+          const lines = exposure ? steps.map((s) => exposure.stepLine(s)) : [];
+          for (const l of lines) connection.console.info(`Braid: ${l}`);
+          const widened = lines.length ? lines[lines.length - 1] : undefined;
           notify({ done, total, failed: last.failed, passed: last.passed, message: widened ?? evidence, evidence, ...(widened ? { exposure: widened } : {}) });
         },
         exposure,

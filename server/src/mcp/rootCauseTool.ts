@@ -161,10 +161,12 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
   const exposure = adaptiveExposureFor(options);
   const rounds = new EvidenceRounds(
     rule,
-    (history, finished, step) => {
+    (history, finished, steps) => {
       const lead = history[history.length - 1]?.lead;
+      // adaptive exposure's steps since the last round (taken when a level's 20th run finished)
+      const widened = exposure ? steps.map((s) => `; ${exposure.stepLine(s)}`).join('') : '';
       // after run `finished` was reported: half a step on, so the round's line is sent (progress only increases)
-      progress(finished + 0.5, rule.maxRuns, `${finished} runs, ${failed} failed${lead ? `, lead p = ${lead.pValue.toPrecision(2)}` : ', no cause with evidence yet'}${step && exposure ? `; ${exposure.stepLine(step)}` : ''}`, true);
+      progress(finished + 0.5, rule.maxRuns, `${finished} runs, ${failed} failed${lead ? `, lead p = ${lead.pValue.toPrecision(2)}` : ', no cause with evidence yet'}${widened}`, true);
     },
     exposure,
   );

@@ -127,9 +127,14 @@ export function triedText(levels: readonly (NoiseLevel & { fromRun: number })[],
 
 /**
  * Decides each run's noise. `runNoise(index)` (RecordControl) gives the noise a run starts with;
- * `runFinished` counts its outcome for the level it ran at; `consider()` widens when the current
- * level has had STEP_RUNS runs or more and fewer than one failure per STEP_RUNS. As a RecordControl
- * of its own (the bench) it considers at every `roundRuns` finished runs, as the evidence rounds do.
+ * `runFinished` counts its outcome for the level it ran at, and makes a decision due when it is the
+ * current level's STEP_RUNS-th finished run (then every `roundRuns` more: 20, 30, 40 …); `consider()`
+ * then widens when the level had fewer than one failure per STEP_RUNS. The decision is due when the
+ * level's own runs are in, not at a round's end: with 2 jobs a run of the level before is still
+ * going when a level starts, so at a round's end a level had 19 finished runs and was judged only a
+ * round later (each level after the first got ~30 runs, PCT from run ~111 instead of 80). With one
+ * job a level starts at a round's end and its checks fall on round ends, as before. As a
+ * RecordControl of its own (the bench, a fixed `--runs N`) it considers before the next run starts.
  */
 export class AdaptiveExposure implements RecordControl {
   readonly ladder: NoiseLevel[];
@@ -142,7 +147,7 @@ export class AdaptiveExposure implements RecordControl {
   private readonly runsAt: number[];
   private readonly failedAt: number[];
   private nextIndex = 0;
-  private nextCheck: number;
+  private decide = false;
 
   constructor(
     o: Pick<RecordOptions, 'noise' | 'noiseAt' | 'recorder' | 'outDir'>,
@@ -153,7 +158,6 @@ export class AdaptiveExposure implements RecordControl {
     this.ladder = exposureLadder({ noise: o.noise, noiseAt: o.noiseAt ?? 'accesses' }, this.recorder);
     this.runsAt = this.ladder.map(() => 0);
     this.failedAt = this.ladder.map(() => 0);
-    this.nextCheck = roundRuns;
     this.outDir = o.outDir;
   }
 
@@ -162,6 +166,11 @@ export class AdaptiveExposure implements RecordControl {
   /** The noise of the runs starting now. */
   get current(): NoiseLevel {
     return this.ladder[this.level];
+  }
+
+  /** Whether a decision is due: the current level's STEP_RUNS-th (then every roundRuns more) run finished since the last consider(). */
+  get due(): boolean {
+    return this.decide;
   }
 
   /** Every level used so far, with the run it started from. */
@@ -205,12 +214,19 @@ export class AdaptiveExposure implements RecordControl {
     const k = this.levelOf.get(p.run.index);
     if (k === undefined) return;
     this.levelOf.delete(p.run.index);
-    this.runsAt[k]++;
+    const runs = ++this.runsAt[k];
     if (p.run.outcome === 'fail') this.failedAt[k]++;
+    // the current level's 20th finished run (then its 30th, 40th …): a decision is due
+    if (k === this.level && runs >= STEP_RUNS && (runs - STEP_RUNS) % Math.max(1, this.roundRuns) === 0) this.decide = true;
   }
 
-  /** Widens the noise when the current level had its runs and too few failures; the step, or undefined. */
+  /**
+   * When a decision is due (`due`): widens the noise if the current level had fewer than one
+   * failure per STEP_RUNS runs; the step, or undefined.
+   */
   async consider(): Promise<ExposureStep | undefined> {
+    if (!this.decide) return undefined;
+    this.decide = false;
     const k = this.level;
     if (k + 1 >= this.ladder.length) return undefined;
     const runs = this.runsAt[k];
@@ -225,12 +241,9 @@ export class AdaptiveExposure implements RecordControl {
     return step;
   }
 
-  /** RecordControl (standalone): considers a step at each round's end. */
-  async beforeRun(finished: number): Promise<boolean> {
-    if (finished >= this.nextCheck) {
-      this.nextCheck = finished + this.roundRuns;
-      await this.consider();
-    }
+  /** RecordControl (standalone): considers a step before the next run when one is due. */
+  async beforeRun(): Promise<boolean> {
+    if (this.decide) await this.consider();
     return true;
   }
 }

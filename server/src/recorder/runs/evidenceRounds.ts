@@ -30,14 +30,19 @@ export class EvidenceRounds implements RecordControl {
   private started = 0;
   private readonly startedAt = Date.now();
 
+  /** adaptive exposure's steps since the last round's callback */
+  private readonly steps: ExposureStep[] = [];
+
   /**
-   * `onRound(history, finished, step)` after each round's analysis (progress; `step` when adaptive
-   * exposure widened the noise at this round's end). `exposure` (`--noise-mode adaptive`) decides
-   * each run's noise and is asked to widen it after each round that does not stop the recording.
+   * `onRound(history, finished, steps)` after each round's analysis (progress; `steps`: the steps
+   * adaptive exposure took since the last round, in order, for the caller to print). `exposure`
+   * (`--noise-mode adaptive`) decides each run's noise and is asked to widen it before the next run
+   * once a decision is due (the current level's 20th run finished: AdaptiveExposure.due), and at a
+   * round's end only when the round does not stop the recording.
    */
   constructor(
     readonly rule: EvidenceStopRule,
-    private readonly onRound?: (history: readonly EvidenceSnapshot[], finished: number, step?: ExposureStep) => void,
+    private readonly onRound?: (history: readonly EvidenceSnapshot[], finished: number, steps: readonly ExposureStep[]) => void,
     readonly exposure?: AdaptiveExposure,
   ) {
     this.roundEnd = nextRoundEnd(0, rule);
@@ -63,7 +68,8 @@ export class EvidenceRounds implements RecordControl {
         await this.round();
         this.reason = stopReason(this.history, elapsed, this.rule);
         const step = this.reason ? undefined : await this.exposure?.consider();
-        this.onRound?.(this.history, finished, step);
+        if (step) this.steps.push(step);
+        this.onRound?.(this.history, finished, this.steps.splice(0));
         // asked again: the round's analysis is now the latest
         if (this.reason || this.pastBudget()) return false;
         this.roundEnd = nextRoundEnd(finished, this.rule);
@@ -73,6 +79,11 @@ export class EvidenceRounds implements RecordControl {
       if (elapsed >= this.rule.maxSeconds) {
         this.reason = 'max-seconds';
         return false;
+      }
+      // the current level's runs are in (2 jobs: mid-round): widen now, said at the next round
+      if (this.exposure?.due) {
+        const step = await this.exposure.consider();
+        if (step) this.steps.push(step);
       }
       this.started++;
       return true;

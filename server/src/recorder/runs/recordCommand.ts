@@ -58,7 +58,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   const printer = new ProgressPrinter();
   const rel = path.relative(process.cwd(), options.outDir) || '.';
   for (const note of options.notes ?? []) console.error(terminalText(`note: ${note}`));
-  // --noise-mode adaptive: the noise widens while the runs do not fail, deciding at every 10 finished runs (adaptiveExposure.ts)
+  // --noise-mode adaptive: the noise widens while the runs do not fail, deciding when a level's 20th run finishes (adaptiveExposure.ts)
   const exposure = options.adaptive
     ? adaptiveExposureFor(options, 'adaptive', (_step, text) => {
         printer.endLine();

@@ -91,7 +91,7 @@ export interface RecordOptions {
   pct?: PctOptions;
   /**
    * `braid record --noise-mode adaptive` (docs/noise.md "Adaptive exposure"): the runs' noise widens
-   * while they do not fail (adaptiveExposure.ts, deciding at every 10 finished runs); read by the
+   * while they do not fail (adaptiveExposure.ts, deciding when a level's 20th run finishes); read by the
    * command, not by recordRuns (which takes the exposure as its RecordControl)
    */
   adaptive?: boolean;
