@@ -4,7 +4,7 @@
  * windows without a field access (lostnotify: a lost notification; twolocks: a window between two
  * synchronized blocks; earlystart: a thread started before the state it reads is published), records
  * N runs at the defaults of `braid test` (noise 0.1 at accesses) with `--noise-mode uniform` and
- * `adaptive` (adaptiveExposure.ts, as a RecordControl deciding at every round of 10 runs like the
+ * `adaptive` (adaptiveExposure.ts, as a RecordControl deciding when a level's 20th run finishes like the
  * evidence rounds; its last level for the Java agent is PCT scheduling), and with `--noise-mode pct` (the agent's PCT scheduler, depth 3, the run length
  * learned from the runs before: pctNoise.ts), for each seed, and prints runs to the first failure and
  * failing runs per 100 in one markdown table (adaptive: the steps, each level's failed/runs). Figures are printed, never asserted.
@@ -21,15 +21,19 @@
  * The Node.js subjects of the real corpus (bench/real/node, with node_modules installed) are recorded
  * as `braid record` runs run.json's command in the subject's folder: the Node.js recorder, one run at
  * a time (repetitions in one process for a `node --test` of one file; with pct, one process per run: PCT for the event loop, runtime.ts).
+ * `--set node` measures the team's own Node.js subjects (test/fixtures/node/<name>/, those with a
+ * truth.json; bench/nodeEval.ts runs them the same way): truth.json's command, run from the
+ * subject's own folder (so that its files are not under `test/`), the Node.js recorder, `--jobs J`
+ * at once (2, as nodeEval records them), a time limit of 30 s.
  * `--noise P --noise-at W` start elsewhere than braid test's default (a level of the ladder alone, with
  * `--modes uniform`).
  *
- *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset|real|real-held-out] [--modes uniform,adaptive,pct] [--enough F] [--noise P] [--noise-at W]
+ *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset|node|real|real-held-out] [--modes uniform,adaptive,pct] [--enough F] [--noise P] [--noise-at W]
  */
 import { adaptiveExposureFor, NoiseMode } from '../server/src/recorder/runs/adaptiveExposure';
 import { DEFAULT_PCT_DEPTH } from '../server/src/recorder/runs/pctNoise';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readRecordingManifest } from '../server/src/recorder/runs/recordingManifest';
@@ -55,15 +59,33 @@ const WINDOWS: SampleProgram[] = [
   { pkg: 'earlystart', main: 'earlystart.Indexer', include: ['earlystart'], noise: 0.1 },
 ];
 const REAL = set === 'real' || set === 'real-held-out';
-/** a subject: one of the team's (a main class in the compiled fixtures) or a Java subject of the real corpus */
-type Subject = SampleProgram | RealSubject;
+const NODE = set === 'node';
+/** one of the team's Node.js subjects (test/fixtures/node/<name>/truth.json) */
+interface NodeSubject {
+  node: string;
+  dir: string;
+  command: string[];
+}
+/** the own Node.js subjects: truth.json's command with the paths made relative to the subject's folder (bench/nodeEval.ts) */
+function nodeSubjects(): NodeSubject[] {
+  const base = path.join(root, 'test/fixtures/node');
+  return readdirSync(base)
+    .filter((n) => existsSync(path.join(base, n, 'truth.json')) && (!named.length || named.includes(n)))
+    .map((n) => {
+      const prefix = `test/fixtures/node/${n}/`;
+      const truth = JSON.parse(readFileSync(path.join(base, n, 'truth.json'), 'utf8')) as { command: string };
+      return { node: n, dir: path.join(base, n), command: truth.command.split(' ').map((w) => (w.startsWith(prefix) ? w.slice(prefix.length) : w)) };
+    });
+}
+/** a subject: one of the team's (a main class in the compiled fixtures, or a Node.js subject) or a subject of the real corpus */
+type Subject = SampleProgram | NodeSubject | RealSubject;
 /** a Java subject with a Maven project here (braid test), or a Node.js one with a command (braid record) */
 const measurable = (r: RealSubject) =>
   r.language === 'java' ? !!r.run.test && existsSync(path.join(r.dir, 'pom.xml')) : !!r.run.command?.length && existsSync(path.join(r.dir, 'node_modules'));
 const realOnes = (): RealSubject[] =>
   realSubjects(named).filter((r) => !r.error && measurable(r) && (named.length > 0 || r.truth.heldOut === (set === 'real-held-out')));
-const subjects: Subject[] = REAL ? realOnes() : [...WINDOWS, ...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'own' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
-const nameOf = (s: Subject) => ('pkg' in s ? s.pkg : s.id);
+const subjects: Subject[] = REAL ? realOnes() : NODE ? nodeSubjects() : [...WINDOWS, ...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'own' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
+const nameOf = (s: Subject) => ('pkg' in s ? s.pkg : 'node' in s ? s.node : s.id);
 const MODES = value('--modes', 'uniform,adaptive,pct').split(',') as NoiseMode[];
 for (const m of MODES) if (m !== 'uniform' && m !== 'adaptive' && m !== 'pct') throw new Error(`--modes: ${m} is not uniform, adaptive or pct`);
 /** braid test's default noise: the table measures what a user gets without options (--noise P --noise-at W: another start) */
@@ -129,7 +151,9 @@ async function measure(s: Subject, mode: NoiseMode, seed: number, cell: Cell): P
         cwd: root,
         ...(s.testCode ? { agentOptions: [`testCode=${s.testCode.join(',')}`] } : {}),
       }
-    : await realRun(s);
+    : 'node' in s
+      ? { command: s.command, include: [], exclude: [], timeoutSeconds: 30, jobs, cwd: s.dir, recorder: 'node' as const }
+      : await realRun(s);
   const exposure = adaptiveExposureFor({ noise: NOISE, noiseAt: NOISE_AT, outDir, recorder: run.recorder }, mode);
   const pct = mode === 'pct' ? { pct: { depth: DEFAULT_PCT_DEPTH } } : {};
   let first: number | undefined;
@@ -163,7 +187,7 @@ const fmtFirst = (xs: (number | undefined)[]) => xs.map((x) => (x === undefined 
 const per100 = (c: Cell) => `${c.total ? Math.round((c.failed / c.total) * 1000) / 10 : 0} (${c.failed}/${c.total})`;
 
 async function main() {
-  if (!REAL) prepare();
+  if (!REAL && !NODE) prepare();
   console.log(
     `exposure: ${runs} runs per subject, mode and seed${enough > 0 ? ` (a cell ends at ${enough} failing runs)` : ''}; seeds ${seeds.join(', ')}; noise ${NOISE} at ${NOISE_AT} to start (pct: depth ${DEFAULT_PCT_DEPTH}, no noise); jobs ${REAL ? "1 (braid test's default)" : jobs}`,
   );
