@@ -59,6 +59,13 @@ final class MethodInstrumenter extends AdviceAdapter {
   private final Map<Label, Label> handlerStarts = new HashMap<>();
   private final Set<Label> preSuperLabels = new HashSet<>();
   private boolean handlerPending;
+  /** Start labels of the method's try ranges (visitTryCatchBlock comes before the code). */
+  private final Set<Label> tryStarts = new HashSet<>();
+  /**
+   * A monitorenter's ACQ hook not yet emitted, and its loc: the hook is placed after the try range
+   * that javac starts right after monitorenter (see the MONITORENTER case), -1 when none is pending.
+   */
+  private int acquireLoc = -1;
 
   /** Best-effort names of the array references on the operand stack (field that holds them). */
   private final ArrayDeque<String> arraySources = new ArrayDeque<>();
@@ -188,6 +195,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   @Override
   public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
     handlers.add(handler);
+    tryStarts.add(start);
     if (isConstructor) {
       handlerStarts.put(handler, start);
       mv.visitTryCatchBlock(start, end, handler, type);
@@ -198,6 +206,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   @Override
   public void visitLabel(Label label) {
+    if (acquireLoc >= 0 && !tryStarts.contains(label)) flushAcquire();
     super.visitLabel(label);
     if (isConstructor) {
       if (!started) preSuperLabels.add(label);
@@ -218,6 +227,7 @@ final class MethodInstrumenter extends AdviceAdapter {
 
   /** At the start of an exception handler (after its frame): drop the frames of callees that threw. */
   private void flushHandler() {
+    flushAcquire();
     if (!handlerPending) return;
     handlerPending = false;
     arraySources.clear();
@@ -414,8 +424,16 @@ final class MethodInstrumenter extends AdviceAdapter {
       callRt("beforeAcquire", "(I)V");
       super.visitInsn(Opcodes.DUP);
       super.visitInsn(Opcodes.MONITORENTER);
-      pushInt(loc());
-      callRt("acquire", "(Ljava/lang/Object;I)V");
+      // The ACQ hook (Rt.acquire) goes after the label that starts javac's catch-all try range right
+      // after monitorenter, i.e. inside the range whose handler does the monitorexit (issue 45). A
+      // call that may throw between monitorenter and that range (where the hook was before) is an
+      // exit with a monitor held for HotSpot's monitor matching (GenerateOopMap), which then marks
+      // the method not compilable by C1 and C2: every method with a synchronized block ran in the
+      // interpreter while recorded. Now C2 compiles it (C1 still refuses it: docs/recorder.md,
+      // Limits). The lock object waits in the Object temporary (in javac's code that label is no
+      // jump target; any other label, a frame or an instruction emits the hook first, as before).
+      storeLocal(temp(OBJECT));
+      acquireLoc = loc();
       return;
     } else if (opcode == Opcodes.MONITOREXIT && started) {
       point("unlock");
@@ -482,6 +500,16 @@ final class MethodInstrumenter extends AdviceAdapter {
       super.visitInsn(zero[k]);
       storeLocal(temps[k]);
     }
+  }
+
+  /** Emits a monitorenter's pending ACQ hook (see the MONITORENTER case of visitInsn). */
+  private void flushAcquire() {
+    if (acquireLoc < 0) return;
+    int loc = acquireLoc;
+    acquireLoc = -1;
+    loadLocal(temp(OBJECT));
+    pushInt(loc);
+    callRt("acquire", "(Ljava/lang/Object;I)V");
   }
 
   private void pushHookArgs(int var, int loc, int key) {
