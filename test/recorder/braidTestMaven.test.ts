@@ -118,16 +118,24 @@ test(
     assert.ok(isRootCause(first, bugs), `the first pattern is not on the @bug lines: ${JSON.stringify(first.accesses)}`);
     assert.equal(first.group, 'cause');
     assert.ok(first.accesses.every((a: { variable: string }) => a.variable === 'shop.Stock.left'));
-    // a second call (nothing changed): only compiled, the class path of the first reused (mavenClassPathCache.ts) …
+    // a second call (nothing changed): no Maven start at all — the build stamp of the first is current (mavenClassPathCache.ts) …
     const again = await braid(['test', TEST, '--project', ws, '--runs', '10', '--format', 'json', '--seed', '4']);
     assert.ok(again.code === 0 || again.code === 1, again.err);
-    assert.match(again.err, /braid test: building: mvn -q test-compile\n/);
+    assert.match(again.err, /braid test: building: skipped, no file under \S+ changed since Braid's build at \d\d:\d\d:\d\d, its output is there \(--fresh-class-path builds anyway\)\n/);
     const rec2 = JSON.parse(again.out).recording;
     assert.equal(rec2.command[0], 'java');
     assert.equal(rec2.runs, 10);
+    assert.equal(rec2.buildSeconds, 0);
     // … while its recording.json keeps the full step for a fix check
     const manifest2 = JSON.parse(readFileSync(path.join(rec2.traces, 'recording.json'), 'utf8'));
     assert.deepEqual(manifest2.prepare.map((s: { command: string[] }) => s.command.slice(0, 4)), [['mvn', '-q', 'test-compile', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath']]);
+    // a source edited since: only compiled, the class path of the first reused
+    const stockFile = path.join(ws, 'src/main/java/shop/Stock.java');
+    writeFileSync(stockFile, readFileSync(stockFile, 'utf8') + '\n');
+    const third = await braid(['test', TEST, '--project', ws, '--runs', '2', '--format', 'json', '--seed', '5']);
+    assert.ok(third.code === 0 || third.code === 1, third.err);
+    assert.match(third.err, /braid test: building: mvn -q test-compile\n/);
+    assert.equal(JSON.parse(third.out).recording.runs, 2);
   },
 );
 

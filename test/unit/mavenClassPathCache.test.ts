@@ -5,10 +5,10 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { mavenClassPathCurrent, mavenClassPathInputs } from '../../server/src/recorder/java/mavenClassPathCache';
+import { dropMavenBuildStamp, mavenBuildKey, mavenBuildUpToDate, mavenClassPathCurrent, mavenClassPathInputs, writeMavenBuildStamp } from '../../server/src/recorder/java/mavenClassPathCache';
 import { inferTestCommand } from '../../server/src/recorder/java/testCommand';
 
 const TEST = 'core/src/test/java/bank/AccountTest.java';
@@ -124,4 +124,99 @@ test('braid test under Maven: the build step skips build-classpath while the las
   assert.ok(step({ freshClassPath: true }).command.includes(BUILD_CLASSPATH));
   touch(path.join(dir, 'core', 'pom.xml'), now + 10);
   assert.ok(step().command.includes(BUILD_CLASSPATH), 'the module pom changed after the class path was written');
+});
+
+/** Dates every folder under `dir` (not `dir` itself) `t`, as if the tree had been there since. */
+function dateFolders(dir: string, t: number) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    dateFolders(path.join(dir, e.name), t);
+    utimesSync(path.join(dir, e.name), t, t);
+  }
+}
+
+test('Maven build stamp: a warm call skips the build while no file of the tree, no input, no class path jar changed since Braid\'s build and its output is there', (t) => {
+  const t0 = 1_700_000_000;
+  const { dir, cpFile, home } = reactor(t0);
+  // the local repository outside the tree (as ~/.m2 is)
+  const repo = mkdtempSync(path.join(tmpdir(), 'braid-buildstamp-repo-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => rmSync(repo, { recursive: true, force: true }));
+  rmSync(path.join(dir, 'repo'), { recursive: true });
+  const jar = path.join(repo, 'a-1.jar');
+  touch(jar, t0);
+  const testClass = path.join(dir, 'core', 'target', 'test-classes', 'bank', 'AccountTest.class');
+  touch(testClass, t0 + 105);
+  writeClassPath(cpFile, [jar, path.join(dir, 'core', 'target', 'test-classes')], t0 + 105);
+  dateFolders(dir, t0);
+  const stamp = path.join(path.dirname(cpFile), 'core.build-stamp');
+  const key = mavenBuildKey(['mvn', '-f', path.join(dir, 'pom.xml'), '-pl', 'core', '-am', 'test-compile']);
+  const inputs = mavenClassPathInputs(dir, dir, home);
+  const upToDate = () => mavenBuildUpToDate(stamp, key, dir, inputs, [testClass], cpFile);
+  assert.equal(upToDate(), undefined, 'no stamp: build');
+  writeMavenBuildStamp(stamp, key, (t0 + 100) * 1000, (t0 + 110) * 1000);
+  assert.equal(upToDate()?.getTime(), (t0 + 100) * 1000);
+  assert.equal(mavenBuildUpToDate(stamp, mavenBuildKey(['./mvnw', 'test-compile']), dir, inputs, [testClass], cpFile), undefined, 'another build command');
+  // what the build and Braid write does not count: a module folder (target/ created), target/, .braid/
+  touch(path.join(dir, 'core', 'target', 'classes', 'bank', 'Account.class'), t0 + 200);
+  touch(path.join(dir, '.braid', 'traces', 'x.trace.jsonl'), t0 + 200);
+  utimesSync(path.join(dir, 'core'), t0 + 200, t0 + 200);
+  assert.ok(upToDate(), 'build output and Braid\'s files are not inputs');
+  // a source edited after the build started
+  const src = path.join(dir, TEST);
+  utimesSync(src, t0 + 100, t0 + 100);
+  assert.equal(upToDate(), undefined, 'a source as new as the build start');
+  utimesSync(src, t0, t0);
+  assert.ok(upToDate());
+  // a file added or removed: its folder's time
+  const folder = path.join(dir, 'core', 'src', 'test', 'java', 'bank');
+  utimesSync(folder, t0 + 200, t0 + 200);
+  assert.equal(upToDate(), undefined, 'a file added to or removed from a source folder');
+  utimesSync(folder, t0, t0);
+  // a resource, another module's pom, Maven's per-project configuration, the user's settings
+  for (const f of [path.join(dir, 'util', 'src', 'main', 'resources', 'app.properties'), path.join(dir, '.mvn', 'maven.config'), path.join(home, '.m2', 'settings.xml')]) {
+    touch(f, t0 + 200);
+    assert.equal(upToDate(), undefined, `${path.relative(dir, f)} changed`);
+    rmSync(f);
+    dateFolders(dir, t0);
+  }
+  utimesSync(path.join(dir, 'core'), t0 + 200, t0 + 200);
+  assert.ok(upToDate());
+  // a class path jar newer than the build's end (a SNAPSHOT installed since); one downloaded during the build is fine
+  utimesSync(jar, t0 + 108, t0 + 108);
+  assert.ok(upToDate(), 'downloaded by the build itself');
+  utimesSync(jar, t0 + 300, t0 + 300);
+  assert.equal(upToDate(), undefined, 'a jar replaced after the build');
+  utimesSync(jar, t0, t0);
+  // the output gone (mvn clean)
+  rmSync(testClass);
+  assert.equal(upToDate(), undefined, 'the test class is gone');
+  touch(testClass, t0 + 105);
+  assert.ok(upToDate());
+  // a build that starts removes the stamp (a failed or stopped build leaves none)
+  dropMavenBuildStamp(stamp);
+  assert.equal(upToDate(), undefined);
+});
+
+test('braid test under Maven: the plan\'s build step is skipped (upToDate says why) while the stamp is current, never with freshClassPath', (t) => {
+  const t0 = 1_700_000_000;
+  const { dir, cpFile } = reactor(t0);
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const target = { file: path.join(dir, TEST), className: 'bank.AccountTest', method: 'transfer', framework: 'junit5' as const };
+  const step = (o: { freshClassPath?: boolean } = {}) => inferTestCommand(dir, target, { javaLibs: [], ...o }).prepare[0];
+  const first = step();
+  assert.equal(first.upToDate, undefined);
+  assert.equal(first.stamp?.file, path.join(path.dirname(cpFile), 'core.build-stamp'));
+  // the real time: the user's home settings are not under our control here
+  const now = Date.now();
+  touch(path.join(dir, 'core', 'target', 'test-classes', 'bank', 'AccountTest.class'), now / 1000 + 5);
+  writeClassPath(cpFile, [path.join(dir, 'repo', 'a', 'a-1.jar')], now / 1000 + 5);
+  writeMavenBuildStamp(first.stamp!.file, first.stamp!.build, now + 2000, now + 6000);
+  const warm = step();
+  assert.match(warm.upToDate ?? '', /^no file under .* changed since Braid's build at \d\d:\d\d:\d\d, its output is there \(--fresh-class-path builds anyway\)$/);
+  // recording.json still gets the full step (a fix check builds)
+  assert.ok(warm.rerun?.includes(BUILD_CLASSPATH));
+  assert.equal(step({ freshClassPath: true }).upToDate, undefined);
+  touch(path.join(dir, TEST), now / 1000 + 10);
+  assert.equal(step().upToDate, undefined, 'the test edited after the build');
 });

@@ -26,7 +26,7 @@ import { classPathProblem, commandLine, inferTestCommand, mavenBuildFailed, Prep
 import { applySurefireSettings, SurefireSettingsError } from '../recorder/java/surefireSettings';
 import { locateTest } from '../recorder/java/testLocate';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
-import { outputTail, runStep } from '../recorder/runs/prepareStep';
+import { outputTail, runBuildStep } from '../recorder/runs/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
 import { firstRunOnlyNote, makeTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
 import { RECORDING_MANIFEST } from '../recorder/runs/recordingManifest';
@@ -326,8 +326,10 @@ export async function runTestCommand(argv: string[]): Promise<number> {
     const buildStarted = Date.now();
     const done: PrepareStep[] = [];
     for (const step of plan.prepare) {
-      say(`building: ${commandLine(step.command).slice(0, 200)}${commandLine(step.command).length > 200 ? ' …' : ''}`);
-      const r = await runStep(step.command, step.cwd, controller.signal);
+      // Maven: nothing the build reads changed since Braid's last build (mavenClassPathCache.ts mavenBuildUpToDate): no Maven start
+      if (step.upToDate) say(`building: skipped, ${step.upToDate}`);
+      else say(`building: ${commandLine(step.command).slice(0, 200)}${commandLine(step.command).length > 200 ? ' …' : ''}`);
+      const r = await runBuildStep(step, controller.signal);
       if (controller.signal.aborted) return 130;
       const tail = outputTail(r.output);
       const shownTail = tail ? `\n${tail.split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}` : '';

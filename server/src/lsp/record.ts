@@ -13,7 +13,7 @@ import { makeTraceFolder } from '../recorder/runs/recordRuns';
 import { writeCodeStamp } from './codeStamp';
 import { firstErrors, plainOutput } from './buildOutput';
 import { testNotFoundMessage } from './testNotFound';
-import { runStep } from '../recorder/runs/prepareStep';
+import { runBuildStep, runStep } from '../recorder/runs/prepareStep';
 import { classPathProblem } from '../recorder/java/testCommand';
 import { applySurefireSettings, SurefireSettingsError } from '../recorder/java/surefireSettings';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
@@ -94,7 +94,11 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     const surefire = orElse && sf && typeof sf.effectivePom === 'string' && typeof sf.module === 'string' ? { effectivePom: inFolder(sf.effectivePom), module: inFolder(sf.module) } : undefined;
     // Maven: the full step recorded for a fix check when this one reuses the class path (PrepareStep.rerun)
     const rerun = orElse && Array.isArray(s.rerun) && s.rerun.length && s.rerun.every((x) => typeof x === 'string') ? s.rerun : undefined;
-    return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}), ...(surefire ? { surefire } : {}), ...(rerun ? { rerun } : {}) };
+    // Maven: the stamp written after a successful build, and why the build need not run (PrepareStep.stamp, .upToDate; mavenClassPathCache.ts)
+    const st = s.stamp as { file?: unknown; build?: unknown } | undefined;
+    const stamp = orElse && st && typeof st.file === 'string' && typeof st.build === 'string' ? { file: inFolder(st.file), build: st.build } : undefined;
+    const upToDate = stamp && typeof s.upToDate === 'string' ? s.upToDate : undefined;
+    return { command: s.command, cwd: inFolder(s.cwd ?? '.'), ...(orElse ? { orElse } : {}), ...(surefire ? { surefire } : {}), ...(rerun ? { rerun } : {}), ...(stamp ? { stamp } : {}), ...(upToDate ? { upToDate } : {}) };
   });
   let options: RecordOptions;
   try {
@@ -117,9 +121,9 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   notify({ done: 0, total, failed: 0, passed: 0, message: `Starting ${p.command[0]}…` });
   for (const step of prepare) {
     if (abort.signal.aborted) break;
-    notify({ done: 0, total, failed: 0, passed: 0, message: `Preparing: ${path.basename(step.command[0])}…` });
-    connection.console.info(`Preparing: ${step.command.join(' ')} (in ${step.cwd})`);
-    const r = await runStep(step.command, step.cwd, abort.signal);
+    notify({ done: 0, total, failed: 0, passed: 0, message: step.upToDate ? 'Preparing: build skipped (nothing changed)' : `Preparing: ${path.basename(step.command[0])}…` });
+    connection.console.info(step.upToDate ? `Preparing: build skipped, ${step.upToDate}` : `Preparing: ${step.command.join(' ')} (in ${step.cwd})`);
+    const r = await runBuildStep(step, abort.signal);
     if (step.orElse && !abort.signal.aborted) {
       // Maven: the test class path resolved once, or each run through the build tool (recorder/java/testCommand.ts)
       const problem = r.code !== 0 ? `exit ${r.code}: ${firstErrors(r.output, 5) || r.error || ''}` : classPathProblem(step.orElse.classPathFile);

@@ -18,7 +18,7 @@ import { inferJsTestCommand } from '../recorder/node/jsTestCommand';
 import { locateTest } from '../recorder/java/testLocate';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
 import { adaptiveExposureFor } from '../recorder/runs/adaptiveExposure';
-import { outputTail, runStep } from '../recorder/runs/prepareStep';
+import { outputTail, runBuildStep } from '../recorder/runs/prepareStep';
 import { deriveName, RecordOptions, sanitizeName, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
 import { makeTraceFolder, recordRuns } from '../recorder/runs/recordRuns';
 import { recordOptionsFor, TestArgs } from '../cli/testCliCommand';
@@ -126,8 +126,8 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
   // the build step, once (Maven: resolve the class path once, or each run through mvn)
   const done: { command: string[]; cwd: string }[] = [];
   for (const step of plan.prepare) {
-    progress(0, rule.maxRuns, `building: ${commandLine(step.command).slice(0, 160)}`);
-    const r = await runStep(step.command, step.cwd, signal);
+    progress(0, rule.maxRuns, step.upToDate ? `building: skipped, ${step.upToDate}` : `building: ${commandLine(step.command).slice(0, 160)}`);
+    const r = await runBuildStep(step, signal);
     if (signal.aborted) throw new Error('cancelled while building');
     if (step.orElse) {
       let problem = r.code !== 0 ? `exit ${r.code}` : classPathProblem(step.orElse.classPathFile);

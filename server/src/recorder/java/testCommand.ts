@@ -24,7 +24,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { JsRunner } from '../node/jsTestDiscovery';
 import { declaredParameterTypes, methodSelector } from './javaParameterTypes';
-import { mavenClassPathCurrent, mavenClassPathInputs } from './mavenClassPathCache';
+import { mavenBuildKey, mavenBuildUpToDate, mavenClassPathCurrent, mavenClassPathInputs } from './mavenClassPathCache';
 import { MAVEN_EFFECTIVE_POM, SUREFIRE_APPLIED, SUREFIRE_UNAPPLIED, unappliedNote } from './surefireSettings';
 
 export type TestFramework = 'junit5' | 'junit4' | 'testng';
@@ -65,6 +65,18 @@ export interface PrepareStep {
    * environment and working directory (applySurefireSettings)
    */
   surefire?: { effectivePom: string; module: string };
+  /**
+   * Maven: after this step succeeds (and its class path is usable), Braid writes `stamp.file`
+   * (mavenClassPathCache.ts writeMavenBuildStamp, with `stamp.build` and the step's start and end)
+   * so that a later call can skip the build while nothing it reads changed
+   */
+  stamp?: { file: string; build: string };
+  /**
+   * Maven: the step need not run — nothing the build reads changed since Braid's last build of the
+   * module, its outputs are there (mavenBuildUpToDate) — and this says so for the progress line;
+   * the runs use the class path file as if it had run. `--fresh-class-path` always builds.
+   */
+  upToDate?: string;
 }
 
 export interface TestPlan {
@@ -317,8 +329,14 @@ export function inferTestCommand(root: string, given: TestTarget, o: InferOption
     const ignored = configured.filter((s) => !applied.includes(s));
     const effectivePom = path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.effective-pom.xml`);
     // a class path (and effective POM) written by an earlier call, still current: only compile (mavenClassPathCache.ts)
-    const reuse = !o.freshClassPath && mavenClassPathCurrent(classPathFile, mavenClassPathInputs(root, stepCwd), applied.length ? [effectivePom] : []);
+    const inputs = mavenClassPathInputs(root, stepCwd);
+    const reuse = !o.freshClassPath && mavenClassPathCurrent(classPathFile, inputs, applied.length ? [effectivePom] : []);
     const pomGoals = applied.length && !reuse ? [MAVEN_EFFECTIVE_POM, `-Doutput=${effectivePom}`] : [];
+    // nothing the build reads changed since Braid's last build of the module (its stamp), the test's class there: no Maven start at all
+    const stamp = { file: path.join(path.resolve(root), MAVEN_CLASSPATH_DIR, `${module}.build-stamp`), build: mavenBuildKey([mvn, ...inReactor, 'test-compile']) };
+    const testClass = path.join(maven, 'target', 'test-classes', ...target.className.split('.')) + '.class';
+    const builtAt = reuse ? mavenBuildUpToDate(stamp.file, stamp.build, stepCwd, inputs, [testClass], classPathFile) : undefined;
+    const upToDate = builtAt && `no file under ${stepCwd} changed since Braid's build at ${builtAt.toTimeString().slice(0, 8)}, its output is there (--fresh-class-path builds anyway)`;
     return {
       ...(ignored.length ? { notes: [unappliedNote(ignored)] } : {}),
       tool: 'maven',
@@ -330,6 +348,8 @@ export function inferTestCommand(root: string, given: TestTarget, o: InferOption
           cwd: stepCwd,
           orElse: { command: eachRun, classPathFile },
           ...(applied.length ? { surefire: { effectivePom, module: maven } } : {}),
+          stamp,
+          ...(upToDate ? { upToDate } : {}),
         },
       ],
       // Maven's default output folders; the dependencies through the launcher's own @file expansion (picocli)

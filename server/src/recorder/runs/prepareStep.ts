@@ -3,6 +3,7 @@
  * `javac`): run once, without the recorder, to its end; its output is kept for the error message.
  */
 import { spawn } from 'node:child_process';
+import { dropMavenBuildStamp, writeMavenBuildStamp } from '../java/mavenClassPathCache';
 
 export interface StepResult {
   /** exit code; -1 when it could not start (`error` says why) or was killed */
@@ -21,6 +22,20 @@ export function runStep(command: string[], cwd: string, signal?: AbortSignal): P
     child.on('error', (e) => resolve({ code: -1, output, error: `cannot run ${command[0]}: ${e.message}` }));
     child.on('close', (code) => resolve({ code: code ?? -1, output }));
   });
+}
+
+/**
+ * A build step of a test plan (recorder/java/testCommand.ts PrepareStep): not run when `upToDate`
+ * (Maven: nothing the build reads changed since Braid's last build; an exit 0 without output), else
+ * run, its stamp removed first and written again when it succeeds (mavenClassPathCache.ts).
+ */
+export async function runBuildStep(step: { command: string[]; cwd: string; stamp?: { file: string; build: string }; upToDate?: string }, signal?: AbortSignal): Promise<StepResult> {
+  if (step.upToDate) return { code: 0, output: '' };
+  if (step.stamp) dropMavenBuildStamp(step.stamp.file);
+  const started = Date.now();
+  const r = await runStep(step.command, step.cwd, signal);
+  if (step.stamp && r.code === 0 && !signal?.aborted) writeMavenBuildStamp(step.stamp.file, step.stamp.build, started, Date.now());
+  return r;
 }
 
 /** The last `lines` lines of a step's output (what a failed build says last). */
