@@ -73,6 +73,18 @@ function isClassFolder(entry: string): boolean {
 /** JVM options that load an agent besides Braid's: its transformations may hold on to the first loader's classes. */
 const AGENT_OPTION = /^-(javaagent|agentpath|agentlib)[:=]/;
 
+/**
+ * The runner JVM's compiler: C1 only (`-XX:TieredStopAtLevel=1`). A recorded repetition is short
+ * and instrumented code is large: C2's compilations of it cost more than they win back within a
+ * recording — on test/fixtures/maven/inventory, 70 repetitions took 3.5–4.3 s of CPU (JVM and Braid)
+ * against 7.0–9.0 s with the full tiered compiler, at the same failing rate (docs/recorder.md
+ * "Repetitions in one JVM"). Put before the test's own JVM options, so an argLine that sets the
+ * compiler wins (HotSpot takes the last); `BRAID_FULL_JIT=1` keeps the JVM's default.
+ */
+export function runnerJitOptions(env: NodeJS.ProcessEnv = process.env): string[] {
+  return env.BRAID_FULL_JIT === '1' ? [] : ['-XX:TieredStopAtLevel=1'];
+}
+
 /** dist/braid-launcher.jar next to the agent jar (BRAID_LAUNCHER_JAR overrides), when it exists. */
 export function findLauncherJar(agentJar: string): string | undefined {
   const explicit = process.env.BRAID_LAUNCHER_JAR;
@@ -138,7 +150,7 @@ export function repeatCommandFor(command: readonly string[], launcherJar: string
   // the console launcher's jar first, as `java -jar` has it: its classes (JUnit, and the JUnit 4 that
   // Debian's jar bundles) win over the test class path's copies — an old junit:junit there (4.11) would
   // otherwise meet a vintage engine that needs 4.12
-  const launch = (cp: string[], extra: string[]) => [command[0], ...jvmOptions, '-cp', [consoleJar, launcherJar, ...cp].join(path.delimiter), LAUNCHER_MAIN, ...extra, ...select];
+  const launch = (cp: string[], extra: string[]) => [command[0], ...runnerJitOptions(), ...jvmOptions, '-cp', [consoleJar, launcherJar, ...cp].join(path.delimiter), LAUNCHER_MAIN, ...extra, ...select];
   const sharedCommand = launch(classPath, []);
   const agent = jvmOptions.find((a) => AGENT_OPTION.test(a));
   if (agent) return { command: sharedCommand, program: consoleJar, sharedCommand, sharedBecause: `the test's JVM options load an agent (${agent.split(/[=:]/)[0]})` };
