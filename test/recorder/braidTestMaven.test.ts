@@ -201,6 +201,12 @@ test(
       const manifest = JSON.parse(readFileSync(path.join(res.outDir, 'recording.json'), 'utf8'));
       assert.equal(manifest.command[0], 'java');
       assert.equal(manifest.prepare.length, 1);
+      // asked again with no edit: the build step is skipped (PrepareStep.upToDate, mavenClassPathCache.ts); braid/record runs no Maven
+      const warm = await ask();
+      assert.match(warm.prepare[0].upToDate ?? '', /^no file under \S+ changed since Braid's build at /);
+      const resWarm = await record(warm, 1);
+      assert.equal(resWarm.runs, 1);
+      assert.equal(JSON.parse(readFileSync(path.join(resWarm.outDir, 'recording.json'), 'utf8')).command[0], 'java');
       // the dependency plugin cannot be had offline: the same request records through mvn each run
       const pom = path.join(ws, 'pom.xml');
       writeFileSync(pom, readFileSync(pom, 'utf8').replace(/(<artifactId>maven-dependency-plugin<\/artifactId>\s*<version>)[^<]+/, '$19.9.9-none'));
