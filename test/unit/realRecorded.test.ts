@@ -31,7 +31,7 @@ const METHOD_MISSES: Record<string, string> = {
   'sonic-reopen': 'bug 1 names SonicBoom.end and release (the write path after the EBADF); the fix is in openFile and SonicBoom.reopen',
   'wfa-order': 'held out: no GRIFFIN bug with evidence; its weak bug (the first pattern, in every failing run) names getTmpname for both tasks',
   'javautil-multikeyresize': 'held out: MultiKeyMap.putInternal is named for both threads; the fix is in getStripeLock (the stripe from the table read before the lock) and putNoLock',
-  'spring-mimelru': 'every run failed (63 of 63 under braid test\'s defaults): no passing run to contrast, so no GRIFFIN bug (the root cause is still first, F63/P0)',
+  'spring-mimelru': 'nearly every run fails under braid test\'s defaults (353 of 354; the noise widens the remove-then-add window that plain runs hit in 0 of 10): the root cause is first (F342/P1) but has no evidence against one passing run, so no GRIFFIN bug',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
 };
 
