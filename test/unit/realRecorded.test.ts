@@ -22,6 +22,8 @@ const RANK_MISSES: Record<string, string> = {
   'wfa-order': 'held out: the renames go through slide and graceful-fs, which are not recorded',
   'sonic-reopen': '7 of 100 runs failed (braid record\'s defaults, 2026-11-30): the root cause (_opening / the \'ready\' listener list / fs.close before fs.write) ranks 11th (F2/P18); rank 1 is SonicBoom._writing (R :223 / W :108, F3/P0), a consequence of the EBADF write',
   'micrometer-latefilter': 'held out: root cause 2nd',
+  'queue-stopstart': 'root cause 3rd (W running = false in stop :111 → R running in next :83, F39/P61: in every run, what differs is the order, not the presence); rank 1 is W pending++ in start :101 / W pending-- in next :69 with the same counts',
+  'async-pauseresume': 'root cause 3rd (W workers -= 1 :799 / W workers += 1 :797, F54/P15; the paused pair R :792 / W q.paused = false :828 is 4th with the same counts); rank 1 is the task list pair R q.tasks.length :803 / W q.tasks.shift() :793, F54/P15 too',
   'javautil-multikeyresize': 'held out: root cause 13th (F56/P144, in most passing runs too); rank 1 is a four-access pattern on a bucket\'s chain (R AtomicReferenceArray.get :3115, W .set :3138) with MultiKey.hash (W :451 in the key\'s constructor, R :3126), F24/P18',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
@@ -31,7 +33,9 @@ const METHOD_MISSES: Record<string, string> = {
   'sonic-reopen': 'bug 1 names SonicBoom.end and release (the write path after the EBADF); the fix is in openFile and SonicBoom.reopen',
   'wfa-order': 'held out: no GRIFFIN bug with evidence; its weak bug (the first pattern, in every failing run) names getTmpname for both tasks',
   'javautil-multikeyresize': 'held out: MultiKeyMap.putInternal is named for both threads; the fix is in getStripeLock (the stripe from the table read before the lock) and putNoLock',
+  'async-pauseresume': 'bug 1 names next in process and process (where the start that should follow a task shows as missing); the fix is in resume and pause',
   'spring-mimelru': 'nearly every run fails under braid test\'s defaults (353 of 354; the noise widens the remove-then-add window that plain runs hit in 0 of 10): the root cause is first (F342/P1) but has no evidence against one passing run, so no GRIFFIN bug',
+  'mutex-release': 'held out: bug 1 names Semaphore.isLocked and the releaser closure _currentReleaser (made in _dispatch); the fix is in Semaphore.release',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
 };
 
