@@ -52,6 +52,8 @@ test('Maven project with a console launcher: test-compile, the test class path r
       command: ['mvn', '-q', 'test-compile', 'org.apache.maven.plugins:maven-dependency-plugin:build-classpath', '-Dmdep.includeScope=test', `-Dmdep.outputFile=${cpFile}`],
       cwd: dir,
       orElse: { command: ['mvn', '-o', '-q', 'test', '-Dtest=AccountTest#transfer', '-Dsurefire.failIfNoSpecifiedTests=false', '-DfailIfNoTests=false'], classPathFile: cpFile },
+      // written after a successful build, so that a later call with no edit skips it (mavenClassPathCache.ts)
+      stamp: { file: path.join(dir, '.braid', 'build', 'maven', 'root.build-stamp'), build: 'mvn\0test-compile' },
     },
   ]);
   // a failure of the build itself is a failed build; a class path goal that cannot be had is not
