@@ -144,7 +144,14 @@ test('finding 5 leftover (issue 31): a second recording started in the same seco
   assert.equal(s1.outDir, o.outDir);
   assert.equal(s2.outDir, `${o.outDir}-2`);
   assert.deepEqual([s1.total, s2.total], [1, 1]);
-  assert.deepEqual(readdirSync(`${o.outDir}-2`).filter((n) => n.includes('.trace.')), ['waiter-0000.trace.jsonl']);
+  // each recording's execution ids are its folder's: analyzed together, both runs count (an id the two
+  // shared left one run out: "execution id … is used by both", a CI run of test/lsp/record.test.ts)
+  const name = path.basename(o.outDir);
+  assert.deepEqual(readdirSync(o.outDir).filter((n) => n.includes('.trace.')), [`${name}-0000.trace.jsonl`]);
+  assert.deepEqual(readdirSync(`${o.outDir}-2`).filter((n) => n.includes('.trace.')), [`${name}-2-0000.trace.jsonl`]);
+  const both = await analyzeTraceFiles([o.outDir, `${o.outDir}-2`]);
+  assert.equal(both.executions.total, 2);
+  assert.deepEqual(both.diagnostics.filter((d) => /execution id/.test(d.message)), []);
   // a third one takes -3; an explicit --out folder is still shared only through its lock (finding 5 above)
   assert.equal(await makeTraceFolder(o), `${o.outDir}-3`);
   assert.equal(await makeTraceFolder({ outDir: o.outDir }), o.outDir);

@@ -28,7 +28,7 @@ import { locateTest } from '../recorder/java/testLocate';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
 import { outputTail, runBuildStep } from '../recorder/runs/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
-import { firstRunOnlyNote, makeTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
+import { firstRunOnlyNote, withTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
 import { RECORDING_MANIFEST } from '../recorder/runs/recordingManifest';
 import { adaptiveExposureFor, NoiseMode } from '../recorder/runs/adaptiveExposure';
 import { neverFailedAdvice, nextText } from '../recorder/runs/neverFailedAdvice';
@@ -417,7 +417,7 @@ async function recordAndReport(
   const auto = args.runs === undefined;
   const rule: EvidenceStopRule = { ...DEFAULT_EVIDENCE_STOP, maxRuns: args.maxRuns, maxSeconds: args.maxSeconds };
   try {
-    options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
+    options = await withTraceFolder(options);
   } catch (e) {
     say((e as Error).message);
     return 1;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { CancellationToken, Connection, ResponseError } from 'vscode-languageserver';
 import { parseRecordArgs, RecordOptions, UsageError } from '../recorder/runs/recordOptions';
 import { recordRuns } from '../recorder/runs/recordCommand';
-import { makeTraceFolder } from '../recorder/runs/recordRuns';
+import { withTraceFolder } from '../recorder/runs/recordRuns';
 import { writeCodeStamp } from './codeStamp';
 import { firstErrors, plainOutput } from './buildOutput';
 import { testNotFoundMessage } from './testNotFound';
@@ -108,8 +108,9 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     const out = custom ? path.resolve(ctx.folder, ctx.outDir, path.basename(first.outDir)) : undefined;
     options = out ? parseRecordArgs(recordArgv(p, out), ctx.folder) : first;
     // execution ids name the runs in the views and the Tracer: each recording gets its own
-    // (<name>-<time>-NNNN), so recording the same program again does not repeat earlier ids
-    options = { ...options, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}), ...(prepare.length ? { prepare: prepare.map((s) => ({ command: s.rerun ?? s.command, cwd: s.cwd })) } : {}) };
+    // (<name>-<time>[-N]-NNNN, withTraceFolder), so recording the same program again does not repeat
+    // earlier ids; the sub-folder under a custom braid.record.outDir is made here too (a fresh one)
+    options = { ...options, freshOutDir: true, name: path.basename(first.outDir), ...(cwd ? { cwd } : {}), ...(prepare.length ? { prepare: prepare.map((s) => ({ command: s.rerun ?? s.command, cwd: s.cwd })) } : {}) };
   } catch (err) {
     if (err instanceof UsageError) throw new ResponseError(-32602, err.message);
     throw err;
@@ -161,7 +162,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   }
   // the code this recording runs (codeStamp.ts): once a file its accesses point to changes, it is a recording of older code
   try {
-    options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
+    options = await withTraceFolder(options);
   } catch (err) {
     sub.dispose();
     throw new ResponseError(-32603, `Recording failed: ${(err as Error).message}`);

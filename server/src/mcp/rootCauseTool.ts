@@ -20,7 +20,7 @@ import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
 import { adaptiveExposureFor } from '../recorder/runs/adaptiveExposure';
 import { outputTail, runBuildStep } from '../recorder/runs/prepareStep';
 import { deriveName, RecordOptions, sanitizeName, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
-import { makeTraceFolder, recordRuns } from '../recorder/runs/recordRuns';
+import { withTraceFolder, recordRuns } from '../recorder/runs/recordRuns';
 import { recordOptionsFor, TestArgs } from '../cli/testCliCommand';
 import { analysisDigest, Digest } from './analysisDigest';
 import { McpRoots, ToolInputError } from './mcpRoots';
@@ -154,7 +154,7 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
     done.push(step);
   }
   if (plan.prepare.length) options = { ...options, ...(done.length ? { prepare: done } : { prepare: undefined }) };
-  options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
+  options = await withTraceFolder(options);
   const started = Date.now();
   let failed = 0;
   // adaptive exposure (the default noise mode): the noise widens while runs do not fail (recorder/runs/adaptiveExposure.ts)

@@ -12,7 +12,7 @@ import { pctBoundText } from './pctNoise';
 import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
 import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
-import { makeTraceFolder, recordRuns } from './recordRuns';
+import { withTraceFolder, recordRuns } from './recordRuns';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from './writeFailure';
 import { onStopSignals } from './stopSignals';
 import { failureSummary, runFailure } from '../../engine/runFailure';
@@ -44,7 +44,7 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
   }
   try {
     // the real folder (a default one taken by a recording started in the same second gets `-2`…)
-    options = { ...options, outDir: await makeTraceFolder(options), freshOutDir: false };
+    options = await withTraceFolder(options);
   } catch (e) {
     console.error(`braid record: ${terminalText((e as Error).message)}`);
     return 1;

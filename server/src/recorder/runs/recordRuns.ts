@@ -101,6 +101,19 @@ export function runSpec(o: RecordOptions, index: number): RunSpec {
   };
 }
 
+/**
+ * The options with their trace folder made (makeTraceFolder). In a default folder
+ * (`.braid/traces/<name>-<time>[-N]`) the runs' execution ids take the folder's name
+ * (`<name>-<time>[-N]-0000`): every recording's ids are its own, so the recordings of one program
+ * analyzed together (`braid analyze .braid/traces`, the editor) never share an id — a shared id
+ * would leave one of the two runs out of the analysis. A shard (`--shard`) keeps `<name>-NNNN`.
+ */
+export async function withTraceFolder<T extends RecordOptions>(o: T): Promise<T> {
+  const outDir = await makeTraceFolder(o);
+  // a shard keeps the ids its runs have in the whole recording (every shard gets the same --name)
+  return { ...o, outDir, freshOutDir: false, ...(o.freshOutDir && !o.shard ? { name: path.basename(outDir) } : {}) };
+}
+
 /** Most `-N` suffixes tried for a default trace folder taken by other recordings. */
 const MAX_FRESH_SUFFIX = 1000;
 
@@ -167,7 +180,7 @@ export async function recordRuns(
 ): Promise<RecordSummary> {
   // the Java agent's jar, or the Node.js recorder's hook (docs/recorder-node.md)
   const jar = o.recorder === 'node' ? findNodeHook() : findAgentJar(o.agentJar);
-  o = { ...o, outDir: await makeTraceFolder(o), freshOutDir: false };
+  o = await withTraceFolder(o);
   const unlock = await lockTraceFolder(o.outDir);
   try {
     if (o.record !== false) await writeRecordingManifest(o);
