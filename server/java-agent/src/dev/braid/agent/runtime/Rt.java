@@ -744,7 +744,8 @@ public final class Rt {
       int obj = o == null ? 0 : System.identityHashCode(o);
       // forcing (docs/noise.md "Forcing plans"): may hold this thread here, before any stripe lock
       int forced = Forcing.active ? Forcing.before(s, t, kind, var, loc, Forcing.key(obj, key)) : 0;
-      int stack = s.stackAt(loc);
+      // R and W records carry the caller's stack id; the writer interns (parent, loc) (TraceWriter.writeAccess)
+      int stack = s.parentStack();
       ThreadBuffer b = bufferOf(s);
       if (!b.reserve()) {
         if (forced != 0) Forcing.performed(s, t, forced, Forcing.key(obj, key));
@@ -958,7 +959,7 @@ public final class Rt {
           s.forcePendingSub = Forcing.libraryKey(sub);
         }
       }
-      publish(s, t, kind, var, loc, s.stackAt(loc), obj, Events.ELEM_FIELD);
+      publish(s, t, kind, var, loc, s.parentStack(), obj, Events.ELEM_FIELD);
     } finally {
       s.busy--;
     }

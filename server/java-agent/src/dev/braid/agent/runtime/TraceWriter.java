@@ -438,14 +438,21 @@ final class TraceWriter implements Runnable {
   private final byte[] headLen = new byte[HEADS];
   private final byte[] headBytes = new byte[HEADS * HEAD_BYTES];
 
-  /** An R or W event line ({@link #writeEvent} for the other kinds). */
-  private void writeAccess(long i, long r1, long r2, int t, int k, int elem, int ref, int loc, int stack, int obj,
+  /**
+   * An R or W event line ({@link #writeEvent} for the other kinds). Its record carries the stack id of
+   * the accessing method's caller ({@code parent}, -1 for none; ThreadState#parentStack), not the
+   * access's stack: (parent, loc) determines it, so the head cache is keyed by the parent, and the
+   * stack is interned here only when the head is not cached.
+   */
+  private void writeAccess(long i, long r1, long r2, int t, int k, int elem, int ref, int loc, int parent, int obj,
       int vtype, long vbits, Object vref) {
-    long kb = (r1 & 0xFFFFFFFF00000000L) | (stack & 0xFFFFFFFFL);
+    long kb = (r1 & 0xFFFFFFFF00000000L) | (parent & 0xFFFFFFFFL);
     int slot = (int) ((r2 * 0x9E3779B97F4A7C15L ^ kb * 0xC2B2AE3D27D4EB4FL) >>> 53);
     int hn = headLen[slot];
     boolean hit = hn != 0 && headVarLoc[slot] == r2 && headThreadKindStack[slot] == kb;
+    int stack = -1;
     if (!hit) {
+      stack = Stacks.intern(parent, loc);
       if (t >= threadDefined.length || !threadDefined[t]) defineThread(t);
       if (ref >= varDefined.length || !varDefined[ref]) defineVar(ref);
       if (loc >= locDefined.length || !locDefined[loc]) defineLoc(loc);
