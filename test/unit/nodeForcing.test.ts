@@ -26,7 +26,7 @@ const lostUpdate = (waitMs = 200): NodeForceSpec => ({
     { at: 2, for: 1, since: 0, sameObject: true },
   ],
 });
-const task = (): ForcedTask => ({ forceLast: null, forceObj: null });
+const task = (): ForcedTask => ({ forceLast: null, forceObj: null, forceSite: -1, forceAfter: 0, forcePending: -1 });
 const get = { ...at, line: 24, call: 'Map.get' };
 const set = { ...at, line: 27, call: 'Map.set' };
 
@@ -110,4 +110,64 @@ test('the opposite order: the first task is held at its start until the other ta
   const report = JSON.parse(f.reportLine()).forcing;
   assert.equal(report.waits[0].met, 1);
   assert.equal(report.waits[0].skipped, 1);
+});
+
+/** R1 → W2 where W2 is in synchronous code (a helper two frames below an await): no suspension point of its function precedes it */
+const syncWrite = (): NodeForceSpec => ({
+  order: 'pattern',
+  waitMs: 5000,
+  times: 1,
+  accesses: [
+    { role: 1, type: 'R', variable: 'Cache.entries', file: 'src/reader.ts', line: 10, method: 'read' },
+    { role: 2, type: 'W', variable: 'Cache.entries', file: 'src/cache.ts', line: 40, method: 'Cache.clear' },
+  ],
+  waits: [{ at: 1, for: 0, sameObject: false }],
+});
+const awaitInRefresh = () => ({ file: 'src/refresher.ts', line: 12, method: 'refresh' });
+const awaitElsewhere = () => ({ file: 'src/refresher.ts', line: 30, method: 'poll' });
+
+test('an access in synchronous code is held at the last suspension point before it that earlier runs learned (issue 40), and met only once the task performs it', async () => {
+  // the first run: nothing is known, the write is not held (its function has no await before it)
+  const first = new NodeForcing(syncWrite());
+  const w = task();
+  assert.equal(first.suspend(w, 0, 3, awaitInRefresh), null);
+  first.performed(w, 0b10, 1);
+  assert.match(first.reportLine(), /never after an await/);
+  const learned = first.boundaryLines((site) => (site === 3 ? awaitInRefresh() : awaitElsewhere()));
+  assert.match(learned, /"passes":1/);
+  // the next run: the writer is held at that await until the reader has read
+  const next = new NodeForcing(syncWrite());
+  next.loadBoundaries(learned);
+  const r = task();
+  const w2 = task();
+  const held = next.suspend(w2, 0, 8, awaitInRefresh);
+  assert.ok(held, 'held at the learned boundary');
+  assert.equal(next.suspend(r, 0, 9, awaitElsewhere), null, 'another place: not held');
+  next.performed(r, 0b01, 2);
+  await held;
+  assert.match(next.reportLine(), /"ok":false/, 'released, but not met before the held task performs the write');
+  next.performed(w2, 0b10, 1);
+  assert.match(next.reportLine(), /"ok":true/);
+});
+
+test('a hold at a learned boundary whose task goes on elsewhere is missed, never met (a wrong hold makes no forced run)', async () => {
+  const learned = JSON.stringify({ at: 'src/refresher.ts\t12\trefresh', passes: 2, followed: { 'W Cache.entries src/cache.ts:40 Cache.clear': 1 } }) + '\n';
+  const f = new NodeForcing(syncWrite());
+  f.loadBoundaries(learned);
+  const r = task();
+  const w = task();
+  const held = f.suspend(w, 0, 8, awaitInRefresh);
+  assert.ok(held, 'the write followed in half of the passes: held');
+  f.performed(r, 0b01, 2);
+  await held;
+  // the task reaches its next await without the write
+  assert.equal(f.suspend(w, 0, 9, awaitElsewhere), null);
+  const report = f.reportLine();
+  assert.match(report, /"ok":false/);
+  assert.match(report, /"missed":1/);
+  assert.match(report, /went on without it/);
+  // a place where the access followed in fewer than half of the passes is not a place to hold
+  const rare = new NodeForcing(syncWrite());
+  rare.loadBoundaries(JSON.stringify({ at: 'src/refresher.ts\t12\trefresh', passes: 3, followed: { 'W Cache.entries src/cache.ts:40 Cache.clear': 1 } }) + '\n');
+  assert.equal(rare.suspend(task(), 0, 8, awaitInRefresh), null);
 });

@@ -24,6 +24,16 @@
  * else held until it is met (a performance resolves the hold) or `waitMs` passes. After `maxTimeouts`
  * unmet holds a wait is disabled, until a new task takes part. Once the last wait has been met `times`
  * times forcing stops and every held task goes on.
+ *
+ * An access in synchronous code (no await before it in its function; in a function a callback or an
+ * await's continuation calls) is held at the task's LAST suspension point before it (its boundary, issue
+ * 40): every suspension point a task passes is its boundary until the next one, and each plan access
+ * the task performs meanwhile is counted as having followed that boundary (per place: file, line,
+ * function). The counts are appended to a file (`learnFile`) that the next run of the group reads: a
+ * place where an access followed in at least half of the passes is a place where that access may come
+ * next. A hold there is verified: its wait counts as met only once the held task does perform the
+ * access before its next suspension point (a task held there that goes elsewhere is counted as
+ * `missed`, never as met), so a wrong hold cannot make a run count as forced.
  */
 
 /** One access of the plan, as the runtime needs it (ForceAccess of engine/noise/noisePlan.ts). */
@@ -66,6 +76,12 @@ export interface ForcedTask {
   forceLast: number[] | null;
   /** per access: the object of that performance */
   forceObj: number[] | null;
+  /** the site of the task's last suspension point (its boundary; -1: none yet) */
+  forceSite: number;
+  /** the plan's accesses the task performed since that boundary */
+  forceAfter: number;
+  /** a wait met by a hold at a learned boundary, to count once the task performs its access (-1: none) */
+  forcePending: number;
 }
 
 /** Where an access or a suspension point is, as the trace names it. */
@@ -84,6 +100,8 @@ interface Hold {
   w: number;
   obj: number;
   after: number;
+  /** held at a learned boundary: met only once the task performs the wait's access */
+  learned: boolean;
   resolve: () => void;
   timer: ReturnType<typeof setTimeout> | null;
   third: ReturnType<typeof setTimeout> | null;
@@ -110,6 +128,16 @@ export class NodeForcing {
   private readonly reached: Int32Array;
   private readonly notApplicable: Int32Array;
   private readonly failures: Int32Array;
+  /** holds at a learned boundary whose task went on without performing the wait's access */
+  private readonly missed: Int32Array;
+  /** per boundary site: passes, and per plan access how many of them it followed (index n: the passes) */
+  private readonly follow = new Map<number, Int32Array>();
+  /** per place key (learnKey): the counts the group's earlier runs learned (index n: passes) */
+  private readonly prior = new Map<string, Int32Array>();
+  /** per site: the accesses the earlier runs learned may come next there */
+  private readonly priorSite = new Map<number, number>();
+  /** the plan's accesses that name a place (not `anywhere`) */
+  private readonly placed: number;
   private readonly disabled: boolean[];
   private readonly performers = new Set<ForcedTask>();
   private readonly held: Hold[] = [];
@@ -141,7 +169,82 @@ export class NodeForcing {
     this.reached = new Int32Array(w);
     this.notApplicable = new Int32Array(w);
     this.failures = new Int32Array(w);
+    this.missed = new Int32Array(w);
     this.disabled = new Array<boolean>(w).fill(false);
+    let placed = 0;
+    spec.accesses.forEach((a, k) => {
+      if (!a.anywhere) placed |= 1 << k;
+    });
+    this.placed = placed;
+  }
+
+  // ---- boundaries: the last suspension point before an access (learned over a group's runs) ----
+
+  /** Reads what earlier runs learned (the lines of `boundaryLines`); lines of another plan's accesses are ignored. */
+  loadBoundaries(text: string): void {
+    const keys = this.spec.accesses.map(accessKey);
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      let o: { at?: unknown; passes?: unknown; followed?: unknown };
+      try {
+        o = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof o.at !== 'string' || typeof o.passes !== 'number' || !o.followed || typeof o.followed !== 'object') continue;
+      let c = this.prior.get(o.at);
+      if (c === undefined) this.prior.set(o.at, (c = new Int32Array(this.n + 1)));
+      c[this.n] += o.passes;
+      const followed = o.followed as Record<string, unknown>;
+      keys.forEach((k, j) => {
+        const f = followed[k];
+        if (typeof f === 'number') c![j] += f;
+      });
+    }
+  }
+
+  /** What this run learned, as lines for the next runs (one per boundary site an access followed). */
+  boundaryLines(where: (site: number) => ForceLocation): string {
+    const keys = this.spec.accesses.map(accessKey);
+    let out = '';
+    for (const [site, c] of this.follow) {
+      const followed: Record<string, number> = {};
+      let any = false;
+      for (let j = 0; j < this.n; j++) {
+        if (c[j] > 0) {
+          followed[keys[j]] = c[j];
+          any = true;
+        }
+      }
+      if (any) out += JSON.stringify({ at: learnKey(where(site)), passes: c[this.n], followed }) + '\n';
+    }
+    return out;
+  }
+
+  /** The accesses that earlier runs saw follow this site in at least half of its passes. */
+  private priorAt(site: number, at: () => ForceLocation): number {
+    let m = this.priorSite.get(site);
+    if (m === undefined) {
+      m = 0;
+      const c = this.prior.size > 0 ? this.prior.get(learnKey(at())) : undefined;
+      if (c !== undefined) for (let j = 0; j < this.n; j++) if (c[j] > 0 && c[j] * 2 >= c[this.n] && (this.placed & (1 << j)) !== 0) m |= 1 << j;
+      this.priorSite.set(site, m);
+    }
+    return m;
+  }
+
+  /** Task `t` passes the suspension point at `site`: its boundary from now on. */
+  private pass(t: ForcedTask, site: number): void {
+    if (t.forcePending >= 0) {
+      // held at a learned boundary, met, and gone on without the access: not a met wait
+      this.missed[t.forcePending]++;
+      t.forcePending = -1;
+    }
+    let c = this.follow.get(site);
+    if (c === undefined) this.follow.set(site, (c = new Int32Array(this.n + 1)));
+    c[this.n]++;
+    t.forceSite = site;
+    t.forceAfter = 0;
   }
 
   // ---- matching ----
@@ -215,6 +318,18 @@ export class NodeForcing {
       last[j] = seq;
       lastObj[j] = obj;
     }
+    // the accesses that followed the task's boundary (each counted once per pass)
+    const fresh = m & this.placed & ~t.forceAfter;
+    if (fresh !== 0 && t.forceSite >= 0) {
+      t.forceAfter |= fresh;
+      const c = this.follow.get(t.forceSite);
+      if (c !== undefined) for (let j = 0; j < this.n; j++) if ((fresh & (1 << j)) !== 0) c[j]++;
+    }
+    if (t.forcePending >= 0 && (m & (1 << this.spec.waits[t.forcePending].at)) !== 0) {
+      const w = t.forcePending;
+      t.forcePending = -1;
+      this.metWait(w);
+    }
     if (!this.performers.has(t)) {
       this.performers.add(t);
       // a new task takes part: waits given up while its partner had not started are tried again
@@ -236,11 +351,16 @@ export class NodeForcing {
    * Task `t` is at a suspension point whose upcoming accesses are `upcoming`: a promise that resolves
    * when its holds are over, or null when it goes on at once.
    */
-  suspend(t: ForcedTask, upcoming: number): Promise<void> | null {
-    return this.from(t, upcoming, 0);
+  suspend(t: ForcedTask, upcoming: number, site = -1, at?: () => ForceLocation): Promise<void> | null {
+    let learned = 0;
+    if (site >= 0) {
+      this.pass(t, site);
+      if (at !== undefined) learned = this.priorAt(site, at) & ~upcoming;
+    }
+    return this.from(t, upcoming | learned, 0, learned);
   }
 
-  private from(t: ForcedTask, upcoming: number, first: number): Promise<void> | null {
+  private from(t: ForcedTask, upcoming: number, first: number, learned = 0): Promise<void> | null {
     const waits = this.spec.waits;
     for (let w = first; w < waits.length && !this.stopped; w++) {
       const wait = waits[w];
@@ -266,15 +386,18 @@ export class NodeForcing {
         continue;
       }
       if (wait.fresh) after = this.seq;
+      // held only because earlier runs saw the access follow here: met once the task performs it
+      const onLearned = wait.since === undefined && (learned & (1 << wait.at)) !== 0;
       if (this.satisfied(w, t, obj, after)) {
-        this.metWait(w);
+        if (onLearned) t.forcePending = w;
+        else this.metWait(w);
         continue;
       }
       if (this.conflict(w, t, upcoming, obj)) {
         this.skipped[w]++;
         continue;
       }
-      return this.hold(t, w, obj, after).then(() => this.from(t, upcoming, w + 1) ?? undefined);
+      return this.hold(t, w, obj, after, onLearned).then(() => this.from(t, upcoming, w + 1, learned) ?? undefined);
     }
     return null;
   }
@@ -329,9 +452,9 @@ export class NodeForcing {
     return m;
   }
 
-  private hold(t: ForcedTask, w: number, obj: number, after: number): Promise<void> {
+  private hold(t: ForcedTask, w: number, obj: number, after: number, learned: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
-      const h: Hold = { task: t, w, obj, after, resolve, timer: null, third: null };
+      const h: Hold = { task: t, w, obj, after, learned, resolve, timer: null, third: null };
       h.timer = setTimeout(() => this.release(h, 'timeout'), this.waitMs);
       // every other task of the pattern held too: nobody is free to perform what they wait for
       h.third = setTimeout(() => {
@@ -358,8 +481,10 @@ export class NodeForcing {
     this.held.splice(k, 1);
     if (h.timer !== null) clearTimeout(h.timer);
     if (h.third !== null) clearTimeout(h.third);
-    if (how === 'met') this.metWait(h.w);
-    else if (how !== 'stopped') {
+    if (how === 'met') {
+      if (h.learned) h.task.forcePending = h.w;
+      else this.metWait(h.w);
+    } else if (how !== 'stopped') {
       this.timedOut[h.w]++;
       if (how === 'all-held') this.allHeld[h.w]++;
       if (++this.failures[h.w] >= this.maxTimeouts) this.disabled[h.w] = true;
@@ -399,7 +524,7 @@ export class NodeForcing {
       ok,
       order: this.spec.order,
       ...(this.spec.pattern ? { pattern: this.spec.pattern } : {}),
-      waits: waits.map((w, k) => ({ at: w.at, for: w.for, met: this.met[k], timedOut: this.timedOut[k], lock: 0, skipped: this.skipped[k], ...(w.optional ? { optional: true } : {}) })),
+      waits: waits.map((w, k) => ({ at: w.at, for: w.for, met: this.met[k], timedOut: this.timedOut[k], lock: 0, skipped: this.skipped[k], ...(this.missed[k] > 0 ? { missed: this.missed[k] } : {}), ...(w.optional ? { optional: true } : {}) })),
       ...(ok ? {} : { reason: reasons.join('; ') }),
     };
     return JSON.stringify({ forcing: report });
@@ -435,6 +560,7 @@ export class NodeForcing {
       if (this.disabled[w]) s += `; then disabled (maxTimeouts ${this.maxTimeouts})`;
       parts.push(s);
     }
+    if (this.missed[w] > 0) parts.push(`held ${times(this.missed[w])} at the place before ${here} where earlier runs saw it follow, but the task went on without it (not counted as met)`);
     if (parts.length) return parts.join('; ');
     if (this.notApplicable[w] === this.reached[w]) return `${here} was reached ${times(this.reached[w])}, never by a task whose window already held the other task's accesses`;
     if (this.skipped[w] > 0) return `${here} was reached ${times(this.reached[w])} but never held: another task was already held in its role or waiting for this task's access (skipped ${times(this.skipped[w])})`;
@@ -449,6 +575,16 @@ export class NodeForcing {
  */
 export function sameFile(a: string, b: string): boolean {
   return a === b || (a.length < b.length ? b.endsWith(`/${a}`) : a.endsWith(`/${b}`));
+}
+
+/** A place of the trace as the boundaries file names it: file, line, function. */
+export function learnKey(l: ForceLocation): string {
+  return `${l.file}\t${l.line}\t${l.method}`;
+}
+
+/** A plan access as the boundaries file names it (the index may differ between a group's plans). */
+function accessKey(a: NodeForceAccess): string {
+  return `${a.type} ${a.variable} ${a.file}:${a.line} ${a.method}${a.call ? ` ${a.call}` : ''}`;
 }
 
 function times(n: number): string {

@@ -77,6 +77,9 @@ export function findNodeHook(): string {
 }
 
 /** The hook's options for one run (written to the file BRAID_NODE_OPTIONS names). */
+/** The file in a forced group's trace folder where its runs learn the boundaries before the plan's accesses (forcing.ts). */
+export const FORCE_LEARN_FILE = 'node-boundaries.learned';
+
 export function nodeRecorderOptions(
   hook: string,
   run: { out: string; execution: string; seed: string },
@@ -105,6 +108,8 @@ export function nodeRecorderOptions(
     ...(o.plan ? { plan: { noise: o.plan.plan.noise, points: o.plan.plan.points.map((p) => ({ id: p.id, probability: p.probability, ...(p.noise ? { noise: p.noise } : {}), ...(p.threads ? { threads: p.threads } : {}) })) } } : {}),
     // a forcing plan (braid confirm, Check the Fix): the waits run in the process (forcing.ts)
     ...(o.plan?.plan.force ? { force: o.plan.plan.force } : {}),
+    // its runs learn where each access of the plan was last holdable (forcing.ts "boundaries"), in the traces' folder
+    ...(o.plan?.plan.force && run.out ? { forceLearn: path.join(path.dirname(run.out), FORCE_LEARN_FILE) } : {}),
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
     // --noise-mode pct: PCT for the event loop (runtime.ts, docs/noise.md)
     ...(o.pct && !o.plan ? { pct: o.pct } : {}),

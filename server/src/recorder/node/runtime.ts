@@ -58,6 +58,11 @@ export interface NodeRecorderOptions {
   plan?: { noise: PlanNoise; points: { id: string; probability: number; noise?: PlanNoise; threads?: string[] }[] };
   /** a forcing plan's `force` section (docs/noise.md "Forcing plans"; forcing.ts): `braid confirm`, Check the Fix */
   force?: NodeForceSpec;
+  /**
+   * forcing runs: the file where the runs of a group learn the last suspension point before each plan
+   * access (forcing.ts "boundaries"; read when the run starts, appended to when it ends)
+   */
+  forceLearn?: string;
   /** the point catalogue (`braid pinpoint`): each await point reached is appended as a JSON line */
   points?: string;
   /** a worker thread's trace stops growing at this many bytes: later events are dropped and counted (default MAX_WORKER_TRACE_BYTES) */
@@ -192,6 +197,9 @@ class Task {
   /** forcing (forcing.ts): per plan access, the task's latest performance and its object */
   forceLast: number[] | null = null;
   forceObj: number[] | null = null;
+  forceSite = -1;
+  forceAfter = 0;
+  forcePending = -1;
   /**
    * a callback task whose name lacks its function (`then`, an anonymous timer callback): the stack
    * node it started on (its callback's frame is the first one above it), named at its first event
@@ -462,6 +470,14 @@ export class BraidRuntime {
       this.pctChanges.sort((a, b) => a - b);
     }
     this.fz = o.force && this.recording ? new NodeForcing(o.force) : null;
+    if (this.fz !== null && o.forceLearn) {
+      // what the group's earlier runs learned: where each access was last holdable before it
+      try {
+        this.fz.loadBoundaries(fs.readFileSync(o.forceLearn, 'utf8'));
+      } catch {
+        // the group's first run
+      }
+    }
     if (o.plan) {
       this.planOf = new Map();
       for (const p of o.plan.points) {
@@ -928,7 +944,8 @@ export class BraidRuntime {
   /** Forcing at a suspension point (an await, an async function's start) of the current task: its hold, or null. */
   private suspendAt(site: number): Promise<void> | null {
     const fz = this.fz!;
-    return fz.suspend(this.task, fz.upcomingAt(site, () => this.siteLocation(site)));
+    const at = () => this.siteLocation(site);
+    return fz.suspend(this.task, fz.upcomingAt(site, at), site, at);
   }
 
   /** forcing is on: async function bodies start with `if (__braid.F && __braid.hf(S)) await __braid.hp` (transform.ts) */
@@ -1047,8 +1064,9 @@ export class BraidRuntime {
     this.probe = 0;
     const fz = this.fz!;
     if (fz.stopped) return;
-    const upcoming = fz.upcomingAt(site, () => this.siteLocation(site)) | (this.learned.get(site) ?? 0);
-    const hold = fz.suspend(this.task, upcoming);
+    const at = () => this.siteLocation(site);
+    const upcoming = fz.upcomingAt(site, at) | (this.learned.get(site) ?? 0);
+    const hold = fz.suspend(this.task, upcoming, site, at);
     if (hold === null) return;
     this.gateHold = hold;
     this.gateTask = this.task;
@@ -1853,6 +1871,17 @@ export class BraidRuntime {
       const report = this.fz.reportLine();
       this.fz.stop();
       this.line(report);
+      if (this.o.forceLearn) {
+        const learned = this.fz.boundaryLines((site) => this.siteLocation(site));
+        // one append per run (whole lines: the group's parallel runs append to the same file)
+        if (learned) {
+          try {
+            fs.appendFileSync(this.o.forceLearn, learned);
+          } catch {
+            // not learned: the next run holds where it could before
+          }
+        }
+      }
     }
     this.flush(true);
     if (this.fd >= 0) {
