@@ -820,11 +820,24 @@ public final class Forcing {
 
   private static void met(int w) {
     met[w]++;
-    if (w == waitCount - 1 && met[w] >= times) {
+    if (met[w] >= times && (w == waitCount - 1 || !optional[w]) && forcedEnough()) {
       stopped = true;
       active = false;
       LOCK.notifyAll();
     }
+  }
+
+  /**
+   * The pattern's order was forced {@code times} times: the plan's last wait met that often, and every
+   * wait that is not optional too. The last wait alone is not enough when it is an optional guard (an
+   * order pattern's, or the writer's of a check then a use): met first — a reader's next() that gave
+   * way to the writer held at its guard (expiringmap-iterate) — it used to stop forcing before the
+   * pattern's own wait had been met once, and the runs failed unforced.
+   */
+  private static boolean forcedEnough() {
+    if (met[waitCount - 1] < times) return false;
+    for (int k = 0; k < waitCount - 1; k++) if (!optional[k] && met[k] < times) return false;
+    return true;
   }
 
   private static void failed(int w) {
