@@ -7,6 +7,11 @@
  *   plan's last wait, an optional guard) for the reader's next(), whose own waits give way to it; the
  *   reader's next() met that guard, and forcing stopped there, before the pattern's wait had been met:
  *   every forced run failed, unforced.
+ * - ognlmethods: R1 get(name) → W2 put(name) forced by key, the puts made while a method map, already
+ *   published in a cache read without a lock, is filled one name at a time. The filler is held at each
+ *   put until another thread gets that name; nobody gets the names before the one called, so five holds
+ *   timed out, the wait was given up, and the put of the called name — which the other thread had
+ *   already got, finding null — was not counted as meeting it.
  */
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,3 +67,29 @@ test('expiringmap-iterate\'s shape: the pattern\'s wait is judged after the writ
   assert.equal(unforced.failed, 0);
 });
 
+test('ognlmethods\' shape: a wait given up after holds at other keys still counts the put whose key the other thread already got — met, failing; the opposite order passes', async () => {
+  const map = { variable: 'java.util.HashMap', file: 'forcing/MethodCache.java', stack: [] };
+  const p = {
+    key: 'get-then-put',
+    id: 'P1',
+    kind: 'RW',
+    rank: 1,
+    accesses: [
+      { thread: 1 as const, type: 'R' as const, ...map, line: tagLine('MethodCache.java', 'get'), method: 'forcing.MethodCache.methods', call: 'java.util.HashMap.get' },
+      { thread: 2 as const, type: 'W' as const, ...map, line: tagLine('MethodCache.java', 'put'), method: 'forcing.MethodCache.methods', call: 'java.util.HashMap.put' },
+    ],
+  };
+  const plan = confirmPlan('method-cache', p, 'pattern');
+  assert.ok(plan.force.waits[0].sameKey, JSON.stringify(plan.force.waits));
+  const runs = 4;
+  const s = await record('forcing-method-cache', 'forcing.MethodCache', { runs, noise: 0, include: ['forcing'], plan: await planFile(plan) });
+  // measured before: 0 of 4 met ("timed out 5 times … then disabled"), every run failing; after: 4 of 4 met
+  const ok = s.runs.filter((r) => r.forcing?.ok).length;
+  assert.ok(ok >= runs - 1, `met in ${ok}/${runs}: ${JSON.stringify(s.runs.map((r) => r.forcing?.reason ?? 'ok'))}`);
+  // exit code 3: a caller got null for the method (MethodCache.main)
+  for (const r of s.runs.filter((x) => x.forcing?.ok)) assert.equal(r.detail, 'exit code 3', JSON.stringify(r));
+  const opposite = await record('forcing-method-cache-opposite', 'forcing.MethodCache', { runs: 2, noise: 0, include: ['forcing'], plan: await planFile(confirmPlan('method-cache', p, 'opposite')) });
+  assert.equal(opposite.failed, 0, JSON.stringify(opposite.runs.map((r) => r.forcing)));
+  const unforced = await record('forcing-method-cache-none', 'forcing.MethodCache', { runs: 2, noise: 0, include: ['forcing'] });
+  assert.equal(unforced.failed, 0);
+});

@@ -590,10 +590,6 @@ public final class Forcing {
     synchronized (LOCK) {
       held = segment;
       reached[w]++;
-      if (disabled[w]) {
-        skipped[w]++;
-        return;
-      }
       if (since[w] >= 0) {
         long[] last = s.forceLast;
         after = last == null ? 0 : last[since[w]];
@@ -623,6 +619,14 @@ public final class Forcing {
       if (fresh[w]) after = SEQ.get();
       if (satisfied(w, t, key, sub, after)) {
         met(w);
+        return;
+      }
+      // a wait given up (maxTimeouts) holds nobody, but it is still judged: an access whose awaited
+      // performance already came first meets it (ognlmethods: the filler held at its puts of method names
+      // nobody gets, each waiting for a get of its own key, used up the timeouts before its put of the
+      // name the other thread had already got — the pattern's order, counted as not met)
+      if (disabled[w]) {
+        skipped[w]++;
         return;
       }
       if (conflict(w, t, m, key, sub)) {
