@@ -196,6 +196,21 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
     handlers.add(handler);
     tryStarts.add(start);
+    if (start != handler) tryRanges.add(new Object[] {start, end, handler, type});
+    if (start == handler) {
+      // a handler that covers itself (javac's synchronized block): see SelfRange
+      SelfRange r = new SelfRange(handler);
+      selfRanges.put(handler, r);
+      if (isConstructor) {
+        handlerStarts.put(handler, start);
+        mv.visitTryCatchBlock(r.hooks, r.self, r.redirect, type);
+        mv.visitTryCatchBlock(r.self, end, handler, type);
+      } else {
+        super.visitTryCatchBlock(r.hooks, r.self, r.redirect, type);
+        super.visitTryCatchBlock(r.self, end, handler, type);
+      }
+      return;
+    }
     if (isConstructor) {
       handlerStarts.put(handler, start);
       mv.visitTryCatchBlock(start, end, handler, type);
@@ -204,10 +219,115 @@ final class MethodInstrumenter extends AdviceAdapter {
     }
   }
 
+  /**
+   * A handler that covers itself (issue 45, C1). javac's catch-all handler of a synchronized block
+   * ({@code astore t; aload lock; monitorexit; aload t; athrow}) is also in a try range of its own
+   * that starts at the handler. C1 parses a handler block once: an instruction in it that may throw
+   * into that same handler — any call, such as the handler hook ({@code Rt.handler}) and the REL hook
+   * before the {@code monitorexit} — made it give up on the whole method ("error while joining with
+   * exception handler"; a monitorexit is no such edge for C1), so every recorded method with a
+   * synchronized block ran in the interpreter under C1 (braid test's repetitions run C1 only). Now
+   * the range starts at {@code self}, placed right before the handler's first instruction that is
+   * not a hook, an {@code astore} or an {@code aload} (those cannot throw); the instructions before
+   * it ({@code hooks} .. {@code self}: the hooks, javac's astore and aload) are covered by a range of
+   * their own, listed right before it, whose handler {@code redirect} (emitted after the method's
+   * last instruction, with the handler's frame) does what javac's handler does — {@code aload lock;
+   * monitorexit; athrow} — and is covered by the ranges that cover the handler (an enclosing
+   * synchronized block's, a try's), so that an exception from a hook still releases the monitor and
+   * goes where it went before, through a block C1 parses apart (a jump back into the handler is
+   * refused too: "Exception handler can be reached by both normal and exceptional control flow").
+   * A handler of another shape jumps to the handler (C1 refuses that method, as before). A label met
+   * before that instruction places {@code self} between two {@code nop}s, so that neither range is
+   * empty. The recorded events are the same; C2 compiled such methods before and still does.
+   */
+  private static final class SelfRange {
+    final Label handler;
+    final Label hooks = new Label();
+    final Label self = new Label();
+    final Label redirect = new Label();
+    /** The local the handler's monitorexit releases ({@code aload} right before it), -1 when not that shape. */
+    int lockVar = -1;
+    /** The handler's frame (expanded), null when the class has none. */
+    Object[] frameLocal;
+    Object[] frameStack;
+
+    SelfRange(Label handler) {
+      this.handler = handler;
+    }
+  }
+
+  private final Map<Label, SelfRange> selfRanges = new HashMap<>();
+  /** The method's try ranges other than self-covering ones, in order: {start, end, handler, type}. */
+  private final java.util.List<Object[]> tryRanges = new java.util.ArrayList<>();
+  /** The method's labels in code order (visitLabel), to tell which ranges cover a handler. */
+  private final Map<Label, Integer> labelOrder = new HashMap<>();
+  /** The self-covering range whose handler is being emitted, {@code self} not yet placed. */
+  private SelfRange selfPending;
+  private boolean selfFramePending;
+  private final java.util.List<SelfRange> selfPlaced = new java.util.ArrayList<>();
+
+  private void placeSelfStart() {
+    placeSelfStart(false);
+  }
+
+  /** Places the pending range's {@code self} label; {@code monitorExit}: right before the handler's monitorexit. */
+  private void placeSelfStart(boolean monitorExit) {
+    SelfRange r = selfPending;
+    if (r == null) return;
+    if (!monitorExit) r.lockVar = -1;
+    selfPending = null;
+    selfFramePending = false;
+    super.visitLabel(r.self);
+    selfPlaced.add(r);
+  }
+
+  @Override
+  public void visitMaxs(int maxStack, int maxLocals) {
+    placeSelfStart();
+    // after the method's last instruction (a return, throw or goto): nothing falls into these blocks
+    for (SelfRange r : selfPlaced) {
+      super.visitLabel(r.redirect);
+      if (r.frameLocal != null) super.visitFrame(Opcodes.F_NEW, r.frameLocal.length, r.frameLocal, r.frameStack.length, r.frameStack);
+      if (r.lockVar >= 0) {
+        // javac's handler without its self-covering part: release the monitor, rethrow — covered by
+        // the ranges (an enclosing synchronized block's, a try's) that cover the handler, in their order
+        Label end = new Label();
+        super.visitVarInsn(Opcodes.ALOAD, r.lockVar);
+        super.visitInsn(Opcodes.MONITOREXIT);
+        super.visitInsn(Opcodes.ATHROW);
+        super.visitLabel(end);
+        Integer at = labelOrder.get(r.handler);
+        for (Object[] e : tryRanges) {
+          Integer from = labelOrder.get((Label) e[0]);
+          Integer to = labelOrder.get((Label) e[1]);
+          if (at == null || from == null || to == null || from > at || at >= to) continue;
+          if (isConstructor) mv.visitTryCatchBlock(r.redirect, end, (Label) e[2], (String) e[3]);
+          else super.visitTryCatchBlock(r.redirect, end, (Label) e[2], (String) e[3]);
+        }
+      } else {
+        super.visitJumpInsn(Opcodes.GOTO, r.handler); // another shape: the handler itself (C1 refuses the method, as before)
+      }
+    }
+    selfPlaced.clear();
+    super.visitMaxs(maxStack, maxLocals);
+  }
+
   @Override
   public void visitLabel(Label label) {
     if (acquireLoc >= 0 && !tryStarts.contains(label)) flushAcquire();
+    if (selfPending != null) {
+      super.visitInsn(Opcodes.NOP);
+      placeSelfStart();
+      super.visitInsn(Opcodes.NOP);
+    }
     super.visitLabel(label);
+    if (!selfRanges.isEmpty()) labelOrder.put(label, labelOrder.size());
+    SelfRange self = selfRanges.get(label);
+    if (self != null) {
+      super.visitLabel(self.hooks);
+      selfPending = self;
+      selfFramePending = true;
+    }
     if (isConstructor) {
       if (!started) preSuperLabels.add(label);
       Label start = handlerStarts.get(label);
@@ -222,6 +342,12 @@ final class MethodInstrumenter extends AdviceAdapter {
   @Override
   public void visitFrame(int type, int numLocal, Object[] local, int numStack, Object[] stack) {
     super.visitFrame(type, numLocal, local, numStack, stack);
+    if (selfFramePending) {
+      // the self-covering handler's frame (expanded: F_NEW), for its redirect block (SelfRange)
+      selfFramePending = false;
+      selfPending.frameLocal = java.util.Arrays.copyOf(local, numLocal);
+      selfPending.frameStack = java.util.Arrays.copyOf(stack, numStack);
+    }
     flushHandler();
   }
 
@@ -241,6 +367,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitFieldInsn(int opcode, String fieldOwner, String name, String descriptor) {
     insn++;
     flushHandler();
+    placeSelfStart();
     boolean arrayTyped = descriptor.startsWith("[");
     if (started && !fieldOwner.startsWith("dev/braid/") && !isSyntheticField(name)
         && (jdk || !isJdkClass(fieldOwner))) {
@@ -346,6 +473,8 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitVarInsn(int opcode, int var) {
     insn++;
     flushHandler();
+    if (opcode != Opcodes.ALOAD && opcode != Opcodes.ASTORE) placeSelfStart();
+    else if (selfPending != null) selfPending.lockVar = opcode == Opcodes.ALOAD ? var : -1;
     if (opcode == Opcodes.ASTORE) {
       if (lastLoadedArrayField != null) {
         localArrays.put(var, lastLoadedArrayField);
@@ -366,6 +495,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitInsn(int opcode) {
     insn++;
     flushHandler();
+    if (opcode != Opcodes.MONITOREXIT) placeSelfStart();
     lastLoadedArrayField = null;
     if (opcode == Opcodes.ARRAYLENGTH) {
       arraySources.pollLast();
@@ -443,6 +573,7 @@ final class MethodInstrumenter extends AdviceAdapter {
         callRt("release", "(Ljava/lang/Object;I)V");
       }
     }
+    placeSelfStart(opcode == Opcodes.MONITOREXIT);
     super.visitInsn(opcode);
   }
 
@@ -537,6 +668,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitMethodInsn(int opcode, String callOwner, String name, String descriptor, boolean isInterface) {
     insn++;
     flushHandler();
+    placeSelfStart();
     lastLoadedArrayField = null;
     for (Type arg : Type.getArgumentTypes(descriptor)) {
       if (arg.getSort() == Type.ARRAY) arraySources.pollLast();
@@ -730,6 +862,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitIntInsn(int opcode, int operand) {
     insn++;
     flushHandler();
+    placeSelfStart();
     lastLoadedArrayField = null;
     super.visitIntInsn(opcode, operand);
   }
@@ -738,6 +871,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitTypeInsn(int opcode, String type) {
     insn++;
     flushHandler();
+    placeSelfStart();
     lastLoadedArrayField = null;
     super.visitTypeInsn(opcode, type);
   }
@@ -746,6 +880,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitJumpInsn(int opcode, Label label) {
     insn++;
     flushHandler();
+    placeSelfStart();
     lastLoadedArrayField = null;
     super.visitJumpInsn(opcode, label);
   }
@@ -754,6 +889,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitLdcInsn(Object value) {
     insn++;
     flushHandler();
+    placeSelfStart();
     lastLoadedArrayField = null;
     super.visitLdcInsn(value);
   }
@@ -762,6 +898,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitIincInsn(int var, int increment) {
     insn++;
     flushHandler();
+    placeSelfStart();
     super.visitIincInsn(var, increment);
   }
 
@@ -769,6 +906,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitTableSwitchInsn(int min, int max, Label dflt, Label... labels) {
     insn++;
     flushHandler();
+    placeSelfStart();
     super.visitTableSwitchInsn(min, max, dflt, labels);
   }
 
@@ -776,6 +914,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitLookupSwitchInsn(Label dflt, int[] keys, Label[] labels) {
     insn++;
     flushHandler();
+    placeSelfStart();
     super.visitLookupSwitchInsn(dflt, keys, labels);
   }
 
@@ -783,6 +922,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitMultiANewArrayInsn(String descriptor, int numDimensions) {
     insn++;
     flushHandler();
+    placeSelfStart();
     super.visitMultiANewArrayInsn(descriptor, numDimensions);
   }
 
@@ -790,6 +930,7 @@ final class MethodInstrumenter extends AdviceAdapter {
   public void visitInvokeDynamicInsn(String name, String descriptor, org.objectweb.asm.Handle bsm, Object... args) {
     insn++;
     flushHandler();
+    placeSelfStart();
     lastLoadedArrayField = null;
     super.visitInvokeDynamicInsn(name, descriptor, bsm, args);
   }
