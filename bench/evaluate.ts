@@ -12,7 +12,7 @@
  * position of the first root-cause pattern (all accesses on that bug's `// @bug` lines), and the
  * p-value of the pattern heading the matched bug. Flags a bug headed by a pattern with p ≥ 0.05.
  *
- *   node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--json] [--set bugset|recorded|all]
+ *   node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--order-ties on|off] [--json] [--set bugset|recorded|all]
  *   node --import tsx bench/evaluate.ts --set real …   the real corpus (bench/realEval.ts, bench/real/README.md)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -132,12 +132,13 @@ function fOf(a: ReadonlySet<string>, b: readonly string[]): number {
   return (2 * n) / (a.size + b.length);
 }
 
-export async function evaluateSubject(pkg: string, set: SubjectScore['set'], dir: string, options: { merge?: boolean; testCode?: string[]; absence?: boolean; symptomsLast?: boolean; discovery?: boolean } = {}): Promise<SubjectScore> {
+export async function evaluateSubject(pkg: string, set: SubjectScore['set'], dir: string, options: { merge?: boolean; testCode?: string[]; absence?: boolean; symptomsLast?: boolean; discovery?: boolean; orderTies?: boolean } = {}): Promise<SubjectScore> {
   const result = await analyzeTraceFiles([dir], {
     testCode: options.testCode ?? [],
     ...(options.absence !== undefined ? { absence: options.absence } : {}),
     ...(options.symptomsLast !== undefined ? { symptomsLast: options.symptomsLast } : {}),
     ...(options.discovery !== undefined ? { discovery: options.discovery } : {}),
+    ...(options.orderTies !== undefined ? { orderTies: options.orderTies } : {}),
   });
   const truth = await truthOf(pkg, set, dir, result);
   const bugs: Bug[] = explainBugs(undefined, result, { merge: options.merge });
@@ -271,6 +272,7 @@ async function main() {
   let absence: boolean | undefined;
   let symptomsLast: boolean | undefined;
   let discovery: boolean | undefined;
+  let orderTies: boolean | undefined;
   let json = false;
   let set: 'bugset' | 'recorded' | 'all' = 'all';
   const only: string[] = [];
@@ -289,18 +291,22 @@ async function main() {
       const v = args[++k];
       if (v !== 'on' && v !== 'off') throw new Error(`--discovery must be on or off, got ${JSON.stringify(v)}`);
       discovery = v === 'on';
+    } else if (a === '--order-ties') {
+      const v = args[++k];
+      if (v !== 'on' && v !== 'off') throw new Error(`--order-ties must be on or off, got ${JSON.stringify(v)}`);
+      orderTies = v === 'on';
     }
     else if (a === '--json') json = true;
     else if (a === '--set') set = args[++k] as typeof set;
     else if (a === '-h' || a === '--help') {
-      console.log('node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--discovery on|off] [--json] [--set bugset|recorded|all]\n       node --import tsx bench/evaluate.ts --set real [id...] [--live|--record] [--plain N] [--confirm] [--seed S] [--json]   (bench/realEval.ts)');
+      console.log('node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--discovery on|off] [--order-ties on|off] [--json] [--set bugset|recorded|all]\n       node --import tsx bench/evaluate.ts --set real [id...] [--live|--record] [--plain N] [--confirm] [--seed S] [--json]   (bench/realEval.ts)');
       return;
     } else only.push(a);
   }
   const rows: SubjectScore[] = [];
   for (const [pkg, s, dir, testCode] of subjects(set)) {
     if (only.length && !only.includes(pkg)) continue;
-    rows.push(await evaluateSubject(pkg, s, dir, { merge, testCode, absence, symptomsLast, discovery }));
+    rows.push(await evaluateSubject(pkg, s, dir, { merge, testCode, absence, symptomsLast, discovery, orderTies }));
   }
   if (json) console.log(JSON.stringify(rows, null, 1));
   else console.log(`${table(rows)}\n\n${summaryLine(rows)}`);

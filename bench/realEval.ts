@@ -24,6 +24,7 @@
  *   --discovery on|off   presence evidence only for Benjamini–Hochberg discoveries (AnalysisOptions.discovery; default on)
  *   --cleared-read on|off   cleared read first (AnalysisOptions.clearedRead; default: the analysis' default)
  *   --silent-last on|off   silent writes last (AnalysisOptions.silentLast; default: the analysis' default)
+ *   --order-ties on|off   order within a tie (AnalysisOptions.orderTies; default: the analysis' default, off)
  *   --json    the scores as JSON
  *   BRAID_BIN=<file>   the CLI entry to run instead of bin/braid.js (a build of another checkout)
  *
@@ -311,7 +312,7 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--discovery', '--cleared-read', '--silent-last', '--confirm-seeds']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--discovery', '--cleared-read', '--silent-last', '--order-ties', '--confirm-seeds']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
@@ -342,7 +343,13 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--silent-last must be on or off, got "${silentLast}"`);
     return 2;
   }
+  const orderTies = value('--order-ties', '');
+  if (orderTies && orderTies !== 'on' && orderTies !== 'off') {
+    console.error(`--order-ties must be on or off, got "${orderTies}"`);
+    return 2;
+  }
   const options: Partial<AnalysisOptions> = {
+    ...(orderTies ? { orderTies: orderTies === 'on' } : {}),
     ...(absence ? { absence: absence === 'on' } : {}),
     ...(symptoms ? { symptomsLast: symptoms === 'last' } : {}),
     ...(discovery ? { discovery: discovery === 'on' } : {}),

@@ -59,6 +59,9 @@ Usage:
                                  (default on; off: the static key alone; docs/algorithms.md)
       --silent-last on|off       among patterns equal in every count, one with a write of the value already
                                  there (silent) after the others (default on; off: the static key alone)
+      --order-ties on|off        among patterns equal in every count, one whose order (against the same
+                                 accesses in other orders) goes with failing first (default off: the static
+                                 key alone; docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout
@@ -217,6 +220,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--silent-last must be on or off, got "${v}"`);
         a.options.silentLast = v === 'on';
+        break;
+      }
+      case '--order-ties': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--order-ties must be on or off, got "${v}"`);
+        a.options.orderTies = v === 'on';
         break;
       }
       case '--symptoms': {

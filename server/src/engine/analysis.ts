@@ -122,6 +122,16 @@ export interface AnalysisOptions {
    * docs/algorithms.md "Silent writes last").
    */
   silentLast?: boolean;
+  /**
+   * Order within a tie (issue 38, "the root cause is in passing runs too"): among patterns equal in every
+   * count and length (and in cleared read first and silent writes last), one whose *order* goes with
+   * failing — its share of the occurrences of its accesses (the same static accesses in any order) is
+   * larger in the failing runs, one-sided Fisher p below 0.05 / the patterns tested, whether or not its
+   * presence has evidence — is listed before the others; the others merely co-occur with the same runs
+   * (ranking/orderEvidence.ts, docs/algorithms.md "Order within a tie"). Off unless true
+   * (`--order-ties on`; grouping on only).
+   */
+  orderTies?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -167,6 +177,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (r.silentLast !== undefined && typeof r.silentLast !== 'boolean') throw new Error(`silentLast must be true or false, got ${JSON.stringify(r.silentLast)}`);
   // (on: not in the options at all, so results and reports read as before the option existed)
   if (r.silentLast !== false) delete r.silentLast;
+  if (r.orderTies !== undefined && typeof r.orderTies !== 'boolean') throw new Error(`orderTies must be true or false, got ${JSON.stringify(r.orderTies)}`);
+  // (off: not in the options at all, so results and reports read as before the option existed)
+  if (!r.orderTies) delete r.orderTies;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -615,7 +628,14 @@ export class Analyzer {
     }
     const grouping = this.options.grouping;
     const formula = this.options.formula;
-    const order = grouping && this.options.order !== false && totalFailed > 0 && totalPassed > 0 ? this.orderCounts(runs, failed, passed, totalFailed, totalPassed) : undefined;
+    // order within a tie (options.orderTies): the occurrence counts of evidence by order, for every pattern
+    const orderTies = grouping && this.options.orderTies === true;
+    const counts =
+      grouping && (this.options.order !== false || orderTies) && totalFailed > 0 && totalPassed > 0
+        ? this.orderCounts(runs, failed, passed, totalFailed, totalPassed, orderTies)
+        : undefined;
+    const order = this.options.order !== false ? counts : undefined;
+    const tieOrder = orderTies ? counts?.tieOrder : undefined;
     this.refreshTestLocs();
     this.refreshAccessLocs();
     // The order of rootCauseOrder.orderPatterns, ranks of listRanks, ties of tieGroups, in typed arrays:
@@ -633,7 +653,9 @@ export class Analyzer {
     const silentLast = grouping && this.options.silentLast !== false;
     const S = silentLast ? 2 : 1;
     const silent = silentLast ? this.silentWrites() : undefined;
-    const codes = 12 * F1 * P1 * L * R * S;
+    // (× 2 with order within a tie: a pattern whose order goes with failing has a bucket of its own)
+    const T = tieOrder ? 2 : 1;
+    const codes = 12 * F1 * P1 * L * R * S * T;
     const G = PATTERN_GROUPS.length;
     // per (failed, passed): 0 unknown, 1 evidence, 2 none, 3 evidence by absence (options.absence) — a
     // typed table when small (one lookup per pattern), else a Map
@@ -672,6 +694,8 @@ export class Analyzer {
     let bR: number[] = [];
     // per bucket: 1 when its patterns have a silent write (silent writes last)
     let bS: number[] = [];
+    // per bucket: 1 when its patterns' order goes with failing (order within a tie)
+    let bT: number[] = [];
     let bSize: number[] = [];
     // per bucket: 1 when its evidence is its absence (listed after presence at an equal score)
     let bA: number[] = [];
@@ -692,7 +716,8 @@ export class Analyzer {
       const pw = e === 4 ? order!.weightedPassed[id] : p;
       const rl = clearedRead && this.readsCleared(id, clearing!) ? 1 : 0;
       const sl = silentLast && this.hasSilentWrite(id, silent!) ? 1 : 0;
-      const code = ((((((e === 4 ? 6 : 0) + g) * F1 + f) * P1 + pw) * L + len) * R + rl) * S + sl;
+      const tl = tieOrder ? tieOrder[id] : 0;
+      const code = (((((((e === 4 ? 6 : 0) + g) * F1 + f) * P1 + pw) * L + len) * R + rl) * S + sl) * T + tl;
       let b = dense ? dense[code] - 1 : (sparse!.get(code) ?? -1);
       if (b < 0) {
         b = bSize.length;
@@ -705,6 +730,7 @@ export class Analyzer {
         bL.push(len);
         bR.push(rl);
         bS.push(sl);
+        bT.push(tl);
         // evidence by absence or by order: after the patterns whose evidence is their presence, at an equal score
         bA.push(e === 3 || e === 4 ? 1 : 0);
         bSize.push(0);
@@ -720,7 +746,7 @@ export class Analyzer {
       buckets.sort((a, b) => bScore[b] - bScore[a] || bF[b] - bF[a] || bP[a] - bP[b] || bL[b] - bL[a]);
     } else {
       const dir = this.tieOrder === 'shorter' ? 1 : -1;
-      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bA[a] - bA[b] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]) || bR[b] - bR[a] || bS[a] - bS[b]);
+      buckets.sort((a, b) => bG[a] - bG[b] || bScore[b] - bScore[a] || bA[a] - bA[b] || bP[a] - bP[b] || bF[b] - bF[a] || dir * (bL[a] - bL[b]) || bR[b] - bR[a] || bS[a] - bS[b] || bT[b] - bT[a]);
     }
     const bStart = new Int32Array(B);
     for (let q = 0, at = 0; q < B; q++) {
@@ -744,7 +770,7 @@ export class Analyzer {
       if (rowTie) rowTie[at] = bucketOf[2 * id + 1];
     }
     const bGroup = Uint8Array.from(bG);
-    bG = bF = bP = bL = bR = bS = bSize = bA = [];
+    bG = bF = bP = bL = bR = bS = bT = bSize = bA = [];
     const ranking = new RankedList<RankedPattern>(count, (list, k) => {
       const d = this.describe(list.ids[k], list.ranks[k], list.scores[k], list.failed[k], list.passed[k], totalFailed, totalPassed, list.group(k));
       d.tie = list.ties[k];
@@ -857,7 +883,7 @@ export class Analyzer {
    * tested). Tested: patterns in a failing run without evidence by presence whose accesses occur in
    * another order too; the threshold is 0.05 / the number tested.
    */
-  private orderCounts(runs: readonly RunResult[], failed: Int32Array, passed: Int32Array, totalFailed: number, totalPassed: number) {
+  private orderCounts(runs: readonly RunResult[], failed: Int32Array, passed: Int32Array, totalFailed: number, totalPassed: number, ties = false) {
     const n = this.registry.patternCount;
     const occF = new Float64Array(n);
     const occP = new Float64Array(n);
@@ -898,7 +924,26 @@ export class Analyzer {
       const g = groupOf[id];
       weightedPassed[id] = weightedPassedRuns(passed[id], { failing: occF[id], failingOther: groupF[g] - occF[id], passing: occP[id], passingOther: groupP[g] - occP[id] });
     }
-    return { occF, occP, groupOf, groupF, groupP, pValue, threshold, weightedPassed };
+    // order within a tie (options.orderTies): per pattern id, 1 when its order goes with failing — the same
+    // test over every pattern in a failing run whose accesses occur in another order too, presence evidence
+    // or not, at 0.05 / the number of those patterns
+    let tieOrder: Uint8Array | undefined;
+    if (ties) {
+      tieOrder = new Uint8Array(n);
+      let m = 0;
+      for (let id = 0; id < n; id++) {
+        const g = groupOf[id];
+        if (g >= 0 && failed[id] > 0 && groupF[g] + groupP[g] !== occF[id] + occP[id]) m++;
+      }
+      const t = orderThreshold(m);
+      for (let id = 0; id < n; id++) {
+        const g = groupOf[id];
+        if (g < 0 || failed[id] === 0 || groupF[g] + groupP[g] === occF[id] + occP[id]) continue;
+        const p = orderPValue({ failing: occF[id], failingOther: groupF[g] - occF[id], passing: occP[id], passingOther: groupP[g] - occP[id] });
+        if (p < t) tieOrder[id] = 1;
+      }
+    }
+    return { occF, occP, groupOf, groupF, groupP, pValue, threshold, weightedPassed, tieOrder };
   }
 
   /** per static access: its loc (registry.accesses[s].loc, copied in id order: patterns read it in any order) */
