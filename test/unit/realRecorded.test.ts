@@ -38,6 +38,7 @@ const METHOD_MISSES: Record<string, string> = {
   'spring-mimelru': 'nearly every run fails under braid test\'s defaults (353 of 354; the noise widens the remove-then-add window that plain runs hit in 0 of 10): the root cause is first (F342/P1) but has no evidence against one passing run, so no GRIFFIN bug',
   'mutex-release': 'held out: bug 1 names Semaphore.isLocked and the releaser closure _currentReleaser (made in _dispatch); the fix is in Semaphore.release',
   'metautil-semaphore': 'bug 1 names the promise executor of Semaphore.enter (Semaphore.enter/<anonymous>) for both tasks, where the counter is read; the fix is in Semaphore.leave (counter++ before the queue is looked at)',
+  'metautil-poolrelease': 'bug 1 names Pool.next for both tasks (where available is read and a capture is queued); the fix is in Pool.release (free[index] = true and available++ before the item is handed to the waiter)',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'phcommons-annotationcache': 'held out: bug 1 names HashCodeImplementationRegistry.getHashCode for both threads (the frame above the registry\'s getInstance write of the first pattern); the fix is in AnnotationUsageCache.hasAnnotation',
 };
