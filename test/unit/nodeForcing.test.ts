@@ -171,3 +171,21 @@ test('a hold at a learned boundary whose task goes on elsewhere is missed, never
   rare.loadBoundaries(JSON.stringify({ at: 'src/refresher.ts\t12\trefresh', passes: 3, followed: { 'W Cache.entries src/cache.ts:40 Cache.clear': 1 } }) + '\n');
   assert.equal(rare.suspend(task(), 0, 8, awaitInRefresh), null);
 });
+
+test('a hold at a callback start counts only what the callback does: the emitting task going on after a listener neither learns from its start nor meets its wait', () => {
+  const learned = JSON.stringify({ at: 'src/refresher.ts\t12\trefresh', passes: 1, followed: { 'W Cache.entries src/cache.ts:40 Cache.clear': 1 } }) + '\n';
+  const f = new NodeForcing(syncWrite());
+  f.loadBoundaries(learned);
+  const r = task();
+  const emitter = task();
+  f.performed(r, 0b01, 2);
+  // the listener's start (site 8 at the learned place) in the emitting task: the wait is met at once, pending the write
+  assert.equal(f.suspend(emitter, 0, 8, awaitInRefresh), null);
+  // the listener returns without the write; the emitter writes afterwards, outside the listener
+  f.leaveCallback(emitter, -1, 0);
+  f.performed(emitter, 0b10, 1);
+  const report = f.reportLine();
+  assert.match(report, /"ok":false/, report);
+  assert.match(report, /"missed":1/);
+  assert.equal(f.boundaryLines(() => awaitInRefresh()), '', 'the write after the listener did not follow its start');
+});

@@ -233,6 +233,20 @@ export class NodeForcing {
     return m;
   }
 
+  /**
+   * A gated callback of task `t` returned (or was held and did not run): the task's boundary is again
+   * the one it had before the callback (`site`, `after`). A wait met by a hold at the callback's start
+   * whose access the callback did not make is missed.
+   */
+  leaveCallback(t: ForcedTask, site: number, after: number): void {
+    if (t.forcePending >= 0) {
+      this.missed[t.forcePending]++;
+      t.forcePending = -1;
+    }
+    t.forceSite = site;
+    t.forceAfter = after;
+  }
+
   /** Task `t` passes the suspension point at `site`: its boundary from now on. */
   private pass(t: ForcedTask, site: number): void {
     if (t.forcePending >= 0) {

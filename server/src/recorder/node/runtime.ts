@@ -1013,6 +1013,11 @@ export class BraidRuntime {
     this.gateSites[d] = -1;
     this.probe = d + 1;
     const before = fz.clock;
+    // the callback's start is a boundary of its task only while it runs (a listener runs inside `emit`:
+    // what the emitting task does after it did not follow the listener's start, and is not held by its hold)
+    const t0 = this.task;
+    const site0 = t0.forceSite;
+    const after0 = t0.forceAfter;
     let r: unknown;
     try {
       r = cb.apply(self, args);
@@ -1021,16 +1026,24 @@ export class BraidRuntime {
       const hold = this.gateHold!;
       const task = this.gateTask!;
       const stack = this.gateStack;
+      const gsite = this.gateSites[d];
       this.gateHold = null;
       this.gateTask = null;
+      fz.leaveCallback(t0, site0, after0);
       const run = (): unknown => {
         const t = this.task;
         const st = this.stack;
         this.task = task;
         this.stack = stack;
+        // its accesses follow its start; a wait met by its hold is counted when it makes the access
+        const site1 = task.forceSite;
+        const after1 = task.forceAfter;
+        task.forceSite = gsite;
+        task.forceAfter = 0;
         try {
           return cb.apply(self, args);
         } finally {
+          fz.leaveCallback(task, site1, after1);
           this.task = t;
           this.stack = st;
         }
@@ -1050,6 +1063,7 @@ export class BraidRuntime {
       this.probe = 0;
       this.gateDepth--;
     }
+    fz.leaveCallback(t0, site0, after0);
     const site = this.gateSites[d];
     if (site >= 0 && !fz.stopped) {
       const m = fz.performedSince(before);
