@@ -323,13 +323,16 @@ export async function runTestCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', onSigint);
   try {
     // the build step, once
-    const buildStarted = Date.now();
+    // the time of the build commands that ran (a step skipped as up to date counts 0)
+    let buildMs = 0;
     const done: PrepareStep[] = [];
     for (const step of plan.prepare) {
       // Maven: nothing the build reads changed since Braid's last build (mavenClassPathCache.ts mavenBuildUpToDate): no Maven start
       if (step.upToDate) say(`building: skipped, ${step.upToDate}`);
       else say(`building: ${commandLine(step.command).slice(0, 200)}${commandLine(step.command).length > 200 ? ' …' : ''}`);
+      const stepStarted = Date.now();
       const r = await runBuildStep(step, controller.signal);
+      if (!step.upToDate) buildMs += Date.now() - stepStarted;
       if (controller.signal.aborted) return 130;
       const tail = outputTail(r.output);
       const shownTail = tail ? `\n${tail.split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}` : '';
@@ -380,7 +383,6 @@ export async function runTestCommand(argv: string[]): Promise<number> {
     if (runsBuildTool(plan)) options = { ...options, jobs: 1 };
     // the plan's notes are about the console launcher's runs (not when each run went back to the build tool)
     if (!runsBuildTool(plan)) for (const n of plan.notes ?? []) say(`note: ${n}`);
-    const buildMs = Date.now() - buildStarted;
     return await recordAndReport(args, plan, options, buildMs, controller.signal, say);
   } finally {
     process.off('SIGINT', onSigint);
