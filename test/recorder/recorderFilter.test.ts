@@ -19,19 +19,30 @@ import { prepare, record } from './recorderHarness';
 
 before(() => prepare());
 
-/** Event lines without what differs between two JVMs: the index, and object ids (numbered by first appearance). */
+/**
+ * Event lines without what differs between two JVMs: the index, object ids (numbered by first
+ * appearance), and stack ids (as their frames: the writer numbers an access's stack when it first
+ * writes it, so a read the filter leaves out can shift the numbering).
+ */
 function normalized(text: string): string[] {
   const ids = new Map<number, number>();
   const id = (o: number) => {
     if (!ids.has(o)) ids.set(o, ids.size);
     return ids.get(o)!;
   };
+  const stacks = new Map<number, string>();
+  for (const l of text.split('\n')) {
+    if (!l.startsWith('{"def":"stack"')) continue;
+    const d = JSON.parse(l) as { id: number; parent?: number; frame: number };
+    stacks.set(d.id, `${d.parent !== undefined ? `${stacks.get(d.parent)}>` : ''}${d.frame}`);
+  }
   return text
     .split('\n')
     .filter((l) => l.startsWith('['))
     .map((l) => {
       const e = JSON.parse(l) as unknown[];
       e[0] = 0;
+      if (['R', 'W', 'ACQ', 'REL'].includes(e[2] as string) && typeof e[5] === 'number') e[5] = `s${stacks.get(e[5])}`;
       if (accessOf(l) !== undefined) {
         if (typeof e[6] === 'number' && e[6] !== 0) e[6] = `o${id(e[6])}`;
         if (typeof e[8] === 'string') e[8] = e[8].replace(/@(-?\d+)$/, (_, n: string) => `@o${id(Number(n))}`);
