@@ -7,6 +7,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { ForcedTask, NodeForceSpec, NodeForcing } from '../../server/src/recorder/node/forcing';
+import { forceLearnFile } from '../../server/src/recorder/node/nodeRunner';
 
 const at = { file: 'src/accounts.ts', method: 'Accounts.withdraw' };
 /** R1 W2 W1 of a lost update (the plan braid confirm writes, guard included) */
@@ -188,4 +189,11 @@ test('a hold at a callback start counts only what the callback does: the emittin
   assert.match(report, /"ok":false/, report);
   assert.match(report, /"missed":1/);
   assert.equal(f.boundaryLines(() => awaitInRefresh()), '', 'the write after the listener did not follow its start');
+});
+
+test('the runs of one confirmation learn in its folder (every group shares it); braid record --plan learns in its traces\' folder', () => {
+  assert.equal(forceLearnFile('/w/.braid/confirm/app-P1-1/forced/app-0001.trace.jsonl.part', '/w/.braid/confirm/app-P1-1/plans/pattern.json'), '/w/.braid/confirm/app-P1-1/node-boundaries.learned');
+  assert.equal(forceLearnFile('/w/.braid/confirm/app-P1-1/opposite-more/app-0011.trace.jsonl.part', '/w/.braid/confirm/app-P1-1/plans/opposite.json'), '/w/.braid/confirm/app-P1-1/node-boundaries.learned');
+  assert.equal(forceLearnFile('/w/out/timer-forced/main-0001.trace.jsonl.part', '/w/fixtures/plans/timer-forced.json'), '/w/out/timer-forced/node-boundaries.learned');
+  assert.equal(forceLearnFile('/w/out/x/main-0001.trace.jsonl.part', undefined), '/w/out/x/node-boundaries.learned');
 });

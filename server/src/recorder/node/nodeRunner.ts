@@ -80,10 +80,24 @@ export function findNodeHook(): string {
 /** The file in a forced group's trace folder where its runs learn the boundaries before the plan's accesses (forcing.ts). */
 export const FORCE_LEARN_FILE = 'node-boundaries.learned';
 
+/**
+ * Where a forced run learns: in the confirmation's folder when the plan and the traces are in it
+ * (`<confirmation>/plans/x.json`, `<confirmation>/<group>/…`: every group of the confirmation, and its
+ * `-more` runs, share what they learned), else in the traces' folder (`braid record --plan`).
+ */
+export function forceLearnFile(trace: string, planFile: string | undefined): string {
+  const traces = path.dirname(path.resolve(trace));
+  if (planFile !== undefined) {
+    const plans = path.dirname(path.resolve(planFile));
+    if (path.basename(plans) === 'plans' && path.dirname(plans) === path.dirname(traces)) return path.join(path.dirname(plans), FORCE_LEARN_FILE);
+  }
+  return path.join(traces, FORCE_LEARN_FILE);
+}
+
 export function nodeRecorderOptions(
   hook: string,
   run: { out: string; execution: string; seed: string },
-  o: { noise: number; noiseAt?: 'accesses' | 'sync' | 'all'; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean; plan?: { plan: NoisePlan }; pointsFile?: string; pct?: { depth: number; steps: number } },
+  o: { noise: number; noiseAt?: 'accesses' | 'sync' | 'all'; include: string[]; exclude: string[]; cwd: string; name: string; record?: boolean; plan?: { plan: NoisePlan; file?: string }; pointsFile?: string; pct?: { depth: number; steps: number } },
 ): NodeRecorderOptions {
   // a hold before a lock acquisition (noisePlan.ts ForceWait.beforeLock) is a Java agent's: JavaScript has no locks to hold before
   const locked = o.plan?.plan.force?.waits.findIndex((w) => w.beforeLock !== undefined) ?? -1;
@@ -108,8 +122,8 @@ export function nodeRecorderOptions(
     ...(o.plan ? { plan: { noise: o.plan.plan.noise, points: o.plan.plan.points.map((p) => ({ id: p.id, probability: p.probability, ...(p.noise ? { noise: p.noise } : {}), ...(p.threads ? { threads: p.threads } : {}) })) } } : {}),
     // a forcing plan (braid confirm, Check the Fix): the waits run in the process (forcing.ts)
     ...(o.plan?.plan.force ? { force: o.plan.plan.force } : {}),
-    // its runs learn where each access of the plan was last holdable (forcing.ts "boundaries"), in the traces' folder
-    ...(o.plan?.plan.force && run.out ? { forceLearn: path.join(path.dirname(run.out), FORCE_LEARN_FILE) } : {}),
+    // its runs learn where each access of the plan was last holdable (forcing.ts "boundaries")
+    ...(o.plan?.plan.force && run.out ? { forceLearn: forceLearnFile(run.out, o.plan.file) } : {}),
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
     // --noise-mode pct: PCT for the event loop (runtime.ts, docs/noise.md)
     ...(o.pct && !o.plan ? { pct: o.pct } : {}),
