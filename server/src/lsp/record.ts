@@ -169,6 +169,8 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
   }
   const stampProblem = await writeCodeStamp(ctx.folder, options.outDir);
   if (stampProblem) connection.console.warn(`Braid: ${stampProblem}; this recording will count as one of the current code`);
+  // notes on the options (an include the agent never records, --noise ignored with a plan…), as braid record prints them
+  for (const n of options.notes ?? []) connection.console.warn(`Braid: ${n}`);
   const finished = new Set<string>();
   ctx.recording?.(options.outDir, finished);
   // runs "auto": analyzed after each round of 10, stopped when the evidence is in (recorder/runs/evidenceRounds.ts)

@@ -9,6 +9,7 @@ import { NoisePlan } from '../../engine/noise/noisePlan';
 import { NoisePlanError, parseNoisePlan } from '../../engine/noise/noisePlanFile';
 import { deriveNodeName, recorderFor } from '../node/nodeRunner';
 import { outputPattern } from './outputPattern';
+import { deniedIncludeNotes } from '../java/jdkDenied';
 
 /** Where uniform noise goes (`braid record --noise-at`). */
 export type NoiseAt = 'accesses' | 'sync' | 'all';
@@ -361,6 +362,8 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     noise = 0;
   }
   recorder ??= recorderFor(command, include);
+  // an include the Java agent never instruments (com.sun.*, sun.*, java.lang, …): said, not silently empty
+  if (recorder === 'java') notes.push(...deniedIncludeNotes(include));
   if (pctDepth !== undefined && noiseMode !== 'pct') throw new UsageError('--pct-depth is for --noise-mode pct');
   // each shard would climb on its own runs' outcomes: the shards' runs would not share one noise per run index
   if (noiseMode === 'adaptive' && shard) throw new UsageError('--noise-mode adaptive and --shard: each shard would widen the noise on its own runs; use uniform or pct with shards');
