@@ -239,21 +239,22 @@ export class NodeForcing {
    * whose access the callback did not make is missed.
    */
   leaveCallback(t: ForcedTask, site: number, after: number): void {
-    if (t.forcePending >= 0) {
-      this.missed[t.forcePending]++;
-      t.forcePending = -1;
-    }
+    this.missPending(t);
     t.forceSite = site;
     t.forceAfter = after;
   }
 
-  /** Task `t` passes the suspension point at `site`: its boundary from now on. */
-  private pass(t: ForcedTask, site: number): void {
+  /** A wait met by a hold at a learned boundary whose task went on without the access: missed, not met. */
+  private missPending(t: ForcedTask): void {
     if (t.forcePending >= 0) {
-      // held at a learned boundary, met, and gone on without the access: not a met wait
       this.missed[t.forcePending]++;
       t.forcePending = -1;
     }
+  }
+
+  /** Task `t` passes the suspension point at `site`: its boundary from now on. */
+  private pass(t: ForcedTask, site: number): void {
+    this.missPending(t);
     let c = this.follow.get(site);
     if (c === undefined) this.follow.set(site, (c = new Int32Array(this.n + 1)));
     c[this.n]++;

@@ -76,7 +76,6 @@ export function findNodeHook(): string {
   throw new Error(`the Braid Node.js recorder (braid-node-hook.mjs) was not found; looked in:\n  ${candidates.join('\n  ')}\nBuild it with \`npm run build\`.`);
 }
 
-/** The hook's options for one run (written to the file BRAID_NODE_OPTIONS names). */
 /** The file in a forced group's trace folder where its runs learn the boundaries before the plan's accesses (forcing.ts). */
 export const FORCE_LEARN_FILE = 'node-boundaries.learned';
 
@@ -94,6 +93,7 @@ export function forceLearnFile(trace: string, planFile: string | undefined): str
   return path.join(traces, FORCE_LEARN_FILE);
 }
 
+/** The hook's options for one run (written to the file BRAID_NODE_OPTIONS names). */
 export function nodeRecorderOptions(
   hook: string,
   run: { out: string; execution: string; seed: string },

@@ -1029,7 +1029,6 @@ export class BraidRuntime {
       const gsite = this.gateSites[d];
       this.gateHold = null;
       this.gateTask = null;
-      fz.leaveCallback(t0, site0, after0);
       const run = (): unknown => {
         const t = this.task;
         const st = this.stack;
@@ -1062,8 +1061,9 @@ export class BraidRuntime {
     } finally {
       this.probe = 0;
       this.gateDepth--;
+      // returned, held, or thrown: the task's boundary is again its own
+      fz.leaveCallback(t0, site0, after0);
     }
-    fz.leaveCallback(t0, site0, after0);
     const site = this.gateSites[d];
     if (site >= 0 && !fz.stopped) {
       const m = fz.performedSince(before);
