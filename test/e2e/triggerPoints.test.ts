@@ -16,7 +16,7 @@ import * as lib from '../../scripts/e2e-lib.mjs';
 
 const OUT = path.join(lib.root, 'test-output', 'e2e-trigger-points');
 const SAMPLE = { main: 'noiseplan.LostIncrement', pkg: 'noiseplan', file: 'LostIncrement.java' };
-const BUDGET = 40;
+const BUDGET = 80;
 const RUNS = 6;
 
 const found = lib.findCodeServer({ install: !process.env.BRAID_E2E_NO_INSTALL });
