@@ -76,3 +76,45 @@ test('a weak pattern confirmed by forcing is not folded and its line has a hover
     cleanup(ws);
   }
 });
+
+/**
+ * hover.maxPatterns shows a line's best patterns; a pattern with a verdict of forcing is shown besides
+ * them. The fresh-clone CI of 9686a7bd: the confirmed read-then-write on `balance = updated` ranked below
+ * three other patterns on that line, and the hover never said "confirmed".
+ */
+test('the hover on a line shows the verdict of a confirmed pattern ranked below hover.maxPatterns', async () => {
+  const ws = mkdtempSync(path.join(tmpdir(), 'braid-lsp-confirmed-below-'));
+  try {
+    const dir = path.join(ws, '.braid/traces/rec');
+    mkdirSync(dir, { recursive: true });
+    mkdirSync(path.join(ws, 'src'));
+    writeFileSync(path.join(ws, 'src/Fixture.java'), SOURCE);
+    // line 11 is in two patterns: on `a` in all 10 failing runs (rank 1), on `c` in 5 of them (rank 2)
+    const traces: BuiltTrace[] = [];
+    for (let k = 0; k < 10; k++) traces.push({ execution: `P${k}`, outcome: 'pass', events: ['R1 b S30'] });
+    for (let k = 0; k < 10; k++) traces.push({ execution: `F${k}`, outcome: 'fail', events: ['R1 a S10', 'W2 a S11', ...(k < 5 ? ['R1 c S20', 'W2 c S11'] : [])] });
+    writeTraces(traces, dir);
+    const hoverOn11 = async () => {
+      const s = new LspSession(ws, { hover: { maxPatterns: 1 }, views: { minScore: 0 } });
+      await s.initialize();
+      await s.analysisDone();
+      const uri = await s.open('src/Fixture.java', SOURCE);
+      const { patterns } = (await s.connection.sendRequest('braid/patterns', {})) as PatternsResult;
+      const h = (await s.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 10, character: 4 } })) as { contents: { value: string } } | null;
+      await s.close();
+      return { onC: patterns.find((p) => p.accesses.every((a) => a.variable === 'c'))!, hover: h?.contents.value ?? '' };
+    };
+    const before = await hoverOn11();
+    assert.ok(before.onC, 'the pair on c is ranked');
+    assert.match(before.hover, /…and 1 more ranked patterns on this line/);
+    assert.doesNotMatch(before.hover, /Braid · confirmed:/);
+
+    writeVerdict(ws, before.onC, 'confirmed');
+    const after = await hoverOn11();
+    assert.match(after.hover, /Braid · confirmed:/, after.hover);
+    assert.match(after.hover, /rank \*\*1\*\*/, 'the best pattern still comes first');
+    assert.doesNotMatch(after.hover, /more ranked patterns on this line/, 'both patterns are shown');
+  } finally {
+    cleanup(ws);
+  }
+});

@@ -50,11 +50,9 @@ export function hoverFor(
   // ranks, scores and pattern codes follow, as details)
   const heads = bugHeadlines(state, idx.map((k) => state.patterns[k].key));
   if (heads.length) out.push(heads.join('\n\n'));
-  for (const k of idx.slice(0, maxPatterns)) {
-    const p = state.patterns[k];
-    out.push(patternMarkdown(state, p, fsPath, line1, total, ex, formula));
-  }
-  if (idx.length > maxPatterns) out.push(`_…and ${idx.length - maxPatterns} more ranked patterns on this line._`);
+  const shown = patternsToShow(state, idx, maxPatterns);
+  for (const k of shown) out.push(patternMarkdown(state, state.patterns[k], fsPath, line1, total, ex, formula));
+  if (idx.length > shown.length) out.push(`_…and ${idx.length - shown.length} more ranked patterns on this line._`);
   if (groups.length) {
     // one line, after the patterns' words (a detail, in the mining's terms): the best explanation group (mining, docs/mining.md) with an event on this line
     const g = groups[0];
@@ -64,6 +62,16 @@ export function hoverFor(
     );
   }
   return { contents: { kind: MarkupKind.Markdown, value: out.join('\n\n---\n\n') } };
+}
+
+/**
+ * The patterns a hover shows, in rank order: the best `maxPatterns`, and besides them every pattern with a
+ * verdict of forcing (braid/confirm). The user asked for that verdict, and the pattern they confirmed need
+ * not be among the line's best (a read-then-write ranked below the symmetric write-write on the same
+ * line): without this its "confirmed" was said nowhere on the line.
+ */
+export function patternsToShow(state: AnalysisState, idx: number[], maxPatterns: number): number[] {
+  return idx.filter((k, i) => i < maxPatterns || state.patterns[k].confirmation !== undefined);
 }
 
 function patternMarkdown(
