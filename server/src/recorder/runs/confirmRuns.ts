@@ -174,6 +174,24 @@ function stamp(d = new Date()): string {
   return d.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
 }
 
+/**
+ * A folder of its own for one confirmation: `base`, or `base-2`, `base-3`… when a confirmation of the same
+ * pattern started in the same second (two seeds at once, two editors on one workspace) already made it —
+ * created exclusively, so two confirmations never write their plans and runs into one folder.
+ */
+export async function freshFolder(base: string): Promise<string> {
+  await fs.mkdir(path.dirname(base), { recursive: true });
+  for (let k = 1; ; k++) {
+    const folder = k === 1 ? base : `${base}-${k}`;
+    try {
+      await fs.mkdir(folder);
+      return folder;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || k >= 1000) throw writeFailure(folder, e) ?? e;
+    }
+  }
+}
+
 export async function confirmPattern(
   p: ForcedPattern,
   o: ConfirmOptions,
@@ -182,13 +200,14 @@ export async function confirmPattern(
 ): Promise<Confirmation> {
   const started = Date.now();
   const outRoot = path.resolve(o.cwd, o.outRoot ?? path.join('.braid', 'confirm'));
-  const folder = path.join(outRoot, `${sanitizeName(o.name)}-P${p.rank}-${stamp()}`);
+  const named = path.join(outRoot, `${sanitizeName(o.name)}-P${p.rank}-${stamp()}`);
   // the default folder (.braid/confirm of the working folder) is never reached through a link: a
   // cloned repository's .braid or .braid/confirm linked elsewhere would put plans and traces outside it
   if (o.outRoot === undefined) {
-    const link = await linkBelow(o.cwd, folder);
+    const link = await linkBelow(o.cwd, named);
     if (link) throw new Error(`${link} is a symbolic link: Braid writes confirmations only into a real .braid/confirm folder of ${o.cwd} (remove the link)`);
   }
+  const folder = await freshFolder(named);
   await fs.mkdir(path.join(folder, 'plans'), { recursive: true });
   const planFile = async (order: ForceOrder, label: string = order): Promise<{ file: string; plan: NoisePlan }> => {
     const plan = forcingPlan(`${o.name} P${p.rank} ${label}`, p, order, o, o.command);
