@@ -96,25 +96,7 @@ export class Workbench {
    */
   async openFile(file: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
-    const deadline = Date.now() + UI_TIMEOUT;
-    for (let attempt = 0; ; attempt++) {
-      if (attempt > 0) {
-        await this.page.evaluate(() => {
-          const active = document.activeElement as HTMLElement | null;
-          if (active && active !== document.body) active.blur();
-        });
-      }
-      await this.page.keyboard.press('Escape');
-      await this.page.keyboard.press('Control+P');
-      const wait = Math.max(1, Math.min(attempt === 0 ? 5_000 : 3_000, deadline - Date.now()));
-      try {
-        await input.waitFor({ state: 'visible', timeout: wait });
-        await input.fill(file, { timeout: wait });
-        break;
-      } catch (err) {
-        if (Date.now() >= deadline) throw err;
-      }
-    }
+    await this.openQuickInput(() => 'Control+P', (wait) => input.fill(file, { timeout: wait }));
     await this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: file }).first().click();
     await this.page.locator('.tab.active').filter({ hasText: file }).waitFor();
   }
@@ -122,7 +104,7 @@ export class Workbench {
   /** Command palette: runs the command with this exact title (e.g. "Braid: Record Runs"). */
   async runCommand(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget .quick-input-box input');
-    await this.openCommandPalette(input);
+    await this.openQuickInput((attempt) => (attempt % 2 === 0 ? 'F1' : 'Control+Shift+P'));
     await input.fill(`>${title}`);
     const row = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: title }).first();
     await row.waitFor({ state: 'visible', timeout: UI_TIMEOUT }).catch(() => {
@@ -142,7 +124,13 @@ export class Workbench {
    * arrived while the workbench was busy), the focus is moved back to the top document and F1 pressed again,
    * then Ctrl+Shift+P — within the usual UI timeout in all.
    */
-  private async openCommandPalette(input: Locator): Promise<void> {
+  /**
+   * Opens the quick input with `key(attempt)` (Quick Open, the command palette) and runs `then` on it,
+   * retrying until UI_TIMEOUT: a key press can be swallowed by a webview or a widget holding the focus,
+   * so a retry first blurs the focused element.
+   */
+  private async openQuickInput(key: (attempt: number) => string, then?: (wait: number) => Promise<void>): Promise<void> {
+    const input = this.page.locator('.quick-input-widget .quick-input-box input');
     const deadline = Date.now() + UI_TIMEOUT;
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
@@ -152,10 +140,11 @@ export class Workbench {
         });
       }
       await this.page.keyboard.press('Escape');
-      await this.page.keyboard.press(attempt % 2 === 0 ? 'F1' : 'Control+Shift+P');
-      const wait = Math.min(attempt === 0 ? 5_000 : 3_000, deadline - Date.now());
+      await this.page.keyboard.press(key(attempt));
+      const wait = Math.max(1, Math.min(attempt === 0 ? 5_000 : 3_000, deadline - Date.now()));
       try {
-        await input.waitFor({ state: 'visible', timeout: Math.max(wait, 1) });
+        await input.waitFor({ state: 'visible', timeout: wait });
+        await then?.(wait);
         return;
       } catch (err) {
         if (Date.now() >= deadline) throw err;
