@@ -61,6 +61,7 @@ public final class AgentMain {
     }
     dev.braid.agent.instrument.PointCatalogue.configure(options.points);
 
+    JdkClasses.setByName(options.jdkByName);
     ClassFilter filter = new ClassFilter(options.include, options.exclude);
     dev.braid.agent.instrument.Calls.configure(options.libraryCalls, filter.hasJdkIncludes());
     dev.braid.agent.runtime.LibraryAccess.excludeTypes(options.include);
@@ -107,7 +108,7 @@ public final class AgentMain {
     List<Class<?>> targets = new ArrayList<>();
     for (Class<?> c : inst.getAllLoadedClasses()) {
       if (c.isArray() || c.isPrimitive() || !inst.isModifiableClass(c)) continue;
-      if (filter.isIncludedJdk(c.getName())) targets.add(c);
+      if (JdkClasses.isJdk(c) && filter.isIncludedJdk(c.getName())) targets.add(c);
     }
     for (Class<?> c : targets) {
       try {

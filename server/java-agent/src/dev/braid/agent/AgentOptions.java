@@ -26,6 +26,11 @@ public final class AgentOptions {
   public boolean verbose;
   /** Calls to JDK collections/builders recorded as accesses of the object (issue 11); off: libraryCalls=false. */
   public boolean libraryCalls = true;
+  /**
+   * jdkByName=true: every class under java., javax., jdk., sun., com.sun. is the JDK's (the agent before
+   * issue 38); default: the class loader and the run-time image's modules decide (JdkClasses).
+   */
+  public boolean jdkByName;
   /** Lines of System.out/err recorded as OUT events; off: output=false. */
   public boolean output = true;
   /** Longest wait of an application thread for a trace writer that makes no progress before events are dropped, ms. */
@@ -109,6 +114,7 @@ public final class AgentOptions {
         case "testCode": addList(o.testCode, value); break;
         case "verbose": o.verbose = !"false".equals(value); break;
         case "libraryCalls": o.libraryCalls = !"false".equals(value); break;
+        case "jdkByName": o.jdkByName = !"false".equals(value); break;
         case "output": o.output = !"false".equals(value); break;
         case "gzip": o.gzip = !"false".equals(value); break;
         case "values": o.values = !"false".equals(value); break;

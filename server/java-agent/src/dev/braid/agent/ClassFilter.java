@@ -5,11 +5,14 @@ import java.util.List;
 /**
  * Decides which classes are instrumented. Names are dotted ({@code bank.Account}); an entry matches a
  * class equal to it, a class in that package (or below) or a nested class ({@code Outer$Inner}).
- * JDK classes are instrumented only when an include entry names them explicitly.
+ * JDK classes (JdkClasses: by class loader and the run-time image's modules, not by name) are
+ * instrumented only when an include entry names them explicitly, and never those of JDK_DENY.
  */
 public final class ClassFilter {
-  private static final String[] JDK_PREFIXES = {"java.", "javax.", "jdk.", "sun.", "com.sun."};
-  /** JDK classes the recorder itself uses; instrumenting them would recurse or deadlock. */
+  /**
+   * JDK classes the recorder itself uses; instrumenting them would recurse or deadlock. Applies to JDK
+   * classes only: a library of the class path under com.sun. (Jersey 1.x) is application code.
+   */
   private static final String[] JDK_DENY = {
     "java.lang", "java.util.concurrent.ConcurrentHashMap", "java.util.concurrent.atomic",
     "java.util.concurrent.locks", "java.util.Arrays", "java.io", "java.nio", "java.security", "java.lang.invoke",
@@ -48,25 +51,23 @@ public final class ClassFilter {
     return false;
   }
 
-  public static boolean isJdk(String className) {
-    for (String p : JDK_PREFIXES) if (className.startsWith(p)) return true;
-    return false;
-  }
-
   /** True for the JDK classes the recorder itself uses, which are never instrumented. */
   public static boolean isJdkDenied(String className) {
     return anyMatch(className, JDK_DENY);
   }
 
-  /** True when the JDK class may be retransformed at all (explicit include and not denied). */
+  /** True when the JDK class may be instrumented at all (explicit include and not denied). */
   public boolean isIncludedJdk(String className) {
-    return isJdk(className) && anyMatch(className, include) && !anyMatch(className, exclude)
-        && !isJdkDenied(className);
+    return anyMatch(className, include) && !anyMatch(className, exclude) && !isJdkDenied(className);
   }
 
-  public boolean isInstrumented(String className) {
+  /**
+   * @param jdk the class is the JDK's ({@link JdkClasses#isJdk(String, ClassLoader, Module)}: decided by
+   *     its class loader, not its name)
+   */
+  public boolean isInstrumented(String className, boolean jdk) {
     if (className.startsWith("dev.braid.")) return false;
-    if (isJdk(className)) return isIncludedJdk(className);
+    if (jdk) return isIncludedJdk(className);
     if (anyMatch(className, exclude)) return false;
     if (anyMatch(className, include)) return true;
     if (!include.isEmpty()) return false;
@@ -74,7 +75,7 @@ public final class ClassFilter {
   }
 
   public boolean hasJdkIncludes() {
-    for (String e : include) if (isJdk(e)) return true;
+    for (String e : include) if (JdkClasses.namesJdk(e)) return true;
     return false;
   }
 }

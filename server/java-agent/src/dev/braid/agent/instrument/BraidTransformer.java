@@ -1,6 +1,7 @@
 package dev.braid.agent.instrument;
 
 import dev.braid.agent.ClassFilter;
+import dev.braid.agent.JdkClasses;
 import dev.braid.agent.runtime.Registry;
 import dev.braid.agent.runtime.Rt;
 import java.lang.instrument.ClassFileTransformer;
@@ -31,14 +32,15 @@ public final class BraidTransformer implements ClassFileTransformer {
   }
 
   @Override
-  public byte[] transform(ClassLoader loader, String className, Class<?> redefining, ProtectionDomain domain,
-      byte[] bytes) {
+  public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefining,
+      ProtectionDomain domain, byte[] bytes) {
     if (className == null || bytes == null) return null;
     String dotted = className.replace('/', '.');
-    if (!filter.isInstrumented(dotted)) return null;
+    // the JDK's by its loader (boot, platform) or module (the run-time image's), not by its name
+    boolean jdk = JdkClasses.isJdk(dotted, loader, module);
+    if (!filter.isInstrumented(dotted, jdk)) return null;
     // record=false with a plan and no catalogue: only the classes of planned points change
     if (!record && !PointCatalogue.enabled() && !dev.braid.agent.runtime.NoisePoints.mayHavePoints(className)) return null;
-    boolean jdk = ClassFilter.isJdk(dotted);
     Rt.beginInternal();
     try {
       ClassReader reader = new ClassReader(bytes);

@@ -452,10 +452,13 @@ final class MethodInstrumenter extends AdviceAdapter {
     }
   }
 
-  /** Fields of JDK classes read by application code (System.out, ...) are not shared state of interest. */
+  /**
+   * Fields of JDK classes read by application code (System.out, ...) are not shared state of interest.
+   * The owner may not be loaded yet: the JDK's when its package is one of the run-time image's
+   * (JdkClasses), so a library under com.sun. or javax. on the class path is not.
+   */
   static boolean isJdkClass(String internalName) {
-    return internalName.startsWith("java/") || internalName.startsWith("javax/") || internalName.startsWith("jdk/")
-        || internalName.startsWith("sun/") || internalName.startsWith("com/sun/");
+    return dev.braid.agent.JdkClasses.isJdkInternalName(internalName);
   }
 
   private static boolean isSyntheticField(String name) {

@@ -394,11 +394,6 @@ public final class Rt {
     NoisePoints.inject(s, p);
   }
 
-  private static boolean isJdkClassName(String c) {
-    return c.startsWith("java.") || c.startsWith("javax.") || c.startsWith("jdk.") || c.startsWith("sun.")
-        || c.startsWith("com.sun.");
-  }
-
   private static boolean isJdkLoc(int loc) {
     boolean[] flags = Registry.jdkLocs;
     return loc < flags.length && flags[loc];
@@ -1001,7 +996,7 @@ public final class Rt {
       StackTraceElement[] st = e.getStackTrace();
       int loc = -1;
       for (int k = 0; k < st.length && loc < 0; k++) {
-        if (!isJdkClassName(st[k].getClassName())) loc = locOfFrame(st[k]);
+        if (!dev.braid.agent.JdkClasses.isJdkFrame(st[k])) loc = locOfFrame(st[k]);
       }
       String m = e.getMessage();
       failure(Events.FAIL_UNCAUGHT, e.getClass().getName() + (m != null ? ": " + m : "") + " in " + thread.getName(), loc);
