@@ -252,6 +252,18 @@ export class NodeForcing {
     }
   }
 
+  /**
+   * The continuation of an await outside the include list (runtime `ac`) starts in task `t`: that
+   * await (`site`, its pass counted when the task reached it) is the task's boundary again — the
+   * continuation may run in a task of its own, or in one whose other flows passed other points meanwhile.
+   */
+  resume(t: ForcedTask, site: number): void {
+    if (t.forceSite === site) return;
+    // (a wait met by a hold at this await stays pending: the continuation is where its access comes)
+    t.forceSite = site;
+    t.forceAfter = 0;
+  }
+
   /** Task `t` passes the suspension point at `site`: its boundary from now on. */
   private pass(t: ForcedTask, site: number): void {
     this.missPending(t);

@@ -16,6 +16,7 @@ import { fileMatcher, relativeName } from './match';
 import { instrument } from './transform';
 import { instrumentVmModules } from './vmModules';
 import { instrumentedKey, type InstrumentedSources } from './instrumentedSources';
+import { instrumentBoundaries } from './boundaries';
 
 /** The mark on a workerData that the main thread's Worker wrapper made (the user's value is `data`). */
 const WORKER_MARK = '__braidWorker';
@@ -138,6 +139,30 @@ export function instrumentCommonJsOrModule(content: string, file: string, format
 }
 
 /**
+ * A file outside the include list in a forcing run (boundaries.ts): its awaits as suspension points of
+ * forcing, nothing recorded; as a CommonJS script, or as an ES module when Node says so or it only
+ * parses as one. The file as it is when it has no await or cannot be parsed.
+ */
+export function boundariesOf(content: string, file: string, format: unknown): string {
+  try {
+    return instrumentBoundaries(content, { file, module: format === 'module' })?.code ?? content;
+  } catch {
+    if (format !== undefined) return content;
+    try {
+      return instrumentBoundaries(content, { file, module: true })?.code ?? content;
+    } catch {
+      return content;
+    }
+  }
+}
+
+/** Braid's own files (the folder of the hook and its loader): never given boundaries. */
+function braidOwnFile(file: string, loader: string | undefined): boolean {
+  for (const f of [loader, process.env.BRAID_NODE_HOOK]) if (f && file.startsWith(path.dirname(path.resolve(f)) + path.sep)) return true;
+  return false;
+}
+
+/**
  * Forcing runs (docs/recorder-node.md "Forcing"): setTimeout, setInterval, setImmediate,
  * process.nextTick and queueMicrotask pass their callback through the runtime's gate, so that forcing
  * can hold a callback task before it starts. The functions keep their own properties
@@ -189,6 +214,8 @@ function start(): void {
   const nameOf = (file: string) => relativeName(o.root, file, o.workspace?.root);
   const matches = fileMatcher(filter);
   if (isMain && rt.recording) wrapWorkers(rt, o, req, matches);
+  // forcing runs: the files the include list leaves out get their awaits as suspension points (boundaries.ts)
+  const boundaries = !!o.force && rt.recording && o.forceOutside !== false;
 
   // CommonJS: the source of every user file required
   const Module = createRequire(path.join(o.root, 'braid-hook.js'))('node:module') as { prototype: { _compile(content: string, filename: string): unknown } };
@@ -212,7 +239,7 @@ function start(): void {
       } catch (e) {
         process.stderr.write(`Braid recorder: ${file} is not instrumented: ${(e as Error).message}\n`);
       }
-    }
+    } else if (boundaries && typeof content === 'string' && !braidOwnFile(filename, o.loader)) content = boundariesOf(content, nameOf(filename), rest[0]);
     return (compile as (this: unknown, ...a: unknown[]) => unknown).call(this, content, filename, ...rest);
   };
   // vitest and jest run the user's modules through node:vm (vmModules.ts)
@@ -224,7 +251,9 @@ function start(): void {
     try {
       // the entry script: Node runs it with its ES-module loader because of Braid's --import (loader.ts)
       const entry = isMain && process.argv[1] ? pathToFileURL(path.resolve(process.argv[1])).href : undefined;
-      register(pathToFileURL(o.loader ?? path.join(path.dirname(process.env.BRAID_NODE_HOOK ?? ''), 'braid-node-loader.mjs')).href, { data: { ...filter, ...(entry ? { entry } : {}) } });
+      const loader = o.loader ?? path.join(path.dirname(process.env.BRAID_NODE_HOOK ?? ''), 'braid-node-loader.mjs');
+      // a forcing run: the files outside the include list get boundaries, Braid's own folder excepted
+      register(pathToFileURL(loader).href, { data: { ...filter, ...(entry ? { entry } : {}), ...(boundaries ? { boundaries: path.dirname(path.resolve(loader)) } : {}) } });
     } catch (e) {
       process.stderr.write(`Braid recorder: ES modules are not instrumented: ${(e as Error).message}\n`);
     }

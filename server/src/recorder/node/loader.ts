@@ -5,20 +5,28 @@
  * the user's loader (tsx, ts-node) hands it on: its CommonJS output in hook.ts, its ES-module output
  * (`"type": "module"`, `.mts`) here — the loader's hooks were registered first, so they run after these.
  */
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileMatcher, FileFilter, relativeName } from './match';
 import { instrument } from './transform';
+import { instrumentBoundaries } from './boundaries';
 
 let filter: FileFilter = { root: process.cwd(), include: [], exclude: [] };
 let matches = fileMatcher(filter);
 /** the main thread's entry script (a file: URL), when it has one */
 let entry: string | undefined;
+/** a forcing run: the files outside the include list get their awaits as suspension points (boundaries.ts) */
+let boundaries = false;
+/** Braid's own folder (the loader's): never given boundaries */
+let own = '\0';
 
-export async function initialize(data: (FileFilter & { entry?: string }) | undefined): Promise<void> {
+export async function initialize(data: (FileFilter & { entry?: string; boundaries?: string }) | undefined): Promise<void> {
   if (data) {
     filter = data;
     matches = fileMatcher(filter);
     entry = data.entry;
+    boundaries = typeof data.boundaries === 'string';
+    if (boundaries) own = data.boundaries!;
   }
 }
 
@@ -52,7 +60,16 @@ export async function load(url: string, context: { format?: string | null }, nex
   }
   if (r.format !== 'module' || r.source == null) return r;
   const file = fileURLToPath(url);
-  if (!matches(file)) return r;
+  if (!matches(file)) {
+    if (!boundaries || file.startsWith(own + path.sep)) return r;
+    try {
+      const text = typeof r.source === 'string' ? r.source : Buffer.from(r.source as Uint8Array).toString('utf8');
+      const b = instrumentBoundaries(text, { file: relativeName(filter.root, file, filter.workspace?.root), module: true });
+      return b === undefined ? r : { ...r, source: b.code };
+    } catch {
+      return r;
+    }
+  }
   const text = typeof r.source === 'string' ? r.source : Buffer.from(r.source as Uint8Array).toString('utf8');
   try {
     return { ...r, source: instrument(text, { file: relativeName(filter.root, file, filter.workspace?.root), module: true }).code };

@@ -124,6 +124,8 @@ export function nodeRecorderOptions(
     ...(o.plan?.plan.force ? { force: o.plan.plan.force } : {}),
     // its runs learn where each access of the plan was last holdable (forcing.ts "boundaries")
     ...(o.plan?.plan.force && run.out ? { forceLearn: forceLearnFile(run.out, o.plan.file) } : {}),
+    // and the awaits of the files outside the include list are suspension points of forcing (boundaries.ts), unless BRAID_NODE_FORCE_OUTSIDE=0
+    ...(o.plan?.plan.force && process.env.BRAID_NODE_FORCE_OUTSIDE === '0' ? { forceOutside: false } : {}),
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
     // --noise-mode pct: PCT for the event loop (runtime.ts, docs/noise.md)
     ...(o.pct && !o.plan ? { pct: o.pct } : {}),

@@ -63,6 +63,12 @@ export interface NodeRecorderOptions {
    * access (forcing.ts "boundaries"; read when the run starts, appended to when it ends)
    */
   forceLearn?: string;
+  /**
+   * forcing runs: false — only the included files' awaits are suspension points (before issue 40's
+   * boundaries outside the include list; `BRAID_NODE_FORCE_OUTSIDE=0`); else every other JavaScript
+   * file's awaits are too (boundaries.ts), nothing of them recorded
+   */
+  forceOutside?: boolean;
   /** the point catalogue (`braid pinpoint`): each await point reached is appended as a JSON line */
   points?: string;
   /** a worker thread's trace stops growing at this many bytes: later events are dropped and counted (default MAX_WORKER_TRACE_BYTES) */
@@ -1651,6 +1657,30 @@ export class BraidRuntime {
     const r = this.awaitOperand(v, site);
     this.awaiting = true;
     return r;
+  };
+
+  /**
+   * `await e` in a module outside the include list (forcing runs only, boundaries.ts): a suspension
+   * point of the task — forcing counts the pass and may hold the task here — and nothing else (no
+   * noise, nothing recorded). A held task's continuation stays in its task (KAWAIT, as `aw`'s), where
+   * the wait its hold met is counted once it performs the access.
+   */
+  ab = (v: any, site: number): any => {
+    const fz = this.fz;
+    if (fz === null || fz.stopped) return v;
+    const held = this.suspendAt(site);
+    if (held === null) return v;
+    if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') v.then(undefined, () => {});
+    const p = held.then(() => v);
+    this.awaiting = true;
+    return p;
+  };
+
+  /** The continuation of such an await, first thing: the await is its task's boundary again (boundaries.ts). */
+  ac = (v: any, site: number): any => {
+    const fz = this.fz;
+    if (fz !== null && !fz.stopped) fz.resume(this.task, site);
+    return v;
   };
 
   private awaitOperand(v: any, site: number): any {
