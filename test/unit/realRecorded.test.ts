@@ -13,10 +13,8 @@ import { explainBugs } from '../../server/src/engine/griffin/griffin';
 import { analyzeTraceFiles } from '../../server/src/engine/analysis';
 import { heldOutById, realSubjects, recordedRoot, scoreRecording, truthProblems } from '../../bench/realCorpus';
 
-/** Recordings in which no run failed (exposure, issue 41): nothing to rank; id → what was seen. */
-const NO_FAILURE: Record<string, string> = {
-  'jersey-cowhashmap': '200 runs, none failed (braid test\'s defaults, 2026-11-30): the library is not recorded — the Java agent never instruments com.sun.* (ClassFilter\'s JDK_DENY), so Jersey 1.x\'s com.sun.jersey.client.impl.CopyOnWriteHashMap gets no accesses and no noise even when --include names it; the traces hold only the driver\'s thread starts and joins',
-};
+/** Recordings in which no run failed (exposure, issue 41): nothing to rank; id → what was seen (none now). */
+const NO_FAILURE: Record<string, string> = {};
 /** Known misses on the committed recordings: id → why rank 1 is not the root cause. */
 const RANK_MISSES: Record<string, string> = {
   'opossum-stuck': 'the symbol-keyed state is recorded now (CircuitBreaker[Symbol(state)]), but the patterns on it are in passing runs only (F0/P65): the timer\'s HALF_OPEN write (line 183) never happens in a failing run; the root cause is 3rd',
@@ -29,7 +27,6 @@ const RANK_MISSES: Record<string, string> = {
   'genpool-destroy': 'held out: no pattern is the root cause: the _allObjects Set calls are recorded (Set.size in spareResourceCapacity :563, Set.delete in _destroy :127, Set.add :294) but form no pattern; the first five (F57/P0) are the waiting queue\'s list (DoublyLinkedList.insertBeginning :26-30, the enqueue of acquire into the empty list / remove :70-81 by the request\'s timeout), the wait that follows the missing dispense',
   'javautil-multikeyresize': 'held out: root cause 13th (F56/P144, in most passing runs too); rank 1 is a four-access pattern on a bucket\'s chain (R AtomicReferenceArray.get :3115, W .set :3138) with MultiKey.hash (W :451 in the key\'s constructor, R :3126), F24/P18',
   'phcommons-annotationcache': 'held out: root cause 4th (W :95 computeIfAbsent / W :104 put of the cache\'s HashMap, F71/P28: in every run, 71 of 99 failing); the first three are four-access patterns that add the registry\'s W s_bDefaultInstantiated :92 (getInstance) to the same HashMap accesses, F67/P27 and F70/P28',
-  'jersey-cowhashmap': 'no failing run (NO_FAILURE): nothing to rank',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
@@ -46,7 +43,7 @@ const METHOD_MISSES: Record<string, string> = {
   'metautil-poolrelease': 'bug 1 names Pool.next for both tasks (where available is read and a capture is queued); the fix is in Pool.release (free[index] = true and available++ before the item is handed to the waiter)',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'phcommons-annotationcache': 'held out: bug 1 names HashCodeImplementationRegistry.getHashCode for both threads (the frame above the registry\'s getInstance write of the first pattern); the fix is in AnnotationUsageCache.hasAnnotation',
-  'jersey-cowhashmap': 'no failing run (NO_FAILURE): no GRIFFIN bug',
+  'jersey-cowhashmap': 'every run fails under braid test\'s defaults now that the agent records com.sun.jersey (issue 38; 200 of 200, plain 0 of 5 before the recording): the root cause is first (R view :167 / W view :165 in getView, F200/P0) but without a passing run it has no evidence, so no GRIFFIN bug',
 };
 
 const subjects = realSubjects();
