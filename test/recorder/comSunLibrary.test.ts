@@ -57,6 +57,14 @@ test('a library under com.sun. on the class path is recorded (defaults) and its 
   assert.ok(ranked, 'no batch of 40 runs with both failing and passing runs');
 });
 
+test("the JDK's generated classes (a proxy in module jdk.proxyN, Java 17's reflection accessors) stay the JDK's: not instrumented", { timeout: 120_000 }, async () => {
+  const s = await record('comsun-generated', 'sunlib.JdkGenerated', { runs: 1, noise: 0, include: [], agentOptions: ['verbose=true'] });
+  assert.equal(s.passed, 1);
+  const log = readFileSync(s.traces[0].replace(/\.trace\.jsonl(\.gz)?$/, '.log'), 'utf8');
+  assert.match(log, /instrumented sunlib\.JdkGenerated\b/);
+  assert.doesNotMatch(log, /instrumented (jdk|com\.sun|sun)\./);
+});
+
 test('--include com.sun.example is honoured; jdkByName=true (the name test of before) records nothing of it', { timeout: 180_000 }, async () => {
   const inc = await record('comsun-include', 'sunlib.TallyDriver', { runs: 2, noise: 0, include: ['com.sun.example'] });
   for (const t of inc.traces) assert.equal(tallyAccesses(t), 5, `${t}: two reads and two writes in add, the read in total`);

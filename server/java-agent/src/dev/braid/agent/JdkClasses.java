@@ -20,7 +20,9 @@ import java.util.Set;
  * <p>Where the loader is known (the class file transformer, a loaded class) it decides. Where only a
  * name is (the owner of a field or method an instruction refers to, which may not be loaded yet): the
  * class is the JDK's when its package is a package of a module of the run-time image. A stack frame:
- * when its module is one of those modules. Classes appended to the boot class path count as the
+ * when its module is one of those modules. The JDK's generated classes count too: proxies (dynamic
+ * modules jdk.proxyN) and Java 17's reflection accessors (jdk.internal.reflect.Generated*, defined
+ * by a loader of their own in an unnamed module). Classes appended to the boot class path count as the
  * JDK's (the boot loader defines them).
  */
 public final class JdkClasses {
@@ -71,8 +73,18 @@ public final class JdkClasses {
   public static boolean isJdk(String dotted, ClassLoader loader, Module module) {
     if (byName) return hasJdkNamePrefix(dotted);
     if (dotted.startsWith("java.") || loader == null || loader == PLATFORM) return true;
-    if (module != null) return module.isNamed() && MODULES.contains(module.getName());
+    if (module != null && module.isNamed()) return isJdkModule(module.getName());
+    // an unnamed module: a class the JDK generates into a loader of its own in one of its packages
+    // (Java 17's jdk.internal.reflect.GeneratedMethodAccessor1) is the JDK's; a library's is not
     return isJdkName(dotted);
+  }
+
+  /**
+   * A module of the run-time image, or a dynamic module the JDK makes for proxy classes
+   * ({@code jdk.proxy1.$Proxy0}: Proxy.newProxyInstance, annotation instances).
+   */
+  private static boolean isJdkModule(String name) {
+    return MODULES.contains(name) || name.startsWith("jdk.proxy");
   }
 
   /** A loaded class. */
@@ -83,7 +95,7 @@ public final class JdkClasses {
   /** A class known by its dotted name only: {@code java.*}, or its package is one of the run-time image's. */
   public static boolean isJdkName(String dotted) {
     if (byName) return hasJdkNamePrefix(dotted);
-    if (dotted.startsWith("java.")) return true;
+    if (dotted.startsWith("java.") || dotted.startsWith("jdk.proxy")) return true;
     int dot = dotted.lastIndexOf('.');
     return dot > 0 && PACKAGES.contains(dotted.substring(0, dot).replace('.', '/'));
   }
@@ -91,7 +103,7 @@ public final class JdkClasses {
   /** A class known by its internal name only ({@code java/util/HashMap}). */
   public static boolean isJdkInternalName(String internalName) {
     if (byName) return hasJdkNamePrefix(internalName.replace('/', '.'));
-    if (internalName.startsWith("java/")) return true;
+    if (internalName.startsWith("java/") || internalName.startsWith("jdk/proxy")) return true;
     int slash = internalName.lastIndexOf('/');
     return slash > 0 && PACKAGES.contains(internalName.substring(0, slash));
   }
@@ -117,6 +129,6 @@ public final class JdkClasses {
     if (byName) return hasJdkNamePrefix(c);
     if (c.startsWith("java.")) return true;
     String m = f.getModuleName();
-    return m != null && MODULES.contains(m);
+    return m != null && isJdkModule(m);
   }
 }
