@@ -37,6 +37,7 @@ public final class AgentMain {
     Rt.setMaxWaitMillis(options.maxWaitMillis);
     Rt.setValues(options.values);
     Rt.setFilter(options.filter);
+    Rt.setClockOrder(options.order.equals("clock"));
     // record=false without out: no file at all (uncaught exceptions are then only printed)
     String out = options.out != null && !options.out.isEmpty() ? options.out : null;
     // repetitions in one JVM: one file per segment, begun by the driver (docs/recorder.md); a forcing
@@ -148,6 +149,7 @@ public final class AgentMain {
     b.append(",\"include\":").append(jsonList(o.include));
     b.append(",\"exclude\":").append(jsonList(o.exclude));
     if (!o.libraryCalls) b.append(",\"libraryCalls\":false");
+    if (o.order.equals("clock")) b.append(",\"order\":\"clock\"");
     if (o.plan != null) {
       b.append(",\"plan\":{\"name\":").append(Json.quote(planName)).append(",\"file\":").append(Json.quote(o.plan)).append('}');
     }

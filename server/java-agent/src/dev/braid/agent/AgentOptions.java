@@ -65,6 +65,13 @@ public final class AgentOptions {
    */
   public boolean filter = true;
   /**
+   * Agent option order (docs/recorder.md "How it works"): {@code counter} (default) orders events by
+   * one global counter taken per event; {@code clock} by Lamport clocks per thread and per stripe
+   * (no global read-modify-write per access), merged by the trace writer. The environment variable
+   * {@code BRAID_AGENT_ORDER} sets the default (to run a test suite with either order).
+   */
+  public String order = "clock".equals(System.getenv("BRAID_AGENT_ORDER")) ? "clock" : "counter";
+  /**
    * How noise is made (docs/noise.md): {@code uniform} (the default: option noise's coins at the
    * points of noiseAt) or {@code pct} (schedule-based, PctScheduler: random thread priorities with
    * pctDepth - 1 change points among the first pctSteps scheduling points; option noise is then unused).
@@ -121,6 +128,10 @@ public final class AgentOptions {
         case "filter":
           if (value.equals("on") || value.equals("off")) o.filter = value.equals("on");
           else System.err.println("[braid-agent] option filter=" + value + " must be on or off; using on");
+          break;
+        case "order":
+          if (value.equals("counter") || value.equals("clock")) o.order = value;
+          else System.err.println("[braid-agent] option order=" + value + " must be counter or clock; using counter");
           break;
         case "plan": o.plan = value; break;
         case "points": o.points = value; break;

@@ -32,6 +32,39 @@ final class Events {
   static final long MAX_OUTSTANDING = 1L << 18;
 
   final AtomicLong counter = new AtomicLong(1);
+
+  // ---- order=clock (agent option order; docs/recorder.md "How it works"): Lamport clocks instead
+  // of the counter. An access takes max(its thread's clock, its stripe's clock, the watermark) + 1
+  // under the stripe lock it holds anyway (Stripes#clock), so conflicting accesses are ordered as
+  // they happened and each thread's events in program order; every other event (ACQ/REL,
+  // START/JOIN/END, SND/RCV, library calls, FAIL, OUT) also goes through the sync clock (one CAS),
+  // which orders a release before the acquire that follows it. The writer merges the threads'
+  // buffers by (clock, thread) and numbers the lines itself. ----
+
+  /** Set once before recording starts (Rt.setClockOrder). */
+  static boolean clockOrder;
+  /** The clock of the last event of the synchronization kinds (a CAS per such event). */
+  final AtomicLong syncClock = new AtomicLong();
+  /**
+   * The watermark: the writer's bound, stored before it reads the threads' floors; a thread takes a
+   * clock above it (read after its floor is set and its stripe's compare-and-set, a full fence), so
+   * a thread that sleeps with a low clock does not hold the writer back. Alone on its cache line.
+   */
+  private final Watermark watermark = new Watermark();
+
+  long watermark() { return (long) Watermark.V.getVolatile(watermark); }
+
+  void setWatermark(long w) { Watermark.V.setVolatile(watermark, w); }
+
+  /** A clock at least {@code c} and above the sync clock, which it becomes (atomically). */
+  long syncAfter(long c) {
+    AtomicLong g = syncClock;
+    while (true) {
+      long v = g.get();
+      long n = c > v ? c : v + 1;
+      if (g.compareAndSet(v, n)) return n;
+    }
+  }
   final AtomicLong outstanding = new AtomicLong();
 
   private ThreadBuffer[] all = new ThreadBuffer[16];
@@ -157,6 +190,24 @@ final class Events {
   long reserve() {
     return counter.getAndIncrement();
   }
+}
+
+/** The watermark of {@link Events}, padded to a cache line of its own. */
+@SuppressWarnings("unused")
+final class Watermark {
+  static final VarHandle V;
+
+  static {
+    try {
+      V = MethodHandles.lookup().findVarHandle(Watermark.class, "value", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  long p0, p1, p2, p3, p4, p5, p6, p7;
+  long value;
+  long q0, q1, q2, q3, q4, q5, q6, q7;
 }
 
 /** Chunk fields the writer reads but the producer does not write per event. */

@@ -1,5 +1,6 @@
 package dev.braid.agent.runtime;
 
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -465,7 +466,27 @@ public final class Rt {
   /** Publishes an event of the current thread (state {@code s}, busy) with the next index. */
   private static void publish(ThreadState s, int t, int kind, int ref, int loc, int stack, int obj, int elem) {
     ThreadBuffer b = bufferOf(s);
-    if (b.reserve()) b.publish(t, kind, ref, loc, stack, obj, elem);
+    if (!b.reserve()) return;
+    if (Events.clockOrder) {
+      // order=clock: through the sync clock; an END or JOIN after the ended thread's last event
+      long min = kind == Events.KIND_END ? lastClockOf(t) : kind == Events.KIND_JOIN ? lastClockOf(ref) : 0;
+      b.enter();
+      VarHandle.fullFence();
+      b.nextClock = events.syncAfter(b.clockAbove(min));
+    }
+    b.publish(t, kind, ref, loc, stack, obj, elem);
+  }
+
+  /** Agent option order=clock (Events); set before {@link #start}. */
+  public static void setClockOrder(boolean on) {
+    Events.clockOrder = on;
+  }
+
+  /** order=clock: the clock of the last event of thread {@code id}'s buffer (0: none). */
+  static long lastClockOf(int id) {
+    ThreadBuffer[] a = buffersById;
+    ThreadBuffer b = id > 0 && id < a.length ? a[id] : null;
+    return b != null ? b.lastClock() : 0;
   }
 
   // ---- hooks: memory accesses ----
@@ -747,7 +768,10 @@ public final class Rt {
         return 0;
       }
       boolean filtering = filter;
-      int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W, filtering);
+      boolean clock = Events.clockOrder;
+      // order=clock: the floor before the stripe's compare-and-set (a full fence), the watermark after it
+      if (clock) b.enter();
+      int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W, filtering || clock);
       Stripes.hold(h, t);
       // published with the stripe held: a thread it releases orders its own access after this one
       if (forced != 0) Forcing.performed(s, t, forced, Forcing.key(obj, key));
@@ -756,9 +780,17 @@ public final class Rt {
         if (kind == Events.KIND_R && Stripes.ownWriteShadows(h, var, obj, elem, t, ep)) {
           // not recorded; a read still waiting for its value (its access threw) gets none, as at a publish
           b.completeRead(Events.V_NONE, 0, null);
+          if (clock) b.leave();
           return h;
         }
         Stripes.recorded(h, kind == Events.KIND_W, var, obj, elem, t, ep);
+      }
+      if (clock) {
+        long c = b.clockAbove(Stripes.clock(h));
+        // forcing and PCT order threads by what they hold, not by a stripe: their runs order every
+        // access through the sync clock too (a held thread's access then follows what released it)
+        if (Forcing.active || PctScheduler.on) b.nextClock = c = events.syncAfter(c);
+        Stripes.setClock(h, c);
       }
       if (kind == Events.KIND_R) b.publishRead(t, kind, var, loc, stack, obj, elem);
       else if (vtype != Events.V_NONE && values) b.publishValue(t, kind, var, loc, stack, obj, elem, vtype, bits, value);

@@ -65,6 +65,22 @@ final class Stripes {
   private static final int W_VAR = 0, W_OBJ = 1, W_ELEM = 2, W_THREAD = 3, W_WROTE = 4, W_EPOCH = 5;
   /** int 7: the trace id of the thread that locked the stripe last (Rt's after hooks find its buffer by it). */
   private static final int L_HOLDER = 7;
+  /** ints 14 and 15: the stripe's Lamport clock (order=clock, Events), read and written only while locked exclusively. */
+  private static final int L_CLOCK = 14;
+
+  /** order=clock: the clock of the last access recorded under the stripe of {@code handle} (held exclusively). */
+  static long clock(int handle) {
+    int s = (handle >>> 2) - 1 + L_CLOCK;
+    int[] l = LOCKS;
+    return ((long) l[s] << 32) | (l[s + 1] & 0xffffffffL);
+  }
+
+  static void setClock(int handle, long c) {
+    int s = (handle >>> 2) - 1 + L_CLOCK;
+    int[] l = LOCKS;
+    l[s] = (int) (c >>> 32);
+    l[s + 1] = (int) c;
+  }
 
   /**
    * Notes thread {@code t} as the stripe's holder: one plain store to the cache line the lock's CAS

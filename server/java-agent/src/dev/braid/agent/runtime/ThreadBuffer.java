@@ -33,6 +33,36 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
   ThreadBuffer(Events events, Thread owner) {
     this.events = events;
     this.owner = owner;
+    // order=clock: a thread's first event follows the START that started it (the sync clock is at
+    // least the START's clock: the START took it before Thread.start)
+    if (Events.clockOrder) lastIndex = events.syncClock.get();
+  }
+
+  // ---- order=clock (Events): enter() before the stripe's lock (or a full fence), then clockAbove,
+  // then a publish method, which publishes the event with that clock; leave() when no event follows ----
+
+  /** Tells the writer that this thread may publish a clock above its last one from now on. */
+  void enter() {
+    FLOOR.setRelease(this, lastIndex + 1);
+  }
+
+  /** No event after {@link #enter}. */
+  void leave() {
+    FLOOR.setRelease(this, 0L);
+  }
+
+  /** The clock of the thread's next event: above its last, {@code min} and the writer's watermark; published by the next publish. */
+  long clockAbove(long min) {
+    long c = lastIndex;
+    if (min > c) c = min;
+    long e = events.watermark();
+    if (e > c) c = e;
+    return nextClock = c + 1;
+  }
+
+  /** The clock of the thread's last event (order=clock); read by another thread only after a join. */
+  long lastClock() {
+    return lastIndex;
   }
 
   /** Makes room for one event (may wait for the writer). False when recording is closed. */
@@ -126,8 +156,13 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
 
   private long publish(int t, int kind, int ref, int loc, int stack, int obj, int elem, boolean done) {
     pendingPos = -1; // a nested event (class initializer) before a pending read's value: that value is lost
-    FLOOR.setRelease(this, lastIndex + 1);
-    long i = events.counter.getAndIncrement();
+    long i;
+    if (Events.clockOrder) {
+      i = nextClock; // (the floor was set by enter)
+    } else {
+      FLOOR.setRelease(this, lastIndex + 1);
+      i = events.counter.getAndIncrement();
+    }
     lastIndex = i;
     Chunk c = cur;
     int p = pos;

@@ -24,6 +24,8 @@ final class ThreadBufferFields {
     Chunk pendingChunk;
     int pendingPos = -1;
     long pendingIndex;
+    /** order=clock: the clock the next publish gives its event (ThreadBuffer#clockAbove). */
+    long nextClock;
   }
 
   @SuppressWarnings("unused")

@@ -89,6 +89,7 @@ final class TraceWriter implements Runnable {
   }
 
   private void applySwitch() {
+    cut = -1;
     drainExtraLines();
     reportDropped();
     flush();
@@ -127,10 +128,21 @@ final class TraceWriter implements Runnable {
     try {
       while (true) {
         long stop = stopAt;
-        // Every index below c has been taken, by threads whose buffers are registered (a buffer is
-        // registered before its first index is taken, so read c first); a thread between taking an
-        // index and publishing its event has a non-zero floor, below which it has published everything.
-        long c = events.counter.get();
+        long sw = switchAt;
+        long c;
+        if (Events.clockOrder) {
+          // order=clock: every event a thread takes from now on has a clock above c, the watermark
+          // (stored before the buffers and floors are read; a thread reads it after its floor is
+          // set), except a thread's with a non-zero floor, whose next clock is at least its floor
+          c = proposeWatermark(stop != Long.MAX_VALUE || sw != Long.MAX_VALUE);
+          if (stop != Long.MAX_VALUE) stop = cut;
+          if (sw != Long.MAX_VALUE) sw = cut;
+        } else {
+          // Every index below c has been taken, by threads whose buffers are registered (a buffer is
+          // registered before its first index is taken, so read c first); a thread between taking an
+          // index and publishing its event has a non-zero floor, below which it has published everything.
+          c = events.counter.get();
+        }
         ThreadBuffer[] bs = events.buffers;
         long w = c;
         for (ThreadBuffer b : bs) {
@@ -144,7 +156,6 @@ final class TraceWriter implements Runnable {
           if (f < w) w = f;
         }
         long now = 0;
-        long sw = switchAt;
         long cap = Math.min(stop, sw);
         if (cap != Long.MAX_VALUE) {
           if (w < cap) {
@@ -156,7 +167,7 @@ final class TraceWriter implements Runnable {
           }
           if (w > cap) w = cap;
         }
-        int n = emitBelow(bs, w);
+        int n = Events.clockOrder ? emitMerged(bs, w) : emitBelow(bs, w);
         if (n > 0) events.writerProgress++;
         if (sw != Long.MAX_VALUE && w >= sw) {
           applySwitch();
@@ -280,6 +291,120 @@ final class TraceWriter implements Runnable {
     return n;
   }
 
+  // ---- order=clock (Events): the threads' buffers merged by (clock, thread), lines numbered here ----
+
+  /** A segment switch or stop in progress: the clock every later event is above (-1: none). */
+  private long cut = -1;
+  /** Above the largest clock any thread can have taken when a cut is made (clocks grow by one per event). */
+  private static final long CUT_GAP = 1L << 40;
+  /** Every event with a clock below it has been written. */
+  private long mergedBelow;
+  /** The index of the next line written. */
+  private long outIndex = 1;
+
+  /** Stores and returns the next watermark: above every clock published so far (and the cut, if requested). */
+  private long proposeWatermark(boolean request) {
+    long m = events.watermark();
+    for (ThreadBuffer b : events.buffers) {
+      long l = b.lastClock();
+      if (l >= m) m = l + 1;
+    }
+    if (request && cut < 0) cut = m + CUT_GAP;
+    if (cut > m) m = cut;
+    events.setWatermark(m);
+    return m;
+  }
+
+  private static boolean before(long k, int t, long k2, int t2) {
+    return k < k2 || (k == k2 && t < t2);
+  }
+
+  /** Writes, in (clock, thread) order, every published event with a clock below {@code w}; returns how many. */
+  private int emitMerged(ThreadBuffer[] bs, long w) {
+    int n = 0;
+    long low = mergedBelow;
+    while (true) {
+      ThreadBuffer best = null;
+      long bk = Long.MAX_VALUE, sk = Long.MAX_VALUE;
+      int bt = Integer.MAX_VALUE, st = Integer.MAX_VALUE;
+      for (ThreadBuffer b : bs) {
+        long k = b.peek();
+        while (k < low) { // published after a forced shutdown or switch passed it
+          take(b, false);
+          k = b.peek();
+        }
+        if (k >= w) continue;
+        int t = headThread(b);
+        if (before(k, t, bk, bt)) {
+          sk = bk;
+          st = bt;
+          best = b;
+          bk = k;
+          bt = t;
+        } else if (before(k, t, sk, st)) {
+          sk = k;
+          st = t;
+        }
+      }
+      // the END of a thread that ended unjoined (its self index is the clock of its last event):
+      // right after that event, or at once when that was written before; a JOIN of it comes later
+      // (published after the writer took the thread, so with a clock of at least the last bound)
+      int self = -1;
+      for (int j = selfHead; j < selfTail; j++) {
+        long k = selfIndex[j] < low ? -1 : selfIndex[j];
+        if (k < w && before(k, Integer.MAX_VALUE - 1, bk, bt) && (self < 0 || k < (selfIndex[self] < low ? -1 : selfIndex[self]))) self = j;
+      }
+      if (self >= 0) {
+        writeEvent(outIndex++, ((long) selfThread[self] << 40) | ((long) Events.KIND_END << 32), 0, 0, Events.V_NONE, 0, null);
+        selfIndex[self] = selfIndex[selfHead];
+        selfThread[self] = selfThread[selfHead];
+        selfHead++;
+        n++;
+        continue;
+      }
+      if (best == null) break;
+      for (int j = selfHead; j < selfTail; j++) {
+        long k = selfIndex[j];
+        if (before(k, Integer.MAX_VALUE - 1, sk, st)) {
+          sk = k;
+          st = Integer.MAX_VALUE - 1;
+        }
+      }
+      // a run of best's events: below w and the second head
+      while (true) {
+        take(best, true);
+        n++;
+        long k = best.peek();
+        if (k >= w || !before(k, headThread(best), sk, st)) break;
+      }
+    }
+    if (w > mergedBelow) mergedBelow = w;
+    return n;
+  }
+
+  private static int headThread(ThreadBuffer b) {
+    return (int) (b.rchunk.rec[b.rpos * Events.REC + 1] >>> 40);
+  }
+
+  /** Consumes the head event of {@code b} (peek returned it), writing it when {@code write}. */
+  private void take(ThreadBuffer b, boolean write) {
+    Chunk ch = b.rchunk;
+    long[] r = ch.rec;
+    int p = b.rpos;
+    int o = p * Events.REC;
+    int vt = (int) r[o + 5];
+    Object ref = null;
+    if (vt == Events.V_REF) {
+      Object[] refs = ch.refs;
+      if (refs != null) {
+        ref = refs[p];
+        refs[p] = null; // do not keep the program's object alive (the chunk is reused)
+      }
+    }
+    if (write) writeEvent(outIndex++, r[o + 1], r[o + 2], r[o + 3], vt, r[o + 4], ref);
+    b.rpos = p + 1;
+  }
+
   private ThreadBuffer[] drainedScratch = new ThreadBuffer[64];
 
   private void forgetDrainedBuffers(ThreadBuffer[] bs) {
@@ -308,7 +433,12 @@ final class TraceWriter implements Runnable {
 
   private void emitEndsOfDeadThreads() {
     for (int id : Rt.takeDeadThreads()) {
-      long i = events.reserve();
+      long i;
+      if (Events.clockOrder) {
+        i = Rt.lastClockOf(id); // the clock of its last event (emitMerged writes the END after it)
+      } else {
+        i = events.reserve();
+      }
       if (selfTail == selfIndex.length) {
         System.arraycopy(selfIndex, selfHead, selfIndex, 0, selfTail - selfHead);
         System.arraycopy(selfThread, selfHead, selfThread, 0, selfTail - selfHead);
