@@ -109,17 +109,20 @@ public final class JdkClasses {
   }
 
   /**
-   * An include entry (a package or a class, dotted) that names JDK classes: {@code java.*}, a package
-   * of the run-time image, a class in one, or a package prefix of one ({@code com.sun.net}).
+   * An include entry (a package or a class, dotted) that names JDK classes the agent may instrument:
+   * {@code java.*}, a package of the run-time image, a class in one, or a package prefix of one
+   * ({@code org} holds the JDK's org.w3c.dom); not when all it names is on the deny list
+   * ({@code com}: the JDK has only com.sun.* there).
    */
   public static boolean namesJdk(String entry) {
     if (byName) return hasJdkNamePrefix(entry);
+    if (ClassFilter.isJdkDenied(entry)) return false;
     if (entry.startsWith("java.") || entry.equals("java")) return true;
     String e = entry.replace('.', '/');
     int slash = e.lastIndexOf('/');
     if (PACKAGES.contains(e) || (slash > 0 && PACKAGES.contains(e.substring(0, slash)))) return true;
     String prefix = e + "/";
-    for (String p : PACKAGES) if (p.startsWith(prefix)) return true;
+    for (String p : PACKAGES) if (p.startsWith(prefix) && !ClassFilter.isJdkDenied(p.replace('/', '.'))) return true;
     return false;
   }
 
