@@ -91,3 +91,29 @@ test('an await whose continuation runs in another task: the access after it foll
   next.performed(m2, 0b10, 1);
   assert.match(next.reportLine(), /"ok":true/);
 });
+
+test('a flow split off a task at a learned await: the task\'s performances before the split are its own, later ones are another flow\'s', () => {
+  const spec = {
+    order: 'pattern' as const,
+    waitMs: 5000,
+    times: 1,
+    accesses: [
+      { role: 1, type: 'W' as const, variable: 'Collection.dirty', file: 'lib.js', line: 10, method: 'update' },
+      { role: 2, type: 'R' as const, variable: 'Collection.dirty', file: 'lib.js', line: 20, method: 'close' },
+    ],
+    waits: [{ at: 1, for: 0, sameObject: false }],
+  };
+  const task = (): ForcedTask => ({ forceLast: null, forceObj: null, forceSite: -1, forceAfter: 0, forcePending: -1 });
+  const place = () => ({ file: 'test.mjs', line: 36, method: '<anonymous>' });
+  const f = new NodeForcing(spec);
+  f.loadBoundaries(JSON.stringify({ at: 'test.mjs\t36\t<anonymous>', passes: 1, followed: { 'R Collection.dirty lib.js:20 close': 1 } }) + '\n');
+  assert.equal(f.learnedAt(9, place), 0b10);
+  const t = task();
+  f.performed(t, 0b01, 1);
+  const c = task();
+  f.split(t, c);
+  assert.ok(f.suspend(c, 0, 9, place), 'the write before the split is the flow\'s own: held');
+  f.performed(t, 0b01, 1);
+  f.performed(c, 0b10, 1);
+  assert.match(f.reportLine(), /"ok":true/, 'the parent\'s write after the split met it, and the flow made its read');
+});

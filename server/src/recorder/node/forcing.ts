@@ -82,6 +82,12 @@ export interface ForcedTask {
   forceAfter: number;
   /** a wait met by a hold at a learned boundary, to count once the task performs its access (-1: none) */
   forcePending: number;
+  /**
+   * a continuation split off `forceParent` at a learned await outside the include list (`split`): the
+   * parent's performances up to sequence `forceSplit` are its own history, not another task's
+   */
+  forceParent?: ForcedTask | null;
+  forceSplit?: number;
 }
 
 /** Where an access or a suspension point is, as the trace names it. */
@@ -262,6 +268,24 @@ export class NodeForcing {
     // (a wait met by a hold at this await stays pending: the continuation is where its access comes)
     t.forceSite = site;
     t.forceAfter = 0;
+  }
+
+  /** The accesses that earlier runs saw follow this suspension point (0: not a learned place). */
+  learnedAt(site: number, at: () => ForceLocation): number {
+    return this.prior.size > 0 ? this.priorAt(site, at) : 0;
+  }
+
+  /**
+   * An await outside the include list at a learned place: its continuation will run as `c`, a flow
+   * of its own split off `t` now (the recorder's task of an unrecorded continuation is only decided
+   * when it runs, after a hold — and the access it waits for may come from `t`'s other flows
+   * meanwhile). What `t` performed so far is `c`'s own history (its window, and never "another task").
+   */
+  split(t: ForcedTask, c: ForcedTask): void {
+    c.forceLast = t.forceLast === null ? null : t.forceLast.slice();
+    c.forceObj = t.forceObj === null ? null : t.forceObj.slice();
+    c.forceParent = t;
+    c.forceSplit = this.seq;
   }
 
   /** Task `t` passes the suspension point at `site`: its boundary from now on. */
@@ -448,7 +472,7 @@ export class NodeForcing {
     for (let c = 0; c < this.ringSize[j]; c++) {
       p = (p - 1) & (RING - 1);
       if (seqs[p] <= after) return false;
-      if (tasks[p] !== t && (w < 0 || this.sameTarget(w, obj, objs[p]))) return true;
+      if (tasks[p] !== t && !(tasks[p] === t.forceParent && seqs[p] <= t.forceSplit!) && (w < 0 || this.sameTarget(w, obj, objs[p]))) return true;
     }
     return false;
   }

@@ -1668,20 +1668,39 @@ export class BraidRuntime {
   ab = (v: any, site: number): any => {
     const fz = this.fz;
     if (fz === null || fz.stopped) return v;
-    const held = this.suspendAt(site);
+    const at = () => this.siteLocation(site);
+    if (fz.learnedAt(site, at) === 0) {
+      fz.suspend(this.task, fz.upcomingAt(site, at), site, at);
+      return v;
+    }
+    // a learned place: the continuation runs as a flow split off now (`ac`), held here when a wait applies
+    const c = continuationOf(this.task);
+    fz.split(this.task, c);
+    let q = this.splitAt.get(site);
+    if (q === undefined) this.splitAt.set(site, (q = []));
+    q.push(c);
+    const held = fz.suspend(c, fz.upcomingAt(site, at), site, at);
     if (held === null) return v;
     if (v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function') v.then(undefined, () => {});
-    const p = held.then(() => v);
-    this.awaiting = true;
-    return p;
+    return held.then(() => v);
   };
 
-  /** The continuation of such an await, first thing: the await is its task's boundary again (boundaries.ts). */
+  /**
+   * The continuation of such an await, first thing: the await is its task's boundary again
+   * (boundaries.ts); at a learned place the continuation runs as the flow split off there (`ab`),
+   * until the callback it runs in ends (async_hooks `after` restores the task).
+   */
   ac = (v: any, site: number): any => {
     const fz = this.fz;
-    if (fz !== null && !fz.stopped) fz.resume(this.task, site);
+    if (fz === null || fz.stopped) return v;
+    const q = this.splitAt.get(site);
+    if (q !== undefined && q.length > 0) this.task = q.shift()!;
+    fz.resume(this.task, site);
     return v;
   };
+
+  /** per learned await outside the include list: the flows split off there whose continuation has not started (`ab`, `ac`) */
+  private splitAt = new Map<number, Task[]>();
 
   private awaitOperand(v: any, site: number): any {
     this.il = 0;
