@@ -251,3 +251,58 @@ test('with 2 jobs each level gets its 20 runs, not 30: the step comes when the l
     { finished: 90, steps: [84] },
   ]);
 });
+
+test('every run fails: the noise steps down (half, a quarter, none) for passing runs to compare with; never after widening, never back up; the manifest keeps the noise that made them fail', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-exposure-down-'));
+  const manifest = { format: 'braid-recording', version: 1, command: ['java', 'x.Main'], cwd: dir, name: 'x', runs: 200, noise: 0.1, seed: 1, include: [], exclude: [], timeoutSeconds: 60, startedAt: '2026-11-30T09:00:00.000Z' };
+  writeFileSync(path.join(dir, 'recording.json'), JSON.stringify(manifest));
+  const said: string[] = [];
+  const e = new AdaptiveExposure({ noise: 0.1, noiseAt: 'accesses', outDir: dir }, 10, (_s, text) => said.push(text));
+  assert.deepEqual(e.calmer, [{ noise: 0.05, noiseAt: 'accesses' }, { noise: 0.03, noiseAt: 'accesses' }, { noise: 0, noiseAt: 'accesses' }]);
+  let run = 0;
+  const batch = async (n: number, outcome: (k: number) => 'pass' | 'fail') => {
+    for (let k = 0; k < n; k++, run++) {
+      e.runNoise(run);
+      e.runFinished(finished(run, outcome(k)));
+    }
+    return e.consider();
+  };
+  const s1 = await batch(20, () => 'fail');
+  assert.deepEqual(s1 && { noise: s1.noise, noiseAt: s1.noiseAt, fromRun: s1.fromRun, lower: s1.lower }, { noise: 0.05, noiseAt: 'accesses', fromRun: 20, lower: true });
+  assert.equal(said[0], 'all 20 runs failed: less noise now, p 0.05 (from run 20), for passing runs to compare with');
+  // one passing run in 20 keeps the calmer level
+  assert.equal(await batch(20, (k) => (k === 7 ? 'pass' : 'fail')), undefined);
+  assert.deepEqual(e.current, { noise: 0.05, noiseAt: 'accesses' });
+  // 1 passing in 30 is fewer than one per 20: down again, then to no noise
+  assert.equal((await batch(10, () => 'fail'))?.noise, 0.03);
+  const s3 = await batch(20, () => 'fail');
+  assert.equal(s3?.noise, 0);
+  assert.equal(said[2], "all 20 runs failed: no noise now, the program's own timing (from run 70), for passing runs to compare with");
+  assert.equal(await batch(20, () => 'fail'), undefined, 'nothing below no noise');
+  assert.equal(await batch(20, () => 'pass'), undefined, 'never back up (no widening after a step down)');
+  assert.deepEqual(e.runNoise(run), { noise: 0, noiseAt: 'accesses' });
+  const m = parseRecordingManifest(JSON.parse(readFileSync(path.join(dir, 'recording.json'), 'utf8')));
+  assert.ok(typeof m !== 'string', String(m));
+  assert.equal(m.noise, 0.1, 'a fix check records with the noise that made the runs fail');
+  assert.deepEqual(m.exposure, [
+    { fromRun: 0, noise: 0.1, noiseAt: 'accesses' },
+    { fromRun: 20, noise: 0.05, noiseAt: 'accesses' },
+    { fromRun: 50, noise: 0.03, noiseAt: 'accesses' },
+    { fromRun: 70, noise: 0, noiseAt: 'accesses' },
+  ]);
+  assert.equal(triedText(e.levels, 130), 'noise 0.1 at accesses (runs 0–19), noise 0.05 at accesses (runs 20–49), noise 0.03 at accesses (runs 50–69), no noise (runs 70–129)');
+
+  // widened first (no failure), then every run fails: no step down
+  const w = new AdaptiveExposure({ noise: 0.1, noiseAt: 'accesses', outDir: dir }, 10);
+  for (let i = 0; i < 20; i++) {
+    w.runNoise(i);
+    w.runFinished(finished(i, 'pass'));
+  }
+  assert.equal((await w.consider())?.noiseAt, 'sync');
+  for (let i = 20; i < 40; i++) {
+    w.runNoise(i);
+    w.runFinished(finished(i, 'fail'));
+  }
+  assert.equal(await w.consider(), undefined);
+  assert.deepEqual(w.current, { noise: 0.1, noiseAt: 'sync' });
+});

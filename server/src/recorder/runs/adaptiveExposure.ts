@@ -41,8 +41,10 @@ export interface NoiseLevel {
 /** One widening: from run `fromRun` on (run index), the runs start with this noise. */
 export interface ExposureStep extends NoiseLevel {
   fromRun: number;
-  /** what the level before gave: "no failure in 20 runs", "1 failure in 40 runs" */
+  /** what the level before gave: "no failure in 20 runs", "1 failure in 40 runs", "all 20 runs failed" */
   because: string;
+  /** a step down (calmerLevels): every run failed, so there was no passing run to compare with */
+  lower?: true;
 }
 
 /** Runs a level gets before it may be widened, and the failures per that many runs that keep it. */
@@ -88,11 +90,29 @@ export function exposureLadder(start: NoiseLevel, recorder: 'java' | 'node' = 'j
 }
 
 /**
+ * The levels below the first one, for a recording in which every run fails (AdaptiveExposure steps
+ * down, never back up): half the probability, a quarter (rounded to 0.01, at least 0.01), then no
+ * noise — the program's own timing, still recorded. Ranking needs passing runs: with none, no pattern
+ * has evidence and GRIFFIN forms no bug (a race that the noise at accesses opens in every run, where
+ * plain runs never fail: 200 of 200 failing).
+ */
+export function calmerLevels(start: NoiseLevel): NoiseLevel[] {
+  const out: NoiseLevel[] = [];
+  for (const f of [2, 4]) {
+    const p = Math.max(0.01, Math.round((start.noise / f) * 100) / 100);
+    if (p < start.noise && !out.some((l) => l.noise === p)) out.push({ noise: p, noiseAt: start.noiseAt });
+  }
+  if (start.noise > 0) out.push({ noise: 0, noiseAt: start.noiseAt });
+  return out;
+}
+
+/**
  * How a level is said: "noise 0.1 at accesses", "noise 0.2 at accesses and sync points", "pct
  * scheduling (depth 3)"; for the Node.js recorder "noise 0.1" and "wide noise 0.3" (noiseAt all).
  */
 export function levelText(l: NoiseLevel, recorder: 'java' | 'node' = 'java'): string {
   if (l.pct) return `pct scheduling (depth ${l.pct.depth})`;
+  if (!(l.noise > 0)) return 'no noise';
   if (recorder === 'node') return l.noiseAt === 'all' ? `wide noise ${l.noise}` : `noise ${l.noise}`;
   const where = l.noiseAt === 'accesses' ? 'accesses' : l.noiseAt === 'sync' ? 'sync points' : 'accesses and sync points';
   return `noise ${l.noise} at ${where}`;
@@ -103,6 +123,7 @@ export function levelText(l: NoiseLevel, recorder: 'java' | 'node' = 'java'): st
  * 20)", "no failure in 20 runs: pct scheduling now, depth 3, no noise (from run 80)".
  */
 export function stepText(s: ExposureStep, before: NoiseLevel, recorder: 'java' | 'node' = 'java'): string {
+  if (s.lower) return s.noise > 0 ? `${s.because}: less noise now, p ${s.noise} (from run ${s.fromRun}), for passing runs to compare with` : `${s.because}: no noise now, the program's own timing (from run ${s.fromRun}), for passing runs to compare with`;
   if (recorder === 'node') {
     if (s.pct) return `${s.because}: pct scheduling now (a random priority per task and per fs request, ${s.pct.depth - 1} change point${s.pct.depth === 2 ? '' : 's'}; a ready callback waits while a request of higher priority is in flight), depth ${s.pct.depth}, no noise (from run ${s.fromRun})`;
     return s.noiseAt === 'all' && before.noiseAt !== 'all'
@@ -143,7 +164,14 @@ export class AdaptiveExposure implements RecordControl {
   /** the steps taken so far (the first level, from run 0, is not a step) */
   readonly steps: ExposureStep[] = [];
   private level = 0;
+  /** the levels below the first (calmerLevels), for a recording in which every run fails */
+  readonly calmer: NoiseLevel[];
+  /** how many of them were stepped down (0: on the ladder) */
+  private down = 0;
+  /** the level each started run ran at: ladder index ≥ 0, or -d for calmer[d - 1] */
   private readonly levelOf = new Map<number, number>();
+  private readonly runsDown: number[];
+  private readonly failedDown: number[];
   private readonly runsAt: number[];
   private readonly failedAt: number[];
   private nextIndex = 0;
@@ -158,6 +186,9 @@ export class AdaptiveExposure implements RecordControl {
     this.ladder = exposureLadder({ noise: o.noise, noiseAt: o.noiseAt ?? 'accesses' }, this.recorder);
     this.runsAt = this.ladder.map(() => 0);
     this.failedAt = this.ladder.map(() => 0);
+    this.calmer = calmerLevels(this.ladder[0]);
+    this.runsDown = this.calmer.map(() => 0);
+    this.failedDown = this.calmer.map(() => 0);
     this.outDir = o.outDir;
   }
 
@@ -165,7 +196,12 @@ export class AdaptiveExposure implements RecordControl {
 
   /** The noise of the runs starting now. */
   get current(): NoiseLevel {
-    return this.ladder[this.level];
+    return this.down > 0 ? this.calmer[this.down - 1] : this.ladder[this.level];
+  }
+
+  /** The key of the current level in levelOf: its ladder index, or -d below the ladder. */
+  private get currentKey(): number {
+    return this.down > 0 ? -this.down : this.level;
   }
 
   /** Whether a decision is due: the current level's STEP_RUNS-th (then every roundRuns more) run finished since the last consider(). */
@@ -205,19 +241,20 @@ export class AdaptiveExposure implements RecordControl {
   }
 
   runNoise(index: number): NoiseLevel {
-    this.levelOf.set(index, this.level);
+    this.levelOf.set(index, this.currentKey);
     this.nextIndex = Math.max(this.nextIndex, index + 1);
-    return this.ladder[this.level];
+    return this.current;
   }
 
   runFinished(p: Pick<RecordProgress, 'run'>): void {
     const k = this.levelOf.get(p.run.index);
     if (k === undefined) return;
     this.levelOf.delete(p.run.index);
-    const runs = ++this.runsAt[k];
-    if (p.run.outcome === 'fail') this.failedAt[k]++;
+    const [runsOf, failedOf, i] = k < 0 ? [this.runsDown, this.failedDown, -k - 1] : [this.runsAt, this.failedAt, k];
+    const runs = ++runsOf[i];
+    if (p.run.outcome === 'fail') failedOf[i]++;
     // the current level's 20th finished run (then its 30th, 40th …): a decision is due
-    if (k === this.level && runs >= STEP_RUNS && (runs - STEP_RUNS) % Math.max(1, this.roundRuns) === 0) this.decide = true;
+    if (k === this.currentKey && runs >= STEP_RUNS && (runs - STEP_RUNS) % Math.max(1, this.roundRuns) === 0) this.decide = true;
   }
 
   /**
@@ -228,15 +265,30 @@ export class AdaptiveExposure implements RecordControl {
     if (!this.decide) return undefined;
     this.decide = false;
     const k = this.level;
+    // every run failed (fewer than one passing run per STEP_RUNS) at the first level, or at a calmer one:
+    // one level down (calmerLevels) — never after the noise was widened, and never back up
+    if (k === 0 && this.down < this.calmer.length) {
+      const i = this.down > 0 ? this.down - 1 : -1;
+      const runs = i < 0 ? this.runsAt[0] : this.runsDown[i];
+      const passed = runs - (i < 0 ? this.failedAt[0] : this.failedDown[i]);
+      if (runs >= STEP_RUNS && passed * STEP_RUNS < runs) {
+        this.down++;
+        return this.takeStep({ ...this.calmer[this.down - 1], fromRun: this.nextIndex, because: passed === 0 ? `all ${runs} runs failed` : `${passed} passing run${passed === 1 ? '' : 's'} in ${runs}`, lower: true });
+      }
+    }
+    if (this.down > 0) return undefined;
     if (k + 1 >= this.ladder.length) return undefined;
     const runs = this.runsAt[k];
     const failed = this.failedAt[k];
     if (runs < STEP_RUNS || failed * STEP_RUNS >= runs) return undefined;
     this.level++;
     const next = this.ladder[this.level];
-    const step: ExposureStep = { ...next, fromRun: this.nextIndex, because: failed === 0 ? `no failure in ${runs} runs` : `${failed} failure${failed === 1 ? '' : 's'} in ${runs} runs` };
+    return this.takeStep({ ...next, fromRun: this.nextIndex, because: failed === 0 ? `no failure in ${runs} runs` : `${failed} failure${failed === 1 ? '' : 's'} in ${runs} runs` });
+  }
+
+  private async takeStep(step: ExposureStep): Promise<ExposureStep> {
     this.steps.push(step);
-    await recordExposureSteps(this.outDir, this.levels).catch(() => {});
+    await recordExposureSteps(this.outDir, this.levels, this.down > 0 ? this.ladder[0] : undefined).catch(() => {});
     this.onStep?.(step, this.stepLine(step));
     return step;
   }

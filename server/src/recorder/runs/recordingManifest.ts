@@ -90,15 +90,21 @@ export async function writeRecordingManifest(o: RecordOptions): Promise<void> {
 
 /**
  * Adaptive exposure widened the noise: the manifest's `noise` and `noiseAt` become the last level's
- * (a fix check records with them; `pct` when the last level is PCT scheduling, `noise` then 0) and
+ * (a fix check records with them; `pct` when the last level is PCT scheduling, `noise` then 0; the
+ * first level's, `keep`, when it stepped down because every run failed) and
  * `exposure` lists every level with the run it started from. Written to a temporary file and
  * renamed; a manifest that cannot be read or written is left alone.
  */
-export async function recordExposureSteps(outDir: string, levels: readonly { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all'; pct?: { depth: number } }[]): Promise<void> {
+export async function recordExposureSteps(
+  outDir: string,
+  levels: readonly { fromRun: number; noise: number; noiseAt: 'accesses' | 'sync' | 'all'; pct?: { depth: number } }[],
+  keep?: { noise: number; noiseAt: 'accesses' | 'sync' | 'all'; pct?: { depth: number } },
+): Promise<void> {
   const file = path.join(outDir, RECORDING_MANIFEST);
   const m = parseRecordingManifest(JSON.parse(await fs.readFile(file, 'utf8')));
   if (typeof m === 'string' || levels.length === 0) return;
-  const last = levels[levels.length - 1];
+  // `keep`: the noise stepped down because every run failed; a fix check records with the level that made them fail
+  const last = keep ?? levels[levels.length - 1];
   const { noiseAt: _old, pct: _pct, ...rest } = m;
   const next: RecordingManifest = {
     ...rest,
