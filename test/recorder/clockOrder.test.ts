@@ -43,7 +43,8 @@ function normalized(text: string): string[] {
     // a thread's END: where the writer noticed that the thread had ended, unless its JOIN came first (either order)
     if (e[2] === 'END') continue;
     e[0] = 0;
-    if (['R', 'W', 'ACQ', 'REL', 'FAIL'].includes(e[2] as string) && typeof e[5] === 'number') e[5] = `s${stacks.get(e[5])}`;
+    if (['R', 'W', 'ACQ', 'REL'].includes(e[2] as string) && typeof e[5] === 'number') e[5] = `s${stacks.get(e[5])}`;
+    if (e[2] === 'FAIL' && typeof e[4] === 'number') e[4] = `s${stacks.get(e[4])}`;
     if (e[2] === 'R' || e[2] === 'W') {
       if (typeof e[6] === 'number' && e[6] !== 0) e[6] = `o${id(e[6])}`;
       if (typeof e[8] === 'string') e[8] = e[8].replace(/@(-?\d+)$/, (_, n: string) => `@o${id(Number(n))}`);
