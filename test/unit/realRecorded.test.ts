@@ -27,6 +27,8 @@ const RANK_MISSES: Record<string, string> = {
   'genpool-destroy': 'held out: no pattern is the root cause: the _allObjects Set calls are recorded (Set.size in spareResourceCapacity :563, Set.delete in _destroy :127, Set.add :294) but form no pattern; the first five (F57/P0) are the waiting queue\'s list (DoublyLinkedList.insertBeginning :26-30, the enqueue of acquire into the empty list / remove :70-81 by the request\'s timeout), the wait that follows the missing dispense',
   'javautil-multikeyresize': 'held out: root cause 13th (F56/P144, in most passing runs too); rank 1 is a four-access pattern on a bucket\'s chain (R AtomicReferenceArray.get :3115, W .set :3138) with MultiKey.hash (W :451 in the key\'s constructor, R :3126), F24/P18',
   'phcommons-annotationcache': 'held out: root cause 4th (W :95 computeIfAbsent / W :104 put of the cache\'s HashMap, F71/P28: in every run, 71 of 99 failing); the first three are four-access patterns that add the registry\'s W s_bDefaultInstantiated :92 (getInstance) to the same HashMap accesses, F67/P27 and F70/P28',
+  'async-prioritydrain': 'no pattern at all (47 of 100 runs failed): the early drain is a read of q.drain in the empty batch\'s setImmediate (priorityQueue.js:24) with no recorded write to pair with (the driver sets q.drain), and the fix adds a read (q.idle() in push) that the buggy release never makes; numRunning\'s writes (process :164, _next :89) form no pattern either',
+  'pmap-iterindex': 'root cause 6th (W index++ :229 / W :229, F79/P21: both workers increment the counter in every run; what differs is which one does it first, not its presence); rank 1 is R promises.length in trySpawn :211 / W promises.shift() in the consumer loop :260, F79/P1',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
@@ -44,6 +46,8 @@ const METHOD_MISSES: Record<string, string> = {
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'phcommons-annotationcache': 'held out: bug 1 names HashCodeImplementationRegistry.getHashCode for both threads (the frame above the registry\'s getInstance write of the first pattern); the fix is in AnnotationUsageCache.hasAnnotation',
   'jersey-cowhashmap': 'every run fails under braid test\'s defaults now that the agent records com.sun.jersey (issue 38; 200 of 200, plain 0 of 5 before the recording): the root cause is first (R view :167 / W view :165 in getView, F200/P0) but without a passing run it has no evidence, so no GRIFFIN bug',
+  'async-prioritydrain': 'no GRIFFIN bug: no pattern (see RANK_MISSES); the fix is in priorityQueue\'s q.push',
+  'pmap-iterindex': 'bug 1 names trySpawn in [Symbol.asyncIterator] and [Symbol.asyncIterator] (the promises array of rank 1); the fix is in pMapIterable, whose returned object literal\'s [Symbol.asyncIterator] method is named without its enclosing function, so no name of the recording is pMapIterable or nested in it',
 };
 
 const subjects = realSubjects();
