@@ -29,6 +29,7 @@ const RANK_MISSES: Record<string, string> = {
   'phcommons-annotationcache': 'held out: root cause 4th (W :95 computeIfAbsent / W :104 put of the cache\'s HashMap, F71/P28: in every run, 71 of 99 failing); the first three are four-access patterns that add the registry\'s W s_bDefaultInstantiated :92 (getInstance) to the same HashMap accesses, F67/P27 and F70/P28',
   'async-prioritydrain': 'no pattern at all (47 of 100 runs failed): the early drain is a read of q.drain in the empty batch\'s setImmediate (priorityQueue.js:24) with no recorded write to pair with (the driver sets q.drain), and the fix adds a read (q.idle() in push) that the buggy release never makes; numRunning\'s writes (process :164, _next :89) form no pattern either',
   'pmap-iterindex': 'root cause 6th (W index++ :229 / W :229, F79/P21: both workers increment the counter in every run; what differs is which one does it first, not its presence); rank 1 is R promises.length in trySpawn :211 / W promises.shift() in the consumer loop :260, F79/P1',
+  'micrometer-obscontext': 'root cause 2nd (W HashMap.clear :1043 / W computeIfAbsent :1036, F6/P11: in 11 passing runs too); rank 1 adds the clearer\'s put("thread", "done") W :962 to the same pair (F5/P3)',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
@@ -45,9 +46,10 @@ const METHOD_MISSES: Record<string, string> = {
   'metautil-poolrelease': 'bug 1 names Pool.next for both tasks (where available is read and a capture is queued); the fix is in Pool.release (free[index] = true and available++ before the item is handed to the waiter)',
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'phcommons-annotationcache': 'held out: bug 1 names HashCodeImplementationRegistry.getHashCode for both threads (the frame above the registry\'s getInstance write of the first pattern); the fix is in AnnotationUsageCache.hasAnnotation',
-  'jersey-cowhashmap': 'every run fails under braid test\'s defaults now that the agent records com.sun.jersey (issue 38; 200 of 200, plain 0 of 5 before the recording): the root cause is first (R view :167 / W view :165 in getView, F200/P0) but without a passing run it has no evidence, so no GRIFFIN bug',
   'async-prioritydrain': 'no GRIFFIN bug: no pattern (see RANK_MISSES); the fix is in priorityQueue\'s q.push',
   'pmap-iterindex': 'bug 1 names trySpawn in [Symbol.asyncIterator] and [Symbol.asyncIterator] (the promises array of rank 1); the fix is in pMapIterable, whose returned object literal\'s [Symbol.asyncIterator] method is named without its enclosing function, so no name of the recording is pMapIterable or nested in it',
+  'micrometer-obscontext': 'bug 1 names Observation$Context.clear and computeIfAbsent (the racing calls); the fix is the map\'s initializer (Context.<init>: a ConcurrentHashMap), the micrometer-promcollect shape',
+  'micrometer-otlpindexcache': 'held out: no GRIFFIN bug, weak or strong (5 of 637 runs failed; the empty-snapshot cache\'s W computeIfAbsent :84 pattern is first but in 126 passing runs too, F3/P126); the fix is IndexProviderFactory\'s map initializer and DefaultExponentialHistogramSnapShot.getEmptySnapshotForScale',
 };
 
 const subjects = realSubjects();
