@@ -1024,6 +1024,10 @@ export class BraidRuntime {
     const t0 = this.task;
     const site0 = t0.forceSite;
     const after0 = t0.forceAfter;
+    // a wait the task's hold met, to be counted when the task makes its access: not the callback's to
+    // miss (a listener's start inside `emit` is no boundary of the emitting flow); back after it
+    const pending0 = t0.forcePending;
+    t0.forcePending = -1;
     let r: unknown;
     try {
       r = cb.apply(self, args);
@@ -1069,6 +1073,7 @@ export class BraidRuntime {
       this.gateDepth--;
       // returned, held, or thrown: the task's boundary is again its own
       fz.leaveCallback(t0, site0, after0);
+      if (pending0 >= 0) t0.forcePending = pending0;
     }
     const site = this.gateSites[d];
     if (site >= 0 && !fz.stopped) {
