@@ -3,6 +3,7 @@ package real.metrics_shareddefault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.lang.reflect.Field;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -22,8 +23,20 @@ import com.codahale.metrics.SharedMetricRegistries;
  */
 public class SharedDefaultRegistryTest {
 
+    /**
+     * Every run starts with no default: the registries are static and a JVM may run the test more than
+     * once, so the default's name is reset the way metrics' own tests did before the fix (by reflection).
+     */
+    private static void noDefault() throws Exception {
+        Field name = SharedMetricRegistries.class.getDeclaredField("defaultRegistryName");
+        name.setAccessible(true);
+        name.set(null, null);
+        SharedMetricRegistries.clear();
+    }
+
     @Test
     public void twoComponentsSetTheDefaultRegistryAtOnce() throws Exception {
+        noDefault();
         CountDownLatch start = new CountDownLatch(1);
         AtomicInteger succeeded = new AtomicInteger();
         AtomicReference<MetricRegistry> winner = new AtomicReference<>();
