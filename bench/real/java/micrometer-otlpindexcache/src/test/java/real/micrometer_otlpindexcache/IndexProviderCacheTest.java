@@ -2,6 +2,8 @@ package real.micrometer_otlpindexcache;
 
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import java.lang.reflect.Field;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -20,8 +22,23 @@ import io.micrometer.registry.otlp.internal.CumulativeBase2ExponentialHistogram;
  */
 public class IndexProviderCacheTest {
 
+    /**
+     * Every run starts with empty caches, as a JVM's first histograms do: braid test repeats the test
+     * in one JVM where the library's classes (and so its static caches) are shared between runs.
+     */
+    private static void emptyCaches() throws Exception {
+        String pkg = "io.micrometer.registry.otlp.internal.";
+        for (String[] cache : new String[][] { { "IndexProviderFactory", "indexProviderCache" },
+                { "DefaultExponentialHistogramSnapShot", "emptySnapshotCache" } }) {
+            Field field = Class.forName(pkg + cache[0]).getDeclaredField(cache[1]);
+            field.setAccessible(true);
+            ((Map<?, ?>) field.get(null)).clear();
+        }
+    }
+
     @Test
     public void twoThreadsMakeHistogramsOfDifferentScales() throws Exception {
+        emptyCaches();
         CountDownLatch start = new CountDownLatch(1);
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread high = new Thread(() -> histograms(start, 20, 11), "histograms-20-11");
