@@ -28,7 +28,7 @@ import { locateTest } from '../recorder/java/testLocate';
 import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
 import { outputTail, runBuildStep } from '../recorder/runs/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
-import { firstRunOnlyNote, withTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
+import { firstRunOnlyNote, leakedStateNote, withTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
 import { RECORDING_MANIFEST } from '../recorder/runs/recordingManifest';
 import { adaptiveExposureFor, NoiseMode } from '../recorder/runs/adaptiveExposure';
 import { neverFailedAdvice, nextText } from '../recorder/runs/neverFailedAdvice';
@@ -506,6 +506,8 @@ async function recordAndReport(
   if (summary.writeFailure) say(`${summary.writeFailure.message}; recording stopped, the ${summary.total} finished run(s) are kept`);
   const firstOnly = summary.repetitions ? firstRunOnlyNote(summary.repetitions) : undefined;
   if (firstOnly) say(`note: ${firstOnly}`);
+  const leaked = summary.repetitions ? leakedStateNote(summary.repetitions) : undefined;
+  if (leaked) say(`note: ${leaked}`);
   await noteRuns(options.outDir, summary.total);
 
   // the report: the runs' analysis, exactly braid analyze's of the folder

@@ -89,6 +89,20 @@ export function firstRunOnlyNote(f: RepetitionFigures): string | undefined {
   return `the failures came only in the first run of a JVM (${f.firstFailed} of ${f.firstRuns} first runs failed, 0 of ${f.laterRuns} later runs): the bug needs a fresh JVM (class loading, a cold JIT${f.freshStatic ? '' : ', static state'}); record with --fresh-jvm`;
 }
 
+/**
+ * The note when runs after a JVM's first fail far more than first runs (a JVM's first run fails less
+ * than half as often, later runs at least 9 in 10, at least 10 later runs), or undefined: a repetition
+ * left state behind that the next ones inherit — a library's static field (the project's own classes
+ * are loaded afresh per repetition; libraries are shared), a file, a system property. The recording
+ * then ranks the leaked state, not the race (metrics-shareddefault of the real corpus: 996 of 1000
+ * repetitions failed because SharedMetricRegistries' default, set by the first, was still set).
+ */
+export function leakedStateNote(f: RepetitionFigures): string | undefined {
+  if (f.laterRuns < 10 || f.firstRuns === 0 || f.laterFailed * 10 < f.laterRuns * 9) return undefined;
+  if (f.firstFailed * 2 * f.laterRuns >= f.laterFailed * f.firstRuns) return undefined;
+  return `the runs after a JVM's first failed far more than first runs (${f.laterFailed} of ${f.laterRuns} later runs, ${f.firstFailed} of ${f.firstRuns} first runs): a repetition likely leaves state that the next ones inherit (a library's static field — only the project's own classes are loaded afresh per repetition — a file, a system property), so the failures may not be the race; record with --fresh-jvm, or reset that state in the test's setup`;
+}
+
 export function runSpec(o: RecordOptions, index: number): RunSpec {
   const width = Math.max(4, String(o.runs - 1).length);
   const execution = `${o.name}-${String(index).padStart(width, '0')}`;
