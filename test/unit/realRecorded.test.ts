@@ -30,6 +30,7 @@ const RANK_MISSES: Record<string, string> = {
   'async-prioritydrain': 'no pattern at all (47 of 100 runs failed): the early drain is a read of q.drain in the empty batch\'s setImmediate (priorityQueue.js:24) with no recorded write to pair with (the driver sets q.drain), and the fix adds a read (q.idle() in push) that the buggy release never makes; numRunning\'s writes (process :164, _next :89) form no pattern either',
   'pmap-iterindex': 'root cause 6th (W index++ :229 / W :229, F79/P21: both workers increment the counter in every run; what differs is which one does it first, not its presence); rank 1 is R promises.length in trySpawn :211 / W promises.shift() in the consumer loop :260, F79/P1',
   'micrometer-obscontext': 'root cause 2nd (W HashMap.clear :1043 / W computeIfAbsent :1036, F6/P11: in 11 passing runs too); rank 1 adds the clearer\'s put("thread", "done") W :962 to the same pair (F5/P3)',
+  'micrometer-otlpindexcache': 'held out: rank 1 is a four-access pattern on both static caches (W computeIfAbsent DefaultExponentialHistogramSnapShot.java:84 and IndexProviderFactory.java:41, two of each, F106/P28), the root cause of neither bug alone; index-provider-cme\'s is 2nd (F169/P31), empty-snapshot-cme\'s 3rd (F157/P31)',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
@@ -49,7 +50,6 @@ const METHOD_MISSES: Record<string, string> = {
   'async-prioritydrain': 'no GRIFFIN bug: no pattern (see RANK_MISSES); the fix is in priorityQueue\'s q.push',
   'pmap-iterindex': 'bug 1 names trySpawn in [Symbol.asyncIterator] and [Symbol.asyncIterator] (the promises array of rank 1); the fix is in pMapIterable, whose returned object literal\'s [Symbol.asyncIterator] method is named without its enclosing function, so no name of the recording is pMapIterable or nested in it',
   'micrometer-obscontext': 'bug 1 names Observation$Context.clear and computeIfAbsent (the racing calls); the fix is the map\'s initializer (Context.<init>: a ConcurrentHashMap), the micrometer-promcollect shape',
-  'micrometer-otlpindexcache': 'held out: no GRIFFIN bug, weak or strong (5 of 637 runs failed; the empty-snapshot cache\'s W computeIfAbsent :84 pattern is first but in 126 passing runs too, F3/P126); the fix is IndexProviderFactory\'s map initializer and DefaultExponentialHistogramSnapShot.getEmptySnapshotForScale',
 };
 
 const subjects = realSubjects();
