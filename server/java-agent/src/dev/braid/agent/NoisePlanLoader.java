@@ -89,7 +89,7 @@ final class NoisePlanLoader {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
           force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey,
-          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin);
+          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads);
     }
     return (String) name;
   }
@@ -122,6 +122,8 @@ final class NoisePlanLoader {
     boolean[] anywhere;
     /** per access: the library call a library access must be made by ("java.util.Iterator.next"), or null */
     String[] call;
+    /** per access: the threads that may take part in it (names; {@code *} stands for a number), or null for every thread */
+    String[][] threads;
     /** per wait: not needed for the run's forcing to count as met */
     boolean[] optional;
     /** per wait: accesses of another role another thread must have performed after {@code since} (or null) */
@@ -168,6 +170,7 @@ final class NoisePlanLoader {
     f.points = new String[n][];
     f.anywhere = new boolean[n];
     f.call = new String[n];
+    f.threads = new String[n][];
     for (int k = 0; k < n; k++) {
       String at = "force.accesses[" + k + "]";
       if (!(accesses.get(k) instanceof Map)) {
@@ -191,6 +194,7 @@ final class NoisePlanLoader {
         f.anywhere[k] = (Boolean) a.get("anywhere");
       }
       if (a.containsKey("call")) f.call[k] = text(a.get("call"), at + ".call");
+      if (a.containsKey("threads")) f.threads[k] = threadNames(a.get("threads"), at + ".threads");
       if (a.containsKey("points")) {
         Object ps = a.get("points");
         if (!(ps instanceof List)) throw bad(at + ".points", "must be an array of point ids");

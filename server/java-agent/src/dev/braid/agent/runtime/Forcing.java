@@ -67,6 +67,14 @@ public final class Forcing {
    * that call's access matches
    */
   private static String[] call;
+  /**
+   * per access: the threads that may take part in it — perform it for a wait, or be held at it — by
+   * name, {@code *} standing for a number ("pool-*-thread-*"), or null for every thread: the threads
+   * of the instance the failing runs had (a worker's transition, not main's setup one before it)
+   */
+  private static String[][] threads;
+  /** some access names its threads */
+  private static boolean byThread;
   /** per wait: optional (not needed for ok) */
   private static boolean[] optional;
   /** per wait with since: accesses another thread must have performed after the since performance (or null) */
@@ -192,7 +200,7 @@ public final class Forcing {
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
-      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin) {
+      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin, String[][] threads) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -210,6 +218,9 @@ public final class Forcing {
     Forcing.points = points;
     Forcing.anywhere = anywhere;
     Forcing.call = call != null ? call : new String[n];
+    Forcing.threads = threads != null ? threads : new String[n][];
+    byThread = false;
+    for (int k = 0; k < n; k++) byThread |= Forcing.threads[k] != null;
     Forcing.optional = optional;
     Forcing.needs = needs;
     Forcing.fresh = fresh != null ? fresh : new boolean[at.length];
@@ -389,6 +400,7 @@ public final class Forcing {
   static int before(ThreadState s, int t, int kind, int var, int loc, long key, long sub) {
     int m = mask(kind, var, loc);
     if (m == 0 || stopped) return 0;
+    if (byThread && (m &= allowed(s)) == 0) return 0;
     if (s.forceSegment != segment) ownSegment(s);
     for (int w = 0; w < waitCount && !stopped; w++) {
       if ((m & (1 << at[w])) != 0) waitAt(s, t, w, m, loc, key, sub);
@@ -425,8 +437,9 @@ public final class Forcing {
     if (m == 0 || stopped) return;
     if (s.forceSegment != segment) ownSegment(s);
     StackTraceElement[] stack = null;
+    int allow = byThread ? allowed(s) : -1;
     for (int w = 0; w < waitCount && !stopped; w++) {
-      if ((m & (1 << w)) == 0) continue;
+      if ((m & (1 << w)) == 0 || (allow & (1 << at[w])) == 0) continue;
       if (lockWithin[w] != null) {
         // only here, at a lock place of the plan (not per access): the thread's frames, once per acquisition
         if (stack == null) stack = Thread.currentThread().getStackTrace();
@@ -465,6 +478,48 @@ public final class Forcing {
       if (c.length() == dot && m.length() == method.length() - dot - 1 && method.startsWith(c) && method.endsWith(m)) return true;
     }
     return false;
+  }
+
+  /**
+   * The force accesses this thread may take part in (bits): those without {@code threads}, and those
+   * whose {@code threads} name it. Computed once per thread (its name when it first reaches a force access).
+   */
+  private static int allowed(ThreadState s) {
+    int a = s.forceAllow;
+    if (a != 0) return a;
+    String name = s.thread.getName();
+    a = COMPUTED;
+    for (int k = 0; k < accessCount; k++) {
+      String[] names = threads[k];
+      if (names == null) {
+        a |= 1 << k;
+        continue;
+      }
+      for (String n : names) {
+        if (nameMatches(n, name)) {
+          a |= 1 << k;
+          break;
+        }
+      }
+    }
+    return s.forceAllow = a;
+  }
+
+  /** {@code name} is {@code pattern}, each {@code *} of it standing for a number (one or more digits): "pool-*-thread-*" names "pool-1-thread-12". */
+  static boolean nameMatches(String pattern, String name) {
+    int i = 0;
+    int j = 0;
+    while (i < pattern.length()) {
+      char c = pattern.charAt(i++);
+      if (c == '*') {
+        int d = j;
+        while (j < name.length() && name.charAt(j) >= '0' && name.charAt(j) <= '9') j++;
+        if (j == d) return false;
+      } else if (j >= name.length() || name.charAt(j++) != c) {
+        return false;
+      }
+    }
+    return j == name.length();
   }
 
   /** The current thread performed the accesses {@code m} on {@code key} (after taking its stripe lock). */

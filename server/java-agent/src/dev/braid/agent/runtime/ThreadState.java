@@ -37,6 +37,11 @@ final class ThreadState {
   long[] forceLockLet;
   /** Forcing: the repetition (Forcing.segment) forceLast and forcePending belong to */
   int forceSegment;
+  /**
+   * Forcing: the force accesses this thread may take part in (bits, with Forcing's COMPUTED bit once
+   * known; 0: not computed yet) — a plan whose accesses name their threads (force.accesses[].threads)
+   */
+  int forceAllow;
 
   int depth;
   int[] frameLoc = new int[64];
