@@ -68,6 +68,28 @@ org.opentest4j.AssertionFailedError: expected: <2> but was: <1>
   assert.equal(parseFailureOutput('ok\n'), undefined);
 });
 
+test('com.sun.* and javax.* frames: a class-path library on Java 9+ (no module prefix), the JDK with one or on Java 8', () => {
+  // Jersey 1.x's NPE as Java 17 prints it: the JDK's frames carry their module, Jersey's do not
+  const java17 = 'Exception in thread "pool-1-thread-2" java.lang.NullPointerException: view\n' +
+    '\tat java.base/java.util.HashMap.putMapEntries(HashMap.java:496)\n' +
+    '\tat com.sun.jersey.client.impl.CopyOnWriteHashMap.getView(CopyOnWriteHashMap.java:167)\n' +
+    '\tat cow.CowDriverTest.lambda$readers$0(CowDriverTest.java:40)\n' +
+    '\tat java.base/java.lang.Thread.run(Thread.java:840)\n';
+  assert.deepEqual(parseFailureOutput(java17)?.location, { file: 'com/sun/jersey/client/impl/CopyOnWriteHashMap.java', line: 167, method: 'com.sun.jersey.client.impl.CopyOnWriteHashMap.getView' });
+  // the JDK's own com.sun / javax classes print with their module: skipped as before
+  const jdkModule = 'Exception in thread "main" java.lang.IllegalStateException: closed\n' +
+    '\tat jdk.httpserver/com.sun.net.httpserver.HttpServer.stop(HttpServer.java:10)\n' +
+    '\tat java.xml/javax.xml.parsers.DocumentBuilder.parse(DocumentBuilder.java:20)\n' +
+    '\tat web.ServerTest.stops(ServerTest.java:12)\n';
+  assert.equal(parseFailureOutput(jdkModule)?.location?.method, 'web.ServerTest.stops');
+  // Java 8 prints no modules: com.sun / javax stay the JDK's by name
+  const java8 = 'Exception in thread "main" java.lang.IllegalStateException: closed\n' +
+    '\tat com.sun.net.httpserver.HttpServer.stop(HttpServer.java:10)\n' +
+    '\tat web.ServerTest.stops(ServerTest.java:12)\n' +
+    '\tat java.lang.Thread.run(Thread.java:748)\n';
+  assert.equal(parseFailureOutput(java8)?.location?.method, 'web.ServerTest.stops');
+});
+
 test('the failure: the runner\'s reading first, then the FAIL event, the uncaught line, the detail; a time limit stays a time limit', () => {
   const failEvent = { kind: 'assert', detail: 'org.opentest4j.AssertionFailedError: expected: <2> but was: <1>', location: { file: 'bank/AccountTest.java', line: 25, method: 'bank.AccountTest.t' } };
   assert.deepEqual(runFailure({ outcome: 'fail', reason: 'exit-code', detail: 'exit code 1', failEvent }), { reason: 'assertion', message: failEvent.detail, location: failEvent.location });

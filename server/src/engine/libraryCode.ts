@@ -1,20 +1,21 @@
 /**
  * Library code versus the user's code. An access whose source location is
- * in the JDK or a library (a file under java/, javax/, kotlin/, scala/ or
+ * in the JDK or a library (a file under java/, kotlin/, scala/ or
  * org/junit/, or a method of such a package) is shown at its nearest caller
  * frame in the user's code: heat, hover, code lens and
  * clicks go to the line where the user called the library; the pattern
  * still names the library line (`ArrayList.java:455, called from
  * UnsafeList.java:21`). A caller (the language server) that knows the
- * workspace's source roots can pass its own predicate instead. Not jdk/, sun/
- * or com/sun/ (issue 38): the Java agent never records the JDK's classes
- * there (ClassFilter.JDK_DENY), so an access recorded there is a library of
- * the class path (Jersey 1.x's com.sun.jersey), shown at its own line as any
- * other library's (org/apache/commons/...).
+ * workspace's source roots can pass its own predicate instead. Not jdk/, sun/,
+ * com/sun/ or javax/ (issue 38): the Java agent never records the JDK's classes
+ * (a class is the JDK's by its class loader, JdkClasses), so an access
+ * recorded there is a library of the class path (Jersey 1.x's com.sun.jersey,
+ * a javax.cache implementation), shown at its own line as any other
+ * library's (org/apache/commons/...).
  */
 export type LibraryPredicate = (file: string, method: string) => boolean;
 
-const LIBRARY_PREFIXES = ['java/', 'javax/', 'kotlin/', 'scala/', 'org/junit/'];
+const LIBRARY_PREFIXES = ['java/', 'kotlin/', 'scala/', 'org/junit/'];
 
 export const isLibraryCode: LibraryPredicate = (file, method) => {
   const f = file.replace(/\\/g, '/');

@@ -69,11 +69,30 @@ export function frameLocation(frame: string): FailureLocation | undefined {
   return { file: pkg + m[3], line: Number(m[4]), method: `${cls}.${m[2]}` };
 }
 
-/** The first frame of the program's own code (not a test framework, the JDK or the agent's stubs) that has a line. */
+/** A frame's module prefix (`java.base/`, `jdk.httpserver/`, `foo@1.0/`): Java 9+ prints it for classes of a named module. */
+const MODULE_PREFIX = /^\s*(?:at\s+)?([\w.$-]+)(?:@[^/]*)?\/[\w$]/;
+/** The run-time image's modules: `java.*`, `jdk.*` (and the old `oracle.*`, `javafx.*`). */
+const JDK_MODULE = /^(?:java|jdk|oracle|javafx)\./;
+/** Packages the JDK and class-path libraries share: the JDK's own classes there print with a module prefix on Java 9+. */
+const SHARED_WITH_LIBRARIES = /^(?:javax\.|com\.sun\.)/;
+
+/**
+ * The first frame of the program's own code (not a test framework, the JDK or the agent's stubs) that has a line.
+ * `javax.*` and `com.sun.*` are the JDK's by name only in a trace of Java 8 or older: a trace printed by
+ * Java 9+ (one frame at least with a JDK module prefix, `java.base/…`) names the JDK's classes with their
+ * module, so a frame there without one is a library on the class path (Jersey 1.x's `com.sun.jersey`,
+ * issue 38), the program's code like any other library's.
+ */
 export function ownFrame(frames: readonly string[]): FailureLocation | undefined {
+  const modular = frames.some((f) => JDK_MODULE.test(MODULE_PREFIX.exec(f)?.[1] ?? ''));
   for (const f of frames) {
     const loc = frameLocation(f);
-    if (loc && !FRAMEWORK.test(loc.method ?? '') && !/\.braid\$/.test(loc.method ?? '')) return loc;
+    if (!loc || /\.braid\$/.test(loc.method ?? '')) continue;
+    const module = MODULE_PREFIX.exec(f)?.[1];
+    if (module !== undefined && JDK_MODULE.test(module)) continue;
+    const method = loc.method ?? '';
+    if (modular && module === undefined && SHARED_WITH_LIBRARIES.test(method)) return loc;
+    if (!FRAMEWORK.test(method)) return loc;
   }
   return undefined;
 }
