@@ -13,6 +13,7 @@ import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { withLockedHold } from '../engine/confirm/lockedHold';
+import { withThreadRoles } from '../engine/confirm/threadRoles';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import { perCallRankingOf } from '../recorder/runs/confirmPerCall';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
@@ -192,7 +193,7 @@ export async function confirmInAnalysis(
     result,
     bugs,
     { ...a, perCallRanking },
-    async (p, offset) => confirmPattern(await withLockedHold(withCheckOfUse(p, result.patterns), traceFiles), { ...o, seed: o.seed + offset }, undefined, signal),
+    async (p, offset) => confirmPattern(await withThreadRoles(await withLockedHold(withCheckOfUse(p, result.patterns), traceFiles), traceFiles), { ...o, seed: o.seed + offset }, undefined, signal),
     signal,
     (p) => process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`),
   );

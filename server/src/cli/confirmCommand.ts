@@ -21,6 +21,7 @@ import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { withLockedHold } from '../engine/confirm/lockedHold';
+import { withThreadRoles } from '../engine/confirm/threadRoles';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
 import { checkFix, FixCheck, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
@@ -47,6 +48,8 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
                             (default: see docs/confirm.md, Verdicts)
       --no-same-delay       a pattern forced by a hold before a lock is "confirms the window" at best, without
                             the same-delay control that could confirm it (docs/confirm.md, The same delay)
+      --any-thread          any thread takes part in the forcing, not only the threads of the failing runs'
+                            instance (docs/confirm.md, The instance the failing runs had)
       --calls on|off        when the pattern is on a line of several library calls and forcing it there
                             is not confirmed, force its refinements per call (default on; docs/confirm.md)
       --fresh-jvm           one JVM per run; by default the runs of a JUnit test run by the console launcher
@@ -74,6 +77,8 @@ export interface ConfirmArgs {
   strict?: boolean;
   /** --no-same-delay: no same-delay control for a hold before a lock (ConfirmOptions.sameDelay) */
   noSameDelay?: boolean;
+  /** --any-thread: the plans do not name the failing runs' threads (ForcingOptions.byThread false) */
+  anyThread?: boolean;
   /** --calls on|off (default on): force the pattern's refinements per library call (confirmPerCall.ts) */
   perCall: boolean;
   /** --fresh-jvm: one JVM per run (no repetitions in one JVM) */
@@ -135,6 +140,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       case '--no-same-delay':
         a.noSameDelay = true;
+        i += 1;
+        break;
+      case '--any-thread':
+        a.anyThread = true;
         i += 1;
         break;
       case '--fresh-jvm':
@@ -313,7 +322,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -380,6 +389,7 @@ export async function confirmOptionsFor(
       waitMs: a.waitMs,
       ...(a.strict ? { strict: true } : {}),
       ...(a.noSameDelay ? { sameDelay: false } : {}),
+      ...(a.anyThread ? { byThread: false } : {}),
       ...(a.freshJvm ? { freshJvm: true } : {}),
       outRoot: path.join(process.cwd(), '.braid', 'confirm'),
       ...(failOnOutput ? { failOnOutput } : {}),
@@ -413,7 +423,7 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
   // an order pattern whose read is a use guarded by a check the traces show: its order is forced with the check (checkOfUse.ts)
   const checked = withCheckOfUse({ ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank }, result.patterns);
   const traceFiles = (await findTraceFiles(source)).files;
-  const pattern = await withLockedHold(checked, traceFiles);
+  const pattern = await withThreadRoles(await withLockedHold(checked, traceFiles), traceFiles);
   const resolved = await confirmOptionsFor(source, a);
   if (typeof resolved === 'string') {
     process.stderr.write(`braid confirm: ${terminalText(resolved)}\n`);

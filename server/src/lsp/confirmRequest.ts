@@ -10,6 +10,7 @@
  */
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { withLockedHold } from '../engine/confirm/lockedHold';
+import { withThreadRoles } from '../engine/confirm/threadRoles';
 import path from 'node:path';
 import { firstErrors } from './buildOutput';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
@@ -95,7 +96,9 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
   if (!picked) throw bad('braid/confirm: no pattern with this key in the current analysis (the traces changed?); pick it again in Ranked Patterns');
   // an order pattern whose read is a use guarded by a check the traces show: forced with the check (checkOfUse.ts)
   // a first hold inside a lock the other access needs: not forced rather than refuted (lockedHold.ts)
-  const pattern = await withLockedHold(withCheckOfUse(picked, ctx.patterns?.() ?? []), ctx.tracesOf?.(p.key) ?? ctx.traces);
+  const traceFiles = ctx.tracesOf?.(p.key) ?? ctx.traces;
+  // the threads of the failing runs' instance: not main's setup instance before it (threadRoles.ts)
+  const pattern = await withThreadRoles(await withLockedHold(withCheckOfUse(picked, ctx.patterns?.() ?? []), traceFiles), traceFiles);
   if (p.command !== undefined && (!Array.isArray(p.command) || !p.command.length || !p.command.every((x) => typeof x === 'string' && x.length > 0))) {
     throw bad('braid/confirm: "command" must be the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');
   }

@@ -8,6 +8,7 @@
  */
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { withLockedHold } from '../engine/confirm/lockedHold';
+import { withThreadRoles } from '../engine/confirm/threadRoles';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,7 +106,8 @@ const patternOf = (x: Prepared) => ({ pattern: x.position, key: recordedText(x.p
 export async function confirmTool(roots: McpRoots, input: PatternCallInput, progress: Progress, signal: AbortSignal) {
   const x = await prepare(roots, input);
   const perCall = perCallRankingOf([x.folder], x.result.options, () => undefined);
-  const pattern = await withLockedHold(withCheckOfUse(x.pattern, x.result.patterns), (await findTraceFiles([x.folder])).files);
+  const traceFiles = (await findTraceFiles([x.folder])).files;
+  const pattern = await withThreadRoles(await withLockedHold(withCheckOfUse(x.pattern, x.result.patterns), traceFiles), traceFiles);
   const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...x.options, seed: x.options.seed + offset }, groupProgress(progress, 3, x.options.runs), signal), perCall, { signal });
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
   const next =

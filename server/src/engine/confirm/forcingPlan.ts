@@ -56,6 +56,14 @@ export interface ForcedPattern {
    * never "refuted"
    */
   lockedHold?: { reason: string; site?: LockSite; oppositeSite?: LockSite };
+  /**
+   * per thread role: the threads that may take part (role names, `*` for a number: `pool-*-thread-*`),
+   * those of the instance the recording's failing runs had (threadRoles.ts) — the forced order is then
+   * not met by another instance of the same accesses (the test's setup on `main`). Every access of the
+   * role in every plan (pattern, counterfactual, same delay) names them (ForceAccess.threads), unless
+   * `ForcingOptions.byThread` is false
+   */
+  roleThreads?: Partial<Record<number, string[]>>;
   check?: Pick<PatternAccess, 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'> & { exactCall?: boolean };
 }
 
@@ -85,6 +93,11 @@ export interface ForcingOptions {
   anyLine?: boolean;
   /** false: waits on a collection the pattern checks by key match on the object, not the key (keyedCollections) */
   byKey?: boolean;
+  /**
+   * false: any thread takes part in the plan's accesses, as before issue 40's change (the pattern's
+   * `roleThreads`, the failing runs' instance, are not named): the first instance that meets the order is forced
+   */
+  byThread?: boolean;
 }
 
 export const DEFAULT_WAIT_MS = 300;
@@ -276,6 +289,13 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
     const first = order === 'pattern' ? accesses.findIndex((a, k) => k > 0 && a.role !== accesses[k - 1].role) : 0;
     const w = forcing.waits.find((x) => x.at === first && x.since === undefined && !x.fresh && !x.ready);
     if (w) w.beforeLock = { ...site };
+  }
+  // the threads of the failing runs' instance (threadRoles.ts): every access of a role, guards included
+  if (o.byThread !== false && p.roleThreads) {
+    for (const a of forcing.accesses) {
+      const names = p.roleThreads[a.role];
+      if (names?.length) a.threads = [...names];
+    }
   }
   const keyed = o.byKey === false ? new Set<string>() : keyedCollections(p);
   for (const w of forcing.waits) {

@@ -83,6 +83,13 @@ export interface ForceAccess {
    * name it (`loc.call`, e.g. "java.util.Iterator.next"); other calls at the same line do not match
    */
   call?: string;
+  /**
+   * the threads that may take part in this access — perform it for a wait, or be held at it — by
+   * name, `*` standing for a number (`pool-*-thread-*` names `pool-1-thread-12`); other threads' accesses
+   * are neither held nor counted. Java only (the Node.js recorder ignores it). `braid confirm` writes the
+   * threads of the instance the failing runs had (engine/confirm/threadRoles.ts)
+   */
+  threads?: string[];
 }
 
 /**

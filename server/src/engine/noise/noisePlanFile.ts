@@ -84,6 +84,15 @@ function checkForce(v: unknown, file: string): ForceSpec {
     }
     if (!(Number.isInteger(a.line) && (a.line as number) >= 0)) throw new NoisePlanError(file, `${at}.line`, 'must be a whole number ≥ 0 (0: any line of the method)');
     if (typeof a.method !== 'string' || a.method === '') throw new NoisePlanError(file, `${at}.method`, 'must be a non-empty string');
+    if (a.threads !== undefined) {
+      if (!Array.isArray(a.threads) || a.threads.length === 0) throw new NoisePlanError(file, `${at}.threads`, 'must be a non-empty array of thread names');
+      const names = new Set<string>();
+      a.threads.forEach((n: unknown, j: number) => {
+        if (typeof n !== 'string' || n === '') throw new NoisePlanError(file, `${at}.threads[${j}]`, 'must be a non-empty string (a thread name)');
+        if (names.has(n)) throw new NoisePlanError(file, `${at}.threads[${j}]`, `thread ${n} is named twice`);
+        names.add(n);
+      });
+    }
     if (a.points !== undefined) {
       if (!Array.isArray(a.points)) throw new NoisePlanError(file, `${at}.points`, 'must be an array of point ids');
       a.points.forEach((id: unknown, j: number) => {

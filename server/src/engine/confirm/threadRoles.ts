@@ -1,0 +1,154 @@
+/**
+ * The threads of the instance the failing runs had (issue 40, resilience4j-halfopen): forcing holds a
+ * thread before its access until another thread has made the access the pattern says comes first, and
+ * stops once that order was met (`times` 1). In real tests the pattern's accesses recur — the test's
+ * setup on `main`, several workers, several rounds — and the first instance that meets the order need
+ * not be the failing runs' one: resilience4j-halfopen's `W1 W2` on `stateReference.getAndUpdate` is met
+ * by main's setup transition then one worker's (20 of 20 runs, failing as unforced), while the failure
+ * needs two workers.
+ *
+ * Read from the recording's FAILING traces only (passing runs may have other instances): per trace, the
+ * last instance before the failure of the pattern's first change of role — a performance of the access
+ * after the change (`accesses[at]`) by thread B, and the latest performance before it of the access
+ * before the change (`accesses[at - 1]`) by another thread A, on the same object when both are of one
+ * variable — and the two threads' ROLE names: the thread name with each number replaced by `*`
+ * (`pool-1-thread-3` → `pool-*-thread-*`, `slow-call-0` → `slow-call-*`, `main` kept). The plan then
+ * names, per role, the threads that may take part (ForceAccess.threads; the agent matches `*` to a
+ * number), in the pattern's order and in the counterfactual alike. Nothing when the failing runs'
+ * instances name every thread that made the accesses (the filter would exclude nobody), when no
+ * failing trace was read, or when the traces are not the Java agent's.
+ *
+ * Reading allocates per thread and per matching access, not per event.
+ */
+import { readTrace } from '../trace/traceReader';
+import { EventKind } from '../trace/traceFormat';
+import type { LocDef } from '../trace/traceFormat';
+import { type ForcedPattern, traceLocation } from './forcingPlan';
+
+type Access = ForcedPattern['accesses'][number];
+
+/** A thread's role name: its name with each number replaced by `*` (`pool-1-thread-3` → `pool-*-thread-*`). */
+export function roleName(threadName: string): string {
+  return threadName.replace(/[0-9]+/g, '*');
+}
+
+/** What the recording's failing runs show of the pattern's first change of role. */
+export interface ThreadRoles {
+  /** per thread role of the pattern: the role names of the threads that made its access in the failing runs' last instance */
+  threads: Partial<Record<number, string[]>>;
+  /** failing traces read, and those with an instance */
+  failingRead: number;
+  withInstance: number;
+  /** one sentence for the report: which threads the plan names and which it leaves out */
+  reason: string;
+}
+
+function matches(a: Access, kind: EventKind, varName: string | undefined, loc: LocDef | undefined): boolean {
+  if (!loc || varName !== a.variable || (a.type === 'R' ? kind !== EventKind.Read : a.type === 'W' ? kind !== EventKind.Write : kind !== EventKind.Read && kind !== EventKind.Write)) return false;
+  const l = traceLocation(a);
+  if (loc.line !== l.line || loc.file !== l.file || loc.method !== l.method) return false;
+  return !a.call || (a.mixedCalls && !a.exactCall) || loc.call === undefined || loc.call === a.call;
+}
+
+/** `p` with the threads of its failing runs' instance (threadRoles) when they leave some thread out, else `p`; a trace that cannot be read leaves `p` as it is. */
+export async function withThreadRoles<P extends ForcedPattern>(p: P, traceFiles: readonly string[]): Promise<P & Pick<ForcedPattern, 'roleThreads'>> {
+  if (p.roleThreads || !traceFiles.length) return p;
+  try {
+    const r = await threadRoles(p, traceFiles);
+    return r ? { ...p, roleThreads: r.threads } : p;
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * The role names of the threads of the failing runs' last instance of the pattern's first change of
+ * role, per role (see the file comment); undefined when they would leave no thread out.
+ */
+export async function threadRoles(p: Pick<ForcedPattern, 'accesses'>, traceFiles: readonly string[], maxFiles = 40): Promise<ThreadRoles | undefined> {
+  const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
+  if (at < 0) return undefined;
+  const before = p.accesses[at - 1];
+  const after = p.accesses[at];
+  const sameVariable = before.variable === after.variable;
+  const chosen = new Map<number, Set<string>>([
+    [before.thread, new Set()],
+    [after.thread, new Set()],
+  ]);
+  // every role name that made one of the two accesses in the failing runs read: what a filter could leave out
+  const seen = new Map<number, Set<string>>([
+    [before.thread, new Set()],
+    [after.thread, new Set()],
+  ]);
+  let failingRead = 0;
+  let withInstance = 0;
+  for (const file of traceFiles) {
+    if (failingRead >= maxFiles) break;
+    let java = true;
+    let failed = false;
+    // per object (or 0 when the two accesses are of different variables): the latest performances of `before`, by thread
+    const latest = new Map<number, Map<number, number>>();
+    let last: { a: number; b: number } | undefined;
+    const names = new Map<number, string>();
+    const performers = new Map<number, Set<number>>([
+      [before.thread, new Set()],
+      [after.thread, new Set()],
+    ]);
+    let seq = 0;
+    const result = await readTrace(file, {
+      header(h) {
+        java = !h.recorder?.name || h.recorder.name.includes('java');
+      },
+      event(ev, symbols) {
+        if (!java || failed) return;
+        if (ev.kind === EventKind.Fail) {
+          failed = true; // the instance the failure followed: the last one before the first failure point
+          return;
+        }
+        if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+        const varName = symbols.vars.get(ev.a)?.name;
+        const loc = symbols.locs.get(ev.b);
+        const isAfter = matches(after, ev.kind, varName, loc);
+        const isBefore = matches(before, ev.kind, varName, loc);
+        if (!isAfter && !isBefore) return;
+        if (!names.has(ev.t)) names.set(ev.t, symbols.threads.get(ev.t)?.name ?? `thread ${ev.t}`);
+        const obj = sameVariable ? ev.d : 0;
+        if (isAfter) {
+          performers.get(after.thread)!.add(ev.t);
+          const by = latest.get(obj);
+          let best = -1;
+          let bestSeq = -1;
+          if (by) for (const [t, s] of by) if (t !== ev.t && s > bestSeq) (best = t), (bestSeq = s);
+          if (best >= 0) last = { a: best, b: ev.t };
+        }
+        if (isBefore) {
+          performers.get(before.thread)!.add(ev.t);
+          let by = latest.get(obj);
+          if (!by) latest.set(obj, (by = new Map()));
+          by.set(ev.t, ++seq);
+        }
+      },
+    });
+    if (!java) return undefined;
+    if (!result.ok || result.outcome !== 'fail') continue;
+    failingRead++;
+    for (const [role, ts] of performers) for (const t of ts) seen.get(role)!.add(roleName(names.get(t) ?? `thread ${t}`));
+    if (!last) continue;
+    withInstance++;
+    chosen.get(before.thread)!.add(roleName(names.get(last.a) ?? `thread ${last.a}`));
+    chosen.get(after.thread)!.add(roleName(names.get(last.b) ?? `thread ${last.b}`));
+  }
+  if (!withInstance) return undefined;
+  const left = new Set<string>();
+  for (const [role, names] of seen) for (const n of names) if (!chosen.get(role)!.has(n)) left.add(n);
+  if (!left.size) return undefined;
+  const threads: Partial<Record<number, string[]>> = {};
+  for (const [role, names] of chosen) threads[role] = [...names].sort();
+  const list = (xs: Iterable<string>) => [...xs].sort().join(', ');
+  return {
+    threads,
+    failingRead,
+    withInstance,
+    reason: `forced between the threads of the failing runs' instance (thread ${before.thread}: ${list(chosen.get(before.thread)!)}; thread ${after.thread}: ${list(chosen.get(after.thread)!)}; ${withInstance} of ${failingRead} failing runs read), not ${list(left)}`,
+  };
+}
