@@ -168,6 +168,9 @@ async function measure(s: Subject, mode: NoiseMode, seed: number, cell: Cell): P
     withEnough(exposure, () => failedSoFar),
   );
   rmSync(outDir, { recursive: true, force: true });
+  // runs that never reached the program (an include glob matching no file, a missing main class) are
+  // not counted by recordRuns: said as "not measured", never as 0 failing runs of 0
+  if (r.notReached?.stopped || (r.total === 0 && r.notReached)) throw new Error(`no run reached the program (${r.notReached.runs} run(s)): ${r.notReached.reason}`);
   for (const run of r.runs) if (run.outcome === 'fail' && (first === undefined || run.index < first)) first = run.index;
   cell.first.push(first === undefined ? undefined : first + 1);
   cell.failed += r.failed;
