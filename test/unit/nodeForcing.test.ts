@@ -173,6 +173,41 @@ test('a hold at a learned boundary whose task goes on elsewhere is missed, never
   assert.equal(rare.suspend(task(), 0, 8, awaitInRefresh), null);
 });
 
+test('a place passed twice per run whose access follows only its second pass is held at its second pass only (learned per pass); BRAID_NODE_LEARN_PASS=0 holds both', async () => {
+  // the first run: two tasks pass the same callback start; only the second one's pass is followed by the write
+  const first = new NodeForcing(syncWrite());
+  const a = task();
+  const b = task();
+  assert.equal(first.suspend(a, 0, 3, awaitInRefresh), null);
+  assert.equal(first.suspend(b, 0, 3, awaitInRefresh), null);
+  first.performed(b, 0b10, 1);
+  const learned = first.boundaryLines(() => awaitInRefresh());
+  assert.match(learned, /"passes":2/);
+  assert.match(learned, /"nth":\[\{"passes":1,"followed":\{\}\},\{"passes":1,"followed":\{"W Cache.entries src\/cache.ts:40 Cache.clear":1\}\}\]/);
+  // the next run: the first pass goes on, the second is held
+  const next = new NodeForcing(syncWrite());
+  next.loadBoundaries(learned);
+  assert.equal(next.suspend(task(), 0, 8, awaitInRefresh), null, 'the first pass: the write never followed it');
+  const held = next.suspend(task(), 0, 8, awaitInRefresh);
+  assert.ok(held, 'the second pass: held');
+  next.performed(task(), 0b01, 2);
+  await held;
+  // the earlier rule: every pass of a place where the write followed half of them
+  const old = new NodeForcing(syncWrite(), { byPass: false });
+  old.loadBoundaries(learned);
+  const h1 = old.suspend(task(), 0, 8, awaitInRefresh);
+  assert.ok(h1, 'byPass false: the first pass is held too');
+  old.stop();
+  await h1;
+  // lines without per-pass counts (an earlier build's) are the passes together
+  const plain = new NodeForcing(syncWrite());
+  plain.loadBoundaries(JSON.stringify({ at: 'src/refresher.ts\t12\trefresh', passes: 2, followed: { 'W Cache.entries src/cache.ts:40 Cache.clear': 1 } }) + '\n');
+  const h2 = plain.suspend(task(), 0, 8, awaitInRefresh);
+  assert.ok(h2);
+  plain.stop();
+  await h2;
+});
+
 test('a hold at a callback start counts only what the callback does: the emitting task going on after a listener neither learns from its start nor meets its wait', () => {
   const learned = JSON.stringify({ at: 'src/refresher.ts\t12\trefresh', passes: 1, followed: { 'W Cache.entries src/cache.ts:40 Cache.clear': 1 } }) + '\n';
   const f = new NodeForcing(syncWrite());

@@ -80,6 +80,8 @@ export interface ForcedTask {
   forceSite: number;
   /** the plan's accesses the task performed since that boundary */
   forceAfter: number;
+  /** which pass of its place that boundary was in this run (1…PASS_ORDINALS; 0: a later one, or not known) */
+  forceNth?: number;
   /** a wait met by a hold at a learned boundary, to count once the task performs its access (-1: none) */
   forcePending: number;
   /**
@@ -100,6 +102,21 @@ export interface ForceLocation {
 
 const RING = 128;
 const NO_OBJECT = -1;
+/**
+ * The passes of a place learned one by one (the first, second, … pass of the place in a run); later
+ * passes only together with all of them (`byPass`).
+ */
+export const PASS_ORDINALS = 8;
+
+/** Options of the Node.js forcing that are not in the plan (docs/recorder-node.md "Forcing"). */
+export interface NodeForcingOptions {
+  /**
+   * learn, besides a place's passes together, which of its passes (the 1st, 2nd, … in a run) an
+   * access followed, and hold at a pass of the place only where it followed that pass (default true;
+   * `BRAID_NODE_LEARN_PASS=0`: false, any pass of a place where the access followed half of them)
+   */
+  byPass?: boolean;
+}
 
 interface Hold {
   task: ForcedTask;
@@ -136,12 +153,17 @@ export class NodeForcing {
   private readonly failures: Int32Array;
   /** holds at a learned boundary whose task went on without performing the wait's access */
   private readonly missed: Int32Array;
-  /** per boundary site: passes, and per plan access how many of them it followed (index n: the passes) */
+  /**
+   * per boundary site: passes, and per plan access how many of them it followed (index n: the passes);
+   * then the same for the site's k-th pass of the run, k = 1…PASS_ORDINALS (block k at k·(n+1))
+   */
   private readonly follow = new Map<number, Int32Array>();
-  /** per place key (learnKey): the counts the group's earlier runs learned (index n: passes) */
+  /** per place key (learnKey): the counts the group's earlier runs learned (laid out as `follow`) */
   private readonly prior = new Map<string, Int32Array>();
-  /** per site: the accesses the earlier runs learned may come next there */
-  private readonly priorSite = new Map<number, number>();
+  /** per site: the accesses the earlier runs learned may come next there, per pass ordinal (0: any pass) */
+  private readonly priorSite = new Map<number, Int32Array>();
+  /** learn and hold per pass ordinal (NodeForcingOptions.byPass) */
+  private readonly byPass: boolean;
   /** the plan's accesses that name a place (not `anywhere`) */
   private readonly placed: number;
   private readonly disabled: boolean[];
@@ -152,8 +174,12 @@ export class NodeForcing {
   /** per suspension point (the runtime's site): the accesses without `anywhere` that may come after it */
   private readonly upcoming = new Map<number, number>();
 
-  constructor(readonly spec: NodeForceSpec) {
+  constructor(
+    readonly spec: NodeForceSpec,
+    options: NodeForcingOptions = {},
+  ) {
     const n = (this.n = spec.accesses.length);
+    this.byPass = options.byPass !== false;
     this.waitMs = spec.waitMs;
     this.maxTimeouts = spec.maxTimeouts ?? 5;
     let reads = 0;
@@ -191,7 +217,7 @@ export class NodeForcing {
     const keys = this.spec.accesses.map(accessKey);
     for (const line of text.split('\n')) {
       if (!line.startsWith('{')) continue;
-      let o: { at?: unknown; passes?: unknown; followed?: unknown };
+      let o: { at?: unknown; passes?: unknown; followed?: unknown; nth?: unknown };
       try {
         o = JSON.parse(line);
       } catch {
@@ -199,13 +225,23 @@ export class NodeForcing {
       }
       if (typeof o.at !== 'string' || typeof o.passes !== 'number' || !o.followed || typeof o.followed !== 'object') continue;
       let c = this.prior.get(o.at);
-      if (c === undefined) this.prior.set(o.at, (c = new Int32Array(this.n + 1)));
-      c[this.n] += o.passes;
-      const followed = o.followed as Record<string, unknown>;
-      keys.forEach((k, j) => {
-        const f = followed[k];
-        if (typeof f === 'number') c![j] += f;
-      });
+      if (c === undefined) this.prior.set(o.at, (c = new Int32Array((this.n + 1) * (PASS_ORDINALS + 1))));
+      const add = (base: number, passes: number, followed: Record<string, unknown>) => {
+        c![base + this.n] += passes;
+        keys.forEach((k, j) => {
+          const f = followed[k];
+          if (typeof f === 'number') c![base + j] += f;
+        });
+      };
+      add(0, o.passes, o.followed as Record<string, unknown>);
+      // the same counts per pass of the place (the k-th entry: its k-th pass in a run)
+      if (Array.isArray(o.nth)) {
+        o.nth.forEach((e: unknown, i) => {
+          if (i >= PASS_ORDINALS || !e || typeof e !== 'object') return;
+          const { passes, followed } = e as { passes?: unknown; followed?: unknown };
+          if (typeof passes === 'number' && followed && typeof followed === 'object') add((i + 1) * (this.n + 1), passes, followed as Record<string, unknown>);
+        });
+      }
     }
   }
 
@@ -222,21 +258,41 @@ export class NodeForcing {
           any = true;
         }
       }
-      if (any) out += JSON.stringify({ at: learnKey(where(site)), passes: c[this.n], followed }) + '\n';
+      if (!any) continue;
+      // per pass of the place: [{passes, followed}] for its 1st, 2nd, … pass (up to PASS_ORDINALS)
+      const nth: { passes: number; followed: Record<string, number> }[] = [];
+      for (let k = 1; k <= PASS_ORDINALS; k++) {
+        const b = k * (this.n + 1);
+        if (c[b + this.n] === 0) break;
+        const f: Record<string, number> = {};
+        for (let j = 0; j < this.n; j++) if (c[b + j] > 0) f[keys[j]] = c[b + j];
+        nth.push({ passes: c[b + this.n], followed: f });
+      }
+      out += JSON.stringify({ at: learnKey(where(site)), passes: c[this.n], followed, nth }) + '\n';
     }
     return out;
   }
 
-  /** The accesses that earlier runs saw follow this site in at least half of its passes. */
-  private priorAt(site: number, at: () => ForceLocation): number {
+  /**
+   * The accesses that earlier runs saw follow this site in at least half of its passes — with `byPass`,
+   * of its `nth` passes (the nth of a run) when earlier runs had such a pass, else of all of them.
+   */
+  private priorAt(site: number, at: () => ForceLocation, nth: number): number {
     let m = this.priorSite.get(site);
     if (m === undefined) {
-      m = 0;
+      m = new Int32Array(PASS_ORDINALS + 1);
       const c = this.prior.size > 0 ? this.prior.get(learnKey(at())) : undefined;
-      if (c !== undefined) for (let j = 0; j < this.n; j++) if (c[j] > 0 && c[j] * 2 >= c[this.n] && (this.placed & (1 << j)) !== 0) m |= 1 << j;
+      if (c !== undefined) {
+        for (let k = 0; k <= PASS_ORDINALS; k++) {
+          const b = k * (this.n + 1);
+          // a pass no earlier run had: learned as the passes together
+          const from = k > 0 && (!this.byPass || c[b + this.n] === 0) ? 0 : b;
+          for (let j = 0; j < this.n; j++) if (c[from + j] > 0 && c[from + j] * 2 >= c[from + this.n] && (this.placed & (1 << j)) !== 0) m[k] |= 1 << j;
+        }
+      }
       this.priorSite.set(site, m);
     }
-    return m;
+    return m[nth > 0 && nth <= PASS_ORDINALS ? nth : 0];
   }
 
   /**
@@ -244,10 +300,11 @@ export class NodeForcing {
    * the one it had before the callback (`site`, `after`). A wait met by a hold at the callback's start
    * whose access the callback did not make is missed.
    */
-  leaveCallback(t: ForcedTask, site: number, after: number): void {
+  leaveCallback(t: ForcedTask, site: number, after: number, nth = 0): void {
     this.missPending(t);
     t.forceSite = site;
     t.forceAfter = after;
+    t.forceNth = nth;
   }
 
   /** A wait met by a hold at a learned boundary whose task went on without the access: missed, not met. */
@@ -268,11 +325,16 @@ export class NodeForcing {
     // (a wait met by a hold at this await stays pending: the continuation is where its access comes)
     t.forceSite = site;
     t.forceAfter = 0;
+    // which pass it was is not known here: the place's latest one
+    const c = this.follow.get(site);
+    t.forceNth = c !== undefined && c[this.n] <= PASS_ORDINALS ? c[this.n] : 0;
   }
 
-  /** The accesses that earlier runs saw follow this suspension point (0: not a learned place). */
+  /** The accesses that earlier runs saw follow this suspension point's next pass (0: not a learned place). */
   learnedAt(site: number, at: () => ForceLocation): number {
-    return this.prior.size > 0 ? this.priorAt(site, at) : 0;
+    if (this.prior.size === 0) return 0;
+    const c = this.follow.get(site);
+    return this.priorAt(site, at, (c === undefined ? 0 : c[this.n]) + 1);
   }
 
   /**
@@ -292,10 +354,12 @@ export class NodeForcing {
   private pass(t: ForcedTask, site: number): void {
     this.missPending(t);
     let c = this.follow.get(site);
-    if (c === undefined) this.follow.set(site, (c = new Int32Array(this.n + 1)));
-    c[this.n]++;
+    if (c === undefined) this.follow.set(site, (c = new Int32Array((this.n + 1) * (PASS_ORDINALS + 1))));
+    const nth = ++c[this.n];
     t.forceSite = site;
     t.forceAfter = 0;
+    t.forceNth = nth <= PASS_ORDINALS ? nth : 0;
+    if (nth <= PASS_ORDINALS) c[nth * (this.n + 1) + this.n]++;
   }
 
   // ---- matching ----
@@ -374,7 +438,14 @@ export class NodeForcing {
     if (fresh !== 0 && t.forceSite >= 0) {
       t.forceAfter |= fresh;
       const c = this.follow.get(t.forceSite);
-      if (c !== undefined) for (let j = 0; j < this.n; j++) if ((fresh & (1 << j)) !== 0) c[j]++;
+      if (c !== undefined) {
+        const b = (t.forceNth ?? 0) * (this.n + 1);
+        for (let j = 0; j < this.n; j++) {
+          if ((fresh & (1 << j)) === 0) continue;
+          c[j]++;
+          if (b > 0) c[b + j]++;
+        }
+      }
     }
     if (t.forcePending >= 0 && (m & (1 << this.spec.waits[t.forcePending].at)) !== 0) {
       const w = t.forcePending;
@@ -406,7 +477,7 @@ export class NodeForcing {
     let learned = 0;
     if (site >= 0) {
       this.pass(t, site);
-      if (at !== undefined) learned = this.priorAt(site, at) & ~upcoming;
+      if (at !== undefined) learned = this.priorAt(site, at, t.forceNth ?? 0) & ~upcoming;
     }
     return this.from(t, upcoming | learned, 0, learned);
   }

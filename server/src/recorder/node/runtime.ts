@@ -69,6 +69,12 @@ export interface NodeRecorderOptions {
    * file's awaits are too (boundaries.ts), nothing of them recorded
    */
   forceOutside?: boolean;
+  /**
+   * forcing runs: false — a learned place holds at any of its passes where the access followed half
+   * of them (before the per-pass learning; `BRAID_NODE_LEARN_PASS=0`); else at its k-th pass in a run
+   * only where the access followed the earlier runs' k-th passes (forcing.ts NodeForcingOptions.byPass)
+   */
+  forceByPass?: boolean;
   /** the point catalogue (`braid pinpoint`): each await point reached is appended as a JSON line */
   points?: string;
   /** a worker thread's trace stops growing at this many bytes: later events are dropped and counted (default MAX_WORKER_TRACE_BYTES) */
@@ -205,6 +211,7 @@ class Task {
   forceObj: number[] | null = null;
   forceSite = -1;
   forceAfter = 0;
+  forceNth = 0;
   forcePending = -1;
   /**
    * a callback task whose name lacks its function (`then`, an anonymous timer callback): the stack
@@ -426,6 +433,8 @@ export class BraidRuntime {
   private gateHold: Promise<void> | null = null;
   private gateTask: Task | null = null;
   private gateStack = 0;
+  /** which pass of its place the held callback's start was (ForcedTask.forceNth) */
+  private gateNth = 0;
   /** per entry site: the plan's accesses that callbacks entering there performed synchronously in this run */
   private learned = new Map<number, number>();
   /** per callback: its gated wrapper (plain callbacks, promise reactions); per function: whether it is instrumented */
@@ -475,7 +484,7 @@ export class BraidRuntime {
       for (let k = 1; k < Math.max(1, o.pct!.depth); k++) this.pctChanges.push(1 + Math.floor(this.pctRnd() * steps));
       this.pctChanges.sort((a, b) => a - b);
     }
-    this.fz = o.force && this.recording ? new NodeForcing(o.force) : null;
+    this.fz = o.force && this.recording ? new NodeForcing(o.force, { byPass: o.forceByPass !== false }) : null;
     if (this.fz !== null && o.forceLearn) {
       // what the group's earlier runs learned: where each access was last holdable before it
       try {
@@ -1024,6 +1033,7 @@ export class BraidRuntime {
     const t0 = this.task;
     const site0 = t0.forceSite;
     const after0 = t0.forceAfter;
+    const nth0 = t0.forceNth;
     // a wait the task's hold met, to be counted when the task makes its access: not the callback's to
     // miss (a listener's start inside `emit` is no boundary of the emitting flow); back after it
     const pending0 = t0.forcePending;
@@ -1037,6 +1047,7 @@ export class BraidRuntime {
       const task = this.gateTask!;
       const stack = this.gateStack;
       const gsite = this.gateSites[d];
+      const gnth = this.gateNth;
       this.gateHold = null;
       this.gateTask = null;
       const run = (): unknown => {
@@ -1047,12 +1058,14 @@ export class BraidRuntime {
         // its accesses follow its start; a wait met by its hold is counted when it makes the access
         const site1 = task.forceSite;
         const after1 = task.forceAfter;
+        const nth1 = task.forceNth;
         task.forceSite = gsite;
         task.forceAfter = 0;
+        task.forceNth = gnth;
         try {
           return cb.apply(self, args);
         } finally {
-          fz.leaveCallback(task, site1, after1);
+          fz.leaveCallback(task, site1, after1, nth1);
           this.task = t;
           this.stack = st;
         }
@@ -1072,7 +1085,7 @@ export class BraidRuntime {
       this.probe = 0;
       this.gateDepth--;
       // returned, held, or thrown: the task's boundary is again its own
-      fz.leaveCallback(t0, site0, after0);
+      fz.leaveCallback(t0, site0, after0, nth0);
       if (pending0 >= 0) t0.forcePending = pending0;
     }
     const site = this.gateSites[d];
@@ -1095,6 +1108,7 @@ export class BraidRuntime {
     if (hold === null) return;
     this.gateHold = hold;
     this.gateTask = this.task;
+    this.gateNth = this.task.forceNth;
     this.gateStack = this.stack;
     throw HELD;
   }
