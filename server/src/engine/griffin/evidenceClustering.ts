@@ -54,6 +54,12 @@ export interface EvidenceOptions {
   seed: 'rank' | 'precision';
   /** step 6: a weak bug from the first cause pattern when no bug forms and it occurs in every failing run (default true) */
   inEveryRun: boolean;
+  /**
+   * A family member whose accesses all run in the methods of one of the seed's lanes — that lane's code
+   * racing with another instance of itself, a third thread — gives no lane its methods when the seed's
+   * two lanes run in different methods (default true; false = every member in the seed's methods does).
+   */
+  thirdThread: boolean;
 }
 
 /** step 6 needs at least this many failing and this many passing runs */
@@ -62,7 +68,7 @@ export const IN_EVERY_RUN_MIN_RUNS = 5;
 /** Related patterns (step 5) are looked for among the first rows of the ranking only. */
 const RELATED_ROWS = 20000;
 
-export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, familyOverlap: 0.8, listed: 40, maxLeads: 5000, seed: 'rank', inEveryRun: true };
+export const EVIDENCE_DEFAULTS: EvidenceOptions = { alpha: 0.05, familyPrecision: 0.9, familyOverlap: 0.8, listed: 40, maxLeads: 5000, seed: 'rank', inEveryRun: true, thirdThread: true };
 
 export interface EvidenceBug {
   /** the family's patterns, aligned with the lead's lanes (best-ranked first) */
@@ -261,7 +267,13 @@ export function evidenceClustering(m: CoverageMatrix, options: Partial<EvidenceO
       if (!family.some((x) => x.row === seed)) family.push({ row: seed, flip: false, score: m.scores?.[seed] ?? 0, failed: m.failed[seed], passed: m.passed[seed] });
       family.sort((a, b) => a.row - b.row);
       const seedMethods = new Set(m.pattern(seed).accesses.map((a) => `${a.file}\u0000${a.method}`));
-      const lanes = family.filter((x) => x.row === seed || m.pattern(x.row).accesses.every((a) => seedMethods.has(`${a.file}\u0000${a.method}`)));
+      const laneMethods = seedLaneMethods(m, seed, o.thirdThread);
+      const lanes = family.filter(
+        (x) =>
+          x.row === seed ||
+          (m.pattern(x.row).accesses.every((a) => seedMethods.has(`${a.file}\u0000${a.method}`)) &&
+            !(laneMethods && laneMethods.some((l) => m.pattern(x.row).accesses.every((a) => l.has(`${a.file}\u0000${a.method}`))))),
+      );
       bugs.push({ family, lanes, related: [], runs, seed, residualP: bestP, weak });
     }
   }
@@ -328,6 +340,25 @@ function alignFamily(m: CoverageMatrix, seed: number, rows: readonly number[]): 
       }
     return { row, flip, score: m.scores?.[row] ?? 0, failed: m.failed[row], passed: m.passed[row] };
   });
+}
+
+/**
+ * The method of each of the seed's lanes, when each lane runs in one method and they differ (else
+ * undefined: a method racing with itself, a lane of several methods, or the rule is off). A family member inside one of these sets is that lane racing with
+ * another instance of itself (a third thread: two captures of a pool while a release runs) — it shares the
+ * seed's access on that lane, and aligning it by that access would put the lane's own method on the other
+ * lane.
+ */
+function seedLaneMethods(m: CoverageMatrix, seed: number, on: boolean): Set<string>[] | undefined {
+  if (!on) return undefined;
+  const lanes = [new Set<string>(), new Set<string>()];
+  for (const a of m.pattern(seed).accesses) lanes[a.thread - 1].add(`${a.file}\u0000${a.method}`);
+  // each lane one method, and not the same one: a lane that spans several methods is itself a sequence
+  // of calls whose races with each other tell which of them is its region (datasource of the bug set:
+  // getConnection and returnConnection on one lane, two returnConnections racing name the second)
+  if (lanes[0].size !== 1 || lanes[1].size !== 1) return undefined;
+  for (const x of lanes[0]) if (lanes[1].has(x)) return undefined;
+  return lanes;
 }
 
 /** The first row the ranking groups as a cause (or the first row when it does not group); -1 when none. */

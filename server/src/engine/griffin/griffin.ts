@@ -70,6 +70,12 @@ export interface GriffinOptions {
    */
   inEveryRun?: boolean;
   /**
+   * evidence clustering: a family member inside the methods of one of the seed's lanes (that lane racing
+   * with another instance of itself, a third thread) gives no lane its methods when the seed's lanes run
+   * in different methods (default true; false = before; evidenceClustering.ts)
+   */
+  thirdThread?: boolean;
+  /**
    * with outOfHelpers: an atomic call racing with itself (both lanes one method, only writes through a
    * java.util.concurrent object) names the caller below that method's class (default true; outOfAtomicCalls.ts)
    */
@@ -303,7 +309,7 @@ export function explainMatrix(m: CoverageMatrix, options: GriffinOptions = {}): 
  * first, by their lead's p-value; weak ones last.
  */
 function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOptions, formula: Formula): Bug[] {
-  const ev = evidenceClustering(m, { alpha: o.alpha, familyPrecision: o.familyPrecision, listed: Math.max(o.patternTop * 2, EVIDENCE_DEFAULTS.listed), inEveryRun: o.inEveryRun ?? EVIDENCE_DEFAULTS.inEveryRun });
+  const ev = evidenceClustering(m, { alpha: o.alpha, familyPrecision: o.familyPrecision, listed: Math.max(o.patternTop * 2, EVIDENCE_DEFAULTS.listed), inEveryRun: o.inEveryRun ?? EVIDENCE_DEFAULTS.inEveryRun, thirdThread: o.thirdThread ?? EVIDENCE_DEFAULTS.thirdThread });
   // (a pattern whose evidence is its order: that p-value, ranking/orderEvidence.ts)
   const p = (row: number) => {
     const f = fisherOneSided(m.failed[row], m.passed[row], m.totalFailed, m.totalPassed);
