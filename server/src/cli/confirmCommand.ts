@@ -270,6 +270,7 @@ export function confirmJson(c: PerCallResult): Record<string, unknown> {
     ...(c.couldNotCheck ? { why: c.couldNotCheck.why, hint: c.couldNotCheck.hint } : {}),
     pattern: c.pattern,
     forced: c.forced,
+    ...(c.threads ? { threads: c.threads } : {}),
     opposite: c.opposite ?? null,
     control: c.control ?? null,
     ...(c.sameDelay ? { sameDelay: c.sameDelay } : {}),
@@ -295,6 +296,7 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   ];
   if (c.opposite) out.push(`  ${c.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'}: ${c.opposite.failed} of ${c.opposite.runs} failed (forced in ${c.opposite.forcedOk})`);
   if (c.control) out.push(`  unforced: ${c.control.failed} of ${c.control.runs} failed`);
+  if (c.threads) out.push(`  forced between the threads the failing runs had: ${Object.entries(c.threads).map(([role, names]) => `T${role} ${(names ?? []).join(', ')}`).join('; ')}`);
   if (c.sameDelay) out.push(`  the same delay without the order: ${c.sameDelay.failed} of ${c.sameDelay.runs} failed (forced in ${c.sameDelay.forcedOk})`);
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);

@@ -103,6 +103,8 @@ export interface Confirmation {
   control?: { runs: number; failed: number };
   /** the same-delay control of a hold before a lock (ConfirmOptions.sameDelay), when it ran */
   sameDelay?: { runs: number; failed: number; forcedOk: number };
+  /** per thread role, the threads the plans named: those of the failing runs' instance (threadRoles.ts), when they were named */
+  threads?: Partial<Record<number, string[]>>;
   pValue: number;
   reason: string;
   /** the confirmation's folder */
@@ -422,6 +424,7 @@ export async function confirmPattern(
     ...(oppositeRuns ? { opposite: { runs: oppositeRuns.g.runs, failed: oppositeRuns.g.failed, forcedOk: oppositeRuns.g.forcedOk }, counterfactual: alt === 'serialised' ? ('serialised' as const) : ('opposite order' as const) } : {}),
     ...(controlGroup ? { control: controlGroup } : {}),
     ...(sameDelay ? { sameDelay: { runs: sameDelay.g.runs, failed: sameDelay.g.failed, forcedOk: sameDelay.g.forcedOk } } : {}),
+    ...(p.roleThreads && o.byThread !== false ? { threads: p.roleThreads } : {}),
     pValue: v.pValue,
     reason: interrupted ? `stopped before the end: ${v.reason}` : early ? `${v.reason} (p < ${FIRST_LOOK.alpha} after half the runs: the rest were not needed)` : v.reason,
     folder,
