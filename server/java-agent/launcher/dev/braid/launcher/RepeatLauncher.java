@@ -29,10 +29,10 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * jar, which is on the class path at run time (not bundled).
  *
  * <p>Arguments: {@code --select-method pkg.Class#method} and/or {@code --select-class pkg.Class}
- * (repeatable); {@code --fresh-classes DIR:DIR…}, the project's own class folders (main and test), which
- * are then not on the JVM's class path: each repetition loads them in a new {@link FreshClassLoader}
- * (the JDK, JUnit and the libraries stay shared), so the project's static state starts fresh in every
- * repetition. A failure that shows the project's code cannot live in such a loader (it loads the
+ * (repeatable); {@code --fresh-classes ENTRY:ENTRY…}, the project's own class folders (main and test) and
+ * the jars of the libraries under test (those holding included classes: repeatedRuns.ts), which are then
+ * not on the JVM's class path: each repetition loads them in a new {@link FreshClassLoader} (the JDK,
+ * JUnit and the other jars stay shared), so their static state starts fresh in every repetition. A failure that shows the project's code cannot live in such a loader (it loads the
  * project's classes through the system class loader, a native library bound to the first loader, the
  * same class seen through two loaders) ends the JVM with {@code "isolation"} in the report: the runner
  * then records that run again, and the following ones, one JVM each. Driven by Braid's runner (server/src/recorder/repeatedRuns.ts) through stdin, one
@@ -68,7 +68,7 @@ public final class RepeatLauncher {
       } else if (a.startsWith("--select-class=")) {
         selections.add("c" + a.substring(15));
       } else if (a.equals("--fresh-classes") && v != null) {
-        fresh = folderUrls(v);
+        fresh = classPathUrls(v);
         k++;
       } else {
         System.err.println("braid RepeatLauncher: unknown argument " + a);
@@ -125,6 +125,7 @@ public final class RepeatLauncher {
       List<Thread> left = leftRunning(baseline);
       Throwable failure = listener.failure != null ? listener.failure : launchError;
       String isolation = loader == null ? null : isolationProblem(failure, loader);
+      String scope = isolation == null ? null : isolationScope(failure, loader);
       String poison = isolation != null ? null : poison(failure, launchError, loader != null);
       boolean fail = listener.failed > 0 || launchError != null || listener.tests == 0;
       StringBuilder j = new StringBuilder(256);
@@ -155,6 +156,7 @@ public final class RepeatLauncher {
       }
       if (poison != null) j.append(",\"poisoned\":").append(quote(poison));
       if (isolation != null) j.append(",\"isolation\":").append(quote(isolation));
+      if (scope != null) j.append(",\"isolationScope\":\"").append(scope).append('"');
       boolean last = !left.isEmpty() || poison != null || isolation != null;
       if (last) j.append(",\"last\":true");
       j.append('}');
@@ -210,7 +212,8 @@ public final class RepeatLauncher {
     return LauncherDiscoveryRequestBuilder.request().selectors(selectors).build();
   }
 
-  private static URL[] folderUrls(String list) throws Exception {
+  /** The URLs of class path entries: folders and jars (URLClassLoader reads a URL not ending in '/' as a jar). */
+  private static URL[] classPathUrls(String list) throws Exception {
     List<URL> urls = new ArrayList<>();
     for (String f : list.split(File.pathSeparator)) if (!f.isEmpty()) urls.add(new File(f).toURI().toURL());
     return urls.toArray(new URL[0]);
@@ -231,6 +234,8 @@ public final class RepeatLauncher {
       if ((t instanceof ClassNotFoundException || t instanceof NoClassDefFoundError) && !m.startsWith("Could not initialize class")) {
         String name = m.trim().replace('/', '.');
         if (!name.isEmpty() && loader.holds(name)) {
+          String jar = loader.jarOf(name);
+          if (jar != null) return "the library class " + name + " (" + jar + ", loaded afresh per repetition) is loaded through another class loader than the repetition's own — a shared jar or the system class loader uses it (" + t.getClass().getName() + ")";
           return "the test loads the project's class " + name + " through another class loader than the repetition's own (" + t.getClass().getName() + ")";
         }
       }
@@ -240,6 +245,26 @@ public final class RepeatLauncher {
       if (t instanceof LinkageError && m.contains("loader constraint violation")) {
         return "the project's classes clash with a class loaded by another loader (" + cut(m, 300) + ")";
       }
+    }
+    return null;
+  }
+
+  /**
+   * Whose classes an isolation problem is about: {@code "library"} when the class named is in a jar
+   * loaded afresh (the runner then keeps the jars shared and the project's folders fresh),
+   * {@code "project"} when it is in a folder, null when the failure names no class of the loader (a
+   * native library, a loader constraint).
+   */
+  static String isolationScope(Throwable failure, FreshClassLoader loader) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = t.getMessage() == null ? "" : t.getMessage();
+      String name = null;
+      if ((t instanceof ClassNotFoundException || t instanceof NoClassDefFoundError) && !m.startsWith("Could not initialize class")) name = m.trim().replace('/', '.');
+      else if (t instanceof ClassCastException) {
+        java.util.regex.Matcher c = java.util.regex.Pattern.compile("(?s)class (\\S+) cannot be cast to class \\1 .*").matcher(m);
+        if (c.matches()) name = c.group(1);
+      }
+      if (name != null && !name.isEmpty() && loader.holds(name)) return loader.jarOf(name) != null ? "library" : "project";
     }
     return null;
   }
@@ -335,8 +360,9 @@ public final class RepeatLauncher {
   }
 
   /**
-   * A repetition's own loader of the project's class folders: a class found there is defined here
-   * (child first), everything else — the JDK, JUnit, the libraries — comes from the shared loader.
+   * A repetition's own loader of the project's class folders and the jars of the libraries under test:
+   * a class found there is defined here (child first), everything else — the JDK, JUnit, the other
+   * libraries — comes from the shared loader.
    */
   static final class FreshClassLoader extends java.net.URLClassLoader {
     static {
@@ -347,9 +373,19 @@ public final class RepeatLauncher {
       super(folders, parent); // unnamed: stack frames print as in the application class loader, without a loader name
     }
 
-    /** Whether the class {@code name} is one of the project's (in the folders). */
+    /** Whether the class {@code name} is one of the project's (in the folders) or of a library under test (in the jars). */
     boolean holds(String name) {
       return findResource(name.replace('.', '/') + ".class") != null;
+    }
+
+    /** The jar's file name when the class {@code name} is in one of the loader's jars, else null. */
+    String jarOf(String name) {
+      URL u = findResource(name.replace('.', '/') + ".class");
+      if (u == null || !"jar".equals(u.getProtocol())) return null;
+      String f = u.getFile();
+      int bang = f.indexOf("!/");
+      if (bang >= 0) f = f.substring(0, bang);
+      return f.substring(f.lastIndexOf('/') + 1);
     }
 
     @Override
