@@ -64,6 +64,8 @@ export function recordParams(command: string[]): RecordParams {
     jobs: cfg.get<number>('jobs', 1),
     // one JVM per run only when asked (braid.record.freshJvm); absent = repetitions where they work
     ...(cfg.get<boolean>('freshJvm', false) ? { freshJvm: true } : {}),
+    // every jar shared by the repetitions only when asked (braid.record.sharedLibraries); absent = the included libraries' jars loaded afresh
+    ...(cfg.get<boolean>('sharedLibraries', false) ? { sharedLibraries: true } : {}),
   };
 }
 

@@ -180,6 +180,12 @@ test('Record Runs is refused in Restricted Mode: a warning, no recording', async
   await run('braid.recordRuns', 'java -cp out shop.Shop');
   delete settings['record.freshJvm'];
   assert.equal((requests[0][1] as { freshJvm?: boolean }).freshJvm, true);
+  // braid.record.sharedLibraries: every jar shared by the repetitions (sent only when set)
+  requests.length = 0;
+  settings['record.sharedLibraries'] = true;
+  await run('braid.recordRuns', 'java -cp out shop.Shop');
+  delete settings['record.sharedLibraries'];
+  assert.equal((requests[0][1] as { sharedLibraries?: boolean }).sharedLibraries, true);
 });
 
 test('issue 30, empty paths: no run, no failing run, no pattern — each says what happened and what to do', async () => {

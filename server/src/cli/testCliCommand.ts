@@ -66,7 +66,10 @@ export const TEST_USAGE = `  braid test <Class#method | Class> [options]
                                  wrote is newer than every pom.xml, .mvn/maven.config and ~/.m2/settings.xml
       --seed S                   base noise seed (default random)
       --fresh-jvm                one JVM per run; by default the runs of a JUnit test run by the console launcher
-                                 are repetitions in one JVM (static state is not reset between them)
+                                 are repetitions in one JVM, each loading the project's classes and the jars
+                                 holding --include'd classes afresh (their static state starts fresh)
+      --shared-libraries         repetitions in one JVM: every jar stays shared, only the project's classes are
+                                 loaded afresh per repetition
       --format text|json|sarif   report format (default text); json adds a "recording" section
       --top N|all                patterns to print (as for braid analyze)
       --output FILE              write the report to FILE instead of stdout
@@ -98,6 +101,8 @@ export interface TestArgs {
   output?: string;
   /** one JVM per run instead of repetitions in one JVM (recorder/java/repeatedRuns.ts) */
   freshJvm?: boolean;
+  /** repetitions in one JVM: every jar shared (not the libraries under test loaded afresh per repetition) */
+  sharedLibraries?: boolean;
   /** Maven: mvn each run instead of the console launcher on the class path resolved once */
   viaBuildTool?: boolean;
   /** Maven: resolve the class path again even when the last one is current (mavenClassPathCache.ts) */
@@ -202,6 +207,10 @@ export function parseTestArgs(argv: string[], cwd = process.cwd()): TestArgs {
         if (inline !== undefined) throw new UsageError('--fresh-jvm takes no value');
         a.freshJvm = true;
         break;
+      case '--shared-libraries':
+        if (inline !== undefined) throw new UsageError('--shared-libraries takes no value');
+        a.sharedLibraries = true;
+        break;
       case '--output':
       case '-o':
         a.output = next();
@@ -244,6 +253,10 @@ export interface RecordingFigures {
    * fresh), else why each run was a JVM of its own (or `shared`: the classes were not in folders)
    */
   staticState?: string;
+  /** the jars of the libraries under test every repetition loaded afresh too (file names; absent: none) */
+  freshLibraries?: string[];
+  /** why those jars were shared by the repetitions after all */
+  librariesShared?: string;
   /** failures of the first run of each JVM against the later runs (repetitions only) */
   firstRuns?: { runs: number; failed: number; laterRuns: number; laterFailed: number };
   /** seconds of the build step */
@@ -403,6 +416,7 @@ export function recordOptionsFor(args: TestArgs, plan: TestPlan, buildTool: bool
   if (args.jobs !== undefined) argv.push('--jobs', args.jobs);
   if (args.seed !== undefined) argv.push('--seed', args.seed);
   if (args.freshJvm) argv.push('--fresh-jvm');
+  if (args.sharedLibraries) argv.push('--shared-libraries');
   argv.push('--name', plan.name, '--', ...plan.command);
   const o = parseRecordArgs(argv, args.project);
   return { ...o, name: path.basename(o.outDir), cwd: plan.cwd, ...(plan.prepare.length ? { prepare: plan.prepare.map((s) => ({ command: s.command, cwd: s.cwd })) } : {}) };
@@ -530,6 +544,8 @@ async function recordAndReport(
     ...(summary.repetitions
       ? {
           staticState: summary.repetitions.sharedBecause ? `a JVM per run: ${summary.repetitions.sharedBecause}` : summary.repetitions.freshStatic ? 'fresh' : 'shared',
+          ...(summary.repetitions.freshLibraries ? { freshLibraries: summary.repetitions.freshLibraries } : {}),
+          ...(summary.repetitions.librariesSharedBecause ? { librariesShared: summary.repetitions.librariesSharedBecause } : {}),
           firstRuns: { runs: summary.repetitions.firstRuns, failed: summary.repetitions.firstFailed, laterRuns: summary.repetitions.laterRuns, laterFailed: summary.repetitions.laterFailed },
         }
       : {}),
@@ -608,12 +624,22 @@ export function recordingLines(f: RecordingFigures, rule: EvidenceStopRule): str
       `braid test ${f.test} (${f.tool}): ${f.runs} runs in ${f.seconds} s (${f.runsPerSecond} runs/s; build ${f.buildSeconds} s), ${f.failed} failed, ${f.passed} passed — stopped: ${why[f.stopped]}`,
     ),
     ...(f.jvms !== undefined
-      ? [terminalLine(`JVMs: ${f.jvms}; static state: ${f.staticState === 'fresh' ? 'fresh in every run (the project\'s classes loaded anew for each)' : f.staticState === 'shared' ? 'shared by the runs of a JVM' : f.staticState}`)]
+      ? [terminalLine(`JVMs: ${f.jvms}; static state: ${staticStateText(f)}`)]
       : []),
     terminalLine(`traces: ${shownPath(f.traces)}`),
     ...(f.message ? [terminalLine(f.message)] : []),
     '',
   ];
+}
+
+/** The report's words for the repetitions' static state. */
+function staticStateText(f: RecordingFigures): string {
+  if (f.staticState === 'fresh') {
+    const libraries = f.freshLibraries?.length ? ` and ${f.freshLibraries.join(', ')}` : '';
+    const shared = f.librariesShared ? `; the library jars shared: ${f.librariesShared}` : '';
+    return `fresh in every run (the project's classes${libraries} loaded anew for each${shared})`;
+  }
+  return f.staticState === 'shared' ? 'shared by the runs of a JVM' : String(f.staticState);
 }
 
 /** A path relative to the current folder when it is inside it, else absolute. */

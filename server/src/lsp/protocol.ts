@@ -221,6 +221,8 @@ export interface RecordParams {
   jobs?: number;
   /** one JVM per run even for a JUnit console launcher command (otherwise repetitions in one JVM; `braid record --fresh-jvm`) */
   freshJvm?: boolean;
+  /** repetitions in one JVM: every jar shared, only the project's classes loaded afresh per repetition (`--shared-libraries`) */
+  sharedLibraries?: boolean;
   /** name of the executions (default: derived from the command) */
   name?: string;
   /** working directory of the command inside the workspace folder (default: the folder) */

@@ -46,6 +46,7 @@ export function recordArgv(p: RecordParams, outDir: string | undefined): string[
   if (p.timeoutSeconds !== undefined) argv.push('--timeout', String(p.timeoutSeconds));
   if (p.jobs !== undefined) argv.push('--jobs', String(p.jobs));
   if (p.freshJvm === true) argv.push('--fresh-jvm');
+  if (p.sharedLibraries === true) argv.push('--shared-libraries');
   if (outDir) argv.push('--out', outDir);
   if (p.name) argv.push('--name', p.name);
   if (p.plan) argv.push('--plan', p.plan);

@@ -15,8 +15,12 @@
  * `--fresh-jvm` (RecordOptions.freshJvm) keeps one JVM per run.
  *
  * Fresh static state (issue 41, point 3): the class path's folders — the project's own classes, main
- * and test — are not on the JVM's class path; each repetition loads them in a new class loader
- * (`--fresh-classes`), while the JDK, JUnit and the jars stay shared and warm. Where that cannot work
+ * and test — and the jars of the libraries under test (a jar holding a class the include list names,
+ * libraryJars.ts; not with `--shared-libraries`) are not on the JVM's class path; each repetition
+ * loads them in a new class loader (`--fresh-classes`), while the JDK, JUnit and the other jars stay
+ * shared and warm. When a run shows a library jar cannot be loaded afresh (a shared jar or the system
+ * class loader uses its classes), the jars stay shared from that run on (`RepeatSession.librariesShared`
+ * says why; that run is recorded again) and the folders are still fresh. Where that cannot work
  * — the test's JVM options load an agent of their own, or a run shows the project's code needs the
  * system class loader (a native library, a framework that loads the project's classes by itself) —
  * each run is a JVM of its own (`RepeatSession.fallback` says why; that run is recorded again).
@@ -45,6 +49,7 @@ import { JvmNoticeFilter } from './jvmNoticeFilter';
 import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/writeFailure';
 import { boundedText, ownFrame, parseFailureOutput } from '../../engine/runFailure';
 import { MarkerSplitter } from '../runs/repetitionMarkers';
+import { libraryJarsUnderTest } from './libraryJars';
 
 /** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
 export { REPETITION_MARK } from '../runs/repetitionMarkers';
@@ -59,6 +64,10 @@ export interface RepeatPlan {
   program: string;
   /** the project's class folders each repetition loads afresh (absent: none, or `sharedBecause`) */
   freshClasses?: string[];
+  /** the jars of the libraries under test each repetition loads afresh with the folders (absent: none) */
+  freshLibraries?: string[];
+  /** the launcher with the folders loaded afresh and every jar shared: when the library jars cannot be loaded afresh */
+  librariesSharedCommand?: string[];
   /** the launcher with every class path entry on the JVM's class path: one JVM per run when static state cannot be made fresh */
   sharedCommand: string[];
   /** why static state cannot be made fresh in one JVM: each run is a JVM of its own (`sharedCommand`) */
@@ -93,6 +102,14 @@ export function findLauncherJar(agentJar: string): string | undefined {
   return existsSync(p) ? p : undefined;
 }
 
+/** What the code under test is, to choose the library jars loaded afresh per repetition (libraryJars.ts). */
+export interface CodeUnderTest {
+  include: readonly string[];
+  exclude: readonly string[];
+  /** every jar stays shared (`--shared-libraries`) */
+  sharedLibraries?: boolean;
+}
+
 /**
  * The repeated form of a JUnit console launcher command, or undefined when `command` is not one
  * this runner understands (then each run is a JVM of its own, as before): `java [JVM options] -jar
@@ -101,9 +118,9 @@ export function findLauncherJar(agentJar: string): string | undefined {
  * given as an argument file (`@file`, the Maven plan: the test class path `dependency:build-classpath`
  * wrote) is read now, relative to `cwd`: one class path on one line (an unreadable file, or one with
  * several words — picocli would split them — keeps one JVM per run). Any other option keeps one JVM
- * per run.
+ * per run. With `code`, the jars holding included classes are loaded afresh too (libraryJars.ts).
  */
-export function repeatCommandFor(command: readonly string[], launcherJar: string, cwd = process.cwd()): RepeatPlan | undefined {
+export function repeatCommandFor(command: readonly string[], launcherJar: string, cwd = process.cwd(), code?: CodeUnderTest): RepeatPlan | undefined {
   if (!command.length || !/^java(\.exe)?$/.test(path.basename(command[0]))) return undefined;
   const jarAt = command.indexOf('-jar');
   if (jarAt < 1 || jarAt + 1 >= command.length) return undefined;
@@ -154,8 +171,23 @@ export function repeatCommandFor(command: readonly string[], launcherJar: string
   const sharedCommand = launch(classPath, []);
   const agent = jvmOptions.find((a) => AGENT_OPTION.test(a));
   if (agent) return { command: sharedCommand, program: consoleJar, sharedCommand, sharedBecause: `the test's JVM options load an agent (${agent.split(/[=:]/)[0]})` };
-  if (!folders.length) return { command: sharedCommand, program: consoleJar, sharedCommand };
-  return { command: launch(jars, ['--fresh-classes', folders.join(path.delimiter)]), program: consoleJar, freshClasses: folders, sharedCommand };
+  const libraries = code && !code.sharedLibraries ? libraryJarsUnderTest(jars, code.include, code.exclude) : [];
+  if (!folders.length && !libraries.length) return { command: sharedCommand, program: consoleJar, sharedCommand };
+  const foldersOnly = launch(jars, ['--fresh-classes', folders.join(path.delimiter)]);
+  if (!libraries.length) return { command: foldersOnly, program: consoleJar, freshClasses: folders, sharedCommand };
+  // the fresh loader's entries in class path order (a class in two entries resolves as before)
+  const fresh = entries.filter((e) => isClassFolder(e) || libraries.includes(e));
+  return {
+    command: launch(
+      jars.filter((j) => !libraries.includes(j)),
+      ['--fresh-classes', fresh.join(path.delimiter)],
+    ),
+    program: consoleJar,
+    ...(folders.length ? { freshClasses: folders } : {}),
+    freshLibraries: libraries,
+    librariesSharedCommand: folders.length ? foldersOnly : sharedCommand,
+    sharedCommand,
+  };
 }
 
 /** The class path in an argument file: its one word (picocli's @file), or undefined. */
@@ -174,7 +206,7 @@ function classPathFile(file: string): string | undefined {
 export function repeatPlanFor(o: RecordOptions, agentJar: string): RepeatPlan | undefined {
   if (o.freshJvm || keepsNoTrace(o)) return undefined;
   const launcher = findLauncherJar(agentJar);
-  return launcher ? repeatCommandFor(o.command, launcher, o.cwd) : undefined;
+  return launcher ? repeatCommandFor(o.command, launcher, o.cwd, { include: o.include, exclude: o.exclude, ...(o.sharedLibraries ? { sharedLibraries: true } : {}) }) : undefined;
 }
 
 /** A repetition's report (the launcher's marker line). */
@@ -192,6 +224,8 @@ export interface RepetitionReport {
   poisoned?: string;
   /** why the project's classes cannot be loaded afresh for each repetition: the run is recorded again in a JVM of its own */
   isolation?: string;
+  /** whose class the isolation problem names: a library jar's (then only the jars are shared), the project's, or none (absent) */
+  isolationScope?: 'library' | 'project';
   /** the JVM ends after this repetition */
   last?: boolean;
 }
@@ -265,6 +299,8 @@ export class RepeatSession {
   jvms = 0;
   /** why each run is a JVM of its own (static state cannot be made fresh in one JVM); undefined while repetitions share a JVM */
   fallback?: string;
+  /** why the library jars are shared by the repetitions after all (a run showed they cannot be loaded afresh); undefined while they are fresh */
+  librariesShared?: string;
   /** runs that were the first of their JVM, and of those the failed ones; the same for the later runs */
   readonly firstRuns = { runs: 0, failed: 0 };
   readonly laterRuns = { runs: 0, failed: 0 };
@@ -280,7 +316,12 @@ export class RepeatSession {
 
   /** Whether each repetition loads the project's classes afresh. */
   get freshStatic(): boolean {
-    return this.fallback === undefined && this.plan.freshClasses !== undefined;
+    return this.fallback === undefined && (this.plan.freshClasses !== undefined || this.freshLibraries !== undefined);
+  }
+
+  /** The library jars each repetition loads afresh, or undefined (none, or no longer). */
+  get freshLibraries(): string[] | undefined {
+    return this.fallback === undefined && this.librariesShared === undefined ? this.plan.freshLibraries : undefined;
   }
 
   private async start(spec: RunSpec): Promise<Jvm> {
@@ -296,7 +337,8 @@ export class RepeatSession {
       BRAID_EXECUTION: spec.execution,
       BRAID_RECORDER_PID: String(process.pid),
     };
-    const child = spawnGroup(this.fallback !== undefined ? this.plan.sharedCommand : this.plan.command, { cwd: this.o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const command = this.fallback !== undefined ? this.plan.sharedCommand : this.librariesShared !== undefined && this.plan.librariesSharedCommand ? this.plan.librariesSharedCommand : this.plan.command;
+    const child = spawnGroup(command, { cwd: this.o.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.jvms++;
     const jvm: Jvm = {
       child,
@@ -366,13 +408,20 @@ export class RepeatSession {
   async run(spec: RunSpec): Promise<RunResult> {
     try {
       let r = await this.runFiles(spec);
-      if (this.isolationFailed !== undefined) {
-        // the run failed only because of the repetition's own loader: recorded again, one JVM per run from now on
-        this.fallback = this.isolationFailed;
+      while (this.isolationFailed !== undefined) {
+        const { why, scope } = this.isolationFailed;
         this.isolationFailed = undefined;
         await this.retire();
         for (const t of r.traces) await fs.rm(t, { force: true }).catch(() => {});
-        r = { ...(await this.runFiles(spec)), fallback: this.fallback };
+        if (this.freshLibraries && scope !== 'project') {
+          // a library jar cannot be loaded afresh: recorded again with the jars shared, the project's folders still fresh
+          this.librariesShared = why;
+          r = { ...(await this.runFiles(spec)), librariesShared: why };
+        } else {
+          // the run failed only because of the repetition's own loader: recorded again, one JVM per run from now on
+          this.fallback = why;
+          r = { ...(await this.runFiles(spec)), fallback: why };
+        }
       }
       const first = this.lastWasFirst ? this.firstRuns : this.laterRuns;
       if (!r.aborted) {
@@ -390,8 +439,8 @@ export class RepeatSession {
     }
   }
 
-  /** the last run's report said the project's classes cannot live in a repetition's own loader */
-  private isolationFailed?: string;
+  /** the last run's report said the project's classes (or a library's) cannot live in a repetition's own loader */
+  private isolationFailed?: { why: string; scope?: 'library' | 'project' };
   /** the last run was the first of its JVM */
   private lastWasFirst = false;
 
@@ -467,7 +516,7 @@ export class RepeatSession {
     const { uncaught, forcing, pct } = await readRunReports(traces);
     let outcome: TraceOutcome;
     const r = c.report;
-    if (r?.isolation && this.fallback === undefined) this.isolationFailed = r.isolation;
+    if (r?.isolation && this.fallback === undefined) this.isolationFailed = { why: r.isolation, ...(r.isolationScope ? { scope: r.isolationScope } : {}) };
     let dropped = 0;
     if (!r && c.timedOut) for (const t of traces) dropped += await countDroppedEvents(t);
     if (!r && c.timedOut && dropped > 0) {

@@ -78,6 +78,12 @@ export interface RecordOptions {
    * otherwise repetitions in one process (`--fresh-process`, node/nodeRepetitions.ts)
    */
   freshJvm?: boolean;
+  /**
+   * repetitions in one JVM: every jar stays shared by the repetitions (`--shared-libraries`); by
+   * default the jars holding included classes (the libraries under test) are loaded afresh for each
+   * repetition with the project's class folders (repeatedRuns.ts, libraryJars.ts)
+   */
+  sharedLibraries?: boolean;
   /** notes for the user about the options given (e.g. --noise ignored because of --plan) */
   notes?: string[];
   /**
@@ -160,7 +166,10 @@ export const RECORD_USAGE = `braid record --runs N [options] -- <command...>
                         seeds as one recording: give every shard the same --runs, --seed and --name)
   --fresh-jvm           one JVM per run; without it, a JUnit console launcher command (java -jar
                         junit-platform-console-standalone.jar … --select-method C#m) runs its runs
-                        as repetitions in one JVM (static state is not reset between them)
+                        as repetitions in one JVM, each loading the project's class folders and the
+                        jars holding --include'd classes afresh (their static state starts fresh)
+  --shared-libraries    repetitions in one JVM: every jar stays shared (only the project's class
+                        folders are loaded afresh per repetition)
   --fresh-process       one Node.js process per run; without it, a node --test command of one
                         file runs its runs as repetitions in one process, each in a worker thread
                         with a fresh module graph (docs/recorder-node.md)
@@ -243,6 +252,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
   let noiseGiven = false;
   let noiseAt: NoiseAt | undefined;
   let freshJvm = false;
+  let sharedLibraries = false;
   let recorder: 'java' | 'node' | undefined;
   let noiseMode: 'uniform' | 'pct' | 'adaptive' = 'uniform';
   let pctDepth: number | undefined;
@@ -340,6 +350,10 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
         freshJvm = true;
         i += 1;
         break;
+      case '--shared-libraries':
+        sharedLibraries = true;
+        i += 1;
+        break;
       case '--recorder':
         if (value !== 'java' && value !== 'node') throw new UsageError(`--recorder needs java or node, got "${value ?? ''}"`);
         recorder = value;
@@ -394,6 +408,7 @@ export function parseRecordArgs(argv: string[], cwd = process.cwd()): RecordOpti
     ...(shard ? { shard } : {}),
     ...(plan ? { plan } : {}),
     ...(freshJvm ? { freshJvm } : {}),
+    ...(sharedLibraries ? { sharedLibraries } : {}),
     ...(notes.length ? { notes } : {}),
     ...(recorder === 'node' ? { recorder } : {}),
     ...(pct ? { pct } : {}),

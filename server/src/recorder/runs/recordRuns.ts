@@ -74,6 +74,10 @@ export interface RepetitionFigures {
   freshStatic: boolean;
   /** why runs were JVMs of their own (static state could not be made fresh in one JVM) */
   sharedBecause?: string;
+  /** the jars of the libraries under test (file names) that every repetition loaded afresh too (absent: none) */
+  freshLibraries?: string[];
+  /** why those jars were shared by the repetitions after all (a run showed they cannot be loaded afresh) */
+  librariesSharedBecause?: string;
   firstRuns: number;
   firstFailed: number;
   laterRuns: number;
@@ -100,7 +104,9 @@ export function firstRunOnlyNote(f: RepetitionFigures): string | undefined {
 export function leakedStateNote(f: RepetitionFigures): string | undefined {
   if (f.laterRuns < 10 || f.firstRuns === 0 || f.laterFailed * 10 < f.laterRuns * 9) return undefined;
   if (f.firstFailed * 2 * f.laterRuns >= f.laterFailed * f.firstRuns) return undefined;
-  return `the runs after a JVM's first failed far more than first runs (${f.laterFailed} of ${f.laterRuns} later runs, ${f.firstFailed} of ${f.firstRuns} first runs): a repetition likely leaves state that the next ones inherit (a library's static field — only the project's own classes are loaded afresh per repetition — a file, a system property), so the failures may not be the race; record with --fresh-jvm, or reset that state in the test's setup`;
+  const fresh = f.freshLibraries?.length ? `the project's classes and ${f.freshLibraries.join(', ')} are` : `only the project's own classes are`;
+  const include = f.freshLibraries?.length ? '' : ' (--include its package: the jars of included libraries are loaded afresh too)';
+  return `the runs after a JVM's first failed far more than first runs (${f.laterFailed} of ${f.laterRuns} later runs, ${f.firstFailed} of ${f.firstRuns} first runs): a repetition likely leaves state that the next ones inherit (a library's static field — ${fresh} loaded afresh per repetition — a file, a system property), so the failures may not be the race; record with --fresh-jvm${include}, or reset that state in the test's setup`;
 }
 
 export function runSpec(o: RecordOptions, index: number): RunSpec {
@@ -234,7 +240,17 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   let nodeProcesses = 0;
   let nodeFallback: string | undefined = nodeRepeat && 'because' in nodeRepeat ? nodeRepeat.because : undefined;
   let nodeNoteSaid: false | 'because' | 'fallback' = false;
-  const repetitions: RepetitionFigures | undefined = repeat ? { freshStatic: repeat.freshClasses !== undefined && !repeat.sharedBecause, ...(repeat.sharedBecause ? { sharedBecause: repeat.sharedBecause } : {}), firstRuns: 0, firstFailed: 0, laterRuns: 0, laterFailed: 0 } : undefined;
+  const repetitions: RepetitionFigures | undefined = repeat
+    ? {
+        freshStatic: (repeat.freshClasses !== undefined || repeat.freshLibraries !== undefined) && !repeat.sharedBecause,
+        ...(repeat.sharedBecause ? { sharedBecause: repeat.sharedBecause } : {}),
+        ...(repeat.freshLibraries?.length && !repeat.sharedBecause ? { freshLibraries: repeat.freshLibraries.map((j) => path.basename(j)) } : {}),
+        firstRuns: 0,
+        firstFailed: 0,
+        laterRuns: 0,
+        laterFailed: 0,
+      }
+    : undefined;
   async function worker(): Promise<void> {
     const session = repeat ? new RepeatSession(o, jar, repeat, stop.signal) : nodeRepeatCommand ? new NodeRepeatSession(o, jar, nodeRepeatCommand, stop.signal) : undefined;
     try {
@@ -249,6 +265,8 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       if (session instanceof RepeatSession && repetitions) {
         if (!session.freshStatic) repetitions.freshStatic = false;
         if (session.fallback) repetitions.sharedBecause ??= session.fallback;
+        if (session.librariesShared) repetitions.librariesSharedBecause ??= session.librariesShared;
+        if (!session.freshLibraries) delete repetitions.freshLibraries;
         repetitions.firstRuns += session.firstRuns.runs;
         repetitions.firstFailed += session.firstRuns.failed;
         repetitions.laterRuns += session.laterRuns.runs;
@@ -302,7 +320,10 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       if (result.outcome === 'pass') passed++;
       else failed++;
       let note: string | undefined;
-      if (o.recorder !== 'node') note = result.fallback ? `static state cannot start fresh in one JVM: ${result.fallback}; each run is a JVM of its own from run ${result.index} on (slower)` : undefined;
+      if (o.recorder !== 'node') {
+        if (result.fallback) note = `static state cannot start fresh in one JVM: ${result.fallback}; each run is a JVM of its own from run ${result.index} on (slower)`;
+        else if (result.librariesShared) note = `the libraries' static state cannot start fresh in one JVM: ${result.librariesShared}; ${repeat?.freshLibraries?.map((j) => path.basename(j)).join(', ')} stay shared by the repetitions from run ${result.index} on (the project's classes are still loaded afresh; --fresh-jvm for a JVM per run)`;
+      }
       else if (result.fallback && nodeNoteSaid !== 'fallback') {
         note = `${result.fallback}; each run is a process of its own from run ${result.index} on (slower)`;
         nodeNoteSaid = 'fallback';

@@ -62,6 +62,12 @@ export interface RunResult extends TraceOutcome {
    * for each repetition, so that this run was recorded again in a JVM of its own, and so are the next
    */
   fallback?: string;
+  /**
+   * repetitions in one JVM: why the library jars under test could not be loaded afresh for each
+   * repetition, so that this run was recorded again with them shared (the project's folders still
+   * fresh), and so are the next
+   */
+  librariesShared?: string;
 }
 
 const MAX_OUTPUT_CHARS = 1 << 20;
