@@ -25,7 +25,7 @@ import { balancemap, balancemapTest, npmProject } from '../helpers/npmProject';
 const GREP = '^two withdrawals are both taken$';
 
 function project(): string {
-  return npmProject('mocha-repeat', { name: 'balancemap-mocha-repeat', private: true, scripts: { test: 'mocha' }, devDependencies: { mocha: '11.7.5' } }, {
+  const dir = npmProject('mocha-repeat', { name: 'balancemap-mocha-repeat', private: true, scripts: { test: 'mocha' }, devDependencies: { mocha: '11.7.5' } }, {
     'src/accounts.js': readFileSync(path.join(balancemap, 'js', 'accounts.js'), 'utf8'),
     'test/accounts.spec.js': balancemapTest("const assert = require('node:assert/strict');\nconst { Accounts } = require('../src/accounts');", { check: 'assert', test: 'it' }),
     'src/counter.js': 'let n = 0;\nexports.bump = () => ++n;\n',
@@ -33,6 +33,9 @@ function project(): string {
       "const assert = require('node:assert/strict');\nconst { bump } = require('../src/counter');\n" +
       "it('starts fresh', () => {\n  assert.equal(bump(), 1, 'the module was loaded afresh');\n  assert.equal(globalThis.seenBefore, undefined, 'the globals are fresh');\n  globalThis.seenBefore = true;\n});\n",
   });
+  // the spec file the load-failure test below adds and removes: gone also after an interrupted run of this file
+  rmSync(path.join(dir, 'test', 'broken.spec.js'), { force: true });
+  return dir;
 }
 
 function record(dir: string, out: string, args: string[], command: string[]): Promise<RecordSummary> {

@@ -220,9 +220,17 @@ test('a named nested function is named with the function it was made in (`savedC
         '      db.dirty = count === 1;',
         '    };',
         '  }',
+        '  function makeCounter(db) {',
+        '    return { tick() { let step = 1; db.ticks = (db.ticks || 0) + step; }, [Symbol.iterator]: function* () { yield db.ticks; } };',
+        '  }',
+        '  const top = { reset() { db.ticks = 0; } };',
         '  const db = new Db();',
         '  db.save(function done() { if (db.dirty !== false) process.exitCode = 1; });',
         '  makeHandler(db)();',
+        '  const counter = makeCounter(db);',
+        '  counter.tick();',
+        '  for (const t of counter) if (t !== 1) process.exitCode = 1;',
+        '  top.reset();',
         '})();',
       ].join('\n'),
     );
@@ -238,6 +246,10 @@ test('a named nested function is named with the function it was made in (`savedC
     const clear = accesses.find((e) => e[2] === 'W' && vars.get(e[3]) === 'Db.dirty' && locs.get(e[4])!.line === 3);
     assert.equal(clear && locs.get(clear[4])!.method, 'Db.clearFlags', seen);
     for (const m of ['Db', 'savedCallback in Db.save', 'handle in makeHandler', 'bump in handle in makeHandler']) assert.ok(methods.has(m), `${m}\n${seen}`);
+    // an object literal's method made in a function is named with it (p-map's `[Symbol.asyncIterator] in pMapIterable`);
+    // one made at the wrapper's top level keeps its key; its variables keep the method's own name
+    for (const m of ['tick in makeCounter', '[Symbol.iterator] in makeCounter', 'reset']) assert.ok(methods.has(m), `${m}\n${seen}`);
+    assert.ok(!methods.has('tick') && !methods.has('reset in <anonymous>'), seen);
     // the stack of that write goes through the callback, named where it was made
     const stacks = new Map<number, { frames?: number[]; parent?: number; frame?: number }>(lines.filter((l) => l.def === 'stack').map((l) => [l.id, l]));
     const frames = (id: number): number[] => {

@@ -256,7 +256,10 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
               : parent.computed && parent.key && typeof parent.key.start === 'number'
                 ? `[${code.slice(parent.key.start, parent.key.end).replace(/\s+/g, ' ').slice(0, 60)}]`
                 : '<computed>';
-      return parent.type === 'MethodDefinition' && className ? `${className}.${key}` : key;
+      if (parent.type !== 'Property') return parent.type === 'MethodDefinition' && className ? `${className}.${key}` : key;
+      // an object literal's method made in a function is named with it, as a nested function is
+      // (p-map's `[Symbol.asyncIterator] in pMapIterable`: the object a factory returns)
+      return outerName && outerName !== '<anonymous>' ? `${key} in ${outerName}` : key;
     }
     if (parent?.type === 'CallExpression' && parent.callee !== n) {
       const cb = callbackName(n, parent, className, outerName);
@@ -274,7 +277,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       const name = fnName(n, parent, className, outer);
       const fn: FnScope = { node: n, name: name === '<anonymous>' && outer ? `${outer}/<anonymous>` : name, index: fns.length };
       // its variables keep the function's own name (`handle.req`), not where it was made
-      const own = closureName(n, parent);
+      const own = closureName(n, parent) ?? (parent?.type === 'Property' && outer && name.endsWith(` in ${outer}`) ? name.slice(0, -` in ${outer}`.length) : undefined);
       if (own !== undefined && own !== name) fn.varPrefix = own;
       fns.push(fn);
       fnOf.set(n, fn);
