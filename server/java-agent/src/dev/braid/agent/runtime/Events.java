@@ -41,8 +41,8 @@ final class Events {
   // which orders a release before the acquire that follows it. The writer merges the threads'
   // buffers by (clock, thread) and numbers the lines itself. ----
 
-  /** Set once before recording starts (Rt.setClockOrder). */
-  static boolean clockOrder;
+  // (the mode itself is ClockOrder.ON, a static final the JIT folds: the default counter mode's
+  // paths carry no per-event load and branch for it)
   /** The clock of the last event of the synchronization kinds (a CAS per such event). */
   final AtomicLong syncClock = new AtomicLong();
   /**

@@ -467,7 +467,7 @@ public final class Rt {
   private static void publish(ThreadState s, int t, int kind, int ref, int loc, int stack, int obj, int elem) {
     ThreadBuffer b = bufferOf(s);
     if (!b.reserve()) return;
-    if (Events.clockOrder) {
+    if (ClockOrder.ON) {
       // order=clock: through the sync clock; an END or JOIN after the ended thread's last event
       long min = kind == Events.KIND_END ? lastClockOf(t) : kind == Events.KIND_JOIN ? lastClockOf(ref) : 0;
       b.enter();
@@ -477,9 +477,16 @@ public final class Rt {
     b.publish(t, kind, ref, loc, stack, obj, elem);
   }
 
-  /** Agent option order=clock (Events); set before {@link #start}. */
+  /** Agent option order (ClockOrder); read once, when ClockOrder is initialized. */
+  static boolean clockOrderOption;
+
+  /**
+   * Agent option order=clock (Events); called once, before anything records (the agent's start):
+   * it fixes {@link ClockOrder#ON} for the JVM's lifetime.
+   */
   public static void setClockOrder(boolean on) {
-    Events.clockOrder = on;
+    clockOrderOption = on;
+    if (ClockOrder.ON != on) System.err.println("[braid-agent] order=" + (on ? "clock" : "counter") + " ignored: the order was fixed before the agent's options were read");
   }
 
   /** order=clock: the clock of the last event of thread {@code id}'s buffer (0: none). */
@@ -768,7 +775,7 @@ public final class Rt {
         return 0;
       }
       boolean filtering = filter;
-      boolean clock = Events.clockOrder;
+      boolean clock = ClockOrder.ON;
       // order=clock: the floor before the stripe's compare-and-set (a full fence), the watermark after it
       if (clock) b.enter();
       int h = Stripes.lock(Stripes.stripeOf(obj, key), kind == Events.KIND_W, filtering || clock);

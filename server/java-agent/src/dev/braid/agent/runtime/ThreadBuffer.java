@@ -35,7 +35,7 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
     this.owner = owner;
     // order=clock: a thread's first event follows the START that started it (the sync clock is at
     // least the START's clock: the START took it before Thread.start)
-    if (Events.clockOrder) lastIndex = events.syncClock.get();
+    if (ClockOrder.ON) lastIndex = events.syncClock.get();
   }
 
   // ---- order=clock (Events): enter() before the stripe's lock (or a full fence), then clockAbove,
@@ -157,7 +157,7 @@ final class ThreadBuffer extends ThreadBufferFields.Pad2 {
   private long publish(int t, int kind, int ref, int loc, int stack, int obj, int elem, boolean done) {
     pendingPos = -1; // a nested event (class initializer) before a pending read's value: that value is lost
     long i;
-    if (Events.clockOrder) {
+    if (ClockOrder.ON) {
       i = nextClock; // (the floor was set by enter)
     } else {
       FLOOR.setRelease(this, lastIndex + 1);

@@ -130,7 +130,7 @@ final class TraceWriter implements Runnable {
         long stop = stopAt;
         long sw = switchAt;
         long c;
-        if (Events.clockOrder) {
+        if (ClockOrder.ON) {
           // order=clock: every event a thread takes from now on has a clock above c, the watermark
           // (stored before the buffers and floors are read; a thread reads it after its floor is
           // set), except a thread's with a non-zero floor, whose next clock is at least its floor
@@ -167,7 +167,7 @@ final class TraceWriter implements Runnable {
           }
           if (w > cap) w = cap;
         }
-        int n = Events.clockOrder ? emitMerged(bs, w) : emitBelow(bs, w);
+        int n = ClockOrder.ON ? emitMerged(bs, w) : emitBelow(bs, w);
         if (n > 0) events.writerProgress++;
         if (sw != Long.MAX_VALUE && w >= sw) {
           applySwitch();
@@ -434,7 +434,7 @@ final class TraceWriter implements Runnable {
   private void emitEndsOfDeadThreads() {
     for (int id : Rt.takeDeadThreads()) {
       long i;
-      if (Events.clockOrder) {
+      if (ClockOrder.ON) {
         i = Rt.lastClockOf(id); // the clock of its last event (emitMerged writes the END after it)
       } else {
         i = events.reserve();
