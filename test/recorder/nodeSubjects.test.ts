@@ -56,8 +56,9 @@ function commandArgs(command: string): string[] {
 
 const names = subjects();
 
-test('there are at least 8 Node.js subjects', () => {
-  assert.ok(names.length >= 8, `found ${names.length}: ${names.join(', ')}`);
+// 7 since session 14: delglob (NodeRacer's DEL bug, reserved for independent evaluation) was removed
+test('there are at least 7 Node.js subjects', () => {
+  assert.ok(names.length >= 7, `found ${names.length}: ${names.join(', ')}`);
 });
 
 for (const name of names) {

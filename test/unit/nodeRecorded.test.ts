@@ -29,7 +29,8 @@ const manifest = JSON.parse(readFileSync(path.join(recorded, 'manifest.json'), '
 
 test('every Node.js subject has a committed recording', () => {
   const all = readdirSync(path.join(root, 'test', 'fixtures', 'node')).filter((n) => existsSync(path.join(root, 'test', 'fixtures', 'node', n, 'truth.json')));
-  assert.ok(all.length >= 8, `at least 8 subjects: ${all.join(', ')}`);
+  // 7 since session 14: delglob (NodeRacer's DEL bug, reserved for independent evaluation) was removed
+  assert.ok(all.length >= 7, `at least 7 subjects: ${all.join(', ')}`);
   assert.deepEqual(subjects.sort(), all.sort());
 });
 
