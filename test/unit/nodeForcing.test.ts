@@ -6,7 +6,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ForcedTask, NodeForceSpec, NodeForcing } from '../../server/src/recorder/node/forcing';
+import { ForcedTask, NodeForceSpec, NodeForcing, sameFunction } from '../../server/src/recorder/node/forcing';
 import { forceLearnFile } from '../../server/src/recorder/node/nodeRunner';
 
 const at = { file: 'src/accounts.ts', method: 'Accounts.withdraw' };
@@ -44,6 +44,21 @@ test('matching: an access matches the plan accesses of its variable, type, file,
   // a recording made in another folder: the files are path endings of each other
   assert.equal(f.computeMask(5, false, 'Map', { ...get, file: 'app/src/accounts.ts' }), 0b1001);
   assert.equal(f.computeMask(6, false, 'Map', { ...get, file: 'xsrc/accounts.ts' }), 0b1000, 'not a path ending: only the guard');
+});
+
+test("matching across recorder versions: a plan from an older recording names a nested function or an object literal's method without its maker", () => {
+  assert.equal(sameFunction('release', 'release in fastqueue'), true);
+  assert.equal(sameFunction('[Symbol.asyncIterator] in pMapIterable', '[Symbol.asyncIterator]'), true);
+  assert.equal(sameFunction('trySpawn in [Symbol.asyncIterator]', 'trySpawn in [Symbol.asyncIterator] in pMapIterable'), true);
+  assert.equal(sameFunction('get in makeA', 'get in makeB'), false, 'two makers today: two functions');
+  assert.equal(sameFunction('release', 'releaseAll'), false);
+  assert.equal(sameFunction('release', 'Pool.release'), false);
+  const old = lostUpdate();
+  old.accesses = old.accesses.map((a) => ({ ...a, method: 'withdraw' }));
+  const f = new NodeForcing(old);
+  assert.equal(f.computeMask(1, false, 'Map', { ...get, method: 'withdraw in makeAccounts' }), 0b1001, "today's name of the older recording's function");
+  assert.equal(f.upcomingAt(7, () => ({ ...at, method: 'withdraw in makeAccounts', line: 26 })), 0b0110);
+  assert.equal(f.computeMask(2, false, 'Map', { ...get, method: 'deposit in makeAccounts' }), 0b1000, 'another function: only the guard');
 });
 
 test('a lost update across an await is forced: the task in its window is held until the other task writes, the other is not held', async () => {

@@ -376,7 +376,7 @@ export class NodeForcing {
       if (a.variable !== variable) return;
       if (write ? a.type === 'R' : a.type === 'W') return;
       if (!a.anywhere) {
-        if (!sameFile(a.file, at.file) || a.method !== at.method || (a.line !== 0 && a.line !== at.line)) return;
+        if (!sameFile(a.file, at.file) || !sameFunction(a.method, at.method) || (a.line !== 0 && a.line !== at.line)) return;
         if (a.call !== undefined && a.call !== at.call) return;
       }
       m |= 1 << k;
@@ -392,7 +392,7 @@ export class NodeForcing {
       const here = at();
       m = 0;
       this.spec.accesses.forEach((a, k) => {
-        if (!a.anywhere && sameFile(a.file, here.file) && a.method === here.method && (a.line === 0 || a.line >= here.line)) m! |= 1 << k;
+        if (!a.anywhere && sameFile(a.file, here.file) && sameFunction(a.method, here.method) && (a.line === 0 || a.line >= here.line)) m! |= 1 << k;
       });
       this.upcoming.set(site, m);
     }
@@ -697,6 +697,17 @@ export class NodeForcing {
  */
 export function sameFile(a: string, b: string): boolean {
   return a === b || (a.length < b.length ? b.endsWith(`/${a}`) : a.endsWith(`/${b}`));
+}
+
+/**
+ * The plan's function name and the run's: equal, or one the other with more of the functions it was
+ * made in (` in <outer>`). A recording made by an earlier recorder names a nested function or an
+ * object literal's method by its own name only (`release`, `[Symbol.asyncIterator]`), today's with
+ * where it was made (`release in fastqueue`, `[Symbol.asyncIterator] in pMapIterable`): the plan of an
+ * older recording still matches. Two functions of today's names with different makers do not.
+ */
+export function sameFunction(a: string, b: string): boolean {
+  return a === b || (a.length < b.length ? b.startsWith(`${a} in `) : a.startsWith(`${b} in `));
 }
 
 /** A place of the trace as the boundaries file names it: file, line, function. */
