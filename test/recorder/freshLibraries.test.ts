@@ -116,7 +116,7 @@ test('a jar not under test links to the library\'s class: the jars stay shared f
   assert.equal(summary.repetitions?.freshLibraries, undefined);
   assert.match(String(summary.repetitions?.librariesSharedBecause), /the library class regconf\.DefaultName \(regconf-1\.0\.jar, loaded afresh per repetition\) is loaded through another class loader/);
   assert.equal(notes.length, 1);
-  assert.match(notes[0], /the libraries' static state cannot start fresh in one JVM: .*regconf-1\.0\.jar stay shared by the repetitions from run 0 on/);
+  assert.match(notes[0], /the libraries' static state cannot start fresh in one JVM: .*regconf-1\.0\.jar stays shared by the repetitions from run 0 on/);
   // the first attempt's failure is not kept: run 0 passes; the shared default fails the later runs
   assert.deepEqual(
     summary.runs.map((r) => r.outcome),

@@ -322,7 +322,10 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       let note: string | undefined;
       if (o.recorder !== 'node') {
         if (result.fallback) note = `static state cannot start fresh in one JVM: ${result.fallback}; each run is a JVM of its own from run ${result.index} on (slower)`;
-        else if (result.librariesShared) note = `the libraries' static state cannot start fresh in one JVM: ${result.librariesShared}; ${repeat?.freshLibraries?.map((j) => path.basename(j)).join(', ')} stay shared by the repetitions from run ${result.index} on (the project's classes are still loaded afresh; --fresh-jvm for a JVM per run)`;
+        else if (result.librariesShared) {
+          const jars = (repeat?.freshLibraries ?? []).map((j) => path.basename(j));
+          note = `the libraries' static state cannot start fresh in one JVM: ${result.librariesShared}; ${jars.join(', ')} ${jars.length === 1 ? 'stays' : 'stay'} shared by the repetitions from run ${result.index} on (the project's classes are still loaded afresh; --fresh-jvm for a JVM per run)`;
+        }
       }
       else if (result.fallback && nodeNoteSaid !== 'fallback') {
         note = `${result.fallback}; each run is a process of its own from run ${result.index} on (slower)`;
