@@ -76,6 +76,11 @@ export interface GriffinOptions {
    */
   thirdThread?: boolean;
   /**
+   * with outOfHelpers: a lane inside one method of a class (all writes or all reads) called by a callback
+   * nested in another method of that class names the callback (default true; outOfOwnHelpers.ts)
+   */
+  callbackMakerHelpers?: boolean;
+  /**
    * with outOfHelpers: an atomic call racing with itself (both lanes one method, only writes through a
    * java.util.concurrent object) names the caller below that method's class (default true; outOfAtomicCalls.ts)
    */
@@ -329,7 +334,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       runs: b.runs,
       pValue: p(lead),
       precision: m.failed[lead] / (m.failed[lead] + m.passed[lead]),
-      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers, outOfStructures: o.outOfStructures, outOfAtomicCalls: o.outOfAtomicCalls }),
+      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers, outOfStructures: o.outOfStructures, outOfAtomicCalls: o.outOfAtomicCalls, callbackMakerHelpers: o.callbackMakerHelpers }),
       common: laneCommonStacks(m, b.lanes),
     };
     const group: GroupMember<Candidate>[] = [{ candidate: core, addsRuns: true, sameBug: true, flip: false }];

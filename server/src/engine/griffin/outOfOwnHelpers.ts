@@ -47,3 +47,38 @@ export function outOfOwnHelper(
   const f = common[j];
   return { ...sm, method: f.method, file: f.file, line: f.line, lines: f.lines, commonStack: common.slice(0, j + 1).map((x) => ({ file: x.file, line: x.line, method: x.method })) };
 }
+
+/** `saveDatabasecallback in Loki.saveDatabaseInternal` → `Loki.saveDatabaseInternal` (a function made in another, as the Node.js recorder names it). */
+function makerOf(method: string): string | undefined {
+  const k = method.lastIndexOf(' in ');
+  return k < 0 ? undefined : method.slice(k + 4);
+}
+
+/**
+ * Out of a helper called by a callback its own class made (issue 38; docs/griffin.md "Suspicious methods",
+ * option `callbackMakerHelpers`): a lane whose accesses all sit in one method of a class, all writes or all
+ * reads, called by a callback nested in another method of the same class (`saveDatabasecallback in
+ * Loki.saveDatabaseInternal` calling `Loki.autosaveClearFlags`), names that callback: the helper only
+ * stores (or loads); the callback's maker decided when it runs (after an asynchronous operation
+ * completed) — the rule "The write the reader saw" names such a write so, and this one names it for any
+ * lane. Not when the other lane names the same method, or the callback is not code under test.
+ */
+export function outOfCallbackMadeHelper(
+  sm: SuspiciousMethod,
+  other: SuspiciousMethod | undefined,
+  stacks: readonly (readonly Frame[])[],
+  types: ReadonlySet<string>,
+  canName: (f: CommonFrame) => boolean,
+): SuspiciousMethod {
+  if (types.size !== 1) return sm;
+  if (other && sameMethod(sm, other)) return sm;
+  const cls = classOf(sm.method);
+  if (!cls) return sm;
+  const common = commonCallStack(stacks);
+  const k = common.findIndex((f) => sameMethod(f, sm));
+  if (k <= 0 || !stacks.every((s) => s.length - 1 === k)) return sm;
+  const caller = common[k - 1];
+  const maker = makerOf(caller.method);
+  if (maker === undefined || classOf(maker) !== cls || !canName(caller)) return sm;
+  return { ...sm, method: caller.method, file: caller.file, line: caller.line, lines: caller.lines, commonStack: common.slice(0, k).map((x) => ({ file: x.file, line: x.line, method: x.method })) };
+}

@@ -25,7 +25,7 @@ import type { TestCodeClassifier } from '../testCode';
 import { isLibraryCode } from '../libraryCode';
 import { outOfCallback } from './outOfCallbacks';
 import { outOfDependency } from './outOfDependencies';
-import { outOfOwnHelper } from './outOfOwnHelpers';
+import { outOfCallbackMadeHelper, outOfOwnHelper } from './outOfOwnHelpers';
 import { outOfStructureClasses } from './outOfStructureClasses';
 import { asyncWindowOwner } from './asyncWindowOwner';
 import { outOfAtomicCalls } from './outOfAtomicCalls';
@@ -100,6 +100,11 @@ export interface SuspiciousMethodOptions {
    */
   outOfOwnHelpers?: boolean;
   /**
+   * with outOfHelpers: a lane inside one method of a class, all writes or all reads, called by a callback
+   * nested in another method of that class, names the callback (issue 38, outOfOwnHelpers.ts; default true)
+   */
+  callbackMakerHelpers?: boolean;
+  /**
    * with outOfHelpers: two lanes inside different classes of one structure (a list and its iterator) name
    * the class both lanes go through (issue 38, outOfStructureClasses.ts; default true)
    */
@@ -168,6 +173,7 @@ export function suspiciousMethods(
       const isTest = testFrame(laneStack, testCode);
       const underTest = (f: { file: string; method: string; line: number }) => !isTest(f) && !isLibraryCode(f.file, f.method);
       if (options.outOfOwnHelpers !== false) sm = outOfOwnHelper(sm, moved[1 - k], laneStack, vars[sm.thread - 1][0], vars[sm.thread - 1][1], (f) => underTest(f) && !isEntryPoint(f.method));
+      if (options.callbackMakerHelpers !== false) sm = outOfCallbackMadeHelper(sm, moved[1 - k], laneStack, vars[sm.thread - 1][1], (f) => underTest(f) && !isEntryPoint(f.method));
       if (options.outOfDependencies !== false) sm = outOfDependency(sm, laneStack, underTest);
       if (options.outOfCallbacks !== false) sm = outOfCallback(sm, laneStack, (f) => underTest(f) && !isEntryPoint(f.method));
       return sm;
