@@ -134,30 +134,39 @@ public final class LibraryAccess {
     return ((h * 0x9E3779B1) >>> 18) & (SLOTS - 1);
   }
 
-  /**
-   * The object's recorded type and id, packed (no per-thread scratch array: a ThreadLocal lookup per
-   * library call, issue 45's profile): -1 when it is not a recorded object nor a view of one; else
-   * type index &lt;&lt; 33 | view bit &lt;&lt; 32 | the id (its identity hash, or its backing object's for a view).
-   */
-  private static long resolve(Object o) {
+  /** Type index of a recorded object, or -1; for a view, sets {@code out[0]} to its backing object's id. */
+  private static int resolve(Object o, int[] out) {
     int t = TYPE_INDEX.get(o.getClass());
     int h = System.identityHashCode(o);
-    if (t >= 0) return ((long) t << 33) | (h & 0xffffffffL);
+    if (t >= 0) {
+      out[0] = h;
+      out[1] = 0;
+      return t;
+    }
     int k = slot(h);
     synchronized (VIEW_KEY) {
       if (VIEW_KEY[k] != h || VIEW_TYPE[k] == 0) return -1;
-      return ((long) (VIEW_TYPE[k] - 1) << 33) | (1L << 32) | (VIEW_BACKING[k] & 0xffffffffL);
+      out[0] = VIEW_BACKING[k];
+      out[1] = 1;
+      return VIEW_TYPE[k] - 1;
     }
   }
+
+  private static final ThreadLocal<int[]> SCRATCH = new ThreadLocal<int[]>() {
+    @Override
+    protected int[] initialValue() {
+      return new int[2];
+    }
+  };
 
   /** Before the call at {@code site} on {@code receiver}: one R or W of the (backing) object. */
   public static void call(Object receiver, int site) {
     if (receiver == null || !Rt.enabled()) return;
-    long r = resolve(receiver);
-    if (r < 0) return;
-    int t = (int) (r >>> 33);
-    boolean view = (r & (1L << 32)) != 0;
-    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), (int) r, (int) r);
+    int[] out = SCRATCH.get();
+    int t = resolve(receiver, out);
+    if (t < 0) return;
+    boolean view = out[1] != 0;
+    Rt.libraryAccess(isWrite(site) ? Events.KIND_W : Events.KIND_R, TYPE_VAR[t], siteLoc(site, t, view), out[0], out[0]);
   }
 
   /**
@@ -185,11 +194,11 @@ public final class LibraryAccess {
    */
   public static void callKeyed(Object receiver, Object key, int site) {
     if (receiver == null || !Rt.enabled()) return;
-    long r = resolve(receiver);
-    if (r < 0) return;
-    int t = (int) (r >>> 33);
-    boolean view = (r & (1L << 32)) != 0;
-    int obj = (int) r;
+    int[] out = SCRATCH.get();
+    int t = resolve(receiver, out);
+    if (t < 0) return;
+    boolean view = out[1] != 0;
+    int obj = out[0];
     // the key's access, for forcing's sameKey waits on any map or set (a get() checks one key)
     int sub = obj;
     if (!view && key != null) {
@@ -222,14 +231,14 @@ public final class LibraryAccess {
   /** After a call that returned a view or iterator {@code result} of {@code receiver}. */
   public static void view(Object result, Object receiver, int site) {
     if (result == null || receiver == null || !Rt.enabled()) return;
-    long r = resolve(receiver);
-    if (r < 0 || TYPE_INDEX.get(result.getClass()) >= 0) return;
-    int t = (int) (r >>> 33);
+    int[] out = SCRATCH.get();
+    int t = resolve(receiver, out);
+    if (t < 0 || TYPE_INDEX.get(result.getClass()) >= 0) return;
     int h = System.identityHashCode(result);
     int k = slot(h);
     synchronized (VIEW_KEY) {
       VIEW_KEY[k] = h;
-      VIEW_BACKING[k] = (int) r;
+      VIEW_BACKING[k] = out[0];
       VIEW_TYPE[k] = t + 1;
     }
   }
