@@ -33,12 +33,14 @@ test('a for-each\'s window forced per call (hasNext → remove → next): fresh 
   assert.ok(plan.force.waits.some((w) => w.fresh) && plan.force.waits.some((w) => w.ready));
   const file = path.join(tempDir(), 'loop.json');
   writeFileSync(file, JSON.stringify(plan));
-  const runs = 6;
+  const runs = 12;
   const s = await record('loop-forcing', 'datasource.PoolStress', { runs, noise: 0, include: ['datasource'], plan: { file, plan } });
   const ok = s.runs.filter((r) => r.forcing?.ok).length;
-  // measured: 6/6 met and failing (without fresh/ready, the same calls: met in 2–8 of 10)
-  assert.ok(ok >= runs - 1, `met in ${ok}/${runs}: ${JSON.stringify(s.runs.map((r) => r.forcing?.reason ?? 'ok'))}`);
-  assert.ok(s.failed >= runs - 1, `${s.failed}/${runs} failed`);
+  // measured: 6/6 met and failing (without fresh/ready, the same calls: met in 2–8 of 10); on a loaded
+  // machine a run now and then ends its wait when the removers have all finished (4 of 6 seen twice in
+  // about ten runs of 6 under CI load, session 14), so three quarters of 12, not all but one of 6
+  assert.ok(ok >= 9, `met in ${ok}/${runs}: ${JSON.stringify(s.runs.map((r) => r.forcing?.reason ?? 'ok'))}`);
+  assert.ok(s.failed >= 9, `${s.failed}/${runs} failed`);
   for (const r of s.runs.filter((x) => x.forcing?.ok)) assert.equal(r.outcome, 'fail');
   for (const r of s.runs.filter((x) => x.outcome === 'fail')) assert.match(r.detail ?? '', /ConcurrentModificationException/);
 });
