@@ -11,7 +11,7 @@
 import test, { after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { JUNIT_CONSOLE, junitToolsSkip, recordTest, ROOT } from '../helpers/junitProject';
 import { tempDir } from '../helpers/traceBuilder';
@@ -59,26 +59,30 @@ function project(): string {
   return ws;
 }
 
-test('jarEntryNames and libraryJarsUnderTest: a jar holding an included class is the library under test; the test framework\'s jar never is', { skip }, () => {
+test('jarEntryNames and libraryJarsUnderTest: a jar holding an included class is the library under test; the test framework\'s jar never is', { skip }, async () => {
   const ws = project();
   const lib = path.join(ws, 'lib', 'regconf-1.0.jar');
   const boot = path.join(ws, 'lib', 'boot-1.0.jar');
-  assert.ok(jarEntryNames(lib).includes('regconf/DefaultName.class'));
-  assert.deepEqual(libraryJarsUnderTest([JUNIT_CONSOLE, lib, boot], ['app', 'regconf'], []), [lib]);
-  assert.deepEqual(libraryJarsUnderTest([lib, boot], ['regconf.DefaultName'], []), [lib], 'a class named exactly');
-  assert.deepEqual(libraryJarsUnderTest([lib, boot], ['regconf'], ['regconf.DefaultName']), [], 'its only class excluded');
-  assert.deepEqual(libraryJarsUnderTest([lib, boot], [], []), [], 'no include list: no library is under test');
-  assert.deepEqual(libraryJarsUnderTest([JUNIT_CONSOLE, path.join(ws, 'lib', 'missing.jar')], ['org.junit', 'missing'], []), [], 'JUnit stays shared; a missing jar too');
+  assert.ok((await jarEntryNames(lib)).includes('regconf/DefaultName.class'));
+  assert.deepEqual((await libraryJarsUnderTest([JUNIT_CONSOLE, lib, boot], ['app', 'regconf'], [])), [lib]);
+  assert.deepEqual((await libraryJarsUnderTest([lib, boot], ['regconf.DefaultName'], [])), [lib], 'a class named exactly');
+  assert.deepEqual((await libraryJarsUnderTest([lib, boot], ['regconf'], ['regconf.DefaultName'])), [], 'its only class excluded');
+  assert.deepEqual((await libraryJarsUnderTest([lib, boot], [], [])), [], 'no include list: no library is under test');
+  assert.deepEqual((await libraryJarsUnderTest([JUNIT_CONSOLE, path.join(ws, 'lib', 'missing.jar')], ['org.junit', 'missing'], [])), [], 'JUnit stays shared; a missing jar too');
+  const broken = path.join(ws, 'lib', 'broken.jar');
+  writeFileSync(broken, 'not a zip\n');
+  await assert.rejects(jarEntryNames(broken), (e: Error) => e.message.startsWith(`${broken}: `), 'the error names the file');
+  assert.deepEqual((await libraryJarsUnderTest([broken, lib], ['regconf'], [])), [lib], 'a jar that is not a zip stays shared, the others are still read');
   assert.equal(jarRole(['org.junit.Test', 'regconf.X'], ['regconf'], []), 'framework');
   assert.equal(entryClassName('META-INF/versions/11/a/b/C.class'), 'a.b.C');
   assert.equal(entryClassName('a/module-info.class'), undefined);
   const cmd = ['java', '-jar', JUNIT_CONSOLE, '--class-path', [path.join(ws, 'classes'), lib, boot].join(path.delimiter), '--select-method', 'app.DefaultNameTest#setsTheDefaultName'];
-  const plan = repeatCommandFor(cmd, '/d/braid-launcher.jar', ws, { include: ['app', 'regconf'], exclude: [] })!;
+  const plan = (await repeatCommandFor(cmd, '/d/braid-launcher.jar', ws, { include: ['app', 'regconf'], exclude: [] }))!;
   assert.deepEqual(plan.freshLibraries, [lib]);
   assert.equal(plan.command[plan.command.indexOf('-cp') + 1], [JUNIT_CONSOLE, '/d/braid-launcher.jar', boot].join(path.delimiter), 'the library jar is not on the JVM\'s class path');
   assert.equal(plan.command[plan.command.indexOf('--fresh-classes') + 1], [path.join(ws, 'classes'), lib].join(path.delimiter));
   assert.ok(plan.librariesSharedCommand!.includes([JUNIT_CONSOLE, '/d/braid-launcher.jar', lib, boot].join(path.delimiter)), 'the fallback: every jar shared');
-  const shared = repeatCommandFor(cmd, '/d/braid-launcher.jar', ws, { include: ['app', 'regconf'], exclude: [], sharedLibraries: true })!;
+  const shared = (await repeatCommandFor(cmd, '/d/braid-launcher.jar', ws, { include: ['app', 'regconf'], exclude: [], sharedLibraries: true }))!;
   assert.equal(shared.freshLibraries, undefined);
   assert.equal(shared.command[shared.command.indexOf('--fresh-classes') + 1], path.join(ws, 'classes'));
 });

@@ -36,13 +36,13 @@ function outcome(file: string): Record<string, unknown> {
   return JSON.parse(lines[lines.length - 1]);
 }
 
-test('repeatCommandFor: the console launcher command Braid builds becomes the RepeatLauncher on the same class path; others stay one JVM per run', () => {
+test('repeatCommandFor: the console launcher command Braid builds becomes the RepeatLauncher on the same class path; others stay one JVM per run', async () => {
   // the runner JVM compiles with C1 only, before the test's own JVM options (which win); BRAID_FULL_JIT=1 keeps the default
   const JIT = ['-XX:TieredStopAtLevel=1'];
   assert.deepEqual(runnerJitOptions({}), JIT);
   assert.deepEqual(runnerJitOptions({ BRAID_FULL_JIT: '1' }), []);
   const cmd = ['java', '-jar', '/usr/share/java/junit-platform-console-standalone-1.9.1.jar', '--disable-banner', '--disable-ansi-colors', '--details=summary', '--fail-if-no-tests', '--class-path', '/w/out:/w/lib/a.jar', '--select-method', 'bank.AccountTest#x'];
-  const r = repeatCommandFor(cmd, '/d/braid-launcher.jar');
+  const r = (await repeatCommandFor(cmd, '/d/braid-launcher.jar'));
   // the class path's folder (the project's classes) is loaded afresh by each repetition (freshStatic.test.ts); the jars stay on -cp
   assert.deepEqual(r, {
     command: ['java', ...JIT, '-cp', [cmd[2], '/d/braid-launcher.jar', '/w/lib/a.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', '/w/out', '--select-method', 'bank.AccountTest#x'],
@@ -50,21 +50,21 @@ test('repeatCommandFor: the console launcher command Braid builds becomes the Re
     freshClasses: ['/w/out'],
     sharedCommand: ['java', ...JIT, '-cp', [cmd[2], '/d/braid-launcher.jar', '/w/out:/w/lib/a.jar'].join(path.delimiter), LAUNCHER_MAIN, '--select-method', 'bank.AccountTest#x'],
   });
-  assert.deepEqual(repeatCommandFor(['java', '-Xmx1g', '-jar', CONSOLE, '-cp', 'out', '-c', 'a.B'], 'L.jar')?.command, ['java', ...JIT, '-Xmx1g', '-cp', [CONSOLE, 'L.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', 'out', '--select-class', 'a.B']);
+  assert.deepEqual((await repeatCommandFor(['java', '-Xmx1g', '-jar', CONSOLE, '-cp', 'out', '-c', 'a.B'], 'L.jar'))?.command, ['java', ...JIT, '-Xmx1g', '-cp', [CONSOLE, 'L.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', 'out', '--select-class', 'a.B']);
   // the Maven plan's @file class path (dependency:build-classpath's file) is read, relative to cwd
   const dir = tempDir();
   writeFileSync(path.join(dir, 'cp.txt'), '/m/lib/junit.jar:/m/lib/x.jar\n');
   const maven = [...cmd.slice(0, 7), '--class-path', '/m/target/test-classes', '--class-path', '@cp.txt', '--select-method', 'a.B#c'];
-  assert.deepEqual(repeatCommandFor(maven, 'L.jar', dir)?.command, ['java', ...JIT, '-cp', [cmd[2], 'L.jar', '/m/lib/junit.jar:/m/lib/x.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', '/m/target/test-classes', '--select-method', 'a.B#c']);
+  assert.deepEqual((await repeatCommandFor(maven, 'L.jar', dir))?.command, ['java', ...JIT, '-cp', [cmd[2], 'L.jar', '/m/lib/junit.jar:/m/lib/x.jar'].join(path.delimiter), LAUNCHER_MAIN, '--fresh-classes', '/m/target/test-classes', '--select-method', 'a.B#c']);
   // an unreadable file, or one of several words: one JVM per run
-  assert.equal(repeatCommandFor([...cmd.slice(0, 8), '@/w/missing-cp.txt', '--select-method', 'a.B#c'], 'L.jar'), undefined);
+  assert.equal((await repeatCommandFor([...cmd.slice(0, 8), '@/w/missing-cp.txt', '--select-method', 'a.B#c'], 'L.jar')), undefined);
   writeFileSync(path.join(dir, 'two.txt'), '/a.jar /b.jar\n');
-  assert.equal(repeatCommandFor([...cmd.slice(0, 8), '@two.txt', '--select-method', 'a.B#c'], 'L.jar', dir), undefined);
+  assert.equal((await repeatCommandFor([...cmd.slice(0, 8), '@two.txt', '--select-method', 'a.B#c'], 'L.jar', dir)), undefined);
   // other launcher options, other programs: one JVM per run
-  assert.equal(repeatCommandFor([...cmd, '--include-tag', 'slow'], 'L.jar'), undefined);
-  assert.equal(repeatCommandFor(['java', '-jar', '/x/app.jar', '--select-class', 'a.B'], 'L.jar'), undefined);
-  assert.equal(repeatCommandFor(['mvn', '-o', 'test'], 'L.jar'), undefined);
-  assert.equal(repeatCommandFor(cmd.slice(0, 9), 'L.jar'), undefined, 'no selector');
+  assert.equal((await repeatCommandFor([...cmd, '--include-tag', 'slow'], 'L.jar')), undefined);
+  assert.equal((await repeatCommandFor(['java', '-jar', '/x/app.jar', '--select-class', 'a.B'], 'L.jar')), undefined);
+  assert.equal((await repeatCommandFor(['mvn', '-o', 'test'], 'L.jar')), undefined);
+  assert.equal((await repeatCommandFor(cmd.slice(0, 9), 'L.jar')), undefined, 'no selector');
   assert.deepEqual(parseRepetitionReport('{"execution":"e-1","outcome":"fail","message":"m","last":true}'), { execution: 'e-1', outcome: 'fail', message: 'm', last: true });
   assert.equal(parseRepetitionReport('{"outcome":"fail"'), undefined);
 });

@@ -49,7 +49,7 @@ export function jarRole(classNames: Iterable<string>, include: readonly string[]
 const roles = new Map<string, { stamp: string; role: JarRole; include: string }>();
 
 /** The role of the jar file `jar` (remembered per file, size and modification time, and include list). */
-export function jarFileRole(jar: string, include: readonly string[], exclude: readonly string[]): JarRole {
+export async function jarFileRole(jar: string, include: readonly string[], exclude: readonly string[]): Promise<JarRole> {
   let stamp: string;
   try {
     const st = statSync(jar);
@@ -63,7 +63,7 @@ export function jarFileRole(jar: string, include: readonly string[], exclude: re
   if (known && known.stamp === stamp && known.include === key) return known.role;
   let role: JarRole;
   try {
-    role = jarRole(classNamesOf(jarEntryNames(jar)), include, exclude);
+    role = jarRole(classNamesOf(await jarEntryNames(jar)), include, exclude);
   } catch {
     role = 'unreadable';
   }
@@ -80,7 +80,8 @@ function* classNamesOf(entries: readonly string[]): Iterable<string> {
 }
 
 /** The jars among `jars` that hold code under test, in class path order (none without an include list). */
-export function libraryJarsUnderTest(jars: readonly string[], include: readonly string[], exclude: readonly string[]): string[] {
+export async function libraryJarsUnderTest(jars: readonly string[], include: readonly string[], exclude: readonly string[]): Promise<string[]> {
   if (!include.length) return [];
-  return jars.filter((j) => jarFileRole(j, include, exclude) === 'under-test');
+  const roles = await Promise.all(jars.map((j) => jarFileRole(j, include, exclude)));
+  return jars.filter((_, k) => roles[k] === 'under-test');
 }

@@ -120,7 +120,7 @@ export interface CodeUnderTest {
  * several words — picocli would split them — keeps one JVM per run). Any other option keeps one JVM
  * per run. With `code`, the jars holding included classes are loaded afresh too (libraryJars.ts).
  */
-export function repeatCommandFor(command: readonly string[], launcherJar: string, cwd = process.cwd(), code?: CodeUnderTest): RepeatPlan | undefined {
+export async function repeatCommandFor(command: readonly string[], launcherJar: string, cwd = process.cwd(), code?: CodeUnderTest): Promise<RepeatPlan | undefined> {
   if (!command.length || !/^java(\.exe)?$/.test(path.basename(command[0]))) return undefined;
   const jarAt = command.indexOf('-jar');
   if (jarAt < 1 || jarAt + 1 >= command.length) return undefined;
@@ -171,7 +171,7 @@ export function repeatCommandFor(command: readonly string[], launcherJar: string
   const sharedCommand = launch(classPath, []);
   const agent = jvmOptions.find((a) => AGENT_OPTION.test(a));
   if (agent) return { command: sharedCommand, program: consoleJar, sharedCommand, sharedBecause: `the test's JVM options load an agent (${agent.split(/[=:]/)[0]})` };
-  const libraries = code && !code.sharedLibraries ? libraryJarsUnderTest(jars, code.include, code.exclude) : [];
+  const libraries = code && !code.sharedLibraries ? await libraryJarsUnderTest(jars, code.include, code.exclude) : [];
   if (!folders.length && !libraries.length) return { command: sharedCommand, program: consoleJar, sharedCommand };
   const foldersOnly = launch(jars, ['--fresh-classes', folders.join(path.delimiter)]);
   if (!libraries.length) return { command: foldersOnly, program: consoleJar, freshClasses: folders, sharedCommand };
@@ -203,7 +203,7 @@ function classPathFile(file: string): string | undefined {
 }
 
 /** The repeated form of the recording `o` with the agent `agentJar`, or undefined when its runs need a JVM each. */
-export function repeatPlanFor(o: RecordOptions, agentJar: string): RepeatPlan | undefined {
+export async function repeatPlanFor(o: RecordOptions, agentJar: string): Promise<RepeatPlan | undefined> {
   if (o.freshJvm || keepsNoTrace(o)) return undefined;
   const launcher = findLauncherJar(agentJar);
   return launcher ? repeatCommandFor(o.command, launcher, o.cwd, { include: o.include, exclude: o.exclude, ...(o.sharedLibraries ? { sharedLibraries: true } : {}) }) : undefined;
