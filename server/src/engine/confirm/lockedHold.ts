@@ -16,9 +16,10 @@
  * holding it. Two locks exclude each other when the traces never show them held by two threads at
  * once (the same lock always does). Reading allocates per lock and per matching access, not per event.
  */
-import { readTrace } from '../trace/traceReader';
+import type { ReadTraceResult } from '../trace/traceReader';
+import { type FailingTraceReader, scanFailingTraces } from './failingTraceScan';
 import { EventKind } from '../trace/traceFormat';
-import type { LocDef } from '../trace/traceFormat';
+import type { LocDef, TraceEvent } from '../trace/traceFormat';
 import type { TraceSymbols } from '../trace/traceSymbols';
 import { type ForcedPattern, type LockSite, traceLocation } from './forcingPlan';
 
@@ -46,10 +47,15 @@ export async function withLockedHold<P extends ForcedPattern>(p: P, traceFiles: 
   if (p.lockedHold || !traceFiles.length) return p;
   try {
     const h = await lockedHold(p, traceFiles);
-    return h ? { ...p, lockedHold: { reason: h.reason, ...(h.site ? { site: h.site } : {}), ...(h.oppositeSite ? { oppositeSite: h.oppositeSite } : {}) } } : p;
+    return h ? { ...p, lockedHold: holdOfPlan(h) } : p;
   } catch {
     return p;
   }
+}
+
+/** What a forcing plan keeps of a locked hold. */
+export function holdOfPlan(h: LockedHold): NonNullable<ForcedPattern['lockedHold']> {
+  return { reason: h.reason, ...(h.site ? { site: h.site } : {}), ...(h.oppositeSite ? { oppositeSite: h.oppositeSite } : {}) };
 }
 
 const shortFile = (f: string) => f.slice(Math.max(f.lastIndexOf('/'), f.lastIndexOf('\\')) + 1);
@@ -159,97 +165,130 @@ function siteOf(c: Candidate | undefined, a: Access): LockSite | undefined {
  * the pattern's first access waits for the other role's first access).
  */
 export async function lockedHold(p: Pick<ForcedPattern, 'accesses'>, traceFiles: readonly string[], maxFiles = 40): Promise<LockedHold | undefined> {
-  const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
-  if (at < 0) return undefined;
-  const held = p.accesses[at];
-  const awaited = p.accesses[at - 1];
-  // the opposite order: the pattern's first access waits for the other role's first access (oppositeWaits)
-  const other = p.accesses.findIndex((a) => a.thread !== p.accesses[0].thread);
-  // lock pairs (held thread's lock → other thread's lock) seen at an occurrence, and lock pairs seen held at once
-  const candidates: Candidates = new Map();
-  const oppositeCandidates: Candidates = new Map();
-  let failingRead = 0;
-  for (const file of traceFiles) {
-    if (failingRead >= maxFiles) break;
-    // per trace: thread → held locks (lock id, acquisition loc); lock → holding threads (count)
-    const locks = new Map<number, HeldLock[]>();
-    const holders = new Map<number, Map<number, number>>();
-    const scan = new PairScan(held, awaited);
-    const oppositeScan = new PairScan(p.accesses[0], p.accesses[other], true);
-    const pairs = new Set<string>();
-    const result = await readTrace(file, {
-      event(ev, symbols) {
-        if (ev.kind === EventKind.Acquire) {
-          let mine = locks.get(ev.t);
-          if (!mine) locks.set(ev.t, (mine = []));
-          // another thread holding some lock now: those two locks were held at once
-          for (const [lock, by] of holders) {
-            for (const [t, n] of by) if (t !== ev.t && n > 0) pairs.add(`${ev.a}\0${lock}`).add(`${lock}\0${ev.a}`);
+  const reader = new LockedHoldReader(p);
+  if (!reader.active) return undefined;
+  await scanFailingTraces(traceFiles, [reader], maxFiles);
+  return reader.answer();
+}
+
+/** lockedHold's share of a pass over the failing traces (failingTraceScan.ts): the lock pairs per trace, the candidates over the failing ones. */
+export class LockedHoldReader implements FailingTraceReader {
+  readonly active: boolean;
+  private readonly held: Access;
+  private readonly awaited: Access;
+  /** the opposite order: the pattern's first access waits for the other role's first access (oppositeWaits) */
+  private readonly other: number;
+  private readonly oppositeHeld: Access;
+  private readonly oppositeAwaited: Access;
+  /** lock pairs (held thread's lock → other thread's lock) seen at an occurrence in the failing runs */
+  private readonly candidates: Candidates = new Map();
+  private readonly oppositeCandidates: Candidates = new Map();
+  // per trace: thread → held locks (lock id, acquisition loc); lock → holding threads (count); lock pairs seen held at once
+  private locks = new Map<number, HeldLock[]>();
+  private holders = new Map<number, Map<number, number>>();
+  private pairs = new Set<string>();
+  private scan: PairScan;
+  private oppositeScan: PairScan;
+
+  constructor(p: Pick<ForcedPattern, 'accesses'>) {
+    const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
+    this.active = at >= 0;
+    // a pattern without a change of role (or without accesses) asks nothing: placeholders, never read
+    const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
+    this.held = at > 0 ? p.accesses[at] : none;
+    this.awaited = at > 0 ? p.accesses[at - 1] : none;
+    this.other = p.accesses.findIndex((a) => a.thread !== p.accesses[0].thread);
+    this.oppositeHeld = p.accesses[0] ?? none;
+    this.oppositeAwaited = p.accesses[Math.max(this.other, 0)] ?? none;
+    this.scan = new PairScan(this.held, this.awaited);
+    this.oppositeScan = new PairScan(this.oppositeHeld, this.oppositeAwaited, true);
+  }
+
+  event(ev: TraceEvent, symbols: TraceSymbols): void {
+    const { locks, holders, pairs } = this;
+    if (ev.kind === EventKind.Acquire) {
+      let mine = locks.get(ev.t);
+      if (!mine) locks.set(ev.t, (mine = []));
+      // another thread holding some lock now: those two locks were held at once
+      for (const [lock, by] of holders) {
+        for (const [t, n] of by) if (t !== ev.t && n > 0) pairs.add(`${ev.a}\0${lock}`).add(`${lock}\0${ev.a}`);
+      }
+      mine.push({ lock: ev.a, loc: ev.b, stack: ev.c });
+      let by = holders.get(ev.a);
+      if (!by) holders.set(ev.a, (by = new Map()));
+      by.set(ev.t, (by.get(ev.t) ?? 0) + 1);
+      return;
+    }
+    if (ev.kind === EventKind.Release) {
+      const mine = locks.get(ev.t);
+      if (mine) {
+        for (let k = mine.length - 1; k >= 0; k--) {
+          if (mine[k].lock === ev.a) {
+            mine.splice(k, 1);
+            break;
           }
-          mine.push({ lock: ev.a, loc: ev.b, stack: ev.c });
-          let by = holders.get(ev.a);
-          if (!by) holders.set(ev.a, (by = new Map()));
-          by.set(ev.t, (by.get(ev.t) ?? 0) + 1);
-          return;
         }
-        if (ev.kind === EventKind.Release) {
-          const mine = locks.get(ev.t);
-          if (mine) {
-            for (let k = mine.length - 1; k >= 0; k--) {
-              if (mine[k].lock === ev.a) {
-                mine.splice(k, 1);
-                break;
-              }
-            }
-          }
-          const by = holders.get(ev.a);
-          if (by && (by.get(ev.t) ?? 0) > 0) by.set(ev.t, by.get(ev.t)! - 1);
-          return;
+      }
+      const by = holders.get(ev.a);
+      if (by && (by.get(ev.t) ?? 0) > 0) by.set(ev.t, by.get(ev.t)! - 1);
+      return;
+    }
+    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+    const varName = symbols.vars.get(ev.a)?.name;
+    const loc = symbols.locs.get(ev.b);
+    this.scan.access(ev, varName, loc, locks, symbols);
+    if (this.other > 0) this.oppositeScan.access(ev, varName, loc, locks, symbols);
+  }
+
+  endTrace(result: ReadTraceResult, failing: boolean): void {
+    if (failing) {
+      this.oppositeScan.finish();
+      for (const [s, into] of [
+        [this.scan, this.candidates],
+        [this.oppositeScan, this.oppositeCandidates],
+      ] as const) {
+        for (const f of s.found) {
+          if (this.pairs.has(`${f.lock}\0${f.other}`)) continue;
+          // lock ids are per run: the pair is named by the held lock's acquisition place
+          const loc = result.symbols.locs.get(f.loc);
+          const key = loc ? `${loc.file}\0${loc.line}` : `?${f.loc}`;
+          const c = into.get(key) ?? { occurrences: 0, inside: 0, lockLoc: loc };
+          c.occurrences++;
+          if (f.inside) c.inside++;
+          into.set(key, c);
         }
-        if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
-        const varName = symbols.vars.get(ev.a)?.name;
-        const loc = symbols.locs.get(ev.b);
-        scan.access(ev, varName, loc, locks, symbols);
-        if (other > 0) oppositeScan.access(ev, varName, loc, locks, symbols);
-      },
-    });
-    if (!result.ok || result.outcome !== 'fail') continue;
-    failingRead++;
-    oppositeScan.finish();
-    for (const [s, into] of [
-      [scan, candidates],
-      [oppositeScan, oppositeCandidates],
-    ] as const) {
-      for (const f of s.found) {
-        if (pairs.has(`${f.lock}\0${f.other}`)) continue;
-        // lock ids are per run: the pair is named by the held lock's acquisition place
-        const loc = result.symbols.locs.get(f.loc);
-        const key = loc ? `${loc.file}\0${loc.line}` : `?${f.loc}`;
-        const c = into.get(key) ?? { occurrences: 0, inside: 0, lockLoc: loc };
-        c.occurrences++;
-        if (f.inside) c.inside++;
-        into.set(key, c);
       }
     }
+    this.locks = new Map();
+    this.holders = new Map();
+    this.pairs = new Set();
+    this.scan = new PairScan(this.held, this.awaited);
+    this.oppositeScan = new PairScan(this.oppositeHeld, this.oppositeAwaited, true);
   }
-  const b = best(candidates);
-  if (!b) return undefined;
-  const site = siteOf(b, held);
-  const oppositeSite = siteOf(best(oppositeCandidates), p.accesses[0]);
-  const lockAt = b.lockLoc ? `${shortFile(b.lockLoc.file)}:${b.lockLoc.line}` : 'an unknown place';
-  const heldAt = where(held);
-  const awaitedAt = where(awaited);
-  return {
-    heldAt,
-    lockAt,
-    awaitedAt,
-    occurrences: b.occurrences,
-    ...(site ? { site } : {}),
-    ...(oppositeSite ? { oppositeSite } : {}),
-    reason:
-      `the hold at ${heldAt} is inside the lock taken at ${lockAt}, and the other thread makes its access at ${awaitedAt} under a lock the traces never show held at the same time: ` +
-      (site
-        ? `held there, the thread would keep the other one from its access, so it is held before it takes that lock`
-        : `held there, the thread keeps the other one from its access, so only an access made before the lock was taken meets the wait — and the place the lock is taken is not known, so the hold cannot be made before it`),
-  };
+
+  /** The locked hold the failing traces read show, if any (see lockedHold). */
+  answer(): LockedHold | undefined {
+    if (!this.active) return undefined;
+    const { candidates, oppositeCandidates, held, awaited, oppositeHeld } = this;
+    const b = best(candidates);
+    if (!b) return undefined;
+    const site = siteOf(b, held);
+    const oppositeSite = siteOf(best(oppositeCandidates), oppositeHeld);
+    const lockAt = b.lockLoc ? `${shortFile(b.lockLoc.file)}:${b.lockLoc.line}` : 'an unknown place';
+    const heldAt = where(held);
+    const awaitedAt = where(awaited);
+    return {
+      heldAt,
+      lockAt,
+      awaitedAt,
+      occurrences: b.occurrences,
+      ...(site ? { site } : {}),
+      ...(oppositeSite ? { oppositeSite } : {}),
+      reason:
+        `the hold at ${heldAt} is inside the lock taken at ${lockAt}, and the other thread makes its access at ${awaitedAt} under a lock the traces never show held at the same time: ` +
+        (site
+          ? `held there, the thread would keep the other one from its access, so it is held before it takes that lock`
+          : `held there, the thread keeps the other one from its access, so only an access made before the lock was taken meets the wait — and the place the lock is taken is not known, so the hold cannot be made before it`),
+    };
+  }
 }

@@ -20,9 +20,11 @@
  *
  * Reading allocates per thread and per matching access, not per event.
  */
-import { readTrace } from '../trace/traceReader';
+import type { ReadTraceResult } from '../trace/traceReader';
+import type { TraceSymbols } from '../trace/traceSymbols';
+import { type FailingTraceReader, scanFailingTraces } from './failingTraceScan';
 import { EventKind } from '../trace/traceFormat';
-import type { LocDef } from '../trace/traceFormat';
+import type { LocDef, TraceEvent, TraceHeader } from '../trace/traceFormat';
 import { type ForcedPattern, traceLocation } from './forcingPlan';
 
 type Access = ForcedPattern['accesses'][number];
@@ -66,89 +68,128 @@ export async function withThreadRoles<P extends ForcedPattern>(p: P, traceFiles:
  * role, per role (see the file comment); undefined when they would leave no thread out.
  */
 export async function threadRoles(p: Pick<ForcedPattern, 'accesses'>, traceFiles: readonly string[], maxFiles = 40): Promise<ThreadRoles | undefined> {
-  const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
-  if (at < 0) return undefined;
-  const before = p.accesses[at - 1];
-  const after = p.accesses[at];
-  const sameVariable = before.variable === after.variable;
-  const chosen = new Map<number, Set<string>>([
-    [before.thread, new Set()],
-    [after.thread, new Set()],
-  ]);
-  // every role name that made one of the two accesses in the failing runs read: what a filter could leave out
-  const seen = new Map<number, Set<string>>([
-    [before.thread, new Set()],
-    [after.thread, new Set()],
-  ]);
-  let failingRead = 0;
-  let withInstance = 0;
-  for (const file of traceFiles) {
-    if (failingRead >= maxFiles) break;
-    let java = true;
-    let failed = false;
-    // per object (or 0 when the two accesses are of different variables): the latest performances of `before`, by thread
-    const latest = new Map<number, Map<number, number>>();
-    let last: { a: number; b: number } | undefined;
-    const names = new Map<number, string>();
-    const performers = new Map<number, Set<number>>([
-      [before.thread, new Set()],
-      [after.thread, new Set()],
-    ]);
-    let seq = 0;
-    const result = await readTrace(file, {
-      header(h) {
-        java = !h.recorder?.name || h.recorder.name.includes('java');
-      },
-      event(ev, symbols) {
-        if (!java || failed) return;
-        if (ev.kind === EventKind.Fail) {
-          failed = true; // the instance the failure followed: the last one before the first failure point
-          return;
-        }
-        if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
-        const varName = symbols.vars.get(ev.a)?.name;
-        const loc = symbols.locs.get(ev.b);
-        const isAfter = matches(after, ev.kind, varName, loc);
-        const isBefore = matches(before, ev.kind, varName, loc);
-        if (!isAfter && !isBefore) return;
-        if (!names.has(ev.t)) names.set(ev.t, symbols.threads.get(ev.t)?.name ?? `thread ${ev.t}`);
-        const obj = sameVariable ? ev.d : 0;
-        if (isAfter) {
-          performers.get(after.thread)!.add(ev.t);
-          const by = latest.get(obj);
-          let best = -1;
-          let bestSeq = -1;
-          if (by) for (const [t, s] of by) if (t !== ev.t && s > bestSeq) (best = t), (bestSeq = s);
-          if (best >= 0) last = { a: best, b: ev.t };
-        }
-        if (isBefore) {
-          performers.get(before.thread)!.add(ev.t);
-          let by = latest.get(obj);
-          if (!by) latest.set(obj, (by = new Map()));
-          by.set(ev.t, ++seq);
-        }
-      },
-    });
-    if (!java) return undefined;
-    if (!result.ok || result.outcome !== 'fail') continue;
-    failingRead++;
-    for (const [role, ts] of performers) for (const t of ts) seen.get(role)!.add(roleName(names.get(t) ?? `thread ${t}`));
-    if (!last) continue;
-    withInstance++;
-    chosen.get(before.thread)!.add(roleName(names.get(last.a) ?? `thread ${last.a}`));
-    chosen.get(after.thread)!.add(roleName(names.get(last.b) ?? `thread ${last.b}`));
+  const reader = new ThreadRolesReader(p);
+  if (!reader.active) return undefined;
+  await scanFailingTraces(traceFiles, [reader], maxFiles);
+  return reader.answer();
+}
+
+/** threadRoles' share of a pass over the failing traces (failingTraceScan.ts). */
+export class ThreadRolesReader implements FailingTraceReader {
+  active: boolean;
+  private readonly before: Access;
+  private readonly after: Access;
+  private readonly sameVariable: boolean;
+  private readonly chosen: Map<number, Set<string>>;
+  /** every role name that made one of the two accesses in the failing runs read: what a filter could leave out */
+  private readonly seen: Map<number, Set<string>>;
+  private failingRead = 0;
+  private withInstance = 0;
+  /** false once a trace is not the Java agent's: then there is no answer */
+  private allJava = true;
+  // per trace
+  private java = true;
+  private failed = false;
+  /** per object (or 0 when the two accesses are of different variables): the latest performances of `before`, by thread */
+  private latest = new Map<number, Map<number, number>>();
+  private last: { a: number; b: number } | undefined;
+  private names = new Map<number, string>();
+  private performers: Map<number, Set<number>>;
+  private seq = 0;
+
+  constructor(p: Pick<ForcedPattern, 'accesses'>) {
+    const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
+    this.active = at >= 0;
+    // a pattern without a change of role (or without accesses) asks nothing: placeholders, never read
+    const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
+    this.before = at > 0 ? p.accesses[at - 1] : none;
+    this.after = at > 0 ? p.accesses[at] : none;
+    this.sameVariable = this.before.variable === this.after.variable;
+    this.chosen = this.byRole(() => new Set<string>());
+    this.seen = this.byRole(() => new Set<string>());
+    this.performers = this.byRole(() => new Set<number>());
   }
-  if (!withInstance) return undefined;
-  const left = new Set<string>();
-  for (const [role, names] of seen) for (const n of names) if (!chosen.get(role)!.has(n)) left.add(n);
-  if (!left.size) return undefined;
-  const threads: Partial<Record<number, string[]>> = {};
-  for (const [role, names] of chosen) threads[role] = [...names].sort();
-  const list = (xs: Iterable<string>) => [...xs].sort().join(', ');
-  return {
-    threads,
-    failingRead,
-    withInstance,
-    reason: `forced between the threads of the failing runs' instance (thread ${before.thread}: ${list(chosen.get(before.thread)!)}; thread ${after.thread}: ${list(chosen.get(after.thread)!)}; ${withInstance} of ${failingRead} failing runs read), not ${list(left)}`,
-  };
+
+  private byRole<T>(make: () => T): Map<number, T> {
+    return new Map([
+      [this.before.thread, make()],
+      [this.after.thread, make()],
+    ]);
+  }
+
+  header(h: TraceHeader): void {
+    this.java = !h.recorder?.name || h.recorder.name.includes('java');
+  }
+
+  event(ev: TraceEvent, symbols: TraceSymbols): void {
+    if (!this.java || this.failed) return;
+    if (ev.kind === EventKind.Fail) {
+      this.failed = true; // the instance the failure followed: the last one before the first failure point
+      return;
+    }
+    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+    const { before, after } = this;
+    const varName = symbols.vars.get(ev.a)?.name;
+    const loc = symbols.locs.get(ev.b);
+    const isAfter = matches(after, ev.kind, varName, loc);
+    const isBefore = matches(before, ev.kind, varName, loc);
+    if (!isAfter && !isBefore) return;
+    if (!this.names.has(ev.t)) this.names.set(ev.t, symbols.threads.get(ev.t)?.name ?? `thread ${ev.t}`);
+    const obj = this.sameVariable ? ev.d : 0;
+    if (isAfter) {
+      this.performers.get(after.thread)!.add(ev.t);
+      const by = this.latest.get(obj);
+      let best = -1;
+      let bestSeq = -1;
+      if (by) for (const [t, s] of by) if (t !== ev.t && s > bestSeq) (best = t), (bestSeq = s);
+      if (best >= 0) this.last = { a: best, b: ev.t };
+    }
+    if (isBefore) {
+      this.performers.get(before.thread)!.add(ev.t);
+      let by = this.latest.get(obj);
+      if (!by) this.latest.set(obj, (by = new Map()));
+      by.set(ev.t, ++this.seq);
+    }
+  }
+
+  endTrace(_result: ReadTraceResult, failing: boolean): void {
+    if (!this.java) {
+      this.allJava = false;
+      this.active = false;
+    } else if (failing) {
+      this.failingRead++;
+      const role = (t: number) => roleName(this.names.get(t) ?? `thread ${t}`);
+      for (const [r, ts] of this.performers) for (const t of ts) this.seen.get(r)!.add(role(t));
+      if (this.last) {
+        this.withInstance++;
+        this.chosen.get(this.before.thread)!.add(role(this.last.a));
+        this.chosen.get(this.after.thread)!.add(role(this.last.b));
+      }
+    }
+    this.java = true;
+    this.failed = false;
+    this.latest = new Map();
+    this.last = undefined;
+    this.names = new Map();
+    this.performers = this.byRole(() => new Set<number>());
+    this.seq = 0;
+  }
+
+  /** The threads of the failing runs' instance, per role, when they leave some thread out (see threadRoles). */
+  answer(): ThreadRoles | undefined {
+    const { before, after, chosen, seen, withInstance, failingRead } = this;
+    if (!this.allJava || !withInstance) return undefined;
+    const left = new Set<string>();
+    for (const [role, names] of seen) for (const n of names) if (!chosen.get(role)!.has(n)) left.add(n);
+    if (!left.size) return undefined;
+    const threads: Partial<Record<number, string[]>> = {};
+    for (const [role, names] of chosen) threads[role] = [...names].sort();
+    const list = (xs: Iterable<string>) => [...xs].sort().join(', ');
+    return {
+      threads,
+      failingRead,
+      withInstance,
+      reason: `forced between the threads of the failing runs' instance (thread ${before.thread}: ${list(chosen.get(before.thread)!)}; thread ${after.thread}: ${list(chosen.get(after.thread)!)}; ${withInstance} of ${failingRead} failing runs read), not ${list(left)}`,
+    };
+  }
 }
