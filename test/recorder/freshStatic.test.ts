@@ -27,16 +27,16 @@ async function record(ws: string, spec: string, runs: number, onProgress?: (p: R
   return (await recordTest(ws, spec, ['--runs', String(runs), '--seed', '5'], onProgress)).summary;
 }
 
-test('repeatCommandFor: the class path\'s folders are loaded afresh by each repetition, the jars stay on the JVM\'s class path; an agent in the JVM options means a JVM per run', () => {
+test('repeatCommandFor: the class path\'s folders are loaded afresh by each repetition, the jars stay on the JVM\'s class path; an agent in the JVM options means a JVM per run', async () => {
   const cmd = ['java', '-jar', CONSOLE, '--class-path', '/w/.braid/build/classes:/w/lib/a.jar', '--class-path', '/w/target/test-classes', '--select-method', 'a.B#c'];
-  const plan = repeatCommandFor(cmd, '/d/braid-launcher.jar')!;
+  const plan = (await repeatCommandFor(cmd, '/d/braid-launcher.jar'))!;
   assert.deepEqual(plan.freshClasses, ['/w/.braid/build/classes', '/w/target/test-classes']);
   assert.equal(plan.command[plan.command.indexOf('-cp') + 1], [CONSOLE, '/d/braid-launcher.jar', '/w/lib/a.jar'].join(path.delimiter), 'the console launcher\'s jar first, as java -jar has it');
   assert.deepEqual(plan.command.slice(-4), ['--fresh-classes', ['/w/.braid/build/classes', '/w/target/test-classes'].join(path.delimiter), '--select-method', 'a.B#c']);
   assert.equal(plan.sharedBecause, undefined);
   assert.ok(plan.sharedCommand[plan.sharedCommand.indexOf('-cp') + 1].endsWith('/w/.braid/build/classes:/w/lib/a.jar:/w/target/test-classes'));
   assert.ok(!plan.sharedCommand.includes('--fresh-classes'));
-  const agent = repeatCommandFor(['java', '-javaagent:/x/other.jar=opt', ...cmd.slice(1)], 'L.jar')!;
+  const agent = (await repeatCommandFor(['java', '-javaagent:/x/other.jar=opt', ...cmd.slice(1)], 'L.jar'))!;
   assert.match(String(agent.sharedBecause), /JVM options load an agent \(-javaagent\)/);
   assert.deepEqual(agent.command, agent.sharedCommand);
 });

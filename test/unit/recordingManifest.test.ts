@@ -117,3 +117,19 @@ test('recording.json: the name is sanitised, other fields are type-checked', asy
     assert.match(q.problem ?? '', says, field);
   }
 });
+
+test('recording.json: --fresh-jvm and --shared-libraries are kept (a confirmation runs the recording the same way); another value than a boolean is refused', async () => {
+  const o = { command: ['java', '-jar', 'c.jar'], cwd: '/work/bank', outDir: '/tmp/x', name: 'n', runs: 10, noise: 0.1, seed: 1, include: ['bank'], exclude: [], timeoutSeconds: 60 } as unknown as Parameters<typeof manifestModule.manifestOf>[0];
+  const plain = manifestModule.manifestOf(o);
+  assert.equal('freshJvm' in plain || 'sharedLibraries' in plain, false, 'the defaults write nothing');
+  const both = manifestModule.manifestOf({ ...o, freshJvm: true, sharedLibraries: true });
+  assert.equal(both.freshJvm, true);
+  assert.equal(both.sharedLibraries, true);
+  const r = await read(JSON.parse(JSON.stringify(both)));
+  assert.equal(r.problem, undefined);
+  assert.deepEqual(manifestModule.launchOf(r.manifest), { freshJvm: true, sharedLibraries: true });
+  assert.deepEqual(manifestModule.launchOf((await read(valid({ freshJvm: false }))).manifest), {});
+  const bad = await read(valid({ sharedLibraries: 'yes' }));
+  assert.equal(bad.manifest, undefined);
+  assert.match(bad.problem ?? '', /recording\.json: sharedLibraries: must be true or false, got "yes"/);
+});

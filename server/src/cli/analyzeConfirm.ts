@@ -12,8 +12,7 @@ import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confi
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
-import { withLockedHold } from '../engine/confirm/lockedHold';
-import { withThreadRoles } from '../engine/confirm/threadRoles';
+import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import { perCallRankingOf } from '../recorder/runs/confirmPerCall';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
@@ -193,7 +192,7 @@ export async function confirmInAnalysis(
     result,
     bugs,
     { ...a, perCallRanking },
-    async (p, offset) => confirmPattern(await withThreadRoles(await withLockedHold(withCheckOfUse(p, result.patterns), traceFiles), traceFiles), { ...o, seed: o.seed + offset }, undefined, signal),
+    async (p, offset) => confirmPattern(await withFailingRunFacts(withCheckOfUse(p, result.patterns), traceFiles), { ...o, seed: o.seed + offset }, undefined, signal),
     signal,
     (p) => process.stderr.write(`braid analyze --confirm: forcing #${p.rank} ${p.id} ${p.kind}…\n`),
   );

@@ -14,14 +14,13 @@ import { analyzeInputsRanked } from '../engine/summary/workspaceAnalysis';
 import { formatDiagnostic } from '../engine/trace/traceFormat';
 import { terminalLine, terminalText } from '../engine/outputEscaping';
 import { deriveName, MAX_TIMEOUT_SECONDS, sanitizeName, takeList } from '../recorder/runs/recordOptions';
-import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
+import { launchOf, manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { outputPattern } from '../recorder/runs/outputPattern';
 import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
 import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
-import { withLockedHold } from '../engine/confirm/lockedHold';
-import { withThreadRoles } from '../engine/confirm/threadRoles';
+import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
 import { checkFix, FixCheck, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
@@ -370,6 +369,9 @@ export async function confirmOptionsFor(
   const failOnOutput = a.failOnOutput ?? (manifest ? manifestFailOnOutput(manifest) : undefined);
   if (!a.failOnOutput && manifest?.failOnOutput !== undefined) taken.push(`fail on output: /${manifest.failOnOutput}/`);
   if (manifest?.name) taken.push(`name: ${manifest.name}`);
+  const launch = launchOf(manifest);
+  if (launch.freshJvm && !a.freshJvm) taken.push('one JVM per run (--fresh-jvm)');
+  if (launch.sharedLibraries) taken.push('library jars shared between repetitions (--shared-libraries)');
   if (a.baseline && a.noise === undefined && manifest) taken.push(`noise of the re-recording: ${manifest.noise}`);
   if (taken.length) {
     log(`from ${m.file}:`);
@@ -392,6 +394,7 @@ export async function confirmOptionsFor(
       ...(a.strict ? { strict: true } : {}),
       ...(a.noSameDelay ? { sameDelay: false } : {}),
       ...(a.anyThread ? { byThread: false } : {}),
+      ...launch,
       ...(a.freshJvm ? { freshJvm: true } : {}),
       outRoot: path.join(process.cwd(), '.braid', 'confirm'),
       ...(failOnOutput ? { failOnOutput } : {}),
@@ -425,7 +428,7 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
   // an order pattern whose read is a use guarded by a check the traces show: its order is forced with the check (checkOfUse.ts)
   const checked = withCheckOfUse({ ...picked, rank: 'position' in a.selector ? a.selector.position : picked.rank }, result.patterns);
   const traceFiles = (await findTraceFiles(source)).files;
-  const pattern = await withThreadRoles(await withLockedHold(checked, traceFiles), traceFiles);
+  const pattern = await withFailingRunFacts(checked, traceFiles);
   const resolved = await confirmOptionsFor(source, a);
   if (typeof resolved === 'string') {
     process.stderr.write(`braid confirm: ${terminalText(resolved)}\n`);

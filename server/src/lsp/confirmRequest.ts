@@ -9,8 +9,7 @@
  * `couldNotCheck` (why, what to do) and no verdict is kept on the pattern (issue 39).
  */
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
-import { withLockedHold } from '../engine/confirm/lockedHold';
-import { withThreadRoles } from '../engine/confirm/threadRoles';
+import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
 import path from 'node:path';
 import { firstErrors } from './buildOutput';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
@@ -18,7 +17,7 @@ import type { AnalysisResult } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, patternToForce } from '../recorder/runs/confirmPerCall';
 import { checkFix, recordingNoiseOf } from '../recorder/runs/fixCheck';
-import { manifestFailOnOutput, RecordingManifest } from '../recorder/runs/recordingManifest';
+import { launchOf, manifestFailOnOutput, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { isInsideFolder, manifestOfTraces } from '../recorder/runs/manifestUse';
 import { sanitizeName, deriveName } from '../recorder/runs/recordOptions';
 import { fileUri } from './analysisState';
@@ -98,7 +97,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
   // a first hold inside a lock the other access needs: not forced rather than refuted (lockedHold.ts)
   const traceFiles = ctx.tracesOf?.(p.key) ?? ctx.traces;
   // the threads of the failing runs' instance: not main's setup instance before it (threadRoles.ts)
-  const pattern = await withThreadRoles(await withLockedHold(withCheckOfUse(picked, ctx.patterns?.() ?? []), traceFiles), traceFiles);
+  const pattern = await withFailingRunFacts(withCheckOfUse(picked, ctx.patterns?.() ?? []), traceFiles);
   if (p.command !== undefined && (!Array.isArray(p.command) || !p.command.length || !p.command.every((x) => typeof x === 'string' && x.length > 0))) {
     throw bad('braid/confirm: "command" must be the program and its arguments, e.g. ["java", "-cp", "out", "bank.Bank"]');
   }
@@ -136,6 +135,7 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     name: sanitizeName(manifest?.name || deriveName(command)),
     outRoot: path.join(folder, '.braid', 'confirm'),
     ...(manifest?.failOnOutput ? { failOnOutput: manifestFailOnOutput(manifest)! } : {}),
+    ...launchOf(manifest),
   };
   const abort = new AbortController();
   const sub = token.onCancellationRequested(() => abort.abort());

@@ -7,8 +7,7 @@
  * `<root>/.braid/confirm`. Cancelling the call aborts the runs (their process groups are stopped).
  */
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
-import { withLockedHold } from '../engine/confirm/lockedHold';
-import { withThreadRoles } from '../engine/confirm/threadRoles';
+import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
 import { findTraceFiles } from '../engine/traceDiscovery';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +15,7 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, patternToForce, perCallRankingOf } from '../recorder/runs/confirmPerCall';
 import { checkFix, recordingNoiseOf } from '../recorder/runs/fixCheck';
-import { manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
+import { launchOf, manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { deriveName, sanitizeName } from '../recorder/runs/recordOptions';
 import { outputTail, runStep } from '../recorder/runs/prepareStep';
 import { commandLine } from '../recorder/java/testCommand';
@@ -85,6 +84,7 @@ async function prepare(roots: McpRoots, input: PatternCallInput): Promise<Prepar
     name: sanitizeName(manifest.name || deriveName(manifest.command)),
     outRoot: path.join(root, '.braid', 'confirm'),
     ...(manifest.failOnOutput !== undefined ? { failOnOutput: manifestFailOnOutput(manifest)! } : {}),
+    ...launchOf(manifest),
   };
   return { root, folder, result, pattern: { ...pattern, rank: position }, position, manifest, options };
 }
@@ -107,7 +107,7 @@ export async function confirmTool(roots: McpRoots, input: PatternCallInput, prog
   const x = await prepare(roots, input);
   const perCall = perCallRankingOf([x.folder], x.result.options, () => undefined);
   const traceFiles = (await findTraceFiles([x.folder])).files;
-  const pattern = await withThreadRoles(await withLockedHold(withCheckOfUse(x.pattern, x.result.patterns), traceFiles), traceFiles);
+  const pattern = await withFailingRunFacts(withCheckOfUse(x.pattern, x.result.patterns), traceFiles);
   const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...x.options, seed: x.options.seed + offset }, groupProgress(progress, 3, x.options.runs), signal), perCall, { signal });
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
   const next =

@@ -61,6 +61,8 @@ export interface ConfirmOptions extends ForcingOptions {
    * (repeatedRuns.ts), with the same fallback to a JVM per run where repetitions cannot work
    */
   freshJvm?: boolean;
+  /** in-JVM repetitions keep the library jars shared (`--shared-libraries`, the recording's manifest) */
+  sharedLibraries?: boolean;
   /**
    * a pattern forced by a hold before a lock whose runs would confirm it: also run the same-delay
    * control (forcingPlan.ts sameDelaySection; docs/confirm.md "The same delay, not the order") and keep
@@ -163,6 +165,7 @@ export function confirmRunOptions(o: ConfirmOptions, outDir: string, name: strin
     ...(o.agentJar ? { agentJar: o.agentJar } : {}),
     ...(o.agentOptions ? { agentOptions: o.agentOptions } : {}),
     ...(o.freshJvm ? { freshJvm: true } : {}),
+    ...(o.sharedLibraries ? { sharedLibraries: true } : {}),
   };
 }
 

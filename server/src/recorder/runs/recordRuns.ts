@@ -232,7 +232,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
   let pctLength = o.pct ? new PctRunLength(o.pct.steps) : undefined;
   const more = () => !stop.signal.aborted && !firstError && !stoppedEarly && next < to;
   // a JUnit test through the console launcher: many runs in one JVM (repeatedRuns.ts), one JVM per worker
-  const repeat = o.recorder === 'node' ? undefined : repeatPlanFor(o, jar);
+  const repeat = o.recorder === 'node' ? undefined : await repeatPlanFor(o, jar);
   let jvms = 0;
   // a node:test test: many runs in one Node process, each in a worker thread (node/nodeRepetitions.ts), one process per worker
   const nodeRepeat = o.recorder === 'node' ? await nodeRepeatPlanFor(o, jar) : undefined;

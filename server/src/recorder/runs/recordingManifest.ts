@@ -45,7 +45,16 @@ export interface RecordingManifest {
   failOnOutput?: string;
   /** steps run before the recording (the editor's compile step), rerun by a fix check */
   prepare?: { command: string[]; cwd: string }[];
+  /** `--fresh-jvm`: one JVM (or Node.js process) per run; a confirmation of the recording runs the same way */
+  freshJvm?: true;
+  /** `--shared-libraries`: in-JVM repetitions kept the library jars shared; a confirmation of the recording does too */
+  sharedLibraries?: true;
   startedAt: string;
+}
+
+/** How a recording's runs were launched, as its confirmations and fix checks run them again (RecordOptions / ConfirmOptions fields). */
+export function launchOf(m: Pick<RecordingManifest, 'freshJvm' | 'sharedLibraries'> | undefined): { freshJvm?: true; sharedLibraries?: true } {
+  return { ...(m?.freshJvm ? { freshJvm: true } : {}), ...(m?.sharedLibraries ? { sharedLibraries: true } : {}) };
 }
 
 /**
@@ -72,6 +81,7 @@ export function manifestOf(o: RecordOptions, startedAt = new Date()): RecordingM
     ...(o.plan ? { plan: { name: o.plan.plan.name, file: path.resolve(o.cwd, o.plan.file) } } : {}),
     ...(o.failOnOutput ? { failOnOutput: o.failOnOutput.source } : {}),
     ...(o.prepare?.length ? { prepare: o.prepare.map((s) => ({ command: [...s.command], cwd: path.resolve(s.cwd) })) } : {}),
+    ...launchOf(o.freshJvm || o.sharedLibraries ? { freshJvm: o.freshJvm ? true : undefined, sharedLibraries: o.sharedLibraries ? true : undefined } : undefined),
     startedAt: startedAt.toISOString(),
   };
 }
@@ -233,6 +243,7 @@ export function parseRecordingManifest(v: unknown): RecordingManifest | string {
       prepare.push({ command: s!.command as string[], cwd: s!.cwd as string });
     }
   }
+  for (const k of ['freshJvm', 'sharedLibraries'] as const) if (m[k] !== undefined && typeof m[k] !== 'boolean') return `${k}: must be true or false, got ${JSON.stringify(m[k])}`;
   if (m.startedAt !== undefined && (typeof m.startedAt !== 'string' || !/^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(m.startedAt))) return `startedAt: must be a time like "2026-11-27T10:15:00.000Z"`;
   return {
     format: 'braid-recording',
@@ -252,6 +263,7 @@ export function parseRecordingManifest(v: unknown): RecordingManifest | string {
     ...(plan ? { plan } : {}),
     ...(typeof m.failOnOutput === 'string' ? { failOnOutput: m.failOnOutput } : {}),
     ...(prepare?.length ? { prepare } : {}),
+    ...launchOf({ freshJvm: m.freshJvm === true ? true : undefined, sharedLibraries: m.sharedLibraries === true ? true : undefined }),
     startedAt: typeof m.startedAt === 'string' ? m.startedAt : '',
   };
 }
