@@ -33,17 +33,34 @@ export function outOfOwnHelper(
   types: ReadonlySet<string>,
   canName: (f: CommonFrame) => boolean,
 ): SuspiciousMethod {
-  if (types.size !== 1 || variables.size === 0 || ![...variables].every(isLibraryObject)) return sm;
-  if (other && sameMethod(sm, other)) return sm;
-  const cls = classOf(sm.method);
-  if (!cls) return sm;
-  const common = commonCallStack(stacks);
-  const k = common.findIndex((f) => sameMethod(f, sm));
-  // the helper: every access of the lane runs in it (it is the top of every stack)
-  if (k <= 0 || !stacks.every((s) => s.length - 1 === k)) return sm;
+  if (variables.size === 0 || ![...variables].every(isLibraryObject)) return sm;
+  const h = laneHelper(sm, other, stacks, types);
+  if (!h) return sm;
+  const { common, k, cls } = h;
   let j = k;
   while (j > 0 && classOf(common[j - 1].method) === cls) j--;
   if (j === k || j === 0 || !canName(common[j])) return sm;
+  return namedAt(sm, common, j);
+}
+
+/**
+ * The lane's helper, if it has one: the method `sm` names is of a class, every access of the lane runs
+ * in it (it is the top of every stack, at `k` of their common part, below a caller), the lane's accesses
+ * are of one type, and the other lane does not name the same method.
+ */
+function laneHelper(sm: SuspiciousMethod, other: SuspiciousMethod | undefined, stacks: readonly (readonly Frame[])[], types: ReadonlySet<string>): { common: CommonFrame[]; k: number; cls: string } | undefined {
+  if (types.size !== 1) return undefined;
+  if (other && sameMethod(sm, other)) return undefined;
+  const cls = classOf(sm.method);
+  if (!cls) return undefined;
+  const common = commonCallStack(stacks);
+  const k = common.findIndex((f) => sameMethod(f, sm));
+  if (k <= 0 || !stacks.every((s) => s.length - 1 === k)) return undefined;
+  return { common, k, cls };
+}
+
+/** `sm` naming the frame `j` of the common stack, with the common stack down to it. */
+function namedAt(sm: SuspiciousMethod, common: readonly CommonFrame[], j: number): SuspiciousMethod {
   const f = common[j];
   return { ...sm, method: f.method, file: f.file, line: f.line, lines: f.lines, commonStack: common.slice(0, j + 1).map((x) => ({ file: x.file, line: x.line, method: x.method })) };
 }
@@ -70,15 +87,11 @@ export function outOfCallbackMadeHelper(
   types: ReadonlySet<string>,
   canName: (f: CommonFrame) => boolean,
 ): SuspiciousMethod {
-  if (types.size !== 1) return sm;
-  if (other && sameMethod(sm, other)) return sm;
-  const cls = classOf(sm.method);
-  if (!cls) return sm;
-  const common = commonCallStack(stacks);
-  const k = common.findIndex((f) => sameMethod(f, sm));
-  if (k <= 0 || !stacks.every((s) => s.length - 1 === k)) return sm;
+  const h = laneHelper(sm, other, stacks, types);
+  if (!h) return sm;
+  const { common, k, cls } = h;
   const caller = common[k - 1];
   const maker = makerOf(caller.method);
   if (maker === undefined || classOf(maker) !== cls || !canName(caller)) return sm;
-  return { ...sm, method: caller.method, file: caller.file, line: caller.line, lines: caller.lines, commonStack: common.slice(0, k).map((x) => ({ file: x.file, line: x.line, method: x.method })) };
+  return namedAt(sm, common, k - 1);
 }
