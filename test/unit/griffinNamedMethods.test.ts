@@ -297,3 +297,58 @@ test('a timer\'s callback is no accessor\'s caller, and a function that makes on
   assert.deepEqual(named(accesses, ['async release #5', 'setTimeout callback in release #8']), ['release', 'release']);
   assert.deepEqual(named(accesses, [undefined, undefined]), ['release', 'release']);
 });
+
+test('the writer takes over what the reader left: a waiter queued by the reader and taken by the writer\'s method names the writer first (metautil Pool: release, not next)', () => {
+  const runs = runsOf(10, 10);
+  const next = ['lib/pool.js:51:Pool.capture', 'lib/pool.js:16:Pool.next'];
+  const push = ['lib/pool.js:51:Pool.capture', 'lib/pool.js:14:Pool.next', 'lib/pool.js:24:Pool.next/<anonymous>'];
+  const release = (line: number) => [`lib/pool.js:${line}:Pool.release`];
+  // the lead: next reads available (0) before release's available++; the hand-over: next pushes a waiter on
+  // the queue, release shifts it off after its write
+  const bug1 = (handOver: Acc[] | undefined, options: Parameters<typeof explainMatrix>[1] = {}, handOverRuns = { failing: 10, passing: 0 }) => {
+    const rows = [pat(0, 'P1', 'order', [
+      [1, 'R', 'Pool.available', next],
+      [2, 'W', 'Pool.available', release(61)],
+    ])];
+    if (handOver) rows.push(pat(1, 'P2', 'order', handOver));
+    let f = 0;
+    let q = 0;
+    const cover = runs.map((r) => {
+      const c = r.failing ? [0] : [];
+      if (handOver && (r.failing ? f++ < handOverRuns.failing : q++ < handOverRuns.passing)) c.push(1);
+      return c;
+    });
+    const m = new CoverageMatrix(rows, runs, cover);
+    const [bug] = explainMatrix(m, options);
+    return bug.suspiciousMethods.map((x) => `${x.thread}:${x.method}`);
+  };
+  const queued: Acc[] = [
+    [1, 'W', 'Array', push],
+    [2, 'W', 'Array', release(63)],
+  ];
+  assert.deepEqual(bug1(queued), ['2:Pool.release', '1:Pool.next']);
+  // the option off, or no hand-over among the bug's patterns: the reader first (the order rule)
+  assert.deepEqual(bug1(queued, { handOff: false }), ['1:Pool.next', '2:Pool.release']);
+  assert.deepEqual(bug1(undefined), ['1:Pool.next', '2:Pool.release']);
+  // the reader's lane only reads what the writer then changes (generic-pool's clear reading the list the
+  // create extends): nothing was left for the writer
+  assert.deepEqual(bug1([
+    [1, 'R', 'Array', next],
+    [2, 'W', 'Array', release(63)],
+  ]), ['1:Pool.next', '2:Pool.release']);
+  // the writer's lane takes nothing: the other access is outside the writer's method
+  assert.deepEqual(bug1([
+    [1, 'W', 'Array', push],
+    [2, 'W', 'Array', ['lib/pool.js:70:Pool.drain']],
+  ]), ['1:Pool.next', '2:Pool.release']);
+  // the hand-over pattern in fewer of the failing runs than the lead: not the lead's hand-over
+  assert.deepEqual(bug1(queued, {}, { failing: 6, passing: 0 }), ['1:Pool.next', '2:Pool.release']);
+  // the same shape between Java threads: the writer is named first already (the order rule for threads)
+  const javaBug = explainMatrix(new CoverageMatrix([
+    pat(0, 'P1', 'order', [
+      [1, 'R', 'a.Pool.available', ['a/Pool.java:16:a.Pool.next']],
+      [2, 'W', 'a.Pool.available', ['a/Pool.java:61:a.Pool.release']],
+    ]),
+  ], runs, runs.map((r) => (r.failing ? [0] : []))))[0];
+  assert.deepEqual(javaBug.suspiciousMethods.map((x) => x.method), ['a.Pool.release', 'a.Pool.next']);
+});

@@ -20,7 +20,7 @@ import { patternAt } from '../ranking/rankedList';
 import type { Formula } from '../ranking/suspiciousness';
 import { CoverageMatrix } from './coverageMatrix';
 import { clusterFailingExecutions, DEFAULT_S, DEFAULT_T } from './clusterFailingExecutions';
-import { clusterSuspiciousPatterns, DEFAULT_PATTERN_TOP, laneCommonStacks, PatternCluster, PatternMember } from './clusterSuspiciousPatterns';
+import { clusterSuspiciousPatterns, DEFAULT_PATTERN_TOP, laneCommonStacks, laneOf, PatternCluster, PatternMember } from './clusterSuspiciousPatterns';
 import { suspiciousMethods, SuspiciousMethod } from './suspiciousMethods';
 import { CommonFrame, sameCallStack } from './commonCallStack';
 import { globalScore, Scoring } from './suspiciousPatterns';
@@ -31,6 +31,7 @@ import { BugKind, fixAdvice, FixAdvice, loc, shortMethod, shortVar } from './fix
 import { evidenceClustering, EVIDENCE_DEFAULTS } from './evidenceClustering';
 import { overwritingWrite } from './overwrittenWrite';
 import { iteratorMaker } from './iteratorMaker';
+import { handOff } from './handOff';
 import { isLibraryCode } from '../libraryCode';
 import { terminalLine } from '../outputEscaping';
 
@@ -98,6 +99,12 @@ export interface GriffinOptions {
    * default true; iteratorMaker.ts)
    */
   iteratorMaker?: boolean;
+  /**
+   * evidence clustering, with outOfHelpers: an order violation between Node.js tasks led by R → W, whose
+   * reader's method left something (a write of another variable) that the writer's method takes over
+   * after its write, names the writer first instead of the reader (issue 38; default true; handOff.ts)
+   */
+  handOff?: boolean;
   /**
    * getSuspiciousPatterns: 'global' (default, thesis) takes the top t of the
    * ranked list F; 'cluster' re-scores patterns within each failing-run
@@ -351,6 +358,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
     // the write the reader saw wins over where the iterator is made: one renaming per bug
     const replaced = o.outOfHelpers !== false && o.overwrittenWrite !== false && replacingWriteFirst(m, bug, b.family, b.related, lead, o.testCode);
     if (!replaced && o.outOfHelpers !== false && o.iteratorMaker !== false && bug.advice.shape === 'iteration-while-modified') iteratorMakerFirst(m, bug, b.family, o.testCode);
+    if (!replaced && o.outOfHelpers !== false && o.handOff !== false && bug.advice.kind === 'order-violation') writerTakesOverFirst(m, bug, b.family, b.related, lead);
     fixLaneFirst(bug);
     return bug;
   });
@@ -393,6 +401,32 @@ function replacingWriteFirst(m: CoverageMatrix, bug: Bug, family: readonly Patte
   if (lane) lane.suspiciousMethod = { method: ow.method.method, file: ow.method.file, line: ow.method.line };
   bug.advice.fixLane = ow.lane;
   return true;
+}
+
+/**
+ * The writer takes over what the reader left (handOff.ts): an order violation R → W between Node.js
+ * tasks, named reader first, whose reader's method left a write that the writer's method takes over after
+ * its own write, names the writer first, and the advice says so first. The pattern and the lanes' methods
+ * stay.
+ */
+function writerTakesOverFirst(m: CoverageMatrix, bug: Bug, family: readonly PatternMember[], related: readonly number[], lead: number): void {
+  const leadMember = family.find((x) => x.row === lead);
+  if (!leadMember || m.pattern(lead).accesses.length !== 2) return;
+  const readerLane = laneOf(m, leadMember, 0);
+  if (bug.advice.fixLane !== readerLane) return;
+  const reader = bug.suspiciousMethods.find((sm) => sm.thread === readerLane);
+  const writer = bug.suspiciousMethods.find((sm) => sm.thread !== readerLane);
+  if (!reader || !writer) return;
+  const h = handOff(m, leadMember, [...family.map((x) => x.row), ...related], reader, writer);
+  if (!h) return;
+  bug.advice.fixLane = h.writerLane;
+  const [r, w] = m.pattern(lead).accesses;
+  const R = shortMethod(reader.method);
+  const W = shortMethod(writer.method);
+  bug.advice.steps.unshift(
+    `${W} takes over what ${R} left: ${R} read ${shortVar(r.variable)} (${loc(r.file, [r.line])}) before ${W}'s write (${loc(w.file, [w.line])}) and left ${shortVar(h.left.variable)} (${loc(h.left.file, [h.left.line])}), which ${W} then handles (${loc(h.taken.file, [h.taken.line])}). ` +
+      `The reader read the state as it was and deferred to ${W}: make ${W}'s hand-over leave the state the waiting task expects (do not count as free what it hands over, resume every task that stopped) rather than making ${R} re-check.`,
+  );
 }
 
 /**
