@@ -60,8 +60,8 @@ Usage:
       --silent-last on|off       among patterns equal in every count, one with a write of the value already
                                  there (silent) after the others (default on; off: the static key alone)
       --order-ties on|off        among patterns equal in every count, one whose order (against the same
-                                 accesses in other orders) goes with failing first (default off: the static
-                                 key alone; docs/algorithms.md)
+                                 accesses in other orders) goes with failing first (default on; off: the
+                                 static key alone; docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout

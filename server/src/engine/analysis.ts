@@ -128,8 +128,8 @@ export interface AnalysisOptions {
    * failing — its share of the occurrences of its accesses (the same static accesses in any order) is
    * larger in the failing runs, one-sided Fisher p below 0.05 / the patterns tested, whether or not its
    * presence has evidence — is listed before the others; the others merely co-occur with the same runs
-   * (ranking/orderEvidence.ts, docs/algorithms.md "Order within a tie"). Off unless true
-   * (`--order-ties on`; grouping on only).
+   * (ranking/orderEvidence.ts, docs/algorithms.md "Order within a tie"). On unless false (since session 15;
+   * `--order-ties off`: the static key alone, the order before it; grouping on only).
    */
   orderTies?: boolean;
 }
@@ -178,8 +178,8 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   // (on: not in the options at all, so results and reports read as before the option existed)
   if (r.silentLast !== false) delete r.silentLast;
   if (r.orderTies !== undefined && typeof r.orderTies !== 'boolean') throw new Error(`orderTies must be true or false, got ${JSON.stringify(r.orderTies)}`);
-  // (off: not in the options at all, so results and reports read as before the option existed)
-  if (!r.orderTies) delete r.orderTies;
+  // (on: not in the options at all, so the default's options — and the analysis cache's key — stay one value)
+  if (r.orderTies !== false) delete r.orderTies;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -629,7 +629,7 @@ export class Analyzer {
     const grouping = this.options.grouping;
     const formula = this.options.formula;
     // order within a tie (options.orderTies): the occurrence counts of evidence by order, for every pattern
-    const orderTies = grouping && this.options.orderTies === true;
+    const orderTies = grouping && this.options.orderTies !== false;
     const counts =
       grouping && (this.options.order !== false || orderTies) && totalFailed > 0 && totalPassed > 0
         ? this.orderCounts(runs, failed, passed, totalFailed, totalPassed, orderTies)

@@ -84,7 +84,7 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       ...(a.symptoms === 'last' ? { symptomsLast: true } : {}),
       ...(a.clearedRead === false ? { clearedRead: false } : {}),
       ...(a.silentLast === false ? { silentLast: false } : {}),
-      ...(a.orderTies === true ? { orderTies: true } : {}),
+      ...(a.orderTies === false ? { orderTies: false } : {}),
     },
     griffin: {
       t: int(g.t, d.griffin.t, 1),
