@@ -701,20 +701,20 @@ final class MethodInstrumenter extends AdviceAdapter {
     } else if (virtual && name.equals("join") && descriptor.equals("(J)V") && callOwner.equals("java/lang/Thread")) {
       pushInt(loc());
       callRt("joinTimed", "(Ljava/lang/Thread;JI)V");
-    } else if (virtual && LOCK_OWNERS.contains(callOwner) && descriptor.equals("()V")
-        && (name.equals("lock") || name.equals("lockInterruptibly"))) {
+    } else if (virtual && descriptor.equals("()V") && (name.equals("lock") || name.equals("lockInterruptibly"))
+        && lockOwner(callOwner)) {
       pushInt(loc());
       callRt("beforeAcquire", "(I)V");
       super.visitInsn(Opcodes.DUP);
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
       pushInt(loc());
       callRt("acquire", "(Ljava/lang/Object;I)V");
-    } else if (virtual && LOCK_OWNERS.contains(callOwner) && descriptor.equals("()V") && name.equals("unlock")) {
+    } else if (virtual && descriptor.equals("()V") && name.equals("unlock") && lockOwner(callOwner)) {
       super.visitInsn(Opcodes.DUP);
       pushInt(loc());
       callRt("release", "(Ljava/lang/Object;I)V");
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
-    } else if (virtual && LOCK_OWNERS.contains(callOwner) && descriptor.equals("()Z") && name.equals("tryLock")) {
+    } else if (virtual && descriptor.equals("()Z") && name.equals("tryLock") && lockOwner(callOwner)) {
       super.visitInsn(Opcodes.DUP);
       super.visitMethodInsn(opcode, callOwner, name, descriptor, isInterface);
       super.visitInsn(Opcodes.DUP_X1);
@@ -766,11 +766,21 @@ final class MethodInstrumenter extends AdviceAdapter {
       return null;
     }
     if (name.equals("start") && descriptor.equals("()V")) return "start";
-    if (!LOCK_OWNERS.contains(callOwner)) return null;
-    if (descriptor.equals("()V") && (name.equals("lock") || name.equals("lockInterruptibly"))) return "lock";
-    if (descriptor.equals("()V") && name.equals("unlock")) return "unlock";
-    if (descriptor.equals("()Z") && name.equals("tryLock")) return "lock";
-    return null;
+    String k = null;
+    if (descriptor.equals("()V") && (name.equals("lock") || name.equals("lockInterruptibly"))) k = "lock";
+    else if (descriptor.equals("()V") && name.equals("unlock")) k = "unlock";
+    else if (descriptor.equals("()Z") && name.equals("tryLock")) k = "lock";
+    return k != null && lockOwner(callOwner) ? k : null;
+  }
+
+  /**
+   * A {@code lock}/{@code unlock}/{@code tryLock} call's owner is a {@code Lock} type: one of the
+   * JDK's four by name, or (issue 40, session 15) any other subtype of {@code Lock} — a
+   * {@code ReentrantLock} subclass such as commons-pool2's {@code InterruptibleReentrantLock}, an
+   * application's own {@code Lock} — resolved from the class files ({@link LockTypes}).
+   */
+  private boolean lockOwner(String callOwner) {
+    return LOCK_OWNERS.contains(callOwner) || LockTypes.isLock(loader, callOwner);
   }
 
   // ---- calls: hand-offs, library calls, failure points, call-site lines (issue 11) ----
