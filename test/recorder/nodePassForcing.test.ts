@@ -14,76 +14,34 @@
  * the runs learn per pass (the 1st, 2nd, … pass of a place in a run) and hold only the second: the
  * root cause is confirmed; with `BRAID_NODE_LEARN_PASS=0` (the earlier rule) it is still not
  * confirmed. The decoy (the first connection's `tail` write before the second's, in every run) is not
- * confirmed. On a committed recording (30 runs with wide noise 0.5, 3 failed), through the CLI.
- * Counts of runs, no timing. Needs dist/braid.js and dist/braid-node-hook.mjs (node scripts/build.mjs).
+ * confirmed. On a committed recording (30 runs with wide noise 0.5, 3 failed), through the CLI
+ * (test/helpers/nodeConfirmFixture.ts). Counts of runs, no timing. Needs dist/braid.js and
+ * dist/braid-node-hook.mjs (node scripts/build.mjs).
  */
 import test, { before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
-import path from 'node:path';
+import { keyOf, nodeConfirmFixture } from '../helpers/nodeConfirmFixture';
 
-const root = path.resolve(__dirname, '..', '..');
-const cli = path.join(root, 'dist', 'braid.js');
-const fixture = path.join(root, 'test', 'fixtures', 'node', 'passorder');
-const work = path.join(root, 'test-output', 'recorder', `node-pass-forcing-${process.pid}`);
-
-interface Access {
-  thread: number;
-  type: string;
-  variable: string;
-  file: string;
-  line: number;
-}
-
-/** The key of the two-access pattern `a` then `b`. */
-function keyOf(patterns: { key: string; accesses: Access[] }[], a: Partial<Access>, b: Partial<Access>): string {
-  const is = (x: Access, y: Partial<Access>) => Object.entries(y).every(([k, v]) => x[k as keyof Access] === v);
-  const p = patterns.find((q) => q.accesses.length === 2 && is(q.accesses[0], a) && is(q.accesses[1], b));
-  assert.ok(p, `the recording has the pattern ${JSON.stringify([a, b])}: ${patterns.map((q) => q.key).join(', ')}`);
-  return p.key;
-}
-
+const fixture = nodeConfirmFixture('passorder', 'node-pass-forcing', ['node', 'app.mjs']);
 let rootCause = '';
 let decoy = '';
 
-/** A fresh copy of the fixture for one confirmation (each has its own .braid/confirm). */
-function copy(name: string): string {
-  const dir = path.join(work, name);
-  cpSync(fixture, dir, { recursive: true, filter: (f) => !f.includes(`${path.sep}.braid`) });
-  return dir;
-}
-
 before(() => {
-  assert.ok(existsSync(cli), 'dist/braid.js is built (node scripts/build.mjs)');
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  const r = spawnSync(process.execPath, [cli, 'analyze', 'recorded', '--format', 'json'], { cwd: fixture, encoding: 'utf8', timeout: 300_000 });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  const patterns = JSON.parse(r.stdout).patterns;
+  const patterns = fixture.patterns();
   rootCause = keyOf(patterns, { type: 'R', variable: 'Pool.tail', file: 'pool.mjs', line: 23 }, { type: 'W', variable: 'Pool.tail', file: 'pool.mjs', line: 16 });
   decoy = keyOf(patterns, { type: 'W', variable: 'Pool.tail', file: 'pool.mjs', line: 13 }, { type: 'W', variable: 'Pool.tail', file: 'pool.mjs', line: 16 });
 });
 
-test.after(() => rmSync(work, { recursive: true, force: true }));
+test.after(() => fixture.cleanUp());
 
-function confirm(name: string, key: string, env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [cli, 'confirm', 'recorded', '--pattern', key, '--runs', '10', '--jobs', '2', '--wait-ms', '2000', '--format', 'json', '--', 'node', 'app.mjs'], {
-    cwd: copy(name),
-    encoding: 'utf8',
-    timeout: 900_000,
-    env: { ...process.env, ...env },
-  });
-  assert.ok(r.status === 0 || r.status === 1, r.stdout + r.stderr);
-  return JSON.parse(r.stdout);
-}
+const confirm = fixture.confirm;
 
 test('an access that follows only the second pass of a callback is held at that pass: the root cause is confirmed', () => {
   const j = confirm('rootcause', rootCause);
   assert.equal(j.verdict, 'confirmed', JSON.stringify(j));
   // the group's first runs (one per job) learn where the append follows; the others hold there
   assert.ok(j.forced.forcedOk >= 5 && j.forced.failed >= 5, `forced in most runs, and they fail: ${JSON.stringify(j.forced)}`);
-  assert.ok(j.opposite.forcedOk >= 5 && j.opposite.failed <= 1, `the opposite order imposed, and it passes: ${JSON.stringify(j.opposite)}`);
+  assert.ok(j.opposite !== null && j.opposite.forcedOk >= 5 && j.opposite.failed <= 1, `the opposite order imposed, and it passes: ${JSON.stringify(j.opposite)}`);
 });
 
 test('with BRAID_NODE_LEARN_PASS=0 (every pass of a learned place held) the root cause is not confirmed', () => {

@@ -128,6 +128,69 @@ test('the opposite order: the first task is held at its start until the other ta
   assert.equal(report.waits[0].skipped, 1);
 });
 
+/** R1 → W2 of two requests (metautil's Semaphore: enter() reads the count, leave() writes it), the W held until another request read */
+const enterLeave = (waitMs = 5000): NodeForceSpec => ({
+  order: 'pattern',
+  waitMs,
+  times: 1,
+  accesses: [
+    { role: 1, type: 'R', variable: 'Gate.free', file: 'lib/gate.mjs', line: 14, method: 'Gate.enter' },
+    { role: 2, type: 'W', variable: 'Gate.free', file: 'lib/gate.mjs', line: 24, method: 'Gate.leave' },
+  ],
+  waits: [{ at: 1, for: 0, sameObject: false }],
+});
+
+test("happens-before (session 15): a request's own earlier read, ordered before its hold by the recorder's tokens, is not another task's; BRAID_NODE_FORCE_HB=0 counts it", async () => {
+  for (const hb of [true, false]) {
+    const f = new NodeForcing(enterLeave(), { hb });
+    // request A: enter() is a task of its own (`enterA`), the driver's continuation that calls leave() another (`contA`)
+    const enterA = task();
+    const middle = task();
+    const contA = task();
+    f.performed(enterA, 0b01, 1);
+    // enter's resolution (SND 5) reaches the continuation through a task that did nothing else (SND 6)
+    f.sent(enterA, 5);
+    f.received(middle, 5);
+    f.sent(middle, 6);
+    f.received(contA, 6);
+    const held = f.suspend(contA, 0b10);
+    if (!hb) {
+      assert.equal(held, null, 'without hb: the own read meets the wait at once');
+      assert.equal(JSON.parse(f.reportLine()).forcing.waits[0].met, 1);
+      continue;
+    }
+    assert.ok(held, "with hb: A's leave() is held, its own read happens before it");
+    let released = false;
+    void held.then(() => (released = true));
+    // request B's enter() reads: another task's, not ordered before A's point
+    const enterB = task();
+    f.performed(enterB, 0b01, 1);
+    await held;
+    assert.ok(released);
+    const w = JSON.parse(f.reportLine()).forcing.waits[0];
+    assert.equal(w.met, 1);
+    assert.equal(w.ordered, 1, 'the report counts the own read passed over');
+  }
+});
+
+test('happens-before: a token sent before the read, or by a task that never learned of it, orders nothing', () => {
+  const f = new NodeForcing(enterLeave());
+  const a = task();
+  const other = task();
+  const c = task();
+  // a token `a` sent before its read: it carries nothing forcing asks about
+  f.performed(other, 0b10, 2);
+  f.sent(a, 7);
+  f.received(c, 7);
+  f.performed(a, 0b01, 1);
+  // a token of a task that knew only of `other`'s write (before the read): the read is not ordered by it
+  f.sent(other, 8);
+  f.received(c, 8);
+  assert.equal(f.ordered(a, 2, c), false);
+  assert.equal(f.suspend(c, 0b10), null, "the read is another task's: met at once");
+  assert.equal(JSON.parse(f.reportLine()).forcing.waits[0].met, 1);
+});
+
 /** R1 → W2 where W2 is in synchronous code (a helper two frames below an await): no suspension point of its function precedes it */
 const syncWrite = (): NodeForceSpec => ({
   order: 'pattern',

@@ -90,6 +90,12 @@ export interface ForcedTask {
    */
   forceParent?: ForcedTask | null;
   forceSplit?: number;
+  /**
+   * happens-before (NodeForcingOptions.hb): the recorder's tokens the task received (its RCVs), those
+   * whose sender knew of some plan performance, in order; `forceRecvBase` of the earliest dropped
+   */
+  forceRecv?: number[] | null;
+  forceRecvBase?: number;
 }
 
 /** Where an access or a suspension point is, as the trace names it. */
@@ -116,7 +122,21 @@ export interface NodeForcingOptions {
    * `BRAID_NODE_LEARN_PASS=0`: false, any pass of a place where the access followed half of them)
    */
   byPass?: boolean;
+  /**
+   * "another task's access" is one not ordered before the held task's point by the recorder's
+   * happens-before (the tokens of the trace: an async function's start after its caller's events, a
+   * promise reaction after the resolution, a callback after the call that scheduled it): the same
+   * request's earlier access, in the async chain that led to the hold, is never the pattern's other
+   * side (default true; `BRAID_NODE_FORCE_HB=0`: false, any other task's access, as before issue 40's
+   * session 15)
+   */
+  hb?: boolean;
 }
+
+/** The tokens forcing keeps for happens-before (a ring: a token older than this many is forgotten, nothing ordered by it). */
+const TOKENS = 1 << 16;
+/** The received tokens a task keeps (the earlier half dropped beyond it: nothing ordered by them). */
+const MAX_RECEIVED = 8192;
 
 interface Hold {
   task: ForcedTask;
@@ -164,6 +184,18 @@ export class NodeForcing {
   private readonly priorSite = new Map<number, Int32Array>();
   /** learn and hold per pass ordinal (NodeForcingOptions.byPass) */
   private readonly byPass: boolean;
+  /** happens-before between tasks (NodeForcingOptions.hb): per token slot (token & (TOKENS - 1)) the token, its sender, the clock and the sender's received count at its SND */
+  private readonly hb: boolean;
+  private readonly tokId: Float64Array | null;
+  private readonly tokClock: Float64Array | null;
+  private readonly tokCount: Float64Array | null;
+  private readonly tokTask: (ForcedTask | null)[] | null;
+  /** the walk of `ordered`: the slots visited in walk `walkGen`, and its stack of tokens */
+  private readonly tokSeen: Int32Array | null;
+  private walkGen = 0;
+  private readonly walk: number[] = [];
+  /** performances not counted as another task's because they happen before the held point (the report's `ordered`) */
+  private readonly orderedOut: Int32Array;
   /** the plan's accesses that name a place (not `anywhere`) */
   private readonly placed: number;
   private readonly disabled: boolean[];
@@ -180,6 +212,12 @@ export class NodeForcing {
   ) {
     const n = (this.n = spec.accesses.length);
     this.byPass = options.byPass !== false;
+    this.hb = options.hb !== false;
+    this.tokId = this.hb ? new Float64Array(TOKENS).fill(-1) : null;
+    this.tokClock = this.hb ? new Float64Array(TOKENS) : null;
+    this.tokCount = this.hb ? new Float64Array(TOKENS) : null;
+    this.tokTask = this.hb ? new Array<ForcedTask | null>(TOKENS).fill(null) : null;
+    this.tokSeen = this.hb ? new Int32Array(TOKENS) : null;
     this.waitMs = spec.waitMs;
     this.maxTimeouts = spec.maxTimeouts ?? 5;
     let reads = 0;
@@ -202,6 +240,7 @@ export class NodeForcing {
     this.notApplicable = new Int32Array(w);
     this.failures = new Int32Array(w);
     this.missed = new Int32Array(w);
+    this.orderedOut = new Int32Array(w);
     this.disabled = new Array<boolean>(w).fill(false);
     let placed = 0;
     spec.accesses.forEach((a, k) => {
@@ -348,6 +387,72 @@ export class NodeForcing {
     c.forceObj = t.forceObj === null ? null : t.forceObj.slice();
     c.forceParent = t;
     c.forceSplit = this.seq;
+    // and what happened before `t`'s point happens before `c`'s
+    if (this.hb && t.forceRecv) {
+      c.forceRecv = t.forceRecv.slice();
+      c.forceRecvBase = t.forceRecvBase ?? 0;
+    }
+  }
+
+  // ---- happens-before (NodeForcingOptions.hb) ----
+
+  /**
+   * Task `t` sent the recorder's token `tok` (its SND: what `t` did so far happens before whatever
+   * receives it). Kept only when `t` knows of some plan performance (its own, or one a token it
+   * received carried): other tokens order nothing forcing asks about.
+   */
+  sent(t: ForcedTask, tok: number): void {
+    if (!this.hb || this.stopped || (t.forceLast === null && !t.forceRecv)) return;
+    const k = tok & (TOKENS - 1);
+    this.tokId![k] = tok;
+    this.tokClock![k] = this.seq;
+    this.tokCount![k] = (t.forceRecvBase ?? 0) + (t.forceRecv ? t.forceRecv.length : 0);
+    this.tokTask![k] = t;
+  }
+
+  /** Task `t` received token `tok` (its RCV: what follows in `t` happens after the token's SND). */
+  received(t: ForcedTask, tok: number): void {
+    if (!this.hb || this.stopped || this.tokId![tok & (TOKENS - 1)] !== tok) return;
+    const r = (t.forceRecv ??= []);
+    if (r.length >= MAX_RECEIVED) {
+      // the earlier half forgotten (nothing is ordered by them any more: an access they carried counts as another task's, as without hb)
+      r.splice(0, MAX_RECEIVED / 2);
+      t.forceRecvBase = (t.forceRecvBase ?? 0) + MAX_RECEIVED / 2;
+    }
+    r.push(tok);
+  }
+
+  /**
+   * `u`'s performance of sequence `s` happens before `t`'s point: a token `t` received was sent after
+   * it (clock ≥ s) by `u`, or by a task that had received such a token before its SND (a walk back over
+   * the tokens sent since `s` only — an older one cannot carry it).
+   */
+  ordered(u: ForcedTask, s: number, t: ForcedTask): boolean {
+    const recv = t.forceRecv;
+    if (!this.hb || !recv || recv.length === 0) return false;
+    const ids = this.tokId!;
+    const clock = this.tokClock!;
+    const count = this.tokCount!;
+    const task = this.tokTask!;
+    const seen = this.tokSeen!;
+    const gen = ++this.walkGen;
+    const st = this.walk;
+    st.length = 0;
+    for (let i = 0; i < recv.length; i++) st.push(recv[i]);
+    while (st.length > 0) {
+      const tok = st.pop()!;
+      const k = tok & (TOKENS - 1);
+      if (ids[k] !== tok || seen[k] === gen) continue;
+      seen[k] = gen;
+      if (clock[k] < s) continue;
+      const v = task[k]!;
+      if (v === u || (v.forceParent === u && s <= v.forceSplit!)) return true;
+      const vr = v.forceRecv;
+      if (!vr) continue;
+      const base = v.forceRecvBase ?? 0;
+      for (let i = Math.max(0, count[k] - base) - 1; i >= 0; i--) if (i < vr.length) st.push(vr[i]);
+    }
+    return false;
   }
 
   /** Task `t` passes the suspension point at `site`: its boundary from now on. */
@@ -515,6 +620,7 @@ export class NodeForcing {
         else this.metWait(w);
         continue;
       }
+      if (this.lastOrdered) this.orderedOut[w]++;
       if (this.conflict(w, t, upcoming, obj)) {
         this.skipped[w]++;
         continue;
@@ -526,6 +632,7 @@ export class NodeForcing {
 
   private satisfied(w: number, t: ForcedTask, obj: number, after: number): boolean {
     const wait = this.spec.waits[w];
+    this.lastOrdered = false;
     if (wait.ready) return this.held.some((h) => h.task !== t && this.spec.waits[h.w].at === wait.for && this.sameTarget(w, obj, h.obj));
     return this.performedAfter(wait.for, t, after, w, obj);
   }
@@ -534,19 +641,31 @@ export class NodeForcing {
     return !this.spec.waits[w].sameObject || obj === NO_OBJECT || other === NO_OBJECT || obj === other;
   }
 
-  /** Another task performed access `j` after sequence `after` (on `obj` when wait `w` asks for the same object; w = -1: any). */
+  /**
+   * Another task performed access `j` after sequence `after` (on `obj` when wait `w` asks for the same
+   * object; w = -1: any) — with `hb`, a performance that happens before `t`'s point is not another
+   * task's (the same request's earlier access: `lastOrdered` says one was passed over).
+   */
   private performedAfter(j: number, t: ForcedTask, after: number, w: number, obj: number): boolean {
     const seqs = this.ringSeq[j];
     const tasks = this.ringTask[j];
     const objs = this.ringObj[j];
     let p = this.ringNext[j];
+    this.lastOrdered = false;
     for (let c = 0; c < this.ringSize[j]; c++) {
       p = (p - 1) & (RING - 1);
       if (seqs[p] <= after) return false;
-      if (tasks[p] !== t && !(tasks[p] === t.forceParent && seqs[p] <= t.forceSplit!) && (w < 0 || this.sameTarget(w, obj, objs[p]))) return true;
+      const u = tasks[p]!;
+      if (u !== t && !(u === t.forceParent && seqs[p] <= t.forceSplit!) && (w < 0 || this.sameTarget(w, obj, objs[p]))) {
+        if (!this.ordered(u, seqs[p], t)) return true;
+        this.lastOrdered = true;
+      }
     }
     return false;
   }
+
+  /** the last `performedAfter` passed over a performance that happens before the task's point */
+  private lastOrdered = false;
 
   /** Holding `t` at `w` would deadlock: a held task waits for an access that may come next in `t`, or is held in the same role. */
   private conflict(w: number, t: ForcedTask, upcoming: number, obj: number): boolean {
@@ -646,7 +765,7 @@ export class NodeForcing {
       ok,
       order: this.spec.order,
       ...(this.spec.pattern ? { pattern: this.spec.pattern } : {}),
-      waits: waits.map((w, k) => ({ at: w.at, for: w.for, met: this.met[k], timedOut: this.timedOut[k], lock: 0, skipped: this.skipped[k], ...(this.missed[k] > 0 ? { missed: this.missed[k] } : {}), ...(w.optional ? { optional: true } : {}) })),
+      waits: waits.map((w, k) => ({ at: w.at, for: w.for, met: this.met[k], timedOut: this.timedOut[k], lock: 0, skipped: this.skipped[k], ...(this.missed[k] > 0 ? { missed: this.missed[k] } : {}), ...(this.orderedOut[k] > 0 ? { ordered: this.orderedOut[k] } : {}), ...(w.optional ? { optional: true } : {}) })),
       ...(ok ? {} : { reason: reasons.join('; ') }),
     };
     return JSON.stringify({ forcing: report });
@@ -682,6 +801,7 @@ export class NodeForcing {
       if (this.disabled[w]) s += `; then disabled (maxTimeouts ${this.maxTimeouts})`;
       parts.push(s);
     }
+    if (this.orderedOut[w] > 0) parts.push(`${times(this.orderedOut[w])} the only task that had performed ${this.describe(wait.for)} did it before the held point, in its own async chain (happens-before: not the pattern's other side)`);
     if (this.missed[w] > 0) parts.push(`held ${times(this.missed[w])} at the place before ${here} where earlier runs saw it follow, but the task went on without it (not counted as met)`);
     if (parts.length) return parts.join('; ');
     if (this.notApplicable[w] === this.reached[w]) return `${here} was reached ${times(this.reached[w])}, never by a task whose window already held the other task's accesses`;

@@ -128,6 +128,8 @@ export function nodeRecorderOptions(
     ...(o.plan?.plan.force && process.env.BRAID_NODE_FORCE_OUTSIDE === '0' ? { forceOutside: false } : {}),
     // and a learned place holds at the passes (its 1st, 2nd, … in a run) the access followed, unless BRAID_NODE_LEARN_PASS=0
     ...(o.plan?.plan.force && process.env.BRAID_NODE_LEARN_PASS === '0' ? { forceByPass: false } : {}),
+    // and another task's access meets a wait only when it does not happen before the held point, unless BRAID_NODE_FORCE_HB=0
+    ...(o.plan?.plan.force && process.env.BRAID_NODE_FORCE_HB === '0' ? { forceHb: false } : {}),
     ...(o.pointsFile ? { points: o.pointsFile } : {}),
     // --noise-mode pct: PCT for the event loop (runtime.ts, docs/noise.md)
     ...(o.pct && !o.plan ? { pct: o.pct } : {}),

@@ -75,6 +75,12 @@ export interface NodeRecorderOptions {
    * only where the access followed the earlier runs' k-th passes (forcing.ts NodeForcingOptions.byPass)
    */
   forceByPass?: boolean;
+  /**
+   * forcing runs: false — another task's access meets a wait even when it happens before the held
+   * point (the same request's earlier access; before session 15, `BRAID_NODE_FORCE_HB=0`); else it
+   * must not (forcing.ts NodeForcingOptions.hb)
+   */
+  forceHb?: boolean;
   /** the point catalogue (`braid pinpoint`): each await point reached is appended as a JSON line */
   points?: string;
   /** a worker thread's trace stops growing at this many bytes: later events are dropped and counted (default MAX_WORKER_TRACE_BYTES) */
@@ -213,6 +219,9 @@ class Task {
   forceAfter = 0;
   forceNth = 0;
   forcePending = -1;
+  /** forcing's happens-before (forcing.ts `received`): the tokens received that carry a plan performance */
+  forceRecv: number[] | null = null;
+  forceRecvBase = 0;
   /**
    * a callback task whose name lacks its function (`then`, an anonymous timer callback): the stack
    * node it started on (its callback's frame is the first one above it), named at its first event
@@ -484,7 +493,7 @@ export class BraidRuntime {
       for (let k = 1; k < Math.max(1, o.pct!.depth); k++) this.pctChanges.push(1 + Math.floor(this.pctRnd() * steps));
       this.pctChanges.sort((a, b) => a - b);
     }
-    this.fz = o.force && this.recording ? new NodeForcing(o.force, { byPass: o.forceByPass !== false }) : null;
+    this.fz = o.force && this.recording ? new NodeForcing(o.force, { byPass: o.forceByPass !== false, hb: o.forceHb !== false }) : null;
     if (this.fz !== null && o.forceLearn) {
       // what the group's earlier runs learned: where each access was last holdable before it
       try {
@@ -700,6 +709,8 @@ export class BraidRuntime {
     this.line(`[${this.ix()},${tid},"SND",${tok}]`);
     t.lastTok = tok;
     t.dirty = false;
+    // forcing: what the task did so far happens before whatever receives the token (forcing.ts "happens-before")
+    if (this.fz !== null) this.fz.sent(t, tok);
     return tok;
   }
 
@@ -741,6 +752,7 @@ export class BraidRuntime {
     else if (t.pending.includes(tok)) return;
     else t.pending.push(tok);
     t.turn = this.turn;
+    if (this.fz !== null) this.fz.received(t, tok);
   }
 
   /** between a recorded `await`'s operand and its suspension: the promise reactions made now are its continuation (KAWAIT) */
