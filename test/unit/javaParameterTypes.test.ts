@@ -95,3 +95,37 @@ test('a parameterized test\'s selector has its parameter types, as declared or a
     rmSync(ws, { recursive: true, force: true });
   }
 });
+
+test('an inherited @ParameterizedTest (stormpot: ThreadedPoolTest runs its abstract base class\'s tests): the selector takes the types from the superclass\'s source', () => {
+  const ws = tempDir('braid-inherited-param-');
+  try {
+    const dir = path.join(ws, 'src', 'test', 'java', 'blackbox');
+    mkdirSync(path.join(dir, 'taps'), { recursive: true });
+    writeFileSync(path.join(dir, 'taps', 'Taps.java'), 'package blackbox.taps;\npublic enum Taps { A, B }\n');
+    writeFileSync(
+      path.join(dir, 'AllocatorBasedPoolTest.java'),
+      `package blackbox;
+
+import blackbox.taps.Taps;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+abstract class AllocatorBasedPoolTest<T extends Object> extends AbstractPoolTest<T> {
+  @ParameterizedTest
+  @EnumSource(Taps.class)
+  void mustNotDeallocateTheSameObjectMoreThanOnce(Taps taps) throws Exception {
+  }
+}
+`,
+    );
+    writeFileSync(path.join(dir, 'ThreadBasedPoolTest.java'), 'package blackbox;\n\n/* class ThreadBasedPoolTest extends Nothing */\nabstract class ThreadBasedPoolTest extends AllocatorBasedPoolTest<Object> {\n}\n');
+    writeFileSync(path.join(dir, 'ThreadedPoolTest.java'), 'package blackbox;\n\nimport org.junit.jupiter.api.Test;\n\nclass ThreadedPoolTest extends ThreadBasedPoolTest {\n  @Test\n  void own() {}\n}\n');
+    const launcher = { javaLibs: [path.join(ws, 'libs')] };
+    mkdirSync(launcher.javaLibs[0]);
+    writeFileSync(path.join(launcher.javaLibs[0], 'junit-platform-console-standalone-1.9.1.jar'), '');
+    const plan = inferTestCommand(ws, locateTest(ws, 'blackbox.ThreadedPoolTest#mustNotDeallocateTheSameObjectMoreThanOnce'), launcher);
+    assert.equal(plan.command[plan.command.indexOf('--select-method') + 1], 'blackbox.ThreadedPoolTest#mustNotDeallocateTheSameObjectMoreThanOnce(blackbox.taps.Taps)');
+  } finally {
+    rmSync(ws, { recursive: true, force: true });
+  }
+});

@@ -7,7 +7,8 @@
  * name that is already qualified, and else the test's own package. Generic arguments are dropped
  * (erasure), `T...` and `T[]` are arrays.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { blankJava, classDeclarations, findTests } from './testDiscovery';
 
 const PRIMITIVES = new Set(['boolean', 'byte', 'char', 'short', 'int', 'long', 'float', 'double']);
@@ -108,7 +109,7 @@ export function methodSelector(className: string, method: string, parameterTypes
  * The binary parameter types of test `className#method` as declared in its source `file` (the first
  * of overloads); undefined when it has none, the file cannot be read or a type cannot be read.
  */
-export function declaredParameterTypes(file: string, className: string, method: string): string[] | undefined {
+export function declaredParameterTypes(file: string, className: string, method: string, depth = 0): string[] | undefined {
   let source: string;
   try {
     source = readFileSync(file, 'utf8');
@@ -121,5 +122,28 @@ export function declaredParameterTypes(file: string, className: string, method: 
   } catch {
     return undefined; // discovery gave up on the file (its budget): the selector names the method only
   }
-  return parameters === undefined ? undefined : selectorParameterTypes(parameters, source);
+  if (parameters !== undefined) return selectorParameterTypes(parameters, source);
+  // an inherited test (stormpot's ThreadedPoolTest runs AllocatorBasedPoolTest's @ParameterizedTest
+  // methods): the superclass's source, in the same package's folder or by its single-type import
+  const parent = depth < 8 ? superclassSource(file, className, source) : undefined;
+  return parent ? declaredParameterTypes(parent.file, parent.className, method, depth + 1) : undefined;
+}
+
+/** The source file and binary name of the top-level class `className`'s superclass, when it can be found beside it. */
+function superclassSource(file: string, className: string, source: string): { file: string; className: string } | undefined {
+  const simple = className.slice(className.lastIndexOf('.') + 1);
+  const code = blankJava(source);
+  const decl = new RegExp(`\\bclass\\s+${simple}\\b(?:\\s*<[^{]*?>)?\\s+extends\\s+([\\w.]+)`).exec(code);
+  if (!decl) return undefined;
+  const name = decl[1];
+  const pkg = className.includes('.') ? className.slice(0, className.lastIndexOf('.')) : '';
+  const imported = new RegExp(`^\\s*import\\s+([\\w.]+\\.${name.replace(/\./g, '\\.')})\\s*;`, 'm').exec(code)?.[1];
+  const qualified = name.includes('.') ? name : imported ?? (pkg ? `${pkg}.${name}` : name);
+  // the source root: the file's folder less its package's folders
+  const dir = path.dirname(file);
+  const pkgPath = pkg ? pkg.split('.').join(path.sep) : '';
+  if (pkgPath && !dir.endsWith(pkgPath)) return undefined;
+  const root = pkgPath ? dir.slice(0, dir.length - pkgPath.length) : dir;
+  const candidate = path.join(root, ...qualified.split('.')) + '.java';
+  return existsSync(candidate) ? { file: candidate, className: qualified } : undefined;
 }
