@@ -10,7 +10,8 @@
  * failing runs per 100 in one markdown table (adaptive: the steps, each level's failed/runs). Figures are printed, never asserted.
  *
  * `--set real` measures the Java subjects of the real corpus (bench/real/java, those with a Maven
- * project here; `--set real-held-out` the held-out ones, bench/real/README.md) as `braid test` runs
+ * project here or, for a project test, a checkout of its project under `--checkouts DIR` as
+ * bench/realEval.ts finds it; `--set real-held-out` the held-out ones, bench/real/README.md) as `braid test` runs
  * them: `braid test <run.json's test> --runs 1` builds the project and resolves the test's class path
  * once (bin/braid.js, needs dist/), and its recording.json gives the command (the JUnit console
  * launcher's repetitions in one JVM), working folder, include list and time limit; the bench then
@@ -28,7 +29,7 @@
  * `--noise P --noise-at W` start elsewhere than braid test's default (a level of the ladder alone, with
  * `--modes uniform`).
  *
- *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset|node|real|real-held-out] [--modes uniform,adaptive,pct] [--enough F] [--noise P] [--noise-at W]
+ *   nice -n 10 node --import tsx bench/exposure.ts [subject...] [--runs N] [--seeds S1,S2] [--jobs J] [--set all|own|bugset|node|real|real-held-out] [--modes uniform,adaptive,pct] [--enough F] [--noise P] [--noise-at W] [--checkouts DIR]
  */
 import { adaptiveExposureFor, NoiseMode } from '../server/src/recorder/runs/adaptiveExposure';
 import { DEFAULT_PCT_DEPTH } from '../server/src/recorder/runs/pctNoise';
@@ -41,6 +42,7 @@ import { RecordControl, recordRuns } from '../server/src/recorder/runs/recordRun
 import type { NoiseAt, RecordOptions } from '../server/src/recorder/runs/recordOptions';
 import { ALL_SUBJECTS, BUG_SET, classesDir, FAST_JVM, prepare, root, SampleProgram, workDir } from '../test/recorder/recorderHarness';
 import { realSubjects, RealSubject } from './realCorpus';
+import { defaultCheckouts, workFolder } from './realEval';
 
 const args = process.argv.slice(2);
 const value = (name: string, d: string) => {
@@ -52,7 +54,9 @@ const seeds = value('--seeds', '1000,2000').split(',').map(Number);
 const jobs = Number(value('--jobs', '2'));
 const set = value('--set', 'all');
 const enough = Number(value('--enough', '0'));
-const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--seeds', '--jobs', '--set', '--modes', '--enough', '--noise', '--noise-at'].includes(args[k - 1]));
+const named = args.filter((a, k) => !a.startsWith('--') && !['--runs', '--seeds', '--jobs', '--set', '--modes', '--enough', '--noise', '--noise-at', '--checkouts'].includes(args[k - 1]));
+/** where the project tests (kind project-test) are checked out, as bench/realEval.ts --checkouts */
+const checkouts = path.resolve(value('--checkouts', defaultCheckouts()));
 const WINDOWS: SampleProgram[] = [
   { pkg: 'lostnotify', main: 'lostnotify.HandOff', include: ['lostnotify'], noise: 0.3 },
   { pkg: 'twolocks', main: 'twolocks.PriceFeed', include: ['twolocks'], noise: 0.1 },
@@ -79,9 +83,14 @@ function nodeSubjects(): NodeSubject[] {
 }
 /** a subject: one of the team's (a main class in the compiled fixtures, or a Node.js subject) or a subject of the real corpus */
 type Subject = SampleProgram | NodeSubject | RealSubject;
-/** a Java subject with a Maven project here (braid test), or a Node.js one with a command (braid record) */
+/** the Maven project of a Java subject: its folder here, or a project test's module in its checkout (realEval.ts workFolder) */
+const projectOf = (r: RealSubject): string | undefined => {
+  const w = workFolder(r, checkouts);
+  return 'dir' in w ? w.dir : undefined;
+};
+/** a Java subject with a Maven project here or a checkout of its project (braid test), or a Node.js one with a command (braid record) */
 const measurable = (r: RealSubject) =>
-  r.language === 'java' ? !!r.run.test && existsSync(path.join(r.dir, 'pom.xml')) : !!r.run.command?.length && existsSync(path.join(r.dir, 'node_modules'));
+  r.language === 'java' ? !!r.run.test && !!projectOf(r) && existsSync(path.join(projectOf(r)!, 'pom.xml')) : !!r.run.command?.length && existsSync(path.join(r.dir, 'node_modules'));
 const realOnes = (): RealSubject[] =>
   realSubjects(named).filter((r) => !r.error && measurable(r) && (named.length > 0 || r.truth.heldOut === (set === 'real-held-out')));
 const subjects: Subject[] = REAL ? realOnes() : NODE ? nodeSubjects() : [...WINDOWS, ...(set === 'bugset' ? [] : ALL_SUBJECTS), ...(set === 'own' ? [] : BUG_SET)].filter((s) => !named.length || named.includes(s.pkg));
@@ -115,7 +124,8 @@ async function realRun(s: RealSubject): Promise<Pick<RecordOptions, 'command' | 
   const work = mkdtempSync(path.join(os.tmpdir(), `braid-exposure-${s.id}-`));
   const report = path.join(work, 'report.json');
   const include = s.run.include?.length ? ['--include', ...s.run.include] : [];
-  const r = spawnSync(process.execPath, [path.join(root, 'bin/braid.js'), 'test', s.run.test!, '--project', s.dir, ...include, '--runs', '1', '--format', 'json', '-o', report], { cwd: s.dir, encoding: 'utf8', timeout: 20 * 60_000 });
+  const project = projectOf(s)!;
+  const r = spawnSync(process.execPath, [path.join(root, 'bin/braid.js'), 'test', s.run.test!, '--project', project, ...include, '--runs', '1', '--format', 'json', '-o', report], { cwd: project, encoding: 'utf8', timeout: 20 * 60_000 });
   if (!existsSync(report)) throw new Error(`${s.id}: braid test --runs 1 exited ${r.status}: ${(r.stderr ?? '').split('\n').slice(-8).join('\n')}`);
   const folder = (JSON.parse(readFileSync(report, 'utf8')) as { recording: { traces: string } }).recording.traces;
   rmSync(work, { recursive: true, force: true });

@@ -40,6 +40,12 @@ export interface RealTruth {
   buggyCommit?: string;
   fixCommit?: string;
   module?: string;
+  /**
+   * project-test: the lines of the checkout's own `.mvn/maven.config` that make its build run with
+   * the system's Maven and JDK (e.g. `-Dmaven.compiler.source=1.8` where the project asks for a
+   * source level JDK 17 no longer compiles); bench/realCheckouts.ts writes them
+   */
+  mavenConfig?: string[];
   /** project-test: `pkg.Class#method` as braid test takes it */
   test?: string;
   summary?: string;
