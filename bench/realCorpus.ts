@@ -156,7 +156,10 @@ export interface RealScore {
   failed: number;
   /** per truth bug */
   bugs: BugOutcome[];
-  /** the first listed pattern is a root cause of some truth bug */
+  /**
+   * the first listed pattern is a root cause of some truth bug — and some run failed: with no failing run
+   * every pattern has the same score and the first is first by its static key alone, not by evidence
+   */
   rank1: boolean;
   /** the first listed pattern (for the table) */
   first?: { id: string; key: string; failed: number; passed: number; pValue: number; group: string; where: string };
@@ -165,7 +168,7 @@ export interface RealScore {
   weakBugs: number;
   /** bug 1's suspicious method per thread */
   bug1Methods: string[];
-  /** bug 1's first-thread suspicious method is a fixed method (of any truth bug) */
+  /** bug 1's first-thread suspicious method is a fixed method (of any truth bug), with some run failing */
   methodFirst: boolean;
   /** some thread's */
   methodAny: boolean;
@@ -197,13 +200,13 @@ export function scoreRecording(truth: RealTruth, result: AnalysisResult, bugs: r
     runs: result.executions.failed + result.executions.passed,
     failed: result.executions.failed,
     bugs: outcomes,
-    rank1: outcomes.some((o) => o.rootPosition === 1),
+    rank1: result.executions.failed > 0 && outcomes.some((o) => o.rootPosition === 1),
     ...(first ? { first: { id: first.id, key: first.key, failed: first.failed, passed: first.passed, pValue: first.pValue, group: first.group, where: where(first) } } : {}),
     strongBugs: strong.length,
     weakBugs: bugs.length - strong.length,
     bug1Methods: methods,
-    methodFirst: methods.length > 0 && isFixMethod(methods[0], allFixes),
-    methodAny: methods.some((m) => isFixMethod(m, allFixes)),
+    methodFirst: result.executions.failed > 0 && methods.length > 0 && isFixMethod(methods[0], allFixes),
+    methodAny: result.executions.failed > 0 && methods.some((m) => isFixMethod(m, allFixes)),
   };
 }
 
