@@ -1,6 +1,5 @@
 package dev.braid.agent.instrument;
 
-import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Set;
@@ -13,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the owner of a call made through it ({@code entries.put(k, e)} is {@code invokeinterface
  * ExpiringMap$EntryMap.put}), so such a call was no library call and the backing map was never seen.
  * Resolved at instrumentation time from the class files the class's loader can read (as resources, no
- * class of the application is loaded: {@link FieldOwners#supertypes}); the JDK supertypes found are
+ * class of the application is loaded: {@link FieldOwners#walkToJdkTypes}); the JDK supertypes found are
  * looked up in the boot loader, where they are loaded already.
  */
 final class CollectionSubtypes {
@@ -70,27 +69,19 @@ final class CollectionSubtypes {
   }
 
   private static Info find(ClassLoader loader, String owner) {
-    Set<String> methods = null;
-    boolean atomic = false;
-    Set<String> seen = new HashSet<>();
-    ArrayDeque<String> todo = new ArrayDeque<>();
-    todo.add(owner);
-    while (!todo.isEmpty() && seen.size() < MAX_TYPES) {
-      String t = todo.poll();
-      if (t == null || t.equals("java/lang/Object") || !seen.add(t)) continue;
-      if (MethodInstrumenter.isJdkClass(t)) {
-        Class<?> c = jdkCollection(t);
-        if (c == null) continue;
-        if (methods == null) methods = new HashSet<>();
+    final Set<String> methods = new HashSet<>();
+    final boolean[] atomic = {false};
+    FieldOwners.walkToJdkTypes(loader, owner, MAX_TYPES, new FieldOwners.JdkTypeVisitor() {
+      @Override
+      public boolean visit(String jdkType) {
+        Class<?> c = jdkCollection(jdkType);
+        if (c == null) return false;
         for (java.lang.reflect.Method m : c.getMethods()) methods.add(m.getName());
-        atomic |= c.getName().startsWith("java.util.concurrent.atomic.");
-        continue;
+        atomic[0] |= c.getName().startsWith("java.util.concurrent.atomic.");
+        return false;
       }
-      String[] supers = FieldOwners.supertypes(loader, t);
-      if (supers == null) continue;
-      for (String s : supers) if (s != null) todo.add(s);
-    }
-    return methods == null ? NONE : new Info(methods, atomic);
+    });
+    return methods.isEmpty() ? NONE : new Info(methods, atomic[0]);
   }
 
   /** The JDK class {@code internalName} when it is a subtype of a root, else null. */

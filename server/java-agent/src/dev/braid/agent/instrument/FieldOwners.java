@@ -65,6 +65,41 @@ final class FieldOwners {
     return find(loader, s.superName, name, depth + 1);
   }
 
+  /** What {@link #walkToJdkTypes} does with each JDK type it reaches. */
+  interface JdkTypeVisitor {
+    /** @return true to stop the walk */
+    boolean visit(String jdkInternalName);
+  }
+
+  /**
+   * Walks the supertypes of {@code owner} (itself first) breadth first, as their class files name them
+   * ({@link #supertypes}), and hands each JDK type it reaches to {@code visitor}, whose own supertypes
+   * it does not walk (the JDK type is looked up by the visitor, in the boot loader). A class file that
+   * cannot be read ends that branch; {@code java/lang/Object} and types seen before are skipped; at most
+   * {@code maxTypes} types are visited. Shared by the questions asked of a call's owner at
+   * instrumentation time: is it a recorded collection ({@link CollectionSubtypes}), a {@code Lock}
+   * ({@link LockTypes}).
+   *
+   * @return true when the visitor stopped the walk
+   */
+  static boolean walkToJdkTypes(ClassLoader loader, String owner, int maxTypes, JdkTypeVisitor visitor) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>();
+    todo.add(owner);
+    while (!todo.isEmpty() && seen.size() < maxTypes) {
+      String t = todo.poll();
+      if (t == null || t.equals("java/lang/Object") || !seen.add(t)) continue;
+      if (MethodInstrumenter.isJdkClass(t)) {
+        if (visitor.visit(t)) return true;
+        continue;
+      }
+      String[] supers = supertypes(loader, t);
+      if (supers == null) continue;
+      for (String s : supers) if (s != null) todo.add(s);
+    }
+    return false;
+  }
+
   /**
    * The superclass (first, null for none) and interfaces of {@code cls} as its class file names them,
    * read as FieldOwners reads fields (CollectionSubtypes); null when the class file cannot be read.

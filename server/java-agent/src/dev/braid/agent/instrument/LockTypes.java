@@ -1,8 +1,5 @@
 package dev.braid.agent.instrument;
 
-import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -16,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code ReentrantLock} or of the read-write lock's two, an application class or interface that
  * implements or extends {@code Lock}. Resolved at instrumentation time, once per (loader, owner),
  * from the class files the instrumented class's loader can read (as resources, no class of the
- * application is loaded: {@link FieldOwners#supertypes}); the JDK types reached are looked up in the
+ * application is loaded: {@link FieldOwners#walkToJdkTypes}); the JDK types reached are looked up in the
  * boot loader without initialising them. A class file that cannot be read leaves the call unrecorded
  * (the behaviour before). Only asked for the calls named {@code lock}, {@code lockInterruptibly},
  * {@code unlock} ({@code ()V}) and {@code tryLock} ({@code ()Z}).
@@ -45,21 +42,12 @@ final class LockTypes {
   }
 
   private static boolean find(ClassLoader loader, String owner) {
-    Set<String> seen = new HashSet<>();
-    ArrayDeque<String> todo = new ArrayDeque<>();
-    todo.add(owner);
-    while (!todo.isEmpty() && seen.size() < MAX_TYPES) {
-      String t = todo.poll();
-      if (t == null || t.equals("java/lang/Object") || !seen.add(t)) continue;
-      if (MethodInstrumenter.isJdkClass(t)) {
-        if (jdkLock(t)) return true;
-        continue;
+    return FieldOwners.walkToJdkTypes(loader, owner, MAX_TYPES, new FieldOwners.JdkTypeVisitor() {
+      @Override
+      public boolean visit(String jdkType) {
+        return jdkLock(jdkType);
       }
-      String[] supers = FieldOwners.supertypes(loader, t);
-      if (supers == null) continue;
-      for (String s : supers) if (s != null) todo.add(s);
-    }
-    return false;
+    });
   }
 
   /** The JDK type {@code internalName} implements {@code Lock} (looked up in the boot loader, not initialised). */
