@@ -19,6 +19,7 @@ import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
@@ -39,7 +40,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  * line per repetition: {@code run<TAB>trace file<TAB>execution id<TAB>noise seed}; any other line or
  * the end of stdin ends the JVM. Each repetition begins a trace segment in the agent
  * (dev.braid.agent.runtime.Rt.beginSegment), runs the selection, ends the segment, then reports on
- * stdout and stderr one line {@code @@braid-repetition@@{json}}: outcome, tests run and failed, the
+ * stdout and stderr one line {@code @@braid-repetition@@{json}}: outcome ({@code pass}, {@code fail}, or
+ * {@code norun} with {@code notRun}: why no test ran — nothing matched, discovery failed, skipped), tests run and failed, the
  * first failure's message and frames, and whether the JVM ends here — threads the repetition left
  * running (non-daemon, still alive 250 ms after it) or a failure that poisons the JVM (a linkage
  * error such as a failed static initializer, OutOfMemoryError, InternalError).
@@ -103,6 +105,8 @@ public final class RepeatLauncher {
       boolean recording = begin != null && Boolean.TRUE.equals(begin.invoke(null, p[1], p[2], p[3]));
       Listener listener = new Listener();
       Throwable launchError = null;
+      Throwable discoveryError = null;
+      boolean noTest = false;
       FreshClassLoader loader = fresh == null ? null : new FreshClassLoader(fresh, shared);
       long started = System.nanoTime();
       try {
@@ -112,7 +116,15 @@ public final class RepeatLauncher {
           me.setContextClassLoader(loader);
           request = request(selections, loader);
         }
-        launcher.execute(request, listener);
+        // discovery on its own: a selector that matches nothing or a class that fails discovery is not a failing run
+        TestPlan plan = null;
+        try {
+          plan = launcher.discover(request);
+        } catch (Throwable t) {
+          discoveryError = t;
+        }
+        if (plan != null && !plan.containsTests()) noTest = true;
+        else if (plan != null) launcher.execute(plan, listener);
       } catch (Throwable t) {
         launchError = t;
       } finally {
@@ -127,13 +139,16 @@ public final class RepeatLauncher {
       String isolation = loader == null ? null : isolationProblem(failure, loader);
       String scope = isolation == null ? null : isolationScope(failure, loader);
       String poison = isolation != null ? null : poison(failure, launchError, loader != null);
-      boolean fail = listener.failed > 0 || launchError != null || listener.tests == 0;
+      String notRun = notRun(selections, discoveryError, noTest, listener, launchError);
+      boolean fail = listener.failed > 0 || launchError != null;
       StringBuilder j = new StringBuilder(256);
       j.append("{\"execution\":").append(quote(p[2]));
-      j.append(",\"outcome\":\"").append(fail ? "fail" : "pass").append('"');
+      j.append(",\"outcome\":\"").append(notRun != null ? "norun" : fail ? "fail" : "pass").append('"');
       j.append(",\"tests\":").append(listener.tests).append(",\"failed\":").append(listener.failed);
       j.append(",\"skipped\":").append(listener.skipped).append(",\"ms\":").append(millis);
-      if (failure != null) {
+      if (notRun != null) {
+        j.append(",\"notRun\":").append(quote(cut(notRun, 2000)));
+      } else if (failure != null) {
         j.append(",\"message\":").append(quote(cut(String.valueOf(failure), 2000)));
         if (listener.failedTest != null) j.append(",\"test\":").append(quote(listener.failedTest));
         j.append(",\"frames\":[");
@@ -143,8 +158,6 @@ public final class RepeatLauncher {
           j.append(quote(st[k].toString()));
         }
         j.append(']');
-      } else if (listener.tests == 0) {
-        j.append(",\"message\":").append(quote("no tests found for " + args[args.length - 1]));
       }
       if (!left.isEmpty()) {
         j.append(",\"left\":[");
@@ -161,7 +174,10 @@ public final class RepeatLauncher {
       if (last) j.append(",\"last\":true");
       j.append('}');
       // the failure in the run's log, as the console launcher would show it
-      if (failure != null) {
+      if (notRun != null) {
+        System.out.println("braid: the test did not run: " + notRun);
+        if (discoveryError != null) discoveryError.printStackTrace(System.out);
+      } else if (failure != null) {
         System.out.println("braid: " + (listener.failedTest != null ? listener.failedTest : "the test run") + " failed:");
         failure.printStackTrace(System.out);
       }
@@ -174,6 +190,45 @@ public final class RepeatLauncher {
       if (last) break;
     }
     System.exit(0);
+  }
+
+  /**
+   * Why the repetition ran no test, or null when a test ran (passed or failed): the selection
+   * matched no test, its discovery failed (the JUnit launcher's own message, down to the root
+   * cause), or every test it selected was skipped. Such a repetition is not a failing run.
+   */
+  static String notRun(List<String> selections, Throwable discoveryError, boolean noTest, Listener listener, Throwable launchError) {
+    String selected = selectionText(selections);
+    if (discoveryError != null) return "the discovery of " + selected + " failed: " + causeChain(discoveryError);
+    if (noTest) return "no test matched " + selected;
+    if (launchError != null || listener.tests > 0 || listener.failed > 0) return null;
+    if (listener.skipped > 0 || listener.containerSkipped) return selected + " was skipped" + (listener.skipReason != null ? ": " + listener.skipReason : "");
+    return "no test of " + selected + " ran";
+  }
+
+  /** The selections as the user wrote them: {@code pkg.Class#method}, {@code pkg.Class}, joined by ", ". */
+  static String selectionText(List<String> selections) {
+    StringBuilder b = new StringBuilder();
+    for (String s : selections) {
+      if (b.length() > 0) b.append(", ");
+      b.append(s.substring(1));
+    }
+    return b.toString();
+  }
+
+  /** A throwable's messages, outermost first, down to its root cause ("a: b: c"), without repeats. */
+  static String causeChain(Throwable t) {
+    StringBuilder b = new StringBuilder();
+    String last = null;
+    for (int depth = 0; t != null && depth < 8; t = t.getCause() == t ? null : t.getCause(), depth++) {
+      String m = t.getMessage() == null ? t.getClass().getName() : t.getMessage();
+      if (t.getCause() == null && !(t instanceof org.junit.platform.commons.JUnitException)) m = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+      if (m.equals(last) || (last != null && last.contains(m))) continue;
+      if (b.length() > 0) b.append(": ");
+      b.append(m);
+      last = m;
+    }
+    return b.toString();
   }
 
   private static void report(PrintStream s, String marker) {
@@ -337,9 +392,17 @@ public final class RepeatLauncher {
     Throwable failure;
     String failedTest;
 
+    /** why the first test or container was skipped (@Disabled, a condition) */
+    String skipReason;
+    /** a class (container) was skipped with all its tests */
+    boolean containerSkipped;
+
     @Override
     public void executionSkipped(TestIdentifier id, String reason) {
       if (id.isTest()) skipped++;
+      else if (!id.getParentId().isPresent()) return; // an engine with nothing selected
+      else containerSkipped = true;
+      if (skipReason == null && reason != null) skipReason = reason;
     }
 
     @Override
