@@ -29,6 +29,7 @@ import { EvidenceRounds } from '../recorder/runs/evidenceRounds';
 import { outputTail, runBuildStep } from '../recorder/runs/prepareStep';
 import { parseRecordArgs, RecordOptions, takeList, UsageError as RecordUsageError } from '../recorder/runs/recordOptions';
 import { firstRunOnlyNote, leakedStateNote, withTraceFolder, RecordSummary, recordRuns } from '../recorder/runs/recordRuns';
+import { droppedRuns } from '../recorder/runs/notReached';
 import { RECORDING_MANIFEST } from '../recorder/runs/recordingManifest';
 import { adaptiveExposureFor, NoiseMode } from '../recorder/runs/adaptiveExposure';
 import { neverFailedAdvice, nextText } from '../recorder/runs/neverFailedAdvice';
@@ -503,10 +504,10 @@ async function recordAndReport(
   const nr = summary.notReached;
   if (nr?.stopped && summary.total === 0) {
     if (lineLength) status('', true);
-    say(`the test never ran: ${nr.reason}; nothing recorded.\n  ${nr.hint}${nr.output.trim() ? `\noutput of the run:\n${nr.output.trimEnd().split('\n').slice(-20).map((l) => `  | ${terminalLine(l)}`).join('\n')}` : ''}`);
+    say(`${nr.testDidNotRun ? 'the test did not run' : 'the test never ran'}: ${terminalLine(nr.reason)}; nothing recorded${nr.testDidNotRun ? ` (no failing run; stopped after ${nr.runs} run(s))` : ''}.\n  ${nr.hint}${nr.output.trim() ? `\noutput of the run:\n${nr.output.trimEnd().split('\n').slice(-20).map((l) => `  | ${terminalLine(l)}`).join('\n')}` : ''}`);
     return 1;
   }
-  if (nr) say(`note: ${nr.runs} run(s) never reached the program (${nr.reason}); not counted, traces not kept`);
+  if (nr) say(`warning: ${nr.runs} run(s) ${nr.testDidNotRun ? 'in which the test did not run' : 'never reached the program'} (${terminalLine(nr.reason)}): ${terminalLine(droppedRuns(nr.executions))}; not counted, traces not kept`);
   // the last round (runs finished after the last analysis), then why the recording stopped
   const last = await rounds.finish(recordMs / 1000);
   const history = rounds.history;

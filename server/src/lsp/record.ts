@@ -10,6 +10,7 @@ import { CancellationToken, Connection, ResponseError } from 'vscode-languageser
 import { parseRecordArgs, RecordOptions, UsageError } from '../recorder/runs/recordOptions';
 import { recordRuns } from '../recorder/runs/recordCommand';
 import { withTraceFolder } from '../recorder/runs/recordRuns';
+import { droppedRuns } from '../recorder/runs/notReached';
 import { writeCodeStamp } from './codeStamp';
 import { firstErrors, plainOutput } from './buildOutput';
 import { testNotFoundMessage } from './testNotFound';
@@ -222,6 +223,11 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     ctx.recording?.(options.outDir, undefined);
     ctx.afterRun();
     const nr = summary.notReached;
+    if (nr?.stopped && summary.total === 0 && nr.testDidNotRun) {
+      // the test did not run (testDidNotRun.ts): the launcher's reason names the selector; not a failing run
+      connection.console.error(`The test did not run: ${nr.reason}. Output of the run:\n${plainOutput(nr.output)}`);
+      throw new ResponseError(-32603, `The test did not run: ${nr.reason}. Nothing was recorded (no failing run).`, { notReached: true, testDidNotRun: true });
+    }
     if (nr?.stopped && summary.total === 0) {
       // the program never ran: an error with its output, not an empty result (notReached.ts)
       connection.console.error(`The command never reached the program: ${nr.reason}. Output of the run:\n${plainOutput(nr.output)}`);
@@ -231,7 +237,7 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
       const tail = plainOutput(nr.output).trim().split('\n').slice(0, 6).join('\n');
       throw new ResponseError(-32603, `The command never reached the program: ${nr.reason} — ${nr.hint}. Nothing was recorded.${tail ? `\n${tail}` : ''}`, { notReached: true });
     }
-    if (nr) connection.console.warn(`${nr.runs} run(s) never reached the program (${nr.reason}): not counted, their traces not kept`);
+    if (nr) connection.console.warn(`${nr.runs} run(s) ${nr.testDidNotRun ? 'in which the test did not run' : 'never reached the program'} (${nr.reason}): ${droppedRuns(nr.executions)}; not counted, their traces not kept`);
     connection.console.info(`Recorded ${summary.total} runs (${summary.failed} failed, ${summary.passed} passed) in ${(summary.durationMs / 1000).toFixed(1)} s${summary.empty ? `; ${summary.empty} recorded no events (check the include list)` : ''}`);
     if (summary.empty > 0) {
       void connection.window.showWarningMessage(`Braid: ${summary.empty} of ${summary.total} runs recorded no shared-memory events. Set "braid.record.include" to your packages.`);

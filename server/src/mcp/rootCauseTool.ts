@@ -182,7 +182,7 @@ export async function findRootCause(roots: McpRoots, input: FindRootCauseInput, 
   );
   const nr = summary.notReached;
   if (nr?.stopped && summary.total === 0) {
-    throw new ToolInputError(`the program never ran: ${nr.reason}; nothing recorded. ${nr.hint}${nr.output.trim() ? `\nLast output:\n${outputTail(nr.output, 10)}` : ''}`);
+    throw new ToolInputError(`${nr.testDidNotRun ? 'the test did not run' : 'the program never ran'}: ${nr.reason}; nothing recorded. ${nr.hint}${nr.output.trim() ? `\nLast output:\n${outputTail(nr.output, 10)}` : ''}`);
   }
   if (summary.writeFailure) throw new Error(`${summary.writeFailure.message}; the recording stopped`);
   const last = summary.total > 0 && !signal.aborted ? await rounds.finish(summary.durationMs / 1000) : undefined;

@@ -50,6 +50,7 @@ import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/
 import { boundedText, ownFrame, parseFailureOutput } from '../../engine/runFailure';
 import { MarkerSplitter } from '../runs/repetitionMarkers';
 import { libraryJarsUnderTest } from './libraryJars';
+// a repetition in which no test ran (outcome norun) is not a failing run: testDidNotRun.ts, recordRuns.ts
 
 /** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
 export { REPETITION_MARK } from '../runs/repetitionMarkers';
@@ -212,7 +213,10 @@ export async function repeatPlanFor(o: RecordOptions, agentJar: string): Promise
 /** A repetition's report (the launcher's marker line). */
 export interface RepetitionReport {
   execution: string;
-  outcome: 'pass' | 'fail';
+  /** `norun`: no test ran (nothing matched the selector, discovery failed, skipped): not a failing run */
+  outcome: 'pass' | 'fail' | 'norun';
+  /** with `norun`: why, naming the selector (the JUnit launcher's own message for a discovery error) */
+  notRun?: string;
   tests?: number;
   failed?: number;
   message?: string;
@@ -424,7 +428,7 @@ export class RepeatSession {
         }
       }
       const first = this.lastWasFirst ? this.firstRuns : this.laterRuns;
-      if (!r.aborted) {
+      if (!r.aborted && r.notRun === undefined) {
         first.runs++;
         if (r.outcome === 'fail') first.failed++;
       }
@@ -510,6 +514,12 @@ export class RepeatSession {
     if (c.logError) throw new TraceWriteError(spec.logPath, c.logError);
     c.agentFailure.end();
     if (c.agentFailure.failure) throw c.agentFailure.failure;
+    if (c.report?.outcome === 'norun') {
+      // the test did not run (testDidNotRun.ts): not a failing run, its trace is never finished (the analysis never sees it)
+      for (const f of await inProgressTraceFiles(inProgressPath(spec.tracePath))) await fs.rm(f, { force: true });
+      const why = typeof c.report.notRun === 'string' && c.report.notRun ? boundedText(c.report.notRun).replace(/[.\s]+$/, '') : 'no test ran';
+      return { ...base, outcome: 'fail', reason: 'exit-code', detail: `the test did not run: ${why}`, notRun: why, traces: [], aborted: false, empty: true };
+    }
     const traces = await inProgressTraceFiles(inProgressPath(spec.tracePath));
     const empty = traces.length === 0;
     // the repetition's own forcing report (the agent writes one at the end of each segment)

@@ -3,20 +3,31 @@
  * command is missing, the JVM did not start, or no included class was loaded. Such a run recorded
  * no event, so it says nothing about the program: it is not a failure, its trace is not kept (the
  * analysis would count it as a run without any pattern), and a recording whose first runs all end
- * like this stops with the reason and the program's own output (docs/recorder.md).
+ * like this stops with the reason and the program's own output (docs/recorder.md). So does a run in
+ * which the JUnit test did not run (java/testDidNotRun.ts: no test matched, discovery failed,
+ * skipped): it is not a failing run.
  */
 import { promises as fs } from 'node:fs';
 import type { RecordOptions } from './recordOptions';
 import { jsLoadFailure, LoadFailure } from '../node/loadFailure';
+import { consoleLauncherNotRun, consoleLauncherSelectors, isConsoleLauncherCommand } from '../java/testDidNotRun';
 
 export interface NotReached {
   /** why, in plain words (`main class com.acme.NoSuchMain not found`) */
   reason: string;
+  /**
+   * the program started but its test did not run (java/testDidNotRun.ts: no test matched the
+   * selector, its discovery failed, it was skipped): `reason` names the selector
+   */
+  testDidNotRun?: boolean;
   /** what to do about it */
   hint: string;
   /** the start of the run's output (stdout and stderr), at most 4 KB */
   output: string;
 }
+
+/** What to do when the test did not run. */
+const NOT_RUN_HINT = 'check the test selector (class and method name, a @Test annotation, @Disabled) and that the test classes are compiled; a run in which no test ran is not counted';
 
 /** Bytes of a run's log read to classify it. */
 const LOG_HEAD = 64 * 1024;
@@ -82,11 +93,22 @@ function cannotLoad(load: LoadFailure): Omit<NotReached, 'output'> {
  * events (the test runner's own code) but failed because a file of the program cannot load — a
  * transform, syntax or module-not-found error (node/loadFailure.ts) — never reached it either.
  */
-export async function notReachedRun(run: { empty: boolean; aborted: boolean; exitCode: number | null; logPath: string; reason: string }, o: Pick<RecordOptions, 'include' | 'record' | 'recorder'> & { cwd?: string }): Promise<NotReached | undefined> {
-  if (run.aborted || o.record === false) return undefined;
+export async function notReachedRun(
+  run: { empty: boolean; aborted: boolean; exitCode: number | null; logPath: string; reason: string; notRun?: string },
+  o: Pick<RecordOptions, 'include' | 'record' | 'recorder'> & { cwd?: string; command?: readonly string[] },
+): Promise<NotReached | undefined> {
+  if (run.aborted) return undefined;
+  const shown = (output: string) => (output.length > OUTPUT_SHOWN ? output.slice(0, OUTPUT_SHOWN) + '\n…' : output);
+  // the test did not run (java/testDidNotRun.ts): the RepeatLauncher's reason, or the console launcher's own output
+  if (run.notRun) return { reason: run.notRun, testDidNotRun: true, hint: NOT_RUN_HINT, output: shown(await logHead(run.logPath)) };
+  if (o.recorder !== 'node' && run.exitCode && run.reason === 'exit-code' && o.command && isConsoleLauncherCommand(o.command)) {
+    const output = await logHead(run.logPath);
+    const why = consoleLauncherNotRun(output, run.exitCode, consoleLauncherSelectors(o.command));
+    if (why) return { reason: why, testDidNotRun: true, hint: NOT_RUN_HINT, output: shown(output) };
+  }
+  if (o.record === false) return undefined;
   // a run stopped by its time limit or a signal did reach something (it ran): a hang is a finding
   if (run.reason === 'timeout' || run.reason === 'recorder-blocked' || run.reason === 'killed') return undefined;
-  const shown = (output: string) => (output.length > OUTPUT_SHOWN ? output.slice(0, OUTPUT_SHOWN) + '\n…' : output);
   if (!run.empty) {
     if (o.recorder !== 'node' || !run.exitCode) return undefined;
     const output = await logHead(run.logPath);
@@ -95,4 +117,10 @@ export async function notReachedRun(run: { empty: boolean; aborted: boolean; exi
   }
   const output = await logHead(run.logPath);
   return { ...classifyNotReached(output, run.exitCode, o.include, o.recorder === 'node' ? 'node' : 'java', o.cwd ?? process.cwd()), output: shown(output) };
+}
+
+/** The dropped runs by execution id, for a warning: `runs a-0003, a-0007` (at most 5, then how many more). */
+export function droppedRuns(executions: readonly string[]): string {
+  const shown = executions.slice(0, 5).join(', ');
+  return `${executions.length === 1 ? 'run' : 'runs'} ${shown}${executions.length > 5 ? ` and ${executions.length - 5} more` : ''}`;
 }

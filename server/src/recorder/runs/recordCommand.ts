@@ -13,6 +13,7 @@ import path from 'node:path';
 import { ProgressPrinter } from './progressPrinter';
 import { keepsNoTrace, parseRecordArgs, RecordOptions, RECORD_USAGE, shardRange, UsageError } from './recordOptions';
 import { withTraceFolder, recordRuns } from './recordRuns';
+import { droppedRuns } from './notReached';
 import { EXIT_WRITE_FAILURE, RecordWriteError } from './writeFailure';
 import { onStopSignals } from './stopSignals';
 import { failureSummary, runFailure } from '../../engine/runFailure';
@@ -88,13 +89,14 @@ export async function runRecordCommand(argv: string[]): Promise<number> {
     printer.endLine();
     const nr = summary.notReached;
     if (nr?.stopped && summary.total === 0) {
-      // not an empty result: the program never ran (docs/recorder.md)
-      console.error(`braid record: the command never reached the program: ${terminalLine(nr.reason)}; recording stopped, nothing recorded.`);
+      // not an empty result: the program never ran, or its test did not (docs/recorder.md)
+      if (nr.testDidNotRun) console.error(`braid record: the test did not run: ${terminalLine(nr.reason)}; recording stopped after ${nr.runs} run(s), nothing recorded (no failing run).`);
+      else console.error(`braid record: the command never reached the program: ${terminalLine(nr.reason)}; recording stopped, nothing recorded.`);
       console.error(`  ${terminalLine(nr.hint)}`);
       if (nr.output.trim()) console.error(`output of the run:\n${nr.output.trimEnd().split('\n').map((l) => `  | ${terminalLine(l)}`).join('\n')}`);
       return 1;
     }
-    if (nr) console.error(`note: ${nr.runs} run(s) never reached the program (${terminalLine(nr.reason)}); not counted, traces not kept`);
+    if (nr) console.error(`warning: ${nr.runs} run(s) ${nr.testDidNotRun ? 'in which the test did not run' : 'never reached the program'} (${terminalLine(nr.reason)}): ${terminalLine(droppedRuns(nr.executions))}; not counted, traces not kept`);
     const secs = (summary.durationMs / 1000).toFixed(1);
     if (summary.writeFailure) console.error(`braid record: ${terminalText(summary.writeFailure.message)}; recording stopped: the unfinished run's files are deleted, the ${summary.total} finished run(s) are kept`);
     console.log(

@@ -63,10 +63,12 @@ export interface RecordSummary {
   durationMs: number;
   /**
    * runs that never reached the program (notReached.ts: main class not found, command missing, no
-   * included class loaded): not counted, their traces deleted (their logs kept); `stopped` when
-   * the recording stopped because its first runs all ended like this
+   * included class loaded) or in which the test did not run (`testDidNotRun`: no test matched the
+   * selector, its discovery failed, it was skipped): not counted, their traces deleted (their logs
+   * kept), their execution ids in `executions`; `stopped` when the recording stopped because its
+   * first runs all ended like this
    */
-  notReached?: NotReached & { runs: number; stopped: boolean };
+  notReached?: NotReached & { runs: number; stopped: boolean; executions: string[] };
 }
 
 export interface RepetitionFigures {
@@ -307,7 +309,7 @@ async function recordLocked(o: RecordOptions, jar: string, onProgress?: (p: Reco
       if (never) {
         // not a failure of the program: nothing of it joins the analysis
         for (const t of result.traces) await fs.rm(t, { force: true }).catch(() => {});
-        notReached = { ...(notReached ?? never), runs: (notReached?.runs ?? 0) + 1, stopped: notReached?.stopped ?? false };
+        notReached = { ...(notReached ?? never), runs: (notReached?.runs ?? 0) + 1, stopped: notReached?.stopped ?? false, executions: [...(notReached?.executions ?? []), result.execution] };
         if (runs.length === 0) {
           // the first runs did not reach the program: the next ones will not either
           notReached.stopped = true;

@@ -68,6 +68,11 @@ export interface RunResult extends TraceOutcome {
    * fresh), and so are the next
    */
   librariesShared?: string;
+  /**
+   * the test did not run (java/testDidNotRun.ts): why, naming the selector — no test matched it, its
+   * discovery failed, it was skipped. Not a failing run: no trace is kept, recordRuns leaves it out
+   */
+  notRun?: string;
 }
 
 const MAX_OUTPUT_CHARS = 1 << 20;
