@@ -222,7 +222,8 @@ public final class RepeatLauncher {
     String last = null;
     for (int depth = 0; t != null && depth < 8; t = t.getCause() == t ? null : t.getCause(), depth++) {
       String m = t.getMessage() == null ? t.getClass().getName() : t.getMessage();
-      if (t.getCause() == null && !(t instanceof org.junit.platform.commons.JUnitException)) m = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+      // JUnit's own exceptions are sentences; any other keeps its class name (java.lang.ClassNotFoundException: bank.Base)
+      if (!t.getClass().getName().startsWith("org.junit.")) m = t.getClass().getName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
       if (m.equals(last) || (last != null && last.contains(m))) continue;
       if (b.length() > 0) b.append(": ");
       b.append(m);
