@@ -9,7 +9,7 @@
  */
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fixtureCopy, junitToolsSkip, preparedTestPlan } from '../helpers/junitProject';
 import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
@@ -71,6 +71,31 @@ class BrokenDiscoveryTest extends BaseOfBroken {
   @Test
   void deposits() {
     account.deposit(1);
+  }
+}
+`;
+
+const OLD_STYLE = `package bank;
+
+import org.junit.Test;
+
+public class OldStyleTest {
+  @Test
+  public void deposits() {
+    new Account().deposit(1);
+  }
+}
+`;
+
+/** Not a valid JUnit 4 test class: its test method is not public. */
+const INVALID_OLD = `package bank;
+
+import org.junit.Test;
+
+public class InvalidOldTest {
+  @Test
+  void notPublic() {
+    new Account().deposit(1);
   }
 }
 `;
@@ -151,6 +176,29 @@ for (const freshJvm of [false, true]) {
     assert.equal(summary.notReached?.testDidNotRun, true);
     assert.equal(summary.notReached?.runs, 1);
     assert.match(String(summary.notReached?.reason), /^the discovery of bank\.BrokenDiscoveryTest#deposits failed: .*java\.lang\.NoClassDefFoundError: bank\/BaseOfBroken: java\.lang\.ClassNotFoundException: bank\.BaseOfBroken$/);
+  });
+}
+
+const junit4Skip = skip || (!existsSync('/usr/share/java/junit4.jar') && 'Debian junit4 not installed');
+
+for (const freshJvm of [false, true]) {
+  const how = freshJvm ? 'one JVM per run' : 'repetitions in one JVM';
+  test(`${how}: JUnit 4 (vintage) reports a selection it cannot run as a failed initializationError — no test matched, an invalid test class — and that is not a failing run either`, { skip: junit4Skip, timeout: 120_000 }, async () => {
+    const more = freshJvm ? ['--fresh-jvm'] : [];
+    const ws = fixtureCopy('junit5-sample', { 'src/test/java/bank/OldStyleTest.java': OLD_STYLE, 'src/test/java/bank/InvalidOldTest.java': INVALID_OLD });
+    const missing = await recordSelector(ws, ['--select-method', 'bank.OldStyleTest#nope'], 20, more, 'bank.OldStyleTest#deposits');
+    assert.equal(missing.summary.total, 0);
+    assert.equal(missing.summary.failed, 0);
+    assert.deepEqual(missing.traces, []);
+    assert.equal(missing.summary.notReached?.testDidNotRun, true);
+    assert.equal(missing.summary.notReached?.runs, 1);
+    assert.equal(missing.summary.notReached?.reason, 'no test matched bank.OldStyleTest#nope: No tests found matching Method nope(bank.OldStyleTest)');
+    rmSync(path.join(ws, 'traces'), { recursive: true });
+    const invalid = await recordSelector(ws, ['--select-class', 'bank.InvalidOldTest'], 20, more, 'bank.OldStyleTest#deposits');
+    assert.equal(invalid.summary.total, 0);
+    assert.deepEqual(invalid.traces, []);
+    assert.equal(invalid.summary.notReached?.runs, 1);
+    assert.equal(invalid.summary.notReached?.reason, "the discovery of bank.InvalidOldTest failed: Invalid test class 'bank.InvalidOldTest': 1. Method notPublic() should be public");
   });
 }
 

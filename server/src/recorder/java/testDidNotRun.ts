@@ -5,8 +5,9 @@
  * one JVM the RepeatLauncher says so itself (outcome `norun`, its `notRun` reason: repeatedRuns.ts);
  * with one JVM per run (`--fresh-jvm`, or a recording of the console launcher command as given)
  * this module reads it from the JUnit console launcher's own output: the discovery error
- * (`TestEngine with ID '…' failed to discover tests` and its causes) or the summary's
- * `[ 0 tests started ]` with no failed container. The reason names the test selector.
+ * (`TestEngine with ID '…' failed to discover tests` and its causes), the summary's
+ * `[ 0 tests started ]` with no failed container, or JUnit 4's initializationError "tests" that say
+ * no test matched or the class is invalid. The reason names the test selector.
  */
 
 /** The test selectors of a JUnit console launcher command (`--select-method C#m`, `-c C`, `--select-class=C`), as written. */
@@ -50,6 +51,35 @@ function causeChain(output: string, from: number): string {
 }
 
 /**
+ * JUnit 4 (the vintage engine) reports a selection it cannot run as failed "tests" named
+ * initializationError: no test matched the filter (`No tests found matching Method nope(bank.A)`),
+ * or the class is not a valid JUnit 4 test (`InvalidTestClassError`, an `InitializationError`).
+ * The reason when every started test is such a one, else undefined.
+ */
+function junit4NotRun(output: string, started: number, selected: string): string | undefined {
+  if (summaryCount(output, 'tests failed') !== started || (summaryCount(output, 'tests successful') ?? 0) > 0) return undefined;
+  const lines = output.split(/\r?\n/);
+  const at = lines.flatMap((l, k) => (/:initializationError\s*$/.test(l) ? [k] : []));
+  if (at.length !== started) return undefined;
+  let reason: string | undefined;
+  for (const k of at) {
+    const arrow = lines.slice(k + 1, k + 6).findIndex((l) => /^\s*=> /.test(l));
+    if (arrow < 0) return undefined;
+    const first = lines[k + 1 + arrow].trim().slice(3);
+    let m: RegExpExecArray | null;
+    let why: string;
+    if ((m = /^java\.lang\.Exception: (No tests found matching .*?)(?: from org\.junit\.\S+)?$/.exec(first))) why = `no test matched ${selected}: ${m[1]}`;
+    else if ((m = /^org\.junit\.runners\.model\.(?:InitializationError|InvalidTestClassError)(?:: (.*))?$/.exec(first))) {
+      // InvalidTestClassError's numbered problems follow on their own lines
+      const more = lines.slice(k + 2 + arrow).filter((l, j, all) => all.slice(0, j + 1).every((x) => /^\s+\d+\. /.test(x))).map((l) => l.trim());
+      why = `the discovery of ${selected} failed: ${[m[1] ?? 'org.junit.runners.model.InitializationError', ...more].join(' ')}`;
+    } else return undefined;
+    reason ??= why;
+  }
+  return reason;
+}
+
+/**
  * Why a run of the JUnit console launcher ran no test, from its exit code and output, or undefined
  * (a test ran — passed or failed — or the output is not the console launcher's). `selectors` are the
  * command's test selectors (consoleLauncherSelectors), named in the reason.
@@ -60,6 +90,7 @@ export function consoleLauncherNotRun(output: string, exitCode: number | null, s
   const discovery = /^.*JUnitException: TestEngine with ID '[^'\n]*' failed to discover tests.*$/m.exec(output);
   if (discovery) return `the discovery of ${selected} failed: ${causeChain(output, discovery.index)}`.slice(0, 2000);
   const started = summaryCount(output, 'tests started');
+  if (started !== undefined && started > 0) return junit4NotRun(output, started, selected);
   if (started !== 0) return undefined;
   // a class whose set-up failed (@BeforeAll) ran the project's code: that is a failing run
   if ((summaryCount(output, 'containers failed') ?? 0) > 0 || (summaryCount(output, 'tests failed') ?? 0) > 0) return undefined;

@@ -201,6 +201,10 @@ public final class RepeatLauncher {
     String selected = selectionText(selections);
     if (discoveryError != null) return "the discovery of " + selected + " failed: " + causeChain(discoveryError);
     if (noTest) return "no test matched " + selected;
+    // JUnit 4 (the vintage engine) reports a selection it cannot run as a failed test named initializationError
+    if (launchError == null && listener.junit4NotRun != null && listener.junit4NotRunTests == listener.tests && listener.junit4NotRunTests == listener.failed) {
+      return listener.junit4NoMatch ? "no test matched " + selected + ": " + listener.junit4NotRun : "the discovery of " + selected + " failed: " + listener.junit4NotRun;
+    }
     if (launchError != null || listener.tests > 0 || listener.failed > 0) return null;
     if (listener.skipped > 0 || listener.containerSkipped) return selected + " was skipped" + (listener.skipReason != null ? ": " + listener.skipReason : "");
     return "no test of " + selected + " ran";
@@ -397,6 +401,53 @@ public final class RepeatLauncher {
     String skipReason;
     /** a class (container) was skipped with all its tests */
     boolean containerSkipped;
+    /**
+     * JUnit 4's initializationError "tests" that say the selection cannot run — no test matched the
+     * filter (FilterRequest's "No tests found matching …"), or the class is not a valid JUnit 4 test
+     * (org.junit.runners.model.InitializationError): how many, and the first one's reason
+     */
+    int junit4NotRunTests;
+    String junit4NotRun;
+    boolean junit4NoMatch;
+
+    private void junit4NotRun(TestIdentifier id, Throwable t) {
+      String name = id.getLegacyReportingName() != null ? id.getLegacyReportingName() : id.getDisplayName();
+      if (t == null || !"initializationError".equals(name)) return;
+      String m = t.getMessage() == null ? "" : t.getMessage();
+      boolean noMatch = m.startsWith("No tests found matching ");
+      String why;
+      if (noMatch) why = m.replaceFirst(" from org\\.junit\\.\\S+$", "");
+      else if (t.getClass().getName().equals("org.junit.runners.model.InitializationError")) why = initializationCauses(t);
+      else if (isInitializationError(t.getClass()) && t.getMessage() != null) why = t.getMessage().replaceAll("\\s*\\n\\s*", " "); // InvalidTestClassError: "Invalid test class 'X': 1. Method m() should be public"
+      else return;
+      junit4NotRunTests++;
+      if (junit4NotRun == null) {
+        junit4NotRun = why;
+        junit4NoMatch = noMatch;
+      }
+    }
+
+    /** Whether {@code c} is JUnit 4's InitializationError or a subclass (InvalidTestClassError). */
+    private static boolean isInitializationError(Class<?> c) {
+      for (; c != null; c = c.getSuperclass()) if (c.getName().equals("org.junit.runners.model.InitializationError")) return true;
+      return false;
+    }
+
+    /** InitializationError's causes (its getCauses()), joined by "; ". */
+    private static String initializationCauses(Throwable t) {
+      try {
+        Object causes = t.getClass().getMethod("getCauses").invoke(t);
+        StringBuilder b = new StringBuilder();
+        if (causes instanceof List) for (Object c : (List<?>) causes) {
+          if (b.length() > 0) b.append("; ");
+          b.append(c instanceof Throwable && ((Throwable) c).getMessage() != null ? ((Throwable) c).getMessage() : String.valueOf(c));
+        }
+        if (b.length() > 0) return b.toString();
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        // the message alone
+      }
+      return String.valueOf(t.getMessage());
+    }
 
     @Override
     public void executionSkipped(TestIdentifier id, String reason) {
@@ -415,6 +466,7 @@ public final class RepeatLauncher {
         return;
       }
       failed++;
+      if (id.isTest()) junit4NotRun(id, result.getThrowable().orElse(null));
       if (failure == null) {
         failure = result.getThrowable().orElse(new AssertionError("failed without an exception"));
         failedTest = id.getDisplayName();
