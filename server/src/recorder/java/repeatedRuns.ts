@@ -6,7 +6,9 @@
  * agent (option repeat) writes each repetition to its own trace segment — own file, execution id,
  * header and noise seed, definitions written again — and the launcher reports each repetition's
  * outcome on stdout. This module turns that into ordinary runs (RunResult, a finished trace with its
- * outcome line and a log per run), so everything downstream sees N normal runs.
+ * outcome line and a log per run), so everything downstream sees N normal runs. A repetition in
+ * which no test ran (outcome `norun`: nothing matched, discovery failed, skipped) is not a failing
+ * run: its trace is deleted and RunResult.notRun says why (testDidNotRun.ts; recordRuns leaves it out).
  *
  * The runner drives the JVM through its stdin, one line per run (`run<TAB>trace<TAB>execution<TAB>seed`),
  * so a recording still decides before each run whether to go on (`braid test --runs auto`). A
@@ -50,7 +52,6 @@ import { AgentWriteFailureWatch, RecordWriteError, writeFailure } from '../runs/
 import { boundedText, ownFrame, parseFailureOutput } from '../../engine/runFailure';
 import { MarkerSplitter } from '../runs/repetitionMarkers';
 import { libraryJarsUnderTest } from './libraryJars';
-// a repetition in which no test ran (outcome norun) is not a failing run: testDidNotRun.ts, recordRuns.ts
 
 /** What the launcher prints after each repetition (on stdout; a short copy on stderr). */
 export { REPETITION_MARK } from '../runs/repetitionMarkers';
