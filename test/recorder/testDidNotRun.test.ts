@@ -15,6 +15,7 @@ import { fixtureCopy, junitToolsSkip, preparedTestPlan } from '../helpers/junitP
 import { parseRecordArgs } from '../../server/src/recorder/runs/recordOptions';
 import { recordRuns } from '../../server/src/recorder/runs/recordRuns';
 import { consoleLauncherNotRun, consoleLauncherSelectors } from '../../server/src/recorder/java/testDidNotRun';
+import { noRunsIn } from '../../server/src/engine/confirm/couldNotCheck';
 
 const skip = junitToolsSkip();
 
@@ -134,6 +135,13 @@ test('consoleLauncherNotRun: the console launcher summary with no test started, 
     "the discovery of bank.Nope failed: TestEngine with ID 'junit-jupiter' failed to discover tests: ClassSelector [className = 'bank.Nope'] resolution failed: Could not load class with name: bank.Nope: java.lang.ClassNotFoundException: bank.Nope",
   );
   assert.deepEqual(consoleLauncherSelectors(['java', '-jar', 'c.jar', '--select-method', 'a.B#c', '-c', 'a.D', '--select-class=a.E', '--class-path', 'x']), ['a.B#c', 'a.D', 'a.E']);
+});
+
+test('Confirm by Forcing and Check the Fix: a group whose test did not run could not be checked "because the test did not run", not "the command failed"', () => {
+  const c = noRunsIn('forced', { total: 0, interrupted: false, notReached: { reason: 'no test matched bank.A#x', hint: 'check the test selector', runs: 1, testDidNotRun: true } });
+  assert.equal(c.why, 'the test did not run: no test matched bank.A#x (no forced run finished)');
+  assert.equal(c.hint, 'check the test selector');
+  assert.match(noRunsIn('forced', { total: 0, interrupted: false, notReached: { reason: 'main class a.B not found', hint: 'h', runs: 1 } }).why, /^the command failed: main class a\.B not found/);
 });
 
 for (const freshJvm of [false, true]) {

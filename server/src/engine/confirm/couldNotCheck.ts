@@ -25,7 +25,7 @@ export interface CouldNotCheck {
 export interface GroupRecording {
   total: number;
   interrupted: boolean;
-  notReached?: { reason: string; hint: string; runs: number };
+  notReached?: { reason: string; hint: string; runs: number; testDidNotRun?: boolean };
   writeFailure?: Error;
 }
 
@@ -36,6 +36,7 @@ export type CheckedGroup = keyof typeof GROUP_WORDS;
 export function noRunsIn(group: CheckedGroup, r: GroupRecording | undefined, aborted = false): CouldNotCheck {
   const none = `no ${GROUP_WORDS[group]} run finished`;
   if (r?.writeFailure) return { why: `${none}: ${r.writeFailure.message}`, hint: 'free disk space (or fix the folder named) and run it again' };
+  if (r?.notReached?.testDidNotRun) return { why: `the test did not run: ${r.notReached.reason} (${none})`, hint: r.notReached.hint };
   if (r?.notReached) return { why: `the command failed: ${r.notReached.reason} (${none})`, hint: `${r.notReached.hint}; for Check the Fix, build the fixed program first` };
   if (aborted || r?.interrupted) return { why: `stopped before any ${GROUP_WORDS[group]} run finished`, hint: 'run it again and let it finish' };
   return { why: none, hint: 'check the command, the include list and the time limit (--timeout), then run it again' };
