@@ -23,6 +23,7 @@ import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
 import { PatternCategory, PATTERNS } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { orderPValue, orderThreshold, weightedPassedRuns } from './ranking/orderEvidence';
+import { pairFirstOf } from './ranking/pairFirst';
 import { presenceDiscoveryCutoff } from './ranking/falseDiscovery';
 import { TestCodeClassifier } from './testCode';
 import { DriverDetector, DriverRule } from './testDriver';
@@ -132,6 +133,16 @@ export interface AnalysisOptions {
    * `--order-ties off`: the static key alone, the order before it; grouping on only).
    */
   orderTies?: boolean;
+  /**
+   * Pair before its combination (issue 38, "a combination adds an access the failure does not need"): a
+   * combination (three or four accesses) with evidence is scored on the counts of a pair it contains — two
+   * of its accesses by its two threads, in its order, a pair present in every run the combination is — when
+   * that pair has evidence (by presence or order), and is then listed right after it instead of above it
+   * (ranking/pairFirst.ts; the combination keeps its own counts). On unless false (`--pair-first off`: each
+   * pattern on its own counts, the ranking before it; grouping on only; docs/algorithms.md "Pair before its
+   * combination").
+   */
+  pairFirst?: boolean;
 }
 
 export type WindowWrites = 'adjacent' | 'latest';
@@ -180,6 +191,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (r.orderTies !== undefined && typeof r.orderTies !== 'boolean') throw new Error(`orderTies must be true or false, got ${JSON.stringify(r.orderTies)}`);
   // (on: not in the options at all, so the default's options — and the analysis cache's key — stay one value)
   if (r.orderTies !== false) delete r.orderTies;
+  if (r.pairFirst !== undefined && typeof r.pairFirst !== 'boolean') throw new Error(`pairFirst must be true or false, got ${JSON.stringify(r.pairFirst)}`);
+  // (on: not in the options at all, so the default's options — and the analysis cache's key — stay one value)
+  if (r.pairFirst !== false) delete r.pairFirst;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -298,6 +312,12 @@ export interface RankedPattern {
    * another order); p is the one-sided Fisher p of that table. Listed among the patterns with evidence.
    */
   order?: { pValue: number; failing: number; failingAll: number; passing: number; passingAll: number };
+  /**
+   * pair before its combination (options.pairFirst): this combination is scored on the counts of a pair it
+   * contains (its key and counts), which has evidence; it is listed right after that pair. Its own counts
+   * stay in failed/passed.
+   */
+  pair?: { key: string; failed: number; passed: number };
   /** tie group: patterns of the same group and score over the same methods (1-based, in list order) */
   tie: number;
   /** number of patterns in this pattern's tie group */
@@ -700,20 +720,53 @@ export class Analyzer {
     // per bucket: 1 when its evidence is its absence (listed after presence at an equal score)
     let bA: number[] = [];
     let count = 0;
+    // per pattern id: its evidence code (0: in no run; 1 presence, 2 none, 3 absence, 4 order), group code and
+    // the passing runs it is scored on — read by the bucket pass below, and by pair before its combination first
+    const evidenceIds = new Uint8Array(n);
+    const groupIds = new Uint8Array(n);
+    const scoredPassed = new Int32Array(n);
     for (let id = 0; id < n; id++) {
       const f = failed[id];
       const p = passed[id];
       if (f === 0 && p === 0) continue;
-      count++;
       let e = grouping ? evidenceOf(f, p) : 1;
       if (e === 2 && order && order.pValue[id] < order.threshold) e = 4;
       const gc = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) : 0;
       // symptoms last: a consequence of the failure is no evidence of a cause (listed after every cause)
       if (symptomsLast && gc === SYMPTOM) e = 2;
+      evidenceIds[id] = e;
+      groupIds[id] = gc;
+      // evidence by order: scored on its passing runs weighted by how much rarer its order is in them (orderEvidence.weightedPassed)
+      scoredPassed[id] = e === 4 ? order!.weightedPassed[id] : p;
+    }
+    // pair before its combination (options.pairFirst): a combination is scored on the counts of a pair it
+    // contains that has evidence (ranking/pairFirst.ts)
+    const pairFirst = grouping && this.options.pairFirst !== false && totalFailed > 0;
+    const sortKey = (id: number) => suspiciousness(formula, failed[id], scoredPassed[id], totalFailed, totalPassed);
+    const asPair = pairFirst
+      ? pairFirstOf(
+          reg,
+          n,
+          (id) => evidenceIds[id] === 1 || evidenceIds[id] === 4,
+          // (the bucket order below, lengths aside: score, presence before order, fewer passing, more failing runs)
+          (s, c) =>
+            sortKey(s) < sortKey(c) ||
+            (sortKey(s) === sortKey(c) &&
+              ((evidenceIds[s] === 4 ? 1 : 0) - (evidenceIds[c] === 4 ? 1 : 0) || scoredPassed[s] - scoredPassed[c] || failed[c] - failed[s]) > 0),
+          (a, b) => groupIds[a] === groupIds[b],
+        )
+      : undefined;
+    for (let id = 0; id < n; id++) {
+      if (evidenceIds[id] === 0) continue;
+      count++;
+      const q = asPair && asPair[id] >= 0 ? asPair[id] : id;
+      const f = failed[q];
+      const p = passed[q];
+      const e = evidenceIds[q];
+      const gc = groupIds[q];
       const g = gc + (e === 2 ? G : 0);
       const len = reg.patternDef(id).kind.length;
-      // evidence by order: scored on its passing runs weighted by how much rarer its order is in them (orderEvidence.weightedPassed)
-      const pw = e === 4 ? order!.weightedPassed[id] : p;
+      const pw = scoredPassed[q];
       const rl = clearedRead && this.readsCleared(id, clearing!) ? 1 : 0;
       const sl = silentLast && this.hasSilentWrite(id, silent!) ? 1 : 0;
       const tl = tieOrder ? tieOrder[id] : 0;
@@ -779,6 +832,7 @@ export class Analyzer {
       if (absence && d.evidence && evidenceOf(d.failed, d.passed) === 3)
         d.absence = { pValue: fisherOneSided(totalFailed - d.failed, totalPassed - d.passed, totalFailed, totalPassed) };
       const id = list.ids[k];
+      if (asPair && asPair[id] >= 0) d.pair = { key: reg.patternKey(asPair[id]), failed: failed[asPair[id]], passed: passed[asPair[id]] };
       if (order && d.evidence && order.pValue[id] < order.threshold && evidenceOf(d.failed, d.passed) === 2) {
         const g = order.groupOf[id];
         d.order = { pValue: order.pValue[id], failing: order.occF[id], failingAll: order.groupF[g], passing: order.occP[id], passingAll: order.groupP[g] };
