@@ -12,7 +12,7 @@
  * position of the first root-cause pattern (all accesses on that bug's `// @bug` lines), and the
  * p-value of the pattern heading the matched bug. Flags a bug headed by a pattern with p ≥ 0.05.
  *
- *   node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--order-ties on|off] [--json] [--set bugset|recorded|all]
+ *   node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--order-ties on|off] [--pair-first on|off] [--json] [--set bugset|recorded|all]
  *   node --import tsx bench/evaluate.ts --set real …   the real corpus (bench/realEval.ts, bench/real/README.md)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -132,13 +132,14 @@ function fOf(a: ReadonlySet<string>, b: readonly string[]): number {
   return (2 * n) / (a.size + b.length);
 }
 
-export async function evaluateSubject(pkg: string, set: SubjectScore['set'], dir: string, options: { merge?: boolean; testCode?: string[]; absence?: boolean; symptomsLast?: boolean; discovery?: boolean; orderTies?: boolean } = {}): Promise<SubjectScore> {
+export async function evaluateSubject(pkg: string, set: SubjectScore['set'], dir: string, options: { merge?: boolean; testCode?: string[]; absence?: boolean; symptomsLast?: boolean; discovery?: boolean; orderTies?: boolean; pairFirst?: boolean } = {}): Promise<SubjectScore> {
   const result = await analyzeTraceFiles([dir], {
     testCode: options.testCode ?? [],
     ...(options.absence !== undefined ? { absence: options.absence } : {}),
     ...(options.symptomsLast !== undefined ? { symptomsLast: options.symptomsLast } : {}),
     ...(options.discovery !== undefined ? { discovery: options.discovery } : {}),
     ...(options.orderTies !== undefined ? { orderTies: options.orderTies } : {}),
+    ...(options.pairFirst !== undefined ? { pairFirst: options.pairFirst } : {}),
   });
   const truth = await truthOf(pkg, set, dir, result);
   const bugs: Bug[] = explainBugs(undefined, result, { merge: options.merge });
@@ -273,6 +274,7 @@ async function main() {
   let symptomsLast: boolean | undefined;
   let discovery: boolean | undefined;
   let orderTies: boolean | undefined;
+  let pairFirst: boolean | undefined;
   let json = false;
   let set: 'bugset' | 'recorded' | 'all' = 'all';
   const only: string[] = [];
@@ -295,18 +297,22 @@ async function main() {
       const v = args[++k];
       if (v !== 'on' && v !== 'off') throw new Error(`--order-ties must be on or off, got ${JSON.stringify(v)}`);
       orderTies = v === 'on';
+    } else if (a === '--pair-first') {
+      const v = args[++k];
+      if (v !== 'on' && v !== 'off') throw new Error(`--pair-first must be on or off, got ${JSON.stringify(v)}`);
+      pairFirst = v === 'on';
     }
     else if (a === '--json') json = true;
     else if (a === '--set') set = args[++k] as typeof set;
     else if (a === '-h' || a === '--help') {
-      console.log('node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--discovery on|off] [--order-ties on|off] [--json] [--set bugset|recorded|all]\n       node --import tsx bench/evaluate.ts --set real [id...] [--live|--record] [--plain N] [--confirm] [--seed S] [--json]   (bench/realEval.ts)');
+      console.log('node --import tsx bench/evaluate.ts [subject...] [--merge on|off] [--absence on|off] [--symptoms evidence|last] [--discovery on|off] [--order-ties on|off] [--pair-first on|off] [--json] [--set bugset|recorded|all]\n       node --import tsx bench/evaluate.ts --set real [id...] [--live|--record] [--plain N] [--confirm] [--seed S] [--json]   (bench/realEval.ts)');
       return;
     } else only.push(a);
   }
   const rows: SubjectScore[] = [];
   for (const [pkg, s, dir, testCode] of subjects(set)) {
     if (only.length && !only.includes(pkg)) continue;
-    rows.push(await evaluateSubject(pkg, s, dir, { merge, testCode, absence, symptomsLast, discovery, orderTies }));
+    rows.push(await evaluateSubject(pkg, s, dir, { merge, testCode, absence, symptomsLast, discovery, orderTies, pairFirst }));
   }
   if (json) console.log(JSON.stringify(rows, null, 1));
   else console.log(`${table(rows)}\n\n${summaryLine(rows)}`);
