@@ -62,9 +62,9 @@ Usage:
       --order-ties on|off        among patterns equal in every count, one whose order (against the same
                                  accesses in other orders) goes with failing first (default on; off: the
                                  static key alone; docs/algorithms.md)
-      --pair-first on|off        a combination scored on the counts of a pair it contains that has evidence
-                                 and is in as many failing runs, listed right after it (default on; off:
-                                 each pattern on its own counts; docs/algorithms.md)
+      --pair-first on|off        a three-access combination scored on the counts of a pair it contains that
+                                 has evidence, listed right after it (default off: each pattern on its own
+                                 counts; docs/algorithms.md)
       --test-code GLOB           test code (file path or qualified method glob; repeatable; !GLOB = code under test)
       --top N|all                patterns to print (default: 20 for text and sarif, 1,000 for json; all = every pattern)
       --output FILE              write the report to FILE instead of stdout

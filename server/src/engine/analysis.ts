@@ -135,12 +135,12 @@ export interface AnalysisOptions {
   orderTies?: boolean;
   /**
    * Pair before its combination (issue 38, "a combination adds an access the failure does not need"): a
-   * combination (three or four accesses) with evidence is scored on the counts of a pair it contains — two
-   * of its accesses by its two threads, in its order, a pair present in every run the combination is — when
-   * that pair has evidence (by presence or order), and is then listed right after it instead of above it
-   * (ranking/pairFirst.ts; the combination keeps its own counts). On unless false (`--pair-first off`: each
-   * pattern on its own counts, the ranking before it; grouping on only; docs/algorithms.md "Pair before its
-   * combination").
+   * single-variable combination (three accesses, P4–P8) with evidence is scored on the counts of a pair it
+   * contains — two of its accesses by its two threads, in its order, a pair present in every run the
+   * combination is — when that pair has evidence (by presence or order), and is then listed right after it
+   * instead of above it (ranking/pairFirst.ts; the combination keeps its own counts). Off unless true
+   * (`--pair-first on`; grouping on only; docs/algorithms.md "Pair before its combination": off by default
+   * because it also lists a real atomicity violation, R1 W2 R1, after its first pair).
    */
   pairFirst?: boolean;
 }
@@ -192,8 +192,8 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   // (on: not in the options at all, so the default's options — and the analysis cache's key — stay one value)
   if (r.orderTies !== false) delete r.orderTies;
   if (r.pairFirst !== undefined && typeof r.pairFirst !== 'boolean') throw new Error(`pairFirst must be true or false, got ${JSON.stringify(r.pairFirst)}`);
-  // (on: not in the options at all, so the default's options — and the analysis cache's key — stay one value)
-  if (r.pairFirst !== false) delete r.pairFirst;
+  // (off: not in the options at all, so results and reports read as before the option existed)
+  if (!r.pairFirst) delete r.pairFirst;
   if (r.windowWrites !== 'adjacent' && r.windowWrites !== 'latest') throw new Error(`windowWrites must be "adjacent" or "latest", got ${JSON.stringify(r.windowWrites)}`);
   return r;
 }
@@ -741,7 +741,7 @@ export class Analyzer {
     }
     // pair before its combination (options.pairFirst): a combination is scored on the counts of a pair it
     // contains that has evidence (ranking/pairFirst.ts)
-    const pairFirst = grouping && this.options.pairFirst !== false && totalFailed > 0;
+    const pairFirst = grouping && this.options.pairFirst === true && totalFailed > 0;
     const sortKey = (id: number) => suspiciousness(formula, failed[id], scoredPassed[id], totalFailed, totalPassed);
     const asPair = pairFirst
       ? pairFirstOf(

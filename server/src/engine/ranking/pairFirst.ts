@@ -1,7 +1,7 @@
 /**
  * Pair before its combination (issue 38, "a combination adds an access the failure does not need";
- * AnalysisOptions.pairFirst, docs/algorithms.md "Pair before its combination"). A combination (three or
- * four accesses, P5–P17) is made of pairs: two of its accesses by its two threads, in its order, adjacent
+ * AnalysisOptions.pairFirst, off by default; docs/algorithms.md "Pair before its combination"). A
+ * single-variable combination (three accesses, P4–P8) is made of pairs: two of its accesses by its two threads, in its order, adjacent
  * in their location's run. Each such pair occurs in every run the combination does, so it explains every
  * failure the combination does; a combination scores above it only by occurring in fewer runs — its
  * extra access narrows the pair to the runs where something else (often a neighbouring write that merely
@@ -45,7 +45,9 @@ export function pairFirstOf(
   for (let c = 0; c < n; c++) {
     const def = reg.patternDef(c);
     const len = def.kind.length;
-    if (len < 3 || !candidate(c)) continue;
+    // (single-variable combinations only, P4–P8: a multi-variable one says what none of its pairs can — two
+    // variables left inconsistent — and is the unit of its bug, as vectorcopy's size and data)
+    if (len !== 3 || !candidate(c)) continue;
     let best = -1;
     for (let i = 0; i < len; i++) {
       const a = reg.patternAccessAt(c, i);
