@@ -25,7 +25,7 @@
  *   --cleared-read on|off   cleared read first (AnalysisOptions.clearedRead; default: the analysis' default)
  *   --silent-last on|off   silent writes last (AnalysisOptions.silentLast; default: the analysis' default)
  *   --order-ties on|off   order within a tie (AnalysisOptions.orderTies; default: the analysis' default, on)
- *   --pair-first on|off   pair before its combination (AnalysisOptions.pairFirst; default: the analysis' default, on)
+ *   --pair-first on|off   pair before its combination (AnalysisOptions.pairFirst; default: the analysis' default, off)
  *   --json    the scores as JSON
  *   BRAID_BIN=<file>   the CLI entry to run instead of bin/braid.js (a build of another checkout)
  *
