@@ -1,6 +1,6 @@
 /**
  * The ranking rules of `braid analyze --order/--discovery/--absence/--symptoms/--cleared-read/--silent-last/--order-ties` as editor
- * settings (braid.analysis.order, .discovery, .absence, .symptoms, .clearedRead, .silentLast, .orderTies; docs/extension.md "Settings"): the client
+ * settings (braid.analysis.order, .discovery, .absence, .symptoms, .clearedRead, .silentLast, .orderTies, .pairFirst; docs/extension.md "Settings"): the client
  * passes the `braid` section as it is, the server's analysis applies them, and a change analyzes
  * again (workspace/didChangeConfiguration). Each over the real language server (stdio) on synthetic
  * traces whose ranking the rule changes — the tables of the engine's unit tests (orderEvidence,
@@ -48,10 +48,10 @@ async function session(traces: BuiltTrace[], analysis: Record<string, unknown>) 
   };
 }
 
-test('package.json declares the seven settings; their defaults, as VS Code sends them, leave the analysis options as without them', () => {
+test('package.json declares the eight settings; their defaults, as VS Code sends them, leave the analysis options as without them', () => {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   const props: Record<string, any> = Object.assign({}, ...pkg.contributes.configuration.map((c: any) => c.properties));
-  const defaults = { order: true, discovery: true, absence: false, symptoms: 'evidence', clearedRead: true, silentLast: true, orderTies: true };
+  const defaults = { order: true, discovery: true, absence: false, symptoms: 'evidence', clearedRead: true, silentLast: true, orderTies: true, pairFirst: false };
   for (const [k, v] of Object.entries(defaults)) {
     const p = props[`braid.analysis.${k}`];
     assert.ok(p && (p.description || p.markdownDescription), `braid.analysis.${k} declared with a description`);
@@ -60,7 +60,7 @@ test('package.json declares the seven settings; their defaults, as VS Code sends
   assert.deepEqual(props['braid.analysis.symptoms'].enum, ['evidence', 'last']);
   // the options (and so the analysis cache's key) of the defaults are those of no setting at all
   assert.deepEqual(normalizeSettings({ analysis: defaults }).analysis, DEFAULT_SETTINGS.analysis);
-  assert.deepEqual(normalizeSettings({ analysis: { order: false, discovery: false, absence: true, symptoms: 'last', clearedRead: false, silentLast: false, orderTies: false } }).analysis, {
+  assert.deepEqual(normalizeSettings({ analysis: { order: false, discovery: false, absence: true, symptoms: 'last', clearedRead: false, silentLast: false, orderTies: false, pairFirst: true } }).analysis, {
     ...DEFAULT_SETTINGS.analysis,
     order: false,
     discovery: false,
@@ -69,9 +69,10 @@ test('package.json declares the seven settings; their defaults, as VS Code sends
     clearedRead: false,
     silentLast: false,
     orderTies: false,
+    pairFirst: true,
   });
   // bad values: the default
-  assert.deepEqual(normalizeSettings({ analysis: { order: 'off', discovery: 0, absence: 'yes', symptoms: 'first', clearedRead: 'no', silentLast: 'no', orderTies: 'no' } }).analysis, DEFAULT_SETTINGS.analysis);
+  assert.deepEqual(normalizeSettings({ analysis: { order: 'off', discovery: 0, absence: 'yes', symptoms: 'first', clearedRead: 'no', silentLast: 'no', orderTies: 'no', pairFirst: 'yes' } }).analysis, DEFAULT_SETTINGS.analysis);
 });
 
 test('braid.analysis.order: on by default, a check-then-put in every run has evidence by its order and is first; off: no evidence', async () => {
