@@ -15,7 +15,7 @@ test('a worker thread’s uncaught exception in a program that exits 0 fails the
   assert.equal(s.failed, 1);
   const r = s.runs[0];
   assert.equal(r.reason, 'exception');
-  assert.match(r.detail ?? '', /IllegalStateException: worker gave up in thread/);
+  assert.match(r.detail ?? '', /IllegalStateException: worker gave up in thread "worker" \(\d+\)/, "the thread named by its name and id");
   assert.ok((r.detail ?? '').includes(UNREPORTED), r.detail);
 });
 

@@ -108,6 +108,8 @@ export interface ThreadDef {
 
 export interface UncaughtInfo {
   thread?: number;
+  /** the thread's name (the Java agent writes it since session 16) */
+  name?: string;
   exception?: string;
   message?: string;
   frames?: string[];

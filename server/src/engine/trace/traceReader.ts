@@ -575,6 +575,7 @@ function validUncaught(v: unknown): boolean {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const u = v as Record<string, unknown>;
   if (u.thread !== undefined && !Number.isInteger(u.thread)) return false;
+  if (u.name !== undefined && typeof u.name !== 'string') return false;
   if (u.exception !== undefined && typeof u.exception !== 'string') return false;
   if (u.message !== undefined && u.message !== null && typeof u.message !== 'string') return false;
   return u.frames === undefined || (Array.isArray(u.frames) && u.frames.every((f) => typeof f === 'string'));

@@ -22,6 +22,8 @@ export interface TraceOutcome {
 
 export interface UncaughtLine {
   thread?: number;
+  /** the thread's name (the Java agent since session 16) */
+  name?: string;
   exception?: string;
   message?: string;
   frames?: string[];

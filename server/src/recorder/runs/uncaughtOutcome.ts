@@ -10,6 +10,7 @@ export const UNREPORTED = 'not reported by the program: it passed (exit code 0) 
 
 /** The failing run's detail: the exception, its thread, and whether the program itself reported success. */
 export function uncaughtDetail(u: UncaughtLine, programPassed: boolean): string {
-  const what = `${u.exception ?? 'exception'}${u.message && u.message !== 'null' ? `: ${u.message}` : ''} in thread ${u.thread ?? '?'}`;
+  const thread = typeof u.name === 'string' && u.name !== '' ? `"${u.name}"${u.thread !== undefined ? ` (${u.thread})` : ''}` : `${u.thread ?? '?'}`;
+  const what = `${u.exception ?? 'exception'}${u.message && u.message !== 'null' ? `: ${u.message}` : ''} in thread ${thread}`;
   return programPassed ? `${what}; ${UNREPORTED}` : what;
 }

@@ -1047,6 +1047,7 @@ public final class Rt {
       if (enabled) markRunning(id);
       StringBuilder b = new StringBuilder(256);
       b.append("{\"uncaught\":{\"thread\":").append(id);
+      b.append(",\"name\":").append(Json.quote(thread.getName()));
       b.append(",\"exception\":").append(Json.quote(e.getClass().getName()));
       b.append(",\"message\":").append(Json.quote(String.valueOf(e.getMessage())));
       b.append(",\"frames\":[");
