@@ -23,12 +23,10 @@ public final class Rt {
   private static volatile long seed;
   private static volatile String executionId;
 
-  private static final ThreadLocal<ThreadState> STATE = new ThreadLocal<ThreadState>() {
-    @Override
-    protected ThreadState initialValue() {
-      return new ThreadState(Thread.currentThread(), seed);
-    }
-  };
+  /** The noise seed a new thread's state starts from (ThreadStates). */
+  static long seed() {
+    return seed;
+  }
 
   // ---- thread table ----
   private static final ConcurrentHashMap<Thread, Integer> THREAD_IDS = new ConcurrentHashMap<>();
@@ -63,7 +61,7 @@ public final class Rt {
     events = new Events();
     // repetitions (prepareSegments): no file until the first segment begins
     writer = new TraceWriter(events, segmentHeader != null ? null : outPath, headerTemplate);
-    ThreadState main = STATE.get();
+    ThreadState main = ThreadStates.current();
     main.busy++;
     try {
       if (record) {
@@ -121,7 +119,7 @@ public final class Rt {
    */
   public static boolean beginSegment(String outPath, String execution, String seedText) {
     if (!segmented() || outPath == null || outPath.isEmpty()) return false;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     s.busy++;
     try {
       long newSeed = parseSeed(seedText);
@@ -149,7 +147,7 @@ public final class Rt {
    */
   public static boolean endSegment() {
     if (!segmented()) return false;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     s.busy++;
     try {
       for (int id : takeDeadThreads()) publish(s, id, Events.KIND_END, 0, -1, -1, 0, 0);
@@ -208,24 +206,24 @@ public final class Rt {
   static String executionId() { return executionId; }
 
   static void markRecorderThread() {
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     s.recorderThread = true;
     s.busy++;
   }
 
   /** Makes the current thread invisible to the recorder until {@link #endInternal()}. */
   public static void beginInternal() {
-    STATE.get().busy++;
+    ThreadStates.current().busy++;
   }
 
   public static void endInternal() {
-    STATE.get().busy--;
+    ThreadStates.current().busy--;
   }
 
   private static void shutdown() {
     markRecorderThread();
     if (writer == null) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (enabled) synchronized (THREAD_LOCK) {
       for (int id = 1; id <= threadCount; id++) {
         Thread t = threads[id];
@@ -383,14 +381,14 @@ public final class Rt {
    * places this call before the point's instruction only at points that get noise (NoisePoints).
    */
   public static void point(int p) {
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     NoisePoints.inject(s, p);
   }
 
   /** {@link #point} in an included JDK class: noise only when called from application code (while recording). */
   public static void pointJdk(int p) {
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0 || (enabled && !s.inApplicationCode())) return;
     NoisePoints.inject(s, p);
   }
@@ -404,14 +402,14 @@ public final class Rt {
 
   public static void enter(int loc) {
     if (!enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.push(loc, isJdkLoc(loc));
   }
 
   public static void exit(int loc) {
     if (!enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.popTo(loc);
   }
@@ -419,7 +417,7 @@ public final class Rt {
   /** An exception handler of the method entered at {@code loc} starts: frames above it are gone. */
   public static void handler(int loc) {
     if (!enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.unwindTo(loc);
   }
@@ -457,10 +455,10 @@ public final class Rt {
     ThreadBuffer[] a = buffersById;
     if (t > 0 && t < a.length) {
       ThreadBuffer b = a[t];
-      // one buffer per thread (bufferOf): a buffer this thread owns is STATE.get().buffer
+      // one buffer per thread (bufferOf): a buffer this thread owns is ThreadStates.current().buffer
       if (b != null && b.owner == Thread.currentThread()) return b;
     }
-    return STATE.get().buffer;
+    return ThreadStates.current().buffer;
   }
 
   /** Publishes an event of the current thread (state {@code s}, busy) with the next index. */
@@ -757,7 +755,7 @@ public final class Rt {
 
   private static int access(int kind, Object o, int var, int loc, int elem, int key, int vtype, long bits, Object value) {
     if (!enabled) return 0;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return 0;
     if (isJdkLoc(loc) && !s.inApplicationCode()) return 0;
     s.busy++;
@@ -817,7 +815,7 @@ public final class Rt {
    */
   public static void beforeAcquire(int loc) {
     if (!Forcing.active || !Forcing.lockWaits || !enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     if (isJdkLoc(loc) && !s.inApplicationCode()) return;
     s.busy++;
@@ -842,7 +840,7 @@ public final class Rt {
 
   private static void lockEvent(int kind, Object lock, int loc) {
     if (!enabled || lock == null) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     if (isJdkLoc(loc) && !s.inApplicationCode()) return;
     if (kind == Events.KIND_ACQ) s.locksHeld++;
@@ -860,7 +858,7 @@ public final class Rt {
 
   public static void beforeStart(Object thread, int loc) {
     if (!enabled || !(thread instanceof Thread)) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     if (isJdkLoc(loc) && !s.inApplicationCode()) return;
     s.busy++;
@@ -879,7 +877,7 @@ public final class Rt {
     if (!enabled || !(thread instanceof Thread)) return;
     Thread child = (Thread) thread;
     if (child.isAlive()) return; // a timed join that timed out
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     if (isJdkLoc(loc) && !s.inApplicationCode()) return;
     s.busy++;
@@ -904,13 +902,13 @@ public final class Rt {
   /** The current method is about to call another at {@code loc} (call-site line of caller frames). */
   public static void at(int loc) {
     if (!enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.callAt(loc);
   }
 
   static ThreadState state() {
-    return STATE.get();
+    return ThreadStates.current();
   }
 
   static boolean enabled() {
@@ -920,7 +918,7 @@ public final class Rt {
   /** SND or RCV of happens-before token {@code token} by the current thread. */
   static void sync(int kind, int token, int loc) {
     if (!enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.busy++;
     try {
@@ -934,7 +932,7 @@ public final class Rt {
   /** A failure point of kind {@code Events.FAIL_*} on the current thread at {@code loc} (-1: unknown). */
   static void failure(int kind, String detail, int loc) {
     if (!enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.busy++;
     try {
@@ -961,7 +959,7 @@ public final class Rt {
   /** A line written to System.out (1) or System.err (2). */
   static void output(int stream, String text) {
     if (!enabled || !Registry.applicationCode) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.busy++;
     try {
@@ -977,7 +975,7 @@ public final class Rt {
    */
   static void libraryAccess(int kind, int var, int loc, int obj, int sub) {
     if (!enabled) return;
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0) return;
     s.busy++;
     try {
@@ -1001,7 +999,7 @@ public final class Rt {
 
   /** A library call recorded as an access has returned (forcing only; see LibraryAccess.called). */
   static void libraryCalled() {
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     if (s.busy != 0 || s.forcePending == 0) return;
     s.busy++;
     try {
@@ -1040,7 +1038,7 @@ public final class Rt {
       String m = e.getMessage();
       failure(Events.FAIL_UNCAUGHT, e.getClass().getName() + (m != null ? ": " + m : "") + " in " + thread.getName(), loc);
     }
-    ThreadState s = STATE.get();
+    ThreadState s = ThreadStates.current();
     s.busy++;
     try {
       int id = threadId(thread);

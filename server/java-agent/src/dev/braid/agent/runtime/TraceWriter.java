@@ -195,6 +195,7 @@ final class TraceWriter implements Runnable {
           lastLiveness = now;
           emitEndsOfDeadThreads();
           forgetDrainedBuffers(bs);
+          ThreadStates.forgetDead();
         }
         if (len > 0 && now - lastFlush > FLUSH_NANOS) flush();
         if (n > 0) continue;
