@@ -40,13 +40,20 @@ test('Java agent: the first draws of consecutive seeds are spread (ThreadState, 
 public class FirstDraws {
   public static void main(String[] a) throws Exception {
     Class<?> c = Class.forName("dev.braid.agent.runtime.ThreadState");
-    Constructor<?> k = c.getDeclaredConstructor(Thread.class, long.class);
+    Constructor<?> k = c.getDeclaredConstructor(Thread.class);
     k.setAccessible(true);
+    // a new state gets its seed from reseed (ThreadStates.seed), as the agent does
+    Method r = c.getDeclaredMethod("reseed", long.class);
+    r.setAccessible(true);
     Method d = c.getDeclaredMethod("nextDouble");
     d.setAccessible(true);
     long base = Long.parseLong(a[0]);
     StringBuilder b = new StringBuilder();
-    for (int i = 0; i < 32; i++) b.append(d.invoke(k.newInstance(Thread.currentThread(), base + i))).append('\\n');
+    for (int i = 0; i < 32; i++) {
+      Object st = k.newInstance(Thread.currentThread());
+      r.invoke(st, base + i);
+      b.append(d.invoke(st)).append('\\n');
+    }
     System.out.print(b);
   }
 }

@@ -61,14 +61,26 @@ final class ThreadState {
   private final long[] cacheKey = new long[1024];
   private final int[] cacheVal = new int[1024];
 
-  ThreadState(Thread thread, long seed) {
+  /**
+   * Whether the noise generator has its first state ({@link #reseed}). Not done in the constructor:
+   * it calls {@code getId}, which a Thread subclass may override in recorded code, and the override's
+   * hooks, run while the ThreadLocal is still making this state, would make another, for ever
+   * (StackOverflowError in every such thread). ThreadStates seeds a new state once it is the
+   * thread's, with busy set, so that those hooks return at once.
+   */
+  boolean seeded;
+
+  ThreadState(Thread thread) {
     this.thread = thread;
-    this.rnd = initialState(seed, thread.getId());
     for (int k = 0; k < cacheKey.length; k++) cacheKey[k] = -1L;
   }
 
-  /** A new noise seed (a repetition in one JVM, Rt.beginSegment): as if the state were made now. */
+  /**
+   * A noise seed: the first (ThreadStates) or a new one (a repetition in one JVM, Rt.beginSegment),
+   * as if the state were made now. The caller has set busy.
+   */
   void reseed(long seed) {
+    seeded = true;
     this.rnd = initialState(seed, thread.getId());
   }
 

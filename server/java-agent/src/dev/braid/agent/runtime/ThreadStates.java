@@ -23,7 +23,7 @@ final class ThreadStates {
   private static final ThreadLocal<ThreadState> STATE = new ThreadLocal<ThreadState>() {
     @Override
     protected ThreadState initialValue() {
-      return new ThreadState(Thread.currentThread(), Rt.seed());
+      return new ThreadState(Thread.currentThread());
     }
   };
 
@@ -36,13 +36,30 @@ final class ThreadStates {
   @SuppressWarnings("deprecation") // Thread.getId: threadId() exists only from JDK 19
   static ThreadState current() {
     Thread t = Thread.currentThread();
-    if (t.getClass() != Thread.class) return STATE.get();
-    int slot = (int) t.getId() & (SLOTS - 1);
-    ThreadState s = BY_ID[slot];
-    if (s != null && s.thread == t) return s;
-    s = STATE.get();
-    BY_ID[slot] = s;
+    boolean plain = t.getClass() == Thread.class;
+    int slot = 0;
+    if (plain) {
+      slot = (int) t.getId() & (SLOTS - 1);
+      ThreadState s = BY_ID[slot];
+      if (s != null && s.thread == t) return s;
+    }
+    ThreadState s = STATE.get();
+    if (!s.seeded) seed(s);
+    if (plain) BY_ID[slot] = s;
     return s;
+  }
+
+  /**
+   * A new state's noise seed (ThreadState#seeded): it calls {@code getId}, maybe an override in
+   * recorded code, whose hooks find this state (seeded is set first) busy and return at once.
+   */
+  private static void seed(ThreadState s) {
+    s.busy++;
+    try {
+      s.reseed(Rt.seed());
+    } finally {
+      s.busy--;
+    }
   }
 
   /** Empties the slots of threads that have ended (called by the trace writer now and then). */
