@@ -14,6 +14,7 @@
  * cannot happen the pattern's way in that run's forced instance.
  */
 import type { PatternAccess } from '../analysis';
+import { MAX_FORCE_ACCESSES, MAX_FORCE_WAITS } from '../noise/noisePlan';
 import type { ForceAccess, ForceSpec, ForceWait, NoisePlan } from '../noise/noisePlan';
 
 /** A lock acquisition's place, as trace locations name it (lockedHold.ts). */
@@ -26,6 +27,25 @@ export interface LockSite {
 }
 
 export type ForceOrder = 'pattern' | 'opposite';
+
+/** A place of a guard's access, as trace locations name it. */
+export interface GuardPlace {
+  file: string;
+  line: number;
+  method: string;
+  call?: string;
+}
+
+/**
+ * A check the held thread made before its held access, on another variable, that the failure needs to
+ * have seen the state before the other thread's write (guardChain.ts): the held thread's read of
+ * `variable` at `read`, the other thread's write of it at `write`.
+ */
+export interface GuardChain {
+  variable: string;
+  read: GuardPlace;
+  write: GuardPlace;
+}
 
 /** What forcing needs of a ranked pattern (a RankedPattern, or the editor's PatternDto). */
 export interface ForcedPattern {
@@ -64,6 +84,12 @@ export interface ForcedPattern {
    * `ForcingOptions.byThread` is false
    */
   roleThreads?: Partial<Record<number, string[]>>;
+  /**
+   * the held thread's check before its held access (guardChain.ts): every plan (pattern, counterfactual,
+   * same delay) also holds the other thread's write of the guard's variable until the held thread has
+   * made its guard read after that thread arrived (guardWait), unless `ForcingOptions.guardChain` is false
+   */
+  guard?: GuardChain;
   check?: Pick<PatternAccess, 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'> & { exactCall?: boolean };
 }
 
@@ -98,6 +124,12 @@ export interface ForcingOptions {
    * `roleThreads`, the failing runs' instance, are not named): the first instance that meets the order is forced
    */
   byThread?: boolean;
+  /**
+   * false: the pattern's `guard` (a check the held thread made before its access, guardChain.ts) is not
+   * forced; default true: every plan holds the other thread's write of the guard's variable until the
+   * held thread's guard read (optional)
+   */
+  guardChain?: boolean;
 }
 
 export const DEFAULT_WAIT_MS = 300;
@@ -282,6 +314,7 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
   const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
   // the opposite of a symmetric pattern is the same interleaving: its counterfactual is the threads serialised
   const forcing = order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
+  if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine);
   // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);
   // the pattern's wait is its first change of role (not with a check of the use, which adds one before it)
   const site = order === 'pattern' ? (p.check ? undefined : p.lockedHold?.site) : isSymmetric(p) ? undefined : p.lockedHold?.oppositeSite;
@@ -309,6 +342,29 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
     pattern: { key: p.key, id: p.id, rank: p.rank },
     ...forcing,
   };
+}
+
+/**
+ * A guard the held access depends on (ForcedPattern.guard, guardChain.ts), added to a plan's accesses and
+ * waits: the held thread's read of the guard's variable (the role of the pattern's first held access)
+ * and the other thread's write of it, and a wait that holds the write until the held thread has made
+ * the read after the writer arrived (`fresh`: an older check is from an earlier round) — optional, so
+ * a run whose writer finds no such read within the hold is not unforced for that alone. It goes first
+ * in `waits`, so the pattern's own last wait stays the one that stops forcing (`times`). Every plan gets
+ * it, the counterfactuals too: the comparison is then about the pattern's order alone. Takes the roles
+ * from the pattern's first change of role; nothing when the pattern has none.
+ */
+export function guardWait(forcing: { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] }, p: Pick<ForcedPattern, 'accesses' | 'guard'>, anyLine = false): void {
+  const g = p.guard;
+  const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
+  // the plan format's limits: at most 16 accesses and 16 waits
+  if (!g || at < 0 || forcing.accesses.length + 2 > MAX_FORCE_ACCESSES || forcing.waits.length + 1 > MAX_FORCE_WAITS) return;
+  const held = p.accesses[at].thread;
+  const other = p.accesses[at - 1].thread;
+  const place = (x: GuardPlace) => ({ file: x.file, line: anyLine ? 0 : x.line, method: x.method, ...(x.call ? { call: x.call } : {}) });
+  const read = forcing.accesses.push({ role: held, type: 'R', variable: g.variable, ...place(g.read) }) - 1;
+  const write = forcing.accesses.push({ role: other, type: 'W', variable: g.variable, ...place(g.write) }) - 1;
+  forcing.waits.unshift({ at: write, for: read, sameObject: true, fresh: true, optional: true });
 }
 
 /**

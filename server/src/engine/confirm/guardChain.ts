@@ -1,0 +1,210 @@
+/**
+ * A check the held thread's access depends on (issue 40, pool2-returnclose): forcing holds the
+ * pattern's second thread before its access until the other thread has made the access before it. The
+ * failure may also need a check that thread made EARLIER, on another variable, to have seen the state
+ * before the other thread changed it: commons-pool2's returner reads `closed` (`isClosed()`), then adds
+ * its object to the idle deque; the closer writes `closed = true`, then clears the deque. The pattern is
+ * the deque's unlink then link (`R1 first → W2 first`); forced alone, the returner that reads `closed`
+ * after the close never reaches the link, and the run is unforced.
+ *
+ * Read from the recording's FAILING traces (failingTraceScan.ts), per trace, at the last instance before
+ * the failure of the pattern's first change of role — thread H makes the held access (`accesses[at]`)
+ * after thread O made the awaited one (`accesses[at - 1]`, on the same object when both are of one
+ * variable): each variable v the pattern does not have whose latest read by H (made since H's previous
+ * performance of the held access: the same round of H's work) comes before O's latest write of v (on the
+ * same object), which itself comes before O's awaited access. The guard is the (v, read place, write
+ * place) found so in more than half of the failing traces that have an instance (the most such traces;
+ * ties: the read made latest in the last such trace, then by name). The plans then also hold O's write
+ * of v until H has made that read after O arrived (`fresh`, `optional`): forcingPlan.ts guardSection.
+ *
+ * Reading allocates per thread, variable and object, and per matching access, not per event.
+ */
+import type { ReadTraceResult } from '../trace/traceReader';
+import type { TraceSymbols } from '../trace/traceSymbols';
+import type { FailingTraceReader } from './failingTraceScan';
+import { EventKind } from '../trace/traceFormat';
+import type { LocDef, TraceEvent, TraceHeader } from '../trace/traceFormat';
+import { type ForcedPattern, type GuardChain, traceLocation } from './forcingPlan';
+
+type Access = ForcedPattern['accesses'][number];
+
+function matches(a: Access, kind: EventKind, varName: string | undefined, loc: LocDef | undefined): boolean {
+  if (!loc || varName !== a.variable || (a.type === 'R' ? kind !== EventKind.Read : a.type === 'W' ? kind !== EventKind.Write : kind !== EventKind.Read && kind !== EventKind.Write)) return false;
+  const l = traceLocation(a);
+  if (loc.line !== l.line || loc.file !== l.file || loc.method !== l.method) return false;
+  return !a.call || (a.mixedCalls && !a.exactCall) || loc.call === undefined || loc.call === a.call;
+}
+
+/** The latest access of one kind by one thread to one variable of one object: updated in place. */
+interface Latest {
+  seq: number;
+  loc: number;
+}
+
+/** per thread → variable id → object → latest */
+type ByThread = Map<number, Map<number, Map<number, Latest>>>;
+
+function note(m: ByThread, t: number, v: number, obj: number, seq: number, loc: number): void {
+  let vars = m.get(t);
+  if (!vars) m.set(t, (vars = new Map()));
+  let objs = vars.get(v);
+  if (!objs) vars.set(v, (objs = new Map()));
+  const l = objs.get(obj);
+  if (l) {
+    l.seq = seq;
+    l.loc = loc;
+  } else objs.set(obj, { seq, loc });
+}
+
+/** What the failing runs show of a guard: the guard, and in how many failing traces with an instance. */
+export interface GuardChainFound {
+  guard: GuardChain;
+  /** failing traces whose instance had this guard, of those with an instance */
+  withGuard: number;
+  withInstance: number;
+  failingRead: number;
+}
+
+/** The guard's share of a pass over the failing traces (failingTraceScan.ts). */
+export class GuardChainReader implements FailingTraceReader {
+  active: boolean;
+  private readonly before: Access;
+  private readonly after: Access;
+  private readonly sameVariable: boolean;
+  private readonly patternVars: Set<string>;
+  /** per guard key: failing traces that had it, the guard, and the seq of its read in the last of them (ties) */
+  private readonly counts = new Map<string, { n: number; guard: GuardChain; rank: number }>();
+  private failingRead = 0;
+  private withInstance = 0;
+  private allJava = true;
+  // per trace
+  private java = true;
+  private failed = false;
+  private seq = 0;
+  private reads: ByThread = new Map();
+  private writes: ByThread = new Map();
+  /** per object (0 when the two accesses are of different variables): thread → seq of its latest `before` */
+  private latestBefore = new Map<number, Map<number, number>>();
+  /** per thread: seq of its latest `after` */
+  private lastAfter = new Map<number, number>();
+  /** the guards of the trace's latest instance (keys → guard and the seq of its read) */
+  private instance: Map<string, { guard: GuardChain; read: number }> | undefined;
+
+  constructor(p: Pick<ForcedPattern, 'accesses'>) {
+    const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
+    this.active = at > 0;
+    const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
+    this.before = at > 0 ? p.accesses[at - 1] : none;
+    this.after = at > 0 ? p.accesses[at] : none;
+    this.sameVariable = this.before.variable === this.after.variable;
+    this.patternVars = new Set(p.accesses.map((a) => a.variable));
+  }
+
+  header(h: TraceHeader): void {
+    this.java = !h.recorder?.name || h.recorder.name.includes('java');
+  }
+
+  event(ev: TraceEvent, symbols: TraceSymbols): void {
+    if (!this.java || this.failed) return;
+    if (ev.kind === EventKind.Fail) {
+      this.failed = true;
+      return;
+    }
+    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+    const seq = ++this.seq;
+    const varName = symbols.vars.get(ev.a)?.name;
+    const loc = symbols.locs.get(ev.b);
+    const isAfter = matches(this.after, ev.kind, varName, loc);
+    const isBefore = matches(this.before, ev.kind, varName, loc);
+    if (isAfter) {
+      const by = this.latestBefore.get(this.sameVariable ? ev.d : 0);
+      let other = -1;
+      let otherSeq = -1;
+      if (by) for (const [t, s] of by) if (t !== ev.t && s > otherSeq) (other = t), (otherSeq = s);
+      if (other >= 0) this.instanceAt(ev.t, other, otherSeq, symbols);
+      this.lastAfter.set(ev.t, seq);
+    }
+    if (isBefore) {
+      const obj = this.sameVariable ? ev.d : 0;
+      let by = this.latestBefore.get(obj);
+      if (!by) this.latestBefore.set(obj, (by = new Map()));
+      by.set(ev.t, seq);
+    }
+    if (varName === undefined || this.patternVars.has(varName)) return;
+    note(ev.kind === EventKind.Read ? this.reads : this.writes, ev.t, ev.a, ev.d, seq, ev.b);
+  }
+
+  /** An instance: `held` makes the held access after `other`'s awaited access at `otherSeq`. */
+  private instanceAt(held: number, other: number, otherSeq: number, symbols: TraceSymbols): void {
+    const found = new Map<string, { guard: GuardChain; read: number }>();
+    const since = this.lastAfter.get(held) ?? 0;
+    const heldReads = this.reads.get(held);
+    const otherWrites = this.writes.get(other);
+    if (heldReads && otherWrites) {
+      for (const [v, objs] of heldReads) {
+        const ws = otherWrites.get(v);
+        if (!ws) continue;
+        for (const [obj, r] of objs) {
+          const w = ws.get(obj);
+          if (!w || r.seq <= since || !(r.seq < w.seq && w.seq < otherSeq)) continue;
+          const guard = this.guardOf(v, r.loc, w.loc, symbols);
+          if (!guard) continue;
+          const key = `${guard.variable}\0${guard.read.file}\0${guard.read.line}\0${guard.read.method}\0${guard.write.file}\0${guard.write.line}\0${guard.write.method}`;
+          const had = found.get(key);
+          if (!had || had.read < r.seq) found.set(key, { guard, read: r.seq });
+        }
+      }
+    }
+    this.instance = found;
+  }
+
+  private guardOf(v: number, readLoc: number, writeLoc: number, symbols: TraceSymbols): GuardChain | undefined {
+    const name = symbols.vars.get(v)?.name;
+    const r = symbols.locs.get(readLoc);
+    const w = symbols.locs.get(writeLoc);
+    if (!name || !r || !w) return undefined;
+    return {
+      variable: name,
+      read: { file: r.file, line: r.line, method: r.method, ...(r.call ? { call: r.call } : {}) },
+      write: { file: w.file, line: w.line, method: w.method, ...(w.call ? { call: w.call } : {}) },
+    };
+  }
+
+  endTrace(_result: ReadTraceResult, failing: boolean): void {
+    if (!this.java) {
+      this.allJava = false;
+      this.active = false;
+    } else if (failing) {
+      this.failingRead++;
+      if (this.instance) {
+        this.withInstance++;
+        for (const [key, { guard, read }] of this.instance) {
+          const c = this.counts.get(key);
+          if (c) {
+            c.n++;
+            c.rank = read;
+          } else this.counts.set(key, { n: 1, guard, rank: read });
+        }
+      }
+    }
+    this.java = true;
+    this.failed = false;
+    this.seq = 0;
+    this.reads = new Map();
+    this.writes = new Map();
+    this.latestBefore = new Map();
+    this.lastAfter = new Map();
+    this.instance = undefined;
+  }
+
+  /** The guard found in more than half of the failing traces with an instance (see the file comment), or undefined. */
+  answer(): GuardChainFound | undefined {
+    if (!this.allJava || !this.withInstance) return undefined;
+    let best: { n: number; guard: GuardChain; rank: number; key: string } | undefined;
+    for (const [key, c] of this.counts) {
+      if (!best || c.n > best.n || (c.n === best.n && (c.rank > best.rank || (c.rank === best.rank && key < best.key)))) best = { ...c, key };
+    }
+    if (!best || best.n * 2 <= this.withInstance) return undefined;
+    return { guard: best.guard, withGuard: best.n, withInstance: this.withInstance, failingRead: this.failingRead };
+  }
+}
