@@ -49,6 +49,9 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
                             the same-delay control that could confirm it (docs/confirm.md, The same delay)
       --any-thread          any thread takes part in the forcing, not only the threads of the failing runs'
                             instance (docs/confirm.md, The instance the failing runs had)
+      --no-guard            do not also force the held thread's check before its access (a read of another
+                            variable the failing runs made before the other thread's write of it;
+                            docs/confirm.md, A check the held access depends on)
       --calls on|off        when the pattern is on a line of several library calls and forcing it there
                             is not confirmed, force its refinements per call (default on; docs/confirm.md)
       --fresh-jvm           one JVM per run; by default the runs of a JUnit test run by the console launcher
@@ -78,6 +81,8 @@ export interface ConfirmArgs {
   noSameDelay?: boolean;
   /** --any-thread: the plans do not name the failing runs' threads (ForcingOptions.byThread false) */
   anyThread?: boolean;
+  /** --no-guard: the plans do not force the held thread's check before its access (ForcingOptions.guardChain false) */
+  noGuard?: boolean;
   /** --calls on|off (default on): force the pattern's refinements per library call (confirmPerCall.ts) */
   perCall: boolean;
   /** --fresh-jvm: one JVM per run (no repetitions in one JVM) */
@@ -143,6 +148,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       case '--any-thread':
         a.anyThread = true;
+        i += 1;
+        break;
+      case '--no-guard':
+        a.noGuard = true;
         i += 1;
         break;
       case '--fresh-jvm':
@@ -323,7 +332,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'noGuard'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -394,6 +403,7 @@ export async function confirmOptionsFor(
       ...(a.strict ? { strict: true } : {}),
       ...(a.noSameDelay ? { sameDelay: false } : {}),
       ...(a.anyThread ? { byThread: false } : {}),
+      ...(a.noGuard ? { guardChain: false } : {}),
       ...launch,
       ...(a.freshJvm ? { freshJvm: true } : {}),
       outRoot: path.join(process.cwd(), '.braid', 'confirm'),
