@@ -15,6 +15,10 @@ import { withFailingRunFacts } from '../../server/src/engine/confirm/failingRunF
 import { forceSection, forcingPlan, sameDelaySection, type ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
 import { validateNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
 import { tempDir } from '../helpers/traceBuilder';
+import { confirmJson, confirmText } from '../../server/src/cli/confirmCommand';
+import type { Confirmation } from '../../server/src/recorder/runs/confirmRuns';
+import type { PerCallResult } from '../../server/src/recorder/runs/confirmPerCall';
+import type { RankedPattern } from '../../server/src/engine/analysis';
 
 const DEQUE = 'pool.Deque';
 const POOL = 'pool.Pool';
@@ -162,4 +166,26 @@ test('guardChain on pool2-returnclose\'s committed recording: the returner\'s is
   assert.equal(g.guard.variable, 'org.apache.commons.pool2.impl.BaseGenericObjectPool.closed');
   assert.equal(g.guard.read.line, 618);
   assert.equal(g.guard.write.line, 709);
+});
+
+test('braid confirm names the guard it forced (text escaped for the terminal, JSON as given)', () => {
+  const guard = { variable: 'pool.Pool.closed\u001b[31m', read: { file: PF, line: 618, method: `${POOL}.isClosed` }, write: { file: PF, line: 709, method: `${POOL}.close` } };
+  const c = {
+    verdict: 'confirmed',
+    pattern: { rank: 1, key: 'R1 W2', id: 'P1' },
+    forced: { runs: 20, failed: 19, forcedOk: 19 },
+    guard,
+    pValue: 0.001,
+    reason: 'forcing it makes the failure happen',
+    folder: '/tmp/x',
+    plan: '/tmp/x/plans/pattern.json',
+    runsSpent: 20,
+    seconds: 1,
+  } as unknown as Confirmation;
+  const p = { id: 'P1', kind: 'RW', accesses: pattern.accesses.map((a) => ({ ...a, stack: [] })) } as unknown as RankedPattern;
+  const text = confirmText(c, p, ['java', 'pool.Test']);
+  assert.match(text, /with the held thread's check first: the write of pool\.Pool\.closed\\x1b\[31m at Pool\.java:709 waited for its read at Pool\.java:618/);
+  assert.ok(!text.includes('\u001b'), 'no raw escape reaches the terminal');
+  assert.deepEqual(confirmJson(c as PerCallResult).guard, guard);
+  assert.equal(confirmJson({ ...c, guard: undefined } as PerCallResult).guard, undefined);
 });

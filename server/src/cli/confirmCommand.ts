@@ -279,6 +279,7 @@ export function confirmJson(c: PerCallResult): Record<string, unknown> {
     pattern: c.pattern,
     forced: c.forced,
     ...(c.threads ? { threads: c.threads } : {}),
+    ...(c.guard ? { guard: c.guard } : {}),
     opposite: c.opposite ?? null,
     control: c.control ?? null,
     ...(c.sameDelay ? { sameDelay: c.sameDelay } : {}),
@@ -305,6 +306,10 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   if (c.opposite) out.push(`  ${c.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'}: ${c.opposite.failed} of ${c.opposite.runs} failed (forced in ${c.opposite.forcedOk})`);
   if (c.control) out.push(`  unforced: ${c.control.failed} of ${c.control.runs} failed`);
   if (c.threads) out.push(`  forced between the threads the failing runs had: ${Object.entries(c.threads).map(([role, names]) => `T${role} ${(names ?? []).join(', ')}`).join('; ')}`);
+  if (c.guard) {
+    const at = (x: { file: string; line: number }) => `${x.file.slice(x.file.lastIndexOf('/') + 1)}:${x.line}`;
+    out.push(`  with the held thread's check first: the write of ${c.guard.variable} at ${at(c.guard.write)} waited for its read at ${at(c.guard.read)}`);
+  }
   if (c.sameDelay) out.push(`  the same delay without the order: ${c.sameDelay.failed} of ${c.sameDelay.runs} failed (forced in ${c.sameDelay.forcedOk})`);
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
