@@ -226,6 +226,9 @@ export async function recordRunsFromServer(connection: Connection, p: RecordPara
     if (nr?.stopped && summary.total === 0 && nr.testDidNotRun) {
       // the test did not run (testDidNotRun.ts): the launcher's reason names the selector; not a failing run
       connection.console.error(`The test did not run: ${nr.reason}. Output of the run:\n${plainOutput(nr.output)}`);
+      // a test that does not exist: the test framework's own words, short (testNotFound.ts), as for a run that never reached the program
+      const notFound = testNotFoundMessage(`${nr.reason}\n${nr.output}`);
+      if (notFound) throw new ResponseError(-32603, `The test was not found: ${notFound}. Nothing was recorded.`, { notReached: true, testDidNotRun: true, testNotFound: true });
       throw new ResponseError(-32603, `The test did not run: ${nr.reason}. Nothing was recorded (no failing run).`, { notReached: true, testDidNotRun: true });
     }
     if (nr?.stopped && summary.total === 0) {
