@@ -159,6 +159,14 @@ public final class Forcing {
   private static long[] performed;
   /** per wait held before a lock: the held access was made after a met hold, but the awaited performance was on another object */
   private static long[] lockOther;
+  /**
+   * per wait held before a lock: met with the order already in place — the awaited access made by another
+   * thread, on the held access's object, after the thread's previous access of the plan and before it
+   * reached the lock (not held)
+   */
+  private static long[] inPlace;
+  /** per wait held before a lock: not held for the order already in place, but the awaited performance was on another object */
+  private static long[] inPlaceOther;
 
   // ---- rings of performances, per access (under LOCK) ----
   private static long[][] ringSeq;
@@ -260,6 +268,8 @@ public final class Forcing {
     }
     lockLocMasks = new int[0];
     lockOther = new long[w];
+    inPlace = new long[w];
+    inPlaceOther = new long[w];
     met = new long[w];
     timedOut = new long[w];
     lockEnded = new long[w];
@@ -402,9 +412,12 @@ public final class Forcing {
     if (m == 0 || stopped) return 0;
     if (byThread && (m &= allowed(s)) == 0) return 0;
     if (s.forceSegment != segment) ownSegment(s);
+    long reach = SEQ.get() + 1;
     for (int w = 0; w < waitCount && !stopped; w++) {
       if ((m & (1 << at[w])) != 0) waitAt(s, t, w, m, loc, key, sub);
     }
+    // after the waits (the one before a lock reads the previous reach): this access is the thread's latest step
+    s.forceReach = reach;
     return m;
   }
 
@@ -452,6 +465,17 @@ public final class Forcing {
         reached[w]++;
         if (s.forceLockLet == null) s.forceLockLet = new long[waitCount];
         s.forceLockLet[w] = 0;
+        // the order already in place in this instance: another thread made the awaited access after this
+        // thread arrived at its previous access of the plan (pool2-returnclose's opposite order: the
+        // returner, whose check released the closer held at its write of closed, linked before the closer
+        // reached pollFirst's lock). Not held; its access inside the lock checks the object. Without a
+        // previous access there is no instance to tell an older performance (an earlier round's) from, so
+        // the thread is held as before. Judged even when the wait is disabled, as a wait at an access is.
+        // Not for ready (it waits for a partner's hold, not a performance)
+        if (!ready[w] && s.forceReach > 0 && performedAfter(forAccess[w], t, s.forceReach - 1, -1, 0, 0)) {
+          s.forceLockLet[w] = -s.forceReach;
+          continue;
+        }
         if (disabled[w]) {
           skipped[w]++;
           continue;
@@ -637,8 +661,19 @@ public final class Forcing {
         long let = s.forceLockLet == null ? 0 : s.forceLockLet[w];
         if (let == 0) return;
         s.forceLockLet[w] = 0;
-        if (performedSince(w, t, key, sub, let - 1)) met(w);
-        else lockOther[w]++;
+        if (let < 0) {
+          // not held: the order was already in place if the awaited performance was on this object
+          if (performedSince(w, t, key, sub, -let - 1)) {
+            inPlace[w]++;
+            met(w);
+          } else {
+            inPlaceOther[w]++;
+          }
+        } else if (performedSince(w, t, key, sub, let - 1)) {
+          met(w);
+        } else {
+          lockOther[w]++;
+        }
       }
       return;
     }
@@ -1021,6 +1056,7 @@ public final class Forcing {
   private static void ownSegment(ThreadState s) {
     if (s.forceLast != null) java.util.Arrays.fill(s.forceLast, 0L);
     if (s.forceLockLet != null) java.util.Arrays.fill(s.forceLockLet, 0L);
+    s.forceReach = 0;
     s.forcePending = 0;
     s.forceSegment = segment;
   }
@@ -1044,6 +1080,8 @@ public final class Forcing {
       java.util.Arrays.fill(allHeld, 0L);
       java.util.Arrays.fill(yielded, 0L);
       java.util.Arrays.fill(lockOther, 0L);
+      java.util.Arrays.fill(inPlace, 0L);
+      java.util.Arrays.fill(inPlaceOther, 0L);
       java.util.Arrays.fill(disabled, false);
       java.util.Arrays.fill(lockReason, null);
       java.util.Arrays.fill(performed, 0L);
@@ -1089,6 +1127,7 @@ public final class Forcing {
         b.append("{\"at\":").append(at[w]).append(",\"for\":").append(forAccess[w]);
         b.append(",\"met\":").append(met[w]).append(",\"timedOut\":").append(timedOut[w]);
         b.append(",\"lock\":").append(lockEnded[w]).append(",\"skipped\":").append(skipped[w]);
+        if (inPlace[w] > 0) b.append(",\"inPlace\":").append(inPlace[w]);
         if (optional[w]) b.append(",\"optional\":true");
         b.append('}');
       }
@@ -1127,6 +1166,12 @@ public final class Forcing {
       if (b.length() > 0) b.append("; ");
       b.append("let go ").append(times(lockOther[w])).append(" before ").append(here)
           .append(" by another thread's ").append(describe(forAccess[w])).append(" on another object");
+    }
+    if (inPlaceOther[w] > 0) {
+      if (b.length() > 0) b.append("; ");
+      b.append("went on ").append(times(inPlaceOther[w])).append(" unheld before ").append(here)
+          .append(" after another thread's ").append(describe(forAccess[w]))
+          .append(" since its previous access of the pattern, which was on another object");
     }
     if (yielded[w] > 0) {
       if (b.length() > 0) b.append("; ");

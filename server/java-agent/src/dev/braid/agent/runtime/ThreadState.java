@@ -32,9 +32,18 @@ final class ThreadState {
   /**
    * Forcing, per wait held before a lock acquisition (beforeLock): the sequence number at which this
    * thread arrived at the lock plus 1, when its hold there was met (the awaited access came after it); its
-   * access inside the lock counts the wait as met when the awaited performance was on its object. 0: none
+   * access inside the lock counts the wait as met when the awaited performance was on its object. 0: none.
+   * Negative, -(s + 1): not held, the awaited access was already made by another thread after this
+   * thread arrived at its previous access of the plan (sequence s, the order already in place in this
+   * instance); the access inside the lock counts it as met when that performance was on its object
    */
   long[] forceLockLet;
+  /**
+   * Forcing: the sequence number (+ 1) when this thread last reached an access of the plan, before any
+   * hold there — where its instance of the pattern stands (a hold before a lock counts an awaited access
+   * made since as the order already in place). 0: none
+   */
+  long forceReach;
   /** Forcing: the repetition (Forcing.segment) forceLast and forcePending belong to */
   int forceSegment;
   /**
