@@ -36,15 +36,15 @@ export function keyOf(patterns: RecordedPattern[], a: Partial<PatternAccess>, b:
 export interface NodeConfirmFixture {
   /** the patterns of `braid analyze recorded --format json` in the fixture */
   patterns(): RecordedPattern[];
-  /** `braid confirm recorded --pattern key` with the fixture's command, in a fresh copy named `name`; its JSON */
-  confirm(name: string, key: string, env?: Record<string, string>): { verdict: string; forced: { runs: number; failed: number; forcedOk: number }; opposite: { runs: number; failed: number; forcedOk: number } | null } & Record<string, unknown>;
+  /** `braid confirm recorded --pattern key` with the fixture's command, in a fresh copy named `name`, `runs` per group (default 10); its JSON */
+  confirm(name: string, key: string, env?: Record<string, string>, runs?: number): { verdict: string; forced: { runs: number; failed: number; forcedOk: number }; opposite: { runs: number; failed: number; forcedOk: number } | null } & Record<string, unknown>;
   /** removes the copies */
   cleanUp(): void;
 }
 
 /**
  * The fixture test/fixtures/node/<name>, run as `command` (from the fixture's folder) with the confirm
- * options every forcing test uses: 10 runs per group, 2 jobs, waits of 2 s.
+ * options every forcing test uses: 10 runs per group (unless a test asks for more), 2 jobs, waits of 2 s.
  */
 export function nodeConfirmFixture(name: string, work: string, command: string[]): NodeConfirmFixture {
   const fixture = path.join(root, 'test', 'fixtures', 'node', name);
@@ -61,10 +61,10 @@ export function nodeConfirmFixture(name: string, work: string, command: string[]
       patterns = JSON.parse(r.stdout).patterns as RecordedPattern[];
       return patterns;
     },
-    confirm(copyName, key, env = {}) {
+    confirm(copyName, key, env = {}, runs = 10) {
       const cwd = path.join(dir, copyName);
       cpSync(fixture, cwd, { recursive: true, filter: (f) => !f.includes(`${path.sep}.braid`) });
-      const r = spawnSync(process.execPath, [cli, 'confirm', 'recorded', '--pattern', key, '--runs', '10', '--jobs', '2', '--wait-ms', '2000', '--format', 'json', '--', ...command], {
+      const r = spawnSync(process.execPath, [cli, 'confirm', 'recorded', '--pattern', key, '--runs', String(runs), '--jobs', '2', '--wait-ms', '2000', '--format', 'json', '--', ...command], {
         cwd,
         encoding: 'utf8',
         timeout: 900_000,

@@ -35,11 +35,15 @@ before(() => {
 test.after(() => fixture.cleanUp());
 
 test("a request's own earlier read does not meet the hold of its own leave(): the root cause is confirmed", () => {
-  const j = fixture.confirm('rootcause', rootCause);
+  // 20 runs a group: the unforced runs fail more often on a loaded machine (4 of 10 once, with forced 8 of
+  // 10: p = 0.085 against forced, so "refuted"); with 20 the forced group's lead is clear under load too
+  const j = fixture.confirm('rootcause', rootCause, {}, 20);
   assert.equal(j.verdict, 'confirmed', JSON.stringify(j));
   // the group's first runs (one per job) learn where leave() is holdable; the others hold there
-  assert.ok(j.forced.forcedOk >= 5 && j.forced.failed >= 5, `forced in most runs, and they fail: ${JSON.stringify(j.forced)}`);
-  assert.ok(j.opposite !== null && j.opposite.forcedOk >= 5 && j.opposite.failed <= 1, `the opposite order imposed, and it passes: ${JSON.stringify(j.opposite)}`);
+  // (a group may stop at its first look, 10 runs, once the verdict is decided)
+  const most = (g: { runs: number }) => Math.max(5, Math.ceil(g.runs / 2));
+  assert.ok(j.forced.forcedOk >= most(j.forced) && j.forced.failed >= most(j.forced), `forced in most runs, and they fail: ${JSON.stringify(j.forced)}`);
+  assert.ok(j.opposite !== null && j.opposite.forcedOk >= most(j.opposite) && j.opposite.failed <= Math.max(1, Math.floor(j.opposite.runs / 10)), `the opposite order imposed, and it passes: ${JSON.stringify(j.opposite)}`);
 });
 
 test('with BRAID_NODE_FORCE_HB=0 (any other task meets a wait) the root cause is not confirmed', () => {

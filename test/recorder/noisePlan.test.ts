@@ -145,7 +145,7 @@ test('record=false decides the outcome as a recorded run does (exception, output
   const cheap = await record('noiseplan-cheap', MAIN, { runs: 3, include: ['noiseplan'], plan: p, seed, record: false });
   // the same outcome line for the same failure (the runner reads the agent's uncaught line in both modes)
   const failures = (s: typeof recorded) => new Set(s.runs.filter((r) => r.outcome === 'fail').map((r) => `${r.reason}: ${r.detail}`));
-  assert.deepEqual([...failures(cheap)], ['exception: java.lang.IllegalStateException: lost increment: count = 1 in thread 1']);
+  assert.deepEqual([...failures(cheap)], ['exception: java.lang.IllegalStateException: lost increment: count = 1 in thread "main" (1)']);
   assert.deepEqual([...failures(recorded)], [...failures(cheap)]);
   assert.equal(recorded.traces.length, 3);
   assert.equal(cheap.traces.length, 0);
