@@ -20,6 +20,7 @@ import {
   RunDto,
   type BugFixDto,
   type OlderRecordingDto,
+  type RunsResult,
 } from '../../server/src/lsp/protocol';
 import { recordingFolder, type BraidModel, type BugDto, type BugMethodDto, type RecordingInfo } from './model';
 import { SHAPE_LABELS, type AdviceShape } from '../../server/src/engine/griffin/fixAdvice';
@@ -34,7 +35,7 @@ export type Node =
   | { kind: 'recording'; dir: string; runs: RunDto[]; info: RecordingInfo }
   | { kind: 'excluded'; files: { file: string; uri: string }[] }
   /** a recording of the code before the last change (issue 43): not analyzed; `dir` lets Delete Recording take it */
-  | { kind: 'older'; dir: string; older: OlderRecordingDto; info: RecordingInfo; /** the code's bugs before the change (the newest older recording only) */ bugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto; fix?: BugFixDto }[] }
+  | { kind: 'older'; dir: string; older: OlderRecordingDto; info: RecordingInfo; /** the code's bugs before the change (the newest older recording only) */ bugs?: NonNullable<RunsResult['beforeBugs']> }
   /** a recording folder without any run (its recording failed) */
   | { kind: 'emptyRecording'; dir: string; info: RecordingInfo }
   | { kind: 'excludedRun'; file: string; uri: string }
@@ -528,7 +529,9 @@ export class RunsTree extends BaseTree {
   /** The row of a bug of the code before the change whose lead pattern is `key` (Check the Fix's verdict), or undefined. */
   fixRow(key: string): (Node & { kind: 'text' }) | undefined {
     for (const o of this.olderRows()) {
-      const k = (o.bugs ?? []).findIndex((b) => b.pattern.key === key);
+      // the bug whose lead is the pattern, else one of whose other patterns it is (its row shows that check too)
+      let k = (o.bugs ?? []).findIndex((b) => b.pattern.key === key);
+      if (k < 0) k = (o.bugs ?? []).findIndex((b) => b.otherKeys?.includes(key));
       if (k >= 0) return olderBugRows(o)[k];
     }
     return undefined;

@@ -136,9 +136,14 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
     await open('Account.java');
     const lines = readFileSync(path.join(ws, 'src/main/java/bank/Account.java'), 'utf8').split('\n');
     const bugLine = lines.findIndex((l) => l.includes('balance = updated')) + 1;
+    // Go to Line through its input, waited for (keys typed before the input opened were lost under load once)
+    await page.locator('.monaco-editor .view-lines').first().click();
     await page.keyboard.press('Control+G');
-    await page.keyboard.type(String(bugLine));
-    await page.keyboard.press('Enter');
+    const input = page.locator('.quick-input-widget .quick-input-box input');
+    await input.waitFor({ state: 'visible' });
+    await input.fill(`:${bugLine}`);
+    await input.press('Enter');
+    await wb.waitEditorAt('Account.java', bugLine, 'Go to Line');
     await page.keyboard.press('End');
     await page.keyboard.press('Control+K');
     await page.keyboard.press('Control+I');
@@ -152,6 +157,8 @@ describe('end to end in VS Code: confirm the root cause by forcing it, reproduce
   step('fix Account.deposit (synchronized), Check the Fix: rebuilt, forced again, "fixed"', async () => {
     const file = path.join(ws, 'src/main/java/bank/Account.java');
     writeFileSync(file, readFileSync(file, 'utf8').replace('public void deposit(int amount) {', 'public synchronized void deposit(int amount) {'));
+    // the editor has seen the edit: the palette's Check the Fix then takes the first bug of the code before it
+    await wb.waitStatus(/Braid: no runs since your edit/);
     await wb.runCommand('Notifications: Clear All Notifications');
     await wb.runCommand('Braid: Check the Fix');
     const modal = await wb.answerModal('Run');

@@ -54,6 +54,17 @@ test('the verdict row of a bug before the change is found by its pattern, under 
   assert.equal(t.fixRow('other'), undefined);
 });
 
+test('a check of another pattern of the bug (its cluster: otherKeys) finds the bug\'s row too', () => {
+  // the palette's Check the Fix took the first ranked pattern of an analysis not yet updated after the edit: k9,
+  // one of bug 1's patterns but not its lead; the server shows that check on bug 1's row (braidServer.beforeBugs)
+  const t = new trees.RunsTree(model({ older: [older(B, true)], beforeBugs: [{ bug: 1, shape: 'lost-update', pattern: lead, fix, otherKeys: ['k9'] }, { bug: 2, pattern: { ...lead, key: 'k5' } }] }) as never);
+  const row = t.fixRow('k9');
+  assert.ok(row, 'the row of the bug the checked pattern belongs to');
+  assert.equal(item(row).id, `older-bug:${B}:1`);
+  assert.equal(item(t.fixRow('k5')).id, `older-bug:${B}:2`, 'a lead finds its own bug');
+  assert.equal(t.fixRow('k8'), undefined);
+});
+
 test('Show in Runs reveals and selects the row, reading the results again when it is not listed yet; without a row it says why', async () => {
   let listed = false;
   const revealed: unknown[][] = [];

@@ -518,11 +518,26 @@ export class BraidServer {
     // the verdicts kept beside the recordings of that code version (not those of an earlier one)
     const olderDirs = this.olderRecordings.filter((o) => o.justBefore).map((o) => o.dir);
     for (const b of st.bugs) {
-      const key = Array.isArray(b.patternKeys) && typeof b.patternKeys[0] === 'string' ? b.patternKeys[0] : undefined;
+      const keys = Array.isArray(b.patternKeys) ? b.patternKeys.filter((k): k is string => typeof k === 'string') : [];
+      const key = keys[0];
       const pattern = key ? st.patternByKey(key) : undefined;
       if (!pattern) continue;
       const advice = (b.advice ?? {}) as { shape?: unknown; headline?: unknown };
-      out.push({ bug: typeof b.id === 'number' ? b.id : st.bugs.indexOf(b) + 1, ...(typeof advice.shape === 'string' ? { shape: advice.shape } : {}), ...(typeof advice.headline === 'string' ? { headline: advice.headline } : {}), pattern, ...((f) => (f ? { fix: FixVerdictStore.view(f) } : {}))(this.fixVerdicts.get(key!, olderDirs)) });
+      // the newest Check the Fix of any of the bug's patterns (the palette's Check the Fix may have taken another
+      // of them than the lead, e.g. the first ranked pattern of an analysis not yet updated after the edit)
+      let fix: ReturnType<FixVerdictStore['get']>;
+      for (const k of keys) {
+        const f = this.fixVerdicts.get(k, olderDirs);
+        if (f && (!fix || f.at > fix.at)) fix = f;
+      }
+      out.push({
+        bug: typeof b.id === 'number' ? b.id : st.bugs.indexOf(b) + 1,
+        ...(typeof advice.shape === 'string' ? { shape: advice.shape } : {}),
+        ...(typeof advice.headline === 'string' ? { headline: advice.headline } : {}),
+        pattern,
+        ...(fix ? { fix: FixVerdictStore.view(fix) } : {}),
+        ...(keys.length > 1 ? { otherKeys: keys.slice(1) } : {}),
+      });
     }
     return out;
   }

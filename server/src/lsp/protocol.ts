@@ -128,7 +128,15 @@ export interface RunsResult {
    */
   older?: OlderRecordingDto[];
   /** the bugs of the code before the change (the last analysis that held those recordings), with their lead pattern: for Check the Fix */
-  beforeBugs?: { bug: number; shape?: string; headline?: string; pattern: PatternDto; fix?: BugFixDto }[];
+  beforeBugs?: {
+    bug: number;
+    shape?: string;
+    headline?: string;
+    pattern: PatternDto;
+    fix?: BugFixDto;
+    /** the keys of the bug's other patterns (GRIFFIN's cluster): Check the Fix on any of them checks this bug */
+    otherKeys?: string[];
+  }[];
   /** recording folders without any run (a recording whose command failed, or that was cancelled at once), to be seen and deleted */
   empty?: { dir: string; uri: string }[];
 }
