@@ -67,7 +67,12 @@ test("the JDK's generated classes (a proxy in module jdk.proxyN, Java 17's refle
 
 test('--include com.sun.example is honoured; jdkByName=true (the name test of before) records nothing of it', { timeout: 180_000 }, async () => {
   const inc = await record('comsun-include', 'sunlib.TallyDriver', { runs: 2, noise: 0, include: ['com.sun.example'] });
-  for (const t of inc.traces) assert.equal(tallyAccesses(t), 5, `${t}: two reads and two writes in add, the read in total`);
+  // a run that lost an addition (the race can happen without noise too; seen once in a clean CI run) reads
+  // the total a second time for its FAIL line
+  for (const t of inc.traces) {
+    const failed = /\{"outcome":"fail"/.test(traceText(t));
+    assert.equal(tallyAccesses(t), failed ? 6 : 5, `${t}: two reads and two writes in add, the read in total${failed ? ' and again in the FAIL line (the run failed)' : ''}`);
+  }
   const byName = await record('comsun-byname', 'sunlib.TallyDriver', { runs: 2, noise: 0, include: ['com.sun.example', 'sunlib'], agentOptions: ['jdkByName=true'] });
   for (const t of byName.traces) assert.equal(tallyAccesses(t), 0, `${t}: com.sun.example counted as the JDK's`);
 });
