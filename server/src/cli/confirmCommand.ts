@@ -49,6 +49,9 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
                             the same-delay control that could confirm it (docs/confirm.md, The same delay)
       --any-thread          any thread takes part in the forcing, not only the threads of the failing runs'
                             instance (docs/confirm.md, The instance the failing runs had)
+      --any-caller          the pattern's accesses are forced wherever they are called from, not only from
+                            the call sites of the failing runs' instance (docs/confirm.md, The callers the
+                            failing runs had)
       --no-guard            do not also force the held thread's check before its access (a read of another
                             variable the failing runs made before the other thread's write of it;
                             docs/confirm.md, A check the held access depends on)
@@ -81,6 +84,8 @@ export interface ConfirmArgs {
   noSameDelay?: boolean;
   /** --any-thread: the plans do not name the failing runs' threads (ForcingOptions.byThread false) */
   anyThread?: boolean;
+  /** --any-caller: the plans do not name the failing runs' call sites (ForcingOptions.byCaller false) */
+  anyCaller?: boolean;
   /** --no-guard: the plans do not force the held thread's check before its access (ForcingOptions.guardChain false) */
   noGuard?: boolean;
   /** --calls on|off (default on): force the pattern's refinements per library call (confirmPerCall.ts) */
@@ -148,6 +153,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       case '--any-thread':
         a.anyThread = true;
+        i += 1;
+        break;
+      case '--any-caller':
+        a.anyCaller = true;
         i += 1;
         break;
       case '--no-guard':
@@ -254,6 +263,12 @@ export function selectPattern(result: AnalysisResult, selector: ConfirmArgs['sel
 
 const short = (f: string) => f.slice(Math.max(f.lastIndexOf('/'), f.lastIndexOf('\\')) + 1);
 
+/** One access of the pattern: "T2 W @ Gson.java:1329". */
+function accessText(p: RankedPattern, k: number): string {
+  const a = p.accesses[k];
+  return a ? `T${a.thread} ${a.type} @ ${short(a.file)}:${a.line}` : `access ${k}`;
+}
+
 /** "T1 R balance @ Bank.java:11 → T2 W @ :13 → T1 W @ :13" */
 export function interleavingText(p: RankedPattern): string {
   let lastFile = '';
@@ -280,6 +295,7 @@ export function confirmJson(c: PerCallResult): Record<string, unknown> {
     forced: c.forced,
     ...(c.threads ? { threads: c.threads } : {}),
     ...(c.guard ? { guard: c.guard } : {}),
+    ...(c.callers ? { callers: c.callers } : {}),
     opposite: c.opposite ?? null,
     control: c.control ?? null,
     ...(c.sameDelay ? { sameDelay: c.sameDelay } : {}),
@@ -310,6 +326,10 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
     const at = (x: { file: string; line: number }) => `${x.file.slice(x.file.lastIndexOf('/') + 1)}:${x.line}`;
     out.push(`  with the held thread's check first: the write of ${c.guard.variable} at ${at(c.guard.write)} waited for its read at ${at(c.guard.read)}`);
   }
+  if (c.callers?.length) {
+    const site = (x: { file: string; line: number; method: string }) => `${x.method.slice(x.method.lastIndexOf('.') + 1)} (${x.file.slice(x.file.lastIndexOf('/') + 1)}:${x.line})`;
+    for (const c1 of c.callers) out.push(`  ${accessText(p, c1.at)} only when called from ${c1.sites.map(site).join(' < ')}, as in the failing runs`);
+  }
   if (c.sameDelay) out.push(`  the same delay without the order: ${c.sameDelay.failed} of ${c.sameDelay.runs} failed (forced in ${c.sameDelay.forcedOk})`);
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
@@ -337,7 +357,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'noGuard'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'anyCaller' | 'noGuard'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -408,6 +428,7 @@ export async function confirmOptionsFor(
       ...(a.strict ? { strict: true } : {}),
       ...(a.noSameDelay ? { sameDelay: false } : {}),
       ...(a.anyThread ? { byThread: false } : {}),
+      ...(a.anyCaller ? { byCaller: false } : {}),
       ...(a.noGuard ? { guardChain: false } : {}),
       ...launch,
       ...(a.freshJvm ? { freshJvm: true } : {}),

@@ -90,6 +90,13 @@ export interface ForcedPattern {
    * made its guard read after that thread arrived (guardWait), unless `ForcingOptions.guardChain` is false
    */
   guard?: GuardChain;
+  /**
+   * per access of the pattern (its index in `accesses`): the call sites, nearest first, the instance the
+   * recording's failing runs had was made from (instanceCallers.ts) — the plans then match that access
+   * only there (ForceAccess.callers): a recursive method's nested calls are neither held nor counted.
+   * Every plan (pattern, counterfactual, same delay) has them, unless `ForcingOptions.byCaller` is false
+   */
+  callers?: { at: number; sites: GuardPlace[] }[];
   check?: Pick<PatternAccess, 'type' | 'variable' | 'file' | 'line' | 'method' | 'library' | 'call' | 'mixedCalls'> & { exactCall?: boolean };
 }
 
@@ -124,6 +131,11 @@ export interface ForcingOptions {
    * `roleThreads`, the failing runs' instance, are not named): the first instance that meets the order is forced
    */
   byThread?: boolean;
+  /**
+   * false: the plans match the pattern's accesses from any caller (the pattern's `callers`, the failing
+   * runs' instance, are not named): the first performance that meets the order is forced
+   */
+  byCaller?: boolean;
   /**
    * false: the pattern's `guard` (a check the held thread made before its access, guardChain.ts) is not
    * forced; default true: every plan holds the other thread's write of the guard's variable until the
@@ -306,10 +318,23 @@ function forcedAccesses(p: ForcedPattern, order: ForceOrder): ForcedPattern['acc
 }
 
 export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOptions = {}): ForceSection {
+  const own = p.accesses.length;
   p = { ...p, accesses: forcedAccesses(p, order) };
-  const accesses: ForceAccessSpec[] = p.accesses.map((a) => {
+  // a check of the use goes before the pattern's own accesses
+  const shift = p.accesses.length - own;
+  const callersAt = new Map(o.byCaller === false || o.anyLine ? [] : (p.callers ?? []).map((c) => [c.at + shift, c.sites] as const));
+  const accesses: ForceAccessSpec[] = p.accesses.map((a, k) => {
     const at = traceLocation(a);
-    return { role: a.thread, type: a.type, variable: a.variable, ...at, line: o.anyLine ? 0 : at.line, ...(a.call && (!a.mixedCalls || a.exactCall) ? { call: a.call } : {}) };
+    const sites = callersAt.get(k);
+    return {
+      role: a.thread,
+      type: a.type,
+      variable: a.variable,
+      ...at,
+      line: o.anyLine ? 0 : at.line,
+      ...(a.call && (!a.mixedCalls || a.exactCall) ? { call: a.call } : {}),
+      ...(sites?.length ? { callers: sites.map((x) => ({ file: x.file, line: x.line, method: x.method })) } : {}),
+    };
   });
   const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
   // the opposite of a symmetric pattern is the same interleaving: its counterfactual is the threads serialised

@@ -93,6 +93,18 @@ function checkForce(v: unknown, file: string): ForceSpec {
         names.add(n);
       });
     }
+    if (a.callers !== undefined) {
+      if (!Array.isArray(a.callers) || a.callers.length === 0 || a.callers.length > 8) {
+        throw new NoisePlanError(file, `${at}.callers`, 'must be a non-empty array of at most 8 call sites {"file", "line", "method"}, nearest first');
+      }
+      a.callers.forEach((c: unknown, j: number) => {
+        const where = `${at}.callers[${j}]`;
+        if (!isObject(c)) throw new NoisePlanError(file, where, 'must be an object {"file", "line", "method"}');
+        if (typeof c.file !== 'string' || c.file === '') throw new NoisePlanError(file, `${where}.file`, 'must be a non-empty string');
+        if (!isWhole(c.line)) throw new NoisePlanError(file, `${where}.line`, 'must be a whole number ≥ 1');
+        if (typeof c.method !== 'string' || c.method === '') throw new NoisePlanError(file, `${where}.method`, 'must be a non-empty string');
+      });
+    }
     if (a.points !== undefined) {
       if (!Array.isArray(a.points)) throw new NoisePlanError(file, `${at}.points`, 'must be an array of point ids');
       a.points.forEach((id: unknown, j: number) => {

@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CONFIRM_ALPHA, ControlGroup, decideVerdict, failsMoreOften, ForcedGroup, imposed, Outcome, WEAK_ALPHA, WINDOW_VERDICT } from '../../engine/confirm/confirmVerdict';
 import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../../engine/confirm/couldNotCheck';
-import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, GuardChain, isSymmetric, sameDelaySection } from '../../engine/confirm/forcingPlan';
+import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, GuardChain, type GuardPlace, isSymmetric, sameDelaySection } from '../../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../../engine/noise/noisePlan';
 import type { PatternConfirmation } from '../../engine/confirm/confirmedRanking';
 import { RecordOptions, sanitizeName } from './recordOptions';
@@ -109,6 +109,8 @@ export interface Confirmation {
   threads?: Partial<Record<number, string[]>>;
   /** the held thread's check the plans also force (ForcedPattern.guard, guardChain.ts; left out of a plan only past the format's limits) */
   guard?: GuardChain;
+  /** per access of the pattern, the call sites the plans matched it from: those of the failing runs' instance (instanceCallers.ts), when named */
+  callers?: { at: number; sites: GuardPlace[] }[];
   pValue: number;
   reason: string;
   /** the confirmation's folder */
@@ -431,6 +433,7 @@ export async function confirmPattern(
     ...(sameDelay ? { sameDelay: { runs: sameDelay.g.runs, failed: sameDelay.g.failed, forcedOk: sameDelay.g.forcedOk } } : {}),
     ...(p.roleThreads && o.byThread !== false ? { threads: p.roleThreads } : {}),
     ...(p.guard && o.guardChain !== false ? { guard: p.guard } : {}),
+    ...(p.callers?.length && o.byCaller !== false ? { callers: p.callers } : {}),
     pValue: v.pValue,
     reason: interrupted ? `stopped before the end: ${v.reason}` : early ? `${v.reason} (p < ${FIRST_LOOK.alpha} after half the runs: the rest were not needed)` : v.reason,
     folder,

@@ -89,7 +89,7 @@ final class NoisePlanLoader {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
           force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey,
-          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads);
+          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads, force.callers);
     }
     return (String) name;
   }
@@ -124,6 +124,8 @@ final class NoisePlanLoader {
     String[] call;
     /** per access: the threads that may take part in it (names; {@code *} stands for a number), or null for every thread */
     String[][] threads;
+    /** per access: the call sites its thread's stack must have, nearest first ("file\0line\0method" each), or null */
+    String[][] callers;
     /** per wait: not needed for the run's forcing to count as met */
     boolean[] optional;
     /** per wait: accesses of another role another thread must have performed after {@code since} (or null) */
@@ -171,6 +173,7 @@ final class NoisePlanLoader {
     f.anywhere = new boolean[n];
     f.call = new String[n];
     f.threads = new String[n][];
+    f.callers = new String[n][];
     for (int k = 0; k < n; k++) {
       String at = "force.accesses[" + k + "]";
       if (!(accesses.get(k) instanceof Map)) {
@@ -195,6 +198,7 @@ final class NoisePlanLoader {
       }
       if (a.containsKey("call")) f.call[k] = text(a.get("call"), at + ".call");
       if (a.containsKey("threads")) f.threads[k] = threadNames(a.get("threads"), at + ".threads");
+      if (a.containsKey("callers")) f.callers[k] = callSites(a.get("callers"), at + ".callers");
       if (a.containsKey("points")) {
         Object ps = a.get("points");
         if (!(ps instanceof List)) throw bad(at + ".points", "must be an array of point ids");
@@ -407,6 +411,28 @@ final class NoisePlanLoader {
       if (!(n instanceof String) || ((String) n).isEmpty()) throw bad(field + "[" + k + "]", "must be a non-empty string (a thread name)");
       if (!seen.add((String) n)) throw bad(field + "[" + k + "]", "thread " + n + " is named twice");
       out[k] = (String) n;
+    }
+    return out;
+  }
+
+  /** An access's {@code callers}: a non-empty array of at most 8 call sites {"file", "line", "method"}, nearest first. */
+  private static String[] callSites(Object v, String field) {
+    if (!(v instanceof List) || ((List<?>) v).isEmpty() || ((List<?>) v).size() > 8) {
+      throw bad(field, "must be a non-empty array of at most 8 call sites {\"file\", \"line\", \"method\"}, nearest first");
+    }
+    List<?> list = (List<?>) v;
+    String[] out = new String[list.size()];
+    for (int k = 0; k < out.length; k++) {
+      String at = field + "[" + k + "]";
+      if (!(list.get(k) instanceof Map)) throw bad(at, "must be an object {\"file\", \"line\", \"method\"}");
+      Map<?, ?> c = (Map<?, ?>) list.get(k);
+      String file = text(c.get("file"), at + ".file");
+      Object ln = c.get("line");
+      if (!(ln instanceof Double) || ((Double) ln).isInfinite() || (Double) ln < 1 || (Double) ln != Math.rint((Double) ln)) {
+        throw bad(at + ".line", "must be a whole number ≥ 1");
+      }
+      String method = text(c.get("method"), at + ".method");
+      out[k] = file + '\u0000' + (long) (double) (Double) ln + '\u0000' + method;
     }
     return out;
   }

@@ -73,6 +73,14 @@ public final class Forcing {
    * of the instance the failing runs had (a worker's transition, not main's setup one before it)
    */
   private static String[][] threads;
+  /**
+   * per access: the call sites its thread's stack must have, nearest first ("file\0line\0method"; the
+   * caller's call site first), or null for any stack — the callers of the instance the failing runs had
+   * (engine/confirm/instanceCallers.ts): a recursive method's nested calls are neither held nor counted
+   */
+  private static String[][] callers;
+  /** the accesses with callers (bits) */
+  private static int callerMask;
   /** some access names its threads */
   private static boolean byThread;
   /** per wait: optional (not needed for ok) */
@@ -208,7 +216,8 @@ public final class Forcing {
   public static synchronized void install(String order, String patternJson, double waitMs, long times, int maxTimeouts,
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
-      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin, String[][] threads) {
+      String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin, String[][] threads,
+      String[][] callers) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -229,6 +238,9 @@ public final class Forcing {
     Forcing.threads = threads != null ? threads : new String[n][];
     byThread = false;
     for (int k = 0; k < n; k++) byThread |= Forcing.threads[k] != null;
+    Forcing.callers = callers != null ? callers : new String[n][];
+    callerMask = 0;
+    for (int k = 0; k < n; k++) if (Forcing.callers[k] != null) callerMask |= 1 << k;
     Forcing.optional = optional;
     Forcing.needs = needs;
     Forcing.fresh = fresh != null ? fresh : new boolean[at.length];
@@ -411,6 +423,7 @@ public final class Forcing {
     int m = mask(kind, var, loc);
     if (m == 0 || stopped) return 0;
     if (byThread && (m &= allowed(s)) == 0) return 0;
+    if ((m & callerMask) != 0 && (m = byCallers(s, m)) == 0) return 0;
     if (s.forceSegment != segment) ownSegment(s);
     long reach = SEQ.get() + 1;
     for (int w = 0; w < waitCount && !stopped; w++) {
@@ -419,6 +432,48 @@ public final class Forcing {
     // after the waits (the one before a lock reads the previous reach): this access is the thread's latest step
     s.forceReach = reach;
     return m;
+  }
+
+  /**
+   * {@code m} without the accesses whose callers the thread's stack does not have (only at an access
+   * the plan matches, and only for accesses with callers: a walk of at most 8 interned frames).
+   */
+  private static int byCallers(ThreadState s, int m) {
+    int stack = s.parentStack();
+    for (int k = 0; k < accessCount; k++) {
+      if ((m & callerMask & (1 << k)) != 0 && !hasCallers(stack, callers[k])) m &= ~(1 << k);
+    }
+    return m;
+  }
+
+  /** The interned stack (its top frame the nearest call site) has {@code sites}, nearest first. */
+  private static boolean hasCallers(int stack, String[] sites) {
+    for (String site : sites) {
+      if (stack < 0) return false;
+      int loc = Stacks.frame(stack);
+      String f = Registry.locFile(loc);
+      String m = Registry.locMethod(loc);
+      int l = Registry.locLine(loc);
+      // "file\0line\0method", compared without building a string
+      int a = f.length();
+      if (!site.startsWith(f) || site.length() <= a || site.charAt(a) != '\u0000') return false;
+      int b = site.indexOf('\u0000', a + 1);
+      if (b < 0 || !site.startsWith(m, b + 1) || site.length() != b + 1 + m.length()) return false;
+      if (!lineIs(site, a + 1, b, l)) return false;
+      stack = Stacks.parent(stack);
+    }
+    return true;
+  }
+
+  private static boolean lineIs(String s, int from, int to, int line) {
+    long v = 0;
+    if (from >= to) return false;
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    return v == line;
   }
 
   /** The waits held before a lock acquired at {@code loc} (bits), computed once per loc. */

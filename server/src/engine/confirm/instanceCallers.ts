@@ -1,0 +1,211 @@
+/**
+ * The callers of the instance the failing runs had (issue 40, gsoncyclic): forcing holds a thread before
+ * its access until the other thread has made the access the pattern says comes first. When the held
+ * access is made again and again on objects no other thread will ever touch — a recursive method that
+ * wires a new object at every level — each of those holds waits its `--wait-ms` out, five timeouts give
+ * the wait up, and the instance the failures need comes unheld. Gson 2.10's `setDelegate` (the write of
+ * `FutureTypeAdapter.delegate`) runs once per nested type adapter; only the outermost call's proxy is
+ * the one another thread reads unwired (`R1 :1333 → W2 :1329`): 6 to 14 timeouts per forced run, 6 of
+ * 20 runs not forced.
+ *
+ * Read from the recording's FAILING traces (failingTraceScan.ts), per trace, at the last instance before
+ * the failure of the pattern's first change of role — thread H makes the held access (`accesses[at]`)
+ * after another thread made the awaited one (`accesses[at - 1]`, on the same object when both are of one
+ * variable) — the callers of each of the two accesses at that instance: the call sites of its stack,
+ * nearest first (a trace's stack of an access has the access's own location on top; its callers are
+ * the frames below). For each of the two accesses, the shortest run of nearest callers that
+ *   - the instance had in more than half of the failing traces with an instance, and
+ *   - leaves out the most of the access's other performances in those traces (at least one)
+ * is its `callers`: the plans then match that access only where the thread's stack has those call sites
+ * (ForceAccess.callers; the agent compares them at a matched access only). Up to MAX_CALLERS frames (a
+ * stack that ends sooner gives its whole chain of callers: a longer stack with the same nearest callers
+ * matches it too). Nothing for an access whose
+ * performances all share the instance's callers (nothing to leave out), or when the traces are not the
+ * Java agent's.
+ *
+ * Reading allocates per matching access, not per event.
+ */
+import type { ReadTraceResult } from '../trace/traceReader';
+import type { TraceSymbols } from '../trace/traceSymbols';
+import type { FailingTraceReader } from './failingTraceScan';
+import { EventKind } from '../trace/traceFormat';
+import type { LocDef, TraceEvent, TraceHeader } from '../trace/traceFormat';
+import { type ForcedPattern, type GuardPlace, traceLocation } from './forcingPlan';
+
+type Access = ForcedPattern['accesses'][number];
+
+/** Call sites compared at most, nearest first. */
+export const MAX_CALLERS = 4;
+/** Performances of one access kept per failing trace (what a caller list could leave out is counted among them). */
+const MAX_PERFORMANCES = 4096;
+
+function matches(a: Access, kind: EventKind, varName: string | undefined, loc: LocDef | undefined): boolean {
+  if (!loc || varName !== a.variable || (a.type === 'R' ? kind !== EventKind.Read : a.type === 'W' ? kind !== EventKind.Write : kind !== EventKind.Read && kind !== EventKind.Write)) return false;
+  const l = traceLocation(a);
+  if (loc.line !== l.line || loc.file !== l.file || loc.method !== l.method) return false;
+  return !a.call || (a.mixedCalls && !a.exactCall) || loc.call === undefined || loc.call === a.call;
+}
+
+/** One call site as a key part and as a plan place. */
+interface Site {
+  key: string;
+  place: GuardPlace;
+}
+
+/** An access's callers, nearest first (at most MAX_CALLERS). */
+interface Chain {
+  sites: Site[];
+}
+
+function chainOf(node: number, symbols: TraceSymbols): Chain | undefined {
+  if (node < 0) return undefined;
+  const sites: Site[] = [];
+  // the stack's top frame is the access's own location; its callers are below it
+  let n = symbols.parentNode(node);
+  while (n >= 0 && sites.length < MAX_CALLERS) {
+    const loc = symbols.locs.get(symbols.nodeLoc(n));
+    if (!loc) return undefined;
+    sites.push({ key: `${loc.file}\0${loc.line}\0${loc.method}`, place: { file: loc.file, line: loc.line, method: loc.method } });
+    n = symbols.parentNode(n);
+  }
+  return { sites };
+}
+
+/** The key of a chain's first k callers (all of them when it has fewer). */
+function prefixKey(c: Chain, k: number): string {
+  return c.sites
+    .slice(0, k)
+    .map((s) => s.key)
+    .join('\0\0');
+}
+
+/** What the failing runs show of one access's callers at the instance. */
+export interface InstanceCallersFound {
+  /** per index into the pattern's accesses: the call sites, nearest first */
+  callers: Map<number, GuardPlace[]>;
+  /** per index: performances read in failing traces with an instance, and those the callers leave out */
+  performances: Map<number, { all: number; leftOut: number }>;
+  withInstance: number;
+  failingRead: number;
+}
+
+/** The instance callers' share of a pass over the failing traces (failingTraceScan.ts). */
+export class InstanceCallersReader implements FailingTraceReader {
+  active: boolean;
+  private readonly at: number;
+  private readonly before: Access;
+  private readonly after: Access;
+  private readonly sameVariable: boolean;
+  private failingRead = 0;
+  /** per failing trace with an instance: the instance's two chains and every performance's chain, per side (0 before, 1 after) */
+  private readonly traces: { instance: [Chain, Chain]; performed: [Chain[], Chain[]] }[] = [];
+  private allJava = true;
+  // per trace
+  private java = true;
+  private failed = false;
+  /** per object (0 when the two accesses are of different variables): thread → the chain of its latest `before` */
+  private latestBefore = new Map<number, Map<number, Chain | undefined>>();
+  private instance: [Chain | undefined, Chain | undefined] | undefined;
+  private performed: [Chain[], Chain[]] = [[], []];
+
+  constructor(p: Pick<ForcedPattern, 'accesses'>) {
+    const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
+    this.active = at > 0;
+    this.at = at;
+    const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
+    this.before = at > 0 ? p.accesses[at - 1] : none;
+    this.after = at > 0 ? p.accesses[at] : none;
+    this.sameVariable = this.before.variable === this.after.variable;
+  }
+
+  header(h: TraceHeader): void {
+    this.java = !h.recorder?.name || h.recorder.name.includes('java');
+  }
+
+  event(ev: TraceEvent, symbols: TraceSymbols): void {
+    if (!this.java || this.failed) return;
+    if (ev.kind === EventKind.Fail) {
+      this.failed = true; // the instance the failure followed: the last one before the first failure point
+      return;
+    }
+    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+    const varName = symbols.vars.get(ev.a)?.name;
+    const loc = symbols.locs.get(ev.b);
+    const isAfter = matches(this.after, ev.kind, varName, loc);
+    const isBefore = matches(this.before, ev.kind, varName, loc);
+    if (!isAfter && !isBefore) return;
+    const chain = chainOf(ev.c, symbols);
+    const obj = this.sameVariable ? ev.d : 0;
+    if (isAfter) {
+      if (chain && this.performed[1].length < MAX_PERFORMANCES) this.performed[1].push(chain);
+      const by = this.latestBefore.get(obj);
+      let other = -1;
+      let otherChain: Chain | undefined;
+      if (by) for (const [t, c] of by) if (t !== ev.t) (other = t), (otherChain = c);
+      if (other >= 0) this.instance = [otherChain, chain];
+    }
+    if (isBefore) {
+      if (chain && this.performed[0].length < MAX_PERFORMANCES) this.performed[0].push(chain);
+      let by = this.latestBefore.get(obj);
+      if (!by) this.latestBefore.set(obj, (by = new Map()));
+      // the latest performance last in the map's order (the instance takes the latest other thread's)
+      by.delete(ev.t);
+      by.set(ev.t, chain);
+    }
+  }
+
+  endTrace(_result: ReadTraceResult, failing: boolean): void {
+    if (!this.java) {
+      this.allJava = false;
+      this.active = false;
+    } else if (failing) {
+      this.failingRead++;
+      const i = this.instance;
+      if (i?.[0] && i[1]) this.traces.push({ instance: [i[0], i[1]], performed: this.performed });
+    }
+    this.java = true;
+    this.failed = false;
+    this.latestBefore = new Map();
+    this.instance = undefined;
+    this.performed = [[], []];
+  }
+
+  /** The callers of the failing runs' instance, per access that has some to leave out (see the file comment), or undefined. */
+  answer(): InstanceCallersFound | undefined {
+    const withInstance = this.traces.length;
+    if (!this.allJava || !withInstance) return undefined;
+    const callers = new Map<number, GuardPlace[]>();
+    const performances = new Map<number, { all: number; leftOut: number }>();
+    for (const side of [0, 1] as const) {
+      let best: { k: number; key: string; leftOut: number; all: number; chain: Chain } | undefined;
+      for (let k = 1; k <= MAX_CALLERS; k++) {
+        const counts = new Map<string, { n: number; chain: Chain }>();
+        for (const t of this.traces) {
+          const key = prefixKey(t.instance[side], k);
+          const c = counts.get(key);
+          if (c) c.n++;
+          else counts.set(key, { n: 1, chain: t.instance[side] });
+        }
+        let top: { key: string; n: number; chain: Chain } | undefined;
+        for (const [key, c] of counts) if (!top || c.n > top.n || (c.n === top.n && key < top.key)) top = { key, ...c };
+        if (!top || top.n * 2 <= withInstance) break; // deeper callers only split the instances more
+        let all = 0;
+        let leftOut = 0;
+        for (const t of this.traces) {
+          for (const c of t.performed[side]) {
+            all++;
+            if (prefixKey(c, k) !== top.key) leftOut++;
+          }
+        }
+        if (leftOut > 0 && (!best || leftOut > best.leftOut)) best = { k, key: top.key, leftOut, all, chain: top.chain };
+        if (top.chain.sites.length <= k) break; // the instance's stack has no more callers: a deeper k is the same key
+      }
+      if (!best) continue;
+      const index = side === 0 ? this.at - 1 : this.at;
+      callers.set(index, best.chain.sites.slice(0, best.k).map((s) => s.place));
+      performances.set(index, { all: best.all, leftOut: best.leftOut });
+    }
+    if (!callers.size) return undefined;
+    return { callers, performances, withInstance, failingRead: this.failingRead };
+  }
+}
