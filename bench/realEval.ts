@@ -13,6 +13,7 @@
  *   --confirm-seeds S,S,…   the seeds of the confirmations (default: --seed), one recording per subject
  *   --reuse   reuse the subject's last live recording of this --seed (test-output/real-live/) instead
  *       of recording again (the confirmations only)
+ *   BRAID_CONFIRM_ARGS="--any-caller …"   more `braid confirm` flags for every confirmation
  *   node --import tsx bench/realEval.ts --record [id...] [--seed S]
  *       records as --live and writes the recording into test/fixtures/real/<id>/ (gzip traces,
  *       runs.json with the BRAID-TRUTH labels of multi-bug subjects, manifest.json)
@@ -198,7 +199,9 @@ function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: 
   // after "--" (the include list and timeout still come from recording.json)
   const command = s.run.command?.length ? ['--', ...s.run.command] : existsSync(path.join(folder, 'recording.json')) ? [] : undefined;
   if (!command) return { ...base, verdict: 'no command', seconds: 0 };
-  const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern.key, '--seed', seed, '--format', 'json', ...command], dir, 20 * 60_000);
+  // BRAID_CONFIRM_ARGS: more `braid confirm` flags for every confirmation (a paired comparison: `--any-caller`)
+  const more = (process.env.BRAID_CONFIRM_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern.key, '--seed', seed, '--format', 'json', ...more, ...command], dir, 20 * 60_000);
   try {
     const j = JSON.parse(r.stdout) as { verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null; control?: { runs: number; failed: number } | null; counterfactual?: string; reason?: string; runs?: number };
     const g = <T extends { runs: number; failed: number }>(x: T | null | undefined) => x ?? undefined;
