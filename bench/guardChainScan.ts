@@ -37,7 +37,7 @@ async function main(only: readonly string[]): Promise<void> {
       const a = reader.active ? reader.answer() : undefined;
       if (a) found++;
       const g = a?.guard;
-      console.log(`${id}\t${role} ${p.id}\t${g ? `${g.variable}: read ${g.read.file}:${g.read.line}, write ${g.write.file}:${g.write.line} (${a!.withGuard} of ${a!.withInstance} failing runs)` : '-'}`);
+      console.log(`${id}\t${role} ${p.id}\t${g ? `${g.kind === 'publication' ? 'publication ' : ''}${g.variable}: read ${g.read.file}:${g.read.line}, write ${g.write.file}:${g.write.line} (${a!.withGuard} of ${a!.withInstance} failing runs)` : '-'}`);
     }
   }
   console.log(`a guard for ${found} of ${asked} patterns`);

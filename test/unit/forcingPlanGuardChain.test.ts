@@ -189,3 +189,47 @@ test('braid confirm names the guard it forced (text escaped for the terminal, JS
   assert.deepEqual(confirmJson(c as PerCallResult).guard, guard);
   assert.equal(confirmJson({ ...c, guard: undefined } as PerCallResult).guard, undefined);
 });
+
+test('a publication on micrometer-composite\'s committed recording: the other thread\'s lookup of meterMap after the held thread published the counter there', async () => {
+  const dir = path.join(__dirname, '../fixtures/real/micrometer-composite');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.trace.jsonl.gz')).map((f) => path.join(dir, f));
+  const acm = 'io.micrometer.core.instrument.composite.AbstractCompositeMeter';
+  const F = 'io/micrometer/core/instrument/composite/AbstractCompositeMeter.java';
+  const rank1: ForcedPattern = {
+    key: 'P1',
+    id: 'P1',
+    kind: 'RW',
+    rank: 1,
+    accesses: [
+      { thread: 1, type: 'R', variable: `${acm}.children`, file: F, line: 47, method: `${acm}.forEachChild` },
+      { thread: 2, type: 'W', variable: `${acm}.children`, file: F, line: 76, method: `${acm}.add` },
+    ],
+  };
+  const reader = new GuardChainReader(rank1);
+  await scanFailingTraces(files, [reader]);
+  const g = reader.answer();
+  assert.ok(g, 'a guard');
+  assert.equal(g.guard.kind, 'publication');
+  assert.equal(g.guard.variable, 'io.micrometer.core.instrument.MeterRegistry.meterMap');
+  assert.equal(g.guard.write.line, 576);
+  assert.equal(g.guard.read.line, 550);
+  // every plan: the held thread's write (role 2) and the other thread's read (role 1), the read held until the write
+  const q = { ...rank1, guard: g.guard };
+  for (const order of ['pattern', 'opposite'] as const) {
+    const s = forceSection(q, order);
+    const w = s.waits[0];
+    assert.deepEqual({ at: s.accesses[w.at].type, role: s.accesses[w.at].role, for: s.accesses[w.for].type, forRole: s.accesses[w.for].role }, { at: 'R', role: 1, for: 'W', forRole: 2 });
+    assert.equal(s.accesses[w.at].line, 550);
+    assert.equal(s.accesses[w.for].line, 576);
+    assert.deepEqual({ fresh: w.fresh, optional: w.optional, sameObject: w.sameObject }, { fresh: true, optional: true, sameObject: true });
+    validateNoisePlan(forcingPlan('publication', q, order), 'publication.json');
+  }
+});
+
+test('braid confirm names a publication it forced', () => {
+  const guard = { kind: 'publication' as const, variable: 'reg.Registry.map', read: { file: PF, line: 550, method: `${POOL}.lookup` }, write: { file: PF, line: 576, method: `${POOL}.publish` } };
+  const c = { verdict: 'confirmed', pattern: { rank: 1, key: 'R1 W2', id: 'P1' }, forced: { runs: 20, failed: 19, forcedOk: 19 }, guard, pValue: 0.001, reason: 'r', folder: '/tmp/x', plan: '/tmp/x/p.json', runsSpent: 20, seconds: 1 } as unknown as Confirmation;
+  const p = { id: 'P1', kind: 'RW', accesses: pattern.accesses.map((a) => ({ ...a, stack: [] })) } as unknown as RankedPattern;
+  assert.match(confirmText(c, p, ['java', 'x']), /with the held thread's publication first: the read of reg\.Registry\.map at Pool\.java:550 waited for its write at Pool\.java:576/);
+  assert.deepEqual(confirmJson(c as PerCallResult).guard, guard);
+});

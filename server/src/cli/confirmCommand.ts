@@ -52,6 +52,9 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
       --any-caller          the pattern's accesses are forced wherever they are called from, not only from
                             the call sites of the failing runs' instance (docs/confirm.md, The callers the
                             failing runs had)
+      --no-overlap          two calls of one library method, one per thread, are forced in order (the second
+                            after the first returned), not made to overlap (docs/confirm.md, Two calls of a
+                            library method)
       --no-guard            do not also force the held thread's check before its access (a read of another
                             variable the failing runs made before the other thread's write of it;
                             docs/confirm.md, A check the held access depends on)
@@ -84,6 +87,8 @@ export interface ConfirmArgs {
   noSameDelay?: boolean;
   /** --any-thread: the plans do not name the failing runs' threads (ForcingOptions.byThread false) */
   anyThread?: boolean;
+  /** --no-overlap: two calls of one library method are forced in order, not to overlap (ForcingOptions.overlap false) */
+  noOverlap?: boolean;
   /** --any-caller: the plans do not name the failing runs' call sites (ForcingOptions.byCaller false) */
   anyCaller?: boolean;
   /** --no-guard: the plans do not force the held thread's check before its access (ForcingOptions.guardChain false) */
@@ -153,6 +158,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       case '--any-thread':
         a.anyThread = true;
+        i += 1;
+        break;
+      case '--no-overlap':
+        a.noOverlap = true;
         i += 1;
         break;
       case '--any-caller':
@@ -324,7 +333,11 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   if (c.threads) out.push(`  forced between the threads the failing runs had: ${Object.entries(c.threads).map(([role, names]) => `T${role} ${(names ?? []).join(', ')}`).join('; ')}`);
   if (c.guard) {
     const at = (x: { file: string; line: number }) => `${x.file.slice(x.file.lastIndexOf('/') + 1)}:${x.line}`;
-    out.push(`  with the held thread's check first: the write of ${c.guard.variable} at ${at(c.guard.write)} waited for its read at ${at(c.guard.read)}`);
+    out.push(
+      c.guard.kind === 'publication'
+        ? `  with the held thread's publication first: the read of ${c.guard.variable} at ${at(c.guard.read)} waited for its write at ${at(c.guard.write)}`
+        : `  with the held thread's check first: the write of ${c.guard.variable} at ${at(c.guard.write)} waited for its read at ${at(c.guard.read)}`,
+    );
   }
   if (c.callers?.length) {
     const site = (x: { file: string; line: number; method: string }) => `${x.method.slice(x.method.lastIndexOf('.') + 1)} (${x.file.slice(x.file.lastIndexOf('/') + 1)}:${x.line})`;
@@ -357,7 +370,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'anyCaller' | 'noGuard'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'anyCaller' | 'noOverlap' | 'noGuard'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -429,6 +442,7 @@ export async function confirmOptionsFor(
       ...(a.noSameDelay ? { sameDelay: false } : {}),
       ...(a.anyThread ? { byThread: false } : {}),
       ...(a.anyCaller ? { byCaller: false } : {}),
+      ...(a.noOverlap ? { overlap: false } : {}),
       ...(a.noGuard ? { guardChain: false } : {}),
       ...launch,
       ...(a.freshJvm ? { freshJvm: true } : {}),

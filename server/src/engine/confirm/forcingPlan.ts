@@ -39,9 +39,13 @@ export interface GuardPlace {
 /**
  * A check the held thread made before its held access, on another variable, that the failure needs to
  * have seen the state before the other thread's write (guardChain.ts): the held thread's read of
- * `variable` at `read`, the other thread's write of it at `write`.
+ * `variable` at `read`, the other thread's write of it at `write`. With `kind: 'publication'` the other
+ * way round: the held thread's write of `variable` at `write` (what it published), which the other
+ * thread's read at `read` must see before its awaited access.
  */
 export interface GuardChain {
+  /** absent or 'check': the held thread reads, the other writes; 'publication': the held thread writes, the other reads */
+  kind?: 'check' | 'publication';
   variable: string;
   read: GuardPlace;
   write: GuardPlace;
@@ -136,6 +140,12 @@ export interface ForcingOptions {
    * runs' instance, are not named): the first performance that meets the order is forced
    */
   byCaller?: boolean;
+  /**
+   * false: two calls of one library method, one per thread, are forced in order (the second waits until
+   * the first has returned) as any pattern; default: forced to overlap, with the calls serialised as the
+   * counterfactual (isLibraryOverlap)
+   */
+  overlap?: boolean;
   /**
    * false: the pattern's `guard` (a check the held thread made before its access, guardChain.ts) is not
    * forced; default true: every plan holds the other thread's write of the guard's variable until the
@@ -279,9 +289,25 @@ export function serialWaits(accesses: readonly Pick<ForceAccessSpec, 'role' | 'v
  * symmetric pattern its threads serialised; undefined when there is none (a symmetric pattern of one
  * access per thread).
  */
-export function counterfactual(p: ForcedPattern): 'opposite' | 'serialised' | undefined {
+export function counterfactual(p: ForcedPattern, o: Pick<ForcingOptions, 'overlap'> = {}): 'opposite' | 'serialised' | undefined {
   if (!isSymmetric(p)) return 'opposite';
+  if (o.overlap !== false && isLibraryOverlap(p)) return 'serialised';
   return serialWaits(p.accesses.map((a) => ({ role: a.thread, variable: a.variable }))).length ? 'serialised' : undefined;
+}
+
+/**
+ * Two calls of one JDK method that is not thread-safe, one per thread (`W1 W2` at one call: indriya's
+ * `HashMap.computeIfAbsent` on a static map): the race is inside the library's code, which is not recorded, and holding the second
+ * call until the first has returned serialises them — the race cannot happen then. Such a pattern is
+ * forced as an OVERLAP: the second call waits until the first has BEGUN (the awaited access's `atStart`);
+ * its counterfactual is the two calls serialised (the second waits until the first has returned).
+ */
+export function isLibraryOverlap(p: Pick<ForcedPattern, 'accesses'>): boolean {
+  const [a, b] = p.accesses;
+  // a JDK method that is not thread-safe (java.util.HashMap, ArrayList, …; not java.util.concurrent's): the
+  // Java agent's library calls; a thread-safe call's overlap is no race, and the Node.js recorder has no call start
+  const exact = (x: ForcedPattern['accesses'][number]) => !!x.call && (!x.mixedCalls || !!x.exactCall) && x.call.startsWith('java.') && !x.call.startsWith('java.util.concurrent.');
+  return p.accesses.length === 2 && a.thread !== b.thread && a.type === 'W' && exact(a) && exact(b) && isSymmetric(p);
 }
 
 /** The wait that forces the opposite order: the first access waits for the other role's first access. */
@@ -338,7 +364,13 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
   });
   const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
   // the opposite of a symmetric pattern is the same interleaving: its counterfactual is the threads serialised
-  const forcing = order === 'pattern' ? patternForcing(accesses, loopCalls) : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
+  // two calls of one library method: forced to overlap, serialised as the counterfactual (isLibraryOverlap)
+  const overlap = o.overlap !== false && isLibraryOverlap(p);
+  const forcing =
+    order === 'pattern'
+      ? patternForcing(accesses, loopCalls)
+      : { accesses, waits: overlap ? [{ at: 1, for: 0, sameObject: true }] : isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
+  if (overlap && order === 'pattern') forcing.accesses[0] = { ...forcing.accesses[0], atStart: true };
   if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine);
   // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);
   // the pattern's wait is its first change of role (not with a check of the use, which adds one before it)
@@ -373,7 +405,8 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
  * A guard the held access depends on (ForcedPattern.guard, guardChain.ts), added to a plan's accesses and
  * waits: the held thread's read of the guard's variable (the role of the pattern's first held access)
  * and the other thread's write of it, and a wait that holds the write until the held thread has made
- * the read after the writer arrived (`fresh`: an older check is from an earlier round) — optional, so
+ * the read after the writer arrived (`fresh`: an older check is from an earlier round); for a
+ * publication the held thread's write and the other thread's read, the read held until the write — optional, so
  * a run whose writer finds no such read within the hold is not unforced for that alone. It goes first
  * in `waits`, so the pattern's own last wait stays the one that stops forcing (`times`). Every plan gets
  * it, the counterfactuals too: the comparison is then about the pattern's order alone. Takes the roles
@@ -387,6 +420,13 @@ export function guardWait(forcing: { accesses: ForceAccessSpec[]; waits: ForceWa
   const held = p.accesses[at].thread;
   const other = p.accesses[at - 1].thread;
   const place = (x: GuardPlace) => ({ file: x.file, line: anyLine ? 0 : x.line, method: x.method, ...(x.call ? { call: x.call } : {}) });
+  if (g.kind === 'publication') {
+    // the other thread's read waits for the held thread's write made after it arrived
+    const write = forcing.accesses.push({ role: held, type: 'W', variable: g.variable, ...place(g.write) }) - 1;
+    const read = forcing.accesses.push({ role: other, type: 'R', variable: g.variable, ...place(g.read) }) - 1;
+    forcing.waits.unshift({ at: read, for: write, sameObject: true, fresh: true, optional: true });
+    return;
+  }
   const read = forcing.accesses.push({ role: held, type: 'R', variable: g.variable, ...place(g.read) }) - 1;
   const write = forcing.accesses.push({ role: other, type: 'W', variable: g.variable, ...place(g.write) }) - 1;
   forcing.waits.unshift({ at: write, for: read, sameObject: true, fresh: true, optional: true });

@@ -15,7 +15,18 @@
  * same object), which itself comes before O's awaited access. The guard is the (v, read place, write
  * place) found so in more than half of the failing traces that have an instance (the most such traces;
  * ties: the read made latest in the last such trace, then by name). The plans then also hold O's write
- * of v until H has made that read after O arrived (`fresh`, `optional`): forcingPlan.ts guardSection.
+ * of v until H has made that read after O arrived (`fresh`, `optional`): forcingPlan.ts guardWait.
+ *
+ * The other way round, a PUBLICATION (micrometer-composite, issue 40): the other thread reaches its
+ * awaited access only through what the held thread published earlier. Micrometer's getOrCreateMeter
+ * publishes the new composite counter in `meterMap` (`:576`) before its meter-added listener writes the
+ * counter's `children` (`:76`, the held write); the other thread's lock-free lookup (`:550`) must find it
+ * there to increment it and read `children` (`:47`, the awaited read). Held alone at `:76`, the writer
+ * kept the registry's lock while the other thread, which had looked up before the publication, waited for
+ * that lock: 0 of 5 forced runs met. So the same reading also takes each variable v whose latest WRITE
+ * by H (since H's previous performance of the held access) comes before O's latest read of v (same
+ * object), which comes before O's awaited access (`kind: 'publication'`); the plans then hold O's read of
+ * v until H has written it after O arrived (`fresh`, `optional`).
  *
  * Reading allocates per thread, variable and object, and per matching access, not per event.
  */
@@ -147,15 +158,33 @@ export class GuardChainReader implements FailingTraceReader {
         for (const [obj, r] of objs) {
           const w = ws.get(obj);
           if (!w || r.seq <= since || !(r.seq < w.seq && w.seq < otherSeq)) continue;
-          const guard = this.guardOf(v, r.loc, w.loc, symbols);
-          if (!guard) continue;
-          const key = `${guard.variable}\0${guard.read.file}\0${guard.read.line}\0${guard.read.method}\0${guard.write.file}\0${guard.write.line}\0${guard.write.method}`;
-          const had = found.get(key);
-          if (!had || had.read < r.seq) found.set(key, { guard, read: r.seq });
+          this.found(found, this.guardOf(v, r.loc, w.loc, symbols), r.seq);
+        }
+      }
+    }
+    // a publication: H wrote v (this round), then O read it, then O made the awaited access
+    const heldWrites = this.writes.get(held);
+    const otherReads = this.reads.get(other);
+    if (heldWrites && otherReads) {
+      for (const [v, objs] of heldWrites) {
+        const rs = otherReads.get(v);
+        if (!rs) continue;
+        for (const [obj, w] of objs) {
+          const r = rs.get(obj);
+          if (!r || w.seq <= since || !(w.seq < r.seq && r.seq < otherSeq)) continue;
+          const g = this.guardOf(v, r.loc, w.loc, symbols);
+          this.found(found, g ? { ...g, kind: 'publication' } : undefined, w.seq);
         }
       }
     }
     this.instance = found;
+  }
+
+  private found(found: Map<string, { guard: GuardChain; read: number }>, guard: GuardChain | undefined, seq: number): void {
+    if (!guard) return;
+    const key = `${guard.kind ?? 'check'}\0${guard.variable}\0${guard.read.file}\0${guard.read.line}\0${guard.read.method}\0${guard.write.file}\0${guard.write.line}\0${guard.write.method}`;
+    const had = found.get(key);
+    if (!had || had.read < seq) found.set(key, { guard, read: seq });
   }
 
   private guardOf(v: number, readLoc: number, writeLoc: number, symbols: TraceSymbols): GuardChain | undefined {

@@ -98,6 +98,13 @@ export interface ForceAccess {
    * (engine/confirm/instanceCallers.ts)
    */
   callers?: { file: string; line: number; method: string }[];
+  /**
+   * a library call's access (`call`): its performance counts when the call begins, not when it returns —
+   * a wait for it ends once the other thread is inside the call (two calls of a method that is not
+   * thread-safe made to overlap). Java only. `braid confirm` sets it on the awaited call of a pattern of
+   * two calls of one library method, one per thread (forcingPlan.ts isLibraryOverlap)
+   */
+  atStart?: boolean;
 }
 
 /**

@@ -288,7 +288,7 @@ export async function confirmPattern(
   });
 
   const forcedPlan = await planFile('pattern');
-  const alt = counterfactual(p);
+  const alt = counterfactual(p, o);
   const third = Math.max(3, Math.ceil(o.runs / 4));
   // two looks (docs/confirm.md): half the runs of each group, then the rest only when the half did not confirm
   // (only with a counterfactual group: without it nothing is confirmed, so a first look cannot end it)

@@ -89,7 +89,7 @@ final class NoisePlanLoader {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
           force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey,
-          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads, force.callers);
+          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads, force.callers, force.atStart);
     }
     return (String) name;
   }
@@ -126,6 +126,8 @@ final class NoisePlanLoader {
     String[][] threads;
     /** per access: the call sites its thread's stack must have, nearest first ("file\0line\0method" each), or null */
     String[][] callers;
+    /** per access (a library call's): its performance counts when the call begins */
+    boolean[] atStart;
     /** per wait: not needed for the run's forcing to count as met */
     boolean[] optional;
     /** per wait: accesses of another role another thread must have performed after {@code since} (or null) */
@@ -174,6 +176,7 @@ final class NoisePlanLoader {
     f.call = new String[n];
     f.threads = new String[n][];
     f.callers = new String[n][];
+    f.atStart = new boolean[n];
     for (int k = 0; k < n; k++) {
       String at = "force.accesses[" + k + "]";
       if (!(accesses.get(k) instanceof Map)) {
@@ -199,6 +202,11 @@ final class NoisePlanLoader {
       if (a.containsKey("call")) f.call[k] = text(a.get("call"), at + ".call");
       if (a.containsKey("threads")) f.threads[k] = threadNames(a.get("threads"), at + ".threads");
       if (a.containsKey("callers")) f.callers[k] = callSites(a.get("callers"), at + ".callers");
+      if (a.containsKey("atStart")) {
+        if (!(a.get("atStart") instanceof Boolean)) throw bad(at + ".atStart", "must be true or false");
+        if ((Boolean) a.get("atStart") && f.call[k] == null) throw bad(at + ".atStart", "needs call (only a library call's access has a start)");
+        f.atStart[k] = (Boolean) a.get("atStart");
+      }
       if (a.containsKey("points")) {
         Object ps = a.get("points");
         if (!(ps instanceof List)) throw bad(at + ".points", "must be an array of point ids");

@@ -81,6 +81,11 @@ public final class Forcing {
   private static String[][] callers;
   /** the accesses with callers (bits) */
   private static int callerMask;
+  /**
+   * the library-call accesses whose performance counts when the call begins, not when it returns (bits;
+   * force.accesses[].atStart): two calls of a library method that is not thread-safe made to overlap
+   */
+  static volatile int atStartMask;
   /** some access names its threads */
   private static boolean byThread;
   /** per wait: optional (not needed for ok) */
@@ -217,7 +222,7 @@ public final class Forcing {
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
       String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin, String[][] threads,
-      String[][] callers) {
+      String[][] callers, boolean[] atStart) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -241,6 +246,9 @@ public final class Forcing {
     Forcing.callers = callers != null ? callers : new String[n][];
     callerMask = 0;
     for (int k = 0; k < n; k++) if (Forcing.callers[k] != null) callerMask |= 1 << k;
+    int starts = 0;
+    for (int k = 0; k < n && atStart != null; k++) if (atStart[k]) starts |= 1 << k;
+    atStartMask = starts;
     Forcing.optional = optional;
     Forcing.needs = needs;
     Forcing.fresh = fresh != null ? fresh : new boolean[at.length];

@@ -1,0 +1,57 @@
+/**
+ * Two calls of one library method, one per thread (issue 40, indriya-picache: `HashMap.computeIfAbsent` on a
+ * static map; forcingPlan.ts isLibraryOverlap): the race is inside the library, so the pattern is forced as
+ * an overlap — the second call waits until the first has begun (`atStart`) — and its counterfactual is the
+ * calls serialised (the second waits until the first returned).
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { counterfactual, forceSection, forcingPlan, isLibraryOverlap, type ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
+import { NoisePlanError, validateNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
+
+const F = 'tech/units/indriya/function/Calculus.java';
+const call = (thread: 1 | 2) => ({ thread, type: 'W' as const, variable: 'java.util.HashMap', file: F, line: 150, method: 'tech.units.indriya.function.Calculus$Pi.ofNumDigits', call: 'java.util.HashMap.computeIfAbsent' });
+const p: ForcedPattern = { key: 'W1 W2', id: 'P3', kind: 'WW', rank: 1, accesses: [call(1), call(2)] };
+
+test('two calls of one library method: forced to overlap (the first call\'s start), the counterfactual the calls serialised', () => {
+  assert.equal(isLibraryOverlap(p), true);
+  assert.equal(counterfactual(p), 'serialised');
+  const forced = forceSection(p, 'pattern');
+  assert.equal(forced.accesses[0].atStart, true, 'the awaited call counts when it begins');
+  assert.equal(forced.accesses[1].atStart, undefined);
+  assert.deepEqual(forced.waits[0], { at: 1, for: 0, sameObject: true });
+  const serial = forceSection(p, 'opposite');
+  assert.ok(serial.accesses.every((a) => !a.atStart), 'serialised: the second call waits until the first returned');
+  assert.deepEqual(serial.waits, [{ at: 1, for: 0, sameObject: true }]);
+  for (const order of ['pattern', 'opposite'] as const) validateNoisePlan(forcingPlan('overlap', p, order), 'overlap.json');
+  // overlap false: as any W1 W2 of one access per thread — in order, and no counterfactual
+  assert.equal(counterfactual(p, { overlap: false }), undefined);
+  assert.ok(forceSection(p, 'pattern', { overlap: false }).accesses.every((a) => !a.atStart));
+});
+
+test('not an overlap: field writes, reads, calls of several methods on one line, other methods per thread', () => {
+  const field = { ...p, accesses: p.accesses.map((a) => ({ ...a, call: undefined, variable: 'x.Y.count' })) };
+  assert.equal(isLibraryOverlap(field), false);
+  assert.equal(counterfactual(field), undefined);
+  assert.equal(isLibraryOverlap({ ...p, accesses: p.accesses.map((a) => ({ ...a, type: 'R' as const })) }), false);
+  assert.equal(isLibraryOverlap({ ...p, accesses: p.accesses.map((a) => ({ ...a, mixedCalls: true })) }), false);
+  assert.equal(isLibraryOverlap({ ...p, accesses: [call(1), { ...call(2), call: 'java.util.HashMap.put' }] }), false);
+  assert.equal(isLibraryOverlap({ ...p, accesses: [call(1), call(2), call(1)] }), false);
+  // thread-safe (resilience4j-halfopen's AtomicReference.getAndUpdate): their overlap is no race; JS calls: no call start
+  const other = (c: string) => ({ ...p, accesses: p.accesses.map((a) => ({ ...a, call: c })) });
+  assert.equal(isLibraryOverlap(other('java.util.concurrent.atomic.AtomicReference.getAndUpdate')), false);
+  assert.equal(isLibraryOverlap(other('java.util.concurrent.ConcurrentHashMap.computeIfAbsent')), false);
+  assert.equal(isLibraryOverlap(other('Map.delete')), false);
+  assert.equal(isLibraryOverlap(other('java.util.ArrayList.add')), true);
+});
+
+test('the plan format: atStart is a boolean, and only on a library call\'s access', () => {
+  const plan = forcingPlan('overlap', p, 'pattern') as unknown as { force: { accesses: Record<string, unknown>[] } };
+  const bad = (change: (a: Record<string, unknown>) => void, msg: RegExp) => {
+    const q = structuredClone(plan);
+    change(q.force.accesses[0]);
+    assert.throws(() => validateNoisePlan(q, 'bad.json'), (e: unknown) => e instanceof NoisePlanError && msg.test(e.message));
+  };
+  bad((a) => (a.atStart = 'yes'), /force\.accesses\[0\]\.atStart: must be true or false/);
+  bad((a) => delete a.call, /force\.accesses\[0\]\.atStart: needs call/);
+});
