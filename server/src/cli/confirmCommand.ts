@@ -55,6 +55,8 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
       --no-overlap          two calls of one library method, one per thread, are forced in order (the second
                             after the first returned), not made to overlap (docs/confirm.md, Two calls of a
                             library method)
+      --no-regions          a pattern of one access per thread at one spot (W1 W2) has no counterfactual, not the
+                            threads' regions serialised (docs/confirm.md, Verdicts)
       --no-guard            do not also force the held thread's check before its access (a read of another
                             variable the failing runs made before the other thread's write of it;
                             docs/confirm.md, A check the held access depends on)
@@ -87,6 +89,8 @@ export interface ConfirmArgs {
   noSameDelay?: boolean;
   /** --any-thread: the plans do not name the failing runs' threads (ForcingOptions.byThread false) */
   anyThread?: boolean;
+  /** --no-regions: W1 W2 of one access per thread has no counterfactual (ForcingOptions.regions false) */
+  noRegions?: boolean;
   /** --no-overlap: two calls of one library method are forced in order, not to overlap (ForcingOptions.overlap false) */
   noOverlap?: boolean;
   /** --any-caller: the plans do not name the failing runs' call sites (ForcingOptions.byCaller false) */
@@ -158,6 +162,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       case '--any-thread':
         a.anyThread = true;
+        i += 1;
+        break;
+      case '--no-regions':
+        a.noRegions = true;
         i += 1;
         break;
       case '--no-overlap':
@@ -370,7 +378,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'anyCaller' | 'noOverlap' | 'noGuard'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'anyCaller' | 'noOverlap' | 'noRegions' | 'noGuard'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -443,6 +451,7 @@ export async function confirmOptionsFor(
       ...(a.anyThread ? { byThread: false } : {}),
       ...(a.anyCaller ? { byCaller: false } : {}),
       ...(a.noOverlap ? { overlap: false } : {}),
+      ...(a.noRegions ? { regions: false } : {}),
       ...(a.noGuard ? { guardChain: false } : {}),
       ...launch,
       ...(a.freshJvm ? { freshJvm: true } : {}),

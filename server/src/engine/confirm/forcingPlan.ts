@@ -147,6 +147,11 @@ export interface ForcingOptions {
    */
   overlap?: boolean;
   /**
+   * false: a symmetric pattern of one access per thread (`W1 W2`) has no counterfactual ("confirms the
+   * window" at best); default: the threads' regions serialised (regionSerialForcing)
+   */
+  regions?: boolean;
+  /**
    * false: the pattern's `guard` (a check the held thread made before its access, guardChain.ts) is not
    * forced; default true: every plan holds the other thread's write of the guard's variable until the
    * held thread's guard read (optional)
@@ -289,10 +294,38 @@ export function serialWaits(accesses: readonly Pick<ForceAccessSpec, 'role' | 'v
  * symmetric pattern its threads serialised; undefined when there is none (a symmetric pattern of one
  * access per thread).
  */
-export function counterfactual(p: ForcedPattern, o: Pick<ForcingOptions, 'overlap'> = {}): 'opposite' | 'serialised' | undefined {
+export function counterfactual(p: ForcedPattern, o: Pick<ForcingOptions, 'overlap' | 'regions'> = {}): 'opposite' | 'serialised' | undefined {
   if (!isSymmetric(p)) return 'opposite';
   if (o.overlap !== false && isLibraryOverlap(p)) return 'serialised';
+  if (o.regions !== false && isSingleAccessPair(p)) return 'serialised';
   return serialWaits(p.accesses.map((a) => ({ role: a.thread, variable: a.variable }))).length ? 'serialised' : undefined;
+}
+
+/**
+ * `W1 W2`: one access per thread, the same spot (a symmetric pattern of two accesses), recorded by the
+ * Java agent (the Node.js recorder has no `afterOwn`: its JavaScript and TypeScript files are left out).
+ */
+function isSingleAccessPair(p: Pick<ForcedPattern, 'accesses'>): boolean {
+  const script = (f: string) => /\.(c|m)?(j|t)sx?$/.test(f);
+  return p.accesses.length === 2 && p.accesses[0].thread !== p.accesses[1].thread && !p.accesses.some((a) => script(a.file)) && isSymmetric(p);
+}
+
+/**
+ * The threads' regions serialised for a symmetric pattern of one access per thread (`W1 W2` at one spot:
+ * a check-then-act whose second step is the thread's next access of the variable — spring-mimelru's
+ * `queue.remove(key)` then `queue.add(key)`, resilience4j-halfopen's two transitions). Its only other
+ * interleaving of the two accesses is itself, so the counterfactual takes the first thread's REGION on
+ * the variable: the second thread's access waits until the other thread has made its next access of the
+ * variable after its own access of the pattern (a guard access at any line, `afterOwn`, `fresh`). The
+ * forced order holds the first thread's next access until the second thread's access (the order
+ * pattern's guard, patternForcing): forced, the second thread's access falls inside the first thread's
+ * region; serialised, after it.
+ */
+export function regionSerialForcing(accesses: readonly ForceAccessSpec[]): { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] } {
+  const { call: _call, callers: _callers, atStart: _start, ...rest } = accesses[0];
+  const next: ForceAccessSpec = { ...rest, type: 'RW', anywhere: true };
+  const all = [...accesses, next];
+  return { accesses: all, waits: [{ at: 1, for: 2, sameObject: true, fresh: true, afterOwn: 0 }] };
 }
 
 /**
@@ -369,7 +402,11 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
   const forcing =
     order === 'pattern'
       ? patternForcing(accesses, loopCalls)
-      : { accesses, waits: overlap ? [{ at: 1, for: 0, sameObject: true }] : isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
+      : overlap
+        ? { accesses, waits: [{ at: 1, for: 0, sameObject: true }] }
+        : o.regions !== false && isSingleAccessPair(p)
+          ? regionSerialForcing(accesses)
+          : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
   if (overlap && order === 'pattern') forcing.accesses[0] = { ...forcing.accesses[0], atStart: true };
   if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine);
   // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);

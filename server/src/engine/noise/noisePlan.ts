@@ -144,6 +144,13 @@ export interface ForceWait {
    */
   fresh?: boolean;
   /**
+   * an access of the awaited role (another than `for`): the awaited performance counts only when its
+   * thread made this access before it — a symmetric pattern's threads serialised: the other thread's next
+   * access of the variable after its own access of the pattern (forcingPlan.ts serialForcing). Not with
+   * `beforeLock` or `ready`. Java only
+   */
+  afterOwn?: number;
+  /**
    * held until another thread is held at a wait whose `at` is this wait's `for` — ready at the access
    * that must come next — not until it performed it; only optional waits, not with `since` or `fresh`.
    * The thread that opens a loop's window waits for the other thread to arrive

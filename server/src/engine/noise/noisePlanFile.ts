@@ -162,6 +162,11 @@ function checkForce(v: unknown, file: string): ForceSpec {
         throw new NoisePlanError(file, `${at}.beforeLock.within`, 'must be a method name "pkg.Class.method" (a caller on the thread\'s stack)');
       }
     }
+    if (w.afterOwn !== undefined) {
+      const j = index(w.afterOwn, `${at}.afterOwn`);
+      if (j === b || accesses[j].role !== accesses[b].role) throw new NoisePlanError(file, `${at}.afterOwn`, `must be another access of the role of for (force.accesses[${b}] has role ${accesses[b].role})`);
+      if (w.beforeLock !== undefined || w.ready === true) throw new NoisePlanError(file, `${at}.afterOwn`, 'cannot go with beforeLock or ready');
+    }
     if (w.needs !== undefined) {
       if (w.since === undefined) throw new NoisePlanError(file, `${at}.needs`, 'needs since');
       if (!Array.isArray(w.needs) || w.needs.length > MAX_FORCE_ACCESSES) throw new NoisePlanError(file, `${at}.needs`, 'must be an array of indices into force.accesses');

@@ -89,7 +89,7 @@ final class NoisePlanLoader {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
           force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey,
-          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads, force.callers, force.atStart);
+          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads, force.callers, force.atStart, force.afterOwn);
     }
     return (String) name;
   }
@@ -128,6 +128,8 @@ final class NoisePlanLoader {
     String[][] callers;
     /** per access (a library call's): its performance counts when the call begins */
     boolean[] atStart;
+    /** per wait: the awaited performance counts only when its thread made this access before it (-1: any) */
+    int[] afterOwn;
     /** per wait: not needed for the run's forcing to count as met */
     boolean[] optional;
     /** per wait: accesses of another role another thread must have performed after {@code since} (or null) */
@@ -240,8 +242,10 @@ final class NoisePlanLoader {
     f.lockLine = new int[w];
     f.lockMethod = new String[w];
     f.lockWithin = new String[w];
+    f.afterOwn = new int[w];
     for (int k = 0; k < w; k++) {
       String at = "force.waits[" + k + "]";
+      f.afterOwn[k] = -1;
       if (!(waits.get(k) instanceof Map)) throw bad(at, "must be an object {\"at\", \"for\", \"sameObject\"}");
       Map<?, ?> wt = (Map<?, ?>) waits.get(k);
       int a = index(wt.get("at"), at + ".at", n);
@@ -320,6 +324,17 @@ final class NoisePlanLoader {
           f.lockWithin[k] = (String) lw;
         }
       }
+    }
+    for (int k = 0; k < w; k++) {
+      Map<?, ?> wt = (Map<?, ?>) waits.get(k);
+      if (!wt.containsKey("afterOwn")) continue;
+      String at = "force.waits[" + k + "]";
+      int j = index(wt.get("afterOwn"), at + ".afterOwn", n);
+      if (j == f.forAccess[k] || f.role[j] != f.role[f.forAccess[k]]) {
+        throw bad(at + ".afterOwn", "must be another access of the role of for (force.accesses[" + f.forAccess[k] + "] has role " + f.role[f.forAccess[k]] + ")");
+      }
+      if (f.lockFile[k] != null || f.ready[k]) throw bad(at + ".afterOwn", "cannot go with beforeLock or ready");
+      f.afterOwn[k] = j;
     }
     boolean required = false;
     for (boolean o : f.optional) required |= !o;

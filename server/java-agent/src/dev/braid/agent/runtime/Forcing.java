@@ -86,6 +86,18 @@ public final class Forcing {
    * force.accesses[].atStart): two calls of a library method that is not thread-safe made to overlap
    */
   static volatile int atStartMask;
+  /**
+   * per wait: an access of the awaited role (force.waits[].afterOwn) its thread must have made before the
+   * awaited performance for that one to count, or -1 — a symmetric pattern's threads serialised: the
+   * other thread's next access of the variable after its own access of the pattern
+   */
+  private static int[] afterOwn;
+
+  private static int[] filled(int n, int v) {
+    int[] a = new int[n];
+    java.util.Arrays.fill(a, v);
+    return a;
+  }
   /** some access names its threads */
   private static boolean byThread;
   /** per wait: optional (not needed for ok) */
@@ -222,7 +234,7 @@ public final class Forcing {
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
       String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin, String[][] threads,
-      String[][] callers, boolean[] atStart) {
+      String[][] callers, boolean[] atStart, int[] afterOwn) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -249,6 +261,7 @@ public final class Forcing {
     int starts = 0;
     for (int k = 0; k < n && atStart != null; k++) if (atStart[k]) starts |= 1 << k;
     atStartMask = starts;
+    Forcing.afterOwn = afterOwn != null ? afterOwn : filled(w, -1);
     Forcing.optional = optional;
     Forcing.needs = needs;
     Forcing.fresh = fresh != null ? fresh : new boolean[at.length];
@@ -931,10 +944,25 @@ public final class Forcing {
     long[] keys = ringKey[j];
     long[] subs = ringSub[j];
     int p = ringNext[j];
+    int own = w >= 0 ? afterOwn[w] : -1;
     for (int c = 0; c < ringSize[j]; c++) {
       p = (p - 1) & (RING - 1);
       if (seqs[p] <= after) return false;
-      if (threads[p] != t && (w < 0 || sameTarget(w, key, sub, keys[p], subs[p]))) return true;
+      if (threads[p] != t && (w < 0 || sameTarget(w, key, sub, keys[p], subs[p])) && (own < 0 || performedBefore(own, threads[p], seqs[p], w, keys[p], subs[p]))) return true;
+    }
+    return false;
+  }
+
+  /** Thread {@code u} performed access {@code j} before sequence number {@code seq} (on the same target as wait {@code w} asks for). */
+  private static boolean performedBefore(int j, int u, long seq, int w, long key, long sub) {
+    long[] seqs = ringSeq[j];
+    int[] threads = ringThread[j];
+    long[] keys = ringKey[j];
+    long[] subs = ringSub[j];
+    int p = ringNext[j];
+    for (int c = 0; c < ringSize[j]; c++) {
+      p = (p - 1) & (RING - 1);
+      if (seqs[p] < seq && threads[p] == u && sameTarget(w, key, sub, keys[p], subs[p])) return true;
     }
     return false;
   }
