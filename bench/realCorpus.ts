@@ -3,9 +3,9 @@
  * an analysis against it. Pure reading and scoring; recording is in bench/realEval.ts.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { AnalysisResult, RankedPattern } from '../server/src/engine/analysis';
+import { analyzeTraceFiles, type AnalysisResult, type RankedPattern } from '../server/src/engine/analysis';
 import type { Bug } from '../server/src/engine/griffin/griffin';
 import { isRootCause, BugLine } from '../test/helpers/rootCause';
 
@@ -221,4 +221,25 @@ export function decoyOf(result: AnalysisResult, avoid: readonly BugLine[] = []):
   let best: RankedPattern | undefined;
   for (const p of result.patterns) if (!p.evidence && p.group === 'cause' && !onTruth(p) && (!best || p.passed > best.passed)) best = p;
   return best;
+}
+
+/**
+ * The rank 1 and the decoy of each committed real recording (test/fixtures/real/<id>, every subject or
+ * those of `only`), with the recording's trace files: what the failing-trace scans read
+ * (bench/guardChainScan.ts, bench/instanceCallersScan.ts).
+ */
+export async function* recordedPatterns(only: readonly string[] = []): AsyncGenerator<{ id: string; role: 'rank 1' | 'decoy'; pattern: RankedPattern; files: string[] }> {
+  for (const id of readdirSync(recordedRoot).sort()) {
+    const dir = path.join(recordedRoot, id);
+    if ((only.length && !only.includes(id)) || !statSync(dir).isDirectory()) continue;
+    const files = readdirSync(dir)
+      .filter((f) => /\.trace\.jsonl(\.gz)?$/.test(f))
+      .map((f) => path.join(dir, f));
+    if (!files.length) continue;
+    const result = await analyzeTraceFiles([dir]);
+    const rank1 = result.patterns[0];
+    const decoy = decoyOf(result);
+    if (rank1) yield { id, role: 'rank 1', pattern: rank1, files };
+    if (decoy) yield { id, role: 'decoy', pattern: decoy, files };
+  }
 }

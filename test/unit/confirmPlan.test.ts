@@ -186,9 +186,10 @@ test('a counterfactual group whose order was not imposed is not compared (issue 
   assert.equal(decideVerdict({ runs: 20, failed: 20, forcedOk: 20 }, { runs: 20, failed: 0, forcedOk: 2 }, { runs: 20, failed: 3 }, { evidence: false }).verdict, 'refuted');
 });
 
-test('the counterfactual of a symmetric pattern is its threads serialised; none for one access per thread', () => {
+test('the counterfactual of a symmetric pattern is its threads serialised; for one access per thread their regions (none with regions false)', () => {
   const ww = pattern('P3', 'WW', [access(1, 'W', bal, 13), access(2, 'W', bal, 13)]);
-  assert.equal(counterfactual(ww), undefined);
+  assert.equal(counterfactual(ww), 'serialised');
+  assert.equal(counterfactual(ww, { regions: false }), undefined);
   const lost = pattern('P6', 'RRWW', [access(1, 'R', bal, 11), access(2, 'R', bal, 11), access(2, 'W', bal, 13), access(1, 'W', bal, 13)]);
   assert.equal(counterfactual(lost), 'serialised');
   // thread 2's first access waits until thread 1 made its last: R1 W1 R2 W2

@@ -26,9 +26,18 @@ test('withFailingRunFacts: one pass gives what withLockedHold then withThreadRol
   const both = await withFailingRunFacts(rank1, traces);
   const apart = await withThreadRoles(await withLockedHold(rank1, traces), traces);
   assert.ok(both.lockedHold, 'the rescale hold is inside a lock');
-  assert.deepEqual(both, apart);
-  // what the pattern has already is kept, and a pattern with both asks nothing
-  const given = { ...rank1, lockedHold: { reason: 'given' }, roleThreads: { 1: ['x'] } };
+  // and the callers of the instance (instanceCallers.ts): the update's read from update:83, the rescale's write from rescaleIfNeeded:121
+  const { callers, ...rest } = both;
+  assert.deepEqual(rest, apart);
+  assert.deepEqual(
+    callers?.map((c) => [c.at, c.sites.map((x) => x.line)]),
+    [
+      [0, [83, 48]],
+      [1, [121, 93, 83, 49]],
+    ],
+  );
+  // what the pattern has already is kept, and a pattern with all of it asks nothing
+  const given = { ...rank1, lockedHold: { reason: 'given' }, roleThreads: { 1: ['x'] }, callers: [{ at: 0, sites: [{ file: F, line: 1, method: 'm' }] }] };
   assert.equal(await withFailingRunFacts(given, traces), given);
   assert.equal(await withFailingRunFacts(rank1, []), rank1, 'no traces: the pattern as it is');
 });

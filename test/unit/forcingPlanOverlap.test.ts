@@ -24,15 +24,18 @@ test('two calls of one library method: forced to overlap (the first call\'s star
   assert.ok(serial.accesses.every((a) => !a.atStart), 'serialised: the second call waits until the first returned');
   assert.deepEqual(serial.waits, [{ at: 1, for: 0, sameObject: true }]);
   for (const order of ['pattern', 'opposite'] as const) validateNoisePlan(forcingPlan('overlap', p, order), 'overlap.json');
-  // overlap false: as any W1 W2 of one access per thread — in order, and no counterfactual
-  assert.equal(counterfactual(p, { overlap: false }), undefined);
+  // overlap false: as any W1 W2 of one access per thread — in order, the threads' regions serialised as the
+  // counterfactual (forcingPlanRegions.test.ts), none with regions false either
+  assert.equal(counterfactual(p, { overlap: false }), 'serialised');
+  assert.equal(forceSection(p, 'opposite', { overlap: false }).waits[0].afterOwn, 0);
+  assert.equal(counterfactual(p, { overlap: false, regions: false }), undefined);
   assert.ok(forceSection(p, 'pattern', { overlap: false }).accesses.every((a) => !a.atStart));
 });
 
 test('not an overlap: field writes, reads, calls of several methods on one line, other methods per thread', () => {
   const field = { ...p, accesses: p.accesses.map((a) => ({ ...a, call: undefined, variable: 'x.Y.count' })) };
   assert.equal(isLibraryOverlap(field), false);
-  assert.equal(counterfactual(field), undefined);
+  assert.equal(counterfactual(field, { regions: false }), undefined);
   assert.equal(isLibraryOverlap({ ...p, accesses: p.accesses.map((a) => ({ ...a, type: 'R' as const })) }), false);
   assert.equal(isLibraryOverlap({ ...p, accesses: p.accesses.map((a) => ({ ...a, mixedCalls: true })) }), false);
   assert.equal(isLibraryOverlap({ ...p, accesses: [call(1), { ...call(2), call: 'java.util.HashMap.put' }] }), false);

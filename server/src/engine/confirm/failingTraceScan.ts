@@ -7,8 +7,33 @@
  * but only failing ones count.
  */
 import { readTrace, type ReadTraceResult } from '../trace/traceReader';
-import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
+import { EventKind } from '../trace/traceFormat';
+import type { LocDef, TraceEvent, TraceHeader } from '../trace/traceFormat';
 import type { TraceSymbols } from '../trace/traceSymbols';
+import { type ForcedPattern, traceLocation } from './forcingPlan';
+
+type Access = ForcedPattern['accesses'][number];
+
+/** A trace's R or W event (its kind, variable name and location) is a performance of the pattern's access `a`. */
+export function isPerformanceOf(a: Access, kind: EventKind, varName: string | undefined, loc: LocDef | undefined): boolean {
+  if (!loc || varName !== a.variable || (a.type === 'R' ? kind !== EventKind.Read : a.type === 'W' ? kind !== EventKind.Write : kind !== EventKind.Read && kind !== EventKind.Write)) return false;
+  const l = traceLocation(a);
+  if (loc.line !== l.line || loc.file !== l.file || loc.method !== l.method) return false;
+  return !a.call || (a.mixedCalls && !a.exactCall) || loc.call === undefined || loc.call === a.call;
+}
+
+/**
+ * The pattern's first change of role, which the failing-trace readers look for: `accesses[at]` (the held
+ * access, made `after`) by one thread after another thread made `accesses[at - 1]` (`before`); `at` is
+ * -1 when the pattern has none (then `before` and `after` are placeholders that match nothing).
+ */
+export function firstChangeOfRole(p: Pick<ForcedPattern, 'accesses'>): { at: number; before: Access; after: Access; sameVariable: boolean } {
+  const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
+  const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
+  const before = at > 0 ? p.accesses[at - 1] : none;
+  const after = at > 0 ? p.accesses[at] : none;
+  return { at, before, after, sameVariable: before.variable === after.variable };
+}
 
 /** One question's share of the pass: fed each trace's events, told when a trace ends. */
 export interface FailingTraceReader {

@@ -32,19 +32,13 @@
  */
 import type { ReadTraceResult } from '../trace/traceReader';
 import type { TraceSymbols } from '../trace/traceSymbols';
-import type { FailingTraceReader } from './failingTraceScan';
+import { type FailingTraceReader, firstChangeOfRole, isPerformanceOf } from './failingTraceScan';
 import { EventKind } from '../trace/traceFormat';
-import type { LocDef, TraceEvent, TraceHeader } from '../trace/traceFormat';
-import { type ForcedPattern, type GuardChain, traceLocation } from './forcingPlan';
+import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
+import type { ForcedPattern, GuardChain } from './forcingPlan';
 
 type Access = ForcedPattern['accesses'][number];
 
-function matches(a: Access, kind: EventKind, varName: string | undefined, loc: LocDef | undefined): boolean {
-  if (!loc || varName !== a.variable || (a.type === 'R' ? kind !== EventKind.Read : a.type === 'W' ? kind !== EventKind.Write : kind !== EventKind.Read && kind !== EventKind.Write)) return false;
-  const l = traceLocation(a);
-  if (loc.line !== l.line || loc.file !== l.file || loc.method !== l.method) return false;
-  return !a.call || (a.mixedCalls && !a.exactCall) || loc.call === undefined || loc.call === a.call;
-}
 
 /** The latest access of one kind by one thread to one variable of one object: updated in place. */
 interface Latest {
@@ -102,12 +96,9 @@ export class GuardChainReader implements FailingTraceReader {
   private instance: Map<string, { guard: GuardChain; read: number }> | undefined;
 
   constructor(p: Pick<ForcedPattern, 'accesses'>) {
-    const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
-    this.active = at > 0;
-    const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
-    this.before = at > 0 ? p.accesses[at - 1] : none;
-    this.after = at > 0 ? p.accesses[at] : none;
-    this.sameVariable = this.before.variable === this.after.variable;
+    const at = firstChangeOfRole(p);
+    this.active = at.at > 0;
+    ({ before: this.before, after: this.after, sameVariable: this.sameVariable } = at);
     this.patternVars = new Set(p.accesses.map((a) => a.variable));
   }
 
@@ -125,8 +116,8 @@ export class GuardChainReader implements FailingTraceReader {
     const seq = ++this.seq;
     const varName = symbols.vars.get(ev.a)?.name;
     const loc = symbols.locs.get(ev.b);
-    const isAfter = matches(this.after, ev.kind, varName, loc);
-    const isBefore = matches(this.before, ev.kind, varName, loc);
+    const isAfter = isPerformanceOf(this.after, ev.kind, varName, loc);
+    const isBefore = isPerformanceOf(this.before, ev.kind, varName, loc);
     if (isAfter) {
       const by = this.latestBefore.get(this.sameVariable ? ev.d : 0);
       let other = -1;

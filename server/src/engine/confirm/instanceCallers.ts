@@ -23,14 +23,14 @@
  * performances all share the instance's callers (nothing to leave out), or when the traces are not the
  * Java agent's.
  *
- * Reading allocates per matching access, not per event.
+ * Reading allocates per distinct stack of a matching access, not per event.
  */
 import type { ReadTraceResult } from '../trace/traceReader';
 import type { TraceSymbols } from '../trace/traceSymbols';
-import type { FailingTraceReader } from './failingTraceScan';
+import { type FailingTraceReader, firstChangeOfRole, isPerformanceOf } from './failingTraceScan';
 import { EventKind } from '../trace/traceFormat';
-import type { LocDef, TraceEvent, TraceHeader } from '../trace/traceFormat';
-import { type ForcedPattern, type GuardPlace, traceLocation } from './forcingPlan';
+import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
+import type { ForcedPattern, GuardPlace } from './forcingPlan';
 
 type Access = ForcedPattern['accesses'][number];
 
@@ -39,12 +39,6 @@ export const MAX_CALLERS = 4;
 /** Performances of one access kept per failing trace (what a caller list could leave out is counted among them). */
 const MAX_PERFORMANCES = 4096;
 
-function matches(a: Access, kind: EventKind, varName: string | undefined, loc: LocDef | undefined): boolean {
-  if (!loc || varName !== a.variable || (a.type === 'R' ? kind !== EventKind.Read : a.type === 'W' ? kind !== EventKind.Write : kind !== EventKind.Read && kind !== EventKind.Write)) return false;
-  const l = traceLocation(a);
-  if (loc.line !== l.line || loc.file !== l.file || loc.method !== l.method) return false;
-  return !a.call || (a.mixedCalls && !a.exactCall) || loc.call === undefined || loc.call === a.call;
-}
 
 /** One call site as a key part and as a plan place. */
 interface Site {
@@ -107,15 +101,12 @@ export class InstanceCallersReader implements FailingTraceReader {
   private latestBefore = new Map<number, Map<number, Chain | undefined>>();
   private instance: [Chain | undefined, Chain | undefined] | undefined;
   private performed: [Chain[], Chain[]] = [[], []];
+  /** per stack node of the trace: its chain of callers */
+  private chains = new Map<number, Chain | undefined>();
 
   constructor(p: Pick<ForcedPattern, 'accesses'>) {
-    const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
-    this.active = at > 0;
-    this.at = at;
-    const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
-    this.before = at > 0 ? p.accesses[at - 1] : none;
-    this.after = at > 0 ? p.accesses[at] : none;
-    this.sameVariable = this.before.variable === this.after.variable;
+    ({ at: this.at, before: this.before, after: this.after, sameVariable: this.sameVariable } = firstChangeOfRole(p));
+    this.active = this.at > 0;
   }
 
   header(h: TraceHeader): void {
@@ -131,10 +122,12 @@ export class InstanceCallersReader implements FailingTraceReader {
     if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
     const varName = symbols.vars.get(ev.a)?.name;
     const loc = symbols.locs.get(ev.b);
-    const isAfter = matches(this.after, ev.kind, varName, loc);
-    const isBefore = matches(this.before, ev.kind, varName, loc);
+    const isAfter = isPerformanceOf(this.after, ev.kind, varName, loc);
+    const isBefore = isPerformanceOf(this.before, ev.kind, varName, loc);
     if (!isAfter && !isBefore) return;
-    const chain = chainOf(ev.c, symbols);
+    // one chain per distinct stack of the trace (stacks repeat: a performance allocates nothing new)
+    let chain = this.chains.get(ev.c);
+    if (chain === undefined && !this.chains.has(ev.c)) this.chains.set(ev.c, (chain = chainOf(ev.c, symbols)));
     const obj = this.sameVariable ? ev.d : 0;
     if (isAfter) {
       if (chain && this.performed[1].length < MAX_PERFORMANCES) this.performed[1].push(chain);
@@ -168,6 +161,7 @@ export class InstanceCallersReader implements FailingTraceReader {
     this.latestBefore = new Map();
     this.instance = undefined;
     this.performed = [[], []];
+    this.chains = new Map();
   }
 
   /** The callers of the failing runs' instance, per access that has some to leave out (see the file comment), or undefined. */

@@ -22,10 +22,10 @@
  */
 import type { ReadTraceResult } from '../trace/traceReader';
 import type { TraceSymbols } from '../trace/traceSymbols';
-import { type FailingTraceReader, scanFailingTraces } from './failingTraceScan';
+import { type FailingTraceReader, firstChangeOfRole, isPerformanceOf, scanFailingTraces } from './failingTraceScan';
 import { EventKind } from '../trace/traceFormat';
-import type { LocDef, TraceEvent, TraceHeader } from '../trace/traceFormat';
-import { type ForcedPattern, traceLocation } from './forcingPlan';
+import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
+import type { ForcedPattern } from './forcingPlan';
 
 type Access = ForcedPattern['accesses'][number];
 
@@ -45,12 +45,6 @@ export interface ThreadRoles {
   reason: string;
 }
 
-function matches(a: Access, kind: EventKind, varName: string | undefined, loc: LocDef | undefined): boolean {
-  if (!loc || varName !== a.variable || (a.type === 'R' ? kind !== EventKind.Read : a.type === 'W' ? kind !== EventKind.Write : kind !== EventKind.Read && kind !== EventKind.Write)) return false;
-  const l = traceLocation(a);
-  if (loc.line !== l.line || loc.file !== l.file || loc.method !== l.method) return false;
-  return !a.call || (a.mixedCalls && !a.exactCall) || loc.call === undefined || loc.call === a.call;
-}
 
 /** `p` with the threads of its failing runs' instance (threadRoles) when they leave some thread out, else `p`; a trace that cannot be read leaves `p` as it is. */
 export async function withThreadRoles<P extends ForcedPattern>(p: P, traceFiles: readonly string[]): Promise<P & Pick<ForcedPattern, 'roleThreads'>> {
@@ -98,13 +92,10 @@ export class ThreadRolesReader implements FailingTraceReader {
   private seq = 0;
 
   constructor(p: Pick<ForcedPattern, 'accesses'>) {
-    const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
-    this.active = at >= 0;
     // a pattern without a change of role (or without accesses) asks nothing: placeholders, never read
-    const none = { thread: 1, type: 'R', variable: '', file: '', line: 0, method: '' } as Access;
-    this.before = at > 0 ? p.accesses[at - 1] : none;
-    this.after = at > 0 ? p.accesses[at] : none;
-    this.sameVariable = this.before.variable === this.after.variable;
+    const at = firstChangeOfRole(p);
+    this.active = at.at >= 0;
+    ({ before: this.before, after: this.after, sameVariable: this.sameVariable } = at);
     this.chosen = this.byRole(() => new Set<string>());
     this.seen = this.byRole(() => new Set<string>());
     this.performers = this.byRole(() => new Set<number>());
@@ -131,8 +122,8 @@ export class ThreadRolesReader implements FailingTraceReader {
     const { before, after } = this;
     const varName = symbols.vars.get(ev.a)?.name;
     const loc = symbols.locs.get(ev.b);
-    const isAfter = matches(after, ev.kind, varName, loc);
-    const isBefore = matches(before, ev.kind, varName, loc);
+    const isAfter = isPerformanceOf(after, ev.kind, varName, loc);
+    const isBefore = isPerformanceOf(before, ev.kind, varName, loc);
     if (!isAfter && !isBefore) return;
     if (!this.names.has(ev.t)) this.names.set(ev.t, symbols.threads.get(ev.t)?.name ?? `thread ${ev.t}`);
     const obj = this.sameVariable ? ev.d : 0;
