@@ -145,7 +145,8 @@ export interface ForceWait {
   fresh?: boolean;
   /**
    * an access of the awaited role (another than `for`): the awaited performance counts only when its
-   * thread made this access before it — a symmetric pattern's threads serialised: the other thread's next
+   * thread made this access before it and it is not itself a performance of this access — a symmetric
+   * pattern's threads serialised: the other thread's next
    * access of the variable after its own access of the pattern (forcingPlan.ts serialForcing). Not with
    * `beforeLock` or `ready`. Java only
    */

@@ -953,7 +953,12 @@ public final class Forcing {
     return false;
   }
 
-  /** Thread {@code u} performed access {@code j} before sequence number {@code seq} (on the same target as wait {@code w} asks for). */
+  /**
+   * The performance at {@code seq} by thread {@code u} comes after u's own performance of access {@code j}
+   * (on the same target as wait {@code w} asks for) and is not itself one: u's newest performance of j up
+   * to {@code seq} is older. In a loop, a thread's next removal also matches the guard access (any line):
+   * it is a performance of j, so it does not count — only what the thread does after it (its add).
+   */
   private static boolean performedBefore(int j, int u, long seq, int w, long key, long sub) {
     long[] seqs = ringSeq[j];
     int[] threads = ringThread[j];
@@ -962,7 +967,7 @@ public final class Forcing {
     int p = ringNext[j];
     for (int c = 0; c < ringSize[j]; c++) {
       p = (p - 1) & (RING - 1);
-      if (seqs[p] < seq && threads[p] == u && sameTarget(w, key, sub, keys[p], subs[p])) return true;
+      if (seqs[p] <= seq && threads[p] == u && sameTarget(w, key, sub, keys[p], subs[p])) return seqs[p] < seq;
     }
     return false;
   }
