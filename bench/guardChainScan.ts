@@ -22,7 +22,7 @@ async function main(only: readonly string[]): Promise<void> {
     const a = reader.active ? reader.answer() : undefined;
     if (a) found++;
     const g = a?.guard;
-    console.log(`${id}\t${role} ${p.id}\t${g ? `${g.kind === 'publication' ? 'publication ' : ''}${g.variable}: read ${g.read.file}:${g.read.line}, write ${g.write.file}:${g.write.line} (${a!.withGuard} of ${a!.withInstance} failing runs)` : '-'}`);
+    console.log(`${id}\t${role} ${p.id}\t${g ? `${g.kind === 'publication' ? 'publication ' : ''}${g.variable}: read ${g.read.file}:${g.read.line}, write ${g.write.file}:${g.write.line} (${a!.withGuard} of ${a!.withInstance} failing runs)${g.callers ? `; the other thread's access only via ${g.callers.map((c) => `${c.method.slice(c.method.lastIndexOf('.') + 1)}:${c.line}`).join(' < ')}` : ''}` : '-'}`);
   }
   console.log(`a guard for ${found} of ${asked} patterns`);
 }

@@ -213,6 +213,12 @@ test('a publication on micrometer-composite\'s committed recording: the other th
   assert.equal(g.guard.variable, 'io.micrometer.core.instrument.MeterRegistry.meterMap');
   assert.equal(g.guard.write.line, 576);
   assert.equal(g.guard.read.line, 550);
+  // the other thread's lookup only from the test's registration: the listener registers the child meter
+  // through the same lookup (a child registry's meterMap), with the same four nearest call sites
+  assert.deepEqual(
+    g.guard.callers?.map((c) => `${c.method.slice(c.method.lastIndexOf('.') + 1)}:${c.line}`),
+    ['registerMeterIfNecessary:528', 'registerMeterIfNecessary:521', 'counter:244', 'register:128', 'lambda$concurrentRegistrationKeepsEveryIncrement$0:40'],
+  );
   // every plan: the held thread's write (role 2) and the other thread's read (role 1), the read held until the write
   const q = { ...rank1, guard: g.guard };
   for (const order of ['pattern', 'opposite'] as const) {
@@ -222,6 +228,8 @@ test('a publication on micrometer-composite\'s committed recording: the other th
     assert.equal(s.accesses[w.at].line, 550);
     assert.equal(s.accesses[w.for].line, 576);
     assert.deepEqual({ fresh: w.fresh, optional: w.optional, sameObject: w.sameObject }, { fresh: true, optional: true, sameObject: true });
+    assert.equal(s.accesses[w.at].callers?.length, 5, 'the lookup from the call sites of the instance');
+    assert.equal(forceSection(q, order, { byCaller: false }).accesses[w.at].callers, undefined);
     validateNoisePlan(forcingPlan('publication', q, order), 'publication.json');
   }
 });

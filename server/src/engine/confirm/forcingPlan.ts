@@ -49,6 +49,12 @@ export interface GuardChain {
   variable: string;
   read: GuardPlace;
   write: GuardPlace;
+  /**
+   * the call sites, nearest first, the other thread's access of the guard (its write of a check, its read
+   * of a publication) was made from at the failing runs' instance, when they leave other performances out
+   * (instanceCallers.ts pickCallers): the plans match that access only there
+   */
+  callers?: GuardPlace[];
 }
 
 /** What forcing needs of a ranked pattern (a RankedPattern, or the editor's PatternDto). */
@@ -408,7 +414,7 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
           ? regionSerialForcing(accesses)
           : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
   if (overlap && order === 'pattern') forcing.accesses[0] = { ...forcing.accesses[0], atStart: true };
-  if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine);
+  if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine, o.byCaller !== false && !o.anyLine);
   // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);
   // the pattern's wait is its first change of role (not with a check of the use, which adds one before it)
   const site = order === 'pattern' ? (p.check ? undefined : p.lockedHold?.site) : isSymmetric(p) ? undefined : p.lockedHold?.oppositeSite;
@@ -449,7 +455,7 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
  * it, the counterfactuals too: the comparison is then about the pattern's order alone. Takes the roles
  * from the pattern's first change of role; nothing when the pattern has none.
  */
-export function guardWait(forcing: { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] }, p: Pick<ForcedPattern, 'accesses' | 'guard'>, anyLine = false): void {
+export function guardWait(forcing: { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] }, p: Pick<ForcedPattern, 'accesses' | 'guard'>, anyLine = false, byCaller = true): void {
   const g = p.guard;
   const at = p.accesses.findIndex((a, k) => k > 0 && a.thread !== p.accesses[k - 1].thread);
   // the plan format's limits: at most 16 accesses and 16 waits
@@ -457,15 +463,17 @@ export function guardWait(forcing: { accesses: ForceAccessSpec[]; waits: ForceWa
   const held = p.accesses[at].thread;
   const other = p.accesses[at - 1].thread;
   const place = (x: GuardPlace) => ({ file: x.file, line: anyLine ? 0 : x.line, method: x.method, ...(x.call ? { call: x.call } : {}) });
+  // the other thread's access of the guard, from the call sites of the failing runs' instance
+  const via = byCaller && g.callers?.length ? { callers: g.callers.map((c) => ({ file: c.file, line: c.line, method: c.method })) } : {};
   if (g.kind === 'publication') {
     // the other thread's read waits for the held thread's write made after it arrived
     const write = forcing.accesses.push({ role: held, type: 'W', variable: g.variable, ...place(g.write) }) - 1;
-    const read = forcing.accesses.push({ role: other, type: 'R', variable: g.variable, ...place(g.read) }) - 1;
+    const read = forcing.accesses.push({ role: other, type: 'R', variable: g.variable, ...place(g.read), ...via }) - 1;
     forcing.waits.unshift({ at: read, for: write, sameObject: true, fresh: true, optional: true });
     return;
   }
   const read = forcing.accesses.push({ role: held, type: 'R', variable: g.variable, ...place(g.read) }) - 1;
-  const write = forcing.accesses.push({ role: other, type: 'W', variable: g.variable, ...place(g.write) }) - 1;
+  const write = forcing.accesses.push({ role: other, type: 'W', variable: g.variable, ...place(g.write), ...via }) - 1;
   forcing.waits.unshift({ at: write, for: read, sameObject: true, fresh: true, optional: true });
 }
 

@@ -36,6 +36,15 @@ import { type FailingTraceReader, firstChangeOfRole, isPerformanceOf } from './f
 import { EventKind } from '../trace/traceFormat';
 import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
 import type { ForcedPattern, GuardChain } from './forcingPlan';
+import { type Chain, chainOf, pickCallers } from './instanceCallers';
+
+/** A guard of an instance: the guard, the seq of its read, and the other thread's access of it (place, stack node). */
+interface Found {
+  guard: GuardChain;
+  read: number;
+  otherLoc: number;
+  otherNode: number;
+}
 
 type Access = ForcedPattern['accesses'][number];
 
@@ -44,12 +53,14 @@ type Access = ForcedPattern['accesses'][number];
 interface Latest {
   seq: number;
   loc: number;
+  /** its stack node */
+  node: number;
 }
 
 /** per thread → variable id → object → latest */
 type ByThread = Map<number, Map<number, Map<number, Latest>>>;
 
-function note(m: ByThread, t: number, v: number, obj: number, seq: number, loc: number): void {
+function note(m: ByThread, t: number, v: number, obj: number, seq: number, loc: number, node: number): void {
   let vars = m.get(t);
   if (!vars) m.set(t, (vars = new Map()));
   let objs = vars.get(v);
@@ -58,7 +69,8 @@ function note(m: ByThread, t: number, v: number, obj: number, seq: number, loc: 
   if (l) {
     l.seq = seq;
     l.loc = loc;
-  } else objs.set(obj, { seq, loc });
+    l.node = node;
+  } else objs.set(obj, { seq, loc, node });
 }
 
 /** What the failing runs show of a guard: the guard, and in how many failing traces with an instance. */
@@ -77,8 +89,12 @@ export class GuardChainReader implements FailingTraceReader {
   private readonly after: Access;
   private readonly sameVariable: boolean;
   private readonly patternVars: Set<string>;
-  /** per guard key: failing traces that had it, the guard, and the seq of its read in the last of them (ties) */
-  private readonly counts = new Map<string, { n: number; guard: GuardChain; rank: number }>();
+  /**
+   * per guard key: failing traces that had it, the guard, the seq of its read in the last of them (ties),
+   * and for the other thread's access of the guard (its write of a check, its read of a publication) the
+   * callers it had at the instance and those of every performance of its place (instanceCallers.ts)
+   */
+  private readonly counts = new Map<string, { n: number; guard: GuardChain; rank: number; instances: Chain[]; performances: { chain: Chain; n: number }[] }>();
   private failingRead = 0;
   private withInstance = 0;
   private allJava = true;
@@ -92,8 +108,11 @@ export class GuardChainReader implements FailingTraceReader {
   private latestBefore = new Map<number, Map<number, number>>();
   /** per thread: seq of its latest `after` */
   private lastAfter = new Map<number, number>();
-  /** the guards of the trace's latest instance (keys → guard and the seq of its read) */
-  private instance: Map<string, { guard: GuardChain; read: number }> | undefined;
+  /** the guards of the trace's latest instance (keys → guard, the seq of its read, the other thread's access: place and stack) */
+  private instance: Map<string, Found> | undefined;
+  /** per place (loc id) of a non-pattern access: stack node → performances (the guard's callers are picked among them) */
+  private placeNodes = new Map<number, Map<number, number>>();
+  private symbols: TraceSymbols | undefined;
 
   constructor(p: Pick<ForcedPattern, 'accesses'>) {
     const at = firstChangeOfRole(p);
@@ -133,12 +152,16 @@ export class GuardChainReader implements FailingTraceReader {
       by.set(ev.t, seq);
     }
     if (varName === undefined || this.patternVars.has(varName)) return;
-    note(ev.kind === EventKind.Read ? this.reads : this.writes, ev.t, ev.a, ev.d, seq, ev.b);
+    note(ev.kind === EventKind.Read ? this.reads : this.writes, ev.t, ev.a, ev.d, seq, ev.b, ev.c);
+    let nodes = this.placeNodes.get(ev.b);
+    if (!nodes) this.placeNodes.set(ev.b, (nodes = new Map()));
+    nodes.set(ev.c, (nodes.get(ev.c) ?? 0) + 1);
+    this.symbols = symbols;
   }
 
   /** An instance: `held` makes the held access after `other`'s awaited access at `otherSeq`. */
   private instanceAt(held: number, other: number, otherSeq: number, symbols: TraceSymbols): void {
-    const found = new Map<string, { guard: GuardChain; read: number }>();
+    const found = new Map<string, Found>();
     const since = this.lastAfter.get(held) ?? 0;
     const heldReads = this.reads.get(held);
     const otherWrites = this.writes.get(other);
@@ -149,7 +172,7 @@ export class GuardChainReader implements FailingTraceReader {
         for (const [obj, r] of objs) {
           const w = ws.get(obj);
           if (!w || r.seq <= since || !(r.seq < w.seq && w.seq < otherSeq)) continue;
-          this.found(found, this.guardOf(v, r.loc, w.loc, symbols), r.seq);
+          this.found(found, this.guardOf(v, r.loc, w.loc, symbols), r.seq, w);
         }
       }
     }
@@ -164,18 +187,19 @@ export class GuardChainReader implements FailingTraceReader {
           const r = rs.get(obj);
           if (!r || w.seq <= since || !(w.seq < r.seq && r.seq < otherSeq)) continue;
           const g = this.guardOf(v, r.loc, w.loc, symbols);
-          this.found(found, g ? { ...g, kind: 'publication' } : undefined, w.seq);
+          this.found(found, g ? { ...g, kind: 'publication' } : undefined, w.seq, r);
         }
       }
     }
     this.instance = found;
   }
 
-  private found(found: Map<string, { guard: GuardChain; read: number }>, guard: GuardChain | undefined, seq: number): void {
+  /** `other`: the other thread's access of the guard (its write of a check, its read of a publication) */
+  private found(found: Map<string, Found>, guard: GuardChain | undefined, seq: number, other: Latest): void {
     if (!guard) return;
     const key = `${guard.kind ?? 'check'}\0${guard.variable}\0${guard.read.file}\0${guard.read.line}\0${guard.read.method}\0${guard.write.file}\0${guard.write.line}\0${guard.write.method}`;
     const had = found.get(key);
-    if (!had || had.read < seq) found.set(key, { guard, read: seq });
+    if (!had || had.read < seq) found.set(key, { guard, read: seq, otherLoc: other.loc, otherNode: other.node });
   }
 
   private guardOf(v: number, readLoc: number, writeLoc: number, symbols: TraceSymbols): GuardChain | undefined {
@@ -198,12 +222,23 @@ export class GuardChainReader implements FailingTraceReader {
       this.failingRead++;
       if (this.instance) {
         this.withInstance++;
-        for (const [key, { guard, read }] of this.instance) {
-          const c = this.counts.get(key);
+        const chains = new Map<number, Chain | undefined>();
+        const chain = (node: number) => {
+          if (!chains.has(node)) chains.set(node, this.symbols ? chainOf(node, this.symbols) : undefined);
+          return chains.get(node);
+        };
+        for (const [key, { guard, read, otherLoc, otherNode }] of this.instance) {
+          let c = this.counts.get(key);
           if (c) {
             c.n++;
             c.rank = read;
-          } else this.counts.set(key, { n: 1, guard, rank: read });
+          } else this.counts.set(key, (c = { n: 1, guard, rank: read, instances: [], performances: [] }));
+          const own = chain(otherNode);
+          if (own) c.instances.push(own);
+          for (const [node, n] of this.placeNodes.get(otherLoc) ?? []) {
+            const at = chain(node);
+            if (at) c.performances.push({ chain: at, n });
+          }
         }
       }
     }
@@ -215,16 +250,22 @@ export class GuardChainReader implements FailingTraceReader {
     this.latestBefore = new Map();
     this.lastAfter = new Map();
     this.instance = undefined;
+    this.placeNodes = new Map();
+    this.symbols = undefined;
   }
 
   /** The guard found in more than half of the failing traces with an instance (see the file comment), or undefined. */
   answer(): GuardChainFound | undefined {
     if (!this.allJava || !this.withInstance) return undefined;
-    let best: { n: number; guard: GuardChain; rank: number; key: string } | undefined;
+    let best: { n: number; guard: GuardChain; rank: number; key: string; instances: Chain[]; performances: { chain: Chain; n: number }[] } | undefined;
     for (const [key, c] of this.counts) {
       if (!best || c.n > best.n || (c.n === best.n && (c.rank > best.rank || (c.rank === best.rank && key < best.key)))) best = { ...c, key };
     }
     if (!best || best.n * 2 <= this.withInstance) return undefined;
-    return { guard: best.guard, withGuard: best.n, withInstance: this.withInstance, failingRead: this.failingRead };
+    // the other thread's access of the guard only from the call sites its instance had (a publication's
+    // lookup made again, nested, for another registry — micrometer-composite's listener)
+    const callers = best.instances.length * 2 > best.n ? pickCallers(best.instances, best.performances) : undefined;
+    const guard = callers ? { ...best.guard, callers: callers.sites } : best.guard;
+    return { guard, withGuard: best.n, withInstance: this.withInstance, failingRead: this.failingRead };
   }
 }

@@ -35,7 +35,7 @@ import type { ForcedPattern, GuardPlace } from './forcingPlan';
 type Access = ForcedPattern['accesses'][number];
 
 /** Call sites compared at most, nearest first. */
-export const MAX_CALLERS = 4;
+export const MAX_CALLERS = 8;
 /** Performances of one access kept per failing trace (what a caller list could leave out is counted among them). */
 const MAX_PERFORMANCES = 4096;
 
@@ -47,11 +47,12 @@ interface Site {
 }
 
 /** An access's callers, nearest first (at most MAX_CALLERS). */
-interface Chain {
+export interface Chain {
   sites: Site[];
 }
 
-function chainOf(node: number, symbols: TraceSymbols): Chain | undefined {
+/** The callers of the access whose trace stack is `node` (the stack's top frame is the access itself), or undefined. */
+export function chainOf(node: number, symbols: TraceSymbols): Chain | undefined {
   if (node < 0) return undefined;
   const sites: Site[] = [];
   // the stack's top frame is the access's own location; its callers are below it
@@ -171,35 +172,46 @@ export class InstanceCallersReader implements FailingTraceReader {
     const callers = new Map<number, GuardPlace[]>();
     const performances = new Map<number, { all: number; leftOut: number }>();
     for (const side of [0, 1] as const) {
-      let best: { k: number; key: string; leftOut: number; all: number; chain: Chain } | undefined;
-      for (let k = 1; k <= MAX_CALLERS; k++) {
-        const counts = new Map<string, { n: number; chain: Chain }>();
-        for (const t of this.traces) {
-          const key = prefixKey(t.instance[side], k);
-          const c = counts.get(key);
-          if (c) c.n++;
-          else counts.set(key, { n: 1, chain: t.instance[side] });
-        }
-        let top: { key: string; n: number; chain: Chain } | undefined;
-        for (const [key, c] of counts) if (!top || c.n > top.n || (c.n === top.n && key < top.key)) top = { key, ...c };
-        if (!top || top.n * 2 <= withInstance) break; // deeper callers only split the instances more
-        let all = 0;
-        let leftOut = 0;
-        for (const t of this.traces) {
-          for (const c of t.performed[side]) {
-            all++;
-            if (prefixKey(c, k) !== top.key) leftOut++;
-          }
-        }
-        if (leftOut > 0 && (!best || leftOut > best.leftOut)) best = { k, key: top.key, leftOut, all, chain: top.chain };
-        if (top.chain.sites.length <= k) break; // the instance's stack has no more callers: a deeper k is the same key
-      }
-      if (!best) continue;
+      const picked = pickCallers(
+        this.traces.map((t) => t.instance[side]),
+        this.traces.flatMap((t) => t.performed[side].map((chain) => ({ chain, n: 1 }))),
+      );
+      if (!picked) continue;
       const index = side === 0 ? this.at - 1 : this.at;
-      callers.set(index, best.chain.sites.slice(0, best.k).map((s) => s.place));
-      performances.set(index, { all: best.all, leftOut: best.leftOut });
+      callers.set(index, picked.sites);
+      performances.set(index, { all: picked.all, leftOut: picked.leftOut });
     }
     if (!callers.size) return undefined;
     return { callers, performances, withInstance, failingRead: this.failingRead };
   }
+}
+
+/**
+ * The shortest run of nearest call sites (up to MAX_CALLERS) that more than half of the `instances` share
+ * and that leaves out the most of the `performances` (each counted `n` times; at least one left out),
+ * or undefined.
+ */
+export function pickCallers(instances: readonly Chain[], performances: readonly { chain: Chain; n: number }[]): { sites: GuardPlace[]; all: number; leftOut: number } | undefined {
+  let best: { k: number; leftOut: number; all: number; chain: Chain } | undefined;
+  for (let k = 1; k <= MAX_CALLERS; k++) {
+    const counts = new Map<string, { n: number; chain: Chain }>();
+    for (const chain of instances) {
+      const key = prefixKey(chain, k);
+      const c = counts.get(key);
+      if (c) c.n++;
+      else counts.set(key, { n: 1, chain });
+    }
+    let top: { key: string; n: number; chain: Chain } | undefined;
+    for (const [key, c] of counts) if (!top || c.n > top.n || (c.n === top.n && key < top.key)) top = { key, ...c };
+    if (!top || top.n * 2 <= instances.length) break; // deeper callers only split the instances more
+    let all = 0;
+    let leftOut = 0;
+    for (const { chain, n } of performances) {
+      all += n;
+      if (prefixKey(chain, k) !== top.key) leftOut += n;
+    }
+    if (leftOut > 0 && (!best || leftOut > best.leftOut)) best = { k, leftOut, all, chain: top.chain };
+    if (top.chain.sites.length <= k) break; // the instance's stack has no more callers: a deeper k is the same key
+  }
+  return best && { sites: best.chain.sites.slice(0, best.k).map((x) => x.place), all: best.all, leftOut: best.leftOut };
 }
