@@ -98,6 +98,11 @@ test('instanceCallers: the held write at its outermost call, not at the nested o
   // the plans match the held write only there, in every group; byCaller false: as before
   const q = await withFailingRunFacts(pattern, files);
   assert.deepEqual(q.callers, [{ at: 1, sites: a.callers.get(1) }]);
+  // the order pattern's guard (the first thread's next access of the variable, at any line) has no callers:
+  // another line has other call sites (expiringmap-iterate's guards never matched with them)
+  const guarded = forceSection({ ...q, callers: [{ at: 0, sites: [{ file: F, line: 12, method: 'lib.RegistryTest.reader' }] }, ...q.callers!] }, 'pattern');
+  for (const g of guarded.accesses.filter((x) => x.anywhere)) assert.equal(g.callers, undefined);
+  assert.ok(guarded.accesses.some((x) => x.anywhere), 'an order pattern has its guard');
   for (const order of ['pattern', 'opposite'] as const) {
     const s = forceSection(q, order);
     assert.deepEqual(s.accesses[1].callers, a.callers.get(1));

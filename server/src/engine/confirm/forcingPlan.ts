@@ -188,7 +188,8 @@ export function patternForcing(accesses: readonly ForceAccessSpec[], loopCalls: 
   const all = [...accesses];
   const waits: ForceWaitSpec[] = [];
   const guard = (like: ForceAccessSpec): number => {
-    const { call: _call, ...rest } = like;
+    // any line of the variable: not the pattern access's call, nor its call sites (another line has others)
+    const { call: _call, callers: _callers, ...rest } = like;
     const g: ForceAccessSpec = { ...rest, type: 'RW', anywhere: true };
     const found = all.findIndex((a) => a.anywhere && a.role === g.role && a.variable === g.variable);
     if (found >= 0) return found;
