@@ -26,14 +26,14 @@ test('withFailingRunFacts: one pass gives what withLockedHold then withThreadRol
   const both = await withFailingRunFacts(rank1, traces);
   const apart = await withThreadRoles(await withLockedHold(rank1, traces), traces);
   assert.ok(both.lockedHold, 'the rescale hold is inside a lock');
-  // and the callers of the instance (instanceCallers.ts): the update's read from update:83, the rescale's write from rescaleIfNeeded:121
+  // and the callers of the instance (instanceCallers.ts, by method): the update's read from update, the rescale's write from rescaleIfNeeded
   const { callers, ...rest } = both;
   assert.deepEqual(rest, apart);
   assert.deepEqual(
-    callers?.map((c) => [c.at, c.sites.map((x) => x.line)]),
+    callers?.map((c) => [c.at, c.sites.map((x) => x.method.slice(x.method.lastIndexOf('.') + 1))]),
     [
-      [0, [83, 48]],
-      [1, [121, 93, 83, 49]],
+      [0, ['update', 'lambda$updatesAfterLongIdlePeriodsKeepTheReservoirFinite$1']],
+      [1, ['rescaleIfNeeded', 'update', 'update', 'lambda$updatesAfterLongIdlePeriodsKeepTheReservoirFinite$2']],
     ],
   );
   // what the pattern has already is kept, and a pattern with all of it asks nothing

@@ -216,8 +216,8 @@ test('a publication on micrometer-composite\'s committed recording: the other th
   // the other thread's lookup only from the test's registration: the listener registers the child meter
   // through the same lookup (a child registry's meterMap), with the same four nearest call sites
   assert.deepEqual(
-    g.guard.callers?.map((c) => `${c.method.slice(c.method.lastIndexOf('.') + 1)}:${c.line}`),
-    ['registerMeterIfNecessary:528', 'registerMeterIfNecessary:521', 'counter:244', 'register:128', 'lambda$concurrentRegistrationKeepsEveryIncrement$0:40'],
+    g.guard.callers?.map((c) => c.method.slice(c.method.lastIndexOf('.') + 1)),
+    ['registerMeterIfNecessary', 'registerMeterIfNecessary', 'counter', 'register', 'lambda$concurrentRegistrationKeepsEveryIncrement$0'],
   );
   // every plan: the held thread's write (role 2) and the other thread's read (role 1), the read held until the write
   const q = { ...rank1, guard: g.guard };

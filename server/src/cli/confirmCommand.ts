@@ -348,7 +348,7 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
     );
   }
   if (c.callers?.length) {
-    const site = (x: { file: string; line: number; method: string }) => `${x.method.slice(x.method.lastIndexOf('.') + 1)} (${x.file.slice(x.file.lastIndexOf('/') + 1)}:${x.line})`;
+    const site = (x: { file: string; line: number; method: string }) => `${x.method.slice(x.method.lastIndexOf('.') + 1)} (${x.file.slice(x.file.lastIndexOf('/') + 1)}${x.line ? `:${x.line}` : ''})`;
     for (const c1 of c.callers) out.push(`  ${accessText(p, c1.at)} only when called from ${c1.sites.map(site).join(' < ')}, as in the failing runs`);
   }
   if (c.sameDelay) out.push(`  the same delay without the order: ${c.sameDelay.failed} of ${c.sameDelay.runs} failed (forced in ${c.sameDelay.forcedOk})`);

@@ -92,7 +92,8 @@ export interface ForceAccess {
   threads?: string[];
   /**
    * the call sites the thread's stack must have for this access to match, nearest first (the call
-   * in the accessing method's caller first, as a trace's stack lists it below the access), at most 8;
+   * in the accessing method's caller first, as a trace's stack lists it below the access; `line` 0: any
+   * line of that method), at most 8;
    * other performances are neither held nor counted. Java only (the Node.js recorder ignores it).
    * `braid confirm` writes the callers of the instance the failing runs had
    * (engine/confirm/instanceCallers.ts)

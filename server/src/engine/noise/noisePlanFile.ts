@@ -103,7 +103,7 @@ function checkForce(v: unknown, file: string): ForceSpec {
         const where = `${at}.callers[${j}]`;
         if (!isObject(c)) throw new NoisePlanError(file, where, 'must be an object {"file", "line", "method"}');
         if (typeof c.file !== 'string' || c.file === '') throw new NoisePlanError(file, `${where}.file`, 'must be a non-empty string');
-        if (!isWhole(c.line)) throw new NoisePlanError(file, `${where}.line`, 'must be a whole number ≥ 1');
+        if (!(Number.isInteger(c.line) && (c.line as number) >= 0)) throw new NoisePlanError(file, `${where}.line`, 'must be a whole number ≥ 0 (0: any line of the method)');
         if (typeof c.method !== 'string' || c.method === '') throw new NoisePlanError(file, `${where}.method`, 'must be a non-empty string');
       });
     }

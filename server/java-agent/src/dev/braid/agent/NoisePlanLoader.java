@@ -451,8 +451,8 @@ final class NoisePlanLoader {
       Map<?, ?> c = (Map<?, ?>) list.get(k);
       String file = text(c.get("file"), at + ".file");
       Object ln = c.get("line");
-      if (!(ln instanceof Double) || ((Double) ln).isInfinite() || (Double) ln < 1 || (Double) ln != Math.rint((Double) ln)) {
-        throw bad(at + ".line", "must be a whole number ≥ 1");
+      if (!(ln instanceof Double) || ((Double) ln).isInfinite() || (Double) ln < 0 || (Double) ln != Math.rint((Double) ln)) {
+        throw bad(at + ".line", "must be a whole number ≥ 0 (0: any line of the method)");
       }
       String method = text(c.get("method"), at + ".method");
       out[k] = file + '\u0000' + (long) (double) (Double) ln + '\u0000' + method;

@@ -486,6 +486,7 @@ public final class Forcing {
     return true;
   }
 
+  /** The site's line (digits between {@code from} and {@code to}) is {@code line}, or 0: any line of the method. */
   private static boolean lineIs(String s, int from, int to, int line) {
     long v = 0;
     if (from >= to) return false;
@@ -494,7 +495,7 @@ public final class Forcing {
       if (c < '0' || c > '9') return false;
       v = v * 10 + (c - '0');
     }
-    return v == line;
+    return v == 0 || v == line;
   }
 
   /** The waits held before a lock acquired at {@code loc} (bits), computed once per loc. */
