@@ -46,6 +46,56 @@ export interface FailingTraceReader {
   endTrace(result: ReadTraceResult, failing: boolean): void;
 }
 
+/**
+ * A reader of the Java agent's R and W events of each trace up to its first failure point (the instance
+ * the failure followed): what threadRoles.ts, guardChain.ts and instanceCallers.ts share. A trace that is
+ * not the Java agent's makes the reader inactive, with no answer (`allJava` false). Subclasses see the
+ * accesses (`access`), a failing trace's end (`failingTrace`, after `failingRead` counted it) and reset
+ * their per-trace state in `resetTrace`, after every trace.
+ */
+export abstract class FailingAccessReader implements FailingTraceReader {
+  active = true;
+  /** false once a trace is not the Java agent's: then there is no answer */
+  protected allJava = true;
+  /** failing traces read whole */
+  protected failingRead = 0;
+  private java = true;
+  private failed = false;
+
+  header(h: TraceHeader): void {
+    this.java = !h.recorder?.name || h.recorder.name.includes('java');
+  }
+
+  event(ev: TraceEvent, symbols: TraceSymbols): void {
+    if (!this.java || this.failed) return;
+    if (ev.kind === EventKind.Fail) {
+      this.failed = true;
+      return;
+    }
+    if (ev.kind === EventKind.Read || ev.kind === EventKind.Write) this.access(ev, symbols);
+  }
+
+  endTrace(_result: ReadTraceResult, failing: boolean): void {
+    if (!this.java) {
+      this.allJava = false;
+      this.active = false;
+    } else if (failing) {
+      this.failingRead++;
+      this.failingTrace();
+    }
+    this.java = true;
+    this.failed = false;
+    this.resetTrace();
+  }
+
+  /** An R or W event before the trace's first failure point (`ev` is reused: copy what you keep). */
+  protected abstract access(ev: TraceEvent, symbols: TraceSymbols): void;
+  /** A failing trace was read whole (the Java agent's). */
+  protected abstract failingTrace(): void;
+  /** After every trace: per-trace state back to empty. */
+  protected abstract resetTrace(): void;
+}
+
 /** Feeds `readers` the traces `files` in one read each, until `maxFiles` failing traces were read or no reader is active. */
 export async function scanFailingTraces(files: readonly string[], readers: readonly FailingTraceReader[], maxFiles = 40): Promise<void> {
   let failingRead = 0;

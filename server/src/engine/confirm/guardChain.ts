@@ -30,11 +30,10 @@
  *
  * Reading allocates per thread, variable and object, and per matching access, not per event.
  */
-import type { ReadTraceResult } from '../trace/traceReader';
 import type { TraceSymbols } from '../trace/traceSymbols';
-import { type FailingTraceReader, firstChangeOfRole, isPerformanceOf } from './failingTraceScan';
+import { FailingAccessReader, firstChangeOfRole, isPerformanceOf } from './failingTraceScan';
 import { EventKind } from '../trace/traceFormat';
-import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
+import type { TraceEvent } from '../trace/traceFormat';
 import type { ForcedPattern, GuardChain } from './forcingPlan';
 import { type Chain, chainOf, pickCallers } from './instanceCallers';
 
@@ -83,8 +82,7 @@ export interface GuardChainFound {
 }
 
 /** The guard's share of a pass over the failing traces (failingTraceScan.ts). */
-export class GuardChainReader implements FailingTraceReader {
-  active: boolean;
+export class GuardChainReader extends FailingAccessReader {
   private readonly before: Access;
   private readonly after: Access;
   private readonly sameVariable: boolean;
@@ -95,12 +93,8 @@ export class GuardChainReader implements FailingTraceReader {
    * callers it had at the instance and those of every performance of its place (instanceCallers.ts)
    */
   private readonly counts = new Map<string, { n: number; guard: GuardChain; rank: number; instances: Chain[]; performances: { chain: Chain; n: number }[] }>();
-  private failingRead = 0;
   private withInstance = 0;
-  private allJava = true;
   // per trace
-  private java = true;
-  private failed = false;
   private seq = 0;
   private reads: ByThread = new Map();
   private writes: ByThread = new Map();
@@ -115,23 +109,14 @@ export class GuardChainReader implements FailingTraceReader {
   private symbols: TraceSymbols | undefined;
 
   constructor(p: Pick<ForcedPattern, 'accesses'>) {
+    super();
     const at = firstChangeOfRole(p);
     this.active = at.at > 0;
     ({ before: this.before, after: this.after, sameVariable: this.sameVariable } = at);
     this.patternVars = new Set(p.accesses.map((a) => a.variable));
   }
 
-  header(h: TraceHeader): void {
-    this.java = !h.recorder?.name || h.recorder.name.includes('java');
-  }
-
-  event(ev: TraceEvent, symbols: TraceSymbols): void {
-    if (!this.java || this.failed) return;
-    if (ev.kind === EventKind.Fail) {
-      this.failed = true;
-      return;
-    }
-    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+  protected access(ev: TraceEvent, symbols: TraceSymbols): void {
     const seq = ++this.seq;
     const varName = symbols.vars.get(ev.a)?.name;
     const loc = symbols.locs.get(ev.b);
@@ -214,36 +199,30 @@ export class GuardChainReader implements FailingTraceReader {
     };
   }
 
-  endTrace(_result: ReadTraceResult, failing: boolean): void {
-    if (!this.java) {
-      this.allJava = false;
-      this.active = false;
-    } else if (failing) {
-      this.failingRead++;
-      if (this.instance) {
-        this.withInstance++;
-        const chains = new Map<number, Chain | undefined>();
-        const chain = (node: number) => {
-          if (!chains.has(node)) chains.set(node, this.symbols ? chainOf(node, this.symbols) : undefined);
-          return chains.get(node);
-        };
-        for (const [key, { guard, read, otherLoc, otherNode }] of this.instance) {
-          let c = this.counts.get(key);
-          if (c) {
-            c.n++;
-            c.rank = read;
-          } else this.counts.set(key, (c = { n: 1, guard, rank: read, instances: [], performances: [] }));
-          const own = chain(otherNode);
-          if (own) c.instances.push(own);
-          for (const [node, n] of this.placeNodes.get(otherLoc) ?? []) {
-            const at = chain(node);
-            if (at) c.performances.push({ chain: at, n });
-          }
-        }
+  protected failingTrace(): void {
+    if (!this.instance) return;
+    this.withInstance++;
+    const chains = new Map<number, Chain | undefined>();
+    const chain = (node: number) => {
+      if (!chains.has(node)) chains.set(node, this.symbols ? chainOf(node, this.symbols) : undefined);
+      return chains.get(node);
+    };
+    for (const [key, { guard, read, otherLoc, otherNode }] of this.instance) {
+      let c = this.counts.get(key);
+      if (c) {
+        c.n++;
+        c.rank = read;
+      } else this.counts.set(key, (c = { n: 1, guard, rank: read, instances: [], performances: [] }));
+      const own = chain(otherNode);
+      if (own) c.instances.push(own);
+      for (const [node, n] of this.placeNodes.get(otherLoc) ?? []) {
+        const at = chain(node);
+        if (at) c.performances.push({ chain: at, n });
       }
     }
-    this.java = true;
-    this.failed = false;
+  }
+
+  protected resetTrace(): void {
     this.seq = 0;
     this.reads = new Map();
     this.writes = new Map();

@@ -26,11 +26,9 @@
  *
  * Reading allocates per distinct stack of a matching access, not per event.
  */
-import type { ReadTraceResult } from '../trace/traceReader';
 import type { TraceSymbols } from '../trace/traceSymbols';
-import { type FailingTraceReader, firstChangeOfRole, isPerformanceOf } from './failingTraceScan';
-import { EventKind } from '../trace/traceFormat';
-import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
+import { FailingAccessReader, firstChangeOfRole, isPerformanceOf } from './failingTraceScan';
+import type { TraceEvent } from '../trace/traceFormat';
 import type { ForcedPattern, GuardPlace } from './forcingPlan';
 
 type Access = ForcedPattern['accesses'][number];
@@ -88,19 +86,14 @@ export interface InstanceCallersFound {
 }
 
 /** The instance callers' share of a pass over the failing traces (failingTraceScan.ts). */
-export class InstanceCallersReader implements FailingTraceReader {
-  active: boolean;
+export class InstanceCallersReader extends FailingAccessReader {
   private readonly at: number;
   private readonly before: Access;
   private readonly after: Access;
   private readonly sameVariable: boolean;
-  private failingRead = 0;
   /** per failing trace with an instance: the instance's two chains and every performance's chain, per side (0 before, 1 after) */
   private readonly traces: { instance: [Chain, Chain]; performed: [Chain[], Chain[]] }[] = [];
-  private allJava = true;
   // per trace
-  private java = true;
-  private failed = false;
   /** per object (0 when the two accesses are of different variables): thread → the chain of its latest `before` */
   private latestBefore = new Map<number, Map<number, Chain | undefined>>();
   private instance: [Chain | undefined, Chain | undefined] | undefined;
@@ -109,21 +102,12 @@ export class InstanceCallersReader implements FailingTraceReader {
   private chains = new Map<number, Chain | undefined>();
 
   constructor(p: Pick<ForcedPattern, 'accesses'>) {
+    super();
     ({ at: this.at, before: this.before, after: this.after, sameVariable: this.sameVariable } = firstChangeOfRole(p));
     this.active = this.at > 0;
   }
 
-  header(h: TraceHeader): void {
-    this.java = !h.recorder?.name || h.recorder.name.includes('java');
-  }
-
-  event(ev: TraceEvent, symbols: TraceSymbols): void {
-    if (!this.java || this.failed) return;
-    if (ev.kind === EventKind.Fail) {
-      this.failed = true; // the instance the failure followed: the last one before the first failure point
-      return;
-    }
-    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+  protected access(ev: TraceEvent, symbols: TraceSymbols): void {
     const varName = symbols.vars.get(ev.a)?.name;
     const loc = symbols.locs.get(ev.b);
     const isAfter = isPerformanceOf(this.after, ev.kind, varName, loc);
@@ -151,17 +135,12 @@ export class InstanceCallersReader implements FailingTraceReader {
     }
   }
 
-  endTrace(_result: ReadTraceResult, failing: boolean): void {
-    if (!this.java) {
-      this.allJava = false;
-      this.active = false;
-    } else if (failing) {
-      this.failingRead++;
-      const i = this.instance;
-      if (i?.[0] && i[1]) this.traces.push({ instance: [i[0], i[1]], performed: this.performed });
-    }
-    this.java = true;
-    this.failed = false;
+  protected failingTrace(): void {
+    const i = this.instance;
+    if (i?.[0] && i[1]) this.traces.push({ instance: [i[0], i[1]], performed: this.performed });
+  }
+
+  protected resetTrace(): void {
     this.latestBefore = new Map();
     this.instance = undefined;
     this.performed = [[], []];

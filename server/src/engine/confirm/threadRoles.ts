@@ -20,11 +20,9 @@
  *
  * Reading allocates per thread and per matching access, not per event.
  */
-import type { ReadTraceResult } from '../trace/traceReader';
 import type { TraceSymbols } from '../trace/traceSymbols';
-import { type FailingTraceReader, firstChangeOfRole, isPerformanceOf, scanFailingTraces } from './failingTraceScan';
-import { EventKind } from '../trace/traceFormat';
-import type { TraceEvent, TraceHeader } from '../trace/traceFormat';
+import { FailingAccessReader, firstChangeOfRole, isPerformanceOf, scanFailingTraces } from './failingTraceScan';
+import type { TraceEvent } from '../trace/traceFormat';
 import type { ForcedPattern } from './forcingPlan';
 
 type Access = ForcedPattern['accesses'][number];
@@ -69,21 +67,15 @@ export async function threadRoles(p: Pick<ForcedPattern, 'accesses'>, traceFiles
 }
 
 /** threadRoles' share of a pass over the failing traces (failingTraceScan.ts). */
-export class ThreadRolesReader implements FailingTraceReader {
-  active: boolean;
+export class ThreadRolesReader extends FailingAccessReader {
   private readonly before: Access;
   private readonly after: Access;
   private readonly sameVariable: boolean;
   private readonly chosen: Map<number, Set<string>>;
   /** every role name that made one of the two accesses in the failing runs read: what a filter could leave out */
   private readonly seen: Map<number, Set<string>>;
-  private failingRead = 0;
   private withInstance = 0;
-  /** false once a trace is not the Java agent's: then there is no answer */
-  private allJava = true;
   // per trace
-  private java = true;
-  private failed = false;
   /** per object (or 0 when the two accesses are of different variables): the latest performances of `before`, by thread */
   private latest = new Map<number, Map<number, number>>();
   private last: { a: number; b: number } | undefined;
@@ -92,6 +84,7 @@ export class ThreadRolesReader implements FailingTraceReader {
   private seq = 0;
 
   constructor(p: Pick<ForcedPattern, 'accesses'>) {
+    super();
     // a pattern without a change of role (or without accesses) asks nothing: placeholders, never read
     const at = firstChangeOfRole(p);
     this.active = at.at >= 0;
@@ -108,17 +101,7 @@ export class ThreadRolesReader implements FailingTraceReader {
     ]);
   }
 
-  header(h: TraceHeader): void {
-    this.java = !h.recorder?.name || h.recorder.name.includes('java');
-  }
-
-  event(ev: TraceEvent, symbols: TraceSymbols): void {
-    if (!this.java || this.failed) return;
-    if (ev.kind === EventKind.Fail) {
-      this.failed = true; // the instance the failure followed: the last one before the first failure point
-      return;
-    }
-    if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) return;
+  protected access(ev: TraceEvent, symbols: TraceSymbols): void {
     const { before, after } = this;
     const varName = symbols.vars.get(ev.a)?.name;
     const loc = symbols.locs.get(ev.b);
@@ -143,22 +126,17 @@ export class ThreadRolesReader implements FailingTraceReader {
     }
   }
 
-  endTrace(_result: ReadTraceResult, failing: boolean): void {
-    if (!this.java) {
-      this.allJava = false;
-      this.active = false;
-    } else if (failing) {
-      this.failingRead++;
-      const role = (t: number) => roleName(this.names.get(t) ?? `thread ${t}`);
-      for (const [r, ts] of this.performers) for (const t of ts) this.seen.get(r)!.add(role(t));
-      if (this.last) {
-        this.withInstance++;
-        this.chosen.get(this.before.thread)!.add(role(this.last.a));
-        this.chosen.get(this.after.thread)!.add(role(this.last.b));
-      }
+  protected failingTrace(): void {
+    const role = (t: number) => roleName(this.names.get(t) ?? `thread ${t}`);
+    for (const [r, ts] of this.performers) for (const t of ts) this.seen.get(r)!.add(role(t));
+    if (this.last) {
+      this.withInstance++;
+      this.chosen.get(this.before.thread)!.add(role(this.last.a));
+      this.chosen.get(this.after.thread)!.add(role(this.last.b));
     }
-    this.java = true;
-    this.failed = false;
+  }
+
+  protected resetTrace(): void {
     this.latest = new Map();
     this.last = undefined;
     this.names = new Map();
