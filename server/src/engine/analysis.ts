@@ -23,6 +23,7 @@ import { Formula, FORMULAS, suspiciousness } from './ranking/suspiciousness';
 import { PatternCategory, PATTERNS } from './unicorn/patternCatalog';
 import { fisherOneSided } from './ranking/fisherExact';
 import { orderPValue, orderThreshold, weightedPassedRuns } from './ranking/orderEvidence';
+import { startOrderThreshold, startOrderVariant, StartOrderVariant, testable as startOrderTestable, variantScoredPassed } from './ranking/startOrderEvidence';
 import { pairFirstOf } from './ranking/pairFirst';
 import { presenceDiscoveryCutoff } from './ranking/falseDiscovery';
 import { TestCodeClassifier } from './testCode';
@@ -88,6 +89,15 @@ export interface AnalysisOptions {
    * (`--order off`, the ranking before it; grouping on only).
    */
   order?: boolean;
+  /**
+   * Evidence by start order (issue 38): a pattern with neither evidence by presence nor by order whose
+   * occurrences made by the thread that started later (overtaken) — or those in start order — take a
+   * larger share in the failing runs than in the passing ones, Fisher p below 0.05 / twice the patterns
+   * tested, is listed among the patterns with evidence like evidence by order (ranking/startOrderEvidence.ts;
+   * docs/algorithms.md "Evidence by start order"). On unless false (`--start-order off`, the ranking
+   * before it); needs evidence by order on and grouping on.
+   */
+  startOrder?: boolean;
   /**
    * Symptoms last (issue 38, "consequences of failure ranked after causes"): a pattern that occurs in
    * failing runs only after their failure point (group symptom) is listed without evidence, so after
@@ -176,6 +186,9 @@ export function validateOptions(o: Partial<AnalysisOptions>): AnalysisOptions {
   if (r.order !== undefined && typeof r.order !== 'boolean') throw new Error(`order must be true or false, got ${JSON.stringify(r.order)}`);
   // (on: not in the options at all, so results and reports read as before the option existed)
   if (r.order !== false) delete r.order;
+  if (r.startOrder !== undefined && typeof r.startOrder !== 'boolean') throw new Error(`startOrder must be true or false, got ${JSON.stringify(r.startOrder)}`);
+  // (on: not in the options at all, so results and reports read as before the option existed)
+  if (r.startOrder !== false) delete r.startOrder;
   if (r.discovery !== undefined && typeof r.discovery !== 'boolean') throw new Error(`discovery must be true or false, got ${JSON.stringify(r.discovery)}`);
   // (on: not in the options at all, so results and reports read as before the option existed)
   if (r.discovery !== false) delete r.discovery;
@@ -214,6 +227,11 @@ export interface RunResult {
   patterns: Int32Array;
   /** per entry of `patterns`: how many times the pattern occurred in this run (absent: once each, e.g. an older summary) */
   occurrences?: Int32Array;
+  /**
+   * per entry of `patterns`: how many of its occurrences were overtaken — made by a first thread that
+   * started after the other (ranking/startOrderEvidence.ts); absent: not counted (an older summary)
+   */
+  overtaken?: Int32Array;
   /** failing runs: global index of the failure point (first FAIL event or the outcome's failAt), when known */
   failPoint?: number;
   /** failing runs: pattern ids whose every occurrence in this run ends after the failure point */
@@ -311,7 +329,19 @@ export interface RankedPattern {
    * of its accesses' occurrences in the failing runs (its other orders: the same static accesses in
    * another order); p is the one-sided Fisher p of that table. Listed among the patterns with evidence.
    */
-  order?: { pValue: number; failing: number; failingAll: number; passing: number; passingAll: number };
+  order?: {
+    pValue: number;
+    failing: number;
+    failingAll: number;
+    passing: number;
+    passingAll: number;
+    /**
+     * evidence by start order (options.startOrder): `failing`/`passing` count the runs with an occurrence
+     * overtaken (`overtaken` true: the first thread started after the other) or in start order (false),
+     * of the runs the pattern is in (`failingAll`/`passingAll`); p is that variant's presence p
+     */
+    start?: { overtaken: boolean };
+  };
   /**
    * pair before its combination (options.pairFirst): this combination is scored on the counts of a pair it
    * contains (its key and counts), which has evidence; it is listed right after that pair. Its own counts
@@ -456,7 +486,11 @@ export class Analyzer {
     }
     const ids = Int32Array.from(found.sortedIds());
     const occurrences = new Int32Array(ids.length);
-    for (let k = 0; k < ids.length; k++) occurrences[k] = found.occurrences(ids[k]);
+    const overtaken = new Int32Array(ids.length);
+    for (let k = 0; k < ids.length; k++) {
+      occurrences[k] = found.occurrences(ids[k]);
+      overtaken[k] = found.overtakings(ids[k]);
+    }
     const run: RunResult = {
       file,
       execution: r.header.execution,
@@ -470,6 +504,7 @@ export class Analyzer {
       events: r.eventCount,
       patterns: ids,
       occurrences,
+      overtaken,
       failPoint,
       afterFailure,
       ...(r.outcome === 'fail' && r.uncaught[0]?.thread !== undefined
@@ -652,7 +687,7 @@ export class Analyzer {
     const orderTies = grouping && this.options.orderTies !== false;
     const counts =
       grouping && (this.options.order !== false || orderTies) && totalFailed > 0 && totalPassed > 0
-        ? this.orderCounts(runs, failed, passed, totalFailed, totalPassed, orderTies)
+        ? this.orderCounts(runs, failed, passed, totalFailed, totalPassed, orderTies, this.options.order !== false && this.options.startOrder !== false)
         : undefined;
     const order = this.options.order !== false ? counts : undefined;
     const tieOrder = orderTies ? counts?.tieOrder : undefined;
@@ -730,7 +765,7 @@ export class Analyzer {
       const p = passed[id];
       if (f === 0 && p === 0) continue;
       let e = grouping ? evidenceOf(f, p) : 1;
-      if (e === 2 && order && order.pValue[id] < order.threshold) e = 4;
+      if (e === 2 && order && order.evidenced[id] !== 0) e = 4;
       const gc = grouping ? this.groupCodeOf(id, f, failedAfter ? failedAfter[id] : 0) : 0;
       // symptoms last: a consequence of the failure is no evidence of a cause (listed after every cause)
       if (symptomsLast && gc === SYMPTOM) e = 2;
@@ -833,9 +868,15 @@ export class Analyzer {
         d.absence = { pValue: fisherOneSided(totalFailed - d.failed, totalPassed - d.passed, totalFailed, totalPassed) };
       const id = list.ids[k];
       if (asPair && asPair[id] >= 0) d.pair = { key: reg.patternKey(asPair[id]), failed: failed[asPair[id]], passed: passed[asPair[id]] };
-      if (order && d.evidence && order.pValue[id] < order.threshold && evidenceOf(d.failed, d.passed) === 2) {
-        const g = order.groupOf[id];
-        d.order = { pValue: order.pValue[id], failing: order.occF[id], failingAll: order.groupF[g], passing: order.occP[id], passingAll: order.groupP[g] };
+      if (order && d.evidence && order.evidenced[id] !== 0 && evidenceOf(d.failed, d.passed) === 2) {
+        const start = order.startTests.get(id);
+        if (start) {
+          // (start order: failing/passing count the variant's runs, of the runs the pattern is in)
+          d.order = { pValue: start.pValue, failing: start.failed, failingAll: d.failed, passing: start.passed, passingAll: d.passed, start: { overtaken: start.overtaken } };
+        } else {
+          const g = order.groupOf[id];
+          d.order = { pValue: order.pValue[id], failing: order.occF[id], failingAll: order.groupF[g], passing: order.occP[id], passingAll: order.groupP[g] };
+        }
       }
       return d;
     });
@@ -845,7 +886,9 @@ export class Analyzer {
       const op = (ranking.orderP = new Float64Array(count).fill(NaN));
       for (let k = 0; k < count; k++) {
         const id = ranking.ids[k];
-        if (ranking.evidence[k] === 1 && order.pValue[id] < order.threshold && evidenceOf(ranking.failed[k], ranking.passed[k]) === 2) op[k] = order.pValue[id];
+        // (evidence by start order is a ranking signal only: a pattern in every run whose start order merely
+        // leans with failing must not become a GRIFFIN lead that merges the bugs whose runs it spans)
+        if (ranking.evidence[k] === 1 && order.evidenced[id] === 1 && evidenceOf(ranking.failed[k], ranking.passed[k]) === 2) op[k] = order.pValue[id];
       }
     }
     let message: string | undefined;
@@ -870,7 +913,7 @@ export class Analyzer {
     const firstF = ranking.length ? (firstAbsent ? totalFailed - ranking.failed[0] : ranking.failed[0]) : 0;
     const firstP = ranking.length ? (firstAbsent ? totalPassed - ranking.passed[0] : ranking.passed[0]) : 0;
     // (a first pattern with evidence by order: its order p-value)
-    const firstOrderP = order && ranking.length && ranking.evidence[0] === 1 && evidenceOf(ranking.failed[0], ranking.passed[0]) === 2 ? order.pValue[ranking.ids[0]] : NaN;
+    const firstOrderP = order && ranking.length && ranking.evidence[0] === 1 && evidenceOf(ranking.failed[0], ranking.passed[0]) === 2 ? order.evidenceP(ranking.ids[0]) : NaN;
     const firstCause =
       ranking.length && ranking.group(0) === 'cause'
         ? { failed: firstF, passed: firstP, pValue: Number.isNaN(firstOrderP) ? fisherOneSided(firstF, firstP, totalFailed, totalPassed) : firstOrderP }
@@ -937,15 +980,31 @@ export class Analyzer {
    * tested). Tested: patterns in a failing run without evidence by presence whose accesses occur in
    * another order too; the threshold is 0.05 / the number tested.
    */
-  private orderCounts(runs: readonly RunResult[], failed: Int32Array, passed: Int32Array, totalFailed: number, totalPassed: number, ties = false) {
+  private orderCounts(runs: readonly RunResult[], failed: Int32Array, passed: Int32Array, totalFailed: number, totalPassed: number, ties = false, startOrder = false) {
     const n = this.registry.patternCount;
     const occF = new Float64Array(n);
     const occP = new Float64Array(n);
+    // evidence by start order: per pattern, the runs of its variants, overtaken and in start order (only when every run counted them)
+    const byStart = startOrder && runs.every((r) => r.overtaken !== undefined);
+    const overF = byStart ? new Int32Array(n) : undefined;
+    const overP = byStart ? new Int32Array(n) : undefined;
+    const inF = byStart ? new Int32Array(n) : undefined;
+    const inP = byStart ? new Int32Array(n) : undefined;
     for (const r of runs) {
-      const m = r.outcome === 'fail' ? occF : occP;
+      const fail = r.outcome === 'fail';
+      const m = fail ? occF : occP;
       const ps = r.patterns;
       const occ = r.occurrences;
       for (let k = 0; k < ps.length; k++) m[ps[k]] += occ ? occ[k] : 1;
+      if (overF && overP && inF && inP && r.overtaken) {
+        const o = fail ? overF : overP;
+        const i = fail ? inF : inP;
+        const ov = r.overtaken;
+        for (let k = 0; k < ps.length; k++) {
+          if (ov[k] > 0) o[ps[k]]++;
+          if ((occ ? occ[k] : 1) > ov[k]) i[ps[k]]++;
+        }
+      }
     }
     const groupOf = new Int32Array(n).fill(-1);
     for (let id = 0; id < n; id++) if (failed[id] + passed[id] > 0) groupOf[id] = this.orderGroupOf(id);
@@ -971,13 +1030,38 @@ export class Analyzer {
       pValue[id] = orderPValue({ failing: occF[id], failingOther: groupF[g] - occF[id], passing: occP[id], passingOther: groupP[g] - occP[id] });
     }
     const threshold = orderThreshold(tested.length);
+    // per pattern id: 1 evidence by order, 2 evidence by start order, 0 neither
+    const evidenced = new Uint8Array(n);
     // per pattern with evidence by order: its passing runs weighted by its share of its accesses' occurrences in them against that in the failing runs
     const weightedPassed = new Int32Array(n);
     for (const id of tested) {
       if (!(pValue[id] < threshold)) continue;
       const g = groupOf[id];
+      evidenced[id] = 1;
       weightedPassed[id] = weightedPassedRuns(passed[id], { failing: occF[id], failingOther: groupF[g] - occF[id], passing: occP[id], passingOther: groupP[g] - occP[id] });
     }
+    // evidence by start order (ranking/startOrderEvidence.ts): patterns with neither evidence by presence nor by order
+    const startTests = new Map<number, StartOrderVariant>();
+    if (overF && overP && inF && inP) {
+      const candidates: number[] = [];
+      for (let id = 0; id < n; id++) {
+        if (failed[id] === 0 || evidenced[id] !== 0) continue;
+        const r = { failingOvertaken: overF[id], failingInOrder: inF[id], passingOvertaken: overP[id], passingInOrder: inP[id] };
+        if (!startOrderTestable(r) || hasEvidence(failed[id], passed[id], totalFailed, totalPassed)) continue;
+        candidates.push(id);
+      }
+      const t = startOrderThreshold(candidates.length);
+      for (const id of candidates) {
+        const v = startOrderVariant({ failingOvertaken: overF[id], failingInOrder: inF[id], passingOvertaken: overP[id], passingInOrder: inP[id] }, totalFailed, totalPassed, t);
+        if (!v) continue;
+        evidenced[id] = 2;
+        startTests.set(id, v);
+        // scored as its variant
+        weightedPassed[id] = variantScoredPassed(failed[id], v, totalFailed);
+      }
+    }
+    /** the p-value of a pattern's evidence by order or by start order */
+    const evidenceP = (id: number): number => startTests.get(id)?.pValue ?? pValue[id];
     // order within a tie (options.orderTies): per pattern id, 1 when its order goes with failing — the same
     // test over every pattern in a failing run whose accesses occur in another order too, presence evidence
     // or not, at 0.05 / the number of those patterns
@@ -997,7 +1081,7 @@ export class Analyzer {
         if (p < t) tieOrder[id] = 1;
       }
     }
-    return { occF, occP, groupOf, groupF, groupP, pValue, threshold, weightedPassed, tieOrder };
+    return { occF, occP, groupOf, groupF, groupP, pValue, threshold, weightedPassed, tieOrder, evidenced, startTests, evidenceP };
   }
 
   /** per static access: its loc (registry.accesses[s].loc, copied in id order: patterns read it in any order) */

@@ -116,7 +116,12 @@ function row(p: RankedPattern): string[] {
   if (p.absence)
     out.push(`${' '.repeat(5)}Evidence by absence: seen in ${p.passed} passing and ${p.failed} failing run${p.failed === 1 ? '' : 's'} — the order the passing runs took, missing where the program failed (p = ${formatP(p.absence.pValue)}).`);
   // evidence by order (docs/algorithms.md): in passing runs too, but its order goes with failing
-  if (p.order)
+  // evidence by start order: which of its threads came first — the one started later, or the one started first
+  if (p.order?.start)
+    out.push(
+      `${' '.repeat(5)}Evidence by start order: seen in ${p.failed} failing and ${p.passed} passing runs; the thread that started ${p.order.start.overtaken ? 'later' : 'first'} made the pattern's first access in ${p.order.failing} of the ${p.order.failingAll} failing runs and ${p.order.passing} of the ${p.order.passingAll} passing runs (p = ${formatP(p.order.pValue)}).`,
+    );
+  else if (p.order)
     out.push(
       `${' '.repeat(5)}Evidence by order: seen in ${p.failed} failing and ${p.passed} passing runs; this order is ${p.order.failing} of ${p.order.failingAll} occurrences of these accesses in the failing runs, ${p.order.passing} of ${p.order.passingAll} in the passing runs (p = ${formatP(p.order.pValue)}).`,
     );

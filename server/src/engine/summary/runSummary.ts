@@ -128,6 +128,8 @@ export function encodeRuns(registry: PatternRegistry, runs: EncodedRun[], option
     };
     // (once each: left out, as before occurrences were kept)
     if (run.occurrences && run.occurrences.some((c) => c !== 1)) r.occurrences = Array.from(run.occurrences);
+    // (none overtaken: left out)
+    if (run.overtaken && run.overtaken.some((c) => c !== 0)) r.overtaken = Array.from(run.overtaken);
     for (const f of ['outcomeReason', 'outcomeDetail', 'program', 'test', 'seed', 'failPoint'] as const) if (run[f] !== undefined) (r as unknown as Record<string, unknown>)[f] = run[f];
     if (run.plan) r.plan = { ...run.plan };
     if (run.failure) r.failure = run.failure;
@@ -311,7 +313,7 @@ export class SummaryMerger {
         seed: r.seed,
         ...(r.plan ? { plan: { ...r.plan } } : {}),
         events: r.events,
-        ...patternsOf(r.patterns, r.occurrences, ids),
+        ...patternsOf(r.patterns, r.occurrences, r.overtaken, ids),
         failPoint: r.failPoint,
         ...(() => {
           const f = checkedFailure(r.failure);
@@ -332,10 +334,20 @@ export class SummaryMerger {
   }
 }
 
-/** A summary run's patterns as registry ids, ascending, with their occurrences in the same order (when the summary has them). */
-function patternsOf(patterns: readonly number[], occurrences: readonly number[] | undefined, ids: ArrayLike<number>): { patterns: Int32Array; occurrences: Int32Array } {
-  // (none in the summary: once each)
-  if (!occurrences) return { patterns: Int32Array.from(patterns, (k) => ids[k]).sort(), occurrences: new Int32Array(patterns.length).fill(1) };
+/**
+ * A summary run's patterns as registry ids, ascending, with their occurrences and overtaken occurrences in
+ * the same order (absent from the summary: once each, none overtaken).
+ */
+function patternsOf(
+  patterns: readonly number[],
+  occurrences: readonly number[] | undefined,
+  overtaken: readonly number[] | undefined,
+  ids: ArrayLike<number>,
+): { patterns: Int32Array; occurrences: Int32Array; overtaken: Int32Array } {
   const order = Array.from(patterns, (_, j) => j).sort((a, b) => ids[patterns[a]] - ids[patterns[b]]);
-  return { patterns: Int32Array.from(order, (j) => ids[patterns[j]]), occurrences: Int32Array.from(order, (j) => occurrences[j]) };
+  return {
+    patterns: Int32Array.from(order, (j) => ids[patterns[j]]),
+    occurrences: Int32Array.from(order, (j) => (occurrences ? occurrences[j] : 1)),
+    overtaken: Int32Array.from(order, (j) => (overtaken ? overtaken[j] : 0)),
+  };
 }

@@ -31,7 +31,7 @@ export const SUMMARY_VERSION = 1;
  * change to the engine can change the patterns found in a trace: cached
  * summaries of another engine version are not used.
  */
-export const ENGINE_VERSION = 'braid-engine-3';
+export const ENGINE_VERSION = 'braid-engine-4';
 /** File names of summaries in folders given to `braid analyze`. */
 export const SUMMARY_FILE_PATTERN = /\.braid-summary\.json$/;
 
@@ -94,6 +94,8 @@ export interface SummaryRun {
   patterns: number[];
   /** per entry of `patterns`: how many times it occurred in the run (absent: once each; evidence by order reads it) */
   occurrences?: number[];
+  /** per entry of `patterns`: how many of its occurrences were overtaken (evidence by start order reads it; absent: none) */
+  overtaken?: number[];
   afterFailure?: number[];
   /** problems found reading the trace (warnings: the run was still analyzed) */
   diagnostics: Diagnostic[];
@@ -295,6 +297,14 @@ export function validateSummary(x: unknown): SummaryFile {
         intList(r.occurrences, `${w}.occurrences`, 1, 2 ** 31);
         if ((r.occurrences as number[]).length !== (r.patterns as number[]).length)
           fail(`${w}.occurrences has ${(r.occurrences as number[]).length} entries for ${(r.patterns as number[]).length} patterns`);
+      }
+      if (r.overtaken !== undefined) {
+        intList(r.overtaken, `${w}.overtaken`, 0, 2 ** 31);
+        const ov = r.overtaken as number[];
+        if (ov.length !== (r.patterns as number[]).length) fail(`${w}.overtaken has ${ov.length} entries for ${(r.patterns as number[]).length} patterns`);
+        const occ = r.occurrences as number[] | undefined;
+        const k = ov.findIndex((o, j) => o > (occ ? occ[j] : 1));
+        if (k >= 0) fail(`${w}.overtaken[${k}] is ${ov[k]}, more than the pattern's occurrences (${occ ? occ[k] : 1})`);
       }
       if (r.afterFailure !== undefined) {
         intList(r.afterFailure, `${w}.afterFailure`, 0, nPatterns);

@@ -53,7 +53,7 @@ interface ColumnRef {
 }
 
 /** A run's fields other than its pattern ids (those are columns). */
-type RunMeta = Omit<RunResult, 'patterns' | 'afterFailure' | 'occurrences'> & { diagnostics: Diagnostic[]; hash?: string };
+type RunMeta = Omit<RunResult, 'patterns' | 'afterFailure' | 'occurrences' | 'overtaken'> & { diagnostics: Diagnostic[]; hash?: string };
 
 interface Header {
   format: typeof SNAPSHOT_FORMAT;
@@ -138,6 +138,8 @@ export function encodeWorkspaceSnapshot(analyzer: Analyzer, traces: SnapshotTrac
   const runPatterns = new Int32Array(total);
   // per entry of runPatterns: its occurrences in the run (1 where the run kept none)
   const runOccurrences = new Int32Array(total).fill(1);
+  // per entry of runPatterns: its occurrences overtaken (evidence by start order; 0 where the run counted none)
+  const runOvertaken = new Int32Array(total);
   const runAfterCounts = new Int32Array(state.runs.length);
   const runAfter = new Int32Array(totalAfter);
   const runs: RunMeta[] = [];
@@ -146,11 +148,12 @@ export function encodeWorkspaceSnapshot(analyzer: Analyzer, traces: SnapshotTrac
   let at = 0;
   let atAfter = 0;
   state.runs.forEach(({ run, diagnostics, hash }, k) => {
-    const { patterns, afterFailure, occurrences, ...rest } = run;
+    const { patterns, afterFailure, occurrences, overtaken, ...rest } = run;
     runs.push({ ...rest, diagnostics, ...(hash ? { hash } : {}) });
     runPatternCounts[k] = patterns.length;
     runPatterns.set(patterns, at);
     if (occurrences) runOccurrences.set(occurrences, at);
+    if (overtaken) runOvertaken.set(overtaken, at);
     at += patterns.length;
     runAfterCounts[k] = afterFailure ? afterFailure.length : -1;
     if (afterFailure) {
@@ -183,6 +186,7 @@ export function encodeWorkspaceSnapshot(analyzer: Analyzer, traces: SnapshotTrac
     ['runPatternCounts', runPatternCounts],
     ['runPatterns', runPatterns],
     ['runOccurrences', runOccurrences],
+    ['runOvertaken', runOvertaken],
     ['runAfterCounts', runAfterCounts],
     ['runAfter', runAfter],
   ];
@@ -353,6 +357,10 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
   const occurrences = i32('runOccurrences');
   if (occurrences.length !== ids.length) fail('runOccurrences and runPatterns differ in length');
   for (let k = 0; k < occurrences.length; k++) if (occurrences[k] < 1) fail(`runOccurrences[${k}] must be at least 1, got ${occurrences[k]}`);
+  const overtaken = i32('runOvertaken');
+  if (overtaken.length !== ids.length) fail('runOvertaken and runPatterns differ in length');
+  for (let k = 0; k < overtaken.length; k++)
+    if (overtaken[k] < 0 || overtaken[k] > occurrences[k]) fail(`runOvertaken[${k}] must be from 0 to its occurrences (${occurrences[k]}), got ${overtaken[k]}`);
   const afterCounts = i32('runAfterCounts');
   const after = i32('runAfter');
   if (counts.length !== header.runs.length || afterCounts.length !== header.runs.length) fail('runs and their pattern lists differ in number');
@@ -376,6 +384,7 @@ export function decodeWorkspaceSnapshot(buf: Buffer, options: Partial<AnalysisOp
       ...rest,
       patterns: ids.slice(at, at + c),
       occurrences: occurrences.slice(at, at + c),
+      overtaken: overtaken.slice(at, at + c),
       afterFailure: a >= 0 ? Array.from(after.subarray(atAfter, atAfter + a)) : undefined,
     };
     // bounded like a trace's (checked above)

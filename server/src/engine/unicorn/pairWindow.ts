@@ -67,6 +67,12 @@ export class PairWindow {
   private readonly latestDense = new Int32Array(DENSE_THREADS * DENSE_THREADS * 4);
   private readonly latestSparse = new Map<number, number>();
   private readonly occ = new Occurrence();
+  /**
+   * per dense thread slot: its start rank in the run (the order in which the threads first appear in
+   * the trace, a thread started by START when it is started): an occurrence whose first thread has the
+   * higher rank was made by the thread that started later getting there first (overtaken)
+   */
+  private startRank = new Int32Array(64);
 
   constructor(
     readonly size: number,
@@ -89,6 +95,18 @@ export class PairWindow {
     this.rValue1 = new Array(n).fill(undefined);
     this.rValue2 = new Array(n).fill(undefined);
     this.rPrev = new Int32Array(n);
+  }
+
+  /** The start rank of dense thread slot `slot` (UnicornCollector, when it makes the slot). */
+  setStartRank(slot: number, rank: number): void {
+    if (slot >= this.startRank.length) {
+      let n = this.startRank.length;
+      while (n <= slot) n *= 2;
+      const r = new Int32Array(n);
+      r.set(this.startRank);
+      this.startRank = r;
+    }
+    this.startRank[slot] = rank;
   }
 
   /** Latest position of chain (t1 → t2, kind), -1 none. */
@@ -146,7 +164,9 @@ export class PairWindow {
       occ.set(1, stack2, value2, this.threadName(t2));
       own = reg.pairPattern(qSig, occ);
     }
-    this.found.add(own, qSecond > qFirst ? qSecond : qFirst);
+    const rank = this.startRank;
+    const at = this.found.add(own, qSecond > qFirst ? qSecond : qFirst);
+    if (rank[t1] > rank[t2]) this.found.overtaken(at);
     if (this.size <= 0) return;
     const kind = reg.pairKind(qSig);
     const min = position - this.size;
@@ -193,7 +213,11 @@ export class PairWindow {
           id = reg.internCombination(rSig[e], qSig, rel, occ);
         }
         // the last access of the four: a2 or b2 (a1 < a2, b1 < b2, a1 < b1)
-        if (id >= 0) found.add(id, a2 > qSecond ? a2 : qSecond);
+        if (id >= 0) {
+          const pos = found.add(id, a2 > qSecond ? a2 : qSecond);
+          // the combination's first thread is its first pair's (a1's)
+          if (rank[this.rT1[e]] > rank[this.rT2[e]]) found.overtaken(pos);
+        }
       }
     }
     const e = position & mask;

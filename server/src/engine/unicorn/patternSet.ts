@@ -26,6 +26,8 @@ export class PatternSet {
   private ends = new Float64Array(256);
   /** occurrences per position in ids (how many times the pair window found the pattern in this run) */
   private counts = new Int32Array(256);
+  /** per position in ids: the occurrences whose first thread started after the other (ranking/startOrderEvidence.ts) */
+  private over = new Int32Array(256);
   /** the ids in first-found order (positions 0 … count − 1) */
   private list = new Int32Array(256);
   private count = 0;
@@ -41,21 +43,29 @@ export class PatternSet {
     return this.idArray;
   }
 
-  /** Adds pattern `id` occurring up to global index `end` (-1: unknown, counts as early). */
-  add(id: number, end = -1): void {
+  /** Adds pattern `id` occurring up to global index `end` (-1: unknown, counts as early); returns its position (for overtaken). */
+  add(id: number, end = -1): number {
     // fast path, small enough to be inlined in the pair window's loop: a pattern of the first DENSE_IDS already found in this run
     if (id < this.dense.length) {
       const p = this.dense[id] - 1;
       if (p >= 0) {
         if (end < this.ends[p]) this.ends[p] = end;
         this.counts[p]++;
-        return;
+        return p;
       }
     }
-    this.addSlow(id, end);
+    return this.addSlow(id, end);
   }
 
-  private addSlow(id: number, end: number): void {
+  /**
+   * The occurrence just added at position `p` (add's result) was made by a first thread that started
+   * after the other one (the thread started later got there first).
+   */
+  overtaken(p: number): void {
+    this.over[p]++;
+  }
+
+  private addSlow(id: number, end: number): number {
     if (id < DENSE_IDS) {
       if (id >= this.dense.length) {
         let n = this.dense.length;
@@ -68,10 +78,11 @@ export class PatternSet {
       if (p >= 0) {
         if (end < this.ends[p]) this.ends[p] = end;
         this.counts[p]++;
-        return;
+        return p;
       }
-      this.dense[id] = this.push(id, end) + 1;
-      return;
+      const q = this.push(id, end);
+      this.dense[id] = q + 1;
+      return q;
     }
     const t = this.table;
     const key = id + 1;
@@ -81,12 +92,9 @@ export class PatternSet {
         const p = t[i + 1];
         if (end < this.ends[p]) this.ends[p] = end;
         this.counts[p]++;
-        return;
+        return p;
       }
-      if (k === 0) {
-        this.addNew(i, key, end);
-        return;
-      }
+      if (k === 0) return this.addNew(i, key, end);
     }
   }
 
@@ -103,21 +111,26 @@ export class PatternSet {
       const c = new Int32Array(this.counts.length * 2);
       c.set(this.counts);
       this.counts = c;
+      const o = new Int32Array(this.over.length * 2);
+      o.set(this.over);
+      this.over = o;
     }
     this.list[p] = id;
     this.idArray = undefined;
     this.ends[p] = end;
     this.counts[p] = 1;
+    this.over[p] = 0;
     return p;
   }
 
-  private addNew(i: number, key: number, end: number): void {
+  private addNew(i: number, key: number, end: number): number {
     const p = this.push(key - 1, end);
     this.table[i] = key;
     this.table[i + 1] = p;
     this.hashed++;
     // load ≤ 1/2
     if (this.hashed * 4 > this.table.length) this.grow();
+    return p;
   }
 
   private grow(): void {
@@ -151,6 +164,12 @@ export class PatternSet {
   earliestEnd(id: number): number {
     const p = id >= 0 ? this.position(id) : -1;
     return p < 0 ? -1 : this.ends[p];
+  }
+
+  /** How many of pattern `id`'s occurrences in this run were made by a first thread that started after the other (overtaken). */
+  overtakings(id: number): number {
+    const p = id >= 0 ? this.position(id) : -1;
+    return p < 0 ? 0 : this.over[p];
   }
 
   /** How many times pattern `id` occurred in this run (0: never). */

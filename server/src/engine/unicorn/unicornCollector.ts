@@ -134,6 +134,9 @@ export class UnicornCollector implements RunCollector {
   private readonly threadNames: (string | undefined)[] = [];
   private lastThread = NaN;
   private lastSlot = -1;
+  /** trace thread id → start rank: the order of the threads' first appearance (as an event's thread, or as a START's child) */
+  private readonly startRanks = new Map<number, number>();
+  private lastRanked = NaN;
   private readonly saccs = new NumberIdMap(256);
   private readonly stacks = new NumberIdMap(256);
   private readonly input: AccessInput = { idx: 0, thread: 0, write: false, sacc: 0, stack: -1, value: undefined, hbSlot: -1, hbClock: 0, hbVc: null };
@@ -186,6 +189,13 @@ export class UnicornCollector implements RunCollector {
     return id;
   }
 
+  /** The start rank of trace thread `t`, given now when it has none. */
+  private startRank(t: number): number {
+    let r = this.startRanks.get(t);
+    if (r === undefined) this.startRanks.set(t, (r = this.startRanks.size));
+    return r;
+  }
+
   /** Dense slot of trace thread `t` in this run (its name from the trace's `def thread`). */
   private threadSlot(t: number, symbols: TraceSymbols): number {
     if (t === this.lastThread) return this.lastSlot;
@@ -194,6 +204,7 @@ export class UnicornCollector implements RunCollector {
       s = this.threadNames.length;
       this.threadSlots.set(t, s);
       this.threadNames.push(symbols.threads.get(t)?.name);
+      this.pairWindow.setStartRank(s, this.startRank(t));
     } else if (this.threadNames[s] === undefined) this.threadNames[s] = symbols.threads.get(t)?.name;
     this.lastThread = t;
     this.lastSlot = s;
@@ -201,7 +212,12 @@ export class UnicornCollector implements RunCollector {
   }
 
   event(ev: TraceEvent, symbols: TraceSymbols): void {
+    if (ev.t !== this.lastRanked) {
+      this.startRank(ev.t);
+      this.lastRanked = ev.t;
+    }
     if (ev.kind !== EventKind.Read && ev.kind !== EventKind.Write) {
+      if (ev.kind === EventKind.Start) this.startRank(ev.a);
       if (this.hb !== null) this.hb.onEvent(ev);
       return;
     }
