@@ -26,6 +26,7 @@
  *   --cleared-read on|off   cleared read first (AnalysisOptions.clearedRead; default: the analysis' default)
  *   --silent-last on|off   silent writes last (AnalysisOptions.silentLast; default: the analysis' default)
  *   --order-ties on|off   order within a tie (AnalysisOptions.orderTies; default: the analysis' default, on)
+ *   --start-order on|off   evidence by start order (AnalysisOptions.startOrder; default: the analysis' default, on)
  *   --pair-first on|off   pair before its combination (AnalysisOptions.pairFirst; default: the analysis' default, off)
  *   --json    the scores as JSON
  *   BRAID_BIN=<file>   the CLI entry to run instead of bin/braid.js (a build of another checkout)
@@ -320,7 +321,7 @@ export async function main(argv: string[]): Promise<number> {
     const k = argv.indexOf(f);
     return k >= 0 && argv[k + 1] !== undefined ? argv[k + 1] : d;
   };
-  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--discovery', '--cleared-read', '--silent-last', '--order-ties', '--pair-first', '--confirm-seeds']);
+  const valued = new Set(['--plain', '--seed', '--set', '--checkouts', '--absence', '--symptoms', '--discovery', '--cleared-read', '--silent-last', '--order-ties', '--start-order', '--pair-first', '--confirm-seeds']);
   const ids = argv.filter((a, k) => !a.startsWith('--') && !valued.has(argv[k - 1]));
   const live = flag('--live') || flag('--record');
   const seed = value('--seed', '1000');
@@ -356,6 +357,11 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`--order-ties must be on or off, got "${orderTies}"`);
     return 2;
   }
+  const startOrder = value('--start-order', '');
+  if (startOrder && startOrder !== 'on' && startOrder !== 'off') {
+    console.error(`--start-order must be on or off, got "${startOrder}"`);
+    return 2;
+  }
   const pairFirst = value('--pair-first', '');
   if (pairFirst && pairFirst !== 'on' && pairFirst !== 'off') {
     console.error(`--pair-first must be on or off, got "${pairFirst}"`);
@@ -363,6 +369,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const options: Partial<AnalysisOptions> = {
     ...(orderTies ? { orderTies: orderTies === 'on' } : {}),
+    ...(startOrder ? { startOrder: startOrder === 'on' } : {}),
     ...(pairFirst ? { pairFirst: pairFirst === 'on' } : {}),
     ...(absence ? { absence: absence === 'on' } : {}),
     ...(symptoms ? { symptomsLast: symptoms === 'last' } : {}),

@@ -62,6 +62,9 @@ Usage:
       --order-ties on|off        among patterns equal in every count, one whose order (against the same
                                  accesses in other orders) goes with failing first (default on; off: the
                                  static key alone; docs/algorithms.md)
+      --start-order on|off       a pattern with no other evidence whose occurrences by the thread that started
+                                 later (or by the one that started first) go with failing, listed with evidence
+                                 (default on; off: the ranking before it; docs/algorithms.md)
       --pair-first on|off        a three-access combination scored on the counts of a pair it contains that
                                  has evidence, listed right after it (default off: each pattern on its own
                                  counts; docs/algorithms.md)
@@ -229,6 +232,12 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--order-ties must be on or off, got "${v}"`);
         a.options.orderTies = v === 'on';
+        break;
+      }
+      case '--start-order': {
+        const v = next();
+        if (v !== 'on' && v !== 'off') throw new UsageError(`--start-order must be on or off, got "${v}"`);
+        a.options.startOrder = v === 'on';
         break;
       }
       case '--pair-first': {

@@ -76,7 +76,7 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       grouping: typeof a.grouping === 'boolean' ? a.grouping : d.analysis.grouping,
       windowWrites: a.windowWrites === 'latest' ? 'latest' : 'adjacent',
       testCode: Array.isArray(r.testCode) ? r.testCode.filter((x: unknown): x is string => typeof x === 'string' && x !== '') : d.analysis.testCode,
-      // the ranking rules of `braid analyze --order/--discovery/--absence/--symptoms/--cleared-read/--silent-last/--order-ties/--pair-first`, in the options only
+      // the ranking rules of `braid analyze --order/--discovery/--absence/--symptoms/--cleared-read/--silent-last/--order-ties/--start-order/--pair-first`, in the options only
       // when not the default (as validateOptions keeps them: the options, and so the cache key, of the default stay as they were)
       ...(a.order === false ? { order: false } : {}),
       ...(a.discovery === false ? { discovery: false } : {}),
@@ -85,6 +85,7 @@ export function normalizeSettings(raw: unknown): BraidSettings {
       ...(a.clearedRead === false ? { clearedRead: false } : {}),
       ...(a.silentLast === false ? { silentLast: false } : {}),
       ...(a.orderTies === false ? { orderTies: false } : {}),
+      ...(a.startOrder === false ? { startOrder: false } : {}),
       ...(a.pairFirst === true ? { pairFirst: true } : {}),
     },
     griffin: {
