@@ -78,11 +78,13 @@ test('package.json declares the eight settings; their defaults, as VS Code sends
 test('braid.analysis.order: on by default, a check-then-put in every run has evidence by its order and is first; off: no evidence', async () => {
   // 20 failing, 20 passing runs, each with thread 1's check (10) and thread 2's put (11) in both orders:
   // check first three times of five in failing runs, twice in passing ones; a counter (20/21) in every run
+  // main starts the checker (1) before the putter (2) in every run: what differs is the order of the accesses, not which thread started first (evidence by start order)
+  const started = ['START0 1', 'START0 2'];
   const counter = ['W1 count S20', 'W2 count S21'];
   const traces: BuiltTrace[] = [];
   for (let k = 0; k < 20; k++) {
-    traces.push({ execution: `F${k}`, outcome: 'fail', events: ['R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', ...counter] });
-    traces.push({ execution: `P${k}`, outcome: 'pass', events: ['W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', ...counter] });
+    traces.push({ execution: `F${k}`, outcome: 'fail', events: [...started, 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', ...counter] });
+    traces.push({ execution: `P${k}`, outcome: 'pass', events: [...started, 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', ...counter] });
   }
   const x = await session(traces, {});
   try {

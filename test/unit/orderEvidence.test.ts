@@ -24,11 +24,13 @@ const key = (p: { accesses: { thread: number; type: string; line: number }[] }) 
  * passing runs the other way round. A counter updated by both threads (lines 20/21) in every run.
  */
 function lazyCache(): BuiltTrace[] {
+  // main starts the checker (1) before the putter (2) in every run: what differs is the order of the accesses, not which thread started first (evidence by start order)
+  const started = ['START0 1', 'START0 2'];
   const counter = ['W1 count S20', 'W2 count S21'];
   const out: BuiltTrace[] = [];
   for (let k = 0; k < 20; k++) {
-    out.push({ execution: `F${k}`, outcome: 'fail', events: ['R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', ...counter] });
-    out.push({ execution: `P${k}`, outcome: 'pass', events: ['W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', ...counter] });
+    out.push({ execution: `F${k}`, outcome: 'fail', events: [...started, 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', ...counter] });
+    out.push({ execution: `P${k}`, outcome: 'pass', events: [...started, 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', 'W2 cache S11', 'R1 cache S10', ...counter] });
   }
   return out;
 }
