@@ -1,7 +1,8 @@
 /**
  * Two calls of one library method, one per thread (issue 40, indriya-picache: `HashMap.computeIfAbsent` on a
  * static map; forcingPlan.ts isLibraryOverlap): the race is inside the library, so the pattern is forced as
- * an overlap — the second call waits until the first has begun (`atStart`) — and its counterfactual is the
+ * an overlap — the first call waits until the second thread is at its call (`ready`), the second until the first
+ * has begun (`atStart`) — and its counterfactual is the
  * calls serialised (the second waits until the first returned).
  */
 import test from 'node:test';
@@ -19,7 +20,8 @@ test('two calls of one library method: forced to overlap (the first call\'s star
   const forced = forceSection(p, 'pattern');
   assert.equal(forced.accesses[0].atStart, true, 'the awaited call counts when it begins');
   assert.equal(forced.accesses[1].atStart, undefined);
-  assert.deepEqual(forced.waits[0], { at: 1, for: 0, sameObject: true });
+  // the first call held until the second thread is at its call (ready), the second until the first has begun
+  assert.deepEqual(forced.waits.slice(0, 2), [{ at: 0, for: 1, sameObject: true, ready: true, optional: true }, { at: 1, for: 0, sameObject: true }]);
   const serial = forceSection(p, 'opposite');
   assert.ok(serial.accesses.every((a) => !a.atStart), 'serialised: the second call waits until the first returned');
   assert.deepEqual(serial.waits, [{ at: 1, for: 0, sameObject: true }]);

@@ -414,7 +414,13 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
         : o.regions !== false && isSingleAccessPair(p)
           ? regionSerialForcing(accesses)
           : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
-  if (overlap && order === 'pattern') forcing.accesses[0] = { ...forcing.accesses[0], atStart: true };
+  if (overlap && order === 'pattern') {
+    forcing.accesses[0] = { ...forcing.accesses[0], atStart: true };
+    // the first call waits until the second thread is at its call (`ready`): released when the first has
+    // begun, the second call then starts while the first is still inside — a first call that runs free is
+    // over before a later thread arrives, and the calls overlap only by chance
+    forcing.waits.unshift({ at: 0, for: 1, sameObject: true, ready: true, optional: true });
+  }
   if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine, o.byCaller !== false && !o.anyLine);
   // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);
   // the pattern's wait is its first change of role (not with a check of the use, which adds one before it)
