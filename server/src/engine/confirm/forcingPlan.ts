@@ -415,10 +415,13 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
           ? regionSerialForcing(accesses)
           : { accesses, waits: isSymmetric(p) ? serialWaits(accesses) : oppositeWaits(accesses) };
   if (overlap && order === 'pattern') {
+    // both calls count as performed when they begin
     forcing.accesses[0] = { ...forcing.accesses[0], atStart: true };
-    // the first call waits until the second thread is at its call (`ready`): released when the first has
-    // begun, the second call then starts while the first is still inside — a first call that runs free is
-    // over before a later thread arrives, and the calls overlap only by chance
+    forcing.accesses[1] = { ...forcing.accesses[1], atStart: true };
+    // the first call waits until the second thread is at its call (`ready`), the second until the first
+    // has begun; and the agent's first call, once begun, waits for the second to begin (Forcing.afterBegun:
+    // a ready wait between two atStart accesses), so both calls start together — a first call that runs
+    // free is over before a later thread arrives, and the calls overlap only by chance
     forcing.waits.unshift({ at: 0, for: 1, sameObject: true, ready: true, optional: true });
   }
   if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine, o.byCaller !== false && !o.anyLine);

@@ -985,11 +985,13 @@ public final class Rt {
         // forcing: held before the call; its performance counts once the call has returned (libraryCalled),
         // or at once for an access with atStart
         if (s.forcePending != 0) Forcing.flushPending(s, t);
+        long arrived = Forcing.seq();
         int forced = Forcing.before(s, t, kind, var, loc, Forcing.libraryKey(obj), Forcing.libraryKey(sub));
         // an access whose performance counts when its call begins (atStart: two calls made to overlap)
         int start = forced & Forcing.atStartMask;
         if (start != 0) {
           Forcing.performed(s, t, start, Forcing.libraryKey(obj), Forcing.libraryKey(sub));
+          Forcing.afterBegun(t, start, Forcing.libraryKey(obj), arrived);
           forced &= ~start;
         }
         if (forced != 0) {
