@@ -9,6 +9,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { counterfactual, forceSection, forcingPlan, isLibraryOverlap, type ForcedPattern } from '../../server/src/engine/confirm/forcingPlan';
 import { NoisePlanError, validateNoisePlan } from '../../server/src/engine/noise/noisePlanFile';
+import { decideVerdict } from '../../server/src/engine/confirm/confirmVerdict';
 
 const F = 'tech/units/indriya/function/Calculus.java';
 const call = (thread: 1 | 2) => ({ thread, type: 'W' as const, variable: 'java.util.HashMap', file: F, line: 150, method: 'tech.units.indriya.function.Calculus$Pi.ofNumDigits', call: 'java.util.HashMap.computeIfAbsent' });
@@ -59,4 +60,22 @@ test('the plan format: atStart is a boolean, and only on a library call\'s acces
   };
   bad((a) => (a.atStart = 'yes'), /force\.accesses\[0\]\.atStart: must be true or false/);
   bad((a) => delete a.call, /force\.accesses\[0\]\.atStart: needs call/);
+});
+
+test('two calls forced to overlap: confirmed when serialising them prevents the failure, even if unforced runs overlap about as often; never otherwise', () => {
+  const g = (failed: number, runs = 20) => ({ runs, failed, forcedOk: runs });
+  const c = (failed: number, runs = 20) => ({ runs, failed });
+  // indriya-picache's shape: forced 14/20, serialised 0/20, unforced 12/20
+  const v = decideVerdict(g(14), g(0), c(12), { symmetric: true, overlap: true });
+  assert.equal(v.verdict, 'confirmed', v.reason);
+  assert.match(v.reason, /serialising them prevents it/);
+  // the paper's rule alone (not an overlap, or --strict): forcing must fail more than unforced runs
+  assert.notEqual(decideVerdict(g(14), g(0), c(12), { symmetric: true }).verdict, 'confirmed');
+  assert.notEqual(decideVerdict(g(14), g(0), c(12), { symmetric: true, overlap: true, strict: true }).verdict, 'confirmed');
+  // serialised fails as often as unforced runs: it prevents nothing
+  assert.notEqual(decideVerdict(g(14), g(9), c(10), { symmetric: true, overlap: true }).verdict, 'confirmed');
+  // forcing the overlap fails clearly less than unforced runs: the forcing is not what the runs had
+  assert.notEqual(decideVerdict(g(5), g(0), c(19), { symmetric: true, overlap: true }).verdict, 'confirmed');
+  // the serialised group not imposed: not compared
+  assert.notEqual(decideVerdict(g(14), { runs: 20, failed: 0, forcedOk: 4 }, c(12), { symmetric: true, overlap: true }).verdict, 'confirmed');
 });
