@@ -303,7 +303,7 @@ export function serialWaits(accesses: readonly Pick<ForceAccessSpec, 'role' | 'v
  */
 export function counterfactual(p: ForcedPattern, o: Pick<ForcingOptions, 'overlap' | 'regions'> = {}): 'opposite' | 'serialised' | undefined {
   if (!isSymmetric(p)) return 'opposite';
-  if (o.overlap !== false && isLibraryOverlap(p)) return 'serialised';
+  if (forcedAsOverlap(p, o)) return 'serialised';
   if (o.regions !== false && isSingleAccessPair(p)) return 'serialised';
   return serialWaits(p.accesses.map((a) => ({ role: a.thread, variable: a.variable }))).length ? 'serialised' : undefined;
 }
@@ -348,6 +348,11 @@ export function isLibraryOverlap(p: Pick<ForcedPattern, 'accesses'>): boolean {
   // Java agent's library calls; a thread-safe call's overlap is no race, and the Node.js recorder has no call start
   const exact = (x: ForcedPattern['accesses'][number]) => !!x.call && (!x.mixedCalls || !!x.exactCall) && x.call.startsWith('java.') && !x.call.startsWith('java.util.concurrent.');
   return p.accesses.length === 2 && a.thread !== b.thread && a.type === 'W' && exact(a) && exact(b) && isSymmetric(p);
+}
+
+/** The pattern is forced as an overlap of two library calls (isLibraryOverlap), unless `overlap` is false. */
+export function forcedAsOverlap(p: Pick<ForcedPattern, 'accesses'>, o: Pick<ForcingOptions, 'overlap'> = {}): boolean {
+  return o.overlap !== false && isLibraryOverlap(p);
 }
 
 /** The wait that forces the opposite order: the first access waits for the other role's first access. */
@@ -405,7 +410,7 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
   const loopCalls = new Set(p.accesses.flatMap((a, k) => (a.exactCall && a.call ? [k] : [])));
   // the opposite of a symmetric pattern is the same interleaving: its counterfactual is the threads serialised
   // two calls of one library method: forced to overlap, serialised as the counterfactual (isLibraryOverlap)
-  const overlap = o.overlap !== false && isLibraryOverlap(p);
+  const overlap = forcedAsOverlap(p, o);
   const forcing =
     order === 'pattern'
       ? patternForcing(accesses, loopCalls)

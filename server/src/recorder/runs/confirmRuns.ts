@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { CONFIRM_ALPHA, ControlGroup, decideVerdict, failsMoreOften, ForcedGroup, imposed, Outcome, WEAK_ALPHA, WINDOW_VERDICT } from '../../engine/confirm/confirmVerdict';
 import { accessesNotReached, CheckedGroup, CouldNotCheck, noRunsIn, reachedNoAccess } from '../../engine/confirm/couldNotCheck';
-import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, GuardChain, type GuardPlace, isLibraryOverlap, isSymmetric, sameDelaySection } from '../../engine/confirm/forcingPlan';
+import { counterfactual, ForcedPattern, ForceOrder, forcingPlan, ForcingOptions, GuardChain, forcedAsOverlap, type GuardPlace, isSymmetric, sameDelaySection } from '../../engine/confirm/forcingPlan';
 import type { NoisePlan } from '../../engine/noise/noisePlan';
 import type { PatternConfirmation } from '../../engine/confirm/confirmedRanking';
 import { RecordOptions, sanitizeName } from './recordOptions';
@@ -319,7 +319,7 @@ export async function confirmPattern(
     await group('forced', more('forced', o.seed, forced.g.runs, o.runs - forced.g.runs, { plan: forcedPlan }), forcedSettle, o.runs, forced);
     unchecked = forcedUnchecked();
   }
-  const verdictOptions = { strict: o.strict, symmetric: isSymmetric(p), overlap: alt === 'serialised' && o.overlap !== false && isLibraryOverlap(p), ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) };
+  const verdictOptions = { strict: o.strict, symmetric: isSymmetric(p), overlap: forcedAsOverlap(p, o), ...(p.evidence !== undefined ? { evidence: p.evidence } : {}) };
   let looks = 1;
   let early = false;
   if (!unchecked && !interrupted && !forcedSettled()) {

@@ -87,13 +87,12 @@ public final class Forcing {
    */
   static volatile int atStartMask;
   /**
-   * per access: the access whose begun call it waits for once its own call has begun (two calls made to
-   * overlap: a ready wait at an atStart access for another atStart access), or -1. The first call's thread
-   * was held until the second was at its call; released together, it waits for the second call to begin
-   * too before it goes on, so both calls start within microseconds — else the first (a short call) is
-   * often over before the released thread has woken up.
+   * per access: the ready wait at it for another atStart access (two calls made to overlap), or -1. The
+   * first call's thread was held until the second was at its call; once its own call has begun it waits
+   * for the second call to begin too (afterBegun), so both calls start within microseconds — else the
+   * first (a short call) is often over before the released thread has woken up.
    */
-  private static int[] overlapPartner = new int[0];
+  private static int[] overlapWait = new int[0];
   /**
    * per wait: an access of the awaited role (force.waits[].afterOwn) its thread must have made before the
    * awaited performance for that one to count, or -1 — a symmetric pattern's threads serialised: the
@@ -276,9 +275,9 @@ public final class Forcing {
     Forcing.ready = ready != null ? ready : new boolean[at.length];
     loopWaits = false;
     for (int k = 0; k < at.length; k++) loopWaits |= Forcing.fresh[k] || Forcing.ready[k];
-    overlapPartner = filled(n, -1);
+    overlapWait = filled(n, -1);
     for (int k = 0; k < at.length; k++) {
-      if (Forcing.ready[k] && (starts & (1 << at[k])) != 0 && (starts & (1 << forAccess[k])) != 0) overlapPartner[at[k]] = forAccess[k];
+      if (Forcing.ready[k] && (starts & (1 << at[k])) != 0 && (starts & (1 << forAccess[k])) != 0) overlapWait[at[k]] = k;
     }
     isWrite = new boolean[n];
     isRead = new boolean[n];
@@ -680,36 +679,25 @@ public final class Forcing {
 
   /**
    * After the current thread's call of an atStart access in {@code m} has begun (performed): for an
-   * access with an overlap partner (overlapPartner), spin until another thread's call of the partner has
-   * begun on the same object since this thread arrived at its call ({@code arrived}, seq()), at most
+   * access with an overlap wait (overlapWait), spin until another thread's call of the awaited access has
+   * begun on the wait's object since this thread arrived at its call ({@code arrived}, seq()), at most
    * {@code waitMs}. Nothing is counted: the plan's waits say whether the overlap was met.
    */
-  static void afterBegun(int t, int m, long key, long arrived) {
-    int[] partner = overlapPartner;
-    for (int j = 0; j < partner.length; j++) {
-      if ((m & (1 << j)) == 0 || partner[j] < 0) continue;
+  static void afterBegun(int t, int m, long key, long sub, long arrived) {
+    int[] waits = overlapWait;
+    for (int j = 0; j < waits.length; j++) {
+      int w = waits[j];
+      if ((m & (1 << j)) == 0 || w < 0) continue;
       long deadline = System.nanoTime() + waitNanos;
       for (int spins = 0; !stopped; spins++) {
         synchronized (LOCK) {
-          if (partnerOn(partner[j], t, arrived, key)) break;
+          if (performedSince(w, t, key, sub, arrived)) break;
         }
         if (System.nanoTime() - deadline >= 0) break;
         if (spins < 1000) Thread.onSpinWait();
         else Thread.yield();
       }
     }
-  }
-
-  /** Another thread performed {@code j} on object {@code key} after sequence number {@code after}. */
-  private static boolean partnerOn(int j, int t, long after, long key) {
-    long[] seqs = ringSeq[j];
-    int p = ringNext[j];
-    for (int c = 0; c < ringSize[j]; c++) {
-      p = (p - 1) & (RING - 1);
-      if (seqs[p] <= after) return false;
-      if (ringThread[j][p] != t && ringKey[j][p] == key) return true;
-    }
-    return false;
   }
 
   private static void addPerformer(int t) {

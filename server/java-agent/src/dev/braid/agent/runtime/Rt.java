@@ -991,7 +991,7 @@ public final class Rt {
         int start = forced & Forcing.atStartMask;
         if (start != 0) {
           Forcing.performed(s, t, start, Forcing.libraryKey(obj), Forcing.libraryKey(sub));
-          Forcing.afterBegun(t, start, Forcing.libraryKey(obj), arrived);
+          Forcing.afterBegun(t, start, Forcing.libraryKey(obj), Forcing.libraryKey(sub), arrived);
           forced &= ~start;
         }
         if (forced != 0) {
