@@ -40,7 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { analyzeTraceFiles, AnalysisOptions, AnalysisResult } from '../server/src/engine/analysis';
+import { analyzeTraceFiles, AnalysisOptions, AnalysisResult, patternAt, patternCount } from '../server/src/engine/analysis';
 import { explainBugs } from '../server/src/engine/griffin/griffin';
 import type { RankedPattern } from '../server/src/engine/analysis';
 import { isRootCause } from '../test/helpers/rootCause';
@@ -73,6 +73,11 @@ export interface ConfirmRow {
   reason?: string;
   runs?: number;
   seconds: number;
+  /**
+   * a confirmed combination's smaller pattern forced alone (braid confirm's `within`, causeWithin.ts):
+   * when it is confirmed it is the pattern braid names as the cause, and the row is judged by it
+   */
+  within?: { pattern: string; rootCause: boolean; verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup };
 }
 
 interface ConfirmGroup {
@@ -193,7 +198,7 @@ function recordLive(s: RealSubject, dir: string, seed: string): NonNullable<Live
   return { runs: traces.length, failed, seconds: r.seconds, folder: out };
 }
 
-function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: ConfirmRow['role'], rootCause: boolean, seed: string, s: RealSubject, dir: string): ConfirmRow {
+function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: ConfirmRow['role'], rootCause: boolean, seed: string, s: RealSubject, dir: string, isRootKey: (key: string) => boolean): ConfirmRow {
   const base = { seed, role, pattern: `#${rank} ${pattern.id}`, rootCause };
   // a subject recorded with `braid record` (run.command) ran in its own folder, outside the traces'
   // workspace (a temp folder), whose recording.json braid confirm will not run: give the command
@@ -204,9 +209,12 @@ function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: 
   const more = (process.env.BRAID_CONFIRM_ARGS ?? '').split(/\s+/).filter(Boolean);
   const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern.key, '--seed', seed, '--format', 'json', ...more, ...command], dir, 20 * 60_000);
   try {
-    const j = JSON.parse(r.stdout) as { verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null; control?: { runs: number; failed: number } | null; counterfactual?: string; reason?: string; runs?: number };
+    type W = { pattern: { rank: number; key: string; id: string }; verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null };
+    const j = JSON.parse(r.stdout) as { verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null; control?: { runs: number; failed: number } | null; counterfactual?: string; reason?: string; runs?: number; within?: W };
     const g = <T extends { runs: number; failed: number }>(x: T | null | undefined) => x ?? undefined;
-    return { ...base, verdict: j.verdict, forced: g(j.forced), opposite: g(j.opposite), control: g(j.control), counterfactual: j.counterfactual, reason: j.reason, runs: j.runs, seconds: r.seconds };
+    const w = j.within;
+    const within = w ? { pattern: `#${w.pattern.rank} ${w.pattern.id}`, rootCause: isRootKey(w.pattern.key), verdict: w.verdict, forced: g(w.forced), opposite: g(w.opposite) } : undefined;
+    return { ...base, verdict: j.verdict, forced: g(j.forced), opposite: g(j.opposite), control: g(j.control), counterfactual: j.counterfactual, reason: j.reason, runs: j.runs, seconds: r.seconds, ...(within ? { within } : {}) };
   } catch {
     return { ...base, verdict: `error (exit ${r.status}): ${r.stderr.trim().split('\n').pop() ?? ''}`, seconds: r.seconds };
   }
@@ -214,19 +222,32 @@ function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: 
 
 function verdictCell(c: ConfirmRow): string {
   const g = (x?: { runs: number; failed: number }) => (x ? `${x.failed}/${x.runs}` : '–');
-  return `${c.verdict} (forced ${g(c.forced)}, ${c.counterfactual === 'serialised' ? 'serialised' : 'opposite'} ${g(c.opposite)}, control ${g(c.control)})`;
+  const w = c.within ? `; within it ${c.within.pattern}${c.within.rootCause ? ' (root cause)' : ''} ${c.within.verdict} (forced ${g(c.within.forced)}, opposite ${g(c.within.opposite)})` : '';
+  return `${c.verdict} (forced ${g(c.forced)}, ${c.counterfactual === 'serialised' ? 'serialised' : 'opposite'} ${g(c.opposite)}, control ${g(c.control)})${w}`;
+}
+
+/**
+ * What a confirmation claims: the pattern braid names as the cause — the smaller pattern within a
+ * confirmed combination when that one was confirmed alone (causeWithin.ts), else the pattern forced —
+ * and whether that is a root cause of the truth. undefined: nothing confirmed.
+ */
+export function confirmedCause(c: ConfirmRow): { rootCause: boolean } | undefined {
+  if (c.verdict !== 'confirmed') return undefined;
+  if (c.within?.verdict === 'confirmed') return { rootCause: c.within.rootCause };
+  return { rootCause: c.rootCause };
 }
 
 /** The confirm table (issue 40's acceptance): subject × seed × pattern → verdict and each group's figures. */
 export function confirmTable(rows: RealRow[]): string {
   const out: string[] = [];
-  const head = ['subject', 'seed', 'pattern', 'root cause', 'verdict', 'forced failed (met)', 'counterfactual failed (met)', 'control failed', 'runs', 's'];
+  const head = ['subject', 'seed', 'pattern', 'root cause', 'verdict', 'forced failed (met)', 'counterfactual failed (met)', 'control failed', 'within it (confirmed alone: the cause named)', 'runs', 's'];
   out.push(`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`);
   const g = (x?: ConfirmGroup) => (x ? `${x.failed}/${x.runs} (${x.forcedOk})` : '–');
   for (const r of rows) {
     for (const c of r.live?.confirmations ?? []) {
       const cf = c.opposite ? `${c.counterfactual === 'serialised' ? 'serialised ' : 'opposite '}${g(c.opposite)}` : '–';
-      const cells = [r.subject.id, c.seed, `${c.role}: ${c.pattern}`, c.rootCause ? 'yes' : 'no', c.verdict, g(c.forced), cf, c.control ? `${c.control.failed}/${c.control.runs}` : '–', String(c.runs ?? '–'), c.seconds.toFixed(0)];
+      const w = c.within ? `${c.within.pattern}${c.within.rootCause ? ' (root cause)' : ''}: ${c.within.verdict} (forced ${g(c.within.forced)}, opposite ${g(c.within.opposite)})` : '–';
+      const cells = [r.subject.id, c.seed, `${c.role}: ${c.pattern}`, c.rootCause ? 'yes' : 'no', c.verdict, g(c.forced), cf, c.control ? `${c.control.failed}/${c.control.runs}` : '–', w, String(c.runs ?? '–'), c.seconds.toFixed(0)];
       out.push(`| ${cells.map((x) => x.replace(/\|/g, '/')).join(' | ')} |`);
     }
   }
@@ -234,9 +255,13 @@ export function confirmTable(rows: RealRow[]): string {
   const roots = all.filter((c) => c.rootCause);
   const others = all.filter((c) => !c.rootCause);
   const confirmed = (c: ConfirmRow) => c.verdict === 'confirmed';
+  // the cause braid names: a confirmed combination whose pair within is confirmed alone names the pair
+  const namedRoot = others.filter((c) => confirmedCause(c)?.rootCause === true);
+  const wrong = all.filter((c) => confirmedCause(c)?.rootCause === false);
   out.push(
     `root cause confirmed ${roots.filter(confirmed).length} of ${roots.length} confirmations (${pct(roots.filter(confirmed).length, roots.length)}); ` +
-      `not a root cause (decoys and a rank 1 that is not the root cause) confirmed ${others.filter(confirmed).length} of ${others.length}; ` +
+      `a combination confirmed whose pair within, the root cause, was confirmed alone and named as the cause: ${namedRoot.length}; ` +
+      `not a root cause (decoys and a rank 1 that is not the root cause) confirmed ${others.filter(confirmed).length} of ${others.length}, named as the cause ${wrong.length}; ` +
       `verdicts: ${[...new Set(all.map((c) => c.verdict))].map((v) => `${v} ${all.filter((c) => c.verdict === v).length}`).join(', ')}`,
   );
   return out.join('\n');
@@ -442,7 +467,11 @@ export async function main(argv: string[]): Promise<number> {
       for (const cs of value('--confirm-seeds', seed).split(',')) {
         for (const [role, p] of [['rank 1', first], ['decoy', decoy]] as const) {
           if (!p) continue;
-          const c = confirmRun(figures.recording.folder, p, result.patterns.indexOf(p) + 1, role, isRoot(p), cs, s, dir);
+          const c = confirmRun(figures.recording.folder, p, result.patterns.indexOf(p) + 1, role, isRoot(p), cs, s, dir, (key) => {
+            let q: RankedPattern | undefined;
+            for (let k = 0; k < patternCount(result) && !q; k++) if (patternAt<RankedPattern>(result, k)!.key === key) q = patternAt<RankedPattern>(result, k);
+            return q !== undefined && isRoot(q);
+          });
           process.stderr.write(`  seed ${cs} ${role} ${c.pattern}${c.rootCause ? ' (root cause)' : ''}: ${verdictCell(c)} ${c.seconds.toFixed(0)} s\n`);
           figures.confirmations.push(c);
         }

@@ -8,6 +8,7 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import type { Bug } from '../engine/griffin/griffin';
 import { CONFIRMED_LIST_CAP, PatternConfirmation, reorderLines, withConfirmations } from '../engine/confirm/confirmedRanking';
 import { windowCause } from '../engine/confirm/windowCause';
+import { causeWithinCandidate } from '../engine/confirm/causeWithin';
 import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/runs/confirmRuns';
@@ -34,10 +35,12 @@ export interface AnalyzeConfirmArgs {
    * and force the best refinements at their calls (engine/confirm/callRefinement.ts)
    */
   perCall?: boolean;
+  /** `--confirm-whole`: no smaller pattern is forced after a confirmed combination (engine/confirm/causeWithin.ts) */
+  whole?: boolean;
 }
 
 /** How `--confirm` loops: the budget, and the ranking with locations per call (undefined: none to be had). */
-export type ConfirmLoopArgs = Pick<AnalyzeConfirmArgs, 'top' | 'runs' | 'budget'> & { perCallRanking?: () => Promise<AnalysisResult | undefined> };
+export type ConfirmLoopArgs = Pick<AnalyzeConfirmArgs, 'top' | 'runs' | 'budget' | 'whole'> & { perCallRanking?: () => Promise<AnalysisResult | undefined> };
 
 export const DEFAULT_CONFIRM_RUNS = 10;
 
@@ -131,6 +134,19 @@ export async function confirmAndReorder(
         if (!queued.has(listed[k].key)) {
           queued.add(listed[k].key);
           candidates.push({ ...listed[k], rank: k + 1 });
+        }
+      }
+    }
+    if (c.verdict === 'confirmed' && !a.whole) {
+      // a confirmed combination: the smaller listed pattern within it, forced alone next (its other accesses may be incidental)
+      const q = causeWithinCandidate(listed, p);
+      if (q) {
+        const k = listed.indexOf(q);
+        const had = verdicts.get(q.key)?.verdict;
+        because = `; within it: #${k + 1} ${q.id} ${q.kind}${had ? ` (${had})` : queued.has(q.key) ? '' : ' — tried next, within the budget'}`;
+        if (!queued.has(q.key)) {
+          queued.add(q.key);
+          candidates.push({ ...q, rank: k + 1 });
         }
       }
     }

@@ -89,6 +89,8 @@ Usage:
       --confirm-budget RUNS      most program runs for all confirmations (default max(3 × runs, 400))
       --confirm-calls on|off     when none is confirmed and a pattern's line makes several library calls, rank the
                                  traces again per call and force the best refinements at their calls (default on)
+      --confirm-whole            a confirmed pattern of three or four accesses keeps its verdict alone (default: a
+                                 smaller listed pattern within it is forced next; confirmed too, it is listed first)
       --workers N                worker threads reading traces in parallel (default 1 = this thread; one trace ≥ 64 MiB with N ≥ 2: parsed in a second thread)
       --cache DIR                per-run summary cache (e.g. .braid/cache): traces analyzed before are not read again
       Inputs may also be summary files (*.braid-summary.json, from braid summarize), e.g. shards from many machines.
@@ -312,6 +314,9 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
       case '--confirm-budget':
         confirm().budget = intArg(flag, next(), 1);
         break;
+      case '--confirm-whole':
+        confirm().whole = true;
+        break;
       case '--confirm-calls': {
         const v = next();
         if (v !== 'on' && v !== 'off') throw new UsageError(`--confirm-calls must be on or off, got "${v}"`);
@@ -349,7 +354,7 @@ export function parseAnalyzeArgs(all: string[]): AnalyzeArgs {
   if (!a.inputs.length) throw new UsageError('give at least one trace file or folder');
   if (command.length && !a.confirm) throw new UsageError('a command after "--" is only for --confirm K');
   if (a.confirm) {
-    if (a.confirm.top === 0) throw new UsageError('--confirm-runs, --confirm-budget and --confirm-calls go with --confirm K');
+    if (a.confirm.top === 0) throw new UsageError('--confirm-runs, --confirm-budget, --confirm-calls and --confirm-whole go with --confirm K');
     if (a.confirm.budget === 0) a.confirm.budget = Math.max(3 * a.confirm.runs, 400);
   }
   return a;

@@ -20,6 +20,8 @@ import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
 import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
+import { causeWithinCandidate } from '../engine/confirm/causeWithin';
+import { CONFIRMED_LIST_CAP } from '../engine/confirm/confirmedRanking';
 import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
 import { checkFix, FixCheck, recordingNoiseOf } from '../recorder/runs/fixCheck';
@@ -60,6 +62,9 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
       --no-guard            do not also force the held thread's check before its access (a read of another
                             variable the failing runs made before the other thread's write of it;
                             docs/confirm.md, A check the held access depends on)
+      --whole               a confirmed pattern of three or four accesses keeps its verdict alone; by default
+                            a smaller listed pattern within it (a pair of its accesses) is forced next and,
+                            when confirmed too, named as the cause (docs/confirm.md, The cause within)
       --calls on|off        when the pattern is on a line of several library calls and forcing it there
                             is not confirmed, force its refinements per call (default on; docs/confirm.md)
       --fresh-jvm           one JVM per run; by default the runs of a JUnit test run by the console launcher
@@ -91,6 +96,8 @@ export interface ConfirmArgs {
   anyThread?: boolean;
   /** --no-regions: W1 W2 of one access per thread has no counterfactual (ForcingOptions.regions false) */
   noRegions?: boolean;
+  /** --whole: no cause looked for within a confirmed combination (causeWithin.ts) */
+  whole?: boolean;
   /** --no-overlap: two calls of one library method are forced in order, not to overlap (ForcingOptions.overlap false) */
   noOverlap?: boolean;
   /** --any-caller: the plans do not name the failing runs' call sites (ForcingOptions.byCaller false) */
@@ -166,6 +173,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       case '--no-regions':
         a.noRegions = true;
+        i += 1;
+        break;
+      case '--whole':
+        a.whole = true;
         i += 1;
         break;
       case '--no-overlap':
@@ -304,9 +315,34 @@ function fmtP(p: number): string {
   return p < 1e-3 ? p.toExponential(1) : p.toFixed(3);
 }
 
-export function confirmJson(c: PerCallResult): Record<string, unknown> {
+/** The smaller pattern forced after a confirmed combination (causeWithin.ts), and its confirmation. */
+export interface WithinResult {
+  pattern: RankedPattern;
+  confirmation: PerCallResult;
+}
+
+export function confirmJson(c: PerCallResult, within?: WithinResult): Record<string, unknown> {
+  const w = within?.confirmation;
   return {
     verdict: c.verdict,
+    ...(within && w
+      ? {
+          within: {
+            pattern: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind },
+            verdict: w.verdict,
+            forced: w.forced,
+            opposite: w.opposite ?? null,
+            control: w.control ?? null,
+            ...(w.counterfactual ? { counterfactual: w.counterfactual } : {}),
+            pValue: w.pValue,
+            reason: w.reason,
+            folder: w.folder,
+            plan: w.plan,
+            runs: w.runsSpent,
+          },
+          ...(w.verdict === 'confirmed' ? { cause: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind } } : {}),
+        }
+      : {}),
     ...(c.couldNotCheck ? { why: c.couldNotCheck.why, hint: c.couldNotCheck.hint } : {}),
     pattern: c.pattern,
     forced: c.forced,
@@ -324,12 +360,25 @@ export function confirmJson(c: PerCallResult): Record<string, unknown> {
     ...(c.counterfactual ? { counterfactual: c.counterfactual } : {}),
     perCall: c.perCall ?? null,
     ...(c.refinements ? { refinements: c.refinements } : {}),
-    runs: c.runsSpent,
-    seconds: Math.round(c.seconds * 10) / 10,
+    runs: c.runsSpent + (w?.runsSpent ?? 0),
+    seconds: Math.round((c.seconds + (w?.seconds ?? 0)) * 10) / 10,
   };
 }
 
-export function confirmText(c: Confirmation, p: RankedPattern, command: string[], cwd = process.cwd()): string {
+/** The lines that say what forcing the smaller pattern within a confirmed combination showed. */
+export function withinText(within: WithinResult): string[] {
+  const w = within.confirmation;
+  const q = within.pattern;
+  const cf = w.opposite ? `, ${w.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'} ${w.opposite.failed} of ${w.opposite.runs}` : '';
+  const head = `  within it: #${w.pattern.rank} ${q.id} ${q.kind}  ${interleavingText(q)} — forced alone: ${w.verdict} (forced ${w.forced.failed} of ${w.forced.runs} failed${cf})`;
+  const what =
+    w.verdict === 'confirmed'
+      ? `  the cause is #${w.pattern.rank} ${q.id} ${q.kind}: its order alone makes the failure; the other accesses of this pattern are incidental (braid confirm --whole keeps this pattern's verdict alone)`
+      : `  the order of the whole pattern is what was confirmed: its pair alone was ${w.verdict} (${w.reason})`;
+  return [head, what];
+}
+
+export function confirmText(c: Confirmation, p: RankedPattern, command: string[], cwd = process.cwd(), within?: WithinResult): string {
   const rel = (f: string) => path.relative(cwd, f) || f;
   const out = [
     `braid confirm: ${p.id} ${p.kind} (listed #${c.pattern.rank}) — ${c.verdict.toUpperCase()}`,
@@ -354,7 +403,8 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   if (c.sameDelay) out.push(`  the same delay without the order: ${c.sameDelay.failed} of ${c.sameDelay.runs} failed (forced in ${c.sameDelay.forcedOk})`);
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
-  out.push(`  ${c.runsSpent} runs in ${c.seconds.toFixed(1)} s; runs in ${rel(c.folder)}`);
+  if (within) out.push(...withinText(within));
+  out.push(`  ${c.runsSpent + (within?.confirmation.runsSpent ?? 0)} runs in ${c.seconds.toFixed(1)} s; runs in ${rel(c.folder)}`);
   if (c.verdict === 'confirmed' || c.verdict === 'confirms the window') out.push(`  reproduce: braid record --runs 1 --plan ${rel(c.plan)} -- ${command.join(' ')}`);
   return out.map(terminalLine).join('\n');
 }
@@ -518,8 +568,20 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
       return abort.signal.aborted ? stopped() : f.verdict === 'fixed' ? 0 : f.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
     }
     const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
+    // a confirmed combination: the smaller listed pattern within it, forced alone (causeWithin.ts)
+    let within: WithinResult | undefined;
+    const listed = Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
+    const q = c.verdict === 'confirmed' && !a.whole && !abort.signal.aborted ? causeWithinCandidate(listed, pattern) : undefined;
+    if (q) {
+      const rank = listed.indexOf(q) + 1;
+      if (tty) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`braid confirm: confirmed; forcing #${rank} ${q.id} ${q.kind} within it alone (are the other accesses incidental?)\n`);
+      const qp = await withFailingRunFacts(withCheckOfUse({ ...q, rank }, result.patterns), traceFiles);
+      const wc = await confirmWithCalls(qp, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + c.runsSpent + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
+      if (wc.verdict !== 'could not check') within = { pattern: q, confirmation: { ...wc, pattern: { ...wc.pattern, rank } } };
+    }
     if (tty) process.stderr.write('\r\x1b[K');
-    process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c), null, 2) : confirmText(c, pattern, command)) + '\n');
+    process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c, within), null, 2) : confirmText(c, pattern, command, undefined, within)) + '\n');
     return abort.signal.aborted ? stopped() : c.verdict === 'confirmed' ? 0 : c.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;
   } catch (e) {
     // a full disk (or another refused write): what and where, exit 3 as for braid record

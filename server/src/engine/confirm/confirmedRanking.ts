@@ -64,14 +64,14 @@ export function holdsAll(a: Pick<RankedPattern, 'accesses'>, b: Pick<RankedPatte
 }
 
 /** Distinct accesses with roles (a pattern's size for the superset rule). */
-const size = (p: Pick<RankedPattern, 'accesses'>) => new Set(p.accesses.map((x) => accessKey(x, x.thread))).size;
+export const patternSize = (p: Pick<RankedPattern, 'accesses'>) => new Set(p.accesses.map((x) => accessKey(x, x.thread))).size;
 
 /**
  * The confirmed patterns whose accesses (with thread roles) strictly contain those of another
  * confirmed pattern, each with the smallest such pattern listed first.
  */
 export function supersetsOfConfirmed(rows: readonly ConfirmedPattern[]): Map<ConfirmedPattern, ConfirmedPattern> {
-  const confirmed = rows.filter((p) => p.confirmation?.verdict === 'confirmed').map((p) => ({ p, n: size(p) }));
+  const confirmed = rows.filter((p) => p.confirmation?.verdict === 'confirmed').map((p) => ({ p, n: patternSize(p) }));
   const out = new Map<ConfirmedPattern, ConfirmedPattern>();
   for (const a of confirmed) {
     for (const b of confirmed) {

@@ -1,0 +1,106 @@
+/**
+ * The cause within a confirmed combination (engine/confirm/causeWithin.ts): which smaller pattern is
+ * forced after a combination is confirmed, and how `braid analyze --confirm` lists the two — on the
+ * committed recording of a real bug (micrometer-promcollect: a scrape streams over a collector's
+ * children while another thread adds one), with the forcing replaced by a rule.
+ */
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { analyzeTraceFiles, AnalysisResult, patternAt, patternCount, RankedPattern } from '../../server/src/engine/analysis';
+import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
+import { causeWithinCandidate, isOrderedWithin, patternsWithin } from '../../server/src/engine/confirm/causeWithin';
+import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
+import type { Confirmation } from '../../server/src/recorder/runs/confirmRuns';
+import type { ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
+
+const root = path.resolve(__dirname, '../..');
+
+type A = RankedPattern['accesses'][number];
+const acc = (thread: number, type: 'R' | 'W', variable: string, line: number): A => ({ thread, type, variable, file: 'C.java', line, method: 'C.m' }) as A;
+const pat = (key: string, ...accesses: A[]) => ({ key, accesses });
+
+test('a pattern is within another when its accesses come in the other’s order, thread roles kept or swapped', () => {
+  const p = pat('p', acc(1, 'R', 'list', 72), acc(2, 'W', 'count', 26), acc(2, 'W', 'list', 54), acc(1, 'R', 'count', 40));
+  assert.ok(isOrderedWithin(p, pat('rw', acc(1, 'R', 'list', 72), acc(2, 'W', 'list', 54))));
+  assert.ok(isOrderedWithin(p, pat('rw-swapped', acc(2, 'R', 'list', 72), acc(1, 'W', 'list', 54))), 'roles are numbered per pattern');
+  assert.ok(!isOrderedWithin(p, pat('wr', acc(1, 'W', 'list', 54), acc(2, 'R', 'list', 72))), 'the opposite order has the same accesses but is not within');
+  assert.ok(!isOrderedWithin(p, pat('one-thread', acc(1, 'R', 'list', 72), acc(1, 'W', 'list', 54))), 'both accesses by one role are not within');
+  assert.ok(!isOrderedWithin(p, pat('other-line', acc(1, 'R', 'list', 73), acc(2, 'W', 'list', 54))));
+});
+
+test('patternsWithin: smallest first, then in list order; nothing within a pair', () => {
+  const p = pat('p', acc(1, 'R', 'x', 1), acc(2, 'W', 'y', 2), acc(2, 'W', 'x', 3), acc(1, 'R', 'y', 4));
+  const rwx = pat('rwx', acc(1, 'R', 'x', 1), acc(2, 'W', 'x', 3));
+  const rwwx = pat('rww', acc(1, 'R', 'x', 1), acc(2, 'W', 'y', 2), acc(2, 'W', 'x', 3));
+  const wry = pat('wry', acc(1, 'W', 'y', 2), acc(2, 'R', 'y', 4));
+  const unrelated = pat('u', acc(1, 'R', 'z', 9), acc(2, 'W', 'z', 9));
+  assert.deepEqual(patternsWithin([rwwx, unrelated, wry, rwx, p], p).map((q) => q.key), ['wry', 'rwx', 'rww']);
+  assert.equal(causeWithinCandidate([rwwx, rwx], p)?.key, 'rwx');
+  assert.deepEqual(patternsWithin([p, rwwx], rwx), [], 'a pair has no smaller pattern within it');
+});
+
+/** The committed recording, with one combination that holds the root-cause pair moved first and given evidence (the live recordings ranked such a pattern first). */
+async function promcollect(): Promise<{ result: AnalysisResult; combo: RankedPattern; pair: RankedPattern }> {
+  const { files } = await findTraceFiles([path.join(root, 'test/fixtures/real/micrometer-promcollect')]);
+  const r = await analyzeTraceFiles(files, {});
+  const rows = Array.from({ length: patternCount(r) }, (_, k) => patternAt<RankedPattern>(r, k)!);
+  const isPair = (p: RankedPattern) => p.accesses.length === 2 && p.accesses[0].type === 'R' && p.accesses[0].line === 72 && p.accesses[1].type === 'W' && p.accesses[1].line === 54;
+  const pair = rows.find(isPair);
+  assert.ok(pair, 'the premise: the root-cause pair R children :72 → W children.add :54 is listed');
+  const combo = rows.find((p) => p.accesses.length === 4 && isOrderedWithin(p, pair));
+  assert.ok(combo, `the premise: a combination of four accesses holds the pair (${rows.map((p) => p.kind).join(' ')})`);
+  const first = { ...combo, evidence: true };
+  const rest = rows.filter((p) => p !== combo).map((p) => ({ ...p, evidence: false }));
+  const { ranking: _r, ...plain } = r;
+  return { result: { ...plain, patterns: [first, ...rest] }, combo: first, pair };
+}
+
+function forcing(confirms: (p: RankedPattern) => boolean) {
+  const tried: string[] = [];
+  const one = async (p: RankedPattern): Promise<Confirmation> => {
+    tried.push(p.key);
+    const ok = confirms(p);
+    return {
+      verdict: ok ? 'confirmed' : 'refuted',
+      reason: ok ? 'confirmed' : 'refuted',
+      pValue: ok ? 1e-5 : 1,
+      forced: { runs: 10, failed: ok ? 10 : 0, forcedOk: 10 },
+      opposite: { runs: 10, failed: 0, forcedOk: 10 },
+      pattern: { rank: p.rank, key: p.key, id: p.id },
+      folder: '',
+      plan: '',
+      runsSpent: 30,
+      seconds: 1,
+    };
+  };
+  return { one, tried };
+}
+
+test('analyze --confirm: a confirmed combination has the pair within it forced next; confirmed too, the pair is listed first and the move is said', async () => {
+  const { result, combo, pair } = await promcollect();
+  const f = forcing((p) => isOrderedWithin(p, pair));
+  const out = await confirmAndReorder(result, undefined, { top: 1, runs: 10, budget: 400 }, f.one);
+  assert.deepEqual(f.tried, [combo.key, pair.key], 'the combination, then the pair within it');
+  const after = out.result.patterns as ConfirmedPattern[];
+  assert.equal(after[0].key, pair.key, `first: ${after[0].id} ${after[0].kind}`);
+  assert.equal(after[1].key, combo.key);
+  const text = out.lines.join('\n');
+  assert.match(text, new RegExp(`within it: #\\d+ ${pair.id} RW — tried next`));
+  assert.match(text, /confirmed, but its accesses hold all of #\d+ P\d+ RW's \(confirmed too\): listed after it/);
+});
+
+test('analyze --confirm: a pair that is refuted alone leaves the combination first (its whole order is the cause)', async () => {
+  const { result, combo, pair } = await promcollect();
+  const f = forcing((p) => p.key === combo.key);
+  const out = await confirmAndReorder(result, undefined, { top: 1, runs: 10, budget: 400 }, f.one);
+  assert.deepEqual(f.tried, [combo.key, pair.key]);
+  assert.equal(out.result.patterns[0].key, combo.key);
+});
+
+test('analyze --confirm-whole: the paper’s behaviour, no pattern within is forced', async () => {
+  const { result, combo } = await promcollect();
+  const f = forcing(() => true);
+  await confirmAndReorder(result, undefined, { top: 1, runs: 10, budget: 400, whole: true }, f.one);
+  assert.deepEqual(f.tried, [combo.key]);
+});
