@@ -29,15 +29,18 @@ test('a pattern is within another when its accesses come in the other’s order,
   assert.ok(!isOrderedWithin(p, pat('other-line', acc(1, 'R', 'list', 73), acc(2, 'W', 'list', 54))));
 });
 
-test('patternsWithin: smallest first, then in list order; nothing within a pair', () => {
+test('patternsWithin: smallest first, then in list order, leaving a variable out; nothing within a pair or a one-variable window', () => {
   const p = pat('p', acc(1, 'R', 'x', 1), acc(2, 'W', 'y', 2), acc(2, 'W', 'x', 3), acc(1, 'R', 'y', 4));
   const rwx = pat('rwx', acc(1, 'R', 'x', 1), acc(2, 'W', 'x', 3));
   const rwwx = pat('rww', acc(1, 'R', 'x', 1), acc(2, 'W', 'y', 2), acc(2, 'W', 'x', 3));
   const wry = pat('wry', acc(1, 'W', 'y', 2), acc(2, 'R', 'y', 4));
   const unrelated = pat('u', acc(1, 'R', 'z', 9), acc(2, 'W', 'z', 9));
-  assert.deepEqual(patternsWithin([rwwx, unrelated, wry, rwx, p], p).map((q) => q.key), ['wry', 'rwx', 'rww']);
+  assert.deepEqual(patternsWithin([rwwx, unrelated, wry, rwx, p], p).map((q) => q.key), ['wry', 'rwx'], 'rww keeps both variables: not within');
   assert.equal(causeWithinCandidate([rwwx, rwx], p)?.key, 'rwx');
   assert.deepEqual(patternsWithin([p, rwwx], rwx), [], 'a pair has no smaller pattern within it');
+  // a window on one variable: each access is the bug's (a lost update's R1 W2 W1 holds R1 W2, which is not its cause)
+  const lost = pat('lost', acc(1, 'R', 'x', 1), acc(2, 'W', 'x', 2), acc(1, 'W', 'x', 3));
+  assert.deepEqual(patternsWithin([pat('rw', acc(1, 'R', 'x', 1), acc(2, 'W', 'x', 2)), lost], lost), []);
 });
 
 /** The committed recording, with one combination that holds the root-cause pair moved first and given evidence (the live recordings ranked such a pattern first). */

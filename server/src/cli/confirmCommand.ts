@@ -57,6 +57,9 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
       --no-overlap          two calls of one library method, one per thread, are forced in order (the second
                             after the first returned), not made to overlap (docs/confirm.md, Two calls of a
                             library method)
+      --no-callbacks        an awaited library call that calls back or traverses (a stream's collect, forEach,
+                            computeIfAbsent…) counts when it returns, not at its thread's next access inside
+                            it (docs/confirm.md, Lazy calls and mutations during a call)
       --no-regions          a pattern of one access per thread at one spot (W1 W2) has no counterfactual, not the
                             threads' regions serialised (docs/confirm.md, Verdicts)
       --no-guard            do not also force the held thread's check before its access (a read of another
@@ -100,6 +103,8 @@ export interface ConfirmArgs {
   whole?: boolean;
   /** --no-overlap: two calls of one library method are forced in order, not to overlap (ForcingOptions.overlap false) */
   noOverlap?: boolean;
+  /** --no-callbacks: every awaited library call counts when it returns (ForcingOptions.callbacks false) */
+  noCallbacks?: boolean;
   /** --any-caller: the plans do not name the failing runs' call sites (ForcingOptions.byCaller false) */
   anyCaller?: boolean;
   /** --no-guard: the plans do not force the held thread's check before its access (ForcingOptions.guardChain false) */
@@ -177,6 +182,10 @@ export function parseConfirmArgs(argv: string[]): ConfirmArgs {
         break;
       case '--whole':
         a.whole = true;
+        i += 1;
+        break;
+      case '--no-callbacks':
+        a.noCallbacks = true;
         i += 1;
         break;
       case '--no-overlap':
@@ -325,24 +334,6 @@ export function confirmJson(c: PerCallResult, within?: WithinResult): Record<str
   const w = within?.confirmation;
   return {
     verdict: c.verdict,
-    ...(within && w
-      ? {
-          within: {
-            pattern: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind },
-            verdict: w.verdict,
-            forced: w.forced,
-            opposite: w.opposite ?? null,
-            control: w.control ?? null,
-            ...(w.counterfactual ? { counterfactual: w.counterfactual } : {}),
-            pValue: w.pValue,
-            reason: w.reason,
-            folder: w.folder,
-            plan: w.plan,
-            runs: w.runsSpent,
-          },
-          ...(w.verdict === 'confirmed' ? { cause: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind } } : {}),
-        }
-      : {}),
     ...(c.couldNotCheck ? { why: c.couldNotCheck.why, hint: c.couldNotCheck.hint } : {}),
     pattern: c.pattern,
     forced: c.forced,
@@ -362,6 +353,24 @@ export function confirmJson(c: PerCallResult, within?: WithinResult): Record<str
     ...(c.refinements ? { refinements: c.refinements } : {}),
     runs: c.runsSpent + (w?.runsSpent ?? 0),
     seconds: Math.round((c.seconds + (w?.seconds ?? 0)) * 10) / 10,
+    ...(within && w
+      ? {
+          within: {
+            pattern: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind },
+            verdict: w.verdict,
+            forced: w.forced,
+            opposite: w.opposite ?? null,
+            control: w.control ?? null,
+            ...(w.counterfactual ? { counterfactual: w.counterfactual } : {}),
+            pValue: w.pValue,
+            reason: w.reason,
+            folder: w.folder,
+            plan: w.plan,
+            runs: w.runsSpent,
+          },
+          ...(w.verdict === 'confirmed' ? { cause: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind } } : {}),
+        }
+      : {}),
   };
 }
 
@@ -428,7 +437,7 @@ export function fixText(f: FixCheck, p: RankedPattern): string {
 }
 
 /** What confirmOptionsFor needs of the command line (braid confirm's, or braid analyze --confirm's). */
-export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'anyCaller' | 'noOverlap' | 'noRegions' | 'noGuard'>>;
+export type ConfirmSettings = Pick<ConfirmArgs, 'command' | 'runs' | 'waitMs' | 'jobs' | 'seed'> & Partial<Pick<ConfirmArgs, 'include' | 'exclude' | 'noise' | 'timeoutSeconds' | 'failOnOutput' | 'baseline' | 'strict' | 'freshJvm' | 'noSameDelay' | 'anyThread' | 'anyCaller' | 'noOverlap' | 'noCallbacks' | 'noRegions' | 'noGuard'>>;
 
 /**
  * The confirmation's options: the command after "--", or the recording's (recording.json next to the
@@ -501,6 +510,7 @@ export async function confirmOptionsFor(
       ...(a.anyThread ? { byThread: false } : {}),
       ...(a.anyCaller ? { byCaller: false } : {}),
       ...(a.noOverlap ? { overlap: false } : {}),
+      ...(a.noCallbacks ? { callbacks: false } : {}),
       ...(a.noRegions ? { regions: false } : {}),
       ...(a.noGuard ? { guardChain: false } : {}),
       ...launch,

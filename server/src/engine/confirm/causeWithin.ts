@@ -2,7 +2,8 @@
  * The cause within a confirmed combination (issue 40, item 1: a verdict means what it says). A
  * pattern of three or four accesses is forced with a wait at every change of thread role, so its
  * confirmation imposes the order of all its accesses at once: when a smaller pattern the ranking
- * lists — a pair whose accesses, thread roles included, are among the combination's in its order — makes
+ * lists — a pair whose accesses, thread roles included, are among the combination's in its order, on
+ * fewer variables — makes
  * the failure by itself, the combination's other accesses are incidental (a scrape's counter reads
  * between a collection's iteration and another thread's `add`), and the claim "this order causes
  * the failure" belongs to the smaller pattern. `braid confirm` and `braid analyze --confirm` force
@@ -35,17 +36,24 @@ export function isOrderedWithin(p: Pick<RankedPattern, 'accesses'>, q: Pick<Rank
 export const CAUSE_WITHIN_MIN_ACCESSES = 3;
 
 /**
- * The listed patterns strictly within `p` (their accesses, with roles, in p's order, and fewer of them),
- * smallest first, then in list order. Empty when `p` has fewer than three distinct accesses.
+ * The listed patterns strictly within `p` (their accesses, with roles, in p's order, and fewer of them)
+ * that leave out at least one of p's variables, smallest first, then in list order. Empty when `p` has
+ * fewer than three distinct accesses or one variable: a window on one variable (a lost update's `R1 W2
+ * W1`) needs each of its accesses — its pair `R1 W2` forced alone fails only because the thread's write
+ * follows by itself, and naming that pair would say less than the window.
  */
 export function patternsWithin<T extends Pick<RankedPattern, 'key' | 'accesses'>>(listed: readonly T[], p: Pick<RankedPattern, 'key' | 'accesses'>): T[] {
   const n = patternSize(p);
   if (n < CAUSE_WITHIN_MIN_ACCESSES) return [];
+  const vars = new Set(p.accesses.map((a) => a.variable));
+  if (vars.size < 2) return [];
   const out: { q: T; n: number; k: number }[] = [];
   for (const [k, q] of listed.entries()) {
     if (q.key === p.key) continue;
     const m = patternSize(q);
     if (m >= n || m < 2) continue;
+    // a variable of p left out: on one variable every access of a window is the bug's (a lost update's R1 W2 W1)
+    if (new Set(q.accesses.map((a) => a.variable)).size >= vars.size) continue;
     if (isOrderedWithin(p, q)) out.push({ q, n: m, k });
   }
   return out.sort((a, b) => a.n - b.n || a.k - b.k).map((x) => x.q);

@@ -153,6 +153,12 @@ export interface ForcingOptions {
    */
   overlap?: boolean;
   /**
+   * false: every awaited library call counts as performed when it returns, as before; default: a call
+   * that calls back or traverses (callsBack: a stream's terminal operation, forEach, computeIfAbsent …)
+   * counts at its thread's next recorded access after it began — inside its callback (atNext)
+   */
+  callbacks?: boolean;
+  /**
    * false: a symmetric pattern of one access per thread (`W1 W2`) has no counterfactual ("confirms the
    * window" at best); default: the threads' regions serialised (regionSerialForcing)
    */
@@ -350,9 +356,51 @@ export function isLibraryOverlap(p: Pick<ForcedPattern, 'accesses'>): boolean {
   return p.accesses.length === 2 && a.thread !== b.thread && a.type === 'W' && exact(a) && exact(b) && isSymmetric(p);
 }
 
+/**
+ * A JDK library call that runs the caller's code or traverses lazily (issue 40, item 3: library-internal
+ * races forced at the call boundary): a stream's terminal operation, a collection's `forEach`,
+ * `removeIf`, `replaceAll`, a map's `computeIfAbsent`, `compute`, `merge` …, and the lazy `stream()`,
+ * `spliterator()` whose traversal comes later. The race such a call has with another thread's mutation
+ * is the mutation *during* it (an ArrayList's spliterator checks for changes at the end of its traversal,
+ * `HashMap.computeIfAbsent` after its mapping function); the recorder writes a call when it begins, so
+ * the recorded order says no more than that. Awaited by another thread's access, such a call counts at
+ * its thread's next recorded access after it began (`atNext`: inside the callback, or in the traversal),
+ * not when it returned — which forced exactly the interleaving that cannot fail: micrometer-promcollect's
+ * `collect` over a collector's children, then another thread's `add`, forced after the collect returned,
+ * failed 1–5 of 20 (unforced 4–8). Not for an R call awaited by a read (nothing to race).
+ */
+export function callsBack(a: Pick<ForceAccessSpec, 'call'>): boolean {
+  if (!a.call || !a.call.startsWith('java.')) return false;
+  const m = a.call.slice(a.call.lastIndexOf('.') + 1);
+  if (a.call.startsWith('java.util.stream.')) return CALLBACK_STREAM.has(m);
+  return CALLBACK_METHODS.has(m);
+}
+
+const CALLBACK_STREAM = new Set(['collect', 'forEach', 'forEachOrdered', 'reduce', 'toArray', 'toList', 'anyMatch', 'allMatch', 'noneMatch', 'findFirst', 'findAny', 'count', 'min', 'max', 'sum', 'average', 'iterator', 'spliterator']);
+const CALLBACK_METHODS = new Set(['stream', 'parallelStream', 'spliterator', 'forEach', 'forEachRemaining', 'removeIf', 'replaceAll', 'computeIfAbsent', 'computeIfPresent', 'compute', 'merge', 'sort']);
+
 /** The pattern is forced as an overlap of two library calls (isLibraryOverlap), unless `overlap` is false. */
 export function forcedAsOverlap(p: Pick<ForcedPattern, 'accesses'>, o: Pick<ForcingOptions, 'overlap'> = {}): boolean {
   return o.overlap !== false && isLibraryOverlap(p);
+}
+
+/** The atNext accesses and ready waits of callsBack (forceSection), in place. */
+export function callbackWaits(forcing: { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] }): void {
+  const added: ForceWaitSpec[] = [];
+  for (const w of forcing.waits) {
+    const a = forcing.accesses[w.for];
+    const held = forcing.accesses[w.at];
+    // a guard (a held access at any line) waits for the call to be over, as before
+    if (w.ready || !a || !held || a.atStart || a.anywhere || held.anywhere || !a.call || !callsBack(a)) continue;
+    // a read held for a read call: nothing to race
+    if (a.type === 'R' && held.type === 'R') continue;
+    forcing.accesses[w.for] = { ...a, atNext: true };
+    if (held.call && !held.anywhere && !held.atNext && held.role !== a.role) {
+      forcing.accesses[w.at] = { ...held, atStart: true };
+      if (!forcing.waits.some((x) => x.ready && x.at === w.for && x.for === w.at)) added.push({ at: w.for, for: w.at, sameObject: w.sameObject, ready: true, optional: true });
+    }
+  }
+  forcing.waits.unshift(...added);
 }
 
 /** The wait that forces the opposite order: the first access waits for the other role's first access. */
@@ -429,6 +477,13 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
     // free is over before a later thread arrives, and the calls overlap only by chance
     forcing.waits.unshift({ at: 0, for: 1, sameObject: true, ready: true, optional: true });
   }
+  // an awaited call that calls back or traverses (callsBack) counts inside its callback or traversal
+  // (atNext); when the held access is a library call too, it counts when it begins (atStart), and the
+  // awaited thread, there, waits until the held call has begun (a ready wait: Forcing.afterBegun) — the
+  // held call then runs while the callback does, not after the awaiting thread ran on past it
+  // (the pattern's own order only: a counterfactual keeps each call after the other returned, the order least like a race)
+  // (and not for two calls of one method that `overlap: false` forces in order, each after the other returned)
+  if (o.callbacks !== false && order === 'pattern' && !overlap && !(o.overlap === false && isLibraryOverlap(p))) callbackWaits(forcing);
   if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine, o.byCaller !== false && !o.anyLine);
   // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);
   // the pattern's wait is its first change of role (not with a check of the use, which adds one before it)

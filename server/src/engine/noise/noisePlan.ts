@@ -106,6 +106,13 @@ export interface ForceAccess {
    * two calls of one library method, one per thread (forcingPlan.ts isLibraryOverlap)
    */
   atStart?: boolean;
+  /**
+   * a library call's access (`call`; not with atStart): its performance counts at its thread's next
+   * recorded access after the call began — inside a callback the call makes, or after a lazy call
+   * (`stream()`) returned, in its traversal. Java only. `braid confirm` sets it on an awaited lazy call
+   * (forcingPlan.ts isLazyCall) and on the awaited call of a mutation made during a call (mutationOverlaps)
+   */
+  atNext?: boolean;
 }
 
 /**

@@ -95,6 +95,9 @@ function checkForce(v: unknown, file: string): ForceSpec {
     }
     if (a.atStart !== undefined && typeof a.atStart !== 'boolean') throw new NoisePlanError(file, `${at}.atStart`, 'must be true or false');
     if (a.atStart === true && a.call === undefined) throw new NoisePlanError(file, `${at}.atStart`, 'needs call (only a library call\'s access has a start)');
+    if (a.atNext !== undefined && typeof a.atNext !== 'boolean') throw new NoisePlanError(file, `${at}.atNext`, 'must be true or false');
+    if (a.atNext === true && a.call === undefined) throw new NoisePlanError(file, `${at}.atNext`, 'needs call (only a library call\'s access is counted at its thread\'s next access)');
+    if (a.atNext === true && a.atStart === true) throw new NoisePlanError(file, `${at}.atNext`, 'cannot go with atStart');
     if (a.callers !== undefined) {
       if (!Array.isArray(a.callers) || a.callers.length === 0 || a.callers.length > 8) {
         throw new NoisePlanError(file, `${at}.callers`, 'must be a non-empty array of at most 8 call sites {"file", "line", "method"}, nearest first');

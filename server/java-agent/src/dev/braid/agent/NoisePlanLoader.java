@@ -89,7 +89,7 @@ final class NoisePlanLoader {
       Forcing.install(force.order, force.pattern, force.waitMs, force.times, force.maxTimeouts, force.role, force.type,
           force.variable, force.file, force.line, force.method, force.points, force.at, force.forAccess, force.since,
           force.sameObject, force.anywhere, force.optional, force.needs, force.call, force.fresh, force.ready, force.sameKey,
-          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads, force.callers, force.atStart, force.afterOwn);
+          force.lockFile, force.lockLine, force.lockMethod, force.lockWithin, force.threads, force.callers, force.atStart, force.afterOwn, force.atNext);
     }
     return (String) name;
   }
@@ -128,6 +128,11 @@ final class NoisePlanLoader {
     String[][] callers;
     /** per access (a library call's): its performance counts when the call begins */
     boolean[] atStart;
+    /**
+     * per access (a library call's): its performance counts at its thread's next recorded access after the
+     * call began (inside a callback the call makes, or after a lazy call such as stream() returned)
+     */
+    boolean[] atNext;
     /** per wait: the awaited performance counts only when its thread made this access before it (-1: any) */
     int[] afterOwn;
     /** per wait: not needed for the run's forcing to count as met */
@@ -179,6 +184,7 @@ final class NoisePlanLoader {
     f.threads = new String[n][];
     f.callers = new String[n][];
     f.atStart = new boolean[n];
+    f.atNext = new boolean[n];
     for (int k = 0; k < n; k++) {
       String at = "force.accesses[" + k + "]";
       if (!(accesses.get(k) instanceof Map)) {
@@ -208,6 +214,12 @@ final class NoisePlanLoader {
         if (!(a.get("atStart") instanceof Boolean)) throw bad(at + ".atStart", "must be true or false");
         if ((Boolean) a.get("atStart") && f.call[k] == null) throw bad(at + ".atStart", "needs call (only a library call's access has a start)");
         f.atStart[k] = (Boolean) a.get("atStart");
+      }
+      if (a.containsKey("atNext")) {
+        if (!(a.get("atNext") instanceof Boolean)) throw bad(at + ".atNext", "must be true or false");
+        if ((Boolean) a.get("atNext") && f.call[k] == null) throw bad(at + ".atNext", "needs call (only a library call's access is counted at its thread's next access)");
+        if ((Boolean) a.get("atNext") && f.atStart[k]) throw bad(at + ".atNext", "cannot go with atStart");
+        f.atNext[k] = (Boolean) a.get("atNext");
       }
       if (a.containsKey("points")) {
         Object ps = a.get("points");

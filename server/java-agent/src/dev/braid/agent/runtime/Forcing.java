@@ -87,6 +87,12 @@ public final class Forcing {
    */
   static volatile int atStartMask;
   /**
+   * the library-call accesses whose performance counts at their thread's next recorded access after the
+   * call began (bits; force.accesses[].atNext): a lazy call (stream()) whose traversal comes later, or a
+   * call whose callback (a mapping function) another thread's mutation must fall into
+   */
+  static volatile int atNextMask;
+  /**
    * per access: the ready wait at it for another atStart access (two calls made to overlap), or -1. The
    * first call's thread was held until the second was at its call; once its own call has begun it waits
    * for the second call to begin too (afterBegun), so both calls start within microseconds — else the
@@ -241,7 +247,7 @@ public final class Forcing {
       int[] role, String[] type, String[] variable, String[] file, int[] line, String[] method, String[][] points,
       int[] at, int[] forAccess, int[] since, boolean[] sameObject, boolean[] anywhere, boolean[] optional, int[][] needs,
       String[] call, boolean[] fresh, boolean[] ready, boolean[] sameKey, String[] lockFile, int[] lockLine, String[] lockMethod, String[] lockWithin, String[][] threads,
-      String[][] callers, boolean[] atStart, int[] afterOwn) {
+      String[][] callers, boolean[] atStart, int[] afterOwn, boolean[] atNext) {
     int n = role.length;
     int w = at.length;
     Forcing.order = order;
@@ -268,6 +274,9 @@ public final class Forcing {
     int starts = 0;
     for (int k = 0; k < n && atStart != null; k++) if (atStart[k]) starts |= 1 << k;
     atStartMask = starts;
+    int nexts = 0;
+    for (int k = 0; k < n && atNext != null; k++) if (atNext[k]) nexts |= 1 << k;
+    atNextMask = nexts;
     Forcing.afterOwn = afterOwn != null ? afterOwn : filled(w, -1);
     Forcing.optional = optional;
     Forcing.needs = needs;
@@ -277,7 +286,8 @@ public final class Forcing {
     for (int k = 0; k < at.length; k++) loopWaits |= Forcing.fresh[k] || Forcing.ready[k];
     overlapWait = filled(n, -1);
     for (int k = 0; k < at.length; k++) {
-      if (Forcing.ready[k] && (starts & (1 << at[k])) != 0 && (starts & (1 << forAccess[k])) != 0) overlapWait[at[k]] = k;
+      // an atNext access waits (at its deferred performance) for the other call to begin, as an atStart one does
+      if (Forcing.ready[k] && ((starts | nexts) & (1 << at[k])) != 0 && (starts & (1 << forAccess[k])) != 0) overlapWait[at[k]] = k;
     }
     isWrite = new boolean[n];
     isRead = new boolean[n];
@@ -759,6 +769,19 @@ public final class Forcing {
   }
 
   /** A library access of the thread whose call has returned (or a later one began): it counts as performed now. */
+  /**
+   * At a thread's recorded access: the atNext accesses of a library call it began earlier count as
+   * performed now (then, as for atStart, wait for an overlapping call to begin: afterBegun).
+   */
+  static void flushNext(ThreadState s, int t) {
+    int m = s.forceNext;
+    if (m == 0) return;
+    s.forceNext = 0;
+    if (s.forceSegment != segment) return;
+    performed(s, t, m, s.forceNextKey, s.forceNextSub);
+    afterBegun(t, m, s.forceNextKey, s.forceNextSub, s.forceNextArrived);
+  }
+
   static void flushPending(ThreadState s, int t) {
     int m = s.forcePending;
     if (m == 0) return;
@@ -1200,6 +1223,7 @@ public final class Forcing {
     if (s.forceLockLet != null) java.util.Arrays.fill(s.forceLockLet, 0L);
     s.forceReach = 0;
     s.forcePending = 0;
+    s.forceNext = 0;
     s.forceSegment = segment;
   }
 

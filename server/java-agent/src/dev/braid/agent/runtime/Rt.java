@@ -764,7 +764,12 @@ public final class Rt {
       int t = idOf(s);
       int obj = o == null ? 0 : System.identityHashCode(o);
       // forcing (docs/noise.md "Forcing plans"): may hold this thread here, before any stripe lock
-      int forced = Forcing.active ? Forcing.before(s, t, kind, var, loc, Forcing.key(obj, key)) : 0;
+      int forced = 0;
+      if (Forcing.active) {
+        // a library call's atNext access counts at this, its thread's next recorded access
+        if (s.forceNext != 0) Forcing.flushNext(s, t);
+        forced = Forcing.before(s, t, kind, var, loc, Forcing.key(obj, key));
+      }
       // R and W records carry the caller's stack id; the writer interns (parent, loc) (TraceWriter.writeAccess)
       int stack = s.parentStack();
       ThreadBuffer b = bufferOf(s);
@@ -985,6 +990,7 @@ public final class Rt {
         // forcing: held before the call; its performance counts once the call has returned (libraryCalled),
         // or at once for an access with atStart
         if (s.forcePending != 0) Forcing.flushPending(s, t);
+        if (s.forceNext != 0) Forcing.flushNext(s, t);
         long arrived = Forcing.seq();
         int forced = Forcing.before(s, t, kind, var, loc, Forcing.libraryKey(obj), Forcing.libraryKey(sub));
         // an access whose performance counts when its call begins (atStart: two calls made to overlap)
@@ -993,6 +999,15 @@ public final class Rt {
           Forcing.performed(s, t, start, Forcing.libraryKey(obj), Forcing.libraryKey(sub));
           Forcing.afterBegun(t, start, Forcing.libraryKey(obj), Forcing.libraryKey(sub), arrived);
           forced &= ~start;
+        }
+        // an access counted at the thread's next recorded access (atNext): in a callback of this call, or after it
+        int next = forced & Forcing.atNextMask;
+        if (next != 0) {
+          s.forceNext = next;
+          s.forceNextKey = Forcing.libraryKey(obj);
+          s.forceNextSub = Forcing.libraryKey(sub);
+          s.forceNextArrived = arrived;
+          forced &= ~next;
         }
         if (forced != 0) {
           s.forcePending = forced;

@@ -30,6 +30,14 @@ final class ThreadState {
   /** the pending library access's key for sameKey waits (the object mixed with the call's key) */
   long forcePendingSub;
   /**
+   * Forcing: the atNext force accesses of a library call this thread began (performed at its next recorded
+   * access, Forcing.flushNext), 0 for none; their object keys and the sequence number at their arrival
+   */
+  int forceNext;
+  long forceNextKey;
+  long forceNextSub;
+  long forceNextArrived;
+  /**
    * Forcing, per wait held before a lock acquisition (beforeLock): the sequence number at which this
    * thread arrived at the lock plus 1, when its hold there was met (the awaited access came after it); its
    * access inside the lock counts the wait as met when the awaited performance was on its object. 0: none.
