@@ -293,3 +293,17 @@ test('check the fix forces a pattern of a for-each line at its calls: the refine
   assert.equal((await patternToForce(plain, ranking)).pattern, plain);
   assert.equal((await patternToForce(root, undefined)).pattern, root);
 });
+
+test('a line-level pattern without evidence has its refinements without evidence (micrometer-promcollect: the scrape’s collect, then another thread’s add)', async () => {
+  const { files } = await findTraceFiles([path.join(root, 'test/fixtures/real/micrometer-promcollect')]);
+  const lines = await analyzeTraceFiles(files, {});
+  const calls = await analyzeTraceFiles(files, { callLocations: true });
+  const p = list(lines).find((q) => q.kind === 'RW' && q.accesses[0].line === 72 && q.accesses[1].line === 54 && q.accesses[0].mixedCalls)!;
+  assert.ok(p && p.evidence === false, 'the premise: the root-cause pair at a line of several calls, without evidence');
+  const refinements = refinementsOf(p, calls, 3);
+  assert.ok(refinements.length > 0, 'refinements without evidence are taken');
+  assert.ok(refinements.every((r) => r.pattern.evidence === false && r.lineKey === p.key));
+  assert.ok(refinements.some((r) => r.pattern.accesses[0].call === 'java.util.stream.Stream.collect'), refinements.map((r) => callsText(r.pattern)).join('; '));
+  // with evidence, a refinement needs evidence of its own (as before)
+  assert.deepEqual(refinementsOf({ ...p, evidence: true }, calls, 3), []);
+});

@@ -81,25 +81,29 @@ export function callRefinedCandidates(
 }
 
 /** A per-call pattern as the candidate that refines a line-level pattern (at `rank`, its accesses' mixedCalls `mixed`). */
-function refinement(p: RankedPattern, rank: number, mixed: readonly boolean[], callRank: number): CallRefinedCandidate {
+function refinement(p: RankedPattern, rank: number, mixed: readonly boolean[], callRank: number, evidence = true): CallRefinedCandidate {
   const accesses = p.accesses.map((a, j) => (mixed[j] && a.call ? { ...a, exactCall: true } : a));
-  return { pattern: { ...p, rank, evidence: true, accesses }, lineKey: lineKey(p.key), callRank };
+  return { pattern: { ...p, rank, evidence, accesses }, lineKey: lineKey(p.key), callRank };
 }
 
 /**
  * The refinements with evidence of one line-level pattern (`braid confirm --pattern`, the editor's
  * Confirm), in the per-call ranking's order, at most `max`; none when no access of it is on a line of
- * several library calls.
+ * several library calls. A line-level pattern without evidence (forced because the user chose it, or
+ * listed first when nothing has evidence: micrometer-promcollect's scrape over a list most runs make
+ * while another thread adds) has refinements without evidence too: they are taken in the same order.
  */
-export function refinementsOf(pattern: Pick<RankedPattern, 'key' | 'rank'> & { accesses: readonly { mixedCalls?: boolean }[] }, calls: AnalysisResult, max = 3): CallRefinedCandidate[] {
+export function refinementsOf(pattern: Pick<RankedPattern, 'key' | 'rank' | 'evidence'> & { accesses: readonly { mixedCalls?: boolean }[] }, calls: AnalysisResult, max = 3): CallRefinedCandidate[] {
   const mixed = pattern.accesses.map((a) => a.mixedCalls === true);
   if (!mixed.some(Boolean)) return [];
   const out: CallRefinedCandidate[] = [];
   const m = Math.min(patternCount(calls), CONFIRMED_LIST_CAP);
   for (let k = 0; k < m && out.length < max; k++) {
     const p = patternAt<RankedPattern>(calls, k)!;
-    if (lineKey(p.key) !== pattern.key || !hasEvidence(p.failed, p.passed, calls.executions.failed, calls.executions.passed)) continue;
-    out.push(refinement(p, pattern.rank, mixed, k + 1));
+    if (lineKey(p.key) !== pattern.key) continue;
+    const evidence = hasEvidence(p.failed, p.passed, calls.executions.failed, calls.executions.passed);
+    if (!evidence && pattern.evidence !== false) continue;
+    out.push(refinement(p, pattern.rank, mixed, k + 1, evidence));
   }
   return out;
 }
