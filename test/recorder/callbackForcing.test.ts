@@ -39,6 +39,7 @@ const chain: ForcedPattern = { key: 'clear-lookup-clear', id: 'P8', kind: 'WWW',
 test('plans: an awaited call that calls back counts at its thread’s next access, the held call when it begins; not in a counterfactual, not with callbacks false', () => {
   for (const [file, name] of [[SCRAPE, 'collect'], [SCRAPE, 'add'], [CLEAR, 'lookup'], [CLEAR, 'clear']]) assert.ok(tag(file, name) > 0, `${file} // @force ${name}`);
   assert.ok(callsBack({ call: 'java.util.stream.Stream.collect' }) && callsBack({ call: 'java.util.HashMap.computeIfAbsent' }) && callsBack({ call: 'java.util.ArrayList.forEach' }) && callsBack({ call: 'java.util.ArrayList.stream' }));
+  assert.ok(!callsBack({ call: 'java.util.concurrent.ConcurrentHashMap.compute' }) && !callsBack({ call: 'java.util.stream.Stream.collect', variable: 'java.util.concurrent.CopyOnWriteArrayList' }) && !callsBack({ call: 'java.util.Vector.forEach', variable: 'java.util.Vector' }), 'thread-safe collections: a call is atomic to the others');
   assert.ok(!callsBack({ call: 'java.util.HashMap.get' }) && !callsBack({ call: 'java.util.ArrayList.add' }) && !callsBack({ call: 'java.util.stream.Stream.map' }) && !callsBack({}));
   const f = forcingPlan('p', scrape, 'pattern').force;
   assert.equal(f.accesses[0].atNext, true);

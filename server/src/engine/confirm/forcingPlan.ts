@@ -367,15 +367,21 @@ export function isLibraryOverlap(p: Pick<ForcedPattern, 'accesses'>): boolean {
  * its thread's next recorded access after it began (`atNext`: inside the callback, or in the traversal),
  * not when it returned — which forced exactly the interleaving that cannot fail: micrometer-promcollect's
  * `collect` over a collector's children, then another thread's `add`, forced after the collect returned,
- * failed 1–5 of 20 (unforced 4–8). Not for an R call awaited by a read (nothing to race).
+ * failed 1–5 of 20 (unforced 4–8). Not for an R call awaited by a read (nothing to race), nor for a
+ * thread-safe collection (java.util.concurrent's, Vector, Hashtable, the synchronized wrappers).
  */
-export function callsBack(a: Pick<ForceAccessSpec, 'call'>): boolean {
+export function callsBack(a: Pick<ForceAccessSpec, 'call'> & { variable?: string }): boolean {
   if (!a.call || !a.call.startsWith('java.')) return false;
+  // a thread-safe collection's call is atomic to other calls (a ConcurrentHashMap's get during a compute sees
+  // the state before it): during is before, and counting it inside would force the opposite order
+  if (a.variable !== undefined && THREAD_SAFE.test(a.variable)) return false;
+  if (a.call.startsWith('java.util.concurrent.')) return false;
   const m = a.call.slice(a.call.lastIndexOf('.') + 1);
   if (a.call.startsWith('java.util.stream.')) return CALLBACK_STREAM.has(m);
   return CALLBACK_METHODS.has(m);
 }
 
+const THREAD_SAFE = /^java\.util\.(concurrent\.|Vector$|Hashtable$|Collections\$Synchronized)/;
 const CALLBACK_STREAM = new Set(['collect', 'forEach', 'forEachOrdered', 'reduce', 'toArray', 'toList', 'anyMatch', 'allMatch', 'noneMatch', 'findFirst', 'findAny', 'count', 'min', 'max', 'sum', 'average', 'iterator', 'spliterator']);
 const CALLBACK_METHODS = new Set(['stream', 'parallelStream', 'spliterator', 'forEach', 'forEachRemaining', 'removeIf', 'replaceAll', 'computeIfAbsent', 'computeIfPresent', 'compute', 'merge', 'sort']);
 
