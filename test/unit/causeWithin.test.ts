@@ -11,6 +11,7 @@ import { analyzeTraceFiles, AnalysisResult, patternAt, patternCount, RankedPatte
 import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
 import { causeWithinCandidate, isOrderedWithin, patternsWithin } from '../../server/src/engine/confirm/causeWithin';
 import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
+import { confirmJson, confirmText } from '../../server/src/cli/confirmCommand';
 import type { Confirmation } from '../../server/src/recorder/runs/confirmRuns';
 import type { ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
 
@@ -106,4 +107,27 @@ test('analyze --confirm-whole: the paper’s behaviour, no pattern within is for
   const f = forcing(() => true);
   await confirmAndReorder(result, undefined, { top: 1, runs: 10, budget: 400, whole: true }, f.one);
   assert.deepEqual(f.tried, [combo.key]);
+});
+
+test('braid confirm’s output: the pattern within, forced alone — named as the cause when confirmed, escaped for the terminal; JSON keeps its keys first', async () => {
+  const { combo, pair } = await promcollect();
+  const group = (failed: number) => ({ runs: 10, failed, forcedOk: 10 });
+  const base = { reason: 'r', pValue: 1e-4, folder: '/tmp/c', plan: '/tmp/c/plan.json', runsSpent: 30, seconds: 3 };
+  const c = { ...base, verdict: 'confirmed' as const, pattern: { rank: 1, key: combo.key, id: combo.id }, forced: group(10), opposite: group(0), control: { runs: 10, failed: 2 } };
+  const w = { ...base, verdict: 'confirmed' as const, pattern: { rank: 3, key: pair.key, id: pair.id }, forced: group(10), opposite: group(0), control: { runs: 10, failed: 1 } };
+  const hostile = { ...pair, accesses: pair.accesses.map((a) => ({ ...a, variable: 'x.\u001b[31mred' })) };
+  const text = confirmText(c, combo, ['java', 'T'], '/', { pattern: hostile, confirmation: w });
+  assert.match(text, /within it: #3 P1 RW .* — forced alone: confirmed \(forced 10 of 10 failed, opposite order 0 of 10\)/);
+  assert.match(text, /the cause is #3 P1 RW: its order alone makes the failure/);
+  assert.match(text, /60 runs in/);
+  assert.ok(!text.includes('\u001b'), 'no raw escape reaches the terminal');
+  const j = confirmJson(c, { pattern: pair, confirmation: w });
+  assert.deepEqual(Object.keys(j).slice(0, 3), ['verdict', 'pattern', 'forced']);
+  assert.deepEqual(j.cause, { rank: 3, key: pair.key, id: pair.id, kind: 'RW' });
+  assert.equal((j.within as { verdict: string }).verdict, 'confirmed');
+  assert.equal(j.runs, 60);
+  // refuted alone: no cause named, the whole pattern's order is what was confirmed
+  const refuted = { ...w, verdict: 'refuted' as const, forced: group(1) };
+  assert.equal(confirmJson(c, { pattern: pair, confirmation: refuted }).cause, undefined);
+  assert.match(confirmText(c, combo, ['java', 'T'], '/', { pattern: pair, confirmation: refuted }), /the order of the whole pattern is what was confirmed: its pair alone was refuted/);
 });
