@@ -10,6 +10,7 @@
  */
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
+import { causeWithinCandidate } from '../engine/confirm/causeWithin';
 import path from 'node:path';
 import { firstErrors } from './buildOutput';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
@@ -209,7 +210,29 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     connection.console.info(`${title}: ${c.verdict} — ${c.reason} (${c.runsSpent} runs, ${c.seconds.toFixed(1)} s; ${c.folder})`);
     // no verdict without runs: nothing is kept on the pattern, the editor says why and what to do
     if (c.couldNotCheck) return { key: p.key, mode, couldNotCheck: c.couldNotCheck, command, runs: c.runsSpent, seconds: c.seconds };
-    const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), ...(c.perCall ? { forcedKey: c.perCall.key } : {}), at: new Date().toISOString() };
+    // a confirmed combination over two variables: the smaller listed pattern within it, forced alone
+    // (causeWithin.ts, as braid confirm does); its verdict is kept on it, and the superset rule lists a
+    // confirmed one first
+    let within = '';
+    let withinRuns = 0;
+    const listed = ctx.patterns?.() ?? [];
+    const q = c.verdict === 'confirmed' && !c.interrupted && !abort.signal.aborted ? causeWithinCandidate(listed, pattern) : undefined;
+    if (q) {
+      done.clear();
+      progress.report(0, `Forcing ${q.id} ${q.kind} within it alone…`);
+      const qp = await withFailingRunFacts(withCheckOfUse(q, listed), ctx.tracesOf?.(q.key) ?? ctx.traces);
+      const w = await confirmWithCalls(qp, (x, offset) => confirmPattern(x, { ...o, seed: o.seed + c.runsSpent + offset }, onProgress, abort.signal), perCallRanking, { signal: abort.signal });
+      withinRuns = w.runsSpent;
+      connection.console.info(`${title}: within it, ${q.id} ${q.kind}: ${w.verdict} — ${w.reason}`);
+      if (!w.couldNotCheck && !w.interrupted) {
+        await ctx.verdict(q.key, { ...patternConfirmation(w), ...(w.perCall ? { forcedKey: w.perCall.key } : {}), at: new Date().toISOString() });
+        within =
+          w.verdict === 'confirmed'
+            ? `; within it, ${q.id} ${q.kind} forced alone is confirmed too (forced ${w.forced.failed}/${w.forced.runs} failed): its order is the cause, the other accesses are incidental`
+            : `; within it, ${q.id} ${q.kind} forced alone is ${w.verdict}: the order of the whole pattern is what was confirmed`;
+      }
+    }
+    const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), reason: c.reason + within, ...(c.perCall ? { forcedKey: c.perCall.key } : {}), at: new Date().toISOString() };
     if (!c.interrupted) await ctx.verdict(p.key, confirmation);
     return {
       key: p.key,
@@ -218,8 +241,8 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
       ...(c.failingRun ? { failingRun: { execution: c.failingRun.execution, uri: fileUri(path.resolve(c.failingRun.trace)) } } : {}),
       planUri: fileUri(c.plan),
       command,
-      runs: c.runsSpent,
-      seconds: c.seconds,
+      runs: c.runsSpent + withinRuns,
+      seconds: (Date.now() - started) / 1000,
     };
   } catch (err) {
     if (err instanceof ResponseError) throw err;
