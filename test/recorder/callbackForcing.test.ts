@@ -45,6 +45,7 @@ test('plans: an awaited call that calls back counts at its thread’s next acces
   assert.equal(f.accesses[0].atNext, true);
   assert.equal(f.accesses[1].atStart, true);
   assert.ok(f.waits.some((w) => w.ready && w.at === 0 && w.for === 1), JSON.stringify(f.waits));
+  assert.ok(f.waits.some((w) => !w.ready && w.at === 1 && w.for === 0 && w.fresh), 'the held add waits for a collect begun after it arrived');
   const opposite = forcingPlan('p', scrape, 'opposite').force;
   assert.ok(!opposite.accesses.some((a) => a.atNext || a.atStart), 'the counterfactual keeps each call after the other returned');
   const off = forcingPlan('p', scrape, 'pattern', { callbacks: false }).force;

@@ -401,6 +401,10 @@ export function callbackWaits(forcing: { accesses: ForceAccessSpec[]; waits: For
     // a read held for a read call: nothing to race
     if (a.type === 'R' && held.type === 'R') continue;
     forcing.accesses[w.for] = { ...a, atNext: true };
+    // only a call begun after the held thread arrived can still be running: an earlier one (processEvent's
+    // forEach of a request long served) is over, and the mutation would land after it (`fresh`)
+    // (a window's closing wait already counts only what came after the window opened: `since`)
+    if (w.since === undefined) w.fresh = true;
     if (held.call && !held.anywhere && !held.atNext && held.role !== a.role) {
       forcing.accesses[w.at] = { ...held, atStart: true };
       if (!forcing.waits.some((x) => x.ready && x.at === w.for && x.for === w.at)) added.push({ at: w.for, for: w.at, sameObject: w.sameObject, ready: true, optional: true });
