@@ -46,6 +46,12 @@ test('plans: an awaited call that calls back counts at its thread’s next acces
   assert.equal(f.accesses[1].atStart, true);
   assert.ok(f.waits.some((w) => w.ready && w.at === 0 && w.for === 1), JSON.stringify(f.waits));
   assert.ok(f.waits.some((w) => !w.ready && w.at === 1 && w.for === 0 && w.fresh), 'the held add waits for a collect begun after it arrived');
+  assert.ok(!f.waits.some((w) => w.since === 0), 'the window the collect opens closes inside it: no wait of the scraper for the add');
+  // R1 W2 R1 over two forEach calls as recorded (resilience4j-eventconsumers): the second forEach no longer waits
+  // for the add (held there, it would let the add go between the calls); the add waits for a forEach begun after it
+  const each = { ...collect, call: 'java.util.ArrayList.forEach', mixedCalls: undefined, exactCall: undefined };
+  const rwr = forcingPlan('p', { ...scrape, kind: 'RWR', accesses: [each, add, each] }, 'pattern').force;
+  assert.deepEqual(rwr.waits.map((w) => [w.at, w.for, !!w.ready, !!w.fresh, w.since ?? null]), [[0, 1, true, false, null], [1, 0, false, true, null]]);
   const opposite = forcingPlan('p', scrape, 'opposite').force;
   assert.ok(!opposite.accesses.some((a) => a.atNext || a.atStart), 'the counterfactual keeps each call after the other returned');
   const off = forcingPlan('p', scrape, 'pattern', { callbacks: false }).force;

@@ -393,6 +393,7 @@ export function forcedAsOverlap(p: Pick<ForcedPattern, 'accesses'>, o: Pick<Forc
 /** The atNext accesses and ready waits of callsBack (forceSection), in place. */
 export function callbackWaits(forcing: { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] }): void {
   const added: ForceWaitSpec[] = [];
+  const during = new Set<number>();
   for (const w of forcing.waits) {
     const a = forcing.accesses[w.for];
     const held = forcing.accesses[w.at];
@@ -401,6 +402,7 @@ export function callbackWaits(forcing: { accesses: ForceAccessSpec[]; waits: For
     // a read held for a read call: nothing to race
     if (a.type === 'R' && held.type === 'R') continue;
     forcing.accesses[w.for] = { ...a, atNext: true };
+    during.add(w.for);
     // only a call begun after the held thread arrived can still be running: an earlier one (processEvent's
     // forEach of a request long served) is over, and the mutation would land after it (`fresh`)
     // (a window's closing wait already counts only what came after the window opened: `since`)
@@ -410,6 +412,11 @@ export function callbackWaits(forcing: { accesses: ForceAccessSpec[]; waits: For
       if (!forcing.waits.some((x) => x.ready && x.at === w.for && x.for === w.at)) added.push({ at: w.for, for: w.at, sameObject: w.sameObject, ready: true, optional: true });
     }
   }
+  // the window such a call opens closes inside it: the calling thread's later access of the pattern (its
+  // next forEach, R1 W2 R1 over two calls as recorded) or guard no longer waits for the mutation — held
+  // there, it would let the mutation go between two calls (a fresh wait ends when its partner is held in
+  // the window), not during one
+  forcing.waits = forcing.waits.filter((x) => x.ready || x.since === undefined || !during.has(x.since) || forcing.accesses[x.at].role !== forcing.accesses[x.since].role);
   forcing.waits.unshift(...added);
 }
 
