@@ -20,10 +20,10 @@ import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
 import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
-import { causeWithinCandidate } from '../engine/confirm/causeWithin';
 import { CONFIRMED_LIST_CAP } from '../engine/confirm/confirmedRanking';
 import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
+import { forceCauseWithin } from '../recorder/runs/confirmWithin';
 import { checkFix, FixCheck, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { COULD_NOT_CHECK_EXIT } from '../engine/confirm/couldNotCheck';
@@ -413,7 +413,7 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
   if (within) out.push(...withinText(within));
-  out.push(`  ${c.runsSpent + (within?.confirmation.runsSpent ?? 0)} runs in ${c.seconds.toFixed(1)} s; runs in ${rel(c.folder)}`);
+  out.push(`  ${c.runsSpent + (within?.confirmation.runsSpent ?? 0)} runs in ${(c.seconds + (within?.confirmation.seconds ?? 0)).toFixed(1)} s; runs in ${rel(c.folder)}`);
   if (c.verdict === 'confirmed' || c.verdict === 'confirms the window') out.push(`  reproduce: braid record --runs 1 --plan ${rel(c.plan)} -- ${command.join(' ')}`);
   return out.map(terminalLine).join('\n');
 }
@@ -579,17 +579,18 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
     }
     const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
     // a confirmed combination: the smaller listed pattern within it, forced alone (causeWithin.ts)
-    let within: WithinResult | undefined;
-    const listed = Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
-    const q = c.verdict === 'confirmed' && !a.whole && !abort.signal.aborted ? causeWithinCandidate(listed, pattern) : undefined;
-    if (q) {
-      const rank = listed.indexOf(q) + 1;
-      if (tty) process.stderr.write('\r\x1b[K');
-      process.stderr.write(`braid confirm: confirmed; forcing #${rank} ${q.id} ${q.kind} within it alone (are the other accesses incidental?)\n`);
-      const qp = await withFailingRunFacts(withCheckOfUse({ ...q, rank }, result.patterns), traceFiles);
-      const wc = await confirmWithCalls(qp, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + c.runsSpent + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
-      if (wc.verdict !== 'could not check') within = { pattern: q, confirmation: { ...wc, pattern: { ...wc.pattern, rank } } };
-    }
+    const listed = a.whole ? [] : Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
+    const w = await forceCauseWithin(listed, pattern, c, {
+      traceFiles: () => traceFiles,
+      forceOne: (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal),
+      perCallRanking,
+      signal: abort.signal,
+      onStart: (q, rank) => {
+        if (tty) process.stderr.write('\r\x1b[K');
+        process.stderr.write(`braid confirm: confirmed; forcing #${rank} ${q.id} ${q.kind} within it alone (are the other accesses incidental?)\n`);
+      },
+    });
+    const within: WithinResult | undefined = w && w.confirmation.verdict !== 'could not check' ? w : undefined;
     if (tty) process.stderr.write('\r\x1b[K');
     process.stdout.write((a.format === 'json' ? JSON.stringify(confirmJson(c, within), null, 2) : confirmText(c, pattern, command, undefined, within)) + '\n');
     return abort.signal.aborted ? stopped() : c.verdict === 'confirmed' ? 0 : c.verdict === 'could not check' ? COULD_NOT_CHECK_EXIT : 1;

@@ -10,13 +10,13 @@
  */
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
 import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
-import { causeWithinCandidate } from '../engine/confirm/causeWithin';
 import path from 'node:path';
 import { firstErrors } from './buildOutput';
 import { CancellationToken, Connection, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
 import type { AnalysisResult } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress, patternConfirmation } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, patternToForce } from '../recorder/runs/confirmPerCall';
+import { forceCauseWithin } from '../recorder/runs/confirmWithin';
 import { checkFix, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { launchOf, manifestFailOnOutput, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { isInsideFolder, manifestOfTraces } from '../recorder/runs/manifestUse';
@@ -214,15 +214,19 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     // (causeWithin.ts, as braid confirm does); its verdict is kept on it, and the superset rule lists a
     // confirmed one first
     let within = '';
-    let withinRuns = 0;
-    const listed = ctx.patterns?.() ?? [];
-    const q = c.verdict === 'confirmed' && !c.interrupted && !abort.signal.aborted ? causeWithinCandidate(listed, pattern) : undefined;
-    if (q) {
-      done.clear();
-      progress.report(0, `Forcing ${q.id} ${q.kind} within it alone…`);
-      const qp = await withFailingRunFacts(withCheckOfUse(q, listed), ctx.tracesOf?.(q.key) ?? ctx.traces);
-      const w = await confirmWithCalls(qp, (x, offset) => confirmPattern(x, { ...o, seed: o.seed + c.runsSpent + offset }, onProgress, abort.signal), perCallRanking, { signal: abort.signal });
-      withinRuns = w.runsSpent;
+    const withinRun = await forceCauseWithin(ctx.patterns?.() ?? [], pattern, c, {
+      traceFiles: (q) => ctx.tracesOf?.(q.key) ?? ctx.traces,
+      forceOne: (x, offset) => confirmPattern(x, { ...o, seed: o.seed + offset }, onProgress, abort.signal),
+      perCallRanking,
+      signal: abort.signal,
+      onStart: (q) => {
+        done.clear();
+        progress.report(0, `Forcing ${q.id} ${q.kind} within it alone…`);
+      },
+    });
+    const withinRuns = withinRun?.confirmation.runsSpent ?? 0;
+    if (withinRun) {
+      const { pattern: q, confirmation: w } = withinRun;
       connection.console.info(`${title}: within it, ${q.id} ${q.kind}: ${w.verdict} — ${w.reason}`);
       if (!w.couldNotCheck && !w.interrupted) {
         await ctx.verdict(q.key, { ...patternConfirmation(w), ...(w.perCall ? { forcedKey: w.perCall.key } : {}), at: new Date().toISOString() });

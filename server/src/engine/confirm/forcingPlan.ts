@@ -390,7 +390,11 @@ export function forcedAsOverlap(p: Pick<ForcedPattern, 'accesses'>, o: Pick<Forc
   return o.overlap !== false && isLibraryOverlap(p);
 }
 
-/** The atNext accesses and ready waits of callsBack (forceSection), in place. */
+/**
+ * The waits of a call that calls back (callsBack), in place: the awaited call counts inside it (atNext);
+ * a held library call counts when it begins (atStart) and the awaiting thread, inside, waits until it
+ * has (a ready wait: Forcing.afterBegun), so the held call runs while the callback does.
+ */
 export function callbackWaits(forcing: { accesses: ForceAccessSpec[]; waits: ForceWaitSpec[] }): void {
   const added: ForceWaitSpec[] = [];
   const during = new Set<number>();
@@ -494,12 +498,9 @@ export function forceSection(p: ForcedPattern, order: ForceOrder, o: ForcingOpti
     // free is over before a later thread arrives, and the calls overlap only by chance
     forcing.waits.unshift({ at: 0, for: 1, sameObject: true, ready: true, optional: true });
   }
-  // an awaited call that calls back or traverses (callsBack) counts inside its callback or traversal
-  // (atNext); when the held access is a library call too, it counts when it begins (atStart), and the
-  // awaited thread, there, waits until the held call has begun (a ready wait: Forcing.afterBegun) — the
-  // held call then runs while the callback does, not after the awaiting thread ran on past it
-  // (the pattern's own order only: a counterfactual keeps each call after the other returned, the order least like a race)
-  // (and not for two calls of one method that `overlap: false` forces in order, each after the other returned)
+  // an awaited call that calls back or traverses counts inside it (callbackWaits) — in the pattern's own
+  // order only: a counterfactual, and two calls of one method that `overlap: false` forces in order, keep
+  // each call after the other returned
   if (o.callbacks !== false && order === 'pattern' && !overlap && !(o.overlap === false && isLibraryOverlap(p))) callbackWaits(forcing);
   if (o.guardChain !== false && p.guard) guardWait(forcing, p, o.anyLine, o.byCaller !== false && !o.anyLine);
   // a first hold inside a lock the other access needs: held before that lock is taken (lockedHold.ts);

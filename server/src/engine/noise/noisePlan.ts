@@ -109,8 +109,8 @@ export interface ForceAccess {
   /**
    * a library call's access (`call`; not with atStart): its performance counts at its thread's next
    * recorded access after the call began — inside a callback the call makes, or after a lazy call
-   * (`stream()`) returned, in its traversal. Java only. `braid confirm` sets it on an awaited lazy call
-   * (forcingPlan.ts isLazyCall) and on the awaited call of a mutation made during a call (mutationOverlaps)
+   * (`stream()`) returned, in its traversal. Java only. `braid confirm` sets it on an awaited call that
+   * calls back or traverses (forcingPlan.ts callsBack, callbackWaits)
    */
   atNext?: boolean;
 }

@@ -768,7 +768,6 @@ public final class Forcing {
     return other;
   }
 
-  /** A library access of the thread whose call has returned (or a later one began): it counts as performed now. */
   /**
    * At a thread's recorded access: the atNext accesses of a library call it began earlier count as
    * performed now (then, as for atStart, wait for an overlapping call to begin: afterBegun).
@@ -782,6 +781,7 @@ public final class Forcing {
     afterBegun(t, m, s.forceNextKey, s.forceNextSub, s.forceNextArrived);
   }
 
+  /** A library access of the thread whose call has returned (or a later one began): it counts as performed now. */
   static void flushPending(ThreadState s, int t) {
     int m = s.forcePending;
     if (m == 0) return;
