@@ -60,9 +60,8 @@ describe('a race inside ArrayList, shown at the user\'s call line (code-server)'
     const top = wb.rows('Ranked Patterns').first();
     await top.waitFor({ state: 'visible' });
     // a click on the pattern opens its code (issue 43); the twistie shows its accesses
-    await top.locator('.monaco-tl-twistie').click();
     const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. \S+ [RW] / }).first();
-    await access.waitFor({ state: 'visible' });
+    await wb.expandToChild('Ranked Patterns', top, access);
     const label = (await access.getAttribute('aria-label')) ?? '';
     // an ArrayList-internal access (ArrayList.java:N, called from …) or the recorded call (ArrayList.add at …)
     assert.match(label, /ArrayList\.java:\d+.*, called from .*UnsafeList\.java:\d+|ArrayList\.\w+ at .*UnsafeList\.java:\d+/s, `the access names the library and the user's line: "${label}"`);

@@ -240,6 +240,31 @@ export class Workbench {
     }
   }
 
+  /**
+   * Expands `row` (its twistie, unless it is expanded already) and brings `child` — one of the rows
+   * under it — into view. The tree renders only the rows in its viewport: when the rows above the child
+   * (a long sentence wraps over several) push it below the pane's edge, the focus is moved down with the
+   * arrow key until the list scrolls it in. A tree refreshed between the twistie's click and the
+   * children's rendering (the views read the patterns again on the server's status) is expanded again.
+   * Fails with the labels the rows had last when the child never shows.
+   */
+  async expandToChild(paneTitle: string, row: Locator, child: Locator, timeout = UI_TIMEOUT): Promise<void> {
+    const end = Date.now() + timeout;
+    for (let presses = 0; ; ) {
+      if ((await row.count()) > 0 && (await row.getAttribute('aria-expanded').catch(() => null)) === 'false') {
+        await row.locator('.monaco-tl-twistie').click({ timeout: 10_000 }).catch(() => undefined);
+      }
+      if (await child.isVisible().catch(() => false)) return;
+      if (Date.now() >= end) {
+        const labels = await this.rows(paneTitle).evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+        throw new Error(`no row under "${(await row.getAttribute('aria-label').catch(() => null)) ?? '?'}" matched ${child} within ${timeout} ms; the rows: ${labels.join(' | ')}`);
+      }
+      // after a few checks, scroll: the arrow key moves the tree's focus down (the list keeps it in view)
+      if (++presses > 2 && presses < 40) await this.pane(paneTitle).locator('.monaco-list').first().press('ArrowDown').catch(() => undefined);
+      await this.page.waitForTimeout(250);
+    }
+  }
+
   /** The active editor: tab label, breadcrumbs path, cursor line and column. */
   async activeEditor(): Promise<{ tab: string; breadcrumbs: string; line: number; column: number; selection: string }> {
     const tab = this.page.locator('.editor-group-container.active .tab.active').first();

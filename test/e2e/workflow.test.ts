@@ -89,9 +89,8 @@ describe('end to end in VS Code (code-server)', { skip, timeout: 25 * 60_000 }, 
   step("click the first ranked pattern's first access: the editor shows the tagged bug line", async () => {
     const top = wb.rows('Ranked Patterns').first();
     // a click on the pattern opens its code (issue 43); the twistie shows its accesses
-    await top.locator('.monaco-tl-twistie').click();
     const access = wb.rows('Ranked Patterns').filter({ hasText: /^1\. \S+ [RW] / }).first();
-    await access.waitFor({ state: 'visible' });
+    await wb.expandToChild('Ranked Patterns', top, access);
     const label = (await access.getAttribute('aria-label')) ?? '';
     const m = /(\w+\.java):(\d+)/.exec(label);
     assert.ok(m, `the access row names file:line: "${label}"`);
