@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { analyzeTraceFiles, AnalysisResult, patternAt, patternCount, RankedPattern } from '../../server/src/engine/analysis';
 import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
-import { causeWithinCandidate, isOrderedWithin, patternsWithin } from '../../server/src/engine/confirm/causeWithin';
+import { causeWithinCandidate, causeWithinCandidates, isOrderedWithin, patternsWithin } from '../../server/src/engine/confirm/causeWithin';
 import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
 import { confirmJson, confirmText } from '../../server/src/cli/confirmCommand';
+import { forceCauseWithin } from '../../server/src/recorder/runs/confirmWithin';
 import type { Confirmation } from '../../server/src/recorder/runs/confirmRuns';
 import type { ConfirmedPattern } from '../../server/src/engine/confirm/confirmedRanking';
 
@@ -94,12 +95,40 @@ test('analyze --confirm: a confirmed combination has the pair within it forced n
   assert.match(text, /confirmed, but its accesses hold all of #\d+ P\d+ RW's \(confirmed too\): listed after it/);
 });
 
-test('analyze --confirm: a pair that is refuted alone leaves the combination first (its whole order is the cause)', async () => {
+/** The combination's part on its other variable (the counter's W1 :26 → R2 :40), listed too. */
+function otherPart(result: AnalysisResult, combo: RankedPattern, pair: RankedPattern): RankedPattern {
+  const rows = result.patterns as RankedPattern[];
+  const other = causeWithinCandidates(rows, combo).find((q) => q.key !== pair.key);
+  assert.ok(other, 'the premise: a part of the combination on the counter is listed');
+  assert.ok(other.accesses.every((a) => !pair.accesses.some((b) => b.variable === a.variable)), 'on the other variable');
+  return other;
+}
+
+test('analyze --confirm: when no part is confirmed alone (each variable’s part forced in turn), the combination stays first (its whole order is the cause)', async () => {
   const { result, combo, pair } = await promcollect();
+  const other = otherPart(result, combo, pair);
   const f = forcing((p) => p.key === combo.key);
   const out = await confirmAndReorder(result, undefined, { top: 1, runs: 10, budget: 400 }, f.one);
-  assert.deepEqual(f.tried, [combo.key, pair.key]);
+  assert.deepEqual(f.tried, [combo.key, pair.key, other.key], 'the combination, its part on the list, then its part on the counter');
   assert.equal(out.result.patterns[0].key, combo.key);
+  assert.match(out.lines.join('\n'), new RegExp(`the next part of #\\d+ ${combo.id} \\w+: #\\d+ ${other.id} \\w+ — tried next`));
+});
+
+test('analyze --confirm: the first part refuted alone, the part on the other variable confirmed: that part is named and listed first', async () => {
+  const { result, combo, pair } = await promcollect();
+  const other = otherPart(result, combo, pair);
+  const f = forcing((p) => p.key === combo.key || p.key === other.key);
+  const out = await confirmAndReorder(result, undefined, { top: 1, runs: 10, budget: 400 }, f.one);
+  assert.deepEqual(f.tried, [combo.key, pair.key, other.key]);
+  assert.equal(out.result.patterns[0].key, other.key, 'the confirmed part first');
+  assert.equal(out.result.patterns[1].key, combo.key);
+});
+
+test('analyze --confirm: a part confirmed alone ends the search: the part on the other variable is not forced', async () => {
+  const { result, combo, pair } = await promcollect();
+  const f = forcing((p) => p.key === combo.key || p.key === pair.key);
+  await confirmAndReorder(result, undefined, { top: 1, runs: 10, budget: 400 }, f.one);
+  assert.deepEqual(f.tried, [combo.key, pair.key]);
 });
 
 test('analyze --confirm-whole: the paper’s behaviour, no pattern within is forced', async () => {
@@ -130,4 +159,48 @@ test('braid confirm’s output: the pattern within, forced alone — named as th
   const refuted = { ...w, verdict: 'refuted' as const, forced: group(1) };
   assert.equal(confirmJson(c, { pattern: pair, confirmation: refuted }).cause, undefined);
   assert.match(confirmText(c, combo, ['java', 'T'], '/', { pattern: pair, confirmation: refuted }), /the order of the whole pattern is what was confirmed: its pair alone was refuted/);
+  // two parts forced: the second confirmed is the cause, the first is listed before it; the runs count both
+  const both = { pattern: hostile, confirmation: w, others: [{ pattern: pair, confirmation: { ...refuted, pattern: { rank: 2, key: pair.key, id: 'P9' } } }], runsSpent: 60, seconds: 6 };
+  const t2 = confirmText(c, combo, ['java', 'T'], '/', both);
+  assert.match(t2, /within it: #2 P1 RW .* refuted[^]*within it: #3 P1 RW .* confirmed[^]*the cause is #3/);
+  assert.match(t2, /90 runs in 9\.0 s/);
+  const j2 = confirmJson(c, both);
+  assert.equal(j2.runs, 90);
+  assert.equal((j2.withinOthers as { verdict: string }[])[0].verdict, 'refuted');
+  assert.deepEqual(j2.cause, { rank: 3, key: pair.key, id: pair.id, kind: 'RW' });
+  // neither confirmed: the whole pattern's order, and what each part was
+  const none = { pattern: pair, confirmation: refuted, others: [{ pattern: pair, confirmation: refuted }], runsSpent: 60, seconds: 6 };
+  assert.match(confirmText(c, combo, ['java', 'T'], '/', none), /none of its parts alone was \(P1 refuted, P1 refuted\)/);
+  assert.equal(confirmJson(c, none).cause, undefined);
+});
+
+test('forceCauseWithin (braid confirm and the editor): each part in turn on seeds after those spent, until one is confirmed; the confirmed one named, the others kept', async () => {
+  const { result, combo, pair } = await promcollect();
+  const other = otherPart(result, combo, pair);
+  const listed = result.patterns as RankedPattern[];
+  const offsets: number[] = [];
+  const f = forcing((p) => p.key === other.key);
+  const c = { ...(await f.one(combo)), verdict: 'confirmed' as const, runsSpent: 30 };
+  f.tried.length = 0;
+  const w = await forceCauseWithin(listed, combo, c, {
+    traceFiles: () => [],
+    forceOne: (p, offset) => {
+      offsets.push(offset);
+      return f.one(p as RankedPattern);
+    },
+  });
+  assert.deepEqual(f.tried, [pair.key, other.key]);
+  assert.deepEqual(offsets, [30, 60], 'each part on seeds after those spent before');
+  assert.equal(w?.pattern.key, other.key, 'the confirmed part is named');
+  assert.equal(w?.confirmation.verdict, 'confirmed');
+  assert.deepEqual(w?.others.map((t) => t.pattern.key), [pair.key]);
+  assert.equal(w?.runsSpent, 60);
+  // none confirmed: the first part is named, with its verdict
+  const g = forcing(() => false);
+  const n = await forceCauseWithin(listed, combo, c, { traceFiles: () => [], forceOne: (p) => g.one(p as RankedPattern) });
+  assert.equal(n?.pattern.key, pair.key);
+  assert.equal(n?.confirmation.verdict, 'refuted');
+  assert.equal(n?.others.length, 1);
+  // not confirmed itself: nothing forced within
+  assert.equal(await forceCauseWithin(listed, combo, { ...c, verdict: 'refuted' }, { traceFiles: () => [], forceOne: (p) => g.one(p as RankedPattern) }), undefined);
 });

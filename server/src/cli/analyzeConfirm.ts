@@ -8,7 +8,7 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import type { Bug } from '../engine/griffin/griffin';
 import { CONFIRMED_LIST_CAP, PatternConfirmation, reorderLines, withConfirmations } from '../engine/confirm/confirmedRanking';
 import { windowCause } from '../engine/confirm/windowCause';
-import { causeWithinCandidate } from '../engine/confirm/causeWithin';
+import { causeWithinCandidates } from '../engine/confirm/causeWithin';
 import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
 import { DEFAULT_WAIT_MS } from '../engine/confirm/forcingPlan';
 import { Confirmation, confirmPattern, patternConfirmation } from '../recorder/runs/confirmRuns';
@@ -111,6 +111,8 @@ export async function confirmAndReorder(
   let commandFailed = false;
   const listed = Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
   const queued = new Set(candidates.map((p) => p.key));
+  // a part forced alone after a confirmed combination → that combination (its next part is forced when this one is not confirmed)
+  const withinOf = new Map<string, RankedPattern>();
   // candidates grows while it is walked: a window's cause not tried yet is forced next (issue 40)
   for (const p of candidates) {
     if (signal?.aborted) break;
@@ -137,15 +139,33 @@ export async function confirmAndReorder(
         }
       }
     }
+    // a part of a confirmed combination not confirmed alone: the combination's next part (on other variables), next
+    const whole = withinOf.get(p.key);
+    if (whole && c.verdict !== 'confirmed') {
+      const parts = causeWithinCandidates(listed, whole);
+      if (!parts.some((q) => verdicts.get(q.key)?.verdict === 'confirmed')) {
+        const q = parts.find((x) => !queued.has(x.key) && x.key !== p.key);
+        if (q) {
+          const k = listed.indexOf(q);
+          because = `; the next part of #${whole.rank} ${whole.id} ${whole.kind}: #${k + 1} ${q.id} ${q.kind} — tried next, within the budget`;
+          queued.add(q.key);
+          withinOf.set(q.key, whole);
+          candidates.push({ ...q, rank: k + 1 });
+        }
+      }
+    }
     if (c.verdict === 'confirmed' && !a.whole) {
-      // a confirmed combination: the smaller listed pattern within it, forced alone next (its other accesses may be incidental)
-      const q = causeWithinCandidate(listed, p);
+      // a confirmed combination: the smaller listed patterns within it, forced alone next, one part at a time (its other accesses may be incidental)
+      const parts = causeWithinCandidates(listed, p);
+      // one confirmed already names the cause; else the first part not tried yet (others were, or are queued)
+      const q = parts.find((x) => verdicts.get(x.key)?.verdict === 'confirmed') ?? parts.find((x) => !queued.has(x.key)) ?? parts[0];
       if (q) {
         const k = listed.indexOf(q);
         const had = verdicts.get(q.key)?.verdict;
         because = `; within it: #${k + 1} ${q.id} ${q.kind}${had ? ` (${had})` : queued.has(q.key) ? '' : ' — tried next, within the budget'}`;
         if (!queued.has(q.key)) {
           queued.add(q.key);
+          withinOf.set(q.key, p);
           candidates.push({ ...q, rank: k + 1 });
         }
       }

@@ -90,7 +90,8 @@ Usage:
       --confirm-calls on|off     when none is confirmed and a pattern's line makes several library calls, rank the
                                  traces again per call and force the best refinements at their calls (default on)
       --confirm-whole            a confirmed pattern of three or four accesses keeps its verdict alone (default: a
-                                 smaller listed pattern within it is forced next; confirmed too, it is listed first)
+                                 smaller listed pattern within it is forced next, then one on its other variable;
+                                 one confirmed too is listed first)
       --workers N                worker threads reading traces in parallel (default 1 = this thread; one trace ≥ 64 MiB with N ≥ 2: parsed in a second thread)
       --cache DIR                per-run summary cache (e.g. .braid/cache): traces analyzed before are not read again
       Inputs may also be summary files (*.braid-summary.json, from braid summarize), e.g. shards from many machines.

@@ -66,8 +66,8 @@ export const CONFIRM_USAGE = `braid confirm <trace files or folders...> [options
                             variable the failing runs made before the other thread's write of it;
                             docs/confirm.md, A check the held access depends on)
       --whole               a confirmed pattern of three or four accesses keeps its verdict alone; by default
-                            a smaller listed pattern within it (a pair of its accesses) is forced next and,
-                            when confirmed too, named as the cause (docs/confirm.md, The cause within)
+                            the smaller listed patterns within it (a part per variable, in turn) are forced
+                            next; the first confirmed too is named as the cause (docs/confirm.md, The cause within)
       --calls on|off        when the pattern is on a line of several library calls and forcing it there
                             is not confirmed, force its refinements per call (default on; docs/confirm.md)
       --fresh-jvm           one JVM per run; by default the runs of a JUnit test run by the console launcher
@@ -328,6 +328,30 @@ function fmtP(p: number): string {
 export interface WithinResult {
   pattern: RankedPattern;
   confirmation: PerCallResult;
+  /** the other patterns within it forced alone before (none confirmed), when this one was not the first */
+  others?: { pattern: RankedPattern; confirmation: PerCallResult }[];
+  /** runs and seconds of every pattern forced within it */
+  runsSpent?: number;
+  seconds?: number;
+}
+
+const withinRuns = (w: WithinResult | undefined) => w?.runsSpent ?? w?.confirmation.runsSpent ?? 0;
+const withinSeconds = (w: WithinResult | undefined) => w?.seconds ?? w?.confirmation.seconds ?? 0;
+
+function withinJson(q: RankedPattern, w: PerCallResult): Record<string, unknown> {
+  return {
+    pattern: { rank: w.pattern.rank, key: q.key, id: q.id, kind: q.kind },
+    verdict: w.verdict,
+    forced: w.forced,
+    opposite: w.opposite ?? null,
+    control: w.control ?? null,
+    ...(w.counterfactual ? { counterfactual: w.counterfactual } : {}),
+    pValue: w.pValue,
+    reason: w.reason,
+    folder: w.folder,
+    plan: w.plan,
+    runs: w.runsSpent,
+  };
 }
 
 export function confirmJson(c: PerCallResult, within?: WithinResult): Record<string, unknown> {
@@ -351,23 +375,12 @@ export function confirmJson(c: PerCallResult, within?: WithinResult): Record<str
     ...(c.counterfactual ? { counterfactual: c.counterfactual } : {}),
     perCall: c.perCall ?? null,
     ...(c.refinements ? { refinements: c.refinements } : {}),
-    runs: c.runsSpent + (w?.runsSpent ?? 0),
-    seconds: Math.round((c.seconds + (w?.seconds ?? 0)) * 10) / 10,
+    runs: c.runsSpent + withinRuns(within),
+    seconds: Math.round((c.seconds + withinSeconds(within)) * 10) / 10,
     ...(within && w
       ? {
-          within: {
-            pattern: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind },
-            verdict: w.verdict,
-            forced: w.forced,
-            opposite: w.opposite ?? null,
-            control: w.control ?? null,
-            ...(w.counterfactual ? { counterfactual: w.counterfactual } : {}),
-            pValue: w.pValue,
-            reason: w.reason,
-            folder: w.folder,
-            plan: w.plan,
-            runs: w.runsSpent,
-          },
+          within: withinJson(within.pattern, w),
+          ...(within.others?.length ? { withinOthers: within.others.map((t) => withinJson(t.pattern, t.confirmation)) } : {}),
           ...(w.verdict === 'confirmed' ? { cause: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind } } : {}),
         }
       : {}),
@@ -378,13 +391,19 @@ export function confirmJson(c: PerCallResult, within?: WithinResult): Record<str
 export function withinText(within: WithinResult): string[] {
   const w = within.confirmation;
   const q = within.pattern;
-  const cf = w.opposite ? `, ${w.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'} ${w.opposite.failed} of ${w.opposite.runs}` : '';
-  const head = `  within it: #${w.pattern.rank} ${q.id} ${q.kind}  ${interleavingText(q)} — forced alone: ${w.verdict} (forced ${w.forced.failed} of ${w.forced.runs} failed${cf})`;
+  const line = (x: RankedPattern, v: PerCallResult) => {
+    const cf = v.opposite ? `, ${v.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'} ${v.opposite.failed} of ${v.opposite.runs}` : '';
+    return `  within it: #${v.pattern.rank} ${x.id} ${x.kind}  ${interleavingText(x)} — forced alone: ${v.verdict} (forced ${v.forced.failed} of ${v.forced.runs} failed${cf})`;
+  };
+  const others = within.others ?? [];
   const what =
     w.verdict === 'confirmed'
       ? `  the cause is #${w.pattern.rank} ${q.id} ${q.kind}: its order alone makes the failure; the other accesses of this pattern are incidental (braid confirm --whole keeps this pattern's verdict alone)`
-      : `  the order of the whole pattern is what was confirmed: its pair alone was ${w.verdict} (${w.reason})`;
-  return [head, what];
+      : others.length
+        ? `  the order of the whole pattern is what was confirmed: none of its parts alone was (${[within, ...others].map((t) => `${t.pattern.id} ${t.confirmation.verdict}`).join(', ')})`
+        : `  the order of the whole pattern is what was confirmed: its pair alone was ${w.verdict} (${w.reason})`;
+  // the parts forced before the one named, in the order they were forced
+  return [...(w.verdict === 'confirmed' ? others.map((t) => line(t.pattern, t.confirmation)) : []), line(q, w), ...(w.verdict === 'confirmed' ? [] : others.map((t) => line(t.pattern, t.confirmation))), what];
 }
 
 export function confirmText(c: Confirmation, p: RankedPattern, command: string[], cwd = process.cwd(), within?: WithinResult): string {
@@ -413,7 +432,7 @@ export function confirmText(c: Confirmation, p: RankedPattern, command: string[]
   out.push(`  ${c.reason}${c.verdict === 'confirmed' ? ` (p = ${fmtP(c.pValue)})` : ''}`);
   if (c.couldNotCheck) out.push(`  what to do: ${c.couldNotCheck.hint}`);
   if (within) out.push(...withinText(within));
-  out.push(`  ${c.runsSpent + (within?.confirmation.runsSpent ?? 0)} runs in ${(c.seconds + (within?.confirmation.seconds ?? 0)).toFixed(1)} s; runs in ${rel(c.folder)}`);
+  out.push(`  ${c.runsSpent + withinRuns(within)} runs in ${(c.seconds + withinSeconds(within)).toFixed(1)} s; runs in ${rel(c.folder)}`);
   if (c.verdict === 'confirmed' || c.verdict === 'confirms the window') out.push(`  reproduce: braid record --runs 1 --plan ${rel(c.plan)} -- ${command.join(' ')}`);
   return out.map(terminalLine).join('\n');
 }

@@ -8,7 +8,9 @@
  * between a collection's iteration and another thread's `add`), and the claim "this order causes
  * the failure" belongs to the smaller pattern. `braid confirm` and `braid analyze --confirm` force
  * that smaller pattern next; when it is confirmed too, it is named as the cause (and listed first by
- * the superset rule of confirmedRanking.ts). `--whole` (ConfirmArgs.whole) keeps the paper's
+ * the superset rule of confirmedRanking.ts). A combination over two variables has a part on each: when
+ * the first forced alone is not confirmed, the part on the other variable is forced next
+ * (causeWithinCandidates). `--whole` (ConfirmArgs.whole) keeps the paper's
  * behaviour: the combination's verdict alone.
  */
 import type { RankedPattern } from '../analysis';
@@ -59,7 +61,25 @@ export function patternsWithin<T extends Pick<RankedPattern, 'key' | 'accesses'>
   return out.sort((a, b) => a.n - b.n || a.k - b.k).map((x) => x.q);
 }
 
-/** The one smaller pattern to force after `p` was confirmed (the first of patternsWithin), or undefined. */
+/**
+ * The smaller patterns to force, in turn, after `p` was confirmed: the first of patternsWithin for each
+ * set of variables they keep (a combination over `x` and `y` has a part on `x` and a part on `y`; either
+ * may be the one whose order fails alone, as when the combination spans two bugs, one on each variable),
+ * in patternsWithin's order. The first confirmed is named as the cause; the others are not forced.
+ */
+export function causeWithinCandidates<T extends Pick<RankedPattern, 'key' | 'accesses'>>(listed: readonly T[], p: Pick<RankedPattern, 'key' | 'accesses'>): T[] {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const q of patternsWithin(listed, p)) {
+    const vars = [...new Set(q.accesses.map((a) => a.variable))].sort().join('\u0000');
+    if (seen.has(vars)) continue;
+    seen.add(vars);
+    out.push(q);
+  }
+  return out;
+}
+
+/** The first smaller pattern to force after `p` was confirmed (the first of causeWithinCandidates), or undefined. */
 export function causeWithinCandidate<T extends Pick<RankedPattern, 'key' | 'accesses'>>(listed: readonly T[], p: Pick<RankedPattern, 'key' | 'accesses'>): T | undefined {
-  return patternsWithin(listed, p)[0];
+  return causeWithinCandidates(listed, p)[0];
 }

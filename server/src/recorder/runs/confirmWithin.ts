@@ -1,12 +1,12 @@
 /**
  * The cause within a confirmed combination, forced (engine/confirm/causeWithin.ts): after a pattern
- * was confirmed, the smaller listed pattern within it is forced alone — with the check of its use and
- * the failing runs' facts, at its calls when its lines make several (confirmWithCalls) — on seeds after
- * those the first confirmation spent. Shared by `braid confirm` and the editor's Confirm.
+ * was confirmed, the smaller listed patterns within it are forced alone, in turn, until one is
+ * confirmed — each with the check of its use and the failing runs' facts, at its calls when its lines
+ * make several (confirmWithCalls) — on seeds after those spent before. Shared by `braid confirm` and the editor's Confirm.
  */
 import { CheckCandidate, withCheckOfUse } from '../../engine/confirm/checkOfUse';
 import { withFailingRunFacts } from '../../engine/confirm/failingRunFacts';
-import { causeWithinCandidate } from '../../engine/confirm/causeWithin';
+import { causeWithinCandidates } from '../../engine/confirm/causeWithin';
 import type { AnalysisResult, RankedPattern } from '../../engine/analysis';
 import type { ForcedPattern } from '../../engine/confirm/forcingPlan';
 import type { Confirmation } from './confirmRuns';
@@ -14,9 +14,18 @@ import { confirmWithCalls, ForceOne, PerCallResult } from './confirmPerCall';
 
 type Listed = ForcedPattern & Pick<RankedPattern, 'key' | 'accesses'> & CheckCandidate;
 
+/** One pattern within a confirmed combination, forced alone. */
+export interface WithinRun<T> {
+  pattern: T;
+  rank: number;
+  confirmation: PerCallResult;
+}
+
 /**
- * Forces the pattern within `pattern` (confirmed as `c`), when the list has one; undefined otherwise,
- * or when the confirmation was stopped. `onStart` is told which pattern before its runs begin.
+ * Forces the patterns within `pattern` (confirmed as `c`) in turn (causeWithinCandidates: one per set
+ * of variables kept), until one is confirmed; undefined when the list has none, or when the
+ * confirmation was stopped. The result names the confirmed one — the cause — or else the first forced,
+ * with the others forced in `others`. `onStart` is told which pattern before its runs begin.
  */
 export async function forceCauseWithin<T extends Listed>(
   listed: readonly T[],
@@ -29,13 +38,28 @@ export async function forceCauseWithin<T extends Listed>(
     signal?: AbortSignal;
     onStart?: (q: T, rank: number) => void;
   },
-): Promise<{ pattern: T; rank: number; confirmation: PerCallResult } | undefined> {
+): Promise<(WithinRun<T> & { others: WithinRun<T>[]; runsSpent: number; seconds: number }) | undefined> {
   if (c.verdict !== 'confirmed' || c.interrupted || o.signal?.aborted) return undefined;
-  const q = causeWithinCandidate(listed, pattern);
-  if (!q) return undefined;
-  const rank = listed.indexOf(q) + 1;
-  o.onStart?.(q, rank);
-  const qp = await withFailingRunFacts(withCheckOfUse({ ...q, rank }, listed), o.traceFiles(q));
-  const w = await confirmWithCalls(qp, (x, offset) => o.forceOne(x, c.runsSpent + offset), o.perCallRanking, { signal: o.signal });
-  return { pattern: q, rank, confirmation: { ...w, pattern: { ...w.pattern, rank } } };
+  const tries: WithinRun<T>[] = [];
+  // seeds after those the first confirmation and the earlier parts spent
+  let spent = c.runsSpent;
+  for (const q of causeWithinCandidates(listed, pattern)) {
+    if (o.signal?.aborted) break;
+    const rank = listed.indexOf(q) + 1;
+    o.onStart?.(q, rank);
+    const qp = await withFailingRunFacts(withCheckOfUse({ ...q, rank }, listed), o.traceFiles(q));
+    const offset = spent;
+    const w = await confirmWithCalls(qp, (x, k) => o.forceOne(x, offset + k), o.perCallRanking, { signal: o.signal });
+    spent += w.runsSpent;
+    tries.push({ pattern: q, rank, confirmation: { ...w, pattern: { ...w.pattern, rank } } });
+    if (w.verdict === 'confirmed' || w.interrupted) break;
+  }
+  if (!tries.length) return undefined;
+  const named = tries.find((t) => t.confirmation.verdict === 'confirmed') ?? tries[0];
+  return {
+    ...named,
+    others: tries.filter((t) => t !== named),
+    runsSpent: tries.reduce((n, t) => n + t.confirmation.runsSpent, 0),
+    seconds: tries.reduce((n, t) => n + t.confirmation.seconds, 0),
+  };
 }
