@@ -77,7 +77,7 @@ export interface ConfirmRow {
    * a confirmed combination's smaller pattern forced alone (braid confirm's `within`, causeWithin.ts):
    * when it is confirmed it is the pattern braid names as the cause, and the row is judged by it
    */
-  within?: { pattern: string; rootCause: boolean; verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup };
+  within?: { pattern: string; rootCause: boolean; verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup; /** the other parts forced (withinOthers): `#6 P2 refuted` */ others?: string[] };
 }
 
 interface ConfirmGroup {
@@ -210,10 +210,11 @@ function confirmRun(folder: string, pattern: RankedPattern, rank: number, role: 
   const r = run(process.execPath, [braid, 'confirm', folder, '--pattern', pattern.key, '--seed', seed, '--format', 'json', ...more, ...command], dir, 20 * 60_000);
   try {
     type W = { pattern: { rank: number; key: string; id: string }; verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null };
-    const j = JSON.parse(r.stdout) as { verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null; control?: { runs: number; failed: number } | null; counterfactual?: string; reason?: string; runs?: number; within?: W };
+    const j = JSON.parse(r.stdout) as { verdict: string; forced?: ConfirmGroup; opposite?: ConfirmGroup | null; control?: { runs: number; failed: number } | null; counterfactual?: string; reason?: string; runs?: number; within?: W; withinOthers?: W[] };
     const g = <T extends { runs: number; failed: number }>(x: T | null | undefined) => x ?? undefined;
     const w = j.within;
-    const within = w ? { pattern: `#${w.pattern.rank} ${w.pattern.id}`, rootCause: isRootKey(w.pattern.key), verdict: w.verdict, forced: g(w.forced), opposite: g(w.opposite) } : undefined;
+    const others = (j.withinOthers ?? []).map((x) => `#${x.pattern.rank} ${x.pattern.id}${isRootKey(x.pattern.key) ? ' (root cause)' : ''} ${x.verdict}`);
+    const within = w ? { pattern: `#${w.pattern.rank} ${w.pattern.id}`, rootCause: isRootKey(w.pattern.key), verdict: w.verdict, forced: g(w.forced), opposite: g(w.opposite), ...(others.length ? { others } : {}) } : undefined;
     return { ...base, verdict: j.verdict, forced: g(j.forced), opposite: g(j.opposite), control: g(j.control), counterfactual: j.counterfactual, reason: j.reason, runs: j.runs, seconds: r.seconds, ...(within ? { within } : {}) };
   } catch {
     return { ...base, verdict: `error (exit ${r.status}): ${r.stderr.trim().split('\n').pop() ?? ''}`, seconds: r.seconds };
@@ -246,7 +247,7 @@ export function confirmTable(rows: RealRow[]): string {
   for (const r of rows) {
     for (const c of r.live?.confirmations ?? []) {
       const cf = c.opposite ? `${c.counterfactual === 'serialised' ? 'serialised ' : 'opposite '}${g(c.opposite)}` : '–';
-      const w = c.within ? `${c.within.pattern}${c.within.rootCause ? ' (root cause)' : ''}: ${c.within.verdict} (forced ${g(c.within.forced)}, opposite ${g(c.within.opposite)})` : '–';
+      const w = c.within ? `${c.within.pattern}${c.within.rootCause ? ' (root cause)' : ''}: ${c.within.verdict} (forced ${g(c.within.forced)}, opposite ${g(c.within.opposite)})${c.within.others?.length ? `; also forced: ${c.within.others.join(', ')}` : ''}` : '–';
       const cells = [r.subject.id, c.seed, `${c.role}: ${c.pattern}`, c.rootCause ? 'yes' : 'no', c.verdict, g(c.forced), cf, c.control ? `${c.control.failed}/${c.control.runs}` : '–', w, String(c.runs ?? '–'), c.seconds.toFixed(0)];
       out.push(`| ${cells.map((x) => x.replace(/\|/g, '/')).join(' | ')} |`);
     }
