@@ -65,7 +65,7 @@ describe('end to end in VS Code: flaky JUnit 5 test → one click → root cause
     // the extension activates on Java (onLanguage:java, build files): the lens needs no click on the Braid view (issue 30)
     await open('AccountTest.java');
     await lens().first().waitFor({ state: 'visible', timeout: START_TIMEOUT });
-    assert.equal(await lens().count(), 3, 'class + two test methods');
+    assert.equal(await wb.settledCount(lens(), 3), 3, 'class + two test methods');
   });
 
   step('the empty Braid view welcomes without an error', async () => {

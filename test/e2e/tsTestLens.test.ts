@@ -89,11 +89,7 @@ describe('end to end in VS Code: flaky TypeScript node:test test â†’ one click â
     // the extension activates on TypeScript (onLanguage:typescript): no click on the Braid view first
     await wb.openFile('inventory.test.ts');
     await lens().first().waitFor({ state: 'visible', timeout: START_TIMEOUT });
-    // the editor renders its code lenses again when a provider changes (TypeScript's own analysis
-    // starting): count once three have settled, not at the instant between two renderings
-    let count = 0;
-    for (const end = Date.now() + 30_000; Date.now() < end; await page.waitForTimeout(250)) if ((count = await lens().count()) === 3) break;
-    assert.equal(count, 3, 'describe + two tests');
+    assert.equal(await wb.settledCount(lens(), 3), 3, 'describe + two tests');
   });
 
   let result = { runs: 0, failed: 0 };

@@ -241,6 +241,19 @@ export class Workbench {
   }
 
   /**
+   * How many elements `locator` matches once that count is `n` — the editor renders its code lenses
+   * again when a provider changes (a language server's own analysis starting), so a count taken at the
+   * instant between two renderings is 0. Returns the last count seen when it never reached `n` within
+   * `timeout` (the caller's assert says what it was).
+   */
+  async settledCount(locator: Locator, n: number, timeout = 30_000): Promise<number> {
+    let count = 0;
+    for (const end = Date.now() + timeout; ; await this.page.waitForTimeout(250)) {
+      if ((count = await locator.count()) === n || Date.now() >= end) return count;
+    }
+  }
+
+  /**
    * Expands `row` (its twistie, unless it is expanded already) and brings `child` — one of the rows
    * under it — into view. The tree renders only the rows in its viewport: when the rows above the child
    * (a long sentence wraps over several) push it below the pane's edge, the focus is moved down with the
