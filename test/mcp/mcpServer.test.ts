@@ -69,6 +69,11 @@ test('the server lists its six tools, each with an input and an output schema an
   assert.deepEqual(Object.keys(find.inputSchema.properties ?? {}).sort(), ['build', 'command', 'include', 'jsTest', 'maxRuns', 'maxSeconds', 'noise', 'project', 'recording', 'test', 'timeoutSeconds']);
   const confirm = tools.find((t) => t.name === 'confirm')!;
   assert.match(confirm.description!, /confirmed.*refuted.*not forced.*could not check/s);
+  // every verdict braid confirm gives has a place in the output (a window's verdict included), and the cause within a combination
+  const out = confirm.outputSchema?.properties as Record<string, { enum?: string[]; description?: string }>;
+  assert.deepEqual(out.verdict.enum, ['confirmed', 'confirms the window', 'refuted', 'not forced', 'could not check']);
+  assert.match(out.within.description ?? '', /smaller patterns within it/);
+  assert.match(out.cause.description ?? '', /confirmed alone/);
   assert.equal(tools.find((t) => t.name === 'list_recordings')!.annotations?.readOnlyHint, true);
 });
 

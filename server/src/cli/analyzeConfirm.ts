@@ -147,7 +147,7 @@ export async function confirmAndReorder(
         const q = parts.find((x) => !queued.has(x.key) && x.key !== p.key);
         if (q) {
           const k = listed.indexOf(q);
-          because = `; the next part of #${whole.rank} ${whole.id} ${whole.kind}: #${k + 1} ${q.id} ${q.kind} — tried next, within the budget`;
+          because += `; the next part of #${whole.rank} ${whole.id} ${whole.kind}: #${k + 1} ${q.id} ${q.kind} — tried next, within the budget`;
           queued.add(q.key);
           withinOf.set(q.key, whole);
           candidates.push({ ...q, rank: k + 1 });

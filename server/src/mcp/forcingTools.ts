@@ -14,6 +14,8 @@ import path from 'node:path';
 import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, patternToForce, perCallRankingOf } from '../recorder/runs/confirmPerCall';
+import { forceCauseWithin } from '../recorder/runs/confirmWithin';
+import { CONFIRMED_LIST_CAP } from '../engine/confirm/confirmedRanking';
 import { checkFix, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { launchOf, manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { deriveName, sanitizeName } from '../recorder/runs/recordOptions';
@@ -108,16 +110,27 @@ export async function confirmTool(roots: McpRoots, input: PatternCallInput, prog
   const perCall = perCallRankingOf([x.folder], x.result.options, () => undefined);
   const traceFiles = (await findTraceFiles([x.folder])).files;
   const pattern = await withFailingRunFacts(withCheckOfUse(x.pattern, x.result.patterns), traceFiles);
-  const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...x.options, seed: x.options.seed + offset }, groupProgress(progress, 3, x.options.runs), signal), perCall, { signal });
+  const forceOne = (p: Parameters<typeof confirmPattern>[0], offset: number) => confirmPattern(p, { ...x.options, seed: x.options.seed + offset }, groupProgress(progress, 3, x.options.runs), signal);
+  const c = await confirmWithCalls(pattern, forceOne, perCall, { signal });
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
-  const next =
-    c.verdict === 'confirmed'
+  // a confirmed combination: the smaller patterns within it, forced alone in turn (causeWithin.ts, as braid confirm and the editor)
+  const listed = Array.from({ length: Math.min(patternCount(x.result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(x.result, k)!);
+  const w = await forceCauseWithin(listed, pattern, c, { traceFiles: () => traceFiles, forceOne, perCallRanking: perCall, signal });
+  if (signal.aborted) throw new Error('cancelled: the runs were stopped');
+  const cause = w?.confirmation.verdict === 'confirmed' ? w : undefined;
+  // in the order they were forced: a confirmed part ended the turn; else the named one is the first
+  const parts = w ? (cause ? [...w.others, w] : [w, ...w.others]) : [];
+  const next = cause
+    ? `The cause is proven: pattern ${cause.rank} within it, whose order alone makes the failure (this pattern's other accesses are incidental). Fix it, then call check_fix {recording: "${input.recording}", pattern: ${cause.rank}}.`
+    : c.verdict === 'confirmed'
       ? `The cause is proven. Fix it, then call check_fix {recording: "${input.recording}", pattern: ${x.position}}.`
-      : c.verdict === 'refuted'
-        ? `Not the cause: try the next pattern (confirm {recording: "${input.recording}", pattern: ${x.position + 1}}).`
-        : c.verdict === 'not forced'
-          ? 'A lock or a join already orders these accesses: try the next pattern.'
-          : 'No verdict: follow the hint, then call confirm again.';
+      : c.verdict === 'confirms the window'
+        ? `The window is real but the order is not what makes it fail: confirm the pattern whose order opens this window (the reason names it), or the next pattern.`
+        : c.verdict === 'refuted'
+          ? `Not the cause: try the next pattern (confirm {recording: "${input.recording}", pattern: ${x.position + 1}}).`
+          : c.verdict === 'not forced'
+            ? 'A lock or a join already orders these accesses: try the next pattern.'
+            : 'No verdict: follow the hint, then call confirm again.';
   return {
     note: DATA_NOTE,
     verdict: c.verdict,
@@ -128,8 +141,21 @@ export async function confirmTool(roots: McpRoots, input: PatternCallInput, prog
     pValue: Number(c.pValue.toPrecision(3)),
     reason: recordedText(c.reason, 600),
     ...(c.couldNotCheck ? { why: recordedText(c.couldNotCheck.why, 600), hint: recordedText(c.couldNotCheck.hint, 400) } : {}),
-    runs: c.runsSpent,
-    seconds: Math.round(c.seconds * 10) / 10,
+    ...(parts.length
+      ? {
+          within: parts.map((t) => ({
+            pattern: t.rank,
+            key: recordedText(t.pattern.key, 300),
+            kind: t.pattern.kind,
+            verdict: t.confirmation.verdict,
+            forced: { runs: t.confirmation.forced.runs, failed: t.confirmation.forced.failed },
+            ...(t.confirmation.opposite ? { opposite: { runs: t.confirmation.opposite.runs, failed: t.confirmation.opposite.failed } } : {}),
+          })),
+        }
+      : {}),
+    ...(cause ? { cause: { pattern: cause.rank, key: recordedText(cause.pattern.key, 300), kind: cause.pattern.kind } } : {}),
+    runs: c.runsSpent + (w?.runsSpent ?? 0),
+    seconds: Math.round((c.seconds + (w?.seconds ?? 0)) * 10) / 10,
     next,
   };
 }

@@ -93,8 +93,8 @@ const group = z.object({ runs: z.number().int(), failed: z.number().int() });
 export const confirmOutput = {
   note: z.string().describe(DATA_NOTE),
   verdict: z
-    .enum(['confirmed', 'refuted', 'not forced', 'could not check'])
-    .describe('confirmed: forcing the interleaving makes the program fail far more (proof it causes the failure); refuted: forced, and it does not fail more; not forced: a lock or join orders the accesses; could not check: no verdict (why says why)'),
+    .enum(['confirmed', 'confirms the window', 'refuted', 'not forced', 'could not check'])
+    .describe('confirmed: forcing the interleaving makes the program fail far more (proof it causes the failure); confirms the window: holding a thread there makes it fail whatever the order (the window is real; the cause is another pattern over it); refuted: forced, and it does not fail more; not forced: a lock or join orders the accesses; could not check: no verdict (why says why)'),
   pattern: z.object({ pattern: z.number().int(), key: z.string(), kind: z.string() }),
   forced: group.extend({ forcedOk: z.number().int().describe('runs in which the interleaving was really forced') }),
   opposite: group.extend({ forcedOk: z.number().int() }).optional().describe('runs forced in the opposite order'),
@@ -103,6 +103,23 @@ export const confirmOutput = {
   reason: z.string(),
   why: z.string().optional(),
   hint: z.string().optional(),
+  within: z
+    .array(
+      z.object({
+        pattern: z.number().int().describe('its position in the ranking'),
+        key: z.string(),
+        kind: z.string(),
+        verdict: z.enum(['confirmed', 'confirms the window', 'refuted', 'not forced', 'could not check']),
+        forced: group,
+        opposite: group.optional(),
+      }),
+    )
+    .optional()
+    .describe('a confirmed pattern of three or four accesses over two variables: the smaller patterns within it forced alone, in turn, until one was confirmed'),
+  cause: z
+    .object({ pattern: z.number().int(), key: z.string(), kind: z.string() })
+    .optional()
+    .describe('the pattern within it that was confirmed alone: its order is the cause; the confirmed pattern’s other accesses are incidental'),
   runs: z.number().int(),
   seconds: z.number(),
   next: z.string(),
@@ -187,7 +204,7 @@ export const TOOL_DESCRIPTIONS = {
   find_root_cause:
     'Find why a test or program fails only sometimes (a flaky, concurrency-dependent failure). Runs it many times under Braid’s recorder with timing noise until the evidence is in, then ranks the shared-memory access interleavings that separate failing from passing runs. Use it first, before editing code, when a test is flaky or fails intermittently; give `test` (Java Class#method), `jsTest`, or `command` (+ `build`), or `recording` to analyze runs recorded before without running anything. Returns the ranked causes (failing/passing runs, Fisher p), GRIFFIN’s bug headline, suspicious methods with file:line and fix strategies, and a recording handle. A ranking is statistical evidence, not proof: call confirm on pattern 1 to prove it. Takes minutes (progress is reported); runs the program, only in the server’s roots.',
   confirm:
-    'Prove (or refute) that a ranked pattern causes the failure: runs the program with the pattern’s interleaving forced, with the opposite order, and unforced. Verdicts: confirmed (forced runs fail far more: the cause is proven), refuted (forcing it does not make the program fail: look at the next pattern), not forced (a lock or a join already orders these accesses), could not check (no runs to compare; `why` and `hint` say what to do). Use after find_root_cause and before fixing. A verdict always comes from these runs, never from reading code.',
+    'Prove (or refute) that a ranked pattern causes the failure: runs the program with the pattern’s interleaving forced, with the opposite order, and unforced. Verdicts: confirmed (forced runs fail far more: the cause is proven; for a pattern of three or four accesses over two variables the smaller patterns within it are forced alone too, and one confirmed is named as `cause`), refuted (forcing it does not make the program fail: look at the next pattern), not forced (a lock or a join already orders these accesses), could not check (no runs to compare; `why` and `hint` say what to do). Use after find_root_cause and before fixing. A verdict always comes from these runs, never from reading code.',
   reproduce:
     'Make the failure happen on demand: forces a ranked pattern’s interleaving and returns a forced failing run’s failure message and its accesses around the failure, in order, with the plan file that replays it. Use it to see the failing interleaving concretely or to write a regression test.',
   check_fix:
