@@ -123,7 +123,7 @@ export async function confirmTool(roots: McpRoots, input: PatternCallInput, prog
   const next = cause
     ? `The cause is proven: pattern ${cause.rank} within it, whose order alone makes the failure (this pattern's other accesses are incidental). Fix it, then call check_fix {recording: "${input.recording}", pattern: ${cause.rank}}.`
     : c.verdict === 'confirmed'
-      ? `The cause is proven. Fix it, then call check_fix {recording: "${input.recording}", pattern: ${x.position}}.`
+      ? `The cause is proven${parts.length ? ' — the order of the whole pattern: no smaller pattern within it (`within`) fails alone' : ''}. Fix it, then call check_fix {recording: "${input.recording}", pattern: ${x.position}}.`
       : c.verdict === 'confirms the window'
         ? `The window is real but the order is not what makes it fail: confirm the pattern whose order opens this window (the reason names it), or the next pattern.`
         : c.verdict === 'refuted'
