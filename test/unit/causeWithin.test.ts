@@ -170,7 +170,7 @@ test('braid confirm’s output: the pattern within, forced alone — named as th
   assert.deepEqual(j2.cause, { rank: 3, key: pair.key, id: pair.id, kind: 'RW' });
   // neither confirmed: the whole pattern's order, and what each part was
   const none = { pattern: pair, confirmation: refuted, others: [{ pattern: pair, confirmation: refuted }], runsSpent: 60, seconds: 6 };
-  assert.match(confirmText(c, combo, ['java', 'T'], '/', none), /none of its parts alone was \(P1 refuted, P1 refuted\)/);
+  assert.match(confirmText(c, combo, ['java', 'T'], '/', none), /none of its parts alone was \(#3 P1 refuted, #3 P1 refuted\)/);
   assert.equal(confirmJson(c, none).cause, undefined);
 });
 

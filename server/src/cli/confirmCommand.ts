@@ -400,7 +400,7 @@ export function withinText(within: WithinResult): string[] {
     w.verdict === 'confirmed'
       ? `  the cause is #${w.pattern.rank} ${q.id} ${q.kind}: its order alone makes the failure; the other accesses of this pattern are incidental (braid confirm --whole keeps this pattern's verdict alone)`
       : others.length
-        ? `  the order of the whole pattern is what was confirmed: none of its parts alone was (${[within, ...others].map((t) => `${t.pattern.id} ${t.confirmation.verdict}`).join(', ')})`
+        ? `  the order of the whole pattern is what was confirmed: none of its parts alone was (${[within, ...others].map((t) => `#${t.confirmation.pattern.rank} ${t.pattern.id} ${t.confirmation.verdict}`).join(', ')})`
         : `  the order of the whole pattern is what was confirmed: its pair alone was ${w.verdict} (${w.reason})`;
   // the parts forced before the one named, in the order they were forced
   return [...(w.verdict === 'confirmed' ? others.map((t) => line(t.pattern, t.confirmation)) : []), line(q, w), ...(w.verdict === 'confirmed' ? [] : others.map((t) => line(t.pattern, t.confirmation))), what];
