@@ -31,10 +31,12 @@ test('braid pinpoint on a Node.js program: the awaited disk lookup is the trigge
     const again = await runBraid(['record', '--runs', '10', '--plan', r.plan, '--seed', '7', '--', process.execPath, 'main.mjs'], dir);
     const m = /recorded 10 run\(s\) in [\d.]+ s: (\d+) passed, (\d+) failed/.exec(again.out + again.err);
     assert.ok(m, again.out + again.err);
-    // most runs fail with the plan (a fresh-clone CI run had 7 of 10 at its load; this fixture also
-    // fails in many runs without noise, so the count is a sanity check, not the plan's evidence —
-    // the trigger point above is)
-    assert.ok(Number(m[2]) >= 6, `the plan reproduces the failure: ${m[2]} of 10 failed`);
+    // runs with the plan fail (they reproduce the failure). How many is the machine's: fresh-clone CI
+    // runs had 7 and 5 of 10 at their load, and this fixture also fails in many runs without noise
+    // (8 of 10 here), so a share says nothing about the plan — the trigger point above is its
+    // evidence. What can break is the plan itself: one that serialises the tasks, or points the
+    // runtime does not find, would leave every run passing (at a 50 % rate, 0 of 10 is a 1-in-1000 chance).
+    assert.ok(Number(m[2]) >= 1, `the plan reproduces the failure: ${m[2]} of 10 failed`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
