@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { analyzeTraceFiles, AnalysisResult, patternAt, patternCount, RankedPattern } from '../../server/src/engine/analysis';
 import { findTraceFiles } from '../../server/src/engine/traceDiscovery';
-import { causeWithinCandidate, causeWithinCandidates, isOrderedWithin, patternsWithin } from '../../server/src/engine/confirm/causeWithin';
+import { causeWithinCandidates, isOrderedWithin, patternsWithin } from '../../server/src/engine/confirm/causeWithin';
 import { confirmAndReorder } from '../../server/src/cli/analyzeConfirm';
 import { confirmJson, confirmText } from '../../server/src/cli/confirmCommand';
 import { forceCauseWithin } from '../../server/src/recorder/runs/confirmWithin';
@@ -38,7 +38,7 @@ test('patternsWithin: smallest first, then in list order, leaving a variable out
   const wry = pat('wry', acc(1, 'W', 'y', 2), acc(2, 'R', 'y', 4));
   const unrelated = pat('u', acc(1, 'R', 'z', 9), acc(2, 'W', 'z', 9));
   assert.deepEqual(patternsWithin([rwwx, unrelated, wry, rwx, p], p).map((q) => q.key), ['wry', 'rwx'], 'rww keeps both variables: not within');
-  assert.equal(causeWithinCandidate([rwwx, rwx], p)?.key, 'rwx');
+  assert.equal(causeWithinCandidates([rwwx, rwx], p)[0]?.key, 'rwx');
   assert.deepEqual(patternsWithin([p, rwwx], rwx), [], 'a pair has no smaller pattern within it');
   // a window on one variable: each access is the bug's (a lost update's R1 W2 W1 holds R1 W2, which is not its cause)
   const lost = pat('lost', acc(1, 'R', 'x', 1), acc(2, 'W', 'x', 2), acc(1, 'W', 'x', 3));
@@ -160,7 +160,7 @@ test('braid confirm’s output: the pattern within, forced alone — named as th
   assert.equal(confirmJson(c, { pattern: pair, confirmation: refuted }).cause, undefined);
   assert.match(confirmText(c, combo, ['java', 'T'], '/', { pattern: pair, confirmation: refuted }), /the order of the whole pattern is what was confirmed: its pair alone was refuted/);
   // two parts forced: the second confirmed is the cause, the first is listed before it; the runs count both
-  const both = { pattern: hostile, confirmation: w, others: [{ pattern: pair, confirmation: { ...refuted, pattern: { rank: 2, key: pair.key, id: 'P9' } } }], runsSpent: 60, seconds: 6 };
+  const both = { pattern: hostile, confirmation: w, tried: [{ pattern: pair, confirmation: { ...refuted, pattern: { rank: 2, key: pair.key, id: 'P9' } } }, { pattern: hostile, confirmation: w }], runsSpent: 60, seconds: 6 };
   const t2 = confirmText(c, combo, ['java', 'T'], '/', both);
   assert.match(t2, /within it: #2 P1 RW .* refuted[^]*within it: #3 P1 RW .* confirmed[^]*the cause is #3/);
   assert.match(t2, /90 runs in 9\.0 s/);
@@ -169,12 +169,12 @@ test('braid confirm’s output: the pattern within, forced alone — named as th
   assert.equal((j2.withinOthers as { verdict: string }[])[0].verdict, 'refuted');
   assert.deepEqual(j2.cause, { rank: 3, key: pair.key, id: pair.id, kind: 'RW' });
   // neither confirmed: the whole pattern's order, and what each part was
-  const none = { pattern: pair, confirmation: refuted, others: [{ pattern: pair, confirmation: refuted }], runsSpent: 60, seconds: 6 };
+  const none = { pattern: pair, confirmation: refuted, tried: [{ pattern: pair, confirmation: refuted }, { pattern: pair, confirmation: { ...refuted } }], runsSpent: 60, seconds: 6 };
   assert.match(confirmText(c, combo, ['java', 'T'], '/', none), /none of its parts alone was \(#3 P1 refuted, #3 P1 refuted\)/);
   assert.equal(confirmJson(c, none).cause, undefined);
 });
 
-test('forceCauseWithin (braid confirm and the editor): each part in turn on seeds after those spent, until one is confirmed; the confirmed one named, the others kept', async () => {
+test('forceCauseWithin (braid confirm and the editor): each part in turn on seeds after those spent, until one is confirmed; the confirmed one named, every part forced kept in order', async () => {
   const { result, combo, pair } = await promcollect();
   const other = otherPart(result, combo, pair);
   const listed = result.patterns as RankedPattern[];
@@ -193,14 +193,14 @@ test('forceCauseWithin (braid confirm and the editor): each part in turn on seed
   assert.deepEqual(offsets, [30, 60], 'each part on seeds after those spent before');
   assert.equal(w?.pattern.key, other.key, 'the confirmed part is named');
   assert.equal(w?.confirmation.verdict, 'confirmed');
-  assert.deepEqual(w?.others.map((t) => t.pattern.key), [pair.key]);
+  assert.deepEqual(w?.tried.map((t) => t.pattern.key), [pair.key, other.key]);
   assert.equal(w?.runsSpent, 60);
   // none confirmed: the first part is named, with its verdict
   const g = forcing(() => false);
   const n = await forceCauseWithin(listed, combo, c, { traceFiles: () => [], forceOne: (p) => g.one(p as RankedPattern) });
   assert.equal(n?.pattern.key, pair.key);
   assert.equal(n?.confirmation.verdict, 'refuted');
-  assert.equal(n?.others.length, 1);
+  assert.equal(n?.tried.length, 2);
   // not confirmed itself: nothing forced within
   assert.equal(await forceCauseWithin(listed, combo, { ...c, verdict: 'refuted' }, { traceFiles: () => [], forceOne: (p) => g.one(p as RankedPattern) }), undefined);
 });

@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engine/analysis';
 import type { Bug } from '../engine/griffin/griffin';
-import { CONFIRMED_LIST_CAP, PatternConfirmation, reorderLines, withConfirmations } from '../engine/confirm/confirmedRanking';
+import { listedPatterns, PatternConfirmation, reorderLines, withConfirmations } from '../engine/confirm/confirmedRanking';
 import { windowCause } from '../engine/confirm/windowCause';
 import { causeWithinCandidates } from '../engine/confirm/causeWithin';
 import { callRefinedCandidates, callsText, hasMixedCalls } from '../engine/confirm/callRefinement';
@@ -109,7 +109,7 @@ export async function confirmAndReorder(
   };
   // could not check (issue 39): no verdict is kept; a command that never ran stops the loop (the next would not either)
   let commandFailed = false;
-  const listed = Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
+  const listed = listedPatterns(result);
   const queued = new Set(candidates.map((p) => p.key));
   // a part forced alone after a confirmed combination → that combination (its next part is forced when this one is not confirmed)
   const withinOf = new Map<string, RankedPattern>();

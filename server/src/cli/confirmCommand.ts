@@ -20,7 +20,7 @@ import { isInsideFolder, tracesWorkspace } from '../recorder/runs/manifestUse';
 import { commandText } from '../recorder/runs/commandText';
 import { ConfirmOptions, confirmPattern, Confirmation } from '../recorder/runs/confirmRuns';
 import { withCheckOfUse } from '../engine/confirm/checkOfUse';
-import { CONFIRMED_LIST_CAP } from '../engine/confirm/confirmedRanking';
+import { listedPatterns } from '../engine/confirm/confirmedRanking';
 import { withFailingRunFacts } from '../engine/confirm/failingRunFacts';
 import { confirmWithCalls, PerCallResult, perCallRankingOf, patternToForce } from '../recorder/runs/confirmPerCall';
 import { forceCauseWithin } from '../recorder/runs/confirmWithin';
@@ -328,8 +328,8 @@ function fmtP(p: number): string {
 export interface WithinResult {
   pattern: RankedPattern;
   confirmation: PerCallResult;
-  /** the other patterns within it forced alone before (none confirmed), when this one was not the first */
-  others?: { pattern: RankedPattern; confirmation: PerCallResult }[];
+  /** every pattern within it forced alone, in the order they were (this one among them); absent: this one alone */
+  tried?: { pattern: RankedPattern; confirmation: PerCallResult }[];
   /** runs and seconds of every pattern forced within it */
   runsSpent?: number;
   seconds?: number;
@@ -380,7 +380,7 @@ export function confirmJson(c: PerCallResult, within?: WithinResult): Record<str
     ...(within && w
       ? {
           within: withinJson(within.pattern, w),
-          ...(within.others?.length ? { withinOthers: within.others.map((t) => withinJson(t.pattern, t.confirmation)) } : {}),
+          ...((within.tried?.length ?? 0) > 1 ? { withinOthers: within.tried!.filter((t) => t.confirmation !== w).map((t) => withinJson(t.pattern, t.confirmation)) } : {}),
           ...(w.verdict === 'confirmed' ? { cause: { rank: w.pattern.rank, key: within.pattern.key, id: within.pattern.id, kind: within.pattern.kind } } : {}),
         }
       : {}),
@@ -395,15 +395,15 @@ export function withinText(within: WithinResult): string[] {
     const cf = v.opposite ? `, ${v.counterfactual === 'serialised' ? 'threads serialised' : 'opposite order'} ${v.opposite.failed} of ${v.opposite.runs}` : '';
     return `  within it: #${v.pattern.rank} ${x.id} ${x.kind}  ${interleavingText(x)} — forced alone: ${v.verdict} (forced ${v.forced.failed} of ${v.forced.runs} failed${cf})`;
   };
-  const others = within.others ?? [];
+  // every part forced, in the order they were
+  const tried = within.tried ?? [within];
   const what =
     w.verdict === 'confirmed'
       ? `  the cause is #${w.pattern.rank} ${q.id} ${q.kind}: its order alone makes the failure; the other accesses of this pattern are incidental (braid confirm --whole keeps this pattern's verdict alone)`
-      : others.length
-        ? `  the order of the whole pattern is what was confirmed: none of its parts alone was (${[within, ...others].map((t) => `#${t.confirmation.pattern.rank} ${t.pattern.id} ${t.confirmation.verdict}`).join(', ')})`
+      : tried.length > 1
+        ? `  the order of the whole pattern is what was confirmed: none of its parts alone was (${tried.map((t) => `#${t.confirmation.pattern.rank} ${t.pattern.id} ${t.confirmation.verdict}`).join(', ')})`
         : `  the order of the whole pattern is what was confirmed: its pair alone was ${w.verdict} (${w.reason})`;
-  // the parts forced before the one named, in the order they were forced
-  return [...(w.verdict === 'confirmed' ? others.map((t) => line(t.pattern, t.confirmation)) : []), line(q, w), ...(w.verdict === 'confirmed' ? [] : others.map((t) => line(t.pattern, t.confirmation))), what];
+  return [...tried.map((t) => line(t.pattern, t.confirmation)), what];
 }
 
 export function confirmText(c: Confirmation, p: RankedPattern, command: string[], cwd = process.cwd(), within?: WithinResult): string {
@@ -598,7 +598,7 @@ export async function runConfirmCommand(argv: string[]): Promise<number> {
     }
     const c = await confirmWithCalls(pattern, (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal), perCallRanking, { signal: abort.signal });
     // a confirmed combination: the smaller listed pattern within it, forced alone (causeWithin.ts)
-    const listed = a.whole ? [] : Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
+    const listed = a.whole ? [] : listedPatterns(result);
     const w = await forceCauseWithin(listed, pattern, c, {
       traceFiles: () => traceFiles,
       forceOne: (p, offset) => confirmPattern(p, { ...o, seed: o.seed + offset }, progress, abort.signal),

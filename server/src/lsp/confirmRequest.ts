@@ -227,17 +227,17 @@ export async function confirmFromServer(connection: Connection, p: ConfirmParams
     const withinRuns = withinRun?.runsSpent ?? 0;
     if (withinRun) {
       // every part forced keeps its verdict; the reason names the confirmed one, or else says none was
-      for (const { pattern: q, confirmation: w } of [...withinRun.others, withinRun]) {
+      for (const { pattern: q, confirmation: w } of withinRun.tried) {
         connection.console.info(`${title}: within it, ${q.id} ${q.kind}: ${w.verdict} — ${w.reason}`);
         if (!w.couldNotCheck && !w.interrupted) await ctx.verdict(q.key, { ...patternConfirmation(w), ...(w.perCall ? { forcedKey: w.perCall.key } : {}), at: new Date().toISOString() });
       }
       const { pattern: q, confirmation: w } = withinRun;
-      const parts = [withinRun, ...withinRun.others].map((t) => `${t.pattern.id} ${t.pattern.kind}`).join(' and ');
+      const parts = withinRun.tried.map((t) => `${t.pattern.id} ${t.pattern.kind}`).join(' and ');
       if (!w.couldNotCheck && !w.interrupted) {
         within =
           w.verdict === 'confirmed'
             ? `; within it, ${q.id} ${q.kind} forced alone is confirmed too (forced ${w.forced.failed}/${w.forced.runs} failed): its order is the cause, the other accesses are incidental`
-            : `; within it, ${parts} forced alone ${withinRun.others.length ? 'are' : 'is'} not confirmed (${w.verdict}): the order of the whole pattern is what was confirmed`;
+            : `; within it, ${parts} forced alone ${withinRun.tried.length > 1 ? 'are' : 'is'} not confirmed (${w.verdict}): the order of the whole pattern is what was confirmed`;
       }
     }
     const confirmation: PatternConfirmationDto = { ...patternConfirmation(c), reason: c.reason + within, ...(c.perCall ? { forcedKey: c.perCall.key } : {}), at: new Date().toISOString() };

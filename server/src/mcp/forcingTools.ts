@@ -15,7 +15,7 @@ import { AnalysisResult, patternAt, patternCount, RankedPattern } from '../engin
 import { ConfirmOptions, confirmPattern, ConfirmProgress } from '../recorder/runs/confirmRuns';
 import { confirmWithCalls, patternToForce, perCallRankingOf } from '../recorder/runs/confirmPerCall';
 import { forceCauseWithin } from '../recorder/runs/confirmWithin';
-import { CONFIRMED_LIST_CAP } from '../engine/confirm/confirmedRanking';
+import { listedPatterns } from '../engine/confirm/confirmedRanking';
 import { checkFix, recordingNoiseOf } from '../recorder/runs/fixCheck';
 import { launchOf, manifestFailOnOutput, readRecordingManifest, RecordingManifest } from '../recorder/runs/recordingManifest';
 import { deriveName, sanitizeName } from '../recorder/runs/recordOptions';
@@ -114,12 +114,10 @@ export async function confirmTool(roots: McpRoots, input: PatternCallInput, prog
   const c = await confirmWithCalls(pattern, forceOne, perCall, { signal });
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
   // a confirmed combination: the smaller patterns within it, forced alone in turn (causeWithin.ts, as braid confirm and the editor)
-  const listed = Array.from({ length: Math.min(patternCount(x.result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(x.result, k)!);
-  const w = await forceCauseWithin(listed, pattern, c, { traceFiles: () => traceFiles, forceOne, perCallRanking: perCall, signal });
+  const w = await forceCauseWithin(listedPatterns(x.result), pattern, c, { traceFiles: () => traceFiles, forceOne, perCallRanking: perCall, signal });
   if (signal.aborted) throw new Error('cancelled: the runs were stopped');
   const cause = w?.confirmation.verdict === 'confirmed' ? w : undefined;
-  // in the order they were forced: a confirmed part ended the turn; else the named one is the first
-  const parts = w ? (cause ? [...w.others, w] : [w, ...w.others]) : [];
+  const parts = w?.tried ?? [];
   const next = cause
     ? `The cause is proven: pattern ${cause.rank} within it, whose order alone makes the failure (this pattern's other accesses are incidental). Fix it, then call check_fix {recording: "${input.recording}", pattern: ${cause.rank}}.`
     : c.verdict === 'confirmed'

@@ -78,8 +78,3 @@ export function causeWithinCandidates<T extends Pick<RankedPattern, 'key' | 'acc
   }
   return out;
 }
-
-/** The first smaller pattern to force after `p` was confirmed (the first of causeWithinCandidates), or undefined. */
-export function causeWithinCandidate<T extends Pick<RankedPattern, 'key' | 'accesses'>>(listed: readonly T[], p: Pick<RankedPattern, 'key' | 'accesses'>): T | undefined {
-  return causeWithinCandidates(listed, p)[0];
-}

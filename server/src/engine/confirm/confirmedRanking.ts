@@ -125,6 +125,11 @@ export function reorderLines(before: readonly RankedPattern[], after: readonly C
   return lines;
 }
 
+/** The patterns confirmation looks at: the first CONFIRMED_LIST_CAP of the ranking, in its order. */
+export function listedPatterns(result: AnalysisResult): RankedPattern[] {
+  return Array.from({ length: Math.min(patternCount(result), CONFIRMED_LIST_CAP) }, (_, k) => patternAt<RankedPattern>(result, k)!);
+}
+
 /**
  * A result whose list is reordered by the verdicts (keyed by RankedPattern.key). Without any
  * verdict the result is returned as it is.

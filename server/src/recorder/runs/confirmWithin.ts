@@ -24,8 +24,8 @@ export interface WithinRun<T> {
 /**
  * Forces the patterns within `pattern` (confirmed as `c`) in turn (causeWithinCandidates: one per set
  * of variables kept), until one is confirmed; undefined when the list has none, or when the
- * confirmation was stopped. The result names the confirmed one — the cause — or else the first forced,
- * with the others forced in `others`. `onStart` is told which pattern before its runs begin.
+ * confirmation was stopped. The result names the confirmed one — the cause — or else the first forced;
+ * `tried` is every part forced, in the order they were. `onStart` is told which pattern before its runs begin.
  */
 export async function forceCauseWithin<T extends Listed>(
   listed: readonly T[],
@@ -38,7 +38,7 @@ export async function forceCauseWithin<T extends Listed>(
     signal?: AbortSignal;
     onStart?: (q: T, rank: number) => void;
   },
-): Promise<(WithinRun<T> & { others: WithinRun<T>[]; runsSpent: number; seconds: number }) | undefined> {
+): Promise<(WithinRun<T> & { tried: WithinRun<T>[]; runsSpent: number; seconds: number }) | undefined> {
   if (c.verdict !== 'confirmed' || c.interrupted || o.signal?.aborted) return undefined;
   const tries: WithinRun<T>[] = [];
   // seeds after those the first confirmation and the earlier parts spent
@@ -58,7 +58,7 @@ export async function forceCauseWithin<T extends Listed>(
   const named = tries.find((t) => t.confirmation.verdict === 'confirmed') ?? tries[0];
   return {
     ...named,
-    others: tries.filter((t) => t !== named),
+    tried: tries,
     runsSpent: tries.reduce((n, t) => n + t.confirmation.runsSpent, 0),
     seconds: tries.reduce((n, t) => n + t.confirmation.seconds, 0),
   };
