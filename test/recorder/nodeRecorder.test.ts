@@ -532,3 +532,102 @@ test('a private method keeps its `#` and a computed key its source in frame name
   assert.ok(names.includes('Cache.get'), names.join(', '));
   assert.ok(!names.some((n) => n.includes('<computed>')), names.join(', '));
 });
+
+/** The accesses of one instrumented run of `js` (a CommonJS body that returns a promise): its value and `thread|type|variable|method` per access. */
+async function accessesOf(js: string, file: string): Promise<{ value: unknown; accesses: string[]; methods: string[] }> {
+  const code = instrument(js, { file, module: false }).code;
+  assert.equal(code.split('\n').length, js.split('\n').length, 'no line added or removed');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'braid-node-'));
+  try {
+    const out = path.join(dir, 't.trace.jsonl.part');
+    const rt = new BraidRuntime({ out, execution: 'compiled-0', noise: 0, seed: '1', include: [], exclude: [], root: dir });
+    const value = await new Function('__braid', 'exports', code)(rt, {});
+    rt.close();
+    const threads = new Map<number, string>();
+    const vars = new Map<number, string>();
+    const locs = new Map<number, string>();
+    const accesses: string[] = [];
+    for (const l of readFileSync(out, 'utf8').trim().split('\n')) {
+      if (l.startsWith('{')) {
+        const d = JSON.parse(l);
+        if (d.def === 'thread') threads.set(d.id, d.name.replace(/ #\d+$/, ''));
+        if (d.def === 'var') vars.set(d.id, d.name);
+        if (d.def === 'loc') locs.set(d.id, d.method);
+      } else if (l.startsWith('[')) {
+        const e = JSON.parse(l);
+        if ((e[2] === 'R' || e[2] === 'W') && vars.get(e[3]) !== 'Object.__awaiter') accesses.push(`${threads.get(e[1])}|${e[2]}|${vars.get(e[3])}|${locs.get(e[4])}`);
+      }
+    }
+    return { value, accesses: accesses.sort(), methods: [...new Set(locs.values())].sort() };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('an async function compiled to a generator (TypeScript below ES2017: __awaiter) is recorded as the async function it was written as: the same accesses, tasks and names as the native one', async () => {
+  const ts = await import('typescript');
+  const src = `
+const store = new Map<string, number>();
+let loads = 0;
+function caching(name: string) {
+  return (async () => {
+    const prefix = name + ':';
+    return {
+      wrap: async (key: string, fn: () => Promise<number>) => {
+        const v = store.get(prefix + key);
+        if (v !== undefined) return v;
+        const r = await fn();
+        store.set(prefix + key, r);
+        return r;
+      },
+    };
+  })();
+}
+async function main(...xs: number[]) {
+  const c = await caching('c');
+  const load = async () => { loads++; await null; return arguments.length + xs.length + (await Promise.resolve(1)); };
+  const got = await Promise.all([c.wrap('k', load), c.wrap('k', load)]);
+  return [got.join(','), loads, store.size];
+}
+return main(1, 2);
+`;
+  const compile = (target: number) => ts.transpileModule(src, { compilerOptions: { target, module: ts.ModuleKind.CommonJS } }).outputText;
+  const down = compile(ts.ScriptTarget.ES2015);
+  assert.match(down, /__awaiter\(this, void 0, void 0, function\* \(\)/, 'TypeScript emitted __awaiter');
+  const native = await accessesOf(compile(ts.ScriptTarget.ES2022), 'prog.js');
+  const compiled = await accessesOf(down, 'prog.js');
+  assert.deepEqual(compiled.value, await new Function('exports', down)({}), 'the compiled program computes what it computes without Braid');
+  assert.deepEqual(compiled.value, native.value);
+  assert.deepEqual(compiled.accesses, native.accesses);
+  assert.ok(compiled.methods.includes('wrap in caching/<anonymous>') && compiled.methods.includes('main'), compiled.methods.join(', '));
+  assert.ok(!compiled.methods.some((m) => /step|fulfilled|adopt/.test(m) && m !== '<module>'), `no frame of the helper's: ${compiled.methods.join(', ')}`);
+});
+
+test('Babel\'s _asyncToGenerator(function* …) is recorded as the async function too; a custom promise constructor or a yield* keeps the generator', async () => {
+  // the helper as Babel 7 emits it
+  const helper = `function asyncGeneratorStep(n, t, e, r, o, a, c) { try { var i = n[a](c), u = i.value; } catch (n) { return void e(n); } i.done ? t(u) : Promise.resolve(u).then(r, o); }
+function _asyncToGenerator(n) { return function () { var t = this, e = arguments; return new Promise(function (r, o) { var a = n.apply(t, e); function _next(n) { asyncGeneratorStep(a, r, o, _next, _throw, "next", n); } function _throw(n) { asyncGeneratorStep(a, r, o, _next, _throw, "throw", n); } _next(void 0); }); }; }
+`;
+  const program = `${helper}const box = { n: 0 };
+function bump(_x) { return _bump.apply(this, arguments); }
+function _bump() {
+  _bump = _asyncToGenerator(function* (k) {
+    const v = box.n;
+    yield null;
+    box.n = v + k;
+    return box.n;
+  });
+  return _bump.apply(this, arguments);
+}
+return Promise.all([bump(1), bump(2)]).then((r) => [r, box.n]);
+`;
+  const got = await accessesOf(program, 'babel.js');
+  assert.deepEqual(got.value, await new Function('exports', program)({}));
+  assert.ok(got.methods.includes('bump'), `the generator is named after the function it is the body of: ${got.methods.join(', ')}`);
+  const native = await accessesOf(`const box = { n: 0 };\nasync function bump(k) {\n  const v = box.n;\n  await null;\n  box.n = v + k;\n  return box.n;\n}\nreturn Promise.all([bump(1), bump(2)]).then((r) => [r, box.n]);\n`, 'babel.js');
+  assert.deepEqual(got.value, native.value);
+  assert.deepEqual(got.accesses, native.accesses, 'the same accesses in the same tasks as the async function it was written as');
+  assert.ok(got.accesses.some((a) => a.startsWith('async bump|')), got.accesses.join('\n'));
+  const keep = instrument('function f(P) { return __awaiter(this, void 0, P, function* () { yield 1; }); }\nfunction g() { return __awaiter(this, void 0, void 0, function* () { yield* [1]; }); }\n', { file: 'keep.js', module: false }).code;
+  assert.equal((keep.match(/function\* \(\)/g) ?? []).length, 2, keep);
+});

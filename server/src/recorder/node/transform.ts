@@ -135,6 +135,54 @@ function patternNames(p: N | null, out: N[] = []): N[] {
   return out;
 }
 
+/** `void 0` or `undefined`: an argument a compiler's helper call leaves out. */
+function isVoid(e: N): boolean {
+  return (e.type === 'UnaryExpression' && e.operator === 'void' && e.argument.type === 'Literal') || (e.type === 'Identifier' && e.name === 'undefined');
+}
+
+/** The name a helper is called by: `__awaiter`, `tslib_1.__awaiter`, `(0, tslib_1.__awaiter)`, `(0, _asyncToGenerator2.default)`. */
+function helperName(c: N): string | undefined {
+  if (c.type === 'SequenceExpression' && c.expressions.length === 2 && c.expressions[0].type === 'Literal') c = c.expressions[1];
+  if (c.type === 'Identifier') return c.name;
+  if (c.type !== 'MemberExpression' || c.computed || c.property.type !== 'Identifier') return undefined;
+  return c.property.name === 'default' && c.object.type === 'Identifier' ? c.object.name : c.property.name;
+}
+
+/** A `yield*` of the generator itself (not of a function nested in it). */
+function hasDelegateYield(n: N): boolean {
+  let found = false;
+  (function walk(x: N) {
+    if (found) return;
+    if (x.type === 'YieldExpression' && x.delegate) found = true;
+    forEachChild(x, (c) => {
+      if (!isFunction(c)) walk(c);
+    });
+  })(n.body);
+  return found;
+}
+
+/**
+ * An async function that a compiler turned into a generator driven by its helper (docs/recorder-node.md,
+ * "Async functions compiled to generators"): TypeScript below ES2017 emits `__awaiter(this, void 0,
+ * void 0, function* () { … yield e; … })` (or `arguments` as the second argument), Babel
+ * `_asyncToGenerator(function* () { … })`. The recorder runs such a generator as the async function it
+ * was written as: a task of its own, a frame named after the function it is the body of, and each
+ * `yield` an await. Not with a custom promise constructor (`__awaiter`'s third argument) or a `yield*`.
+ */
+export function compiledAsyncBody(n: N, parent: N | null): 'awaiter' | 'toGenerator' | undefined {
+  if (n.type !== 'FunctionExpression' || !n.generator || n.async || parent?.type !== 'CallExpression' || parent.optional) return undefined;
+  const name = helperName(parent.callee);
+  const a = parent.arguments;
+  if (name === '__awaiter') {
+    if (a.length !== 4 || a[3] !== n || !isVoid(a[2])) return undefined;
+    const thisOk = a[0].type === 'ThisExpression' || a[0].type === 'Identifier' || isVoid(a[0]);
+    const argsOk = isVoid(a[1]) || (a[1].type === 'Identifier' && a[1].name === 'arguments');
+    return thisOk && argsOk && !hasDelegateYield(n) ? 'awaiter' : undefined;
+  }
+  if (name !== undefined && /^_?asyncToGenerator\d*$/.test(name) && a.length === 1 && a[0] === n && !hasDelegateYield(n)) return 'toGenerator';
+  return undefined;
+}
+
 /** Instruments one module's source; throws a SyntaxError when acorn cannot parse it. */
 export function instrument(code: string, o: InstrumentOptions): InstrumentResult {
   const acornOptions: AcornOptions = {
@@ -156,6 +204,10 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
   fns.push(programFn);
   const scopeOf = new Map<N, Scope>();
   const fnOf = new Map<N, FnScope>();
+  /** generators that are compiled async functions (compiledAsyncBody), by their node */
+  const compiledAsync = new Map<N, 'awaiter' | 'toGenerator'>();
+  /** a function passed to a call → the node the call is in (its parent) */
+  const callParent = new Map<N, N>();
   const programScope: Scope = { parent: null, fn: programFn, names: new Map() };
   scopeOf.set(ast, programScope);
 
@@ -271,13 +323,23 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     return '<anonymous>';
   }
 
+  /** Babel names the function that holds an async function's generator `_f` for an async function `f` and assigns the generator to it: `f`. */
+  function babelBodyOf(n: N, outer: string): string | undefined {
+    const assign = callParent.get(n);
+    return outer.startsWith('_') && assign?.type === 'AssignmentExpression' && assign.left.type === 'Identifier' && assign.left.name === outer ? outer.slice(1) : undefined;
+  }
+
   function scan(n: N, scope: Scope, parent: N | null, className: string | undefined): void {
     if (isFunction(n)) {
       const outer = scope.fn.node ? scope.fn.name : '';
-      const name = fnName(n, parent, className, outer);
+      const compiled = compiledAsyncBody(n, parent);
+      if (compiled) compiledAsync.set(n, compiled);
+      // a compiled async function's generator is the body of the function it is in: named as that one
+      // (Babel's `function _f() { _f = _asyncToGenerator(function* …); … }` is the body of `f`)
+      const name = compiled ? (babelBodyOf(n, outer) ?? (outer || '<anonymous>')) : fnName(n, parent, className, outer);
       const fn: FnScope = { node: n, name: name === '<anonymous>' && outer ? `${outer}/<anonymous>` : name, index: fns.length };
       // its variables keep the function's own name (`handle.req`), not where it was made
-      const own = closureName(n, parent) ?? (parent?.type === 'Property' && outer && name.endsWith(` in ${outer}`) ? name.slice(0, -` in ${outer}`.length) : undefined);
+      const own = compiled ? scope.fn.varPrefix : closureName(n, parent) ?? (parent?.type === 'Property' && outer && name.endsWith(` in ${outer}`) ? name.slice(0, -` in ${outer}`.length) : undefined);
       if (own !== undefined && own !== name) fn.varPrefix = own;
       fns.push(fn);
       fnOf.set(n, fn);
@@ -310,6 +372,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     if (n.type === 'ClassDeclaration' && n.id) declare(scope, n.id, 'class');
     if (n.type === 'ImportDeclaration') for (const sp of n.specifiers) declare(scope, sp.local, 'import');
     const cls = n.type === 'ClassDeclaration' || n.type === 'ClassExpression' ? (n.id?.name ?? className) : className;
+    if (n.type === 'CallExpression') for (const a of n.arguments) if (isFunction(a) && parent) callParent.set(a, parent);
     forEachChild(n, (c) => scan(c, inner, n, cls));
   }
   scan(ast, programScope, null, undefined);
@@ -545,7 +608,11 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     }
     if (n.type === 'ChainExpression') markChain(n.expression);
     // children first (post-order: an outer wrapper's opening text goes in front of an inner one's)
+    // a compiled async function's helper call (`__awaiter(this, void 0, void 0, function* …)`) is
+    // replaced (below): only its generator is rewritten
+    const compiledBody = n.type === 'CallExpression' ? n.arguments.find((a: N) => compiledAsync.has(a)) : undefined;
     forEachChild(n, (c, k) => {
+      if (compiledBody !== undefined && c !== compiledBody) return;
       // a call through an fs module object: its callee is wrapped whole (below), not read as a property
       if (n.type === 'CallExpression' && k === 'callee' && n.arguments.length > 0 && fsMemberCallee(n, sc)) return;
       // declarations, keys and labels are not rewritten as expressions, but their contents may be
@@ -592,6 +659,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       rewrite(c, n, k, sc, f, gen, isAsync);
     });
 
+    if (compiledBody !== undefined) return unwrapCompiledAsync(n, compiledBody);
     switch (n.type) {
       case 'Identifier': {
         if (!isReference(n, parent, key)) return;
@@ -792,18 +860,44 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         }
         return;
       }
-      case 'AwaitExpression': {
-        const arg = n.argument;
-        // `await f(a, b)` with simple arguments: f's task is the awaiting task (the call is awaited at once)
-        const inline = arg.type === 'CallExpression' && simpleArg(arg.callee) && arg.arguments.every((a: N) => simpleArg(a));
-        // `await(async () => …)()` has no space after the keyword: one before the inserted call
-        const gap = /[\w$]/.test(code[arg.start - 1] ?? '') ? ' ' : '';
-        s.prependRight(arg.start, gap + (inline ? '__braid.aw((__braid.il = 1, ' : '__braid.aw('));
-        s.appendLeft(arg.end, `${inline ? ')' : ''},${S(site(n.start, f))})`);
+      case 'AwaitExpression':
+        awaitPoint(n, f);
+        return;
+      case 'YieldExpression': {
+        // in a compiled async function, a yield is the await it was written as
+        if (f.node === null || !compiledAsync.has(f.node)) return;
+        s.overwrite(n.start, n.start + 5, 'await', { contentOnly: true });
+        if (n.argument) awaitPoint(n, f);
+        else s.appendLeft(n.start + 5, ` __braid.aw(void 0,${S(site(n.start, f))})`);
         return;
       }
     }
     if (isFunction(n)) wrapFunction(n, f);
+  }
+
+  /** `await e` (or a compiled async function's `yield e`) → `await __braid.aw(e,S)`: the noise point. */
+  function awaitPoint(n: N, f: FnScope): void {
+    const arg = n.argument;
+    // `await f(a, b)` with simple arguments: f's task is the awaiting task (the call is awaited at once)
+    const inline = arg.type === 'CallExpression' && simpleArg(arg.callee) && arg.arguments.every((a: N) => simpleArg(a));
+    // `await(async () => …)()` has no space after the keyword: one before the inserted call
+    const gap = /[\w$]/.test(code[arg.start - 1] ?? '') ? ' ' : '';
+    s.prependRight(arg.start, gap + (inline ? '__braid.aw((__braid.il = 1, ' : '__braid.aw('));
+    s.appendLeft(arg.end, `${inline ? ')' : ''},${S(site(n.start, f))})`);
+  }
+
+  /**
+   * The helper call of a compiled async function becomes the function itself, called as the helper
+   * would call it: `__awaiter(this, arguments, void 0, function* (…) {…})` → `(function (…) {…}).apply(this,
+   * arguments)`, `_asyncToGenerator(function* (…) {…})` → `(function (…) {…})`; wrapFunction made the
+   * generator an async function. Line breaks between the tokens are kept.
+   */
+  function unwrapCompiledAsync(call: N, body: N): void {
+    const breaks = (a: number, b: number) => code.slice(a, b).replace(/[^\n]/g, '');
+    const a = call.arguments;
+    const tail = compiledAsync.get(body) === 'awaiter' ? `).apply(${code.slice(a[0].start, a[0].end)}, ${code.slice(a[1].start, a[1].end)})` : ')';
+    s.overwrite(call.start, body.start, `(${breaks(call.start, body.start)}`, { contentOnly: true });
+    s.overwrite(body.end, call.end, `${tail}${breaks(body.end, call.end)}`, { contentOnly: true });
   }
 
   function rewritePattern(p: N, scope: Scope, f: FnScope, gen: boolean, asyncFn: boolean): void {
@@ -849,7 +943,13 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
 
   function wrapFunction(n: N, f: FnScope): void {
     const entry = S(site(n.start, f));
-    if (n.generator) {
+    const compiled = compiledAsync.has(n);
+    if (compiled) {
+      // `function* (…)` → `function  (…)`: the body runs as an async function's (below)
+      const star = code.indexOf('*', n.start);
+      s.overwrite(star, star + 1, ' ');
+    }
+    if (n.generator && !compiled) {
       // generators suspend at yield: no frame of their own (docs/recorder-node.md, limits)
       if (f.scopeVar && n.body.type === 'BlockStatement') s.appendLeft(n.body.start + 1, scopeDecl(f));
       return;
@@ -861,8 +961,9 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     if (!isArrowExpr && hasDirective(n.body)) {
       // "use strict" in the body: keep it first; a plain frame after the prologue
       const last = directiveEnd(n.body);
-      if (n.async) {
+      if (n.async || compiled) {
         // not wrapped (the directive must stay first in the function): no task of its own
+        if (compiled) s.prependRight(n.start, 'async ');
         if (f.scopeVar) s.appendLeft(last, `${afterDirective(last)}${scopeDecl(f)}`);
         return;
       }
@@ -870,10 +971,12 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       s.prependRight(bodyEnd, '} finally { __braid.fx(__bp); }');
       return;
     }
-    if (n.async) {
+    if (n.async || compiled) {
       // async function: the body runs as an async arrow inside a plain function that gives it its task
       const asyncStart = n.start;
-      if (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration') {
+      if (compiled) {
+        // no keyword to drop
+      } else if (n.type === 'ArrowFunctionExpression' || n.type === 'FunctionExpression' || n.type === 'FunctionDeclaration') {
         // drop the `async` keyword of the outer function
         const kw = code.slice(asyncStart, asyncStart + 5) === 'async' ? asyncStart : -1;
         if (kw >= 0) s.overwrite(kw, kw + 5, ' ');
