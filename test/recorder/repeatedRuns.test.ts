@@ -94,6 +94,25 @@ test('30 runs of a flaky JUnit 5 test in one JVM: 30 traces with their own ids, 
     } else assert.equal(out.message, undefined);
   });
   assert.equal(pids.size, 1, 'every trace was written by one JVM');
+  // a failing repetition's test method ends by throwing into JUnit (not recorded): its frame must not
+  // stay under the next repetitions' stacks (before, they grew by one frame per failing run)
+  traces.forEach((f) => {
+    const locMethod = new Map<number, string>();
+    const stacks = new Map<number, number[]>();
+    for (const line of readFileSync(path.join(ws, 'traces', f), 'utf8').split('\n')) {
+      if (line.startsWith('{"def":"loc"')) {
+        const d = JSON.parse(line);
+        locMethod.set(d.id, d.method);
+      } else if (line.startsWith('{"def":"stack"')) {
+        const d = JSON.parse(line);
+        stacks.set(d.id, d.frames ?? [...(stacks.get(d.parent) ?? []), d.frame]);
+      } else if (line.startsWith('[') && /^\[\d+,\d+,"[RW]"/.test(line)) {
+        const frames = stacks.get(JSON.parse(line)[5]) ?? [];
+        const own = frames.filter((l) => locMethod.get(l) === 'bank.AccountTest.concurrentDepositsAreAllKept').length;
+        assert.ok(own <= 1, `${f}: the test method ${own} times on one access's stack`);
+      }
+    }
+  });
   // each file on its own is a valid trace: analyzed without errors, and the root cause comes first
   const { result } = await analyzeInputsRanked([path.join(ws, 'traces')], {});
   assert.deepEqual(result.diagnostics.filter((d) => d.severity === 'error'), []);

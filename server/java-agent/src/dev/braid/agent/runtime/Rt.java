@@ -128,6 +128,9 @@ public final class Rt {
       if (PctScheduler.on) PctScheduler.begin(newSeed);
       epoch++;
       executionId = execution;
+      // the launcher's thread starts the repetition with no frame: a test that ended by throwing
+      // into JUnit (not recorded) left its frames, which would grow under every later repetition
+      s.depth = 0;
       // a forcing plan forces each repetition afresh, with its own report (endSegment)
       Forcing.beginSegment();
       String header = segmentHeader.replace(SEED_MARK, Json.quote(seedText)).replace(PCT_MARK, PctScheduler.headerJson())
@@ -157,6 +160,7 @@ public final class Rt {
       if (forcing != null) writer.addExtraLine(forcing);
       if (PctScheduler.on) writer.addExtraLine(PctScheduler.reportLine());
       segmentOpen = false;
+      s.depth = 0;
       writer.switchTo(events.counter.get(), null, null, writerThread);
       return true;
     } finally {
