@@ -9,6 +9,7 @@ import { CoverageMatrix } from '../../server/src/engine/griffin/coverageMatrix';
 import { suspiciousMethods } from '../../server/src/engine/griffin/suspiciousMethods';
 import { explainMatrix } from '../../server/src/engine/griffin/griffin';
 import { lambdaOf } from '../../server/src/engine/griffin/outOfCallbacks';
+import { isSyntheticAccessor, throughSyntheticAccessor } from '../../server/src/engine/griffin/throughSyntheticAccessors';
 import { npmPackageOf, packageUnderTest } from '../../server/src/engine/griffin/outOfDependencies';
 import { pat, Acc } from '../helpers/handMatrix';
 
@@ -351,4 +352,23 @@ test('the writer takes over what the reader left: a waiter queued by the reader 
     ]),
   ], runs, runs.map((r) => (r.failing ? [0] : []))))[0];
   assert.deepEqual(javaBug.suspiciousMethods.map((x) => x.method), ['a.Pool.release', 'a.Pool.next']);
+});
+
+test('through synthetic accessors: a lane named by javac\'s access$N names the private method it forwards to, with its lines (httpcore-stalepool\'s waiter), also two accessors deep; an access in the accessor itself, or two callees, keep it', () => {
+  const P = 'org/x/Pool.java';
+  const frames = (spec: string[]) => spec.map((x) => { const [file, line, method] = x.split(':'); return { file, line: Number(line), method }; });
+  const waiter = (line: number) => frames(['T.java:71:org.t.T.lambda$t$0', `${P}:253:org.x.Pool$2.get`, `${P}:70:org.x.Pool.access$300`, `${P}:${line}:org.x.Pool.getEntryBlocking`, `${P}:166:org.x.Pool.getPool`]);
+  const sm = { thread: 1 as const, method: 'org.x.Pool.access$300', file: P, line: 70, lines: [70], commonStack: [], rule: 3 as const };
+  const moved = throughSyntheticAccessor(sm, [waiter(321), waiter(340), frames(['T.java:88:org.t.T.lambda$t$1', `${P}:424:org.x.Pool.release`])]);
+  assert.equal(moved.method, 'org.x.Pool.getEntryBlocking');
+  assert.deepEqual(moved.lines, [321, 340]);
+  assert.deepEqual(moved.commonStack.map((f) => f.method), ['org.t.T.lambda$t$0', 'org.x.Pool$2.get', 'org.x.Pool.access$300', 'org.x.Pool.getEntryBlocking']);
+  const deep = frames(['T.java:1:org.t.T.run', 'org/x/A.java:5:org.x.A$B.run', 'org/x/A.java:2:org.x.A.access$000', 'org/x/A.java:3:org.x.A$C.access$100', 'org/x/A.java:30:org.x.A$C.step']);
+  assert.equal(throughSyntheticAccessor({ ...sm, method: 'org.x.A.access$000', file: 'org/x/A.java' }, [deep]).method, 'org.x.A$C.step');
+  // a field read through the accessor itself: the access is in it
+  assert.equal(throughSyntheticAccessor(sm, [waiter(321).slice(0, 3)]).method, 'org.x.Pool.access$300');
+  const other = frames(['T.java:71:org.t.T.lambda$t$0', `${P}:70:org.x.Pool.access$300`, `${P}:90:org.x.Pool.other`]);
+  assert.equal(throughSyntheticAccessor(sm, [waiter(321), other]).method, 'org.x.Pool.access$300');
+  assert.equal(isSyntheticAccessor('a.B$C.access$1200'), true);
+  assert.equal(isSyntheticAccessor('a.B.accessor'), false);
 });

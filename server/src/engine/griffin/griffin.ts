@@ -87,6 +87,11 @@ export interface GriffinOptions {
    */
   outOfAtomicCalls?: boolean;
   /**
+   * with outOfHelpers: a lane named by javac's synthetic accessor (`Outer.access$300`) names the method it
+   * forwards to (default true; throughSyntheticAccessors.ts)
+   */
+  throughAccessors?: boolean;
+  /**
    * evidence clustering, with outOfHelpers: a bug led by W → R whose read saw another value than the
    * write stored, with a write of the reader's lane in its family that stored the value read, names that
    * replacing write's method for the reader's lane, first (issue 38; default true; overwrittenWrite.ts)
@@ -341,7 +346,7 @@ function evidenceBugs(m: CoverageMatrix, o: typeof GRIFFIN_DEFAULTS & GriffinOpt
       runs: b.runs,
       pValue: p(lead),
       precision: m.failed[lead] / (m.failed[lead] + m.passed[lead]),
-      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers, outOfStructures: o.outOfStructures, outOfAtomicCalls: o.outOfAtomicCalls, callbackMakerHelpers: o.callbackMakerHelpers }),
+      methods: suspiciousMethods(m, b.lanes, o.testCode, { outOfHelpers: o.outOfHelpers, outOfStructures: o.outOfStructures, outOfAtomicCalls: o.outOfAtomicCalls, callbackMakerHelpers: o.callbackMakerHelpers, throughAccessors: o.throughAccessors }),
       common: laneCommonStacks(m, b.lanes),
     };
     const group: GroupMember<Candidate>[] = [{ candidate: core, addsRuns: true, sameBug: true, flip: false }];

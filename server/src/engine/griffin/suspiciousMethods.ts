@@ -29,6 +29,7 @@ import { outOfCallbackMadeHelper, outOfOwnHelper } from './outOfOwnHelpers';
 import { outOfStructureClasses } from './outOfStructureClasses';
 import { asyncWindowOwner } from './asyncWindowOwner';
 import { outOfAtomicCalls } from './outOfAtomicCalls';
+import { throughSyntheticAccessor } from './throughSyntheticAccessors';
 
 export interface SuspiciousMethod {
   /** lane (thread role) of the bug */
@@ -116,6 +117,11 @@ export interface SuspiciousMethodOptions {
    */
   outOfAtomicCalls?: boolean;
   /**
+   * with outOfHelpers: a lane named by javac's synthetic accessor (`Outer.access$300`) names the method
+   * it forwards to (issue 38, throughSyntheticAccessors.ts; default true)
+   */
+  throughAccessors?: boolean;
+  /**
    * with outOfHelpers: two Node.js tasks whose stacks go through one function of the code under test
    * name that function, the owner of the window (issue 38, asyncWindowOwner.ts; default true)
    */
@@ -147,6 +153,8 @@ export function suspiciousMethods(
   });
   if (options.outOfHelpers === true && out.length === 2) {
     const vars = laneVariables(m, members);
+    const through = (sm: SuspiciousMethod) => (options.throughAccessors !== false ? throughSyntheticAccessor(sm, stacks[sm.thread - 1]) : sm);
+    for (let k = 0; k < out.length; k++) out[k] = through(out[k]);
     let moved = out.map((sm, k) => outOfHelper(sm, out[1 - k], stacks[sm.thread - 1], vars[sm.thread - 1][0], vars[sm.thread - 1][1], testCode, options));
     const canName = (laneStack: Frame[][]) => {
       const isTest = testFrame(laneStack, testCode);
@@ -176,7 +184,7 @@ export function suspiciousMethods(
       if (options.callbackMakerHelpers !== false) sm = outOfCallbackMadeHelper(sm, moved[1 - k], laneStack, vars[sm.thread - 1][1], (f) => underTest(f) && !isEntryPoint(f.method));
       if (options.outOfDependencies !== false) sm = outOfDependency(sm, laneStack, underTest);
       if (options.outOfCallbacks !== false) sm = outOfCallback(sm, laneStack, (f) => underTest(f) && !isEntryPoint(f.method));
-      return sm;
+      return through(sm);
     });
     if (options.asyncWindowOwner !== false && named[0].thread === 1 && named[1].thread === 2) return asyncWindowOwner([named[0], named[1]], stacks, canName([...stacks[0], ...stacks[1]]), options.ownerMakesNoAccess !== false ? laneTaskNames(m, members) : undefined);
     return named;
