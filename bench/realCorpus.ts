@@ -138,7 +138,10 @@ export function isFixMethod(method: string, fixes: readonly string[]): boolean {
   // or a named nested function with the function it was made in (`handle in createApp`, `saveDatabasecallback in Loki.saveDatabaseInternal`):
   // each function of the chain counts (the named function itself, the functions it is nested in); a callback's description does not
   if (method.includes(' in ')) return method.split(' in ').some((part) => !part.includes(' ') && isFixMethod(part, fixes));
-  return fixes.some((f) => method === f || method.endsWith(`.${f}`) || f.endsWith(`.${method}`) || method.startsWith(`${f}/`) || method.includes(`.${f}/`));
+  if (fixes.some((f) => method === f || method.endsWith(`.${f}`) || f.endsWith(`.${method}`) || method.startsWith(`${f}/`) || method.includes(`.${f}/`))) return true;
+  // a function nested in a fixed one, each named either way (`auto/<anonymous>` in `async.auto`, which the recorder names `auto`)
+  const slash = method.indexOf('/');
+  return slash > 0 && !method.slice(0, slash).includes(' ') && isFixMethod(method.slice(0, slash), fixes);
 }
 
 export interface BugOutcome {

@@ -13,6 +13,11 @@ test('a method is a fixed method by name, class-qualified either way, or nested 
   assert.ok(isFixMethod('CacheServer.get', ['get']));
   assert.ok(isFixMethod('get', ['CacheServer.get']));
   assert.ok(isFixMethod('serveFs/<anonymous>', ['serveFs']));
+  // both at once: async-autoerror's truth names `async.auto` (the source's `async.auto = function …`),
+  // which the recorder names `auto`, and its nested callbacks `auto/<anonymous>`
+  assert.ok(isFixMethod('auto/<anonymous>/<anonymous>', ['async.auto']));
+  assert.ok(isFixMethod('listener in auto/<anonymous>', ['async.auto']));
+  assert.ok(!isFixMethod('autoInject/<anonymous>', ['async.auto']));
   assert.ok(!isFixMethod('CacheServer.set', ['CacheServer.get']));
 });
 
