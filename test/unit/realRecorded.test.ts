@@ -28,11 +28,12 @@ const RANK_MISSES: Record<string, string> = {
   'phcommons-annotationcache': 'held out: root cause 4th (W :95 computeIfAbsent / W :104 put of the cache\'s HashMap, F71/P28: in every run, 71 of 99 failing); the first three are four-access patterns that add the registry\'s W s_bDefaultInstantiated :92 (getInstance) to the same HashMap accesses, F67/P27 and F70/P28',
   'async-prioritydrain': 'no pattern at all (47 of 100 runs failed): the early drain is a read of q.drain in the empty batch\'s setImmediate (priorityQueue.js:24) with no recorded write to pair with (the driver sets q.drain), and the fix adds a read (q.idle() in push) that the buggy release never makes; numRunning\'s writes (process :164, _next :89) form no pattern either',
   'micrometer-obscontext': 'root cause 2nd (W HashMap.clear :1043 / W computeIfAbsent :1036, F6/P11: in 11 passing runs too); rank 1 adds the clearer\'s put("thread", "done") W :962 to the same pair (F5/P3)',
+  'caffeine-weakvalueput': 'fresh (session 24): nearly every run fails under braid test\'s defaults (188 of 200): the root cause (R PW.java:80 / W :89) is in all 12 passing runs too (p = 1, no evidence) and ranks 7th; first is the maintenance task\'s drainStatus write read by a reader (BoundedLocalCache.java:4092/4084), on evidence by order',
+  'tarn-destroywait': 'fresh (session 24): root cause 6th (WW free :119/:119, F51/P9); rank 1 is the reaper stopping itself once it emptied the pool (W interval :291 after R :283, F56/P0), a consequence; the root-cause order W free :119 → R free :144 is in every run (F56/P44), what differs is its value (an empty array)',
   'micrometer-otlpindexcache': 'held out: rank 1 is a four-access pattern on both static caches (W computeIfAbsent DefaultExponentialHistogramSnapShot.java:84 and IndexProviderFactory.java:41, two of each, F106/P28), the root cause of neither bug alone; index-provider-cme\'s is 2nd (F169/P31), empty-snapshot-cme\'s 3rd (F157/P31)',
 };
 /** Known misses: id → why bug 1's first suspicious method is not a fixed method. */
 const METHOD_MISSES: Record<string, string> = {
-  'cachemgr-wrap': 'TypeScript\'s compiled __awaiter generators are named <anonymous>/<anonymous>',
   'opossum-stuck': 'no GRIFFIN bug: no pattern on the circuit\'s state has evidence (the failing runs lack the timer\'s write)',
   'sonic-reopen': 'bug 1 names SonicBoom.end and release (the write path after the EBADF); the fix is in openFile and SonicBoom.reopen',
   'wfa-order': 'held out: no GRIFFIN bug with evidence; its weak bug (the first pattern, in every failing run) names getTmpname for both tasks',
@@ -43,6 +44,12 @@ const METHOD_MISSES: Record<string, string> = {
   'micrometer-promcollect': 'no GRIFFIN bug with evidence: the root-cause pattern (children.stream() → children.add) is in 255 of 255 passing runs too; its weak bug (in every failing run) names MicrometerCollector.collect and add; the fix is the field\'s initializer (MicrometerCollector.<init>)',
   'phcommons-annotationcache': 'held out: bug 1 names HashCodeImplementationRegistry.getHashCode for both threads (the frame above the registry\'s getInstance write of the first pattern); the fix is in AnnotationUsageCache.hasAnnotation',
   'async-prioritydrain': 'no GRIFFIN bug: no pattern (see RANK_MISSES); the fix is in priorityQueue\'s q.push',
+  'caffeine-weakvalueput': 'fresh (session 24): bug 1 names BoundedLocalCache.maintenance and afterRead (the drain-status pattern); the fix is in the weak-value node\'s getValue/setValue (PW)',
+  'tarn-destroywait': 'fresh (session 24): bug 1 names Pool._startReaping and _stopReaping (the consequence pattern on interval); the fix adds the tracking of pending destroys to Pool._destroy and the wait for them to Pool.destroy, an action that never happens in the buggy release',
+  'steno-earlycb': 'fresh (session 24): bug 1 names writeFile (the exported wrapper both writes go through, index.js:64) for both tasks; the accesses and the fix are in Writer.write and its rename callback',
+  'fastq-drained': 'held out, fresh (session 24): only a weak bug (the two jobs\' _running-- at :156, in every run), named release in fastqueue for both; the fix is in drained (queueAsPromised), whose hook write (:272) has no recorded racing read: release\'s self.drain() call (:157) is not recorded as a read of drain',
+  'st4-groupload': 'fresh (session 24): bug 1 names STGroup.getInstanceOf and defineTemplateOrRegion, around the first pattern (the NOT_FOUND_ST put at STGroup.java:234 → the parse\'s templates.get at :281, the poisoned map); the fix is in STGroupFile.load, whose alreadyLoaded pattern (W :135 → R :128, F93/P0) ranks 2nd',
+  'httpcore-stalepool': 'held out, fresh (session 24): bug 1 names AbstractConnPool.closeExpired (the evictor) first and getPoolEntryBlocking second (through the synthetic access$300 since this session); the fix is in getPoolEntryBlocking',
   'micrometer-obscontext': 'bug 1 names Observation$Context.clear and computeIfAbsent (the racing calls); the fix is the map\'s initializer (Context.<init>: a ConcurrentHashMap), the micrometer-promcollect shape',
 };
 
