@@ -631,3 +631,28 @@ return Promise.all([bump(1), bump(2)]).then((r) => [r, box.n]);
   const keep = instrument('function f(P) { return __awaiter(this, void 0, P, function* () { yield 1; }); }\nfunction g() { return __awaiter(this, void 0, void 0, function* () { yield* [1]; }); }\n', { file: 'keep.js', module: false }).code;
   assert.equal((keep.match(/function\* \(\)/g) ?? []).length, 2, keep);
 });
+
+test('a call through a field the module assigns (a hook: `self.drain()` where `q.drain = fn` replaces it) is a read of the field; a prototype\'s method called by a name also assigned elsewhere is not', async () => {
+  const program = `function noop() {}
+function make() {
+  const self = { drain: noop, running: 0, release };
+  function release() { self.running--; if (self.running === 0) self.drain(); }
+  return self;
+}
+class Box { size() { return 1; } }
+const q = make();
+q.running = 1;
+const seen = [];
+function drained() { q.drain = function () { seen.push('drained'); }; }
+const other = { size: 2 };
+other.size = 3;
+const b = new Box();
+return Promise.resolve().then(() => { q.release(); drained(); q.running = 1; q.release(); return [seen.length, b.size(), other.size]; });
+`;
+  const got = await accessesOf(program, 'hooks.js');
+  assert.deepEqual(got.value, await new Function('exports', program)({}));
+  assert.ok(got.accesses.some((a) => /\|R\|Object\.drain\|release in make$/.test(a)), got.accesses.join('\n'));
+  assert.ok(got.accesses.some((a) => /\|W\|Object\.drain\|drained$/.test(a)), got.accesses.join('\n'));
+  assert.ok(!got.accesses.some((a) => a.includes('Box.size')), 'a class method is no field read');
+  assert.ok(!got.accesses.some((a) => a.includes('Object.release')), 'release is never assigned as o.release = …');
+});

@@ -1572,6 +1572,19 @@ export class BraidRuntime {
     this.recordProp('W', o, k, site, +old + d);
   };
 
+  /**
+   * `o.k(…)` where the module assigns `o.k = …` somewhere (transform `assignedFieldNames`): the call reads
+   * the field when it is the object's own property (a hook or callback kept in a field), not a method
+   * found on its prototype; `this` is `o`, as in the call.
+   */
+  fc = (o: any, k: string, site: number, ...args: any[]): any => {
+    const fn = o[k];
+    if (typeof fn !== 'function') return o[k](...args);
+    // (recordProp leaves out reads of functions: a method looked up; this one is the field's state)
+    if (this.recording && Object.prototype.hasOwnProperty.call(o, k)) this.access('R', this.propVar(o, k, site, false), site, this.loc(site), this.obj(o), -1, fn);
+    return Reflect.apply(fn, o, args);
+  };
+
   /** `o.m()` of a collection method */
   mc0 = (o: any, m: string, site: number): any => {
     this.collection(o, m, site, undefined, false);

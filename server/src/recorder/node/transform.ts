@@ -842,7 +842,17 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
           else s.overwrite(c.object.end, argsOpen(n), head + ',');
           return;
         }
-        if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !COLLECTION_METHODS.has(c.property.name) || !recordedObject(c.object, sc)) return;
+        if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !recordedObject(c.object, sc)) return;
+        if (!COLLECTION_METHODS.has(c.property.name)) {
+          // a call through a field the module assigns (`self.drain()` where `queue.drain = fn` replaces the
+          // hook): a read of that field when it is the object's own (runtime `fc`), not a prototype's method
+          if (!assignedFields.has(c.property.name) || c.optional || n.optional || c.object.type === 'Super') return;
+          s.prependRight(n.start, '__braid.fc(');
+          const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)},${S(site(c.property.start, f))}`;
+          if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
+          else s.overwrite(c.object.end, argsOpen(n), head + ',');
+          return;
+        }
         const st = S(site(c.property.start, f));
         const spread = n.arguments.some((a: N) => a.type === 'SpreadElement');
         const arity = spread || n.arguments.length > 2 ? 'N' : String(n.arguments.length);
@@ -1064,6 +1074,7 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
     return end;
   }
 
+  const assignedFields = assignedFieldNames(ast);
   rewrite(ast, null, '', programScope, programFn, false, false);
   const fields = dotFieldNames(ast);
 
@@ -1111,6 +1122,32 @@ function withComposedMap(incoming: InlineSourceMap, out: string, s: MagicString)
   } catch {
     return out;
   }
+}
+
+/**
+ * The property names the module assigns a value to as `o.name = …` (not a method of a class or of an
+ * object literal, not `o.name += …`): a call `x.name(…)` of such a name goes through a field that the
+ * program replaces at run time — a hook (`queue.drain = fn`), a callback kept for later — and is recorded
+ * as a read of it (docs/recorder-node.md, "What is recorded").
+ */
+export function assignedFieldNames(ast: N): Set<string> {
+  const names = new Set<string>();
+  const stack: unknown[] = [ast];
+  while (stack.length > 0) {
+    const n = stack.pop();
+    if (n === null || typeof n !== 'object') continue;
+    if (Array.isArray(n)) {
+      for (const c of n) stack.push(c);
+      continue;
+    }
+    const node = n as N;
+    if (typeof node.type !== 'string') continue;
+    if (node.type === 'AssignmentExpression' && node.operator === '=' && node.left.type === 'MemberExpression' && !node.left.computed && node.left.property?.type === 'Identifier' && node.left.property.name !== 'prototype')
+      names.add(node.left.property.name);
+    for (const k in node) if (k !== 'loc' && k !== 'range' && k !== 'start' && k !== 'end' && k !== 'type') stack.push(node[k]);
+  }
+  for (const m of PROMISE_METHODS) names.delete(m);
+  return names;
 }
 
 /**
