@@ -1132,6 +1132,16 @@ function withComposedMap(incoming: InlineSourceMap, out: string, s: MagicString)
  */
 export function assignedFieldNames(ast: N): Set<string> {
   const names = new Set<string>();
+  eachNode(ast, (node) => {
+    if (node.type === 'AssignmentExpression' && node.operator === '=' && node.left.type === 'MemberExpression' && !node.left.computed && node.left.property?.type === 'Identifier' && node.left.property.name !== 'prototype')
+      names.add(node.left.property.name);
+  });
+  for (const m of PROMISE_METHODS) names.delete(m);
+  return names;
+}
+
+/** Every node of the tree, depth first (without recursion: a long chain of binary expressions is deep). */
+function eachNode(ast: N, visit: (node: N) => void): void {
   const stack: unknown[] = [ast];
   while (stack.length > 0) {
     const n = stack.pop();
@@ -1142,12 +1152,9 @@ export function assignedFieldNames(ast: N): Set<string> {
     }
     const node = n as N;
     if (typeof node.type !== 'string') continue;
-    if (node.type === 'AssignmentExpression' && node.operator === '=' && node.left.type === 'MemberExpression' && !node.left.computed && node.left.property?.type === 'Identifier' && node.left.property.name !== 'prototype')
-      names.add(node.left.property.name);
+    visit(node);
     for (const k in node) if (k !== 'loc' && k !== 'range' && k !== 'start' && k !== 'end' && k !== 'type') stack.push(node[k]);
   }
-  for (const m of PROMISE_METHODS) names.delete(m);
-  return names;
 }
 
 /**
@@ -1157,18 +1164,8 @@ export function assignedFieldNames(ast: N): Set<string> {
  */
 export function dotFieldNames(ast: N): string[] {
   const names = new Set<string>();
-  const stack: unknown[] = [ast];
-  while (stack.length > 0) {
-    const n = stack.pop();
-    if (n === null || typeof n !== 'object') continue;
-    if (Array.isArray(n)) {
-      for (const c of n) stack.push(c);
-      continue;
-    }
-    const node = n as N;
-    if (typeof node.type !== 'string') continue;
+  eachNode(ast, (node) => {
     if (node.type === 'MemberExpression' && !node.computed && node.property?.type === 'Identifier') names.add(node.property.name);
-    for (const k in node) if (k !== 'loc' && k !== 'range' && k !== 'start' && k !== 'end' && k !== 'type') stack.push(node[k]);
-  }
+  });
   return [...names].sort();
 }
