@@ -636,7 +636,7 @@ test('a call through a field the module assigns (a hook: `self.drain()` where `q
   const program = `function noop() {}
 function make() {
   const self = { drain: noop, running: 0, release };
-  function release() { self.running--; if (self.running === 0) self.drain(); }
+  function release() { self.running--; if (self.running === 0) self.drain(self.running); }
   return self;
 }
 class Box { size() { return 1; } }
@@ -647,12 +647,14 @@ function drained() { q.drain = function () { seen.push('drained'); }; }
 const other = { size: 2 };
 other.size = 3;
 const b = new Box();
-return Promise.resolve().then(() => { q.release(); drained(); q.running = 1; q.release(); return [seen.length, b.size(), other.size]; });
+q.log = (...xs) => xs.length;
+return Promise.resolve().then(() => { q.release(); drained(); q.running = 1; q.release(); return [seen.length, b.size(), other.size, q.log(1, 2, 3) + q.log(...[1]) + q.log(1, 2)]; });
 `;
   const got = await accessesOf(program, 'hooks.js');
   assert.deepEqual(got.value, await new Function('exports', program)({}));
   assert.ok(got.accesses.some((a) => /\|R\|Object\.drain\|release in make$/.test(a)), got.accesses.join('\n'));
   assert.ok(got.accesses.some((a) => /\|W\|Object\.drain\|drained$/.test(a)), got.accesses.join('\n'));
+  assert.equal(got.accesses.filter((a) => /\|R\|Object\.log\|/.test(a)).length, 3, 'a call with three arguments, with a spread and with two reads the field each time');
   assert.ok(!got.accesses.some((a) => a.includes('Box.size')), 'a class method is no field read');
   assert.ok(!got.accesses.some((a) => a.includes('Object.release')), 'release is never assigned as o.release = …');
 });

@@ -156,20 +156,15 @@ export function decideVerdict(forced: ForcedGroup, opposite: ForcedGroup | undef
     (control ? `, unforced ${control.failed}/${control.runs}` : '');
   const orderMatters = !!compared && pOpp < alpha && (!control || pCtl < (strict ? alpha : weakAlpha));
   if (orderMatters) return { verdict: 'confirmed', pValue: Math.max(pOpp, control ? pCtl : 0), reason: `forcing it makes the failure happen and the order matters: ${rates}` };
-  if (overlap && compared && control && !strict) {
-    // serialising the two calls prevents the failure that overlapping them makes as often as unforced runs
+  // the counterfactual prevents the failure that forcing makes as often as unforced runs do: two library
+  // calls serialised (overlap), or the opposite order of an ordered pattern with evidence (prevention)
+  const prevents = overlap || (prevention && !symmetric && evidence === true);
+  if (prevents && compared && control && !strict) {
     const pPrevents = failsMoreOften(control, compared);
     const notLess = failsMoreOften(control, forced) >= weakAlpha;
     if (pOpp < alpha && pPrevents < alpha && notLess) {
-      return { verdict: 'confirmed', pValue: Math.max(pOpp, pPrevents), reason: `the calls overlapping make the failure happen and serialising them prevents it: ${rates}` };
-    }
-  }
-  if (prevention && !overlap && !symmetric && evidence === true && compared && control && !strict) {
-    // the opposite order prevents the failure that this order makes as often as the unforced runs do
-    const pPrevents = failsMoreOften(control, compared);
-    const notLess = failsMoreOften(control, forced) >= weakAlpha;
-    if (pOpp < alpha && pPrevents < alpha && notLess) {
-      return { verdict: 'confirmed', pValue: Math.max(pOpp, pPrevents), reason: `the opposite order prevents the failure that this order makes as often as unforced runs do: ${rates}` };
+      const why = overlap ? 'the calls overlapping make the failure happen and serialising them prevents it' : 'the opposite order prevents the failure that this order makes as often as unforced runs do';
+      return { verdict: 'confirmed', pValue: Math.max(pOpp, pPrevents), reason: `${why}: ${rates}` };
     }
   }
   const windowMatters = !!control && pCtl < alpha;

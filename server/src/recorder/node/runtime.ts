@@ -341,6 +341,9 @@ export function xorshift(seed: number): () => number {
   };
 }
 
+/** `Function.prototype.call`, taken once: a function with a `call` property of its own is still called as itself. */
+const callOf = Function.prototype.call;
+
 export class BraidRuntime {
   // ---- trace output ----
   private fd = -1;
@@ -1575,15 +1578,31 @@ export class BraidRuntime {
   /**
    * `o.k(…)` where the module assigns `o.k = …` somewhere (transform `assignedFieldNames`): the call reads
    * the field when it is the object's own property (a hook or callback kept in a field), not a method
-   * found on its prototype; `this` is `o`, as in the call.
+   * found on its prototype; `this` is `o`, as in the call. One per arity, as mc*: no array per call.
    */
-  fc = (o: any, k: string, site: number, ...args: any[]): any => {
-    const fn = o[k];
-    if (typeof fn !== 'function') return o[k](...args);
-    // (recordProp leaves out reads of functions: a method looked up; this one is the field's state)
-    if (this.recording && Object.prototype.hasOwnProperty.call(o, k)) this.access('R', this.propVar(o, k, site, false), site, this.loc(site), this.obj(o), -1, fn);
-    return Reflect.apply(fn, o, args);
+  fc0 = (o: any, k: string, site: number): any => {
+    const fn = this.fieldCall(o, k, site);
+    return typeof fn === 'function' ? callOf.call(fn, o) : o[k]();
   };
+  fc1 = (o: any, k: string, site: number, a: any): any => {
+    const fn = this.fieldCall(o, k, site);
+    return typeof fn === 'function' ? callOf.call(fn, o, a) : o[k](a);
+  };
+  fc2 = (o: any, k: string, site: number, a: any, b: any): any => {
+    const fn = this.fieldCall(o, k, site);
+    return typeof fn === 'function' ? callOf.call(fn, o, a, b) : o[k](a, b);
+  };
+  fcN = (o: any, k: string, site: number, ...args: any[]): any => {
+    const fn = this.fieldCall(o, k, site);
+    return typeof fn === 'function' ? Reflect.apply(fn, o, args) : o[k](...args);
+  };
+  /** The field's value, read once (a getter runs once, as in the call); a read of it when it is an own function. */
+  private fieldCall(o: any, k: string, site: number): unknown {
+    const fn = o[k];
+    // (recordProp leaves out reads of functions: a method looked up; this one is the field's state)
+    if (this.recording && typeof fn === 'function' && Object.prototype.hasOwnProperty.call(o, k)) this.access('R', this.propVar(o, k, site, false), site, this.loc(site), this.obj(o), -1, fn);
+    return fn;
+  }
 
   /** `o.m()` of a collection method */
   mc0 = (o: any, m: string, site: number): any => {

@@ -836,30 +836,16 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
         }
         // p.then(f) / p.catch(f) / p.finally(f): the callback is a task of its own (runtime `pt`)
         if (c.type === 'MemberExpression' && !c.computed && !insideChain.has(n) && c.property.type === 'Identifier' && PROMISE_METHODS.has(c.property.name) && c.object.type !== 'Super') {
-          s.prependRight(n.start, '__braid.pt(');
-          const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)}`;
-          if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
-          else s.overwrite(c.object.end, argsOpen(n), head + ',');
-          return;
+          return throughRuntime(n, c, 'pt', '');
         }
         if (c.type !== 'MemberExpression' || c.computed || insideChain.has(n) || c.property.type !== 'Identifier' || !recordedObject(c.object, sc)) return;
-        if (!COLLECTION_METHODS.has(c.property.name)) {
-          // a call through a field the module assigns (`self.drain()` where `queue.drain = fn` replaces the
-          // hook): a read of that field when it is the object's own (runtime `fc`), not a prototype's method
-          if (!assignedFields.has(c.property.name) || c.optional || n.optional || c.object.type === 'Super') return;
-          s.prependRight(n.start, '__braid.fc(');
-          const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)},${S(site(c.property.start, f))}`;
-          if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
-          else s.overwrite(c.object.end, argsOpen(n), head + ',');
-          return;
-        }
-        const st = S(site(c.property.start, f));
         const spread = n.arguments.some((a: N) => a.type === 'SpreadElement');
         const arity = spread || n.arguments.length > 2 ? 'N' : String(n.arguments.length);
-        s.prependRight(n.start, `__braid.mc${arity}(`);
-        const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)},${st}`;
-        if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
-        else s.overwrite(c.object.end, argsOpen(n), head + ',');
+        const st = `,${S(site(c.property.start, f))}`;
+        if (COLLECTION_METHODS.has(c.property.name)) return throughRuntime(n, c, `mc${arity}`, st);
+        // a call through a field the module assigns (`self.drain()` where `queue.drain = fn` replaces the
+        // hook): a read of that field when it is the object's own (runtime `fc0`…`fcN`), not a prototype's method
+        if (assignedFields.has(c.property.name) && !c.optional && !n.optional && c.object.type !== 'Super') throughRuntime(n, c, `fc${arity}`, st);
         return;
       }
       case 'ImportExpression': {
@@ -883,6 +869,14 @@ export function instrument(code: string, o: InstrumentOptions): InstrumentResult
       }
     }
     if (isFunction(n)) wrapFunction(n, f);
+  }
+
+  /** `o.m(a, …)` → `__braid.<fn>(o,"m"<extra>,a, …)`: the runtime makes the call (with `o` as `this`). */
+  function throughRuntime(n: N, c: N, fn: string, extra: string): void {
+    s.prependRight(n.start, `__braid.${fn}(`);
+    const head = `${objectTail(c, '.')},${JSON.stringify(c.property.name)}${extra}`;
+    if (n.arguments.length === 0) s.overwrite(c.object.end, n.end, head + ')');
+    else s.overwrite(c.object.end, argsOpen(n), head + ',');
   }
 
   /** `await e` (or a compiled async function's `yield e`) → `await __braid.aw(e,S)`: the noise point. */
